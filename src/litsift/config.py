@@ -1,0 +1,138 @@
+"""Settings: a TOML file, strictly validated, with defaults for every key.
+
+Discovery is one function (:func:`load_config`) that tests can point at any file. Unknown keys
+and wrong types are a :class:`~litsift.errors.ConfigError` naming the key, never ignored.
+
+Example ``config.toml``::
+
+    [search]
+    k = 20
+    fusion = "rrf"
+
+    [keymap]
+    keep = "k"
+
+    [llm]
+    base_url = "http://127.0.0.1:11434/v1"
+    model = "llama3.1"
+    api_key_env = "OPENAI_API_KEY"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from litsift.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Ranking defaults. ``fusion`` is one of rrf, interpolation, bm25, dense."""
+
+    k: int = 10
+    k0: int = 100
+    fusion: str = "rrf"
+    rrf_k: int = 60
+    #: weight of BM25 in fusion; dense gets ``1 - bm25_weight``.
+    bm25_weight: float = 0.5
+    model: str = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """An OpenAI-compatible chat-completions endpoint. The API key is read from the environment
+    variable named by ``api_key_env`` and never written anywhere."""
+
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    timeout_s: float = 60.0
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    max_retries: int = 3
+    budget_usd: float = 1.0
+    price_per_1k_input_usd: float = 0.0
+    price_per_1k_output_usd: float = 0.0
+    rerank_top_n: int = 100
+    rerank_window: int = 20
+    rerank_step: int = 10
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
+@dataclass(frozen=True)
+class Config:
+    search: SearchSettings = field(default_factory=SearchSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    #: action name -> key, e.g. {"keep": "k"}; merged over the TUI's default bindings.
+    keymap: dict[str, str] = field(default_factory=dict)
+
+
+def _section(cls: type[Any], name: str, raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config: [{name}] must be a table", "see README.md, Configuration")
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    default = cls()
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(
+                f"config: unknown key {name}.{key}",
+                f"known keys in [{name}]: {', '.join(sorted(known))}",
+            )
+        expected = type(getattr(default, key))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or isinstance(value, bool) != (expected is bool):
+            raise ConfigError(
+                f"config: {name}.{key} must be {expected.__name__}, got {value!r}",
+                "fix the value in config.toml",
+            )
+        values[key] = value
+    return replace(default, **values)
+
+
+def parse_config(raw: dict[str, Any]) -> Config:
+    """Validate a parsed TOML document. Raises :class:`ConfigError` on any bad key or value."""
+    cfg = Config()
+    for key, value in raw.items():
+        if key == "search":
+            cfg = replace(cfg, search=_section(SearchSettings, "search", value))
+        elif key == "llm":
+            cfg = replace(cfg, llm=_section(LLMSettings, "llm", value))
+        elif key == "keymap":
+            if not isinstance(value, dict) or not all(
+                isinstance(v, str) for v in value.values()
+            ):
+                raise ConfigError("config: [keymap] must map action names to keys")
+            cfg = replace(cfg, keymap=dict(value))
+        else:
+            raise ConfigError(
+                f"config: unknown section [{key}]", "known sections: search, llm, keymap"
+            )
+    if cfg.search.fusion not in {"rrf", "interpolation", "bm25", "dense"}:
+        raise ConfigError(
+            f"config: search.fusion must be rrf, interpolation, bm25 or dense, not "
+            f"{cfg.search.fusion!r}"
+        )
+    if cfg.search.k < 1 or cfg.search.k0 < cfg.search.k:
+        raise ConfigError("config: need 1 <= search.k <= search.k0")
+    if not 0.0 <= cfg.search.bm25_weight <= 1.0:
+        raise ConfigError("config: search.bm25_weight must be between 0 and 1")
+    return cfg
+
+
+def load_config(path: Path | None) -> Config:
+    """Read ``path`` (missing file → defaults). Raises :class:`ConfigError` on bad TOML."""
+    if path is None or not path.exists():
+        return Config()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"config: {path} is not valid TOML: {e}", "fix or delete it") from e
+    return parse_config(raw)

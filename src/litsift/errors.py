@@ -1,0 +1,58 @@
+"""Error hierarchy: every error a user can hit carries a one-line message and a hint.
+
+The core raises these; the CLI and the TUI report them (``str(err)`` gives both lines).
+"""
+
+from __future__ import annotations
+
+
+class LitsiftError(Exception):
+    """Base class. ``message`` says what happened, ``hint`` what to do about it."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+
+
+class ConfigError(LitsiftError):
+    """The configuration file is unreadable or holds an invalid value."""
+
+
+class StoreError(LitsiftError):
+    """The SQLite store is missing, locked, or of an unknown schema version."""
+
+
+class IngestError(LitsiftError):
+    """An input file cannot be read at all (bad lines are reported, not raised)."""
+
+
+class ModelNotBuiltError(LitsiftError):
+    """The encoder's ONNX file is not in the cache and cannot be built here."""
+
+
+class ModelError(LitsiftError):
+    """The encoder cannot be loaded or exported."""
+
+
+class IndexMissingError(LitsiftError):
+    """No index has been built for this kind of record yet."""
+
+
+class IndexMismatchError(LitsiftError):
+    """An index manifest does not match the running encoder or schema."""
+
+
+class QueryError(LitsiftError):
+    """A query cannot be run (bad year range, unknown fusion method, ...)."""
+
+
+class EvalError(LitsiftError):
+    """An evaluation benchmark's files are missing or malformed."""
+
+
+class LLMError(LitsiftError):
+    """Base class for errors talking to a remote LLM endpoint."""

@@ -1,0 +1,75 @@
+"""Rendering of search results for the CLI: stable JSON and a rich table.
+
+``hits_to_json`` is the scripting contract of ``litsift search --json``; its keys are stable:
+``query``, ``kind``, ``years``, ``elapsed_ms``, ``hits`` (each: ``rank``, ``id``, ``title``,
+``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from litsift.types import Dataset, Paper, SearchResult
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+
+def hits_to_json(result: SearchResult) -> dict[str, Any]:
+    """A JSON-ready dict of one search result (see module docstring for the keys)."""
+    hits = []
+    for h in result.hits:
+        rec = h.record
+        row: dict[str, Any] = {
+            "rank": h.rank,
+            "id": rec.id,
+            "title": rec.display_title,
+            "year": rec.year,
+        }
+        if isinstance(rec, Paper):
+            row["venue"] = rec.venue
+            row["authors"] = list(rec.authors)
+            row["url"] = rec.url
+        elif isinstance(rec, Dataset):
+            row["aliases"] = list(rec.variants)
+        row["score"] = round(h.score, 6)
+        row["signals"] = {
+            name: {"score": round(s.score, 6), "rank": s.rank} for name, s in h.signals.items()
+        }
+        hits.append(row)
+    q = result.query
+    return {
+        "query": q.text,
+        "kind": q.kind.value,
+        "years": {"from": q.years.start, "to": q.years.end},
+        "fusion": q.fusion,
+        "elapsed_ms": round(result.elapsed_s * 1000, 1),
+        "hits": hits,
+    }
+
+
+def hits_to_table(result: SearchResult) -> Table:
+    """A rich table of the hits (rank, title/name, year, venue/aliases, score)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    is_paper = result.query.kind.value == "paper"
+    table = Table(
+        title=f"{len(result.hits)} hits · {result.elapsed_s * 1000:.0f} ms", title_justify="left"
+    )
+    table.add_column("#", justify="right")
+    table.add_column("title" if is_paper else "name", overflow="fold")
+    table.add_column("year", justify="right")
+    table.add_column("venue" if is_paper else "aliases", overflow="fold")
+    table.add_column("score", justify="right")
+    for h in result.hits:
+        rec = h.record
+        extra = rec.venue if isinstance(rec, Paper) else ", ".join(rec.variants[:3])
+        table.add_row(
+            str(h.rank),
+            Text(rec.display_title),
+            str(rec.year or ""),
+            Text(extra),
+            f"{h.score:.4f}",
+        )
+    return table

@@ -1,0 +1,66 @@
+"""Where litsift keeps its files: XDG user dirs via platformdirs, ``LITSIFT_HOME`` overrides.
+
+With ``LITSIFT_HOME=/some/dir`` everything (config, store, indexes, caches) lives below that
+directory, which is how tests and ``litsift eval`` keep their own stores apart from the user's.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "litsift"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """The directories litsift uses. Created on demand by :meth:`ensure`."""
+
+    config_dir: Path
+    data_dir: Path
+    cache_dir: Path
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_dir / "config.toml"
+
+    @property
+    def store_file(self) -> Path:
+        return self.data_dir / "litsift.sqlite"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "indexes"
+
+    @property
+    def models_dir(self) -> Path:
+        """ONNX exports, keyed by model id + source hash.
+
+        Shared by every ``LITSIFT_HOME`` unless ``LITSIFT_MODELS_DIR`` is set, so a test store or
+        an evaluation store does not export the encoder again.
+        """
+        override = os.environ.get("LITSIFT_MODELS_DIR")
+        if override:
+            return Path(override).expanduser()
+        return Path(platformdirs.user_cache_dir(APP_NAME)) / "models"
+
+    def ensure(self) -> Paths:
+        for d in (self.config_dir, self.data_dir, self.cache_dir, self.index_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        return self
+
+
+def get_paths(home: Path | str | None = None) -> Paths:
+    """Resolve the directories: ``home`` argument, else ``$LITSIFT_HOME``, else XDG dirs."""
+    root = home if home is not None else os.environ.get("LITSIFT_HOME")
+    if root:
+        base = Path(root).expanduser().resolve()
+        return Paths(config_dir=base, data_dir=base / "data", cache_dir=base / "cache")
+    return Paths(
+        config_dir=Path(platformdirs.user_config_dir(APP_NAME)),
+        data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
+        cache_dir=Path(platformdirs.user_cache_dir(APP_NAME)),
+    )

@@ -1,0 +1,240 @@
+"""LitsiftService: the one API the TUI, the CLI and the evaluation call.
+
+It owns the store, the encoder and the indexes of one ``LITSIFT_HOME`` and composes them into a
+search: BM25 and dense retrieval of ``k0`` candidates each with the year filter pushed down,
+fusion, then the top ``k`` rows loaded from SQLite (see ``../shared/docs/ARCHITECTURE.md``,
+"Data flow of one search").
+
+Thread-safety: a service may be used from one worker thread at a time for search (the TUI runs
+searches in an exclusive worker); SQLite connections are opened with ``check_same_thread=False``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from litsift.config import Config, load_config
+from litsift.errors import IndexMissingError, QueryError
+from litsift.paths import Paths, get_paths
+from litsift.types import Hit, Kind, Query, Record, SearchResult, SignalScore
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from litsift.models_onnx import Encoder
+    from litsift.search.bm25 import BM25Index
+    from litsift.search.dense import DenseIndex
+    from litsift.search.indexer import IndexReport, Manifest
+    from litsift.store import IngestReport, Store
+
+#: progress(stage, done, total) — stage names: "ingest", "bm25", "embed", "hnsw".
+Progress = Callable[[str, int, int], None]
+
+FUSIONS = ("rrf", "interpolation", "bm25", "dense")
+
+
+@dataclass
+class _Opened:
+    bm25: BM25Index
+    dense: DenseIndex
+    manifest: Manifest
+    year_by_rowid: np.ndarray
+
+
+class LitsiftService:
+    """Facade over one litsift home (store + indexes + encoder + config).
+
+    Args:
+        paths: the directories to use; default :func:`litsift.paths.get_paths`.
+        config: settings; default read from ``paths.config_file``.
+        encoder: an already-loaded encoder (tests share one); default loaded lazily.
+    """
+
+    def __init__(
+        self,
+        paths: Paths | None = None,
+        config: Config | None = None,
+        encoder: Encoder | None = None,
+    ) -> None:
+        self.paths = (paths or get_paths()).ensure()
+        self.config = config if config is not None else load_config(self.paths.config_file)
+        self._encoder = encoder
+        self._store: Store | None = None
+        self._opened: dict[Kind, _Opened] = {}
+        self._lock = threading.RLock()
+
+    # -- parts -----------------------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            from litsift.store import Store
+
+            self._store = Store(self.paths.store_file)
+        return self._store
+
+    @property
+    def encoder(self) -> Encoder:
+        """The query/passage encoder. Raises ModelNotBuiltError if it cannot be loaded."""
+        with self._lock:
+            if self._encoder is None:
+                from litsift.models_onnx import load_encoder
+
+                self._encoder = load_encoder(
+                    self.config.search.model, models_dir=self.paths.models_dir
+                )
+            return self._encoder
+
+    def _indexes(self, kind: Kind) -> _Opened:
+        with self._lock:
+            if kind not in self._opened:
+                from litsift.search.indexer import open_indexes
+
+                bm25, dense, manifest = open_indexes(self.paths.index_dir, kind, self.encoder)
+                self._opened[kind] = _Opened(
+                    bm25, dense, manifest, self.store.year_by_rowid(kind)
+                )
+            return self._opened[kind]
+
+    def close(self) -> None:
+        with self._lock:
+            self._opened.clear()
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def __enter__(self) -> LitsiftService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- data ------------------------------------------------------------------------------
+    def counts(self) -> dict[Kind, int]:
+        """Rows per kind in the store."""
+        return {kind: self.store.count(kind) for kind in Kind}
+
+    def is_empty(self) -> bool:
+        return not any(self.counts().values())
+
+    def get(self, kind: Kind, doc_id: str) -> Record | None:
+        return self.store.get(kind, doc_id)
+
+    def ingest(self, kind: Kind, path: Path, progress: Progress | None = None) -> IngestReport:
+        """Upsert a JSONL(.gz) file into the store. Bad lines are reported, good ones kept."""
+        from litsift.store import ingest_jsonl
+
+        cb = None
+        if progress is not None:
+            p = progress
+
+            def cb(done: int, total: int | None) -> None:
+                p("ingest", done, total or 0)
+
+        report = ingest_jsonl(self.store, kind, path, progress=cb)
+        with self._lock:
+            self._opened.pop(kind, None)
+        return report
+
+    def build_index(
+        self, kind: Kind, rebuild: bool = False, progress: Progress | None = None
+    ) -> IndexReport:
+        """Index rows new since the last build (all rows with ``rebuild``), swapped in atomically."""
+        from litsift.search.indexer import build_index
+
+        with self._lock:
+            self._opened.pop(kind, None)
+        return build_index(
+            self.store, self.encoder, kind, self.paths.index_dir, rebuild=rebuild, progress=progress
+        )
+
+    def index_status(self, kind: Kind) -> Manifest | None:
+        from litsift.search.indexer import index_status
+
+        return index_status(self.paths.index_dir, kind)
+
+    def needs_index(self, kind: Kind) -> bool:
+        """True if the store has rows the index does not cover (or there is no index)."""
+        m = self.index_status(kind)
+        return self.store.count(kind) > 0 and (
+            m is None or m.max_revision < self.store.max_revision(kind)
+        )
+
+    # -- search ----------------------------------------------------------------------------
+    def search(self, query: Query) -> SearchResult:
+        """Run one query: BM25 + dense (``k0`` each, year filter pushed down), fuse, load top ``k``.
+
+        Returns:
+            hits best first; each carries the fused score and each signal's score and rank.
+
+        Raises:
+            IndexMissingError: no index was built for ``query.kind``.
+            IndexMismatchError: the index was built by another encoder.
+            QueryError: unknown fusion method or bad k/k0.
+        """
+        from litsift.search.hybrid import hybrid_search
+
+        t0 = time.perf_counter()
+        s = self.config.search
+        fusion = query.fusion or s.fusion
+        if fusion not in FUSIONS:
+            raise QueryError(f"unknown fusion {fusion!r}", f"use one of {', '.join(FUSIONS)}")
+        if query.k < 1 or query.k0 < 1:
+            raise QueryError("k and k0 must be positive")
+        if not query.text.strip():
+            return SearchResult(query, (), time.perf_counter() - t0, {})
+        if self.store.count(query.kind) == 0:
+            raise IndexMissingError(
+                f"no {query.kind.table} in the store yet",
+                f"litsift ingest {query.kind.table} FILE.jsonl, then litsift index",
+            )
+        opened = self._indexes(query.kind)
+        timings: dict[str, float] = {}
+        fused = hybrid_search(
+            opened.bm25,
+            opened.dense,
+            self.encoder,
+            opened.year_by_rowid,
+            query.text,
+            query.years,
+            k0=max(query.k0, query.k),
+            k=query.k,
+            fusion=fusion,
+            weights={"bm25": s.bm25_weight, "dense": 1.0 - s.bm25_weight},
+            rrf_k=s.rrf_k,
+            timings=timings,
+        )
+        t1 = time.perf_counter()
+        rows = self.store.get_by_rowids(query.kind, [f.docid for f in fused])
+        hits = []
+        for f in fused:
+            rec = rows.get(int(f.docid))
+            if rec is None:  # row deleted since the index was built
+                continue
+            signals = {
+                name: SignalScore(score=float(sc), rank=int(rk))
+                for name, (sc, rk) in f.signals.items()
+            }
+            hits.append(Hit(record=rec, rank=len(hits) + 1, score=float(f.score), signals=signals))
+        timings["load"] = time.perf_counter() - t1
+        return SearchResult(query, tuple(hits), time.perf_counter() - t0, timings)
+
+    def describe(self) -> dict[str, Any]:
+        """Counts, index manifests and paths, for ``litsift config`` and the TUI status."""
+        out: dict[str, Any] = {
+            "home": str(self.paths.data_dir),
+            "store": str(self.paths.store_file),
+            "models_dir": str(self.paths.models_dir),
+        }
+        for kind in Kind:
+            m = self.index_status(kind)
+            out[kind.table] = {
+                "rows": self.store.count(kind),
+                "indexed": m.count if m else 0,
+                "model": m.model_id if m else None,
+            }
+        return out

@@ -1,0 +1,183 @@
+"""The store's schema: tables, indexes and migrations keyed by ``PRAGMA user_version``.
+
+Migrations are an ordered list of functions; ``MIGRATIONS[i]`` takes a store from schema
+version ``i`` to ``i + 1`` inside one write transaction, so a crash mid-migration leaves the
+previous version intact. A store whose ``user_version`` is newer than :data:`SCHEMA_VERSION`
+was written by a newer litsift and is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from litsift.types import Kind
+
+Migration = Callable[[sqlite3.Connection], None]
+
+#: Columns ingested from input files, in table order (``problem``/``method`` are filled later).
+CONTENT_COLUMNS: dict[Kind, tuple[str, ...]] = {
+    Kind.PAPER: (
+        "id",
+        "title",
+        "abstract",
+        "authors",
+        "year",
+        "venue",
+        "status",
+        "url",
+        "license",
+    ),
+    Kind.DATASET: (
+        "id",
+        "variants",
+        "description",
+        "intro_paper_title",
+        "year",
+        "date",
+        "url",
+    ),
+}
+
+#: Columns of each record table beyond ``rowid`` (what :func:`row_to_record` reads).
+RECORD_COLUMNS: dict[Kind, tuple[str, ...]] = {
+    Kind.PAPER: (*CONTENT_COLUMNS[Kind.PAPER], "problem", "method"),
+    Kind.DATASET: CONTENT_COLUMNS[Kind.DATASET],
+}
+
+_V1 = """
+CREATE TABLE papers (
+    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    abstract TEXT NOT NULL DEFAULT '',
+    authors TEXT NOT NULL DEFAULT '[]',
+    year INTEGER,
+    venue TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT '',
+    url TEXT NOT NULL DEFAULT '',
+    license TEXT NOT NULL DEFAULT '',
+    problem TEXT NOT NULL DEFAULT '',
+    method TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL,
+    revision INTEGER NOT NULL
+);
+CREATE INDEX idx_papers_year ON papers(year);
+CREATE INDEX idx_papers_revision ON papers(revision);
+
+CREATE TABLE datasets (
+    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    variants TEXT NOT NULL DEFAULT '[]',
+    description TEXT NOT NULL DEFAULT '',
+    intro_paper_title TEXT NOT NULL DEFAULT '',
+    year INTEGER,
+    date TEXT NOT NULL DEFAULT '',
+    url TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL,
+    revision INTEGER NOT NULL
+);
+CREATE INDEX idx_datasets_year ON datasets(year);
+CREATE INDEX idx_datasets_revision ON datasets(revision);
+
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT
+);
+INSERT INTO meta(key, value) VALUES ('revision', '0');
+
+CREATE TABLE labels (
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    label TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (kind, doc_id)
+);
+
+CREATE TABLE notes (
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    text TEXT NOT NULL DEFAULT '',
+    tags TEXT NOT NULL DEFAULT '[]',
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (kind, doc_id)
+);
+
+CREATE TABLE collections (
+    name TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE collection_items (
+    collection TEXT NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    PRIMARY KEY (collection, kind, doc_id)
+);
+
+CREATE TABLE query_history (
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    years TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    saved INTEGER NOT NULL DEFAULT 0,
+    name TEXT
+);
+CREATE INDEX idx_query_history_created_at ON query_history(created_at);
+
+CREATE TABLE citekeys (
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    citekey TEXT NOT NULL UNIQUE,
+    PRIMARY KEY (kind, doc_id)
+);
+"""
+
+
+def _v1_initial(conn: sqlite3.Connection) -> None:
+    """Version 1: record tables, the revision counter, and the tables later features fill.
+
+    Labels, notes, collections and citekeys key on ``(kind, doc_id)`` -- the external id, not
+    the rowid -- so they survive re-ingest and index rebuilds.
+    """
+    for statement in _V1.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+#: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
+MIGRATIONS: list[Migration] = [_v1_initial]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """The schema version stored in the file header (``PRAGMA user_version``; 0 = empty)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the pending migrations, each in its own ``BEGIN IMMEDIATE`` transaction.
+
+    The caller has checked that ``user_version <= SCHEMA_VERSION``. The version is re-read
+    under the write lock, so two processes opening a new store at once migrate it once.
+
+    Returns:
+        The number of migrations applied.
+    """
+    applied = 0
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = user_version(conn)
+            if version >= SCHEMA_VERSION:
+                conn.rollback()
+                return applied
+            MIGRATIONS[version](conn)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        applied += 1

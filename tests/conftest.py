@@ -1,0 +1,84 @@
+"""Session fixtures: one real store + real indexes built once from a slice of ../shared/data.
+
+The slice is 2,000 papers (every 10th line of the sample, so all venues and years appear) plus
+all 3,327 datasets, indexed with the real int8 ONNX encoder. Building it takes about a minute on
+two cores; every test that needs a searchable store shares it (read-only!). Tests that write
+(labels, re-ingest, rebuilds) make their own home in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
+DATASETS_GZ = SHARED_DATA / "datasets" / "pwc-datasets.jsonl.gz"
+EVAL_DIR = SHARED_DATA / "eval"
+PAPER_SLICE_STEP = 10
+PAPER_SLICE_SIZE = 2000
+
+
+def read_jsonl_gz(path: Path) -> list[dict]:
+    """All rows of a JSONL(.gz) file, split on \\n only (U+2028 appears inside strings)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", newline="\n") as f:
+        return [json.loads(line) for line in f.read().split("\n") if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def paper_slice_rows() -> list[dict]:
+    rows = read_jsonl_gz(PAPERS_GZ)
+    return rows[::PAPER_SLICE_STEP][:PAPER_SLICE_SIZE]
+
+
+@pytest.fixture(scope="session")
+def paper_slice_file(tmp_path_factory: pytest.TempPathFactory, paper_slice_rows: list[dict]) -> Path:
+    path = tmp_path_factory.mktemp("slice") / "papers-2000.jsonl"
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in paper_slice_rows),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def encoder():  # type: ignore[no-untyped-def]
+    """The real default encoder (int8 ONNX), exported once into the shared models dir."""
+    from litsift.models_onnx import load_encoder
+
+    return load_encoder()
+
+
+@pytest.fixture(scope="session")
+def built_home(
+    tmp_path_factory: pytest.TempPathFactory, paper_slice_file: Path, encoder
+) -> Iterator[Path]:
+    """A LITSIFT_HOME with the paper slice + all datasets ingested and both indexes built."""
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+    from litsift.types import Kind
+
+    home = tmp_path_factory.mktemp("home")
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.ingest(Kind.PAPER, paper_slice_file).ok
+        svc.ingest(Kind.DATASET, DATASETS_GZ)
+        svc.build_index(Kind.PAPER)
+        svc.build_index(Kind.DATASET)
+    yield home
+
+
+@pytest.fixture(scope="session")
+def service(built_home: Path, encoder) -> Iterator["object"]:
+    """A read-mostly service over :func:`built_home`. Don't write labels here."""
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+
+    svc = LitsiftService(get_paths(built_home), encoder=encoder)
+    yield svc
+    svc.close()
