@@ -1,0 +1,243 @@
+"""The SQLite store: opening (and migrating) the file, and typed reads of papers and datasets.
+
+SQLite is the source of truth; the BM25 and dense indexes are derived from it. The record
+tables' ``rowid`` is an explicit ``INTEGER PRIMARY KEY AUTOINCREMENT`` column, so a rowid is
+stable across re-ingest (rows are upserted by ``id``) and never reused: it is the hnswlib label.
+Every new or changed row gets the next value of a store-wide ``revision`` counter, which lets
+an indexer pick up only what changed since its last build (:meth:`Store.rows_since`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+import numpy.typing as npt
+import sqlite_utils
+
+from litsift.errors import StoreError
+from litsift.store.records import row_to_record
+from litsift.store.schema import RECORD_COLUMNS, SCHEMA_VERSION, migrate, user_version
+from litsift.types import Kind, Record
+
+#: SQLite's default limit of bound parameters is 999 on old builds; stay under it.
+_MAX_PARAMS = 900
+_BUSY_TIMEOUT_MS = 10_000
+
+
+def _select(kind: Kind) -> str:
+    return f"SELECT rowid, {', '.join(RECORD_COLUMNS[kind])} FROM {kind.table}"
+
+
+class Store:
+    """A litsift store: one SQLite file in WAL mode, schema version in ``PRAGMA user_version``.
+
+    Attributes:
+        path: the SQLite file (usually ``Paths.store_file``).
+        db: the sqlite-utils database over the connection, for code that needs raw access.
+
+    The connection may be used from a worker thread (``check_same_thread=False``); calls are
+    serialised by a lock, but an iterator from :meth:`rows_since` should be consumed by one
+    thread. Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, path: Path, readonly: bool = False) -> None:
+        """Open the store at ``path``; unless ``readonly``, create it and apply migrations.
+
+        Args:
+            path: the SQLite file; its parent directory is created when writing.
+            readonly: open with ``mode=ro``; the file must exist and be fully migrated.
+
+        Raises:
+            StoreError: the file is missing (read-only), not a SQLite database, written by a
+                newer litsift (unknown ``user_version``), or locked by another writer.
+        """
+        self.path = Path(path)
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        if readonly and not self.path.is_file():
+            raise StoreError(
+                f"no litsift store at {self.path}",
+                "ingest some records first: litsift ingest papers FILE.jsonl.gz",
+            )
+        try:
+            if readonly:
+                conn = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
+                )
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(str(self.path), check_same_thread=False)
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(
+                f"cannot open the store {self.path}: {err}",
+                "check the path and its permissions (or set LITSIFT_HOME)",
+            ) from err
+        self._conn = conn
+        try:
+            self._setup()
+        except BaseException:
+            conn.close()
+            raise
+        self.db = sqlite_utils.Database(conn, execute_plugins=False)
+
+    def _setup(self) -> None:
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            version = user_version(conn)
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the store {self.path} has schema version {version}, newer than this "
+                    f"litsift understands ({SCHEMA_VERSION})",
+                    "upgrade litsift, or point LITSIFT_HOME at another directory",
+                )
+            if self.readonly:
+                if version < SCHEMA_VERSION:
+                    raise StoreError(
+                        f"the store {self.path} has schema version {version}, "
+                        f"this litsift needs {SCHEMA_VERSION}",
+                        "open it once for writing (e.g. run litsift ingest) to migrate it",
+                    )
+                conn.execute("PRAGMA query_only = ON")
+                return
+            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+                raise StoreError(
+                    f"cannot switch the store {self.path} to WAL mode",
+                    "put the store on a local file system (set LITSIFT_HOME)",
+                )
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            migrate(conn)
+        except sqlite3.DatabaseError as err:
+            busy = isinstance(err, sqlite3.OperationalError) and "locked" in str(err)
+            raise StoreError(
+                f"the store {self.path} is {'locked' if busy else 'unreadable'}: {err}",
+                "close other litsift processes and retry"
+                if busy
+                else "move the file away and ingest your records again",
+            ) from err
+
+    # ------------------------------------------------------------------ reads
+
+    def count(self, kind: Kind) -> int:
+        """Number of records of ``kind``."""
+        with self._lock:
+            return int(self._conn.execute(f"SELECT COUNT(*) FROM {kind.table}").fetchone()[0])
+
+    def get(self, kind: Kind, doc_id: str) -> Record | None:
+        """The record with external id ``doc_id``, or None."""
+        with self._lock:
+            row = self._conn.execute(f"{_select(kind)} WHERE id = ?", (doc_id,)).fetchone()
+        return None if row is None else row_to_record(kind, row)
+
+    def get_by_rowids(self, kind: Kind, rowids: Sequence[int]) -> dict[int, Record]:
+        """Load records by rowid (hnswlib label), one query per 900 ids.
+
+        Returns:
+            ``{rowid: record}`` in the order of ``rowids`` (first occurrence); rowids with no
+            row are absent.
+        """
+        found: dict[int, Record] = {}
+        wanted = list(dict.fromkeys(int(r) for r in rowids))
+        with self._lock:
+            for start in range(0, len(wanted), _MAX_PARAMS):
+                chunk = wanted[start : start + _MAX_PARAMS]
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(f"{_select(kind)} WHERE rowid IN ({marks})", chunk):
+                    found[row[0]] = row_to_record(kind, row)
+        return {r: found[r] for r in wanted if r in found}
+
+    def rows_since(
+        self, kind: Kind, revision: int = 0, batch_size: int = 1000
+    ) -> Iterator[list[Record]]:
+        """Yield, in batches ordered by rowid, the records whose revision is > ``revision``.
+
+        Pages by rowid (keyset pagination), so no read transaction stays open between batches.
+
+        Args:
+            kind: papers or datasets.
+            revision: the :meth:`max_revision` an index was built at; 0 yields every row.
+            batch_size: records per yielded list (at least 1).
+
+        Yields:
+            Non-empty lists of records with ``rowid`` set.
+        """
+        sql = f"{_select(kind)} WHERE revision > ? AND rowid > ? ORDER BY rowid LIMIT ?"
+        last = 0
+        while True:
+            with self._lock:
+                rows = self._conn.execute(sql, (revision, last, max(1, batch_size))).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [row_to_record(kind, row) for row in rows]
+
+    def max_revision(self, kind: Kind) -> int:
+        """The highest revision among records of ``kind`` (0 for an empty table)."""
+        with self._lock:
+            sql = f"SELECT COALESCE(MAX(revision), 0) FROM {kind.table}"
+            return int(self._conn.execute(sql).fetchone()[0])
+
+    def year_by_rowid(self, kind: Kind) -> npt.NDArray[np.int32]:
+        """Year of each record indexed by rowid, for year filters on hnswlib labels.
+
+        Returns:
+            ``(max_rowid + 1,)`` int32 array: ``out[rowid]`` is the year, or -1 where the
+            record has no year or there is no row with that rowid (including index 0).
+        """
+        with self._lock:
+            max_rowid = self._conn.execute(
+                f"SELECT COALESCE(MAX(rowid), 0) FROM {kind.table}"
+            ).fetchone()[0]
+            out = np.full(int(max_rowid) + 1, -1, dtype=np.int32)
+            rows = self._conn.execute(
+                f"SELECT rowid, year FROM {kind.table} WHERE year IS NOT NULL"
+            ).fetchall()
+        if rows:
+            pairs = np.array(rows, dtype=np.int64)
+            out[pairs[:, 0]] = pairs[:, 1]
+        return out
+
+    def year_span(self, kind: Kind) -> tuple[int | None, int | None]:
+        """The smallest and largest year among records of ``kind`` (None, None when none)."""
+        with self._lock:
+            lo, hi = self._conn.execute(
+                f"SELECT MIN(year), MAX(year) FROM {kind.table}"
+            ).fetchone()
+        return lo, hi
+
+    # ------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        """Close the connection (idempotent). WAL is checkpointed by SQLite on last close."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r}, readonly={self.readonly})"
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The underlying connection (shared with :attr:`db`)."""
+        return self._conn
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held around every statement; writers in this package take it for a whole batch."""
+        return self._lock

@@ -1,0 +1,32 @@
+"""The core never imports textual; dependencies point one way (import-linter contracts)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_import_linter_contracts_hold() -> None:
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run(
+        [str(lint), "--config", str(REPO / "pyproject.toml")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Contracts: " in proc.stdout and " broken" in proc.stdout
+
+
+def test_importing_litsift_and_core_is_cheap() -> None:
+    code = (
+        "import sys, litsift, litsift.service, litsift.cli;"
+        "heavy={'textual','numpy','onnxruntime','tantivy','hnswlib','torch'};"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
