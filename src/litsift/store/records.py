@@ -137,7 +137,9 @@ def normalize(kind: Kind, obj: Any) -> tuple[Any, ...]:
         year = int(m.group(1))
     return (
         doc_id,
-        json.dumps(_str_list(obj, "variants", split=False), ensure_ascii=False),
+        json.dumps(
+            list(dict.fromkeys(_str_list(obj, "variants", split=False))), ensure_ascii=False
+        ),
         _text(obj, "description"),
         _text(obj, "intro_paper_title"),
         year,
@@ -181,4 +183,3 @@ def row_to_record(kind: Kind, row: Sequence[Any]) -> Record:
         url=url,
         rowid=rowid,
     )
-

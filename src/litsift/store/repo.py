@@ -114,13 +114,14 @@ class Store:
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn)
         except sqlite3.DatabaseError as err:
-            busy = isinstance(err, sqlite3.OperationalError) and "locked" in str(err)
-            raise StoreError(
-                f"the store {self.path} is {'locked' if busy else 'unreadable'}: {err}",
-                "close other litsift processes and retry"
-                if busy
-                else "move the file away and ingest your records again",
-            ) from err
+            text = str(err)
+            if "locked" in text:
+                what, hint = "locked", "close other litsift processes and retry"
+            elif "readonly" in text or "read-only" in text:
+                what, hint = "not writable", "check the file's permissions (or set LITSIFT_HOME)"
+            else:
+                what, hint = "unreadable", "move the file away and ingest your records again"
+            raise StoreError(f"the store {self.path} is {what}: {err}", hint) from err
 
     # ------------------------------------------------------------------ reads
 
@@ -206,9 +207,7 @@ class Store:
     def year_span(self, kind: Kind) -> tuple[int | None, int | None]:
         """The smallest and largest year among records of ``kind`` (None, None when none)."""
         with self._lock:
-            lo, hi = self._conn.execute(
-                f"SELECT MIN(year), MAX(year) FROM {kind.table}"
-            ).fetchone()
+            lo, hi = self._conn.execute(f"SELECT MIN(year), MAX(year) FROM {kind.table}").fetchone()
         return lo, hi
 
     # ------------------------------------------------------------- lifecycle

@@ -167,7 +167,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         The number of migrations applied.
     """
     applied = 0
-    while True:
+    while user_version(conn) < SCHEMA_VERSION:  # an up-to-date store takes no write lock
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = user_version(conn)
@@ -181,3 +181,4 @@ def migrate(conn: sqlite3.Connection) -> int:
             conn.rollback()
             raise
         applied += 1
+    return applied

@@ -1,0 +1,19 @@
+"""SQLite store (sqlite-utils, WAL): schema and migrations, typed reads, JSONL ingest.
+
+``Store`` opens and migrates the file (``Paths.store_file``); ``ingest_jsonl`` and
+``ingest_records`` upsert papers or datasets by id and report bad lines by line number.
+"""
+
+from litsift.store.ingest import BadLine, IngestReport, ProgressFn, ingest_jsonl, ingest_records
+from litsift.store.repo import Store
+from litsift.store.schema import SCHEMA_VERSION
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BadLine",
+    "IngestReport",
+    "ProgressFn",
+    "Store",
+    "ingest_jsonl",
+    "ingest_records",
+]
