@@ -102,7 +102,7 @@ class LLMCache:
     def _ensure_schema(self) -> None:
         with self._lock:
             if "responses" not in self._db.table_names():
-                self._db["responses"].create(
+                self._db.table("responses").create(
                     {
                         "key": str,
                         "endpoint": str,
@@ -120,7 +120,7 @@ class LLMCache:
                     pk="key",
                 )
             if "calls" not in self._db.table_names():
-                self._db["calls"].create(
+                self._db.table("calls").create(
                     {
                         "id": int,
                         "at": str,
@@ -135,12 +135,12 @@ class LLMCache:
                     },
                     pk="id",
                 )
-                self._db["calls"].create_index(["at"])
+                self._db.table("calls").create_index(["at"])
 
     def get(self, key: str) -> CachedResponse | None:
         """The stored response for ``key``, or None."""
         with self._lock:
-            rows = list(self._db["responses"].rows_where("key = ?", [key], limit=1))
+            rows = list(self._db.table("responses").rows_where("key = ?", [key], limit=1))
         if not rows:
             return None
         r = rows[0]
@@ -179,7 +179,7 @@ class LLMCache:
             "created_at": response.created_at or _now(),
         }
         with self._lock:
-            self._db["responses"].upsert(row, pk="key")
+            self._db.table("responses").upsert(row, pk="key")
 
     def record_call(
         self,
@@ -195,7 +195,7 @@ class LLMCache:
     ) -> None:
         """Append one call (a cache hit too, with its cost 0) to the call log."""
         with self._lock:
-            self._db["calls"].insert(
+            self._db.table("calls").insert(
                 {
                     "at": _now(),
                     "endpoint": endpoint,
@@ -223,7 +223,7 @@ class LLMCache:
     def clear(self) -> int:
         """Delete every cached response; returns how many were deleted. The call log stays."""
         with self._lock:
-            n = self._db["responses"].count
+            n = self._db.table("responses").count
             self._db.execute("DELETE FROM responses")
             self._db.conn.commit()
         return int(n)

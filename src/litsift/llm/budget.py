@@ -1,0 +1,139 @@
+"""Token counts, cost estimates and the per-session spending budget.
+
+Cost of a call = ``prompt_tokens / 1000 * price_per_1k_input_usd +
+completion_tokens / 1000 * price_per_1k_output_usd`` (prices from :class:`LLMSettings`). When an
+endpoint reports no ``usage``, tokens are estimated as ``ceil(words * 1.3)``, the usual rule of
+thumb for English BPE vocabularies (about 0.75 words per token).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from litsift.config import LLMSettings
+from litsift.llm.errors import LLMBudgetError
+
+#: tokens per whitespace-separated word, used only when the endpoint reports no usage.
+TOKENS_PER_WORD = 1.3
+#: tokens added per chat message for role and separators (OpenAI's cookbook counts 3-4).
+TOKENS_PER_MESSAGE = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of ``text``: ``ceil(words * 1.3)``."""
+    return math.ceil(len(text.split()) * TOKENS_PER_WORD)
+
+
+def estimate_prompt_tokens(messages: Iterable[dict[str, str]]) -> int:
+    """Estimated prompt tokens of a chat ``messages`` list (content words + per-message cost)."""
+    return sum(estimate_tokens(m.get("content", "")) + TOKENS_PER_MESSAGE for m in messages)
+
+
+def cost_usd(settings: LLMSettings, prompt_tokens: int, completion_tokens: int) -> float:
+    """Cost in US dollars of a call with these token counts at the configured prices."""
+    return (
+        prompt_tokens / 1000.0 * settings.price_per_1k_input_usd
+        + completion_tokens / 1000.0 * settings.price_per_1k_output_usd
+    )
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one call; ``estimated`` is True when the endpoint reported no ``usage``."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class CallStats:
+    """What a piece of work (a rerank, an answer) cost: calls, cache hits, tokens, dollars."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, usage: Usage, cost: float, cached: bool) -> CallStats:
+        """A new total with one more call added; a cache hit adds no tokens and no cost."""
+        if cached:
+            return CallStats(
+                self.calls + 1,
+                self.cached_calls + 1,
+                self.prompt_tokens,
+                self.completion_tokens,
+                self.cost_usd,
+            )
+        return CallStats(
+            calls=self.calls + 1,
+            cached_calls=self.cached_calls,
+            prompt_tokens=self.prompt_tokens + usage.prompt_tokens,
+            completion_tokens=self.completion_tokens + usage.completion_tokens,
+            cost_usd=self.cost_usd + cost,
+        )
+
+    def __add__(self, other: CallStats) -> CallStats:
+        return CallStats(
+            self.calls + other.calls,
+            self.cached_calls + other.cached_calls,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost_usd + other.cost_usd,
+        )
+
+
+class Budget:
+    """Spending limit of one session (one process), shared by every client that holds it.
+
+    A call is refused *before* it is sent when ``spent + estimate > limit``, where the estimate
+    is the worst case: estimated prompt tokens plus the full ``max_tokens`` of output.
+    Cache hits cost nothing and are never refused.
+
+    Args:
+        limit_usd: the limit in US dollars; ``math.inf`` for none.
+    """
+
+    def __init__(self, limit_usd: float) -> None:
+        self.limit_usd = limit_usd
+        self._spent = 0.0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: LLMSettings) -> Budget:
+        return cls(settings.budget_usd)
+
+    @property
+    def spent_usd(self) -> float:
+        return self._spent
+
+    @property
+    def remaining_usd(self) -> float:
+        return max(0.0, self.limit_usd - self._spent)
+
+    def check(self, estimate_usd: float) -> None:
+        """Raise before a call whose estimated cost would take spending over the limit.
+
+        Raises:
+            LLMBudgetError: ``spent + estimate_usd > limit_usd``.
+        """
+        with self._lock:
+            if self._spent + estimate_usd > self.limit_usd:
+                raise LLMBudgetError(
+                    f"LLM budget reached: ${self._spent:.4f} spent of ${self.limit_usd:.4f}, "
+                    f"next call may cost up to ${estimate_usd:.4f}",
+                    "raise llm.budget_usd in config.toml or start a new session",
+                )
+
+    def charge(self, usd: float) -> None:
+        """Add the actual cost of a call that was made."""
+        with self._lock:
+            self._spent += usd

@@ -1,0 +1,226 @@
+"""Passages sent to the model and the mechanical check of the ``[n]`` markers it writes back.
+
+Zero fabricated citations by construction (EVALUATION.md §5): every marker must name a passage
+that was sent; any other number is stripped from the text and reported. References are built from
+the records the passages came from, never from the model's text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from litsift.types import Dataset, Hit, Record
+
+#: ScholarQABench counts sentences of at least 50 characters as citation-worthy.
+CITATION_WORTHY_CHARS = 50
+
+# [3], [1, 2], [1;2], [2-4], [2–4]
+_MARKER_RE = re.compile(r"\[\s*\d+(?:\s*(?:[,;]|[-–])\s*\d+)*\s*\]")
+_SENT_END_RE = re.compile(r"[.!?][\"')]*(?:\s*\[[\d\s,;\-–]+\])*$")
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One numbered passage of the prompt: a chunk of a record's abstract (or description).
+
+    Attributes:
+        number: the ``[n]`` the model cites, from 1.
+        record: the store record it came from.
+        chunk: 0-based chunk index within the record (at most 3 per record).
+        text: the chunk text (without the title).
+    """
+
+    number: int
+    record: Record
+    chunk: int
+    text: str
+
+    @property
+    def docid(self) -> str:
+        return self.record.id
+
+    @property
+    def title(self) -> str:
+        return self.record.display_title
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of the answer and its citations.
+
+    Attributes:
+        text: the sentence as shown (fabricated markers stripped).
+        citations: passage numbers cited, in order of appearance, without repeats.
+        fabricated: numbers the model cited that name no passage (stripped from ``text``).
+        verdicts: passage number -> AttrScore label, after :func:`judge_attribution`.
+    """
+
+    text: str
+    citations: tuple[int, ...] = ()
+    fabricated: tuple[int, ...] = ()
+    verdicts: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
+    separator: str = ""
+
+    @property
+    def citation_worthy(self) -> bool:
+        return len(strip_markers(self.text)) >= CITATION_WORTHY_CHARS
+
+    @property
+    def supported(self) -> bool | None:
+        """True if a cited passage is Attributable; False if every cited passage was judged and
+        none is; None when not judged (or nothing is cited)."""
+        if not self.verdicts:
+            return None
+        if any(v == "Attributable" for v in self.verdicts.values()):
+            return True
+        return False if all(c in self.verdicts for c in self.citations) else None
+
+
+@dataclass(frozen=True)
+class VerifiedText:
+    """The answer after citation checking: sentences in order and every stripped number."""
+
+    sentences: tuple[Sentence, ...]
+    fabricated: tuple[int, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text + s.separator for s in self.sentences)
+
+    @property
+    def cited(self) -> tuple[int, ...]:
+        """Passage numbers cited anywhere, in order of first citation."""
+        return tuple(dict.fromkeys(n for s in self.sentences for n in s.citations))
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without any ``[n]`` markers."""
+    return " ".join(_MARKER_RE.sub(" ", text).split())
+
+
+def _marker_numbers(marker: str) -> list[int]:
+    out: list[int] = []
+    for part in re.split(r"[,;]", marker.strip("[] ")):
+        bounds = [int(x) for x in re.split(r"[-–]", part) if x.strip()]
+        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 50:
+            out.extend(range(bounds[0], bounds[1] + 1))
+        else:
+            out.extend(bounds)
+    return out
+
+
+def split_sentences(text: str) -> list[tuple[str, str]]:
+    """``(sentence, separator)`` pieces whose concatenation is ``text``.
+
+    A sentence ends at ``.``/``!``/``?`` (plus any trailing ``[n]`` markers) before whitespace
+    and a capital, digit or quote, or at a line break.
+    """
+    pieces: list[tuple[str, str]] = []
+    for line in re.split(r"(\n+)", text):
+        if not line:
+            continue
+        if line.startswith("\n"):
+            if pieces:
+                pieces[-1] = (pieces[-1][0], pieces[-1][1] + line)
+            else:
+                pieces.append(("", line))
+            continue
+        pos = 0
+        for m in re.finditer(r"\s+", line):
+            if m.start() == 0 or m.end() == len(line):
+                continue
+            before = line[max(0, m.start() - 80) : m.start()]
+            if line[m.end()] == "[" or not _SENT_END_RE.search(before):
+                continue
+            if not re.match(r"[A-Z0-9\"'(]", line[m.end()]):
+                continue
+            pieces.append((line[pos : m.start()], m.group()))
+            pos = m.end()
+        pieces.append((line[pos:], ""))
+    return pieces
+
+
+def verify_citations(text: str, n_passages: int) -> VerifiedText:
+    """Check every ``[n]`` marker of ``text`` against passages ``1..n_passages``.
+
+    Valid numbers are kept (a marker is rewritten as ``[a][b]``); other numbers are stripped
+    and listed per sentence and overall.
+
+    Args:
+        text: the model's answer.
+        n_passages: how many passages were sent.
+
+    Returns:
+        The sentences with their citations and the fabricated numbers.
+    """
+    sentences: list[Sentence] = []
+    all_bad: list[int] = []
+    for raw, sep in split_sentences(text):
+        cited: list[int] = []
+        bad: list[int] = []
+
+        def fix(m: re.Match[str], cited: list[int] = cited, bad: list[int] = bad) -> str:
+            nums = _marker_numbers(m.group())
+            good = [k for k in nums if 1 <= k <= n_passages]
+            bad.extend(k for k in nums if not 1 <= k <= n_passages)
+            cited.extend(good)
+            return "".join(f"[{k}]" for k in dict.fromkeys(good))
+
+        clean = _MARKER_RE.sub(fix, raw)
+        clean = re.sub(r"[ \t]+([.,;:!?])", r"\1", clean)
+        clean = re.sub(r"[ \t]{2,}", " ", clean).rstrip(" \t")
+        sentences.append(
+            Sentence(clean, tuple(dict.fromkeys(cited)), tuple(dict.fromkeys(bad)), separator=sep)
+        )
+        all_bad.extend(bad)
+    return VerifiedText(tuple(sentences), tuple(dict.fromkeys(all_bad)))
+
+
+def _record_body(record: Record) -> str:
+    if isinstance(record, Dataset):
+        return record.description
+    return record.abstract
+
+
+def chunk_text(text: str, words: int, max_chunks: int) -> list[str]:
+    """Split ``text`` into at most ``max_chunks`` chunks of about ``words`` words, at sentence
+    boundaries where possible (a sentence longer than ``words`` is cut)."""
+    chunks: list[str] = []
+    current: list[str] = []
+    for sentence in _SENTENCE_SPLIT_RE.split(" ".join(text.split())):
+        tokens = sentence.split()
+        while tokens:
+            room = words - len(current)
+            if room <= 0 or (current and len(tokens) > room and len(tokens) <= words):
+                chunks.append(" ".join(current))
+                current = []
+                if len(chunks) == max_chunks:
+                    return chunks
+                continue
+            current.extend(tokens[:room])
+            tokens = tokens[room:]
+    if current and len(chunks) < max_chunks:
+        chunks.append(" ".join(current))
+    return chunks
+
+
+def build_passages(
+    hits: Sequence[Hit],
+    *,
+    max_records: int = 10,
+    max_per_record: int = 3,
+    chunk_words: int = 120,
+) -> tuple[Passage, ...]:
+    """Number the passages of the top ``max_records`` hits: title + abstract chunks, at most
+    ``max_per_record`` per record (OpenScholar, Asai et al. 2024, §2.1, retrieves passages
+    rather than whole papers). A record without an abstract gives one title-only passage."""
+    out: list[Passage] = []
+    for hit in hits[:max_records]:
+        chunks = chunk_text(_record_body(hit.record), chunk_words, max_per_record) or [""]
+        for i, chunk in enumerate(chunks):
+            out.append(Passage(len(out) + 1, hit.record, i, chunk))
+    return tuple(out)

@@ -1,0 +1,55 @@
+"""Typed errors of the LLM layer: each has a one-line message and a hint, never the API key."""
+
+from __future__ import annotations
+
+from litsift.errors import LLMError
+
+
+class LLMNotConfiguredError(LLMError):
+    """``[llm] base_url`` or ``model`` is missing from the configuration."""
+
+
+class LLMTimeoutError(LLMError):
+    """The endpoint did not answer (or stopped streaming) within ``llm.timeout_s``."""
+
+
+class LLMConnectionError(LLMError):
+    """The endpoint cannot be reached (refused, DNS, TLS)."""
+
+
+class LLMAuthError(LLMError):
+    """The endpoint rejected the credentials (HTTP 401/403) or the key variable is unset."""
+
+
+class LLMResponseError(LLMError):
+    """The endpoint answered with an error or with something that is not a chat completion."""
+
+
+class LLMContextOverflowError(LLMError):
+    """The prompt is longer than the model's context window."""
+
+
+class LLMRateLimitError(LLMError):
+    """HTTP 429 persisted through every retry (or asked for a wait longer than allowed)."""
+
+
+class LLMServerError(LLMError):
+    """HTTP 5xx persisted through every retry."""
+
+
+class LLMBudgetError(LLMError):
+    """The next call would exceed this session's spending budget (``llm.budget_usd``)."""
+
+
+__all__ = [
+    "LLMAuthError",
+    "LLMBudgetError",
+    "LLMConnectionError",
+    "LLMContextOverflowError",
+    "LLMError",
+    "LLMNotConfiguredError",
+    "LLMRateLimitError",
+    "LLMResponseError",
+    "LLMServerError",
+    "LLMTimeoutError",
+]

@@ -1,0 +1,116 @@
+"""Wire-level pieces of the OpenAI chat-completions protocol: the completion record, URL and
+header helpers, the server-sent-event reader and the streaming iterator."""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+
+import httpx
+
+from litsift.llm.budget import Usage
+
+#: a chat message: ``{"role": "system" | "user" | "assistant", "content": str}``.
+Message = dict[str, str]
+#: receives each streamed text delta as it arrives.
+DeltaCallback = Callable[[str], None]
+
+#: error texts of OpenAI, vLLM, Ollama and llama.cpp that mean "prompt longer than the context".
+OVERFLOW_RE = re.compile(
+    r"context[_ ](length|window|size)|maximum context|too many tokens|prompt is too long|n_ctx",
+    re.IGNORECASE,
+)
+#: statuses retried with backoff.
+RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One chat completion.
+
+    Attributes:
+        text: the assistant message content (plain text; render it without markup).
+        usage: prompt/completion tokens (the endpoint's ``usage`` or an estimate).
+        cost_usd: cost of this call at the configured prices; 0 for a cache hit.
+        cached: True when answered from the cache without a request.
+        model: the configured model name.
+        finish_reason: ``"stop"``, ``"length"``, ... or None if the endpoint sent none.
+    """
+
+    text: str
+    usage: Usage
+    cost_usd: float
+    cached: bool
+    model: str
+    finish_reason: str | None = None
+
+
+def chat_url(base_url: str) -> str:
+    """``base_url`` + ``/chat/completions`` unless it already ends with it."""
+    base = base_url.rstrip("/")
+    return base if base.endswith("/chat/completions") else base + "/chat/completions"
+
+
+def redact_url(url: str) -> str:
+    """``url`` without userinfo and query string (safe to log and to store)."""
+    u = httpx.URL(url)
+    return str(u.copy_with(username=None, password=None, query=None))
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP-date, RFC 9110 §10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def sse_data(lines: Iterator[str]) -> Iterator[str]:
+    """The ``data`` payloads of a server-sent event stream (WHATWG HTML §9.2 event stream)."""
+    buf: list[str] = []
+    for line in lines:
+        if not line:
+            if buf:
+                yield "\n".join(buf)
+                buf = []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            buf.append(value[1:] if value.startswith(" ") else value)
+    if buf:
+        yield "\n".join(buf)
+
+
+class ChatStream(Iterator[str]):
+    """Iterator of streamed text deltas; ``completion`` is set once it is exhausted."""
+
+    def __init__(self, gen: Generator[str, None, Completion]) -> None:
+        self._gen = gen
+        self.completion: Completion | None = None
+
+    def __iter__(self) -> ChatStream:
+        return self
+
+    def __next__(self) -> str:
+        try:
+            return next(self._gen)
+        except StopIteration as stop:
+            self.completion = stop.value
+            raise
+
+    def close(self) -> None:
+        """Abandon the request (closes the HTTP response)."""
+        self._gen.close()

@@ -1,0 +1,268 @@
+"""Listwise LLM rerank of the top ``n`` hits: RankGPT permutation generation with sliding windows
+(Sun et al., EMNLP 2023, §3.2-3.3), as LitSearch (Ajith et al., EMNLP 2024) reranked the top 100.
+
+Each candidate is its title + abstract (or dataset name + description) cut to a word budget. All
+``n`` go in one prompt when the estimate fits the context window; otherwise windows of
+``llm.rerank_window`` candidates slide from the bottom of the list to the top by
+``llm.rerank_step``, so strong candidates bubble up. The reply is parsed leniently (see
+:func:`parse_permutation`). Any failed call leaves the original order and says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from litsift.llm.budget import CallStats, estimate_prompt_tokens
+from litsift.llm.client import ChatClient
+from litsift.llm.errors import LLMContextOverflowError, LLMError
+from litsift.llm.prompts import rankgpt_messages, truncate_words
+from litsift.types import Dataset, Hit, Record
+
+#: words kept per candidate (RankGPT's ``max_length`` = 300 words).
+DEFAULT_DOC_WORDS = 300
+#: context window assumed when none is given (tokens); see the report for a config key.
+DEFAULT_CONTEXT_TOKENS = 8192
+#: reply tokens allowed per candidate in a window, e.g. "[12] > " is about 5 tokens.
+_TOKENS_PER_ID = 8
+
+_BRACKET_RE = re.compile(r"\[\s*(\d+)\s*\]")
+_NUMBER_RE = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class Permutation:
+    """A parsed ranking of ``n`` candidates.
+
+    Attributes:
+        order: 0-based indices, a full permutation of ``range(n)``: the ids the model ranked
+            (first occurrence), then the missing ones in their original order.
+        duplicates: 1-based ids the model repeated (later occurrences ignored).
+        out_of_range: ids outside ``1..n`` (ignored).
+        missing: 1-based ids the model left out (kept in original order after the ranked ones).
+    """
+
+    order: tuple[int, ...]
+    duplicates: tuple[int, ...] = ()
+    out_of_range: tuple[int, ...] = ()
+    missing: tuple[int, ...] = ()
+
+    def notes(self) -> list[str]:
+        """One-line remarks about a messy reply, empty for a clean one."""
+        out = []
+        if self.duplicates:
+            out.append(f"repeated ids ignored: {_ids(self.duplicates)}")
+        if self.out_of_range:
+            out.append(f"out-of-range ids ignored: {_ids(self.out_of_range)}")
+        if self.missing:
+            out.append(f"{len(self.missing)} ids missing, kept in original order")
+        return out
+
+
+def _ids(ids: Sequence[int]) -> str:
+    return " ".join(f"[{i}]" for i in ids)
+
+
+def parse_permutation(text: str, n: int) -> Permutation:
+    """Parse a RankGPT reply such as ``[3] > [1] > [2]`` for ``n`` candidates.
+
+    Bracketed ids are used when there are any; otherwise every integer in the reply is (the
+    RankGPT ``clean_response`` fallback, for replies like ``3 > 1 > 2``). Duplicates and ids
+    outside ``1..n`` are dropped; missing ids follow in their original order.
+
+    Args:
+        text: the model's reply.
+        n: number of candidates in the prompt.
+
+    Returns:
+        The permutation with what was repaired.
+    """
+    found = [int(x) for x in _BRACKET_RE.findall(text)] or [
+        int(x) for x in _NUMBER_RE.findall(text)
+    ]
+    seen: set[int] = set()
+    ranked: list[int] = []
+    dup: list[int] = []
+    bad: list[int] = []
+    for i in found:
+        if not 1 <= i <= n:
+            bad.append(i)
+        elif i in seen:
+            dup.append(i)
+        else:
+            seen.add(i)
+            ranked.append(i)
+    missing = [i for i in range(1, n + 1) if i not in seen]
+    order = tuple(i - 1 for i in ranked + missing)
+    return Permutation(order, tuple(dup), tuple(bad), tuple(missing))
+
+
+def document_text(record: Record, words: int = DEFAULT_DOC_WORDS) -> str:
+    """A candidate as the model sees it: title + abstract (dataset: name, aliases, description),
+    cut to ``words`` words."""
+    if isinstance(record, Dataset):
+        aliases = f" (also: {', '.join(record.variants)})" if record.variants else ""
+        text = f"Dataset: {record.id}{aliases}. Description: {record.description}"
+    else:
+        text = f"Title: {record.title}. Abstract: {record.abstract}"
+    return truncate_words(text, words)
+
+
+def sliding_windows(n: int, window: int, step: int) -> list[tuple[int, int]]:
+    """``(start, end)`` windows from the bottom of ``n`` candidates to the top.
+
+    RankGPT's back-to-front pass, except that the last window is always ``(0, window)`` (the
+    original skips the top when ``n - window`` is not a multiple of ``step``).
+    """
+    if window >= n:
+        return [(0, n)]
+    step = max(1, min(step, window))
+    out: list[tuple[int, int]] = []
+    end = n
+    while True:
+        start = end - window
+        if start <= 0:
+            out.append((0, window))
+            return out
+        out.append((start, end))
+        end -= step
+
+
+@dataclass(frozen=True)
+class RerankReport:
+    """What a rerank did and cost.
+
+    Attributes:
+        stats: calls, cache hits, tokens and dollars.
+        windows: prompts sent (1 when all candidates fit one prompt).
+        reranked: how many top hits were reordered (``n``).
+        error: one-line reason when the rerank failed and the original order was kept.
+        notes: remarks on messy replies and on the window strategy.
+    """
+
+    stats: CallStats
+    windows: int = 0
+    reranked: int = 0
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def cached(self) -> bool:
+        """True when every call was answered from the cache."""
+        return self.stats.calls > 0 and self.stats.cached_calls == self.stats.calls
+
+
+@dataclass(frozen=True)
+class RerankResult:
+    """The hits in their new order (``rank`` renumbered from 1) and the report."""
+
+    hits: list[Hit]
+    report: RerankReport
+
+
+def rerank(
+    client: ChatClient,
+    query: str,
+    hits: Sequence[Hit],
+    *,
+    top_n: int | None = None,
+    window: int | None = None,
+    step: int | None = None,
+    doc_words: int = DEFAULT_DOC_WORDS,
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RerankResult:
+    """Rerank the top ``top_n`` hits listwise with the LLM; the rest keep their places.
+
+    Args:
+        client: the chat client (its settings give the defaults below).
+        query: the search query.
+        hits: hits best first, as the service returned them.
+        top_n: hits to rerank (default ``llm.rerank_top_n``, 100).
+        window: candidates per prompt when they do not fit one (default ``llm.rerank_window``).
+        step: window stride (default ``llm.rerank_step``).
+        doc_words: words kept per candidate.
+        context_tokens: the model's context window in tokens, for the one-prompt decision.
+        on_progress: called with ``(windows done, windows total)``.
+
+    Returns:
+        The new order and a report. Never raises :class:`LLMError`: on failure the hits come
+        back in their original order with ``report.error`` set.
+    """
+    s = client.settings
+    n = min(top_n if top_n is not None else s.rerank_top_n, len(hits))
+    win = window if window is not None else s.rerank_window
+    stride = step if step is not None else s.rerank_step
+    head = list(hits[:n])
+    texts = [document_text(h.record, doc_words) for h in head]
+    notes: list[str] = []
+    if n < 2:
+        return RerankResult(_renumber(list(hits)), RerankReport(CallStats(), 0, n))
+
+    whole = estimate_prompt_tokens(rankgpt_messages(query, texts)) + _TOKENS_PER_ID * n + 32
+    if whole <= context_tokens:
+        windows = [(0, n)]
+    else:
+        windows = sliding_windows(n, win, stride)
+        notes.append(f"{n} candidates do not fit {context_tokens} tokens: {len(windows)} windows")
+    order = list(range(n))
+    acc = _Acc()
+    try:
+        try:
+            _run_windows(client, query, texts, order, windows, acc, on_progress)
+        except LLMContextOverflowError:
+            if len(windows) > 1 or win >= n:
+                raise
+            windows = sliding_windows(n, win, stride)
+            acc.notes.append(f"context overflow: retried with {len(windows)} windows of {win}")
+            order = list(range(n))
+            _run_windows(client, query, texts, order, windows, acc, on_progress)
+    except LLMError as e:
+        error = f"rerank failed, original order kept: {e.message}"
+        report = RerankReport(acc.stats, acc.sent, n, error, tuple(notes + acc.notes))
+        return RerankResult(_renumber(list(hits)), report)
+    new = [head[i] for i in order] + list(hits[n:])
+    report = RerankReport(acc.stats, acc.sent, n, None, tuple(notes + acc.notes))
+    return RerankResult(_renumber(new), report)
+
+
+@dataclass
+class _Acc:
+    stats: CallStats = field(default_factory=CallStats)
+    sent: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _run_windows(
+    client: ChatClient,
+    query: str,
+    texts: list[str],
+    order: list[int],
+    windows: list[tuple[int, int]],
+    acc: _Acc,
+    on_progress: Callable[[int, int], None] | None,
+) -> None:
+    """Rank each window in turn, rewriting ``order`` in place and adding to ``acc``."""
+    for w, (start, end) in enumerate(windows, start=1):
+        sub = order[start:end]
+        msgs = rankgpt_messages(query, [texts[i] for i in sub])
+        acc.sent += 1
+        done = client.complete(
+            msgs, max_tokens=_TOKENS_PER_ID * len(sub) + 32, temperature=0.0, purpose="rerank"
+        )
+        acc.stats = acc.stats.add(done.usage, done.cost_usd, done.cached)
+        perm = parse_permutation(done.text, len(sub))
+        where = f"window {w} ({start + 1}-{end})" if len(windows) > 1 else "reply"
+        acc.notes.extend(f"{where}: {note}" for note in perm.notes())
+        order[start:end] = [sub[i] for i in perm.order]
+        if on_progress is not None:
+            on_progress(w, len(windows))
+
+
+def _renumber(hits: list[Hit]) -> list[Hit]:
+    return [h if h.rank == r else replace(h, rank=r) for r, h in enumerate(hits, start=1)]

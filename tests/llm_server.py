@@ -1,0 +1,212 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol with scripted
+replies, for the LLM tests.
+
+Replies are queued with :meth:`ScriptedLLMServer.push` and served in order, one per request
+(JSON bodies or server-sent events, any status and headers, an optional delay before answering).
+Every request is recorded (path, headers, parsed JSON body) so tests can assert on prompts.
+When the queue is empty the server answers HTTP 500 "no scripted reply".
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from litsift.types import Hit, Paper
+
+
+@dataclass
+class Reply:
+    """One scripted response.
+
+    Attributes:
+        status: HTTP status.
+        body: a dict/list (sent as JSON) or a str (sent as is); ignored when ``sse`` is set.
+        headers: extra response headers (e.g. ``{"Retry-After": "1"}``).
+        sse: server-sent event ``data`` payloads (dicts are JSON-encoded), sent as a stream.
+        delay_s: seconds to wait before answering.
+    """
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    sse: list[Any] | None = None
+    delay_s: float = 0.0
+
+
+def chat_reply(
+    text: str, *, usage: dict[str, int] | None = None, finish_reason: str = "stop"
+) -> Reply:
+    """A 200 JSON chat completion whose message content is ``text``."""
+    body: dict[str, Any] = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "test-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": finish_reason,
+            }
+        ],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return Reply(body=body)
+
+
+def sse_reply(chunks: list[str], *, usage: dict[str, int] | None = None) -> Reply:
+    """A streamed chat completion: one delta per chunk, a finish chunk, usage, ``[DONE]``."""
+    events: list[Any] = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+    events += [{"choices": [{"index": 0, "delta": {"content": c}}]} for c in chunks]
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    if usage is not None:
+        events.append({"choices": [], "usage": usage})
+    events.append("[DONE]")
+    return Reply(sse=events)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request the server received."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        owner = self.server.owner
+        with owner.lock:
+            owner.requests.append(Request(self.path, dict(self.headers.items()), body))
+            reply = owner.queue.popleft() if owner.queue else Reply(500, "no scripted reply")
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        if reply.sse is not None:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "text/event-stream")
+            for k, v in reply.headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            for event in reply.sse:
+                data = event if isinstance(event, str) else json.dumps(event)
+                self.wfile.write(f"data: {data}\n\n".encode())
+                self.wfile.flush()
+            return
+        payload = (
+            reply.body.encode() if isinstance(reply.body, str) else json.dumps(reply.body).encode()
+        )
+        self.send_response(reply.status)
+        ctype = "text/plain" if isinstance(reply.body, str) else "application/json"
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(payload)))
+        for k, v in reply.headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: ScriptedLLMServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that timed out closed its socket; the late write fails. Nothing to report.
+        return
+
+
+class ScriptedLLMServer:
+    """Chat-completions server on ``127.0.0.1:<free port>`` in a daemon thread."""
+
+    def __init__(self) -> None:
+        self.queue: deque[Reply] = deque()
+        self.requests: list[Request] = []
+        self.lock = threading.Lock()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The ``base_url`` to configure: ``http://127.0.0.1:PORT/v1``."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> ScriptedLLMServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def push(self, *replies: Reply) -> None:
+        with self.lock:
+            self.queue.extend(replies)
+
+    def reset(self) -> None:
+        """Forget queued replies and recorded requests."""
+        with self.lock:
+            self.queue.clear()
+            self.requests.clear()
+
+    def __enter__(self) -> ScriptedLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# -- real records for the LLM tests --------------------------------------------------------------
+
+SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
+
+
+def sample_hits(n: int, *, skip: int = 0) -> list[Hit]:
+    """The first ``n`` papers with an abstract from ``../shared/data`` as hits ranked 1..n."""
+    papers: list[Paper] = []
+    with gzip.open(PAPERS_GZ, "rt", encoding="utf-8", newline="\n") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if not row.get("abstract"):
+                continue
+            if skip:
+                skip -= 1
+                continue
+            papers.append(
+                Paper(
+                    id=row["id"],
+                    title=row["title"],
+                    abstract=row["abstract"],
+                    authors=tuple(row.get("authors") or ()),
+                    year=row.get("year"),
+                    venue=row.get("venue") or "",
+                    url=row.get("url") or "",
+                    rowid=len(papers) + 1,
+                )
+            )
+            if len(papers) == n:
+                break
+    return [Hit(record=p, rank=i, score=1.0 / i) for i, p in enumerate(papers, start=1)]
