@@ -234,8 +234,12 @@ def _find_sample_data() -> Path | None:
 
 
 @main.command()
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The sample data directory (default: ../shared/data).")
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The sample data directory (default: ../shared/data).",
+)
 @click.option("--no-tui", is_flag=True, help="Ingest and index only; don't open the app.")
 @click.pass_context
 @reports_errors
@@ -290,8 +294,9 @@ def models_info(ctx: click.Context, model: str | None) -> None:
     from litsift.models_onnx.cli_support import describe
 
     svc = _service(ctx.obj["home"])
-    click.echo(json.dumps(describe(model or svc.config.search.model, svc.paths.models_dir),
-                          indent=2))
+    click.echo(
+        json.dumps(describe(model or svc.config.search.model, svc.paths.models_dir), indent=2)
+    )
 
 
 @main.command()
@@ -300,5 +305,52 @@ def models_info(ctx: click.Context, model: str | None) -> None:
 def config(ctx: click.Context) -> None:
     """Show paths, row counts and index state as JSON (and validate config.toml)."""
     with _service(ctx.obj["home"]) as svc:
-        click.echo(json.dumps({"config_file": str(svc.paths.config_file), **svc.describe()},
-                              indent=2))
+        click.echo(
+            json.dumps({"config_file": str(svc.paths.config_file), **svc.describe()}, indent=2)
+        )
+
+
+@main.command()
+@click.argument("question")
+@click.option("--years", default="", help="Year range FROM:TO for the papers to cite.")
+@click.option(
+    "-k", default=None, type=click.IntRange(1, 100), help="Papers retrieved to cite from."
+)
+@click.option("--rerank", "do_rerank", is_flag=True, help="LLM-rerank the hits before answering.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verified answer as JSON.")
+@click.pass_context
+@reports_errors
+def answer(
+    ctx: click.Context, question: str, years: str, k: int | None, do_rerank: bool, as_json: bool
+) -> None:
+    """Answer QUESTION from the top papers with citations checked against what was sent."""
+    from litsift.llm.answer import answer_to_json
+    from litsift.types import Kind, Query, YearRange
+
+    with _service(ctx.obj["home"]) as svc:
+        s = svc.config
+        n = k or s.llm.answer_max_records
+        result = svc.search(
+            Query(question, Kind.PAPER, YearRange.parse(years), k=n, k0=max(s.search.k0, n))
+        )
+        hits = list(result.hits)
+        if do_rerank:
+            rr = svc.rerank(question, hits)
+            if rr.report.error:
+                click.echo(f"rerank failed, original order kept: {rr.report.error}", err=True)
+            hits = rr.hits
+        stream = None if as_json else (lambda d: click.echo(d, nl=False))
+        ans = svc.answer(question, hits, on_delta=stream)
+    if as_json:
+        click.echo(json.dumps(answer_to_json(ans), ensure_ascii=False, indent=2))
+        return
+    click.echo("\n\n" + ans.text)
+    click.echo("\nReferences")
+    for ref in ans.references:
+        rec = ref.record
+        marks = "".join(f"[{n}]" for n in ref.passages)
+        click.echo(f"  {marks} {rec.display_title} ({rec.year or 'n.d.'}) — {rec.id}")
+    if ans.fabricated:
+        click.echo(f"stripped citations to passages never sent: {list(ans.fabricated)}", err=True)
+    for note in ans.notes:
+        click.echo(f"note: {note}", err=True)

@@ -59,6 +59,16 @@ class LLMSettings:
     rerank_top_n: int = 100
     rerank_window: int = 20
     rerank_step: int = 10
+    #: the model's context window in tokens: decides one prompt vs sliding windows.
+    context_tokens: int = 8192
+    rerank_doc_words: int = 300
+    answer_max_records: int = 10
+    answer_passages_per_record: int = 3
+    answer_chunk_words: int = 120
+    #: OpenScholar-style self-feedback rounds (0–3).
+    answer_feedback_rounds: int = 0
+    #: a second call judges whether each cited passage supports its sentence.
+    answer_judge: bool = False
 
     @property
     def configured(self) -> bool:
@@ -106,9 +116,7 @@ def parse_config(raw: dict[str, Any]) -> Config:
         elif key == "llm":
             cfg = replace(cfg, llm=_section(LLMSettings, "llm", value))
         elif key == "keymap":
-            if not isinstance(value, dict) or not all(
-                isinstance(v, str) for v in value.values()
-            ):
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise ConfigError("config: [keymap] must map action names to keys")
             cfg = replace(cfg, keymap=dict(value))
         else:

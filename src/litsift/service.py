@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,9 @@ from litsift.types import Hit, Kind, Query, Record, SearchResult, SignalScore
 if TYPE_CHECKING:
     import numpy as np
 
+    from litsift.llm.answer import Answer
+    from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.rerank import RerankResult
     from litsift.models_onnx import Encoder
     from litsift.search.bm25 import BM25Index
     from litsift.search.dense import DenseIndex
@@ -67,6 +70,7 @@ class LitsiftService:
         self._store: Store | None = None
         self._opened: dict[Kind, _Opened] = {}
         self._lock = threading.RLock()
+        self._llm: ChatClient | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -95,9 +99,7 @@ class LitsiftService:
                 from litsift.search.indexer import open_indexes
 
                 bm25, dense, manifest = open_indexes(self.paths.index_dir, kind, self.encoder)
-                self._opened[kind] = _Opened(
-                    bm25, dense, manifest, self.store.year_by_rowid(kind)
-                )
+                self._opened[kind] = _Opened(bm25, dense, manifest, self.store.year_by_rowid(kind))
             return self._opened[kind]
 
     def close(self) -> None:
@@ -143,7 +145,7 @@ class LitsiftService:
     def build_index(
         self, kind: Kind, rebuild: bool = False, progress: Progress | None = None
     ) -> IndexReport:
-        """Index rows new since the last build (all rows with ``rebuild``), swapped in atomically."""
+        """Index rows new since the last build (all with ``rebuild``); swapped in atomically."""
         from litsift.search.indexer import build_index
 
         with self._lock:
@@ -222,6 +224,80 @@ class LitsiftService:
             hits.append(Hit(record=rec, rank=len(hits) + 1, score=float(f.score), signals=signals))
         timings["load"] = time.perf_counter() - t1
         return SearchResult(query, tuple(hits), time.perf_counter() - t0, timings)
+
+    # -- LLM (optional) --------------------------------------------------------------------
+    @property
+    def llm_configured(self) -> bool:
+        return self.config.llm.configured
+
+    def llm_client(self) -> ChatClient:
+        """The session's chat client (one cache, one budget per service).
+
+        Raises:
+            LLMNotConfiguredError: no ``[llm]`` base_url/model in the config.
+        """
+        from litsift.cache import LLMCache
+        from litsift.llm.budget import Budget
+        from litsift.llm.client import ChatClient
+        from litsift.llm.errors import LLMNotConfiguredError
+
+        with self._lock:
+            if self._llm is None:
+                if not self.config.llm.configured:
+                    raise LLMNotConfiguredError(
+                        "no LLM endpoint configured",
+                        "set [llm] base_url and model in config.toml (see README, LLM)",
+                    )
+                self._llm = ChatClient(
+                    self.config.llm,
+                    cache=LLMCache.at(self.paths),
+                    budget=Budget.from_settings(self.config.llm),
+                )
+            return self._llm
+
+    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+        """Listwise LLM rerank (RankGPT prompt, as LitSearch) of the top ``rerank_top_n`` hits.
+
+        Never raises an LLM error: on failure the original order is returned with
+        ``report.error`` set. Raises LLMNotConfiguredError only when no endpoint is configured.
+        """
+        from litsift.llm.rerank import rerank
+
+        s = self.config.llm
+        return rerank(
+            self.llm_client(),
+            query_text,
+            list(hits),
+            top_n=s.rerank_top_n,
+            window=s.rerank_window,
+            step=s.rerank_step,
+            doc_words=s.rerank_doc_words,
+            context_tokens=s.context_tokens,
+        )
+
+    def answer(
+        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
+    ) -> Answer:
+        """An answer citing passages of ``hits`` with every citation checked (OpenScholar-style).
+
+        Raises:
+            LLMNotConfiguredError, LLMError: the first draft could not be obtained.
+            QueryError: no hits to cite.
+        """
+        from litsift.llm.answer import answer_question
+
+        s = self.config.llm
+        return answer_question(
+            self.llm_client(),
+            question,
+            list(hits),
+            max_records=s.answer_max_records,
+            max_per_record=s.answer_passages_per_record,
+            chunk_words=s.answer_chunk_words,
+            feedback_rounds=s.answer_feedback_rounds,
+            judge=s.answer_judge,
+            on_delta=on_delta,
+        )
 
     def describe(self) -> dict[str, Any]:
         """Counts, index manifests and paths, for ``litsift config`` and the TUI status."""
