@@ -146,8 +146,33 @@ def _v1_initial(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+_V2 = """
+CREATE TABLE label_undo (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    previous TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX idx_labels_kind_label ON labels(kind, label);
+CREATE INDEX idx_collection_items_doc ON collection_items(kind, doc_id)
+"""
+
+
+def _v2_triage(conn: sqlite3.Connection) -> None:
+    """Version 2: the persisted undo stack of label changes, and triage lookup indexes.
+
+    ``label_undo`` holds one row per label change: the label the document had before it
+    (NULL = unlabelled). Undo pops the newest row (highest ``id``) and restores ``previous``,
+    so undo works across restarts.
+    """
+    for statement in _V2.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
-MIGRATIONS: list[Migration] = [_v1_initial]
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_triage]
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

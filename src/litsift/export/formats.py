@@ -1,0 +1,368 @@
+"""Write papers and datasets as BibTeX, RIS, CSL-JSON or a Markdown list with ``[@citekey]``.
+
+Every format uses the persisted citation keys (:mod:`litsift.export.citekeys`) and lists the
+entries sorted by key, so an export is stable under version control (Better BibTeX's default
+``exportSort``). BibTeX is written with bibtexparser 2; text fields are LaTeX-encoded with
+pylatexenc (``&`` -> ``{\\&}``, ``ø`` -> ``{\\o}``) except ``$...$`` math with balanced
+braces, which is kept; title words with an inner capital (``BERT``, ``DuReader``) are
+braced so bibliography styles keep their case. RIS is written with rispy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+import rispy
+from bibtexparser.entrypoint import write_string
+from bibtexparser.library import Library
+from bibtexparser.model import Entry, Field
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from litsift.export.citekeys import ExportError, assign_citekeys
+from litsift.export.names import split_authors
+from litsift.store.repo import Store
+from litsift.types import Paper, Record
+
+ExportFormat = Literal["bibtex", "ris", "csl-json", "markdown"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+#: File suffix of each format, for "save as" defaults.
+FORMAT_SUFFIX: dict[ExportFormat, str] = {
+    "bibtex": ".bib",
+    "ris": ".ris",
+    "csl-json": ".json",
+    "markdown": ".md",
+}
+
+#: Full proceedings names of venues known by acronym (the sample corpus's venues and kin).
+KNOWN_VENUES: dict[str, str] = {
+    "NEURIPS": "Advances in Neural Information Processing Systems",
+    "NIPS": "Advances in Neural Information Processing Systems",
+    "ICML": "Proceedings of the International Conference on Machine Learning",
+    "ICLR": "International Conference on Learning Representations",
+    "ACL": "Proceedings of the Annual Meeting of the Association for Computational Linguistics",
+    "NAACL": "Proceedings of the Conference of the North American Chapter of the "
+    "Association for Computational Linguistics",
+    "EMNLP": "Proceedings of the Conference on Empirical Methods in Natural Language Processing",
+    "COLING": "Proceedings of the International Conference on Computational Linguistics",
+    "COLM": "Conference on Language Modeling",
+}
+_JOURNALS = {"TACL", "JMLR", "TMLR", "TPAMI", "PAMI", "JAIR", "CL"}
+_UNPUBLISHED = {"reject", "rejected", "withdraw", "withdrawn", "desk reject", "active"}
+_ACL_FAMILY = {"ACL", "NAACL", "EMNLP", "EACL", "AACL"}
+_CONF_RE = re.compile(r"\b(conference|proceedings|symposium|workshop|meeting|congress)\b", re.I)
+_JOURNAL_RE = re.compile(r"\b(journal|transactions|letters|review|magazine)\b", re.I)
+_ACRONYM_RE = re.compile(r"^[A-Z][A-Za-z&-]*[A-Z](?:\s*'?\d{2,4})?$")
+_MATH_RE = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
+_INNER_CAP_RE = re.compile(r"\w[^\s]*[A-Z]")
+_LIGATURE_RE = re.compile(r"([-`'])(?=\1)")
+
+_ENCODER = UnicodeToLatexEncoder(
+    non_ascii_only=False,
+    replacement_latex_protection="braces-all",
+    unknown_char_policy="keep",
+    unknown_char_warning=False,
+)
+
+
+@dataclass(frozen=True)
+class Venue:
+    """Where a record appeared, as each format needs it.
+
+    Attributes:
+        bibtex_type: ``inproceedings``, ``article`` or ``misc``.
+        container: proceedings or journal title (empty for ``misc``).
+        short: a short form for Markdown (``"ACL 2021"``, ``"Submitted to ICLR 2018"``).
+        note: a note field (``"Submitted to ICLR 2018"`` for rejected submissions).
+    """
+
+    bibtex_type: Literal["inproceedings", "article", "misc"]
+    container: str = ""
+    short: str = ""
+    note: str = ""
+
+    @property
+    def csl_type(self) -> str:
+        """The CSL item type (``paper-conference``, ``article-journal``, ``manuscript``...)."""
+        if self.bibtex_type == "inproceedings":
+            return "paper-conference"
+        if self.bibtex_type == "article":
+            return "article-journal"
+        return "manuscript" if self.note else "article"
+
+    @property
+    def ris_type(self) -> str:
+        """The RIS reference type (``CONF``, ``JOUR``, ``UNPB``, ``GEN``)."""
+        return {"inproceedings": "CONF", "article": "JOUR"}.get(
+            self.bibtex_type, "UNPB" if self.note else "GEN"
+        )
+
+
+def venue_of(record: Paper) -> Venue:
+    """Classify a paper's venue: a known or conference-like one gives ``inproceedings``, a
+    journal-like one ``article``; rejected/withdrawn submissions and no venue give ``misc``.
+    """
+    venue, year = " ".join(record.venue.split()), record.year
+    when = f" {year}" if year else ""
+    if not venue:
+        return Venue("misc")
+    status = record.status.strip().lower()
+    if status in _UNPUBLISHED:
+        note = f"Submitted to {venue}{when}"
+        return Venue("misc", short=note, note=note)
+    key = venue.upper()
+    if key in _JOURNALS or _JOURNAL_RE.search(venue):
+        return Venue("article", container=venue, short=f"{venue}{when}")
+    if key in KNOWN_VENUES or _CONF_RE.search(venue) or _ACRONYM_RE.match(venue):
+        if status == "findings" and key in _ACL_FAMILY:
+            findings = f"Findings of the Association for Computational Linguistics: {venue}{when}"
+            return Venue("inproceedings", container=findings, short=f"Findings of {venue}{when}")
+        return Venue("inproceedings", KNOWN_VENUES.get(key, venue), short=f"{venue}{when}")
+    return Venue("misc", short=f"{venue}{when}", note=venue)
+
+
+def _flat(text: str) -> str:
+    """Whitespace (newlines, U+2028 included) collapsed to single spaces."""
+    return " ".join(text.split())
+
+
+def latex(text: str, protect_case: bool = False) -> str:
+    """LaTeX-encode text for a BibTeX field, keeping ``$...$`` math with balanced braces.
+
+    Args:
+        text: plain Unicode text.
+        protect_case: brace words with an inner capital (titles), e.g. ``{BERT}``.
+    """
+    out, last = [], 0
+    for m in _MATH_RE.finditer(text):
+        math = m.group(0)
+        if math.count("{") != math.count("}"):
+            continue
+        out.append(_encode_text(text[last : m.start()], protect_case))
+        out.append(math)
+        last = m.end()
+    out.append(_encode_text(text[last:], protect_case))
+    return "".join(out)
+
+
+def _encode_plain(text: str) -> str:
+    """pylatexenc's encoding, with TeX ligatures (``--``, quote pairs) broken by ``{}``."""
+    return _LIGATURE_RE.sub(r"\1{}", str(_ENCODER.unicode_to_latex(text)))
+
+
+def _encode_text(text: str, protect_case: bool) -> str:
+    if not protect_case:
+        return _encode_plain(text)
+    parts = re.split(r"(\s+)", text)
+    return "".join(
+        ("{" + _encode_plain(p) + "}")
+        if p and not p.isspace() and _INNER_CAP_RE.match(p)
+        else _encode_plain(p)
+        for p in parts
+    )
+
+
+def _bib_entry(record: Record, key: str) -> Entry:
+    fields: list[tuple[str, str]] = []
+    if isinstance(record, Paper):
+        v = venue_of(record)
+        people = split_authors(record.authors)
+        if people:
+            names = (latex(p.inverted) for p in people)
+            fields.append(("author", " and ".join(names)))
+        fields.append(("title", latex(_flat(record.title), protect_case=True)))
+        if v.container:
+            slot = "booktitle" if v.bibtex_type == "inproceedings" else "journal"
+            fields.append((slot, latex(v.container)))
+        entry_type: str = v.bibtex_type
+        note, abstract = v.note, record.abstract
+    else:
+        fields.append(("title", "{" + latex(_flat(record.id)) + "}"))
+        entry_type, note, abstract = "misc", "Dataset", record.description
+    if record.year is not None:
+        fields.append(("year", str(record.year)))
+    if note:
+        fields.append(("note", latex(note)))
+    if record.url:
+        fields.append(("url", record.url.strip()))
+    if abstract.strip():
+        fields.append(("abstract", latex(_flat(abstract))))
+    return Entry(entry_type, key, [Field(k, v) for k, v in fields])
+
+
+def _keyed(store: Store, records: Sequence[Record]) -> list[tuple[str, Record]]:
+    unique = list({(r.kind, r.id): r for r in records}.values())
+    keys = assign_citekeys(store, unique)
+    return sorted(((keys[(r.kind, r.id)], r) for r in unique), key=lambda kr: kr[0])
+
+
+def to_bibtex(store: Store, records: Sequence[Record]) -> str:
+    """BibTeX entries (``@inproceedings``/``@article``/``@misc``), written by bibtexparser 2.
+
+    Fields: ``author`` (``von Last, Jr, First and ...``), ``title``, ``booktitle`` or
+    ``journal``, ``year``, ``note``, ``url``, ``abstract``; datasets are ``@misc`` with
+    ``note = {Dataset}``.
+
+    Raises:
+        ExportError: see :func:`~litsift.export.citekeys.assign_citekeys`.
+    """
+    library = Library()
+    for key, record in _keyed(store, records):
+        library.add(_bib_entry(record, key))
+    return str(write_string(library))
+
+
+class _RisWriter(rispy.RisWriter):  # type: ignore[misc]
+    def set_header(self, count: int) -> str:  # no "1." counter lines between records
+        return ""
+
+
+def _ris_ref(record: Record, key: str) -> dict[str, Any]:
+    ref: dict[str, Any] = {"id": key}
+    if isinstance(record, Paper):
+        v = venue_of(record)
+        ref["type_of_reference"] = v.ris_type
+        ref["title"] = _flat(record.title)
+        people = split_authors(record.authors)
+        if people:
+            ref["authors"] = [p.inverted for p in people]
+        if v.container:
+            ref["secondary_title"] = v.container
+        if v.note:
+            ref["notes"] = [v.note]
+        abstract = record.abstract
+    else:
+        ref["type_of_reference"] = "DATA"
+        ref["title"] = _flat(record.id)
+        abstract = record.description
+    if record.year is not None:
+        ref["year"] = str(record.year)
+    if record.url:
+        ref["urls"] = [record.url.strip()]
+    if abstract.strip():
+        ref["abstract"] = _flat(abstract)
+    return ref
+
+
+def to_ris(store: Store, records: Sequence[Record]) -> str:
+    """RIS references (``TY`` ... ``ER``), one per record, written by rispy.
+
+    Types: ``CONF``, ``JOUR``, ``UNPB`` (rejected submissions), ``GEN``, ``DATA`` (datasets);
+    ``ID`` is the citation key, ``AU`` one line per author as ``Last, First``.
+    """
+    refs = [_ris_ref(r, k) for k, r in _keyed(store, records)]
+    return str(rispy.dumps(refs, implementation=_RisWriter))
+
+
+def _csl_item(record: Record, key: str) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": key, "citation-key": key}
+    if isinstance(record, Paper):
+        v = venue_of(record)
+        item["type"] = v.csl_type
+        item["title"] = _flat(record.title)
+        item["author"] = [p.csl() for p in split_authors(record.authors)]
+        if v.container:
+            item["container-title"] = v.container
+        if v.note:
+            item["note"] = v.note
+        abstract = record.abstract
+    else:
+        item["type"] = "dataset"
+        item["title"] = _flat(record.id)
+        abstract = record.description
+    if record.year is not None:
+        item["issued"] = {"date-parts": [[record.year]]}
+    if record.url:
+        item["URL"] = record.url.strip()
+    if abstract.strip():
+        item["abstract"] = _flat(abstract)
+    return item
+
+
+def to_csl_json(store: Store, records: Sequence[Record]) -> str:
+    """A CSL-JSON array (what pandoc ``--citeproc`` and Zotero read), pretty-printed.
+
+    Variables: ``id`` (= citation key), ``type``, ``title``, ``author`` (``family``,
+    ``given``, ``non-dropping-particle``, ``suffix``), ``issued.date-parts``,
+    ``container-title``, ``URL``, ``abstract``, ``note``. Source: CSL-JSON schema
+    (citation-style-language/schema, ``csl-data.json``).
+    """
+    items = [_csl_item(r, k) for k, r in _keyed(store, records)]
+    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def _md(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", _flat(text))
+
+
+def _md_authors(record: Paper) -> str:
+    names = [p.text for p in split_authors(record.authors)]
+    if len(names) > 3:
+        return f"{names[0]} et al."
+    if len(names) == 3:
+        return f"{names[0]}, {names[1]}, and {names[2]}"
+    return " and ".join(names)
+
+
+def _md_line(record: Record, key: str) -> str:
+    year = f" ({record.year})" if record.year is not None else ""
+    if isinstance(record, Paper):
+        title = _md(record.title)
+        title += "" if title.endswith((".", "?", "!")) else "."
+        authors = _md(_md_authors(record)) or "Anonymous"
+        short = venue_of(record).short
+        venue = f" {_md(short)}." if short else ""
+        return f"- [@{key}] {authors}{year}. {title}{venue}"
+    link = f" <{record.url.strip()}>" if record.url.strip() else ""
+    return f"- [@{key}] {_md(record.id)}{year}. Dataset.{link}"
+
+
+def to_markdown(store: Store, records: Sequence[Record]) -> str:
+    """A Markdown list, one ``- [@key] Authors (Year). Title. Venue.`` line per record.
+
+    Pandoc reads each ``[@key]`` as a citation against the BibTeX or CSL-JSON export.
+    """
+    lines = [_md_line(r, k) for k, r in _keyed(store, records)]
+    return "".join(line + "\n" for line in lines)
+
+
+_WRITERS = {
+    "bibtex": to_bibtex,
+    "ris": to_ris,
+    "csl-json": to_csl_json,
+    "markdown": to_markdown,
+}
+
+
+def export_records(store: Store, records: Sequence[Record], fmt: str) -> str:
+    """Records in one of :data:`EXPORT_FORMATS` (an empty selection gives an empty string).
+
+    Raises:
+        ExportError: unknown format, or keys cannot be assigned (read-only store).
+    """
+    writer = _WRITERS.get(fmt)
+    if writer is None:
+        raise ExportError(f"unknown export format {fmt!r}", f"use one of {', '.join(_WRITERS)}")
+    return writer(store, records)
+
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "FORMAT_SUFFIX",
+    "KNOWN_VENUES",
+    "ExportFormat",
+    "Venue",
+    "export_records",
+    "latex",
+    "to_bibtex",
+    "to_csl_json",
+    "to_markdown",
+    "to_ris",
+    "venue_of",
+]

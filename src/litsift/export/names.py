@@ -1,0 +1,116 @@
+"""Author names split into given / particle / family / suffix, for citation formats.
+
+Names are split with BibTeX's own rules, as implemented by bibtexparser 2
+(``parse_single_name_into_parts``): ``First von Last`` or ``von Last, Jr, First``; the
+``von`` particle is the run of lower-case words (``Rob van der Goot`` -> family ``Goot``,
+particle ``van der``). BibTeX's first-last form has no suffix, so a trailing ``Jr.``/``Sr.``/
+``II``-``IV`` is split off first (``Antonio Laverghetta Jr.`` -> family ``Laverghetta``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from anyascii import anyascii
+from bibtexparser.middlewares.names import parse_single_name_into_parts
+
+_SUFFIX_RE = re.compile(r"^(?:jr|sr|jnr|snr)\.?$|^(?:ii|iii|iv)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Person:
+    """One author. ``text`` is the name as stored; the other fields may be empty."""
+
+    text: str
+    given: str = ""
+    particle: str = ""
+    family: str = ""
+    suffix: str = ""
+
+    @property
+    def family_with_particle(self) -> str:
+        """``"van der Goot"``: the particle and the family name."""
+        return " ".join(p for p in (self.particle, self.family) if p)
+
+    @property
+    def inverted(self) -> str:
+        """``"van der Goot, Jr., Rob"`` -- BibTeX's and RIS's unambiguous comma form."""
+        return ", ".join(p for p in (self.family_with_particle, self.suffix, self.given) if p)
+
+    def csl(self) -> dict[str, str]:
+        """The CSL-JSON name object (``family``, ``given``, ``non-dropping-particle``, ``suffix``).
+
+        Source: CSL-JSON schema, ``name-variable`` (citation-style-language/schema).
+        """
+        if not self.family:
+            return {"literal": self.text}
+        out = {"family": self.family}
+        if self.given:
+            out["given"] = self.given
+        if self.particle:
+            out["non-dropping-particle"] = self.particle
+        if self.suffix:
+            out["suffix"] = self.suffix
+        return out
+
+
+def split_name(name: str) -> Person:
+    """Split one author name (``"First Middle von Last Jr."`` or ``"von Last, Jr, First"``).
+
+    Never raises: a name BibTeX cannot parse keeps its text as the family name.
+    """
+    text = " ".join(name.split())
+    if not text:
+        return Person(text="")
+    suffix = ""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) == 2 and _SUFFIX_RE.match(parts[1]):  # "Antonio Laverghetta, Jr."
+        text_to_parse, suffix = parts[0], parts[1]
+    elif "," not in text and len(tokens := text.split()) > 2 and _SUFFIX_RE.match(tokens[-1]):
+        text_to_parse, suffix = " ".join(tokens[:-1]), tokens[-1]
+    else:
+        text_to_parse = text
+    try:
+        np = parse_single_name_into_parts(text_to_parse, strict=False)
+    except Exception:  # bibtexparser raises bare errors on odd braces; keep the text
+        return Person(text=text, family=text_to_parse)
+    family = " ".join(np.last) or " ".join(np.first)
+    given = " ".join(np.first) if np.last else ""
+    return Person(
+        text=text,
+        given=given,
+        particle=" ".join(np.von),
+        family=family,
+        suffix=suffix or " ".join(np.jr),
+    )
+
+
+def _is_lumped(entry: str) -> bool:
+    """Whether one author string holds several ``First Last`` names joined by commas."""
+    parts = [p.strip() for p in entry.split(",")]
+    return len(parts) >= 2 and all(len(p.split()) >= 2 and not _SUFFIX_RE.match(p) for p in parts)
+
+
+def split_authors(authors: Iterable[str]) -> list[Person]:
+    """Split a record's author list into people.
+
+    Some source rows put a whole list in one string (``"Martín Abadi, David G. Andersen"``);
+    an entry whose comma-separated parts all have at least two words is read as several
+    ``First Last`` names. ``"van der Goot, Rob"`` (a one-word part) stays one inverted name.
+    """
+    out: list[Person] = []
+    for entry in authors:
+        pieces = entry.split(",") if _is_lumped(entry) else [entry]
+        out.extend(p for p in (split_name(x) for x in pieces) if p.text)
+    return out
+
+
+def ascii_fold(text: str) -> str:
+    """Transliterate to ASCII (``"Søgaard"`` -> ``"Sogaard"``, ``"Łukasz"`` -> ``"Lukasz"``).
+
+    Uses ``anyascii`` (per-character transliteration tables), as Better BibTeX's ``fold``
+    does with its own tables.
+    """
+    return str(anyascii(text))
