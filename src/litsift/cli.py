@@ -354,3 +354,31 @@ def answer(
         click.echo(f"stripped citations to passages never sent: {list(ans.fabricated)}", err=True)
     for note in ans.notes:
         click.echo(f"note: {note}", err=True)
+
+
+@main.command("export")
+@click.argument("what", default="kept")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["bibtex", "ris", "csl-json", "markdown"]),
+    default="bibtex",
+    show_default=True,
+)
+@click.option("--datasets", "datasets_", is_flag=True, help="Export datasets, not papers.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.pass_context
+@reports_errors
+def export_cmd(
+    ctx: click.Context, what: str, fmt: str, datasets_: bool, output: Path | None
+) -> None:
+    """Export WHAT (kept | maybe | discarded | a collection name) with stable [@citekey]s."""
+    from litsift.types import Kind
+
+    with _service(ctx.obj["home"]) as svc:
+        text = svc.export(what, fmt, Kind.DATASET if datasets_ else Kind.PAPER)
+    if output is None:
+        click.echo(text, nl=not text.endswith("\n"))
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)

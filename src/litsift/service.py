@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from litsift.config import Config, load_config
 from litsift.errors import IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
-from litsift.types import Hit, Kind, Query, Record, SearchResult, SignalScore
+from litsift.types import Hit, Kind, Label, Query, Record, SearchResult, SignalScore
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from litsift.search.dense import DenseIndex
     from litsift.search.indexer import IndexReport, Manifest
     from litsift.store import IngestReport, Store
+    from litsift.store.history import HistoryEntry
+    from litsift.store.triage import Annotation, Triage
 
 #: progress(stage, done, total) — stage names: "ingest", "bm25", "embed", "hnsw".
 Progress = Callable[[str, int, int], None]
@@ -71,6 +73,7 @@ class LitsiftService:
         self._opened: dict[Kind, _Opened] = {}
         self._lock = threading.RLock()
         self._llm: ChatClient | None = None
+        self._triage: Triage | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -105,6 +108,7 @@ class LitsiftService:
     def close(self) -> None:
         with self._lock:
             self._opened.clear()
+            self._triage = None
             if self._store is not None:
                 self._store.close()
                 self._store = None
@@ -224,6 +228,94 @@ class LitsiftService:
             hits.append(Hit(record=rec, rank=len(hits) + 1, score=float(f.score), signals=signals))
         timings["load"] = time.perf_counter() - t1
         return SearchResult(query, tuple(hits), time.perf_counter() - t0, timings)
+
+    # -- triage ----------------------------------------------------------------------------
+    @property
+    def triage(self) -> Triage:
+        """Labels, notes, tags, collections and query history (keyed by external ids)."""
+        with self._lock:
+            if self._triage is None:
+                from litsift.store.triage import Triage
+
+                self._triage = Triage(self.store)
+            return self._triage
+
+    def set_label(self, kind: Kind, doc_id: str, label: Label | None) -> Label | None:
+        """Label a record (None clears); returns the previous label. Undoable."""
+        return self.triage.set_label(kind, doc_id, label)
+
+    def undo_label(self) -> tuple[Kind, str, Label | None] | None:
+        """Undo the last label change; returns (kind, doc_id, restored label) or None."""
+        return self.triage.undo()
+
+    def annotations(self, kind: Kind, doc_ids: Sequence[str]) -> dict[str, Annotation]:
+        """Label, note, tags and collections of each id, for the results table."""
+        return self.triage.annotations(kind, doc_ids)
+
+    def record_query(self, query: Query) -> int:
+        """Add a submitted query to the history; returns its history id."""
+        return self.triage.record_query(query.text, query.kind, query.years)
+
+    def saved_searches(self) -> list[HistoryEntry]:
+        return self.triage.saved_searches()
+
+    def export(self, what: str, fmt: str, kind: Kind | None = None) -> str:
+        """Kept records (``"kept"``) or a collection as bibtex, ris, csl-json or markdown."""
+        from litsift.export import export_command_impl
+
+        return export_command_impl(self.store, what, fmt, kind)  # type: ignore[arg-type]
+
+    def vectors(self, kind: Kind, records: Sequence[Record]) -> np.ndarray:
+        """Embeddings of stored records, ``(n, dim)`` float32, read back from the dense index
+        (no re-encoding); records missing from the index are encoded on the fly."""
+        import numpy as np
+
+        from litsift.search.text import passage_text
+
+        dense = self._indexes(kind).dense
+        out = np.zeros((len(records), self.encoder.dim), dtype=np.float32)
+        missing: list[int] = []
+        for i, rec in enumerate(records):
+            vec = dense.vector(rec.rowid) if rec.rowid is not None else None
+            if vec is None:
+                missing.append(i)
+            else:
+                out[i] = vec
+        if missing:
+            out[missing] = self.encoder.encode_passages(
+                [passage_text(records[i]) for i in missing]
+            )
+        return out
+
+    def more_like_this(self, result: SearchResult) -> SearchResult:
+        """Rerank ``result`` toward kept and away from discarded records (Rocchio, IIR §9.1.1).
+
+        Raises:
+            QueryError: nothing of this kind is kept or discarded yet.
+        """
+        from dataclasses import replace
+
+        from litsift.search.rocchio import rerank_hits
+
+        kind = result.query.kind
+        pos_ids = self.triage.ids_with_label(kind, Label.KEEP)
+        neg_ids = self.triage.ids_with_label(kind, Label.DISCARD)
+        if not pos_ids and not neg_ids:
+            raise QueryError(
+                "more like this needs feedback", "keep or discard a few results first"
+            )
+        pos = [r for r in (self.store.get(kind, i) for i in pos_ids) if r is not None]
+        neg = [r for r in (self.store.get(kind, i) for i in neg_ids) if r is not None]
+        cands = [h.record for h in result.hits]
+        qv = self.encoder.encode_queries([result.query.text])[0]
+        hits = rerank_hits(
+            result.hits,
+            self.vectors(kind, cands),
+            qv,
+            self.vectors(kind, pos),
+            self.vectors(kind, neg) if neg else None,
+        )
+        return replace(result, hits=tuple(hits))
 
     # -- LLM (optional) --------------------------------------------------------------------
     @property

@@ -31,7 +31,7 @@ TOKENIZER_FILES = (
 # (not the repo's own ONNX/OpenVINO/TF/Flax copies).
 HUB_ALLOW_PATTERNS = ["*.json", "vocab.txt", "*.model", WEIGHTS_FILE, "1_Pooling/*"]
 EXPORT_HINT = 'pip install -e ".[export]", then run: litsift models build'
-_EXPORT_MODULES = ("torch", "optimum", "onnx")
+_EXPORT_MODULES = ("torch", "optimum.exporters.onnx", "onnx")
 
 _HASH_CHUNK = 1 << 20
 _hash_lock = threading.Lock()
@@ -102,8 +102,15 @@ def _write_stamp(stamp_file: Path, key: tuple[str, int, int], digest: str) -> No
 
 
 def module_available(name: str) -> bool:
-    """Whether ``import name`` would find the module, without importing it (top level only)."""
-    return importlib.util.find_spec(name) is not None
+    """Whether ``import name`` would find the module.
+
+    Only the parent packages of a dotted name are imported (``optimum`` and
+    ``optimum.exporters`` for ``optimum.exporters.onnx``), not the module itself.
+    """
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError, AttributeError):  # a parent is blocked or half-imported
+        return False
 
 
 def missing_export_modules(spec: ModelSpec) -> list[str]:

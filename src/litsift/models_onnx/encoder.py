@@ -1,0 +1,265 @@
+"""The query-time bi-encoder: ONNX Runtime + tokenizers + numpy, nothing heavier.
+
+Texts are tokenised with the model's ``tokenizer.json`` (truncated to the spec's
+``max_length``, padded to the longest text of each batch), run through the ONNX graph, pooled
+(mean over the attention mask, or the CLS vector) and L2-normalised, as sentence-transformers
+does for the same models. Passages are sorted by token length before batching so a batch
+carries little padding; the output keeps the input order.
+
+torch, transformers and optimum are never imported here; a missing ONNX file is built through
+:func:`litsift.models_onnx.export.build_onnx`, which imports them lazily.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+from tokenizers import Encoding, Tokenizer
+
+from litsift.errors import ModelError, ModelNotBuiltError
+from litsift.models_onnx.export import build_onnx, onnx_path_for
+from litsift.models_onnx.registry import DEFAULT_MODEL, ModelSpec, get_spec
+from litsift.models_onnx.source import EXPORT_HINT, export_available, missing_export_modules
+
+FloatArray = npt.NDArray[np.float32]
+
+# Texts tokenised at once in encode_passages; each window is length-sorted and batched. Bounds
+# the memory held in tokenizers' Encoding objects for a million-passage corpus.
+SORT_WINDOW = 4096
+QUERY_BATCH = 64
+
+
+class Encoder:
+    """A loaded bi-encoder. Thread-safe for concurrent ``encode_*`` calls (ORT sessions are).
+
+    Attributes:
+        spec: The registry entry.
+        model_id: ``spec.model_id``.
+        dim: Output size (384 for MiniLM).
+        max_length: Tokens kept per text, special tokens included.
+        onnx_path: The ONNX file loaded.
+        onnx_sha256: Hex sha256 of that file's bytes (index manifests record it).
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        onnx_path: Path,
+        tokenizer_path: Path | None = None,
+        threads: int | None = None,
+    ) -> None:
+        """Load the ONNX graph and the tokenizer.
+
+        Args:
+            spec: The model's registry entry (prefixes, pooling, max length, dim).
+            onnx_path: The ``.onnx`` file.
+            tokenizer_path: ``tokenizer.json``; default: next to ``onnx_path``.
+            threads: ONNX Runtime intra-op threads; default ``os.cpu_count()``.
+
+        Raises:
+            ModelError: a file is missing, unreadable or not a valid model/tokenizer, or the
+                graph's output size differs from ``spec.dim``.
+        """
+        self.spec = spec
+        self.model_id = spec.model_id
+        self.dim = spec.dim
+        self.max_length = spec.max_length
+        self.onnx_path = onnx_path
+        tokenizer_path = tokenizer_path or onnx_path.parent / "tokenizer.json"
+        hint = f"rebuild it: litsift models build --model {spec.model_id} --force"
+        try:
+            data = onnx_path.read_bytes()
+        except OSError as err:
+            raise ModelError(f"cannot read {onnx_path}: {err.strerror}", hint=hint) from err
+        self.onnx_sha256 = hashlib.sha256(data).hexdigest()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(
+                data, sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            self._counter = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as err:  # ORT raises its own (non-exported) exception types
+            raise ModelError(
+                f"cannot load the encoder {spec.model_id} from {onnx_path.parent}: "
+                f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}",
+                hint=hint,
+            ) from err
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        output = self._session.get_outputs()[0]
+        self._output_name = output.name
+        if isinstance(output.shape[-1], int) and output.shape[-1] != spec.dim:
+            raise ModelError(
+                f"{onnx_path} gives {output.shape[-1]}-d vectors, {spec.model_id} should "
+                f"give {spec.dim}",
+                hint=hint,
+            )
+        # tokenizer.json of all-MiniLM-L6-v2 fixes truncation and padding at 128 tokens: keep
+        # max_length tokens and pad ourselves, per batch, to the batch's longest text.
+        padding = self._tokenizer.padding or {}
+        self._pad_id = int(padding.get("pad_id", 0))
+        self._pad_type_id = int(padding.get("pad_type_id", 0))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(spec.max_length)
+        self._counter.no_padding()
+        self._counter.no_truncation()
+
+    def __repr__(self) -> str:
+        return f"Encoder({self.model_id!r}, {self.onnx_path.name}, sha256={self.onnx_sha256[:12]})"
+
+    def encode_queries(self, texts: Sequence[str]) -> FloatArray:
+        """Embed queries (``spec.query_prefix`` is put before each).
+
+        Args:
+            texts: Query texts.
+
+        Returns:
+            ``(len(texts), dim)`` float32; rows L2-normalised when ``spec.normalize``.
+        """
+        prefix = self.spec.query_prefix
+        return self._encode([prefix + t for t in texts], QUERY_BATCH, None)
+
+    def encode_passages(
+        self,
+        texts: Sequence[str],
+        batch_size: int = 32,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> FloatArray:
+        """Embed passages (``spec.passage_prefix`` is put before each), length-sorted batches.
+
+        Args:
+            texts: Passage texts (e.g. title + abstract).
+            batch_size: Passages per ONNX run.
+            progress: Called as ``progress(done, total)`` after every batch.
+
+        Returns:
+            ``(len(texts), dim)`` float32 in input order; rows L2-normalised when
+            ``spec.normalize``.
+        """
+        prefix = self.spec.passage_prefix
+        return self._encode([prefix + t for t in texts], batch_size, progress)
+
+    def token_count(self, text: str) -> int:
+        """Tokens in ``text`` as the tokenizer splits it, special tokens included, untruncated.
+
+        Compare with :attr:`max_length` to see whether a text is cut.
+        """
+        return len(self._counter.encode(text).ids)
+
+    def _encode(
+        self,
+        texts: list[str],
+        batch_size: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> FloatArray:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        total = len(texts)
+        out = np.empty((total, self.dim), dtype=np.float32)
+        done = 0
+        for start in range(0, total, SORT_WINDOW):
+            window = texts[start : start + SORT_WINDOW]
+            encodings = (
+                [self._tokenizer.encode(window[0])]
+                if len(window) == 1
+                else self._tokenizer.encode_batch(window)
+            )
+            lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64)
+            order = np.argsort(-lengths, kind="stable")
+            for b in range(0, len(order), batch_size):
+                idx = order[b : b + batch_size]
+                out[start + idx] = self._run([encodings[i] for i in idx])
+                done += len(idx)
+                if progress is not None:
+                    progress(done, total)
+        return out
+
+    def _run(self, encodings: list[Encoding]) -> FloatArray:
+        """One ONNX run over a batch: pad, infer ``(b, seq, dim)``, pool, normalise."""
+        n = len(encodings)
+        seq = max(len(e.ids) for e in encodings)
+        input_ids = np.full((n, seq), self._pad_id, dtype=np.int64)
+        type_ids = np.full((n, seq), self._pad_type_id, dtype=np.int64)
+        mask = np.zeros((n, seq), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            k = len(e.ids)
+            input_ids[row, :k] = e.ids
+            type_ids[row, :k] = e.type_ids
+            mask[row, :k] = e.attention_mask
+        feed = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": type_ids}
+        feed = {k: v for k, v in feed.items() if k in self._input_names}
+        hidden = np.asarray(self._session.run([self._output_name], feed)[0], dtype=np.float32)
+        if self.spec.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            # Mean pooling over real tokens (sentence-transformers' Pooling, mean mode).
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        if self.spec.normalize:
+            # As torch.nn.functional.normalize: x / max(||x||_2, 1e-12).
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            pooled = pooled / np.maximum(norms, 1e-12)
+        return pooled.astype(np.float32, copy=False)
+
+
+_cache_lock = threading.Lock()
+_cache: dict[tuple[str, str, int | None, int], Encoder] = {}
+
+
+def load_encoder(
+    model_id: str = DEFAULT_MODEL,
+    models_dir: Path | None = None,
+    build_if_missing: bool = True,
+    threads: int | None = None,
+) -> Encoder:
+    """The int8 ONNX encoder of ``model_id``, building it first if needed and possible.
+
+    Repeat calls in one process return the same :class:`Encoder` while the file is unchanged.
+
+    Args:
+        model_id: A registry id (:func:`litsift.models_onnx.registry.get_spec`).
+        models_dir: Root of the model cache; default ``get_paths().models_dir``
+            (``$LITSIFT_MODELS_DIR`` overrides).
+        build_if_missing: Export and quantise the model when its file is missing (needs the
+            ``export`` extra; about half a minute).
+        threads: ONNX Runtime intra-op threads; default ``os.cpu_count()``.
+
+    Raises:
+        ModelNotBuiltError: the file is missing and cannot (or may not) be built here.
+        ModelError: unknown model id, or the file is corrupt.
+    """
+    spec = get_spec(model_id)
+    if models_dir is None:
+        from litsift.paths import get_paths
+
+        models_dir = get_paths().models_dir
+    path = onnx_path_for(spec, models_dir)
+    if not path.is_file():
+        if not build_if_missing or not export_available(spec):
+            missing = missing_export_modules(spec)
+            why = f"the export extra is not installed (missing: {', '.join(missing)})"
+            raise ModelNotBuiltError(
+                f"the ONNX file of {model_id} is not built in {models_dir}"
+                + (f" and {why}" if missing else ""),
+                hint=EXPORT_HINT if missing else f"run: litsift models build --model {model_id}",
+            )
+        path = build_onnx(spec, models_dir)
+    key = (model_id, str(path.resolve()), threads, path.stat().st_mtime_ns)
+    with _cache_lock:
+        cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    encoder = Encoder(spec, path, threads=threads)
+    with _cache_lock:
+        return _cache.setdefault(key, encoder)
