@@ -1,0 +1,309 @@
+"""Per-aspect scores of records on DORIS-MAE's 0/1/2 scale, coverage ordering and calibration.
+
+For an aspect ``a`` and a record ``d`` split into sentences ``d_1..d_m``
+(:func:`litsift.search.aspects.split_sentences` over :func:`record_text`):
+
+* ``similarity = max_j cos(E_q(a), E_p(d_j))`` — sentence-by-sentence max-sim with the
+  bi-encoder, the variant that helped models trained on short queries in DORIS-MAE
+  (Wang et al., NeurIPS 2023, §5);
+* ``bm25_evidence`` = the share of the aspect's content terms (stopwords removed, Snowball
+  English stems, the stemmer tantivy's ``en_stem`` uses) that occur anywhere in the record:
+  BM25's matching-term set, unweighted (no IDF, no saturation), so it needs no corpus
+  statistics and a record's score does not depend on the other records scored with it;
+* ``combined = (1 - λ)·similarity + λ·bm25_evidence`` with ``λ`` = :data:`CALIBRATED_LAMBDA`;
+* ``grade = 2 if combined >= t2, 1 if combined >= t1, else 0`` with
+  ``(t1, t2)`` = :data:`CALIBRATED_THRESHOLDS`.
+
+A record's ``normalised`` coverage is DORIS-MAE's normalised score: the sum of the grades over
+all aspects and sub-aspects divided by their count (0–2; relevant if >= 1). How the constants
+were obtained is :func:`litsift.search.aspect_calibration.calibrate`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from litsift.search.aspects import content_terms, split_sentences
+from litsift.search.text import passage_text
+from litsift.types import Aspect, Hit, Record
+
+if TYPE_CHECKING:
+    import Stemmer
+
+FloatArray = npt.NDArray[np.float32]
+
+#: (t1, t2) on the combined score: >= t2 → 2 (fully addresses), >= t1 → 1 (partly), else 0.
+#: From ``calibrate(../shared/data/eval/doris-mae/queries-dev.jsonl)`` with the int8
+#: all-MiniLM-L6-v2 encoder (40 dev queries, 702 expert aspects + sub-aspects, 99 abstracts):
+#: t1 separates pairs with the own best candidate from pairs with other candidates at balanced
+#: accuracy 0.799 (TPR 0.769, TNR 0.830); t2 fits the best candidates' normalised scores with
+#: MAE 0.254 (predicted mean 1.307 vs true 1.307; other candidates 0.207 on average; the best
+#: candidate outscores another candidate in 98.6% of pairs). Re-run:
+#: ``python benchmarks/aspect_decomposition.py``.
+CALIBRATED_THRESHOLDS: tuple[float, float] = (0.32, 0.42)
+#: λ, the weight of ``bm25_evidence`` in the combined score (same calibration run).
+CALIBRATED_LAMBDA: float = 0.2
+#: Sentences embedded per record at most (long dataset descriptions are cut).
+MAX_SENTENCES = 64
+#: Records whose sentence embeddings are kept in memory (oldest dropped first).
+MAX_CACHED_RECORDS = 20_000
+
+T = TypeVar("T", Hit, Record)
+
+
+class TextEncoder(Protocol):
+    """What scoring needs of a bi-encoder (:class:`litsift.models_onnx.Encoder` has it)."""
+
+    def encode_queries(self, texts: Sequence[str]) -> FloatArray: ...
+
+    def encode_passages(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray: ...
+
+
+@dataclass(frozen=True)
+class AspectScore:
+    """How one record covers one aspect.
+
+    Attributes:
+        aspect_index: index of the aspect in the list that was scored.
+        grade: 0 unrelated, 1 partly addresses, 2 fully addresses (DORIS-MAE's scale).
+        similarity: max cosine similarity of the aspect to a sentence of the record, [-1, 1].
+        bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
+        combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
+        evidence: ``(start, end)`` of the best-matching sentence in :func:`record_text`, or
+            None when the record has no text.
+        evidence_text: that sentence (``""`` if none).
+    """
+
+    aspect_index: int
+    grade: int
+    similarity: float
+    bm25_evidence: float
+    combined: float
+    evidence: tuple[int, int] | None
+    evidence_text: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How one record covers all aspects of a query.
+
+    Attributes:
+        doc_id: the record's id.
+        scores: one :class:`AspectScore` per aspect, in aspect order.
+        normalised: DORIS-MAE's normalised score, ``sum(grades) / len(aspects)``, 0–2.
+        mean_combined: mean of the ungraded ``combined`` scores (a finer tie-breaker).
+    """
+
+    doc_id: str
+    scores: tuple[AspectScore, ...]
+    normalised: float
+    mean_combined: float
+
+
+def record_text(record: Record) -> str:
+    """The text aspect evidence spans index into: the record's bi-encoder passage.
+
+    Same as :func:`litsift.search.text.passage_text` (paper: ``"title. abstract"``).
+    """
+    return passage_text(record)
+
+
+@functools.cache
+def _stemmer() -> Stemmer.Stemmer:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def stem_terms(text: str) -> frozenset[str]:
+    """Snowball English stems of the content words of ``text`` (see ``content_terms``)."""
+    return frozenset(_stemmer().stemWords(content_terms(text)))
+
+
+def grade(value: float, thresholds: tuple[float, float]) -> int:
+    """Map a combined score to 0/1/2 with ``thresholds = (t1, t2)``."""
+    t1, t2 = thresholds
+    return 2 if value >= t2 else 1 if value >= t1 else 0
+
+
+@dataclass(frozen=True)
+class _DocView:
+    text: str
+    spans: tuple[tuple[int, int], ...]
+    embeddings: FloatArray  # (m, dim)
+    terms: frozenset[str]
+
+
+class AspectScorer:
+    """Scores records against aspects; sentence embeddings are cached in memory per record.
+
+    The cache key is the record id with a hash of its text, so an edited record is re-embedded.
+    Aspect texts are embedded on every call (they are few and the user may edit them).
+
+    Args:
+        encoder: a bi-encoder; aspects are embedded as queries, sentences as passages.
+        thresholds: ``(t1, t2)`` on the combined score, ``t1 <= t2``.
+        lexical_weight: ``λ`` in ``[0, 1]``, the weight of ``bm25_evidence``.
+
+    Raises:
+        ValueError: thresholds out of order or ``lexical_weight`` outside ``[0, 1]``.
+    """
+
+    def __init__(
+        self,
+        encoder: TextEncoder,
+        thresholds: tuple[float, float] = CALIBRATED_THRESHOLDS,
+        lexical_weight: float = CALIBRATED_LAMBDA,
+    ) -> None:
+        if thresholds[0] > thresholds[1]:
+            raise ValueError(f"thresholds must be (t1, t2) with t1 <= t2, got {thresholds}")
+        if not 0.0 <= lexical_weight <= 1.0:
+            raise ValueError(f"lexical_weight must be in [0, 1], got {lexical_weight}")
+        self.encoder = encoder
+        self.thresholds = (float(thresholds[0]), float(thresholds[1]))
+        self.lexical_weight = float(lexical_weight)
+        self._docs: dict[tuple[str, str], _DocView] = {}
+
+    def _views(self, records: Sequence[Record]) -> list[_DocView]:
+        keys: list[tuple[str, str]] = []
+        todo: dict[tuple[str, str], str] = {}
+        for r in records:
+            text = record_text(r)
+            key = (r.id, hashlib.sha1(text.encode("utf-8")).hexdigest())
+            keys.append(key)
+            if key not in self._docs:
+                todo[key] = text
+        for k, text in todo.items():
+            # one encoder call per record: the int8 model quantises activations per batch, so
+            # a record's sentence vectors do not depend on which other records are scored
+            spans = tuple(split_sentences(text)[:MAX_SENTENCES])
+            sentences = [text[s:e] for s, e in spans]
+            emb = self.encoder.encode_passages(sentences) if sentences else np.zeros((0, 1))
+            if len(self._docs) >= MAX_CACHED_RECORDS:
+                del self._docs[next(iter(self._docs))]  # drop the oldest entry
+            self._docs[k] = _DocView(text, spans, emb.astype(np.float32), stem_terms(text))
+        return [self._docs[k] for k in keys]
+
+    def raw(
+        self, aspect_texts: Sequence[str], records: Sequence[Record]
+    ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64]]:
+        """The ungraded signals for every (aspect, record) pair.
+
+        Args:
+            aspect_texts: ``n`` aspect texts.
+            records: ``r`` records.
+
+        Returns:
+            ``(similarity, bm25_evidence, best_sentence)``, each ``(n, r)``: max-sim float32,
+            term share float32, and the index of the best sentence (-1 for an empty record).
+        """
+        n, r = len(aspect_texts), len(records)
+        sim = np.zeros((n, r), dtype=np.float32)
+        lex = np.zeros((n, r), dtype=np.float32)
+        best = np.full((n, r), -1, dtype=np.int64)
+        if n == 0 or r == 0:
+            return sim, lex, best
+        views = self._views(records)
+        q = self.encoder.encode_queries(list(aspect_texts))
+        terms = [stem_terms(t) for t in aspect_texts]
+        for j, view in enumerate(views):
+            if len(view.spans):
+                s = q @ view.embeddings.T  # (n, m)
+                best[:, j] = np.argmax(s, axis=1)
+                sim[:, j] = s[np.arange(n), best[:, j]]
+            for i, t in enumerate(terms):
+                lex[i, j] = len(t & view.terms) / len(t) if t else 0.0
+        return sim, lex, best
+
+    def score(self, aspects: Sequence[Aspect], records: Sequence[Record]) -> list[Coverage]:
+        """Grade how each record covers each aspect.
+
+        Args:
+            aspects: the query's aspects and sub-aspects (e.g. from ``decompose``, or edited).
+            records: the records to score, typically the top-k hits' records.
+
+        Returns:
+            One :class:`Coverage` per record, in record order. With no aspects every record
+            gets ``normalised = 0.0`` and no scores.
+        """
+        sim, lex, best = self.raw([a.text for a in aspects], records)
+        lam = self.lexical_weight
+        combined = (1.0 - lam) * sim + lam * lex
+        views = self._views(records) if aspects else []
+        out: list[Coverage] = []
+        for j, rec in enumerate(records):
+            scores: list[AspectScore] = []
+            for i in range(len(aspects)):
+                b = int(best[i, j])
+                span = views[j].spans[b] if b >= 0 else None
+                scores.append(
+                    AspectScore(
+                        aspect_index=i,
+                        grade=grade(float(combined[i, j]), self.thresholds),
+                        similarity=round(float(sim[i, j]), 6),
+                        bm25_evidence=round(float(lex[i, j]), 6),
+                        combined=round(float(combined[i, j]), 6),
+                        evidence=span,
+                        evidence_text=views[j].text[span[0] : span[1]] if span else "",
+                    )
+                )
+            n = len(scores)
+            out.append(
+                Coverage(
+                    doc_id=rec.id,
+                    scores=tuple(scores),
+                    normalised=sum(s.grade for s in scores) / n if n else 0.0,
+                    mean_combined=sum(s.combined for s in scores) / n if n else 0.0,
+                )
+            )
+        return out
+
+
+def _doc_id(item: Hit | Record) -> str:
+    return item.docid if isinstance(item, Hit) else item.id
+
+
+def coverage_order(
+    items: Sequence[T], coverages: Sequence[Coverage], blend: float = 0.0
+) -> list[T]:
+    """The "aspect coverage" ordering of a candidate pool.
+
+    Each item covered by ``coverages`` gets
+    ``key = (1 - blend)·normalised/2 + blend·(1 - (p - 1)/n)``, where ``p`` is its 1-based
+    position in ``items`` (the fused ranking) and ``n = len(items)``; ties are broken by
+    ``mean_combined``, then by position. Items without a coverage (beyond the scored top-k)
+    follow the covered ones in their original order.
+
+    Args:
+        items: hits or records, best first.
+        coverages: from :meth:`AspectScorer.score`, matched to items by doc id.
+        blend: weight of the original rank in ``[0, 1]``; 0 = coverage only, 1 = unchanged.
+
+    Returns:
+        A new list with the same items.
+
+    Raises:
+        ValueError: ``blend`` outside ``[0, 1]``.
+    """
+    if not 0.0 <= blend <= 1.0:
+        raise ValueError(f"blend must be in [0, 1], got {blend}")
+    by_id = {c.doc_id: c for c in coverages}
+    n = len(items)
+    keyed: list[tuple[float, float, int]] = []
+    rest: list[int] = []
+    for p, item in enumerate(items):
+        cov = by_id.get(_doc_id(item))
+        if cov is None:
+            rest.append(p)
+            continue
+        key = (1.0 - blend) * cov.normalised / 2.0 + blend * (1.0 - p / n)
+        keyed.append((-round(key, 9), -cov.mean_combined, p))
+    keyed.sort()
+    return [items[p] for *_, p in keyed] + [items[p] for p in rest]
