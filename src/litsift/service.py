@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from litsift.config import Config, load_config
 from litsift.errors import IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
-from litsift.types import Hit, Kind, Label, Query, Record, SearchResult, SignalScore
+from litsift.types import Aspect, Hit, Kind, Label, Query, Record, SearchResult, SignalScore
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from litsift.llm.client import ChatClient, DeltaCallback
     from litsift.llm.rerank import RerankResult
     from litsift.models_onnx import Encoder
+    from litsift.search.aspect_scoring import AspectScorer, Coverage
     from litsift.search.bm25 import BM25Index
     from litsift.search.dense import DenseIndex
     from litsift.search.indexer import IndexReport, Manifest
@@ -74,6 +75,7 @@ class LitsiftService:
         self._lock = threading.RLock()
         self._llm: ChatClient | None = None
         self._triage: Triage | None = None
+        self._aspect_scorer: AspectScorer | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -316,6 +318,26 @@ class LitsiftService:
             self.vectors(kind, neg) if neg else None,
         )
         return replace(result, hits=tuple(hits))
+
+    # -- aspects ---------------------------------------------------------------------------
+    def decompose(self, query_text: str) -> list[Aspect]:
+        """Offline, deterministic aspects of a query (sentences, clauses or keyphrases)."""
+        from litsift.search.aspects import decompose
+
+        return decompose(query_text)
+
+    def score_aspects(self, aspects: Sequence[Aspect], hits: Sequence[Hit]) -> list[Coverage]:
+        """Per-aspect 0/1/2 grades with evidence sentences for each hit (DORIS-MAE scale).
+
+        Returns one Coverage per hit, in the hits' order.
+        """
+        from litsift.search.aspect_scoring import AspectScorer
+
+        with self._lock:
+            if self._aspect_scorer is None:
+                self._aspect_scorer = AspectScorer(self.encoder)
+            scorer = self._aspect_scorer
+        return scorer.score(list(aspects), [h.record for h in hits])
 
     # -- LLM (optional) --------------------------------------------------------------------
     @property

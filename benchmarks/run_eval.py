@@ -1,0 +1,58 @@
+"""Run every full benchmark with its paper's protocol and print the tables.
+
+Usage (from the repository root, with ../shared/data beside it)::
+
+    python benchmarks/run_eval.py                      # datafinder, scifact, doris-mae-dev
+    python benchmarks/run_eval.py scifact --json out.json
+
+Each benchmark is ingested once into its own litsift home under the cache dir (reused while
+its corpus is unchanged); TREC runs go to ``runs/<benchmark>/``. This is the command behind the
+tables of README.md's "Evaluation" section; it prints numbers and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
+
+FULL = ("datafinder", "scifact", "doris-mae-dev")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("benchmarks", nargs="*", help=f"any of {', '.join(FULL)} (default: all)")
+    ap.add_argument("--data-dir", type=Path, default=None, help="shared/data directory")
+    ap.add_argument("--runs-dir", type=Path, default=Path("runs"), help="parent of run dirs")
+    ap.add_argument("--systems", default="bm25,dense,hybrid,bm25s")
+    ap.add_argument("--json", type=Path, default=None, help="also write all reports here")
+    args = ap.parse_args(argv)
+    out = {}
+    for name in args.benchmarks or FULL:
+        t0 = time.perf_counter()
+
+        def progress(stage: str, done: int, total: int, name: str = name) -> None:
+            if total and done == total:
+                print(f"  [{name}] {stage}: {done}/{total}", file=sys.stderr, flush=True)
+
+        report = run_benchmark(
+            name,
+            data_dir=args.data_dir,
+            systems=args.systems,
+            runs_dir=args.runs_dir / name,
+            progress=progress,
+        )
+        print(format_table(report))
+        print(f"({name}: {time.perf_counter() - t0:.0f} s wall, home {report.home})\n", flush=True)
+        out[name] = report_to_json(report)
+    if args.json is not None:
+        args.json.write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

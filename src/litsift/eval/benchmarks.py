@@ -1,0 +1,408 @@
+"""Benchmark loaders: corpus rows, query sets, qrels and the protocol of each benchmark.
+
+Every loader returns a :class:`Benchmark` whose corpus rows are in the store's input schema
+(``litsift.store.ingest_records``), whose query and document ids are TREC-safe
+(:func:`~litsift.eval.trec.trec_id`) and agree with its qrels, and whose measures are
+ir-measures names. The protocols are those of ``../shared/docs/EVALUATION.md``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from litsift.errors import EvalError
+from litsift.eval.published import PUBLISHED, PublishedRow
+from litsift.eval.trec import Qrels, read_qrels, trec_id
+from litsift.types import Kind
+
+#: Bump when a loader changes the corpus rows it produces (invalidates cached eval homes).
+CORPUS_VERSION = 1
+BENCHMARKS = ("datafinder", "scifact", "doris-mae-dev", "beir")
+DATAFINDER_FIELDS = ("query", "keyphrase_query")
+_DORIS_PREFIX = "Best Candidate: "
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    """One query of a benchmark.
+
+    Attributes:
+        qid: TREC-safe query id, the key of the benchmark's qrels.
+        text: the text sent to ``service.search``.
+        year: year cut-off: only documents with ``year <= year`` (or no year) are eligible;
+            None means no cut-off.
+    """
+
+    qid: str
+    text: str
+    year: int | None = None
+
+
+@dataclass(frozen=True)
+class QuerySet:
+    """A named list of queries run as one unit (DataFinder has two: query, keyphrase_query)."""
+
+    name: str
+    queries: tuple[EvalQuery, ...]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A corpus, query sets, qrels and the protocol's measures.
+
+    Attributes:
+        name: e.g. ``"datafinder"``.
+        kind: what the corpus is ingested as.
+        corpus: returns the corpus rows (store input schema) each time it is called.
+        corpus_files: the files the corpus is read from (their bytes key the eval home).
+        query_sets: the query sets, each evaluated per system.
+        qrels: ``{qid: {docid: relevance}}``, TREC-safe ids.
+        measures: ir-measures names, e.g. ``("nDCG@10", "R@100")``.
+        labels: display name of each measure (``{"AP": "MAP"}``); default the measure name.
+        depth: hits retrieved per query (the run is cut there).
+        published: reference rows from EVALUATION.md.
+        notes: protocol details worth printing with the table.
+    """
+
+    name: str
+    kind: Kind
+    corpus: Callable[[], Iterable[dict[str, Any]]]
+    corpus_files: tuple[Path, ...]
+    query_sets: tuple[QuerySet, ...]
+    qrels: Qrels
+    measures: tuple[str, ...]
+    depth: int
+    labels: Mapping[str, str] = field(default_factory=dict)
+    published: tuple[PublishedRow, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def fingerprint(self) -> str:
+        """16 hex digits of SHA-256 over the corpus files' bytes and :data:`CORPUS_VERSION`."""
+        h = hashlib.sha256(f"{self.name}\0{CORPUS_VERSION}\0".encode())
+        for path in self.corpus_files:
+            with path.open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        return h.hexdigest()[:16]
+
+    def label(self, measure: str) -> str:
+        return self.labels.get(measure, measure)
+
+    def limited(self, limit: int | None) -> Benchmark:
+        """The same benchmark with only the first ``limit`` queries of each query set."""
+        if limit is None:
+            return self
+        sets = tuple(QuerySet(s.name, s.queries[: max(0, limit)]) for s in self.query_sets)
+        return replace(self, query_sets=sets)
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Rows of a JSONL or JSONL.gz file, split on ``\\n`` only (U+2028 occurs inside strings).
+
+    Raises:
+        EvalError: the file is missing or a line is not a JSON object.
+    """
+    if not path.is_file():
+        raise EvalError(f"file not found: {path}", "check the path (see ../shared/data/README.md)")
+    with path.open("rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    raw = gzip.open(path).read() if gz else path.read_bytes()
+    for line_no, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise EvalError(f"{path}:{line_no}: not JSON: {e.msg}", "fix or remove the line") from e
+        if not isinstance(row, dict):
+            raise EvalError(f"{path}:{line_no}: not a JSON object", "one object per line")
+        yield row
+
+
+def _require(data_dir: Path, *parts: str) -> Path:
+    path = data_dir.joinpath(*parts)
+    if not path.is_file():
+        raise EvalError(
+            f"benchmark file not found: {path}",
+            "pass --data-dir pointing at shared/data (see ../shared/data/README.md)",
+        )
+    return path
+
+
+# -------------------------------------------------------------------------------- DataFinder
+def datafinder_query_key(text: str) -> str:
+    """DataFinder's query id: the full-sentence query with spaces replaced by ``_``.
+
+    The released qrels went through a CSV round trip (quotes doubled, runs of whitespace
+    collapsed, ends stripped), so both sides are normalised: CSV quotes removed, ``_`` and all
+    whitespace (incl. U+00A0, newlines) collapsed to one ``_``, ends stripped. Under this key
+    387 of the 406 test rows find their qrels; the other 19 have no relevant dataset at all
+    (``documents == []``), and 5 of the 392 qrels queries match no test row.
+    """
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        text = text[1:-1].replace('""', '"')
+    return "_".join(text.replace("_", " ").split())
+
+
+def _datafinder_corpus(path: Path) -> list[dict[str, Any]]:
+    # 33 ids occur twice with different years; DataFinder ranks records, the store keeps one
+    # row per id, so keep the copy that is eligible for the most queries (missing year first,
+    # then the earliest year): an id is then eligible whenever one of its copies was.
+    best: dict[str, dict[str, Any]] = {}
+    for row in read_jsonl(path):
+        prev = best.get(str(row.get("id")))
+        if prev is None or _year_order(row) < _year_order(prev):
+            best[str(row.get("id"))] = row
+    return list(best.values())
+
+
+def _year_order(row: Mapping[str, Any]) -> int:
+    year = row.get("year")
+    return -1 if not isinstance(year, int) else year
+
+
+def load_datafinder(data_dir: Path, query_field: str = "both") -> Benchmark:
+    """DataFinder (Viswanathan et al., ACL 2023) test set over the 3,327 PwC dataset records.
+
+    Protocol (EVALUATION.md §1): rank only datasets with ``year(d) <= year(q)`` (no year →
+    eligible), cut runs at depth 5, measure P@5, R@5, MAP (``AP`` of the depth-5 run) and MRR
+    (``RR``). Only rows whose query has qrels are evaluated (387; see
+    :func:`datafinder_query_key`). Both variants of a row share its qrels.
+
+    Args:
+        data_dir: ``shared/data``.
+        query_field: ``"query"``, ``"keyphrase_query"`` or ``"both"``.
+
+    Raises:
+        EvalError: a file is missing or ``query_field`` is unknown.
+    """
+    fields = DATAFINDER_FIELDS if query_field == "both" else (query_field,)
+    if any(f not in DATAFINDER_FIELDS for f in fields):
+        raise EvalError(
+            f"unknown DataFinder query field {query_field!r}", "use query, keyphrase_query or both"
+        )
+    corpus_path = _require(data_dir, "datasets", "pwc-datasets.jsonl.gz")
+    rows = list(read_jsonl(_require(data_dir, "eval", "datafinder", "test_data.jsonl")))
+    raw = read_qrels(_require(data_dir, "eval", "datafinder", "test_dataset_collection.qrels"))
+    qrels: Qrels = {}
+    for qid, docs in raw.items():
+        qrels.setdefault(datafinder_query_key(qid), {}).update(docs)
+    sets = []
+    for name in fields:
+        queries = tuple(
+            EvalQuery(key, str(r[name]), int(r["year"]) if r.get("year") is not None else None)
+            for r in rows
+            if (key := datafinder_query_key(str(r["query"]))) in qrels
+        )
+        sets.append(QuerySet(name, queries))
+    return Benchmark(
+        name="datafinder",
+        kind=Kind.DATASET,
+        corpus=lambda: _datafinder_corpus(corpus_path),
+        corpus_files=(corpus_path,),
+        query_sets=tuple(sets),
+        qrels=qrels,
+        measures=("P@5", "R@5", "AP", "RR"),
+        labels={"AP": "MAP", "RR": "MRR"},
+        depth=5,
+        published=PUBLISHED["datafinder"],
+        notes=(
+            "runs cut at depth 5; MAP and MRR are therefore @5 (DataFinder's trec_eval setup)",
+            "year cut-off year(d) <= year(q); datasets without a year stay eligible",
+            "3,294 unique dataset ids (33 duplicate records: the copy with the earliest year "
+            "is kept); 34 of 313 judged dataset ids are not in the corpus",
+        ),
+    )
+
+
+# -------------------------------------------------------------------------------- BEIR / LitSearch
+def beir_corpus_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A BEIR (``_id``/``title``/``text``) or LitSearch (``corpusid``/``title``/``abstract``)
+    corpus row as a store paper row.
+
+    The store requires a title; a row without one gets its id as title (ids carry no query
+    words, so the document competes on its text alone).
+
+    Raises:
+        EvalError: the row has no id.
+    """
+    doc_id = next((row[k] for k in ("_id", "corpusid", "id") if row.get(k) is not None), None)
+    if doc_id is None:
+        raise EvalError("corpus row without _id/corpusid/id", "every corpus row needs an id")
+    title = str(row.get("title") or "").strip() or str(doc_id)
+    text = row.get("text") if row.get("text") is not None else row.get("abstract")
+    out: dict[str, Any] = {"id": str(doc_id), "title": title, "abstract": str(text or "")}
+    if row.get("year") is not None:
+        out["year"] = row["year"]
+    return out
+
+
+def load_beir(
+    corpus: Path,
+    queries: Path,
+    qrels: Path | None = None,
+    measures: Iterable[str] = ("nDCG@10", "R@100", "RR@10"),
+    name: str = "beir",
+    depth: int | None = None,
+) -> Benchmark:
+    """Any benchmark in BEIR layout, or in LitSearch's layout.
+
+    BEIR: corpus rows ``_id``, ``title``, ``text`` (optional ``year``); query rows ``_id``,
+    ``text`` (optional ``year``: a year cut-off as in DataFinder); qrels TSV
+    ``query-id corpus-id score`` (or TREC qrels). Only queries with a relevant document are
+    evaluated. LitSearch: query rows with ``query`` and ``corpusids`` (the qrels; a query's id
+    is its 0-based row number unless it has ``_id``/``id``), corpus rows ``corpusid``,
+    ``title``, ``abstract``; ``qrels`` may then be omitted.
+
+    Args:
+        corpus: JSONL or JSONL.gz.
+        queries: JSONL.
+        qrels: qrels file; required unless the queries carry ``corpusids``.
+        measures: ir-measures names.
+        name: benchmark name (keys the eval home and the run directory).
+        depth: hits per query; default the largest cutoff among ``measures`` (at least 100).
+
+    Raises:
+        EvalError: a file is missing, no qrels are given, or no query has a relevant document.
+    """
+    from litsift.eval.measures import parse_measures
+
+    parsed = parse_measures(measures)
+    judged: Qrels = read_qrels(qrels) if qrels is not None else {}
+    rows = list(read_jsonl(queries))
+    out: list[EvalQuery] = []
+    for i, r in enumerate(rows):
+        qid = trec_id(str(r.get("_id", r.get("id", i))))
+        if "corpusids" in r:
+            judged.setdefault(qid, {}).update({trec_id(str(d)): 1 for d in r["corpusids"]})
+        text = str(r.get("text") or r.get("query") or "")
+        year = r.get("year")
+        out.append(EvalQuery(qid, text, int(year) if year is not None else None))
+    if not judged:
+        raise EvalError(f"no qrels for {queries}", "pass --qrels QRELS.tsv")
+    kept = tuple(q for q in out if any(v > 0 for v in judged.get(q.qid, {}).values()))
+    if not kept:
+        raise EvalError(
+            f"no query of {queries} has a relevant document in the qrels",
+            "check that the qrels' query ids are the queries' _id values",
+        )
+    cutoffs = [int(m.params["cutoff"]) for m in parsed if m.params.get("cutoff")]
+    return Benchmark(
+        name=name,
+        kind=Kind.PAPER,
+        corpus=lambda: (beir_corpus_row(r) for r in read_jsonl(corpus)),
+        corpus_files=(corpus,),
+        query_sets=(QuerySet("test", kept),),
+        qrels=judged,
+        measures=tuple(str(m) for m in parsed),
+        depth=depth or max([100, *cutoffs]),
+        published=PUBLISHED.get(name, ()),
+        notes=("documents are title + text; a missing title is replaced by the id",),
+    )
+
+
+def load_scifact(data_dir: Path) -> Benchmark:
+    """SciFact, BEIR test split: 5,183 abstracts, the 300 claims of ``qrels/test.tsv``.
+
+    Measures nDCG@10 and Recall@100 (BEIR's standard pair, EVALUATION.md §2).
+    """
+    root = data_dir / "eval" / "scifact"
+    return load_beir(
+        _require(root, "corpus.jsonl.gz"),
+        _require(root, "queries.jsonl"),
+        _require(root, "qrels", "test.tsv"),
+        measures=("nDCG@10", "R@100"),
+        name="scifact",
+        depth=100,
+    )
+
+
+# -------------------------------------------------------------------------------- DORIS-MAE
+def _norm_text(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def load_doris_mae_dev(data_dir: Path) -> Benchmark:
+    """DORIS-MAE dev queries as known-item search (EVALUATION.md §3).
+
+    Corpus: the 19,639 papers of ``papers/ml-nlp-papers.jsonl.gz`` + the 99 best-candidate
+    abstracts of ``doris-mae/candidates.jsonl``. A candidate has no title; the store requires
+    one, so its id (``doris-mae:<n>``) is the title, which carries no query words; the
+    ``"Best Candidate: "`` label the release puts before every abstract is removed. Qrels: each
+    dev query's ``best_candidate_id`` (relevance 1), plus any corpus paper whose abstract is
+    the same text (one candidate is also an ICLR 2018 paper of the sample). Measures MRR@10,
+    Recall@10, Recall@100.
+    """
+    papers_path = _require(data_dir, "papers", "ml-nlp-papers.jsonl.gz")
+    cand_path = _require(data_dir, "eval", "doris-mae", "candidates.jsonl")
+    queries_path = _require(data_dir, "eval", "doris-mae", "queries-dev.jsonl")
+
+    def candidates() -> list[dict[str, Any]]:
+        return [
+            {"id": c["id"], "title": c["id"], "abstract": c["abstract"].removeprefix(_DORIS_PREFIX)}
+            for c in read_jsonl(cand_path)
+        ]
+
+    def corpus() -> Iterator[dict[str, Any]]:
+        yield from read_jsonl(papers_path)
+        yield from candidates()
+
+    by_text: dict[str, list[str]] = {}
+    for c in candidates():
+        by_text.setdefault(_norm_text(c["abstract"]), []).append(c["id"])
+    for p in read_jsonl(papers_path):
+        key = _norm_text(str(p.get("abstract") or ""))
+        if key and key in by_text:
+            by_text[key].append(str(p["id"]))
+    cand_ids = {c["id"]: c for c in candidates()}
+    qrels: Qrels = {}
+    queries = []
+    for r in read_jsonl(queries_path):
+        cid = f"doris-mae:{r['best_candidate_id']}"
+        if cid not in cand_ids:
+            continue
+        same = by_text.get(_norm_text(cand_ids[cid]["abstract"]), [cid])
+        qid = trec_id(str(r["query_id"]))
+        qrels[qid] = {trec_id(d): 1 for d in same}
+        queries.append(EvalQuery(qid, str(r["query"])))
+    return Benchmark(
+        name="doris-mae-dev",
+        kind=Kind.PAPER,
+        corpus=corpus,
+        corpus_files=(papers_path, cand_path),
+        query_sets=(QuerySet("dev", tuple(queries)),),
+        qrels=qrels,
+        measures=("RR@10", "R@10", "R@100"),
+        labels={"RR@10": "MRR@10"},
+        depth=100,
+        published=PUBLISHED["doris-mae-dev"],
+        notes=(
+            "known-item search: the relevant document is the query's best candidate",
+            "candidates have no title (their id stands in); corpus papers have real titles",
+        ),
+    )
+
+
+def load_benchmark(name: str, data_dir: Path, query_field: str = "both") -> Benchmark:
+    """A named benchmark over ``data_dir`` (``shared/data``).
+
+    Raises:
+        EvalError: unknown name (``beir`` needs :func:`load_beir` with its files).
+    """
+    if name == "datafinder":
+        return load_datafinder(data_dir, query_field)
+    if name == "scifact":
+        return load_scifact(data_dir)
+    if name == "doris-mae-dev":
+        return load_doris_mae_dev(data_dir)
+    raise EvalError(
+        f"unknown benchmark {name!r}",
+        "use datafinder, scifact, doris-mae-dev, or beir --corpus ... --queries ... --qrels ...",
+    )

@@ -1,0 +1,217 @@
+"""What ``litsift eval`` calls: run a named benchmark, format its table, turn it into JSON.
+
+Plain functions and plain text (no click, no rich), so the CLI, ``benchmarks/run_eval.py`` and
+the tests share one code path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from litsift.errors import EvalError
+from litsift.eval.benchmarks import load_beir, load_benchmark
+from litsift.eval.runner import SYSTEMS, EvalProgress, EvalReport, run_eval
+
+if TYPE_CHECKING:
+    from litsift.config import Config
+    from litsift.models_onnx import Encoder
+
+#: Environment variable naming the ``shared/data`` directory of the benchmarks.
+DATA_DIR_ENV = "LITSIFT_EVAL_DATA"
+
+
+def default_data_dir() -> Path:
+    """``$LITSIFT_EVAL_DATA``, else ``../shared/data`` from the working directory, else from the
+    source checkout (``<repo>/../shared/data``)."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    for candidate in (
+        Path.cwd() / ".." / "shared" / "data",
+        Path(__file__).resolve().parents[3] / ".." / "shared" / "data",
+    ):
+        if candidate.is_dir():
+            return candidate.resolve()
+    return (Path.cwd() / ".." / "shared" / "data").resolve()
+
+
+def split_list(text: str | Sequence[str] | None) -> list[str] | None:
+    """``"a,b"`` → ``["a", "b"]``; a list is returned as is; None stays None."""
+    if text is None:
+        return None
+    if isinstance(text, str):
+        return [p.strip() for p in text.split(",") if p.strip()]
+    return list(text)
+
+
+def run_benchmark(
+    name: str,
+    *,
+    data_dir: Path | None = None,
+    corpus: Path | None = None,
+    queries: Path | None = None,
+    qrels: Path | None = None,
+    measures: str | Sequence[str] | None = None,
+    systems: str | Sequence[str] | None = None,
+    limit: int | None = None,
+    query_field: str = "both",
+    home: Path | None = None,
+    runs_dir: Path | None = None,
+    encoder: Encoder | None = None,
+    config: Config | None = None,
+    progress: EvalProgress | None = None,
+) -> EvalReport:
+    """Run ``litsift eval NAME``.
+
+    Args:
+        name: ``datafinder``, ``scifact``, ``doris-mae-dev``, or ``beir``/``trec`` (generic:
+            needs ``corpus`` and ``queries``, and ``qrels`` unless the queries are LitSearch
+            rows with ``corpusids``).
+        data_dir: ``shared/data`` for the named benchmarks; default :func:`default_data_dir`.
+        corpus, queries, qrels: files of the generic loader.
+        measures: generic loader only: ir-measures names, ``"nDCG@10,R@100,RR@10"`` by default.
+        systems: subset of ``bm25,dense,hybrid,bm25s`` (default all).
+        limit: evaluate only the first ``limit`` queries of each query set.
+        query_field: DataFinder only: ``query``, ``keyphrase_query`` or ``both``.
+        home: litsift home of the benchmark; default a per-corpus dir under the cache dir.
+        runs_dir: where TREC runs go; default ``./runs/<benchmark>``.
+        encoder: an already-loaded encoder (tests share one).
+        config: search settings (default: litsift's defaults, not the user's config).
+        progress: ``progress(stage, done, total)``.
+
+    Returns:
+        The report (see :func:`format_table`, :func:`report_to_json`).
+
+    Raises:
+        EvalError: unknown benchmark, system or measure; missing files; nothing to evaluate.
+    """
+    if name in ("beir", "trec"):
+        if corpus is None or queries is None:
+            raise EvalError(
+                f"litsift eval {name} needs --corpus and --queries",
+                "e.g. litsift eval beir --corpus corpus.jsonl --queries queries.jsonl "
+                "--qrels qrels/test.tsv",
+            )
+        bench = load_beir(
+            Path(corpus),
+            Path(queries),
+            Path(qrels) if qrels is not None else None,
+            measures=split_list(measures) or ("nDCG@10", "R@100", "RR@10"),
+            name=name,
+        )
+    else:
+        if measures is not None:
+            raise EvalError(
+                f"--measures is fixed by the {name} protocol", "drop --measures (beir only)"
+            )
+        bench = load_benchmark(
+            name, Path(data_dir) if data_dir else default_data_dir(), query_field
+        )
+    if limit is not None and limit < 1:
+        raise EvalError("--limit must be at least 1", "e.g. --limit 20")
+    return run_eval(
+        bench.limited(limit),
+        systems=split_list(systems) or SYSTEMS,
+        home=home,
+        runs_dir=runs_dir,
+        encoder=encoder,
+        config=config,
+        progress=progress,
+    )
+
+
+_SYSTEM_NAMES = {
+    "bm25": "litsift BM25 (tantivy)",
+    "dense": "litsift dense (MiniLM)",
+    "hybrid": "litsift hybrid ({fusion})",
+    "bm25s": "bm25s (peer BM25)",
+}
+
+
+def system_label(system: str, fusion: str) -> str:
+    return _SYSTEM_NAMES.get(system, system).format(fusion=fusion)
+
+
+def format_table(report: EvalReport) -> str:
+    """A plain-text table per query set: our systems (mean ± bootstrap std, percentages), then
+    the published rows, then the run files and protocol notes."""
+    labels = [report.labels.get(m, m) for m in report.measures]
+    lines: list[str] = []
+    for qset in report.query_sets:
+        ours = [r for r in report.results if r.query_set == qset]
+        pub = [p for p in report.published if p.query_set == qset]
+        n = ours[0].values[report.measures[0]].n if ours else 0
+        rows: list[list[str]] = []
+        for r in ours:
+            cells = [
+                f"{100 * r.values[m].mean:5.1f} ± {100 * r.values[m].std:4.1f}"
+                for m in report.measures
+            ]
+            rows.append([system_label(r.system, report.hybrid_fusion), *cells])
+        pub_rows = [
+            [f"{p.system} [published]"]
+            + [("-" if p.values.get(m) is None else f"{p.values[m]:5.1f}") for m in report.measures]
+            for p in pub
+        ]
+        width = max(len(c[0]) for c in [["system"], *rows, *pub_rows])
+        col = max(13, *(len(label) for label in labels))
+        head = (
+            f"{report.benchmark} / {qset}: {n} queries, {report.n_docs:,} documents, "
+            f"depth {report.depth}"
+        )
+        lines += [head, f"{'system':<{width}}  " + "  ".join(f"{h:>{col}}" for h in labels)]
+        lines.append("-" * len(lines[-1]))
+        for row in rows + pub_rows:
+            lines.append(f"{row[0]:<{width}}  " + "  ".join(f"{c:>{col}}" for c in row[1:]))
+        lines.append("")
+    lines.append("percentages; ± is the bootstrap standard deviation over queries (1000 resamples)")
+    lines.append(f"runs: {report.runs_dir}")
+    lines += [f"note: {n}" for n in report.notes]
+    return "\n".join(lines)
+
+
+def report_to_json(report: EvalReport) -> dict[str, Any]:
+    """Every system's measures as one JSON-able object.
+
+    Shape: ``{"benchmark", "home", "runs_dir", "n_docs", "depth", "hybrid_fusion", "measures",
+    "unit": "fraction", "results": {query_set: {system: {measure: {"mean", "std", "n"}}}},
+    "run_files": {query_set: {system: path}}, "elapsed_s": {...}, "published": [{"system",
+    "query_set", "values_percent", "source"}], "notes"}``. Our values are fractions in [0, 1];
+    published values are percentages as printed in the papers.
+    """
+    results: dict[str, dict[str, Any]] = {}
+    run_files: dict[str, dict[str, str]] = {}
+    elapsed: dict[str, dict[str, float]] = {}
+    for r in report.results:
+        results.setdefault(r.query_set, {})[r.system] = {
+            m: {"mean": v.mean, "std": v.std, "n": v.n} for m, v in r.values.items()
+        }
+        run_files.setdefault(r.query_set, {})[r.system] = str(r.run_file)
+        elapsed.setdefault(r.query_set, {})[r.system] = r.elapsed_s
+    return {
+        "benchmark": report.benchmark,
+        "home": str(report.home),
+        "runs_dir": str(report.runs_dir),
+        "n_docs": report.n_docs,
+        "depth": report.depth,
+        "hybrid_fusion": report.hybrid_fusion,
+        "measures": list(report.measures),
+        "labels": dict(report.labels),
+        "unit": "fraction",
+        "results": results,
+        "run_files": run_files,
+        "elapsed_s": elapsed,
+        "published": [
+            {
+                "system": p.system,
+                "query_set": p.query_set,
+                "values_percent": dict(p.values),
+                "source": p.source,
+            }
+            for p in report.published
+        ],
+        "notes": list(report.notes),
+    }

@@ -1,0 +1,268 @@
+"""Run a benchmark: its own litsift home, every query through ``LitsiftService.search``, TREC
+run files per system, ir-measures measures with bootstrap deviations.
+
+Systems: ``bm25`` (fusion ``"bm25"``), ``dense`` (fusion ``"dense"``), ``hybrid`` (the
+configured default fusion) -- all through the very ``service.search`` the TUI calls -- and
+``bm25s``, the peer BM25 of :mod:`litsift.eval.peer` on the same records and fields.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from litsift.errors import EvalError
+from litsift.eval.benchmarks import Benchmark, EvalQuery, QuerySet
+from litsift.eval.measures import MeasureValue, evaluate
+from litsift.eval.published import PublishedRow
+from litsift.eval.trec import read_run, trec_id, write_run
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.store import SCHEMA_VERSION, ingest_records
+from litsift.types import Query, YearRange
+
+if TYPE_CHECKING:
+    from litsift.config import Config
+    from litsift.models_onnx import Encoder
+
+SYSTEMS = ("bm25", "dense", "hybrid", "bm25s")
+_FUSION: Mapping[str, str | None] = {"bm25": "bm25", "dense": "dense", "hybrid": None}
+MARKER_FILE = "eval-corpus.json"
+
+#: progress(stage, done, total); stages: "ingest", "index", "<query set>/<system>".
+EvalProgress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """One system on one query set.
+
+    Attributes:
+        system: ``bm25``, ``dense``, ``hybrid`` or ``bm25s``.
+        query_set: e.g. ``"query"`` or ``"test"``.
+        values: ``{measure: MeasureValue}`` (fractions in [0, 1]).
+        run_file: the TREC run the values were computed from.
+        elapsed_s: wall time of all its queries, seconds.
+    """
+
+    system: str
+    query_set: str
+    values: Mapping[str, MeasureValue]
+    run_file: Path
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    """Everything one ``litsift eval`` printed, for tables and JSON."""
+
+    benchmark: str
+    measures: tuple[str, ...]
+    labels: Mapping[str, str]
+    query_sets: tuple[str, ...]
+    results: tuple[SystemResult, ...]
+    published: tuple[PublishedRow, ...]
+    home: Path
+    runs_dir: Path
+    n_docs: int
+    depth: int
+    hybrid_fusion: str
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def result(self, query_set: str, system: str) -> SystemResult | None:
+        return next(
+            (r for r in self.results if r.query_set == query_set and r.system == system), None
+        )
+
+
+def eval_home(benchmark: Benchmark, base: Path | None = None) -> Path:
+    """The litsift home a benchmark is ingested into, reused while its corpus is unchanged.
+
+    Args:
+        benchmark: keys the directory by name, corpus fingerprint and store schema version.
+        base: parent directory; default ``<cache dir>/eval`` of the current litsift paths.
+
+    Returns:
+        ``base / "<name>-<fingerprint>-s<schema version>"``.
+    """
+    root = base if base is not None else get_paths().cache_dir / "eval"
+    return root / f"{benchmark.name}-{benchmark.fingerprint()}-s{SCHEMA_VERSION}"
+
+
+def _check_systems(systems: Sequence[str]) -> list[str]:
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown or not systems:
+        raise EvalError(
+            f"unknown system(s): {', '.join(unknown) or '(none)'}",
+            f"use a comma-separated subset of {','.join(SYSTEMS)}",
+        )
+    return list(dict.fromkeys(systems))
+
+
+def prepare_home(
+    benchmark: Benchmark,
+    home: Path,
+    encoder: Encoder | None = None,
+    config: Config | None = None,
+    progress: EvalProgress | None = None,
+) -> tuple[LitsiftService, list[str]]:
+    """Open (and on first use fill) a benchmark's home: ingest its corpus, build its indexes.
+
+    A marker file records the corpus fingerprint after a complete ingest + index build; when it
+    matches, nothing is ingested again (an index left behind by an interrupted build is
+    completed by the incremental build).
+
+    Returns:
+        The service over ``home`` and notes about rejected corpus rows.
+
+    Raises:
+        EvalError: two corpus ids are equal once made TREC-safe (``"a b"`` vs ``"a_b"``).
+    """
+    svc = LitsiftService(get_paths(home), config=config, encoder=encoder)
+    marker = home / MARKER_FILE
+    fingerprint = benchmark.fingerprint()
+    notes: list[str] = []
+    done = json.loads(marker.read_text()) if marker.is_file() else {}
+    if done.get("fingerprint") != fingerprint:
+        cb = None
+        if progress is not None:
+            p = progress
+
+            def cb(n: int, total: int | None) -> None:
+                p("ingest", n, total or 0)
+
+        report = ingest_records(
+            svc.store, benchmark.kind, benchmark.corpus(), Path(benchmark.name), progress=cb
+        )
+        if report.bad:
+            notes.append(f"{len(report.bad)} corpus rows rejected by the store: {report.summary()}")
+        seen: dict[str, str] = {}
+        for batch in svc.store.rows_since(benchmark.kind, 0):
+            for rec in batch:
+                tid = trec_id(rec.id)
+                if tid in seen and seen[tid] != rec.id:
+                    raise EvalError(
+                        f"corpus ids {seen[tid]!r} and {rec.id!r} are the same in a TREC file",
+                        "make ids differ in more than whitespace vs underscores",
+                    )
+                seen[tid] = rec.id
+        done = {"fingerprint": fingerprint, "bad": len(report.bad), "notes": notes}
+    if svc.needs_index(benchmark.kind):
+
+        def index_cb(stage: str, n: int, total: int) -> None:
+            if progress is not None:
+                progress(f"index:{stage}", n, total)
+
+        svc.build_index(benchmark.kind, progress=index_cb)
+    marker.write_text(json.dumps(done))
+    return svc, list(done.get("notes", []))
+
+
+def _years(q: EvalQuery) -> YearRange:
+    return YearRange() if q.year is None else YearRange(None, q.year, include_missing=True)
+
+
+def _dedupe(queries: Sequence[EvalQuery]) -> list[EvalQuery]:
+    return list({q.qid: q for q in reversed(queries)}.values())[::-1]
+
+
+def run_queries(
+    svc: LitsiftService,
+    benchmark: Benchmark,
+    qset: QuerySet,
+    system: str,
+    peer: object | None = None,
+    progress: EvalProgress | None = None,
+) -> dict[str, list[tuple[str, float]]]:
+    """Retrieve ``benchmark.depth`` hits for every query of ``qset`` with one system.
+
+    Returns:
+        ``{qid: [(trec docid, score), ...]}`` best first.
+    """
+    from litsift.eval.peer import PeerBM25
+
+    run: dict[str, list[tuple[str, float]]] = {}
+    queries = _dedupe(qset.queries)
+    k0 = max(svc.config.search.k0, benchmark.depth)
+    for i, q in enumerate(queries, start=1):
+        if system == "bm25s":
+            assert isinstance(peer, PeerBM25)
+            run[q.qid] = peer.search(q.text, _years(q), benchmark.depth)
+        else:
+            query = Query(q.text, benchmark.kind, _years(q), benchmark.depth, k0, _FUSION[system])
+            hits = svc.search(query).hits
+            run[q.qid] = [(trec_id(h.docid), h.score) for h in hits]
+        if progress is not None:
+            progress(f"{qset.name}/{system}", i, len(queries))
+    return run
+
+
+def run_eval(
+    benchmark: Benchmark,
+    systems: Sequence[str] = SYSTEMS,
+    home: Path | None = None,
+    runs_dir: Path | None = None,
+    encoder: Encoder | None = None,
+    config: Config | None = None,
+    progress: EvalProgress | None = None,
+) -> EvalReport:
+    """Evaluate ``systems`` on every query set of ``benchmark``.
+
+    Args:
+        benchmark: from :mod:`litsift.eval.benchmarks` (already limited if wanted).
+        systems: subset of :data:`SYSTEMS`.
+        home: the litsift home to use; default :func:`eval_home` (never the user's home).
+        runs_dir: where run files go; default ``./runs/<benchmark>``. Files are
+            ``<query set>.<system>.trec``.
+        encoder: an already-loaded encoder (default: the service loads the configured one).
+        config: settings for the eval service (default: the eval home's, i.e. the defaults).
+        progress: optional callback.
+
+    Returns:
+        The report; measures are computed from the run files as written.
+
+    Raises:
+        EvalError: unknown system, no query to evaluate, bm25s missing for the peer.
+        IndexMismatchError, ModelNotBuiltError: from the service.
+    """
+    chosen = _check_systems(systems)
+    home = home if home is not None else eval_home(benchmark)
+    runs_dir = runs_dir if runs_dir is not None else Path.cwd() / "runs" / benchmark.name
+    svc, notes = prepare_home(benchmark, home, encoder, config, progress)
+    try:
+        peer = None
+        if "bm25s" in chosen:
+            from litsift.eval.peer import PeerBM25
+
+            peer = PeerBM25(svc.store, benchmark.kind)
+            notes.append(f"bm25s peer: k1 1.2, b 0.75, lucene idf, stemmer {peer.stemmer}")
+        results = []
+        for qset in benchmark.query_sets:
+            qids = [q.qid for q in _dedupe(qset.queries)]
+            for system in chosen:
+                t0 = time.perf_counter()
+                run = run_queries(svc, benchmark, qset, system, peer, progress)
+                elapsed = time.perf_counter() - t0
+                path = write_run(runs_dir / f"{qset.name}.{system}.trec", run, f"litsift-{system}")
+                values = evaluate(benchmark.measures, benchmark.qrels, read_run(path), qids)
+                results.append(SystemResult(system, qset.name, values, path, elapsed))
+        return EvalReport(
+            benchmark=benchmark.name,
+            measures=benchmark.measures,
+            labels=dict(benchmark.labels),
+            query_sets=tuple(s.name for s in benchmark.query_sets),
+            results=tuple(results),
+            published=benchmark.published,
+            home=home,
+            runs_dir=runs_dir,
+            n_docs=svc.store.count(benchmark.kind),
+            depth=benchmark.depth,
+            hybrid_fusion=svc.config.search.fusion,
+            notes=(*benchmark.notes, *notes),
+        )
+    finally:
+        svc.close()
