@@ -22,7 +22,7 @@ def year_value(year: int | None) -> int:
 
 
 def is_filtering(years: YearRange) -> bool:
-    """Whether ``years`` excludes anything (an unbounded range that keeps missing years does not)."""
+    """Whether ``years`` excludes anything (an unbounded range keeping missing years does not)."""
     return not (years.is_unbounded and years.include_missing)
 
 
@@ -53,4 +53,4 @@ def allowed_mask(
         keep &= ybr <= years.end
     if years.include_missing:
         keep |= missing
-    return keep
+    return np.asarray(keep, dtype=np.bool_)

@@ -23,9 +23,7 @@ FIELDS: Mapping[Kind, tuple[str, ...]] = MappingProxyType(
 #: Default BM25 field boosts (multiplied into each field's BM25 score; 0 disables a field).
 DEFAULT_BOOSTS: Mapping[Kind, Mapping[str, float]] = MappingProxyType(
     {
-        Kind.PAPER: MappingProxyType(
-            {"title": 2.0, "abstract": 1.0, "authors": 1.0, "venue": 0.5}
-        ),
+        Kind.PAPER: MappingProxyType({"title": 2.0, "abstract": 1.0, "authors": 1.0, "venue": 0.5}),
         Kind.DATASET: MappingProxyType(
             {"name": 2.0, "aliases": 1.5, "description": 1.0, "intro_paper_title": 1.0}
         ),

@@ -1,0 +1,242 @@
+"""Dense kNN over an hnswlib HNSW graph (Malkov & Yashunin 2018), labels = SQLite rowids.
+
+The graph lives in one file (``dense.bin``) with a JSON sidecar of its parameters
+(``dense.json``: dim, space, M, ef_construction, seed), written by :meth:`DenseIndex.save`.
+Space is ``"cosine"``: hnswlib normalises vectors on insert and returns ``1 - cos``; this
+module reports the cosine similarity ``cos = 1 - distance``.
+
+Year filters are pushed into the graph walk with hnswlib's ``filter=`` callable on labels.
+Filtered HNSW degrades when few labels pass (the walk must visit most of the graph), so below
+:attr:`DenseIndex.brute_force_fraction` of the index or ``brute_force_factor * k0`` allowed
+labels, an exact scan over the allowed labels' stored vectors is used instead.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import hnswlib
+import numpy as np
+import numpy.typing as npt
+
+from litsift.errors import IndexMissingError
+from litsift.search.filters import allowed_mask, is_filtering
+from litsift.types import YearRange
+
+SPACE = "cosine"
+DEFAULT_EF_SEARCH = 128
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+class DenseIndex:
+    """An hnswlib index of unit vectors keyed by rowid.
+
+    Attributes:
+        path: the graph file (``dense.bin``).
+        dim, M, ef_construction, seed: hnswlib parameters.
+        ef_search: hnswlib ``ef`` at query time (raised to ``k0`` when smaller).
+        brute_force_fraction, brute_force_factor: when the allowed labels are fewer than
+            ``brute_force_fraction * count()`` or ``brute_force_factor * k0``, search is exact.
+        num_threads: threads used by :meth:`add` (1 keeps builds reproducible for a seed).
+    """
+
+    brute_force_fraction = 0.02
+    brute_force_factor = 2
+
+    def __init__(
+        self, path: Path, index: hnswlib.Index, M: int, ef_construction: int, seed: int
+    ) -> None:
+        self.path = path
+        self.dim = int(index.dim)
+        self.M = M
+        self.ef_construction = ef_construction
+        self.seed = seed
+        self.ef_search = DEFAULT_EF_SEARCH
+        self.num_threads = 1
+        self._index = index
+        self._labels = self._read_labels()
+
+    @classmethod
+    def create(
+        cls,
+        path: Path,
+        dim: int,
+        capacity: int,
+        M: int = 16,
+        ef_construction: int = 200,
+        seed: int = 100,
+    ) -> DenseIndex:
+        """A new empty index that will be saved at ``path`` (nothing is written until save).
+
+        Args:
+            path: the graph file to write, e.g. ``<index dir>/dense.bin``.
+            dim: vector dimension (384 for all-MiniLM-L6-v2).
+            capacity: initial number of elements; :meth:`add` grows it as needed.
+            M, ef_construction, seed: hnswlib build parameters.
+        """
+        index = hnswlib.Index(space=SPACE, dim=dim)
+        index.init_index(
+            max_elements=max(capacity, 1), M=M, ef_construction=ef_construction, random_seed=seed
+        )
+        return cls(Path(path), index, M, ef_construction, seed)
+
+    @classmethod
+    def open(cls, path: Path) -> DenseIndex:
+        """Load an index saved by :meth:`save`.
+
+        Raises:
+            IndexMissingError: the graph file or its sidecar is missing.
+        """
+        path = Path(path)
+        side = _sidecar(path)
+        if not path.is_file() or not side.is_file():
+            raise IndexMissingError(f"no dense index at {path}", "run `litsift index`")
+        params = json.loads(side.read_text(encoding="utf-8"))
+        index = hnswlib.Index(space=params["space"], dim=int(params["dim"]))
+        index.load_index(str(path))
+        return cls(
+            path, index, int(params["M"]), int(params["ef_construction"]), int(params["seed"])
+        )
+
+    def _read_labels(self) -> npt.NDArray[np.int64]:
+        return np.sort(np.asarray(self._index.get_ids_list(), dtype=np.int64))
+
+    def add(self, rowids: npt.NDArray[np.integer], vectors: npt.NDArray[np.floating]) -> None:
+        """Insert or update vectors; a rowid already in the index gets its new vector.
+
+        Args:
+            rowids: ``(n,)`` non-negative ints, the labels.
+            vectors: ``(n, dim)`` float32 (normalised or not; cosine space normalises).
+
+        Raises:
+            ValueError: shapes disagree or the dimension is not :attr:`dim`.
+        """
+        rowids = np.asarray(rowids, dtype=np.int64).reshape(-1)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[1] != self.dim or len(vectors) != len(rowids):
+            raise ValueError(f"expected ({len(rowids)}, {self.dim}) vectors, got {vectors.shape}")
+        if len(rowids) == 0:
+            return
+        new = int(np.count_nonzero(~np.isin(rowids, self._labels)))
+        needed = int(self._index.element_count) + new
+        capacity = int(self._index.max_elements)
+        if needed > capacity:
+            self._index.resize_index(max(needed, 2 * capacity))
+        self._index.add_items(vectors, rowids.astype(np.uint64), num_threads=self.num_threads)
+        self._labels = self._read_labels()
+
+    def save(self) -> None:
+        """Write the graph to :attr:`path` and its parameters to the sidecar JSON."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._index.save_index(str(self.path))
+        params = {
+            "space": SPACE,
+            "dim": self.dim,
+            "M": self.M,
+            "ef_construction": self.ef_construction,
+            "seed": self.seed,
+            "count": self.count(),
+        }
+        _sidecar(self.path).write_text(json.dumps(params, indent=2), encoding="utf-8")
+
+    def count(self) -> int:
+        """Number of vectors in the index."""
+        return int(self._index.element_count)
+
+    def labels(self) -> npt.NDArray[np.int64]:
+        """``(count,)`` int64, the rowids in the index, ascending."""
+        return self._labels.copy()
+
+    def allowed_labels(
+        self, years: YearRange, year_by_rowid: npt.NDArray[np.int32]
+    ) -> npt.NDArray[np.int64]:
+        """``(m,)`` int64: the rowids of the index that ``years`` keeps, ascending."""
+        if not is_filtering(years) or len(self._labels) == 0:
+            return self._labels.copy()
+        mask = allowed_mask(year_by_rowid, years, size=int(self._labels[-1]) + 1)
+        return self._labels[mask[self._labels]]
+
+    def search(
+        self,
+        qvec: npt.NDArray[np.floating],
+        k0: int,
+        years: YearRange,
+        year_by_rowid: npt.NDArray[np.int32],
+    ) -> list[tuple[int, float]]:
+        """Top-``k0`` by cosine similarity among the rowids ``years`` keeps.
+
+        Args:
+            qvec: ``(dim,)`` or ``(1, dim)`` float32 query vector.
+            k0: number of candidates wanted.
+            years: the year range, pushed into the search as a label filter.
+            year_by_rowid: ``(n,)`` int32 ``Store.year_by_rowid`` (year or -1 by rowid).
+
+        Returns:
+            Up to ``k0`` ``(rowid, cosine similarity)`` pairs, best first, ties by rowid.
+        """
+        q = np.asarray(qvec, dtype=np.float32).reshape(1, -1)
+        if q.shape[1] != self.dim:
+            raise ValueError(f"query vector has dim {q.shape[1]}, index has {self.dim}")
+        n = self.count()
+        if k0 <= 0 or n == 0:
+            return []
+        if not is_filtering(years):
+            try:
+                return self._hnsw(q, min(k0, n), None)
+            except RuntimeError:  # hnswlib returned fewer than k (tiny or sparse graph)
+                return self.exact_search(q, k0, self._labels)
+        allowed = self.allowed_labels(years, year_by_rowid)
+        m = len(allowed)
+        if m == 0:
+            return []
+        if m < self.brute_force_fraction * n or m < self.brute_force_factor * k0:
+            return self.exact_search(q, k0, allowed)
+        mask = allowed_mask(year_by_rowid, years, size=int(self._labels[-1]) + 1)
+        allowed_bytes = mask.tobytes()
+        size = len(allowed_bytes)
+
+        def keep(label: int) -> bool:
+            return label < size and allowed_bytes[label] == 1
+
+        try:
+            return self._hnsw(q, min(k0, m), keep)
+        except RuntimeError:  # hnswlib found fewer than k allowed neighbours
+            return self.exact_search(q, k0, allowed)
+
+    def _hnsw(
+        self, q: npt.NDArray[np.float32], k: int, keep: object | None
+    ) -> list[tuple[int, float]]:
+        self._index.set_ef(max(self.ef_search, k))
+        labels, dists = self._index.knn_query(q, k=k, num_threads=1, filter=keep)
+        pairs = [(int(lab), float(1.0 - d)) for lab, d in zip(labels[0], dists[0], strict=True)]
+        return sorted(pairs, key=lambda x: (-x[1], x[0]))
+
+    def exact_search(
+        self, qvec: npt.NDArray[np.floating], k0: int, labels: npt.NDArray[np.int64]
+    ) -> list[tuple[int, float]]:
+        """Exact cosine top-``k0`` over the stored vectors of ``labels`` (a brute-force scan).
+
+        Args:
+            qvec: ``(dim,)`` or ``(1, dim)`` float32 query.
+            k0: number of results.
+            labels: ``(m,)`` rowids present in the index.
+
+        Returns:
+            Up to ``k0`` ``(rowid, cosine similarity)``, best first, ties by rowid.
+        """
+        if len(labels) == 0 or k0 <= 0:
+            return []
+        q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(q))
+        if norm > 0:
+            q = q / norm
+        vecs = np.asarray(
+            self._index.get_items(labels.astype(np.uint64), return_type="numpy"), dtype=np.float32
+        )
+        sims = (vecs @ q).astype(np.float32)
+        order = np.lexsort((labels, -sims))[:k0]
+        return [(int(labels[i]), float(sims[i])) for i in order]

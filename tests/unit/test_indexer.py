@@ -1,0 +1,171 @@
+"""Index builds from a real SQLite store with the real ONNX encoder: swaps, updates, manifests."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from litsift.errors import IndexMismatchError, IndexMissingError
+from litsift.search.hybrid import hybrid_search
+from litsift.search.indexer import (
+    MANIFEST,
+    build_index,
+    index_dir_for,
+    index_status,
+    open_indexes,
+)
+from litsift.store import Store, ingest_jsonl
+from litsift.types import Kind, YearRange
+from tests.conftest import DATASETS_GZ, read_jsonl_gz
+
+FIRST, SECOND = 60, 20
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return read_jsonl_gz(DATASETS_GZ)[: FIRST + SECOND]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, rows: list[dict], encoder):  # type: ignore[no-untyped-def]
+    """A store with FIRST datasets and their indexes, the stages reported while building."""
+    home = tmp_path_factory.mktemp("idx")
+    store = Store(home / "store.sqlite")
+    ingest_jsonl(store, Kind.DATASET, write_jsonl(home / "a.jsonl", rows[:FIRST]))
+    stages: list[tuple[str, int, int]] = []
+    report = build_index(
+        store, encoder, Kind.DATASET, home / "indexes", progress=lambda *a: stages.append(a)
+    )
+    yield home, store, report, stages
+    store.close()
+
+
+def test_full_build_writes_both_indexes_and_manifest(built, encoder) -> None:  # type: ignore[no-untyped-def]
+    home, store, report, stages = built
+    root = home / "indexes"
+    assert report.mode == "full" and report.indexed == report.count == store.count(Kind.DATASET)
+    directory = index_dir_for(root, Kind.DATASET)
+    assert {p.name for p in directory.iterdir()} >= {"bm25", "dense.bin", "dense.json", MANIFEST}
+    assert [p.name for p in root.iterdir()] == [Kind.DATASET.value]  # no temp dirs left
+    manifest = index_status(root, Kind.DATASET)
+    assert manifest == report.manifest
+    assert (manifest.model_id, manifest.onnx_sha256, manifest.dim) == (
+        encoder.model_id,
+        encoder.onnx_sha256,
+        encoder.dim,
+    )
+    assert (manifest.M, manifest.ef_construction, manifest.seed) == (16, 200, 100)
+    assert manifest.max_revision == store.max_revision(Kind.DATASET)
+    assert {s for s, _, _ in stages} == {"bm25", "embed", "hnsw"}
+    for stage in ("bm25", "embed", "hnsw"):
+        last = [(d, t) for s, d, t in stages if s == stage][-1]
+        assert last == (FIRST, FIRST)
+    bm25, dense, _ = open_indexes(root, Kind.DATASET, encoder)
+    assert bm25.count() == dense.count() == FIRST
+
+
+def test_open_without_index_says_how_to_build(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(IndexMissingError) as err:
+        open_indexes(tmp_path, Kind.PAPER, encoder)
+    assert "litsift index" in err.value.hint
+    assert index_status(tmp_path, Kind.PAPER) is None
+
+
+def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def]
+    tmp_path: Path, built, rows: list[dict], encoder
+) -> None:
+    _, store_a, _, _ = built
+    # a private copy of the store and index, since this test writes
+    home = tmp_path
+    store = Store(home / "store.sqlite")
+    ingest_jsonl(store, Kind.DATASET, write_jsonl(home / "a.jsonl", rows[:FIRST]))
+    root = home / "indexes"
+    build_index(store, encoder, Kind.DATASET, root)
+    query = rows[0]["id"]
+    bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
+    before = hybrid_search(
+        bm25, dense, encoder, store.year_by_rowid(Kind.DATASET), query, YearRange(), 20, 10
+    )
+    assert before
+
+    # nothing changed: nothing is rebuilt
+    assert build_index(store, encoder, Kind.DATASET, root).mode == "unchanged"
+
+    # new rows, but the build dies while embedding: the old index stays as it was
+    ingest_jsonl(store, Kind.DATASET, write_jsonl(home / "b.jsonl", rows[FIRST:]))
+
+    def explode(stage: str, done: int, total: int) -> None:
+        if stage == "embed" and done > 0:
+            raise Boom("interrupted")
+
+    with pytest.raises(Boom):
+        build_index(store, encoder, Kind.DATASET, root, progress=explode)
+    assert [p.name for p in root.iterdir()] == [Kind.DATASET.value]
+    bm25, dense, after_crash = open_indexes(root, Kind.DATASET, encoder)
+    assert after_crash == manifest and bm25.count() == dense.count() == FIRST
+    assert (
+        hybrid_search(
+            bm25, dense, encoder, store.year_by_rowid(Kind.DATASET), query, YearRange(), 20, 10
+        )
+        == before
+    )
+
+    # the next build is incremental and indexes only the new rows
+    embedded: list[int] = []
+    report = build_index(
+        store,
+        encoder,
+        Kind.DATASET,
+        root,
+        progress=lambda s, d, t: embedded.append(t) if s == "embed" else None,
+    )
+    n_new = store.count(Kind.DATASET) - FIRST
+    assert report.mode == "incremental" and report.indexed == n_new
+    assert report.summary().startswith(f"incremental build: {n_new} indexed")
+    assert set(embedded) == {n_new}
+    bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
+    assert bm25.count() == dense.count() == manifest.count == store.count(Kind.DATASET)
+    new_name = rows[-1]["id"]
+    new_record = store.get(Kind.DATASET, new_name)
+    assert new_record is not None and new_record.rowid is not None
+    assert new_record.rowid in [r for r, _ in bm25.search(new_name, 10, YearRange())]
+
+    # a crash between the two renames of a swap is repaired on the next open
+    target = index_dir_for(root, Kind.DATASET)
+    os.rename(target, root / f".{Kind.DATASET.value}.old")
+    bm25, dense, recovered = open_indexes(root, Kind.DATASET, encoder)
+    assert recovered == manifest and target.is_dir()
+
+    # an index built with another ONNX file is refused with the fix, and a build replaces it
+    data = json.loads((target / MANIFEST).read_text())
+    data["onnx_sha256"] = "f" * 64
+    (target / MANIFEST).write_text(json.dumps(data))
+    with pytest.raises(IndexMismatchError) as err:
+        open_indexes(root, Kind.DATASET, encoder)
+    assert "litsift index --rebuild" in err.value.hint
+    report = build_index(store, encoder, Kind.DATASET, root)
+    assert report.mode == "full" and report.count == store.count(Kind.DATASET)
+    open_indexes(root, Kind.DATASET, encoder)
+    store.close()
+    assert store_a.count(Kind.DATASET) == FIRST
+
+
+def test_corrupt_manifest_is_a_mismatch_with_the_fix(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    directory = index_dir_for(tmp_path, Kind.PAPER)
+    directory.mkdir()
+    (directory / MANIFEST).write_text("{not json", encoding="utf-8")
+    with pytest.raises(IndexMismatchError) as err:
+        open_indexes(tmp_path, Kind.PAPER, encoder)
+    assert "--rebuild" in err.value.hint
