@@ -1,0 +1,1 @@
+"""litsift's Textual TUI. Import :func:`create_app` from :mod:`litsift.tui.app`."""

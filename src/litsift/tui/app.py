@@ -1,0 +1,107 @@
+"""The Textual app: wiring only. Search state lives in :class:`SearchScreen`; widgets in
+``widgets/``; styles in ``litsift.tcss``.
+
+Bindings carry ids equal to their action names, and ``Config.keymap`` (binding id → keys) is
+applied with :meth:`textual.app.App.set_keymap` (the pattern of posting's ``app.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from litsift.config import Config
+from litsift.service import LitsiftService
+from litsift.tui.screens import HelpScreen, SearchScreen
+from litsift.tui.screens.help import BindingGroup, help_rows
+from litsift.tui.widgets import ResultsTable
+from litsift.types import Kind
+
+
+class LitsiftApp(App[None]):
+    """litsift's terminal UI over one :class:`LitsiftService`."""
+
+    CSS_PATH = "litsift.tcss"
+    TITLE = "litsift"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help", id="help", tooltip="Show this list of keys"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit litsift"),
+    ]
+
+    def __init__(
+        self, service: LitsiftService, config: Config | None = None, *, show_timings: bool = True
+    ) -> None:
+        super().__init__()
+        self.service = service
+        self.config = config if config is not None else service.config
+        self.search_screen = SearchScreen(service, self.config.search, show_timings=show_timings)
+
+    def get_default_screen(self) -> Screen[None]:
+        return self.search_screen
+
+    def on_mount(self) -> None:
+        known = {row[3] for row in help_rows(self, self.binding_groups(), {})}
+        unknown = sorted(set(self.config.keymap) - known)
+        if unknown:
+            self.notify(
+                f"unknown actions in [keymap]: {', '.join(unknown)}; known: "
+                f"{', '.join(sorted(known))}",
+                title="config",
+                severity="warning",
+                markup=False,
+            )
+        self.set_keymap(self.config.keymap)
+
+    @property
+    def busy(self) -> bool:
+        """True while a search is pending (tests wait on this instead of sleeping)."""
+        return self.search_screen.busy
+
+    def binding_groups(self) -> list[BindingGroup]:
+        """Every binding of the app, grouped by where it works (for the help screen)."""
+        return [
+            ("anywhere", self.BINDINGS),
+            ("main screen", SearchScreen.BINDINGS),
+            ("results", ResultsTable.BINDINGS),
+        ]
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            rows = help_rows(self, self.binding_groups(), self.config.keymap)
+            rows += [
+                ("↑ ↓ / PgUp PgDn", "Move in the results", "results", ""),
+                ("Enter", "Search now (query) / open the detail (results)", "query, results", ""),
+                ("Tab / shift+Tab", "Next / previous field", "anywhere", ""),
+                ("^p", "Command palette", "anywhere", ""),
+                ("^q", "Quit", "anywhere", ""),
+            ]
+            self.push_screen(HelpScreen(rows))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        s = self.search_screen
+        yield SystemCommand("Papers", "Search papers", partial(s.action_show_kind, Kind.PAPER))
+        yield SystemCommand(
+            "Datasets", "Search datasets", partial(s.action_show_kind, Kind.DATASET)
+        )
+        yield SystemCommand("Clear year filter", "Search all years", s.action_clear_years)
+        yield SystemCommand("Focus query", "Put the cursor in the query", s.action_focus_query)
+        yield SystemCommand("Help", "List the key bindings", self.action_help)
+
+
+def create_app(
+    service: LitsiftService, config: Config | None = None, *, show_timings: bool = True
+) -> LitsiftApp:
+    """Build the TUI over ``service`` (the factory shared by ``litsift`` and the tests).
+
+    Args:
+        service: the store/index facade; the app never touches storage directly.
+        config: settings (search ``k``/``k0``, ``keymap``); default ``service.config``.
+        show_timings: show search milliseconds in the status line (off for snapshot tests).
+    """
+    return LitsiftApp(service, config, show_timings=show_timings)

@@ -1,0 +1,126 @@
+"""The query bar: a free-text query input plus a from/to year range, with debounced search.
+
+Typing waits :data:`DEBOUNCE_S` seconds of quiet before asking for a search; Enter asks at once.
+Any query string is passed through untouched (escaping is the search layer's job). Year inputs
+accept digits only; a half-typed year or a reversed range marks the input invalid and posts
+:class:`~litsift.tui.messages.QueryInvalid` instead of searching.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.validation import Regex
+from textual.widgets import Input
+
+from litsift.errors import QueryError
+from litsift.tui.messages import QueryInvalid, SearchRequested
+from litsift.types import YearRange
+
+#: seconds of typing quiet before a search runs
+DEBOUNCE_S = 0.25
+
+_YEAR = Regex(r"^\d{4}$", failure_description="a year has four digits, e.g. 2015")
+
+
+class QueryBar(Horizontal):
+    """Query text + year range. Posts :class:`SearchRequested` or :class:`QueryInvalid`."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        query = Input(placeholder="Search: a full sentence or keyphrases", id="query")
+        query.border_title = "query (/)"
+        yield query
+        for side in ("from", "to"):
+            year = Input(
+                placeholder="year",
+                restrict=r"\d{0,4}",
+                max_length=4,
+                validators=[_YEAR],
+                valid_empty=True,
+                id=f"year-{side}",
+                classes="year",
+            )
+            year.border_title = side
+            yield year
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        return self.query_one("#query", Input).value
+
+    @property
+    def debouncing(self) -> bool:
+        """True while a typed change waits for its debounce timer."""
+        return self._timer is not None
+
+    def years(self) -> YearRange:
+        """The year range typed so far.
+
+        Raises:
+            QueryError: a year is not four digits, or from > to.
+        """
+        start = self._year("from")
+        end = self._year("to")
+        return YearRange(start, end)
+
+    def _year(self, side: str) -> int | None:
+        value = self.query_one(f"#year-{side}", Input).value.strip()
+        if not value:
+            return None
+        if not _YEAR.validate(value).is_valid:
+            raise QueryError(f"{side} year {value!r} is incomplete", "type four digits, e.g. 2015")
+        return int(value)
+
+    def set_text(self, text: str) -> None:
+        """Replace the query text (a search follows after the debounce)."""
+        self.query_one("#query", Input).value = text
+
+    def clear_years(self) -> None:
+        """Empty both year inputs and search again at once."""
+        for side in ("from", "to"):
+            self.query_one(f"#year-{side}", Input).value = ""
+        self.submit(submitted=False)
+
+    # -- events ----------------------------------------------------------------------------
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._cancel_timer()
+        self._timer = self.set_timer(DEBOUNCE_S, self._debounced)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit(submitted=True)
+
+    def _debounced(self) -> None:
+        self._timer = None
+        self.submit(submitted=False)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def submit(self, submitted: bool) -> None:
+        """Post a search for the current text and years (or QueryInvalid if they are bad)."""
+        self._cancel_timer()
+        inputs = [self.query_one(f"#year-{side}", Input) for side in ("from", "to")]
+        try:
+            years = self.years()
+        except QueryError as err:
+            for year in inputs:
+                bad = bool(year.value) and not _YEAR.validate(year.value).is_valid
+                reversed_range = "empty" in err.message
+                year.set_class(bad or reversed_range, "-invalid")
+            self.post_message(QueryInvalid(err.message, err.hint))
+            return
+        for year in inputs:
+            year.set_class(False, "-invalid")
+        self.post_message(SearchRequested(self.text, years, submitted))

@@ -1,0 +1,91 @@
+"""The status line: result count, search time, kind, year range, index state, errors.
+
+Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``.
+Timings can be hidden (``show_timings=False``) so snapshots are deterministic.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from litsift.errors import LitsiftError
+from litsift.types import Kind, SearchResult, YearRange
+
+
+def years_label(years: YearRange) -> str:
+    """``2015–2019``, ``≥2015``, ``≤2019``, ``2018`` or ``any year``."""
+    if years.start is None and years.end is None:
+        return "any year"
+    if years.start == years.end:
+        return str(years.start)
+    if years.start is None:
+        return f"≤{years.end}"
+    if years.end is None:
+        return f"≥{years.start}"
+    return f"{years.start}–{years.end}"
+
+
+def error_text(error: Exception) -> tuple[str, str]:
+    """(message, hint) of any exception; LitsiftErrors carry their own hint."""
+    if isinstance(error, LitsiftError):
+        return error.message, error.hint
+    return f"unexpected error: {type(error).__name__}: {error}", "please report it with the query"
+
+
+class StatusLine(Static):
+    """One line under the results. Attributes down: the screen calls the ``show_*`` methods."""
+
+    def __init__(self, *, show_timings: bool = True, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.show_timings = show_timings
+        self.index_state = ""
+        self._main: Content = Content("")
+        self._shown: Content = Content("")
+
+    def _refresh(self) -> None:
+        parts: list[str | tuple[str, str] | Content] = [self._main]
+        if self.index_state:
+            parts += [(" · ", "$text-muted"), (self.index_state, "$text-muted")]
+        self._shown = Content.assemble(*parts)
+        self.update(self._shown)
+
+    def show_result(self, result: SearchResult) -> None:
+        n = len(result.hits)
+        bits = [f"{n} result{'s' if n != 1 else ''}"]
+        if self.show_timings:
+            bits.append(f"{result.elapsed_s * 1000:.0f} ms")
+        bits += [result.query.kind.table, years_label(result.query.years)]
+        self._main = Content(" · ".join(bits))
+        self._refresh()
+
+    def show_busy(self, kind: Kind, years: YearRange) -> None:
+        self._main = Content.assemble(
+            ("searching…", "italic"), f" · {kind.table} · {years_label(years)}"
+        )
+        self._refresh()
+
+    def show_message(self, text: str) -> None:
+        self._main = Content(text)
+        self._refresh()
+
+    def show_error(self, error: Exception | tuple[str, str]) -> None:
+        message, hint = error_text(error) if isinstance(error, Exception) else error
+        parts: list[str | tuple[str, str]] = [("✖ " + message, "bold $error")]
+        if hint:
+            parts.append((f" — {hint}", "$warning"))
+        self._main = Content.assemble(*parts)
+        self._refresh()
+
+    def set_index_state(self, counts: dict[Kind, int], stale: frozenset[Kind]) -> None:
+        """Show rows per kind, and which index needs ``litsift index``."""
+        state = "store: " + ", ".join(f"{counts.get(k, 0):,} {k.table}" for k in Kind)
+        if stale:
+            state += f" (run `litsift index` for {', '.join(k.table for k in stale)})"
+        self.index_state = state
+        self._refresh()
+
+    @property
+    def text(self) -> str:
+        """The plain text shown (for tests)."""
+        return self._shown.plain

@@ -1,0 +1,86 @@
+"""TUI fixtures and helpers: settle the app by waiting on its workers, small writable homes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+#: a paper whose text looks like Rich/Textual markup; it must render literally
+MARKUP_PAPERS = [
+    {
+        "id": "markup-1",
+        "title": "Literal [red]brackets[/red] in titles",
+        "abstract": "We keep [bold]not bold[/bold] and [link=x]y[/link] as typed text.",
+        "authors": ["A. [i]Author[/i]"],
+        "year": 2020,
+        "venue": "TestConf",
+    },
+    {
+        "id": "markup-2",
+        "title": "Dialogue state tracking across domains",
+        "abstract": "A study of multi-domain dialogue state tracking.",
+        "authors": ["B. Author"],
+        "year": 2019,
+        "venue": "TestConf",
+    },
+]
+
+
+async def settle(pilot: Pilot[object]) -> None:
+    """Wait until no search is debouncing, running, or waiting to be shown.
+
+    Polls the app's ``busy`` flag between worker waits; a short pause lets the debounce timer
+    fire (it is not a synchronisation sleep: the loop exits as soon as the app is idle).
+    """
+    app = pilot.app
+    for _ in range(1200):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.busy:  # type: ignore[attr-defined]
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the app never finished searching")
+
+
+async def search(pilot: Pilot[object], text: str, years: tuple[str, str] = ("", "")) -> None:
+    """Put ``text`` (and years) in the query bar like a paste, press Enter and settle."""
+    app = pilot.app
+    await pilot.pause()  # let the screen finish composing (snapshot apps start un-waited)
+    for side, value in zip(("from", "to"), years, strict=True):
+        app.query_one(f"#year-{side}", Input).value = value
+    query = app.query_one("#query", Input)
+    query.focus()
+    query.value = text
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+@pytest.fixture
+def empty_service(tmp_path: Path) -> Iterator[object]:
+    """A service over a fresh, empty home (no encoder is loaded unless a search runs)."""
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="session")
+def markup_service(tmp_path_factory: pytest.TempPathFactory, encoder: object) -> Iterator[object]:
+    """A tiny indexed home whose papers contain markup-like text."""
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+    from litsift.types import Kind
+
+    root = tmp_path_factory.mktemp("markup")
+    src = root / "papers.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in MARKUP_PAPERS), encoding="utf-8")
+    with LitsiftService(get_paths(root / "home"), encoder=encoder) as svc:  # type: ignore[arg-type]
+        assert svc.ingest(Kind.PAPER, src).ok
+        svc.build_index(Kind.PAPER)
+        yield svc

@@ -1,0 +1,269 @@
+"""Pilot tests of the TUI over the real session store (2,000 papers + 3,327 datasets)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+from textual.command import CommandPalette
+from textual.widgets import Input, Static
+
+from litsift.config import Config
+from litsift.tui.app import create_app
+from litsift.tui.screens import EmptyStoreScreen, HelpScreen
+from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
+from litsift.types import Kind, Paper
+from tests.tui.conftest import search, settle
+
+SIZE = (120, 40)
+
+
+def table(app: Any, kind: Kind | None = None) -> ResultsTable:
+    return app.search_screen.table(kind)
+
+
+def status(app: Any) -> str:
+    return app.query_one("#status", StatusLine).text
+
+
+def column(t: ResultsTable, key: str) -> list[str]:
+    return [t.get_cell(row_key, key).plain for row_key in t.rows]
+
+
+@pytest.fixture(scope="module")
+def unique_title(paper_slice_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A paper of the slice whose title is unique there, long, and has an abstract."""
+    counts = Counter(r["title"].strip().lower() for r in paper_slice_rows)
+    for row in paper_slice_rows[100:]:
+        title = row["title"].strip()
+        if counts[title.lower()] == 1 and len(title.split()) >= 6 and row.get("abstract"):
+            return row
+    raise AssertionError("no unique title in the slice")
+
+
+async def test_exact_title_is_first_and_detail_shows_abstract(
+    service: Any, unique_title: dict[str, Any]
+) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, unique_title["title"])
+        t = table(app, Kind.PAPER)
+        assert t.row_count >= 1
+        assert column(t, "title")[0] == unique_title["title"].strip()
+        assert app.focused is t  # Enter in the query moved focus to the results
+        assert re.search(r"^\d+ results · \d+ ms · papers · any year", status(app))
+        # the detail pane follows the highlighted row
+        detail = app.query_one(DetailPane)
+        assert detail.hit is not None and detail.hit.docid == unique_title["id"]
+        assert unique_title["abstract"].strip()[:60] in detail.text
+        assert "bm25" in detail.text and "dense" in detail.text and "fused" in detail.text
+        assert "Problem:" in detail.text and "Method:" in detail.text
+        # j moves down, Enter opens the detail, Esc goes back to results, Esc again to query
+        await pilot.press("j")
+        assert detail.hit is not None and detail.hit.docid == t.hits[1].docid
+        await pilot.press("enter")
+        assert app.focused is detail
+        await pilot.press("escape")
+        assert app.focused is t
+        await pilot.press("escape")
+        assert app.focused is app.query_one("#query", Input)
+
+
+async def test_typing_is_debounced_and_searches(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"attention")
+        assert app.busy  # waiting for the debounce timer, nothing searched yet
+        await settle(pilot)
+        result = table(app, Kind.PAPER).result
+        assert result is not None and result.query.text == "attention"
+        assert len(result.hits) > 0
+        assert app.focused is app.query_one("#query", Input)  # typing keeps focus
+
+
+async def test_printable_keys_type_into_the_query(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"q?/12 jk")
+        await settle(pilot)
+        assert app.query_one("#query", Input).value == "q?/12 jk"
+        assert app.is_running and not isinstance(app.screen, HelpScreen)
+
+
+async def test_year_range_restricts_every_row(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural network optimization")
+        unrestricted = {int(y) for y in column(table(app), "year")}
+        await pilot.press("slash", "tab")  # query → year from
+        assert app.focused is app.query_one("#year-from", Input)
+        await pilot.press(*"2015", "tab", *"2016", "enter")
+        await settle(pilot)
+        years = [int(y) for y in column(table(app), "year")]
+        assert years and all(2015 <= y <= 2016 for y in years)
+        assert unrestricted - {2015, 2016}  # the filter actually removed something
+        assert "2015–2016" in status(app)
+        # clearing the filter (ctrl+l) searches all years again
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert {int(y) for y in column(table(app), "year")} == unrestricted
+
+
+async def test_invalid_years_mark_the_input_not_crash(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "graph neural networks")
+        before = table(app).result
+        year_from = app.query_one("#year-from", Input)
+        year_to = app.query_one("#year-to", Input)
+        year_from.focus()
+        await pilot.press(*"20x1", "enter")  # "x" is refused by the input
+        await settle(pilot)
+        assert year_from.value == "201"
+        assert year_from.has_class("-invalid")
+        assert "incomplete" in status(app)
+        assert table(app).result is before  # no search ran
+        year_from.value, year_to.value = "2019", "2015"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert year_from.has_class("-invalid") and year_to.has_class("-invalid")
+        assert "empty" in status(app)
+        year_to.value = "2019"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not year_from.has_class("-invalid") and not year_to.has_class("-invalid")
+        assert all(int(y) == 2019 for y in column(table(app), "year"))
+
+
+async def test_datasets_tab_finds_multiwoz(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "multi-domain task-oriented dialogue dataset")
+        papers = table(app, Kind.PAPER).result
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert app.search_screen.kind is Kind.DATASET
+        names = column(table(app, Kind.DATASET), "title")
+        assert "MultiWOZ" in names[:10]
+        assert "datasets" in status(app)
+        detail = app.query_one(DetailPane)
+        assert detail.hit is not None and detail.hit.kind is Kind.DATASET
+        assert "Description" in detail.text
+        # switching back shows the kept paper results without searching again
+        request_id = app.search_screen._request_id
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.search_screen.kind is Kind.PAPER
+        assert table(app, Kind.PAPER).result is papers
+        assert app.search_screen._request_id == request_id
+
+
+async def test_new_query_drops_the_stale_one(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        query = app.query_one("#query", Input)
+        query.focus()
+        query.value = "reinforcement learning for robotics"
+        await pilot.press("enter")
+        query.value = "speech recognition with transformers"
+        query.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        result = table(app).result
+        assert result is not None
+        assert result.query.text == "speech recognition with transformers"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"unbalanced quote',
+        "title:foo AND (bar OR",
+        ")))(((",
+        "NOT",
+        "* ? ~ ^ + - ! { } [ ] \\",
+        "[bold]markup[/bold] [link=x]",
+        "Übersetzung 機械翻訳 🚀",
+        "   ",
+        "a:b:c year:2019..2020",
+    ],
+)
+async def test_weird_query_never_crashes(service: Any, text: str) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, text)
+        assert app.is_running
+        assert "unexpected error" not in status(app)
+        result = table(app).result
+        assert result is not None and result.query.text == text
+
+
+async def test_help_screen_lists_bindings_and_closes(service: Any) -> None:
+    config = Config(keymap={"toggle_kind": "f5"})
+    app = create_app(service, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        rows = {bid: keys for keys, _, _, bid in app.screen.rows}
+        assert rows["toggle_kind"] == "f5"  # the user keymap is what the help shows
+        assert rows["help"] == "f1 / ?"
+        assert rows["focus_query"] == "/"
+        assert rows["cursor_down"] == "j"
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f5")  # the remapped key works
+        await settle(pilot)
+        assert app.search_screen.kind is Kind.DATASET
+        await pilot.press("ctrl+t")  # the default key no longer does
+        assert app.search_screen.kind is Kind.DATASET
+
+
+async def test_command_palette_switches_kind(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Datasets")
+        await pilot.pause(0.5)  # the palette searches its providers asynchronously
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.search_screen.kind is Kind.DATASET
+
+
+async def test_empty_store_screen_says_how_to_ingest(empty_service: Any) -> None:
+    app = create_app(empty_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, EmptyStoreScreen)
+        text = app.screen.text
+        for cmd in (
+            "litsift ingest papers FILE.jsonl",
+            "litsift ingest datasets FILE.jsonl",
+            "litsift index",
+            "litsift demo",
+        ):
+            assert cmd in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, EmptyStoreScreen)
+        await search(pilot, "anything")  # reported in the status line, not a crash
+        assert "no papers in the store" in status(app)
+        assert app.is_running
+
+
+async def test_markup_in_data_renders_literally(markup_service: Any) -> None:
+    app = create_app(markup_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "literal brackets in titles")
+        t = table(app)
+        assert column(t, "title")[0] == "Literal [red]brackets[/red] in titles"
+        detail = app.query_one(DetailPane)
+        assert isinstance(detail.hit.record, Paper)  # type: ignore[union-attr]
+        assert "We keep [bold]not bold[/bold] and [link=x]y[/link] as typed text." in detail.text
+        assert "A. [i]Author[/i]" in detail.text
+        shown = app.query_one("#detail-body", Static).visual
+        assert "[bold]not bold[/bold]" in str(shown)
+        svg = app.export_screenshot()
+        assert "[bold]not&#160;bold[/bold]" in svg or "[bold]not bold[/bold]" in svg
