@@ -147,6 +147,16 @@ class DenseIndex:
         """Number of vectors in the index."""
         return int(self._index.element_count)
 
+    def vector(self, rowid: int) -> npt.NDArray[np.float32] | None:
+        """The stored ``(dim,)`` float32 unit vector of ``rowid``, or None if not indexed.
+
+        Used by "more like this" (Rocchio) so kept papers are not re-encoded.
+        """
+        pos = int(np.searchsorted(self._labels, rowid))
+        if pos >= len(self._labels) or int(self._labels[pos]) != rowid:
+            return None
+        return np.asarray(self._index.get_items([rowid])[0], dtype=np.float32)
+
     def labels(self) -> npt.NDArray[np.int64]:
         """``(count,)`` int64, the rowids in the index, ascending."""
         return self._labels.copy()
