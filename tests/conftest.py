@@ -38,7 +38,9 @@ def paper_slice_rows() -> list[dict]:
 
 
 @pytest.fixture(scope="session")
-def paper_slice_file(tmp_path_factory: pytest.TempPathFactory, paper_slice_rows: list[dict]) -> Path:
+def paper_slice_file(
+    tmp_path_factory: pytest.TempPathFactory, paper_slice_rows: list[dict]
+) -> Path:
     path = tmp_path_factory.mktemp("slice") / "papers-2000.jsonl"
     path.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in paper_slice_rows),
@@ -74,7 +76,7 @@ def built_home(
 
 
 @pytest.fixture(scope="session")
-def service(built_home: Path, encoder) -> Iterator["object"]:
+def service(built_home: Path, encoder) -> Iterator[object]:
     """A read-mostly service over :func:`built_home`. Don't write labels here."""
     from litsift.paths import get_paths
     from litsift.service import LitsiftService

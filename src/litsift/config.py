@@ -30,14 +30,36 @@ from litsift.errors import ConfigError
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """Ranking defaults. ``fusion`` is one of rrf, interpolation, bm25, dense."""
+    """Ranking defaults. ``fusion`` is one of rrf, interpolation, bm25, dense.
+
+    Every default was chosen by measurement (tune half of DataFinder + SciFact); the numbers
+    are in docs/EVALUATION-RESULTS.md, reproduced by ``benchmarks/tuning.py``.
+    """
 
     k: int = 10
     k0: int = 100
-    fusion: str = "rrf"
+    #: min-max score interpolation beat RRF on both DataFinder and SciFact.
+    fusion: str = "interpolation"
     rrf_k: int = 60
-    #: weight of BM25 in fusion; dense gets ``1 - bm25_weight``.
+    #: weight of BM25 in fusion for papers; dense gets ``1 - bm25_weight``.
     bm25_weight: float = 0.5
+    #: the same for datasets: dataset queries are descriptions of a need, where lexical
+    #: matches on dataset text help less (DataFinder: 0.2 best, 0.5 hurts).
+    dataset_bm25_weight: float = 0.2
+    #: dense pseudo-relevance feedback (Rocchio): add ``prf_weight`` x the mean vector of the
+    #: top ``*_prf_docs`` dense hits to the query and search again; 0 disables it.
+    prf_docs: int = 0
+    dataset_prf_docs: int = 3
+    prf_weight: float = 0.5
+    #: query handling before BM25 (``litsift.search.query.bm25_query_text``): raw, stop or
+    #: stop+request.
+    bm25_query: str = "stop+request"
+    #: "aspect coverage" order (TUI ``o``, eval system ``aspects``): the top ``coverage_pool``
+    #: hybrid hits re-ordered by ``(1 - blend)·coverage + blend·rank`` (see
+    #: ``litsift.search.aspect_scoring.coverage_order``). DORIS-MAE dev, top 20 of the
+    #: candidate pool: blend 0.5 MRR@10 0.784 -> 0.831 (benchmarks/aspect_decomposition.py).
+    coverage_pool: int = 20
+    coverage_blend: float = 0.5
     model: str = "all-MiniLM-L6-v2"
 
 
@@ -130,8 +152,15 @@ def parse_config(raw: dict[str, Any]) -> Config:
         )
     if cfg.search.k < 1 or cfg.search.k0 < cfg.search.k:
         raise ConfigError("config: need 1 <= search.k <= search.k0")
-    if not 0.0 <= cfg.search.bm25_weight <= 1.0:
-        raise ConfigError("config: search.bm25_weight must be between 0 and 1")
+    for name in ("bm25_weight", "dataset_bm25_weight"):
+        if not 0.0 <= getattr(cfg.search, name) <= 1.0:
+            raise ConfigError(f"config: search.{name} must be between 0 and 1")
+    if cfg.search.prf_docs < 0 or cfg.search.dataset_prf_docs < 0 or cfg.search.prf_weight < 0:
+        raise ConfigError("config: search.prf_docs, dataset_prf_docs, prf_weight must be >= 0")
+    if cfg.search.coverage_pool < 1 or not 0.0 <= cfg.search.coverage_blend <= 1.0:
+        raise ConfigError("config: search.coverage_pool must be >= 1, coverage_blend in [0, 1]")
+    if cfg.search.bm25_query not in {"raw", "stop", "stop+request"}:
+        raise ConfigError("config: search.bm25_query must be raw, stop or stop+request")
     return cfg
 
 

@@ -202,6 +202,9 @@ class LitsiftService:
             )
         opened = self._indexes(query.kind)
         timings: dict[str, float] = {}
+        # per-kind fusion weight and dense PRF (measured: docs/EVALUATION-RESULTS.md)
+        is_dataset = query.kind is Kind.DATASET
+        w_bm25 = s.dataset_bm25_weight if is_dataset else s.bm25_weight
         fused = hybrid_search(
             opened.bm25,
             opened.dense,
@@ -212,13 +215,16 @@ class LitsiftService:
             k0=max(query.k0, query.k),
             k=query.k,
             fusion=fusion,
-            weights={"bm25": s.bm25_weight, "dense": 1.0 - s.bm25_weight},
+            weights={"bm25": w_bm25, "dense": 1.0 - w_bm25},
             rrf_k=s.rrf_k,
             timings=timings,
+            bm25_query=s.bm25_query,
+            prf_docs=s.dataset_prf_docs if is_dataset else s.prf_docs,
+            prf_weight=s.prf_weight,
         )
         t1 = time.perf_counter()
-        rows = self.store.get_by_rowids(query.kind, [f.docid for f in fused])
-        hits = []
+        rows = self.store.get_by_rowids(query.kind, [int(f.docid) for f in fused])
+        hits: list[Hit] = []
         for f in fused:
             rec = rows.get(int(f.docid))
             if rec is None:  # row deleted since the index was built
@@ -265,7 +271,7 @@ class LitsiftService:
         """Kept records (``"kept"``) or a collection as bibtex, ris, csl-json or markdown."""
         from litsift.export import export_command_impl
 
-        return export_command_impl(self.store, what, fmt, kind)  # type: ignore[arg-type]
+        return export_command_impl(self.store, what, fmt, kind)
 
     def vectors(self, kind: Kind, records: Sequence[Record]) -> np.ndarray:
         """Embeddings of stored records, ``(n, dim)`` float32, read back from the dense index
@@ -284,9 +290,7 @@ class LitsiftService:
             else:
                 out[i] = vec
         if missing:
-            out[missing] = self.encoder.encode_passages(
-                [passage_text(records[i]) for i in missing]
-            )
+            out[missing] = self.encoder.encode_passages([passage_text(records[i]) for i in missing])
         return out
 
     def more_like_this(self, result: SearchResult) -> SearchResult:
@@ -303,9 +307,7 @@ class LitsiftService:
         pos_ids = self.triage.ids_with_label(kind, Label.KEEP)
         neg_ids = self.triage.ids_with_label(kind, Label.DISCARD)
         if not pos_ids and not neg_ids:
-            raise QueryError(
-                "more like this needs feedback", "keep or discard a few results first"
-            )
+            raise QueryError("more like this needs feedback", "keep or discard a few results first")
         pos = [r for r in (self.store.get(kind, i) for i in pos_ids) if r is not None]
         neg = [r for r in (self.store.get(kind, i) for i in neg_ids) if r is not None]
         cands = [h.record for h in result.hits]
@@ -338,6 +340,23 @@ class LitsiftService:
                 self._aspect_scorer = AspectScorer(self.encoder)
             scorer = self._aspect_scorer
         return scorer.score(list(aspects), [h.record for h in hits])
+
+    def coverage_order(
+        self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0
+    ) -> list[Hit]:
+        """The hits in "aspect coverage" order: DORIS-MAE normalised score first, ties by mean
+        combined score, then original position; hits without a coverage follow in their order.
+
+        Args:
+            hits: best first; coverages: from :meth:`score_aspects`, matched by doc id;
+            blend: weight of the original rank in ``[0, 1]`` (0 = coverage only).
+
+        Raises:
+            ValueError: ``blend`` outside ``[0, 1]``.
+        """
+        from litsift.search.aspect_scoring import coverage_order
+
+        return coverage_order(list(hits), coverages, blend)
 
     # -- LLM (optional) --------------------------------------------------------------------
     @property

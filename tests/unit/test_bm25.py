@@ -95,14 +95,18 @@ def ds_index(tmp_path_factory: pytest.TempPathFactory, datasets: list[Dataset]) 
 
 @pytest.fixture(scope="session")
 def doc_tokens(datasets: list[Dataset]) -> dict[int, set[str]]:
-    """Brute force: every analysed token of every field of every dataset."""
+    """Brute force: every analysed token of every scored field (default boost > 0) of every
+    dataset."""
+    from litsift.search.text import DEFAULT_BOOSTS
+
     an = analyzer()
     out: dict[int, set[str]] = {}
     for rec in datasets:
         assert rec.rowid is not None
         toks: set[str] = set()
-        for text in record_fields(rec).values():
-            toks.update(an.analyze(text))
+        for name, text in record_fields(rec).items():
+            if DEFAULT_BOOSTS[Kind.DATASET].get(name, 0.0) > 0:
+                toks.update(an.analyze(text))
         out[rec.rowid] = toks
     return out
 
@@ -243,10 +247,53 @@ def test_paper_index_finds_papers_by_their_title(tmp_path: Path) -> None:
     index = BM25Index.create(tmp_path / "papers", Kind.PAPER)
     index.add(papers)
     index.close()
-    assert set(index.boosts) == set(FIELDS[Kind.PAPER])
+    assert set(index.boosts) <= set(FIELDS[Kind.PAPER]) and index.fields == FIELDS[Kind.PAPER]
     for paper in papers[::15]:
         hits = index.search(paper.title, 10, YearRange(paper.year, paper.year, False))
         assert paper.rowid in [r for r, _ in hits]
     first = papers[0]
     assert passage_text(first).startswith(first.title)
     assert first.abstract[:50] in passage_text(first)
+
+
+def test_index_from_before_the_all_field_falls_back_to_its_fields(
+    tmp_path: Path, datasets: list[Dataset]
+) -> None:
+    """An index whose sidecar lists no fields (written before ALL_FIELD) is scored on its
+    legacy text fields, so the default boosts (mostly ALL_FIELD) still find documents."""
+    import json
+
+    from litsift.search.bm25 import META_FILE
+    from litsift.search.text import ALL_FIELD
+
+    index = BM25Index.create(tmp_path / "legacy", Kind.DATASET)
+    index.add(datasets)
+    index.close()
+    (index.path / META_FILE).write_text(json.dumps({"kind": Kind.DATASET.value}))
+    legacy = BM25Index.open(index.path)
+    assert ALL_FIELD not in legacy.fields
+    legacy.boosts = {ALL_FIELD: 1.0}
+    hits = legacy.search("image segmentation", 10, YearRange())
+    assert hits and legacy.build_query("image", YearRange()) is not None
+
+
+def test_bm25_query_text_modes() -> None:
+    from litsift.search.query import bm25_query_text
+
+    q = "I want to build a semi-supervised method for the segmentation of images."
+    assert bm25_query_text(q, "raw") == q
+    assert bm25_query_text(q, "stop").split() == [
+        "i",
+        "want",
+        "build",
+        "semi",
+        "supervised",
+        "method",
+        "segmentation",
+        "images",
+    ]
+    assert bm25_query_text(q, "stop+request").split()[:2] == ["build", "semi"]
+    # a query made only of stopwords is kept as typed
+    assert bm25_query_text("The It", "stop") == "The It"
+    with pytest.raises(ValueError):
+        bm25_query_text(q, "magic")

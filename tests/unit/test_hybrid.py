@@ -186,3 +186,40 @@ def test_hybrid_search_refuses_unknown_fusion_and_ignores_blank_queries(  # type
     assert hybrid_search(bm25, dense, encoder, ybr, " \t ", YearRange(), 10, 3) == []
     with pytest.raises(QueryError):
         hybrid_search(bm25, dense, encoder, ybr, "images", YearRange(), 10, 3, fusion="max")
+
+
+def test_dense_prf_and_bm25_query_handling(small_indexes, encoder) -> None:  # type: ignore[no-untyped-def]
+    """Rocchio PRF moves the query toward its top dense hits (so the top-3 documents' centroid
+    ranks at least as high), respects the year filter, and query handling strips request
+    words before BM25 without losing the topic words."""
+    from litsift.search.hybrid import _rocchio
+
+    recs, bm25, dense, ybr = small_indexes
+    target = next(r for r in recs if r.year is not None and r.description)
+    query = "I want to find " + target.description[:100]
+    qvec = encoder.encode_queries([query])[0]
+    top = dense.search(qvec, 3, YearRange(), ybr)
+    moved = _rocchio(dense, qvec, top, 0.5)
+    assert np.linalg.norm(moved) == pytest.approx(1.0, abs=1e-5)
+    centroid = np.mean([dense.vector(int(d)) for d, _ in top], axis=0)
+    assert float(moved @ centroid) > float(qvec @ centroid / np.linalg.norm(qvec))
+    years = YearRange(None, target.year, include_missing=False)
+    hits = hybrid_search(
+        bm25, dense, encoder, ybr, query, years, 50, 10, fusion="dense", prf_docs=3
+    )
+    assert hits and all(0 < ybr[int(h.docid)] <= target.year for h in hits)
+    raw = hybrid_search(bm25, dense, encoder, ybr, query, YearRange(), 50, 10, fusion="bm25")
+    handled = hybrid_search(
+        bm25,
+        dense,
+        encoder,
+        ybr,
+        query,
+        YearRange(),
+        50,
+        10,
+        fusion="bm25",
+        bm25_query="stop+request",
+    )
+    assert handled and raw
+    assert target.rowid in [h.docid for h in handled]

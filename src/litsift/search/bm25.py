@@ -25,7 +25,7 @@ import tantivy
 
 from litsift.errors import IndexMissingError
 from litsift.search.filters import YEAR_MISSING, is_filtering, year_value
-from litsift.search.text import DEFAULT_BOOSTS, FIELDS, record_fields
+from litsift.search.text import ALL_FIELD, DEFAULT_BOOSTS, FIELDS, record_fields
 from litsift.types import Kind, Record, YearRange
 
 #: Name the analyzer is registered under in every index this module opens.
@@ -35,6 +35,11 @@ META_FILE = "litsift-bm25.json"
 #: At most this many distinct query tokens are used (a pasted abstract is still a query).
 MAX_QUERY_TOKENS = 512
 _WRITER_HEAP_BYTES = 64_000_000
+#: Fields scored (boost 1) when the boosts name only ``ALL_FIELD`` and the index predates it.
+LEGACY_FALLBACK: dict[Kind, tuple[str, ...]] = {
+    Kind.PAPER: ("title", "abstract"),
+    Kind.DATASET: ("description",),
+}
 
 
 def analyzer() -> tantivy.TextAnalyzer:
@@ -53,9 +58,9 @@ def analyzer() -> tantivy.TextAnalyzer:
     )
 
 
-def _schema(kind: Kind) -> tantivy.Schema:
+def _schema(fields: Iterable[str]) -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
-    for name in FIELDS[kind]:
+    for name in fields:
         sb.add_text_field(name, stored=False, tokenizer_name=ANALYZER_NAME, index_option="freq")
     sb.add_unsigned_field("rowid", stored=True, indexed=True, fast=True)
     sb.add_integer_field("year", stored=False, indexed=True, fast=True)
@@ -71,9 +76,13 @@ class BM25Index:
         boosts: ``{field: boost}`` used by :meth:`search`; change it freely between queries.
     """
 
-    def __init__(self, path: Path, kind: Kind, index: tantivy.Index) -> None:
+    def __init__(
+        self, path: Path, kind: Kind, index: tantivy.Index, fields: Iterable[str] | None = None
+    ) -> None:
         self.path = path
         self.kind = kind
+        #: the text fields this index has (an index built before ``ALL_FIELD`` lacks it).
+        self.fields: tuple[str, ...] = tuple(fields) if fields is not None else FIELDS[kind]
         self.boosts: dict[str, float] = dict(DEFAULT_BOOSTS[kind])
         self._index = index
         self._index.register_tokenizer(ANALYZER_NAME, analyzer())
@@ -93,9 +102,12 @@ class BM25Index:
         if path.exists() and any(path.iterdir()):
             raise FileExistsError(f"{path} is not empty")
         path.mkdir(parents=True, exist_ok=True)
-        index = tantivy.Index(_schema(kind), path=str(path), reuse=False)
-        (path / META_FILE).write_text(json.dumps({"kind": kind.value}), encoding="utf-8")
-        return cls(path, kind, index)
+        fields = FIELDS[kind]
+        index = tantivy.Index(_schema(fields), path=str(path), reuse=False)
+        (path / META_FILE).write_text(
+            json.dumps({"kind": kind.value, "fields": list(fields)}), encoding="utf-8"
+        )
+        return cls(path, kind, index, fields)
 
     @classmethod
     def open(cls, path: Path) -> BM25Index:
@@ -108,8 +120,11 @@ class BM25Index:
         meta = path / META_FILE
         if not meta.is_file() or not tantivy.Index.exists(str(path)):
             raise IndexMissingError(f"no BM25 index at {path}", "run `litsift index`")
-        kind = Kind(json.loads(meta.read_text(encoding="utf-8"))["kind"])
-        return cls(path, kind, tantivy.Index.open(str(path)))
+        info = json.loads(meta.read_text(encoding="utf-8"))
+        kind = Kind(info["kind"])
+        # indexes written before the sidecar listed its fields have every field but ALL_FIELD
+        fields = info.get("fields") or [f for f in FIELDS[kind] if f != ALL_FIELD]
+        return cls(path, kind, tantivy.Index.open(str(path)), fields)
 
     def _get_writer(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -145,7 +160,7 @@ class BM25Index:
         for rowid, rec in latest.items():
             doc = tantivy.Document()
             for name, text in record_fields(rec).items():
-                if text:
+                if text and name in self.fields:
                     doc.add_text(name, text)
             doc.add_unsigned("rowid", rowid)
             doc.add_integer("year", year_value(rec.year))
@@ -204,7 +219,12 @@ class BM25Index:
         changing BM25 scores.
         """
         tokens = self.query_tokens(query_text)
-        boosts: Mapping[str, float] = {f: b for f, b in self.boosts.items() if b > 0}
+        boosts: Mapping[str, float] = {
+            f: b for f, b in self.boosts.items() if b > 0 and f in self.fields
+        }
+        if not boosts and ALL_FIELD in self.boosts and ALL_FIELD not in self.fields:
+            # an index from before ALL_FIELD: fall back to its per-field text
+            boosts = {f: 1.0 for f in self.fields if f in LEGACY_FALLBACK[self.kind]}
         if not tokens or not boosts:
             return None
         clauses = [

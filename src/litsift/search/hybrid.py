@@ -186,6 +186,19 @@ def single(name: str, run: Run) -> list[Fused]:
     return _finish({d: s for d, s in reversed(run)}, _signals({name: run}))
 
 
+def _rocchio(
+    dense: DenseIndex, qvec: npt.NDArray[np.float32], top: Run, weight: float
+) -> npt.NDArray[np.float32]:
+    """``q + weight * mean(vectors of top)``, L2-normalised (pseudo-relevance feedback)."""
+    vecs = [v for v in (dense.vector(int(d)) for d, _ in top) if v is not None]
+    q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+    if not vecs:
+        return q
+    out = q + weight * np.mean(np.stack(vecs), axis=0)
+    norm = float(np.linalg.norm(out))
+    return (out / norm if norm > 0 else q).astype(np.float32)
+
+
 def hybrid_search(
     bm25: BM25Index,
     dense: DenseIndex,
@@ -201,6 +214,9 @@ def hybrid_search(
     norm: Norm = "minmax",
     encode_query: Callable[[str], npt.NDArray[np.float32]] | None = None,
     timings: dict[str, float] | None = None,
+    bm25_query: str = "raw",
+    prf_docs: int = 0,
+    prf_weight: float = 0.5,
 ) -> list[Fused]:
     """BM25 and dense top-``k0`` with the year filter pushed down into both, fused, top ``k``.
 
@@ -222,6 +238,12 @@ def hybrid_search(
             ``encoder.encode_queries`` (e.g. a cached one).
         timings: if given, filled with seconds spent in ``"bm25"``, ``"encode"``,
             ``"dense"`` and ``"fuse"`` (stages that ran).
+        bm25_query: query handling before BM25, a mode of
+            :func:`litsift.search.query.bm25_query_text`.
+        prf_docs: dense pseudo-relevance feedback: when > 0, the query vector becomes
+            ``q + prf_weight * mean(top prf_docs dense hit vectors)`` (Rocchio 1971; Manning
+            et al., IIR §9.1.6), re-normalised, and the dense search runs again.
+        prf_weight: Rocchio's beta for the feedback centroid.
 
     Returns:
         Up to ``k`` :class:`Fused` with ``signals`` keyed ``"bm25"`` / ``"dense"``; docids are
@@ -239,7 +261,9 @@ def hybrid_search(
     runs: dict[str, Run] = {}
     t = time.perf_counter()
     if fusion != "dense":
-        runs["bm25"] = bm25.search(query_text, k0, years)
+        from litsift.search.query import bm25_query_text
+
+        runs["bm25"] = bm25.search(bm25_query_text(query_text, bm25_query), k0, years)
         spent["bm25"], t = time.perf_counter() - t, time.perf_counter()
     if fusion != "bm25":
         if encode_query is not None:
@@ -248,6 +272,9 @@ def hybrid_search(
             qvec = encoder.encode_queries([query_text])[0]
         spent["encode"], t = time.perf_counter() - t, time.perf_counter()
         runs["dense"] = dense.search(qvec, k0, years, year_by_rowid)
+        if prf_docs > 0 and runs["dense"]:
+            qvec = _rocchio(dense, qvec, runs["dense"][:prf_docs], prf_weight)
+            runs["dense"] = dense.search(qvec, k0, years, year_by_rowid)
         spent["dense"], t = time.perf_counter() - t, time.perf_counter()
     if fusion == "rrf":
         fused = rrf(runs, k=rrf_k, weights=weights)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from litsift.store import Store
 
 #: Bump when the index layout or the indexed text changes; older indexes must be rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MANIFEST = "manifest.json"
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
