@@ -30,6 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs-dir", type=Path, default=Path("runs"), help="parent of run dirs")
     ap.add_argument("--systems", default="bm25,dense,hybrid,bm25s")
     ap.add_argument("--json", type=Path, default=None, help="also write all reports here")
+    ap.add_argument(
+        "--half",
+        choices=["tune", "heldout"],
+        default=None,
+        help="only one fixed half of the queries (litsift.eval.benchmarks.query_half)",
+    )
     args = ap.parse_args(argv)
     out = {}
     for name in args.benchmarks or FULL:
@@ -43,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
             name,
             data_dir=args.data_dir,
             systems=args.systems,
-            runs_dir=args.runs_dir / name,
+            runs_dir=args.runs_dir / (name if args.half is None else f"{name}-{args.half}"),
+            half=args.half,
             progress=progress,
         )
         print(format_table(report))

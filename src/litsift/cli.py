@@ -399,7 +399,11 @@ def export_cmd(
 @click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--measures", default=None, help="ir-measures names, e.g. nDCG@10,R@100,RR@10.")
-@click.option("--systems", default=None, help="Comma list of bm25,dense,hybrid,bm25s.")
+@click.option(
+    "--systems",
+    default=None,
+    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects).",
+)
 @click.option("--limit", type=click.IntRange(1), default=None, help="First N queries only.")
 @click.option(
     "--query-field",
@@ -419,6 +423,12 @@ def export_cmd(
     default=None,
     help="Where TREC run files go (default: runs/BENCHMARK).",
 )
+@click.option(
+    "--half",
+    type=click.Choice(["tune", "heldout"]),
+    default=None,
+    help="Only one fixed half of the queries (tune: defaults were tuned on it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
 @reports_errors
 def eval_cmd(
@@ -433,6 +443,7 @@ def eval_cmd(
     query_field: str,
     eval_home: Path | None,
     runs_dir: Path | None,
+    half: str | None,
     as_json: bool,
 ) -> None:
     """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store)."""
@@ -451,6 +462,7 @@ def eval_cmd(
             query_field=query_field,
             home=eval_home,
             runs_dir=runs_dir,
+            half=half,
             progress=bar,
         )
     if as_json:

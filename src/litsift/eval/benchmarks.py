@@ -25,6 +25,9 @@ from litsift.types import Kind
 #: Bump when a loader changes the corpus rows it produces (invalidates cached eval homes).
 CORPUS_VERSION = 1
 BENCHMARKS = ("datafinder", "scifact", "doris-mae-dev", "beir")
+#: The halves of a benchmark's queries used for tuning without reporting tuned numbers as
+#: unbiased (see :func:`query_half`).
+HALVES = ("tune", "heldout")
 DATAFINDER_FIELDS = ("query", "keyphrase_query")
 _DORIS_PREFIX = "Best Candidate: "
 
@@ -95,12 +98,39 @@ class Benchmark:
     def label(self, measure: str) -> str:
         return self.labels.get(measure, measure)
 
+    def half(self, half: str | None) -> Benchmark:
+        """The same benchmark with only the queries of one half (:func:`query_half`).
+
+        Raises:
+            EvalError: ``half`` is not ``"tune"``, ``"heldout"`` or None (all queries).
+        """
+        if half is None:
+            return self
+        if half not in HALVES:
+            raise EvalError(f"unknown query half {half!r}", "use tune or heldout")
+        sets = tuple(
+            QuerySet(s.name, tuple(q for q in s.queries if query_half(q.qid) == half))
+            for s in self.query_sets
+        )
+        return replace(self, query_sets=sets)
+
     def limited(self, limit: int | None) -> Benchmark:
         """The same benchmark with only the first ``limit`` queries of each query set."""
         if limit is None:
             return self
         sets = tuple(QuerySet(s.name, s.queries[: max(0, limit)]) for s in self.query_sets)
         return replace(self, query_sets=sets)
+
+
+def query_half(qid: str) -> str:
+    """The fixed half a query belongs to: ``"tune"`` when the SHA-256 of its UTF-8 query id
+    is even (last hex digit), else ``"heldout"``.
+
+    Stable across runs, machines and Python versions (no ``hash()`` salt). Ranking defaults
+    are tuned on the ``tune`` half of DataFinder; ``heldout`` is reported as unbiased.
+    """
+    last = int(hashlib.sha256(qid.encode("utf-8")).hexdigest()[-1], 16)
+    return "tune" if last % 2 == 0 else "heldout"
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.errors import EvalError
 from litsift.eval.benchmarks import load_beir, load_benchmark
-from litsift.eval.runner import SYSTEMS, EvalProgress, EvalReport, run_eval
+from litsift.eval.runner import DEFAULT_SYSTEMS, EvalProgress, EvalReport, run_eval
 
 if TYPE_CHECKING:
     from litsift.config import Config
@@ -58,6 +58,7 @@ def run_benchmark(
     systems: str | Sequence[str] | None = None,
     limit: int | None = None,
     query_field: str = "both",
+    half: str | None = None,
     home: Path | None = None,
     runs_dir: Path | None = None,
     encoder: Encoder | None = None,
@@ -76,6 +77,8 @@ def run_benchmark(
         systems: subset of ``bm25,dense,hybrid,bm25s`` (default all).
         limit: evaluate only the first ``limit`` queries of each query set.
         query_field: DataFinder only: ``query``, ``keyphrase_query`` or ``both``.
+        half: ``"tune"`` or ``"heldout"``: only that fixed half of the queries
+            (:func:`litsift.eval.benchmarks.query_half`); None: all.
         home: litsift home of the benchmark; default a per-corpus dir under the cache dir.
         runs_dir: where TREC runs go; default ``./runs/<benchmark>``.
         encoder: an already-loaded encoder (tests share one).
@@ -113,8 +116,8 @@ def run_benchmark(
     if limit is not None and limit < 1:
         raise EvalError("--limit must be at least 1", "e.g. --limit 20")
     return run_eval(
-        bench.limited(limit),
-        systems=split_list(systems) or SYSTEMS,
+        bench.half(half).limited(limit),
+        systems=split_list(systems) or DEFAULT_SYSTEMS,
         home=home,
         runs_dir=runs_dir,
         encoder=encoder,
@@ -128,6 +131,7 @@ _SYSTEM_NAMES = {
     "dense": "litsift dense (MiniLM)",
     "hybrid": "litsift hybrid ({fusion})",
     "bm25s": "bm25s (peer BM25)",
+    "aspects": "litsift hybrid + aspect coverage",
 }
 
 

@@ -1,13 +1,14 @@
 """A peer BM25 (bm25s) over the same records and text fields, to check our tantivy BM25.
 
-The peer indexes, for every record of the store, the concatenation of the BM25 fields of
-:func:`litsift.search.text.record_fields` (one field, no boosts), tokenised by bm25s's own
-tokenizer (scikit-learn's ``\\b\\w\\w+\\b`` pattern, lowercase, bm25s's English stopword list)
-and PyStemmer's English Snowball stemmer when PyStemmer is installed (without it: no stemming,
-recorded in :attr:`PeerBM25.stemmer`). Scoring is bm25s's ``method="lucene"`` with tantivy's
-parameters k1 = 1.2, b = 0.75 (Lù 2024, "BM25S: Orders of magnitude faster lexical search via
-eager sparse scoring", arXiv:2407.03618). The year filter is bm25s's ``weight_mask`` (masked
-documents score 0 and are never returned), not post-filtering of a truncated list.
+The peer indexes, for every record of the store, the one concatenated BM25 field
+:data:`litsift.search.text.ALL_FIELD` of :func:`litsift.search.text.record_fields` (no
+boosts), tokenised by bm25s's own tokenizer (scikit-learn's ``\\b\\w\\w+\\b`` pattern,
+lowercase, bm25s's English stopword list) and PyStemmer's English Snowball stemmer when
+PyStemmer is installed (without it: no stemming, recorded in :attr:`PeerBM25.stemmer`).
+Scoring is bm25s's ``method="lucene"`` with tantivy's parameters k1 = 1.2, b = 0.75 (Lù 2024,
+"BM25S: Orders of magnitude faster lexical search via eager sparse scoring", arXiv:2407.03618).
+The year filter is bm25s's ``weight_mask`` (masked documents score 0 and are never returned),
+not post-filtering of a truncated list.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from litsift.errors import EvalError
 from litsift.eval.trec import trec_id
-from litsift.search.text import record_fields
+from litsift.search.text import ALL_FIELD, record_fields
 from litsift.store import Store
 from litsift.types import Kind, YearRange
 
@@ -57,7 +58,7 @@ class PeerBM25:
         self.years: list[int | None] = []
         for batch in store.rows_since(kind, 0):
             for rec in batch:
-                texts.append("\n".join(v for v in record_fields(rec).values() if v))
+                texts.append(record_fields(rec)[ALL_FIELD])
                 self.docids.append(trec_id(rec.id))
                 self.years.append(rec.year)
         if not texts:

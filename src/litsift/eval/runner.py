@@ -23,14 +23,23 @@ from litsift.eval.trec import read_run, trec_id, write_run
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.store import SCHEMA_VERSION, ingest_records
-from litsift.types import Query, YearRange
+from litsift.types import Kind, Query, YearRange
 
 if TYPE_CHECKING:
     from litsift.config import Config
     from litsift.models_onnx import Encoder
 
-SYSTEMS = ("bm25", "dense", "hybrid", "bm25s")
-_FUSION: Mapping[str, str | None] = {"bm25": "bm25", "dense": "dense", "hybrid": None}
+#: ``aspects``: the default hybrid, then its top ``search.coverage_pool`` hits re-ordered by
+#: offline aspect coverage (:meth:`LitsiftService.coverage_order`, the TUI's ``o``).
+SYSTEMS = ("bm25", "dense", "hybrid", "bm25s", "aspects")
+#: systems run unless asked for (``aspects`` encodes every candidate's sentences: slower).
+DEFAULT_SYSTEMS = ("bm25", "dense", "hybrid", "bm25s")
+_FUSION: Mapping[str, str | None] = {
+    "bm25": "bm25",
+    "dense": "dense",
+    "hybrid": None,
+    "aspects": None,
+}
 MARKER_FILE = "eval-corpus.json"
 
 #: progress(stage, done, total); stages: "ingest", "index", "<query set>/<system>".
@@ -158,8 +167,41 @@ def prepare_home(
                 progress(f"index:{stage}", n, total)
 
         svc.build_index(benchmark.kind, progress=index_cb)
+    refresh_bm25(svc, benchmark.kind)
     marker.write_text(json.dumps(done))
     return svc, list(done.get("notes", []))
+
+
+def refresh_bm25(svc: LitsiftService, kind: Kind) -> bool:
+    """Rebuild only the BM25 part of an eval home whose tantivy index lacks a text field of
+    the current schema (e.g. :data:`~litsift.search.text.ALL_FIELD`), so a BM25 schema change
+    does not force re-embedding a cached benchmark corpus. The new index is written beside the
+    old one and swapped in by two renames.
+
+    Returns:
+        True when the BM25 index was rebuilt.
+    """
+    import shutil
+
+    from litsift.search.bm25 import BM25Index
+    from litsift.search.indexer import index_dir_for
+    from litsift.search.text import FIELDS
+
+    directory = index_dir_for(svc.paths.index_dir, kind) / "bm25"
+    if not directory.is_dir() or set(FIELDS[kind]) <= set(BM25Index.open(directory).fields):
+        return False
+    new, old = directory.with_name("bm25.new"), directory.with_name("bm25.old")
+    for d in (new, old):
+        shutil.rmtree(d, ignore_errors=True)
+    index = BM25Index.create(new, kind)
+    for batch in svc.store.rows_since(kind, 0):
+        index.add(batch)
+    index.close()
+    svc.close()  # drops opened indexes
+    directory.rename(old)
+    new.rename(directory)
+    shutil.rmtree(old, ignore_errors=True)
+    return True
 
 
 def _years(q: EvalQuery) -> YearRange:
@@ -192,6 +234,8 @@ def run_queries(
         if system == "bm25s":
             assert isinstance(peer, PeerBM25)
             run[q.qid] = peer.search(q.text, _years(q), benchmark.depth)
+        elif system == "aspects":
+            run[q.qid] = _coverage_run(svc, benchmark, q, k0)
         else:
             query = Query(q.text, benchmark.kind, _years(q), benchmark.depth, k0, _FUSION[system])
             hits = svc.search(query).hits
@@ -201,9 +245,26 @@ def run_queries(
     return run
 
 
+def _coverage_run(
+    svc: LitsiftService, benchmark: Benchmark, q: EvalQuery, k0: int
+) -> list[tuple[str, float]]:
+    """The hybrid run with its top ``coverage_pool`` hits in aspect-coverage order (offline
+    decomposition, :meth:`LitsiftService.score_aspects`); scores are ``depth - position``."""
+    s = svc.config.search
+    pool = s.coverage_pool
+    query = Query(q.text, benchmark.kind, _years(q), max(benchmark.depth, pool), k0, None)
+    hits = list(svc.search(query).hits)
+    head = hits[:pool]
+    aspects = svc.decompose(q.text)
+    if aspects and head:
+        head = svc.coverage_order(head, svc.score_aspects(aspects, head), s.coverage_blend)
+    ordered = (head + hits[pool:])[: benchmark.depth]
+    return [(trec_id(h.docid), float(len(ordered) - i)) for i, h in enumerate(ordered)]
+
+
 def run_eval(
     benchmark: Benchmark,
-    systems: Sequence[str] = SYSTEMS,
+    systems: Sequence[str] = DEFAULT_SYSTEMS,
     home: Path | None = None,
     runs_dir: Path | None = None,
     encoder: Encoder | None = None,
