@@ -19,6 +19,8 @@ from litsift.config import Config
 from litsift.service import LitsiftService
 from litsift.tui.screens import HelpScreen, SearchScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
+from litsift.tui.screens.ranking_actions import RankingActions
+from litsift.tui.screens.triage_actions import TriageActions
 from litsift.tui.widgets import ResultsTable
 from litsift.types import Kind
 
@@ -68,6 +70,8 @@ class LitsiftApp(App[None]):
             ("anywhere", self.BINDINGS),
             ("main screen", SearchScreen.BINDINGS),
             ("results", ResultsTable.BINDINGS),
+            ("results, detail", TriageActions.BINDINGS),
+            ("results, detail", RankingActions.BINDINGS),
         ]
 
     def action_help(self) -> None:
@@ -91,6 +95,35 @@ class LitsiftApp(App[None]):
         )
         yield SystemCommand("Clear year filter", "Search all years", s.action_clear_years)
         yield SystemCommand("Focus query", "Put the cursor in the query", s.action_focus_query)
+        for title, help_text, action in (
+            ("Keep", "Label the highlighted result keep", partial(s.action_label, "keep")),
+            ("Maybe", "Label the highlighted result maybe", partial(s.action_label, "maybe")),
+            ("Discard", "Label the highlighted result discard", partial(s.action_label, "discard")),
+            ("Undo label", "Undo the last label change", s.action_undo_label),
+            (
+                "Cycle label filter",
+                "all → unlabelled → kept → maybe → discarded → hide discarded",
+                s.action_cycle_filter,
+            ),
+            ("Edit note and tags", "Note and tags of the highlighted result", s.action_edit_note),
+            (
+                "Add to collection",
+                "Put the highlighted result in a collection",
+                s.action_add_to_collection,
+            ),
+            ("History", "Saved searches and query history", s.action_history),
+            ("Save search", "Save the current search under a name", s.action_save_search),
+            ("Export", "Export kept records or a collection to a file", s.action_export),
+            ("More like this", "Toggle reranking by the labels", s.action_more_like_this),
+            ("Order by coverage", "Toggle ordering by aspect coverage", s.action_coverage_order),
+            ("Edit aspects", "Edit the query's aspects and re-score", s.action_edit_aspects),
+        ):
+            yield SystemCommand(title, help_text, action)
+        if self.service.llm_configured:
+            yield SystemCommand(
+                "LLM rerank", "Rerank the results with the LLM", s.action_llm_rerank
+            )
+            yield SystemCommand("Answer", "Write a cited answer from the results", s.action_answer)
         yield SystemCommand("Help", "List the key bindings", self.action_help)
 
 

@@ -6,11 +6,16 @@ Small dataclasses, as in toolong's ``messages.py``. Worker threads post them wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from litsift.types import Hit, Kind, Query, SearchResult, YearRange
+from litsift.types import Aspect, Hit, Kind, Query, SearchResult, YearRange
+
+if TYPE_CHECKING:
+    from litsift.search.aspect_scoring import Coverage
+    from litsift.store.triage import Annotation
 
 
 @dataclass
@@ -36,6 +41,12 @@ class SearchFinished(Message):
 
     request_id: int
     result: SearchResult
+    #: label, note, tags and collections of every hit (read in the same worker)
+    annotations: dict[str, Annotation] = field(default_factory=dict)
+    #: the unordered result when ``result`` was reordered by "more like this"
+    base: SearchResult | None = None
+    #: why "more like this" could not be applied (it is then switched off)
+    feedback_error: Exception | None = None
 
 
 @dataclass
@@ -61,4 +72,45 @@ class StoreChecked(Message):
 
     counts: dict[Kind, int]
     stale: frozenset[Kind]
+    error: Exception | None = None
+
+
+@dataclass
+class AnnotationsChanged(Message):
+    """A triage write finished: fresh annotations of some records, and what to tell the user."""
+
+    kind: Kind
+    annotations: dict[str, Annotation]
+    notice: str = ""
+
+
+@dataclass
+class Notice(Message):
+    """A background job has something to say: ``error`` goes to the status line."""
+
+    text: str = ""
+    error: Exception | None = None
+
+
+@dataclass
+class AspectsScored(Message):
+    """Aspect coverage of a result's hits was computed (``request_id`` as for searches)."""
+
+    request: int
+    kind: Kind
+    query_text: str
+    aspects: list[Aspect]
+    coverages: list[Coverage]
+    error: Exception | None = None
+
+
+@dataclass
+class Reordered(Message):
+    """A reordering worker ("more like this" or LLM rerank) finished for ``request_id``."""
+
+    request_id: int
+    kind: Kind
+    result: SearchResult | None
+    source: str
+    note: str = ""
     error: Exception | None = None

@@ -71,7 +71,8 @@ class HelpScreen(ModalScreen[None]):
                 )
             yield table
             yield Static(
-                "ctrl+p opens the command palette (papers/datasets, clear years, help, quit).\n"
+                "ctrl+p opens the command palette: every action above by name (labels, filter,\n"
+                "history, export, more like this, aspects; LLM rerank and answer if configured).\n"
                 'Change keys in config.toml: [keymap] then name = "key", e.g. toggle_kind = "f5".',
                 id="help-note",
                 markup=False,

@@ -5,25 +5,24 @@ Concurrency (textual ``docs/guide/workers.md``): a search runs in an exclusive t
 group ``"search"``, so a new query cancels the stale one; each request carries an id and a
 result whose id is not the latest is dropped. Service calls are serialised by a lock (the
 service allows one searching thread at a time); a cancelled worker waiting on the lock returns
-without searching.
+without searching. The search worker also reads the hits' triage annotations and, with "more
+like this" on, reranks by the labels, so the first paint already shows labels and the order.
+Triage and ranking actions live in :mod:`.triage_actions` and :mod:`.ranking_actions`.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, TabbedContent, TabPane
+from textual.widgets import Footer, Input, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from litsift.config import SearchSettings
 from litsift.errors import LitsiftError
-from litsift.service import LitsiftService
+from litsift.store.triage import Annotation
 from litsift.tui.messages import (
     QueryInvalid,
     ResultHighlighted,
@@ -32,15 +31,17 @@ from litsift.tui.messages import (
     SearchRequested,
     StoreChecked,
 )
+from litsift.tui.screens.base import PANE_ID, TAB_LABEL
 from litsift.tui.screens.empty_store import EmptyStoreScreen
+from litsift.tui.screens.ranking_actions import NEEDS_LLM, RankingActions
+from litsift.tui.screens.triage_actions import NEEDS_HIT, TriageActions
 from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
-from litsift.types import Kind, Query, SearchResult, YearRange
+from litsift.types import Kind, Query, SearchResult
 
-PANE_ID = {Kind.PAPER: "papers", Kind.DATASET: "datasets"}
-TAB_LABEL = {Kind.PAPER: "Papers", Kind.DATASET: "Datasets"}
+__all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(TriageActions, RankingActions):
     """Search papers and datasets from the keyboard.
 
     Args:
@@ -94,22 +95,6 @@ class SearchScreen(Screen[None]):
         ),
     ]
 
-    def __init__(
-        self, service: LitsiftService, settings: SearchSettings, *, show_timings: bool = True
-    ) -> None:
-        super().__init__(id="search-screen")
-        self.service = service
-        self.settings = settings
-        self.show_timings = show_timings
-        self.kind = Kind.PAPER
-        self.text = ""
-        self.years = YearRange()
-        self.store_counts: dict[Kind, int] | None = None
-        self._request_id = 0
-        self._pending: int | None = None
-        self._shown: dict[Kind, tuple[str, YearRange] | None] = dict.fromkeys(Kind)
-        self._service_lock = threading.Lock()
-
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield QueryBar(id="query-bar")
@@ -117,7 +102,9 @@ class SearchScreen(Screen[None]):
             with TabbedContent(initial=PANE_ID[Kind.PAPER], id="kinds"):
                 for kind in Kind:
                     with TabPane(TAB_LABEL[kind], id=PANE_ID[kind]):
-                        yield ResultsTable(kind, id=f"{PANE_ID[kind]}-table")
+                        table = ResultsTable(kind, id=f"{PANE_ID[kind]}-table")
+                        table.coverage_sort = self.service.coverage_order
+                        yield table
             yield DetailPane(id="detail")
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield Footer()
@@ -125,27 +112,6 @@ class SearchScreen(Screen[None]):
     def on_mount(self) -> None:
         self.status.show_message("Type a query (Enter searches at once) · F1 help")
         self._check_store()
-
-    # -- parts -----------------------------------------------------------------------------
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one("#status", StatusLine)
-
-    @property
-    def detail(self) -> DetailPane:
-        return self.query_one("#detail", DetailPane)
-
-    @property
-    def query_bar(self) -> QueryBar:
-        return self.query_one("#query-bar", QueryBar)
-
-    def table(self, kind: Kind | None = None) -> ResultsTable:
-        return self.query_one(f"#{PANE_ID[kind or self.kind]}-table", ResultsTable)
-
-    @property
-    def busy(self) -> bool:
-        """True while a search is debouncing, running, or its result is not shown yet."""
-        return self._pending is not None or self.query_bar.debouncing
 
     # -- store state -----------------------------------------------------------------------
     @work(thread=True, group="store", exit_on_error=False)
@@ -176,6 +142,7 @@ class SearchScreen(Screen[None]):
         self.refresh_bindings()
         self.search(self.kind)
         if msg.submitted:
+            self.record_submitted()
             self.table().focus()
 
     @on(QueryInvalid)
@@ -196,46 +163,64 @@ class SearchScreen(Screen[None]):
         if not self.text.strip():  # nothing to search: clear without a worker
             self._pending = None
             self.workers.cancel_group(self, "search")
-            self._show(SearchResult(query, (), 0.0))
+            self._base[kind] = None
+            self._show(SearchResult(query, (), 0.0), {})
             self.status.show_message("Type a query (Enter searches at once) · F1 help")
             return
         self._pending = self._request_id
         self.status.show_busy(kind, self.years)
-        self._run_search(self._request_id, query)
+        self._run_search(self._request_id, query, self.more_like_this)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _run_search(self, request_id: int, query: Query) -> None:
+    def _run_search(self, request_id: int, query: Query, feedback: bool) -> None:
         worker = get_current_worker()
         with self._service_lock:
             if worker.is_cancelled or request_id != self._request_id:
                 return  # a newer query superseded this one while it waited
             try:
                 result = self.service.search(query)
+                ids = [h.docid for h in result.hits]
+                annotations = self.service.annotations(query.kind, ids) if ids else {}
             except Exception as err:  # LitsiftError or a bug: both reported, never a crash
                 if not worker.is_cancelled:
                     self.post_message(SearchFailed(request_id, query, err))
                 return
+            shown, error = result, None
+            if feedback and result.hits:
+                try:
+                    shown = self.service.more_like_this(result)
+                except Exception as err:  # QueryError: nothing labelled yet
+                    error = err
         if not worker.is_cancelled:
-            self.post_message(SearchFinished(request_id, result))
+            self.post_message(SearchFinished(request_id, shown, annotations, result, error))
 
     @on(SearchFinished)
     def _search_finished(self, msg: SearchFinished) -> None:
         if msg.request_id != self._request_id:
             return  # stale
         self._pending = None
-        self._show(msg.result)
+        self._base[msg.result.query.kind] = msg.base or msg.result
+        self._show(msg.result, msg.annotations)
+        if msg.feedback_error is not None:
+            self.more_like_this = False
+            self.status.show_error(msg.feedback_error)
+            self.show_modes()
 
-    def _show(self, result: SearchResult) -> None:
+    def _show(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
         kind = result.query.kind
+        self.reranked.pop(kind, None)
         self._shown[kind] = (result.query.text, result.query.years)
         self.query_one(TabbedContent).get_tab(PANE_ID[kind]).label = (
             f"{TAB_LABEL[kind]} ({len(result.hits)})"
             if result.query.text.strip()
             else TAB_LABEL[kind]
         )
-        self.table(kind).show_result(result)
+        self.table(kind).show_result(result, annotations)
         if kind == self.kind:
             self.status.show_result(result)
+            self.show_modes()
+        self.score_aspects(kind, result)  # after the first paint, in a worker
+        self.refresh_bindings()
 
     @on(SearchFailed)
     def _search_failed(self, msg: SearchFailed) -> None:
@@ -256,12 +241,8 @@ class SearchScreen(Screen[None]):
     @on(ResultHighlighted)
     def _highlighted(self, msg: ResultHighlighted) -> None:
         if msg.kind == self.kind:
-            self.detail.show_hit(msg.hit)
-
-    @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.detail.focus()
+            self.detail.show_hit(msg.hit, self.extras(msg.kind, msg.hit))
+            self.refresh_bindings()
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -270,7 +251,8 @@ class SearchScreen(Screen[None]):
             return
         self.kind = kind
         table = self.table(kind)
-        self.detail.show_hit(table.highlighted_hit)
+        self.detail.show_hit(table.highlighted_hit, self.extras(kind, table.highlighted_hit))
+        self.show_modes()
         self.search(kind)
 
     # -- actions ---------------------------------------------------------------------------
@@ -297,4 +279,10 @@ class SearchScreen(Screen[None]):
         if action == "clear_years":
             years = self.query(".year").results(Input)
             return True if any(y.value for y in years) else None
+        if action in NEEDS_HIT:
+            return True if self.table().highlighted_hit is not None else None
+        if action in NEEDS_LLM:
+            return True if self.service.llm_configured and self.table().hits else None
+        if action == "edit_aspects":
+            return True if self.aspects[self.kind] else None
         return True

@@ -1,5 +1,9 @@
 """The detail pane: everything about the highlighted hit, as plain text.
 
+Beside the record it shows the hit's triage state (label, note, tags, collections) and, once the
+aspect worker has run, each query aspect with its 0/1/2 grade (○ ◐ ●) and the evidence sentence
+highlighted in the abstract or description (a style on a span, never markup).
+
 Abstracts, descriptions and (later) LLM-written fields are user data: they are assembled into a
 :class:`textual.content.Content` from plain strings, so ``[bold]`` in an abstract shows as the
 seven characters ``[bold]`` and is never read as markup.
@@ -7,19 +11,42 @@ seven characters ``[bold]`` and is never read as markup.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from litsift.types import Dataset, Hit, Paper
+from litsift.store.triage import Annotation
+from litsift.types import Aspect, Dataset, Hit, Paper
+
+if TYPE_CHECKING:
+    from litsift.search.aspect_scoring import Coverage
 
 #: order in which retriever signals are listed
 SIGNALS = ("bm25", "dense")
 
-Part = str | tuple[str, str]
+Part = str | tuple[str, str] | Content
+
+#: glyph of each DORIS-MAE grade: 0 unrelated, 1 partly, 2 fully addresses the aspect
+GRADE_GLYPH = ("○", "◐", "●")
+_GRADE_STYLE = ("$text-muted", "$warning", "$success")
+#: style of evidence sentences in the abstract
+EVIDENCE_STYLE = "underline $accent"
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What the detail shows beside the record: triage state and aspect coverage."""
+
+    annotation: Annotation = field(default_factory=Annotation)
+    aspects: Sequence[Aspect] = ()
+    coverage: Coverage | None = None
+    scoring: bool = False
+
 
 EMPTY = "—"
 
@@ -53,7 +80,56 @@ def _scores(hit: Hit) -> Iterator[Part]:
             yield f"{sig.score:10.4f}   rank {sig.rank}\n"
 
 
-def _paper(hit: Hit, paper: Paper) -> Iterator[Part]:
+def _triage(ann: Annotation) -> Iterator[Part]:
+    if ann.label is None and not (ann.note or ann.tags or ann.collections):
+        return
+    yield from _heading("Triage")
+    yield from _field("Label", ann.label.value if ann.label else "")
+    if ann.tags:
+        yield from _field("Tags", ", ".join(ann.tags))
+    if ann.collections:
+        yield from _field("Collections", ", ".join(ann.collections))
+    if ann.note:
+        yield from _field("Note", ann.note)
+
+
+def _aspects(extras: Extras) -> Iterator[Part]:
+    if not extras.aspects and not extras.scoring:
+        return
+    cov = extras.coverage
+    title = "Aspects" if cov is None else f"Aspects — coverage {cov.normalised:.2f} / 2"
+    yield from _heading(title)
+    if cov is None:
+        yield ("  scoring aspects…\n" if extras.scoring else "  not scored\n", "$text-muted")
+        return
+    for score in cov.scores:
+        if score.aspect_index >= len(extras.aspects):
+            continue
+        g = max(0, min(2, score.grade))
+        yield (f"  {GRADE_GLYPH[g]} ", f"bold {_GRADE_STYLE[g]}")
+        yield extras.aspects[score.aspect_index].text
+        yield "\n"
+        if score.evidence_text and g:
+            yield ("      “", "$text-muted")
+            yield (score.evidence_text, "italic $text-muted")
+            yield ("”\n", "$text-muted")
+
+
+def _body(text: str, empty: str, coverage: Coverage | None) -> Part:
+    """The abstract/description with the evidence sentences of graded aspects underlined."""
+    if not text:
+        return (empty, "$text-muted")
+    content = Content(text)
+    if coverage is not None:
+        for score in coverage.scores:
+            if score.grade and score.evidence_text:
+                at = text.find(score.evidence_text)
+                if at >= 0:
+                    content = content.stylize(EVIDENCE_STYLE, at, at + len(score.evidence_text))
+    return content
+
+
+def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield (paper.title or EMPTY, "bold")
     yield "\n"
     meta = " · ".join(x for x in (str(paper.year or ""), paper.venue, paper.status) if x)
@@ -63,15 +139,17 @@ def _paper(hit: Hit, paper: Paper) -> Iterator[Part]:
     yield from _field("Venue", paper.venue)
     yield from _field("URL", paper.url)
     yield from _field("ID", paper.id)
+    yield from _triage(extras.annotation)
+    yield from _aspects(extras)
     yield from _scores(hit)
     yield from _heading("Research question")
     yield from _field("Problem", paper.problem)
     yield from _field("Method", paper.method)
     yield from _heading("Abstract")
-    yield paper.abstract if paper.abstract else ("no abstract", "$text-muted")
+    yield _body(paper.abstract, "no abstract", extras.coverage)
 
 
-def _dataset(hit: Hit, ds: Dataset) -> Iterator[Part]:
+def _dataset(hit: Hit, ds: Dataset, extras: Extras) -> Iterator[Part]:
     yield (ds.name, "bold")
     yield "\n"
     meta = " · ".join(x for x in (str(ds.year or ""), ds.date) if x)
@@ -80,17 +158,20 @@ def _dataset(hit: Hit, ds: Dataset) -> Iterator[Part]:
     yield from _field("Aliases", ", ".join(ds.variants))
     yield from _field("Introduced in", ds.intro_paper_title)
     yield from _field("URL", ds.url)
+    yield from _triage(extras.annotation)
+    yield from _aspects(extras)
     yield from _scores(hit)
     yield from _heading("Description")
-    yield ds.description if ds.description else ("no description", "$text-muted")
+    yield _body(ds.description, "no description", extras.coverage)
 
 
-def render_hit(hit: Hit | None) -> Content:
+def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
     """The detail text of ``hit`` (or a hint when nothing is highlighted); never markup-parsed."""
     if hit is None:
         return Content.assemble(("Nothing selected. Type a query; ↑/↓ or j/k move.", "$text-muted"))
     rec = hit.record
-    parts = _paper(hit, rec) if isinstance(rec, Paper) else _dataset(hit, rec)
+    ex = extras or Extras()
+    parts = _paper(hit, rec, ex) if isinstance(rec, Paper) else _dataset(hit, rec, ex)
     return Content.assemble(*parts)
 
 
@@ -100,17 +181,26 @@ class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hit: Hit | None = None
+        self.extras = Extras()
 
     def compose(self) -> ComposeResult:
         yield Static(render_hit(None), id="detail-body", markup=False)
 
-    def show_hit(self, hit: Hit | None) -> None:
-        """Show ``hit`` and scroll back to its top."""
+    def show_hit(self, hit: Hit | None, extras: Extras | None = None) -> None:
+        """Show ``hit`` and scroll back to its top; a new hit keeps its position otherwise."""
+        same = hit is not None and self.hit is not None and hit.docid == self.hit.docid
         self.hit = hit
-        self.query_one("#detail-body", Static).update(render_hit(hit))
-        self.scroll_home(animate=False)
+        self.extras = extras or Extras()
+        self.query_one("#detail-body", Static).update(render_hit(hit, self.extras))
+        if not same:
+            self.scroll_home(animate=False)
+
+    @property
+    def content(self) -> Content:
+        """The content shown, with its styles (for tests)."""
+        return render_hit(self.hit, self.extras)
 
     @property
     def text(self) -> str:
         """The plain text shown (for tests and copying)."""
-        return render_hit(self.hit).plain
+        return self.content.plain

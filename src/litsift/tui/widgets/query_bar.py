@@ -81,6 +81,13 @@ class QueryBar(Horizontal):
         """Replace the query text (a search follows after the debounce)."""
         self.query_one("#query", Input).value = text
 
+    def set_query(self, text: str, years: YearRange) -> None:
+        """Replace the query text and years and search at once (re-running a past query)."""
+        self.query_one("#query", Input).value = text
+        for side, year in (("from", years.start), ("to", years.end)):
+            self.query_one(f"#year-{side}", Input).value = "" if year is None else str(year)
+        self.submit(submitted=True)
+
     def clear_years(self) -> None:
         """Empty both year inputs and search again at once."""
         for side in ("from", "to"):

@@ -1,15 +1,19 @@
 """The results table of one kind (papers or datasets), driven by the keyboard.
 
-Columns are declared per kind in :data:`COLUMNS` so later columns (triage label, aspect
-coverage) slot in without touching the rendering. Cell text is always a ``rich.text.Text``:
+Columns are declared per kind in :data:`COLUMNS`; each cell is computed from the hit and its
+:class:`RowInfo` (triage annotation, aspect coverage). Cell text is always a ``rich.text.Text``:
 titles are never read as markup.
+
+What is shown is the table's ``result`` (the current order: fused, "more like this" or LLM
+reranked), then filtered by label (:data:`~litsift.store.triage.LABEL_FILTERS`) and, when
+``by_coverage`` is on, sorted by aspect coverage. Rows are keyed by doc id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -17,32 +21,93 @@ from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.widgets import DataTable
 
+from litsift.store.triage import Annotation, LabelFilter, filter_by_label
 from litsift.tui.messages import ResultHighlighted
-from litsift.types import Dataset, Hit, Kind, Paper, SearchResult
+from litsift.types import Dataset, Hit, Kind, Label, Paper, SearchResult
+
+if TYPE_CHECKING:
+    from litsift.search.aspect_scoring import Coverage
+
+#: glyph and style of each label in the label column
+LABEL_GLYPH: dict[Label, tuple[str, str]] = {
+    Label.KEEP: ("✓", "bold green"),
+    Label.MAYBE: ("?", "bold yellow"),
+    Label.DISCARD: ("✗", "bold red"),
+}
+#: how a label filter is named in the status line
+FILTER_NAME: dict[str, str] = {
+    "all": "all",
+    "unlabelled": "unlabelled",
+    "keep": "kept",
+    "maybe": "maybe",
+    "discard": "discarded",
+    "hide-discard": "hide discarded",
+}
+_BLOCKS = " ▏▎▍▌▋▊▉█"
 
 
-def _title(hit: Hit) -> Text:
+@dataclass(frozen=True)
+class RowInfo:
+    """What the table knows about a hit beside the hit: its annotation and coverage.
+
+    ``coverage`` None with ``scoring`` True means the aspect worker is still running.
+    """
+
+    annotation: Annotation
+    coverage: Coverage | None = None
+    scoring: bool = False
+
+
+def _title(hit: Hit, info: RowInfo) -> Text:
     return Text(hit.record.display_title, no_wrap=True, overflow="ellipsis")
 
 
-def _score(hit: Hit) -> Text:
+def _score(hit: Hit, info: RowInfo) -> Text:
     return Text(f"{hit.score:.4f}", justify="right")
 
 
-def _year(hit: Hit) -> Text:
+def _rank(hit: Hit, info: RowInfo) -> Text:
+    return Text(str(hit.rank), justify="right")
+
+
+def _year(hit: Hit, info: RowInfo) -> Text:
     year = hit.record.year
     return Text("—" if year is None else str(year), justify="right")
 
 
-def _venue(hit: Hit) -> Text:
+def _venue(hit: Hit, info: RowInfo) -> Text:
     rec = hit.record
     return Text(rec.venue if isinstance(rec, Paper) else "", overflow="ellipsis", no_wrap=True)
 
 
-def _aliases(hit: Hit) -> Text:
+def _aliases(hit: Hit, info: RowInfo) -> Text:
     rec = hit.record
     text = ", ".join(rec.variants) if isinstance(rec, Dataset) else ""
     return Text(text, overflow="ellipsis", no_wrap=True)
+
+
+def _label(hit: Hit, info: RowInfo) -> Text:
+    ann = info.annotation
+    glyph, style = LABEL_GLYPH[ann.label] if ann.label is not None else (" ", "")
+    text = Text(glyph, style=style)
+    if ann.note or ann.tags or ann.collections:
+        text.append("✎", style="dim")
+    return text
+
+
+def coverage_bar(normalised: float, width: int = 4) -> str:
+    """A bar of ``width`` cells for a 0–2 coverage (eighth-block resolution)."""
+    eighths = round(max(0.0, min(2.0, normalised)) / 2.0 * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_BLOCKS[part] if part else "")).ljust(width)
+
+
+def _coverage(hit: Hit, info: RowInfo) -> Text:
+    if info.coverage is None:
+        return Text("…" if info.scoring else "", style="dim", justify="right")
+    value = info.coverage.normalised
+    style = "green" if value >= 1.5 else "yellow" if value >= 1.0 else "dim"
+    return Text.assemble((f"{value:.1f} ", "bold"), (coverage_bar(value), style))
 
 
 @dataclass(frozen=True)
@@ -52,22 +117,26 @@ class Column:
     key: str
     label: str
     width: int | None
-    cell: Callable[[Hit], Text]
+    cell: Callable[[Hit, RowInfo], Text]
 
 
 COLUMNS: dict[Kind, tuple[Column, ...]] = {
     Kind.PAPER: (
-        Column("rank", "#", 3, lambda h: Text(str(h.rank), justify="right")),
+        Column("rank", "#", 3, _rank),
+        Column("label", "L", 2, _label),
         Column("title", "Title", None, _title),
         Column("year", "Year", 4, _year),
         Column("venue", "Venue", 10, _venue),
+        Column("coverage", "Cover", 8, _coverage),
         Column("score", "Score", 6, _score),
     ),
     Kind.DATASET: (
-        Column("rank", "#", 3, lambda h: Text(str(h.rank), justify="right")),
+        Column("rank", "#", 3, _rank),
+        Column("label", "L", 2, _label),
         Column("title", "Name", None, _title),
         Column("year", "Year", 4, _year),
-        Column("aliases", "Aliases", 20, _aliases),
+        Column("aliases", "Aliases", 16, _aliases),
+        Column("coverage", "Cover", 8, _coverage),
         Column("score", "Score", 6, _score),
     ),
 }
@@ -77,7 +146,7 @@ MIN_TITLE_WIDTH = 16
 
 
 class ResultsTable(DataTable[Text]):
-    """Hits of one kind, best first; posts :class:`ResultHighlighted` as the cursor moves."""
+    """Hits of one kind; posts :class:`ResultHighlighted` as the cursor moves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False, id="cursor_down", tooltip="Next result"),
@@ -90,41 +159,118 @@ class ResultsTable(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.kind = kind
         self.result: SearchResult | None = None
+        self.annotations: dict[str, Annotation] = {}
+        self.coverages: dict[str, Coverage] = {}
+        self.scoring = False
+        self.label_filter: LabelFilter = "all"
+        self.by_coverage = False
+        #: sorts hits by coverage (the screen passes ``service.coverage_order``)
+        self.coverage_sort: Callable[[list[Hit], list[Coverage]], list[Hit]] | None = None
+        self._shown: tuple[Hit, ...] = ()
         self._title_width = 0
 
+    # -- what is shown ---------------------------------------------------------------------
     @property
     def hits(self) -> tuple[Hit, ...]:
+        """The rows shown, top to bottom (after the label filter and coverage order)."""
+        return self._shown
+
+    @property
+    def all_hits(self) -> tuple[Hit, ...]:
+        """Every hit of the current result, unfiltered, in the result's order."""
         return self.result.hits if self.result is not None else ()
 
     @property
     def highlighted_hit(self) -> Hit | None:
-        hits = self.hits
+        hits = self._shown
         return hits[self.cursor_row] if 0 <= self.cursor_row < len(hits) else None
 
+    def info(self, hit: Hit) -> RowInfo:
+        """The annotation and coverage of ``hit``."""
+        return RowInfo(
+            self.annotations.get(hit.docid, Annotation()),
+            self.coverages.get(hit.docid),
+            self.scoring,
+        )
+
+    def _visible(self) -> tuple[Hit, ...]:
+        hits = list(self.all_hits)
+        if self.by_coverage and self.coverages and self.coverage_sort is not None:
+            hits = self.coverage_sort(hits, list(self.coverages.values()))
+        labels = {d: a.label for d, a in self.annotations.items() if a.label is not None}
+        return tuple(filter_by_label(hits, labels, self.label_filter))
+
+    # -- updates ---------------------------------------------------------------------------
     def on_mount(self) -> None:
         self._rebuild()
 
-    def show_result(self, result: SearchResult) -> None:
-        """Replace the rows with ``result``'s hits and put the cursor on the first one."""
+    def show_result(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
+        """Replace the rows with ``result``'s hits and put the cursor on the first one.
+
+        Coverage of the previous result is dropped (the aspect worker fills it again).
+        """
+        self.result = result
+        self.annotations = dict(annotations)
+        self.coverages = {}
+        self._rebuild(cursor=0)
+        self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
+
+    def reorder(self, result: SearchResult) -> None:
+        """Show the same hits in a new order, keeping the annotations and coverage."""
         self.result = result
         self._rebuild(cursor=0)
         self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
+
+    def update_annotations(self, annotations: dict[str, Annotation]) -> None:
+        """Merge fresh annotations (after a label or note change); the cursor stays put."""
+        self.annotations.update(annotations)
+        self._refresh_rows()
+
+    def set_coverage(self, coverages: dict[str, Coverage] | None, scoring: bool = False) -> None:
+        """Show aspect coverage (None clears it); ``scoring`` shows "…" while it runs."""
+        self.coverages = dict(coverages or {})
+        self.scoring = scoring
+        self._refresh_rows()
+
+    def set_view(
+        self, label_filter: LabelFilter | None = None, by_coverage: bool | None = None
+    ) -> None:
+        """Change the label filter and/or the coverage ordering."""
+        if label_filter is not None:
+            self.label_filter = label_filter
+        if by_coverage is not None:
+            self.by_coverage = by_coverage
+        self._refresh_rows()
+
+    def _refresh_rows(self) -> None:
+        """Rebuild after a change that keeps the result, keeping the highlighted hit if shown."""
+        current = self.highlighted_hit
+        before = self.cursor_row
+        self._rebuild(cursor=before, keep=current.docid if current else None)
+        if self.highlighted_hit is not current:
+            self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 
     def _flex_width(self) -> int:
         cols = COLUMNS[self.kind]
         fixed = sum(c.width or 0 for c in cols) + 2 * len(cols) + 2  # cell padding + scrollbar
         return max(MIN_TITLE_WIDTH, self.size.width - fixed)
 
-    def _rebuild(self, cursor: int | None = None) -> None:
+    def _rebuild(self, cursor: int | None = None, keep: str | None = None) -> None:
         cursor = self.cursor_row if cursor is None else cursor
         self._title_width = self._flex_width()
+        self._shown = self._visible()
         self.clear(columns=True)
         for col in COLUMNS[self.kind]:
             self.add_column(col.label, width=col.width or self._title_width, key=col.key)
-        for hit in self.hits:
-            self.add_row(*(col.cell(hit) for col in COLUMNS[self.kind]), key=str(hit.rank))
-        if self.hits:
-            self.move_cursor(row=min(max(cursor, 0), len(self.hits) - 1), animate=False)
+        for hit in self._shown:
+            info = self.info(hit)
+            self.add_row(*(col.cell(hit, info) for col in COLUMNS[self.kind]), key=hit.docid)
+        if keep is not None:
+            at = [h.docid for h in self._shown]
+            if keep in at:
+                cursor = at.index(keep)
+        if self._shown:
+            self.move_cursor(row=min(max(cursor, 0), len(self._shown) - 1), animate=False)
 
     def on_resize(self, event: Resize) -> None:
         if self._flex_width() != self._title_width:

@@ -1,6 +1,7 @@
 """The status line: result count, search time, kind, year range, index state, errors.
 
 Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``.
+Mode indicators follow in brackets, e.g. ``[show: kept] [more like this] [by coverage]``.
 Timings can be hidden (``show_timings=False``) so snapshots are deterministic.
 """
 
@@ -40,11 +41,14 @@ class StatusLine(Static):
         super().__init__("", id=id, markup=False)
         self.show_timings = show_timings
         self.index_state = ""
+        self.modes: tuple[str, ...] = ()
         self._main: Content = Content("")
         self._shown: Content = Content("")
 
     def _refresh(self) -> None:
         parts: list[str | tuple[str, str] | Content] = [self._main]
+        for mode in self.modes:
+            parts += [" ", (f"[{mode}]", "bold $accent")]
         if self.index_state:
             parts += [(" · ", "$text-muted"), (self.index_state, "$text-muted")]
         self._shown = Content.assemble(*parts)
@@ -75,6 +79,11 @@ class StatusLine(Static):
         if hint:
             parts.append((f" — {hint}", "$warning"))
         self._main = Content.assemble(*parts)
+        self._refresh()
+
+    def set_modes(self, modes: list[str]) -> None:
+        """Show the active view modes (label filter, more like this, coverage order...)."""
+        self.modes = tuple(modes)
         self._refresh()
 
     def set_index_state(self, counts: dict[Kind, int], stale: frozenset[Kind]) -> None:

@@ -1,0 +1,166 @@
+"""The answer screen: a cited answer to the query over the current top results.
+
+The draft streams in as the model writes it (deltas delivered from the worker thread with
+``App.call_from_thread``); then the verified answer replaces it: each sentence with its ``[n]``
+citations, sentences the judge found unsupported marked ``⚠``, fabricated citations (numbers
+that named no passage) flagged, and the references built from the store. Selecting a reference
+dismisses the screen with that reference's hit so the search screen can show its detail.
+Everything the model wrote is shown as plain text (never markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from litsift.tui.widgets.status_line import error_text
+from litsift.types import Hit
+
+if TYPE_CHECKING:
+    from litsift.llm.answer import Answer
+    from litsift.service import LitsiftService
+
+Part = str | tuple[str, str]
+
+
+def answer_parts(answer: Answer) -> Iterator[Part]:
+    """The verified answer as styled plain-text parts."""
+    for s in answer.sentences:
+        if s.supported is False:
+            yield ("⚠ ", "bold $warning")
+            yield (s.text, "$warning")
+        else:
+            yield s.text
+        if s.fabricated:
+            listed = " ".join(f"[{n}]" for n in s.fabricated)
+            yield (f" ✖ fabricated {listed}", "bold $error")
+        yield s.separator
+    yield "\n"
+    if answer.fabricated:
+        listed = " ".join(f"[{n}]" for n in answer.fabricated)
+        yield ("\n✖ Citations to passages never sent (removed): " + listed + "\n", "bold $error")
+    if answer.unsupported:
+        n = len(answer.unsupported)
+        yield (f"\n⚠ {n} sentence(s) not supported by their citations\n", "$warning")
+    for note in answer.notes:
+        yield (f"\n· {note}", "$text-muted")
+    st = answer.stats
+    yield (
+        f"\n· {answer.model}: {st.calls} call(s), {st.cached_calls} cached, "
+        f"{st.prompt_tokens + st.completion_tokens} tokens, ${st.cost_usd:.4f}",
+        "$text-muted",
+    )
+
+
+class AnswerScreen(ModalScreen[Hit | None]):
+    """Streams, then shows, a verified answer; Enter on a reference returns its hit.
+
+    Args:
+        service: the only API called (``service.answer`` in a thread worker).
+        question: the query text.
+        hits: the current results, best first (passages come from the top ones).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="answer_close"),
+    ]
+
+    def __init__(self, service: LitsiftService, question: str, hits: Sequence[Hit]) -> None:
+        super().__init__(classes="litsift-modal", id="answer-screen")
+        self.service = service
+        self.question = question
+        self.hits = list(hits)
+        self.streamed = ""
+        self.answer: Answer | None = None
+        self.error: Exception | None = None
+        self.done = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box", id="answer-box") as box:
+            box.border_title = "Answer"
+            box.border_subtitle = "Enter on a reference opens it · Esc close"
+            yield Static(Content(self.question), id="answer-question", markup=False)
+            with VerticalScroll(id="answer-scroll"):
+                yield Static(Content("writing…"), id="answer-text", markup=False)
+            yield OptionList(id="answer-refs", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#answer-refs", OptionList).display = False
+        self._run()
+
+    @property
+    def text(self) -> str:
+        """The plain text shown in the answer area (for tests)."""
+        return str(self.query_one("#answer-text", Static).visual)
+
+    @work(thread=True, group="answer", exit_on_error=False)
+    def _run(self) -> None:
+        try:
+            app = self.app
+
+            def on_delta(delta: str) -> None:
+                app.call_from_thread(self._delta, delta)
+
+            answer = self.service.answer(self.question, self.hits, on_delta=on_delta)
+        except Exception as err:  # LLM/Query errors: shown on the screen, never a crash
+            self.app.call_from_thread(self._failed, err)
+            return
+        self.app.call_from_thread(self._finished, answer)
+
+    def _delta(self, delta: str) -> None:
+        if not self.is_attached:
+            return
+        self.streamed += delta
+        self.query_one("#answer-text", Static).update(Content(self.streamed))
+
+    def _failed(self, err: Exception) -> None:
+        self.error, self.done = err, True
+        if not self.is_attached:
+            return
+        message, hint = error_text(err)
+        parts: list[Part] = [
+            self.streamed + "\n\n" if self.streamed else "",
+            ("✖ " + message, "bold $error"),
+        ]
+        if hint:
+            parts.append((f" — {hint}", "$warning"))
+        self.query_one("#answer-text", Static).update(Content.assemble(*parts))
+
+    def _finished(self, answer: Answer) -> None:
+        self.answer = answer
+        if not self.is_attached:
+            self.done = True
+            return
+        self.query_one("#answer-text", Static).update(Content.assemble(*answer_parts(answer)))
+        refs = self.query_one("#answer-refs", OptionList)
+        refs.clear_options()
+        for i, ref in enumerate(answer.references):
+            nums = " ".join(f"[{n}]" for n in ref.passages)
+            year = f" ({ref.record.year})" if ref.record.year else ""
+            refs.add_option(Option(f"{nums} {ref.record.display_title}{year}", id=str(i)))
+        refs.display = bool(answer.references)
+        refs.border_title = f"References ({len(answer.references)})"
+        if answer.references:
+            refs.focus()
+        self.done = True
+
+    @on(OptionList.OptionSelected, "#answer-refs")
+    def _reference(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.answer is None or event.option.id is None:
+            return
+        record = self.answer.references[int(event.option.id)].record
+        hit = next((h for h in self.hits if h.docid == record.id), None)
+        self.dismiss(hit if hit is not None else Hit(record=record, rank=0, score=0.0))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,238 @@
+"""Small modal editors. Each one ``dismiss``es a value (None when cancelled with Esc) and never
+touches the service: the search screen runs the writes in workers.
+
+* :class:`PromptScreen` — one line of text (collection name, saved-search name).
+* :class:`NoteScreen` — a free-text note and comma-separated tags.
+* :class:`ExportScreen` — what to export, the format and the file path.
+* :class:`HistoryScreen` — saved searches and the query history; pick one to re-run it.
+* :class:`AspectEditScreen` — the query's aspects, one per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Select, TextArea
+from textual.widgets.option_list import Option
+
+from litsift.export import EXPORT_FORMATS, FORMAT_SUFFIX
+from litsift.store.history import HistoryEntry
+from litsift.store.triage import parse_tags
+
+T = TypeVar("T")
+
+
+class _Modal(ModalScreen[T | None]):
+    """Esc cancels (dismisses None); ctrl+s saves where there is something to save."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="modal_cancel"),
+        Binding("ctrl+s", "save", "Save", id="modal_save"),
+    ]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_save(self) -> None:
+        raise NotImplementedError
+
+    def _buttons(self, ok: str = "Save") -> ComposeResult:
+        with Horizontal(classes="modal-buttons"):
+            yield Button(ok, variant="primary", id="ok")
+            yield Button("Cancel", id="cancel")
+
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+
+class PromptScreen(_Modal[str]):
+    """Ask for one line of text; Enter or ctrl+s returns it stripped (empty → stays open)."""
+
+    def __init__(self, title: str, prompt: str, value: str = "", placeholder: str = "") -> None:
+        super().__init__(classes="litsift-modal")
+        self.title_text, self.prompt, self.value, self.placeholder = (
+            title,
+            prompt,
+            value,
+            placeholder,
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box") as box:
+            box.border_title = self.title_text
+            yield Label(self.prompt, markup=False)
+            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield from self._buttons("OK")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
+
+    def action_save(self) -> None:
+        text = self.query_one("#prompt-input", Input).value.strip()
+        if text:
+            self.dismiss(text)
+
+
+@dataclass(frozen=True)
+class NoteEdit:
+    """What :class:`NoteScreen` returns: the note text and the cleaned tags."""
+
+    text: str
+    tags: tuple[str, ...]
+
+
+class NoteScreen(_Modal[NoteEdit]):
+    """Edit the note (multi-line) and tags (comma-separated) of one record; ctrl+s saves."""
+
+    def __init__(self, title: str, note: str, tags: tuple[str, ...]) -> None:
+        super().__init__(classes="litsift-modal")
+        self.record_title, self.note, self.tags = title, note, tags
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box") as box:
+            box.border_title = "Note and tags"
+            box.border_subtitle = "ctrl+s save · Esc cancel"
+            yield Label(self.record_title, markup=False, classes="modal-record")
+            yield TextArea(self.note, id="note-text", soft_wrap=True, show_line_numbers=False)
+            yield Input(", ".join(self.tags), placeholder="tags, comma-separated", id="note-tags")
+            yield from self._buttons()
+
+    def action_save(self) -> None:
+        text = self.query_one("#note-text", TextArea).text.strip()
+        tags = parse_tags(self.query_one("#note-tags", Input).value)
+        self.dismiss(NoteEdit(text, tags))
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """What :class:`ExportScreen` returns: selection (``kept`` or a collection), format, path."""
+
+    what: str
+    fmt: str
+    path: Path
+
+
+def default_export_path(what: str, fmt: str) -> str:
+    """``./litsift-kept.bib`` and the like (relative to the working directory)."""
+    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in what.strip()) or "kept"
+    return f"./litsift-{stem}{FORMAT_SUFFIX.get(fmt, '.txt')}"  # type: ignore[call-overload]
+
+
+class ExportScreen(_Modal[ExportRequest]):
+    """Choose what (``kept``, ``maybe`` or a collection name), the format and the file path."""
+
+    def __init__(self, collections: list[str]) -> None:
+        super().__init__(classes="litsift-modal")
+        self.collections = collections
+        self._auto_path = default_export_path("kept", "bibtex")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box") as box:
+            box.border_title = "Export"
+            box.border_subtitle = "ctrl+s export · Esc cancel"
+            yield Label("What: kept, maybe, or a collection name", markup=False)
+            hint = ", ".join(self.collections) if self.collections else "no collections yet"
+            yield Input("kept", placeholder=hint, id="export-what")
+            yield Label(f"Collections: {hint}", markup=False, classes="modal-hint")
+            yield Select(
+                [(f, f) for f in EXPORT_FORMATS], value="bibtex", allow_blank=False, id="export-fmt"
+            )
+            yield Label("File (written when you confirm):", markup=False)
+            yield Input(self._auto_path, id="export-path")
+            yield from self._buttons("Export")
+
+    @property
+    def fmt(self) -> str:
+        return str(self.query_one("#export-fmt", Select).value)
+
+    @on(Select.Changed)
+    @on(Input.Changed, "#export-what")
+    def _update_path(self) -> None:
+        path = self.query_one("#export-path", Input)
+        if path.value == self._auto_path:  # the user has not typed a path of their own
+            what = self.query_one("#export-what", Input).value
+            self._auto_path = default_export_path(what, self.fmt)
+            path.value = self._auto_path
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
+
+    def action_save(self) -> None:
+        what = self.query_one("#export-what", Input).value.strip()
+        path = self.query_one("#export-path", Input).value.strip()
+        if what and path:
+            self.dismiss(ExportRequest(what, self.fmt, Path(path).expanduser()))
+
+
+class HistoryScreen(_Modal[HistoryEntry]):
+    """Saved searches (by name) then recent queries; Enter re-runs the highlighted one."""
+
+    def __init__(self, saved: list[HistoryEntry], recent: list[HistoryEntry]) -> None:
+        super().__init__(classes="litsift-modal")
+        self.entries: dict[str, HistoryEntry] = {}
+        self.options: list[Option] = []
+        for prefix, group in (("saved", saved), ("recent", recent)):
+            for e in group:
+                oid = f"{prefix}-{e.id}"
+                self.entries[oid] = e
+                where = f"{e.kind.table}" + (f", {e.years}" if e.years else "")
+                label = f"★ {e.name}: {e.text}" if prefix == "saved" else e.text
+                self.options.append(Option(f"{label}  ({where})", id=oid))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box") as box:
+            box.border_title = "Saved searches and history"
+            box.border_subtitle = "Enter re-run · Esc close"
+            if self.options:
+                yield OptionList(*self.options, id="history-list", markup=False)
+            else:
+                yield Label("No queries yet: press Enter in the query to record one.")
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.dismiss(self.entries[event.option.id])
+
+    def action_save(self) -> None:
+        lst = self.query("#history-list").results(OptionList)
+        for option_list in lst:
+            opt = option_list.highlighted_option
+            if opt is not None and opt.id is not None:
+                self.dismiss(self.entries[opt.id])
+
+
+class AspectEditScreen(_Modal[list[str]]):
+    """The query's aspects, one per line: edit, delete or add lines; ctrl+s re-scores."""
+
+    def __init__(self, query_text: str, aspects: list[str]) -> None:
+        super().__init__(classes="litsift-modal")
+        self.query_text, self.aspects = query_text, aspects
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box") as box:
+            box.border_title = "Aspects (one per line)"
+            box.border_subtitle = "ctrl+s re-score · Esc cancel"
+            yield Label(self.query_text, markup=False, classes="modal-record")
+            yield TextArea("\n".join(self.aspects), id="aspects-text", soft_wrap=True)
+            yield from self._buttons("Re-score")
+
+    def action_save(self) -> None:
+        lines = self.query_one("#aspects-text", TextArea).text.splitlines()
+        self.dismiss([" ".join(line.split()) for line in lines if line.strip()])

@@ -1,0 +1,212 @@
+"""Pilot tests of the aspect panel (real encoder, shared store) and of the LLM actions against a
+real scripted chat-completions server on 127.0.0.1 (tests/llm_server.py)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList, TextArea
+
+from litsift.config import Config, LLMSettings
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.tui.app import create_app
+from litsift.tui.screens.answer import AnswerScreen
+from litsift.tui.screens.modals import AspectEditScreen
+from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
+from litsift.tui.widgets.detail_pane import EVIDENCE_STYLE
+from litsift.types import Kind
+from tests.llm_server import ScriptedLLMServer, chat_reply, sse_reply
+from tests.tui.conftest import search, settle
+
+SIZE = (120, 40)
+ASPECT_QUERY = (
+    "We want to translate between languages with little parallel data, "
+    "using back-translation of monolingual text and a shared subword vocabulary."
+)
+
+
+def table(app: Any) -> ResultsTable:
+    return app.search_screen.table(Kind.PAPER)
+
+
+def column(t: ResultsTable, key: str) -> list[str]:
+    return [t.get_cell(row_key, key).plain for row_key in t.rows]
+
+
+def status(app: Any) -> str:
+    return app.query_one("#status", StatusLine).text
+
+
+async def test_aspect_column_detail_editing_and_order(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, ASPECT_QUERY)
+        t = table(app)
+        aspects = app.search_screen.aspects[Kind.PAPER]
+        assert len(aspects) >= 2
+        cover = column(t, "coverage")
+        assert all(c.split()[0].replace(".", "").isdigit() for c in cover)
+        values = [t.coverages[h.docid].normalised for h in t.hits]
+        assert [f"{v:.1f}" for v in values] == [c.split()[0] for c in cover]
+        detail = app.query_one(DetailPane)
+        assert "Aspects — coverage" in detail.text
+        assert any(g in detail.text for g in "○◐●")
+        for a in aspects:
+            assert a.text in detail.text
+        # evidence sentences of graded aspects are styled spans of the abstract
+        for hit in t.hits:
+            cov = t.coverages[hit.docid]
+            abstract = hit.record.abstract  # type: ignore[union-attr]
+            evidence = [s.evidence_text for s in cov.scores if s.grade and s.evidence_text]
+            if any(e in abstract for e in evidence):
+                t.move_cursor(row=t.hits.index(hit))
+                await pilot.pause()
+                styled = [
+                    detail.content.plain[sp.start : sp.end]
+                    for sp in detail.content.spans
+                    if str(sp.style) == EVIDENCE_STYLE
+                ]
+                assert styled and all(x in evidence for x in styled)
+                break
+        # order by coverage
+        await pilot.press("o")
+        shown = [t.coverages[h.docid].normalised for h in t.hits]
+        assert shown == sorted(shown, reverse=True) and "[by coverage]" in status(app)
+        await pilot.press("o")
+        # keep one aspect only: the coverage is re-scored
+        await pilot.press("a")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AspectEditScreen)
+        lines = screen.query_one("#aspects-text", TextArea).text.splitlines()
+        assert lines == [a.text for a in aspects]
+        screen.query_one("#aspects-text", TextArea).load_text("a shared subword vocabulary")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert [a.text for a in app.search_screen.aspects[Kind.PAPER]] == [
+            "a shared subword vocabulary"
+        ]
+        rescored = [t.coverages[h.docid].normalised for h in t.hits]
+        assert all(v in (0.0, 1.0, 2.0) for v in rescored)
+        assert rescored != values
+        assert "a shared subword vocabulary" in detail.text
+
+
+async def test_llm_actions_are_disabled_without_endpoint(service: Any) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "machine translation")
+        assert app.search_screen.check_action("answer", ()) is None
+        assert app.search_screen.check_action("llm_rerank", ()) is None
+        await pilot.press("w", "r")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen)
+        # the help screen and the command palette list the new actions
+        await pilot.press("f1")
+        listed = {bid for *_, bid in app.screen.rows}  # type: ignore[attr-defined]
+        new_actions = {
+            "label_keep", "label_maybe", "label_discard", "undo_label", "cycle_filter",
+            "edit_note", "add_to_collection", "history", "save_search", "export",
+            "more_like_this", "coverage_order", "edit_aspects", "llm_rerank", "answer",
+        }  # fmt: skip
+        assert new_actions <= listed
+        await pilot.press("escape")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Keep", "Undo label", "Export", "More like this", "Edit aspects"} <= titles
+        assert "Answer" not in titles  # no LLM endpoint configured
+
+
+@pytest.fixture(scope="module")
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def llm_service(
+    built_home: Path, tmp_path: Path, encoder: Any, llm_server: ScriptedLLMServer
+) -> Iterator[LitsiftService]:
+    llm_server.reset()
+    home = tmp_path / "home"
+    shutil.copytree(built_home, home)
+    config = Config(
+        llm=LLMSettings(
+            base_url=llm_server.url,
+            model="test-model",
+            max_retries=0,
+            answer_max_records=2,
+            answer_passages_per_record=1,
+        )
+    )
+    with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+        yield svc
+
+
+async def test_llm_rerank_reorders_per_reply(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        before = [h.docid for h in table(app).hits]
+        llm_server.push(chat_reply("[2] > [1] > [3]"))
+        await pilot.press("r")
+        await settle(pilot)
+        after = [h.docid for h in table(app).hits]
+        assert after == [before[1], before[0], *before[2:]]
+        assert "LLM reranked" in status(app)
+        (req,) = llm_server.requests
+        assert "neural machine translation" in str(req.body["messages"])
+        # a failing endpoint keeps the order and says why
+        await pilot.press("r")  # no scripted reply: HTTP 500
+        await settle(pilot)
+        assert [h.docid for h in table(app).hits] == after
+        assert "rerank failed" in status(app)
+
+
+async def test_answer_streams_flags_fabricated_and_opens_reference(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        first = table(app).hits[0]
+        llm_server.push(
+            sse_reply(
+                [
+                    "Attention lets the decoder look back at the source [1]. ",
+                    "It also cures every ill [9].",
+                ]
+            )
+        )
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AnswerScreen)
+        for _ in range(400):
+            await settle(pilot)
+            if screen.done:
+                break
+            await pilot.pause(0.02)
+        assert screen.error is None, screen.error
+        assert screen.streamed.startswith("Attention lets the decoder")  # the streamed draft
+        assert "[9]" in screen.streamed
+        text = screen.text
+        assert "fabricated [9]" in text
+        assert screen.answer is not None and screen.answer.fabricated == (9,)
+        refs = screen.query_one("#answer-refs", OptionList)
+        assert refs.option_count == 1
+        assert first.record.display_title in str(refs.get_option_at_index(0).prompt)
+        refs.focus()
+        refs.highlighted = 0
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen)
+        detail = app.query_one(DetailPane)
+        assert detail.hit is not None and detail.hit.docid == first.docid
+        assert app.focused is detail

@@ -1,0 +1,216 @@
+"""Pilot tests of triage in the TUI: label keys, undo, filters, persistence, notes, history,
+export, more like this — over writable copies of the real session store."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import bibtexparser
+import pytest
+from textual.widgets import Input, TextArea
+
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.tui.app import create_app
+from litsift.tui.screens.modals import ExportScreen, HistoryScreen, NoteScreen
+from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
+from litsift.types import Kind, Label
+from tests.tui.conftest import search, settle
+
+SIZE = (120, 40)
+QUERY = "low-resource neural machine translation"
+
+
+def table(app: Any) -> ResultsTable:
+    return app.search_screen.table(Kind.PAPER)
+
+
+def column(t: ResultsTable, key: str) -> list[str]:
+    return [t.get_cell(row_key, key).plain for row_key in t.rows]
+
+
+def status(app: Any) -> str:
+    return app.query_one("#status", StatusLine).text
+
+
+@pytest.fixture
+def home(built_home: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "home"
+    shutil.copytree(built_home, dst)
+    return dst
+
+
+@pytest.fixture
+def wservice(home: Path, encoder: Any) -> Iterator[LitsiftService]:
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        yield svc
+
+
+async def wait_for_screen(pilot: Any, cls: type) -> Any:
+    for _ in range(200):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, cls):
+            return pilot.app.screen
+        await pilot.pause(0.02)
+    raise AssertionError(f"{cls.__name__} never opened")
+
+
+async def test_label_keys_undo_filter_and_persistence(
+    wservice: LitsiftService, home: Path, encoder: Any
+) -> None:
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        t = table(app)
+        ids = [h.docid for h in t.hits]
+        assert len(ids) >= 4 and app.focused is t
+        await pilot.press("plus")  # keep the first
+        assert column(t, "label")[0].startswith("✓")  # shown before the write finishes
+        await settle(pilot)
+        assert wservice.triage.label(Kind.PAPER, ids[0]) is Label.KEEP
+        await pilot.press("j", "x", "j", "m")  # discard the second, maybe the third
+        await settle(pilot)
+        assert [c[:1] for c in column(t, "label")[:4]] == ["✓", "✗", "?", " "]
+        assert "Label: discard" not in app.query_one(DetailPane).text
+        assert "Label: maybe" in app.query_one(DetailPane).text
+        await pilot.press("u")  # undo the maybe
+        await settle(pilot)
+        assert wservice.triage.label(Kind.PAPER, ids[2]) is None
+        assert column(t, "label")[2].strip() == ""
+        assert "undone" in status(app)
+        # the filter cycle: unlabelled → kept → maybe → discarded → hide discarded → all
+        await pilot.press("f")
+        assert "[show: unlabelled]" in status(app)
+        assert [h.docid for h in t.hits] == ids[2:]
+        await pilot.press("f")
+        assert [h.docid for h in t.hits] == [ids[0]] and "[show: kept]" in status(app)
+        await pilot.press("f")
+        assert t.hits == ()
+        await pilot.press("f")
+        assert [h.docid for h in t.hits] == [ids[1]]
+        await pilot.press("f")
+        assert [h.docid for h in t.hits] == [ids[0], *ids[2:]]
+        await pilot.press("f")
+        assert [h.docid for h in t.hits] == ids and "[show" not in status(app)
+    # a new app over the same home shows the labels again
+    with LitsiftService(get_paths(home), encoder=encoder) as again:
+        app2 = create_app(again)
+        async with app2.run_test(size=SIZE) as pilot:
+            await search(pilot, QUERY)
+            labels = dict(
+                zip([h.docid for h in table(app2).hits], column(table(app2), "label"), strict=True)
+            )
+            assert labels[ids[0]].startswith("✓") and labels[ids[1]].startswith("✗")
+
+
+async def test_note_editor_and_collection(wservice: LitsiftService) -> None:
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        hit = table(app).highlighted_hit
+        assert hit is not None
+        await pilot.press("n")
+        screen = await wait_for_screen(pilot, NoteScreen)
+        screen.query_one("#note-text", TextArea).load_text(
+            "Compare with [bold]back-translation[/bold]."
+        )
+        screen.query_one("#note-tags", Input).value = "to read, MT , to read"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        note = wservice.triage.note(Kind.PAPER, hit.docid)
+        assert note is not None and note.text == "Compare with [bold]back-translation[/bold]."
+        assert note.tags == ("to read", "MT")
+        detail = app.query_one(DetailPane).text
+        assert "Note: Compare with [bold]back-translation[/bold]." in detail
+        assert "Tags: to read, MT" in detail
+        assert "✎" in column(table(app), "label")[0]
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one("#prompt-input", Input).value = "related work"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert wservice.triage.collections_of(Kind.PAPER, hit.docid) == ["related work"]
+        assert "Collections: related work" in app.query_one(DetailPane).text
+
+
+async def test_export_writes_parseable_bibtex(wservice: LitsiftService, tmp_path: Path) -> None:
+    app = create_app(wservice)
+    out = tmp_path / "out" / "kept.bib"
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        kept = [h.record for h in table(app).hits[:2]]
+        await pilot.press("plus", "j", "plus")
+        await settle(pilot)
+        await pilot.press("e")
+        screen = await wait_for_screen(pilot, ExportScreen)
+        path = screen.query_one("#export-path", Input)
+        assert path.value == "./litsift-kept.bib"
+        path.value = str(out)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "exported kept as bibtex" in status(app)
+    library = bibtexparser.parse_string(out.read_text(encoding="utf-8"))
+    assert len(library.entries) == 2
+    assert library.failed_blocks == []
+    titles = " ".join(e.fields_dict["title"].value for e in library.entries)
+    for paper in kept:  # BibTeX may brace-protect words, so compare the plain words
+        words = [w for w in paper.title.split() if w.isalpha()][:3]
+        assert all(w in titles.replace("{", "").replace("}", "") for w in words)
+
+
+async def test_history_reruns_and_saved_search(wservice: LitsiftService) -> None:
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "graph neural networks")
+        await search(pilot, "speech recognition")
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#prompt-input", Input).value = "asr"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [e.name for e in wservice.saved_searches()] == ["asr"]
+        texts = [e.text for e in wservice.triage.history(10)]
+        assert texts[:2] == ["speech recognition", "graph neural networks"]
+        await pilot.press("h")
+        screen = await wait_for_screen(pilot, HistoryScreen)
+        pick = next(
+            oid
+            for oid, e in screen.entries.items()
+            if e.text == "graph neural networks" and oid.startswith("recent")
+        )
+        from textual.widgets import OptionList
+
+        options = screen.query_one(OptionList)
+        options.highlighted = options.get_option_index(pick)
+        await pilot.press("enter")
+        await settle(pilot)
+        result = table(app).result
+        assert result is not None and result.query.text == "graph neural networks"
+        assert app.query_one("#query", Input).value == "graph neural networks"
+
+
+async def test_more_like_this_toggle_reorders(wservice: LitsiftService) -> None:
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        await pilot.press("l")  # nothing labelled yet: the hint, and the toggle goes off
+        await settle(pilot)
+        assert "keep or discard a few results first" in status(app)
+        assert app.search_screen.more_like_this is False
+        before = [h.docid for h in table(app).hits]
+        await pilot.press("G", "plus", "g", "x")  # keep the last, discard the first
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        after = [h.docid for h in table(app).hits]
+        assert "[more like this]" in status(app)
+        assert sorted(after) == sorted(before) and after != before
+        assert after.index(before[-1]) < after.index(before[0])
+        assert "rocchio" in app.query_one(DetailPane).text
+        await pilot.press("l")  # off: the fused order is back
+        await settle(pilot)
+        assert [h.docid for h in table(app).hits] == before
+        assert "[more like this]" not in status(app)
