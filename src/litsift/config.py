@@ -36,7 +36,10 @@ class SearchSettings:
     are in docs/EVALUATION-RESULTS.md, reproduced by ``benchmarks/tuning.py``.
     """
 
+    #: hits returned by ``litsift search`` (``-k`` overrides).
     k: int = 10
+    #: hits listed in the TUI: a pool to scroll, triage and re-order by coverage.
+    tui_k: int = 50
     k0: int = 100
     #: min-max score interpolation beat RRF on both DataFinder and SciFact.
     fusion: str = "interpolation"
@@ -150,8 +153,8 @@ def parse_config(raw: dict[str, Any]) -> Config:
             f"config: search.fusion must be rrf, interpolation, bm25 or dense, not "
             f"{cfg.search.fusion!r}"
         )
-    if cfg.search.k < 1 or cfg.search.k0 < cfg.search.k:
-        raise ConfigError("config: need 1 <= search.k <= search.k0")
+    if cfg.search.k < 1 or cfg.search.k0 < max(cfg.search.k, cfg.search.tui_k):
+        raise ConfigError("config: need 1 <= search.k, search.tui_k <= search.k0")
     for name in ("bm25_weight", "dataset_bm25_weight"):
         if not 0.0 <= getattr(cfg.search, name) <= 1.0:
             raise ConfigError(f"config: search.{name} must be between 0 and 1")

@@ -146,7 +146,7 @@ async def test_datasets_tab_finds_multiwoz(service: Any) -> None:
         await settle(pilot)
         assert app.search_screen.kind is Kind.DATASET
         names = column(table(app, Kind.DATASET), "title")
-        assert "MultiWOZ" in names[:10]
+        assert "MultiWOZ" in names[:20]
         assert "datasets" in status(app)
         detail = app.query_one(DetailPane)
         assert detail.hit is not None and detail.hit.kind is Kind.DATASET

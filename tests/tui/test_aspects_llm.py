@@ -139,6 +139,7 @@ def llm_service(
             base_url=llm_server.url,
             model="test-model",
             max_retries=0,
+            rerank_top_n=10,  # one prompt: the scripted reply ranks the whole window
             answer_max_records=2,
             answer_passages_per_record=1,
         )

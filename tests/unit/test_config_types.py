@@ -86,3 +86,22 @@ def test_litsift_home_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     p = get_paths()
     assert p.store_file.is_relative_to(tmp_path)
     assert p.index_dir.is_relative_to(tmp_path)
+
+
+def test_readme_config_block_is_valid_and_shows_the_search_defaults() -> None:
+    """The ``config.toml`` example in README.md parses, and its [search] values are the
+    defaults (so the documented defaults cannot drift from the code)."""
+    import re
+    import tomllib
+    from dataclasses import asdict
+
+    from litsift.config import Config
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(\[search\].*?)```", readme, re.S)
+    assert block is not None, "README lost its config.toml example"
+    raw = tomllib.loads(block.group(1))
+    parsed = parse_config(raw)
+    assert raw["search"] == {k: v for k, v in asdict(Config().search).items() if k in raw["search"]}
+    assert set(raw["search"]) >= {"fusion", "bm25_weight", "dataset_bm25_weight", "tui_k"}
+    assert parsed.llm.configured

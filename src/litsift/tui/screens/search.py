@@ -159,7 +159,7 @@ class SearchScreen(TriageActions, RankingActions):
                 self.status.show_result(shown)
             return
         self._request_id += 1
-        query = Query(self.text, kind, self.years, k=self.settings.k, k0=self.settings.k0)
+        query = Query(self.text, kind, self.years, k=self.settings.tui_k, k0=self.settings.k0)
         if not self.text.strip():  # nothing to search: clear without a worker
             self._pending = None
             self.workers.cancel_group(self, "search")
