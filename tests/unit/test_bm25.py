@@ -195,6 +195,25 @@ def test_results_sorted_with_rowid_tie_break(tmp_path: Path) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_query_term_frequency_counts(tmp_path: Path) -> None:
+    """A word the query repeats weighs more (Lucene/bm25s query term frequency)."""
+    index = BM25Index.create(tmp_path / "qtf", Kind.DATASET)
+    index.add(
+        [
+            Dataset(id="A", description="graph data collection", rowid=1),
+            Dataset(id="B", description="speech data collection", rowid=2),
+        ]
+    )
+    index.commit()
+    assert index.query_term_counts("graph speech speech Speeches") == {"graph": 1, "speech": 3}
+    assert index.query_tokens("graph speech speech") == ["graph", "speech"]
+    once = dict(index.search("graph speech", 2, YearRange()))
+    assert once[1] == pytest.approx(once[2])  # same idf, same length
+    twice = index.search("graph speech speech", 2, YearRange())
+    assert [r for r, _ in twice] == [2, 1]
+    assert dict(twice)[2] == pytest.approx(2 * dict(twice)[1])
+
+
 def test_add_upserts_by_rowid(tmp_path: Path) -> None:
     index = BM25Index.create(tmp_path / "upsert", Kind.DATASET)
     index.add([Dataset(id="Alpha", description="zebra stripes", rowid=1, year=2001)])

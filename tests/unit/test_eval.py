@@ -350,7 +350,7 @@ def test_doris_slice_in_litsearch_layout(tmp_path: Path, paper_slice_rows, encod
         corpus=corpus,
         queries=queries,
         measures="RR@10,R@10,R@100",
-        systems="bm25,dense,hybrid",
+        systems="bm25,dense,hybrid,aspects",
         home=tmp_path / "home",
         runs_dir=tmp_path / "runs",
         encoder=encoder,
@@ -362,11 +362,24 @@ def test_doris_slice_in_litsearch_layout(tmp_path: Path, paper_slice_rows, encod
         "bm25": {"RR@10": (0.04, 1.0), "R@100": (0.65, 1.0)},
         "dense": {"RR@10": (0.60, 1.0), "R@10": (0.8, 1.0), "R@100": (0.9, 1.0)},
         "hybrid": {"RR@10": (0.24, 1.0), "R@10": (0.5, 1.0), "R@100": (0.9, 1.0)},
+        # hybrid + aspect-coverage order of the top 20: re-orders, never drops, the pool
+        "aspects": {"RR@10": (0.24, 1.0), "R@10": (0.5, 1.0), "R@100": (0.9, 1.0)},
     }
     for system, rng in ranges.items():
         res = report.result("test", system)
         assert res is not None and res.values["RR@10"].n == 40
         _check_ranges({m: v.mean for m, v in res.values.items()}, rng)
+    hybrid, aspects = report.result("test", "hybrid"), report.result("test", "aspects")
+    assert hybrid is not None and aspects is not None
+    # the order changes inside the top 20 but the top-20 set does not
+    assert aspects.values["R@100"].mean == hybrid.values["R@100"].mean
+
+    def ranked(path: Path) -> dict[str, list[str]]:
+        return {q: sorted(d, key=lambda x: -d[x]) for q, d in read_run(path).items()}
+
+    h_run, a_run = ranked(hybrid.run_file), ranked(aspects.run_file)
+    assert all(set(a_run[q][:20]) == set(h_run[q][:20]) for q in h_run)
+    assert any(a_run[q][:20] != h_run[q][:20] for q in h_run)
 
 
 def test_run_benchmark_rejects_bad_options(tmp_path: Path) -> None:

@@ -72,6 +72,8 @@ class Benchmark:
         depth: hits retrieved per query (the run is cut there).
         published: reference rows from EVALUATION.md.
         notes: protocol details worth printing with the table.
+        variant: how the corpus is derived from its files, when that changed without the files
+            changing (part of :meth:`fingerprint`; empty for the original derivation).
     """
 
     name: str
@@ -85,10 +87,14 @@ class Benchmark:
     labels: Mapping[str, str] = field(default_factory=dict)
     published: tuple[PublishedRow, ...] = ()
     notes: tuple[str, ...] = ()
+    variant: str = ""
 
     def fingerprint(self) -> str:
-        """16 hex digits of SHA-256 over the corpus files' bytes and :data:`CORPUS_VERSION`."""
+        """16 hex digits of SHA-256 over the corpus files' bytes, :data:`CORPUS_VERSION` and
+        :attr:`variant`."""
         h = hashlib.sha256(f"{self.name}\0{CORPUS_VERSION}\0".encode())
+        if self.variant:
+            h.update(f"{self.variant}\0".encode())
         for path in self.corpus_files:
             with path.open("rb") as f:
                 for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -359,13 +365,16 @@ def _norm_text(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
-def load_doris_mae_dev(data_dir: Path) -> Benchmark:
+def load_doris_mae_dev(data_dir: Path, abstracts_only: bool = True) -> Benchmark:
     """DORIS-MAE dev queries as known-item search (EVALUATION.md §3).
 
     Corpus: the 19,639 papers of ``papers/ml-nlp-papers.jsonl.gz`` + the 99 best-candidate
     abstracts of ``doris-mae/candidates.jsonl``. A candidate has no title; the store requires
     one, so its id (``doris-mae:<n>``) is the title, which carries no query words; the
-    ``"Best Candidate: "`` label the release puts before every abstract is removed. Qrels: each
+    ``"Best Candidate: "`` label the release puts before every abstract is removed. With
+    ``abstracts_only`` (default) the corpus papers get the same treatment (id as title,
+    abstract kept), so every document is an abstract as in DORIS-MAE's own candidate pools and
+    a distractor cannot win on a title the known item was never given. Qrels: each
     dev query's ``best_candidate_id`` (relevance 1), plus any corpus paper whose abstract is
     the same text (one candidate is also an ICLR 2018 paper of the sample). Measures MRR@10,
     Recall@10, Recall@100.
@@ -381,7 +390,8 @@ def load_doris_mae_dev(data_dir: Path) -> Benchmark:
         ]
 
     def corpus() -> Iterator[dict[str, Any]]:
-        yield from read_jsonl(papers_path)
+        for p in read_jsonl(papers_path):
+            yield {**p, "title": str(p.get("id", ""))} if abstracts_only else p
         yield from candidates()
 
     by_text: dict[str, list[str]] = {}
@@ -415,8 +425,14 @@ def load_doris_mae_dev(data_dir: Path) -> Benchmark:
         published=PUBLISHED["doris-mae-dev"],
         notes=(
             "known-item search: the relevant document is the query's best candidate",
-            "candidates have no title (their id stands in); corpus papers have real titles",
+            "candidates have no title (their id stands in); "
+            + (
+                "nor do corpus papers (abstracts only, as DORIS-MAE's pools)"
+                if abstracts_only
+                else "corpus papers have real titles"
+            ),
         ),
+        variant="abstracts-only" if abstracts_only else "",
     )
 
 

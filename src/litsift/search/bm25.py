@@ -193,12 +193,23 @@ class BM25Index:
 
     def query_tokens(self, query_text: str) -> list[str]:
         """The distinct analysed tokens of a query, in order (at most :data:`MAX_QUERY_TOKENS`)."""
-        seen: dict[str, None] = {}
+        return list(self.query_term_counts(query_text))
+
+    def query_term_counts(self, query_text: str) -> dict[str, int]:
+        """``{analysed token: count in the query}`` in first-seen order, at most
+        :data:`MAX_QUERY_TOKENS` distinct tokens.
+
+        The count is BM25's query term frequency: as in Lucene/Anserini (one clause per query
+        token) and bm25s (a score per query token), a word the query repeats weighs more. It
+        matters for paragraph-long queries: DORIS-MAE dev BM25 MRR@10 20.4 -> 28.0, neutral on
+        SciFact (70.0 -> 69.9); see docs/EVALUATION-RESULTS.md.
+        """
+        counts: dict[str, int] = {}
         for tok in self._analyzer.analyze(query_text):
-            seen.setdefault(tok, None)
-            if len(seen) >= MAX_QUERY_TOKENS:
-                break
-        return list(seen)
+            if tok not in counts and len(counts) >= MAX_QUERY_TOKENS:
+                continue
+            counts[tok] = counts.get(tok, 0) + 1
+        return counts
 
     def _year_query(self, years: YearRange) -> tantivy.Query:
         lower = years.start if years.start is not None else YEAR_MISSING + 1
@@ -218,7 +229,7 @@ class BM25Index:
         The year range is a ``Must`` clause of constant score 0, so it filters without
         changing BM25 scores.
         """
-        tokens = self.query_tokens(query_text)
+        tokens = self.query_term_counts(query_text)
         boosts: Mapping[str, float] = {
             f: b for f, b in self.boosts.items() if b > 0 and f in self.fields
         }
@@ -231,10 +242,10 @@ class BM25Index:
             (
                 tantivy.Occur.Should,
                 tantivy.Query.boost_query(
-                    tantivy.Query.term_query(self._schema, field, tok), boost
+                    tantivy.Query.term_query(self._schema, field, tok), boost * qtf
                 ),
             )
-            for tok in tokens
+            for tok, qtf in tokens.items()
             for field, boost in boosts.items()
         ]
         text_query = tantivy.Query.boolean_query(clauses)
