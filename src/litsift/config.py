@@ -94,6 +94,8 @@ class LLMSettings:
     answer_feedback_rounds: int = 0
     #: a second call judges whether each cited passage supports its sentence.
     answer_judge: bool = False
+    #: results whose aspects the LLM judges (DORIS-MAE 0/1/2 prompt; one call per result).
+    aspect_judge_top: int = 10
 
     @property
     def configured(self) -> bool:

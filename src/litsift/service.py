@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from litsift.llm.answer import Answer
     from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.judge import AspectJudgement
     from litsift.llm.rerank import RerankResult
     from litsift.models_onnx import Encoder
     from litsift.search.aspect_scoring import AspectScorer, Coverage
@@ -406,6 +407,27 @@ class LitsiftService:
             step=s.rerank_step,
             doc_words=s.rerank_doc_words,
             context_tokens=s.context_tokens,
+        )
+
+    def judge_aspects(
+        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+    ) -> AspectJudgement:
+        """LLM 0/1/2 grade of each aspect for the top ``aspect_judge_top`` hits, with the
+        DORIS-MAE annotation prompt (``litsift.llm.prompts.aspect_messages``).
+
+        Never raises an LLM error: a failed call ends judging with ``error`` set and the
+        grades so far kept. Raises LLMNotConfiguredError only when no endpoint is configured.
+        """
+        from litsift.llm.judge import judge_aspects
+
+        s = self.config.llm
+        return judge_aspects(
+            self.llm_client(),
+            query_text,
+            list(aspects),
+            list(hits),
+            top=s.aspect_judge_top,
+            doc_words=s.rerank_doc_words,
         )
 
     def answer(

@@ -113,6 +113,7 @@ async def test_llm_actions_are_disabled_without_endpoint(service: Any) -> None:
             "label_keep", "label_maybe", "label_discard", "undo_label", "cycle_filter",
             "edit_note", "add_to_collection", "history", "save_search", "export",
             "more_like_this", "coverage_order", "edit_aspects", "llm_rerank", "answer",
+            "llm_judge_aspects",
         }  # fmt: skip
         assert new_actions <= listed
         await pilot.press("escape")
@@ -140,6 +141,7 @@ def llm_service(
             model="test-model",
             max_retries=0,
             rerank_top_n=10,  # one prompt: the scripted reply ranks the whole window
+            aspect_judge_top=2,
             answer_max_records=2,
             answer_passages_per_record=1,
         )
@@ -211,3 +213,40 @@ async def test_answer_streams_flags_fabricated_and_opens_reference(
         detail = app.query_one(DetailPane)
         assert detail.hit is not None and detail.hit.docid == first.docid
         assert app.focused is detail
+
+
+async def test_llm_judge_grades_aspects_of_the_top_results(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, ASPECT_QUERY)
+        aspects = app.search_screen.aspects[Kind.PAPER]
+        assert len(aspects) >= 2
+        n = len(aspects)
+        # top 1: every aspect fully; top 2: the reply leaves all but the first aspect out
+        llm_server.push(
+            chat_reply("{" + ", ".join(f'"{i}": 2' for i in range(1, n + 1)) + "}"),
+            chat_reply('{"1": 0}'),
+        )
+        await pilot.press("J")
+        await settle(pilot)
+        t, detail = table(app), app.query_one(DetailPane)
+        first, second = t.hits[0], t.hits[1]
+        grades = app.search_screen.llm_grades[Kind.PAPER]
+        assert grades == {first.docid: (2,) * n, second.docid: (0,) + (None,) * (n - 1)}
+        assert "LLM judged 2 results" in status(app)
+        # the prompt is DORIS-MAE's: the query, the numbered aspects, the abstract as data
+        prompt = str(llm_server.requests[0].body["messages"])
+        assert aspects[0].text in prompt and first.record.title in prompt
+        t.move_cursor(row=0)
+        await pilot.pause()
+        assert "LLM judge" in detail.text
+        t.move_cursor(row=1)
+        await pilot.pause()
+        assert "? " in detail.text  # an aspect the judge left out stays unjudged
+        # re-running the same judge is served from the cache: no new request
+        await pilot.press("J")
+        await settle(pilot)
+        assert "2 cached" in status(app)
+        assert len(llm_server.requests) == 2

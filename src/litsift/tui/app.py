@@ -124,6 +124,11 @@ class LitsiftApp(App[None]):
                 "LLM rerank", "Rerank the results with the LLM", s.action_llm_rerank
             )
             yield SystemCommand("Answer", "Write a cited answer from the results", s.action_answer)
+            yield SystemCommand(
+                "LLM judge aspects",
+                "Grade each aspect 0/1/2 on the top results with the LLM",
+                s.action_llm_judge_aspects,
+            )
         yield SystemCommand("Help", "List the key bindings", self.action_help)
 
 

@@ -105,6 +105,20 @@ class AspectsScored(Message):
 
 
 @dataclass
+class AspectsJudged(Message):
+    """The LLM judged the aspects of the top hits (``request`` as for :class:`AspectsScored`).
+
+    ``grades`` maps doc id to one 0/1/2 grade (or None) per aspect; ``error`` is a one-line
+    reason when judging stopped early (grades so far are kept)."""
+
+    request: int
+    kind: Kind
+    grades: dict[str, tuple[int | None, ...]]
+    note: str
+    error: str | None = None
+
+
+@dataclass
 class Reordered(Message):
     """A reordering worker ("more like this" or LLM rerank) finished for ``request_id``."""
 

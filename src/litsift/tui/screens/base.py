@@ -75,6 +75,8 @@ class ScreenBase(Screen[None]):
         self._edited_aspects: dict[Kind, tuple[str, list[Aspect]]] = {}
         self._aspect_request: dict[Kind, int] = dict.fromkeys(Kind, 0)
         self._scoring: dict[Kind, int | None] = dict.fromkeys(Kind)
+        # LLM 0/1/2 grades per doc id and aspect, for the current aspects of each kind
+        self.llm_grades: dict[Kind, dict[str, tuple[int | None, ...]]] = {k: {} for k in Kind}
         self._reordering: int | None = None
         # triage job queue
         self._jobs: deque[Job] = deque()
@@ -119,6 +121,7 @@ class ScreenBase(Screen[None]):
             aspects=tuple(self.aspects[kind]),
             coverage=table.coverages.get(hit.docid),
             scoring=self._scoring[kind] is not None,
+            llm_grades=self.llm_grades[kind].get(hit.docid),
         )
 
     def refresh_detail(self) -> None:

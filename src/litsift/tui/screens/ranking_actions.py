@@ -13,14 +13,14 @@ from typing import ClassVar
 from textual import on, work
 from textual.binding import Binding, BindingType
 
-from litsift.tui.messages import AnnotationsChanged, AspectsScored, Reordered
+from litsift.tui.messages import AnnotationsChanged, AspectsJudged, AspectsScored, Reordered
 from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.screens.base import ScreenBase
 from litsift.tui.screens.modals import AspectEditScreen
 from litsift.types import Aspect, Hit, Kind, SearchResult
 
 #: actions that need an LLM endpoint
-NEEDS_LLM = frozenset({"llm_rerank", "answer"})
+NEEDS_LLM = frozenset({"llm_rerank", "answer", "llm_judge_aspects"})
 
 
 class RankingActions(ScreenBase):
@@ -57,6 +57,14 @@ class RankingActions(ScreenBase):
             show=False,
             id="llm_rerank",
             tooltip="Rerank the results with the LLM",
+        ),
+        Binding(
+            "J",
+            "llm_judge_aspects",
+            "Judge aspects",
+            show=False,
+            id="llm_judge_aspects",
+            tooltip="LLM grades each aspect 0/1/2 for the top results (DORIS-MAE prompt)",
         ),
         Binding(
             "w", "answer", "Answer", id="answer", tooltip="Write a cited answer from the results"
@@ -118,8 +126,47 @@ class RankingActions(ScreenBase):
         else:
             self.aspects[msg.kind] = list(msg.aspects)
             table.set_coverage({c.doc_id: c for c in msg.coverages})
+        self.llm_grades[msg.kind] = {}  # judged against the previous aspects
         self.refresh_detail()
         self.refresh_bindings()
+
+    def action_llm_judge_aspects(self) -> None:
+        """Ask the LLM to grade the current aspects on the top results (a worker)."""
+        kind, result = self.kind, self.table().result
+        aspects = list(self.aspects[kind])
+        if result is None or not result.hits or not aspects:
+            self.status.show_error(("no aspects to judge yet", "wait for the aspect panel"))
+            return
+        n = min(len(result.hits), self.service.config.llm.aspect_judge_top)
+        self.status.show_message(f"LLM judging {len(aspects)} aspect(s) on {n} results…")
+        self._run_judge(self._aspect_request[kind], kind, result.query.text, aspects, result)
+
+    @work(thread=True, exclusive=True, group="judge", exit_on_error=False)
+    def _run_judge(
+        self, request: int, kind: Kind, text: str, aspects: list[Aspect], result: SearchResult
+    ) -> None:
+        try:
+            done = self.service.judge_aspects(text, aspects, result.hits)
+        except Exception as err:  # LLMNotConfiguredError only; judging never raises LLM errors
+            self.post_message(AspectsJudged(request, kind, {}, "", str(err)))
+            return
+        s = done.stats
+        note = (
+            f"LLM judged {len(done.scores)} results · {s.calls} call(s)"
+            f"{f' ({s.cached_calls} cached)' if s.cached_calls else ''} · ${s.cost_usd:.4f}"
+        )
+        self.post_message(AspectsJudged(request, kind, dict(done.scores), note, done.error))
+
+    @on(AspectsJudged)
+    def _aspects_judged(self, msg: AspectsJudged) -> None:
+        if msg.request != self._aspect_request[msg.kind]:
+            return  # the aspects or the results changed meanwhile
+        self.llm_grades[msg.kind] = msg.grades
+        if msg.error is not None:
+            self.status.show_error((msg.error, "grades so far are shown"))
+        else:
+            self.status.show_message(msg.note)
+        self.refresh_detail()
 
     def action_edit_aspects(self) -> None:
         result = self.table().result

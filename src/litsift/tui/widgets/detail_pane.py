@@ -46,6 +46,8 @@ class Extras:
     aspects: Sequence[Aspect] = ()
     coverage: Coverage | None = None
     scoring: bool = False
+    #: the LLM judge's grade per aspect (None: not judged), when asked for (key ``J``)
+    llm_grades: tuple[int | None, ...] | None = None
 
 
 EMPTY = "—"
@@ -102,11 +104,20 @@ def _aspects(extras: Extras) -> Iterator[Part]:
     if cov is None:
         yield ("  scoring aspects…\n" if extras.scoring else "  not scored\n", "$text-muted")
         return
+    llm = extras.llm_grades
+    if llm is not None:
+        yield ("  offline · LLM judge\n", "$text-muted")
     for score in cov.scores:
         if score.aspect_index >= len(extras.aspects):
             continue
         g = max(0, min(2, score.grade))
         yield (f"  {GRADE_GLYPH[g]} ", f"bold {_GRADE_STYLE[g]}")
+        if llm is not None:
+            lg = llm[score.aspect_index] if score.aspect_index < len(llm) else None
+            if lg is None:
+                yield ("? ", "$text-muted")
+            else:
+                yield (f"{GRADE_GLYPH[lg]} ", f"bold {_GRADE_STYLE[lg]}")
         yield extras.aspects[score.aspect_index].text
         yield "\n"
         if score.evidence_text and g:
