@@ -267,3 +267,18 @@ async def test_markup_in_data_renders_literally(markup_service: Any) -> None:
         assert "[bold]not bold[/bold]" in str(shown)
         svg = app.export_screenshot()
         assert "[bold]not&#160;bold[/bold]" in svg or "[bold]not bold[/bold]" in svg
+
+
+async def test_readme_key_table_matches_the_bindings(service: Any) -> None:
+    """README's "Using the TUI" table lists exactly the app's bindings and default keys."""
+    from pathlib import Path
+
+    from litsift.tui.screens.help import help_rows
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    documented = dict(re.findall(r"^\| `([^`]+)` \| [^|]+ \| [^|]+ \| `(\w+)` \|$", readme, re.M))
+    app = create_app(service)
+    async with app.run_test(size=SIZE):
+        rows = help_rows(app, app.binding_groups(), {})
+    actual = {keys: bid for keys, _, _, bid in rows}
+    assert documented == actual

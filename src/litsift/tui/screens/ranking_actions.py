@@ -8,7 +8,7 @@ never delayed; its result is dropped if a newer search came in meanwhile.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
@@ -18,6 +18,12 @@ from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.screens.base import ScreenBase
 from litsift.tui.screens.modals import AspectEditScreen
 from litsift.types import Aspect, Hit, Kind, SearchResult
+
+if TYPE_CHECKING:
+    from litsift.search.aspect_scoring import Coverage
+
+#: hits scored per hold of the service lock (a new search waits for one chunk at most)
+ASPECT_CHUNK = 10
 
 #: actions that need an LLM endpoint
 NEEDS_LLM = frozenset({"llm_rerank", "answer", "llm_judge_aspects"})
@@ -108,7 +114,15 @@ class RankingActions(ScreenBase):
                 if request != self._aspect_request[kind]:
                     return  # superseded while waiting; the newer request scores
                 found = aspects if aspects is not None else self.service.decompose(text)
-                coverages = self.service.score_aspects(found, hits)
+            coverages: list[Coverage] = []
+            # a chunk at a time, releasing the lock between chunks: a new search waits for
+            # one chunk at most, and a superseded request stops early
+            for start in range(0, len(hits), ASPECT_CHUNK):
+                with self._service_lock:
+                    if request != self._aspect_request[kind]:
+                        return
+                    chunk = hits[start : start + ASPECT_CHUNK]
+                    coverages += self.service.score_aspects(found, chunk)
         except Exception as err:  # shown in the status line; the results stay
             self.post_message(AspectsScored(request, kind, text, [], [], err))
             return
