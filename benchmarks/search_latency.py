@@ -9,7 +9,8 @@ temporary LITSIFT_HOME:
    the same text (``record_fields`` joined): seconds and documents/s;
 3. a mixed query set (paper titles and first sentences of abstracts drawn from the corpus,
    DataFinder keyphrase and full-sentence queries from ../shared/data/eval/datafinder) is run
-   once without and once with a year filter, for: hybrid (``hybrid_search``, RRF, query
+   once without and once with a year filter, for: hybrid (``hybrid_search`` with the
+   default paper settings of ``SearchSettings`` (min-max interpolation), and with RRF; query
    encoding included), tantivy BM25 alone, dense alone (encoder + hnswlib), bm25s alone
    (tokenise + score + top-k0, year filter as ``weight_mask``). Latencies are p50/p95 in ms.
 
@@ -35,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from litsift.config import SearchSettings
 from litsift.models_onnx import load_encoder
 from litsift.paths import get_paths
 from litsift.search.hybrid import hybrid_search
 from litsift.search.indexer import build_index, open_indexes
-from litsift.search.text import record_fields
+from litsift.search.text import ALL_FIELD, record_fields
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, YearRange
 
@@ -171,7 +173,7 @@ def main() -> None:
     report = build_index(store, encoder, Kind.PAPER, paths.index_dir, progress=progress)
     st = report.stage_seconds
     records = [r for batch in store.rows_since(Kind.PAPER, 0) for r in batch]
-    texts = ["\n".join(v for v in record_fields(r).values() if v) for r in records]
+    texts = [record_fields(r)[ALL_FIELD] for r in records]  # the text our BM25 scores
     peer = BM25sPeer(texts, [r.year for r in records], args.k0)
 
     bm25, dense, _ = open_indexes(paths.index_dir, Kind.PAPER, encoder)
@@ -179,12 +181,28 @@ def main() -> None:
     queries = make_queries(papers, args.queries_per_type, args.seed)
     ranges = year_ranges(len(queries), args.seed)
 
+    s = SearchSettings()  # the defaults service.search uses for papers
+
     def system(fusion: str) -> Callable[[str, YearRange], object]:
         return lambda text, years: hybrid_search(
-            bm25, dense, encoder, ybr, text, years, args.k0, args.k, fusion=fusion
+            bm25,
+            dense,
+            encoder,
+            ybr,
+            text,
+            years,
+            args.k0,
+            args.k,
+            fusion=fusion,
+            weights={"bm25": s.bm25_weight, "dense": 1.0 - s.bm25_weight},
+            rrf_k=s.rrf_k,
+            bm25_query=s.bm25_query,
+            prf_docs=s.prf_docs,
+            prf_weight=s.prf_weight,
         )
 
     systems: dict[str, Callable[[str, YearRange], object]] = {
+        f"hybrid ({s.fusion}, default)": system(s.fusion),
         "hybrid (rrf)": system("rrf"),
         "tantivy bm25": lambda text, years: bm25.search(text, args.k0, years),
         "dense (encode+hnsw)": system("dense"),
@@ -199,10 +217,10 @@ def main() -> None:
     print(f"  {'bm25s':24s} {peer.index_seconds:8.1f} s  {n / peer.index_seconds:10,.0f} docs/s")
     print(f"  {'dense: embed + hnsw':24s} {dense_s:8.1f} s  {n / max(dense_s, 1e-9):10,.0f} docs/s")
     print(f"  {'  of which hnswlib':24s} {st.get('hnsw', 0.0):8.1f} s")
-    print("\nquery latency, ms      p50 all   p95 all   p50 year-filtered   p95 year-filtered")
+    print(f"\n{'query latency, ms':34s}  p50 all   p95 all   p50 year-filtered   p95 year-filtered")
     for name, (plain, filt) in latency.items():
         print(
-            f"  {name:20s} {pct(plain, 50):8.2f}  {pct(plain, 95):8.2f}"
+            f"  {name:32s} {pct(plain, 50):8.2f}  {pct(plain, 95):8.2f}"
             f"  {pct(filt, 50):18.2f}  {pct(filt, 95):18.2f}"
         )
     tan, peer_lat = latency["tantivy bm25"], latency["bm25s"]
