@@ -54,6 +54,10 @@ class SearchSettings:
     prf_docs: int = 0
     dataset_prf_docs: int = 3
     prf_weight: float = 0.5
+    #: dataset popularity prior (``litsift.search.popularity``): ``w x log(1 + papers naming
+    #: the dataset) / log(1 + max)`` is added to each dataset's fused score; 0 disables it.
+    #: DataFinder tune half: 1.5 best (docs/EVALUATION-RESULTS.md, round 3).
+    dataset_popularity_weight: float = 1.5
     #: query handling before BM25 (``litsift.search.query.bm25_query_text``): raw, stop or
     #: stop+request.
     bm25_query: str = "stop+request"
@@ -160,6 +164,8 @@ def parse_config(raw: dict[str, Any]) -> Config:
     for name in ("bm25_weight", "dataset_bm25_weight"):
         if not 0.0 <= getattr(cfg.search, name) <= 1.0:
             raise ConfigError(f"config: search.{name} must be between 0 and 1")
+    if cfg.search.dataset_popularity_weight < 0:
+        raise ConfigError("config: search.dataset_popularity_weight must be >= 0")
     if cfg.search.prf_docs < 0 or cfg.search.dataset_prf_docs < 0 or cfg.search.prf_weight < 0:
         raise ConfigError("config: search.prf_docs, dataset_prf_docs, prf_weight must be >= 0")
     if cfg.search.coverage_pool < 1 or not 0.0 <= cfg.search.coverage_blend <= 1.0:

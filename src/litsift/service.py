@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from litsift.search.bm25 import BM25Index
     from litsift.search.dense import DenseIndex
     from litsift.search.indexer import IndexReport, Manifest
+    from litsift.search.popularity import MentionCounts
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
     from litsift.store.triage import Annotation, Triage
@@ -77,6 +78,7 @@ class LitsiftService:
         self._llm: ChatClient | None = None
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
+        self._mentions: MentionCounts | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -157,9 +159,12 @@ class LitsiftService:
 
         with self._lock:
             self._opened.pop(kind, None)
-        return build_index(
+        report = build_index(
             self.store, self.encoder, kind, self.paths.index_dir, rebuild=rebuild, progress=progress
         )
+        if self.store.count(Kind.PAPER) and self.store.count(Kind.DATASET):
+            self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
+        return report
 
     def index_status(self, kind: Kind) -> Manifest | None:
         from litsift.search.indexer import index_status
@@ -172,6 +177,43 @@ class LitsiftService:
         return self.store.count(kind) > 0 and (
             m is None or m.max_revision < self.store.max_revision(kind)
         )
+
+    # -- dataset popularity ----------------------------------------------------------------
+    def _popularity_state(self) -> dict[str, int]:
+        st = self.store
+        return {
+            "papers": st.count(Kind.PAPER),
+            "papers_revision": st.max_revision(Kind.PAPER),
+            "datasets": st.count(Kind.DATASET),
+            "datasets_revision": st.max_revision(Kind.DATASET),
+        }
+
+    def dataset_mentions(self) -> MentionCounts:
+        """How many papers of the store mention each dataset (:mod:`litsift.search.popularity`).
+
+        Computed from the store on first use (about 2 s per 20K papers) and cached in
+        ``index_dir/popularity.json``; recomputed when papers or datasets were ingested since.
+        """
+        from litsift.search.popularity import MentionCounts, count_mentions
+
+        with self._lock:
+            state = self._popularity_state()
+            if self._mentions is not None and dict(self._mentions.state) == state:
+                return self._mentions
+            path = self.paths.index_dir / "popularity.json"
+            cached = MentionCounts.load(path)
+            if cached is not None and dict(cached.state) == state:
+                self._mentions = cached
+                return cached
+            datasets = [r for b in self.store.rows_since(Kind.DATASET) for r in b]
+            papers = (r for b in self.store.rows_since(Kind.PAPER, batch_size=2000) for r in b)
+            counts = count_mentions(datasets, papers, state)  # type: ignore[arg-type]
+            try:
+                counts.save(path)
+            except OSError:  # a read-only home still searches; it just recounts next time
+                pass
+            self._mentions = counts
+            return counts
 
     # -- search ----------------------------------------------------------------------------
     def search(self, query: Query) -> SearchResult:
@@ -206,6 +248,9 @@ class LitsiftService:
         # per-kind fusion weight and dense PRF (measured: docs/EVALUATION-RESULTS.md)
         is_dataset = query.kind is Kind.DATASET
         w_bm25 = s.dataset_bm25_weight if is_dataset else s.bm25_weight
+        # dataset popularity prior over the whole candidate pool, before the top k is cut
+        popular = is_dataset and s.dataset_popularity_weight > 0 and fusion != "bm25"
+        popular = popular and fusion != "dense" and self.store.count(Kind.PAPER) > 0
         fused = hybrid_search(
             opened.bm25,
             opened.dense,
@@ -214,7 +259,7 @@ class LitsiftService:
             query.text,
             query.years,
             k0=max(query.k0, query.k),
-            k=query.k,
+            k=max(query.k0, query.k) if popular else query.k,
             fusion=fusion,
             weights={"bm25": w_bm25, "dense": 1.0 - w_bm25},
             rrf_k=s.rrf_k,
@@ -223,6 +268,15 @@ class LitsiftService:
             prf_docs=s.dataset_prf_docs if is_dataset else s.prf_docs,
             prf_weight=s.prf_weight,
         )
+        if popular:
+            from litsift.search.popularity import with_prior
+
+            t1 = time.perf_counter()
+            mentions = self.dataset_mentions()
+            counts = mentions.counts([f.docid for f in fused], query.years.end)
+            fused = with_prior(fused, counts, mentions.max_count, s.dataset_popularity_weight)
+            fused = fused[: query.k]
+            timings["popularity"] = time.perf_counter() - t1
         t1 = time.perf_counter()
         rows = self.store.get_by_rowids(query.kind, [int(f.docid) for f in fused])
         hits: list[Hit] = []

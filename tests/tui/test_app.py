@@ -151,6 +151,8 @@ async def test_datasets_tab_finds_multiwoz(service: Any) -> None:
         detail = app.query_one(DetailPane)
         assert detail.hit is not None and detail.hit.kind is Kind.DATASET
         assert "Description" in detail.text
+        # the popularity prior shows as a count of papers naming the dataset
+        assert "popularity" in detail.hit.signals and "name it" in detail.text
         # switching back shows the kept paper results without searching again
         request_id = app.search_screen._request_id
         await pilot.press("f2")

@@ -74,6 +74,9 @@ class Benchmark:
         notes: protocol details worth printing with the table.
         variant: how the corpus is derived from its files, when that changed without the files
             changing (part of :meth:`fingerprint`; empty for the original derivation).
+        papers: for a dataset benchmark, paper rows ingested beside the corpus (not indexed):
+            the source of the dataset popularity prior (:mod:`litsift.search.popularity`).
+        papers_files: the files ``papers`` is read from (part of :meth:`fingerprint`).
     """
 
     name: str
@@ -88,6 +91,8 @@ class Benchmark:
     published: tuple[PublishedRow, ...] = ()
     notes: tuple[str, ...] = ()
     variant: str = ""
+    papers: Callable[[], Iterable[dict[str, Any]]] | None = None
+    papers_files: tuple[Path, ...] = ()
 
     def fingerprint(self) -> str:
         """16 hex digits of SHA-256 over the corpus files' bytes, :data:`CORPUS_VERSION` and
@@ -95,7 +100,7 @@ class Benchmark:
         h = hashlib.sha256(f"{self.name}\0{CORPUS_VERSION}\0".encode())
         if self.variant:
             h.update(f"{self.variant}\0".encode())
-        for path in self.corpus_files:
+        for path in (*self.corpus_files, *self.papers_files):
             with path.open("rb") as f:
                 for chunk in iter(lambda: f.read(1 << 20), b""):
                     h.update(chunk)
@@ -199,6 +204,19 @@ def _datafinder_corpus(path: Path) -> list[dict[str, Any]]:
     return list(best.values())
 
 
+def _words(text: object) -> str:
+    return " ".join(re.findall(r"\w+", str(text or "").lower()))
+
+
+def _datafinder_papers(path: Path, query_abstracts: set[str]) -> Iterator[dict[str, Any]]:
+    # The popularity prior counts mentions in the paper corpus; drop the papers DataFinder's
+    # test queries were written from (51 of the 19.6K, matched on the abstract's words), so
+    # no query's own paper votes for its answer.
+    for row in read_jsonl(path):
+        if _words(row.get("abstract")) not in query_abstracts:
+            yield row
+
+
 def _year_order(row: Mapping[str, Any]) -> int:
     year = row.get("year")
     return -1 if not isinstance(year, int) else year
@@ -225,7 +243,9 @@ def load_datafinder(data_dir: Path, query_field: str = "both") -> Benchmark:
             f"unknown DataFinder query field {query_field!r}", "use query, keyphrase_query or both"
         )
     corpus_path = _require(data_dir, "datasets", "pwc-datasets.jsonl.gz")
+    papers_path = _require(data_dir, "papers", "ml-nlp-papers.jsonl.gz")
     rows = list(read_jsonl(_require(data_dir, "eval", "datafinder", "test_data.jsonl")))
+    query_abstracts = {_words(r.get("abstract")) for r in rows if r.get("abstract")}
     raw = read_qrels(_require(data_dir, "eval", "datafinder", "test_dataset_collection.qrels"))
     qrels: Qrels = {}
     for qid, docs in raw.items():
@@ -243,6 +263,8 @@ def load_datafinder(data_dir: Path, query_field: str = "both") -> Benchmark:
         kind=Kind.DATASET,
         corpus=lambda: _datafinder_corpus(corpus_path),
         corpus_files=(corpus_path,),
+        papers=lambda: _datafinder_papers(papers_path, query_abstracts),
+        papers_files=(papers_path,),
         query_sets=tuple(sets),
         qrels=qrels,
         measures=("P@5", "R@5", "AP", "RR"),
@@ -254,6 +276,8 @@ def load_datafinder(data_dir: Path, query_field: str = "both") -> Benchmark:
             "year cut-off year(d) <= year(q); datasets without a year stay eligible",
             "3,294 unique dataset ids (33 duplicate records: the copy with the earliest year "
             "is kept); 34 of 313 judged dataset ids are not in the corpus",
+            "the popularity prior counts mentions in the 19.6K papers minus the 51 the test "
+            "queries were written from, published up to the query's year",
         ),
     )
 

@@ -149,6 +149,13 @@ def prepare_home(
         )
         if report.bad:
             notes.append(f"{len(report.bad)} corpus rows rejected by the store: {report.summary()}")
+        if benchmark.papers is not None and benchmark.kind is Kind.DATASET:
+            # papers for the dataset popularity prior: stored, never indexed
+            papers = ingest_records(
+                svc.store, Kind.PAPER, benchmark.papers(), Path(f"{benchmark.name}-papers")
+            )
+            if papers.bad:
+                notes.append(f"{len(papers.bad)} paper rows rejected: {papers.summary()}")
         seen: dict[str, str] = {}
         for batch in svc.store.rows_since(benchmark.kind, 0):
             for rec in batch:

@@ -77,7 +77,10 @@ def _scores(hit: Hit) -> Iterator[Part]:
         else:
             yield f"{sig.score:10.4f}   rank {sig.rank}\n"
     for name, sig in hit.signals.items():  # any further signal (e.g. an LLM rerank)
-        if name not in SIGNALS:
+        if name == "popularity":  # litsift.search.popularity: a count, not a score
+            yield ("  papers ", "bold")
+            yield f"{int(sig.score):10d}   name it (rank {sig.rank} among the candidates)\n"
+        elif name not in SIGNALS:
             yield (f"  {name:<5}  ", "bold")
             yield f"{sig.score:10.4f}   rank {sig.rank}\n"
 
