@@ -56,8 +56,12 @@ class SearchSettings:
     prf_weight: float = 0.5
     #: dataset popularity prior (``litsift.search.popularity``): ``w x log(1 + papers naming
     #: the dataset) / log(1 + max)`` is added to each dataset's fused score; 0 disables it.
-    #: DataFinder tune half: 1.5 best (docs/EVALUATION-RESULTS.md, round 3).
-    dataset_popularity_weight: float = 1.5
+    #: DataFinder tune half: 1.5 best alone (round 3), 0.25 with usage profiles (round 5).
+    dataset_popularity_weight: float = 0.25
+    #: dataset usage profiles (``litsift.search.popularity.UsageProfiles``): the share of the
+    #: dense weight given to the run of datasets ranked by the centroid of the papers naming
+    #: them; needs a paper index; 0 disables it. DataFinder tune half: 0.5.
+    dataset_usage_weight: float = 0.5
     #: query handling before BM25 (``litsift.search.query.bm25_query_text``): raw, stop or
     #: stop+request.
     bm25_query: str = "stop+request"
@@ -166,6 +170,8 @@ def parse_config(raw: dict[str, Any]) -> Config:
             raise ConfigError(f"config: search.{name} must be between 0 and 1")
     if cfg.search.dataset_popularity_weight < 0:
         raise ConfigError("config: search.dataset_popularity_weight must be >= 0")
+    if not 0.0 <= cfg.search.dataset_usage_weight <= 1.0:
+        raise ConfigError("config: search.dataset_usage_weight must be between 0 and 1")
     if cfg.search.prf_docs < 0 or cfg.search.dataset_prf_docs < 0 or cfg.search.prf_weight < 0:
         raise ConfigError("config: search.prf_docs, dataset_prf_docs, prf_weight must be >= 0")
     if cfg.search.coverage_pool < 1 or not 0.0 <= cfg.search.coverage_blend <= 1.0:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from litsift.search.bm25 import BM25Index
     from litsift.search.dense import DenseIndex
     from litsift.search.indexer import IndexReport, Manifest
-    from litsift.search.popularity import MentionCounts
+    from litsift.search.popularity import MentionCounts, UsageProfiles
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
     from litsift.store.triage import Annotation, Triage
@@ -79,6 +79,7 @@ class LitsiftService:
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
         self._mentions: MentionCounts | None = None
+        self._usage: tuple[tuple[int, int, int], UsageProfiles] | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -215,6 +216,25 @@ class LitsiftService:
             self._mentions = counts
             return counts
 
+    def _usage_profiles(self) -> UsageProfiles | None:
+        """Dataset usage profiles over the paper dense index, or None when papers have no
+        index (or one built by another encoder): then dataset search runs without them."""
+        from litsift.errors import LitsiftError
+        from litsift.search.popularity import UsageProfiles
+
+        with self._lock:
+            if self.index_status(Kind.PAPER) is None:
+                return None
+            mentions = self.dataset_mentions()
+            try:
+                papers = self._indexes(Kind.PAPER)
+            except LitsiftError:
+                return None
+            key = (id(mentions), papers.manifest.max_revision, papers.dense.count())
+            if self._usage is None or self._usage[0] != key:
+                self._usage = (key, UsageProfiles(mentions, papers.dense.vectors))
+            return self._usage[1]
+
     # -- search ----------------------------------------------------------------------------
     def search(self, query: Query) -> SearchResult:
         """Run one query: BM25 + dense (``k0`` each, year filter pushed down), fuse, load top ``k``.
@@ -248,9 +268,31 @@ class LitsiftService:
         # per-kind fusion weight and dense PRF (measured: docs/EVALUATION-RESULTS.md)
         is_dataset = query.kind is Kind.DATASET
         w_bm25 = s.dataset_bm25_weight if is_dataset else s.bm25_weight
-        # dataset popularity prior over the whole candidate pool, before the top k is cut
-        popular = is_dataset and s.dataset_popularity_weight > 0 and fusion != "bm25"
-        popular = popular and fusion != "dense" and self.store.count(Kind.PAPER) > 0
+        # dataset evidence from the papers of the store (litsift.search.popularity): a
+        # popularity prior over the whole candidate pool, before the top k is cut, and a
+        # usage-profile run fused with BM25 and dense
+        from_papers = is_dataset and fusion in ("rrf", "interpolation")
+        from_papers = from_papers and self.store.count(Kind.PAPER) > 0
+        popular = from_papers and s.dataset_popularity_weight > 0
+        weights = {"bm25": w_bm25, "dense": 1.0 - w_bm25}
+        qvec = None
+        extra_runs = None
+        use = from_papers and s.dataset_usage_weight > 0
+        profiles = self._usage_profiles() if use else None
+        if profiles is not None:
+            from litsift.search.filters import allowed_mask
+            from litsift.search.popularity import USAGE
+
+            t1 = time.perf_counter()
+            qvec = self.encoder.encode_queries([query.text])[0]
+            timings["encode"] = time.perf_counter() - t1
+            allowed = allowed_mask(opened.year_by_rowid, query.years)
+            extra_runs = {
+                USAGE: profiles.search(qvec, max(query.k0, query.k), query.years.end, allowed)
+            }
+            u = s.dataset_usage_weight
+            weights = {"bm25": w_bm25, "dense": (1.0 - w_bm25) * (1 - u), USAGE: (1 - w_bm25) * u}
+            timings["usage"] = time.perf_counter() - t1 - timings["encode"]
         fused = hybrid_search(
             opened.bm25,
             opened.dense,
@@ -261,12 +303,14 @@ class LitsiftService:
             k0=max(query.k0, query.k),
             k=max(query.k0, query.k) if popular else query.k,
             fusion=fusion,
-            weights={"bm25": w_bm25, "dense": 1.0 - w_bm25},
+            weights=weights,
             rrf_k=s.rrf_k,
             timings=timings,
             bm25_query=s.bm25_query,
             prf_docs=s.dataset_prf_docs if is_dataset else s.prf_docs,
             prf_weight=s.prf_weight,
+            encode_query=None if qvec is None else (lambda _text: qvec),
+            extra_runs=extra_runs,
         )
         if popular:
             from litsift.search.popularity import with_prior

@@ -223,3 +223,29 @@ def test_dense_prf_and_bm25_query_handling(small_indexes, encoder) -> None:  # t
     )
     assert handled and raw
     assert target.rowid in [h.docid for h in handled]
+
+
+def test_extra_runs_rescore_candidates_but_never_add_one(small_indexes, encoder) -> None:  # type: ignore[no-untyped-def]
+    recs, bm25, dense, ybr = small_indexes
+    query = "question answering over wikipedia"
+    qvec = encoder.encode_queries([query])[0]
+    pool = {d for d, _ in bm25.search(query, 20, YearRange())}
+    pool |= {d for d, _ in dense.search(qvec, 20, YearRange(), ybr)}
+    base = hybrid_search(bm25, dense, encoder, ybr, query, YearRange(), 20, 20)
+    outsider = next(r.rowid for r in recs if r.rowid not in pool)
+    last = base[-1].docid
+    # the extra run puts an outsider first and the base's last hit second
+    extra = {"usage": [(outsider, 0.9), (last, 0.8), (base[0].docid, 0.1)]}
+    weights = {"bm25": 0.25, "dense": 0.25, "usage": 0.5}
+    hits = hybrid_search(
+        bm25, dense, encoder, ybr, query, YearRange(), 20, 20, weights=weights, extra_runs=extra
+    )
+    ids = [h.docid for h in hits]
+    assert outsider not in ids and set(ids) <= pool
+    boosted = next(h for h in hits if h.docid == last)
+    assert "usage" in boosted.signals and boosted.rank < base[-1].rank
+    # single-retriever fusions ignore extra runs
+    only = hybrid_search(
+        bm25, dense, encoder, ybr, query, YearRange(), 20, 5, fusion="dense", extra_runs=extra
+    )
+    assert all("usage" not in h.signals for h in only)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from litsift.config import Config, SearchSettings
@@ -135,11 +136,17 @@ def test_service_adds_popularity_to_dataset_search_and_recounts_after_ingest(
         # papers never change: the popularity signal is for datasets only
         papers = svc.search(Query("image classification", Kind.PAPER, k=5))
         assert all(SIGNAL not in h.signals for h in papers.hits)
-    # weight 0 switches the prior off entirely
+    # weight 0 switches each part off on its own
     cfg = Config(search=SearchSettings(dataset_popularity_weight=0.0))
     with LitsiftService(get_paths(home), config=cfg, encoder=encoder) as svc:
         res = svc.search(Query("image classification benchmark", Kind.DATASET, k=20))
         assert res.hits and all(SIGNAL not in h.signals for h in res.hits)
+        assert "usage" in res.timings
+    cfg = Config(search=SearchSettings(dataset_usage_weight=0.0))
+    with LitsiftService(get_paths(home), config=cfg, encoder=encoder) as svc:
+        res = svc.search(Query("image classification benchmark", Kind.DATASET, k=20))
+        assert res.hits and all("usage" not in h.signals for h in res.hits)
+        assert all(SIGNAL in h.signals for h in res.hits)
 
 
 def test_year_bound_of_the_query_bounds_the_counts(service) -> None:
@@ -149,3 +156,44 @@ def test_year_bound_of_the_query_bounds_the_counts(service) -> None:
     mentions = service.dataset_mentions()
     for h in res.hits:
         assert h.signals[SIGNAL].score == mentions.count(int(h.record.rowid), 2012)
+
+
+def test_usage_profiles_are_centroids_of_the_papers_naming_each_dataset(service) -> None:
+    from litsift.search.popularity import UsageProfiles
+
+    mentions = service.dataset_mentions()
+    papers = service._indexes(Kind.PAPER).dense
+    profiles = UsageProfiles(mentions, papers.vectors)
+    ds, cents = profiles.centroids(None)
+    assert len(ds) > 50 and cents.shape == (len(ds), papers.dim)
+    assert np.allclose(np.linalg.norm(cents, axis=1), 1.0, atol=1e-5)
+    # one dataset by hand: the normalised sum of its (indexed) mentioning papers' vectors
+    d = int(ds[int(np.argmax([mentions.count(int(r)) for r in ds]))])
+    found, vecs = papers.vectors(mentions.papers[d])
+    assert len(found) == mentions.count(d)  # the session store indexes every paper it holds
+    want = vecs.sum(0) / np.linalg.norm(vecs.sum(0))
+    assert np.allclose(cents[list(ds).index(d)], want, atol=1e-5)
+    # a year bound drops later papers; before any paper, nothing describes any dataset
+    early, _ = profiles.centroids(2012)
+    assert set(early.tolist()) < set(ds.tolist())
+    assert len(profiles.centroids(1900)[0]) == 0
+    # search: best first, only allowed rowids, the query's nearest centroid first
+    run = profiles.search(cents[0], 20, None)
+    assert run[0][0] == int(ds[0]) and [s for _, s in run] == sorted(
+        (s for _, s in run), reverse=True
+    )
+    mask = np.zeros(int(ds.max()) + 1, dtype=bool)
+    mask[ds[::2]] = True
+    assert {r for r, _ in profiles.search(cents[0], 500, None, mask)} == set(ds[::2].tolist())
+
+
+def test_dataset_search_fuses_the_usage_run(service) -> None:
+    from litsift.search.popularity import USAGE
+
+    res = service.search(Query("generative adversarial networks for image synthesis", Kind.DATASET))
+    assert res.hits and "usage" in res.timings
+    assert any(USAGE in h.signals for h in res.hits)
+    # the usage run honours the year filter like the other retrievers
+    yr = YearRange(None, 2014, include_missing=True)
+    res = service.search(Query("image classification", Kind.DATASET, yr, k=30))
+    assert res.hits and all(yr.contains(h.record.year) for h in res.hits)

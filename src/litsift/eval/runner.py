@@ -167,6 +167,13 @@ def prepare_home(
                     )
                 seen[tid] = rec.id
         done = {"fingerprint": fingerprint, "bad": len(report.bad), "notes": notes}
+    if benchmark.papers is not None and svc.needs_index(Kind.PAPER):
+        # the dataset usage profiles need the papers' embeddings (litsift.search.popularity)
+        def paper_cb(stage: str, n: int, total: int) -> None:
+            if progress is not None:
+                progress(f"papers:{stage}", n, total)
+
+        svc.build_index(Kind.PAPER, progress=paper_cb)
     if svc.needs_index(benchmark.kind):
 
         def index_cb(stage: str, n: int, total: int) -> None:

@@ -157,6 +157,25 @@ class DenseIndex:
             return None
         return np.asarray(self._index.get_items([rowid])[0], dtype=np.float32)
 
+    def vectors(
+        self, rowids: npt.ArrayLike
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The stored unit vectors of those ``rowids`` that are indexed.
+
+        Returns:
+            ``(m,)`` int64 rowids found (in the order given) and their ``(m, dim)`` float32
+            vectors.
+        """
+        want = np.asarray(rowids, dtype=np.int64).reshape(-1)
+        pos = np.searchsorted(self._labels, want)
+        ok = pos < len(self._labels)
+        ok[ok] = self._labels[pos[ok]] == want[ok]
+        found = want[ok]
+        if len(found) == 0:
+            return found, np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._index.get_items(found.astype(np.uint64), return_type="numpy")
+        return found, np.asarray(vecs, dtype=np.float32)
+
     def labels(self) -> npt.NDArray[np.int64]:
         """``(count,)`` int64, the rowids in the index, ascending."""
         return self._labels.copy()

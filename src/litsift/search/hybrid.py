@@ -217,6 +217,7 @@ def hybrid_search(
     bm25_query: str = "raw",
     prf_docs: int = 0,
     prf_weight: float = 0.5,
+    extra_runs: Mapping[str, Run] | None = None,
 ) -> list[Fused]:
     """BM25 and dense top-``k0`` with the year filter pushed down into both, fused, top ``k``.
 
@@ -244,6 +245,9 @@ def hybrid_search(
             ``q + prf_weight * mean(top prf_docs dense hit vectors)`` (Rocchio 1971; Manning
             et al., IIR §9.1.6), re-normalised, and the dense search runs again.
         prf_weight: Rocchio's beta for the feedback centroid.
+        extra_runs: further runs fused with BM25 and dense (RRF and interpolation only; e.g.
+            the dataset usage run of :mod:`litsift.search.popularity`), weighted by
+            ``weights[name]``; only their documents that BM25 or dense retrieved are used.
 
     Returns:
         Up to ``k`` :class:`Fused` with ``signals`` keyed ``"bm25"`` / ``"dense"``; docids are
@@ -276,6 +280,14 @@ def hybrid_search(
             qvec = _rocchio(dense, qvec, runs["dense"][:prf_docs], prf_weight)
             runs["dense"] = dense.search(qvec, k0, years, year_by_rowid)
         spent["dense"], t = time.perf_counter() - t, time.perf_counter()
+    if extra_runs and fusion in ("rrf", "interpolation"):
+        # extra runs re-score the retrievers' candidates; they never add one (an extra run
+        # over a small set would otherwise pull its unrelated top items into every result)
+        pool = {docid for run in runs.values() for docid, _ in run}
+        for name, run in extra_runs.items():
+            kept = [(docid, score) for docid, score in run if docid in pool]
+            if kept:
+                runs[name] = kept
     if fusion == "rrf":
         fused = rrf(runs, k=rrf_k, weights=weights)
     elif fusion == "interpolation":

@@ -28,7 +28,7 @@ import os
 import re
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -40,9 +40,14 @@ from litsift.search.hybrid import DocId, Fused, Signal, _finish
 from litsift.types import Dataset, Paper
 
 #: bump when the matching rules change: cached counts are then recomputed
-POPULARITY_VERSION = 1
+POPULARITY_VERSION = 2
 #: the name of the signal added to each hit
 SIGNAL = "popularity"
+#: the name of the usage-profile run in fusion
+USAGE = "usage"
+VectorLookup = Callable[
+    [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]
+]
 _TOKEN = re.compile(r"\w+")
 #: a paper without a year counts under every year bound (as a dataset without a year stays
 #: eligible under DataFinder's cut-off)
@@ -69,11 +74,13 @@ class MentionCounts:
     Attributes:
         years: ``{dataset rowid: (n,) int32 sorted years}`` of the mentioning papers
             (:data:`NO_YEAR` for a paper without a year); datasets never mentioned are absent.
+        papers: ``{dataset rowid: (n,) int64 paper rowids}``, aligned with ``years``.
         state: what the counts were computed from (store counts and revisions); compared with
             the store's current state to decide whether to recompute.
     """
 
     years: Mapping[int, npt.NDArray[np.int32]]
+    papers: Mapping[int, npt.NDArray[np.int64]] = field(default_factory=dict)
     state: Mapping[str, int] = field(default_factory=dict)
 
     @property
@@ -98,6 +105,7 @@ class MentionCounts:
             "version": POPULARITY_VERSION,
             "state": dict(self.state),
             "years": {str(k): v.tolist() for k, v in self.years.items()},
+            "papers": {str(k): v.tolist() for k, v in self.papers.items()},
         }
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".popularity-", suffix=".json")
@@ -114,7 +122,14 @@ class MentionCounts:
             if data.get("version") != POPULARITY_VERSION:
                 return None
             years = {int(k): np.asarray(v, dtype=np.int32) for k, v in data["years"].items()}
-            return cls(MappingProxyType(years), MappingProxyType(dict(data["state"])))
+            papers = {int(k): np.asarray(v, dtype=np.int64) for k, v in data["papers"].items()}
+            if set(years) != set(papers):
+                return None
+            return cls(
+                MappingProxyType(years),
+                MappingProxyType(papers),
+                MappingProxyType(dict(data["state"])),
+            )
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -148,6 +163,7 @@ def count_mentions(
     for pattern in by_name:
         by_first[pattern[0]].append(pattern)
     years: dict[int, list[int]] = defaultdict(list)
+    rowids: dict[int, list[int]] = defaultdict(list)
     for p in papers:
         words: list[str] = _TOKEN.findall(f"{p.title} . {p.abstract}")
         found: set[int] = set()
@@ -158,8 +174,17 @@ def count_mentions(
         year = NO_YEAR if p.year is None else int(p.year)
         for rowid in found:
             years[rowid].append(year)
-    frozen = {k: np.sort(np.asarray(v, dtype=np.int32)) for k, v in years.items()}
-    return MentionCounts(MappingProxyType(frozen), MappingProxyType(dict(state or {})))
+            rowids[rowid].append(-1 if p.rowid is None else int(p.rowid))
+    by_year: dict[int, npt.NDArray[np.int32]] = {}
+    by_paper: dict[int, npt.NDArray[np.int64]] = {}
+    for k, v in years.items():
+        ys = np.asarray(v, dtype=np.int32)
+        order = np.argsort(ys, kind="stable")
+        by_year[k] = ys[order]
+        by_paper[k] = np.asarray(rowids[k], dtype=np.int64)[order]
+    return MentionCounts(
+        MappingProxyType(by_year), MappingProxyType(by_paper), MappingProxyType(dict(state or {}))
+    )
 
 
 def prior(count: int, max_count: int) -> float:
@@ -195,3 +220,84 @@ def with_prior(
         scores[f.docid] = f.score + weight * prior(c, max_count)
         signals[f.docid] = {**f.signals, SIGNAL: Signal(float(c), count_rank[f.docid])}
     return _finish(scores, signals)
+
+
+class UsageProfiles:
+    """Each dataset described by the papers that use it: the normalised sum of the embeddings
+    of the papers naming it (published up to a year bound), searched with the query vector.
+
+    This is document expansion from citing contexts (cf. anchor text in web search, or
+    citation-context expansion of papers): a dataset whose description does not resemble the
+    research ideas it serves (CIFAR-10's is about 32x32 images; its users write about GANs
+    and robustness) is found through its users. Measured on DataFinder in
+    docs/EVALUATION-RESULTS.md (round 5).
+
+    Args:
+        mentions: the counts, with paper rowids.
+        vectors: ``rowids -> (found rowids, (m, dim) vectors)`` over the paper dense index
+            (:meth:`litsift.search.dense.DenseIndex.vectors`); papers not in it are skipped.
+    """
+
+    def __init__(self, mentions: MentionCounts, vectors: VectorLookup) -> None:
+        self._ds = np.asarray(sorted(mentions.papers), dtype=np.int64)
+        papers = [mentions.papers[int(d)] for d in self._ds]
+        years = [mentions.years[int(d)] for d in self._ds]
+        all_papers = np.concatenate(papers) if papers else np.zeros(0, dtype=np.int64)
+        self._owner = np.repeat(np.arange(len(self._ds)), [len(p) for p in papers])
+        self._years = np.concatenate(years) if years else np.zeros(0, dtype=np.int32)
+        found, vecs = vectors(np.unique(all_papers))
+        slot = {int(r): i for i, r in enumerate(found)}
+        self._row = np.array([slot.get(int(r), -1) for r in all_papers], dtype=np.int64)
+        self._vecs = vecs
+        self._cache: dict[int | None, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+
+    def centroids(
+        self, max_year: int | None = None
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """``(m,)`` dataset rowids with at least one embedded mentioning paper published up to
+        ``max_year`` (papers without a year always count), and their ``(m, dim)`` unit
+        centroids. Cached per year bound."""
+        if max_year not in self._cache:
+            keep = self._row >= 0
+            if max_year is not None:
+                keep &= self._years <= max_year
+            dim = self._vecs.shape[1] if self._vecs.ndim == 2 else 0
+            sums = np.zeros((len(self._ds), dim), dtype=np.float64)
+            np.add.at(sums, self._owner[keep], self._vecs[self._row[keep]])
+            norms = np.linalg.norm(sums, axis=1)
+            has = norms > 0
+            cents = (sums[has] / norms[has, None]).astype(np.float32)
+            self._cache[max_year] = (self._ds[has], cents)
+        return self._cache[max_year]
+
+    def search(
+        self,
+        qvec: npt.ArrayLike,
+        k: int,
+        max_year: int | None,
+        allowed: npt.NDArray[np.bool_] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top ``k`` datasets by cosine between ``qvec`` and their usage centroid.
+
+        Args:
+            qvec: ``(dim,)`` query vector.
+            k: hits wanted.
+            max_year: only papers published up to this year describe a dataset.
+            allowed: optional bool mask over dataset rowids (the year filter); rowids past its
+                end are not allowed.
+
+        Returns:
+            ``[(dataset rowid, cosine)]``, best first, ties by rowid.
+        """
+        ds, cents = self.centroids(max_year)
+        if allowed is not None and len(ds):
+            inside = ds < len(allowed)
+            ok = np.zeros(len(ds), dtype=bool)
+            ok[inside] = allowed[ds[inside]]
+            ds, cents = ds[ok], cents[ok]
+        if len(ds) == 0 or k <= 0:
+            return []
+        q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+        sims = cents @ (q / max(float(np.linalg.norm(q)), 1e-12))
+        order = np.lexsort((ds, -sims))[:k]
+        return [(int(ds[i]), float(sims[i])) for i in order]
