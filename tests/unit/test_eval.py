@@ -199,19 +199,28 @@ def _check_ranges(values: dict[str, float], ranges: dict[str, tuple[float, float
 
 
 @pytest.fixture(scope="module")
-def datafinder_report(tmp_path_factory: pytest.TempPathFactory, built_home: Path, encoder):  # type: ignore[no-untyped-def]
+def datafinder_report(  # type: ignore[no-untyped-def]
+    tmp_path_factory: pytest.TempPathFactory, built_home: Path, encoder, paper_slice_rows
+):
     """First 30 DataFinder rows, both query fields, over all 3,294 datasets.
 
-    The home starts as a copy of the session home (which already holds the datasets and their
-    indexes), so ``run_benchmark`` only upserts the 33 duplicate-id rows it resolves
-    differently and indexes them incrementally -- the CLI's code path, without re-embedding
-    the whole corpus.
+    The home starts as a copy of the session home (which already holds the datasets, the
+    2,000-paper slice and their indexes). The evidence papers (``Benchmark.papers``: the
+    popularity prior, usage profiles and the dataset ranker) are that same slice instead of
+    the 19.6K papers, so nothing is re-embedded (the full set takes ~30 min to embed on a
+    2-core AVX2 CPU); ``run_eval`` only upserts the 33 duplicate-id dataset rows it resolves
+    differently and indexes them incrementally -- the CLI's code path after loading.
     """
+    from dataclasses import replace
+
+    from litsift.eval.runner import run_eval
+
     home = tmp_path_factory.mktemp("eval-df")
     shutil.copytree(built_home / "data", home / "data")
     runs = home / "runs"
-    report = run_benchmark("datafinder", limit=30, home=home, runs_dir=runs, encoder=encoder)
-    return report
+    bench = load_datafinder(SHARED_DATA).limited(30)
+    bench = replace(bench, papers=lambda: iter(paper_slice_rows))
+    return run_eval(bench, home=home, runs_dir=runs, encoder=encoder)
 
 
 def test_datafinder_slice_end_to_end(datafinder_report) -> None:  # type: ignore[no-untyped-def]

@@ -193,6 +193,7 @@ def calibrate(
     dev_queries_path: Path,
     encoder: TextEncoder | None = None,
     candidates_path: Path | None = None,
+    fixed: tuple[float, float, float] | None = None,
 ) -> Calibration:
     """Choose ``λ``, ``t1`` and ``t2`` on the DORIS-MAE dev queries; how the constants were set.
 
@@ -217,6 +218,9 @@ def calibrate(
         dev_queries_path: ``queries-dev.jsonl``.
         encoder: the bi-encoder; default ``litsift.models_onnx.load_encoder()``.
         candidates_path: ``candidates.jsonl``; default next to the queries.
+        fixed: ``(λ, t1, t2)`` to evaluate instead of searching the grids (the diagnostics of
+            given constants, e.g. the shipped ones on another CPU, whose int8 kernels shift
+            scores slightly: the grid optimum is flat, so the chosen values can move).
 
     Returns:
         The chosen values with their fit diagnostics.
@@ -246,15 +250,17 @@ def calibrate(
     grid = np.asarray(THRESHOLD_GRID)
 
     best_ba = (-1.0, 0.0, 0.0, 0.0, 0.0)  # ba, lam, t1, tpr, tnr
-    for lam in LAMBDA_GRID:
+    lambdas = LAMBDA_GRID if fixed is None else (fixed[0],)
+    t1_grid = grid if fixed is None else np.asarray([fixed[1]])
+    for lam in lambdas:
         s = (1.0 - lam) * sim + lam * lex
         pos, neg = s[positive], s[~positive]
-        tpr = (pos[None, :] >= grid[:, None]).mean(axis=1)
-        tnr = (neg[None, :] < grid[:, None]).mean(axis=1)
+        tpr = (pos[None, :] >= t1_grid[:, None]).mean(axis=1)
+        tnr = (neg[None, :] < t1_grid[:, None]).mean(axis=1)
         ba = (tpr + tnr) / 2
         i = int(np.argmax(ba))
         if ba[i] > best_ba[0] + 1e-12:
-            best_ba = (float(ba[i]), lam, float(grid[i]), float(tpr[i]), float(tnr[i]))
+            best_ba = (float(ba[i]), lam, float(t1_grid[i]), float(tpr[i]), float(tnr[i]))
     ba_v, lam, t1, tpr_v, tnr_v = best_ba
     s = (1.0 - lam) * sim + lam * lex
 
@@ -263,7 +269,7 @@ def calibrate(
         return np.stack([g[owner_arr == qi].mean(axis=0) for qi in range(nq)])  # (nq, cands)
 
     best_t2: tuple[float, float] | None = None
-    for t2 in grid[grid >= t1]:
+    for t2 in grid[grid >= t1] if fixed is None else [fixed[2]]:
         own = normalised(float(t2))[np.arange(nq), own_col]
         mae = float(np.abs(own - y).mean())
         if best_t2 is None or mae < best_t2[0] - 1e-12:
