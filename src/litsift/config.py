@@ -62,6 +62,10 @@ class SearchSettings:
     #: dense weight given to the run of datasets ranked by the centroid of the papers naming
     #: them; needs a paper index; 0 disables it. DataFinder tune half: 0.5.
     dataset_usage_weight: float = 0.5
+    #: re-rank the dataset candidate pool with the shipped LambdaMART model
+    #: (``litsift.search.dataset_ranker``, trained on DataFinder's tune half); needs a paper
+    #: index and interpolation or RRF fusion. DataFinder held-out half: see round 6.
+    dataset_ranker: bool = True
     #: query handling before BM25 (``litsift.search.query.bm25_query_text``): raw, stop or
     #: stop+request.
     bm25_query: str = "stop+request"

@@ -38,6 +38,10 @@ class ModelError(LitsiftError):
     """The encoder cannot be loaded or exported."""
 
 
+class RankerError(LitsiftError):
+    """The dataset ranking model cannot be loaded."""
+
+
 class IndexMissingError(LitsiftError):
     """No index has been built for this kind of record yet."""
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from litsift.search.aspect_scoring import AspectScorer, Coverage
     from litsift.search.bm25 import BM25Index
     from litsift.search.dense import DenseIndex
+    from litsift.search.hybrid import DocId, Fused
     from litsift.search.indexer import IndexReport, Manifest
     from litsift.search.popularity import MentionCounts, UsageProfiles
     from litsift.store import IngestReport, Store
@@ -80,6 +81,7 @@ class LitsiftService:
         self._aspect_scorer: AspectScorer | None = None
         self._mentions: MentionCounts | None = None
         self._usage: tuple[tuple[int, int, int], UsageProfiles] | None = None
+        self._named_by: tuple[int, dict[int, tuple[int, ...]]] | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -235,6 +237,47 @@ class LitsiftService:
                 self._usage = (key, UsageProfiles(mentions, papers.dense.vectors))
             return self._usage[1]
 
+    def dataset_ranking_features(
+        self, query: Query, pool: Sequence[Fused], qvec: np.ndarray | None = None
+    ) -> np.ndarray | None:
+        """The learned dataset re-ranker's ``(len(pool), n features)`` matrix for a dataset
+        candidate pool (:func:`litsift.search.dataset_ranker.dataset_features`), or None when
+        the papers have no usable index (the pool is then left as fused).
+
+        Args:
+            query: the dataset query (its text and year range also select the paper runs).
+            pool: the fused dataset candidates, best first.
+            qvec: the query vector when already encoded.
+        """
+        from litsift.errors import LitsiftError
+        from litsift.search.dataset_ranker import PAPER_DEPTH, dataset_features, papers_to_datasets
+        from litsift.search.filters import YEAR_MISSING
+
+        with self._lock:
+            if self.index_status(Kind.PAPER) is None:
+                return None
+            try:
+                papers = self._indexes(Kind.PAPER)
+            except LitsiftError:
+                return None
+            mentions = self.dataset_mentions()
+            if self._named_by is None or self._named_by[0] != id(mentions):
+                self._named_by = (id(mentions), papers_to_datasets(mentions))
+            named_by = self._named_by[1]
+        if qvec is None:
+            qvec = self.encoder.encode_queries([query.text])[0]
+        paper_dense = papers.dense.search(qvec, PAPER_DEPTH, query.years, papers.year_by_rowid)
+        paper_bm25 = papers.bm25.search(query.text, PAPER_DEPTH, query.years)
+        ybr = self._indexes(Kind.DATASET).year_by_rowid
+        years: dict[DocId, int | None] = {}
+        for f in pool:
+            i = int(f.docid)
+            y = int(ybr[i]) if i < len(ybr) else YEAR_MISSING
+            years[f.docid] = None if y == YEAR_MISSING else y
+        return dataset_features(
+            query.text, query.years.end, pool, years, paper_dense, paper_bm25, named_by, mentions
+        )
+
     # -- search ----------------------------------------------------------------------------
     def search(self, query: Query) -> SearchResult:
         """Run one query: BM25 + dense (``k0`` each, year filter pushed down), fuse, load top ``k``.
@@ -274,6 +317,8 @@ class LitsiftService:
         from_papers = is_dataset and fusion in ("rrf", "interpolation")
         from_papers = from_papers and self.store.count(Kind.PAPER) > 0
         popular = from_papers and s.dataset_popularity_weight > 0
+        # the learned re-ranker (litsift.search.dataset_ranker) re-scores the whole pool too
+        rank_pool = from_papers and s.dataset_ranker
         weights = {"bm25": w_bm25, "dense": 1.0 - w_bm25}
         qvec = None
         extra_runs = None
@@ -301,7 +346,7 @@ class LitsiftService:
             query.text,
             query.years,
             k0=max(query.k0, query.k),
-            k=max(query.k0, query.k) if popular else query.k,
+            k=max(query.k0, query.k) if popular or rank_pool else query.k,
             fusion=fusion,
             weights=weights,
             rrf_k=s.rrf_k,
@@ -319,8 +364,16 @@ class LitsiftService:
             mentions = self.dataset_mentions()
             counts = mentions.counts([f.docid for f in fused], query.years.end)
             fused = with_prior(fused, counts, mentions.max_count, s.dataset_popularity_weight)
-            fused = fused[: query.k]
             timings["popularity"] = time.perf_counter() - t1
+        if rank_pool:
+            from litsift.search.dataset_ranker import default_ranker
+
+            t1 = time.perf_counter()
+            features = self.dataset_ranking_features(query, fused, qvec)
+            if features is not None:
+                fused = default_ranker().rerank(fused, features)
+            timings["ranker"] = time.perf_counter() - t1
+        fused = fused[: query.k]
         t1 = time.perf_counter()
         rows = self.store.get_by_rowids(query.kind, [int(f.docid) for f in fused])
         hits: list[Hit] = []

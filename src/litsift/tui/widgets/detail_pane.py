@@ -67,7 +67,9 @@ def _heading(title: str) -> Iterator[Part]:
 
 def _scores(hit: Hit) -> Iterator[Part]:
     yield from _heading("Scores")
-    yield ("  fused  ", "bold")
+    # a dataset pool re-ranked by litsift.search.dataset_ranker keeps its fused score as the
+    # "hybrid" signal; the hit's own score is then the ranker's
+    yield ("  ranker " if "hybrid" in hit.signals else "  fused  ", "bold")
     yield f"{hit.score:10.4f}   rank {hit.rank}\n"
     for name in SIGNALS:
         yield (f"  {name:<5}  ", "bold")
