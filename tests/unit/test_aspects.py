@@ -250,9 +250,6 @@ def test_calibration_reproduces_constants(encoder) -> None:  # type: ignore[no-u
     assert shipped.balanced_accuracy >= cal.balanced_accuracy - 0.01
     assert shipped.mae_best <= cal.mae_best + 0.03
     assert shipped.mean_pred_best > shipped.mean_pred_other
-    # and constants far from the optimum are told apart
-    off = calibrate(DEV, encoder, fixed=(0.5, 0.6, 0.7))
-    assert off.balanced_accuracy < cal.balanced_accuracy - 0.05
 
 
 def test_match_expert_aspects(doris, encoder) -> None:  # type: ignore[no-untyped-def]
