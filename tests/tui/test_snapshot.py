@@ -118,6 +118,7 @@ async def test_dataset_search_screen(service: Any, tmp_path: Path) -> None:
         table = lines[header + offset].split("▏")[0]
         assert re.match(rf"\s*{offset}\s", table), table
         assert hit.record.id[:12] in table, table
+        assert f"{hit.score:.4f}" in table, table  # negative ranker scores are not cut
     detail = "\n".join(line.split("▏", 1)[1] for line in lines if "▏" in line)
     assert expected.hits[0].record.id in detail
     # re-ranked pool: the ranker's score first, the fused score kept as "hybrid"

@@ -137,7 +137,8 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
         Column("year", "Year", 4, _year),
         Column("aliases", "Aliases", 16, _aliases),
         Column("coverage", "Cover", 8, _coverage),
-        Column("score", "Score", 6, _score),
+        # the dataset re-ranker's scores can be negative ("-1.0297")
+        Column("score", "Score", 7, _score),
     ),
 }
 
