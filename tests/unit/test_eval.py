@@ -28,7 +28,7 @@ from litsift.eval.benchmarks import (
     read_jsonl,
 )
 from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
-from litsift.eval.measures import bootstrap_std, evaluate, per_query
+from litsift.eval.measures import bootstrap_std, evaluate, paired_test, per_query
 from litsift.eval.trec import read_qrels, read_run, trec_id, write_run
 from litsift.types import Kind, YearRange
 from tests.conftest import DATASETS_GZ, EVAL_DIR, SHARED_DATA
@@ -176,6 +176,31 @@ def test_bootstrap_std_is_deterministic_and_close_to_the_standard_error() -> Non
     assert bootstrap_std(np.array([1.0])) == 0.0
 
 
+def test_paired_randomization_test_matches_an_exact_enumeration() -> None:
+    from itertools import product
+
+    rng = np.random.default_rng(3)
+    base = rng.random(12)
+    better = np.clip(base + rng.normal(0.08, 0.1, 12), 0, 1)
+    t = paired_test(better, base)
+    d = better - base
+    # exact: every one of the 2**12 sign patterns, two-sided on |mean|
+    means = np.array([np.mean(d * np.array(s)) for s in product((1, -1), repeat=12)])
+    exact = float(np.mean(np.abs(means) >= abs(d.mean()) - 1e-12))
+    assert t.p_value == pytest.approx(exact, rel=1e-9)
+    assert t.diff == pytest.approx(float(d.mean()))
+    assert (t.wins, t.losses, t.n) == (int((d > 0).sum()), int((d < 0).sum()), 12)
+    # symmetric, deterministic, and the sampled test (n=40 > log2 resamples) is reproducible
+    assert paired_test(base, better).p_value == pytest.approx(t.p_value)
+    big_a, big_b = rng.random(40), rng.random(40)
+    assert paired_test(big_a, big_b).p_value == paired_test(big_a, big_b).p_value
+    assert paired_test(big_a + 0.3, big_a).p_value < 0.001
+    same = paired_test(big_a, big_a.copy())
+    assert (same.diff, same.p_value, same.wins, same.losses) == (0.0, 1.0, 0, 0)
+    with pytest.raises(EvalError):
+        paired_test(big_a, big_b[:10])
+
+
 def test_peer_bm25_year_mask(tmp_path: Path) -> None:
     from litsift.eval.peer import PeerBM25
     from litsift.store import Store, ingest_jsonl
@@ -253,6 +278,22 @@ def test_datafinder_slice_end_to_end(datafinder_report) -> None:  # type: ignore
     data = json.loads(json.dumps(report_to_json(report)))
     assert set(data["results"]) == {"query", "keyphrase_query"}
     assert data["results"]["query"]["hybrid"]["AP"]["n"] == 30
+    # hybrid against each other system, every measure, from the same per-query values
+    comps = {(c["query_set"], c["other"], c["measure"]): c for c in data["comparisons"]}
+    assert set(comps) == {
+        (s, o, m)
+        for s in ("query", "keyphrase_query")
+        for o in ("bm25", "dense", "bm25s")
+        for m in report.measures
+    }
+    for (qset, other, m), c in comps.items():
+        hyb, oth = report.result(qset, "hybrid"), report.result(qset, other)
+        assert hyb is not None and oth is not None
+        assert c["diff"] == pytest.approx(hyb.values[m].mean - oth.values[m].mean)
+        assert 0.0 < c["p_value"] <= 1.0 and c["wins"] + c["losses"] <= c["n"] == 30
+    # the slice's hybrid beats BM25 on MRR by ~20 points: far from chance
+    assert comps[("query", "bm25", "RR")]["p_value"] < 0.05
+    assert "hybrid − dense: " in table and "paired randomization test" in table
 
 
 def test_datafinder_runs_honour_depth_and_year_cutoff(datafinder_report) -> None:  # type: ignore[no-untyped-def]

@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
+
 from litsift.errors import EvalError
 from litsift.eval.benchmarks import Benchmark, EvalQuery, QuerySet
-from litsift.eval.measures import MeasureValue, evaluate
+from litsift.eval.measures import MeasureValue, PairedTest, paired_test, per_query, summarise
 from litsift.eval.published import PublishedRow
 from litsift.eval.trec import read_run, trec_id, write_run
 from litsift.paths import get_paths
@@ -56,6 +59,8 @@ class SystemResult:
         values: ``{measure: MeasureValue}`` (fractions in [0, 1]).
         run_file: the TREC run the values were computed from.
         elapsed_s: wall time of all its queries, seconds.
+        per_query: ``{measure: (n,) float64}`` per-query values in query-set order (the
+            paired tests of :attr:`EvalReport.comparisons` use them).
     """
 
     system: str
@@ -63,6 +68,31 @@ class SystemResult:
     values: Mapping[str, MeasureValue]
     run_file: Path
     elapsed_s: float
+    per_query: Mapping[str, npt.NDArray[np.float64]] = field(default_factory=dict, repr=False)
+
+
+#: the system the others are compared with (paired randomization test).
+BASELINE_OF_COMPARISONS = "hybrid"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The default hybrid against one other system on one query set and measure.
+
+    Attributes:
+        query_set: the query set.
+        system: the hybrid (``BASELINE_OF_COMPARISONS``).
+        other: the system it is compared with.
+        measure: the ir-measures name.
+        test: mean difference ``system - other``, wins, losses and the paired randomization
+            test's p-value (:func:`litsift.eval.measures.paired_test`).
+    """
+
+    query_set: str
+    system: str
+    other: str
+    measure: str
+    test: PairedTest
 
 
 @dataclass(frozen=True)
@@ -81,6 +111,7 @@ class EvalReport:
     depth: int
     hybrid_fusion: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    comparisons: tuple[Comparison, ...] = field(default_factory=tuple)
 
     def result(self, query_set: str, system: str) -> SystemResult | None:
         return next(
@@ -276,6 +307,31 @@ def _coverage_run(
     return [(trec_id(h.docid), float(len(ordered) - i)) for i, h in enumerate(ordered)]
 
 
+def compare_systems(
+    results: Sequence[SystemResult], measures: Sequence[str]
+) -> tuple[Comparison, ...]:
+    """The hybrid against every other system of each query set, on every measure.
+
+    Args:
+        results: per-query values of each system (same queries within a query set).
+        measures: ir-measures names, in report order.
+
+    Returns:
+        One :class:`Comparison` per (query set, other system, measure); empty when no hybrid
+        ran.
+    """
+    out = []
+    for base in (r for r in results if r.system == BASELINE_OF_COMPARISONS):
+        for other in results:
+            if other.query_set != base.query_set or other.system == base.system:
+                continue
+            for m in measures:
+                if m in base.per_query and m in other.per_query:
+                    test = paired_test(base.per_query[m], other.per_query[m])
+                    out.append(Comparison(base.query_set, base.system, other.system, m, test))
+    return tuple(out)
+
+
 def run_eval(
     benchmark: Benchmark,
     systems: Sequence[str] = DEFAULT_SYSTEMS,
@@ -323,8 +379,9 @@ def run_eval(
                 run = run_queries(svc, benchmark, qset, system, peer, progress)
                 elapsed = time.perf_counter() - t0
                 path = write_run(runs_dir / f"{qset.name}.{system}.trec", run, f"litsift-{system}")
-                values = evaluate(benchmark.measures, benchmark.qrels, read_run(path), qids)
-                results.append(SystemResult(system, qset.name, values, path, elapsed))
+                pq = per_query(benchmark.measures, benchmark.qrels, read_run(path), qids)
+                values = summarise(pq, qids)
+                results.append(SystemResult(system, qset.name, values, path, elapsed, pq))
         return EvalReport(
             benchmark=benchmark.name,
             measures=benchmark.measures,
@@ -338,6 +395,7 @@ def run_eval(
             depth=benchmark.depth,
             hybrid_fusion=svc.config.search.fusion,
             notes=(*benchmark.notes, *notes),
+            comparisons=compare_systems(results, benchmark.measures),
         )
     finally:
         svc.close()
