@@ -293,3 +293,20 @@ def test_query_time_imports_no_torch(encoder: Encoder) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_token_vectors_mean_pool_to_the_passage_vector(
+    encoder: Encoder, abstracts: list[str]
+) -> None:
+    assert encoder.spec.passage_prefix == ""
+    texts = abstracts[:3]
+    tokens = encoder.encode_tokens(texts)
+    # one text per ONNX run on both sides: int8 dynamic quantisation scales activations per
+    # batch, so a batch's other (padded) texts move a vector slightly
+    pooled = np.concatenate([encoder.encode_passages([t]) for t in texts])
+    for (ids, hidden), text, vec in zip(tokens, texts, pooled, strict=True):
+        assert ids.dtype == np.int64 and hidden.dtype == np.float32
+        assert hidden.shape == (len(ids), encoder.dim)
+        assert len(ids) == min(encoder.token_count(text), encoder.max_length)
+        mean = hidden.mean(axis=0)
+        assert np.allclose(mean / np.linalg.norm(mean), vec, atol=1e-5)

@@ -185,8 +185,28 @@ class Encoder:
                     progress(done, total)
         return out
 
-    def _run(self, encodings: list[Encoding]) -> FloatArray:
-        """One ONNX run over a batch: pad, infer ``(b, seq, dim)``, pool, normalise."""
+    def encode_tokens(self, texts: Sequence[str]) -> list[tuple[npt.NDArray[np.int64], FloatArray]]:
+        """Contextual token vectors, before pooling (for late-interaction scoring such as
+        BERTScore's MaxSim; ``benchmarks/doris_attempts.py``). No prefix is added.
+
+        Args:
+            texts: Texts, each truncated to :attr:`max_length` tokens.
+
+        Returns:
+            Per text: its ``(n,)`` token ids (special tokens included) and the ``(n, dim)``
+            float32 last hidden states, not normalised.
+        """
+        out = []
+        for text in texts:
+            enc = self._tokenizer.encode(text)
+            hidden, _ = self._hidden([enc])
+            out.append((np.asarray(enc.ids, dtype=np.int64), hidden[0]))
+        return out
+
+    def _hidden(
+        self, encodings: list[Encoding]
+    ) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+        """Pad a batch and infer: ``(b, seq, dim)`` hidden states and the ``(b, seq)`` mask."""
         n = len(encodings)
         seq = max(len(e.ids) for e in encodings)
         input_ids = np.full((n, seq), self._pad_id, dtype=np.int64)
@@ -200,6 +220,11 @@ class Encoder:
         feed = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": type_ids}
         feed = {k: v for k, v in feed.items() if k in self._input_names}
         hidden = np.asarray(self._session.run([self._output_name], feed)[0], dtype=np.float32)
+        return hidden, mask
+
+    def _run(self, encodings: list[Encoding]) -> FloatArray:
+        """One ONNX run over a batch: pad, infer ``(b, seq, dim)``, pool, normalise."""
+        hidden, mask = self._hidden(encodings)
         if self.spec.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
