@@ -185,16 +185,16 @@ def format_table(report: EvalReport) -> str:
 
 def _comparison_lines(report: EvalReport, qset: str) -> list[str]:
     """``hybrid − dense  MRR@10 +1.4 (9/7, p 0.62)  ...`` for each other system of ``qset``."""
-    by_other: dict[str, list[str]] = {}
+    by_pair: dict[tuple[str, str], list[str]] = {}
     for c in report.comparisons:
         if c.query_set != qset:
             continue
         t = c.test
-        by_other.setdefault(c.other, []).append(
+        by_pair.setdefault((c.system, c.other), []).append(
             f"{report.labels.get(c.measure, c.measure)} {100 * t.diff:+.1f} "
             f"({t.wins}/{t.losses}, p {t.p_value:.2g})"
         )
-    return [f"hybrid − {other}: " + "; ".join(cells) for other, cells in by_other.items()]
+    return [f"{sys} − {other}: " + "; ".join(cells) for (sys, other), cells in by_pair.items()]
 
 
 def report_to_json(report: EvalReport) -> dict[str, Any]:

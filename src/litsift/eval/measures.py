@@ -197,12 +197,8 @@ def evaluate(
     """Mean and bootstrap deviation of each measure over ``qids``.
 
     Raises:
-        EvalError: ``qids`` is empty.
+        EvalError: ``qids`` is empty (from :func:`summarise`).
     """
-    if not qids:
-        raise EvalError(
-            "no query to evaluate", "check --limit and that the qrels match the queries"
-        )
     return summarise(per_query(measures, qrels, run, qids), qids)
 
 

@@ -203,9 +203,7 @@ class Encoder:
             out.append((np.asarray(enc.ids, dtype=np.int64), hidden[0]))
         return out
 
-    def _hidden(
-        self, encodings: list[Encoding]
-    ) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    def _hidden(self, encodings: list[Encoding]) -> tuple[FloatArray, npt.NDArray[np.int64]]:
         """Pad a batch and infer: ``(b, seq, dim)`` hidden states and the ``(b, seq)`` mask."""
         n = len(encodings)
         seq = max(len(e.ids) for e in encodings)
