@@ -36,13 +36,14 @@ import numpy as np
 import numpy.typing as npt
 from tokenizers import Tokenizer
 
+from litsift.config import SearchSettings
 from litsift.eval.benchmarks import load_benchmark, query_half
 from litsift.eval.measures import paired_test, per_query
 from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
 from litsift.eval.trec import trec_id
 from litsift.models_onnx.encoder import Encoder
-from litsift.search.hybrid import Fused, interpolate, rrf
+from litsift.search.hybrid import Fused, interpolate, rrf, single
 from litsift.search.query import bm25_query_text
 from litsift.search.text import passage_text
 from litsift.types import Kind, YearRange
@@ -52,6 +53,9 @@ MEASURES = ("RR@10", "R@10")
 #: BERT's special tokens in the MiniLM vocabulary ([PAD], [UNK], [CLS], [SEP], [MASK]).
 SPECIAL_IDS = frozenset({0, 100, 101, 102, 103})
 LATE_POOL = 30
+#: the defaults the variants move away from (papers: min-max interpolation)
+K0 = SearchSettings().k0
+W_BM25 = SearchSettings().bm25_weight
 
 Scores = npt.NDArray[np.float32]
 
@@ -116,8 +120,8 @@ def main() -> None:
 
     def hybrid_runs(
         dense_scores: Sequence[Scores],
-        k0: int = 100,
-        w: float = 0.5,
+        k0: int = K0,
+        w: float = W_BM25,
         fuse: str = "minmax",
     ) -> list[list[Fused]]:
         out = []
@@ -131,11 +135,8 @@ def main() -> None:
 
     dense_scores = [vecs @ q for q in qvecs]
     systems: dict[str, list[list[Fused]]] = {}
-    systems["bm25"] = [[Fused(d, s, i + 1) for i, (d, s) in enumerate(r)] for r in bm_runs]
-    systems["dense"] = [
-        [Fused(d, s, i + 1) for i, (d, s) in enumerate(top_run(ds, labels, 100))]
-        for ds in dense_scores
-    ]
+    systems["bm25"] = [single("bm25", r) for r in bm_runs]
+    systems["dense"] = [single("dense", top_run(ds, labels, K0)) for ds in dense_scores]
     systems["hybrid (default)"] = hybrid_runs(dense_scores)
     systems["hybrid, BM25 weight 0.4"] = hybrid_runs(dense_scores, w=0.4)
     systems["hybrid, BM25 weight 0.6"] = hybrid_runs(dense_scores, w=0.6)
@@ -160,9 +161,7 @@ def main() -> None:
         print(f"{len(long):,} abstracts over 256 tokens re-embedded ({took:.0f} s)")
         for name, m in (("512-token passages", only), ("mean of 256 + 512", mean)):
             ds = [m @ q for q in qvecs]
-            systems[f"dense, {name}"] = [
-                [Fused(d, s, i + 1) for i, (d, s) in enumerate(top_run(x, labels, 100))] for x in ds
-            ]
+            systems[f"dense, {name}"] = [single("dense", top_run(x, labels, K0)) for x in ds]
             systems[f"hybrid, {name}"] = hybrid_runs(ds)
 
     if args.late_interaction:
