@@ -5,6 +5,11 @@ Replies are queued with :meth:`ScriptedLLMServer.push` and served in order, one 
 (JSON bodies or server-sent events, any status and headers, an optional delay before answering).
 Every request is recorded (path, headers, parsed JSON body) so tests can assert on prompts.
 When the queue is empty the server answers HTTP 500 "no scripted reply".
+
+Hostile servers for the hardening tests: ``drip_s`` sends the whole response (status line,
+headers, body) one byte at a time; ``pings`` sends SSE ``: ping`` comment lines before the
+events; ``close_after`` hangs up after that many body bytes; the text ``$AUTHORIZATION`` in a
+body or event is replaced by the request's ``Authorization`` header (a server that echoes it).
 """
 
 from __future__ import annotations
@@ -32,6 +37,10 @@ class Reply:
         headers: extra response headers (e.g. ``{"Retry-After": "1"}``).
         sse: server-sent event ``data`` payloads (dicts are JSON-encoded), sent as a stream.
         delay_s: seconds to wait before answering.
+        drip_s: send the response one byte every ``drip_s`` seconds (0: all at once).
+        pings: SSE only: ``: ping`` comment lines sent before the events, one every
+            ``ping_every_s`` seconds.
+        close_after: hang up after this many body bytes (the headers promise the whole body).
     """
 
     status: int = 200
@@ -39,6 +48,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     sse: list[Any] | None = None
     delay_s: float = 0.0
+    drip_s: float = 0.0
+    pings: int = 0
+    ping_every_s: float = 0.25
+    close_after: int | None = None
 
 
 def chat_reply(
@@ -101,28 +114,62 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner.queue.popleft() if owner.queue else Reply(500, "no scripted reply")
         if reply.delay_s:
             time.sleep(reply.delay_s)
+        auth = self.headers.get("Authorization", "")
         if reply.sse is not None:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "text/event-stream")
-            for k, v in reply.headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            for event in reply.sse:
-                data = event if isinstance(event, str) else json.dumps(event)
-                self.wfile.write(f"data: {data}\n\n".encode())
-                self.wfile.flush()
+            self._send_sse(reply, auth)
             return
-        payload = (
-            reply.body.encode() if isinstance(reply.body, str) else json.dumps(reply.body).encode()
+        payload = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).replace(
+            "$AUTHORIZATION", auth
         )
-        self.send_response(reply.status)
+        raw = payload.encode()
         ctype = "text/plain" if isinstance(reply.body, str) else "application/json"
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(payload)))
+        headers = {"Content-Type": ctype, "Content-Length": str(len(raw)), **reply.headers}
+        if reply.drip_s:
+            self._drip(reply, headers, raw)
+            return
+        self.send_response(reply.status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if reply.close_after is not None:
+            self.wfile.write(raw[: reply.close_after])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.wfile.write(raw)
+
+    def _send_sse(self, reply: Reply, auth: str) -> None:
+        if reply.drip_s:
+            raw = b"".join(
+                f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n".encode()
+                for e in reply.sse or []
+            )
+            self._drip(reply, {"Content-Type": "text/event-stream", **reply.headers}, raw)
+            return
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "text/event-stream")
         for k, v in reply.headers.items():
             self.send_header(k, v)
         self.end_headers()
-        self.wfile.write(payload)
+        for _ in range(reply.pings):
+            self.wfile.write(b": ping\n\n")
+            self.wfile.flush()
+            time.sleep(reply.ping_every_s)
+        for event in reply.sse or []:
+            data = event if isinstance(event, str) else json.dumps(event)
+            self.wfile.write(f"data: {data.replace('$AUTHORIZATION', auth)}\n\n".encode())
+            self.wfile.flush()
+
+    def _drip(self, reply: Reply, headers: dict[str, str], raw: bytes) -> None:
+        head = f"HTTP/1.1 {reply.status} OK\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in headers.items()
+        )
+        self.close_connection = True
+        for i, byte in enumerate((head + "\r\n").encode() + raw):
+            if i:
+                time.sleep(reply.drip_s)
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
 
 
 class _Server(ThreadingHTTPServer):

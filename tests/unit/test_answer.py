@@ -12,7 +12,12 @@ import pytest
 from litsift.config import LLMSettings
 from litsift.errors import QueryError
 from litsift.llm.answer import answer_question, answer_to_json, parse_feedback
-from litsift.llm.citations import build_passages, chunk_text, verify_citations
+from litsift.llm.citations import (
+    StreamedCitations,
+    build_passages,
+    chunk_text,
+    verify_citations,
+)
 from litsift.llm.client import ChatClient
 from litsift.llm.judge import judge_aspects, parse_aspect_scores, parse_attribution
 from litsift.llm.prompts import DATA_NOTE
@@ -235,3 +240,32 @@ def test_aspect_judge_stops_on_error(srv: ScriptedLLMServer, hits: list[Hit]) ->
         judged = judge_aspects(c, QUESTION, ["alignment"], [replace(h) for h in hits], top=3)
     assert dict(judged.scores) == {hits[0].docid: (2,)}
     assert judged.error is not None and judged.error.startswith("aspect judge failed")
+
+
+def test_streamed_draft_marks_unsent_citations_unverified(
+    srv: ScriptedLLMServer, hits: list[Hit]
+) -> None:
+    # [99] arrives in pieces; it must never be shown as if it were a real passage
+    srv.push(
+        sse_reply(["Alignment is induced [", "9", "9]. Shots matter [1", ", 7", "]. Done [1]."])
+    )
+    seen: list[str] = []
+    with make(srv) as c:
+        ans = answer_question(
+            c, QUESTION, hits, max_records=2, max_per_record=1, on_delta=seen.append
+        )
+    draft = "".join(seen)
+    assert draft == "Alignment is induced [?]. Shots matter [1, ?]. Done [1]."
+    assert not any("9" in d or "7" in d for d in seen)
+    # the checked answer is unchanged: numbers stripped and reported
+    assert ans.text == "Alignment is induced. Shots matter [1]. Done [1]."
+    assert ans.fabricated == (99, 7)
+
+
+def test_streamed_citations_any_split() -> None:
+    text = "A [1]. B [12]. C [2-3]. D [3; 40]. E [not a marker. F [1"
+    expected = "A [1]. B [?]. C [2-3]. D [3, ?]. E [not a marker. F [1"
+    for size in (1, 2, 3, 7, len(text)):
+        marks = StreamedCitations(3)
+        out = "".join(marks.feed(text[i : i + size]) for i in range(0, len(text), size))
+        assert out + marks.flush() == expected, size

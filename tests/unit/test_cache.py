@@ -159,3 +159,25 @@ def test_put_get_roundtrip_and_clear(tmp_path: Path) -> None:
         )
         assert got.created_at
         assert cache.clear() == 1 and cache.get("k") is None
+
+
+def test_a_cached_text_holding_the_key_is_redacted_on_a_hit(
+    srv: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    # a row written before key redaction existed, by a server that echoed the header
+    secret = "sk-cache-test-5b1d9e0a77"
+    cfg = LLMSettings(base_url=srv.url, model="test-model", api_key_env="LITSIFT_TEST_KEY")
+    with LLMCache(tmp_path / "c.sqlite") as cache:
+        c = ChatClient(cfg, cache=cache, environ={"LITSIFT_TEST_KEY": secret})
+        params = {"max_tokens": cfg.max_tokens, "temperature": cfg.temperature}
+        psha = prompt_hash(MESSAGES)
+        key = cache_key(c.endpoint, cfg.model, psha, params)
+        old = CachedResponse(f"echo: Bearer {secret}", 5, 4, 0.0, "stop")
+        cache.put(key, old, endpoint=c.endpoint, model=cfg.model, prompt_sha256=psha, params=params)
+        seen: list[str] = []
+        with c:
+            hit = c.complete(MESSAGES)
+            streamed = c.complete(MESSAGES, on_delta=seen.append)
+    assert srv.requests == []
+    assert hit.cached and hit.text == "echo: Bearer [redacted]"
+    assert streamed.text == hit.text and seen == [hit.text]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 import math
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from litsift.cache import LLMCache
@@ -25,6 +27,7 @@ from litsift.llm.errors import (
     LLMServerError,
     LLMTimeoutError,
 )
+from litsift.llm.protocol import KeyRedactor
 from tests.llm_server import Reply, ScriptedLLMServer, chat_reply, sse_reply
 
 KEY_ENV = "LITSIFT_TEST_LLM_KEY"
@@ -279,3 +282,97 @@ def test_closing_a_stream_abandons_the_request(srv: ScriptedLLMServer) -> None:
         with pytest.raises(StopIteration):
             next(stream)
         assert c.complete(MESSAGES, max_tokens=5).text == "next call works"
+
+
+# -- hostile servers (issue 14): a total deadline, clear errors, no leaked key ------------------
+
+
+@pytest.mark.parametrize(
+    "reply, stream",
+    [
+        # the whole response, status line first, one byte a second: ~4 minutes
+        (Reply(body=chat_reply("x" * 200).body, drip_s=1.0), False),
+        (Reply(sse=sse_reply(["late"]).sse, drip_s=1.0), True),
+        # headers at once, then an SSE comment every 0.25 s for 60 s
+        (Reply(sse=sse_reply(["never"]).sse, pings=240), True),
+    ],
+    ids=["json-drip", "sse-drip", "sse-pings"],
+)
+def test_timeout_bounds_the_whole_call(srv: ScriptedLLMServer, reply: Reply, stream: bool) -> None:
+    srv.push(reply)
+    seen: list[str] = []
+    start = time.monotonic()
+    with client(srv, timeout_s=1.5, max_retries=0) as c, pytest.raises(LLMTimeoutError) as err:
+        c.complete(MESSAGES, on_delta=seen.append if stream else None)
+    elapsed = time.monotonic() - start
+    assert elapsed < 10, elapsed  # the server would have kept it alive for 60 s or more
+    assert "1.5 s" in err.value.message and "timeout_s" in err.value.hint
+    assert seen == []
+
+
+def test_deadline_with_a_plain_transport_is_checked_between_chunks(
+    srv: ScriptedLLMServer,
+) -> None:
+    # a caller's own transport (a proxy) gets no per-read clamping; the pings still end
+    srv.push(Reply(sse=sse_reply(["never"]).sse, pings=240))
+    cfg = settings(srv, timeout_s=1.0, max_retries=0)
+    start = time.monotonic()
+    c = ChatClient(cfg, environ={KEY_ENV: SECRET}, transport=httpx.HTTPTransport())
+    with c, pytest.raises(LLMTimeoutError):
+        c.complete(MESSAGES, on_delta=lambda _d: None)
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_gzip_header_on_a_plain_body_is_a_clear_error(srv: ScriptedLLMServer, stream: bool) -> None:
+    base = sse_reply(["plain"]) if stream else chat_reply("plain")
+    srv.push(Reply(body=base.body, sse=base.sse, headers={"Content-Encoding": "gzip"}))
+    with client(srv) as c, pytest.raises(LLMResponseError) as err:
+        c.complete(MESSAGES, on_delta=(lambda _d: None) if stream else None)
+    assert err.value.message == "the endpoint sent a body that is not valid gzip"
+    assert "Content-Encoding" in err.value.hint
+
+
+def test_connection_closed_mid_response(srv: ScriptedLLMServer) -> None:
+    srv.push(Reply(body=chat_reply("a reply cut short").body, close_after=25))
+    with client(srv, max_retries=0) as c, pytest.raises(LLMConnectionError) as err:
+        c.complete(MESSAGES)
+    assert "closed the connection mid-response" in err.value.message
+    assert "cannot reach" not in err.value.message and err.value.hint
+
+
+def test_echoed_key_is_redacted_from_text_cache_and_deltas(
+    srv: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    cache = LLMCache(tmp_path / "cache" / "llm-cache.sqlite")
+    half = len(SECRET) // 2
+    srv.push(
+        chat_reply("Your request had Authorization: $AUTHORIZATION, fine."),
+        # the key split across deltas, as a model would tokenise it
+        sse_reply(["You sent Bearer ", SECRET[:half], SECRET[half:-1], SECRET[-1], " ok"]),
+        sse_reply(["$AUTHORIZATION"]),
+    )
+    seen: list[str] = []
+    with client(srv, cache=cache) as c:
+        echoed = c.complete(MESSAGES)
+        streamed = c.complete(MESSAGES, max_tokens=9, on_delta=seen.append)
+        whole = c.complete(MESSAGES, max_tokens=10, on_delta=seen.append)
+        again = c.complete(MESSAGES)  # cache hit
+    cache.close()
+    assert srv.requests[0].headers["Authorization"] == f"Bearer {SECRET}"
+    assert echoed.text == "Your request had Authorization: Bearer [redacted], fine."
+    assert streamed.text == "You sent Bearer [redacted] ok"
+    assert whole.text == "Bearer [redacted]" and again.text == echoed.text
+    assert "".join(seen) == streamed.text + whole.text
+    # no prefix of the key long enough to matter reached a delta either
+    assert not any(SECRET[:6] in d for d in seen)
+    for f in (tmp_path / "cache").iterdir():
+        assert SECRET.encode() not in f.read_bytes(), f.name
+
+
+def test_key_redactor_holds_back_a_possible_key_prefix() -> None:
+    r = KeyRedactor(SECRET)
+    text = f"a {SECRET} b sk-test-not-the-key {SECRET}"
+    out = "".join(r.feed(ch) for ch in text) + r.flush()
+    assert out == r.redact(text) == "a [redacted] b sk-test-not-the-key [redacted]"
+    assert KeyRedactor("EMPTY").redact("EMPTY stays") == "EMPTY stays"  # a placeholder key

@@ -2,7 +2,9 @@
 
 A response is keyed by ``(endpoint, model, prompt hash, params, CACHE_VERSION)`` (see
 :func:`cache_key`), so re-opening an answer or re-running a rerank with the same candidates costs
-nothing. Only hashes of prompts are stored, never prompt text, headers or API keys.
+nothing. Only hashes of prompts are stored, never prompt text, headers or API keys; response
+texts arrive with the API key already redacted (``ChatClient`` redacts whatever the model returns,
+and redacts again on a hit, so rows written before that rule are safe to show too).
 
 The file lives at ``Paths.cache_dir / "llm-cache.sqlite"`` (:meth:`LLMCache.at`). One connection
 is shared by the threads of a process behind a lock (the TUI calls the LLM from worker threads).

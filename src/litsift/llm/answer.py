@@ -16,7 +16,14 @@ from typing import Any
 
 from litsift.errors import QueryError
 from litsift.llm.budget import CallStats
-from litsift.llm.citations import Passage, Sentence, VerifiedText, build_passages, verify_citations
+from litsift.llm.citations import (
+    Passage,
+    Sentence,
+    StreamedCitations,
+    VerifiedText,
+    build_passages,
+    verify_citations,
+)
 from litsift.llm.client import ChatClient, DeltaCallback
 from litsift.llm.errors import LLMError
 from litsift.llm.judge import judge_attribution
@@ -124,7 +131,9 @@ def answer_question(
             model says ``terminate``, a revision call.
         judge: run the attribution judge on every (sentence, citation) pair.
         on_delta: receives the first draft's text deltas as they stream (only the first draft
-            streams; ``Answer.text`` is the authoritative, checked text).
+            streams; ``Answer.text`` is the authoritative, checked text). In the draft, a
+            citation of a passage that was not sent is shown as ``[?]`` (unverified), never as
+            if it were valid.
 
     Returns:
         The verified answer.
@@ -140,7 +149,16 @@ def answer_question(
     if not passages:
         raise QueryError("no results to answer from", "run a search that returns results first")
     triples = [(p.number, p.title, p.text) for p in passages]
-    done = client.complete(answer_messages(question, triples), purpose="answer", on_delta=on_delta)
+    marks = StreamedCitations(len(passages))
+
+    def show(delta: str) -> None:
+        if on_delta is not None and (text := marks.feed(delta)):
+            on_delta(text)
+
+    messages = answer_messages(question, triples)
+    done = client.complete(messages, purpose="answer", on_delta=show if on_delta else None)
+    if on_delta is not None and (tail := marks.flush()):
+        on_delta(tail)
     stats = CallStats().add(done.usage, done.cost_usd, done.cached)
     raw = done.text
     verified = verify_citations(raw, len(passages))

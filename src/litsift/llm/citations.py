@@ -180,6 +180,53 @@ def verify_citations(text: str, n_passages: int) -> VerifiedText:
     return VerifiedText(tuple(sentences), tuple(dict.fromkeys(all_bad)))
 
 
+#: the start of a marker that more streamed text may complete: ``[``, ``[1``, ``[1,`` ...
+_PARTIAL_MARKER_RE = re.compile(r"\[[\d\s,;\-–]*$")
+#: a longer unclosed ``[...`` is not a marker in the making; it is let through.
+_MAX_PARTIAL_MARKER_CHARS = 32
+UNVERIFIED = "?"
+
+
+class StreamedCitations:
+    """Marks citations of a streamed draft as unverified until the full text is checked.
+
+    Every complete ``[n]`` marker naming a passage that was not sent is shown as ``[?]`` (and
+    ``[1, 99]`` as ``[1, ?]``); valid markers pass unchanged. A tail that may be the start of a
+    marker (``"... [9"``) is held back until the next delta or :meth:`flush`. The checked answer
+    (:func:`verify_citations`) is unaffected.
+
+    Args:
+        n_passages: how many passages were sent (valid numbers are ``1..n_passages``).
+    """
+
+    def __init__(self, n_passages: int) -> None:
+        self.n_passages = n_passages
+        self._held = ""
+
+    def _mark(self, m: re.Match[str]) -> str:
+        nums = _marker_numbers(m.group())
+        if all(1 <= k <= self.n_passages for k in nums):
+            return m.group()
+        return (
+            "[" + ", ".join(str(k) if 1 <= k <= self.n_passages else UNVERIFIED for k in nums) + "]"
+        )
+
+    def feed(self, delta: str) -> str:
+        """The draft text that can be shown now, invalid citations marked ``[?]``."""
+        text = self._held + delta
+        partial = _PARTIAL_MARKER_RE.search(text)
+        cut = len(text)
+        if partial is not None and len(text) - partial.start() <= _MAX_PARTIAL_MARKER_CHARS:
+            cut = partial.start()
+        self._held = text[cut:]
+        return _MARKER_RE.sub(self._mark, text[:cut])
+
+    def flush(self) -> str:
+        """What :meth:`feed` held back, once the stream has ended."""
+        out, self._held = self._held, ""
+        return _MARKER_RE.sub(self._mark, out)
+
+
 def _record_body(record: Record) -> str:
     if isinstance(record, Dataset):
         return record.description

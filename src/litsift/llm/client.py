@@ -7,13 +7,18 @@ server, vLLM, LM Studio), JSON or streamed (server-sent events).
   (``backoff_base_s * 2**attempt``), or after the server's ``Retry-After`` when it sends one.
   Timeouts, auth errors, bad responses and context overflow raise at once, each as its own
   :mod:`litsift.llm.errors` type. There is no fallback to another endpoint.
+- ``llm.timeout_s`` bounds each request as a whole - connect, every read and the whole body or
+  stream (:mod:`litsift.llm.deadline`) - so a server that drips bytes or sends SSE ``: ping``
+  comments cannot keep a call alive past it.
+- Whatever the model returns (JSON text, every streamed delta, a cached text) has the API key
+  redacted before it is cached, returned or handed to ``on_delta``: a server that echoes the
+  ``Authorization`` header cannot leak the key.
 - Responses are cached (:class:`litsift.cache.LLMCache`) and every call is logged with its
   tokens and cost; a :class:`~litsift.llm.budget.Budget` refuses calls over the session limit.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -25,40 +30,22 @@ import httpx
 from litsift.cache import CachedResponse, LLMCache, cache_key, prompt_hash
 from litsift.config import LLMSettings
 from litsift.llm.budget import Budget, Usage, cost_usd, estimate_prompt_tokens, estimate_tokens
-from litsift.llm.errors import (
-    LLMAuthError,
-    LLMConnectionError,
-    LLMContextOverflowError,
-    LLMError,
-    LLMNotConfiguredError,
-    LLMRateLimitError,
-    LLMResponseError,
-    LLMServerError,
-    LLMTimeoutError,
-)
+from litsift.llm.deadline import DeadlineTransport
+from litsift.llm.endpoint import Endpoint, Retry
+from litsift.llm.errors import LLMAuthError, LLMConnectionError, LLMNotConfiguredError
 from litsift.llm.protocol import (
-    OVERFLOW_RE,
-    RETRY_STATUS,
     ChatStream,
     Completion,
     DeltaCallback,
+    KeyRedactor,
     Message,
     chat_url,
     redact_url,
-    retry_after_s,
-    sse_data,
 )
 
 log = logging.getLogger(__name__)
 
 __all__ = ["ChatClient", "ChatStream", "Completion", "DeltaCallback", "Message", "chat_url"]
-
-
-class _Retry(Exception):
-    def __init__(self, error: LLMError, retry_after: float | None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.retry_after = retry_after
 
 
 class ChatClient:
@@ -71,7 +58,9 @@ class ChatClient:
         environ: where the API key variable is read (default ``os.environ``).
         backoff_base_s: first retry delay in seconds when no ``Retry-After`` is sent.
         max_wait_s: longest wait honoured for one retry; a longer ``Retry-After`` raises.
-        transport: an httpx transport (tests, proxies); default httpx's.
+        transport: an httpx transport (tests, proxies); default httpx's with a total deadline
+            per request (:class:`~litsift.llm.deadline.DeadlineTransport`). With another
+            transport the deadline is checked between body chunks only.
 
     Raises:
         LLMNotConfiguredError: ``base_url`` or ``model`` is empty.
@@ -103,7 +92,8 @@ class ChatClient:
         self.backoff_base_s = backoff_base_s
         self.max_wait_s = max_wait_s
         timeout = httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s))
-        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._http = httpx.Client(timeout=timeout, transport=transport or DeadlineTransport())
+        self._endpoint = Endpoint(settings, self.url, self.endpoint, self._http, self._key)
 
     # -- public ----------------------------------------------------------------------------
     def complete(
@@ -124,7 +114,8 @@ class ChatClient:
             temperature: sampling temperature (default ``llm.temperature``).
             purpose: a label for the call log (``"rerank"``, ``"answer"``, ``"judge"``...).
             use_cache: look up and store the response in the cache.
-            on_delta: called with each text delta; a cache hit delivers the whole text once.
+            on_delta: called with each text delta (API key redacted); a cache hit delivers the
+                whole text once. Time spent in it counts towards ``llm.timeout_s``.
 
         Returns:
             The completion, with usage and cost.
@@ -156,6 +147,7 @@ class ChatClient:
 
         Nothing is sent until the first ``next()``. After the iterator is exhausted,
         ``.completion`` holds the :class:`Completion`; ``.close()`` abandons the request.
+        The consumer's time between ``next()`` calls counts towards ``llm.timeout_s``.
         """
         return ChatStream(self._run(messages, max_tokens, temperature, purpose, use_cache, True))
 
@@ -181,10 +173,13 @@ class ChatClient:
             )
         return key
 
-    def _redact(self, text: str) -> str:
+    def _key(self) -> str:
         env = self.settings.api_key_env
-        key = self._environ.get(env, "") if env else ""
-        return text.replace(key, "[redacted]") if key else text
+        return self._environ.get(env, "") if env else ""
+
+    def _redact_model_text(self, text: str) -> str:
+        """Model text without the key (:class:`KeyRedactor`: placeholder keys are kept)."""
+        return KeyRedactor(self._key()).redact(text)
 
     def _run(
         self,
@@ -209,15 +204,17 @@ class ChatClient:
             if hit is not None:
                 log.debug("LLM cache hit (%s, %s)", purpose, key[:12])
                 self._log_call(key, purpose, True, Usage(), 0.0)
-                if stream and hit.text:
-                    yield hit.text
+                text = self._redact_model_text(hit.text)
+                if stream and text:
+                    yield text
                 usage = Usage(hit.prompt_tokens, hit.completion_tokens)
-                return Completion(hit.text, usage, 0.0, True, s.model, hit.finish_reason)
+                return Completion(text, usage, 0.0, True, s.model, hit.finish_reason)
 
         est_prompt = estimate_prompt_tokens(msgs)
         self.budget.check(cost_usd(s, est_prompt, int(params["max_tokens"])))
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         api_key = self._api_key()
+        redactor = KeyRedactor(api_key)
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         payload: dict[str, Any] = {"model": s.model, "messages": msgs, **params}
@@ -228,12 +225,11 @@ class ChatClient:
         for attempt in range(s.max_retries + 1):
             log.debug("LLM %s request to %s (attempt %d)", purpose, self.endpoint, attempt + 1)
             try:
-                if stream:
-                    text, raw_usage, finish = yield from self._post_stream(payload, headers)
-                else:
-                    text, raw_usage, finish = self._post_json(payload, headers)
+                text, raw_usage, finish = yield from self._endpoint.post(
+                    payload, headers, stream, redactor
+                )
                 break
-            except _Retry as r:
+            except Retry as r:
                 if attempt >= s.max_retries:
                     raise r.error from None
                 delay = r.retry_after
@@ -246,10 +242,7 @@ class ChatClient:
                 log.info("LLM endpoint said %s; retrying in %.1f s", r.error.message, delay)
                 time.sleep(delay)
             except httpx.TimeoutException:
-                raise LLMTimeoutError(
-                    f"LLM endpoint did not answer within {s.timeout_s:g} s",
-                    "raise llm.timeout_s, or use a smaller model or fewer candidates",
-                ) from None
+                raise self._endpoint.timeout_error() from None
             except httpx.TransportError as e:
                 raise LLMConnectionError(
                     f"cannot reach LLM endpoint {self.endpoint} ({type(e).__name__})",
@@ -293,102 +286,3 @@ class ChatClient:
             if isinstance(p, int) and isinstance(c, int):
                 return Usage(p, c)
         return Usage(est_prompt, estimate_tokens(text), estimated=True)
-
-    def _error_text(self, body: str) -> str:
-        msg = body
-        try:
-            data = json.loads(body)
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            err = data.get("error", data)
-            if isinstance(err, dict):
-                err = err.get("message") or err.get("detail") or json.dumps(err)
-            msg = str(err)
-        msg = " ".join(self._redact(msg).split())
-        return msg[:200] + ("…" if len(msg) > 200 else "")
-
-    def _raise_for_status(self, status: int, body: str, retry_after: str | None) -> None:
-        if status == 200:
-            return
-        detail = self._error_text(body)
-        where = f"LLM endpoint returned HTTP {status}"
-        if status in RETRY_STATUS:
-            err: LLMError
-            if status == 429:
-                err = LLMRateLimitError(f"{where} (rate limited): {detail}", "wait and try again")
-            else:
-                err = LLMServerError(f"{where}: {detail}", "the server failed; try again later")
-            raise _Retry(err, retry_after_s(retry_after))
-        if status in (401, 403):
-            raise LLMAuthError(
-                f"{where}: the endpoint rejected the credentials",
-                f"check the key in ${self.settings.api_key_env or '(llm.api_key_env unset)'}",
-            )
-        if OVERFLOW_RE.search(detail):
-            raise LLMContextOverflowError(
-                f"the prompt does not fit the model's context window: {detail}",
-                "use fewer candidates or passages, or a model with a longer context",
-            )
-        raise LLMResponseError(f"{where}: {detail}", "check llm.base_url and llm.model")
-
-    def _bad(self, what: str) -> LLMResponseError:
-        return LLMResponseError(
-            f"LLM endpoint sent {what}",
-            "check that llm.base_url is an OpenAI-compatible /v1 endpoint",
-        )
-
-    def _post_json(
-        self, payload: dict[str, Any], headers: dict[str, str]
-    ) -> tuple[str, Any, str | None]:
-        resp = self._http.post(self.url, json=payload, headers=headers)
-        self._raise_for_status(resp.status_code, resp.text, resp.headers.get("retry-after"))
-        try:
-            data = resp.json()
-        except ValueError:
-            raise self._bad("a response that is not JSON") from None
-        if isinstance(data, dict) and "error" in data:
-            self._raise_for_status(400, resp.text, None)
-        try:
-            choice = data["choices"][0]
-            text = choice["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise self._bad("JSON without choices[0].message.content") from None
-        if not isinstance(text, str):
-            raise self._bad("a message without text content")
-        return text, data.get("usage"), choice.get("finish_reason")
-
-    def _post_stream(
-        self, payload: dict[str, Any], headers: dict[str, str]
-    ) -> Generator[str, None, tuple[str, Any, str | None]]:
-        parts: list[str] = []
-        usage: Any = None
-        finish: str | None = None
-        done = False
-        headers = {**headers, "Accept": "text/event-stream"}
-        with self._http.stream("POST", self.url, json=payload, headers=headers) as resp:
-            if resp.status_code != 200:
-                resp.read()
-                self._raise_for_status(resp.status_code, resp.text, resp.headers.get("retry-after"))
-            for data in sse_data(resp.iter_lines()):
-                if data.strip() == "[DONE]":
-                    done = True
-                    break
-                try:
-                    chunk = json.loads(data)
-                except ValueError:
-                    raise self._bad("a stream event that is not JSON") from None
-                if not isinstance(chunk, dict):
-                    raise self._bad("a stream event that is not a JSON object")
-                if "error" in chunk:
-                    self._raise_for_status(400, data, None)
-                usage = chunk.get("usage") or usage
-                for choice in chunk.get("choices") or []:
-                    delta = (choice.get("delta") or {}).get("content")
-                    if isinstance(delta, str) and delta:
-                        parts.append(delta)
-                        yield delta
-                    finish = choice.get("finish_reason") or finish
-        if not done and finish is None:
-            raise self._bad("a stream that ended before [DONE]")
-        return "".join(parts), usage, finish

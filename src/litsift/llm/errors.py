@@ -10,11 +10,13 @@ class LLMNotConfiguredError(LLMError):
 
 
 class LLMTimeoutError(LLMError):
-    """The endpoint did not answer (or stopped streaming) within ``llm.timeout_s``."""
+    """The call did not finish within ``llm.timeout_s``: connect, every read and the whole body
+    or stream count together, so a slow drip or SSE pings cannot extend it."""
 
 
 class LLMConnectionError(LLMError):
-    """The endpoint cannot be reached (refused, DNS, TLS)."""
+    """The endpoint cannot be reached (refused, DNS, TLS), or closed the connection before or
+    during its reply (the message says which)."""
 
 
 class LLMAuthError(LLMError):

@@ -1,5 +1,5 @@
 """Wire-level pieces of the OpenAI chat-completions protocol: the completion record, URL and
-header helpers, the server-sent-event reader and the streaming iterator."""
+header helpers, the server-sent-event reader, the API-key redactor and the streaming iterator."""
 
 from __future__ import annotations
 
@@ -92,6 +92,53 @@ def sse_data(lines: Iterator[str]) -> Iterator[str]:
             buf.append(value[1:] if value.startswith(" ") else value)
     if buf:
         yield "\n".join(buf)
+
+
+#: keys shorter than this are placeholders ("EMPTY" for vLLM, "ollama"), not secrets: they are
+#: not redacted from model text, where they would mangle ordinary words.
+MIN_REDACTED_KEY_CHARS = 8
+REDACTED = "[redacted]"
+
+
+class KeyRedactor:
+    """Removes an API key from model text, whole or streamed in pieces.
+
+    A server that echoes the request headers puts ``Bearer <key>`` into its reply; every
+    occurrence of the key becomes ``[redacted]``. Streamed text is fed delta by delta: a tail
+    that could be the start of the key is held back until the next delta (or :meth:`flush`),
+    so a key split across deltas is caught too, and ``"".join(feed(d) ...) + flush()`` equals
+    :meth:`redact` of the whole text.
+
+    Args:
+        key: the API key; None, or one shorter than :data:`MIN_REDACTED_KEY_CHARS`, redacts
+            nothing.
+    """
+
+    def __init__(self, key: str | None) -> None:
+        self.key = key if key and len(key) >= MIN_REDACTED_KEY_CHARS else ""
+        self._held = ""
+
+    def redact(self, text: str) -> str:
+        """``text`` with every occurrence of the key replaced by ``[redacted]``."""
+        return text.replace(self.key, REDACTED) if self.key else text
+
+    def feed(self, delta: str) -> str:
+        """The part of the stream so far that is safe to show ('' while a key may be forming)."""
+        if not self.key:
+            return delta
+        text = self.redact(self._held + delta)
+        hold = 0
+        for n in range(min(len(self.key) - 1, len(text)), 0, -1):
+            if self.key.startswith(text[-n:]):
+                hold = n
+                break
+        self._held = text[len(text) - hold :]
+        return text[: len(text) - hold]
+
+    def flush(self) -> str:
+        """What :meth:`feed` held back, once the stream has ended."""
+        out, self._held = self._held, ""
+        return out
 
 
 class ChatStream(Iterator[str]):

@@ -1,0 +1,262 @@
+"""One HTTP exchange with an OpenAI-compatible chat-completions endpoint.
+
+:class:`Endpoint` sends a request under a total deadline (:mod:`litsift.llm.deadline`), reads
+the JSON or server-sent-event body, redacts the API key from the model's text, and maps every
+failure to a typed error of :mod:`litsift.llm.errors`:
+
+- HTTP 429/5xx raise :class:`Retry` (wrapping the rate-limit or server error) for the caller's
+  backoff loop; 401/403 an auth error; a context-length message an overflow error; other
+  statuses and malformed bodies a response error.
+- A ``Content-Encoding`` the body does not match (``gzip`` on plain bytes) is a response error,
+  not httpx's ``DecodingError``.
+- A connection closed after the response headers is "closed the connection mid-response",
+  distinct from one closed before any answer and from "cannot reach" (refused, DNS, TLS).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Generator
+from typing import Any
+
+import httpx
+
+from litsift.config import LLMSettings
+from litsift.llm.deadline import timeout_extension
+from litsift.llm.errors import (
+    LLMAuthError,
+    LLMConnectionError,
+    LLMContextOverflowError,
+    LLMError,
+    LLMRateLimitError,
+    LLMResponseError,
+    LLMServerError,
+    LLMTimeoutError,
+)
+from litsift.llm.protocol import OVERFLOW_RE, RETRY_STATUS, KeyRedactor, retry_after_s, sse_data
+
+__all__ = ["Endpoint", "Retry"]
+
+
+class Retry(Exception):
+    """A retryable HTTP status: ``error`` to raise when retries are exhausted, and the wait the
+    server asked for (``Retry-After``, seconds) or None."""
+
+    def __init__(self, error: LLMError, retry_after: float | None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.retry_after = retry_after
+
+
+class Endpoint:
+    """The HTTP side of a chat client: one endpoint URL and one httpx client.
+
+    Args:
+        settings: ``[llm]`` settings (``timeout_s``, ``api_key_env`` for hints).
+        url: the chat-completions URL.
+        endpoint: ``url`` as shown in messages (no userinfo, no query).
+        http: the httpx client (its transport should be a ``DeadlineTransport``).
+        key: returns the current API key ('' when none), to redact it from error texts.
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        url: str,
+        endpoint: str,
+        http: httpx.Client,
+        key: Callable[[], str],
+    ) -> None:
+        self.settings = settings
+        self.url = url
+        self.endpoint = endpoint
+        self.http = http
+        self._key = key
+
+    def redact(self, text: str) -> str:
+        """An error text without the key (of any length)."""
+        key = self._key()
+        return text.replace(key, "[redacted]") if key else text
+
+    def timeout_error(self) -> LLMTimeoutError:
+        return LLMTimeoutError(
+            f"LLM endpoint did not finish its reply within {self.settings.timeout_s:g} s",
+            "raise llm.timeout_s (it bounds the whole reply, streamed or not), "
+            "or use a smaller model or fewer candidates",
+        )
+
+    def _error_text(self, body: str) -> str:
+        msg = body
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            err = data.get("error", data)
+            if isinstance(err, dict):
+                err = err.get("message") or err.get("detail") or json.dumps(err)
+            msg = str(err)
+        msg = " ".join(self.redact(msg).split())
+        return msg[:200] + ("…" if len(msg) > 200 else "")
+
+    def raise_for_status(self, status: int, body: str, retry_after: str | None) -> None:
+        if status == 200:
+            return
+        detail = self._error_text(body)
+        where = f"LLM endpoint returned HTTP {status}"
+        if status in RETRY_STATUS:
+            err: LLMError
+            if status == 429:
+                err = LLMRateLimitError(f"{where} (rate limited): {detail}", "wait and try again")
+            else:
+                err = LLMServerError(f"{where}: {detail}", "the server failed; try again later")
+            raise Retry(err, retry_after_s(retry_after))
+        if status in (401, 403):
+            raise LLMAuthError(
+                f"{where}: the endpoint rejected the credentials",
+                f"check the key in ${self.settings.api_key_env or '(llm.api_key_env unset)'}",
+            )
+        if OVERFLOW_RE.search(detail):
+            raise LLMContextOverflowError(
+                f"the prompt does not fit the model's context window: {detail}",
+                "use fewer candidates or passages, or a model with a longer context",
+            )
+        raise LLMResponseError(f"{where}: {detail}", "check llm.base_url and llm.model")
+
+    def _bad(self, what: str) -> LLMResponseError:
+        return LLMResponseError(
+            f"LLM endpoint sent {what}",
+            "check that llm.base_url is an OpenAI-compatible /v1 endpoint",
+        )
+
+    def post(
+        self,
+        payload: dict[str, Any],
+        headers: dict[str, str],
+        stream: bool,
+        redactor: KeyRedactor,
+    ) -> Generator[str, None, tuple[str, Any, str | None]]:
+        """Send one request that must end within ``llm.timeout_s`` from now.
+
+        Args:
+            payload: the JSON body (with ``stream`` set for a streamed request).
+            headers: request headers (``Authorization`` included).
+            stream: read the reply as server-sent events and yield its text deltas.
+            redactor: removes the API key from the text and from every delta.
+
+        Yields:
+            Streamed text deltas, key redacted (nothing when not streaming).
+
+        Returns:
+            ``(text, raw usage or None, finish_reason)``.
+
+        Raises:
+            Retry: HTTP 429/5xx (the caller decides whether to retry).
+            httpx.TimeoutException, LLMTimeoutError: the deadline passed.
+            httpx.TransportError: the endpoint cannot be reached.
+            LLMConnectionError: the endpoint closed the connection before or during its reply.
+            LLMResponseError, LLMAuthError, LLMContextOverflowError: see the module docstring.
+        """
+        deadline = time.monotonic() + self.settings.timeout_s
+        ext = {"timeout": timeout_extension(deadline, connect_s=10.0)}
+        if stream:
+            headers = {**headers, "Accept": "text/event-stream"}
+        encoding: str | None = None  # set once the response headers have arrived
+        try:
+            with self.http.stream(
+                "POST", self.url, json=payload, headers=headers, extensions=ext
+            ) as resp:
+                encoding = resp.headers.get("content-encoding", "")
+                if resp.status_code != 200:
+                    body = self._read_text(resp, deadline)
+                    self.raise_for_status(resp.status_code, body, resp.headers.get("retry-after"))
+                if not stream:
+                    return self._parse_json(self._read_text(resp, deadline), redactor)
+                return (yield from self._read_stream(resp, deadline, redactor))
+        except httpx.DecodingError:
+            raise LLMResponseError(
+                f"the endpoint sent a body that is not valid {encoding or 'compressed data'}",
+                f"its reply says Content-Encoding: {encoding} but is not; fix the server "
+                "(or a proxy in between) so the header matches the body",
+            ) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
+            if encoding is None:
+                raise LLMConnectionError(
+                    f"the endpoint {self.endpoint} closed the connection before answering "
+                    f"({type(e).__name__})",
+                    "check llm.base_url (http vs https, port) and the server's logs",
+                ) from None
+            raise LLMConnectionError(
+                f"the endpoint closed the connection mid-response ({type(e).__name__})",
+                "the server or a proxy dropped the reply; check the server's logs and try again",
+            ) from None
+
+    def _read_text(self, resp: httpx.Response, deadline: float) -> str:
+        """The whole body as text, by ``deadline`` (monotonic seconds)."""
+        parts: list[bytes] = []
+        for chunk in resp.iter_bytes():
+            if time.monotonic() >= deadline:
+                raise self.timeout_error()
+            parts.append(chunk)
+        return b"".join(parts).decode(resp.encoding or "utf-8", errors="replace")
+
+    def _parse_json(self, body: str, redactor: KeyRedactor) -> tuple[str, Any, str | None]:
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise self._bad("a response that is not JSON") from None
+        if isinstance(data, dict) and "error" in data:
+            self.raise_for_status(400, body, None)
+        try:
+            choice = data["choices"][0]
+            text = choice["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise self._bad("JSON without choices[0].message.content") from None
+        if not isinstance(text, str):
+            raise self._bad("a message without text content")
+        return redactor.redact(text), data.get("usage"), choice.get("finish_reason")
+
+    def _read_stream(
+        self, resp: httpx.Response, deadline: float, redactor: KeyRedactor
+    ) -> Generator[str, None, tuple[str, Any, str | None]]:
+        """Text deltas of an SSE chat-completion stream, by ``deadline``; comment lines (pings)
+        do not extend it."""
+        parts: list[str] = []
+        usage: Any = None
+        finish: str | None = None
+        done = False
+        for data in sse_data(self._lines(resp, deadline)):
+            if data.strip() == "[DONE]":
+                done = True
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                raise self._bad("a stream event that is not JSON") from None
+            if not isinstance(chunk, dict):
+                raise self._bad("a stream event that is not a JSON object")
+            if "error" in chunk:
+                self.raise_for_status(400, data, None)
+            usage = chunk.get("usage") or usage
+            for choice in chunk.get("choices") or []:
+                delta = (choice.get("delta") or {}).get("content")
+                if isinstance(delta, str) and delta:
+                    safe = redactor.feed(delta)
+                    if safe:
+                        parts.append(safe)
+                        yield safe
+                finish = choice.get("finish_reason") or finish
+        if not done and finish is None:
+            raise self._bad("a stream that ended before [DONE]")
+        tail = redactor.flush()
+        if tail:
+            parts.append(tail)
+            yield tail
+        return "".join(parts), usage, finish
+
+    def _lines(self, resp: httpx.Response, deadline: float) -> Generator[str, None, None]:
+        for line in resp.iter_lines():
+            if time.monotonic() >= deadline:
+                raise self.timeout_error()
+            yield line
