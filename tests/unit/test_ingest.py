@@ -169,7 +169,8 @@ def test_bad_lines_are_reported_by_line_number_and_good_lines_kept(
 def test_litsearch_and_beir_aliases_and_coercions(store: Store, tmp_path: Path) -> None:
     rows = [
         {"corpusid": 12345, "title": "A", "abstract": "x", "authors": "Ann Lee, Bo Chan and Cy"},
-        {"_id": "beir-1", "title": "B", "text": "the body", "year": "2019", "extra": [1]},
+        # a year is a JSON integer, not a string (issue 14: wrong types are not coerced)
+        {"_id": "beir-1", "title": "B", "text": "the body", "year": 2019, "extra": [1]},
         {"id": "p3", "title": "C", "year": 2020.0, "authors": None, "status": None},
     ]
     path = tmp_path / "aliases.jsonl"

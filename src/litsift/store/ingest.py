@@ -12,25 +12,24 @@ the same id twice (the DataFinder sample does, 33 times):
    leaves every committed batch readable and the store consistent; running it again finishes
    the job (committed rows then count as unchanged).
 
-Lines are split on ``b"\\n"`` only -- never ``str.splitlines()``, which also breaks on U+2028 --
-and gzip is recognised by its magic bytes, whatever the file is called. Bad lines are reported
-with 1-based line numbers and skipped; blank lines are skipped silently.
+Lines are read by :mod:`litsift.store.jsonl` (bytes split on ``b"\\n"``, strict UTF-8 and JSON
+per line, gzip recognised by its magic bytes). No line can fail the ingest: every per-line
+failure -- encoding, nesting depth, number range, a field of the wrong type -- is reported with
+its 1-based line number and skipped, and every good line is kept; blank lines are skipped
+silently.
 """
 
 from __future__ import annotations
 
-import codecs
-import gzip
-import json
 import sqlite3
 import time
-import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any
 
 from litsift.errors import IngestError, StoreError
+from litsift.store.jsonl import BadLine, JsonlReader, open_input
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
 from litsift.store.schema import CONTENT_COLUMNS
@@ -41,16 +40,9 @@ from litsift.types import Kind
 #: Called once per batch; an exception raised from it aborts the ingest (committed batches stay).
 ProgressFn = Callable[[int, int | None], None]
 
-_GZIP_MAGIC = b"\x1f\x8b"
 _STAGE = "temp._litsift_ingest_stage"
 
-
-@dataclass
-class BadLine:
-    """One input line that was skipped: its 1-based line number and why."""
-
-    line_no: int
-    reason: str
+__all__ = ["BadLine", "IngestReport", "ProgressFn", "ingest_jsonl", "ingest_records"]
 
 
 @dataclass
@@ -99,55 +91,6 @@ class IngestReport:
         return text
 
 
-def _open(path: Path) -> BinaryIO:
-    """Open ``path`` for binary reading, through gzip when it starts with the gzip magic."""
-    if path.is_dir():
-        raise IngestError(f"{path} is a directory", "give a .jsonl or .jsonl.gz file")
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096)
-        if head.startswith(_GZIP_MAGIC):
-            return cast(BinaryIO, gzip.open(path, "rb"))
-        try:
-            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-            text = b"\x00" not in head
-        except UnicodeDecodeError:
-            text = False
-        if not text:
-            raise IngestError(
-                f"{path} is neither gzip nor text",
-                "give a JSONL file, one JSON object per line (optionally gzip-compressed)",
-            )
-        return path.open("rb")
-    except OSError as err:
-        raise IngestError(
-            f"cannot read {path}: {err.strerror or err}",
-            "check the path and its permissions",
-        ) from err
-
-
-def _lines(path: Path, bad: list[BadLine]) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_no, decoded JSON or an InvalidRecord)`` for each non-blank line."""
-    line_no = 0
-    with _open(path) as fh:
-        try:
-            for line_no, raw in enumerate(fh, start=1):
-                if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                if not raw.strip():
-                    continue
-                try:
-                    yield line_no, json.loads(raw)
-                except UnicodeDecodeError as err:
-                    yield line_no, InvalidRecord(f"not UTF-8: {err.reason} at byte {err.start}")
-                except json.JSONDecodeError as err:
-                    yield line_no, InvalidRecord(f"invalid JSON: {err.msg} (column {err.colno})")
-        except (EOFError, zlib.error, gzip.BadGzipFile) as err:
-            bad.append(BadLine(line_no + 1, f"gzip stream ends early or is corrupt ({err})"))
-        except OSError as err:
-            raise IngestError(f"cannot read {path}: {err}", "check the file") from err
-
-
 class _Ingest:
     """One ingest run: staging, then batched merge; fills an :class:`IngestReport`."""
 
@@ -158,6 +101,7 @@ class _Ingest:
         report: IngestReport,
         progress: ProgressFn | None,
         batch_size: int,
+        reader: JsonlReader | None = None,
     ) -> None:
         if store.readonly:
             raise IngestError(
@@ -165,6 +109,7 @@ class _Ingest:
             )
         self.store, self.kind, self.report = store, kind, report
         self.progress, self.batch_size = progress, max(1, batch_size)
+        self.reader = reader
         self.conn = store.conn
         self.cols = CONTENT_COLUMNS[kind]
         col_list = ", ".join(self.cols)
@@ -207,21 +152,36 @@ class _Ingest:
         report, batch, good = self.report, [], 0
         for line_no, obj in records:
             report.read += 1
-            try:
-                if isinstance(obj, InvalidRecord):
-                    raise obj
-                values = normalize(self.kind, obj)
-            except InvalidRecord as err:
-                report.bad.append(BadLine(line_no, str(err)))
+            if isinstance(obj, InvalidRecord):
+                report.bad.append(BadLine(line_no, str(obj)))
             else:
-                batch.append((*values, content_hash(values), line_no))
-                good += 1
+                try:
+                    values = normalize(self.kind, obj)
+                    batch.append((*values, content_hash(values), line_no))
+                    good += 1
+                except InvalidRecord as err:
+                    report.bad.append(BadLine(line_no, str(err)))
+                except (ValueError, TypeError, RecursionError, UnicodeError) as err:
+                    # in-memory records (ingest_records) may hold anything; a line never fails
+                    # the ingest, it is reported
+                    report.bad.append(BadLine(line_no, f"{type(err).__name__}: {err}"[:200]))
             if report.read % self.batch_size == 0:
                 self._write_stage(batch)
                 batch = []
                 if self.progress:
                     self.progress(report.read, None)
         self._write_stage(batch)
+        if self.reader is not None:
+            report.bad.extend(self.reader.stream_errors)
+            if good == 0 and self.reader.is_binary():
+                first = self.reader.first_not_text
+                raise IngestError(
+                    f"{self.reader.path} is neither gzip nor text: no line is JSON and "
+                    f"{self.reader.not_text:,} are not UTF-8 text"
+                    + (f" (first: line {first.line_no}: {first.reason})" if first else ""),
+                    "give a JSONL file in UTF-8, one JSON object per line "
+                    "(optionally gzip-compressed)",
+                )
         report.bad.sort(key=lambda b: b.line_no)
         return good
 
@@ -304,20 +264,24 @@ def ingest_jsonl(
         batch_size: records per staged batch and per merge transaction.
 
     Returns:
-        The report; ``report.ok`` is False when some lines were bad (they were skipped, every
-        good line was kept), and the caller should then exit non-zero.
+        The report; ``report.ok`` is False when some lines were bad (invalid UTF-8 or JSON, a
+        NUL byte, nesting too deep, a number too long, a missing field, a field of the wrong
+        type or out of range): they were skipped, every good line was kept, and the caller
+        should then exit non-zero.
 
     Raises:
-        IngestError: the file does not exist, cannot be read, is neither gzip nor text, or the
-            store is read-only.
+        IngestError: the file does not exist or cannot be read, the store is read-only, or the
+            file is not JSONL text at all (no line is JSON and some are not UTF-8: binary data;
+            nothing is written then).
         StoreError: another process held the store's write lock for longer than the busy
             timeout (10 s).
     """
     path = Path(path)
     report = IngestReport(path=path, kind=kind)
-    job = _Ingest(store, kind, report, progress, batch_size)
-    _open(path).close()  # fail before touching the store when the file is unusable
-    return job.run(_lines(path, report.bad))
+    reader = JsonlReader(path)
+    job = _Ingest(store, kind, report, progress, batch_size, reader)
+    open_input(path).close()  # fail before touching the store when the file is unusable
+    return job.run(reader)
 
 
 def ingest_records(

@@ -19,8 +19,9 @@ from litsift.types import Dataset, Kind, Paper, Record
 _ID_KEYS = ("id", "corpusid", "_id")
 _ABSTRACT_KEYS = ("abstract", "text")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*;\s*|\s*,\s*|\s+and\s+")
-_DATE_RE = re.compile(r"^(\d{4})(?:-\d{2}(?:-\d{2})?)?")
+_DATE_RE = re.compile(r"^([0-9]{4})(?:-[0-9]{2}(?:-[0-9]{2})?)?")
 _MIN_YEAR, _MAX_YEAR = 1, 9999
+_SHOW_CHARS = 40
 
 
 class InvalidRecord(ValueError):
@@ -34,13 +35,42 @@ def _first(obj: Mapping[str, Any], keys: Sequence[str]) -> Any:
     return None
 
 
+def _show(value: Any) -> str:
+    """``repr(value)`` cut to a few dozen characters, for a one-line reason."""
+    if isinstance(value, list | dict):
+        return f"of {len(value)} items"
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return f"of {len(str(abs(value))):,} digits" if abs(value) < 10**4000 else "(huge)"
+    text = repr(value)
+    return text if len(text) <= _SHOW_CHARS else text[: _SHOW_CHARS - 3] + "..."
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _unicode(key: str, text: str) -> str:
+    """``text`` if it is valid Unicode (encodable as UTF-8), else :class:`InvalidRecord`.
+
+    JSON escapes can spell lone surrogates (``"\\ud800"``), which no store or index can hold.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        code = ord(text[err.start])
+        raise InvalidRecord(
+            f"{key!r} holds a lone surrogate U+{code:04X} at character {err.start + 1}"
+        ) from None
+    return text
+
+
 def _id(obj: Mapping[str, Any], keys: Sequence[str]) -> str:
     value = _first(obj, keys)
     if isinstance(value, bool) or not isinstance(value, str | int):
         if value is None:
             raise InvalidRecord(f"missing required field {keys[0]!r}")
-        raise InvalidRecord(f"{keys[0]!r} must be a string, got {type(value).__name__}")
-    text = str(value).strip()
+        raise InvalidRecord(f"{keys[0]!r} must be a string, got {_type_name(value)}")
+    text = _unicode(keys[0], str(value).strip())  # integer ids: LitSearch / S2 ``corpusid``
     if not text:
         raise InvalidRecord(f"empty required field {keys[0]!r}")
     return text
@@ -50,27 +80,24 @@ def _text(obj: Mapping[str, Any], key: str, keys: Sequence[str] | None = None) -
     value = _first(obj, keys or (key,))
     if value is None:
         return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    raise InvalidRecord(f"{key!r} must be a string, got {type(value).__name__}")
+    if not isinstance(value, str):
+        raise InvalidRecord(f"{key!r} must be a string, got {_type_name(value)} {_show(value)}")
+    return _unicode(key, value)
 
 
-def _year(value: Any) -> int | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
+def _year(value: Any, key: str = "year") -> int | None:
+    """A JSON integer (``2020`` or ``2020.0``) in 1..9999, or None when absent."""
+    if value is None:
         return None
-    year: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        year = value
-    elif isinstance(value, float) and value.is_integer():
-        year = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-        year = int(value.strip())
-    if year is None:
-        raise InvalidRecord(f"'year' must be an integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidRecord(f"{key!r} must be an integer, got {_type_name(value)} {_show(value)}")
+    if isinstance(value, float) and not value.is_integer():
+        raise InvalidRecord(f"{key!r} must be an integer, got {_show(value)}")
+    year = int(value)
     if not _MIN_YEAR <= year <= _MAX_YEAR:
-        raise InvalidRecord(f"'year' out of range: {year}")
+        raise InvalidRecord(
+            f"{key!r} out of range: {_show(year)} (must be {_MIN_YEAR}..{_MAX_YEAR})"
+        )
     return year
 
 
@@ -79,7 +106,7 @@ def _str_list(obj: Mapping[str, Any], key: str, split: bool) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        parts = _AUTHOR_SPLIT_RE.split(value) if split else [value]
+        parts = _AUTHOR_SPLIT_RE.split(_unicode(key, value)) if split else [_unicode(key, value)]
         return [p.strip() for p in parts if p.strip()]
     if isinstance(value, list):
         out: list[str] = []
@@ -87,11 +114,15 @@ def _str_list(obj: Mapping[str, Any], key: str, split: bool) -> list[str]:
             if isinstance(item, Mapping) and isinstance(item.get("name"), str):
                 item = item["name"]  # Semantic Scholar style {"name": ..., "authorId": ...}
             if not isinstance(item, str):
-                raise InvalidRecord(f"{key!r} must be a list of strings, got {item!r} in it")
+                raise InvalidRecord(
+                    f"{key!r} must be a list of strings, got {_type_name(item)} {_show(item)} in it"
+                )
             if item.strip():
-                out.append(item.strip())
+                out.append(_unicode(key, item.strip()))
         return out
-    raise InvalidRecord(f"{key!r} must be a list of strings, got {type(value).__name__}")
+    raise InvalidRecord(
+        f"{key!r} must be a list of strings or one string, got {_type_name(value)} {_show(value)}"
+    )
 
 
 def normalize(kind: Kind, obj: Any) -> tuple[Any, ...]:
@@ -104,9 +135,15 @@ def normalize(kind: Kind, obj: Any) -> tuple[Any, ...]:
     Returns:
         The values of ``CONTENT_COLUMNS[kind]``, in that order; list fields as JSON text.
 
+    Types are not coerced: ``title: 12345``, ``year: "2019"`` or ``authors: [1, 2]`` are
+    errors. Accepted as documented in the README: an integer id (LitSearch's ``corpusid``),
+    authors as one string ``"A, B and C"`` or as Semantic Scholar ``{"name": ...}`` objects, a
+    year as any integral JSON number, and for datasets a ``date`` YYYY-MM-DD giving the year.
+
     Raises:
-        InvalidRecord: not an object, a required field is missing or empty, or a field has a
-            type that cannot be coerced (e.g. ``year: "abc"``).
+        InvalidRecord: not an object; a required field is missing or empty; a field has the
+            wrong type (e.g. ``year: "abc"``, ``title: 12345``); a year outside 1..9999; a
+            string holding a lone surrogate (a JSON ``\\ud800`` escape).
     """
     if not isinstance(obj, Mapping):
         raise InvalidRecord(f"not a JSON object (got {type(obj).__name__})")
@@ -134,7 +171,7 @@ def normalize(kind: Kind, obj: Any) -> tuple[Any, ...]:
         raise InvalidRecord(f"'date' must be YYYY-MM-DD, got {date!r}")
     year = _year(obj.get("year"))
     if year is None and m:
-        year = int(m.group(1))
+        year = _year(int(m.group(1)), "date")
     return (
         doc_id,
         json.dumps(

@@ -1,0 +1,156 @@
+"""Reading JSONL / JSONL.gz input one line at a time, where one bad byte costs one line.
+
+The file (or its gzip stream, recognised by its magic bytes whatever the file is called) is
+read as bytes and split on ``b"\\n"`` only -- never ``str.splitlines()``, which also breaks on
+U+2028. Each line is then decoded on its own as strict UTF-8 and parsed with :mod:`json`; every
+failure of one line (invalid UTF-8, a NUL byte, invalid JSON, nesting deeper than the
+interpreter allows, a number too long to convert) becomes an
+:class:`~litsift.store.records.InvalidRecord` for that line, and reading goes on. Only a file
+that cannot be opened or read at all raises.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from litsift.errors import IngestError
+from litsift.store.records import InvalidRecord
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass
+class BadLine:
+    """One input line that was skipped: its 1-based line number and why."""
+
+    line_no: int
+    reason: str
+
+
+class NotText(InvalidRecord):
+    """A line that is not UTF-8 text (an invalid byte sequence or a NUL byte)."""
+
+
+def open_input(path: Path) -> BinaryIO:
+    """Open ``path`` for binary reading, through gzip when it starts with the gzip magic.
+
+    Raises:
+        IngestError: ``path`` is a directory, does not exist or cannot be read.
+    """
+    if path.is_dir():
+        raise IngestError(f"{path} is a directory", "give a .jsonl or .jsonl.gz file")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_GZIP_MAGIC))
+        if head == _GZIP_MAGIC:
+            return cast(BinaryIO, gzip.open(path, "rb"))
+        return path.open("rb")
+    except OSError as err:
+        raise IngestError(
+            f"cannot read {path}: {err.strerror or err}",
+            "check the path and its permissions",
+        ) from err
+
+
+def decode_line(raw: bytes) -> str:
+    """Decode one line as strict UTF-8.
+
+    Raises:
+        NotText: an invalid UTF-8 sequence or a NUL byte; the reason gives its 1-based column
+            (in bytes).
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise NotText(
+            f"not UTF-8: byte 0x{raw[err.start]:02X} at column {err.start + 1} ({err.reason})"
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise NotText(f"NUL byte at column {len(text[:nul].encode('utf-8')) + 1}")
+    return text
+
+
+def parse_json(text: str) -> Any:
+    """Parse one line of JSON text.
+
+    Raises:
+        InvalidRecord: invalid JSON, nesting too deep for the parser, or an integer with more
+            digits than Python converts (``sys.get_int_max_str_digits()``, 4,300 by default).
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InvalidRecord(f"invalid JSON: {err.msg} (column {err.colno})") from None
+    except RecursionError:
+        raise InvalidRecord("invalid JSON: nested too deeply") from None
+    except ValueError as err:  # int("1" * 5000): "Exceeds the limit (4300 digits) ..."
+        if "digits" in str(err):
+            limit = sys.get_int_max_str_digits()
+            raise InvalidRecord(f"a number has more than {limit:,} digits") from None
+        raise InvalidRecord(f"invalid JSON: {str(err)[:80]}") from None
+
+
+class JsonlReader:
+    """Iterate over a JSONL file: ``(line_no, decoded JSON or an InvalidRecord)`` per line.
+
+    Blank lines are skipped (their numbers still count); a UTF-8 byte order mark on line 1 is
+    dropped. A gzip stream that ends early or is corrupt ends the iteration and adds one
+    :class:`BadLine` (at the line after the last one read) to ``stream_errors``.
+
+    Attributes:
+        path: the input file.
+        stream_errors: whole-stream failures, at most one.
+        parsed: lines that were valid JSON (of any shape).
+        not_text: lines that were not UTF-8 text.
+        first_not_text: the first such line, for a whole-file error.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stream_errors: list[BadLine] = []
+        self.parsed = 0
+        self.not_text = 0
+        self.first_not_text: BadLine | None = None
+
+    def is_binary(self) -> bool:
+        """True when no line was JSON and some were not text: the file is not JSONL at all."""
+        return self.parsed == 0 and self.not_text > 0
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        line_no = 0
+        with open_input(self.path) as fh:
+            try:
+                for line_no, raw in enumerate(fh, start=1):
+                    if line_no == 1 and raw.startswith(_BOM):
+                        raw = raw[len(_BOM) :]
+                    if not raw.strip():
+                        continue
+                    yield line_no, self._parse(line_no, raw)
+            except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+                self.stream_errors.append(
+                    BadLine(line_no + 1, f"gzip stream ends early or is corrupt ({err})")
+                )
+            except OSError as err:
+                raise IngestError(f"cannot read {self.path}: {err}", "check the file") from err
+
+    def _parse(self, line_no: int, raw: bytes) -> Any:
+        try:
+            obj = parse_json(decode_line(raw))
+        except NotText as err:
+            self.not_text += 1
+            if self.first_not_text is None:
+                self.first_not_text = BadLine(line_no, str(err))
+            return err
+        except InvalidRecord as err:
+            return err
+        self.parsed += 1
+        return obj
