@@ -26,10 +26,10 @@ from pathlib import Path
 
 import ir_measures
 import numpy as np
+from aspect_calibration import calibrate, load_doris_mae, match_expert_aspects  # benchmarks/
 from ir_measures import RR, R
 
 from litsift.models_onnx import load_encoder
-from litsift.search.aspect_calibration import calibrate, load_doris_mae, match_expert_aspects
 from litsift.search.aspect_scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,

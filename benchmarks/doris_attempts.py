@@ -43,7 +43,7 @@ from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
 from litsift.eval.trec import trec_id
 from litsift.models_onnx.encoder import Encoder
-from litsift.search.hybrid import Fused, interpolate, rrf, single
+from litsift.search.fusion import Fused, interpolate, rrf, single
 from litsift.search.query import bm25_query_text
 from litsift.search.text import passage_text
 from litsift.types import Kind, YearRange
@@ -68,6 +68,39 @@ def top_run(scores: Scores, labels: npt.NDArray[np.int64], k0: int) -> list[tupl
 
 def as_trec(fused: Sequence[Fused], ids: dict[int, str], depth: int = 100) -> dict[str, float]:
     return {trec_id(ids[int(f.docid)]): float(depth - i) for i, f in enumerate(fused[:depth])}
+
+
+def token_vectors(
+    encoder: Encoder, texts: Sequence[str]
+) -> list[tuple[npt.NDArray[np.int64], Scores]]:
+    """Contextual token vectors before pooling, for late interaction (BERTScore's MaxSim).
+
+    One ONNX run per text through the encoder's public session and tokenizer
+    (:attr:`Encoder.session`, :attr:`Encoder.tokenizer`), so no padding enters a text's
+    vectors; their mean, L2-normalised, is the text's passage vector. No prefix is added.
+
+    Args:
+        encoder: the bi-encoder (mean pooling: all-MiniLM-L6-v2).
+        texts: texts, each truncated to ``encoder.max_length`` tokens.
+
+    Returns:
+        Per text: its ``(n,)`` token ids (special tokens included) and the ``(n, dim)`` float32
+        last hidden states, not normalised.
+    """
+    session = encoder.session
+    inputs = {i.name for i in session.get_inputs()}
+    output = session.get_outputs()[0].name
+    out = []
+    for text in texts:
+        enc = encoder.tokenizer.encode(text)
+        feed = {
+            "input_ids": np.asarray([enc.ids], dtype=np.int64),
+            "attention_mask": np.asarray([enc.attention_mask], dtype=np.int64),
+            "token_type_ids": np.asarray([enc.type_ids], dtype=np.int64),
+        }
+        hidden = session.run([output], {k: v for k, v in feed.items() if k in inputs})[0]
+        out.append((np.asarray(enc.ids, dtype=np.int64), np.asarray(hidden[0], dtype=np.float32)))
+    return out
 
 
 def bertscore(
@@ -101,7 +134,8 @@ def main() -> None:
     bench = load_benchmark("doris-mae-dev", args.data_dir)
     svc, _ = prepare_home(bench, eval_home(bench))
     enc = svc.encoder
-    bm25, dense = svc._indexes(Kind.PAPER).bm25, svc._indexes(Kind.PAPER).dense
+    papers = svc.searcher(Kind.PAPER)
+    bm25, dense = papers.bm25, papers.dense
     labels = dense.labels()
     _, vecs = dense.vectors(labels)
     with sqlite3.connect(svc.paths.store_file) as con:
@@ -179,8 +213,8 @@ def main() -> None:
         for q, fused in zip(queries, systems["hybrid (default)"], strict=True):
             pool = list(fused[:LATE_POOL])
             recs = svc.store.get_by_rowids(Kind.PAPER, [int(f.docid) for f in pool])
-            qt = enc.encode_tokens([q.text])[0]
-            dts = enc.encode_tokens([passage_text(recs[int(f.docid)]) for f in pool])
+            qt = token_vectors(enc, [q.text])[0]
+            dts = token_vectors(enc, [passage_text(recs[int(f.docid)]) for f in pool])
             scored.append((pool, np.array([bertscore(qt, dt, idf) for dt in dts])))
         print(f"late interaction over the top {LATE_POOL} ({time.perf_counter() - t0:.0f} s)")
         for col, name in enumerate(("recall", "precision", "F1")):

@@ -9,7 +9,7 @@ temporary LITSIFT_HOME:
    the same text (``record_fields`` joined): seconds and documents/s;
 3. a mixed query set (paper titles and first sentences of abstracts drawn from the corpus,
    DataFinder keyphrase and full-sentence queries from ../shared/data/eval/datafinder) is run
-   once without and once with a year filter, for: hybrid (``hybrid_search`` with the
+   once without and once with a year filter, for: hybrid (``KindSearcher.search`` with the
    default paper settings of ``SearchSettings`` (min-max interpolation), and with RRF; query
    encoding included), tantivy BM25 alone, dense alone (encoder + hnswlib), bm25s alone
    (tokenise + score + top-k0, year filter as ``weight_mask``). Latencies are p50/p95 in ms.
@@ -39,11 +39,11 @@ import numpy as np
 from litsift.config import SearchSettings
 from litsift.models_onnx import load_encoder
 from litsift.paths import get_paths
-from litsift.search.hybrid import hybrid_search
 from litsift.search.indexer import build_index, open_indexes
+from litsift.search.searcher import KindSearcher, Ranking
 from litsift.search.text import ALL_FIELD, record_fields
 from litsift.store import Store, ingest_jsonl
-from litsift.types import Kind, YearRange
+from litsift.types import Kind, Query, YearRange
 
 SHARED = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data").resolve()
 PAPERS_GZ = SHARED / "papers" / "ml-nlp-papers.jsonl.gz"
@@ -183,22 +183,11 @@ def main() -> None:
 
     s = SearchSettings()  # the defaults service.search uses for papers
 
+    searcher = KindSearcher(Kind.PAPER, bm25, dense, ybr, encoder, Ranking.for_kind(s, Kind.PAPER))
+
     def system(fusion: str) -> Callable[[str, YearRange], object]:
-        return lambda text, years: hybrid_search(
-            bm25,
-            dense,
-            encoder,
-            ybr,
-            text,
-            years,
-            args.k0,
-            args.k,
-            fusion=fusion,
-            weights={"bm25": s.bm25_weight, "dense": 1.0 - s.bm25_weight},
-            rrf_k=s.rrf_k,
-            bm25_query=s.bm25_query,
-            prf_docs=s.prf_docs,
-            prf_weight=s.prf_weight,
+        return lambda text, years: searcher.search(
+            Query(text, Kind.PAPER, years, args.k, args.k0, fusion)
         )
 
     systems: dict[str, Callable[[str, YearRange], object]] = {

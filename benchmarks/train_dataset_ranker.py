@@ -9,8 +9,8 @@ built on first use, as by ``litsift eval datafinder``)::
 What: every DataFinder test query of the *tune* half (:func:`litsift.eval.benchmarks.
 query_half`; both ``query`` and ``keyphrase_query``) runs through ``service.search`` with the
 re-ranker off, pool = the top 100 fused candidates (``k = k0 = 100``, the default ``k0``); each
-candidate gets the features of :func:`litsift.search.dataset_ranker.dataset_features` (built by
-``LitsiftService.dataset_ranking_features``, the same code the search path uses) and label 1
+candidate gets the features of :func:`litsift.search.datasets.ranker.dataset_features` (built by
+``DatasetSearcher.features``, the same code the search path uses) and label 1
 if the qrels call it relevant. A LightGBM ``LGBMRanker`` (objective ``lambdarank``,
 :data:`PARAMS`, fixed seed, deterministic) is fit on the tune half and saved. The held-out
 half is never used for fitting or for choosing :data:`PARAMS` (they were fixed before the
@@ -36,9 +36,10 @@ from litsift.eval.cli_support import default_data_dir
 from litsift.eval.measures import per_query
 from litsift.eval.runner import _dedupe, _years, eval_home, prepare_home
 from litsift.eval.trec import trec_id
-from litsift.search.dataset_ranker import FEATURES, MODEL_PATH
-from litsift.search.hybrid import Fused, Signal
+from litsift.search.datasets.ranker import FEATURES, MODEL_PATH
+from litsift.search.fusion import Fused
 from litsift.types import Kind, Query
+from litsift.types import SignalScore as Signal
 
 #: fixed before the held-out half was scored (docs/EVALUATION-RESULTS.md, round 6)
 PARAMS = {
@@ -76,7 +77,7 @@ def collect(data_dir: Path) -> list[dict]:
                 )
                 for h in res.hits
             ]
-            feats = svc.dataset_ranking_features(query, pool)
+            feats = svc.searcher(Kind.DATASET).features(query, pool)  # type: ignore[union-attr]
             rel = bench.qrels.get(q.qid, {})
             docids = [trec_id(h.docid) for h in res.hits]
             out.append(

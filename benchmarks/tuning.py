@@ -11,7 +11,7 @@ How: every query of a benchmark is run once per *retriever variant* (a BM25 quer
 dense representation) to depth :data:`DEPTH` with the year filter, and cached under
 ``/tmp/litsift-tuning`` (delete it after changing ``search/text.py``: the cache key is the
 setting, not the indexed text); fusion settings are then applied offline with the pure functions of
-:mod:`litsift.search.hybrid` and measured with ir-measures (:mod:`litsift.eval.measures`).
+:mod:`litsift.search.fusion` and measured with ir-measures (:mod:`litsift.eval.measures`).
 Dense runs are exact (brute-force cosine over the index's stored vectors, or over vectors of
 an alternative passage text embedded once and cached), so they match the hnswlib search up to
 its approximation. The *final* numbers come from ``benchmarks/run_eval.py`` (``service.search``).
@@ -38,7 +38,7 @@ from litsift.eval.benchmarks import Benchmark, EvalQuery, load_benchmark
 from litsift.eval.cli_support import default_data_dir
 from litsift.eval.measures import per_query
 from litsift.eval.runner import eval_home, prepare_home
-from litsift.search import hybrid
+from litsift.search import fusion
 from litsift.search.bm25 import BM25Index
 from litsift.search.filters import allowed_mask
 from litsift.search.query import bm25_query_text
@@ -71,13 +71,10 @@ class Context:
         bench = load_benchmark(name, default_data_dir())
         svc, _ = prepare_home(bench, eval_home(bench))
         records = {int(r.rowid): r for b in svc.store.rows_since(bench.kind) for r in b if r.rowid}
-        opened = svc._indexes(bench.kind)
-        labels = opened.dense.labels()
-        vecs = np.asarray(
-            opened.dense._index.get_items(labels.astype(np.uint64), return_type="numpy"),
-            dtype=np.float32,
-        )
-        return cls(bench, svc, records, opened.year_by_rowid, labels, vecs)
+        searcher = svc.searcher(bench.kind)
+        kind_searcher = getattr(searcher, "datasets", searcher)  # datasets: their own indexes
+        labels, vecs = kind_searcher.vectors(kind_searcher.dense.labels())
+        return cls(bench, svc, records, kind_searcher.year_by_rowid, labels, vecs)
 
     def key(self, *parts: object) -> Path:
         CACHE.mkdir(parents=True, exist_ok=True)
@@ -251,9 +248,9 @@ def fuse(runs: Mapping[str, Run], method: str, **kw: Any) -> Run:
     for q in qids:
         per = {name: r.get(q, []) for name, r in runs.items()}
         if method == "rrf":
-            fused = hybrid.rrf(per, k=kw.get("k", 60), weights=kw.get("weights"))
+            fused = fusion.rrf(per, k=kw.get("k", 60), weights=kw.get("weights"))
         else:
-            fused = hybrid.interpolate(per, kw["weights"], norm=kw.get("norm", "minmax"))
+            fused = fusion.interpolate(per, kw["weights"], norm=kw.get("norm", "minmax"))
         out[q] = [(str(f.docid), f.score) for f in fused]
     return out
 

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from litsift.paths import shared_data_dir
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 DATASETS_GZ = SHARED_DATA / "datasets" / "pwc-datasets.jsonl.gz"
 EVAL_DIR = SHARED_DATA / "eval"
@@ -52,9 +54,17 @@ def paper_slice_file(
 @pytest.fixture(scope="session")
 def encoder():  # type: ignore[no-untyped-def]
     """The real default encoder (int8 ONNX), exported once into the shared models dir."""
+    import os
+
     from litsift.models_onnx import load_encoder
 
-    return load_encoder()
+    enc = load_encoder()
+    cache = os.environ.get("LITSIFT_TEST_EMBED_CACHE")
+    if cache:  # local re-runs only (tests/embed_cache.py); CI embeds for real every time
+        from tests.embed_cache import CachedEncoder
+
+        return CachedEncoder(enc, Path(cache))
+    return enc
 
 
 @pytest.fixture(scope="session")

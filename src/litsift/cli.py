@@ -7,95 +7,28 @@ with exit code 1; nothing is swallowed.
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
+from litsift.cli_common import (
+    KIND_CHOICE,
+    home_option,
+    kind_named,
+    open_service,
+    progress_bar,
+    reports_errors,
+)
+from litsift.cli_eval import eval_cmd
 from litsift.errors import LitsiftError
+from litsift.types import FUSIONS
 
 if TYPE_CHECKING:
-    from litsift.service import LitsiftService, Progress
-    from litsift.types import Kind
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-KIND_CHOICE = click.Choice(["papers", "datasets"])
-
-
-def _kind(name: str) -> Kind:
-    from litsift.types import Kind
-
-    return Kind.PAPER if name == "papers" else Kind.DATASET
-
-
-def reports_errors(fn: F) -> F:
-    """Turn LitsiftError into a two-line message on stderr and exit code 1."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except LitsiftError as e:
-            click.secho(f"error: {e.message}", fg="red", err=True)
-            if e.hint:
-                click.echo(f"  hint: {e.hint}", err=True)
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _service(home: str | None) -> LitsiftService:
-    from litsift.paths import get_paths
     from litsift.service import LitsiftService
-
-    return LitsiftService(get_paths(home))
-
-
-@contextmanager
-def progress_bar(enabled: bool = True) -> Iterator[Progress]:
-    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description:>10}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not enabled,
-        transient=False,
-    ) as bar:
-        tasks: dict[str, Any] = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total or None)
-            bar.update(tasks[stage], completed=done, total=total or None)
-
-        yield update
-
-
-home_option = click.option(
-    "--home",
-    envvar="LITSIFT_HOME",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Directory for the store, indexes and config (default: XDG dirs; env LITSIFT_HOME).",
-)
+    from litsift.types import Kind
 
 
 @click.group(invoke_without_command=True)
@@ -117,7 +50,7 @@ def main(ctx: click.Context, home: str | None) -> None:
 def _run_tui(home: str | None) -> None:
     from litsift.tui.app import create_app
 
-    svc = _service(home)
+    svc = open_service(home)
     try:
         create_app(svc).run()
     finally:
@@ -147,17 +80,25 @@ def ingest(ctx: click.Context, kind: str, file: Path, quiet: bool) -> None:
     Bad lines are reported with their line numbers and skipped; good lines are kept; the exit
     code is 1 if any line was bad.
     """
-    with _service(ctx.obj["home"]) as svc:
-        ok = _ingest_and_report(svc, _kind(kind), file, quiet)
+    with open_service(ctx.obj["home"]) as svc:
+        ok = _ingest_and_report(svc, kind_named(kind), file, quiet)
     if not ok:
         sys.exit(1)
 
 
-def _index(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) -> None:
+def _index(
+    svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool, check: bool = False
+) -> None:
     for k in kinds:
         if svc.store.count(k) == 0:
             click.echo(f"{k.table}: nothing to index")
             continue
+        if check:  # damaged parts are marked in the manifest; the build below rebuilds them
+            damage = svc.check_index(k)
+            for part, why in damage.items():
+                click.echo(f"{k.table}: damaged {part}: {why}", err=True)
+            if not damage:
+                click.echo(f"{k.table}: every index file matches its checksum")
         with progress_bar(not quiet) as bar:
             report = svc.build_index(k, rebuild=rebuild, progress=bar)
         click.echo(f"{k.table}: {report.summary()}")
@@ -166,16 +107,23 @@ def _index(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) -
 @main.command()
 @click.argument("kind", type=click.Choice(["papers", "datasets", "all"]), default="all")
 @click.option("--rebuild", is_flag=True, help="Re-embed everything instead of only new rows.")
+@click.option(
+    "--check", is_flag=True, help="Verify every index file's checksum; rebuild damaged parts."
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 @reports_errors
-def index(ctx: click.Context, kind: str, rebuild: bool, quiet: bool) -> None:
-    """Build or update the BM25 (tantivy) and dense (hnswlib) indexes from the store."""
+def index(ctx: click.Context, kind: str, rebuild: bool, check: bool, quiet: bool) -> None:
+    """Build or update the BM25 (tantivy) and dense (hnswlib) indexes from the store.
+
+    A damaged or missing index file (size, or with --check checksum, differing from the
+    manifest) has its part rebuilt from the store.
+    """
     from litsift.types import Kind
 
-    kinds = list(Kind) if kind == "all" else [_kind(kind)]
-    with _service(ctx.obj["home"]) as svc:
-        _index(svc, kinds, rebuild, quiet)
+    kinds = list(Kind) if kind == "all" else [kind_named(kind)]
+    with open_service(ctx.obj["home"]) as svc:
+        _index(svc, kinds, rebuild, quiet, check=check)
 
 
 @main.command()
@@ -184,9 +132,7 @@ def index(ctx: click.Context, kind: str, rebuild: bool, quiet: bool) -> None:
 @click.option("--datasets", "datasets_", is_flag=True, help="Search datasets instead of papers.")
 @click.option("-k", default=None, type=click.IntRange(1, 1000), help="Hits to return.")
 @click.option("--k0", default=None, type=click.IntRange(1, 10000), help="Candidates per retriever.")
-@click.option(
-    "--fusion", type=click.Choice(["rrf", "interpolation", "bm25", "dense"]), default=None
-)
+@click.option("--fusion", type=click.Choice(FUSIONS), default=None, help="Default: search.fusion.")
 @click.option("--json", "as_json", is_flag=True, help="Print stable JSON for scripts.")
 @click.pass_context
 @reports_errors
@@ -201,36 +147,27 @@ def search(
     as_json: bool,
 ) -> None:
     """Search papers (or --datasets) for QUERY and print the ranked hits."""
-    from litsift.output import hits_to_json, hits_to_table
+    from litsift.output import hits_to_json_text, hits_to_table
+    from litsift.search.query import clean_query_text
     from litsift.types import Kind, Query, YearRange
 
-    with _service(ctx.obj["home"]) as svc:
-        s = svc.config.search
+    with open_service(ctx.obj["home"]) as svc:
         q = Query(
-            text=query,
+            # bytes of argv that are not UTF-8 arrive as lone surrogates (surrogateescape)
+            text=clean_query_text(query),
             kind=Kind.DATASET if datasets_ else Kind.PAPER,
             years=YearRange.parse(years),
-            k=k or s.k,
-            k0=max(k0 or s.k0, k or s.k),
+            k=k,
+            k0=k0,
             fusion=fusion,
         )
         result = svc.search(q)
     if as_json:
-        click.echo(json.dumps(hits_to_json(result), ensure_ascii=False, indent=2))
+        click.echo(hits_to_json_text(result))
     else:
         from rich.console import Console
 
         Console().print(hits_to_table(result))
-
-
-def _find_sample_data() -> Path | None:
-    """``../shared/data`` beside the current directory or beside the source checkout."""
-    here = Path(__file__).resolve()
-    for base in (Path.cwd(), *here.parents):
-        cand = base / ".." / "shared" / "data"
-        if (cand / "papers" / "ml-nlp-papers.jsonl.gz").exists():
-            return cand.resolve()
-    return None
 
 
 @main.command()
@@ -238,22 +175,23 @@ def _find_sample_data() -> Path | None:
     "--data",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="The sample data directory (default: ../shared/data).",
+    help="The sample data directory (default: $LITSIFT_EVAL_DATA, else ../shared/data).",
 )
 @click.option("--no-tui", is_flag=True, help="Ingest and index only; don't open the app.")
 @click.pass_context
 @reports_errors
 def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
     """Ingest the sample corpus (19.6K papers, 3.3K datasets), index it, open the TUI."""
+    from litsift.paths import shared_data_dir
     from litsift.types import Kind
 
-    data = data or _find_sample_data()
-    if data is None:
+    data = data or shared_data_dir()
+    if not (data / "papers" / "ml-nlp-papers.jsonl.gz").is_file():
         raise LitsiftError(
-            "sample data not found (looked for ../shared/data)",
+            f"sample data not found in {data}",
             "pass --data DIR, or ingest your own corpus: litsift ingest papers FILE.jsonl",
         )
-    with _service(ctx.obj["home"]) as svc:
+    with open_service(ctx.obj["home"]) as svc:
         for kind, rel in (
             (Kind.PAPER, "papers/ml-nlp-papers.jsonl.gz"),
             (Kind.DATASET, "datasets/pwc-datasets.jsonl.gz"),
@@ -279,7 +217,7 @@ def models_build(ctx: click.Context, model: str | None, force: bool) -> None:
     """Export the encoder to ONNX and quantise it to int8 (needs the `export` extra)."""
     from litsift.models_onnx import build_onnx, get_spec
 
-    svc = _service(ctx.obj["home"])
+    svc = open_service(ctx.obj["home"])
     spec = get_spec(model or svc.config.search.model)
     path = build_onnx(spec, svc.paths.models_dir, force=force, progress=click.echo)
     click.echo(str(path))
@@ -293,7 +231,7 @@ def models_info(ctx: click.Context, model: str | None) -> None:
     """Print the encoder's id, dimension, ONNX path and sha256 as JSON."""
     from litsift.models_onnx.cli_support import describe
 
-    svc = _service(ctx.obj["home"])
+    svc = open_service(ctx.obj["home"])
     click.echo(
         json.dumps(describe(model or svc.config.search.model, svc.paths.models_dir), indent=2)
     )
@@ -304,7 +242,7 @@ def models_info(ctx: click.Context, model: str | None) -> None:
 @reports_errors
 def config(ctx: click.Context) -> None:
     """Show paths, row counts and index state as JSON (and validate config.toml)."""
-    with _service(ctx.obj["home"]) as svc:
+    with open_service(ctx.obj["home"]) as svc:
         click.echo(
             json.dumps({"config_file": str(svc.paths.config_file), **svc.describe()}, indent=2)
         )
@@ -325,35 +263,38 @@ def answer(
 ) -> None:
     """Answer QUESTION from the top papers with citations checked against what was sent."""
     from litsift.llm.answer import answer_to_json
+    from litsift.text import for_terminal, json_for_terminal
     from litsift.types import Kind, Query, YearRange
 
-    with _service(ctx.obj["home"]) as svc:
+    with open_service(ctx.obj["home"]) as svc:
         s = svc.config
         n = k or s.llm.answer_max_records
-        result = svc.search(
-            Query(question, Kind.PAPER, YearRange.parse(years), k=n, k0=max(s.search.k0, n))
-        )
+        result = svc.search(Query(question, Kind.PAPER, YearRange.parse(years), k=n))
         hits = list(result.hits)
         if do_rerank:
             rr = svc.rerank(question, hits)
             if rr.report.error:
-                click.echo(f"rerank failed, original order kept: {rr.report.error}", err=True)
+                error = for_terminal(str(rr.report.error))
+                click.echo(f"rerank failed, original order kept: {error}", err=True)
             hits = rr.hits
-        stream = None if as_json else (lambda d: click.echo(d, nl=False))
+        # model text is printed through for_terminal (each delta on its own: a sequence split
+        # across deltas loses its ESC and shows as plain text)
+        stream = None if as_json else (lambda d: click.echo(for_terminal(d), nl=False))
         ans = svc.answer(question, hits, on_delta=stream)
     if as_json:
-        click.echo(json.dumps(answer_to_json(ans), ensure_ascii=False, indent=2))
+        click.echo(json_for_terminal(answer_to_json(ans)))
         return
-    click.echo("\n\n" + ans.text)
+    click.echo("\n\n" + for_terminal(ans.text))
     click.echo("\nReferences")
     for ref in ans.references:
         rec = ref.record
         marks = "".join(f"[{n}]" for n in ref.passages)
-        click.echo(f"  {marks} {rec.display_title} ({rec.year or 'n.d.'}) — {rec.id}")
+        title, rid = (for_terminal(x, keep_newlines=False) for x in (rec.display_title, rec.id))
+        click.echo(f"  {marks} {title} ({rec.year or 'n.d.'}) — {rid}")
     if ans.fabricated:
         click.echo(f"stripped citations to passages never sent: {list(ans.fabricated)}", err=True)
     for note in ans.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {for_terminal(note)}", err=True)
 
 
 @main.command("export")
@@ -375,7 +316,7 @@ def export_cmd(
     """Export WHAT (kept | maybe | discarded | a collection name) with stable [@citekey]s."""
     from litsift.types import Kind
 
-    with _service(ctx.obj["home"]) as svc:
+    with open_service(ctx.obj["home"]) as svc:
         text = svc.export(what, fmt, Kind.DATASET if datasets_ else Kind.PAPER)
     if output is None:
         click.echo(text, nl=not text.endswith("\n"))
@@ -384,88 +325,4 @@ def export_cmd(
         click.echo(f"wrote {output}", err=True)
 
 
-@main.command("eval")
-@click.argument(
-    "benchmark", type=click.Choice(["datafinder", "scifact", "doris-mae-dev", "beir", "trec"])
-)
-@click.option(
-    "--data",
-    "data_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Evaluation data dir (default: ../shared/data).",
-)
-@click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--measures", default=None, help="ir-measures names, e.g. nDCG@10,R@100,RR@10.")
-@click.option(
-    "--systems",
-    default=None,
-    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects).",
-)
-@click.option("--limit", type=click.IntRange(1), default=None, help="First N queries only.")
-@click.option(
-    "--query-field",
-    type=click.Choice(["query", "keyphrase_query", "both"]),
-    default="both",
-    help="DataFinder: which query text to run.",
-)
-@click.option(
-    "--eval-home",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Store for the benchmark's corpus (default: a per-corpus cache dir).",
-)
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where TREC run files go (default: runs/BENCHMARK).",
-)
-@click.option(
-    "--half",
-    type=click.Choice(["tune", "heldout"]),
-    default=None,
-    help="Only one fixed half of the queries (tune: defaults were tuned on it).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
-@reports_errors
-def eval_cmd(
-    benchmark: str,
-    data_dir: Path | None,
-    corpus: Path | None,
-    queries: Path | None,
-    qrels: Path | None,
-    measures: str | None,
-    systems: str | None,
-    limit: int | None,
-    query_field: str,
-    eval_home: Path | None,
-    runs_dir: Path | None,
-    half: str | None,
-    as_json: bool,
-) -> None:
-    """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store)."""
-    from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
-
-    with progress_bar(not as_json) as bar:
-        report = run_benchmark(
-            benchmark,
-            data_dir=data_dir,
-            corpus=corpus,
-            queries=queries,
-            qrels=qrels,
-            measures=measures,
-            systems=systems,
-            limit=limit,
-            query_field=query_field,
-            home=eval_home,
-            runs_dir=runs_dir,
-            half=half,
-            progress=bar,
-        )
-    if as_json:
-        click.echo(json.dumps(report_to_json(report), indent=2))
-    else:
-        click.echo(format_table(report))
+main.add_command(eval_cmd)

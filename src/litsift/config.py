@@ -20,12 +20,14 @@ Example ``config.toml``::
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from litsift.errors import ConfigError
+from litsift.types import BM25_QUERY_MODES, FUSIONS, MAX_K, MAX_K0
 
 
 @dataclass(frozen=True)
@@ -54,16 +56,17 @@ class SearchSettings:
     prf_docs: int = 0
     dataset_prf_docs: int = 3
     prf_weight: float = 0.5
-    #: dataset popularity prior (``litsift.search.popularity``): ``w x log(1 + papers naming
-    #: the dataset) / log(1 + max)`` is added to each dataset's fused score; 0 disables it.
+    #: dataset popularity prior (``litsift.search.datasets.popularity``): ``w x log(1 +
+    #: papers naming the dataset) / log(1 + max)`` is added to each dataset's fused score;
+    #: 0 disables it.
     #: DataFinder tune half: 1.5 best alone (round 3), 0.25 with usage profiles (round 5).
     dataset_popularity_weight: float = 0.25
-    #: dataset usage profiles (``litsift.search.popularity.UsageProfiles``): the share of the
-    #: dense weight given to the run of datasets ranked by the centroid of the papers naming
-    #: them; needs a paper index; 0 disables it. DataFinder tune half: 0.5.
+    #: dataset usage profiles (``litsift.search.datasets.popularity.UsageProfiles``): the
+    #: share of the dense weight given to the run of datasets ranked by the centroid of the
+    #: papers naming them; needs a paper index; 0 disables it. DataFinder tune half: 0.5.
     dataset_usage_weight: float = 0.5
     #: re-rank the dataset candidate pool with the shipped LambdaMART model
-    #: (``litsift.search.dataset_ranker``, trained on DataFinder's tune half); needs a paper
+    #: (``litsift.search.datasets.ranker``, trained on DataFinder's tune half); needs a paper
     #: index and interpolation or RRF fusion. DataFinder held-out half: see round 6.
     dataset_ranker: bool = True
     #: query handling before BM25 (``litsift.search.query.bm25_query_text``): raw, stop or
@@ -146,6 +149,52 @@ def _section(cls: type[Any], name: str, raw: Any) -> Any:
     return replace(default, **values)
 
 
+def _bounded(s: SearchSettings, name: str, low: int, high: int, why: str = "") -> None:
+    value = getattr(s, name)
+    if not low <= value <= high:
+        raise ConfigError(
+            f"config: search.{name} = {value} is out of range",
+            f"use a value from {low:,} to {high:,}{why}",
+        )
+
+
+def _validate(s: SearchSettings) -> None:
+    """Check the values (types were checked by :func:`_section`); raises ConfigError.
+
+    Counts are bounded by :data:`~litsift.types.MAX_K` / :data:`~litsift.types.MAX_K0` (the
+    limits every query is held to), floats must be finite (TOML allows ``nan`` and ``inf``).
+    """
+    for f in fields(s):
+        value = getattr(s, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"config: search.{f.name} must be a finite number, not {value}")
+    if s.fusion not in FUSIONS:
+        raise ConfigError(
+            f"config: search.fusion must be one of {', '.join(FUSIONS)}, not {s.fusion!r}"
+        )
+    for name in ("k", "tui_k", "coverage_pool"):
+        _bounded(s, name, 1, MAX_K)
+    _bounded(s, "k0", max(s.k, s.tui_k), MAX_K0, " (k0 is at least k and tui_k)")
+    # RRF's constant: 0 is valid (1 / rank); past the deepest run it only flattens RRF further
+    # toward a plain rank sum, so MAX_K0 is ample (Cormack et al. 2009 use 60).
+    _bounded(s, "rrf_k", 0, MAX_K0)
+    for name in ("prf_docs", "dataset_prf_docs"):
+        _bounded(s, name, 0, MAX_K0)
+    for name in ("bm25_weight", "dataset_bm25_weight"):
+        if not 0.0 <= getattr(s, name) <= 1.0:
+            raise ConfigError(f"config: search.{name} must be between 0 and 1")
+    if s.dataset_popularity_weight < 0:
+        raise ConfigError("config: search.dataset_popularity_weight must be >= 0")
+    if not 0.0 <= s.dataset_usage_weight <= 1.0:
+        raise ConfigError("config: search.dataset_usage_weight must be between 0 and 1")
+    if s.prf_weight < 0:
+        raise ConfigError("config: search.prf_weight must be >= 0")
+    if not 0.0 <= s.coverage_blend <= 1.0:
+        raise ConfigError("config: search.coverage_blend must be between 0 and 1")
+    if s.bm25_query not in BM25_QUERY_MODES:
+        raise ConfigError(f"config: search.bm25_query must be one of {', '.join(BM25_QUERY_MODES)}")
+
+
 def parse_config(raw: dict[str, Any]) -> Config:
     """Validate a parsed TOML document. Raises :class:`ConfigError` on any bad key or value."""
     cfg = Config()
@@ -162,26 +211,7 @@ def parse_config(raw: dict[str, Any]) -> Config:
             raise ConfigError(
                 f"config: unknown section [{key}]", "known sections: search, llm, keymap"
             )
-    if cfg.search.fusion not in {"rrf", "interpolation", "bm25", "dense"}:
-        raise ConfigError(
-            f"config: search.fusion must be rrf, interpolation, bm25 or dense, not "
-            f"{cfg.search.fusion!r}"
-        )
-    if cfg.search.k < 1 or cfg.search.k0 < max(cfg.search.k, cfg.search.tui_k):
-        raise ConfigError("config: need 1 <= search.k, search.tui_k <= search.k0")
-    for name in ("bm25_weight", "dataset_bm25_weight"):
-        if not 0.0 <= getattr(cfg.search, name) <= 1.0:
-            raise ConfigError(f"config: search.{name} must be between 0 and 1")
-    if cfg.search.dataset_popularity_weight < 0:
-        raise ConfigError("config: search.dataset_popularity_weight must be >= 0")
-    if not 0.0 <= cfg.search.dataset_usage_weight <= 1.0:
-        raise ConfigError("config: search.dataset_usage_weight must be between 0 and 1")
-    if cfg.search.prf_docs < 0 or cfg.search.dataset_prf_docs < 0 or cfg.search.prf_weight < 0:
-        raise ConfigError("config: search.prf_docs, dataset_prf_docs, prf_weight must be >= 0")
-    if cfg.search.coverage_pool < 1 or not 0.0 <= cfg.search.coverage_blend <= 1.0:
-        raise ConfigError("config: search.coverage_pool must be >= 1, coverage_blend in [0, 1]")
-    if cfg.search.bm25_query not in {"raw", "stop", "stop+request"}:
-        raise ConfigError("config: search.bm25_query must be raw, stop or stop+request")
+    _validate(cfg.search)
     return cfg
 
 

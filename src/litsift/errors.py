@@ -60,3 +60,10 @@ class EvalError(LitsiftError):
 
 class LLMError(LitsiftError):
     """Base class for errors talking to a remote LLM endpoint."""
+
+
+class IndexDamagedError(IndexMismatchError):
+    """An index file is missing, truncated, unreadable or fails its checksum; the message names
+    the part and the file, and ``litsift index`` rebuilds that part from the store. A subclass
+    of :class:`IndexMismatchError`, so code treating an unusable index as out of date keeps
+    doing so."""

@@ -3,12 +3,17 @@
 ``hits_to_json`` is the scripting contract of ``litsift search --json``; its keys are stable:
 ``query``, ``kind``, ``years``, ``elapsed_ms``, ``hits`` (each: ``rank``, ``id``, ``title``,
 ``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``).
+
+Text from the store reaches the terminal only through :mod:`litsift.text`: the table through
+``for_terminal`` (escape sequences removed, control characters made visible), JSON through
+``json_for_terminal`` (lossless: such characters are ``\\uXXXX``-escaped).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from litsift.text import for_terminal, json_for_terminal
 from litsift.types import Dataset, Paper, SearchResult
 
 if TYPE_CHECKING:
@@ -48,6 +53,11 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
     }
 
 
+def hits_to_json_text(result: SearchResult) -> str:
+    """``hits_to_json`` as printable, lossless JSON text (see ``json_for_terminal``)."""
+    return json_for_terminal(hits_to_json(result))
+
+
 def hits_to_table(result: SearchResult) -> Table:
     """A rich table of the hits (rank, title/name, year, venue/aliases, score)."""
     from rich.table import Table
@@ -67,9 +77,9 @@ def hits_to_table(result: SearchResult) -> Table:
         extra = rec.venue if isinstance(rec, Paper) else ", ".join(rec.variants[:3])
         table.add_row(
             str(h.rank),
-            Text(rec.display_title),
+            Text(for_terminal(rec.display_title, keep_newlines=False)),
             str(rec.year or ""),
-            Text(extra),
+            Text(for_terminal(extra, keep_newlines=False)),
             f"{h.score:.4f}",
         )
     return table

@@ -13,6 +13,8 @@ from pathlib import Path
 import platformdirs
 
 APP_NAME = "litsift"
+#: Environment variable naming the sample and benchmark data directory (``shared/data``).
+SHARED_DATA_ENV = "LITSIFT_EVAL_DATA"
 
 
 @dataclass(frozen=True)
@@ -64,3 +66,25 @@ def get_paths(home: Path | str | None = None) -> Paths:
         data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
         cache_dir=Path(platformdirs.user_cache_dir(APP_NAME)),
     )
+
+
+def shared_data_dir() -> Path:
+    """The sample and benchmark data directory (``shared/data``: papers, datasets, eval sets).
+
+    The one place it is looked up (``litsift demo``, ``litsift eval``, benchmarks, tests):
+    ``$LITSIFT_EVAL_DATA``, else ``../shared/data`` from the working directory, else
+    ``../shared/data`` beside the source checkout (``<repo>/../shared/data``).
+
+    Returns:
+        The first of these that is a directory (resolved); when none is, the working
+        directory's ``../shared/data``, for the caller to report as missing.
+    """
+    env = os.environ.get(SHARED_DATA_ENV)
+    if env:
+        return Path(env).expanduser()
+    relative = Path("..") / "shared" / "data"
+    candidates = (Path.cwd() / relative, Path(__file__).resolve().parents[2] / relative)
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate.resolve()
+    return candidates[0].resolve()

@@ -1,9 +1,9 @@
-"""LitsiftService: the one API the TUI, the CLI and the evaluation call.
+"""LitsiftService: the one door the TUI, the CLI and the evaluation use.
 
-It owns the store, the encoder and the indexes of one ``LITSIFT_HOME`` and composes them into a
-search: BM25 and dense retrieval of ``k0`` candidates each with the year filter pushed down,
-fusion, then the top ``k`` rows loaded from SQLite (see ``../shared/docs/ARCHITECTURE.md``,
-"Data flow of one search").
+It owns the store, the encoder and the searchers of one ``LITSIFT_HOME``. A search picks the
+searcher of the query's kind (:mod:`litsift.search.searcher`, :mod:`litsift.search.datasets`),
+runs it and loads the top ``k`` rows from SQLite (``../shared/docs/ARCHITECTURE.md``, "Data
+flow of one search"); ranking itself lives in those searchers, not here.
 
 Thread-safety: a service may be used from one worker thread at a time for search (the TUI runs
 searches in an exclusive worker); SQLite connections are opened with ``check_same_thread=False``.
@@ -14,29 +14,31 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.config import Config, load_config
 from litsift.errors import IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
-from litsift.types import Aspect, Hit, Kind, Label, Query, Record, SearchResult, SignalScore
+from litsift.types import FUSIONS, Aspect, Hit, Kind, Label, Query, Record, SearchResult
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from litsift.llm.answer import Answer
+    from litsift.llm.answer import Answer as Answer
     from litsift.llm.client import ChatClient, DeltaCallback
     from litsift.llm.judge import AspectJudgement
     from litsift.llm.rerank import RerankResult
+    from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
     from litsift.search.aspect_scoring import AspectScorer, Coverage
-    from litsift.search.bm25 import BM25Index
-    from litsift.search.dense import DenseIndex
-    from litsift.search.hybrid import DocId, Fused
-    from litsift.search.indexer import IndexReport, Manifest
-    from litsift.search.popularity import MentionCounts, UsageProfiles
+    from litsift.search.datasets.popularity import MentionCounts
+    from litsift.search.datasets.searcher import DatasetSearcher
+    from litsift.search.indexer import IndexReport
+    from litsift.search.manifest import Manifest
+    from litsift.search.searcher import KindSearcher
+    from litsift.search.searchers import Searchers
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
     from litsift.store.triage import Annotation, Triage
@@ -44,15 +46,7 @@ if TYPE_CHECKING:
 #: progress(stage, done, total) — stage names: "ingest", "bm25", "embed", "hnsw".
 Progress = Callable[[str, int, int], None]
 
-FUSIONS = ("rrf", "interpolation", "bm25", "dense")
-
-
-@dataclass
-class _Opened:
-    bm25: BM25Index
-    dense: DenseIndex
-    manifest: Manifest
-    year_by_rowid: np.ndarray
+__all__ = ["FUSIONS", "LitsiftService", "Progress"]
 
 
 class LitsiftService:
@@ -74,14 +68,11 @@ class LitsiftService:
         self.config = config if config is not None else load_config(self.paths.config_file)
         self._encoder = encoder
         self._store: Store | None = None
-        self._opened: dict[Kind, _Opened] = {}
+        self._searchers: Searchers | None = None
         self._lock = threading.RLock()
-        self._llm: ChatClient | None = None
+        self._llm: LLMSession | None = None
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
-        self._mentions: MentionCounts | None = None
-        self._usage: tuple[tuple[int, int, int], UsageProfiles] | None = None
-        self._named_by: tuple[int, dict[int, tuple[int, ...]]] | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -104,18 +95,9 @@ class LitsiftService:
                 )
             return self._encoder
 
-    def _indexes(self, kind: Kind) -> _Opened:
-        with self._lock:
-            if kind not in self._opened:
-                from litsift.search.indexer import open_indexes
-
-                bm25, dense, manifest = open_indexes(self.paths.index_dir, kind, self.encoder)
-                self._opened[kind] = _Opened(bm25, dense, manifest, self.store.year_by_rowid(kind))
-            return self._opened[kind]
-
     def close(self) -> None:
         with self._lock:
-            self._opened.clear()
+            self._searchers = None
             self._triage = None
             if self._store is not None:
                 self._store.close()
@@ -150,8 +132,7 @@ class LitsiftService:
                 p("ingest", done, total or 0)
 
         report = ingest_jsonl(self.store, kind, path, progress=cb)
-        with self._lock:
-            self._opened.pop(kind, None)
+        self.searchers.invalidate(kind)
         return report
 
     def build_index(
@@ -160,14 +141,21 @@ class LitsiftService:
         """Index rows new since the last build (all with ``rebuild``); swapped in atomically."""
         from litsift.search.indexer import build_index
 
-        with self._lock:
-            self._opened.pop(kind, None)
+        self.searchers.invalidate(kind)
         report = build_index(
             self.store, self.encoder, kind, self.paths.index_dir, rebuild=rebuild, progress=progress
         )
         if self.store.count(Kind.PAPER) and self.store.count(Kind.DATASET):
             self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
         return report
+
+    def check_index(self, kind: Kind) -> dict[str, str]:
+        """Verify every index file's checksum (``litsift index --check``); damaged parts are
+        marked so the next :meth:`build_index` rebuilds them. Returns ``{part: reason}``."""
+        from litsift.search.indexer import check_index
+
+        self.searchers.invalidate(kind)
+        return check_index(self.paths.index_dir, kind)
 
     def index_status(self, kind: Kind) -> Manifest | None:
         from litsift.search.indexer import index_status
@@ -181,124 +169,52 @@ class LitsiftService:
             m is None or m.max_revision < self.store.max_revision(kind)
         )
 
-    # -- dataset popularity ----------------------------------------------------------------
-    def _popularity_state(self) -> dict[str, int]:
-        st = self.store
-        return {
-            "papers": st.count(Kind.PAPER),
-            "papers_revision": st.max_revision(Kind.PAPER),
-            "datasets": st.count(Kind.DATASET),
-            "datasets_revision": st.max_revision(Kind.DATASET),
-        }
+    # -- search ----------------------------------------------------------------------------
+    @property
+    def searchers(self) -> Searchers:
+        """The open searchers of this home (:mod:`litsift.search.searchers`)."""
+        with self._lock:
+            if self._searchers is None:
+                from litsift.search.searchers import Searchers
+
+                self._searchers = Searchers(
+                    self.store, self.paths.index_dir, lambda: self.encoder, self.config.search
+                )
+            return self._searchers
+
+    def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
+        """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a
+        ``DatasetSearcher`` (with evidence from the store's papers) for datasets.
+
+        Raises:
+            IndexMissingError, IndexMismatchError, IndexDamagedError: the index can't serve.
+        """
+        return self.searchers.get(kind)
 
     def dataset_mentions(self) -> MentionCounts:
-        """How many papers of the store mention each dataset (:mod:`litsift.search.popularity`).
+        """How many papers of the store name each dataset, cached on disk."""
+        return self.searchers.mentions()
 
-        Computed from the store on first use (about 2 s per 20K papers) and cached in
-        ``index_dir/popularity.json``; recomputed when papers or datasets were ingested since.
-        """
-        from litsift.search.popularity import MentionCounts, count_mentions
-
-        with self._lock:
-            state = self._popularity_state()
-            if self._mentions is not None and dict(self._mentions.state) == state:
-                return self._mentions
-            path = self.paths.index_dir / "popularity.json"
-            cached = MentionCounts.load(path)
-            if cached is not None and dict(cached.state) == state:
-                self._mentions = cached
-                return cached
-            datasets = [r for b in self.store.rows_since(Kind.DATASET) for r in b]
-            papers = (r for b in self.store.rows_since(Kind.PAPER, batch_size=2000) for r in b)
-            counts = count_mentions(datasets, papers, state)  # type: ignore[arg-type]
-            try:
-                counts.save(path)
-            except OSError:  # a read-only home still searches; it just recounts next time
-                pass
-            self._mentions = counts
-            return counts
-
-    def _usage_profiles(self) -> UsageProfiles | None:
-        """Dataset usage profiles over the paper dense index, or None when papers have no
-        index (or one built by another encoder): then dataset search runs without them."""
-        from litsift.errors import LitsiftError
-        from litsift.search.popularity import UsageProfiles
-
-        with self._lock:
-            if self.index_status(Kind.PAPER) is None:
-                return None
-            mentions = self.dataset_mentions()
-            try:
-                papers = self._indexes(Kind.PAPER)
-            except LitsiftError:
-                return None
-            key = (id(mentions), papers.manifest.max_revision, papers.dense.count())
-            if self._usage is None or self._usage[0] != key:
-                self._usage = (key, UsageProfiles(mentions, papers.dense.vectors))
-            return self._usage[1]
-
-    def dataset_ranking_features(
-        self, query: Query, pool: Sequence[Fused], qvec: np.ndarray | None = None
-    ) -> np.ndarray | None:
-        """The learned dataset re-ranker's ``(len(pool), n features)`` matrix for a dataset
-        candidate pool (:func:`litsift.search.dataset_ranker.dataset_features`), or None when
-        the papers have no usable index (the pool is then left as fused).
-
-        Args:
-            query: the dataset query (its text and year range also select the paper runs).
-            pool: the fused dataset candidates, best first.
-            qvec: the query vector when already encoded.
-        """
-        from litsift.errors import LitsiftError
-        from litsift.search.dataset_ranker import PAPER_DEPTH, dataset_features, papers_to_datasets
-        from litsift.search.filters import YEAR_MISSING
-
-        with self._lock:
-            if self.index_status(Kind.PAPER) is None:
-                return None
-            try:
-                papers = self._indexes(Kind.PAPER)
-            except LitsiftError:
-                return None
-            mentions = self.dataset_mentions()
-            if self._named_by is None or self._named_by[0] != id(mentions):
-                self._named_by = (id(mentions), papers_to_datasets(mentions))
-            named_by = self._named_by[1]
-        if qvec is None:
-            qvec = self.encoder.encode_queries([query.text])[0]
-        paper_dense = papers.dense.search(qvec, PAPER_DEPTH, query.years, papers.year_by_rowid)
-        paper_bm25 = papers.bm25.search(query.text, PAPER_DEPTH, query.years)
-        ybr = self._indexes(Kind.DATASET).year_by_rowid
-        years: dict[DocId, int | None] = {}
-        for f in pool:
-            i = int(f.docid)
-            y = int(ybr[i]) if i < len(ybr) else YEAR_MISSING
-            years[f.docid] = None if y == YEAR_MISSING else y
-        return dataset_features(
-            query.text, query.years.end, pool, years, paper_dense, paper_bm25, named_by, mentions
-        )
-
-    # -- search ----------------------------------------------------------------------------
     def search(self, query: Query) -> SearchResult:
-        """Run one query: BM25 + dense (``k0`` each, year filter pushed down), fuse, load top ``k``.
+        """Run one query with the searcher of its kind and load the top ``k`` rows.
+
+        Unset ``k``, ``k0`` and ``fusion`` take the configured defaults; the returned
+        ``SearchResult.query`` has them filled in.
 
         Returns:
-            hits best first; each carries the fused score and each signal's score and rank.
+            hits best first; each carries the final score and each signal's score and rank.
 
         Raises:
             IndexMissingError: no index was built for ``query.kind``.
             IndexMismatchError: the index was built by another encoder.
             QueryError: unknown fusion method or bad k/k0.
         """
-        from litsift.search.hybrid import hybrid_search
+        from litsift.search.query import clean_query_text
 
         t0 = time.perf_counter()
         s = self.config.search
-        fusion = query.fusion or s.fusion
-        if fusion not in FUSIONS:
-            raise QueryError(f"unknown fusion {fusion!r}", f"use one of {', '.join(FUSIONS)}")
-        if query.k < 1 or query.k0 < 1:
-            raise QueryError("k and k0 must be positive")
+        query = replace(query, text=clean_query_text(query.text))
+        query = query.with_defaults(s.k, s.k0, s.fusion)
         if not query.text.strip():
             return SearchResult(query, (), time.perf_counter() - t0, {})
         if self.store.count(query.kind) == 0:
@@ -306,74 +222,8 @@ class LitsiftService:
                 f"no {query.kind.table} in the store yet",
                 f"litsift ingest {query.kind.table} FILE.jsonl, then litsift index",
             )
-        opened = self._indexes(query.kind)
         timings: dict[str, float] = {}
-        # per-kind fusion weight and dense PRF (measured: docs/EVALUATION-RESULTS.md)
-        is_dataset = query.kind is Kind.DATASET
-        w_bm25 = s.dataset_bm25_weight if is_dataset else s.bm25_weight
-        # dataset evidence from the papers of the store (litsift.search.popularity): a
-        # popularity prior over the whole candidate pool, before the top k is cut, and a
-        # usage-profile run fused with BM25 and dense
-        from_papers = is_dataset and fusion in ("rrf", "interpolation")
-        from_papers = from_papers and self.store.count(Kind.PAPER) > 0
-        popular = from_papers and s.dataset_popularity_weight > 0
-        # the learned re-ranker (litsift.search.dataset_ranker) re-scores the whole pool too
-        rank_pool = from_papers and s.dataset_ranker
-        weights = {"bm25": w_bm25, "dense": 1.0 - w_bm25}
-        qvec = None
-        extra_runs = None
-        use = from_papers and s.dataset_usage_weight > 0
-        profiles = self._usage_profiles() if use else None
-        if profiles is not None:
-            from litsift.search.filters import allowed_mask
-            from litsift.search.popularity import USAGE
-
-            t1 = time.perf_counter()
-            qvec = self.encoder.encode_queries([query.text])[0]
-            timings["encode"] = time.perf_counter() - t1
-            allowed = allowed_mask(opened.year_by_rowid, query.years)
-            extra_runs = {
-                USAGE: profiles.search(qvec, max(query.k0, query.k), query.years.end, allowed)
-            }
-            u = s.dataset_usage_weight
-            weights = {"bm25": w_bm25, "dense": (1.0 - w_bm25) * (1 - u), USAGE: (1 - w_bm25) * u}
-            timings["usage"] = time.perf_counter() - t1 - timings["encode"]
-        fused = hybrid_search(
-            opened.bm25,
-            opened.dense,
-            self.encoder,
-            opened.year_by_rowid,
-            query.text,
-            query.years,
-            k0=max(query.k0, query.k),
-            k=max(query.k0, query.k) if popular or rank_pool else query.k,
-            fusion=fusion,
-            weights=weights,
-            rrf_k=s.rrf_k,
-            timings=timings,
-            bm25_query=s.bm25_query,
-            prf_docs=s.dataset_prf_docs if is_dataset else s.prf_docs,
-            prf_weight=s.prf_weight,
-            encode_query=None if qvec is None else (lambda _text: qvec),
-            extra_runs=extra_runs,
-        )
-        if popular:
-            from litsift.search.popularity import with_prior
-
-            t1 = time.perf_counter()
-            mentions = self.dataset_mentions()
-            counts = mentions.counts([f.docid for f in fused], query.years.end)
-            fused = with_prior(fused, counts, mentions.max_count, s.dataset_popularity_weight)
-            timings["popularity"] = time.perf_counter() - t1
-        if rank_pool:
-            from litsift.search.dataset_ranker import default_ranker
-
-            t1 = time.perf_counter()
-            features = self.dataset_ranking_features(query, fused, qvec)
-            if features is not None:
-                fused = default_ranker().rerank(fused, features)
-            timings["ranker"] = time.perf_counter() - t1
-        fused = fused[: query.k]
+        fused = self.searcher(query.kind).search(query, timings=timings)
         t1 = time.perf_counter()
         rows = self.store.get_by_rowids(query.kind, [int(f.docid) for f in fused])
         hits: list[Hit] = []
@@ -381,11 +231,7 @@ class LitsiftService:
             rec = rows.get(int(f.docid))
             if rec is None:  # row deleted since the index was built
                 continue
-            signals = {
-                name: SignalScore(score=float(sc), rank=int(rk))
-                for name, (sc, rk) in f.signals.items()
-            }
-            hits.append(Hit(record=rec, rank=len(hits) + 1, score=float(f.score), signals=signals))
+            hits.append(Hit(rec, len(hits) + 1, float(f.score), dict(f.signals)))
         timings["load"] = time.perf_counter() - t1
         return SearchResult(query, tuple(hits), time.perf_counter() - t0, timings)
 
@@ -414,7 +260,9 @@ class LitsiftService:
 
     def record_query(self, query: Query) -> int:
         """Add a submitted query to the history; returns its history id."""
-        return self.triage.record_query(query.text, query.kind, query.years)
+        from litsift.search.query import clean_query_text
+
+        return self.triage.record_query(clean_query_text(query.text), query.kind, query.years)
 
     def saved_searches(self) -> list[HistoryEntry]:
         return self.triage.saved_searches()
@@ -426,24 +274,8 @@ class LitsiftService:
         return export_command_impl(self.store, what, fmt, kind)
 
     def vectors(self, kind: Kind, records: Sequence[Record]) -> np.ndarray:
-        """Embeddings of stored records, ``(n, dim)`` float32, read back from the dense index
-        (no re-encoding); records missing from the index are encoded on the fly."""
-        import numpy as np
-
-        from litsift.search.text import passage_text
-
-        dense = self._indexes(kind).dense
-        out = np.zeros((len(records), self.encoder.dim), dtype=np.float32)
-        missing: list[int] = []
-        for i, rec in enumerate(records):
-            vec = dense.vector(rec.rowid) if rec.rowid is not None else None
-            if vec is None:
-                missing.append(i)
-            else:
-                out[i] = vec
-        if missing:
-            out[missing] = self.encoder.encode_passages([passage_text(records[i]) for i in missing])
-        return out
+        """Embeddings of records, ``(n, dim)`` float32 (see :meth:`KindSearcher.record_vectors`)."""
+        return self.searchers.of_kind(kind).record_vectors(records)
 
     def more_like_this(self, result: SearchResult) -> SearchResult:
         """Rerank ``result`` toward kept and away from discarded records (Rocchio, IIR §9.1.1).
@@ -451,10 +283,6 @@ class LitsiftService:
         Raises:
             QueryError: nothing of this kind is kept or discarded yet.
         """
-        from dataclasses import replace
-
-        from litsift.search.rocchio import rerank_hits
-
         kind = result.query.kind
         pos_ids = self.triage.ids_with_label(kind, Label.KEEP)
         neg_ids = self.triage.ids_with_label(kind, Label.DISCARD)
@@ -462,16 +290,11 @@ class LitsiftService:
             raise QueryError("more like this needs feedback", "keep or discard a few results first")
         pos = [r for r in (self.store.get(kind, i) for i in pos_ids) if r is not None]
         neg = [r for r in (self.store.get(kind, i) for i in neg_ids) if r is not None]
-        cands = [h.record for h in result.hits]
-        qv = self.encoder.encode_queries([result.query.text])[0]
-        hits = rerank_hits(
-            result.hits,
-            self.vectors(kind, cands),
-            qv,
-            self.vectors(kind, pos),
-            self.vectors(kind, neg) if neg else None,
-        )
-        return replace(result, hits=tuple(hits))
+        from litsift.search.query import clean_query_text
+
+        text = clean_query_text(result.query.text)
+        hits = self.searchers.of_kind(kind).more_like_this(text, result.hits, pos, neg)
+        return replace(result, hits=hits)
 
     # -- aspects ---------------------------------------------------------------------------
     def decompose(self, query_text: str) -> list[Aspect]:
@@ -510,100 +333,40 @@ class LitsiftService:
 
         return coverage_order(list(hits), coverages, blend)
 
-    # -- LLM (optional) --------------------------------------------------------------------
+    # -- LLM (optional; litsift.llm.session) ----------------------------------------------
+    @property
+    def llm(self) -> LLMSession:
+        """The LLM session: one chat client, cache and budget per service."""
+        with self._lock:
+            if self._llm is None:
+                from litsift.llm.session import LLMSession
+
+                self._llm = LLMSession(self.config.llm, self.paths)
+            return self._llm
+
     @property
     def llm_configured(self) -> bool:
         return self.config.llm.configured
 
     def llm_client(self) -> ChatClient:
-        """The session's chat client (one cache, one budget per service).
-
-        Raises:
-            LLMNotConfiguredError: no ``[llm]`` base_url/model in the config.
-        """
-        from litsift.cache import LLMCache
-        from litsift.llm.budget import Budget
-        from litsift.llm.client import ChatClient
-        from litsift.llm.errors import LLMNotConfiguredError
-
-        with self._lock:
-            if self._llm is None:
-                if not self.config.llm.configured:
-                    raise LLMNotConfiguredError(
-                        "no LLM endpoint configured",
-                        "set [llm] base_url and model in config.toml (see README, LLM)",
-                    )
-                self._llm = ChatClient(
-                    self.config.llm,
-                    cache=LLMCache.at(self.paths),
-                    budget=Budget.from_settings(self.config.llm),
-                )
-            return self._llm
+        """See :meth:`LLMSession.client` (raises LLMNotConfiguredError)."""
+        return self.llm.client()
 
     def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
-        """Listwise LLM rerank (RankGPT prompt, as LitSearch) of the top ``rerank_top_n`` hits.
-
-        Never raises an LLM error: on failure the original order is returned with
-        ``report.error`` set. Raises LLMNotConfiguredError only when no endpoint is configured.
-        """
-        from litsift.llm.rerank import rerank
-
-        s = self.config.llm
-        return rerank(
-            self.llm_client(),
-            query_text,
-            list(hits),
-            top_n=s.rerank_top_n,
-            window=s.rerank_window,
-            step=s.rerank_step,
-            doc_words=s.rerank_doc_words,
-            context_tokens=s.context_tokens,
-        )
+        """Listwise LLM rerank of the top hits; see :meth:`LLMSession.rerank`."""
+        return self.llm.rerank(query_text, hits)
 
     def judge_aspects(
         self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
     ) -> AspectJudgement:
-        """LLM 0/1/2 grade of each aspect for the top ``aspect_judge_top`` hits, with the
-        DORIS-MAE annotation prompt (``litsift.llm.prompts.aspect_messages``).
-
-        Never raises an LLM error: a failed call ends judging with ``error`` set and the
-        grades so far kept. Raises LLMNotConfiguredError only when no endpoint is configured.
-        """
-        from litsift.llm.judge import judge_aspects
-
-        s = self.config.llm
-        return judge_aspects(
-            self.llm_client(),
-            query_text,
-            list(aspects),
-            list(hits),
-            top=s.aspect_judge_top,
-            doc_words=s.rerank_doc_words,
-        )
+        """LLM 0/1/2 grades per aspect; see :meth:`LLMSession.judge_aspects`."""
+        return self.llm.judge_aspects(query_text, aspects, hits)
 
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
     ) -> Answer:
-        """An answer citing passages of ``hits`` with every citation checked (OpenScholar-style).
-
-        Raises:
-            LLMNotConfiguredError, LLMError: the first draft could not be obtained.
-            QueryError: no hits to cite.
-        """
-        from litsift.llm.answer import answer_question
-
-        s = self.config.llm
-        return answer_question(
-            self.llm_client(),
-            question,
-            list(hits),
-            max_records=s.answer_max_records,
-            max_per_record=s.answer_passages_per_record,
-            chunk_words=s.answer_chunk_words,
-            feedback_rounds=s.answer_feedback_rounds,
-            judge=s.answer_judge,
-            on_delta=on_delta,
-        )
+        """A cited answer with every citation checked; see :meth:`LLMSession.answer`."""
+        return self.llm.answer(question, hits, on_delta)
 
     def describe(self) -> dict[str, Any]:
         """Counts, index manifests and paths, for ``litsift config`` and the TUI status."""

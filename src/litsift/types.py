@@ -1,14 +1,31 @@
-"""Small frozen records shared by every layer: papers, datasets, queries, hits, labels."""
+"""Small frozen records shared by every layer: papers, datasets, queries, hits, labels, and
+the one definition of the ranking vocabulary (fusion names, BM25 query modes, the k0 rule)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Literal, NamedTuple, Protocol, TypeVar, get_args
 
 from litsift.errors import QueryError
+
+#: Fusion methods: ``rrf`` (reciprocal rank fusion), ``interpolation`` (min-max normalised
+#: score interpolation), or one retriever alone (``bm25``, ``dense``).
+FUSIONS = ("rrf", "interpolation", "bm25", "dense")
+#: The fusions that combine several runs (the only ones extra evidence can join).
+MULTI_RUN_FUSIONS = ("rrf", "interpolation")
+#: Query handling before BM25 (``litsift.search.query.bm25_query_text``): the query as typed,
+#: English stopwords removed, or stopwords and request words ("I want a dataset for") removed.
+BM25_QUERY_MODES = ("raw", "stop", "stop+request")
+
+
+def candidate_depth(k0: int, k: int) -> int:
+    """The k0 rule: each retriever contributes ``max(k0, k)`` candidates to fusion, so a
+    request for more hits than ``k0`` still gets ``k`` of them."""
+    return max(k0, k)
 
 
 class Kind(StrEnum):
@@ -73,6 +90,15 @@ class Dataset:
 Record = Paper | Dataset
 
 _YEARS_RE = re.compile(r"^\s*(\d{4})?\s*(?:(:|-|\.\.)\s*(\d{4})?)?\s*$")
+#: Years a range may name: four digits, like the ``FROM:TO`` syntax. Negative years would reach
+#: the "no year" sentinel (-1) of the indexes; tantivy's year field is i64.
+YEAR_MIN, YEAR_MAX = 0, 9999
+#: Most hits a query may ask for (``k``): a results list to read, not an export.
+MAX_K = 10_000
+#: Most candidates per retriever (``k0``): 10x :data:`MAX_K`. Each retriever allocates its
+#: top-``k0`` up front (tantivy's collector: 2**31 candidates is a 32 GB allocation and aborts
+#: the process), so the bound keeps a query's memory at a few MB.
+MAX_K0 = 100_000
 
 
 @dataclass(frozen=True)
@@ -88,6 +114,16 @@ class YearRange:
     include_missing: bool = True
 
     def __post_init__(self) -> None:
+        for year in (self.start, self.end):
+            if year is not None and (
+                not isinstance(year, int)
+                or isinstance(year, bool)
+                or not YEAR_MIN <= year <= YEAR_MAX
+            ):
+                raise QueryError(
+                    f"year {year!r} is out of range",
+                    f"years are whole numbers from {YEAR_MIN} to {YEAR_MAX}, e.g. 2015:2019",
+                )
         if self.start is not None and self.end is not None and self.start > self.end:
             raise QueryError(
                 f"year range {self.start}:{self.end} is empty",
@@ -110,7 +146,8 @@ class YearRange:
         """Parse ``"2015:2019"``, ``"2015-2019"``, ``":2019"``, ``"2015:"``, ``"2018"`` or ``""``.
 
         Raises:
-            QueryError: the text is not a year range.
+            QueryError: the text is not a year range, or a year is outside
+                :data:`YEAR_MIN`..:data:`YEAR_MAX`.
         """
         if text is None or not text.strip():
             return cls(include_missing=include_missing)
@@ -139,22 +176,43 @@ class Query:
         text: the user's query, a full sentence or keyphrases; any string is accepted.
         kind: papers or datasets.
         years: the year filter, pushed down into both retrievers.
-        k: hits returned.
-        k0: candidates each retriever contributes to fusion (``k0 >= k``).
-        fusion: ``"rrf"``, ``"interpolation"``, ``"bm25"``, ``"dense"`` or None (the default).
+        k: hits returned; None: the configured default (``search.k``).
+        k0: candidates each retriever contributes to fusion (raised to ``k`` by
+            :func:`candidate_depth`); None: the configured default (``search.k0``).
+        fusion: one of :data:`FUSIONS`, or None (the configured default).
     """
 
     text: str
     kind: Kind = Kind.PAPER
     years: YearRange = field(default_factory=YearRange)
-    k: int = 10
-    k0: int = 100
+    k: int | None = None
+    k0: int | None = None
     fusion: str | None = None
 
+    def with_defaults(self, k: int, k0: int, fusion: str) -> Query:
+        """This query with every unset field filled in and ``k0`` raised to the k0 rule
+        (:func:`candidate_depth`).
 
-@dataclass(frozen=True)
-class SignalScore:
-    """One retriever's view of a hit: its raw score and 1-based rank in that retriever's run."""
+        Raises:
+            QueryError: unknown fusion, ``k`` not in 1..:data:`MAX_K` or ``k0`` not in
+                1..:data:`MAX_K0`.
+        """
+        k = self.k if self.k is not None else k
+        k0 = self.k0 if self.k0 is not None else k0
+        fusion = self.fusion or fusion
+        if fusion not in FUSIONS:
+            raise QueryError(f"unknown fusion {fusion!r}", f"use one of {', '.join(FUSIONS)}")
+        for name, value, most in (("k", k, MAX_K), ("k0", k0, MAX_K0)):
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+                raise QueryError(
+                    f"{name} = {value!r} is out of range", f"{name} must be from 1 to {most:,}"
+                )
+        return replace(self, k=k, k0=candidate_depth(k0, k), fusion=fusion)
+
+
+class SignalScore(NamedTuple):
+    """One retriever's view of a hit: its raw score and 1-based rank in that retriever's run
+    (unpacks as a ``(score, rank)`` pair)."""
 
     score: float
     rank: int
@@ -215,3 +273,149 @@ class Aspect:
     start: int = 0
     end: int = 0
     parent: int | None = None
+
+
+# -- records that cross the service boundary (TUI <-> service) --
+# Triage annotations and filters, query history, aspect coverage and export formats: returned by
+# LitsiftService and read by the TUI; their old homes (store/, search/, export/) re-export them.
+
+#: Label filters of the results table, in the order a "cycle filter" key walks them.
+LabelFilter = Literal["all", "unlabelled", "keep", "maybe", "discard", "hide-discard"]
+LABEL_FILTERS: tuple[LabelFilter, ...] = get_args(LabelFilter)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """What the results table shows about one record beside its metadata."""
+
+    label: Label | None = None
+    note: str = ""
+    tags: tuple[str, ...] = ()
+    collections: tuple[str, ...] = ()
+
+
+class _HasDocid(Protocol):
+    @property
+    def docid(self) -> str: ...
+
+
+H = TypeVar("H", bound=_HasDocid)
+
+
+def filter_by_label(hits: Sequence[H], labels: Mapping[str, Label], show: LabelFilter) -> list[H]:
+    """The hits a label filter keeps, in their order.
+
+    Args:
+        hits: anything with a ``docid`` (e.g. :class:`Hit`).
+        labels: ``{doc_id: label}`` of the labelled ones.
+        show: ``"all"``; ``"unlabelled"``; ``"keep"``/``"maybe"``/``"discard"`` (only that
+            label); ``"hide-discard"`` (everything but the discarded).
+
+    Raises:
+        ValueError: ``show`` is not one of :data:`LABEL_FILTERS`.
+    """
+    if show == "all":
+        return list(hits)
+    if show == "unlabelled":
+        return [h for h in hits if h.docid not in labels]
+    if show == "hide-discard":
+        return [h for h in hits if labels.get(h.docid) is not Label.DISCARD]
+    if show in ("keep", "maybe", "discard"):
+        wanted = Label(show)
+        return [h for h in hits if labels.get(h.docid) is wanted]
+    raise ValueError(f"unknown label filter {show!r}; use one of {', '.join(LABEL_FILTERS)}")
+
+
+def clean_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    """Tags stripped, inner whitespace collapsed, empty ones dropped, duplicates removed (first
+    occurrence wins, compared case-insensitively)."""
+    seen: dict[str, str] = {}
+    for tag in tags:
+        t = " ".join(str(tag).split())
+        if t and t.casefold() not in seen:
+            seen[t.casefold()] = t
+    return tuple(seen.values())
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """Split a comma-separated tag string (``"to read, dense retrieval"``) into clean tags
+    (:func:`clean_tags`)."""
+    return clean_tags(text.split(","))
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of the query history; a saved search has ``saved`` set and a ``name``.
+
+    ``years`` is the year filter as typed (``YearRange.parse`` syntax, ``""`` = any year).
+    """
+
+    id: int
+    text: str
+    kind: Kind
+    years: str
+    created_at: str
+    saved: bool
+    name: str | None
+
+    @property
+    def year_range(self) -> YearRange:
+        """The year filter to re-run the query with.
+
+        Raises:
+            QueryError: the stored text is not a year range (only if edited by hand).
+        """
+        return YearRange.parse(self.years)
+
+
+@dataclass(frozen=True)
+class AspectScore:
+    """How one record covers one aspect.
+
+    Attributes:
+        aspect_index: index of the aspect in the list that was scored.
+        grade: 0 unrelated, 1 partly addresses, 2 fully addresses (DORIS-MAE's scale).
+        similarity: max cosine similarity of the aspect to a sentence of the record, [-1, 1].
+        bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
+        combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
+        evidence: ``(start, end)`` of the best-matching sentence in the record's passage text
+            (``litsift.search.aspect_scoring.record_text``), or None when it has no text.
+        evidence_text: that sentence (``""`` if none).
+    """
+
+    aspect_index: int
+    grade: int
+    similarity: float
+    bm25_evidence: float
+    combined: float
+    evidence: tuple[int, int] | None
+    evidence_text: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How one record covers all aspects of a query.
+
+    Attributes:
+        doc_id: the record's id.
+        scores: one :class:`AspectScore` per aspect, in aspect order.
+        normalised: DORIS-MAE's normalised score, ``sum(grades) / len(aspects)``, 0–2.
+        mean_combined: mean of the ungraded ``combined`` scores (a finer tie-breaker).
+    """
+
+    doc_id: str
+    scores: tuple[AspectScore, ...]
+    normalised: float
+    mean_combined: float
+
+
+#: Citation export formats (``litsift.export``).
+ExportFormat = Literal["bibtex", "ris", "csl-json", "markdown"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+#: File suffix of each format, for "save as" defaults.
+FORMAT_SUFFIX: dict[ExportFormat, str] = {
+    "bibtex": ".bib",
+    "ris": ".ris",
+    "csl-json": ".json",
+    "markdown": ".md",
+}

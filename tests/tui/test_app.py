@@ -154,12 +154,12 @@ async def test_datasets_tab_finds_multiwoz(service: Any) -> None:
         # the popularity prior shows as a count of papers naming the dataset
         assert "popularity" in detail.hit.signals and "name it" in detail.text
         # switching back shows the kept paper results without searching again
-        request_id = app.search_screen._request_id
+        request_id = app.search_screen.request_id
         await pilot.press("f2")
         await settle(pilot)
         assert app.search_screen.kind is Kind.PAPER
         assert table(app, Kind.PAPER).result is papers
-        assert app.search_screen._request_id == request_id
+        assert app.search_screen.request_id == request_id
 
 
 async def test_new_query_drops_the_stale_one(service: Any) -> None:

@@ -199,7 +199,7 @@ async def test_more_like_this_toggle_reorders(wservice: LitsiftService) -> None:
         await pilot.press("l")  # nothing labelled yet: the hint, and the toggle goes off
         await settle(pilot)
         assert "keep or discard a few results first" in status(app)
-        assert app.search_screen.more_like_this is False
+        assert app.search_screen.ranking.more_like_this is False
         before = [h.docid for h in table(app).hits]
         await pilot.press("G", "plus", "g", "x")  # keep the last, discard the first
         await settle(pilot)

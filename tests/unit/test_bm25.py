@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from litsift.search.bm25 import BM25Index, analyzer
-from litsift.search.text import FIELDS, passage_text, record_fields
+from litsift.search.text import ALL_FIELD, FIELDS, passage_text, record_fields
 from litsift.types import Dataset, Kind, Paper, YearRange
 from tests.conftest import DATASETS_GZ, PAPERS_GZ, read_jsonl_gz
 
@@ -275,25 +275,26 @@ def test_paper_index_finds_papers_by_their_title(tmp_path: Path) -> None:
     assert first.abstract[:50] in passage_text(first)
 
 
-def test_index_from_before_the_all_field_falls_back_to_its_fields(
+def test_index_of_an_older_layout_is_refused_with_the_fix(
     tmp_path: Path, datasets: list[Dataset]
 ) -> None:
-    """An index whose sidecar lists no fields (written before ALL_FIELD) is scored on its
-    legacy text fields, so the default boosts (mostly ALL_FIELD) still find documents."""
+    """An index whose sidecar lists no fields or other fields (written before ALL_FIELD) is
+    not searched with a fallback: it is an index of another layout, to rebuild."""
     import json
 
+    from litsift.errors import IndexMismatchError
     from litsift.search.bm25 import META_FILE
-    from litsift.search.text import ALL_FIELD
 
     index = BM25Index.create(tmp_path / "legacy", Kind.DATASET)
-    index.add(datasets)
+    index.add(datasets[:50])
     index.close()
-    (index.path / META_FILE).write_text(json.dumps({"kind": Kind.DATASET.value}))
-    legacy = BM25Index.open(index.path)
-    assert ALL_FIELD not in legacy.fields
-    legacy.boosts = {ALL_FIELD: 1.0}
-    hits = legacy.search("image segmentation", 10, YearRange())
-    assert hits and legacy.build_query("image", YearRange()) is not None
+    assert BM25Index.open(index.path).count() == 50
+    old_fields = [f for f in FIELDS[Kind.DATASET] if f != ALL_FIELD]
+    for meta in ({"kind": "dataset"}, {"kind": "dataset", "fields": old_fields}):
+        (index.path / META_FILE).write_text(json.dumps(meta))
+        with pytest.raises(IndexMismatchError) as err:
+            BM25Index.open(index.path)
+        assert "litsift index" in err.value.hint
 
 
 def test_bm25_query_text_modes() -> None:

@@ -12,7 +12,8 @@ import pytest
 
 from litsift.config import Config, SearchSettings
 from litsift.errors import RankerError
-from litsift.search.dataset_ranker import (
+from litsift.search.datasets.popularity import MentionCounts
+from litsift.search.datasets.ranker import (
     ABSENT_RANK,
     FEATURES,
     MODEL_PATH,
@@ -23,10 +24,10 @@ from litsift.search.dataset_ranker import (
     default_ranker,
     papers_to_datasets,
 )
-from litsift.search.hybrid import Fused, Signal
-from litsift.search.popularity import MentionCounts
+from litsift.search.fusion import Fused
 from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
+from litsift.types import SignalScore as Signal
 
 
 def _mentions() -> MentionCounts:
@@ -146,7 +147,7 @@ def test_service_reranks_the_dataset_pool(service) -> None:
             )
             for h in pool.hits
         ]
-        X = plain.dataset_ranking_features(q, fused)
+        X = plain.searcher(Kind.DATASET).features(q, fused)
         assert X is not None and X.shape == (len(fused), len(FEATURES))
         # no year bound: the gap is measured from the current year to the dataset's own year
         gap, has = FEATURES.index("year_gap"), FEATURES.index("has_year")

@@ -298,9 +298,14 @@ def test_query_time_imports_no_torch(encoder: Encoder) -> None:
 def test_token_vectors_mean_pool_to_the_passage_vector(
     encoder: Encoder, abstracts: list[str]
 ) -> None:
+    """``token_vectors`` of benchmarks/doris_attempts.py (late interaction) reads the
+    encoder's public session and tokenizer; pooled, its vectors are the passage vectors."""
+    from tests.bench import benchmark_module
+
+    token_vectors = benchmark_module("doris_attempts").token_vectors
     assert encoder.spec.passage_prefix == ""
-    texts = abstracts[:3]
-    tokens = encoder.encode_tokens(texts)
+    texts = [*abstracts[:3], "word " * 400]  # the last one is cut at max_length tokens
+    tokens = token_vectors(encoder, texts)
     # one text per ONNX run on both sides: int8 dynamic quantisation scales activations per
     # batch, so a batch's other (padded) texts move a vector slightly
     pooled = np.concatenate([encoder.encode_passages([t]) for t in texts])

@@ -19,14 +19,8 @@ import numpy as np
 import pytest
 
 from litsift.errors import EvalError
-from litsift.eval.benchmarks import (
-    datafinder_query_key,
-    load_beir,
-    load_datafinder,
-    load_doris_mae_dev,
-    load_scifact,
-    read_jsonl,
-)
+from litsift.eval.beir import load_beir, load_doris_mae_dev, load_scifact
+from litsift.eval.benchmarks import datafinder_query_key, load_datafinder, read_jsonl
 from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 from litsift.eval.measures import bootstrap_std, evaluate, paired_test, per_query
 from litsift.eval.trec import read_qrels, read_run, trec_id, write_run

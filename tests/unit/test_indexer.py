@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from litsift.errors import IndexMismatchError, IndexMissingError
-from litsift.search.hybrid import hybrid_search
+from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
+from litsift.search import manifest as versions  # the part versions
 from litsift.search.indexer import (
     MANIFEST,
     build_index,
@@ -17,8 +17,9 @@ from litsift.search.indexer import (
     index_status,
     open_indexes,
 )
+from litsift.search.searcher import KindSearcher
 from litsift.store import Store, ingest_jsonl
-from litsift.types import Kind, YearRange
+from litsift.types import Kind, Query, YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
 
 FIRST, SECOND = 60, 20
@@ -26,6 +27,13 @@ FIRST, SECOND = 60, 20
 
 class Boom(RuntimeError):
     pass
+
+
+def hybrid(bm25, dense, encoder, store: Store, text: str):  # type: ignore[no-untyped-def]
+    """The fused top 10 of the default hybrid over these indexes."""
+    years = store.year_by_rowid(Kind.DATASET)
+    searcher = KindSearcher(Kind.DATASET, bm25, dense, years, encoder)
+    return searcher.search(Query(text, Kind.DATASET, k=10, k0=20))
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -95,9 +103,7 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
     build_index(store, encoder, Kind.DATASET, root)
     query = rows[0]["id"]
     bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
-    before = hybrid_search(
-        bm25, dense, encoder, store.year_by_rowid(Kind.DATASET), query, YearRange(), 20, 10
-    )
+    before = hybrid(bm25, dense, encoder, store, query)
     assert before
 
     # nothing changed: nothing is rebuilt
@@ -115,12 +121,7 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
     assert [p.name for p in root.iterdir()] == [Kind.DATASET.value]
     bm25, dense, after_crash = open_indexes(root, Kind.DATASET, encoder)
     assert after_crash == manifest and bm25.count() == dense.count() == FIRST
-    assert (
-        hybrid_search(
-            bm25, dense, encoder, store.year_by_rowid(Kind.DATASET), query, YearRange(), 20, 10
-        )
-        == before
-    )
+    assert hybrid(bm25, dense, encoder, store, query) == before
 
     # the next build is incremental and indexes only the new rows
     embedded: list[int] = []
@@ -148,7 +149,8 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
     bm25, dense, recovered = open_indexes(root, Kind.DATASET, encoder)
     assert recovered == manifest and target.is_dir()
 
-    # an index built with another ONNX file is refused with the fix, and a build replaces it
+    # an index built with another ONNX file is refused with the fix, and a build replaces its
+    # dense part (BM25 does not depend on the encoder)
     data = json.loads((target / MANIFEST).read_text())
     data["onnx_sha256"] = "f" * 64
     (target / MANIFEST).write_text(json.dumps(data))
@@ -156,16 +158,130 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
         open_indexes(root, Kind.DATASET, encoder)
     assert "litsift index --rebuild" in err.value.hint
     report = build_index(store, encoder, Kind.DATASET, root)
-    assert report.mode == "full" and report.count == store.count(Kind.DATASET)
+    assert report.rebuilt == ("dense",) and report.count == store.count(Kind.DATASET)
+    assert report.indexed == store.count(Kind.DATASET)
     open_indexes(root, Kind.DATASET, encoder)
+    assert build_index(store, encoder, Kind.DATASET, root, rebuild=True).mode == "full"
     store.close()
     assert store_a.count(Kind.DATASET) == FIRST
 
 
-def test_corrupt_manifest_is_a_mismatch_with_the_fix(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_corrupt_manifest_is_damage_with_the_fix(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
     directory = index_dir_for(tmp_path, Kind.PAPER)
     directory.mkdir()
     (directory / MANIFEST).write_text("{not json", encoding="utf-8")
-    with pytest.raises(IndexMismatchError) as err:
+    with pytest.raises(IndexDamagedError) as err:
         open_indexes(tmp_path, Kind.PAPER, encoder)
-    assert "--rebuild" in err.value.hint
+    assert err.value.hint == "run `litsift index` to rebuild it"
+    assert isinstance(err.value, IndexMismatchError)  # callers treating it as stale still do
+
+
+class CountingEncoder:
+    """The real encoder, counting the passages it embeds."""
+
+    def __init__(self, encoder) -> None:  # type: ignore[no-untyped-def]
+        self.encoder = encoder
+        self.passages = 0
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.encoder, name)
+
+    def encode_passages(self, texts, **kwargs):  # type: ignore[no-untyped-def]
+        self.passages += len(texts)
+        return self.encoder.encode_passages(texts, **kwargs)
+
+
+def file_bytes(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def small_index(tmp_path: Path, rows: list[dict], encoder):  # type: ignore[no-untyped-def]
+    """A private store with FIRST datasets and their freshly built index pair."""
+    store = Store(tmp_path / "store.sqlite")
+    ingest_jsonl(store, Kind.DATASET, write_jsonl(tmp_path / "a.jsonl", rows[:FIRST]))
+    root = tmp_path / "indexes"
+    assert build_index(store, encoder, Kind.DATASET, root).mode == "full"
+    yield store, root
+    store.close()
+
+
+def test_a_stale_bm25_part_is_rebuilt_without_re_embedding(  # type: ignore[no-untyped-def]
+    small_index, rows: list[dict], encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, root = small_index
+    directory = index_dir_for(root, Kind.DATASET)
+    dense_before = file_bytes(directory)
+    dense_before.pop(MANIFEST)
+    monkeypatch.setattr(versions, "BM25_VERSION", versions.BM25_VERSION + 1)
+
+    # the old BM25 part is refused with the repair, which is a plain `litsift index`
+    with pytest.raises(IndexMismatchError) as err:
+        open_indexes(root, Kind.DATASET, encoder)
+    assert err.value.hint == "run `litsift index`" and "bm25" in err.value.message
+
+    counting = CountingEncoder(encoder)
+    report = build_index(store, counting, Kind.DATASET, root)
+    assert report.rebuilt == ("bm25",) and report.mode == "incremental"
+    assert counting.passages == 0  # no re-embedding
+    after = file_bytes(directory)
+    assert {n: after[n] for n in dense_before} == dense_before  # dense.bin/.json untouched
+    bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
+    assert manifest.parts == {"bm25": versions.BM25_VERSION, "dense": versions.DENSE_VERSION}
+    assert bm25.count() == dense.count() == manifest.count == FIRST
+    first = store.get(Kind.DATASET, rows[0]["id"])
+    assert first is not None
+    assert first.rowid in [r for r, _ in bm25.search(rows[0]["id"], 10, YearRange())]
+
+    # stale BM25 and new rows: BM25 gets every row, only the new rows are embedded
+    monkeypatch.setattr(versions, "BM25_VERSION", versions.BM25_VERSION + 1)
+    ingest_jsonl(store, Kind.DATASET, write_jsonl(root.parent / "b.jsonl", rows[FIRST:]))
+    report = build_index(store, counting, Kind.DATASET, root)
+    assert report.rebuilt == ("bm25",) and counting.passages == SECOND
+    bm25, dense, _ = open_indexes(root, Kind.DATASET, encoder)
+    assert bm25.count() == dense.count() == FIRST + SECOND
+
+
+def test_a_stale_dense_part_is_rebuilt_alone(  # type: ignore[no-untyped-def]
+    small_index, encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, root = small_index
+    bm25_dir = index_dir_for(root, Kind.DATASET) / "bm25"
+    bm25_before = file_bytes(bm25_dir)
+    monkeypatch.setattr(versions, "DENSE_VERSION", versions.DENSE_VERSION + 1)
+    with pytest.raises(IndexMismatchError) as err:
+        open_indexes(root, Kind.DATASET, encoder)
+    assert err.value.hint == "run `litsift index`" and "dense" in err.value.message
+
+    counting = CountingEncoder(encoder)
+    report = build_index(store, counting, Kind.DATASET, root)
+    assert report.rebuilt == ("dense",) and counting.passages == FIRST
+    assert file_bytes(bm25_dir) == bm25_before
+    bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
+    assert manifest.parts["dense"] == versions.DENSE_VERSION
+    assert bm25.count() == dense.count() == FIRST
+
+
+def test_a_manifest_from_before_parts_reads_as_current(  # type: ignore[no-untyped-def]
+    small_index, encoder
+) -> None:
+    """Indexes written with one schema_version 2 for both parts keep working, unrebuilt."""
+    store, root = small_index
+    path = index_dir_for(root, Kind.DATASET) / MANIFEST
+    data = json.loads(path.read_text())
+    del data["parts"]
+    data["schema_version"] = 2
+    path.write_text(json.dumps(data))
+    _, _, manifest = open_indexes(root, Kind.DATASET, encoder)
+    assert manifest.parts == {"bm25": 2, "dense": 2} == versions.current_parts()
+    counting = CountingEncoder(encoder)
+    assert build_index(store, counting, Kind.DATASET, root).mode == "unchanged"
+
+    # schema v1 (before the BM25 'all' field): both parts are stale and rebuilt
+    data["schema_version"] = 1
+    path.write_text(json.dumps(data))
+    with pytest.raises(IndexMismatchError):
+        open_indexes(root, Kind.DATASET, encoder)
+    report = build_index(store, counting, Kind.DATASET, root)
+    assert report.mode == "full" and counting.passages == FIRST
+    open_indexes(root, Kind.DATASET, encoder)

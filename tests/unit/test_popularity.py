@@ -11,8 +11,7 @@ import pytest
 
 from litsift.config import Config, SearchSettings
 from litsift.paths import get_paths
-from litsift.search.hybrid import Fused, Signal
-from litsift.search.popularity import (
+from litsift.search.datasets.popularity import (
     NO_YEAR,
     SIGNAL,
     MentionCounts,
@@ -21,8 +20,10 @@ from litsift.search.popularity import (
     prior,
     with_prior,
 )
+from litsift.search.fusion import Fused
 from litsift.service import LitsiftService
 from litsift.types import Dataset, Kind, Paper, Query, YearRange
+from litsift.types import SignalScore as Signal
 from tests.conftest import DATASETS_GZ, PAPERS_GZ, read_jsonl_gz
 
 
@@ -159,10 +160,10 @@ def test_year_bound_of_the_query_bounds_the_counts(service) -> None:
 
 
 def test_usage_profiles_are_centroids_of_the_papers_naming_each_dataset(service) -> None:
-    from litsift.search.popularity import UsageProfiles
+    from litsift.search.datasets.popularity import UsageProfiles
 
     mentions = service.dataset_mentions()
-    papers = service._indexes(Kind.PAPER).dense
+    papers = service.searcher(Kind.PAPER).dense
     profiles = UsageProfiles(mentions, papers.vectors)
     ds, cents = profiles.centroids(None)
     assert len(ds) > 50 and cents.shape == (len(ds), papers.dim)
@@ -188,7 +189,7 @@ def test_usage_profiles_are_centroids_of_the_papers_naming_each_dataset(service)
 
 
 def test_dataset_search_fuses_the_usage_run(service) -> None:
-    from litsift.search.popularity import USAGE
+    from litsift.search.datasets.popularity import USAGE
 
     res = service.search(Query("generative adversarial networks for image synthesis", Kind.DATASET))
     assert res.hits and "usage" in res.timings

@@ -6,36 +6,22 @@ the tests share one code path.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.errors import EvalError
-from litsift.eval.benchmarks import load_beir, load_benchmark
+from litsift.eval.beir import load_beir
+from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.runner import DEFAULT_SYSTEMS, EvalProgress, EvalReport, run_eval
+from litsift.paths import shared_data_dir
 
 if TYPE_CHECKING:
     from litsift.config import Config
     from litsift.models_onnx import Encoder
 
-#: Environment variable naming the ``shared/data`` directory of the benchmarks.
-DATA_DIR_ENV = "LITSIFT_EVAL_DATA"
-
-
-def default_data_dir() -> Path:
-    """``$LITSIFT_EVAL_DATA``, else ``../shared/data`` from the working directory, else from the
-    source checkout (``<repo>/../shared/data``)."""
-    env = os.environ.get(DATA_DIR_ENV)
-    if env:
-        return Path(env).expanduser()
-    for candidate in (
-        Path.cwd() / ".." / "shared" / "data",
-        Path(__file__).resolve().parents[3] / ".." / "shared" / "data",
-    ):
-        if candidate.is_dir():
-            return candidate.resolve()
-    return (Path.cwd() / ".." / "shared" / "data").resolve()
+#: The benchmarks' data directory when none is given: :func:`litsift.paths.shared_data_dir`.
+default_data_dir = shared_data_dir
 
 
 def split_list(text: str | Sequence[str] | None) -> list[str] | None:
@@ -71,7 +57,8 @@ def run_benchmark(
         name: ``datafinder``, ``scifact``, ``doris-mae-dev``, or ``beir``/``trec`` (generic:
             needs ``corpus`` and ``queries``, and ``qrels`` unless the queries are LitSearch
             rows with ``corpusids``).
-        data_dir: ``shared/data`` for the named benchmarks; default :func:`default_data_dir`.
+        data_dir: ``shared/data`` for the named benchmarks; default
+            :func:`litsift.paths.shared_data_dir`.
         corpus, queries, qrels: files of the generic loader.
         measures: generic loader only: ir-measures names, ``"nDCG@10,R@100,RR@10"`` by default.
         systems: subset of ``bm25,dense,hybrid,bm25s`` (default all).
@@ -110,9 +97,7 @@ def run_benchmark(
             raise EvalError(
                 f"--measures is fixed by the {name} protocol", "drop --measures (beir only)"
             )
-        bench = load_benchmark(
-            name, Path(data_dir) if data_dir else default_data_dir(), query_field
-        )
+        bench = load_benchmark(name, Path(data_dir) if data_dir else shared_data_dir(), query_field)
     if limit is not None and limit < 1:
         raise EvalError("--limit must be at least 1", "e.g. --limit 20")
     return run_eval(

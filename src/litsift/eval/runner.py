@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from litsift.errors import EvalError
+from litsift.errors import EvalError, IndexMismatchError
 from litsift.eval.benchmarks import Benchmark, EvalQuery, QuerySet
 from litsift.eval.measures import MeasureValue, PairedTest, paired_test, per_query, summarise
 from litsift.eval.published import PublishedRow
@@ -154,7 +154,8 @@ def prepare_home(
 
     A marker file records the corpus fingerprint after a complete ingest + index build; when it
     matches, nothing is ingested again (an index left behind by an interrupted build is
-    completed by the incremental build).
+    completed by the incremental build, and a stale index part -- a new BM25 layout, another
+    encoder -- is rebuilt alone by ``build_index``).
 
     Returns:
         The service over ``home`` and notes about rejected corpus rows.
@@ -198,55 +199,34 @@ def prepare_home(
                     )
                 seen[tid] = rec.id
         done = {"fingerprint": fingerprint, "bad": len(report.bad), "notes": notes}
-    if benchmark.papers is not None and svc.needs_index(Kind.PAPER):
+    if benchmark.papers is not None and _out_of_date(svc, Kind.PAPER):
         # the dataset usage profiles need the papers' embeddings (litsift.search.popularity)
         def paper_cb(stage: str, n: int, total: int) -> None:
             if progress is not None:
                 progress(f"papers:{stage}", n, total)
 
         svc.build_index(Kind.PAPER, progress=paper_cb)
-    if svc.needs_index(benchmark.kind):
+    if _out_of_date(svc, benchmark.kind):
 
         def index_cb(stage: str, n: int, total: int) -> None:
             if progress is not None:
                 progress(f"index:{stage}", n, total)
 
         svc.build_index(benchmark.kind, progress=index_cb)
-    refresh_bm25(svc, benchmark.kind)
     marker.write_text(json.dumps(done))
     return svc, list(done.get("notes", []))
 
 
-def refresh_bm25(svc: LitsiftService, kind: Kind) -> bool:
-    """Rebuild only the BM25 part of an eval home whose tantivy index lacks a text field of
-    the current schema (e.g. :data:`~litsift.search.text.ALL_FIELD`), so a BM25 schema change
-    does not force re-embedding a cached benchmark corpus. The new index is written beside the
-    old one and swapped in by two renames.
-
-    Returns:
-        True when the BM25 index was rebuilt.
-    """
-    import shutil
-
-    from litsift.search.bm25 import BM25Index
-    from litsift.search.indexer import index_dir_for
-    from litsift.search.text import FIELDS
-
-    directory = index_dir_for(svc.paths.index_dir, kind) / "bm25"
-    if not directory.is_dir() or set(FIELDS[kind]) <= set(BM25Index.open(directory).fields):
-        return False
-    new, old = directory.with_name("bm25.new"), directory.with_name("bm25.old")
-    for d in (new, old):
-        shutil.rmtree(d, ignore_errors=True)
-    index = BM25Index.create(new, kind)
-    for batch in svc.store.rows_since(kind, 0):
-        index.add(batch)
-    index.close()
-    svc.close()  # drops opened indexes
-    directory.rename(old)
-    new.rename(directory)
-    shutil.rmtree(old, ignore_errors=True)
-    return True
+def _out_of_date(svc: LitsiftService, kind: Kind) -> bool:
+    """True when the store has rows the index of ``kind`` lacks, or a part of that index is
+    stale (another encoder, an older part version, an unreadable manifest): ``build_index``
+    brings it up to date, rebuilding only the stale part."""
+    try:
+        manifest = svc.index_status(kind)
+    except IndexMismatchError:
+        return True
+    stale = manifest is not None and manifest.mismatch(svc.encoder) is not None
+    return stale or svc.needs_index(kind)
 
 
 def _years(q: EvalQuery) -> YearRange:
@@ -274,15 +254,14 @@ def run_queries(
 
     run: dict[str, list[tuple[str, float]]] = {}
     queries = _dedupe(qset.queries)
-    k0 = max(svc.config.search.k0, benchmark.depth)
     for i, q in enumerate(queries, start=1):
         if system == "bm25s":
             assert isinstance(peer, PeerBM25)
             run[q.qid] = peer.search(q.text, _years(q), benchmark.depth)
         elif system == "aspects":
-            run[q.qid] = _coverage_run(svc, benchmark, q, k0)
+            run[q.qid] = _coverage_run(svc, benchmark, q)
         else:
-            query = Query(q.text, benchmark.kind, _years(q), benchmark.depth, k0, _FUSION[system])
+            query = Query(q.text, benchmark.kind, _years(q), benchmark.depth, None, _FUSION[system])
             hits = svc.search(query).hits
             run[q.qid] = [(trec_id(h.docid), h.score) for h in hits]
         if progress is not None:
@@ -291,13 +270,13 @@ def run_queries(
 
 
 def _coverage_run(
-    svc: LitsiftService, benchmark: Benchmark, q: EvalQuery, k0: int
+    svc: LitsiftService, benchmark: Benchmark, q: EvalQuery
 ) -> list[tuple[str, float]]:
     """The hybrid run with its top ``coverage_pool`` hits in aspect-coverage order (offline
     decomposition, :meth:`LitsiftService.score_aspects`); scores are ``depth - position``."""
     s = svc.config.search
     pool = s.coverage_pool
-    query = Query(q.text, benchmark.kind, _years(q), max(benchmark.depth, pool), k0, None)
+    query = Query(q.text, benchmark.kind, _years(q), max(benchmark.depth, pool))
     hits = list(svc.search(query).hits)
     head = hits[:pool]
     aspects = svc.decompose(q.text)

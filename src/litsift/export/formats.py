@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import rispy
 from bibtexparser.entrypoint import write_string
@@ -25,17 +25,10 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from litsift.export.citekeys import ExportError, assign_citekeys
 from litsift.export.names import split_authors
 from litsift.store.repo import Store
+from litsift.types import EXPORT_FORMATS as EXPORT_FORMATS  # the formats are defined in types
+from litsift.types import FORMAT_SUFFIX as FORMAT_SUFFIX
+from litsift.types import ExportFormat as ExportFormat
 from litsift.types import Paper, Record
-
-ExportFormat = Literal["bibtex", "ris", "csl-json", "markdown"]
-EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
-#: File suffix of each format, for "save as" defaults.
-FORMAT_SUFFIX: dict[ExportFormat, str] = {
-    "bibtex": ".bib",
-    "ris": ".ris",
-    "csl-json": ".json",
-    "markdown": ".md",
-}
 
 #: Full proceedings names of venues known by acronym (the sample corpus's venues and kin).
 KNOWN_VENUES: dict[str, str] = {

@@ -150,6 +150,22 @@ class Encoder:
         prefix = self.spec.passage_prefix
         return self._encode([prefix + t for t in texts], batch_size, progress)
 
+    @property
+    def session(self) -> ort.InferenceSession:
+        """The ONNX Runtime session (for research code, e.g. token vectors before pooling).
+
+        Inputs ``input_ids``, ``attention_mask`` and (if the graph has it) ``token_type_ids``,
+        each ``(b, seq)`` int64; its first output is the ``(b, seq, dim)`` float32 last hidden
+        states, before pooling and normalisation.
+        """
+        return self._session
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The tokenizer as the encoder uses it: truncates to :attr:`max_length` tokens
+        (special tokens included), no padding. Shared with the encoder: do not reconfigure."""
+        return self._tokenizer
+
     def token_count(self, text: str) -> int:
         """Tokens in ``text`` as the tokenizer splits it, special tokens included, untruncated.
 
@@ -183,24 +199,6 @@ class Encoder:
                 done += len(idx)
                 if progress is not None:
                     progress(done, total)
-        return out
-
-    def encode_tokens(self, texts: Sequence[str]) -> list[tuple[npt.NDArray[np.int64], FloatArray]]:
-        """Contextual token vectors, before pooling (for late-interaction scoring such as
-        BERTScore's MaxSim; ``benchmarks/doris_attempts.py``). No prefix is added.
-
-        Args:
-            texts: Texts, each truncated to :attr:`max_length` tokens.
-
-        Returns:
-            Per text: its ``(n,)`` token ids (special tokens included) and the ``(n, dim)``
-            float32 last hidden states, not normalised.
-        """
-        out = []
-        for text in texts:
-            enc = self._tokenizer.encode(text)
-            hidden, _ = self._hidden([enc])
-            out.append((np.asarray(enc.ids, dtype=np.int64), hidden[0]))
         return out
 
     def _hidden(self, encodings: list[Encoding]) -> tuple[FloatArray, npt.NDArray[np.int64]]:

@@ -1,8 +1,10 @@
-"""Retrieval: BM25 (tantivy), dense kNN (hnswlib), year filters, fusion and index builds.
+"""Retrieval: one searcher per kind over BM25 (tantivy) and dense kNN (hnswlib), fusion, and
+dataset search composed with the paper searcher.
 
 Modules: :mod:`~litsift.search.text` (what is indexed), :mod:`~litsift.search.filters`,
-:mod:`~litsift.search.bm25`, :mod:`~litsift.search.dense`, :mod:`~litsift.search.hybrid`
-(RRF, interpolation, :func:`~litsift.search.hybrid.hybrid_search`) and
-:mod:`~litsift.search.indexer` (builds, manifests, atomic swaps). Import the submodules
-directly; this package imports nothing heavy.
+:mod:`~litsift.search.bm25`, :mod:`~litsift.search.dense`, :mod:`~litsift.search.fusion` (RRF,
+interpolation), :mod:`~litsift.search.rocchio` (feedback), :mod:`~litsift.search.searcher`
+(:class:`~litsift.search.searcher.KindSearcher`), :mod:`~litsift.search.datasets` (usage
+profiles, popularity prior, learned re-ranker) and :mod:`~litsift.search.indexer` (builds,
+manifests, atomic swaps). Import the submodules directly; this package imports nothing heavy.
 """

@@ -16,7 +16,8 @@ For an aspect ``a`` and a record ``d`` split into sentences ``d_1..d_m``
 
 A record's ``normalised`` coverage is DORIS-MAE's normalised score: the sum of the grades over
 all aspects and sub-aspects divided by their count (0–2; relevant if >= 1). How the constants
-were obtained is :func:`litsift.search.aspect_calibration.calibrate`.
+were obtained is ``calibrate`` in ``benchmarks/aspect_calibration.py`` (research code, not
+shipped); ``tests/unit/test_aspects.py`` checks they stay near-optimal.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import numpy.typing as npt
 from litsift.search.aspects import content_terms, split_sentences
 from litsift.search.text import passage_text
 from litsift.types import Aspect, Hit, Record
+from litsift.types import AspectScore as AspectScore  # re-exported: defined in types
+from litsift.types import Coverage as Coverage
 
 if TYPE_CHECKING:
     import Stemmer
@@ -40,14 +43,14 @@ if TYPE_CHECKING:
 FloatArray = npt.NDArray[np.float32]
 
 #: (t1, t2) on the combined score: >= t2 → 2 (fully addresses), >= t1 → 1 (partly), else 0.
-#: From ``calibrate(../shared/data/eval/doris-mae/queries-dev.jsonl)`` with the int8
-#: all-MiniLM-L6-v2 encoder (40 dev queries, 702 expert aspects + sub-aspects, 99 abstracts):
-#: t1 separates pairs with the own best candidate from pairs with other candidates at balanced
-#: accuracy 0.792 (TPR 0.768, TNR 0.817); t2 fits the best candidates' normalised scores with
-#: MAE 0.250 (predicted mean 1.224 vs true 1.307; other candidates 0.209 on average; the best
-#: candidate outscores another candidate in 98.0% of pairs). Re-calibrated with the pinned
-#: exporter versions (pyproject ``export`` extra); the earlier toolchain gave (0.32, 0.42),
-#: λ 0.2. Re-run: ``python benchmarks/aspect_decomposition.py``.
+#: From ``calibrate(<shared data>/eval/doris-mae/queries-dev.jsonl)`` (benchmarks/
+#: aspect_calibration.py) with the int8 all-MiniLM-L6-v2 encoder (40 dev queries, 702 expert aspects
+#: + sub-aspects, 99 abstracts): t1 separates pairs with the own best candidate from pairs with
+#: other candidates at balanced accuracy 0.792 (TPR 0.768, TNR 0.817); t2 fits the best candidates'
+#: normalised scores with MAE 0.250 (predicted mean 1.224 vs true 1.307; other candidates 0.209 on
+#: average; the best candidate outscores another candidate in 98.0% of pairs). Re-calibrated with
+#: the pinned exporter versions (pyproject ``export`` extra); the earlier toolchain gave (0.32,
+#: 0.42), λ 0.2. Re-run: ``python benchmarks/aspect_decomposition.py``.
 CALIBRATED_THRESHOLDS: tuple[float, float] = (0.31, 0.44)
 #: λ, the weight of ``bm25_evidence`` in the combined score (same calibration run).
 CALIBRATED_LAMBDA: float = 0.3
@@ -65,47 +68,6 @@ class TextEncoder(Protocol):
     def encode_queries(self, texts: Sequence[str]) -> FloatArray: ...
 
     def encode_passages(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray: ...
-
-
-@dataclass(frozen=True)
-class AspectScore:
-    """How one record covers one aspect.
-
-    Attributes:
-        aspect_index: index of the aspect in the list that was scored.
-        grade: 0 unrelated, 1 partly addresses, 2 fully addresses (DORIS-MAE's scale).
-        similarity: max cosine similarity of the aspect to a sentence of the record, [-1, 1].
-        bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
-        combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
-        evidence: ``(start, end)`` of the best-matching sentence in :func:`record_text`, or
-            None when the record has no text.
-        evidence_text: that sentence (``""`` if none).
-    """
-
-    aspect_index: int
-    grade: int
-    similarity: float
-    bm25_evidence: float
-    combined: float
-    evidence: tuple[int, int] | None
-    evidence_text: str
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """How one record covers all aspects of a query.
-
-    Attributes:
-        doc_id: the record's id.
-        scores: one :class:`AspectScore` per aspect, in aspect order.
-        normalised: DORIS-MAE's normalised score, ``sum(grades) / len(aspects)``, 0–2.
-        mean_combined: mean of the ungraded ``combined`` scores (a finer tie-breaker).
-    """
-
-    doc_id: str
-    scores: tuple[AspectScore, ...]
-    normalised: float
-    mean_combined: float
 
 
 def record_text(record: Record) -> str:

@@ -307,13 +307,12 @@ _LAZY = {
         "coverage_order",
         "record_text",
     ),
-    "aspect_calibration": ("Calibration", "ExpertMatch", "calibrate", "match_expert_aspects"),
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Re-export the scoring and calibration API (``aspect_scoring``, ``aspect_calibration``)
-    on first use, so that importing this module stays cheap."""
+    """Re-export the scoring API (``aspect_scoring``) on first use, so that importing this
+    module stays cheap."""
     import importlib
 
     for module, names in _LAZY.items():

@@ -23,9 +23,9 @@ from typing import cast
 
 import tantivy
 
-from litsift.errors import IndexMissingError
+from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
 from litsift.search.filters import YEAR_MISSING, is_filtering, year_value
-from litsift.search.text import ALL_FIELD, DEFAULT_BOOSTS, FIELDS, record_fields
+from litsift.search.text import DEFAULT_BOOSTS, FIELDS, record_fields
 from litsift.types import Kind, Record, YearRange
 
 #: Name the analyzer is registered under in every index this module opens.
@@ -35,11 +35,6 @@ META_FILE = "litsift-bm25.json"
 #: At most this many distinct query tokens are used (a pasted abstract is still a query).
 MAX_QUERY_TOKENS = 512
 _WRITER_HEAP_BYTES = 64_000_000
-#: Fields scored (boost 1) when the boosts name only ``ALL_FIELD`` and the index predates it.
-LEGACY_FALLBACK: dict[Kind, tuple[str, ...]] = {
-    Kind.PAPER: ("title", "abstract"),
-    Kind.DATASET: ("description",),
-}
 
 
 def analyzer() -> tantivy.TextAnalyzer:
@@ -76,13 +71,11 @@ class BM25Index:
         boosts: ``{field: boost}`` used by :meth:`search`; change it freely between queries.
     """
 
-    def __init__(
-        self, path: Path, kind: Kind, index: tantivy.Index, fields: Iterable[str] | None = None
-    ) -> None:
+    def __init__(self, path: Path, kind: Kind, index: tantivy.Index) -> None:
         self.path = path
         self.kind = kind
-        #: the text fields this index has (an index built before ``ALL_FIELD`` lacks it).
-        self.fields: tuple[str, ...] = tuple(fields) if fields is not None else FIELDS[kind]
+        #: the text fields of this index (:data:`~litsift.search.text.FIELDS` of its kind).
+        self.fields: tuple[str, ...] = FIELDS[kind]
         self.boosts: dict[str, float] = dict(DEFAULT_BOOSTS[kind])
         self._index = index
         self._index.register_tokenizer(ANALYZER_NAME, analyzer())
@@ -107,24 +100,50 @@ class BM25Index:
         (path / META_FILE).write_text(
             json.dumps({"kind": kind.value, "fields": list(fields)}), encoding="utf-8"
         )
-        return cls(path, kind, index, fields)
+        return cls(path, kind, index)
 
     @classmethod
     def open(cls, path: Path) -> BM25Index:
         """Open an existing index directory written by :meth:`create`.
 
+        Every segment is opened here (a searcher is created), so a damaged file is found now,
+        not at the first query.
+
         Raises:
             IndexMissingError: no index at ``path``.
+            IndexMismatchError: the index has other text fields than this litsift writes (an
+                older layout; the index manifest normally says so first: ``litsift index``
+                rebuilds the BM25 part).
+            IndexDamagedError: tantivy (or the sidecar JSON) cannot read a file of the index.
         """
         path = Path(path)
         meta = path / META_FILE
         if not meta.is_file() or not tantivy.Index.exists(str(path)):
             raise IndexMissingError(f"no BM25 index at {path}", "run `litsift index`")
-        info = json.loads(meta.read_text(encoding="utf-8"))
-        kind = Kind(info["kind"])
-        # indexes written before the sidecar listed its fields have every field but ALL_FIELD
-        fields = info.get("fields") or [f for f in FIELDS[kind] if f != ALL_FIELD]
-        return cls(path, kind, tantivy.Index.open(str(path)), fields)
+        try:
+            info = json.loads(meta.read_text(encoding="utf-8"))
+            kind = Kind(info["kind"])
+            fields = tuple(info.get("fields") or ())
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as err:
+            raise IndexDamagedError(
+                f"the BM25 part is damaged: {meta}: {err}", "run `litsift index` to rebuild it"
+            ) from err
+        if fields != FIELDS[kind]:
+            raise IndexMismatchError(
+                f"the BM25 index at {path} has fields {list(fields)}, "
+                f"this litsift writes {list(FIELDS[kind])}",
+                "run `litsift index --rebuild`",
+            )
+        try:
+            opened = cls(path, kind, tantivy.Index.open(str(path)))
+            opened._get_searcher()
+        except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
+            if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
+                raise
+            raise IndexDamagedError(
+                f"the BM25 part is damaged: {path}: {err}", "run `litsift index` to rebuild it"
+            ) from err
+        return opened
 
     def _get_writer(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -233,9 +252,6 @@ class BM25Index:
         boosts: Mapping[str, float] = {
             f: b for f, b in self.boosts.items() if b > 0 and f in self.fields
         }
-        if not boosts and ALL_FIELD in self.boosts and ALL_FIELD not in self.fields:
-            # an index from before ALL_FIELD: fall back to its per-field text
-            boosts = {f: 1.0 for f in self.fields if f in LEGACY_FALLBACK[self.kind]}
         if not tokens or not boosts:
             return None
         clauses = [
@@ -262,7 +278,7 @@ class BM25Index:
         Args:
             query_text: any string; one without a word token (empty, punctuation only) gives
                 no hits.
-            k0: number of candidates wanted.
+            k0: number of candidates wanted (more than :meth:`count` is asked as :meth:`count`).
             years: year range pushed down as a range query on ``year``.
 
         Returns:
@@ -273,6 +289,8 @@ class BM25Index:
         if query is None or k0 <= 0:
             return []
         searcher = self._get_searcher()
+        # tantivy allocates the top-``limit`` heap up front (k0 = 2**31 aborts the process)
+        k0 = min(k0, max(int(searcher.num_docs), 1))
         limit = k0 + 1
         while True:
             hits = searcher.search(query, limit, count=False).hits

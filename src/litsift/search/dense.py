@@ -14,13 +14,14 @@ labels, an exact scan over the allowed labels' stored vectors is used instead.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 import hnswlib
 import numpy as np
 import numpy.typing as npt
 
-from litsift.errors import IndexMissingError
+from litsift.errors import IndexDamagedError, IndexMissingError
 from litsift.search.filters import allowed_mask, is_filtering
 from litsift.types import YearRange
 
@@ -30,6 +31,32 @@ DEFAULT_EF_SEARCH = 128
 
 def _sidecar(path: Path) -> Path:
     return path.with_suffix(".json")
+
+
+#: hnswlib's file header (``HierarchicalNSW::saveIndex``): offsetLevel0, max_elements,
+#: cur_element_count, size_data_per_element, label_offset, offsetData (size_t), maxlevel (int),
+#: enterpoint_node (uint32), maxM, maxM0, M (size_t), mult (double), ef_construction (size_t).
+_HEADER = struct.Struct("<QQQQQQiIQQQdQ")
+
+
+def _graph_count(path: Path, dim: int, M: int) -> int:
+    """The number of elements in the hnswlib file at ``path``, after checking its header
+    against ``dim``, ``M`` and the file size; raises ValueError when they disagree."""
+    size = path.stat().st_size
+    with path.open("rb") as f:
+        head = f.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        raise ValueError(f"{size} bytes, shorter than an hnswlib header")
+    offset0, capacity, count, per_element, label_at, data_at, _lvl, _ep, m_max, m_max0, m, _, _ = (
+        _HEADER.unpack(head)
+    )
+    links0 = m_max0 * 4 + 4
+    expected = (0, links0, links0 + dim * 4, links0 + dim * 4 + 8, M, 2 * M, M)
+    if (offset0, data_at, label_at, per_element, m, m_max0, m_max) != expected:
+        raise ValueError("its header does not match the graph parameters in dense.json")
+    if count > capacity or _HEADER.size + count * per_element > size:
+        raise ValueError(f"its header claims {count:,} elements, more than its {size:,} bytes")
+    return int(count)
 
 
 class DenseIndex:
@@ -88,19 +115,30 @@ class DenseIndex:
     def open(cls, path: Path) -> DenseIndex:
         """Load an index saved by :meth:`save`.
 
+        The graph file's header is checked against the sidecar and the file size first, so
+        hnswlib never allocates more than the file holds (a damaged header cannot ask for
+        gigabytes), and it is loaded with room for exactly its elements (:meth:`add` grows it).
+
         Raises:
             IndexMissingError: the graph file or its sidecar is missing.
+            IndexDamagedError: the sidecar or the graph file cannot be read or is inconsistent.
         """
         path = Path(path)
         side = _sidecar(path)
         if not path.is_file() or not side.is_file():
             raise IndexMissingError(f"no dense index at {path}", "run `litsift index`")
-        params = json.loads(side.read_text(encoding="utf-8"))
-        index = hnswlib.Index(space=params["space"], dim=int(params["dim"]))
-        index.load_index(str(path))
-        return cls(
-            path, index, int(params["M"]), int(params["ef_construction"]), int(params["seed"])
-        )
+        try:
+            params = json.loads(side.read_text(encoding="utf-8"))
+            space, dim, M = str(params["space"]), int(params["dim"]), int(params["M"])
+            ef_construction, seed = int(params["ef_construction"]), int(params["seed"])
+            count = _graph_count(path, dim, M)
+            index = hnswlib.Index(space=space, dim=dim)
+            index.load_index(str(path), max_elements=max(count, 1))
+        except (OSError, ValueError, TypeError, KeyError, RuntimeError, MemoryError) as err:
+            raise IndexDamagedError(
+                f"the dense part is damaged: {path}: {err}", "run `litsift index` to rebuild it"
+            ) from err
+        return cls(path, index, M, ef_construction, seed)
 
     def _read_labels(self) -> npt.NDArray[np.int64]:
         return np.sort(np.asarray(self._index.get_ids_list(), dtype=np.int64))
@@ -200,7 +238,7 @@ class DenseIndex:
 
         Args:
             qvec: ``(dim,)`` or ``(1, dim)`` float32 query vector.
-            k0: number of candidates wanted.
+            k0: number of candidates wanted (more than :meth:`count` is asked as :meth:`count`).
             years: the year range, pushed into the search as a label filter.
             year_by_rowid: ``(n,)`` int32 ``Store.year_by_rowid`` (year or -1 by rowid).
 
@@ -213,6 +251,7 @@ class DenseIndex:
         n = self.count()
         if k0 <= 0 or n == 0:
             return []
+        k0 = min(k0, n)  # never ask hnswlib (or the exact scan) for more than the index holds
         if not is_filtering(years):
             try:
                 return self._hnsw(q, min(k0, n), None)

@@ -8,16 +8,21 @@ every token, so exact phrases and user-typed stopwords in names still match when
 
 Stopwords are tantivy's built-in English list (Lucene's ``EnglishAnalyzer`` set, the same 33
 words as bm25s's ``STOPWORDS_EN``), applied by tantivy's own ``Filter.stopword``.
+
+Before any of that, :func:`clean_query_text` makes the text safe for both retrievers: tantivy
+and the tokenizer only take text that encodes as UTF-8, and a query can carry lone surrogates
+(Python decodes invalid bytes in a command-line argument to U+DC80..U+DCFF).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from functools import lru_cache
 
 import tantivy
 
-#: Query modes of :func:`bm25_query_text`.
-BM25_QUERY_MODES = ("raw", "stop", "stop+request")
+from litsift.types import BM25_QUERY_MODES
 
 #: Words of the request around a scientific query ("I want to build ...", "we propose a
 #: novel ...") that carry no topic; removed in mode ``stop+request``. Only request words: topic
@@ -56,6 +61,49 @@ REQUEST_WORDS = (
 )
 
 
+#: Characters of a query that are read; the rest of a longer paste is dropped. The dense encoder
+#: reads the first 128 tokens and BM25 at most 512 distinct terms, so a longer text only costs
+#: time and memory (10 M characters: 36 s per query); 100,000 is a whole paper.
+MAX_QUERY_CHARS = 100_000
+#: C0 and C1 control characters other than tab, newline and carriage return: no meaning in a
+#: query, each becomes a space (a word boundary, as it was on screen).
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Unicode noncharacters (U+FDD0..U+FDEF and every U+xxFFFE / U+xxFFFF): never meant for
+#: interchange; each becomes U+FFFD.
+_NONCHARS = "".join(chr(p * 0x10000 + 0xFFFE) + chr(p * 0x10000 + 0xFFFF) for p in range(17))
+_NONCHAR_RE = re.compile(f"[\ufdd0-\ufdef{_NONCHARS}]")
+_REPLACEMENT = "\ufffd"
+
+
+def clean_query_text(text: str) -> str:
+    """The query text made safe to analyse (tantivy) and encode (tokenizers): any string in,
+    a string that encodes as UTF-8 out. Called once per query before both retrievers.
+
+    - a surrogate pair stored as two code points (UTF-16 style) becomes its one character; a
+      lone surrogate (e.g. an invalid byte of a command-line argument, which Python decodes
+      with ``surrogateescape``) becomes U+FFFD;
+    - noncharacters become U+FFFD; C0/C1 control characters other than ``\\t \\n \\r``
+      become a space;
+    - text past :data:`MAX_QUERY_CHARS` is dropped;
+    - the result is NFC-normalised, so an accent typed as a combining mark matches the
+      precomposed letter of the indexed text.
+
+    Args:
+        text: any Python string.
+
+    Returns:
+        A string that encodes as UTF-8 (``text.encode("utf-8")`` never raises).
+    """
+    text = text[:MAX_QUERY_CHARS]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    text = _CONTROL_RE.sub(" ", text)
+    text = _NONCHAR_RE.sub(_REPLACEMENT, text)
+    return unicodedata.normalize("NFC", text)
+
+
 @lru_cache(maxsize=4)
 def _analyzer(mode: str) -> tantivy.TextAnalyzer:
     builder = (
@@ -73,7 +121,7 @@ def bm25_query_text(text: str, mode: str = "stop") -> str:
     """The text sent to BM25 for a query.
 
     Args:
-        text: the user's query, any string.
+        text: the user's query, any string (cleaned by :func:`clean_query_text`).
         mode: ``"raw"`` (unchanged), ``"stop"`` (English stopwords removed) or
             ``"stop+request"`` (also :data:`REQUEST_WORDS`).
 
@@ -85,9 +133,10 @@ def bm25_query_text(text: str, mode: str = "stop") -> str:
     Raises:
         ValueError: unknown ``mode``.
     """
-    if mode == "raw":
-        return text
     if mode not in BM25_QUERY_MODES:
         raise ValueError(f"unknown BM25 query mode {mode!r}; use one of {BM25_QUERY_MODES}")
+    text = clean_query_text(text)
+    if mode == "raw":
+        return text
     kept = _analyzer(mode).analyze(text)
     return " ".join(kept) if kept else text

@@ -10,12 +10,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from litsift.errors import LitsiftError, StoreError
 from litsift.store.repo import Store
+from litsift.types import HistoryEntry as HistoryEntry  # re-exported: it moved to types
 from litsift.types import Kind, YearRange
 
 #: Unsaved query-history rows kept; older ones are dropped (saved searches are never dropped).
@@ -26,31 +26,6 @@ _MAX_PARAMS = 900
 
 class TriageError(LitsiftError):
     """A triage action cannot be done (unknown collection, empty name, read-only store...)."""
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One row of the query history; a saved search has ``saved`` set and a ``name``.
-
-    ``years`` is the year filter as typed (``YearRange.parse`` syntax, ``""`` = any year).
-    """
-
-    id: int
-    text: str
-    kind: Kind
-    years: str
-    created_at: str
-    saved: bool
-    name: str | None
-
-    @property
-    def year_range(self) -> YearRange:
-        """The year filter to re-run the query with.
-
-        Raises:
-            QueryError: the stored text is not a year range (only if edited by hand).
-        """
-        return YearRange.parse(self.years)
 
 
 def now_iso() -> str:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar
 
 from litsift.store.history import (
     HISTORY_DEPTH,
@@ -23,7 +22,16 @@ from litsift.store.history import (
     clean_name,
     now_iso,
 )
-from litsift.types import Kind, Label
+from litsift.types import (
+    LABEL_FILTERS,
+    Annotation,
+    Kind,
+    Label,
+    LabelFilter,
+    clean_tags,
+    filter_by_label,
+    parse_tags,
+)
 
 __all__ = [
     "HISTORY_DEPTH",
@@ -39,17 +47,6 @@ __all__ = [
     "parse_tags",
 ]
 
-#: Label filters of the results table, in the order a "cycle filter" key walks them.
-LabelFilter = Literal["all", "unlabelled", "keep", "maybe", "discard", "hide-discard"]
-LABEL_FILTERS: tuple[LabelFilter, ...] = (
-    "all",
-    "unlabelled",
-    "keep",
-    "maybe",
-    "discard",
-    "hide-discard",
-)
-
 #: Label changes remembered for undo; older entries are dropped.
 UNDO_DEPTH = 500
 
@@ -63,66 +60,6 @@ class Note:
     text: str
     tags: tuple[str, ...]
     updated_at: str
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """What the results table shows about one record beside its metadata."""
-
-    label: Label | None = None
-    note: str = ""
-    tags: tuple[str, ...] = ()
-    collections: tuple[str, ...] = ()
-
-
-class _HasDocid(Protocol):
-    @property
-    def docid(self) -> str: ...
-
-
-H = TypeVar("H", bound=_HasDocid)
-
-
-def filter_by_label(hits: Sequence[H], labels: Mapping[str, Label], show: LabelFilter) -> list[H]:
-    """The hits a label filter keeps, in their order.
-
-    Args:
-        hits: anything with a ``docid`` (e.g. :class:`~litsift.types.Hit`).
-        labels: ``{doc_id: label}`` of the labelled ones (:meth:`Triage.labels`).
-        show: ``"all"``; ``"unlabelled"``; ``"keep"``/``"maybe"``/``"discard"`` (only that
-            label); ``"hide-discard"`` (everything but the discarded).
-
-    Raises:
-        ValueError: ``show`` is not one of :data:`LABEL_FILTERS`.
-    """
-    if show == "all":
-        return list(hits)
-    if show == "unlabelled":
-        return [h for h in hits if h.docid not in labels]
-    if show == "hide-discard":
-        return [h for h in hits if labels.get(h.docid) is not Label.DISCARD]
-    if show in ("keep", "maybe", "discard"):
-        wanted = Label(show)
-        return [h for h in hits if labels.get(h.docid) is wanted]
-    raise ValueError(f"unknown label filter {show!r}; use one of {', '.join(LABEL_FILTERS)}")
-
-
-def parse_tags(text: str) -> tuple[str, ...]:
-    """Split a comma-separated tag string (``"to read, dense retrieval"``) into tags.
-
-    Tags are stripped, inner whitespace collapsed, empty ones dropped, duplicates removed
-    (first occurrence wins, compared case-insensitively).
-    """
-    return _clean_tags(text.split(","))
-
-
-def _clean_tags(tags: Sequence[str]) -> tuple[str, ...]:
-    seen: dict[str, str] = {}
-    for tag in tags:
-        t = " ".join(str(tag).split())
-        if t and t.casefold() not in seen:
-            seen[t.casefold()] = t
-    return tuple(seen.values())
 
 
 class Triage(QueryHistory):
@@ -227,7 +164,7 @@ class Triage(QueryHistory):
 
         Tags are cleaned as by :func:`parse_tags` (stripped, deduplicated).
         """
-        clean = _clean_tags(tags)
+        clean = clean_tags(tags)
         with self._write() as conn:
             if not text.strip() and not clean:
                 conn.execute(

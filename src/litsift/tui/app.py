@@ -13,14 +13,15 @@ from typing import ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from litsift.config import Config
 from litsift.service import LitsiftService
+from litsift.text import for_terminal
 from litsift.tui.screens import HelpScreen, SearchScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
-from litsift.tui.screens.ranking_actions import RankingActions
-from litsift.tui.screens.triage_actions import TriageActions
+from litsift.tui.screens.keys import RANKING_BINDINGS, SCREEN_BINDINGS, TRIAGE_BINDINGS
 from litsift.tui.widgets import ResultsTable
 from litsift.types import Kind
 
@@ -59,6 +60,24 @@ class LitsiftApp(App[None]):
             )
         self.set_keymap(self.config.keymap)
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast (errors may quote data) shown through :func:`litsift.text.for_terminal`."""
+        super().notify(
+            for_terminal(message),
+            title=for_terminal(title, keep_newlines=False),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
     @property
     def busy(self) -> bool:
         """True while a search is pending (tests wait on this instead of sleeping)."""
@@ -68,10 +87,10 @@ class LitsiftApp(App[None]):
         """Every binding of the app, grouped by where it works (for the help screen)."""
         return [
             ("anywhere", self.BINDINGS),
-            ("main screen", SearchScreen.BINDINGS),
+            ("main screen", SCREEN_BINDINGS),
             ("results", ResultsTable.BINDINGS),
-            ("results, detail", TriageActions.BINDINGS),
-            ("results, detail", RankingActions.BINDINGS),
+            ("results, detail", TRIAGE_BINDINGS),
+            ("results, detail", RANKING_BINDINGS),
         ]
 
     def action_help(self) -> None:

@@ -7,15 +7,20 @@ Small dataclasses, as in toolong's ``messages.py``. Worker threads post them wit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from enum import StrEnum
 
 from textual.message import Message
 
-from litsift.types import Aspect, Hit, Kind, Query, SearchResult, YearRange
-
-if TYPE_CHECKING:
-    from litsift.search.aspect_scoring import Coverage
-    from litsift.store.triage import Annotation
+from litsift.types import (
+    Annotation,
+    Aspect,
+    Coverage,
+    Hit,
+    Kind,
+    Query,
+    SearchResult,
+    YearRange,
+)
 
 
 @dataclass
@@ -118,13 +123,20 @@ class AspectsJudged(Message):
     error: str | None = None
 
 
+class Reorder(StrEnum):
+    """What reordered a result (the value is how the status line names it)."""
+
+    MORE_LIKE_THIS = "more like this"
+    LLM_RERANK = "LLM rerank"
+
+
 @dataclass
 class Reordered(Message):
-    """A reordering worker ("more like this" or LLM rerank) finished for ``request_id``."""
+    """A reordering worker (:class:`Reorder`) finished for ``request_id``."""
 
     request_id: int
     kind: Kind
     result: SearchResult | None
-    source: str
+    source: Reorder
     note: str = ""
     error: Exception | None = None

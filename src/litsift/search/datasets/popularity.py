@@ -36,8 +36,8 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.hybrid import DocId, Fused, Signal, _finish
-from litsift.types import Dataset, Paper
+from litsift.search.fusion import DocId, Fused, ranked
+from litsift.types import Dataset, Paper, SignalScore
 
 #: bump when the matching rules change: cached counts are then recomputed
 POPULARITY_VERSION = 2
@@ -214,12 +214,12 @@ def with_prior(
     by_count = sorted(fused, key=lambda f: (-counts.get(f.docid, 0), str(f.docid)))
     count_rank = {f.docid: i for i, f in enumerate(by_count, start=1)}
     scores: dict[DocId, float] = {}
-    signals: dict[DocId, dict[str, Signal]] = {}
+    signals: dict[DocId, dict[str, SignalScore]] = {}
     for f in fused:
         c = counts.get(f.docid, 0)
         scores[f.docid] = f.score + weight * prior(c, max_count)
-        signals[f.docid] = {**f.signals, SIGNAL: Signal(float(c), count_rank[f.docid])}
-    return _finish(scores, signals)
+        signals[f.docid] = {**f.signals, SIGNAL: SignalScore(float(c), count_rank[f.docid])}
+    return ranked(scores, signals)
 
 
 class UsageProfiles:

@@ -2,8 +2,9 @@
 
 The hybrid stack gives each dataset candidate several kinds of evidence that a fixed linear
 fusion weighs poorly: the BM25 and dense scores of its description, the usage-profile cosine
-(:class:`litsift.search.popularity.UsageProfiles`), its popularity among the store's papers,
-the papers near the query that name it, and how old it is relative to the query's year bound.
+(:class:`litsift.search.datasets.popularity.UsageProfiles`), its popularity among the store's
+papers, the papers near the query that name it, and how old it is relative to the query's year
+bound.
 A gradient-boosted ranking model (LambdaMART, Burges 2010, "From RankNet to LambdaRank to
 LambdaMART: An Overview", MSR-TR-2010-82; the LightGBM ``lambdarank`` objective) combines them
 per candidate, re-scoring the top ``k0`` fused candidates before the top ``k`` is cut.
@@ -19,7 +20,8 @@ Feature vector of one candidate (:data:`FEATURES`, in order):
 
 * ``fused``: the fused hybrid score (popularity prior included);
 * ``bm25``, ``dense``, ``usage``: each run's raw score (0 when the run did not retrieve it);
-* ``prior``: ``log(1 + count) / log(1 + max count)`` (:func:`~litsift.search.popularity.prior`);
+* ``prior``: ``log(1 + count) / log(1 + max count)``
+  (:func:`~litsift.search.datasets.popularity.prior`);
 * ``paper_dense_votes`` / ``paper_dense_max``: sum / max of the cosines of the top
   :data:`PAPER_DEPTH` dense paper hits for the query that name the dataset;
 * ``paper_bm25_votes``: ``sum 1 / (r + 10)`` over the 0-based ranks ``r`` of the top
@@ -47,8 +49,9 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.errors import RankerError
-from litsift.search.hybrid import DocId, Fused, Signal, _finish
-from litsift.search.popularity import USAGE, MentionCounts, prior
+from litsift.search.datasets.popularity import USAGE, MentionCounts, prior
+from litsift.search.fusion import DocId, Fused, ranked
+from litsift.types import SignalScore
 
 #: the model file shipped with litsift (LightGBM text format)
 MODEL_PATH = Path(__file__).with_name("dataset_ranker.lgb.txt")
@@ -93,8 +96,8 @@ def dataset_features(
     max_year: int | None,
     pool: Sequence[Fused],
     dataset_years: Mapping[DocId, int | None],
-    paper_dense: Sequence[tuple[int, float]],
-    paper_bm25: Sequence[tuple[int, float]],
+    paper_dense: Sequence[tuple[DocId, float]],
+    paper_bm25: Sequence[tuple[DocId, float]],
     named_by: Mapping[int, Sequence[int]],
     mentions: MentionCounts,
 ) -> npt.NDArray[np.float64]:
@@ -127,7 +130,7 @@ def dataset_features(
     log_words = math.log(max(1, len(query_text.split())))
     max_count = mentions.max_count
     rows = np.zeros((len(pool), len(FEATURES)), dtype=np.float64)
-    absent = Signal(0.0, ABSENT_RANK)
+    absent = SignalScore(0.0, ABSENT_RANK)
     for i, f in enumerate(pool):
         d = int(f.docid)
         count = mentions.count(d, max_year)
@@ -195,11 +198,11 @@ class DatasetRanker:
         """
         scores = self.predict(features)
         new_scores: dict[DocId, float] = {}
-        signals: dict[DocId, dict[str, Signal]] = {}
+        signals: dict[DocId, dict[str, SignalScore]] = {}
         for f, s in zip(pool, scores, strict=True):
             new_scores[f.docid] = float(s)
-            signals[f.docid] = {**f.signals, SIGNAL: Signal(float(f.score), f.rank)}
-        return _finish(new_scores, signals)
+            signals[f.docid] = {**f.signals, SIGNAL: SignalScore(float(f.score), f.rank)}
+        return ranked(new_scores, signals)
 
 
 @cache

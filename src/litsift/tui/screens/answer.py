@@ -5,7 +5,8 @@ The draft streams in as the model writes it (deltas delivered from the worker th
 citations, sentences the judge found unsupported marked ``⚠``, fabricated citations (numbers
 that named no passage) flagged, and the references built from the store. Selecting a reference
 dismisses the screen with that reference's hit so the search screen can show its detail.
-Everything the model wrote is shown as plain text (never markup).
+Everything the model wrote is shown as plain text (never markup), through
+:func:`litsift.text.for_terminal` (no escape sequence reaches the terminal).
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from litsift.text import for_terminal
+from litsift.tui.widgets.safe_text import safe_content
 from litsift.tui.widgets.status_line import error_text
 from litsift.types import Hit
 
 if TYPE_CHECKING:
-    from litsift.llm.answer import Answer
-    from litsift.service import LitsiftService
+    from litsift.service import Answer, LitsiftService
 
 Part = str | tuple[str, str]
 
@@ -88,7 +90,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
         with Vertical(classes="modal-box", id="answer-box") as box:
             box.border_title = "Answer"
             box.border_subtitle = "Enter on a reference opens it · Esc close"
-            yield Static(Content(self.question), id="answer-question", markup=False)
+            yield Static(Content(for_terminal(self.question)), id="answer-question", markup=False)
             with VerticalScroll(id="answer-scroll"):
                 yield Static(Content("writing…"), id="answer-text", markup=False)
             yield OptionList(id="answer-refs", markup=False)
@@ -120,7 +122,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
         if not self.is_attached:
             return
         self.streamed += delta
-        self.query_one("#answer-text", Static).update(Content(self.streamed))
+        self.query_one("#answer-text", Static).update(Content(for_terminal(self.streamed)))
 
     def _failed(self, err: Exception) -> None:
         self.error, self.done = err, True
@@ -133,20 +135,21 @@ class AnswerScreen(ModalScreen[Hit | None]):
         ]
         if hint:
             parts.append((f" — {hint}", "$warning"))
-        self.query_one("#answer-text", Static).update(Content.assemble(*parts))
+        self.query_one("#answer-text", Static).update(safe_content(parts))
 
     def _finished(self, answer: Answer) -> None:
         self.answer = answer
         if not self.is_attached:
             self.done = True
             return
-        self.query_one("#answer-text", Static).update(Content.assemble(*answer_parts(answer)))
+        self.query_one("#answer-text", Static).update(safe_content(answer_parts(answer)))
         refs = self.query_one("#answer-refs", OptionList)
         refs.clear_options()
         for i, ref in enumerate(answer.references):
             nums = " ".join(f"[{n}]" for n in ref.passages)
             year = f" ({ref.record.year})" if ref.record.year else ""
-            refs.add_option(Option(f"{nums} {ref.record.display_title}{year}", id=str(i)))
+            title = for_terminal(ref.record.display_title, keep_newlines=False)
+            refs.add_option(Option(f"{nums} {title}{year}", id=str(i)))
         refs.display = bool(answer.references)
         refs.border_title = f"References ({len(answer.references)})"
         if answer.references:

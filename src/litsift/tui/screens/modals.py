@@ -6,6 +6,9 @@ touches the service: the search screen runs the writes in workers.
 * :class:`ExportScreen` — what to export, the format and the file path.
 * :class:`HistoryScreen` — saved searches and the query history; pick one to re-run it.
 * :class:`AspectEditScreen` — the query's aspects, one per line.
+
+Titles, notes, queries and collection names come from the store: they are shown (and put in
+editors) through :func:`litsift.text.for_terminal`, so an escape sequence is never displayed.
 """
 
 from __future__ import annotations
@@ -22,9 +25,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, TextArea
 from textual.widgets.option_list import Option
 
-from litsift.export import EXPORT_FORMATS, FORMAT_SUFFIX
-from litsift.store.history import HistoryEntry
-from litsift.store.triage import parse_tags
+from litsift.text import for_terminal
+from litsift.types import EXPORT_FORMATS, FORMAT_SUFFIX, HistoryEntry, parse_tags
 
 T = TypeVar("T")
 
@@ -63,10 +65,7 @@ class PromptScreen(_Modal[str]):
     def __init__(self, title: str, prompt: str, value: str = "", placeholder: str = "") -> None:
         super().__init__(classes="litsift-modal")
         self.title_text, self.prompt, self.value, self.placeholder = (
-            title,
-            prompt,
-            value,
-            placeholder,
+            for_terminal(x, keep_newlines=False) for x in (title, prompt, value, placeholder)
         )
 
     def compose(self) -> ComposeResult:
@@ -100,7 +99,8 @@ class NoteScreen(_Modal[NoteEdit]):
 
     def __init__(self, title: str, note: str, tags: tuple[str, ...]) -> None:
         super().__init__(classes="litsift-modal")
-        self.record_title, self.note, self.tags = title, note, tags
+        self.record_title, self.note = for_terminal(title), for_terminal(note)
+        self.tags = tuple(for_terminal(t, keep_newlines=False) for t in tags)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
@@ -137,7 +137,7 @@ class ExportScreen(_Modal[ExportRequest]):
 
     def __init__(self, collections: list[str]) -> None:
         super().__init__(classes="litsift-modal")
-        self.collections = collections
+        self.collections = [for_terminal(c, keep_newlines=False) for c in collections]
         self._auto_path = default_export_path("kept", "bibtex")
 
     def compose(self) -> ComposeResult:
@@ -193,7 +193,8 @@ class HistoryScreen(_Modal[HistoryEntry]):
                 self.entries[oid] = e
                 where = f"{e.kind.table}" + (f", {e.years}" if e.years else "")
                 label = f"★ {e.name}: {e.text}" if prefix == "saved" else e.text
-                self.options.append(Option(f"{label}  ({where})", id=oid))
+                shown = for_terminal(f"{label}  ({where})", keep_newlines=False)
+                self.options.append(Option(shown, id=oid))
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
@@ -223,7 +224,8 @@ class AspectEditScreen(_Modal[list[str]]):
 
     def __init__(self, query_text: str, aspects: list[str]) -> None:
         super().__init__(classes="litsift-modal")
-        self.query_text, self.aspects = query_text, aspects
+        self.query_text = for_terminal(query_text)
+        self.aspects = [for_terminal(a, keep_newlines=False) for a in aspects]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:

@@ -1,5 +1,11 @@
-"""The main screen: query bar, Papers/Datasets tabs with a results table each, detail pane,
-status line and footer. It owns the search state and runs every service call in a worker.
+"""The main screen: query bar, a :class:`KindTab` per kind (Papers, Datasets) with its results
+table, detail pane, status line and footer.
+
+The screen composes its parts, each owning its state: every tab holds the result and aspect
+state of its kind; :class:`TriageCommands` and :class:`RankingCommands` carry the triage and
+ranking behaviour (and the modes that apply to both tabs); :class:`ServiceCalls` serialises the
+service calls and queues triage writes. The screen itself keeps only the query being shown and
+the search requests, and routes keys and messages to those parts.
 
 Concurrency (textual ``docs/guide/workers.md``): a search runs in an exclusive thread worker of
 group ``"search"``, so a new query cancels the stale one; each request carries an id and a
@@ -7,7 +13,6 @@ result whose id is not the latest is dropped. Service calls are serialised by a 
 service allows one searching thread at a time); a cancelled worker waiting on the lock returns
 without searching. The search worker also reads the hits' triage annotations and, with "more
 like this" on, reranks by the labels, so the first paint already shows labels and the order.
-Triage and ranking actions live in :mod:`.triage_actions` and :mod:`.ranking_actions`.
 """
 
 from __future__ import annotations
@@ -16,32 +21,50 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, TabbedContent
 from textual.worker import get_current_worker
 
+from litsift.config import SearchSettings
 from litsift.errors import LitsiftError
-from litsift.store.triage import Annotation
+from litsift.service import LitsiftService
 from litsift.tui.messages import (
+    AnnotationsChanged,
+    AspectsJudged,
+    AspectsScored,
+    Notice,
     QueryInvalid,
+    Reordered,
     ResultHighlighted,
     SearchFailed,
     SearchFinished,
     SearchRequested,
     StoreChecked,
 )
-from litsift.tui.screens.base import PANE_ID, TAB_LABEL
 from litsift.tui.screens.empty_store import EmptyStoreScreen
-from litsift.tui.screens.ranking_actions import NEEDS_LLM, RankingActions
-from litsift.tui.screens.triage_actions import NEEDS_HIT, TriageActions
+from litsift.tui.screens.jobs import JobDone, ServiceCalls
+from litsift.tui.screens.keys import (
+    NEEDS_HIT,
+    NEEDS_LLM,
+    RANKING_BINDINGS,
+    SCREEN_BINDINGS,
+    TRIAGE_BINDINGS,
+)
+from litsift.tui.screens.ranking import RankingCommands
+from litsift.tui.screens.triage import TriageCommands
 from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
-from litsift.types import Kind, Query, SearchResult
+from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
+from litsift.tui.widgets.results_table import FILTER_NAME
+from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
 
 __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
+_PROMPT = "Type a query (Enter searches at once) · F1 help"
 
-class SearchScreen(TriageActions, RankingActions):
+
+class SearchScreen(Screen[None]):
     """Search papers and datasets from the keyboard.
 
     Args:
@@ -51,73 +74,102 @@ class SearchScreen(TriageActions, RankingActions):
     """
 
     AUTO_FOCUS = "#query"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "slash", "focus_query", "Query", id="focus_query", tooltip="Put the cursor in the query"
-        ),
-        Binding(
-            "escape",
-            "back",
-            "Back",
-            show=False,
-            id="back",
-            tooltip="Back: detail → results → query",
-        ),
-        Binding(
-            "ctrl+t",
-            "toggle_kind",
-            "Papers/Datasets",
-            id="toggle_kind",
-            tooltip="Switch between the Papers and Datasets tabs",
-        ),
-        Binding(
-            "f2",
-            "show_kind('paper')",
-            "Papers",
-            show=False,
-            id="show_papers",
-            tooltip="Show the Papers tab",
-        ),
-        Binding(
-            "f3",
-            "show_kind('dataset')",
-            "Datasets",
-            show=False,
-            id="show_datasets",
-            tooltip="Show the Datasets tab",
-        ),
-        Binding(
-            "ctrl+l",
-            "clear_years",
-            "Clear years",
-            id="clear_years",
-            tooltip="Clear the year range and search again",
-        ),
-    ]
+    # the footer lists them in this order (ranking, triage, then the screen's own)
+    BINDINGS: ClassVar[list[BindingType]] = [*RANKING_BINDINGS, *TRIAGE_BINDINGS, *SCREEN_BINDINGS]
 
-    # -- layout ----------------------------------------------------------------------------
+    def __init__(
+        self, service: LitsiftService, settings: SearchSettings, *, show_timings: bool = True
+    ) -> None:
+        super().__init__(id="search-screen")
+        self.service = service
+        self.settings = settings
+        self.show_timings = show_timings
+        self.kind = Kind.PAPER
+        self.text = ""
+        self.years = YearRange()
+        self.store_counts: dict[Kind, int] | None = None
+        self.calls = ServiceCalls(self)
+        self.triage = TriageCommands(self)
+        self.ranking = RankingCommands(self)
+        self._request_id = 0
+        self._pending: int | None = None
+
+    # -- parts -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield QueryBar(id="query-bar")
         with Horizontal(id="body"):
             with TabbedContent(initial=PANE_ID[Kind.PAPER], id="kinds"):
                 for kind in Kind:
-                    with TabPane(TAB_LABEL[kind], id=PANE_ID[kind]):
-                        table = ResultsTable(kind, id=f"{PANE_ID[kind]}-table")
-                        table.coverage_sort = self.service.coverage_order
-                        yield table
+                    yield KindTab(kind, self.service.coverage_order)
             yield DetailPane(id="detail")
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield Footer()
 
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    @property
+    def query_bar(self) -> QueryBar:
+        return self.query_one("#query-bar", QueryBar)
+
+    def tab(self, kind: Kind | None = None) -> KindTab:
+        """The tab of ``kind`` (default: the one shown)."""
+        return self.query_one(f"#{PANE_ID[kind or self.kind]}", KindTab)
+
+    def table(self, kind: Kind | None = None) -> ResultsTable:
+        return self.tab(kind).table
+
+    @property
+    def request_id(self) -> int:
+        """Id of the latest search request (reorderings of older results are dropped)."""
+        return self._request_id
+
+    @property
+    def busy(self) -> bool:
+        """True while a search, an aspect scoring, a reordering or a triage job is unfinished."""
+        return (
+            self._pending is not None
+            or self.query_bar.debouncing
+            or any(self.tab(k).scoring is not None for k in Kind)
+            or self.ranking.reordering is not None
+            or self.calls.open > 0
+        )
+
     def on_mount(self) -> None:
-        self.status.show_message("Type a query (Enter searches at once) · F1 help")
+        self.status.show_message(_PROMPT)
         self._check_store()
+
+    # -- detail and status -----------------------------------------------------------------
+    def refresh_detail(self) -> None:
+        """Re-render the detail of the highlighted hit (after its label or coverage changed)."""
+        hit = self.table().highlighted_hit
+        if self.detail.hit is not None and hit is None:
+            hit = self.detail.hit  # e.g. a reference opened from an answer
+        self.detail.show_hit(hit, self.tab().extras(hit))
+
+    def show_modes(self) -> None:
+        """Put the active view modes in the status line."""
+        modes = []
+        if self.triage.label_filter != "all":
+            modes.append(f"show: {FILTER_NAME[self.triage.label_filter]}")
+        if self.ranking.more_like_this:
+            modes.append("more like this")
+        if self.ranking.by_coverage:
+            modes.append("by coverage")
+        if self.tab().reranked:
+            modes.append(self.tab().reranked)
+        self.status.set_modes(modes)
 
     # -- store state -----------------------------------------------------------------------
     @work(thread=True, group="store", exit_on_error=False)
     def _check_store(self) -> None:
         try:
-            with self._service_lock:
+            with self.calls.lock:
                 counts = self.service.counts()
                 stale = frozenset(k for k in Kind if self.service.needs_index(k))
         except Exception as err:  # reported in the status line, never a crash
@@ -142,7 +194,7 @@ class SearchScreen(TriageActions, RankingActions):
         self.refresh_bindings()
         self.search(self.kind)
         if msg.submitted:
-            self.record_submitted()
+            self.triage.record_submitted()
             self.table().focus()
 
     @on(QueryInvalid)
@@ -152,29 +204,28 @@ class SearchScreen(TriageActions, RankingActions):
 
     def search(self, kind: Kind, force: bool = False) -> None:
         """Search ``kind`` for the current text and years unless its table already shows them."""
-        criteria = (self.text, self.years)
-        if not force and self._shown[kind] == criteria and self._pending is None:
-            shown = self.table(kind).result
-            if kind == self.kind and shown is not None:
-                self.status.show_result(shown)
+        tab = self.tab(kind)
+        if not force and tab.shown == (self.text, self.years) and self._pending is None:
+            if kind == self.kind and tab.result is not None:
+                self.status.show_result(tab.result)
             return
         self._request_id += 1
         query = Query(self.text, kind, self.years, k=self.settings.tui_k, k0=self.settings.k0)
         if not self.text.strip():  # nothing to search: clear without a worker
             self._pending = None
             self.workers.cancel_group(self, "search")
-            self._base[kind] = None
+            tab.base = None
             self._show(SearchResult(query, (), 0.0), {})
-            self.status.show_message("Type a query (Enter searches at once) · F1 help")
+            self.status.show_message(_PROMPT)
             return
         self._pending = self._request_id
         self.status.show_busy(kind, self.years)
-        self._run_search(self._request_id, query, self.more_like_this)
+        self._run_search(self._request_id, query, self.ranking.more_like_this)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _run_search(self, request_id: int, query: Query, feedback: bool) -> None:
         worker = get_current_worker()
-        with self._service_lock:
+        with self.calls.lock:
             if worker.is_cancelled or request_id != self._request_id:
                 return  # a newer query superseded this one while it waited
             try:
@@ -199,27 +250,20 @@ class SearchScreen(TriageActions, RankingActions):
         if msg.request_id != self._request_id:
             return  # stale
         self._pending = None
-        self._base[msg.result.query.kind] = msg.base or msg.result
+        self.tab(msg.result.query.kind).base = msg.base or msg.result
         self._show(msg.result, msg.annotations)
         if msg.feedback_error is not None:
-            self.more_like_this = False
+            self.ranking.more_like_this = False
             self.status.show_error(msg.feedback_error)
             self.show_modes()
 
     def _show(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
         kind = result.query.kind
-        self.reranked.pop(kind, None)
-        self._shown[kind] = (result.query.text, result.query.years)
-        self.query_one(TabbedContent).get_tab(PANE_ID[kind]).label = (
-            f"{TAB_LABEL[kind]} ({len(result.hits)})"
-            if result.query.text.strip()
-            else TAB_LABEL[kind]
-        )
-        self.table(kind).show_result(result, annotations)
+        self.tab(kind).show_result(result, annotations)
         if kind == self.kind:
             self.status.show_result(result)
             self.show_modes()
-        self.score_aspects(kind, result)  # after the first paint, in a worker
+        self.ranking.score_aspects(kind, result)  # after the first paint, in a worker
         self.refresh_bindings()
 
     @on(SearchFailed)
@@ -227,7 +271,7 @@ class SearchScreen(TriageActions, RankingActions):
         if msg.request_id != self._request_id:
             return
         self._pending = None
-        self._shown[msg.query.kind] = None  # retry on the next request
+        self.tab(msg.query.kind).shown = None  # retry on the next request
         self.status.show_error(msg.error)
         if not isinstance(msg.error, LitsiftError):
             self.notify(
@@ -237,23 +281,76 @@ class SearchScreen(TriageActions, RankingActions):
                 markup=False,
             )
 
-    # -- results and detail ----------------------------------------------------------------
+    # -- results, detail and background results --------------------------------------------
     @on(ResultHighlighted)
     def _highlighted(self, msg: ResultHighlighted) -> None:
         if msg.kind == self.kind:
-            self.detail.show_hit(msg.hit, self.extras(msg.kind, msg.hit))
+            self.detail.show_hit(msg.hit, self.tab(msg.kind).extras(msg.hit))
             self.refresh_bindings()
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         kind = Kind.PAPER if event.pane.id == PANE_ID[Kind.PAPER] else Kind.DATASET
-        if kind == self.kind and self._shown[kind] is not None:
+        if kind == self.kind and self.tab(kind).shown is not None:
             return
         self.kind = kind
-        table = self.table(kind)
-        self.detail.show_hit(table.highlighted_hit, self.extras(kind, table.highlighted_hit))
+        tab = self.tab(kind)
+        self.detail.show_hit(tab.table.highlighted_hit, tab.extras(tab.table.highlighted_hit))
         self.show_modes()
         self.search(kind)
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.detail.focus()
+
+    @on(JobDone)
+    def _job_done(self, done: JobDone) -> None:
+        try:
+            if isinstance(done.result, AnnotationsChanged):
+                self._annotations_changed(done.result)
+            elif isinstance(done.result, Notice):
+                self._notice(done.result)
+            elif done.result is not None:
+                self.post_message(done.result)
+        finally:
+            self.calls.job_done()
+
+    @on(Notice)
+    def _notice(self, msg: Notice) -> None:
+        if msg.error is not None:
+            self.status.show_error(msg.error)
+            title = "litsift" if isinstance(msg.error, LitsiftError) else "Error"
+            text = str(msg.error)
+            if isinstance(msg.error, LitsiftError):
+                text = msg.error.message + (f" — {msg.error.hint}" if msg.error.hint else "")
+            self.notify(text, title=title, severity="error", markup=False)
+        elif msg.text:
+            self.status.show_message(msg.text)
+            self.notify(msg.text, markup=False)
+
+    @on(AnnotationsChanged)
+    def _annotations_changed(self, msg: AnnotationsChanged) -> None:
+        """Show fresh annotations; with "more like this" on, rerank by the new labels."""
+        self.table(msg.kind).update_annotations(msg.annotations)
+        self.refresh_detail()
+        if msg.notice:
+            self.status.show_message(msg.notice)
+        self.show_modes()
+        if self.ranking.more_like_this and msg.kind == self.kind:
+            self.ranking.rerun_feedback()
+
+    @on(AspectsScored)
+    def _aspects_scored(self, msg: AspectsScored) -> None:
+        self.ranking.aspects_scored(msg)
+
+    @on(AspectsJudged)
+    def _aspects_judged(self, msg: AspectsJudged) -> None:
+        self.ranking.aspects_judged(msg)
+
+    @on(Reordered)
+    def _reordered(self, msg: Reordered) -> None:
+        self.ranking.reordered(msg)
 
     # -- actions ---------------------------------------------------------------------------
     def action_focus_query(self) -> None:
@@ -275,6 +372,49 @@ class SearchScreen(TriageActions, RankingActions):
     def action_clear_years(self) -> None:
         self.query_bar.clear_years()
 
+    # triage (TRIAGE_BINDINGS) and ranking (RANKING_BINDINGS) keys
+    def action_label(self, label: str) -> None:
+        self.triage.label(label)
+
+    def action_undo_label(self) -> None:
+        self.triage.undo_label()
+
+    def action_cycle_filter(self) -> None:
+        self.triage.cycle_filter()
+
+    def action_edit_note(self) -> None:
+        self.triage.edit_note()
+
+    def action_add_to_collection(self) -> None:
+        self.triage.add_to_collection()
+
+    def action_history(self) -> None:
+        self.triage.history()
+
+    def action_save_search(self) -> None:
+        self.triage.save_search()
+
+    def action_export(self) -> None:
+        self.triage.export()
+
+    def action_more_like_this(self) -> None:
+        self.ranking.toggle_more_like_this()
+
+    def action_coverage_order(self) -> None:
+        self.ranking.toggle_coverage_order()
+
+    def action_edit_aspects(self) -> None:
+        self.ranking.edit_aspects()
+
+    def action_llm_rerank(self) -> None:
+        self.ranking.llm_rerank()
+
+    def action_llm_judge_aspects(self) -> None:
+        self.ranking.judge_aspects()
+
+    def action_answer(self) -> None:
+        self.ranking.answer()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_years":
             years = self.query(".year").results(Input)
@@ -284,5 +424,5 @@ class SearchScreen(TriageActions, RankingActions):
         if action in NEEDS_LLM:
             return True if self.service.llm_configured and self.table().hits else None
         if action == "edit_aspects":
-            return True if self.aspects[self.kind] else None
+            return True if self.tab().aspects else None
         return True

@@ -6,30 +6,27 @@ highlighted in the abstract or description (a style on a span, never markup).
 
 Abstracts, descriptions and (later) LLM-written fields are user data: they are assembled into a
 :class:`textual.content.Content` from plain strings, so ``[bold]`` in an abstract shows as the
-seven characters ``[bold]`` and is never read as markup.
+seven characters ``[bold]`` and is never read as markup. Every part passes through
+:mod:`litsift.tui.widgets.safe_text` (:func:`litsift.text.for_terminal`): escape sequences in
+the data are removed and control characters shown as visible symbols.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from litsift.store.triage import Annotation
-from litsift.types import Aspect, Dataset, Hit, Paper
-
-if TYPE_CHECKING:
-    from litsift.search.aspect_scoring import Coverage
+from litsift.text import for_terminal
+from litsift.tui.widgets.safe_text import Part, safe_content
+from litsift.types import Annotation, Aspect, Coverage, Dataset, Hit, Paper
 
 #: order in which retriever signals are listed
 SIGNALS = ("bm25", "dense")
-
-Part = str | tuple[str, str] | Content
 
 #: glyph of each DORIS-MAE grade: 0 unrelated, 1 partly, 2 fully addresses the aspect
 GRADE_GLYPH = ("○", "◐", "●")
@@ -132,16 +129,21 @@ def _aspects(extras: Extras) -> Iterator[Part]:
 
 
 def _body(text: str, empty: str, coverage: Coverage | None) -> Part:
-    """The abstract/description with the evidence sentences of graded aspects underlined."""
+    """The abstract/description with the evidence sentences of graded aspects underlined.
+
+    Sanitised here (text and evidence alike), as the evidence offsets are found in what is shown.
+    """
     if not text:
         return (empty, "$text-muted")
+    text = for_terminal(text)
     content = Content(text)
     if coverage is not None:
         for score in coverage.scores:
             if score.grade and score.evidence_text:
-                at = text.find(score.evidence_text)
+                evidence = for_terminal(score.evidence_text)
+                at = text.find(evidence)
                 if at >= 0:
-                    content = content.stylize(EVIDENCE_STYLE, at, at + len(score.evidence_text))
+                    content = content.stylize(EVIDENCE_STYLE, at, at + len(evidence))
     return content
 
 
@@ -188,7 +190,7 @@ def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
     rec = hit.record
     ex = extras or Extras()
     parts = _paper(hit, rec, ex) if isinstance(rec, Paper) else _dataset(hit, rec, ex)
-    return Content.assemble(*parts)
+    return safe_content(parts)
 
 
 class DetailPane(VerticalScroll):

@@ -1,7 +1,8 @@
 """The query bar: a free-text query input plus a from/to year range, with debounced search.
 
 Typing waits :data:`DEBOUNCE_S` seconds of quiet before asking for a search; Enter asks at once.
-Any query string is passed through untouched (escaping is the search layer's job). Year inputs
+Any query string is passed through untouched (escaping is the search layer's job); text put in
+the bar from the store (a past query) goes through :func:`litsift.text.for_terminal`. Year inputs
 accept digits only; a half-typed year or a reversed range marks the input invalid and posts
 :class:`~litsift.tui.messages.QueryInvalid` instead of searching.
 """
@@ -16,6 +17,7 @@ from textual.validation import Regex
 from textual.widgets import Input
 
 from litsift.errors import QueryError
+from litsift.text import for_terminal
 from litsift.tui.messages import QueryInvalid, SearchRequested
 from litsift.types import YearRange
 
@@ -77,13 +79,21 @@ class QueryBar(Horizontal):
             raise QueryError(f"{side} year {value!r} is incomplete", "type four digits, e.g. 2015")
         return int(value)
 
+    def _reversed_range(self) -> bool:
+        """True when both years are complete and the first is after the second."""
+        try:
+            start, end = self._year("from"), self._year("to")
+        except QueryError:
+            return False
+        return start is not None and end is not None and start > end
+
     def set_text(self, text: str) -> None:
         """Replace the query text (a search follows after the debounce)."""
-        self.query_one("#query", Input).value = text
+        self.query_one("#query", Input).value = for_terminal(text, keep_newlines=False)
 
     def set_query(self, text: str, years: YearRange) -> None:
         """Replace the query text and years and search at once (re-running a past query)."""
-        self.query_one("#query", Input).value = text
+        self.query_one("#query", Input).value = for_terminal(text, keep_newlines=False)
         for side, year in (("from", years.start), ("to", years.end)):
             self.query_one(f"#year-{side}", Input).value = "" if year is None else str(year)
         self.submit(submitted=True)
@@ -122,9 +132,9 @@ class QueryBar(Horizontal):
         try:
             years = self.years()
         except QueryError as err:
+            reversed_range = self._reversed_range()
             for year in inputs:
                 bad = bool(year.value) and not _YEAR.validate(year.value).is_valid
-                reversed_range = "empty" in err.message
                 year.set_class(bad or reversed_range, "-invalid")
             self.post_message(QueryInvalid(err.message, err.hint))
             return

@@ -2,10 +2,11 @@
 
 Columns are declared per kind in :data:`COLUMNS`; each cell is computed from the hit and its
 :class:`RowInfo` (triage annotation, aspect coverage). Cell text is always a ``rich.text.Text``:
-titles are never read as markup.
+titles are never read as markup, and data text passes through :func:`litsift.text.for_terminal`
+(one line: escape sequences removed, control characters visible, newlines as spaces).
 
 What is shown is the table's ``result`` (the current order: fused, "more like this" or LLM
-reranked), then filtered by label (:data:`~litsift.store.triage.LABEL_FILTERS`) and, when
+reranked), then filtered by label (:data:`~litsift.types.LABEL_FILTERS`) and, when
 ``by_coverage`` is on, sorted by aspect coverage. Rows are keyed by doc id.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -21,12 +22,20 @@ from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.widgets import DataTable
 
-from litsift.store.triage import Annotation, LabelFilter, filter_by_label
+from litsift.text import for_terminal
 from litsift.tui.messages import ResultHighlighted
-from litsift.types import Dataset, Hit, Kind, Label, Paper, SearchResult
-
-if TYPE_CHECKING:
-    from litsift.search.aspect_scoring import Coverage
+from litsift.types import (
+    Annotation,
+    Coverage,
+    Dataset,
+    Hit,
+    Kind,
+    Label,
+    LabelFilter,
+    Paper,
+    SearchResult,
+    filter_by_label,
+)
 
 #: glyph and style of each label in the label column
 LABEL_GLYPH: dict[Label, tuple[str, str]] = {
@@ -58,8 +67,13 @@ class RowInfo:
     scoring: bool = False
 
 
+def _cell(text: str) -> Text:
+    """A one-line cell of data text (sanitised, never markup)."""
+    return Text(for_terminal(text, keep_newlines=False), no_wrap=True, overflow="ellipsis")
+
+
 def _title(hit: Hit, info: RowInfo) -> Text:
-    return Text(hit.record.display_title, no_wrap=True, overflow="ellipsis")
+    return _cell(hit.record.display_title)
 
 
 def _score(hit: Hit, info: RowInfo) -> Text:
@@ -77,13 +91,12 @@ def _year(hit: Hit, info: RowInfo) -> Text:
 
 def _venue(hit: Hit, info: RowInfo) -> Text:
     rec = hit.record
-    return Text(rec.venue if isinstance(rec, Paper) else "", overflow="ellipsis", no_wrap=True)
+    return _cell(rec.venue if isinstance(rec, Paper) else "")
 
 
 def _aliases(hit: Hit, info: RowInfo) -> Text:
     rec = hit.record
-    text = ", ".join(rec.variants) if isinstance(rec, Dataset) else ""
-    return Text(text, overflow="ellipsis", no_wrap=True)
+    return _cell(", ".join(rec.variants) if isinstance(rec, Dataset) else "")
 
 
 def _label(hit: Hit, info: RowInfo) -> Text:

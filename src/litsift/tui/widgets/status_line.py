@@ -2,7 +2,9 @@
 
 Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``.
 Mode indicators follow in brackets, e.g. ``[show: kept] [more like this] [by coverage]``.
-Timings can be hidden (``show_timings=False``) so snapshots are deterministic.
+Timings can be hidden (``show_timings=False``) so snapshots are deterministic. Messages and
+errors (which may quote data or a model's reply) are shown through
+:func:`litsift.text.for_terminal`, on one line.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from litsift.errors import LitsiftError
+from litsift.text import for_terminal
 from litsift.types import Kind, SearchResult, YearRange
 
 
@@ -28,10 +31,11 @@ def years_label(years: YearRange) -> str:
 
 
 def error_text(error: Exception) -> tuple[str, str]:
-    """(message, hint) of any exception; LitsiftErrors carry their own hint."""
+    """(message, hint) of any exception, terminal-safe; LitsiftErrors carry their own hint."""
     if isinstance(error, LitsiftError):
-        return error.message, error.hint
-    return f"unexpected error: {type(error).__name__}: {error}", "please report it with the query"
+        return for_terminal(error.message), for_terminal(error.hint)
+    message = for_terminal(f"unexpected error: {type(error).__name__}: {error}")
+    return message, "please report it with the query"
 
 
 class StatusLine(Static):
@@ -70,11 +74,12 @@ class StatusLine(Static):
         self._refresh()
 
     def show_message(self, text: str) -> None:
-        self._main = Content(text)
+        self._main = Content(for_terminal(text, keep_newlines=False))
         self._refresh()
 
     def show_error(self, error: Exception | tuple[str, str]) -> None:
         message, hint = error_text(error) if isinstance(error, Exception) else error
+        message, hint = (for_terminal(x, keep_newlines=False) for x in (message, hint))
         parts: list[str | tuple[str, str]] = [("✖ " + message, "bold $error")]
         if hint:
             parts.append((f" — {hint}", "$warning"))

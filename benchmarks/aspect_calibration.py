@@ -1,10 +1,16 @@
 """Calibration of aspect grades and checks of the decomposition on DORIS-MAE's dev queries.
 
+Research code (not shipped in ``litsift``): it sets the constants that ship in
+:mod:`litsift.search.aspect_scoring` (``CALIBRATED_LAMBDA``, ``CALIBRATED_THRESHOLDS``).
 DORIS-MAE (Wang et al., NeurIPS 2023) gives 40 dev queries with expert aspects and sub-aspects
 and each query's best candidate abstract with its normalised score (``../shared/data/eval/
 doris-mae/``). :func:`calibrate` sets the grade thresholds and lexical weight of
 :mod:`litsift.search.aspect_scoring` from them; :func:`match_expert_aspects` compares an
 automatic decomposition with the expert one.
+
+Run through ``python benchmarks/aspect_decomposition.py``; ``tests/unit/test_aspects.py``
+imports this module (``tests/bench.py``) to check that the shipped constants are still
+near-optimal for the encoder on the machine running the tests.
 """
 
 from __future__ import annotations

@@ -1,0 +1,96 @@
+"""What every ``litsift`` command shares: error reporting, the service, the progress bar."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from litsift.errors import LitsiftError
+from litsift.text import for_terminal
+
+if TYPE_CHECKING:
+    from litsift.service import LitsiftService, Progress
+    from litsift.types import Kind
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+KIND_CHOICE = click.Choice(["papers", "datasets"])
+
+
+def kind_named(name: str) -> Kind:
+    from litsift.types import Kind
+
+    return Kind.PAPER if name == "papers" else Kind.DATASET
+
+
+def reports_errors(fn: F) -> F:
+    """Turn LitsiftError into a two-line message on stderr and exit code 1.
+
+    Messages can quote data (a title, a line of a file, a model's reply): they are printed
+    through :func:`litsift.text.for_terminal`, so they never carry an escape sequence.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except LitsiftError as e:
+            click.secho(f"error: {for_terminal(e.message)}", fg="red", err=True)
+            if e.hint:
+                click.echo(f"  hint: {for_terminal(e.hint)}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_service(home: str | None) -> LitsiftService:
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+
+    return LitsiftService(get_paths(home))
+
+
+@contextmanager
+def progress_bar(enabled: bool = True) -> Iterator[Progress]:
+    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description:>10}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not enabled,
+        transient=False,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total or None)
+            bar.update(tasks[stage], completed=done, total=total or None)
+
+        yield update
+
+
+home_option = click.option(
+    "--home",
+    envvar="LITSIFT_HOME",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Directory for the store, indexes and config (default: XDG dirs; env LITSIFT_HOME).",
+)

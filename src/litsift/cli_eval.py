@@ -1,0 +1,97 @@
+"""``litsift eval``: ranking measured with each benchmark's protocol (never the user's store)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from litsift.cli_common import progress_bar, reports_errors
+
+
+@click.command("eval")
+@click.argument(
+    "benchmark", type=click.Choice(["datafinder", "scifact", "doris-mae-dev", "beir", "trec"])
+)
+@click.option(
+    "--data",
+    "data_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Evaluation data dir (default: ../shared/data).",
+)
+@click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--measures", default=None, help="ir-measures names, e.g. nDCG@10,R@100,RR@10.")
+@click.option(
+    "--systems",
+    default=None,
+    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects).",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="First N queries only.")
+@click.option(
+    "--query-field",
+    type=click.Choice(["query", "keyphrase_query", "both"]),
+    default="both",
+    help="DataFinder: which query text to run.",
+)
+@click.option(
+    "--eval-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Store for the benchmark's corpus (default: a per-corpus cache dir).",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where TREC run files go (default: runs/BENCHMARK).",
+)
+@click.option(
+    "--half",
+    type=click.Choice(["tune", "heldout"]),
+    default=None,
+    help="Only one fixed half of the queries (tune: defaults were tuned on it).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
+@reports_errors
+def eval_cmd(
+    benchmark: str,
+    data_dir: Path | None,
+    corpus: Path | None,
+    queries: Path | None,
+    qrels: Path | None,
+    measures: str | None,
+    systems: str | None,
+    limit: int | None,
+    query_field: str,
+    eval_home: Path | None,
+    runs_dir: Path | None,
+    half: str | None,
+    as_json: bool,
+) -> None:
+    """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store)."""
+    from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
+
+    with progress_bar(not as_json) as bar:
+        report = run_benchmark(
+            benchmark,
+            data_dir=data_dir,
+            corpus=corpus,
+            queries=queries,
+            qrels=qrels,
+            measures=measures,
+            systems=systems,
+            limit=limit,
+            query_field=query_field,
+            home=eval_home,
+            runs_dir=runs_dir,
+            half=half,
+            progress=bar,
+        )
+    if as_json:
+        click.echo(json.dumps(report_to_json(report), indent=2))
+    else:
+        click.echo(format_table(report))

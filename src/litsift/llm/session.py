@@ -1,0 +1,130 @@
+"""One LLM session: the chat client (one cache, one budget) and the three LLM actions with
+the settings of ``[llm]`` applied.
+
+The service holds one :class:`LLMSession` and delegates to it; nothing here knows about search.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from litsift.llm.errors import LLMNotConfiguredError
+
+if TYPE_CHECKING:
+    from litsift.config import LLMSettings
+    from litsift.llm.answer import Answer
+    from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.judge import AspectJudgement
+    from litsift.llm.rerank import RerankResult
+    from litsift.paths import Paths
+    from litsift.types import Aspect, Hit
+
+
+class LLMSession:
+    """The LLM side of one service.
+
+    Args:
+        settings: the ``[llm]`` settings.
+        paths: where the response cache lives.
+    """
+
+    def __init__(self, settings: LLMSettings, paths: Paths) -> None:
+        self.settings = settings
+        self._paths = paths
+        self._client: ChatClient | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def configured(self) -> bool:
+        return self.settings.configured
+
+    def client(self) -> ChatClient:
+        """The session's chat client, made on first use.
+
+        Raises:
+            LLMNotConfiguredError: no ``[llm]`` base_url/model in the config.
+        """
+        from litsift.cache import LLMCache
+        from litsift.llm.budget import Budget
+        from litsift.llm.client import ChatClient
+
+        with self._lock:
+            if self._client is None:
+                if not self.settings.configured:
+                    raise LLMNotConfiguredError(
+                        "no LLM endpoint configured",
+                        "set [llm] base_url and model in config.toml (see README, LLM)",
+                    )
+                self._client = ChatClient(
+                    self.settings,
+                    cache=LLMCache.at(self._paths),
+                    budget=Budget.from_settings(self.settings),
+                )
+            return self._client
+
+    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+        """Listwise LLM rerank (RankGPT prompt, as LitSearch) of the top ``rerank_top_n`` hits.
+
+        Never raises an LLM error: on failure the original order is returned with
+        ``report.error`` set. Raises LLMNotConfiguredError only when no endpoint is configured.
+        """
+        from litsift.llm.rerank import rerank
+
+        s = self.settings
+        return rerank(
+            self.client(),
+            query_text,
+            list(hits),
+            top_n=s.rerank_top_n,
+            window=s.rerank_window,
+            step=s.rerank_step,
+            doc_words=s.rerank_doc_words,
+            context_tokens=s.context_tokens,
+        )
+
+    def judge_aspects(
+        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+    ) -> AspectJudgement:
+        """LLM 0/1/2 grade of each aspect for the top ``aspect_judge_top`` hits, with the
+        DORIS-MAE annotation prompt (``litsift.llm.prompts.aspect_messages``).
+
+        Never raises an LLM error: a failed call ends judging with ``error`` set and the
+        grades so far kept. Raises LLMNotConfiguredError only when no endpoint is configured.
+        """
+        from litsift.llm.judge import judge_aspects
+
+        s = self.settings
+        return judge_aspects(
+            self.client(),
+            query_text,
+            list(aspects),
+            list(hits),
+            top=s.aspect_judge_top,
+            doc_words=s.rerank_doc_words,
+        )
+
+    def answer(
+        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
+    ) -> Answer:
+        """An answer citing passages of ``hits`` with every citation checked (OpenScholar-style).
+
+        Raises:
+            LLMNotConfiguredError, LLMError: the first draft could not be obtained.
+            QueryError: no hits to cite.
+        """
+        from litsift.llm.answer import answer_question
+
+        s = self.settings
+        return answer_question(
+            self.client(),
+            question,
+            list(hits),
+            max_records=s.answer_max_records,
+            max_per_record=s.answer_passages_per_record,
+            chunk_words=s.answer_chunk_words,
+            feedback_rounds=s.answer_feedback_rounds,
+            judge=s.answer_judge,
+            on_delta=on_delta,
+        )

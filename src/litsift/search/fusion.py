@@ -1,0 +1,203 @@
+"""Fusion of retriever runs, as pure functions.
+
+A *run* is one retriever's ranked list ``[(docid, score), ...]``, best first (rank 1 first).
+Fusion returns :class:`Fused` records that keep each signal's raw score and 1-based rank for
+explanation. Every ordering is deterministic: by ``(-score, docid)``.
+
+The pattern follows pyserini (castorini/pyserini ``pyserini/fusion/_base.py`` for RRF with
+``k = 60``, ``pyserini/search/hybrid/_searcher.py`` for score interpolation where a document
+missing from one run takes that run's minimum score).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from litsift.errors import QueryError
+from litsift.types import FUSIONS, SignalScore
+
+DocId = int | str
+Run = Sequence[tuple[DocId, float]]
+Norm = Literal["minmax", "zscore", "none"]
+#: Default interpolation weights; ``SearchSettings.bm25_weight`` overrides them.
+DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType({"bm25": 0.5, "dense": 0.5})
+
+
+@dataclass(frozen=True)
+class Fused:
+    """One fused result.
+
+    Attributes:
+        docid: the document (a rowid for litsift's indexes).
+        score: the fused score (higher is better).
+        rank: 1-based rank in the fused list.
+        signals: ``{run name: SignalScore(raw score, 1-based rank)}`` for the runs that retrieved
+            this document, sorted by run name.
+    """
+
+    docid: DocId
+    score: float
+    rank: int
+    signals: Mapping[str, SignalScore] = field(default_factory=dict)
+
+
+def _sort_key(item: tuple[DocId, float]) -> tuple[float, int, int, str]:
+    docid, score = item
+    # ints before strs, each in natural order, so mixed id types stay deterministic
+    if isinstance(docid, int):
+        return (-score, 0, docid, "")
+    return (-score, 1, 0, docid)
+
+
+def _signals(runs: Mapping[str, Run]) -> dict[DocId, dict[str, SignalScore]]:
+    out: dict[DocId, dict[str, SignalScore]] = {}
+    for name, run in runs.items():
+        for rank, (docid, score) in enumerate(run, start=1):
+            # a docid repeated within one run keeps its best (first) rank
+            out.setdefault(docid, {}).setdefault(name, SignalScore(float(score), rank))
+    return out
+
+
+def ranked(
+    scores: Mapping[DocId, float], signals: Mapping[DocId, Mapping[str, SignalScore]]
+) -> list[Fused]:
+    """Fused results from final scores: best first by ``(-score, docid)``, ranks 1-based,
+    each with its ``signals`` sorted by run name (every re-scoring stage ends here)."""
+    ordered = sorted(scores.items(), key=_sort_key)
+    return [
+        Fused(docid, float(score), rank, MappingProxyType(dict(sorted(signals[docid].items()))))
+        for rank, (docid, score) in enumerate(ordered, start=1)
+    ]
+
+
+def rrf(
+    runs: Mapping[str, Run], k: int = 60, weights: Mapping[str, float] | None = None
+) -> list[Fused]:
+    """Reciprocal rank fusion.
+
+    ``score(d) = sum over runs r containing d of w_r / (k + rank_r(d))``, ``rank`` 1-based
+    (Cormack, Clarke & Büttcher 2009, "Reciprocal Rank Fusion outperforms Condorcet and
+    individual Rank Learning Methods", SIGIR, eq. 1, with ``k = 60``; per-run weights ``w_r``
+    default to 1 as in pyserini's ``reciprocal_rank_fusion``).
+
+    Args:
+        runs: ``{name: run}``, each run best first.
+        k: the RRF constant (> 0).
+        weights: optional ``{name: weight}``; a run not named gets weight 1.
+
+    Returns:
+        Every document of every run, fused, best first; ties by docid.
+
+    Raises:
+        QueryError: ``k`` is not positive.
+    """
+    if k <= 0:
+        raise QueryError(f"RRF k must be positive, got {k}", "use the default k = 60")
+    w = dict(weights or {})
+    signals = _signals(runs)
+    scores: dict[DocId, float] = {}
+    for docid, sig in signals.items():
+        # fsum is exactly rounded, so the score does not depend on the order of the runs
+        scores[docid] = math.fsum(w.get(name, 1.0) / (k + s.rank) for name, s in sig.items())
+    return ranked(scores, signals)
+
+
+def normalise(scores: Sequence[float], norm: Norm) -> npt.NDArray[np.float64]:
+    """Normalise one run's scores.
+
+    ``minmax``: ``(s - min) / (max - min)`` (all 1.0 when max == min); ``zscore``:
+    ``(s - mean) / std`` with the population std (all 0.0 when std == 0); ``none``: unchanged.
+
+    Args:
+        scores: ``(n,)`` raw scores.
+        norm: the method.
+
+    Returns:
+        ``(n,)`` float64.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if norm == "none" or len(s) == 0:
+        return s
+    if norm == "minmax":
+        lo, hi = float(s.min()), float(s.max())
+        return np.ones_like(s) if hi == lo else (s - lo) / (hi - lo)
+    if norm == "zscore":
+        std = float(s.std())
+        return np.zeros_like(s) if std == 0 else (s - float(s.mean())) / std
+    raise QueryError(f"unknown score normalisation {norm!r}", "use minmax, zscore or none")
+
+
+def interpolate(
+    runs: Mapping[str, Run], weights: Mapping[str, float], norm: Norm = "minmax"
+) -> list[Fused]:
+    """Linear interpolation of normalised scores.
+
+    ``score(d) = sum over runs r of w_r * norm_r(s_r(d))``; a document absent from run ``r``
+    takes the minimum normalised score of ``r`` (0 for minmax), as in pyserini's
+    ``HybridSearcher._hybrid_results``. An empty run contributes nothing.
+
+    Args:
+        runs: ``{name: run}``, each best first.
+        weights: ``{name: weight}``; a run without a weight is ignored for scoring (its ranks
+            are still kept in ``signals``).
+        norm: ``"minmax"``, ``"zscore"`` or ``"none"``.
+
+    Returns:
+        Every document of every run, fused, best first; ties by docid.
+    """
+    signals = _signals(runs)
+    parts: dict[DocId, list[float]] = {docid: [] for docid in signals}
+    for name, run in runs.items():
+        wt = float(weights.get(name, 0.0))
+        if not run or wt == 0.0:
+            continue
+        normed = normalise([s for _, s in run], norm)
+        floor = float(normed.min())
+        seen: dict[DocId, float] = {}
+        for (docid, _), v in zip(run, normed, strict=True):
+            seen.setdefault(docid, float(v))
+        for docid, vals in parts.items():
+            vals.append(wt * seen.get(docid, floor))
+    scores = {docid: math.fsum(vals) for docid, vals in parts.items()}
+    return ranked(scores, signals)
+
+
+def single(name: str, run: Run) -> list[Fused]:
+    """One run as fused results (its own scores), for ``fusion="bm25"`` or ``"dense"``."""
+    return ranked({d: s for d, s in reversed(run)}, _signals({name: run}))
+
+
+def fuse(
+    runs: Mapping[str, Run],
+    fusion: str,
+    weights: Mapping[str, float] | None = None,
+    rrf_k: int = 60,
+    norm: Norm = "minmax",
+) -> list[Fused]:
+    """Fuse runs by one of :data:`litsift.types.FUSIONS`.
+
+    Args:
+        runs: ``{name: run}``, each best first; ``fusion="bm25"``/``"dense"`` use that run only.
+        fusion: ``"rrf"`` (:func:`rrf`), ``"interpolation"`` (:func:`interpolate`), ``"bm25"``
+            or ``"dense"`` (:func:`single`).
+        weights: per-run weights; RRF defaults to 1, interpolation to :data:`DEFAULT_WEIGHTS`.
+        rrf_k: the RRF constant.
+        norm: score normalisation for interpolation.
+
+    Raises:
+        QueryError: unknown ``fusion``.
+    """
+    if fusion == "rrf":
+        return rrf(runs, k=rrf_k, weights=weights)
+    if fusion == "interpolation":
+        return interpolate(runs, weights or DEFAULT_WEIGHTS, norm=norm)
+    if fusion in FUSIONS:
+        return single(fusion, runs.get(fusion, []))
+    raise QueryError(f"unknown fusion {fusion!r}", f"use one of {', '.join(FUSIONS)}")

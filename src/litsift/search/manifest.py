@@ -1,0 +1,308 @@
+"""The manifest of an index pair (``<index_root>/<kind>/manifest.json``) and its file checks.
+
+The manifest says what the pair was built from (model, ONNX file, dimension, hnswlib
+parameters, part versions) and records every file of both parts with its size and sha256
+(``files``: ``{"bm25": {"bm25/meta.json": {"size": 1971, "sha256": "..."}, ...},
+"dense": {"dense.bin": ..., "dense.json": ...}}``). :func:`verify_files` checks them: sizes
+and existence always (cheap: one ``stat`` per file), full checksums on request
+(``litsift index --check``, or after a crash recovery). A part found damaged by a checksum is
+recorded in ``damaged`` so later opens refuse it too until ``litsift index`` rebuilds it.
+Manifests written before ``files`` existed have none: their sizes are unknown (nothing is
+checked) and the next build records them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+from litsift.errors import IndexDamagedError, LitsiftError
+from litsift.search.bm25 import BM25Index
+from litsift.search.dense import DenseIndex
+
+if TYPE_CHECKING:
+    from litsift.models_onnx import Encoder
+
+#: Version of the BM25 part (``bm25/``, tantivy): bump when its schema, analyzer or indexed text
+#: changes; :func:`~litsift.search.indexer.build_index` then rebuilds only that part from the
+#: store (no re-embedding).
+BM25_VERSION = 2
+#: Version of the dense part (``dense.bin``/``dense.json``, hnswlib): bump when the embedded text
+#: or the graph layout changes; only that part is then re-embedded and rebuilt.
+DENSE_VERSION = 2
+#: The parts of an index pair, in build order.
+PARTS = ("bm25", "dense")
+#: Version of the manifest format; 3 added ``parts``, 4 ``files`` and ``damaged``.
+MANIFEST_VERSION = 4
+#: Part versions of manifests from before ``parts``, by ``schema_version`` (one version then
+#: covered both parts; v2 is parts v2, v1 predates the BM25 ``all`` field).
+LEGACY_PARTS: dict[int, dict[str, int]] = {1: {"bm25": 1, "dense": 1}, 2: {"bm25": 2, "dense": 2}}
+MANIFEST = "manifest.json"
+#: The files of the dense part, relative to the index directory.
+DENSE_FILES = ("dense.bin", "dense.json")
+REBUILD_HINT = "run `litsift index` to rebuild it"
+
+
+class FileRecord(TypedDict):
+    """Size (bytes) and sha256 (hex) of one index file."""
+
+    size: int
+    sha256: str
+
+
+#: ``{part: {path relative to the index directory: record}}``.
+FileRecords = dict[str, dict[str, FileRecord]]
+
+
+def current_parts() -> dict[str, int]:
+    """The part versions this code builds: ``{"bm25": BM25_VERSION, "dense": DENSE_VERSION}``."""
+    return {"bm25": BM25_VERSION, "dense": DENSE_VERSION}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What an index pair was built from; checked against the running encoder on open.
+    ``parts`` (``{"bm25": version, "dense": version}``) lets a stale part be rebuilt alone;
+    ``files`` records each file's size and sha256 (empty: written before they were recorded);
+    ``damaged`` (``{part: reason}``) marks parts that failed a checksum check."""
+
+    schema_version: int
+    kind: str
+    model_id: str
+    onnx_sha256: str
+    dim: int
+    M: int
+    ef_construction: int
+    seed: int
+    count: int
+    max_revision: int
+    built_at: str
+    build_seconds: float
+    parts: dict[str, int] = field(default_factory=current_parts)
+    files: FileRecords = field(default_factory=dict)
+    damaged: dict[str, str] = field(default_factory=dict)
+
+    def encoder_mismatch(self, encoder: Encoder) -> str | None:
+        """Why the dense part cannot serve ``encoder`` (one line), or None when it can."""
+        if self.model_id != encoder.model_id:
+            return f"built with {self.model_id}, the encoder is {encoder.model_id}"
+        if self.onnx_sha256 != encoder.onnx_sha256:
+            return (
+                f"built with ONNX file {self.onnx_sha256[:12]}, "
+                f"the encoder's is {encoder.onnx_sha256[:12]}"
+            )
+        if self.dim != encoder.dim:
+            return f"built with dimension {self.dim}, the encoder gives {encoder.dim}"
+        return None
+
+    def stale_parts(self, encoder: Encoder) -> tuple[str, ...]:
+        """The parts (of :data:`PARTS`) that must be rebuilt before this index can serve
+        ``encoder``: an old part version, (dense) another model, ONNX file or dimension, or
+        marked ``damaged``."""
+        want = current_parts()
+        stale = {p for p in PARTS if self.parts.get(p) != want[p] or p in self.damaged}
+        if self.encoder_mismatch(encoder) is not None:
+            stale.add("dense")
+        return tuple(p for p in PARTS if p in stale)
+
+    def mismatch(self, encoder: Encoder) -> str | None:
+        """Why this index cannot serve ``encoder`` (one line), or None when it can."""
+        why = self.encoder_mismatch(encoder)
+        if why is not None:
+            return why
+        damaged = [f"{p} ({reason})" for p, reason in self.damaged.items() if p in PARTS]
+        if damaged:
+            return f"damaged index part: {', '.join(damaged)}"
+        want = current_parts()
+        old = [f"{p} v{self.parts.get(p)} (needs v{want[p]})" for p in self.stale_parts(encoder)]
+        return f"stale index part: {', '.join(old)}" if old else None
+
+
+def _valid_files(files: object) -> bool:
+    if not isinstance(files, dict):
+        return False
+    for part, records in files.items():
+        if part not in PARTS or not isinstance(records, dict):
+            return False
+        for rel, rec in records.items():
+            if not isinstance(rel, str) or not isinstance(rec, dict):
+                return False
+            if not isinstance(rec.get("size"), int) or not isinstance(rec.get("sha256"), str):
+                return False
+    return True
+
+
+def read_manifest(directory: Path) -> Manifest | None:
+    """The manifest in ``directory``, or None when there is none. One written before ``parts``
+    existed gets the part versions of :data:`LEGACY_PARTS` (a current v2 index keeps working
+    without a rebuild); one written before ``files`` has no file records.
+
+    Raises:
+        IndexDamagedError: the manifest exists but cannot be read as a :class:`Manifest`
+            (hint: ``litsift index``, which then rebuilds the index of that kind).
+    """
+    path = directory / MANIFEST
+    if not path.is_file():
+        return None
+    names = {f.name for f in fields(Manifest)}
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, dict):
+            raise ValueError("not a JSON object")
+        if "parts" not in raw:
+            raw["parts"] = dict(LEGACY_PARTS.get(int(raw.get("schema_version", 0)), {}))
+        raw.setdefault("files", {})
+        raw.setdefault("damaged", {})
+        if set(raw) != names or not isinstance(raw["parts"], dict):
+            raise ValueError("unexpected keys")
+        if not _valid_files(raw["files"]) or not isinstance(raw["damaged"], dict):
+            raise ValueError("malformed file records")
+        return Manifest(**raw)
+    except (OSError, ValueError, TypeError, RecursionError) as err:
+        raise IndexDamagedError(f"unreadable index manifest {path}: {err}", REBUILD_HINT) from err
+
+
+def write_manifest(directory: Path, manifest: Manifest) -> None:
+    """Write ``manifest`` into ``directory`` atomically (temp file + rename)."""
+    tmp = directory / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(asdict(manifest), indent=2), encoding="utf-8")
+    os.replace(tmp, directory / MANIFEST)
+
+
+def _is_lock(name: str) -> bool:
+    return name.startswith(".tantivy-") and name.endswith(".lock")
+
+
+def part_files(directory: Path, part: str) -> list[str]:
+    """The files of ``part`` present in ``directory``, relative to it, sorted (tantivy's lock
+    files left out: they are empty and recreated at will)."""
+    if part == "dense":
+        return [name for name in DENSE_FILES if (directory / name).is_file()]
+    bm25 = directory / "bm25"
+    if not bm25.is_dir():
+        return []
+    names = (p.name for p in bm25.iterdir() if p.is_file() and not _is_lock(p.name))
+    return sorted(f"bm25/{name}" for name in names)
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of the file at ``path``."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def record_files(directory: Path) -> FileRecords:
+    """Size and sha256 of every file of both parts in ``directory``."""
+    files: FileRecords = {}
+    for part in PARTS:
+        files[part] = {}
+        for rel in part_files(directory, part):
+            path = directory / rel
+            files[part][rel] = FileRecord(size=path.stat().st_size, sha256=sha256_file(path))
+    return files
+
+
+def _check_part(directory: Path, records: dict[str, FileRecord], full: bool) -> str | None:
+    for rel, rec in sorted(records.items()):
+        path = directory / rel
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return f"{rel} is missing"
+        except OSError as err:
+            return f"{rel} cannot be read: {err.strerror or err}"
+        if size != rec["size"]:
+            return f"{rel} has {size:,} bytes, {rec['size']:,} were written"
+    if not full:
+        return None
+    for rel, rec in sorted(records.items()):
+        try:
+            if sha256_file(directory / rel) != rec["sha256"]:
+                return f"{rel} does not match its checksum"
+        except OSError as err:
+            return f"{rel} cannot be read: {err.strerror or err}"
+    return None
+
+
+def verify_files(directory: Path, manifest: Manifest, full: bool = False) -> dict[str, str]:
+    """The damaged parts of the index in ``directory``, ``{part: reason}`` (reason names the
+    file, e.g. ``"dense.bin has 42,184 bytes, 84,368 were written"``); empty when sound.
+
+    Checks that every recorded file exists with its recorded size, and with ``full`` its
+    sha256 too; parts already marked ``damaged`` in the manifest stay damaged. A part without
+    file records (a manifest from before they existed) is not checked here.
+    """
+    damage = {p: why for p, why in manifest.damaged.items() if p in PARTS}
+    for part in PARTS:
+        records = manifest.files.get(part)
+        if part not in damage and records:
+            why = _check_part(directory, records, full)
+            if why is not None:
+                damage[part] = why
+    return {p: damage[p] for p in PARTS if p in damage}
+
+
+def unrecorded_parts(manifest: Manifest) -> tuple[str, ...]:
+    """The parts whose files the manifest does not record (written before ``files``)."""
+    return tuple(p for p in PARTS if not manifest.files.get(p))
+
+
+def mark_damaged(directory: Path, manifest: Manifest, damage: dict[str, str]) -> None:
+    """Record ``damage`` (``{part: reason}``) in ``directory``'s manifest, so that the next
+    open refuses the part and the next build rebuilds it. Best effort: nothing is written when
+    the manifest on disk is no longer ``manifest`` (a build swapped in a new index meanwhile)
+    or cannot be written (the error that found the damage is what matters)."""
+    marked = replace(manifest, damaged={**manifest.damaged, **damage})
+    if marked == manifest:
+        return
+    try:
+        if read_manifest(directory) == manifest:
+            write_manifest(directory, marked)
+    except (OSError, IndexDamagedError):
+        pass
+
+
+def _probe(directory: Path, part: str) -> str | None:
+    """Why ``part`` of the index in ``directory`` cannot be opened, or None when it can."""
+    try:
+        if part == "bm25":
+            BM25Index.open(directory / "bm25")
+        else:
+            DenseIndex.open(directory / "dense.bin")
+    except LitsiftError as err:
+        return err.message
+    return None
+
+
+def find_damage(directory: Path, manifest: Manifest, full: bool) -> dict[str, str]:
+    """:func:`verify_files`, and for a part without file records (an older manifest): it
+    must at least open (tantivy / hnswlib read it). ``{part: reason}``, in :data:`PARTS`
+    order."""
+    damage = verify_files(directory, manifest, full)
+    for part in unrecorded_parts(manifest):
+        if part not in damage and (why := _probe(directory, part)) is not None:
+            damage[part] = why
+    return {p: damage[p] for p in PARTS if p in damage}
+
+
+def check_files(directory: Path) -> dict[str, str]:
+    """Verify every file of the index in ``directory`` in full (sizes and sha256; parts
+    without records must open) and mark the damaged parts in its manifest.
+
+    Returns:
+        ``{part: reason}``; ``{"manifest": reason}`` when the manifest is unreadable; empty
+        when all is well or there is no index.
+    """
+    try:
+        manifest = read_manifest(directory)
+    except IndexDamagedError as err:
+        return {"manifest": err.message}
+    if manifest is None:
+        return {}
+    damage = find_damage(directory, manifest, full=True)
+    mark_damaged(directory, manifest, damage)
+    return damage

@@ -1,0 +1,302 @@
+"""One searcher per kind of record: BM25 + dense retrieval with the year filter pushed down,
+pseudo-relevance feedback, and fusion.
+
+:class:`KindSearcher` owns the BM25 index, the dense index, the year column and the encoder of
+one kind (papers or datasets). :meth:`KindSearcher.runs` gives each retriever's candidate list
+and :meth:`KindSearcher.search` fuses them and cuts to ``k`` -- the shape of pyserini's
+``HybridSearcher(dense_searcher, sparse_searcher).search(query, k0, k)``
+(castorini/pyserini ``pyserini/search/hybrid/_searcher.py``). Dataset search composes one of
+these with the paper searcher (:mod:`litsift.search.datasets`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from litsift.search.filters import YEAR_MISSING, allowed_mask
+from litsift.search.fusion import Fused, Norm, Run, fuse
+from litsift.search.query import bm25_query_text, clean_query_text
+from litsift.search.rocchio import rocchio
+from litsift.search.text import passage_text
+from litsift.types import MULTI_RUN_FUSIONS, Hit, Kind, Query, Record, YearRange
+
+if TYPE_CHECKING:
+    from litsift.config import SearchSettings
+    from litsift.models_onnx import Encoder
+    from litsift.search.bm25 import BM25Index
+    from litsift.search.dense import DenseIndex
+    from litsift.search.manifest import Manifest
+
+FloatVector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How one kind's candidates are retrieved and fused (from :class:`SearchSettings`).
+
+    Attributes:
+        k, k0: default hits returned and candidates per retriever.
+        fusion: default fusion (:data:`litsift.types.FUSIONS`).
+        bm25_weight: BM25's share of an interpolated score; dense gets ``1 - bm25_weight``.
+        rrf_k: the RRF constant (Cormack et al. 2009: 60).
+        norm: score normalisation for interpolation.
+        bm25_query: query handling before BM25 (:data:`litsift.types.BM25_QUERY_MODES`).
+        prf_docs: dense pseudo-relevance feedback depth (0: off).
+        prf_weight: Rocchio's beta for the feedback centroid.
+    """
+
+    k: int = 10
+    k0: int = 100
+    fusion: str = "interpolation"
+    bm25_weight: float = 0.5
+    rrf_k: int = 60
+    norm: Norm = "minmax"
+    bm25_query: str = "raw"
+    prf_docs: int = 0
+    prf_weight: float = 0.5
+
+    @classmethod
+    def for_kind(cls, settings: SearchSettings, kind: Kind) -> Ranking:
+        """The measured defaults of ``kind`` (datasets have their own BM25 weight and PRF)."""
+        is_dataset = kind is Kind.DATASET
+        return cls(
+            k=settings.k,
+            k0=settings.k0,
+            fusion=settings.fusion,
+            bm25_weight=settings.dataset_bm25_weight if is_dataset else settings.bm25_weight,
+            rrf_k=settings.rrf_k,
+            bm25_query=settings.bm25_query,
+            prf_docs=settings.dataset_prf_docs if is_dataset else settings.prf_docs,
+            prf_weight=settings.prf_weight,
+        )
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """``{"bm25": w, "dense": 1 - w}``."""
+        return {"bm25": self.bm25_weight, "dense": 1.0 - self.bm25_weight}
+
+
+class KindSearcher:
+    """Hybrid search over the indexes of one kind.
+
+    Args:
+        kind: papers or datasets.
+        bm25: the kind's tantivy index.
+        dense: the kind's hnswlib index (labels are SQLite rowids).
+        year_by_rowid: ``(n,)`` int32 year per rowid (``Store.year_by_rowid``).
+        encoder: the bi-encoder that built ``dense``.
+        ranking: retrieval and fusion settings.
+        manifest: what the indexes were built from (None for indexes built in memory).
+    """
+
+    def __init__(
+        self,
+        kind: Kind,
+        bm25: BM25Index,
+        dense: DenseIndex,
+        year_by_rowid: npt.NDArray[np.int32],
+        encoder: Encoder,
+        ranking: Ranking | None = None,
+        manifest: Manifest | None = None,
+    ) -> None:
+        self.kind = kind
+        self.bm25 = bm25
+        self.dense = dense
+        self.year_by_rowid = year_by_rowid
+        self.encoder = encoder
+        self.ranking = ranking or Ranking()
+        self.manifest = manifest
+
+    @classmethod
+    def open(
+        cls,
+        index_root: Path,
+        kind: Kind,
+        encoder: Encoder,
+        year_by_rowid: npt.NDArray[np.int32],
+        ranking: Ranking | None = None,
+    ) -> KindSearcher:
+        """Open the built indexes of ``kind`` under ``index_root``.
+
+        Raises:
+            IndexMissingError: no index was built for ``kind``.
+            IndexMismatchError: the index was built by another encoder or layout.
+        """
+        from litsift.search.indexer import open_indexes
+
+        bm25, dense, manifest = open_indexes(index_root, kind, encoder)
+        return cls(kind, bm25, dense, year_by_rowid, encoder, ranking, manifest)
+
+    # -- pieces ----------------------------------------------------------------------------
+    def resolve(self, query: Query) -> Query:
+        """``query`` with this searcher's defaults for unset k, k0 and fusion (the k0 rule
+        applied) and its text cleaned (:func:`clean_query_text`). Raises QueryError for an
+        unknown fusion or k/k0 out of range."""
+        r = self.ranking
+        query = replace(query, text=clean_query_text(query.text))
+        return query.with_defaults(r.k, r.k0, r.fusion)
+
+    def encode(self, text: str) -> FloatVector:
+        """The query vector, ``(dim,)`` float32."""
+        return np.asarray(self.encoder.encode_queries([text])[0], dtype=np.float32)
+
+    def bm25_run(self, text: str, depth: int, years: YearRange) -> Run:
+        """BM25 top ``depth`` for ``text`` as given (no query handling), year filter pushed down."""
+        return self.bm25.search(text, depth, years)
+
+    def dense_run(self, qvec: FloatVector, depth: int, years: YearRange, prf_docs: int = 0) -> Run:
+        """Dense top ``depth`` for a query vector, year filter pushed down.
+
+        With ``prf_docs > 0`` the query vector becomes the Rocchio vector of the query and the
+        top ``prf_docs`` hits (pseudo-relevance feedback: alpha 1, beta ``ranking.prf_weight``,
+        gamma 0; Rocchio 1971, IIR §9.1.6) and the search runs again.
+        """
+        run = self.dense.search(qvec, depth, years, self.year_by_rowid)
+        if prf_docs > 0 and run:
+            found, vecs = self.dense.vectors(np.asarray([d for d, _ in run[:prf_docs]]))
+            if len(found):
+                fb = rocchio(qvec, vecs, alpha=1.0, beta=self.ranking.prf_weight, gamma=0.0)
+                run = self.dense.search(fb, depth, years, self.year_by_rowid)
+        return run
+
+    def allowed(self, years: YearRange) -> npt.NDArray[np.bool_]:
+        """Bool mask over rowids: which records ``years`` keeps."""
+        return allowed_mask(self.year_by_rowid, years)
+
+    def year_of(self, rowid: int) -> int | None:
+        """The indexed year of a rowid (None when it has none or is newer than the column)."""
+        y = int(self.year_by_rowid[rowid]) if 0 <= rowid < len(self.year_by_rowid) else YEAR_MISSING
+        return None if y == YEAR_MISSING else y
+
+    # -- search ----------------------------------------------------------------------------
+    def runs(
+        self,
+        query: Query,
+        qvec: FloatVector | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> dict[str, Run]:
+        """Each retriever's candidates for ``query``: ``{"bm25": run, "dense": run}``, only
+        those its fusion uses, ``candidate_depth(k0, k)`` each, best first.
+
+        Args:
+            query: the query (unset fields take this searcher's defaults).
+            qvec: the query vector when already encoded.
+            timings: if given, filled with seconds spent in ``bm25``, ``encode``, ``dense``.
+        """
+        q = self.resolve(query)
+        assert q.k0 is not None
+        spent = timings if timings is not None else {}
+        out: dict[str, Run] = {}
+        t = time.perf_counter()
+        if q.fusion != "dense":
+            out["bm25"] = self.bm25_run(
+                bm25_query_text(q.text, self.ranking.bm25_query), q.k0, q.years
+            )
+            spent["bm25"], t = time.perf_counter() - t, time.perf_counter()
+        if q.fusion != "bm25":
+            if qvec is None:
+                qvec = self.encode(q.text)
+            spent["encode"], t = time.perf_counter() - t, time.perf_counter()
+            out["dense"] = self.dense_run(qvec, q.k0, q.years, self.ranking.prf_docs)
+            spent["dense"] = time.perf_counter() - t
+        return out
+
+    def search(
+        self,
+        query: Query,
+        extra_runs: Mapping[str, Run] | None = None,
+        weights: Mapping[str, float] | None = None,
+        depth: int | None = None,
+        qvec: FloatVector | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> list[Fused]:
+        """Retrieve, fuse, cut: the top ``k`` of :meth:`runs` fused by the query's fusion.
+
+        Args:
+            query: the query; empty or whitespace-only text gives no hits.
+            extra_runs: further runs fused with BM25 and dense (multi-run fusions only, e.g.
+                the dataset usage run); they re-score the retrievers' candidates and never add
+                one (a run over a small set would otherwise pull its unrelated top items into
+                every result).
+            weights: per-run fusion weights; default ``ranking.weights``.
+            depth: how many fused results to keep; default the query's ``k``.
+            qvec: the query vector when already encoded.
+            timings: if given, filled as by :meth:`runs` plus ``fuse``.
+
+        Returns:
+            Fused results best first (docids are rowids), each with every run's score and rank.
+
+        Raises:
+            QueryError: unknown fusion or non-positive k/k0.
+        """
+        q = self.resolve(query)
+        if not q.text.strip():
+            return []
+        assert q.fusion is not None and q.k is not None
+        spent = timings if timings is not None else {}
+        runs = self.runs(q, qvec, spent)
+        t = time.perf_counter()
+        if extra_runs and q.fusion in MULTI_RUN_FUSIONS:
+            pool = {docid for run in runs.values() for docid, _ in run}
+            for name, run in extra_runs.items():
+                kept = [(docid, score) for docid, score in run if docid in pool]
+                if kept:
+                    runs[name] = kept
+        r = self.ranking
+        fused = fuse(runs, q.fusion, weights or r.weights, rrf_k=r.rrf_k, norm=r.norm)
+        spent["fuse"] = time.perf_counter() - t
+        return fused[: q.k if depth is None else depth]
+
+    def vectors(self, rowids: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], FloatVector]:
+        """Stored vectors of ``rowids`` (no re-encoding): ``(found rowids, (m, dim))``."""
+        return self.dense.vectors(np.asarray(rowids, dtype=np.int64))
+
+    def record_vectors(self, records: Sequence[Record]) -> FloatVector:
+        """Embeddings of records, ``(n, dim)`` float32: read back from the dense index (no
+        re-encoding); records missing from it are encoded from their passage text."""
+        rowids = [-1 if r.rowid is None else int(r.rowid) for r in records]
+        found, vecs = self.vectors(rowids)
+        row_of = {int(r): i for i, r in enumerate(found)}
+        out = np.zeros((len(records), self.encoder.dim), dtype=np.float32)
+        missing = [i for i, rowid in enumerate(rowids) if rowid not in row_of]
+        for i, rowid in enumerate(rowids):
+            if rowid in row_of:
+                out[i] = vecs[row_of[rowid]]
+        if missing:
+            texts = [passage_text(records[i]) for i in missing]
+            out[missing] = self.encoder.encode_passages(texts)
+        return out
+
+    def more_like_this(
+        self,
+        query_text: str,
+        hits: Sequence[Hit],
+        kept: Sequence[Record],
+        discarded: Sequence[Record] = (),
+    ) -> tuple[Hit, ...]:
+        """Re-rank ``hits`` by cosine to the Rocchio vector of the query, the kept records and
+        the discarded ones (:func:`litsift.search.rocchio.rerank_hits`, IIR §9.1.1 weights).
+
+        Raises:
+            ValueError: nothing to build a Rocchio vector from.
+        """
+        from litsift.search.rocchio import rerank_hits
+
+        return rerank_hits(
+            hits,
+            self.record_vectors([h.record for h in hits]),
+            self.encode(query_text),
+            self.record_vectors(kept),
+            self.record_vectors(discarded) if discarded else None,
+        )
+
+    def count(self) -> int:
+        """Documents in the dense index."""
+        return self.dense.count()

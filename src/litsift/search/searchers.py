@@ -1,0 +1,106 @@
+"""The open searchers of one litsift home: one per kind, opened on first use, dropped when the
+kind's store rows or indexes change.
+
+Papers get a :class:`~litsift.search.searcher.KindSearcher`; datasets a
+:class:`~litsift.search.datasets.searcher.DatasetSearcher` composed of the dataset searcher,
+the paper searcher (when the paper index opens) and the store's dataset mention counts (when
+the store has papers).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from litsift.errors import LitsiftError
+from litsift.search.datasets.mentions import MentionCache
+from litsift.search.datasets.searcher import DatasetSearcher, Evidence
+from litsift.search.indexer import index_status
+from litsift.search.searcher import KindSearcher, Ranking
+from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.config import SearchSettings
+    from litsift.models_onnx import Encoder
+    from litsift.search.datasets.popularity import MentionCounts
+    from litsift.store import Store
+
+
+class Searchers:
+    """Searchers over ``index_dir`` for ``store``, thread-safe.
+
+    Args:
+        store: the SQLite store (year columns, mention counts).
+        index_dir: the directory of all indexes (``Paths.index_dir``).
+        encoder: returns the encoder (called on first open, so the model loads lazily).
+        settings: the ``[search]`` settings.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        index_dir: Path,
+        encoder: Callable[[], Encoder],
+        settings: SearchSettings,
+    ) -> None:
+        self._store = store
+        self._index_dir = Path(index_dir)
+        self._encoder = encoder
+        self._settings = settings
+        self._open: dict[Kind, KindSearcher] = {}
+        self._datasets: tuple[tuple[int, int, int], DatasetSearcher] | None = None
+        self._mentions = MentionCache(store, self._index_dir)
+        self._lock = threading.RLock()
+
+    def of_kind(self, kind: Kind) -> KindSearcher:
+        """The plain searcher of ``kind`` (its own indexes only).
+
+        Raises:
+            IndexMissingError, IndexMismatchError, IndexDamagedError: see
+            :func:`litsift.search.indexer.open_indexes`.
+        """
+        with self._lock:
+            if kind not in self._open:
+                self._open[kind] = KindSearcher.open(
+                    self._index_dir,
+                    kind,
+                    self._encoder(),
+                    self._store.year_by_rowid(kind),
+                    Ranking.for_kind(self._settings, kind),
+                )
+            return self._open[kind]
+
+    def get(self, kind: Kind) -> KindSearcher | DatasetSearcher:
+        """The searcher a query of ``kind`` goes to (datasets: with evidence from papers)."""
+        if kind is Kind.PAPER:
+            return self.of_kind(kind)
+        with self._lock:
+            datasets = self.of_kind(Kind.DATASET)
+            has_papers = self._store.count(Kind.PAPER) > 0
+            mentions = self.mentions() if has_papers else None
+            papers = None
+            if has_papers and index_status(self._index_dir, Kind.PAPER) is not None:
+                try:
+                    papers = self.of_kind(Kind.PAPER)
+                except LitsiftError:  # a stale paper index: datasets are searched without it
+                    papers = None
+            key = (id(datasets), id(papers), id(mentions))
+            if self._datasets is None or self._datasets[0] != key:
+                evidence = Evidence.from_settings(self._settings)
+                self._datasets = (key, DatasetSearcher(datasets, papers, mentions, evidence))
+            return self._datasets[1]
+
+    def mentions(self) -> MentionCounts:
+        """The store's dataset mention counts (:mod:`litsift.search.datasets.mentions`)."""
+        return self._mentions.get()
+
+    def invalidate(self, kind: Kind | None = None) -> None:
+        """Drop the open searcher of ``kind`` (all when None), e.g. after an ingest or a build."""
+        with self._lock:
+            if kind is None:
+                self._open.clear()
+            else:
+                self._open.pop(kind, None)
+            self._datasets = None

@@ -1,0 +1,5 @@
+"""Text handling shared by the CLI and the TUI: sanitising data and model text for terminals."""
+
+from litsift.text.sanitize import for_terminal, json_for_terminal
+
+__all__ = ["for_terminal", "json_for_terminal"]

@@ -1,0 +1,73 @@
+"""Serialised service calls: one lock for every call, and an ordered queue of triage writes.
+
+Service calls are serialised by :attr:`ServiceCalls.lock` (searches, triage jobs, aspect
+scoring), so the encoder and the store are used by one thread at a time. Triage writes (labels,
+notes, collections, saved searches, exports) run in order: each job is queued and a draining
+worker pops them first-in first-out under a lock, so "label, then undo" never run the other way
+round. A job returns a message (e.g. :class:`~litsift.tui.messages.AnnotationsChanged` or
+:class:`~litsift.tui.messages.Notice`) that is posted back to the host in a :class:`JobDone`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual.dom import DOMNode
+from textual.message import Message
+
+from litsift.tui.messages import Notice
+
+#: a background job: runs in a worker thread, returns the message to post (or None)
+Job = Callable[[], Message | None]
+
+
+@dataclass
+class JobDone(Message):
+    """A queued job finished; ``result`` is what it returned (applied by the host)."""
+
+    result: Message | None
+
+
+class ServiceCalls:
+    """The service lock and the triage job queue of one screen.
+
+    Args:
+        host: the node whose workers run the jobs and which receives :class:`JobDone`.
+    """
+
+    def __init__(self, host: DOMNode) -> None:
+        self.host = host
+        #: held around every service call, in any thread
+        self.lock = threading.Lock()
+        self._jobs: deque[Job] = deque()
+        self._jobs_lock = threading.Lock()
+        self._open = 0
+
+    @property
+    def open(self) -> int:
+        """Jobs queued or running whose :class:`JobDone` was not handled yet."""
+        return self._open
+
+    def run_job(self, job: Job) -> None:
+        """Queue ``job`` (a service write) to run after the ones queued before it."""
+        self._jobs.append(job)
+        self._open += 1
+        self.host.run_worker(self._drain, thread=True, group="triage", exit_on_error=False)
+
+    def _drain(self) -> None:
+        with self._jobs_lock:
+            while self._jobs:
+                job = self._jobs.popleft()
+                try:
+                    with self.lock:  # never alongside a search
+                        msg = job()
+                except Exception as err:  # reported, never a crash
+                    msg = Notice(error=err)
+                self.host.post_message(JobDone(msg))
+
+    def job_done(self) -> None:
+        """The host handled a :class:`JobDone`."""
+        self._open = max(0, self._open - 1)

@@ -1,0 +1,273 @@
+"""Ranking on the main screen: aspect coverage (scoring, editing, ordering), "more like this"
+(Rocchio feedback from the labels) and the optional LLM rerank, aspect judge and cited answer.
+
+:class:`RankingCommands` is composed by :class:`~litsift.tui.screens.search.SearchScreen`,
+whose ``action_*`` methods and message handlers call it; the per-kind aspect state lives in
+each :class:`~litsift.tui.widgets.kind_tab.KindTab`. Aspect scoring starts after a result is
+shown and runs in its own exclusive worker per kind (after the search that produced the result,
+under the service lock), so the result list is never delayed; its result is dropped if a newer
+search came in meanwhile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from litsift.tui.messages import AspectsJudged, AspectsScored, Reorder, Reordered
+from litsift.tui.screens.answer import AnswerScreen
+from litsift.tui.screens.modals import AspectEditScreen
+from litsift.types import Aspect, Coverage, Hit, Kind, SearchResult
+
+if TYPE_CHECKING:
+    from litsift.tui.screens.search import SearchScreen
+
+#: hits scored per hold of the service lock (a new search waits for one chunk at most)
+ASPECT_CHUNK = 10
+
+
+class RankingCommands:
+    """Aspect coverage, more like this, LLM rerank and answer for the results of ``screen``."""
+
+    def __init__(self, screen: SearchScreen) -> None:
+        self.screen = screen
+        #: rerank every search toward the labels
+        self.more_like_this = False
+        #: order both tables by aspect coverage
+        self.by_coverage = False
+        #: the search request whose result a reordering worker is working on, or None
+        self.reordering: int | None = None
+
+    # -- aspects ---------------------------------------------------------------------------
+    def score_aspects(self, kind: Kind, result: SearchResult) -> None:
+        """Start scoring the aspects of ``result``'s query on its hits (edited aspects win)."""
+        tab = self.screen.tab(kind)
+        request = tab.new_aspect_request()
+        text = result.query.text
+        if not text.strip() or not result.hits:
+            tab.clear_aspects()
+            self.screen.workers.cancel_group(self.screen, f"aspects-{kind.value}")
+            return
+        aspects = tab.aspects_for(text)
+        tab.start_scoring(request)
+        hits = list(result.hits)
+        self.screen.run_worker(
+            lambda: self._score_in_thread(request, kind, text, aspects, hits),
+            group=f"aspects-{kind.value}",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _score_in_thread(
+        self, request: int, kind: Kind, text: str, aspects: list[Aspect] | None, hits: list[Hit]
+    ) -> None:
+        screen, tab = self.screen, self.screen.tab(kind)
+        lock = screen.calls.lock
+        try:
+            with lock:
+                if request != tab.aspect_request:
+                    return  # superseded while waiting; the newer request scores
+                found = aspects if aspects is not None else screen.service.decompose(text)
+            coverages: list[Coverage] = []
+            # a chunk at a time, releasing the lock between chunks: a new search waits for
+            # one chunk at most, and a superseded request stops early
+            for start in range(0, len(hits), ASPECT_CHUNK):
+                with lock:
+                    if request != tab.aspect_request:
+                        return
+                    chunk = hits[start : start + ASPECT_CHUNK]
+                    coverages += screen.service.score_aspects(found, chunk)
+        except Exception as err:  # shown in the status line; the results stay
+            screen.post_message(AspectsScored(request, kind, text, [], [], err))
+            return
+        screen.post_message(AspectsScored(request, kind, text, found, coverages))
+
+    def aspects_scored(self, msg: AspectsScored) -> None:
+        tab = self.screen.tab(msg.kind)
+        if msg.request != tab.aspect_request:
+            return  # a newer search or edit superseded it
+        tab.aspects_scored(msg.aspects, msg.coverages, failed=msg.error is not None)
+        if msg.error is not None:
+            self.screen.status.show_error(msg.error)
+        self.screen.refresh_detail()
+        self.screen.refresh_bindings()
+
+    def judge_aspects(self) -> None:
+        """Ask the LLM to grade the current aspects on the top results (a worker)."""
+        screen = self.screen
+        tab = screen.tab()
+        result, aspects = tab.result, list(tab.aspects)
+        if result is None or not result.hits or not aspects:
+            screen.status.show_error(("no aspects to judge yet", "wait for the aspect panel"))
+            return
+        n = min(len(result.hits), screen.service.config.llm.aspect_judge_top)
+        screen.status.show_message(f"LLM judging {len(aspects)} aspect(s) on {n} results…")
+        request, kind = tab.aspect_request, tab.kind
+        screen.run_worker(
+            lambda: self._judge_in_thread(request, kind, aspects, result),
+            group="judge",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _judge_in_thread(
+        self, request: int, kind: Kind, aspects: list[Aspect], result: SearchResult
+    ) -> None:
+        screen = self.screen
+        try:
+            done = screen.service.judge_aspects(result.query.text, aspects, result.hits)
+        except Exception as err:  # LLMNotConfiguredError only; judging never raises LLM errors
+            screen.post_message(AspectsJudged(request, kind, {}, "", str(err)))
+            return
+        s = done.stats
+        note = (
+            f"LLM judged {len(done.scores)} results · {s.calls} call(s)"
+            f"{f' ({s.cached_calls} cached)' if s.cached_calls else ''} · ${s.cost_usd:.4f}"
+        )
+        screen.post_message(AspectsJudged(request, kind, dict(done.scores), note, done.error))
+
+    def aspects_judged(self, msg: AspectsJudged) -> None:
+        tab = self.screen.tab(msg.kind)
+        if msg.request != tab.aspect_request:
+            return  # the aspects or the results changed meanwhile
+        tab.llm_grades = msg.grades
+        if msg.error is not None:
+            self.screen.status.show_error((msg.error, "grades so far are shown"))
+        else:
+            self.screen.status.show_message(msg.note)
+        self.screen.refresh_detail()
+
+    def edit_aspects(self) -> None:
+        tab = self.screen.tab()
+        result = tab.result
+        if result is None or not result.query.text.strip():
+            return
+        text = result.query.text
+
+        def rescore(lines: list[str] | None) -> None:
+            if lines is None:
+                return
+            tab.edited_aspects = (text, [Aspect(line) for line in lines])
+            current = tab.result
+            if current is not None:
+                self.score_aspects(tab.kind, current)
+
+        current = [a.text for a in tab.aspects]
+        self.screen.app.push_screen(AspectEditScreen(text, current), rescore)
+
+    def toggle_coverage_order(self) -> None:
+        self.by_coverage = not self.by_coverage
+        for kind in Kind:
+            self.screen.table(kind).set_view(by_coverage=self.by_coverage)
+        self.screen.refresh_detail()
+        self.screen.show_modes()
+
+    # -- more like this --------------------------------------------------------------------
+    def toggle_more_like_this(self) -> None:
+        self.more_like_this = not self.more_like_this
+        tab = self.screen.tab()
+        base = tab.base
+        if base is not None and base.hits:
+            if self.more_like_this:
+                self.rerun_feedback()
+            else:
+                tab.reorder(base, reranked="")
+        self.screen.show_modes()
+
+    def rerun_feedback(self) -> None:
+        """Rerank the current kind's fused result toward the labels (in a worker)."""
+        base = self.screen.tab().base
+        if base is None or not base.hits:
+            return
+        request_id = self.reordering = self.screen.request_id
+        self.screen.run_worker(
+            lambda: self._feedback_in_thread(request_id, base),
+            group="reorder",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _feedback_in_thread(self, request_id: int, base: SearchResult) -> None:
+        screen, kind, source = self.screen, base.query.kind, Reorder.MORE_LIKE_THIS
+        try:
+            with screen.calls.lock:
+                result = screen.service.more_like_this(base)
+        except Exception as err:  # QueryError (no labels yet) carries the hint
+            screen.post_message(Reordered(request_id, kind, None, source, error=err))
+            return
+        screen.post_message(Reordered(request_id, kind, result, source))
+
+    # -- LLM -------------------------------------------------------------------------------
+    def llm_rerank(self) -> None:
+        result = self.screen.tab().result
+        if result is None or not result.hits:
+            return
+        request_id = self.reordering = self.screen.request_id
+        self.screen.status.show_message(f"LLM reranking {len(result.hits)} results…")
+        self.screen.run_worker(
+            lambda: self._rerank_in_thread(request_id, result),
+            group="reorder",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _rerank_in_thread(self, request_id: int, result: SearchResult) -> None:
+        screen, kind, source = self.screen, result.query.kind, Reorder.LLM_RERANK
+        try:
+            done = screen.service.rerank(result.query.text, result.hits)
+        except Exception as err:  # LLMNotConfiguredError only; rerank never raises LLM errors
+            screen.post_message(Reordered(request_id, kind, None, source, error=err))
+            return
+        report = done.report
+        if report.error is not None:
+            screen.post_message(Reordered(request_id, kind, None, source, report.error))
+            return
+        s = report.stats
+        note = (
+            f"LLM reranked {report.reranked} results · {s.calls} call(s)"
+            f"{' (cached)' if report.cached else ''} · ${s.cost_usd:.4f}"
+        )
+        new = replace(result, hits=tuple(done.hits))
+        screen.post_message(Reordered(request_id, kind, new, source, note))
+
+    def reordered(self, msg: Reordered) -> None:
+        screen = self.screen
+        if msg.request_id != screen.request_id:
+            return  # a newer search replaced the result
+        self.reordering = None
+        if msg.error is not None:
+            if msg.source is Reorder.MORE_LIKE_THIS:
+                self.more_like_this = False
+            screen.status.show_error(msg.error)
+        elif msg.result is None:
+            screen.status.show_error((msg.note, "the original order is kept"))
+        else:
+            reranked = "LLM reranked" if msg.source is Reorder.LLM_RERANK else None
+            screen.tab(msg.kind).reorder(msg.result, reranked)
+            screen.status.show_message(msg.note or f"{msg.source}: {len(msg.result.hits)} results")
+        screen.refresh_detail()
+        screen.show_modes()
+
+    def answer(self) -> None:
+        screen = self.screen
+        result = screen.tab().result
+        if result is None or not result.hits:
+            return
+
+        def opened(hit: Hit | None) -> None:
+            if hit is None:
+                return
+            table = screen.table()
+            rows = [h.docid for h in table.hits]
+            if hit.docid in rows:
+                table.move_cursor(row=rows.index(hit.docid), animate=False)
+                screen.detail.show_hit(hit, screen.tab().extras(hit))
+            else:
+                screen.detail.show_hit(hit)
+            screen.detail.focus()
+
+        screen.app.push_screen(AnswerScreen(screen.service, result.query.text, result.hits), opened)

@@ -1,0 +1,235 @@
+"""Triage on the main screen: labels with undo, the label filter, notes and tags, collections,
+query history and saved searches, and export.
+
+:class:`TriageCommands` is composed by :class:`~litsift.tui.screens.search.SearchScreen`, whose
+``action_*`` methods call it. Every read or write of the store runs as a queued job
+(:meth:`~litsift.tui.screens.jobs.ServiceCalls.run_job`) in a worker thread; label keys update
+the table at once and the job then confirms the stored state. Bindings have ids (``[keymap]``
+names) equal to their action names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from litsift.tui.messages import AnnotationsChanged, Notice
+from litsift.tui.screens.modals import (
+    ExportRequest,
+    ExportScreen,
+    HistoryScreen,
+    NoteEdit,
+    NoteScreen,
+    PromptScreen,
+)
+from litsift.types import LABEL_FILTERS, HistoryEntry, Kind, Label, LabelFilter, Query
+
+if TYPE_CHECKING:
+    from litsift.tui.screens.search import SearchScreen
+
+
+class TriageCommands:
+    """Label, filter, annotate, remember and export the results of ``screen``."""
+
+    #: the collection named last (offered again, across screens)
+    last_collection = ""
+
+    def __init__(self, screen: SearchScreen) -> None:
+        self.screen = screen
+        #: the label filter of both tables
+        self.label_filter: LabelFilter = "all"
+
+    # -- labels ----------------------------------------------------------------------------
+    def label(self, label: str) -> None:
+        screen = self.screen
+        table = screen.table()
+        hit = table.highlighted_hit
+        if hit is None:
+            return
+        kind, doc_id = hit.kind, hit.docid
+        ann = table.info(hit).annotation
+        new = None if ann.label == Label(label) else Label(label)
+        table.update_annotations({doc_id: replace(ann, label=new)})  # shown at once
+        screen.refresh_detail()
+
+        def job() -> Message:
+            screen.service.set_label(kind, doc_id, new)
+            done = f"{hit.record.display_title[:60]}: {new.value if new else 'label cleared'}"
+            return AnnotationsChanged(kind, screen.service.annotations(kind, [doc_id]), done)
+
+        screen.calls.run_job(job)
+
+    def undo_label(self) -> None:
+        service = self.screen.service
+
+        def job() -> Message:
+            undone = service.undo_label()
+            if undone is None:
+                return Notice("nothing to undo")
+            kind, doc_id, restored = undone
+            what = restored.value if restored else "unlabelled"
+            return AnnotationsChanged(
+                kind, service.annotations(kind, [doc_id]), f"undone: {doc_id} is {what}"
+            )
+
+        self.screen.calls.run_job(job)
+
+    def cycle_filter(self) -> None:
+        at = LABEL_FILTERS.index(self.label_filter)
+        self.label_filter = LABEL_FILTERS[(at + 1) % len(LABEL_FILTERS)]
+        for kind in Kind:
+            self.screen.table(kind).set_view(label_filter=self.label_filter)
+        self.screen.refresh_detail()
+        self.screen.show_modes()
+
+    # -- notes and collections -------------------------------------------------------------
+    def edit_note(self) -> None:
+        screen = self.screen
+        hit = screen.table().highlighted_hit
+        if hit is None:
+            return
+        ann = screen.table().info(hit).annotation
+        kind, doc_id = hit.kind, hit.docid
+
+        def save(edit: NoteEdit | None) -> None:
+            if edit is None:
+                return
+
+            def job() -> Message:
+                screen.service.triage.set_note(kind, doc_id, edit.text, edit.tags)
+                return AnnotationsChanged(
+                    kind, screen.service.annotations(kind, [doc_id]), "note saved"
+                )
+
+            screen.calls.run_job(job)
+
+        screen.app.push_screen(NoteScreen(hit.record.display_title, ann.note, ann.tags), save)
+
+    def add_to_collection(self) -> None:
+        screen = self.screen
+        hit = screen.table().highlighted_hit
+        if hit is None:
+            return
+        kind, doc_id = hit.kind, hit.docid
+
+        def add(name: str | None) -> None:
+            if name is None:
+                return
+            TriageCommands.last_collection = name
+
+            def job() -> Message:
+                stored = screen.service.triage.add_to_collection(name, kind, doc_id)
+                return AnnotationsChanged(
+                    kind, screen.service.annotations(kind, [doc_id]), f"added to {stored!r}"
+                )
+
+            screen.calls.run_job(job)
+
+        screen.app.push_screen(
+            PromptScreen(
+                "Add to collection",
+                hit.record.display_title,
+                self.last_collection,
+                "collection name, e.g. related work",
+            ),
+            add,
+        )
+
+    # -- history and saved searches --------------------------------------------------------
+    def record_submitted(self) -> None:
+        """Add the submitted query to the history (called on Enter, not per keystroke)."""
+        screen = self.screen
+        if not screen.text.strip():
+            return
+        query = Query(screen.text, screen.kind, screen.years)
+
+        def job() -> Message | None:
+            screen.service.record_query(query)
+            return None
+
+        screen.calls.run_job(job)
+
+    def history(self) -> None:
+        self.screen.run_worker(
+            self._load_history, thread=True, group="history", exit_on_error=False
+        )
+
+    def _load_history(self) -> None:
+        screen = self.screen
+        try:
+            with screen.calls.lock:
+                saved = screen.service.saved_searches()
+                recent = screen.service.triage.history(50)
+        except Exception as err:  # reported, never a crash
+            screen.post_message(Notice(error=err))
+            return
+        screen.app.call_from_thread(
+            screen.app.push_screen, HistoryScreen(saved, recent), self._rerun
+        )
+
+    def _rerun(self, entry: HistoryEntry | None) -> None:
+        if entry is None:
+            return
+        screen = self.screen
+        try:
+            years = entry.year_range
+        except Exception as err:  # a hand-edited history row
+            screen.post_message(Notice(error=err))
+            return
+        if entry.kind != screen.kind:
+            screen.action_show_kind(entry.kind.value)
+        screen.query_bar.set_query(entry.text, years)
+
+    def save_search(self) -> None:
+        screen = self.screen
+        if not screen.text.strip():
+            screen.status.show_error(("nothing to save", "type a query first"))
+            return
+        query = Query(screen.text, screen.kind, screen.years)
+
+        def save(name: str | None) -> None:
+            if name is None:
+                return
+
+            def job() -> Message:
+                hid = screen.service.record_query(query)
+                entry = screen.service.triage.save_search(hid, name)
+                return Notice(f"saved search {entry.name!r}")
+
+            screen.calls.run_job(job)
+
+        screen.app.push_screen(
+            PromptScreen("Save search", screen.text, screen.text[:40], "a name for this search"),
+            save,
+        )
+
+    # -- export ----------------------------------------------------------------------------
+    def export(self) -> None:
+        self.screen.run_worker(self._open_export, thread=True, group="history", exit_on_error=False)
+
+    def _open_export(self) -> None:
+        screen = self.screen
+        try:
+            with screen.calls.lock:
+                collections = screen.service.triage.collections()
+        except Exception as err:  # reported, never a crash
+            screen.post_message(Notice(error=err))
+            return
+        screen.app.call_from_thread(screen.app.push_screen, ExportScreen(collections), self._export)
+
+    def _export(self, request: ExportRequest | None) -> None:
+        if request is None:
+            return
+        self.screen.calls.run_job(partial(self._write_export, request))
+
+    def _write_export(self, request: ExportRequest) -> Message:
+        text = self.screen.service.export(request.what, request.fmt)
+        path = request.path
+        existed = path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        verb = "overwrote" if existed else "wrote"
+        return Notice(f"exported {request.what} as {request.fmt}: {verb} {path}")

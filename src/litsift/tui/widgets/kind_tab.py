@@ -1,0 +1,134 @@
+"""One tab of the main screen (Papers or Datasets): its results table and the state of its
+results, held per kind in this widget instance.
+
+A tab knows which query its table shows, the fused result before any reordering (the base of
+"more like this"), whether the LLM reranked it, and the aspect state of its result: the aspects
+scored last, the user's edited aspects for one query text, the id of the latest aspect request
+and the LLM's 0/1/2 grades. The screen drives it (attributes down); the table posts
+:class:`~litsift.tui.messages.ResultHighlighted` upwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.widgets import TabbedContent, TabPane
+
+from litsift.tui.widgets.detail_pane import Extras
+from litsift.tui.widgets.results_table import ResultsTable
+from litsift.types import Annotation, Aspect, Coverage, Hit, Kind, SearchResult, YearRange
+
+PANE_ID = {Kind.PAPER: "papers", Kind.DATASET: "datasets"}
+TAB_LABEL = {Kind.PAPER: "Papers", Kind.DATASET: "Datasets"}
+
+#: ``service.coverage_order``: hits sorted by their coverage
+CoverageSort = Callable[[list[Hit], list[Coverage]], list[Hit]]
+
+
+class KindTab(TabPane):
+    """The results of one kind and everything known about them.
+
+    Args:
+        kind: papers or datasets.
+        coverage_sort: how the table orders hits by coverage (``service.coverage_order``).
+    """
+
+    def __init__(self, kind: Kind, coverage_sort: CoverageSort) -> None:
+        super().__init__(TAB_LABEL[kind], id=PANE_ID[kind])
+        self.kind = kind
+        self.coverage_sort = coverage_sort
+        #: (query text, years) the table shows; None: search on the next request
+        self.shown: tuple[str, YearRange] | None = None
+        #: the fused result of the last search (before "more like this" or an LLM rerank)
+        self.base: SearchResult | None = None
+        #: a status-line mode naming a reordering the base result went through ("" if none)
+        self.reranked = ""
+        #: the aspects scored last
+        self.aspects: list[Aspect] = []
+        #: aspects the user edited, for one query text
+        self.edited_aspects: tuple[str, list[Aspect]] | None = None
+        #: id of the latest aspect request; a scoring or judging result of another is stale
+        self.aspect_request = 0
+        #: the aspect request being scored, or None
+        self.scoring: int | None = None
+        #: the LLM's 0/1/2 grade per doc id and aspect, for the current aspects
+        self.llm_grades: dict[str, tuple[int | None, ...]] = {}
+
+    def compose(self) -> ComposeResult:
+        table = ResultsTable(self.kind, id=f"{PANE_ID[self.kind]}-table")
+        table.coverage_sort = self.coverage_sort
+        yield table
+
+    @property
+    def table(self) -> ResultsTable:
+        return self.query_one(ResultsTable)
+
+    @property
+    def result(self) -> SearchResult | None:
+        """The result the table shows (in its current order)."""
+        return self.table.result
+
+    # -- results ---------------------------------------------------------------------------
+    def show_result(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
+        """Show a new result (the tab title counts its hits when there is a query)."""
+        self.reranked = ""
+        self.shown = (result.query.text, result.query.years)
+        title = TAB_LABEL[self.kind]
+        if result.query.text.strip():
+            title += f" ({len(result.hits)})"
+        tabs = next(a for a in self.ancestors if isinstance(a, TabbedContent))
+        tabs.get_tab(self).label = title
+        self.table.show_result(result, annotations)
+
+    def reorder(self, result: SearchResult, reranked: str | None = None) -> None:
+        """Show the same hits in a new order; ``reranked`` names the reordering ("": back to
+        the base order, None: keep the name shown)."""
+        if reranked is not None:
+            self.reranked = reranked
+        self.table.reorder(result)
+
+    def extras(self, hit: Hit | None) -> Extras:
+        """Triage state and aspect coverage of ``hit`` for the detail pane."""
+        if hit is None:
+            return Extras()
+        return Extras(
+            annotation=self.table.info(hit).annotation,
+            aspects=tuple(self.aspects),
+            coverage=self.table.coverages.get(hit.docid),
+            scoring=self.scoring is not None,
+            llm_grades=self.llm_grades.get(hit.docid),
+        )
+
+    # -- aspects ---------------------------------------------------------------------------
+    def aspects_for(self, text: str) -> list[Aspect] | None:
+        """The user's edited aspects of ``text``, or None (decompose it)."""
+        edited = self.edited_aspects
+        return edited[1] if edited is not None and edited[0] == text else None
+
+    def new_aspect_request(self) -> int:
+        """Supersede every earlier aspect request; returns the new one's id."""
+        self.aspect_request += 1
+        return self.aspect_request
+
+    def start_scoring(self, request: int) -> None:
+        self.scoring = request
+        self.table.set_coverage(None, scoring=True)
+
+    def clear_aspects(self) -> None:
+        """No query or no hits: nothing to score."""
+        self.scoring = None
+        self.aspects = []
+        self.table.set_coverage(None)
+
+    def aspects_scored(
+        self, aspects: list[Aspect], coverages: list[Coverage], failed: bool = False
+    ) -> None:
+        """Show the coverage of a finished scoring (``failed``: clear it); grades are reset."""
+        self.scoring = None
+        if failed:
+            self.table.set_coverage(None)
+        else:
+            self.aspects = list(aspects)
+            self.table.set_coverage({c.doc_id: c for c in coverages})
+        self.llm_grades = {}  # judged against the previous aspects

@@ -1,0 +1,257 @@
+"""Terminal injection (issue 14, item 2): one sanitiser for every string shown in a terminal.
+
+Unit cases per escape-sequence class, a property test of the sanitiser, and the CLI end to end:
+``litsift search`` and ``litsift answer`` over a home holding real rows of ``../shared/data``
+plus one hostile record (and a scripted LLM that answers with escape sequences).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from itertools import islice, pairwise
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from litsift.cli import main
+from litsift.cli_common import reports_errors
+from litsift.errors import LitsiftError
+from litsift.text import for_terminal, json_for_terminal
+from tests.conftest import DATASETS_GZ, PAPERS_GZ
+from tests.llm_server import ScriptedLLMServer, chat_reply, sse_reply
+
+#: OSC 0 (set the window title), CSI 2J (erase the display), SGR 31 (red)
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred"
+
+
+# -- the sanitiser ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\x1b]0;pwned\x07b", "ab"),  # OSC 0 ended by BEL
+        ("a\x1b]0;pwned\x1b\\b", "ab"),  # OSC ended by ST
+        ("a\x1b]8;;http://x\x07link\x1b]8;;\x07b", "alinkb"),  # OSC 8 hyperlink
+        ("a\x1b[2Jb", "ab"),  # CSI erase display
+        ("a\x1b[31mred\x1b[0mb", "aredb"),  # SGR
+        ("a\x1b[?1049hb", "ab"),  # private CSI (alternate screen)
+        ("a\x9b31mb", "ab"),  # 8-bit CSI
+        ("a\x9d0;t\x9cb", "ab"),  # 8-bit OSC, 8-bit ST
+        ("a\x1bPq#0;2;0;0;0\x1b\\b", "ab"),  # DCS (sixel)
+        ("a\x90q\x9cb", "ab"),  # 8-bit DCS
+        ("a\x1b_apc\x1b\\b\x1b^pm\x1b\\c\x1bXsos\x1b\\d", "abcd"),  # APC, PM, SOS
+        ("a\x1bcb\x1b7c\x1b(Bd", "abcd"),  # RIS, DECSC, designate G0
+        ("a\x1b]0;no terminator", "a0;no terminator"),  # introducer dropped, text kept
+        ("a\x1b", "a␛"),  # a lone ESC is made visible
+        ("a\x85b", "a\ufffdb"),  # other C1 (NEL)
+        ("a\ud800b\udfffc", "a\ufffdb\ufffdc"),  # lone surrogates
+        ("abc\u202edcba\u202c!", "abcdcba!"),  # bidi override dropped
+        ("a\u2066b\u2069c", "abc"),  # bidi isolate dropped
+        ("a\x00b\x07c\x7fd", "a␀b␇c␡d"),  # NUL, BEL, DEL visible
+        ("line 1\r\nline 2\rline 3", "line 1\nline 2\nline 3"),  # CR never overwrites
+        ("tab\there\nnext", "tab\there\nnext"),  # \n and \t kept
+        ("[bold]x[/bold] Übersetzung 機械翻訳 🚀", "[bold]x[/bold] Übersetzung 機械翻訳 🚀"),
+    ],
+)
+def test_for_terminal(raw: str, shown: str) -> None:
+    assert for_terminal(raw) == shown
+
+
+def test_one_line_form_turns_newlines_and_tabs_into_spaces() -> None:
+    assert for_terminal("a\nb\tc\r\nd", keep_newlines=False) == "a b c d"
+    assert for_terminal(HOSTILE, keep_newlines=False) == "red"
+
+
+def test_clean_text_is_returned_as_is() -> None:
+    text = "An abstract with no control characters at all, 機械翻訳."
+    assert for_terminal(text) is text
+
+
+def test_long_runs_of_introducers_stay_linear() -> None:
+    text = "\x9d" * 50_000 + "\x1b]" * 50_000 + "\x1bP" * 50_000
+    out = for_terminal(text)
+    assert "\x1b" not in out and "\x9d" not in out
+
+
+_C0_KEPT = {"\n", "\t"}
+
+
+def _is_safe(s: str) -> bool:
+    return all(
+        (ord(c) >= 0x20 or c in _C0_KEPT)
+        and not 0x7F <= ord(c) <= 0x9F
+        and not 0xD800 <= ord(c) <= 0xDFFF
+        and not 0x202A <= ord(c) <= 0x202E
+        and not 0x2066 <= ord(c) <= 0x2069
+        for c in s
+    )
+
+
+#: text rich in what terminals interpret: ESC, C1, surrogates and sequence bytes
+#: (click's CliRunner is run with ``color=True`` below so it strips no ANSI codes itself)
+_NASTY = st.text(
+    st.one_of(
+        st.sampled_from(list("\x1b\x07\x9b\x9c\x9d\x90\x98\x9e\x9f[]P\\X^_;0123mJ\r\n\t")),
+        st.characters(),  # any code point but surrogates...
+        st.integers(0xD800, 0xDFFF).map(chr),  # ...which come from surrogateescape or bad JSON
+        st.integers(0x80, 0x9F).map(chr),  # C1
+    )
+)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(s=st.one_of(st.text(), _NASTY), keep_newlines=st.booleans())
+def test_output_is_safe_and_sanitising_is_idempotent(s: str, keep_newlines: bool) -> None:
+    once = for_terminal(s, keep_newlines)
+    assert _is_safe(once)
+    assert "\x1b" not in once
+    if not keep_newlines:
+        assert "\n" not in once and "\t" not in once
+    assert for_terminal(once, keep_newlines) == once
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(s=st.one_of(st.text(), _NASTY))
+def test_json_is_lossless_and_carries_no_raw_control(s: str) -> None:
+    obj = {"k": s, s: [s]}
+    text = json_for_terminal(obj)
+    assert _is_safe(text)
+    # exactly the strings given, as far as JSON can say: a high + low surrogate code point
+    # pair is one character in JSON (as with the standard library's ensure_ascii output)
+    assert json.loads(text) == json.loads(json.dumps(obj))
+    if not any("\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff" for a, b in pairwise(s)):
+        assert json.loads(text) == obj
+
+
+# -- the CLI ---------------------------------------------------------------------------------
+def _real_rows(path: Path, n: int) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8", newline="\n") as f:
+        lines = (line for line in f.read().split("\n") if line.strip())
+        return [json.loads(line) for line in islice(lines, n)]
+
+
+HOSTILE_DATASET = {
+    "id": "HostileSet" + HOSTILE,
+    "variants": ["HostileSet" + HOSTILE, "8-bit\x9b31m CSI"],
+    "description": "A music genre dataset of albums " + HOSTILE + " with \x9d0;t\x9c tracks.",
+    "year": 2020,
+}
+HOSTILE_PAPER = {
+    "id": "hostile-1",
+    "title": "Hostile music genre classification " + HOSTILE,
+    "abstract": "We classify albums into music genres. " + HOSTILE + " Done\x9b2J.",
+    "authors": ["A. Author"],
+    "year": 2020,
+    "venue": "TestConf",
+}
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def hostile_home(tmp_path_factory: pytest.TempPathFactory, encoder: Any) -> Path:
+    """A home with 8 real datasets + 8 real papers and one hostile record of each, indexed."""
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+    from litsift.types import Kind
+
+    root = tmp_path_factory.mktemp("hostile")
+    datasets = _write_jsonl(root / "d.jsonl", [*_real_rows(DATASETS_GZ, 8), HOSTILE_DATASET])
+    papers = _write_jsonl(root / "p.jsonl", [*_real_rows(PAPERS_GZ, 8), HOSTILE_PAPER])
+    home = root / "home"
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.ingest(Kind.DATASET, datasets).ok
+        assert svc.ingest(Kind.PAPER, papers).ok
+        svc.build_index(Kind.DATASET)
+        svc.build_index(Kind.PAPER)
+    return home
+
+
+def test_search_plain_output_has_no_escape(hostile_home: Path) -> None:
+    res = CliRunner().invoke(
+        main,
+        ["--home", str(hostile_home), "search", "--datasets", "music genre albums"],
+        color=True,
+    )
+    assert res.exit_code == 0, res.output
+    assert "HostileSet" in res.output and "\x1b" not in res.output and "\x9b" not in res.output
+
+
+def test_search_json_round_trips_the_hostile_text(hostile_home: Path) -> None:
+    res = CliRunner().invoke(
+        main,
+        ["--home", str(hostile_home), "search", "--datasets", "--json", "music genre albums"],
+        color=True,
+    )
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "\x9b" not in res.output  # escaped, not raw
+    hit = next(h for h in json.loads(res.output)["hits"] if h["id"] == HOSTILE_DATASET["id"])
+    assert hit["title"] == HOSTILE_DATASET["id"]
+    assert hit["aliases"] == HOSTILE_DATASET["variants"]
+
+
+@pytest.fixture()
+def llm_home(hostile_home: Path) -> Iterator[tuple[Path, ScriptedLLMServer]]:
+    from litsift.paths import get_paths
+
+    with ScriptedLLMServer() as srv:
+        config = get_paths(hostile_home).config_file
+        config.write_text(
+            f'[llm]\nbase_url = "{srv.url}"\nmodel = "test-model"\nmax_retries = 0\n',
+            encoding="utf-8",
+        )
+        try:
+            yield hostile_home, srv
+        finally:
+            config.unlink()
+
+
+def test_answer_streamed_and_final_text_have_no_escape(
+    llm_home: tuple[Path, ScriptedLLMServer],
+) -> None:
+    home, srv = llm_home
+    srv.push(sse_reply(["Albums are \x1b]0;pw", "ned\x07classified\x1b[2J by ", "genre [1]."]))
+    res = CliRunner().invoke(
+        main, ["--home", str(home), "answer", "music genre classification"], color=True
+    )
+    assert res.exit_code == 0, res.output
+    assert "classified" in res.output and "References" in res.output
+    assert "Hostile music genre" in res.output  # the hostile paper is cited, its title cleaned
+    assert "\x1b" not in res.output and "\x9b" not in res.output
+
+
+def test_answer_json_round_trips_the_hostile_abstract(
+    llm_home: tuple[Path, ScriptedLLMServer],
+) -> None:
+    home, srv = llm_home
+    srv.push(chat_reply("Albums are \x1b[31mclassified by genre [1]."))
+    res = CliRunner().invoke(
+        main, ["--home", str(home), "answer", "--json", "music genre classification"], color=True
+    )
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "\x9b" not in res.output
+    out = json.loads(res.output)
+    assert "\x1b[31m" in out["answer"]
+    texts = [p["text"] for p in out["passages"]]
+    assert any(HOSTILE in t for t in texts)
+
+
+def test_reported_errors_are_sanitised() -> None:
+    @click.command()
+    @reports_errors
+    def fails() -> None:
+        raise LitsiftError("bad title " + HOSTILE, "hint \x9b2J\x1b]0;x\x07 here")
+
+    res = CliRunner().invoke(fails, [])
+    assert res.exit_code == 1
+    assert "error: bad title red" in res.output and "hint: hint  here" in res.output
+    assert "\x1b" not in res.output and "\x9b" not in res.output
