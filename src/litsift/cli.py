@@ -24,6 +24,7 @@ from litsift.cli_common import (
 )
 from litsift.cli_eval import eval_cmd
 from litsift.errors import LitsiftError
+from litsift.text import for_terminal
 from litsift.types import FUSIONS
 
 if TYPE_CHECKING:
@@ -60,8 +61,9 @@ def _run_tui(home: str | None) -> None:
 def _ingest_and_report(svc: LitsiftService, kind: Kind, path: Path, quiet: bool) -> bool:
     with progress_bar(not quiet) as bar:
         report = svc.ingest(kind, path, progress=bar)
-    for bad in report.bad[:20]:
-        click.echo(f"{path}:{bad.line_no}: {bad.reason}", err=True)
+    for bad in report.bad[:20]:  # a reason may quote the file's bytes: never raw to a terminal
+        reason = for_terminal(bad.reason, keep_newlines=False)
+        click.echo(f"{for_terminal(str(path))}:{bad.line_no}: {reason}", err=True)
     if len(report.bad) > 20:
         click.echo(f"... and {len(report.bad) - 20} more bad lines", err=True)
     click.echo(report.summary())
@@ -96,7 +98,7 @@ def _index(
         if check:  # damaged parts are marked in the manifest; the build below rebuilds them
             damage = svc.check_index(k)
             for part, why in damage.items():
-                click.echo(f"{k.table}: damaged {part}: {why}", err=True)
+                click.echo(f"{k.table}: damaged {part}: {for_terminal(why)}", err=True)
             if not damage:
                 click.echo(f"{k.table}: every index file matches its checksum")
         with progress_bar(not quiet) as bar:
@@ -263,7 +265,7 @@ def answer(
 ) -> None:
     """Answer QUESTION from the top papers with citations checked against what was sent."""
     from litsift.llm.answer import answer_to_json
-    from litsift.text import for_terminal, json_for_terminal
+    from litsift.text import json_for_terminal
     from litsift.types import Kind, Query, YearRange
 
     with open_service(ctx.obj["home"]) as svc:

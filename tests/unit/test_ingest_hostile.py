@@ -316,3 +316,33 @@ def test_property_arbitrary_lines_never_raise_and_valid_rows_are_kept(
         assert paper is not None and paper.title
     assert not {b.line_no for b in report.bad} & set(valid_ids)
     assert all(b.line_no <= len(out) and "\n" not in b.reason for b in report.bad)
+
+
+def test_cli_bad_line_reasons_never_carry_escape_sequences(tmp_path: Path) -> None:
+    """A bad line's reason quotes the offending value; printed, it passes the terminal
+    sanitiser, so a hostile file cannot retitle or blank the user's terminal (issue 14)."""
+    hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred"
+    path = tmp_path / "hostile.jsonl"
+    path.write_text(
+        json.dumps({"id": "ok", "title": "Fine paper"})
+        + "\n"
+        + json.dumps({"id": "bad", "title": "t", "year": hostile})
+        + "\n",
+        encoding="utf-8",
+    )
+    home = tmp_path / "home"
+    out = CliRunner().invoke(main, ["--home", str(home), "ingest", "papers", str(path), "--quiet"])
+    assert out.exit_code == 1
+    assert "hostile.jsonl:2:" in out.output
+    assert "\x1b" not in out.output and "\x07" not in out.output
+    store = _open_store(home)
+    try:
+        assert store.get(Kind.PAPER, "ok") is not None
+    finally:
+        store.close()
+
+
+def _open_store(home: Path) -> Store:
+    from litsift.paths import get_paths
+
+    return Store(get_paths(home).store_file)
