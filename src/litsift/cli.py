@@ -28,6 +28,7 @@ from litsift.text import for_terminal
 from litsift.types import FUSIONS
 
 if TYPE_CHECKING:
+    from litsift.search.indexer import IndexReport
     from litsift.service import LitsiftService
     from litsift.types import Kind
 
@@ -89,8 +90,15 @@ def ingest(ctx: click.Context, kind: str, file: Path, quiet: bool) -> None:
 
 
 def _index(
-    svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool, check: bool = False
+    svc: LitsiftService,
+    kinds: list[Kind],
+    rebuild: bool,
+    quiet: bool,
+    check: bool = False,
+    dense: bool = True,
 ) -> None:
+    """Build each kind's index: BM25 first (reported as searchable), then, with ``dense``, the
+    dense part with its progress."""
     for k in kinds:
         if svc.store.count(k) == 0:
             click.echo(f"{k.table}: nothing to index")
@@ -101,9 +109,17 @@ def _index(
                 click.echo(f"{k.table}: damaged {part}: {for_terminal(why)}", err=True)
             if not damage:
                 click.echo(f"{k.table}: every index file matches its checksum")
+
+        def bm25_ready(report: IndexReport, k: Kind = k) -> None:
+            then = "; embedding for the dense index" if dense else ""
+            click.echo(f"{k.table}: BM25 ready, searchable now ({report.summary()}){then}")
+
         with progress_bar(not quiet) as bar:
-            report = svc.build_index(k, rebuild=rebuild, progress=bar)
-        click.echo(f"{k.table}: {report.summary()}")
+            report = svc.build_index(
+                k, rebuild=rebuild, progress=bar, dense=dense, on_bm25=bm25_ready
+            )
+        if dense:
+            click.echo(f"{k.table}: {report.summary()}")
 
 
 @main.command()
@@ -118,8 +134,9 @@ def _index(
 def index(ctx: click.Context, kind: str, rebuild: bool, check: bool, quiet: bool) -> None:
     """Build or update the BM25 (tantivy) and dense (hnswlib) indexes from the store.
 
-    A damaged or missing index file (size, or with --check checksum, differing from the
-    manifest) has its part rebuilt from the store.
+    BM25 is built and published first (search works on it at once, BM25 only), then the
+    dense index is embedded and published. A damaged or missing index file (size, or with
+    --check checksum, differing from the manifest) has its part rebuilt from the store.
     """
     from litsift.types import Kind
 
@@ -164,6 +181,9 @@ def search(
             fusion=fusion,
         )
         result = svc.search(q)
+    if result.partial is not None and not as_json:
+        only = "BM25 only — " if result.signals_used == ("bm25",) else ""
+        click.echo(f"note: {only}{result.partial}", err=True)
     if as_json:
         click.echo(hits_to_json_text(result))
     else:
@@ -179,11 +199,17 @@ def search(
     default=None,
     help="The sample data directory (default: $LITSIFT_EVAL_DATA, else ../shared/data).",
 )
-@click.option("--no-tui", is_flag=True, help="Ingest and index only; don't open the app.")
+@click.option(
+    "--no-tui", is_flag=True, help="Ingest and build both indexes, then exit; don't open the app."
+)
 @click.pass_context
 @reports_errors
 def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
-    """Ingest the sample corpus (19.6K papers, 3.3K datasets), index it, open the TUI."""
+    """Ingest the sample corpus (19.6K papers, 3.3K datasets), build BM25, open the TUI.
+
+    The TUI embeds the dense index in the background (search is BM25-only until it lands);
+    with --no-tui both indexes are built before exiting.
+    """
     from litsift.paths import shared_data_dir
     from litsift.types import Kind
 
@@ -200,7 +226,7 @@ def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
         ):
             click.echo(f"ingesting {rel}")
             _ingest_and_report(svc, kind, data / rel, quiet=False)
-        _index(svc, list(Kind), rebuild=False, quiet=False)
+        _index(svc, list(Kind), rebuild=False, quiet=False, dense=no_tui)
     if not no_tui:
         _run_tui(ctx.obj["home"])
 

@@ -1,7 +1,9 @@
 """Rendering of search results for the CLI: stable JSON and a rich table.
 
 ``hits_to_json`` is the scripting contract of ``litsift search --json``; its keys are stable:
-``query``, ``kind``, ``years``, ``elapsed_ms``, ``hits`` (each: ``rank``, ``id``, ``title``,
+``query``, ``kind``, ``years``, ``elapsed_ms``, ``signals_used`` (the retrievers that ran:
+``["bm25"]`` while the dense index is being built), ``partial`` (null, or why the answer is not
+the full hybrid), ``hits`` (each: ``rank``, ``id``, ``title``,
 ``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``).
 
 Text from the store reaches the terminal only through :mod:`litsift.text`: the table through
@@ -49,6 +51,8 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
         "years": {"from": q.years.start, "to": q.years.end},
         "fusion": q.fusion,
         "elapsed_ms": round(result.elapsed_s * 1000, 1),
+        "signals_used": list(result.signals_used),
+        "partial": result.partial,
         "hits": hits,
     }
 

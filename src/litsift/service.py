@@ -136,18 +136,32 @@ class LitsiftService:
         return report
 
     def build_index(
-        self, kind: Kind, rebuild: bool = False, progress: Progress | None = None
+        self,
+        kind: Kind,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        *,
+        dense: bool = True,
+        on_bm25: Callable[[IndexReport], None] | None = None,
     ) -> IndexReport:
-        """Index rows new since the last build (all with ``rebuild``); swapped in atomically."""
-        from litsift.search.indexer import build_index
+        """Index rows new since the last build (all with ``rebuild``) in two phases
+        (:mod:`litsift.search.builder`): BM25 published first, searchable at once (then
+        ``on_bm25(report)``), then the dense part (skipped with ``dense=False``: searches stay
+        BM25-only). Raises LitsiftError when another build of ``kind`` is running."""
+        from litsift.search.builder import build_bm25, build_dense, merge_reports
 
+        root, store = self.paths.index_dir, self.store
+        first = build_bm25(store, self.encoder, kind, root, rebuild, progress)
         self.searchers.invalidate(kind)
-        report = build_index(
-            self.store, self.encoder, kind, self.paths.index_dir, rebuild=rebuild, progress=progress
-        )
-        if self.store.count(Kind.PAPER) and self.store.count(Kind.DATASET):
+        if store.count(Kind.PAPER) and store.count(Kind.DATASET):
             self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
-        return report
+        if on_bm25 is not None:
+            on_bm25(first)
+        if not dense:
+            return first
+        second = build_dense(store, self.encoder, kind, root, rebuild, progress)
+        self.searchers.invalidate(kind)
+        return merge_reports(first, second)
 
     def check_index(self, kind: Kind) -> dict[str, str]:
         """Verify every index file's checksum (``litsift index --check``); damaged parts are
@@ -163,11 +177,12 @@ class LitsiftService:
         return index_status(self.paths.index_dir, kind)
 
     def needs_index(self, kind: Kind) -> bool:
-        """True if the store has rows the index does not cover (or there is no index)."""
+        """True if the store has rows the index (either part) does not cover, or no index."""
         m = self.index_status(kind)
-        return self.store.count(kind) > 0 and (
-            m is None or m.max_revision < self.store.max_revision(kind)
-        )
+        if self.store.count(kind) == 0:
+            return False
+        covered = min(m.revision("bm25"), m.revision("dense")) if m is not None else -1
+        return covered < self.store.max_revision(kind)
 
     # -- search ----------------------------------------------------------------------------
     @property
@@ -202,7 +217,9 @@ class LitsiftService:
         ``SearchResult.query`` has them filled in.
 
         Returns:
-            hits best first; each carries the final score and each signal's score and rank.
+            hits best first; each carries the final score and each signal's score and rank;
+            ``signals_used`` and ``partial`` say when the dense index is not built yet and
+            the answer is BM25 alone.
 
         Raises:
             IndexMissingError: no index was built for ``query.kind``.
@@ -223,7 +240,8 @@ class LitsiftService:
                 f"litsift ingest {query.kind.table} FILE.jsonl, then litsift index",
             )
         timings: dict[str, float] = {}
-        fused = self.searcher(query.kind).search(query, timings=timings)
+        searcher = self.searcher(query.kind)
+        fused = searcher.search(query, timings=timings)
         t1 = time.perf_counter()
         rows = self.store.get_by_rowids(query.kind, [int(f.docid) for f in fused])
         hits: list[Hit] = []
@@ -233,7 +251,9 @@ class LitsiftService:
                 continue
             hits.append(Hit(rec, len(hits) + 1, float(f.score), dict(f.signals)))
         timings["load"] = time.perf_counter() - t1
-        return SearchResult(query, tuple(hits), time.perf_counter() - t0, timings)
+        elapsed = time.perf_counter() - t0
+        used = searcher.signals(query)
+        return SearchResult(query, tuple(hits), elapsed, timings, used, searcher.partial)
 
     # -- triage ----------------------------------------------------------------------------
     @property
@@ -380,6 +400,7 @@ class LitsiftService:
             out[kind.table] = {
                 "rows": self.store.count(kind),
                 "indexed": m.count if m else 0,
+                "embedded": m.part_count("dense") if m else 0,
                 "model": m.model_id if m else None,
             }
         return out

@@ -1,62 +1,61 @@
-"""Builds and updates the BM25 + dense index pair of one kind of record from the store.
+"""Opens the BM25 + dense index pair of one kind of record, and builds it in one go.
 
-Layout: ``<index_root>/<kind>/`` holds ``bm25/`` (tantivy), ``dense.bin`` + ``dense.json``
-(hnswlib) and ``manifest.json`` (:mod:`litsift.search.manifest`), which versions the two parts
-apart and records every file's size and checksum, so a stale or damaged part is rebuilt alone
-from the store. Every build writes into a temp dir beside
-the target (``.<kind>.tmp-*``) and swaps it in with two renames (current -> ``.<kind>.old``,
-new -> current), then deletes the old one. A crash between the renames is repaired on the next
-open or build (``.<kind>.old`` is put back and its checksums verified); a crash before them
-leaves only a temp dir, which the next build deletes. One build per kind at a time (a single
-writer, like the store).
+Layout and publishing (staging dir, swap, crash recovery, the one-writer lock) are in
+:mod:`litsift.search.layout`; the manifest, which versions the two parts apart and records every
+file's size and checksum, in :mod:`litsift.search.manifest`. :func:`build_index` builds both
+parts and swaps them in together; :mod:`litsift.search.builder` publishes BM25 first and the
+dense part after it (what ``litsift index``, ``litsift demo`` and the TUI use). A kind whose
+dense part is missing or behind its BM25 part opens with no dense index: BM25-only search.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
 from litsift.search.bm25 import BM25Index
 from litsift.search.dense import DenseIndex
+from litsift.search.layout import BATCH_SIZE as BATCH_SIZE  # re-exported
+from litsift.search.layout import (
+    HNSW_EF_CONSTRUCTION,
+    HNSW_M,
+    HNSW_SEED,
+    Progress,
+    recover,
+    staging_dir,
+    swap,
+    write_lock,
+)
+from litsift.search.layout import index_dir_for as index_dir_for  # re-exported
 from litsift.search.manifest import MANIFEST as MANIFEST  # re-exported
 from litsift.search.manifest import (
-    MANIFEST_VERSION,
     PARTS,
     REBUILD_HINT,
     Manifest,
     check_files,
     current_parts,
-    find_damage,
     mark_damaged,
     read_manifest,
     record_files,
-    unrecorded_parts,
     verify_files,
     write_manifest,
 )
-from litsift.search.text import passage_text
+from litsift.search.parts import (
+    index_bm25,
+    index_dense,
+    new_manifest,
+    read_current,
+    record_if_unrecorded,
+)
 from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.store import Store
-
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 200
-HNSW_SEED = 100
-BATCH_SIZE = 1000
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -104,35 +103,13 @@ class IndexReport:
         )
 
 
-def index_dir_for(index_root: Path, kind: Kind) -> Path:
-    """``index_root/<kind>/``, the directory holding ``bm25/``, ``dense.bin``, ``manifest.json``."""
-    return Path(index_root) / kind.value
-
-
-def _old_dir(index_root: Path, kind: Kind) -> Path:
-    return Path(index_root) / f".{kind.value}.old"
-
-
-def _recover(index_root: Path, kind: Kind) -> bool:
-    """Repair a swap interrupted between its two renames; True when ``.<kind>.old`` was put
-    back (its files are then checked in full before use)."""
-    target, old = index_dir_for(index_root, kind), _old_dir(index_root, kind)
-    if old.exists():
-        if target.exists():
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(old, target)
-            return True
-    return False
-
-
 def index_status(index_root: Path, kind: Kind) -> Manifest | None:
     """The manifest of the current index of ``kind``, or None when there is none.
 
     Raises:
         IndexDamagedError: the manifest exists but cannot be read as a :class:`Manifest`.
     """
-    _recover(index_root, kind)
+    recover(index_root, kind)
     return read_manifest(index_dir_for(index_root, kind))
 
 
@@ -146,34 +123,41 @@ def check_index(index_root: Path, kind: Kind) -> dict[str, str]:
         itself is unreadable (``build_index`` then rebuilds both parts); empty when all is
         well or there is no index.
     """
-    _recover(index_root, kind)
+    recover(index_root, kind)
     return check_files(index_dir_for(index_root, kind))
 
 
 def open_indexes(
     index_root: Path, kind: Kind, encoder: Encoder
-) -> tuple[BM25Index, DenseIndex, Manifest]:
+) -> tuple[BM25Index, DenseIndex | None, Manifest]:
     """Open the index pair of ``kind`` after checking its manifest against ``encoder`` and
     its files against their recorded sizes (and checksums, after a crash recovery).
 
+    Returns:
+        ``(bm25, dense, manifest)``; ``dense`` is None while the dense part is missing or
+        behind the BM25 part (:attr:`Manifest.dense_behind`): the kind is then searchable by
+        BM25 alone until the dense build publishes it.
+
     Raises:
         IndexMissingError: no index was built for ``kind`` (hint: ``litsift index``).
-        IndexMismatchError: the index was built with another model, ONNX file or dimension
-            (hint: ``litsift index --rebuild``), or a part of it is of an older version than
-            this litsift builds (hint: ``litsift index``, which rebuilds that part alone).
+        IndexMismatchError: the dense part was built with another model, ONNX file or
+            dimension (hint: ``litsift index --rebuild``), or a part of it is of an older
+            version than this litsift builds (hint: ``litsift index``, which rebuilds that part
+            alone).
         IndexDamagedError: the manifest is unreadable, or a file is missing, of the wrong size,
             fails its checksum or cannot be read by tantivy/hnswlib; the message names the
             part and the file (hint: ``litsift index``, which rebuilds that part alone).
     """
-    recovered = _recover(index_root, kind)
+    recovered = recover(index_root, kind)
     directory = index_dir_for(index_root, kind)
     manifest = read_manifest(directory)
     if manifest is None:
         raise IndexMissingError(f"no {kind.value} index in {directory}", "run `litsift index`")
-    if manifest.kind != kind.value or manifest.encoder_mismatch(encoder) is not None:
+    has_dense = "dense" in manifest.parts
+    why = manifest.encoder_mismatch(encoder) if has_dense else None
+    if manifest.kind != kind.value or why is not None:
         raise IndexMismatchError(
-            f"the {kind.value} index does not match: "
-            f"{manifest.encoder_mismatch(encoder) or 'wrong kind'}",
+            f"the {kind.value} index does not match: {why or 'wrong kind'}",
             "run `litsift index --rebuild`",
         )
     damage = verify_files(directory, manifest, full=recovered)
@@ -190,75 +174,18 @@ def open_indexes(
             f"the {kind.value} index is out of date: {why}", "run `litsift index`"
         )
     part = "bm25"
+    dense = None
     try:
         bm25 = BM25Index.open(directory / "bm25")
         part = "dense"
-        dense = DenseIndex.open(directory / "dense.bin")
+        if not manifest.dense_behind:
+            dense = DenseIndex.open(directory / "dense.bin")
     except (IndexDamagedError, IndexMissingError) as err:  # marked: `litsift index` repairs it
         mark_damaged(directory, manifest, {part: err.message})
         raise IndexDamagedError(
             f"the {part} part of the {kind.value} index is damaged: {err.message}", REBUILD_HINT
         ) from err
     return bm25, dense, manifest
-
-
-def _swap(index_root: Path, kind: Kind, new_dir: Path) -> None:
-    target, old = index_dir_for(index_root, kind), _old_dir(index_root, kind)
-    if old.exists():
-        shutil.rmtree(old)
-    if target.exists():
-        os.rename(target, old)
-    os.rename(new_dir, target)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _index_bm25(
-    store: Store, kind: Kind, since: int, bm25: BM25Index, total: int, progress: Progress
-) -> int:
-    """Add every row changed since revision ``since`` to ``bm25`` and close it; the count."""
-    done = 0
-    progress("bm25", 0, total)
-    for batch in store.rows_since(kind, since, batch_size=BATCH_SIZE):
-        done += bm25.add(batch)
-        progress("bm25", done, max(total, done))
-    bm25.close()
-    return done
-
-
-def _index_dense(
-    store: Store,
-    encoder: Encoder,
-    kind: Kind,
-    since: int,
-    dense: DenseIndex,
-    total: int,
-    progress: Progress,
-    stage_seconds: dict[str, float],
-) -> int:
-    """Embed every row changed since revision ``since`` into ``dense`` and save it; the count."""
-    embedded = 0
-    progress("embed", 0, total)
-    stage_seconds.setdefault("embed", 0.0)
-    stage_seconds.setdefault("hnsw", 0.0)
-    for batch in store.rows_since(kind, since, batch_size=BATCH_SIZE):
-        t1 = time.perf_counter()
-        base = embedded
-
-        def on_embed(d: int, _t: int, base: int = base) -> None:
-            progress("embed", base + d, max(total, base + d))
-
-        vectors = encoder.encode_passages([passage_text(r) for r in batch], progress=on_embed)
-        embedded += len(batch)
-        t2 = time.perf_counter()
-        dense.add(np.array([r.rowid for r in batch], dtype=np.int64), vectors)
-        t3 = time.perf_counter()
-        stage_seconds["embed"] += t2 - t1
-        stage_seconds["hnsw"] += t3 - t2
-        progress("hnsw", embedded, max(total, embedded))
-    t4 = time.perf_counter()
-    dense.save()
-    stage_seconds["hnsw"] += time.perf_counter() - t4
-    return embedded
 
 
 def build_index(
@@ -270,17 +197,18 @@ def build_index(
     progress: Progress | None = None,
     check: bool = False,
 ) -> IndexReport:
-    """Build (or bring up to date) the BM25 + dense indexes of ``kind``.
+    """Build (or bring up to date) the BM25 + dense indexes of ``kind`` and swap both in at
+    once (:mod:`litsift.search.builder` publishes BM25 first instead).
 
     Each part (:data:`PARTS`) is built from scratch when there is no index (or its manifest
-    is unreadable), ``rebuild`` is set, the manifest marks that part stale (an older
+    is unreadable), ``rebuild`` is set, the manifest marks that part stale (missing, an older
     ``BM25_VERSION``/``DENSE_VERSION``; for the dense part also another model, ONNX file or
     dimension), or the part is damaged: a recorded file missing or of another size, with
     ``check`` (or after a crash recovery) one failing its sha256, or marked damaged by
     :func:`check_index`; a part whose files are not recorded (an older manifest) must open,
-    and its files are recorded by this build even when nothing else changes. A part that is current
-    keeps its contents and gets only the rows changed since the manifest's ``max_revision``.
-    So a BM25-only change never re-embeds. The parts are written into a copy of the current
+    and its files are recorded by this build even when nothing else changes. A part that is
+    current keeps its contents and gets only the rows changed since its own revision. So a
+    BM25-only change never re-embeds. The parts are written into a copy of the current
     index that is swapped in atomically; an exception midway (including one raised by
     ``progress``) leaves the previous index as it was.
 
@@ -296,39 +224,39 @@ def build_index(
 
     Returns:
         An :class:`IndexReport`.
+
+    Raises:
+        LitsiftError: another build of ``kind`` is running.
     """
-    started = time.perf_counter()
-    report_progress: Progress = progress or (lambda _s, _d, _t: None)
     index_root = Path(index_root)
     index_root.mkdir(parents=True, exist_ok=True)
-    check = _recover(index_root, kind) or check
-    for stale in index_root.glob(f".{kind.value}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    with write_lock(index_root, kind):
+        return _build_index(store, encoder, kind, index_root, rebuild, progress, check)
+
+
+def _build_index(
+    store: Store,
+    encoder: Encoder,
+    kind: Kind,
+    index_root: Path,
+    rebuild: bool,
+    progress: Progress | None,
+    check: bool,
+) -> IndexReport:
+    started = time.perf_counter()
+    report_progress: Progress = progress or (lambda _s, _d, _t: None)
     target = index_dir_for(index_root, kind)
-    repaired: dict[str, str] = {}
-    try:
-        current = read_manifest(target)
-    except IndexDamagedError as err:
-        current, repaired = None, {"manifest": err.message}
-    rebuilt: tuple[str, ...] = PARTS
-    if current is None or rebuild or current.kind != kind.value:
-        current = None
-    else:
-        repaired = find_damage(target, current, full=check)
-        redo = set(current.stale_parts(encoder)) | set(repaired)
-        rebuilt = tuple(p for p in PARTS if p in redo)
+    current, rebuilt, repaired, check = read_current(index_root, kind, encoder, rebuild, check)
     max_revision = int(store.max_revision(kind))
-    if current is not None and not rebuilt and current.max_revision >= max_revision:
-        if unrecorded_parts(current):  # a manifest from before file records: add them
-            current = replace(current, schema_version=MANIFEST_VERSION, files=record_files(target))
-            write_manifest(target, current)
+    since = {p: current.revision(p) if current is not None else 0 for p in PARTS}
+    if current is not None and not rebuilt and min(since.values()) >= max_revision:
+        current = record_if_unrecorded(target, current)
         return IndexReport(
             kind, "unchanged", 0, current.count, 0.0, {}, target, current, checked=check
         )
 
-    tmp = Path(tempfile.mkdtemp(prefix=f".{kind.value}.tmp-", dir=index_root))
+    tmp = staging_dir(index_root, kind)
     stage_seconds: dict[str, float] = {}
-    since = current.max_revision if current is not None else 0
     params = (HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_SEED)
     try:
         if current is not None:
@@ -340,57 +268,54 @@ def build_index(
         if "bm25" in rebuilt:
             shutil.rmtree(tmp / "bm25", ignore_errors=True)
             bm25 = BM25Index.create(tmp / "bm25", kind)
-            written["bm25"] = _index_bm25(store, kind, 0, bm25, total_rows, report_progress)
-        elif since < max_revision:
+            written["bm25"] = index_bm25(store, kind, 0, bm25, total_rows, report_progress)
+        elif since["bm25"] < max_revision:
             bm25 = BM25Index.open(tmp / "bm25")
-            written["bm25"] = _index_bm25(store, kind, since, bm25, 0, report_progress)
-        if "bm25" in rebuilt or since < max_revision:
+            written["bm25"] = index_bm25(store, kind, since["bm25"], bm25, 0, report_progress)
+        if "bm25" in rebuilt or since["bm25"] < max_revision:
             stage_seconds["bm25"] = time.perf_counter() - t0
-        count = current.count if current is not None else 0
-        if "dense" in rebuilt:
-            for name in ("dense.bin", "dense.json"):
-                (tmp / name).unlink(missing_ok=True)
-            dense = DenseIndex.create(tmp / "dense.bin", encoder.dim, total_rows, *params)
-            written["dense"] = _index_dense(
-                store, encoder, kind, 0, dense, total_rows, report_progress, stage_seconds
+        bm25_count = BM25Index.open(tmp / "bm25").count()
+        dense_count = current.part_count("dense") if current is not None else 0
+        if "dense" in rebuilt or since["dense"] < max_revision:
+            if "dense" in rebuilt:
+                for name in ("dense.bin", "dense.json"):
+                    (tmp / name).unlink(missing_ok=True)
+                dense = DenseIndex.create(tmp / "dense.bin", encoder.dim, total_rows, *params)
+                d_since, n_new = 0, total_rows
+            else:
+                dense = DenseIndex.open(tmp / "dense.bin")
+                d_since = since["dense"]
+                same = "bm25" not in rebuilt and d_since == since["bm25"]
+                n_new = written["bm25"] if same else 0  # 0: not counted
+            written["dense"] = index_dense(
+                store, encoder, kind, d_since, dense, n_new, report_progress, stage_seconds
             )
-            count = dense.count()
-        elif since < max_revision:
-            n_new = written["bm25"] if "bm25" not in rebuilt else 0  # 0: not counted
-            dense = DenseIndex.open(tmp / "dense.bin")
-            written["dense"] = _index_dense(
-                store, encoder, kind, since, dense, n_new, report_progress, stage_seconds
-            )
-            count = dense.count()
+            t4 = time.perf_counter()
+            dense.save()
+            stage_seconds["hnsw"] += time.perf_counter() - t4
+            dense_count = dense.count()
         seconds = time.perf_counter() - started
-        manifest = Manifest(
-            schema_version=MANIFEST_VERSION,
-            kind=kind.value,
-            model_id=encoder.model_id,
-            onnx_sha256=encoder.onnx_sha256,
-            dim=encoder.dim,
-            M=params[0],
-            ef_construction=params[1],
-            seed=params[2],
-            count=count,
-            max_revision=max_revision,
-            built_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            build_seconds=round(seconds, 3),
-            parts=current_parts(),
-            files=record_files(tmp),
+        manifest = new_manifest(
+            encoder,
+            kind,
+            current_parts(),
+            {"bm25": max_revision, "dense": max_revision},
+            {"bm25": bm25_count, "dense": dense_count},
+            params,
+            record_files(tmp),
+            seconds,
         )
         write_manifest(tmp, manifest)
-        _swap(index_root, kind, tmp)
+        swap(index_root, kind, tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     mode = "full" if rebuilt == PARTS else "incremental"
-    indexed = max(written.values())
     return IndexReport(
         kind,
         mode,
-        indexed,
-        manifest.count,
+        max(written.values()),
+        manifest.part_count("dense"),
         seconds,
         stage_seconds,
         target,

@@ -8,7 +8,10 @@ and existence always (cheap: one ``stat`` per file), full checksums on request
 (``litsift index --check``, or after a crash recovery). A part found damaged by a checksum is
 recorded in ``damaged`` so later opens refuse it too until ``litsift index`` rebuilds it.
 Manifests written before ``files`` existed have none: their sizes are unknown (nothing is
-checked) and the next build records them.
+checked) and the next build records them. The parts are published apart
+(:mod:`litsift.search.builder`: BM25 first, then the dense part in chunks), so each records the
+store revision and the rows it covers (``revisions``, ``counts``); a dense part that is missing
+(not in ``parts``) or behind the BM25 part leaves the kind searchable by BM25 alone.
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ BM25_VERSION = 2
 DENSE_VERSION = 2
 #: The parts of an index pair, in build order.
 PARTS = ("bm25", "dense")
-#: Version of the manifest format; 3 added ``parts``, 4 ``files`` and ``damaged``.
-MANIFEST_VERSION = 4
+#: Version of the manifest format; 3 added ``parts``, 4 ``files`` and ``damaged``, 5 the
+#: per-part ``revisions`` and ``counts`` and ``dense_cursor``.
+MANIFEST_VERSION = 5
 #: Part versions of manifests from before ``parts``, by ``schema_version`` (one version then
 #: covered both parts; v2 is parts v2, v1 predates the BM25 ``all`` field).
 LEGACY_PARTS: dict[int, dict[str, int]] = {1: {"bm25": 1, "dense": 1}, 2: {"bm25": 2, "dense": 2}}
@@ -68,7 +72,13 @@ class Manifest:
     """What an index pair was built from; checked against the running encoder on open.
     ``parts`` (``{"bm25": version, "dense": version}``) lets a stale part be rebuilt alone;
     ``files`` records each file's size and sha256 (empty: written before they were recorded);
-    ``damaged`` (``{part: reason}``) marks parts that failed a checksum check."""
+    ``damaged`` (``{part: reason}``) marks parts that failed a checksum check.
+
+    ``max_revision`` and ``count`` are those of the BM25 part (what search covers);
+    ``revisions``/``counts`` give each part's (empty: written before parts were published apart,
+    both parts then cover ``max_revision``). A dense part being built also holds the rows of
+    revision in ``(revisions["dense"], revisions["bm25"]]`` with rowid <= ``dense_cursor``
+    (0: none), so an interrupted build resumes after them."""
 
     schema_version: int
     kind: str
@@ -85,6 +95,24 @@ class Manifest:
     parts: dict[str, int] = field(default_factory=current_parts)
     files: FileRecords = field(default_factory=dict)
     damaged: dict[str, str] = field(default_factory=dict)
+    revisions: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    dense_cursor: int = 0
+
+    def revision(self, part: str) -> int:
+        """The store revision ``part`` covers in full (0 when the part is missing)."""
+        if part not in self.parts:
+            return 0
+        return int(self.revisions.get(part, self.max_revision))
+
+    def part_count(self, part: str) -> int:
+        """Documents in ``part`` (0 when the part is missing)."""
+        return int(self.counts.get(part, self.count)) if part in self.parts else 0
+
+    @property
+    def dense_behind(self) -> bool:
+        """True when the dense part is missing or covers an older revision than BM25's."""
+        return self.revision("dense") < self.revision("bm25") or "dense" not in self.parts
 
     def encoder_mismatch(self, encoder: Encoder) -> str | None:
         """Why the dense part cannot serve ``encoder`` (one line), or None when it can."""
@@ -110,15 +138,17 @@ class Manifest:
         return tuple(p for p in PARTS if p in stale)
 
     def mismatch(self, encoder: Encoder) -> str | None:
-        """Why this index cannot serve ``encoder`` (one line), or None when it can."""
-        why = self.encoder_mismatch(encoder)
+        """Why this index cannot serve ``encoder`` (one line), or None when it can. A missing
+        dense part is not a mismatch: the index then serves BM25 alone."""
+        why = self.encoder_mismatch(encoder) if "dense" in self.parts else None
         if why is not None:
             return why
         damaged = [f"{p} ({reason})" for p, reason in self.damaged.items() if p in PARTS]
         if damaged:
             return f"damaged index part: {', '.join(damaged)}"
         want = current_parts()
-        old = [f"{p} v{self.parts.get(p)} (needs v{want[p]})" for p in self.stale_parts(encoder)]
+        stale = [p for p in self.stale_parts(encoder) if p in self.parts]
+        old = [f"{p} v{self.parts.get(p)} (needs v{want[p]})" for p in stale]
         return f"stale index part: {', '.join(old)}" if old else None
 
 
@@ -157,8 +187,12 @@ def read_manifest(directory: Path) -> Manifest | None:
             raw["parts"] = dict(LEGACY_PARTS.get(int(raw.get("schema_version", 0)), {}))
         raw.setdefault("files", {})
         raw.setdefault("damaged", {})
+        for key, empty in (("revisions", {}), ("counts", {}), ("dense_cursor", 0)):
+            raw.setdefault(key, empty)
         if set(raw) != names or not isinstance(raw["parts"], dict):
             raise ValueError("unexpected keys")
+        if not all(isinstance(raw[k], dict) for k in ("revisions", "counts")):
+            raise ValueError("malformed part revisions")
         if not _valid_files(raw["files"]) or not isinstance(raw["damaged"], dict):
             raise ValueError("malformed file records")
         return Manifest(**raw)
@@ -195,15 +229,18 @@ def sha256_file(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+def record_part(directory: Path, part: str) -> dict[str, FileRecord]:
+    """Size and sha256 of every file of ``part`` in ``directory``."""
+    records: dict[str, FileRecord] = {}
+    for rel in part_files(directory, part):
+        path = directory / rel
+        records[rel] = FileRecord(size=path.stat().st_size, sha256=sha256_file(path))
+    return records
+
+
 def record_files(directory: Path) -> FileRecords:
     """Size and sha256 of every file of both parts in ``directory``."""
-    files: FileRecords = {}
-    for part in PARTS:
-        files[part] = {}
-        for rel in part_files(directory, part):
-            path = directory / rel
-            files[part][rel] = FileRecord(size=path.stat().st_size, sha256=sha256_file(path))
-    return files
+    return {part: record_part(directory, part) for part in PARTS}
 
 
 def _check_part(directory: Path, records: dict[str, FileRecord], full: bool) -> str | None:
@@ -247,8 +284,9 @@ def verify_files(directory: Path, manifest: Manifest, full: bool = False) -> dic
 
 
 def unrecorded_parts(manifest: Manifest) -> tuple[str, ...]:
-    """The parts whose files the manifest does not record (written before ``files``)."""
-    return tuple(p for p in PARTS if not manifest.files.get(p))
+    """The parts whose files the manifest does not record (written before ``files``); a
+    part that is missing (not built yet) has no files to record."""
+    return tuple(p for p in PARTS if p in manifest.parts and not manifest.files.get(p))
 
 
 def mark_damaged(directory: Path, manifest: Manifest, damage: dict[str, str]) -> None:

@@ -6,7 +6,9 @@ one kind (papers or datasets). :meth:`KindSearcher.runs` gives each retriever's 
 and :meth:`KindSearcher.search` fuses them and cuts to ``k`` -- the shape of pyserini's
 ``HybridSearcher(dense_searcher, sparse_searcher).search(query, k0, k)``
 (castorini/pyserini ``pyserini/search/hybrid/_searcher.py``). Dataset search composes one of
-these with the paper searcher (:mod:`litsift.search.datasets`).
+these with the paper searcher (:mod:`litsift.search.datasets`). While the dense part of a kind
+is missing or behind its BM25 part (a background build is embedding), the searcher has no dense
+index: every query of it is answered by BM25 alone, and :attr:`KindSearcher.partial` says why.
 """
 
 from __future__ import annotations
@@ -89,22 +91,26 @@ class KindSearcher:
     Args:
         kind: papers or datasets.
         bm25: the kind's tantivy index.
-        dense: the kind's hnswlib index (labels are SQLite rowids).
+        dense: the kind's hnswlib index (labels are SQLite rowids), or None while it is not
+            built yet: every fusion then degrades to BM25 alone.
         year_by_rowid: ``(n,)`` int32 year per rowid (``Store.year_by_rowid``).
         encoder: the bi-encoder that built ``dense``.
         ranking: retrieval and fusion settings.
         manifest: what the indexes were built from (None for indexes built in memory).
+        partial: why this searcher answers with BM25 alone (e.g. ``"dense index: 1,200 /
+            19,588 embedded"``); default: derived from ``manifest`` when ``dense`` is None.
     """
 
     def __init__(
         self,
         kind: Kind,
         bm25: BM25Index,
-        dense: DenseIndex,
+        dense: DenseIndex | None,
         year_by_rowid: npt.NDArray[np.int32],
         encoder: Encoder,
         ranking: Ranking | None = None,
         manifest: Manifest | None = None,
+        partial: str | None = None,
     ) -> None:
         self.kind = kind
         self.bm25 = bm25
@@ -113,6 +119,11 @@ class KindSearcher:
         self.encoder = encoder
         self.ranking = ranking or Ranking()
         self.manifest = manifest
+        if dense is None and partial is None:
+            m = manifest
+            done, total = (m.part_count("dense"), m.count) if m is not None else (0, bm25.count())
+            partial = f"dense index: {done:,} / {total:,} embedded"
+        self.partial = None if dense is not None else partial
 
     @classmethod
     def open(
@@ -128,6 +139,8 @@ class KindSearcher:
         Raises:
             IndexMissingError: no index was built for ``kind``.
             IndexMismatchError: the index was built by another encoder or layout.
+
+        A dense part not built yet (or behind BM25) opens as ``dense=None``: BM25 only.
         """
         from litsift.search.indexer import open_indexes
 
@@ -137,11 +150,17 @@ class KindSearcher:
     # -- pieces ----------------------------------------------------------------------------
     def resolve(self, query: Query) -> Query:
         """``query`` with this searcher's defaults for unset k, k0 and fusion (the k0 rule
-        applied) and its text cleaned (:func:`clean_query_text`). Raises QueryError for an
-        unknown fusion or k/k0 out of range."""
+        applied) and its text cleaned (:func:`clean_query_text`); without a dense index the
+        fusion is ``"bm25"``. Raises QueryError for an unknown fusion or k/k0 out of range."""
         r = self.ranking
         query = replace(query, text=clean_query_text(query.text))
-        return query.with_defaults(r.k, r.k0, r.fusion)
+        query = query.with_defaults(r.k, r.k0, r.fusion)
+        return query if self.dense is not None else replace(query, fusion="bm25")
+
+    def signals(self, query: Query) -> tuple[str, ...]:
+        """The retrievers a search for ``query`` runs: ``("bm25", "dense")``, or one of them."""
+        fusion = self.resolve(query).fusion
+        return tuple(s for s in ("bm25", "dense") if fusion in (s, *MULTI_RUN_FUSIONS))
 
     def encode(self, text: str) -> FloatVector:
         """The query vector, ``(dim,)`` float32."""
@@ -156,8 +175,11 @@ class KindSearcher:
 
         With ``prf_docs > 0`` the query vector becomes the Rocchio vector of the query and the
         top ``prf_docs`` hits (pseudo-relevance feedback: alpha 1, beta ``ranking.prf_weight``,
-        gamma 0; Rocchio 1971, IIR §9.1.6) and the search runs again.
+        gamma 0; Rocchio 1971, IIR §9.1.6) and the search runs again. Empty without a dense
+        index.
         """
+        if self.dense is None:
+            return []
         run = self.dense.search(qvec, depth, years, self.year_by_rowid)
         if prf_docs > 0 and run:
             found, vecs = self.dense.vectors(np.asarray([d for d, _ in run[:prf_docs]]))
@@ -255,7 +277,10 @@ class KindSearcher:
         return fused[: q.k if depth is None else depth]
 
     def vectors(self, rowids: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], FloatVector]:
-        """Stored vectors of ``rowids`` (no re-encoding): ``(found rowids, (m, dim))``."""
+        """Stored vectors of ``rowids`` (no re-encoding): ``(found rowids, (m, dim))``; none
+        found without a dense index."""
+        if self.dense is None:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.encoder.dim), dtype=np.float32)
         return self.dense.vectors(np.asarray(rowids, dtype=np.int64))
 
     def record_vectors(self, records: Sequence[Record]) -> FloatVector:
@@ -298,5 +323,5 @@ class KindSearcher:
         )
 
     def count(self) -> int:
-        """Documents in the dense index."""
-        return self.dense.count()
+        """Documents in the dense index (0 while it is not built)."""
+        return self.dense.count() if self.dense is not None else 0

@@ -80,16 +80,22 @@ class Searchers:
             datasets = self.of_kind(Kind.DATASET)
             has_papers = self._store.count(Kind.PAPER) > 0
             mentions = self.mentions() if has_papers else None
-            papers = None
+            papers, papers_partial = None, None
             if has_papers and index_status(self._index_dir, Kind.PAPER) is not None:
                 try:
                     papers = self.of_kind(Kind.PAPER)
                 except LitsiftError:  # a stale paper index: datasets are searched without it
                     papers = None
+                if papers is not None and papers.dense is None:  # being embedded: no evidence
+                    papers_partial = papers.partial
+                    papers = None
             key = (id(datasets), id(papers), id(mentions))
             if self._datasets is None or self._datasets[0] != key:
                 evidence = Evidence.from_settings(self._settings)
-                self._datasets = (key, DatasetSearcher(datasets, papers, mentions, evidence))
+                searcher = DatasetSearcher(
+                    datasets, papers, mentions, evidence, papers_partial=papers_partial
+                )
+                self._datasets = (key, searcher)
             return self._datasets[1]
 
     def mentions(self) -> MentionCounts:

@@ -140,3 +140,28 @@ class Reordered(Message):
     source: Reorder
     note: str = ""
     error: Exception | None = None
+
+
+@dataclass
+class IndexProgress(Message):
+    """A background index build of ``kind`` moved on: ``text`` is for the status line (e.g.
+    ``"embedding papers 4,000 / 19,588 (20%), ETA 3 min"``); "" when the build is over."""
+
+    kind: Kind
+    text: str
+
+
+@dataclass
+class IndexLanded(Message):
+    """A background build published ``part`` (``"bm25"`` or ``"dense"``) of ``kind``'s index."""
+
+    kind: Kind
+    part: str
+
+
+@dataclass
+class IndexFailed(Message):
+    """A background build of ``kind`` stopped with ``error`` (what was published stays)."""
+
+    kind: Kind
+    error: Exception

@@ -4,11 +4,11 @@ the one definition of the ranking vocabulary (fusion names, BM25 query modes, th
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Literal, NamedTuple, Protocol, TypeVar, get_args
+from typing import NamedTuple
 
 from litsift.errors import QueryError
 
@@ -246,12 +246,18 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """The answer to one :class:`Query`: hits best first, with timings in seconds."""
+    """The answer to one :class:`Query`: hits best first, with timings in seconds.
+
+    ``signals_used`` names the retrievers that ran (``("bm25",)`` while the dense index is
+    being built); ``partial`` says why the answer is not the full hybrid, e.g. ``"dense index:
+    1,200 / 19,588 embedded"`` (None when it is)."""
 
     query: Query
     hits: tuple[Hit, ...]
     elapsed_s: float
     timings: Mapping[str, float] = field(default_factory=dict)
+    signals_used: tuple[str, ...] = ()
+    partial: str | None = None
 
 
 class Label(StrEnum):
@@ -275,147 +281,53 @@ class Aspect:
     parent: int | None = None
 
 
-# -- records that cross the service boundary (TUI <-> service) --
-# Triage annotations and filters, query history, aspect coverage and export formats: returned by
-# LitsiftService and read by the TUI; their old homes (store/, search/, export/) re-export them.
+# Records of triage, history, aspect coverage and export that the TUI reads (defined in
+# litsift.types.boundary, imported here so `litsift.types` stays the one place to import from).
+from litsift.types.boundary import (  # noqa: E402
+    EXPORT_FORMATS,
+    FORMAT_SUFFIX,
+    LABEL_FILTERS,
+    Annotation,
+    AspectScore,
+    Coverage,
+    ExportFormat,
+    HistoryEntry,
+    LabelFilter,
+    clean_tags,
+    filter_by_label,
+    parse_tags,
+)
 
-#: Label filters of the results table, in the order a "cycle filter" key walks them.
-LabelFilter = Literal["all", "unlabelled", "keep", "maybe", "discard", "hide-discard"]
-LABEL_FILTERS: tuple[LabelFilter, ...] = get_args(LabelFilter)
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """What the results table shows about one record beside its metadata."""
-
-    label: Label | None = None
-    note: str = ""
-    tags: tuple[str, ...] = ()
-    collections: tuple[str, ...] = ()
-
-
-class _HasDocid(Protocol):
-    @property
-    def docid(self) -> str: ...
-
-
-H = TypeVar("H", bound=_HasDocid)
-
-
-def filter_by_label(hits: Sequence[H], labels: Mapping[str, Label], show: LabelFilter) -> list[H]:
-    """The hits a label filter keeps, in their order.
-
-    Args:
-        hits: anything with a ``docid`` (e.g. :class:`Hit`).
-        labels: ``{doc_id: label}`` of the labelled ones.
-        show: ``"all"``; ``"unlabelled"``; ``"keep"``/``"maybe"``/``"discard"`` (only that
-            label); ``"hide-discard"`` (everything but the discarded).
-
-    Raises:
-        ValueError: ``show`` is not one of :data:`LABEL_FILTERS`.
-    """
-    if show == "all":
-        return list(hits)
-    if show == "unlabelled":
-        return [h for h in hits if h.docid not in labels]
-    if show == "hide-discard":
-        return [h for h in hits if labels.get(h.docid) is not Label.DISCARD]
-    if show in ("keep", "maybe", "discard"):
-        wanted = Label(show)
-        return [h for h in hits if labels.get(h.docid) is wanted]
-    raise ValueError(f"unknown label filter {show!r}; use one of {', '.join(LABEL_FILTERS)}")
-
-
-def clean_tags(tags: Sequence[str]) -> tuple[str, ...]:
-    """Tags stripped, inner whitespace collapsed, empty ones dropped, duplicates removed (first
-    occurrence wins, compared case-insensitively)."""
-    seen: dict[str, str] = {}
-    for tag in tags:
-        t = " ".join(str(tag).split())
-        if t and t.casefold() not in seen:
-            seen[t.casefold()] = t
-    return tuple(seen.values())
-
-
-def parse_tags(text: str) -> tuple[str, ...]:
-    """Split a comma-separated tag string (``"to read, dense retrieval"``) into clean tags
-    (:func:`clean_tags`)."""
-    return clean_tags(text.split(","))
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One row of the query history; a saved search has ``saved`` set and a ``name``.
-
-    ``years`` is the year filter as typed (``YearRange.parse`` syntax, ``""`` = any year).
-    """
-
-    id: int
-    text: str
-    kind: Kind
-    years: str
-    created_at: str
-    saved: bool
-    name: str | None
-
-    @property
-    def year_range(self) -> YearRange:
-        """The year filter to re-run the query with.
-
-        Raises:
-            QueryError: the stored text is not a year range (only if edited by hand).
-        """
-        return YearRange.parse(self.years)
-
-
-@dataclass(frozen=True)
-class AspectScore:
-    """How one record covers one aspect.
-
-    Attributes:
-        aspect_index: index of the aspect in the list that was scored.
-        grade: 0 unrelated, 1 partly addresses, 2 fully addresses (DORIS-MAE's scale).
-        similarity: max cosine similarity of the aspect to a sentence of the record, [-1, 1].
-        bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
-        combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
-        evidence: ``(start, end)`` of the best-matching sentence in the record's passage text
-            (``litsift.search.aspect_scoring.record_text``), or None when it has no text.
-        evidence_text: that sentence (``""`` if none).
-    """
-
-    aspect_index: int
-    grade: int
-    similarity: float
-    bm25_evidence: float
-    combined: float
-    evidence: tuple[int, int] | None
-    evidence_text: str
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """How one record covers all aspects of a query.
-
-    Attributes:
-        doc_id: the record's id.
-        scores: one :class:`AspectScore` per aspect, in aspect order.
-        normalised: DORIS-MAE's normalised score, ``sum(grades) / len(aspects)``, 0–2.
-        mean_combined: mean of the ungraded ``combined`` scores (a finer tie-breaker).
-    """
-
-    doc_id: str
-    scores: tuple[AspectScore, ...]
-    normalised: float
-    mean_combined: float
-
-
-#: Citation export formats (``litsift.export``).
-ExportFormat = Literal["bibtex", "ris", "csl-json", "markdown"]
-EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
-#: File suffix of each format, for "save as" defaults.
-FORMAT_SUFFIX: dict[ExportFormat, str] = {
-    "bibtex": ".bib",
-    "ris": ".ris",
-    "csl-json": ".json",
-    "markdown": ".md",
-}
+__all__ = [
+    "BM25_QUERY_MODES",
+    "EXPORT_FORMATS",
+    "FORMAT_SUFFIX",
+    "FUSIONS",
+    "LABEL_FILTERS",
+    "MAX_K",
+    "MAX_K0",
+    "MULTI_RUN_FUSIONS",
+    "YEAR_MAX",
+    "YEAR_MIN",
+    "Annotation",
+    "Aspect",
+    "AspectScore",
+    "Coverage",
+    "Dataset",
+    "ExportFormat",
+    "HistoryEntry",
+    "Hit",
+    "Kind",
+    "Label",
+    "LabelFilter",
+    "Paper",
+    "Query",
+    "Record",
+    "SearchResult",
+    "SignalScore",
+    "YearRange",
+    "candidate_depth",
+    "clean_tags",
+    "filter_by_label",
+    "parse_tags",
+]

@@ -13,7 +13,8 @@ the store add three more (measured on DataFinder's tune half, docs/EVALUATION-RE
    (round 6).
 
 All three need papers in the store and a multi-run fusion; the usage run and the re-ranker need
-the paper index too. Without them dataset search is the plain hybrid of its own text.
+the paper index too (with its dense part built). Without them dataset search is the plain hybrid
+of its own text, and without the dataset dense part it is BM25 alone (:attr:`partial` says so).
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class DatasetSearcher:
             evidence from papers is used at all).
         evidence: the weights of that evidence.
         ranker: loads the re-ranking model (default: the shipped one, loaded once).
+        papers_partial: why ``papers`` is None although the store has papers (e.g. the paper
+            dense index is still being built), for :attr:`partial`.
     """
 
     kind = Kind.DATASET
@@ -93,6 +96,7 @@ class DatasetSearcher:
         mentions: MentionCounts | None,
         evidence: Evidence | None = None,
         ranker: Callable[[], DatasetRanker] = default_ranker,
+        papers_partial: str | None = None,
     ) -> None:
         self.datasets = datasets
         self.papers = papers
@@ -101,6 +105,20 @@ class DatasetSearcher:
         self._ranker = ranker
         self._profiles: UsageProfiles | None = None
         self._named_by: dict[int, tuple[int, ...]] | None = None
+        self._papers_partial = papers_partial
+
+    @property
+    def partial(self) -> str | None:
+        """Why a search here uses less than the full evidence (None when it uses it all)."""
+        if self.datasets.partial is not None:
+            return self.datasets.partial
+        if self._papers_partial is not None:
+            return f"no evidence from papers yet: paper {self._papers_partial}"
+        return None
+
+    def signals(self, query: Query) -> tuple[str, ...]:
+        """The retrievers a search for ``query`` runs (see :meth:`KindSearcher.signals`)."""
+        return self.datasets.signals(query)
 
     def resolve(self, query: Query) -> Query:
         """The query with the dataset defaults filled in (see :meth:`KindSearcher.resolve`)."""

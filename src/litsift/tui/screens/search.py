@@ -5,7 +5,8 @@ The screen composes its parts, each owning its state: every tab holds the result
 state of its kind; :class:`TriageCommands` and :class:`RankingCommands` carry the triage and
 ranking behaviour (and the modes that apply to both tabs); :class:`ServiceCalls` serialises the
 service calls and queues triage writes. The screen itself keeps only the query being shown and
-the search requests, and routes keys and messages to those parts.
+the search requests, and routes keys and messages to those parts; :class:`IndexBuilder` checks
+the store at start and builds, in the background, what the indexes do not cover yet.
 
 Concurrency (textual ``docs/guide/workers.md``): a search runs in an exclusive thread worker of
 group ``"search"``, so a new query cancels the stale one; each request carries an id and a
@@ -41,9 +42,8 @@ from litsift.tui.messages import (
     SearchFailed,
     SearchFinished,
     SearchRequested,
-    StoreChecked,
 )
-from litsift.tui.screens.empty_store import EmptyStoreScreen
+from litsift.tui.screens.indexing import IndexBuilder
 from litsift.tui.screens.jobs import JobDone, ServiceCalls
 from litsift.tui.screens.keys import (
     NEEDS_HIT,
@@ -87,7 +87,6 @@ class SearchScreen(Screen[None]):
         self.kind = Kind.PAPER
         self.text = ""
         self.years = YearRange()
-        self.store_counts: dict[Kind, int] | None = None
         self.calls = ServiceCalls(self)
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
@@ -104,6 +103,7 @@ class SearchScreen(Screen[None]):
             yield DetailPane(id="detail")
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield Footer()
+        yield IndexBuilder(self.service, self, self.calls.lock)  # checks the store, builds
 
     @property
     def status(self) -> StatusLine:
@@ -142,7 +142,6 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.status.show_message(_PROMPT)
-        self._check_store()
 
     # -- detail and status -----------------------------------------------------------------
     def refresh_detail(self) -> None:
@@ -164,28 +163,6 @@ class SearchScreen(Screen[None]):
         if self.tab().reranked:
             modes.append(self.tab().reranked)
         self.status.set_modes(modes)
-
-    # -- store state -----------------------------------------------------------------------
-    @work(thread=True, group="store", exit_on_error=False)
-    def _check_store(self) -> None:
-        try:
-            with self.calls.lock:
-                counts = self.service.counts()
-                stale = frozenset(k for k in Kind if self.service.needs_index(k))
-        except Exception as err:  # reported in the status line, never a crash
-            self.post_message(StoreChecked({}, frozenset(), err))
-            return
-        self.post_message(StoreChecked(counts, stale))
-
-    @on(StoreChecked)
-    def _store_checked(self, msg: StoreChecked) -> None:
-        if msg.error is not None:
-            self.status.show_error(msg.error)
-            return
-        self.store_counts = msg.counts
-        self.status.set_index_state(msg.counts, msg.stale)
-        if not any(msg.counts.values()):
-            self.app.push_screen(EmptyStoreScreen(str(self.service.paths.store_file)))
 
     # -- searching -------------------------------------------------------------------------
     @on(SearchRequested)

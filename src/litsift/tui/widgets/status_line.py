@@ -1,7 +1,9 @@
 """The status line: result count, search time, kind, year range, index state, errors.
 
 Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``.
-Mode indicators follow in brackets, e.g. ``[show: kept] [more like this] [by coverage]``.
+Mode indicators follow in brackets, e.g. ``[show: kept] [more like this] [by coverage]``. A
+result answered by BM25 alone says so (``BM25 only — dense index: 1,200 / 19,588 embedded``),
+and a background build shows its progress after the index state.
 Timings can be hidden (``show_timings=False``) so snapshots are deterministic. Messages and
 errors (which may quote data or a model's reply) are shown through
 :func:`litsift.text.for_terminal`, on one line.
@@ -45,6 +47,7 @@ class StatusLine(Static):
         super().__init__("", id=id, markup=False)
         self.show_timings = show_timings
         self.index_state = ""
+        self.build_state = ""
         self.modes: tuple[str, ...] = ()
         self._main: Content = Content("")
         self._shown: Content = Content("")
@@ -53,8 +56,9 @@ class StatusLine(Static):
         parts: list[str | tuple[str, str] | Content] = [self._main]
         for mode in self.modes:
             parts += [" ", (f"[{mode}]", "bold $accent")]
-        if self.index_state:
-            parts += [(" · ", "$text-muted"), (self.index_state, "$text-muted")]
+        for state in (self.index_state, self.build_state):
+            if state:
+                parts += [(" · ", "$text-muted"), (state, "$text-muted")]
         self._shown = Content.assemble(*parts)
         self.update(self._shown)
 
@@ -64,6 +68,9 @@ class StatusLine(Static):
         if self.show_timings:
             bits.append(f"{result.elapsed_s * 1000:.0f} ms")
         bits += [result.query.kind.table, years_label(result.query.years)]
+        if result.partial:
+            only = "BM25 only — " if result.signals_used == ("bm25",) else ""
+            bits.append(for_terminal(only + result.partial, keep_newlines=False))
         self._main = Content(" · ".join(bits))
         self._refresh()
 
@@ -97,6 +104,11 @@ class StatusLine(Static):
         if stale:
             state += f" (run `litsift index` for {', '.join(k.table for k in stale)})"
         self.index_state = state
+        self._refresh()
+
+    def set_build_state(self, text: str) -> None:
+        """Show a background build's progress (done / total, ETA); "" clears it."""
+        self.build_state = for_terminal(text, keep_newlines=False)
         self._refresh()
 
     @property

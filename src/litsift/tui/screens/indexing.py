@@ -1,0 +1,197 @@
+"""Background index builds of the main screen: what the store holds, and building what the
+indexes do not cover yet without ever blocking the UI.
+
+At start :class:`IndexBuilder` reads the row counts and the kinds whose index is behind the
+store (``LitsiftService.needs_index``), shows them in the status line (or the empty-store
+screen), and builds those kinds one after the other in a thread worker of group ``"index"``
+(textual ``docs/guide/workers.md``): ``LitsiftService.build_index`` publishes BM25 first (the
+searchers are dropped and the current query runs again, BM25 only), then embeds the dense part
+with its progress (done / total, ETA) in the status line, and when it lands the query runs again,
+hybrid. The worker never holds the screen's service lock (searches go on meanwhile: the store
+and the encoder are thread-safe, and a search reads only published index parts). Closing the
+app cancels the worker: the next progress call stops the build, keeping what was published.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Protocol
+
+from textual import on, work
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from litsift.tui.messages import IndexFailed, IndexLanded, IndexProgress, StoreChecked
+from litsift.tui.screens.empty_store import EmptyStoreScreen
+from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.service import LitsiftService
+    from litsift.tui.widgets import StatusLine
+    from litsift.tui.widgets.kind_tab import KindTab
+
+#: seconds between two progress messages of one build
+PROGRESS_EVERY_S = 0.25
+
+
+class Host(Protocol):
+    """What the builder needs of its screen."""
+
+    text: str
+    kind: Kind
+
+    @property
+    def status(self) -> StatusLine: ...
+
+    def tab(self, kind: Kind | None = None) -> KindTab: ...
+
+    def search(self, kind: Kind, force: bool = False) -> None: ...
+
+
+class BuildCancelled(Exception):
+    """The app is closing: the background build stops (what it published stays usable)."""
+
+
+def eta_text(seconds: float) -> str:
+    """``ETA 40 s``, ``ETA 3 min`` or ``ETA 1 h 5 min``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"ETA {s} s"
+    m = round(s / 60)
+    return f"ETA {m} min" if m < 60 else f"ETA {m // 60} h {m % 60} min"
+
+
+class Meter:
+    """Progress text of one build from its ``(stage, done, total)`` calls, with an ETA from
+    the embedding rate seen so far."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self._first: tuple[float, int] | None = None
+        self._last = (0.0, "")
+
+    def due(self, now: float, stage: str, done: int, total: int) -> bool:
+        """True when a progress message is due: every :data:`PROGRESS_EVERY_S`, and at the
+        start and end of a stage."""
+        if now - self._last[0] >= PROGRESS_EVERY_S or done == total or stage != self._last[1]:
+            self._last = (now, stage)
+            return True
+        return False
+
+    def text(self, stage: str, done: int, total: int, now: float) -> str:
+        of = f"{done:,} / {total:,}" if total else f"{done:,}"
+        if stage == "bm25":
+            return f"BM25 index: {self.kind.table} {of}"
+        if self._first is None:
+            self._first = (now, done)
+        pct = f" ({100 * done // total}%)" if total else ""
+        t0, d0 = self._first
+        eta = ""
+        if done > d0 and total > done:
+            eta = ", " + eta_text((total - done) * (now - t0) / (done - d0))
+        return f"dense index: {self.kind.table} {of} embedded{pct}{eta}"
+
+
+class IndexBuilder(Widget):
+    """Invisible: checks the store at mount and builds what the indexes lack (see module).
+
+    Args:
+        service: the service whose indexes are built.
+        host: the screen (status line, tabs, re-running the query).
+        lock: the screen's service lock, held for the short store check only.
+    """
+
+    DEFAULT_CSS = "IndexBuilder { display: none; }"
+
+    def __init__(self, service: LitsiftService, host: Host, lock: threading.Lock) -> None:
+        super().__init__(id="index-builder")
+        self.service = service
+        self.host = host
+        self.service_lock = lock
+        #: kinds being built (until their dense part lands or the build fails)
+        self.building: frozenset[Kind] = frozenset()
+        self._states: dict[Kind, str] = {}
+
+    def on_mount(self) -> None:
+        self._check_store()
+
+    @work(thread=True, group="store", exit_on_error=False)
+    def _check_store(self) -> None:
+        try:
+            with self.service_lock:
+                counts = self.service.counts()
+                stale = frozenset(k for k in Kind if self.service.needs_index(k))
+        except Exception as err:  # reported in the status line, never a crash
+            self.post_message(StoreChecked({}, frozenset(), err))
+            return
+        self.post_message(StoreChecked(counts, stale))
+
+    @on(StoreChecked)
+    def _store_checked(self, msg: StoreChecked) -> None:
+        status = self.host.status
+        if msg.error is not None:
+            status.show_error(msg.error)
+            return
+        status.set_index_state(msg.counts, frozenset())  # stale kinds are built right away
+        if not any(msg.counts.values()):
+            self.app.push_screen(EmptyStoreScreen(str(self.service.paths.store_file)))
+        elif msg.stale:
+            self.building = msg.stale
+            self._build(tuple(k for k in Kind if k in msg.stale))
+
+    @work(thread=True, group="index", exit_on_error=False)
+    def _build(self, kinds: tuple[Kind, ...]) -> None:
+        worker = get_current_worker()
+        for kind in kinds:
+            meter = Meter(kind)
+
+            def progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
+                if worker.is_cancelled:
+                    raise BuildCancelled("the app is closing")
+                now = time.monotonic()
+                if meter.due(now, stage, done, total):
+                    text = meter.text(stage, done, total, now)
+                    self.post_message(IndexProgress(meter.kind, text))
+
+            def bm25_ready(_report: object, kind: Kind = kind) -> None:
+                self.post_message(IndexLanded(kind, "bm25"))
+
+            try:
+                self.service.build_index(kind, progress=progress, on_bm25=bm25_ready)
+            except BuildCancelled:
+                return
+            except Exception as err:  # LitsiftError (e.g. another build) or a bug: reported
+                self.post_message(IndexFailed(kind, err))
+                continue
+            self.post_message(IndexLanded(kind, "dense"))
+
+    def _show_states(self) -> None:
+        self.host.status.set_build_state(" · ".join(t for t in self._states.values() if t))
+
+    @on(IndexProgress)
+    def _progress(self, msg: IndexProgress) -> None:
+        if msg.kind in self.building:
+            self._states[msg.kind] = msg.text
+            self._show_states()
+
+    @on(IndexLanded)
+    def _landed(self, msg: IndexLanded) -> None:
+        self.service.searchers.invalidate(msg.kind)
+        if msg.part == "dense":
+            self.building = self.building - {msg.kind}
+            self._states.pop(msg.kind, None)
+            self._show_states()
+        # dataset search takes evidence from the paper index: both tabs search again
+        kinds = (Kind.PAPER, Kind.DATASET) if msg.kind is Kind.PAPER else (msg.kind,)
+        for kind in kinds:
+            self.host.tab(kind).shown = None
+        if self.host.kind in kinds and self.host.text.strip():
+            self.host.search(self.host.kind)
+
+    @on(IndexFailed)
+    def _failed(self, msg: IndexFailed) -> None:
+        self.building = self.building - {msg.kind}
+        self._states.pop(msg.kind, None)
+        self._show_states()
+        self.host.status.show_error(msg.error)

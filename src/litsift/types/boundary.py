@@ -1,0 +1,155 @@
+"""Records that cross the service boundary beside search results: triage annotations and
+label filters, query history, aspect coverage and export formats. Returned by
+``LitsiftService`` and read by the TUI; import them from :mod:`litsift.types`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeVar, get_args
+
+from litsift.types import Kind, Label, YearRange
+
+# Triage annotations and filters, query history, aspect coverage and export formats: returned by
+# LitsiftService and read by the TUI; their old homes (store/, search/, export/) re-export them.
+
+#: Label filters of the results table, in the order a "cycle filter" key walks them.
+LabelFilter = Literal["all", "unlabelled", "keep", "maybe", "discard", "hide-discard"]
+LABEL_FILTERS: tuple[LabelFilter, ...] = get_args(LabelFilter)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """What the results table shows about one record beside its metadata."""
+
+    label: Label | None = None
+    note: str = ""
+    tags: tuple[str, ...] = ()
+    collections: tuple[str, ...] = ()
+
+
+class _HasDocid(Protocol):
+    @property
+    def docid(self) -> str: ...
+
+
+H = TypeVar("H", bound=_HasDocid)
+
+
+def filter_by_label(hits: Sequence[H], labels: Mapping[str, Label], show: LabelFilter) -> list[H]:
+    """The hits a label filter keeps, in their order.
+
+    Args:
+        hits: anything with a ``docid`` (e.g. :class:`Hit`).
+        labels: ``{doc_id: label}`` of the labelled ones.
+        show: ``"all"``; ``"unlabelled"``; ``"keep"``/``"maybe"``/``"discard"`` (only that
+            label); ``"hide-discard"`` (everything but the discarded).
+
+    Raises:
+        ValueError: ``show`` is not one of :data:`LABEL_FILTERS`.
+    """
+    if show == "all":
+        return list(hits)
+    if show == "unlabelled":
+        return [h for h in hits if h.docid not in labels]
+    if show == "hide-discard":
+        return [h for h in hits if labels.get(h.docid) is not Label.DISCARD]
+    if show in ("keep", "maybe", "discard"):
+        wanted = Label(show)
+        return [h for h in hits if labels.get(h.docid) is wanted]
+    raise ValueError(f"unknown label filter {show!r}; use one of {', '.join(LABEL_FILTERS)}")
+
+
+def clean_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    """Tags stripped, inner whitespace collapsed, empty ones dropped, duplicates removed (first
+    occurrence wins, compared case-insensitively)."""
+    seen: dict[str, str] = {}
+    for tag in tags:
+        t = " ".join(str(tag).split())
+        if t and t.casefold() not in seen:
+            seen[t.casefold()] = t
+    return tuple(seen.values())
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """Split a comma-separated tag string (``"to read, dense retrieval"``) into clean tags
+    (:func:`clean_tags`)."""
+    return clean_tags(text.split(","))
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of the query history; a saved search has ``saved`` set and a ``name``.
+
+    ``years`` is the year filter as typed (``YearRange.parse`` syntax, ``""`` = any year).
+    """
+
+    id: int
+    text: str
+    kind: Kind
+    years: str
+    created_at: str
+    saved: bool
+    name: str | None
+
+    @property
+    def year_range(self) -> YearRange:
+        """The year filter to re-run the query with.
+
+        Raises:
+            QueryError: the stored text is not a year range (only if edited by hand).
+        """
+        return YearRange.parse(self.years)
+
+
+@dataclass(frozen=True)
+class AspectScore:
+    """How one record covers one aspect.
+
+    Attributes:
+        aspect_index: index of the aspect in the list that was scored.
+        grade: 0 unrelated, 1 partly addresses, 2 fully addresses (DORIS-MAE's scale).
+        similarity: max cosine similarity of the aspect to a sentence of the record, [-1, 1].
+        bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
+        combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
+        evidence: ``(start, end)`` of the best-matching sentence in the record's passage text
+            (``litsift.search.aspect_scoring.record_text``), or None when it has no text.
+        evidence_text: that sentence (``""`` if none).
+    """
+
+    aspect_index: int
+    grade: int
+    similarity: float
+    bm25_evidence: float
+    combined: float
+    evidence: tuple[int, int] | None
+    evidence_text: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How one record covers all aspects of a query.
+
+    Attributes:
+        doc_id: the record's id.
+        scores: one :class:`AspectScore` per aspect, in aspect order.
+        normalised: DORIS-MAE's normalised score, ``sum(grades) / len(aspects)``, 0–2.
+        mean_combined: mean of the ungraded ``combined`` scores (a finer tie-breaker).
+    """
+
+    doc_id: str
+    scores: tuple[AspectScore, ...]
+    normalised: float
+    mean_combined: float
+
+
+#: Citation export formats (``litsift.export``).
+ExportFormat = Literal["bibtex", "ris", "csl-json", "markdown"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+#: File suffix of each format, for "save as" defaults.
+FORMAT_SUFFIX: dict[ExportFormat, str] = {
+    "bibtex": ".bib",
+    "ris": ".ris",
+    "csl-json": ".json",
+    "markdown": ".md",
+}

@@ -1,0 +1,91 @@
+"""The TUI builds what the indexes lack in the background (issue 15, item 1): search works at
+once on BM25 and the status line says so, with the dense build's progress; when the dense part
+lands the query runs again, hybrid."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.tui.app import create_app
+from litsift.tui.widgets import StatusLine
+from litsift.types import Kind
+from tests.conftest import DATASETS_GZ, read_jsonl_gz
+
+N_ROWS = 60
+SIZE = (140, 40)
+
+
+class GatedEncoder:
+    """The real encoder; the index build's passage calls (``N_ROWS`` texts) wait for ``gate``
+    so the test sees the app while the dense part is being built."""
+
+    def __init__(self, encoder: Any, gate: threading.Event) -> None:
+        self.encoder = encoder
+        self.gate = gate
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.encoder, name)
+
+    def encode_passages(self, texts: Any, **kwargs: Any) -> Any:
+        if len(texts) == N_ROWS:
+            assert self.gate.wait(120), "the test never opened the gate"
+        return self.encoder.encode_passages(texts, **kwargs)
+
+
+async def wait_for(pilot: Pilot[object], ok: Callable[[], bool], what: str) -> None:
+    """Poll ``ok`` between pauses (a background build is running: no waiting on workers)."""
+    for _ in range(1200):
+        await pilot.pause(0.05)
+        if ok() and not pilot.app.busy:  # type: ignore[attr-defined]
+            return
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_bm25_first_then_hybrid_when_the_background_build_lands(
+    tmp_path: Path, encoder: Any
+) -> None:
+    rows = list({r["id"]: r for r in read_jsonl_gz(DATASETS_GZ)[: N_ROWS + 5]}.values())
+    src = tmp_path / "datasets.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows[:N_ROWS]), encoding="utf-8")
+    gate = threading.Event()
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=GatedEncoder(encoder, gate)) as svc:
+        assert svc.ingest(Kind.DATASET, src).ok  # nothing indexed yet
+        app = create_app(svc, show_timings=False)
+        async with app.run_test(size=SIZE) as pilot:
+            status = app.query_one("#status", StatusLine)
+            try:
+                await wait_for(pilot, lambda: "dense index: datasets 0 / 60" in status.text, "BM25")
+                screen = app.search_screen
+                screen.action_show_kind(Kind.DATASET.value)
+                query = app.query_one("#query", Input)
+                query.value = rows[3]["id"]
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: screen.tab(Kind.DATASET).result is not None, "hits")
+                result = screen.tab(Kind.DATASET).result
+                assert result is not None and result.hits
+                assert result.signals_used == ("bm25",)
+                assert all(set(h.signals) == {"bm25"} for h in result.hits)
+                assert "BM25 only — dense index: 0 / 60 embedded" in status.text
+                assert "dense index: datasets 0 / 60 embedded (0%)" in status.text
+            finally:
+                gate.set()
+
+            def hybrid() -> bool:
+                r = screen.tab(Kind.DATASET).result
+                return r is not None and r.signals_used == ("bm25", "dense")
+
+            await wait_for(pilot, hybrid, "the hybrid result")
+            result = screen.tab(Kind.DATASET).result
+            assert result is not None and result.partial is None
+            assert any("dense" in h.signals for h in result.hits)
+            assert "BM25 only" not in status.text and "dense index" not in status.text
+            await app.workers.wait_for_complete()
