@@ -22,7 +22,6 @@ import gzip
 import json
 import random
 import time
-from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -30,6 +29,7 @@ from aspect_calibration import calibrate, load_doris_mae, match_expert_aspects  
 from ir_measures import RR, R
 
 from litsift.models_onnx import load_encoder
+from litsift.paths import shared_data_dir
 from litsift.search.aspect_scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,
@@ -40,7 +40,7 @@ from litsift.search.aspects import decompose
 from litsift.search.text import passage_text
 from litsift.types import Aspect, Paper, Record
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+DATA = shared_data_dir()
 DEV = DATA / "eval" / "doris-mae" / "queries-dev.jsonl"
 PAPERS = DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 MATCH_THRESHOLDS = (0.5, 0.6, 0.7)

@@ -43,12 +43,13 @@ from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
 from litsift.eval.trec import trec_id
 from litsift.models_onnx.encoder import Encoder
+from litsift.paths import shared_data_dir
 from litsift.search.fusion import Fused, interpolate, rrf, single
 from litsift.search.query import bm25_query_text
 from litsift.search.text import passage_text
 from litsift.types import Kind, YearRange
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = shared_data_dir()
 MEASURES = ("RR@10", "R@10")
 #: BERT's special tokens in the MiniLM vocabulary ([PAD], [UNK], [CLS], [SEP], [MASK]).
 SPECIAL_IDS = frozenset({0, 100, 101, 102, 103})

@@ -19,20 +19,13 @@ import os
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
 from litsift.models_onnx import Encoder, get_spec, load_encoder
+from litsift.paths import shared_data_dir
 
-PAPERS_GZ = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "data"
-    / "papers"
-    / "ml-nlp-papers.jsonl.gz"
-).resolve()
+PAPERS_GZ = shared_data_dir() / "papers" / "ml-nlp-papers.jsonl.gz"
 
 
 def read_abstracts(n: int) -> list[str]:

@@ -42,11 +42,11 @@ from typing import Any
 
 from litsift.config import parse_config
 from litsift.errors import LitsiftError
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
-SHARED = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data").resolve()
+SHARED = shared_data_dir()
 SOURCES = {
     Kind.PAPER: SHARED / "papers" / "ml-nlp-papers.jsonl.gz",
     Kind.DATASET: SHARED / "datasets" / "pwc-datasets.jsonl.gz",

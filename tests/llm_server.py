@@ -21,9 +21,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
+from litsift.paths import shared_data_dir
 from litsift.types import Hit, Paper
 
 
@@ -225,7 +225,7 @@ class ScriptedLLMServer:
 
 # -- real records for the LLM tests --------------------------------------------------------------
 
-SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 
 

@@ -36,11 +36,12 @@ from litsift.export import (
 from litsift.export.citekeys import SKIP_WORDS, title_word
 from litsift.export.formats import venue_of
 from litsift.export.names import ascii_fold, split_authors, split_name
+from litsift.paths import shared_data_dir
 from litsift.store import Store, ingest_records
 from litsift.store.triage import Triage, TriageError
 from litsift.types import Kind, Label, Paper, Record
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 DATASETS_GZ = SHARED_DATA / "datasets" / "pwc-datasets.jsonl.gz"
 KEY_RE = re.compile(r"^[a-z0-9]+$")

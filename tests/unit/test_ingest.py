@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from litsift.errors import IngestError, StoreError
+from litsift.paths import shared_data_dir
 from litsift.store import BadLine, Store, ingest_jsonl, ingest_records
 from litsift.types import Dataset, Kind, Paper
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 DATASETS_GZ = SHARED_DATA / "datasets" / "pwc-datasets.jsonl.gz"
 SCIFACT_GZ = SHARED_DATA / "eval" / "scifact" / "corpus.jsonl.gz"

@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 from litsift.cli import main
 from litsift.errors import IngestError
+from litsift.paths import shared_data_dir
 from litsift.store import IngestReport, Store, ingest_jsonl, ingest_records
 from litsift.types import Dataset, Kind
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from litsift.errors import ModelNotBuiltError
+from litsift.paths import shared_data_dir
 from litsift.search.rocchio import SIGNAL, more_like_this, rerank_hits, rocchio
 from litsift.search.text import passage_text
 from litsift.types import Hit, Paper, SignalScore
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 DIM = 16
 

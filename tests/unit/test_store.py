@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from litsift.errors import StoreError
+from litsift.paths import shared_data_dir
 from litsift.store import SCHEMA_VERSION, Store, ingest_jsonl
 from litsift.types import Dataset, Kind, Paper
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 DATASETS_GZ = SHARED_DATA / "datasets" / "pwc-datasets.jsonl.gz"
 N_SLICE = 2000

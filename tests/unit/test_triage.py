@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from litsift.errors import LitsiftError
+from litsift.paths import shared_data_dir
 from litsift.store import SCHEMA_VERSION, Store, ingest_jsonl
 from litsift.store import history as history_mod
 from litsift.store import triage as triage_mod
@@ -22,7 +23,7 @@ from litsift.store.schema import MIGRATIONS
 from litsift.store.triage import LABEL_FILTERS, Triage, TriageError, filter_by_label, parse_tags
 from litsift.types import Hit, Kind, Label, YearRange
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SHARED_DATA = shared_data_dir()
 PAPERS_GZ = SHARED_DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 STEP, N = 50, 120
 
