@@ -1,23 +1,34 @@
-"""Index build rate and query latency of litsift's retrieval, with bm25s as the peer BM25.
+"""Query latency of litsift's retrieval (papers and datasets), the CPU cost of aspect scoring and
+the time to the first result of a cold ``litsift search``, with bm25s as the peer BM25.
 
-On the paper sample (../shared/data/papers/ml-nlp-papers.jsonl.gz, 19,639 papers) in a
-temporary LITSIFT_HOME:
+By default on the DataFinder eval home (19.6K papers + 3.3K datasets, both indexed; built by
+``litsift eval datafinder`` / ``benchmarks/run_eval.py datafinder`` on first use and reused
+after, so a re-run takes minutes); ``--fresh`` instead ingests the paper sample into a temporary
+home and builds its indexes first (~30 min of embedding on 2 cores), printing build seconds and
+documents/s for tantivy, dense (int8 ONNX all-MiniLM-L6-v2 + hnswlib) and bm25s.
 
-1. ingest into the SQLite store, then build the indexes with ``build_index``: BM25 (tantivy)
-   and dense (int8 ONNX all-MiniLM-L6-v2 + hnswlib) seconds and documents/s, separately;
-2. bm25s (``method="lucene"``, k1 1.2, b 0.75, PyStemmer English, English stopwords) indexes
-   the same text (``record_fields`` joined): seconds and documents/s;
-3. a mixed query set (paper titles and first sentences of abstracts drawn from the corpus,
-   DataFinder keyphrase and full-sentence queries from ../shared/data/eval/datafinder) is run
-   once without and once with a year filter, for: hybrid (``KindSearcher.search`` with the
-   default paper settings of ``SearchSettings`` (min-max interpolation), and with RRF; query
-   encoding included), tantivy BM25 alone, dense alone (encoder + hnswlib), bm25s alone
-   (tokenise + score + top-k0, year filter as ``weight_mask``). Latencies are p50/p95 in ms.
+1. bm25s (``method="lucene"``, k1 1.2, b 0.75, PyStemmer English, English stopwords) indexes
+   the same paper text (``record_fields`` joined): seconds and documents/s;
+2. a mixed paper query set (titles and first sentences of abstracts drawn from the corpus,
+   DataFinder keyphrase and full-sentence queries) is run once without and once with a year
+   filter, for: hybrid (``KindSearcher.search`` with the default paper settings (min-max
+   interpolation), and with RRF; query encoding included), ``service.search`` (hybrid + loading
+   the k rows from SQLite), tantivy BM25 alone, dense alone (encoder + hnswlib), bm25s alone
+   (tokenise + score + top-k0, year filter as ``weight_mask``). p50/p95 in ms;
+3. dataset search: ``service.search`` with the default settings (hybrid + usage profiles +
+   popularity prior + learned re-ranker) over DataFinder queries with their year bounds;
+4. aspect scoring: process CPU time (``time.process_time``, all threads) of
+   ``service.score_aspects`` for the top 50 hits of a query, median over a few queries;
+5. cold start: wall time of a fresh ``litsift search QUERY`` subprocess on the home until it
+   prints its first line (median of 3; papers, and ``--datasets``).
+
+The last line printed is one JSON object: ``paper_p50_ms``, ``paper_p95_ms`` (hybrid, default,
+unfiltered), ``dataset_p50_ms``, ``aspects_50_cpu_ms``, ``cold_search_s`` and more.
 
 Usage::
 
-    python benchmarks/search_latency.py [--limit N] [--queries-per-type 40] [--k0 100] [--k 10]
-        [--json out.json] [--keep-home]
+    python benchmarks/search_latency.py [--fresh] [--limit N] [--queries-per-type 40]
+        [--k0 100] [--k 10] [--json out.json] [--keep-home]
 """
 
 from __future__ import annotations
@@ -25,9 +36,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,13 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from litsift.config import SearchSettings
-from litsift.models_onnx import load_encoder
+from litsift.eval.benchmarks import load_benchmark
+from litsift.eval.cli_support import default_data_dir
+from litsift.eval.runner import _years, eval_home, prepare_home
 from litsift.paths import get_paths
-from litsift.search.indexer import build_index, open_indexes
-from litsift.search.searcher import KindSearcher, Ranking
+from litsift.search.indexer import build_index
 from litsift.search.text import ALL_FIELD, record_fields
-from litsift.store import Store, ingest_jsonl
+from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
 SHARED = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data").resolve()
@@ -137,116 +151,186 @@ class BM25sPeer:
         return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--limit", type=int, default=0, help="index only the first N papers")
-    ap.add_argument("--queries-per-type", type=int, default=40)
-    ap.add_argument("--k0", type=int, default=100)
-    ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--json", type=Path, help="also write the numbers to this file")
-    ap.add_argument("--keep-home", action="store_true", help="keep the temporary LITSIFT_HOME")
-    args = ap.parse_args()
-
-    papers = read_jsonl(PAPERS_GZ)
-    if args.limit:
-        papers = papers[: args.limit]
+def fresh_home(papers: list[dict[str, Any]]) -> tuple[Path, LitsiftService, dict[str, float]]:
+    """Ingest ``papers`` into a temporary home and build its paper indexes (``--fresh``)."""
     home = Path(tempfile.mkdtemp(prefix="litsift-bench-"))
     paths = get_paths(home).ensure()
     corpus = home / "papers.jsonl"
     corpus.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
-    store = Store(paths.store_file)
+    svc = LitsiftService(paths)
     t = time.perf_counter()
-    ingest_jsonl(store, Kind.PAPER, corpus)
-    ingest_s = time.perf_counter() - t
-    n = store.count(Kind.PAPER)
-    encoder = load_encoder()
-
-    last: dict[str, tuple[int, int]] = {}
+    svc.ingest(Kind.PAPER, corpus)
+    print(f"{svc.counts()[Kind.PAPER]:,} papers ingested in {time.perf_counter() - t:.1f} s")
+    last = [0]
 
     def progress(stage: str, done: int, total: int) -> None:
-        if stage == "embed" and done - last.get(stage, (0, 0))[0] >= 2000:
+        if stage == "embed" and done - last[0] >= 2000:
             print(f"  embed {done:,}/{total:,}", flush=True)
-            last[stage] = (done, total)
+            last[0] = done
 
-    print(f"{n:,} papers ingested in {ingest_s:.1f} s; building indexes ...", flush=True)
-    report = build_index(store, encoder, Kind.PAPER, paths.index_dir, progress=progress)
-    st = report.stage_seconds
+    report = build_index(svc.store, svc.encoder, Kind.PAPER, paths.index_dir, progress=progress)
+    return home, svc, dict(report.stage_seconds)
+
+
+def cold_search(home: Path, args: list[str]) -> float:
+    """Seconds from starting ``litsift search ARGS`` on ``home`` to its first printed line."""
+    exe = Path(sys.executable).with_name("litsift")
+    env = {**os.environ, "LITSIFT_HOME": str(home)}
+    t = time.perf_counter()
+    with subprocess.Popen(
+        [str(exe), "search", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as proc:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        seconds = time.perf_counter() - t
+        proc.communicate()
+    if proc.returncode != 0 or not first:
+        raise RuntimeError(f"litsift search {args} failed with exit code {proc.returncode}")
+    return seconds
+
+
+def aspects_cpu_ms(svc: LitsiftService, texts: list[str]) -> list[float]:
+    """CPU ms (all threads) of ``score_aspects`` for the top 50 hits of each text (1 warm-up)."""
+    out = []
+    for i, text in enumerate(texts):
+        hits = svc.search(Query(text, Kind.PAPER, k=50)).hits
+        aspects = svc.decompose(text)
+        t = time.process_time()
+        svc.score_aspects(aspects, hits)
+        if i > 0:
+            out.append(1000 * (time.process_time() - t))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--fresh", action="store_true", help="ingest and index into a new home")
+    ap.add_argument("--limit", type=int, default=0, help="with --fresh: the first N papers")
+    ap.add_argument("--queries-per-type", type=int, default=40)
+    ap.add_argument("--dataset-queries", type=int, default=100, help="per DataFinder query type")
+    ap.add_argument("--aspect-queries", type=int, default=5)
+    ap.add_argument("--k0", type=int, default=100)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--json", type=Path, help="also write the numbers to this file")
+    ap.add_argument("--keep-home", action="store_true", help="with --fresh: keep the home")
+    args = ap.parse_args()
+
+    papers = read_jsonl(PAPERS_GZ)
+    bench = load_benchmark("datafinder", default_data_dir())
+    st: dict[str, float] = {}
+    if args.fresh:
+        home, svc, st = fresh_home(papers[: args.limit] if args.limit else papers)
+    else:
+        home = eval_home(bench)
+        print(f"DataFinder eval home {home} (built on first use) ...", flush=True)
+        svc, _ = prepare_home(bench, home)
+    store = svc.store
+    n = store.count(Kind.PAPER)
     records = [r for batch in store.rows_since(Kind.PAPER, 0) for r in batch]
     texts = [record_fields(r)[ALL_FIELD] for r in records]  # the text our BM25 scores
     peer = BM25sPeer(texts, [r.year for r in records], args.k0)
 
-    bm25, dense, _ = open_indexes(paths.index_dir, Kind.PAPER, encoder)
-    ybr = store.year_by_rowid(Kind.PAPER)
+    searcher = svc.searchers.of_kind(Kind.PAPER)
+    bm25 = searcher.bm25
     queries = make_queries(papers, args.queries_per_type, args.seed)
     ranges = year_ranges(len(queries), args.seed)
-
-    s = SearchSettings()  # the defaults service.search uses for papers
-
-    searcher = KindSearcher(Kind.PAPER, bm25, dense, ybr, encoder, Ranking.for_kind(s, Kind.PAPER))
+    s = svc.config.search
 
     def system(fusion: str) -> Callable[[str, YearRange], object]:
         return lambda text, years: searcher.search(
             Query(text, Kind.PAPER, years, args.k, args.k0, fusion)
         )
 
+    default = f"hybrid ({s.fusion}, default)"
     systems: dict[str, Callable[[str, YearRange], object]] = {
-        f"hybrid ({s.fusion}, default)": system(s.fusion),
+        default: system(s.fusion),
         "hybrid (rrf)": system("rrf"),
+        "service.search (+ rows)": lambda text, years: svc.search(
+            Query(text, Kind.PAPER, years, args.k, args.k0)
+        ),
         "tantivy bm25": lambda text, years: bm25.search(text, args.k0, years),
         "dense (encode+hnsw)": system("dense"),
         "bm25s": peer.search,
     }
     latency = {name: time_queries(run, queries, ranges) for name, run in systems.items()}
 
-    bm25_s = st.get("bm25", 0.0)
-    dense_s = st.get("embed", 0.0) + st.get("hnsw", 0.0)
-    print(f"\nindex build over {n:,} papers ({len(queries)} queries, k0={args.k0}, k={args.k})")
-    print(f"  {'tantivy bm25':24s} {bm25_s:8.1f} s  {n / max(bm25_s, 1e-9):10,.0f} docs/s")
-    print(f"  {'bm25s':24s} {peer.index_seconds:8.1f} s  {n / peer.index_seconds:10,.0f} docs/s")
-    print(f"  {'dense: embed + hnsw':24s} {dense_s:8.1f} s  {n / max(dense_s, 1e-9):10,.0f} docs/s")
-    print(f"  {'  of which hnswlib':24s} {st.get('hnsw', 0.0):8.1f} s")
-    print(f"\n{'query latency, ms':34s}  p50 all   p95 all   p50 year-filtered   p95 year-filtered")
+    ds_queries = [q for qs in bench.query_sets for q in qs.queries[: args.dataset_queries]]
+    dataset_s: list[float] = []
+    if svc.counts()[Kind.DATASET]:
+        for timed in (False, True):
+            for q in ds_queries:
+                t = time.perf_counter()
+                svc.search(Query(q.text, Kind.DATASET, _years(q), args.k, args.k0))
+                if timed:
+                    dataset_s.append(time.perf_counter() - t)
+    aspects = aspects_cpu_ms(svc, [q for _, q in queries[: args.aspect_queries + 1]])
+    svc.close()
+    cold = [cold_search(home, [queries[i][1], "-k", "10"]) for i in range(3)]
+    cold_ds = (
+        [cold_search(home, ["--datasets", ds_queries[i].text]) for i in range(3)]
+        if dataset_s
+        else [float("nan")]
+    )
+
+    if st:
+        bm25_s = st.get("bm25", 0.0)
+        dense_s = st.get("embed", 0.0) + st.get("hnsw", 0.0)
+        print(f"\nindex build over {n:,} papers")
+        print(f"  {'tantivy bm25':24s} {bm25_s:8.1f} s  {n / max(bm25_s, 1e-9):10,.0f} docs/s")
+        rate = n / max(dense_s, 1e-9)
+        print(f"  {'dense: embed + hnsw':24s} {dense_s:8.1f} s  {rate:10,.0f} docs/s")
+        print(f"  {'  of which hnswlib':24s} {st.get('hnsw', 0.0):8.1f} s")
+    print(f"\nbm25s index over {n:,} papers: {peer.index_seconds:.1f} s")
+    print(f"\n{len(queries)} paper queries, k0={args.k0}, k={args.k}")
+    print(f"{'query latency, ms':34s}  p50 all   p95 all   p50 year-filtered   p95 year-filtered")
     for name, (plain, filt) in latency.items():
         print(
             f"  {name:32s} {pct(plain, 50):8.2f}  {pct(plain, 95):8.2f}"
             f"  {pct(filt, 50):18.2f}  {pct(filt, 95):18.2f}"
         )
     tan, peer_lat = latency["tantivy bm25"], latency["bm25s"]
-    ratio_q = statistics.median(peer_lat[0]) / statistics.median(tan[0])
-    ratio_qf = statistics.median(peer_lat[1]) / statistics.median(tan[1])
-    print("\nratios (bm25s / tantivy): ", end="")
+    floor = statistics.median(peer_lat[0])
     print(
-        f"index time {peer.index_seconds / max(bm25_s, 1e-9):.2f}x, "
-        f"median query {ratio_q:.2f}x, median filtered query {ratio_qf:.2f}x"
+        f"\nratios: bm25s / tantivy median query {floor / statistics.median(tan[0]):.2f}x, "
+        f"filtered {statistics.median(peer_lat[1]) / statistics.median(tan[1]):.2f}x; "
+        f"hybrid / bm25s median {statistics.median(latency[default][0]) / floor:.1f}x"
     )
+    if dataset_s:
+        print(
+            f"\ndataset search ({len(ds_queries)} DataFinder queries with their year bounds, "
+            f"default settings): p50 {pct(dataset_s, 50):.2f} ms, p95 {pct(dataset_s, 95):.2f} ms"
+        )
+    print(
+        f"aspect scoring, top 50 hits: {statistics.median(aspects):,.0f} ms CPU "
+        f"(median of {len(aspects)} queries)"
+    )
+    print(
+        f"cold `litsift search` to first line: papers {statistics.median(cold):.2f} s, "
+        f"--datasets {statistics.median(cold_ds):.2f} s (median of 3)"
+    )
+    plain = latency[default][0]
+    out = {
+        "paper_p50_ms": round(pct(plain, 50), 2),
+        "paper_p95_ms": round(pct(plain, 95), 2),
+        "paper_filtered_p50_ms": round(pct(latency[default][1], 50), 2),
+        "paper_service_p50_ms": round(pct(latency["service.search (+ rows)"][0], 50), 2),
+        "bm25s_p50_ms": round(pct(peer_lat[0], 50), 3),
+        "dataset_p50_ms": round(pct(dataset_s, 50), 2) if dataset_s else None,
+        "dataset_p95_ms": round(pct(dataset_s, 95), 2) if dataset_s else None,
+        "aspects_50_cpu_ms": round(statistics.median(aspects)),
+        "cold_search_s": round(statistics.median(cold), 2),
+        "cold_dataset_search_s": round(statistics.median(cold_ds), 2),
+        "n_papers": n,
+        "n_queries": len(queries),
+    }
     if args.json:
-        out = {
-            "n_docs": n,
-            "n_queries": len(queries),
-            "k0": args.k0,
-            "index_seconds": {
-                "tantivy_bm25": bm25_s,
-                "bm25s": peer.index_seconds,
-                "embed": st.get("embed", 0.0),
-                "hnsw": st.get("hnsw", 0.0),
-            },
-            "latency_ms": {
-                name: {
-                    "p50": pct(p, 50),
-                    "p95": pct(p, 95),
-                    "p50_filtered": pct(f, 50),
-                    "p95_filtered": pct(f, 95),
-                }
-                for name, (p, f) in latency.items()
-            },
-        }
         args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
-    store.close()
-    if args.keep_home:
-        print(f"\nLITSIFT_HOME kept at {home}")
-    else:
+    if args.fresh and not args.keep_home:
         shutil.rmtree(home, ignore_errors=True)
+    elif args.fresh:
+        print(f"\nLITSIFT_HOME kept at {home}")
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

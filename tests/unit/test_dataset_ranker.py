@@ -106,6 +106,7 @@ def test_shipped_model_loads_and_reorders_a_pool() -> None:
     assert by_id[1].signals[SIGNAL] == Signal(0.3, 1) and by_id[1].signals["bm25"].rank == 1
     assert by_id[2].signals[SIGNAL] == Signal(0.2, 2)
     assert ranker.predict(np.zeros((0, len(FEATURES)))).shape == (0,)
+    assert ranker.rerank(pool, X, limit=1) == out[:1]  # a cut builds only what it keeps
 
 
 def test_a_missing_or_foreign_model_is_a_clear_error(tmp_path: Path) -> None:

@@ -114,3 +114,18 @@ def test_fuse_dispatches_by_name_and_refuses_unknown_fusions() -> None:
     assert fuse(runs, "dense") == single("dense", DENSE_RUN)
     with pytest.raises(QueryError):
         fuse(runs, "max")
+
+
+@pytest.mark.parametrize("fusion", ["rrf", "interpolation", "bm25", "dense"])
+def test_a_limit_gives_the_head_of_the_full_fused_list(fusion: str) -> None:
+    rng = random.Random(7)
+    runs = {
+        "bm25": [(d, float(rng.randint(0, 5))) for d in rng.sample(range(300), 100)],
+        "dense": [(d, rng.random()) for d in rng.sample(range(300), 100)],
+    }
+    for run in runs.values():
+        run.sort(key=lambda x: -x[1])
+    full = fuse(runs, fusion)
+    for limit in (0, 1, 10, len(full), len(full) + 5):
+        assert fuse(runs, fusion, limit=limit) == full[:limit]
+    assert fuse(runs, fusion, limit=None) == full

@@ -106,6 +106,7 @@ def test_with_prior_reranks_adds_the_signal_and_is_deterministic() -> None:
     same = with_prior(fused, counts, 100, 0.0)
     assert [f.docid for f in same] == [1, 2, 3] and all(SIGNAL in f.signals for f in same)
     assert with_prior(list(reversed(fused)), counts, 100, 0.5) == out
+    assert with_prior(fused, counts, 100, 0.5, limit=2) == out[:2]
     assert prior(0, 100) == 0.0 and prior(5, 0) == 0.0 and prior(100, 100) == 1.0
 
 

@@ -181,3 +181,24 @@ def test_cli_ingest_reports_bad_lines_and_keeps_good(tmp_path: Path, paper_slice
         assert f"mixed.jsonl:{n}:" in out.output
     again = CliRunner().invoke(main, ["--home", str(home), "config"])
     assert json.loads(again.output)["papers"]["rows"] == 5
+
+
+def test_a_paper_search_loads_nothing_of_the_dataset_pipeline(built_home: Path) -> None:
+    """LightGBM (and the scikit-learn / SciPy it pulls in) load only for dataset searches."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from litsift.paths import get_paths\n"
+        "from litsift.service import LitsiftService\n"
+        "from litsift.types import Kind, Query\n"
+        f"svc = LitsiftService(get_paths(Path({str(built_home)!r})))\n"
+        "assert svc.search(Query('graph neural networks', Kind.PAPER, k=5)).hits\n"
+        "heavy = ('lightgbm', 'sklearn', 'scipy', 'textual', 'torch')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -257,13 +257,13 @@ class DenseIndex:
                 return self._hnsw(q, min(k0, n), None)
             except RuntimeError:  # hnswlib returned fewer than k (tiny or sparse graph)
                 return self.exact_search(q, k0, self._labels)
-        allowed = self.allowed_labels(years, year_by_rowid)
+        mask = allowed_mask(year_by_rowid, years, size=int(self._labels[-1]) + 1)
+        allowed = self._labels[mask[self._labels]]  # as allowed_labels, the mask built once
         m = len(allowed)
         if m == 0:
             return []
         if m < self.brute_force_fraction * n or m < self.brute_force_factor * k0:
             return self.exact_search(q, k0, allowed)
-        mask = allowed_mask(year_by_rowid, years, size=int(self._labels[-1]) + 1)
         allowed_bytes = mask.tobytes()
         size = len(allowed_bytes)
 

@@ -66,11 +66,17 @@ def _signals(runs: Mapping[str, Run]) -> dict[DocId, dict[str, SignalScore]]:
 
 
 def ranked(
-    scores: Mapping[DocId, float], signals: Mapping[DocId, Mapping[str, SignalScore]]
+    scores: Mapping[DocId, float],
+    signals: Mapping[DocId, Mapping[str, SignalScore]],
+    limit: int | None = None,
 ) -> list[Fused]:
     """Fused results from final scores: best first by ``(-score, docid)``, ranks 1-based,
-    each with its ``signals`` sorted by run name (every re-scoring stage ends here)."""
-    ordered = sorted(scores.items(), key=_sort_key)
+    each with its ``signals`` sorted by run name (every re-scoring stage ends here).
+
+    ``limit`` keeps only the first ``limit`` results (all when None): the same results as
+    cutting the whole list, without building the records that would be cut.
+    """
+    ordered = sorted(scores.items(), key=_sort_key)[:limit]
     return [
         Fused(docid, float(score), rank, MappingProxyType(dict(sorted(signals[docid].items()))))
         for rank, (docid, score) in enumerate(ordered, start=1)
@@ -78,7 +84,10 @@ def ranked(
 
 
 def rrf(
-    runs: Mapping[str, Run], k: int = 60, weights: Mapping[str, float] | None = None
+    runs: Mapping[str, Run],
+    k: int = 60,
+    weights: Mapping[str, float] | None = None,
+    limit: int | None = None,
 ) -> list[Fused]:
     """Reciprocal rank fusion.
 
@@ -91,9 +100,10 @@ def rrf(
         runs: ``{name: run}``, each run best first.
         k: the RRF constant (> 0).
         weights: optional ``{name: weight}``; a run not named gets weight 1.
+        limit: keep the first ``limit`` results only (:func:`ranked`).
 
     Returns:
-        Every document of every run, fused, best first; ties by docid.
+        Every document of every run (up to ``limit``), fused, best first; ties by docid.
 
     Raises:
         QueryError: ``k`` is not positive.
@@ -106,7 +116,7 @@ def rrf(
     for docid, sig in signals.items():
         # fsum is exactly rounded, so the score does not depend on the order of the runs
         scores[docid] = math.fsum(w.get(name, 1.0) / (k + s.rank) for name, s in sig.items())
-    return ranked(scores, signals)
+    return ranked(scores, signals, limit)
 
 
 def normalise(scores: Sequence[float], norm: Norm) -> npt.NDArray[np.float64]:
@@ -135,7 +145,10 @@ def normalise(scores: Sequence[float], norm: Norm) -> npt.NDArray[np.float64]:
 
 
 def interpolate(
-    runs: Mapping[str, Run], weights: Mapping[str, float], norm: Norm = "minmax"
+    runs: Mapping[str, Run],
+    weights: Mapping[str, float],
+    norm: Norm = "minmax",
+    limit: int | None = None,
 ) -> list[Fused]:
     """Linear interpolation of normalised scores.
 
@@ -148,9 +161,10 @@ def interpolate(
         weights: ``{name: weight}``; a run without a weight is ignored for scoring (its ranks
             are still kept in ``signals``).
         norm: ``"minmax"``, ``"zscore"`` or ``"none"``.
+        limit: keep the first ``limit`` results only (:func:`ranked`).
 
     Returns:
-        Every document of every run, fused, best first; ties by docid.
+        Every document of every run (up to ``limit``), fused, best first; ties by docid.
     """
     signals = _signals(runs)
     parts: dict[DocId, list[float]] = {docid: [] for docid in signals}
@@ -166,12 +180,12 @@ def interpolate(
         for docid, vals in parts.items():
             vals.append(wt * seen.get(docid, floor))
     scores = {docid: math.fsum(vals) for docid, vals in parts.items()}
-    return ranked(scores, signals)
+    return ranked(scores, signals, limit)
 
 
-def single(name: str, run: Run) -> list[Fused]:
+def single(name: str, run: Run, limit: int | None = None) -> list[Fused]:
     """One run as fused results (its own scores), for ``fusion="bm25"`` or ``"dense"``."""
-    return ranked({d: s for d, s in reversed(run)}, _signals({name: run}))
+    return ranked({d: s for d, s in reversed(run)}, _signals({name: run}), limit)
 
 
 def fuse(
@@ -180,6 +194,7 @@ def fuse(
     weights: Mapping[str, float] | None = None,
     rrf_k: int = 60,
     norm: Norm = "minmax",
+    limit: int | None = None,
 ) -> list[Fused]:
     """Fuse runs by one of :data:`litsift.types.FUSIONS`.
 
@@ -190,14 +205,15 @@ def fuse(
         weights: per-run weights; RRF defaults to 1, interpolation to :data:`DEFAULT_WEIGHTS`.
         rrf_k: the RRF constant.
         norm: score normalisation for interpolation.
+        limit: keep the first ``limit`` fused results only (all when None).
 
     Raises:
         QueryError: unknown ``fusion``.
     """
     if fusion == "rrf":
-        return rrf(runs, k=rrf_k, weights=weights)
+        return rrf(runs, k=rrf_k, weights=weights, limit=limit)
     if fusion == "interpolation":
-        return interpolate(runs, weights or DEFAULT_WEIGHTS, norm=norm)
+        return interpolate(runs, weights or DEFAULT_WEIGHTS, norm=norm, limit=limit)
     if fusion in FUSIONS:
-        return single(fusion, runs.get(fusion, []))
+        return single(fusion, runs.get(fusion, []), limit)
     raise QueryError(f"unknown fusion {fusion!r}", f"use one of {', '.join(FUSIONS)}")

@@ -272,9 +272,10 @@ class KindSearcher:
                 if kept:
                     runs[name] = kept
         r = self.ranking
-        fused = fuse(runs, q.fusion, weights or r.weights, rrf_k=r.rrf_k, norm=r.norm)
+        limit = q.k if depth is None else depth
+        fused = fuse(runs, q.fusion, weights or r.weights, rrf_k=r.rrf_k, norm=r.norm, limit=limit)
         spent["fuse"] = time.perf_counter() - t
-        return fused[: q.k if depth is None else depth]
+        return fused
 
     def vectors(self, rowids: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], FloatVector]:
         """Stored vectors of ``rowids`` (no re-encoding): ``(found rowids, (m, dim))``; none

@@ -30,6 +30,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
@@ -83,8 +84,9 @@ class MentionCounts:
     papers: Mapping[int, npt.NDArray[np.int64]] = field(default_factory=dict)
     state: Mapping[str, int] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def max_count(self) -> int:
+        """The largest count of any dataset (all years), computed once."""
         return max((len(v) for v in self.years.values()), default=0)
 
     def count(self, rowid: int, max_year: int | None = None) -> int:
@@ -195,7 +197,11 @@ def prior(count: int, max_count: int) -> float:
 
 
 def with_prior(
-    fused: Sequence[Fused], counts: Mapping[DocId, int], max_count: int, weight: float
+    fused: Sequence[Fused],
+    counts: Mapping[DocId, int],
+    max_count: int,
+    weight: float,
+    limit: int | None = None,
 ) -> list[Fused]:
     """Add ``weight · prior(count)`` to each fused score and re-rank (pure function).
 
@@ -207,6 +213,7 @@ def with_prior(
         counts: ``{docid: mention count}``; a missing docid counts 0.
         max_count: the largest count in the corpus (the prior's normaliser).
         weight: the prior's weight (0 leaves the scores unchanged but still adds the signal).
+        limit: keep the first ``limit`` results only (all when None).
 
     Returns:
         A new list, best first, ranks renumbered.
@@ -219,7 +226,7 @@ def with_prior(
         c = counts.get(f.docid, 0)
         scores[f.docid] = f.score + weight * prior(c, max_count)
         signals[f.docid] = {**f.signals, SIGNAL: SignalScore(float(c), count_rank[f.docid])}
-    return ranked(scores, signals)
+    return ranked(scores, signals, limit)
 
 
 class UsageProfiles:

@@ -190,8 +190,11 @@ class DatasetRanker:
             return np.zeros(0, dtype=np.float64)
         return np.asarray(self._booster.predict(features), dtype=np.float64)
 
-    def rerank(self, pool: Sequence[Fused], features: npt.NDArray[np.float64]) -> list[Fused]:
-        """Re-order ``pool`` by the model's scores (ties by docid).
+    def rerank(
+        self, pool: Sequence[Fused], features: npt.NDArray[np.float64], limit: int | None = None
+    ) -> list[Fused]:
+        """Re-order ``pool`` by the model's scores (ties by docid), keeping the first ``limit``
+        (all when None).
 
         Each result's score becomes the model score; its fused score and rank are kept as the
         :data:`SIGNAL` signal next to the runs' signals.
@@ -202,7 +205,7 @@ class DatasetRanker:
         for f, s in zip(pool, scores, strict=True):
             new_scores[f.docid] = float(s)
             signals[f.docid] = {**f.signals, SIGNAL: SignalScore(float(f.score), f.rank)}
-        return ranked(new_scores, signals)
+        return ranked(new_scores, signals, limit)
 
 
 @cache

@@ -208,12 +208,13 @@ class DatasetSearcher:
             t = time.perf_counter()
             m = self.mentions
             counts = m.counts([f.docid for f in fused], q.years.end)
-            fused = with_prior(fused, counts, m.max_count, ev.popularity_weight)
+            cut = None if rank_pool else q.k
+            fused = with_prior(fused, counts, m.max_count, ev.popularity_weight, cut)
             spent["popularity"] = time.perf_counter() - t
         if rank_pool:
             t = time.perf_counter()
             features = self.features(q, fused, qvec)
             if features is not None:
-                fused = self._ranker().rerank(fused, features)
+                fused = self._ranker().rerank(fused, features, q.k)
             spent["ranker"] = time.perf_counter() - t
         return fused[: q.k]
