@@ -53,13 +53,13 @@ import numpy as np
 from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.cli_support import default_data_dir
 from litsift.eval.runner import _years, eval_home, prepare_home
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.search.indexer import build_index
 from litsift.search.text import ALL_FIELD, record_fields
 from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
-SHARED = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data").resolve()
+SHARED = shared_data_dir()
 PAPERS_GZ = SHARED / "papers" / "ml-nlp-papers.jsonl.gz"
 DATAFINDER = SHARED / "eval" / "datafinder" / "test_data.jsonl"
 
