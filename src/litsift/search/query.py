@@ -77,7 +77,8 @@ _REPLACEMENT = "\ufffd"
 
 def clean_query_text(text: str) -> str:
     """The query text made safe to analyse (tantivy) and encode (tokenizers): any string in,
-    a string that encodes as UTF-8 out. Called once per query before both retrievers.
+    a string that encodes as UTF-8 out. Cheap on clean text (printable ASCII is returned as
+    it is), so the service and each searcher may call it on the same query.
 
     - a surrogate pair stored as two code points (UTF-16 style) becomes its one character; a
       lone surrogate (e.g. an invalid byte of a command-line argument, which Python decodes
@@ -95,6 +96,8 @@ def clean_query_text(text: str) -> str:
         A string that encodes as UTF-8 (``text.encode("utf-8")`` never raises).
     """
     text = text[:MAX_QUERY_CHARS]
+    if text.isascii() and text.isprintable():  # the common case, and an already cleaned one
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -78,10 +78,15 @@ class Searchers:
             return self.of_kind(kind)
         with self._lock:
             datasets = self.of_kind(Kind.DATASET)
-            has_papers = self._store.count(Kind.PAPER) > 0
-            mentions = self.mentions() if has_papers else None
+            # one look at the store per query: the mention counts' state holds the row counts
+            counts = self.mentions()
+            has_papers = counts.state.get("papers", 0) > 0
+            mentions = counts if has_papers else None
             papers, papers_partial = None, None
-            if has_papers and index_status(self._index_dir, Kind.PAPER) is not None:
+            # an open paper searcher is reused; the manifest is read only until one opens
+            if has_papers and (
+                Kind.PAPER in self._open or index_status(self._index_dir, Kind.PAPER) is not None
+            ):
                 try:
                     papers = self.of_kind(Kind.PAPER)
                 except LitsiftError:  # a stale paper index: datasets are searched without it
