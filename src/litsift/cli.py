@@ -1,5 +1,8 @@
 """Command line: ``litsift`` opens the TUI; subcommands ingest, index, search, demo, models, config.
 
+The commands that bring literature in (ingest, formats, dedup, sync) are in
+:mod:`litsift.cli_sources`.
+
 Heavy imports (numpy, onnxruntime, tantivy, textual) happen inside the commands so ``--help``
 stays instant. Every :class:`~litsift.errors.LitsiftError` is printed as its message and hint,
 with exit code 1; nothing is swallowed.
@@ -8,14 +11,12 @@ with exit code 1; nothing is swallowed.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from litsift.cli_common import (
-    KIND_CHOICE,
     home_option,
     kind_named,
     open_service,
@@ -23,6 +24,7 @@ from litsift.cli_common import (
     reports_errors,
 )
 from litsift.cli_eval import eval_cmd
+from litsift.cli_sources import dedup_cmd, formats_cmd, ingest
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import FUSIONS
@@ -69,24 +71,6 @@ def _ingest_and_report(svc: LitsiftService, kind: Kind, path: Path, quiet: bool)
         click.echo(f"... and {len(report.bad) - 20} more bad lines", err=True)
     click.echo(report.summary())
     return report.ok
-
-
-@main.command()
-@click.argument("kind", type=KIND_CHOICE)
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.pass_context
-@reports_errors
-def ingest(ctx: click.Context, kind: str, file: Path, quiet: bool) -> None:
-    """Upsert papers or datasets from a JSONL or JSONL.gz FILE (see README for the schema).
-
-    Bad lines are reported with their line numbers and skipped; good lines are kept; the exit
-    code is 1 if any line was bad.
-    """
-    with open_service(ctx.obj["home"]) as svc:
-        ok = _ingest_and_report(svc, kind_named(kind), file, quiet)
-    if not ok:
-        sys.exit(1)
 
 
 def _index(
@@ -354,3 +338,6 @@ def export_cmd(
 
 
 main.add_command(eval_cmd)
+main.add_command(ingest)
+main.add_command(formats_cmd)
+main.add_command(dedup_cmd)

@@ -16,6 +16,12 @@ Example ``config.toml``::
     base_url = "http://127.0.0.1:11434/v1"
     model = "llama3.1"
     api_key_env = "OPENAI_API_KEY"
+
+    [sources]
+    mailto = "you@example.org"
+
+    [sources.openalex]
+    base_url = "https://api.openalex.org"
 """
 
 from __future__ import annotations
@@ -117,12 +123,83 @@ class LLMSettings:
         return bool(self.base_url and self.model)
 
 
+#: The online sources ``litsift sync`` talks to, with their public base URLs.
+SOURCE_BASE_URLS: dict[str, str] = {
+    "arxiv-oai": "https://oaipmh.arxiv.org/oai",
+    "arxiv-api": "https://export.arxiv.org/api/query",
+    "openalex": "https://api.openalex.org",
+    "s2": "https://api.semanticscholar.org",
+    "crossref": "https://api.crossref.org",
+}
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    """One online source: ``[sources.NAME]`` (NAME in :data:`SOURCE_BASE_URLS`).
+
+    ``base_url`` empty means the public service; set it to a mirror (or a test server).
+    ``delay_s`` is the least time between two requests to it (politeness; arXiv asks 3 s).
+    """
+
+    base_url: str = ""
+    delay_s: float = 1.0
+    timeout_s: float = 60.0
+    max_retries: int = 4
+
+
+@dataclass(frozen=True)
+class SourcesSettings:
+    """``[sources]``: who litsift says it is, and each online source's settings.
+
+    ``mailto`` is sent to OpenAlex and Crossref (their polite pools) and in the User-Agent;
+    ``s2_api_key_env`` names the environment variable holding a Semantic Scholar API key (the
+    key itself is never written in the config).
+    """
+
+    mailto: str = ""
+    s2_api_key_env: str = "S2_API_KEY"
+    services: dict[str, SourceSettings] = field(default_factory=dict)
+
+    def service(self, name: str) -> SourceSettings:
+        """The settings of source ``name`` (defaults, with the public base URL)."""
+        got = self.services.get(
+            name, SourceSettings(delay_s=3.0 if name.startswith("arxiv") else 1.0)
+        )
+        return got if got.base_url else replace(got, base_url=SOURCE_BASE_URLS.get(name, ""))
+
+
+def _sources(raw: Any) -> SourcesSettings:
+    if not isinstance(raw, dict):
+        raise ConfigError("config: [sources] must be a table", "see README.md, Configuration")
+    top = {k: v for k, v in raw.items() if not isinstance(v, dict)}
+    out = _section(SourcesSettings, "sources", {k: v for k, v in top.items() if k != "services"})
+    services: dict[str, SourceSettings] = {}
+    for name, table in raw.items():
+        if not isinstance(table, dict):
+            continue
+        if name not in SOURCE_BASE_URLS:
+            raise ConfigError(
+                f"config: unknown source [sources.{name}]",
+                f"known sources: {', '.join(SOURCE_BASE_URLS)}",
+            )
+        default = SourceSettings(delay_s=3.0 if name.startswith("arxiv") else 1.0)
+        merged = replace(default, **vars(_section(SourceSettings, f"sources.{name}", table)))
+        # _section fills unspecified keys from SourceSettings(); keep the source's own defaults
+        given = {k: getattr(merged, k) for k in table}
+        services[name] = replace(default, **given)
+        if services[name].delay_s < 0 or services[name].timeout_s <= 0:
+            raise ConfigError(f"config: sources.{name}: delay_s must be >= 0, timeout_s > 0")
+    settings: SourcesSettings = replace(out, services=services)
+    return settings
+
+
 @dataclass(frozen=True)
 class Config:
     search: SearchSettings = field(default_factory=SearchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     #: action name -> key, e.g. {"keep": "k"}; merged over the TUI's default bindings.
     keymap: dict[str, str] = field(default_factory=dict)
+    sources: SourcesSettings = field(default_factory=SourcesSettings)
 
 
 def _section(cls: type[Any], name: str, raw: Any) -> Any:
@@ -203,13 +280,15 @@ def parse_config(raw: dict[str, Any]) -> Config:
             cfg = replace(cfg, search=_section(SearchSettings, "search", value))
         elif key == "llm":
             cfg = replace(cfg, llm=_section(LLMSettings, "llm", value))
+        elif key == "sources":
+            cfg = replace(cfg, sources=_sources(value))
         elif key == "keymap":
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise ConfigError("config: [keymap] must map action names to keys")
             cfg = replace(cfg, keymap=dict(value))
         else:
             raise ConfigError(
-                f"config: unknown section [{key}]", "known sections: search, llm, keymap"
+                f"config: unknown section [{key}]", "known sections: search, llm, keymap, sources"
             )
     _validate(cfg.search)
     return cfg

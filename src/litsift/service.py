@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
     from litsift.search.searcher import KindSearcher
+    from litsift.service_sources import SourceService
     from litsift.search.searchers import Searchers
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
@@ -82,6 +83,13 @@ class LitsiftService:
 
             self._store = Store(self.paths.store_file)
         return self._store
+
+    @property
+    def sources(self) -> SourceService:
+        """Imports, de-duplication and syncs (:mod:`litsift.service_sources`)."""
+        from litsift.service_sources import SourceService
+
+        return SourceService(lambda: self.store, lambda kind: self.searchers.invalidate(kind))
 
     @property
     def encoder(self) -> Encoder:

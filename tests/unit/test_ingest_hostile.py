@@ -242,7 +242,7 @@ def test_cli_reports_hostile_lines_as_file_line_reason(
     assert out.exception is None or isinstance(out.exception, SystemExit)
     assert f"{path}:4: invalid JSON: nested too deeply" in out.output
     assert f"{path}:5: 'title' holds a lone surrogate" in out.output
-    assert "4 added" in out.output and "2 bad lines" in out.output
+    assert "4 added" in out.output and "2 bad" in out.output
     assert "Traceback" not in out.output
 
 

@@ -171,8 +171,63 @@ def _v2_triage(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+_V3 = """
+CREATE TABLE record_ids (
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    scheme TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (kind, scheme, value)
+);
+CREATE INDEX idx_record_ids_doc ON record_ids(kind, doc_id);
+
+CREATE TABLE provenance (
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    format TEXT NOT NULL,
+    file TEXT NOT NULL,
+    location TEXT NOT NULL,
+    fetched_at TEXT NOT NULL,
+    PRIMARY KEY (kind, format, file, location)
+);
+CREATE INDEX idx_provenance_doc ON provenance(kind, doc_id);
+
+CREATE TABLE attachments (
+    kind TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (kind, doc_id, path)
+);
+
+CREATE TABLE saved_syncs (
+    name TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    params TEXT NOT NULL,
+    high_water TEXT,
+    last_run_at TEXT,
+    last_added INTEGER NOT NULL DEFAULT 0,
+    seen_at TEXT
+)
+"""
+
+
+def _v3_sources(conn: sqlite3.Connection) -> None:
+    """Version 3: imported records' identifiers and provenance, attachments, saved syncs.
+
+    ``record_ids`` maps each normalised identifier (``doi``, ``arxiv``, ...; see
+    :mod:`litsift.sources.ids`) to the one record that holds it, so the same paper arriving
+    through another format or service lands on the same row. ``provenance`` remembers every
+    (format, file, location) a record was read from -- the key that tells a re-import of the
+    same entry from a duplicate arriving through another one. ``saved_syncs`` holds each saved
+    online sync with its high-water mark (:mod:`litsift.sources.sync`).
+    """
+    for statement in _V3.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_triage]
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_triage, _v3_sources]
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,122 @@
+"""Commands that bring literature in: ``ingest``, ``formats``, ``dedup`` (and ``sync``).
+
+Every string that comes from a file (a reason quoting an entry, a title) goes through
+:func:`litsift.text.for_terminal` before it is printed; ``--json`` output is lossless JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from litsift.cli_common import KIND_CHOICE, kind_named, open_service, reports_errors
+from litsift.text import for_terminal
+
+__all__ = ["dedup_cmd", "formats_cmd", "ingest"]
+
+_SHOW_BAD = 20
+
+
+@click.command()
+@click.argument("kind", type=KIND_CHOICE)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    metavar="NAME",
+    help="Read every PATH as this format instead of detecting it (see: litsift formats).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress output.")
+@click.pass_context
+@reports_errors
+def ingest(
+    ctx: click.Context,
+    kind: str,
+    paths: tuple[Path, ...],
+    fmt: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Import papers or datasets from files or directories.
+
+    Each PATH may be a file (optionally .gz) or a directory (walked recursively: a folder of
+    PDFs or .bib files, a Zotero data directory). The format is detected from the content:
+    litsift JSONL, BibTeX, RIS, CSL-JSON, Better BibTeX JSON, zotero.sqlite, Scopus/IEEE/
+    Springer CSV, Web of Science, arXiv (OAI-PMH, API, snapshot), OpenAlex, Semantic Scholar,
+    Crossref, PDF, GROBID TEI, JATS, S2ORC; datasets: litsift JSONL, Hugging Face dataset
+    cards, Papers-with-Code evaluation tables.
+
+    Papers already stored (same DOI, arXiv id, ... or same title, first author and year) are
+    merged, not duplicated. Bad entries are reported as FILE:LOCATION: reason and skipped;
+    everything good is kept; the exit code is 1 if anything was bad.
+    """
+    with open_service(ctx.obj["home"]) as svc:
+
+        def progress(done: int, total: int, records: int) -> None:
+            if not quiet and not as_json and total > 1:
+                click.echo(f"  {done}/{total} files, {records:,} entries", err=True)
+
+        report = svc.sources.import_paths(kind_named(kind), list(paths), fmt, progress)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
+    else:
+        for bad in report.bad[:_SHOW_BAD]:
+            click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
+        if len(report.bad) > _SHOW_BAD:
+            click.echo(f"... and {len(report.bad) - _SHOW_BAD:,} more bad entries", err=True)
+        if report.skipped and not quiet:
+            for skip in report.skipped[:_SHOW_BAD]:
+                click.echo(f"skipped {for_terminal(str(skip), keep_newlines=False)}", err=True)
+            if len(report.skipped) > _SHOW_BAD:
+                click.echo(f"... and {len(report.skipped) - _SHOW_BAD:,} more skipped", err=True)
+        click.echo(report.summary())
+    if not report.ok:
+        sys.exit(1)
+
+
+@click.command("formats")
+@click.pass_context
+@reports_errors
+def formats_cmd(ctx: click.Context) -> None:
+    """List the formats `litsift ingest` reads (names for --format)."""
+    from litsift.service_sources import SourceService
+
+    for name, kind, description in SourceService.format_table():
+        click.echo(f"{name:24} {kind + 's':9} {description}")
+
+
+@click.command("dedup")
+@click.option("--dry-run", is_flag=True, help="List what would merge; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the groups as JSON.")
+@click.pass_context
+@reports_errors
+def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
+    """Merge stored papers that are one work (same DOI/arXiv/... id, or same title, first
+    author and year within one). Labels, notes, tags and collections follow the merged record.
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        plan = svc.sources.dedup(apply=not dry_run)
+    if as_json:
+        click.echo(
+            json.dumps({**plan.to_json(), "applied": not dry_run}, ensure_ascii=True, indent=1)
+        )
+        return
+    for group in plan.groups:
+        click.echo(
+            f"keep  {for_terminal(group.keep)}  {for_terminal(group.titles[group.keep])[:90]}"
+        )
+        for doc_id, reason, score in group.merge:
+            why = reason if reason != "title" else f"title {score:.0f}"
+            click.echo(
+                f"  <- {for_terminal(doc_id)} ({why})  {for_terminal(group.titles[doc_id])[:80]}"
+            )
+    verb = "would merge" if dry_run else "merged"
+    click.echo(
+        f"{plan.papers:,} papers compared: {verb} {plan.duplicates:,} duplicates "
+        f"into {len(plan.groups):,} records"
+        + ("" if dry_run or not plan.groups else "; `litsift index --rebuild` compacts the indexes")
+    )

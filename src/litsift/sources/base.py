@@ -1,0 +1,151 @@
+"""What every importer yields: :class:`SourceRecord` (one paper or dataset read from a file or an
+API page) or :class:`BadItem` (one entry that could not be read), and :class:`Page` for paged
+API responses.
+
+An importer never raises for a bad entry: it yields a :class:`BadItem` with the entry's
+location (``line 12``, ``entry smith2020``, ``item 3``, ``record 5``, ``page 2``) and a short
+reason, and goes on with the next entry. It raises :class:`~litsift.errors.IngestError` only
+when the whole file is unusable (unreadable, not this format at all); the importer that called
+it then reports the file as ``FILE: reason`` and goes on with the other files.
+
+Field conventions (what :mod:`litsift.sources.importer` stores):
+
+* ``title``/``abstract``: plain Unicode text, markup removed (LaTeX via pylatexenc, JATS/HTML
+  tags via lxml), whitespace collapsed; empty string when absent.
+* ``authors``: display names, ``"Given Family"`` order when the source gives both parts;
+  ``family_names`` holds the family names in the same order (used by de-duplication).
+* ``year``: an int, or None.
+* ``ids``: scheme -> value, each normalised by :mod:`litsift.sources.ids` (see
+  :data:`litsift.sources.ids.SCHEMES`); absent schemes are left out.
+* ``location``: where in the file the entry is, for reports and provenance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from litsift.types import Kind
+
+__all__ = ["BadItem", "Format", "Page", "SourceRecord", "clean_text", "year_from"]
+
+_WS_RE = re.compile(r"\s+")
+_YEAR_RE = re.compile(r"(?<![0-9])(1[5-9][0-9]{2}|20[0-9]{2}|21[0-9]{2})(?![0-9])")
+
+
+@dataclass
+class SourceRecord:
+    """One paper (or dataset) as a source gives it.
+
+    For ``kind == Kind.DATASET`` the dataset's fields are in ``dataset`` with the keys of the
+    dataset JSONL schema (``id``, ``variants``, ``description``, ``intro_paper_title``,
+    ``year``, ``date``, ``url``); the paper fields are then unused.
+    """
+
+    location: str
+    kind: Kind = Kind.PAPER
+    title: str = ""
+    abstract: str = ""
+    authors: list[str] = field(default_factory=list)
+    family_names: list[str] = field(default_factory=list)
+    year: int | None = None
+    venue: str = ""
+    url: str = ""
+    license: str = ""
+    #: scheme -> normalised identifier (``doi``, ``arxiv``, ``s2``, ``corpusid``, ``openalex``,
+    #: ``pmid``, ``pmcid``, ``acl``, ``dblp``, ``mag``)
+    ids: dict[str, str] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    #: collection paths, parent first, joined with ``/`` (``"Thesis/Chapter 2"``)
+    collections: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    #: local files attached to the entry (PDFs), as given by the source; may not exist
+    attachments: list[Path] = field(default_factory=list)
+    #: the source's own key for the entry (BibTeX key, Zotero key, OpenAlex id, ...)
+    source_key: str = ""
+    #: full text as ``(section heading, paragraph)`` pairs in reading order, when the source
+    #: holds it (PDF, GROBID TEI, JATS, S2ORC); empty otherwise
+    sections: list[tuple[str, str]] = field(default_factory=list)
+    dataset: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class BadItem:
+    """An entry that could not be read: ``location`` as in :class:`SourceRecord`, ``reason``
+    one line. The importer prints it as ``FILE:LOCATION: reason``."""
+
+    location: str
+    reason: str
+
+
+@dataclass
+class Page:
+    """One page of a paged API response (OAI-PMH, arXiv API, OpenAlex, S2, Crossref).
+
+    Attributes:
+        items: the page's records and bad entries, in order.
+        next: the token that asks for the next page (resumptionToken, cursor, S2 ``token``,
+            next offset as a string); None when this is the last page.
+        total: the total number of results the service reports, when it does.
+        error: the service's error message when the body is an error response (OAI-PMH
+            ``<error>``, arXiv error entry, JSON ``{"error": ...}``); ``items`` is then empty.
+        high_water: the newest datestamp / update date on the page (ISO 8601), for saved syncs.
+    """
+
+    items: list[SourceRecord | BadItem] = field(default_factory=list)
+    next: str | None = None
+    total: int | None = None
+    error: str | None = None
+    high_water: str | None = None
+
+
+Reader = Callable[[Path], Iterator[SourceRecord | BadItem]]
+#: ``sniff(head, path) -> confidence`` in 0..100; ``head`` is the first 64 KiB of the file
+#: (decompressed when gzip), or b"" for a directory.
+Sniffer = Callable[[bytes, Path], int]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A file format litsift imports.
+
+    Attributes:
+        name: what ``--format NAME`` takes (``bibtex``, ``ris``, ``zotero``, ...).
+        kind: papers or datasets.
+        read: yields records and bad items from one path.
+        sniff: confidence that a path holds this format (content first, extension a hint).
+        extensions: file-name endings that hint at the format (``.bib``, ``.ris``).
+        directory: True when the format is a directory (a Zotero data dir, a dataset card dir).
+        description: one line for ``litsift ingest --help``.
+    """
+
+    name: str
+    kind: Kind
+    read: Reader
+    sniff: Sniffer
+    extensions: tuple[str, ...] = ()
+    directory: bool = False
+    description: str = ""
+
+
+def clean_text(text: Any) -> str:
+    """``text`` as one line of plain text: whitespace runs collapsed, ends stripped; ``""`` for
+    None or non-strings."""
+    if not isinstance(text, str):
+        return ""
+    return _WS_RE.sub(" ", text).strip()
+
+
+def year_from(value: Any) -> int | None:
+    """The first plausible year (1500-2199) in ``value`` (an int or a date-like string), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 1500 <= value <= 2199 else None
+    if isinstance(value, str):
+        m = _YEAR_RE.search(value)
+        return int(m.group(1)) if m else None
+    return None

@@ -1,0 +1,262 @@
+"""Identifier normalisation: one canonical spelling per scheme, so that the same paper arriving
+through BibTeX, RIS, Zotero, arXiv, OpenAlex, S2 or Crossref gets the same key.
+
+Schemes (:data:`SCHEMES`, in the order :func:`preferred` picks a record id from):
+
+* ``doi`` -- lower-cased, ``https://doi.org/`` / ``doi:`` prefixes removed (DOIs are
+  case-insensitive, Crossref DOI syntax ``10.NNNN/suffix``);
+* ``arxiv`` -- new-style ``2101.00001`` or old-style ``hep-th/9901001``, version suffix
+  (``v2``) and ``arXiv:`` / URL prefixes removed;
+* ``acl`` -- ACL Anthology id (``P19-1001``, ``2020.acl-main.207``);
+* ``pmid``, ``pmcid`` (``PMC123``), ``corpusid`` (S2 corpus id, digits), ``s2`` (S2 paper id,
+  40 hex), ``openalex`` (``W123``), ``mag`` (digits), ``dblp`` (``conf/acl/X20``).
+
+Every ``normalize_*`` returns None for a value that is not an identifier of its scheme.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote
+
+__all__ = [
+    "SCHEMES",
+    "ids_in_text",
+    "normalize",
+    "normalize_ids",
+    "preferred",
+]
+
+SCHEMES: tuple[str, ...] = (
+    "doi",
+    "arxiv",
+    "acl",
+    "corpusid",
+    "s2",
+    "openalex",
+    "pmid",
+    "pmcid",
+    "mag",
+    "dblp",
+)
+
+_DOI_RE = re.compile(r"(10\.[0-9]{4,9}/[^\s\"'<>{}]+)", re.IGNORECASE)
+_ARXIV_NEW_RE = re.compile(r"(?<![0-9.])([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])", re.IGNORECASE)
+_ARXIV_OLD_RE = re.compile(
+    r"(?<![A-Za-z])([a-z][a-z.\-]*[a-z](?:\.[A-Z]{2})?/[0-9]{7})(?:v[0-9]+)?(?![0-9])"
+)
+_ARXIV_URL_RE = re.compile(r"arxiv\.org/(?:abs|pdf|html)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.I)
+_ACL_RE = re.compile(r"^([A-Z][0-9]{2}-[0-9]{4}|[0-9]{4}\.[a-z0-9\-]+\.[0-9]+)$")
+_ACL_URL_RE = re.compile(
+    r"aclanthology\.org/([A-Z][0-9]{2}-[0-9]{4}|[0-9]{4}\.[a-z0-9\-]+\.[0-9]+)"
+)
+_S2_RE = re.compile(r"^[0-9a-f]{40}$")
+_OPENALEX_RE = re.compile(r"(?:openalex\.org/)?([WwAaSsIiCcPpFfTt][0-9]+)$")
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return text or None
+
+
+def normalize_doi(value: Any) -> str | None:
+    """``10.1145/3292500.3330701`` from a DOI, ``doi:`` form or doi.org URL (lower-cased)."""
+    text = _text(value)
+    if text is None:
+        return None
+    m = _DOI_RE.search(unquote(text))
+    if not m:
+        return None
+    doi = m.group(1).rstrip(".,;)]").lower()
+    return doi if "/" in doi and len(doi) > 8 else None
+
+
+def normalize_arxiv(value: Any) -> str | None:
+    """``2101.00001`` / ``hep-th/9901001`` (version removed) from an id, ``arXiv:`` form or URL."""
+    text = _text(value)
+    if text is None:
+        return None
+    url = _ARXIV_URL_RE.search(text)
+    if url:
+        text = url.group(1)
+    text = re.sub(r"^(?:arxiv|oai:arxiv\.org)\s*:\s*", "", text, flags=re.IGNORECASE)
+    m = _ARXIV_NEW_RE.fullmatch(text) or _ARXIV_NEW_RE.match(text)
+    if m and m.start() == 0:
+        return m.group(1)
+    m = _ARXIV_OLD_RE.match(text)
+    if m and m.start() == 0:
+        return m.group(1)
+    return None
+
+
+def normalize_acl(value: Any) -> str | None:
+    """``P19-1001`` / ``2020.acl-main.207`` from an id or aclanthology.org URL."""
+    text = _text(value)
+    if text is None:
+        return None
+    m = _ACL_URL_RE.search(text)
+    if m:
+        return m.group(1)
+    text = text.removesuffix(".pdf")
+    return text if _ACL_RE.match(text) else None
+
+
+def _digits(value: Any, prefix: str = "") -> str | None:
+    text = _text(value)
+    if text is None:
+        return None
+    text = re.sub(rf"^(?:{prefix})\s*:?\s*", "", text, flags=re.IGNORECASE) if prefix else text
+    text = text.rstrip("/").rsplit("/", 1)[-1]
+    return str(int(text)) if text.isdigit() and len(text) <= 12 else None
+
+
+def normalize_pmid(value: Any) -> str | None:
+    """PubMed id digits (``PMID: 123``, pubmed URL)."""
+    return _digits(value, "pmid")
+
+
+def normalize_pmcid(value: Any) -> str | None:
+    """``PMC1234567``."""
+    text = _text(value)
+    if text is None:
+        return None
+    m = re.search(r"PMC\s*([0-9]+)", text, re.IGNORECASE)
+    if m:
+        return f"PMC{int(m.group(1))}"
+    return f"PMC{int(text)}" if text.isdigit() else None
+
+
+def normalize_corpusid(value: Any) -> str | None:
+    """Semantic Scholar corpus id digits (``CorpusId:123``)."""
+    return _digits(value, "corpusid")
+
+
+def normalize_s2(value: Any) -> str | None:
+    """Semantic Scholar paper id (40 hex characters, lower-cased)."""
+    text = _text(value)
+    if text is None:
+        return None
+    text = text.rstrip("/").rsplit("/", 1)[-1].lower()
+    return text if _S2_RE.match(text) else None
+
+
+def normalize_openalex(value: Any) -> str | None:
+    """OpenAlex id (``W2162348455``) from an id or openalex.org URL."""
+    text = _text(value)
+    if text is None:
+        return None
+    m = _OPENALEX_RE.search(text)
+    return m.group(1).upper() if m else None
+
+
+def normalize_mag(value: Any) -> str | None:
+    """Microsoft Academic Graph id digits."""
+    return _digits(value, "mag")
+
+
+def normalize_dblp(value: Any) -> str | None:
+    """DBLP key (``conf/acl/Cohan20``), from a key or dblp.org URL."""
+    text = _text(value)
+    if text is None:
+        return None
+    text = re.sub(r"^https?://dblp\.org/rec/", "", text).removesuffix(".html")
+    text = re.sub(r"^dblp:", "", text, flags=re.IGNORECASE)
+    return text if re.fullmatch(r"[a-z]+/[A-Za-z0-9_\-/]+", text) else None
+
+
+_NORMALIZERS = {
+    "doi": normalize_doi,
+    "arxiv": normalize_arxiv,
+    "acl": normalize_acl,
+    "corpusid": normalize_corpusid,
+    "s2": normalize_s2,
+    "openalex": normalize_openalex,
+    "pmid": normalize_pmid,
+    "pmcid": normalize_pmcid,
+    "mag": normalize_mag,
+    "dblp": normalize_dblp,
+}
+
+#: Names sources use for the schemes (S2 ``externalIds``, OpenAlex ``ids``, CSL, RIS, ...).
+ALIASES: dict[str, str] = {
+    "doi": "doi",
+    "arxiv": "arxiv",
+    "arxivid": "arxiv",
+    "eprint": "arxiv",
+    "acl": "acl",
+    "aclanthology": "acl",
+    "corpusid": "corpusid",
+    "corpus_id": "corpusid",
+    "s2": "s2",
+    "paperid": "s2",
+    "openalex": "openalex",
+    "pmid": "pmid",
+    "pubmed": "pmid",
+    "pmcid": "pmcid",
+    "pubmedcentral": "pmcid",
+    "pmc": "pmcid",
+    "mag": "mag",
+    "dblp": "dblp",
+}
+
+
+def normalize(scheme: str, value: Any) -> str | None:
+    """``value`` normalised for ``scheme`` (a name in :data:`SCHEMES` or :data:`ALIASES`,
+    case-insensitive), or None when the scheme is unknown or the value is not valid for it."""
+    key = ALIASES.get(re.sub(r"[^a-z0-9_]", "", scheme.lower()))
+    return _NORMALIZERS[key](value) if key else None
+
+
+def normalize_ids(raw: Mapping[str, Any]) -> dict[str, str]:
+    """``{scheme: normalised}`` for each known scheme in ``raw`` with a valid value (the first
+    valid value wins when two aliases name the same scheme); unknown schemes are dropped."""
+    out: dict[str, str] = {}
+    for name, value in raw.items():
+        key = ALIASES.get(re.sub(r"[^a-z0-9_]", "", str(name).lower()))
+        if key is None or key in out:
+            continue
+        norm = _NORMALIZERS[key](value)
+        if norm:
+            out[key] = norm
+    return out
+
+
+def ids_in_text(text: Any) -> dict[str, str]:
+    """DOI, arXiv id and ACL Anthology id found in a URL or free text (``url``, ``note``,
+    ``howpublished``, an ``eprint`` field)."""
+    found: dict[str, str] = {}
+    value = _text(text)
+    if value is None:
+        return found
+    if "arxiv" in value.lower():
+        m = _ARXIV_URL_RE.search(value)
+        arxiv = normalize_arxiv(m.group(1) if m else value.split("arXiv:")[-1].split()[0])
+        if arxiv:
+            found["arxiv"] = arxiv
+    acl = _ACL_URL_RE.search(value)
+    if acl:
+        found["acl"] = acl.group(1)
+    doi = normalize_doi(value) if ("10." in value) else None
+    if doi and "arxiv" not in doi:
+        found["doi"] = doi
+    elif doi:  # arXiv's own DataCite DOIs: 10.48550/arxiv.2101.00001
+        found["doi"] = doi
+        found.setdefault("arxiv", doi.split("arxiv.", 1)[-1])
+    return found
+
+
+def preferred(ids: Mapping[str, str]) -> str | None:
+    """The record id litsift gives a new imported paper: ``scheme:value`` of the first scheme
+    of :data:`SCHEMES` present (``doi:10.18653/v1/2020.acl-main.207``), or None."""
+    for scheme in SCHEMES:
+        if ids.get(scheme):
+            return f"{scheme}:{ids[scheme]}"
+    return None

@@ -1,0 +1,319 @@
+"""Write imported records into the store: match, merge, identifiers, provenance, triage.
+
+For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
+
+1. **match** it against the store (and what this import already wrote) with
+   :class:`~litsift.sources.identity.IdentityIndex`;
+2. **merge** onto the match -- missing fields filled, the richer (longer) abstract kept, every
+   identifier kept -- or insert a new row whose id is the record's best identifier
+   (``doi:...``, ``arxiv:...``; :func:`litsift.sources.ids.preferred`) or, without one,
+   ``key:`` + a hash of title, first author and year;
+3. remember its provenance ``(format, file, location, fetched_at)``; a record whose provenance
+   is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
+   any other match is a duplicate from another entry or source (``merged``);
+4. bring its tags and notes into the record's note, its collections into litsift collections,
+   its local attachments into ``attachments``.
+
+Changed rows get the next store-wide revision (as a JSONL ingest does), so the next index
+build picks them up incrementally. Writes are batched in ``BEGIN IMMEDIATE`` transactions of
+:data:`BATCH` records: an interrupted import leaves every committed batch in place, and running
+it again finishes the job (committed entries then count as unchanged).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from litsift.errors import StoreError
+from litsift.sources.base import BadItem, SourceRecord, clean_text
+from litsift.sources.identity import IdentityIndex, first_family, title_key
+from litsift.sources.ids import preferred
+from litsift.store.history import now_iso
+from litsift.store.records import InvalidRecord, content_hash, normalize
+from litsift.store.repo import Store
+from litsift.store.schema import CONTENT_COLUMNS
+from litsift.types import Kind
+
+__all__ = ["BATCH", "Counts", "Problem", "RecordWriter"]
+
+BATCH = 200
+_PAPER_COLS = CONTENT_COLUMNS[Kind.PAPER]
+_MAX_NOTE_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A bad entry or unusable file: printed as ``FILE:LOCATION: reason``."""
+
+    file: str
+    location: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.location}" if self.location else self.file
+        return f"{where}: {self.reason}"
+
+
+@dataclass
+class Counts:
+    """Outcome counts of one import (see :mod:`litsift.sources.importer`)."""
+
+    read: int = 0
+    added: int = 0
+    updated: int = 0
+    merged: int = 0
+    unchanged: int = 0
+    bad: list[Problem] = field(default_factory=list)
+    #: ``(incoming location, stored doc id, reason)`` for each record merged onto another
+    merges: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def _json_list(text: str | None) -> list[Any]:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+class RecordWriter:
+    """Writes the records of one import run into ``store`` (one thread)."""
+
+    def __init__(self, store: Store, kind: Kind = Kind.PAPER, fetched_at: str | None = None):
+        self.store, self.kind = store, kind
+        self.conn: sqlite3.Connection = store.conn
+        self.fetched_at = fetched_at or now_iso()
+        self.counts = Counts()
+        self.index = IdentityIndex.from_connection(self.conn, kind.value, kind.table)
+        self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
+
+    # ------------------------------------------------------------------ public
+
+    def add(self, fmt: str, file: str, item: SourceRecord | BadItem) -> None:
+        """Queue one record (or bad item) read from ``file`` in format ``fmt``."""
+        self._pending.append((fmt, file, item))
+        if len(self._pending) >= BATCH:
+            self.flush()
+
+    def add_all(self, fmt: str, file: str, items: Iterable[SourceRecord | BadItem]) -> None:
+        for item in items:
+            self.add(fmt, file, item)
+
+    def flush(self) -> None:
+        """Write the queued records in one transaction."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        with self.store.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                raise StoreError(
+                    f"the store {self.store.path} is locked by another writer ({err})",
+                    "wait for the other litsift ingest or index build to finish, then retry",
+                ) from err
+            try:
+                revision = int(
+                    self.conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
+                )
+                for fmt, file, item in pending:
+                    self.counts.read += 1
+                    if isinstance(item, BadItem):
+                        self.counts.bad.append(Problem(file, item.location, item.reason))
+                        continue
+                    try:
+                        revision = self._write(fmt, file, item, revision)
+                    except InvalidRecord as err:
+                        self.counts.bad.append(Problem(file, item.location, str(err)))
+                self.conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),)
+                )
+                self.conn.commit()
+            except BaseException:
+                self.conn.rollback()
+                raise
+
+    # ----------------------------------------------------------------- writing
+
+    def _write(self, fmt: str, file: str, rec: SourceRecord, revision: int) -> int:
+        if rec.kind is Kind.DATASET:
+            return self._write_dataset(fmt, file, rec, revision)
+        title = clean_text(rec.title)
+        if not title:
+            raise InvalidRecord("no title")
+        match = self.index.match(title, rec.authors, rec.year, rec.ids, rec.family_names)
+        doc_id = match.doc_id if match else self._new_id(rec, title)
+        old = self.conn.execute(
+            f"SELECT {', '.join(_PAPER_COLS)}, content_hash FROM papers WHERE id = ?", (doc_id,)
+        ).fetchone()
+        if old is None and match is not None:  # id known only from record_ids of a deleted row
+            doc_id, match = self._new_id(rec, title), None
+            old = self.conn.execute(
+                f"SELECT {', '.join(_PAPER_COLS)}, content_hash FROM papers WHERE id = ?",
+                (doc_id,),
+            ).fetchone()
+        values = normalize(Kind.PAPER, self._merged(doc_id, old, rec, title))
+        new_hash = content_hash(values)
+        seen_here = self.conn.execute(
+            "SELECT doc_id FROM provenance WHERE kind = ? AND format = ? AND file = ? "
+            "AND location = ?",
+            (self.kind.value, fmt, file, rec.location),
+        ).fetchone()
+        if old is None:
+            self.counts.added += 1
+        elif seen_here is not None and seen_here[0] == doc_id:
+            if old[-1] == new_hash:
+                self.counts.unchanged += 1
+            else:
+                self.counts.updated += 1
+        else:
+            self.counts.merged += 1
+            self.counts.merges.append(
+                (f"{file}:{rec.location}", doc_id, match.reason if match else "id")
+            )
+        if old is None or old[-1] != new_hash:
+            revision += 1
+            marks = ", ".join("?" * (len(_PAPER_COLS) + 2))
+            keep = ", ".join(f"{c} = excluded.{c}" for c in (*_PAPER_COLS[1:], "content_hash"))
+            self.conn.execute(
+                f"INSERT INTO papers ({', '.join(_PAPER_COLS)}, content_hash, revision) "
+                f"VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {keep}, "
+                "revision = excluded.revision",
+                (*values, new_hash, revision),
+            )
+        self._write_side_tables(fmt, file, rec, doc_id)
+        authors = _json_list(values[3])
+        self.index.add(doc_id, values[1], authors, values[4], rec.ids, rec.family_names)
+        return revision
+
+    def _new_id(self, rec: SourceRecord, title: str) -> str:
+        best = preferred(rec.ids)
+        if best:
+            return best
+        basis = f"{title_key(title)}|{first_family(rec.authors, rec.family_names)}|{rec.year}"
+        return "key:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+
+    @staticmethod
+    def _merged(doc_id: str, old: Any, rec: SourceRecord, title: str) -> dict[str, Any]:
+        new: dict[str, Any] = {
+            "id": doc_id,
+            "title": title,
+            "abstract": clean_text(rec.abstract),
+            "authors": [clean_text(a) for a in rec.authors if clean_text(a)],
+            "year": rec.year,
+            "venue": clean_text(rec.venue),
+            "status": "",
+            "url": clean_text(rec.url),
+            "license": clean_text(rec.license),
+        }
+        if old is None:
+            return new
+        stored = dict(zip(_PAPER_COLS, old[: len(_PAPER_COLS)], strict=True))
+        stored["authors"] = _json_list(stored["authors"])
+        out = dict(stored)
+        for key in ("title", "venue", "status", "url", "license"):
+            if not out[key] and new[key]:
+                out[key] = new[key]
+        if len(new["abstract"]) > len(out["abstract"] or ""):
+            out["abstract"] = new["abstract"]
+        if len(new["authors"]) > len(out["authors"]):
+            out["authors"] = new["authors"]
+        if out["year"] is None:
+            out["year"] = new["year"]
+        return out
+
+    def _write_side_tables(self, fmt: str, file: str, rec: SourceRecord, doc_id: str) -> None:
+        kind = self.kind.value
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO record_ids(kind, doc_id, scheme, value) VALUES (?, ?, ?, ?)",
+            [(kind, doc_id, s, v) for s, v in rec.ids.items()],
+        )
+        self.conn.execute(
+            "INSERT INTO provenance(kind, doc_id, format, file, location, fetched_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(kind, format, file, location) DO UPDATE SET "
+            "doc_id = excluded.doc_id, fetched_at = excluded.fetched_at",
+            (kind, doc_id, fmt, file, rec.location, self.fetched_at),
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO attachments(kind, doc_id, path) VALUES (?, ?, ?)",
+            [(kind, doc_id, str(p)) for p in rec.attachments],
+        )
+        tags = [" ".join(t.split()) for t in rec.tags if t and t.strip()]
+        notes = [n.strip() for n in rec.notes if n and n.strip()]
+        if tags or notes:
+            self._merge_note(doc_id, tags, notes)
+        for path in rec.collections:
+            name = " ".join(path.split())[:100]
+            if not name:
+                continue
+            self.conn.execute(
+                "INSERT OR IGNORE INTO collections(name, created_at) VALUES (?, ?)",
+                (name, self.fetched_at),
+            )
+            self.conn.execute(
+                "INSERT OR IGNORE INTO collection_items(collection, kind, doc_id) VALUES (?, ?, ?)",
+                (name, kind, doc_id),
+            )
+
+    def _merge_note(self, doc_id: str, tags: list[str], notes: list[str]) -> None:
+        row = self.conn.execute(
+            "SELECT text, tags FROM notes WHERE kind = ? AND doc_id = ?", (self.kind.value, doc_id)
+        ).fetchone()
+        text, old_tags = (row[0], _json_list(row[1])) if row else ("", [])
+        lower = {str(t).lower() for t in old_tags}
+        merged_tags = list(old_tags) + [t for t in dict.fromkeys(tags) if t.lower() not in lower]
+        for note in notes:
+            if note not in text and len(text) < _MAX_NOTE_CHARS:
+                text = f"{text}\n\n{note}".strip()
+        if row is not None and text == row[0] and merged_tags == old_tags:
+            return
+        self.conn.execute(
+            "INSERT INTO notes(kind, doc_id, text, tags, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(kind, doc_id) DO UPDATE SET text = excluded.text, tags = excluded.tags, "
+            "updated_at = excluded.updated_at",
+            (
+                self.kind.value,
+                doc_id,
+                text[:_MAX_NOTE_CHARS],
+                json.dumps(merged_tags, ensure_ascii=False),
+                now_iso(),
+            ),
+        )
+
+    def _write_dataset(self, fmt: str, file: str, rec: SourceRecord, revision: int) -> int:
+        cols = CONTENT_COLUMNS[Kind.DATASET]
+        if not rec.dataset:
+            raise InvalidRecord("no dataset fields")
+        values = normalize(Kind.DATASET, rec.dataset)
+        new_hash = content_hash(values)
+        old = self.conn.execute(
+            "SELECT content_hash FROM datasets WHERE id = ?", (values[0],)
+        ).fetchone()
+        if old is None:
+            self.counts.added += 1
+        elif old[0] == new_hash:
+            self.counts.unchanged += 1
+        else:
+            self.counts.updated += 1
+        if old is None or old[0] != new_hash:
+            revision += 1
+            marks = ", ".join("?" * (len(cols) + 2))
+            keep = ", ".join(f"{c} = excluded.{c}" for c in (*cols[1:], "content_hash"))
+            self.conn.execute(
+                f"INSERT INTO datasets ({', '.join(cols)}, content_hash, revision) "
+                f"VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {keep}, "
+                "revision = excluded.revision",
+                (*values, new_hash, revision),
+            )
+        self.conn.execute(
+            "INSERT INTO provenance(kind, doc_id, format, file, location, fetched_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(kind, format, file, location) DO UPDATE SET "
+            "doc_id = excluded.doc_id, fetched_at = excluded.fetched_at",
+            (Kind.DATASET.value, values[0], fmt, file, rec.location, self.fetched_at),
+        )
+        return revision
