@@ -52,18 +52,22 @@ def paper_slice_file(
 
 
 @pytest.fixture(scope="session")
-def encoder():  # type: ignore[no-untyped-def]
-    """The real default encoder (int8 ONNX), exported once into the shared models dir."""
+def encoder(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The real default encoder (int8 ONNX), exported once into the shared models dir, with
+    the passage-vector cache (litsift.cache.embeddings) in a directory of this session -- or
+    in ``LITSIFT_TEST_EMBED_CACHE`` when set, so local re-runs embed nothing twice. Vectors are
+    a function of the text alone, so a cached vector is exactly what the encoder gives."""
     import os
 
+    from litsift.cache.embeddings import EmbeddingCache
     from litsift.models_onnx import load_encoder
 
+    directory = os.environ.get("LITSIFT_TEST_EMBED_CACHE") or str(
+        tmp_path_factory.mktemp("embed-cache")
+    )
+    os.environ["LITSIFT_EMBED_CACHE_DIR"] = directory  # services and subprocesses too
     enc = load_encoder()
-    cache = os.environ.get("LITSIFT_TEST_EMBED_CACHE")
-    if cache:  # local re-runs only (tests/embed_cache.py); CI embeds for real every time
-        from tests.embed_cache import CachedEncoder
-
-        return CachedEncoder(enc, Path(cache))
+    enc.passage_cache = EmbeddingCache(Path(directory) / "embeddings.sqlite")
     return enc
 
 

@@ -49,6 +49,22 @@ class Paths:
             return Path(override).expanduser()
         return Path(platformdirs.user_cache_dir(APP_NAME)) / "models"
 
+    @property
+    def embeddings_file(self) -> Path | None:
+        """The passage-vector cache (:mod:`litsift.cache.embeddings`), or None when disabled.
+
+        Shared by every ``LITSIFT_HOME`` like :attr:`models_dir` (a vector is keyed by the
+        encoder and the exact text, so homes cannot disagree); ``LITSIFT_EMBED_CACHE_DIR=DIR``
+        moves it, ``LITSIFT_EMBED_CACHE_DIR=off`` turns it off.
+        """
+        override = os.environ.get("LITSIFT_EMBED_CACHE_DIR")
+        if override and override.strip().lower() in ("off", "0", "no", "none"):
+            return None
+        root = (
+            Path(override).expanduser() if override else Path(platformdirs.user_cache_dir(APP_NAME))
+        )
+        return root / "embeddings.sqlite"
+
     def ensure(self) -> Paths:
         for d in (self.config_dir, self.data_dir, self.cache_dir, self.index_dir):
             d.mkdir(parents=True, exist_ok=True)

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
     from litsift.search.searcher import KindSearcher
-    from litsift.service_sources import SourceService
     from litsift.search.searchers import Searchers
+    from litsift.service_sources import SourceService
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
     from litsift.store.triage import Annotation, Triage
@@ -101,6 +101,10 @@ class LitsiftService:
                 self._encoder = load_encoder(
                     self.config.search.model, models_dir=self.paths.models_dir
                 )
+            if self._encoder.passage_cache is None and self.paths.embeddings_file is not None:
+                from litsift.cache.embeddings import open_cache
+
+                self._encoder.passage_cache = open_cache(self.paths.embeddings_file)
             return self._encoder
 
     def close(self) -> None:

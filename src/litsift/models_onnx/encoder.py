@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +35,26 @@ FloatArray = npt.NDArray[np.float32]
 # the memory held in tokenizers' Encoding objects for a million-passage corpus.
 SORT_WINDOW = 4096
 QUERY_BATCH = 64
+#: Passages are embedded one per ONNX run. int8 dynamic quantisation computes activation
+#: scales over the whole input tensor, so in a batch a passage's vector depends on the other
+#: passages (and their padding); alone, it is a function of its text only -- the same vector
+#: in an incremental ingest, a rebuild or any subset (issue 15, item 2). Measured on this
+#: 2-core CPU, 400 abstracts: 42.1 passages/s at batch 1 vs 38.1 at batch 32 (no padding to
+#: compute), benchmarks/encoder_throughput.py --batch-size.
+PASSAGE_BATCH = 1
+#: Passages embedded between two writes to the passage cache.
+CACHE_CHUNK = 64
+
+
+class VectorCache(Protocol):
+    """What :class:`Encoder` needs of a passage-vector cache
+    (:class:`litsift.cache.embeddings.EmbeddingCache`)."""
+
+    def get(
+        self, encoder_key: str, texts: Sequence[str], dim: int
+    ) -> tuple[FloatArray, npt.NDArray[np.bool_]]: ...
+
+    def put(self, encoder_key: str, texts: Sequence[str], vectors: FloatArray) -> None: ...
 
 
 class Encoder:
@@ -46,7 +67,11 @@ class Encoder:
         max_length: Tokens kept per text, special tokens included.
         onnx_path: The ONNX file loaded.
         onnx_sha256: Hex sha256 of that file's bytes (index manifests record it).
+        passage_cache: where :meth:`encode_passages` looks vectors up before embedding
+            (None: no cache); set by the service to the shared embedding cache.
     """
+
+    passage_cache: VectorCache | None = None
 
     def __init__(
         self,
@@ -133,25 +158,56 @@ class Encoder:
         prefix = self.spec.query_prefix
         return self._encode([prefix + t for t in texts], QUERY_BATCH, None)
 
+    @property
+    def cache_key(self) -> str:
+        """What a cached passage vector of this encoder is keyed by besides its text: the ONNX
+        file's sha256, the maximum length, the passage prefix and the one-passage-per-run rule."""
+        return f"{self.onnx_sha256}|{self.max_length}|{self.spec.passage_prefix}|b{PASSAGE_BATCH}"
+
     def encode_passages(
         self,
         texts: Sequence[str],
-        batch_size: int = 32,
+        batch_size: int = PASSAGE_BATCH,
         progress: Callable[[int, int], None] | None = None,
     ) -> FloatArray:
-        """Embed passages (``spec.passage_prefix`` is put before each), length-sorted batches.
+        """Embed passages (``spec.passage_prefix`` is put before each).
+
+        With the default ``batch_size`` (:data:`PASSAGE_BATCH`) a vector is a function of its
+        text alone, and :attr:`passage_cache` (when set) is asked first: only the texts it
+        lacks are embedded, and their vectors are added to it.
 
         Args:
             texts: Passage texts (e.g. title + abstract).
-            batch_size: Passages per ONNX run.
-            progress: Called as ``progress(done, total)`` after every batch.
+            batch_size: Passages per ONNX run (length-sorted batches; > 1 only for research
+                code: vectors then depend on the batch, and the cache is not used).
+            progress: Called as ``progress(done, total)`` as passages are done (cached ones
+                count at once).
 
         Returns:
             ``(len(texts), dim)`` float32 in input order; rows L2-normalised when
             ``spec.normalize``.
         """
         prefix = self.spec.passage_prefix
-        return self._encode([prefix + t for t in texts], batch_size, progress)
+        full = [prefix + t for t in texts]
+        cache = self.passage_cache if batch_size == PASSAGE_BATCH else None
+        if cache is None or not full:
+            return self._encode(full, batch_size, progress)
+        out, found = cache.get(self.cache_key, full, self.dim)
+        missing = np.flatnonzero(~found)
+        hits = len(full) - len(missing)
+        if progress is not None and hits:
+            progress(hits, len(full))
+        done = hits
+        for start in range(0, len(missing), CACHE_CHUNK):  # a killed build keeps its chunks
+            idx = missing[start : start + CACHE_CHUNK]
+            todo = [full[i] for i in idx]
+            fresh = self._encode(todo, batch_size, None)
+            out[idx] = fresh
+            cache.put(self.cache_key, todo, fresh)
+            done += len(idx)
+            if progress is not None:
+                progress(done, len(full))
+        return out
 
     @property
     def session(self) -> ort.InferenceSession:

@@ -1,0 +1,132 @@
+"""A disk cache of passage vectors keyed by (encoder key, exact input text).
+
+Re-ingesting a corpus, ``litsift index --rebuild``, an evaluation home built again, or a build
+killed half-way and restarted never embed the same text twice: :func:`encode_cached`
+(:mod:`litsift.search.parts`) asks the cache first and embeds only the misses.
+
+This is sound only because a passage's vector is a function of its text alone: the encoder
+embeds passages one at a time (``Encoder.encode_passages`` with batch size 1), so int8 dynamic
+quantisation computes each text's activation scales from that text only. The encoder key
+therefore names the ONNX file's sha256, the maximum length, the passage prefix and that
+batch-size rule; another model or export never reads this model's rows.
+
+The file (``embeddings.sqlite``, SQLite in WAL mode) is shared by every ``LITSIFT_HOME`` like
+the exported models (``Paths.embeddings_file``); several processes may read and write it.
+Rows are ``(key BLOB PRIMARY KEY, dim INTEGER, vector BLOB)``: key = 16-byte BLAKE2b of
+``encoder key + NUL + text``, vector = ``dim`` little-endian float32. 20K passages of a 384-d
+model take ~9 MB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["EmbeddingCache", "open_cache"]
+
+_MAX_PARAMS = 900
+
+
+class EmbeddingCache:
+    """Passage vectors by (encoder key, text). Thread-safe; one connection per instance."""
+
+    def __init__(self, path: Path) -> None:
+        """Open (creating) the cache file at ``path``.
+
+        Raises:
+            sqlite3.Error: the file cannot be opened (callers treat the cache as absent).
+        """
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, dim INTEGER NOT NULL, "
+            "vector BLOB NOT NULL) WITHOUT ROWID"
+        )
+        self._db.commit()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(encoder_key: str, text: str) -> bytes:
+        """The 16-byte key of ``text`` under ``encoder_key``."""
+        data = f"{encoder_key}\0".encode() + text.encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, digest_size=16).digest()
+
+    def get(
+        self, encoder_key: str, texts: Sequence[str], dim: int
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """Cached vectors of ``texts``.
+
+        Returns:
+            ``(len(texts), dim)`` float32 (zeros where missing) and a ``(len(texts),)`` bool
+            mask of the rows found.
+        """
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        found = np.zeros(len(texts), dtype=bool)
+        keys = [self.key(encoder_key, t) for t in texts]
+        where: dict[bytes, list[int]] = {}
+        for i, k in enumerate(keys):
+            where.setdefault(k, []).append(i)
+        unique = list(where)
+        with self._lock:
+            for start in range(0, len(unique), _MAX_PARAMS):
+                chunk = unique[start : start + _MAX_PARAMS]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key, dim, vector FROM vectors WHERE key IN ({marks})", chunk
+                ).fetchall()
+                for k, d, blob in rows:
+                    if d != dim or len(blob) != 4 * dim:
+                        continue
+                    vec = np.frombuffer(blob, dtype="<f4")
+                    for i in where[bytes(k)]:
+                        out[i] = vec
+                        found[i] = True
+        return out, found
+
+    def put(self, encoder_key: str, texts: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
+        """Store ``vectors[i]`` as the vector of ``texts[i]`` (existing rows are kept)."""
+        if len(texts) == 0:
+            return
+        arr = np.asarray(vectors, dtype="<f4")
+        rows = [
+            (self.key(encoder_key, t), int(arr.shape[1]), arr[i].tobytes())
+            for i, t in enumerate(texts)
+        ]
+        with self._lock:
+            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
+            self._db.commit()
+
+    def count(self) -> int:
+        """Rows in the cache (all encoders)."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+_open: dict[Path, EmbeddingCache] = {}
+_open_lock = threading.Lock()
+
+
+def open_cache(path: Path) -> EmbeddingCache | None:
+    """The process's cache at ``path`` (one connection per file), or None when it cannot be
+    opened (a read-only or full disk): litsift then embeds without a cache."""
+    key = Path(path).resolve()
+    with _open_lock:
+        if key not in _open:
+            try:
+                _open[key] = EmbeddingCache(key)
+            except (OSError, sqlite3.Error):
+                return None
+        return _open[key]
