@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import lightgbm  # noqa: F401 -- with its scikit-learn API, before any search loads it without
 import numpy as np
 
 from litsift.config import Config

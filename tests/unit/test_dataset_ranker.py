@@ -7,6 +7,9 @@ import datetime
 import math
 from pathlib import Path
 
+# lightgbm with its scikit-learn API (LGBMRanker) for this module: imported before any dataset
+# search loads lightgbm without it (litsift.search.datasets.ranker._import_lightgbm)
+import lightgbm  # noqa: F401
 import numpy as np
 import pytest
 

@@ -11,12 +11,14 @@ from collections.abc import Iterable
 from functools import partial
 from typing import ClassVar
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from litsift.config import Config
+from litsift.errors import LitsiftError
 from litsift.service import LitsiftService
 from litsift.text import for_terminal
 from litsift.tui.screens import HelpScreen, SearchScreen
@@ -59,6 +61,26 @@ class LitsiftApp(App[None]):
                 markup=False,
             )
         self.set_keymap(self.config.keymap)
+        self.check_arrivals()
+
+    @work(thread=True, exclusive=True, group="arrivals", exit_on_error=False)
+    def check_arrivals(self) -> None:
+        """Tell how many papers saved syncs (``litsift sync``) brought in since the last look,
+        off the UI thread; then count them as seen."""
+        try:
+            sources = self.service.sources
+            count = sources.arrivals()
+            if count:
+                sources.mark_arrivals_seen()
+        except LitsiftError:
+            return  # a missing or locked store says so on the first search
+        if count:
+            self.call_from_thread(
+                self.notify,
+                f"{count:,} new paper{'s' if count != 1 else ''} from litsift sync since your "
+                "last look",
+                title="sync",
+            )
 
     def notify(
         self,
