@@ -1,0 +1,114 @@
+"""BibTeX importer on the real .bib files of ../shared/data/sources/reference-managers/bibtex."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from litsift.errors import IngestError
+from litsift.paths import shared_data_dir
+from litsift.sources import registry
+from litsift.sources.base import BadItem, SourceRecord
+from litsift.sources.bibtex import read_bibtex
+
+BIB = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
+
+# entries per file, from ../shared/data/sources/README.md, with two documented differences:
+# biblatex-examples.bib has 92 entries of which 2 are @set (a set of other entries, not a
+# work: not imported); bbt-2660 holds a 284th entry commented out with "%@ARTICLE{", which
+# BibTeX itself (and bibtexparser) still reads -- "%" is no comment outside an entry.
+COUNTS = {
+    "bbt-1436_journal-abbreviations_month-macros.bib": 506,
+    "bbt-1641_jabref-5.1-groups.bib": 20,
+    "bbt-2660_plus-in-field-name.bib": 284,
+    "bbt-873_user-library_crossref_duplicate-keys.bib": 988,
+    "bbt_mendeley-export_duplicate-keys.bib": 512,
+    "biblatex-examples.bib": 90,
+    "thesis-psychology_zotero-bbt-export.bib": 584,
+    "edge-cases/bbt-3514_crossref-incollection.bib": 6,
+    "edge-cases/bbt_endnote-export.bib": 1,
+    "edge-cases/bbt-664_chokes.bib": 1,
+    "edge-cases/bbt-95-96_percent-sign_preamble.bib": 1,
+}
+
+
+def _read(name: str) -> tuple[list[SourceRecord], list[BadItem]]:
+    items = list(read_bibtex(BIB / name))
+    return [i for i in items if isinstance(i, SourceRecord)], [
+        i for i in items if isinstance(i, BadItem)
+    ]
+
+
+@pytest.mark.parametrize("name,count", sorted(COUNTS.items()))
+def test_every_entry_of_the_sample_is_read(name: str, count: int) -> None:
+    records, bad = _read(name)
+    assert (len(records), bad) == (count, [])
+    # 75 entries of bbt-2660 (APA style-test fixtures) really have no title: the import then
+    # reports each as "no title"
+    assert sum(1 for r in records if not r.title) == (75 if "2660" in name else 0)
+    assert registry.detect(BIB / name).name == "bibtex"
+
+
+def test_duplicate_keys_are_all_kept_with_their_ordinal() -> None:
+    records, _ = _read("bbt-873_user-library_crossref_duplicate-keys.bib")
+    second = [r for r in records if r.location.endswith("(2nd)")]
+    assert len(second) == 14  # the 14 duplicate keys of the README
+    assert {r.location for r in records if r.source_key == "Schank:80"} == {
+        "entry Schank:80",
+        "entry Schank:80 (2nd)",
+    }
+
+
+def test_crossref_children_inherit_year_and_booktitle() -> None:
+    records, _ = _read("edge-cases/bbt-3514_crossref-incollection.bib")
+    child = next(r for r in records if r.source_key == "Hauck_2011")
+    assert child.year == 2011
+    assert child.venue.startswith("Fronteiras da integração")  # the parent's title
+
+
+def test_latex_names_tags_groups_and_windows_attachments() -> None:
+    records, _ = _read("thesis-psychology_zotero-bbt-export.bib")
+    abelson = next(r for r in records if r.source_key == "abelson1981")
+    assert abelson.ids == {"doi": "10.1037/0003-066x.36.7.715"}
+    assert abelson.attachments == [
+        Path(
+            "C:\\Users\\s1932788\\Zotero\\storage\\48RKN5V9\\Abelson - 1981 - Psychological "
+            "status of the script concept..pdf"
+        )
+    ]
+    groups, _ = _read("bbt-1641_jabref-5.1-groups.bib")
+    clark = next(r for r in groups if r.source_key == "Clark2012")
+    assert clark.collections == ["MR in UPE", "Periurbanrift", "he2", "Ecology_and_Power"]
+    math, _ = _read("edge-cases/bbt-472_math-markup.bib")
+    assert math[0].title.startswith("Test Title With 100 μJ, 200 J Energy, and ±0.1% Accuracy")
+    acl, _ = _read("paper_acl-anthology-entries.bib")
+    longformer = next(r for r in acl if "Longformer" in r.title)
+    assert longformer.authors[:3] == ["Iz Beltagy", "Matthew E Peters", "Arman Cohan"]
+    assert longformer.family_names[0] == "Beltagy"
+
+
+def test_a_broken_entry_costs_only_itself(tmp_path: Path) -> None:
+    good = (BIB / "edge-cases" / "bbt_qiqqa-export.bib").read_text(encoding="utf-8")
+    path = tmp_path / "mixed.bib"
+    path.write_text(
+        good + "\n@article{broken,\n  title = {Unclosed,\n  year = 2020\n\n"
+        "@misc{fine, title = {A fine entry}, year = 2021}\n",
+        encoding="utf-8",
+    )
+    items = list(read_bibtex(path))
+    records = [i for i in items if isinstance(i, SourceRecord)]
+    bad = [i for i in items if isinstance(i, BadItem)]
+    assert len(records) == 3 and records[-1].title == "A fine entry"
+    assert len(bad) == 1 and bad[0].location.startswith("line ")
+
+
+def test_not_bibtex_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "notes.bib"
+    path.write_text("just some notes, no entries\n", encoding="utf-8")
+    with pytest.raises(IngestError, match="holds no BibTeX entries"):
+        list(read_bibtex(path))
+    assert registry.detect(path) is None
+    pdf = tmp_path / "fake.bib"
+    pdf.write_bytes(b"%PDF-1.7\n@article{x, title={y}}")
+    assert registry.detect(pdf) is None or registry.detect(pdf).name != "bibtex"
