@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import bibtexparser
 from bibtexparser import model
+from bibtexparser.entrypoint import parse_string
 from bibtexparser.middlewares.names import (
     InvalidNameError,
     parse_single_name_into_parts,
@@ -217,7 +217,7 @@ def _parse(path: Path) -> tuple[Any, str]:
         text = raw.decode("latin-1")  # old BibTeX files are often Latin-1
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
     try:
-        return bibtexparser.parse_string(text), text
+        return parse_string(text), text
     except Exception as err:
         raise IngestError(
             f"{path}: not BibTeX ({type(err).__name__}: {err})", "check the file"
@@ -258,7 +258,7 @@ def _salvage(raw: str, start_line: int | None) -> model.Entry | None:
     if fixed == raw:
         return None
     try:
-        lib = bibtexparser.parse_string(fixed)
+        lib = parse_string(fixed)
     except Exception:
         return None
     if len(lib.entries) == 1 and not lib.failed_blocks:
