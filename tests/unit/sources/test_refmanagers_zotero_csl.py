@@ -1,0 +1,103 @@
+"""Zotero (zotero.sqlite, data directory, Better BibTeX JSON) and CSL-JSON importers on the
+real files of ../shared/data/sources/reference-managers."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli import main
+from litsift.errors import IngestError
+from litsift.paths import shared_data_dir
+from litsift.sources import registry
+from litsift.sources.base import SourceRecord
+from litsift.sources.zotero import read_zotero
+
+RM = shared_data_dir() / "sources" / "reference-managers"
+ZOTERO9 = RM / "zotero-sqlite" / "better-bibtex-test-profile_zotero9_54items.sqlite"
+ZOTERO6 = RM / "zotero-sqlite" / "papis-zotero_zotero6_5items.sqlite"
+COUNTS = {  # regular items per file (README; the BBT JSON's 244 items include 2 attachments)
+    "zotero-sqlite/better-bibtex-test-profile_zotero9_54items.sqlite": ("zotero", 54),
+    "zotero-sqlite/papis-zotero_zotero6_5items.sqlite": ("zotero", 5),
+    "bbt-json/zot-package_betterbibtex-json-library.json": ("bbt-json", 242),
+    "csl-json/bbt-1400_better-csl-json.json": ("csl-json", 26),
+    "csl-json/bbt-811_better-csl-json_dates.json": ("csl-json", 15),
+    "csl-json/deep-review_manubot-csl-items.json": ("csl-json", 602),
+    "csl-json/thesis-psychology_zotero-csl-json-export.json": ("csl-json", 646),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTS))
+def test_every_item_is_read(name: str) -> None:
+    fmt_name, count = COUNTS[name]
+    fmt = registry.detect(RM / name)
+    assert fmt is not None and fmt.name == fmt_name
+    items = list(fmt.read(RM / name))
+    assert len(items) == count and all(isinstance(i, SourceRecord) for i in items)
+
+
+def test_zotero_fields_notes_and_attachments() -> None:
+    z6 = [i for i in read_zotero(ZOTERO6) if isinstance(i, SourceRecord)]
+    first = z6[0]
+    assert first.title.startswith("Efficient spherical harmonic transforms")
+    assert first.authors == ["Nathanaël Schaeffer"] and first.year == 2013
+    assert first.ids == {"doi": "10.1002/ggge.20071"}
+    assert sum(1 for r in z6 if r.attachments) == 4  # the 4 PDF attachments (files not included)
+    assert all(str(p).endswith(".pdf") for r in z6 for p in r.attachments)
+    z9 = [i for i in read_zotero(ZOTERO9) if isinstance(i, SourceRecord)]
+    assert sum(1 for r in z9 if r.notes) == 48 and z9[0].authors == ["Saharon Shelah"]
+
+
+def test_zotero_data_directory_and_a_locked_database(tmp_path: Path) -> None:
+    data_dir = tmp_path / "Zotero"
+    data_dir.mkdir()
+    shutil.copy(ZOTERO6, data_dir / "zotero.sqlite")
+    locker = sqlite3.connect(data_dir / "zotero.sqlite")
+    locker.execute("BEGIN EXCLUSIVE")  # Zotero running holds its database like this
+    try:
+        fmt = registry.detect(data_dir)
+        assert fmt is not None and fmt.name == "zotero-dir"
+        records = list(fmt.read(data_dir))
+    finally:
+        locker.rollback()
+        locker.close()
+    assert len(records) == 5
+    pdfs = [p for r in records if isinstance(r, SourceRecord) for p in r.attachments]
+    assert all(str(p).startswith(str(data_dir / "storage")) for p in pdfs)
+
+
+def test_bbt_json_collections_and_tags() -> None:
+    items = [
+        i
+        for i in registry.get("bbt-json").read(
+            RM / "bbt-json/zot-package_betterbibtex-json-library.json"
+        )
+    ]
+    records = [i for i in items if isinstance(i, SourceRecord)]
+    assert sum(1 for r in records if r.collections) == 123
+    assert any("/" in c for r in records for c in r.collections)  # nested collections
+    assert records[0].tags[:2] == ["Family support", "Formative evaluation"]
+
+
+def test_not_zotero(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(IngestError, match="not Zotero"):
+        list(read_zotero(other))
+
+
+def test_cli_imports_a_zotero_library_with_its_collections(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    out = CliRunner().invoke(
+        main, ["--home", str(home), "ingest", "papers", str(ZOTERO9), "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    assert '"added": 54' in out.output
+    again = CliRunner().invoke(
+        main, ["--home", str(home), "ingest", "papers", str(ZOTERO9), "--json"]
+    )
+    assert '"unchanged": 54' in again.output and '"added": 0' in again.output
