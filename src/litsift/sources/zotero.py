@@ -315,7 +315,7 @@ FORMATS = [
         read=read_zotero,
         sniff=_sniff_sqlite,
         extensions=(".sqlite",),
-        description="Zotero database (zotero.sqlite), read-only: items, tags, collections, notes, PDFs",
+        description="Zotero database (zotero.sqlite), read-only: items, tags, collections, notes",
     ),
     Format(
         name="zotero-dir",
