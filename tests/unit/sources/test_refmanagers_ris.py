@@ -71,3 +71,19 @@ def test_bad_input(tmp_path: Path) -> None:
     items = list(read_ris(truncated))  # the records before the cut are kept
     assert sum(isinstance(i, SourceRecord) for i in items) >= 2
     assert not any(isinstance(i, BadItem) and "Traceback" in i.reason for i in items)
+
+
+@pytest.mark.parametrize(
+    "name,count",
+    [
+        ("litstudy_ieee-xplore-export.csv", 10),
+        ("litstudy_scopus-export.csv", 58),
+        ("litstudy_springerlink-export.csv", 18),
+    ],
+)
+def test_database_csv_exports(name: str, count: int) -> None:
+    fmt = registry.detect(RM / "database-exports" / name)
+    assert fmt is not None and fmt.name == "csv-export"
+    items = list(fmt.read(RM / "database-exports" / name))
+    assert len(items) == count and all(isinstance(i, SourceRecord) and i.title for i in items)
+    assert sum(1 for i in items if isinstance(i, SourceRecord) and i.ids.get("doi")) >= count - 2
