@@ -89,7 +89,9 @@ class LitsiftService:
         """Imports, de-duplication and syncs (:mod:`litsift.service_sources`)."""
         from litsift.service_sources import SourceService
 
-        return SourceService(lambda: self.store, lambda kind: self.searchers.invalidate(kind))
+        return SourceService(
+            lambda: self.store, lambda kind: self.searchers.invalidate(kind), self.config
+        )
 
     @property
     def encoder(self) -> Encoder:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from litsift.config import Config
 from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.sources.dedup import DedupPlan
     from litsift.sources.importer import ImportProgress, ImportReport
+    from litsift.sources.sync import SyncResult, SyncSpec
+    from litsift.sources.writer import Counts
     from litsift.store import Store
 
 __all__ = ["SourceService"]
@@ -24,9 +27,15 @@ __all__ = ["SourceService"]
 class SourceService:
     """Imports and de-duplication on one store (see :mod:`litsift.sources`)."""
 
-    def __init__(self, store: Callable[[], Store], changed: Callable[[Kind], None]) -> None:
+    def __init__(
+        self,
+        store: Callable[[], Store],
+        changed: Callable[[Kind], None],
+        config: Config | None = None,
+    ) -> None:
         self._store = store
         self._changed = changed
+        self._config = config or Config()
 
     def import_paths(
         self,
@@ -96,3 +105,101 @@ class SourceService:
             )
             store.conn.commit()
 
+    def saved_syncs(self) -> list[SyncSpec]:
+        """Every saved sync of this store."""
+        from litsift.sources.sync import load_syncs
+
+        store = self._store()
+        with store.lock:
+            return load_syncs(store.conn)
+
+    def sync(
+        self,
+        spec: SyncSpec | None = None,
+        max_pages: int | None = None,
+        progress: Callable[[str, int, int | None], None] | None = None,
+    ) -> list[tuple[SyncSpec, SyncResult, Counts]]:
+        """Run one sync (saved under ``spec.name`` first) or, with None, every saved sync.
+
+        A sync saved before with the same name and parameters continues from its high-water
+        mark, so only what is new is fetched; its records are imported (merged like any
+        import, provenance ``sync:NAME``), and the new high water is saved after the run.
+
+        Raises:
+            SyncError: unknown source, missing parameter, or an error the service reported.
+            FetchError: a service could not be reached after the retries.
+        """
+        import os
+
+        from litsift import __version__
+        from litsift.sources.base import BadItem
+        from litsift.sources.http import PoliteClient
+        from litsift.sources.sync import load_syncs, now_utc, run_sync, save_sync
+        from litsift.sources.writer import RecordWriter
+
+        store = self._store()
+        with store.lock:
+            saved = {s.name: s for s in load_syncs(store.conn)}
+        specs = [spec] if spec is not None else list(saved.values())
+        cfg = self._config.sources
+        agent = f"litsift/{__version__}" + (f" (mailto:{cfg.mailto})" if cfg.mailto else "")
+        done = []
+        for job in specs:
+            old = saved.get(job.name)
+            if old is not None and (old.source, old.params) == (job.source, job.params):
+                job.high_water = job.high_water or old.high_water
+            with store.lock:
+                save_sync(store.conn, job)
+            settings = cfg.service(job.source)
+            client = PoliteClient(
+                delay_s=settings.delay_s,
+                timeout_s=settings.timeout_s,
+                max_retries=settings.max_retries,
+                user_agent=agent,
+            )
+            writer = RecordWriter(store, Kind.PAPER)
+            label = f"sync:{job.name}"
+
+            def sink(
+                records: list[Any],
+                bad: list[BadItem],
+                page_no: int,
+                writer: RecordWriter = writer,
+                job: SyncSpec = job,
+                label: str = label,
+            ) -> None:
+                for rec in records:
+                    rec.location = rec.source_key or f"page {page_no} {rec.location}"
+                    writer.add(job.source, label, rec)
+                for item in bad:
+                    writer.add(
+                        job.source, label, BadItem(f"page {page_no} {item.location}", item.reason)
+                    )
+                writer.flush()
+
+            def report(records: int, total: int | None, name: str = job.name) -> None:
+                if progress is not None:
+                    progress(name, records, total)
+
+            try:
+                result = run_sync(
+                    job,
+                    settings.base_url,
+                    client,
+                    sink,
+                    mailto=cfg.mailto,
+                    api_key=os.environ.get(cfg.s2_api_key_env) if cfg.s2_api_key_env else None,
+                    max_pages=max_pages,
+                    progress=report,
+                )
+            finally:
+                client.close()
+                writer.flush()
+                self._changed(Kind.PAPER)
+            job.high_water = result.high_water
+            job.last_run_at = now_utc()
+            job.last_added = writer.counts.added
+            with store.lock:
+                save_sync(store.conn, job)
+            done.append((job, result, writer.counts))
+        return done

@@ -17,7 +17,7 @@ from litsift.types import Kind
 
 __all__ = ["FORMATS", "sniff_jsonl"]
 
-_PAPER_KEYS = {"title", "abstract", "authors", "text"}
+_PAPER_KEYS = {"title"}
 _ID_KEYS = {"id", "corpusid", "_id"}
 _DATASET_KEYS = {"variants", "description", "intro_paper_title"}
 

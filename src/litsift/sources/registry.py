@@ -30,11 +30,8 @@ MODULES: tuple[str, ...] = (
     "bbt_json",
     "zotero",
     "csv_exports",
-    "wos",
     # scholarly services (files saved from their APIs / bulk dumps)
-    "arxiv_oai",
-    "arxiv_api",
-    "arxiv_snapshot",
+    "arxiv",
     "openalex",
     "s2",
     "crossref",

@@ -144,9 +144,13 @@ class RecordWriter:
         if rec.kind is Kind.DATASET:
             return self._write_dataset(fmt, file, rec, revision)
         title = clean_text(rec.title)
-        if not title:
-            raise InvalidRecord("no title")
         match = self.index.match(title, rec.authors, rec.year, rec.ids, rec.family_names)
+        if not title:  # an abstract-only record (S2AG ``abstracts``) joins its stored paper
+            if match is None or match.reason == "title":
+                raise InvalidRecord(
+                    "no title" + (" and no stored paper with its ids" if rec.ids else "")
+                )
+            title = self.index.entries[match.doc_id].key and self._stored_title(match.doc_id)
         doc_id = match.doc_id if match else self._new_id(rec, title)
         old = self.conn.execute(
             f"SELECT {', '.join(_PAPER_COLS)}, content_hash FROM papers WHERE id = ?", (doc_id,)
@@ -190,6 +194,12 @@ class RecordWriter:
         authors = _json_list(values[3])
         self.index.add(doc_id, values[1], authors, values[4], rec.ids, rec.family_names)
         return revision
+
+    def _stored_title(self, doc_id: str) -> str:
+        row = self.conn.execute("SELECT title FROM papers WHERE id = ?", (doc_id,)).fetchone()
+        if row is None:
+            raise InvalidRecord("no title")
+        return str(row[0])
 
     def _new_id(self, rec: SourceRecord, title: str) -> str:
         best = preferred(rec.ids)

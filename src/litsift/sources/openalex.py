@@ -1,0 +1,151 @@
+"""OpenAlex works: a ``/works`` response page, a single Work, or JSON Lines of Works (the
+snapshot's ``works`` part files have the API's Work shape).
+
+Abstracts come as ``abstract_inverted_index`` (word -> positions) and are rebuilt in position
+order; identifiers from ``ids`` (openalex, doi, pmid, pmcid, mag) and ``doi``; authors from
+``authorships[].author.display_name``; venue ``primary_location.source.display_name``;
+licence ``primary_location.license``. A Work with neither ``title`` nor ``display_name`` is a
+bad item. (OpenAlex API docs: docs.openalex.org/api-entities/works/work-object.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from litsift.errors import IngestError
+from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text
+from litsift.sources.ids import normalize_ids
+from litsift.sources.scholarly_json import read_pages
+from litsift.types import Kind
+
+__all__ = ["FORMATS", "parse_page", "work_record"]
+
+
+def abstract_from_inverted_index(index: Any) -> str:
+    """The abstract text of an ``abstract_inverted_index`` (words joined in position order)."""
+    if not isinstance(index, dict):
+        return ""
+    slots: dict[int, str] = {}
+    for word, positions in index.items():
+        for p in positions if isinstance(positions, list) else []:
+            if isinstance(p, int):
+                slots[p] = word
+    return clean_text(" ".join(slots[i] for i in sorted(slots)))
+
+
+def _is_work(obj: Any) -> bool:
+    return isinstance(obj, dict) and str(obj.get("id", "")).startswith("https://openalex.org/W")
+
+
+def work_record(work: Any, location: str) -> SourceRecord | None:
+    """A record from one Work object; None for a non-Work object.
+
+    Raises:
+        ValueError: the Work has no title.
+    """
+    if not _is_work(work):
+        return None
+    title = clean_text(work.get("title") or work.get("display_name"))
+    if not title:
+        raise ValueError("no title (title and display_name are null)")
+    authors, families = [], []
+    for a in work.get("authorships") or []:
+        name = clean_text(((a or {}).get("author") or {}).get("display_name"))
+        if name:
+            authors.append(name)
+            families.append(name.split(" ")[-1])
+    ids = normalize_ids({**(work.get("ids") or {}), "doi": work.get("doi") or ""})
+    ids.setdefault("openalex", str(work["id"]).rsplit("/", 1)[-1])
+    location_ = work.get("primary_location") or {}
+    source = location_.get("source") or {}
+    return SourceRecord(
+        location=location,
+        title=title,
+        abstract=abstract_from_inverted_index(work.get("abstract_inverted_index")),
+        authors=authors,
+        family_names=families,
+        year=work.get("publication_year")
+        if isinstance(work.get("publication_year"), int)
+        else None,
+        venue=clean_text(source.get("display_name")),
+        url=clean_text(location_.get("landing_page_url") or work.get("doi") or ""),
+        license=clean_text(location_.get("license")),
+        ids=ids,
+        source_key=ids["openalex"],
+    )
+
+
+def _page(doc: Any) -> Page:
+    page = Page()
+    if isinstance(doc, dict) and ("error" in doc or "message" in doc) and "results" not in doc:
+        page.error = clean_text(f"{doc.get('error', '')}: {doc.get('message', '')}".strip(": "))[
+            :300
+        ]
+        return page
+    if _is_work(doc):
+        works = [doc]
+    elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
+        works = doc["results"]
+        meta = doc.get("meta") or {}
+        page.total = meta.get("count") if isinstance(meta.get("count"), int) else None
+        page.next = meta.get("next_cursor") or None
+        if doc.get("group_by"):
+            page.error = "holds a group_by aggregation, not works"
+            return page
+    else:
+        page.error = "holds no OpenAlex works"
+        return page
+    stamps = []
+    for n, work in enumerate(works, start=1):
+        try:
+            rec = work_record(work, f"work {n}")
+        except ValueError as err:
+            page.items.append(BadItem(f"work {n}", str(err)))
+            continue
+        if rec is not None:
+            page.items.append(rec)
+            if isinstance(work.get("updated_date"), str):
+                stamps.append(work["updated_date"])
+    page.high_water = max(stamps) if stamps else None
+    return page
+
+
+def parse_page(data: bytes) -> Page:
+    """One OpenAlex ``/works`` response body (or a single Work) as a page.
+
+    Raises:
+        IngestError: the body is not JSON.
+    """
+    try:
+        return _page(json.loads(data))
+    except (ValueError, RecursionError) as err:
+        raise IngestError(f"not JSON ({err})"[:200], "the response is cut") from None
+
+
+def read_openalex(path: Path) -> Iterator[SourceRecord | BadItem]:
+    """Works of a saved ``/works`` page, a single Work, or JSON Lines of Works.
+
+    Raises:
+        IngestError: unreadable, an error body, or no works.
+    """
+    return read_pages(path, _page, work_record)
+
+
+def _sniff(head: bytes, path: Path) -> int:
+    return 92 if b'"https://openalex.org/W' in head[:20000] else 0
+
+
+FORMATS = [
+    Format(
+        "openalex",
+        Kind.PAPER,
+        read_openalex,
+        _sniff,
+        (".json", ".jsonl"),
+        False,
+        "OpenAlex works (API pages, single works, snapshot JSON Lines)",
+    ),
+]

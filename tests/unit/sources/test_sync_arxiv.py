@@ -1,0 +1,202 @@
+"""arXiv importers on the recorded responses, and ``litsift sync`` against a real HTTP server
+on 127.0.0.1 serving them: paging by resumptionToken to the end, resuming from the high-water
+mark, 503 + Retry-After, a dropped connection, error bodies, truncated XML."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli import main
+from litsift.errors import IngestError, LitsiftError
+from litsift.paths import shared_data_dir
+from litsift.sources import registry
+from litsift.sources.arxiv import parse_atom_page, parse_oai_page
+from litsift.sources.base import SourceRecord
+from litsift.sources.http import PoliteClient, retry_after_seconds
+from litsift.sources.sync import SyncSpec, run_sync
+from tests.unit.sources.recorded_server import RecordedServer
+
+ARXIV = shared_data_dir() / "sources" / "arxiv"
+OAI = ARXIV / "oai-pmh"
+PAGE1 = (OAI / "arxivoaiharvester_ListRecordsResponse.xml").read_bytes()  # 6 records + token
+PAGE2 = (OAI / "paperhive_ListRecords_arXiv_2015-01-01_2015-01-03.xml").read_bytes()  # 2, end
+BAD_TOKEN = (OAI / "arxivoaiharvester_ErrorResponseBadResumptionToken.xml").read_bytes()
+RETRY_503 = (
+    OAI / "paperhive_ListRecords_arXiv_2015-01-01_2015-01-03_HTTP503-retry-after.html"
+).read_bytes()
+XML = {"Content-Type": "text/xml"}
+
+
+@pytest.mark.parametrize(
+    "name,fmt,count",
+    [
+        ("oai-pmh/arxivoaiharvester_ListRecordsResponse.xml", "arxiv-oai", 6),
+        ("oai-pmh/atomiklabs_ListRecords_oai_dc_set-cs_from-2024-01-25.xml", "arxiv-oai", 5),
+        ("oai-pmh/paperhive_ListRecords_arXiv_2015-01-01_2015-01-03.xml", "arxiv-oai", 2),
+        ("oai-pmh/paperhive_GetRecord_arXiv.xml", "arxiv-oai", 1),
+        ("oai-pmh/arxivoaiharvester_GetRecordResponse.xml", "arxiv-oai", 1),
+        ("api-atom/2026_search_query-testing_start0_max100.xml", "arxiv-atom", 100),
+        ("api-atom/2026_id_list-0808.05394-1707.08567.xml", "arxiv-atom", 1),
+        ("api-atom/legacy-2016_search_query-au-del_maestro_max10.xml", "arxiv-atom", 10),
+        ("api-atom/legacy-2025_search_query-cat-cs.RO-AND-neural_max2.xml", "arxiv-atom", 2),
+        (
+            "kaggle-metadata-snapshot/arxiv-metadata-oai-snapshot.first200.json",
+            "arxiv-snapshot",
+            200,
+        ),
+    ],
+)
+def test_arxiv_samples_read_with_their_counts(name: str, fmt: str, count: int) -> None:
+    detected = registry.detect(ARXIV / name)
+    assert detected is not None and detected.name == fmt
+    items = list(detected.read(ARXIV / name))
+    assert len(items) == count
+    assert all(isinstance(i, SourceRecord) and i.title and i.ids.get("arxiv") for i in items)
+
+
+def test_fields_of_the_three_oai_formats_and_both_atom_layouts() -> None:
+    page = parse_oai_page(PAGE2)  # metadataPrefix=arXiv
+    first = page.items[0]
+    assert isinstance(first, SourceRecord)
+    assert first.title == "A Kochen-Specker system has at least 22 vectors (extended abstract)"
+    assert first.authors == ["Sander Uijlen", "Bas Westerbaan"] and first.year == 2014
+    assert first.ids == {"arxiv": "1412.8544", "doi": "10.4204/eptcs.172.11"}
+    assert page.next is None and page.high_water == "2015-01-03"
+    raw = parse_oai_page(PAGE1)  # arXivRaw, trimmed page with its real token
+    assert raw.next == "726959|1001" and raw.total == 58011 and len(raw.items) == 6
+    dc = parse_oai_page(
+        (OAI / "atomiklabs_ListRecords_oai_dc_set-cs_from-2024-01-25.xml").read_bytes()
+    )
+    assert dc.total == 1162 and all(isinstance(i, SourceRecord) and i.abstract for i in dc.items)
+    new = parse_atom_page(
+        (ARXIV / "api-atom/2026_search_query-testing_start0_max100.xml").read_bytes()
+    )
+    assert new.total == 214_881 and new.next == "100"
+    err = parse_atom_page((ARXIV / "api-atom/2026_id_list-abc_error.xml").read_bytes())
+    assert err.error and "abc" in err.error and not err.items
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "paperhive_Identify.xml",
+        "paperhive_ListSets.xml",
+        "arxivoaiharvester_ErrorResponseBadVerb.xml",
+    ],
+)
+def test_responses_without_records_are_clear_errors(name: str) -> None:
+    with pytest.raises(IngestError):
+        list(registry.get("arxiv-oai").read(OAI / name))
+
+
+def test_truncated_xml_is_a_clear_error(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.xml"
+    cut.write_bytes(PAGE1[: len(PAGE1) // 2])
+    with pytest.raises(IngestError, match="not well-formed"):
+        list(registry.get("arxiv-oai").read(cut))
+
+
+def test_retry_after_parsing() -> None:
+    assert retry_after_seconds("10") == 10.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert retry_after_seconds("soon") is None
+
+
+def _oai_route(fail_first: str | None = None):  # type: ignore[no-untyped-def]
+    state = {"n": 0}
+
+    def route(path: str, q: dict[str, str]):  # type: ignore[no-untyped-def]
+        state["n"] += 1
+        if fail_first == "503" and state["n"] == 1:
+            return 503, {"Retry-After": "10", "Content-Type": "text/html"}, RETRY_503
+        if fail_first == "drop" and state["n"] == 1:
+            return "drop"
+        if q.get("resumptionToken") == "726959|1001":
+            return 200, XML, PAGE2
+        if "resumptionToken" in q:
+            return 200, XML, BAD_TOKEN
+        return 200, XML, PAGE1
+
+    return route
+
+
+def _client() -> PoliteClient:
+    return PoliteClient(delay_s=0, timeout_s=5, max_retries=2, sleep=lambda s: None)
+
+
+def test_oai_sync_pages_to_the_end_and_resumes_from_the_high_water() -> None:
+    got: list[int] = []
+    with RecordedServer(_oai_route()) as server:
+        spec = SyncSpec("cs", "arxiv-oai", {"set": "cs", "from": "2015-01-01"})
+        result = run_sync(spec, server.url + "/oai", _client(), lambda r, b, p: got.append(len(r)))
+        assert got == [6, 2] and result.pages == 2 and result.records == 8
+        assert server.requests[0][1] == {
+            "verb": "ListRecords",
+            "metadataPrefix": "arXiv",
+            "set": "cs",
+            "from": "2015-01-01",
+        }
+        assert server.requests[1][1] == {"verb": "ListRecords", "resumptionToken": "726959|1001"}
+        assert result.high_water == "2015-01-03"
+        spec.high_water = result.high_water
+        run_sync(spec, server.url + "/oai", _client(), lambda r, b, p: None, max_pages=1)
+        assert server.requests[2][1]["from"] == "2015-01-03"  # only what is new
+
+
+@pytest.mark.parametrize("failure", ["503", "drop"])
+def test_oai_sync_retries_a_503_and_a_dropped_connection(failure: str) -> None:
+    client = _client()
+    with RecordedServer(_oai_route(failure)) as server:
+        result = run_sync(SyncSpec("x", "arxiv-oai", {}), server.url, client, lambda r, b, p: None)
+    assert result.records == 8
+    assert client.waits[:1] == ([10.0] if failure == "503" else [1.0])  # Retry-After honoured
+
+
+def test_a_service_that_keeps_failing_is_a_clear_error() -> None:
+    with RecordedServer(lambda p, q: (503, {"Retry-After": "1"}, RETRY_503)) as server:
+        with pytest.raises(LitsiftError, match="HTTP 503"):
+            run_sync(SyncSpec("x", "arxiv-oai", {}), server.url, _client(), lambda r, b, p: None)
+    with RecordedServer(
+        lambda p, q: (
+            200,
+            XML,
+            (OAI / "arxivoaiharvester_ErrorResponseBadArgument.xml").read_bytes(),
+        )
+    ) as server:
+        with pytest.raises(LitsiftError, match="badArgument"):
+            run_sync(SyncSpec("x", "arxiv-oai", {}), server.url, _client(), lambda r, b, p: None)
+
+
+def test_cli_sync_saves_the_sync_and_runs_it_again_for_what_is_new(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with RecordedServer(_oai_route()) as server:
+        config = home / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text(
+            '[sources]\nmailto = "t@example.org"\n[sources.arxiv-oai]\n'
+            f'base_url = "{server.url}/oai"\ndelay_s = 0\n',
+            encoding="utf-8",
+        )
+        out = CliRunner().invoke(
+            main,
+            ["--home", str(home), "sync", "arxiv", "--set", "cs", "--from", "2015-01-01", "--json"],
+        )
+        assert out.exit_code == 0, out.output
+        (row,) = json.loads(out.output)
+        assert (row["pages"], row["added"], row["high_water"]) == (2, 8, "2015-01-03")
+        again = CliRunner().invoke(main, ["--home", str(home), "sync", "--json"])
+        assert again.exit_code == 0, again.output
+        (row,) = json.loads(again.output)
+        assert row["added"] == 0 and row["unchanged"] == 8
+        assert server.requests[2][1]["from"] == "2015-01-03"
+    from litsift.paths import get_paths
+    from litsift.service import LitsiftService
+
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.sources.arrivals() == 8
+        svc.sources.mark_arrivals_seen()
+        assert svc.sources.arrivals() == 0
