@@ -41,8 +41,8 @@ _BAD_TITLE_RE = re.compile(r"(microsoft word|untitled|\.docx?$|\.pdf$|\.tex$|^\s
 def _pymupdf() -> Any:
     import pymupdf
 
-    pymupdf.TOOLS.mupdf_display_errors(False)
-    pymupdf.TOOLS.mupdf_display_warnings(False)
+    pymupdf.TOOLS.mupdf_display_errors(False)  # type: ignore[no-untyped-call]
+    pymupdf.TOOLS.mupdf_display_warnings(False)  # type: ignore[no-untyped-call]
     return pymupdf
 
 
