@@ -37,11 +37,9 @@ MODULES: tuple[str, ...] = (
     "crossref",
     # full text and dataset descriptions
     "pdf",
-    "tei",
-    "jats",
-    "s2orc",
-    "hf_cards",
-    "pwc",
+    "fulltext",
+    # dataset descriptions
+    "dataset_cards",
 )
 
 HEAD_BYTES = 64 * 1024
