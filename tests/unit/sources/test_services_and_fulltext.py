@@ -19,7 +19,8 @@ SRC = shared_data_dir() / "sources"
 
 # file -> (format, records, bad items, records with an abstract); counts from the README
 CASES = {
-    "openalex/api/works_search_title_and_abstract-biodiversity-AND-finance_per-page-200_cursor-page1.json.gz": (
+    "openalex/api/works_search_title_and_abstract-biodiversity-AND-finance_per-page-200_"
+    "cursor-page1.json.gz": (
         "openalex",
         200,
         0,
@@ -86,15 +87,17 @@ def test_fields() -> None:
         "Background Terrestrial biomes"
     )
     assert "<jats" not in " ".join(r.abstract for r in peerj if isinstance(r, SourceRecord))
-    jats = list(registry.get("jats").read(SRC / "fulltext/jats/PMC6398430.nxml"))[0]
+    jats = next(iter(registry.get("jats").read(SRC / "fulltext/jats/PMC6398430.nxml")))
     assert isinstance(jats, SourceRecord)
     assert jats.title.startswith("Counting crows") and jats.ids["pmcid"] == "PMC6398430"
     assert len(jats.sections) > 20
-    tei = list(
-        registry.get("grobid-tei").read(
-            SRC / "fulltext/grobid-tei/jner-2016_multi-contact-FES.grobid-0.6.1.tei.xml"
+    tei = next(
+        iter(
+            registry.get("grobid-tei").read(
+                SRC / "fulltext/grobid-tei/jner-2016_multi-contact-FES.grobid-0.6.1.tei.xml"
+            )
         )
-    )[0]
+    )
     assert isinstance(tei, SourceRecord) and tei.ids == {"doi": "10.1186/s12984-016-0129-6"}
 
 
