@@ -22,15 +22,26 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from litsift.errors import IngestError
 from litsift.types import Kind
 
-__all__ = ["BadItem", "Format", "Page", "SourceRecord", "clean_text", "year_from"]
+__all__ = [
+    "BadItem",
+    "Format",
+    "Page",
+    "SourceRecord",
+    "clean_text",
+    "read_bytes",
+    "read_text",
+    "year_from",
+]
 
 _WS_RE = re.compile(r"\s+")
 _YEAR_RE = re.compile(r"(?<![0-9])(1[5-9][0-9]{2}|20[0-9]{2}|21[0-9]{2})(?![0-9])")
@@ -149,3 +160,32 @@ def year_from(value: Any) -> int | None:
         m = _YEAR_RE.search(value)
         return int(m.group(1)) if m else None
     return None
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of ``path``, decompressed when it is gzip (by its magic bytes).
+
+    Raises:
+        IngestError: the file cannot be read, or is a broken gzip file.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise IngestError(f"{path}: cannot be read ({err.strerror})", "check the path") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as err:
+            raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
+    return raw
+
+
+def read_text(path: Path, fallback: str = "cp1252") -> str:
+    """The text of ``path`` (:func:`read_bytes`): UTF-8 with or without BOM, else decoded as
+    ``fallback`` (old exports are Latin-1 / Windows-1252), line ends normalised to ``\\n``."""
+    raw = read_bytes(path)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode(fallback, errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -35,7 +35,7 @@ from bibtexparser.middlewares.names import (
 from pylatexenc.latex2text import LatexNodes2Text
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
@@ -200,21 +200,7 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
 
 
 def _parse(path: Path) -> tuple[Any, str]:
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise IngestError(f"{path}: cannot be read ({err.strerror})", "check the path") from None
-    if raw[:2] == b"\x1f\x8b":
-        import gzip
-
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")  # old BibTeX files are often Latin-1
+    text = read_text(path, "latin-1")  # old BibTeX files are often Latin-1
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
     try:
         return parse_string(text), text

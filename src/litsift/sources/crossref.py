@@ -17,10 +17,9 @@ from typing import Any
 
 from lxml import etree
 
-from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
 from litsift.sources.ids import normalize_doi
-from litsift.sources.scholarly_json import read_pages
+from litsift.sources.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "jats_text", "parse_page", "work_record"]
@@ -124,20 +123,9 @@ def _page(doc: Any) -> Page:
     else:
         page.error = "holds no Crossref works"
         return page
-    stamps = []
-    for n, work in enumerate(works, start=1):
-        try:
-            rec = work_record(work, f"item {n}")
-        except ValueError as err:
-            page.items.append(BadItem(f"item {n}", str(err)))
-            continue
-        if rec is not None:
-            page.items.append(rec)
-            indexed = (work.get("indexed") or {}).get("date-time")
-            if isinstance(indexed, str):
-                stamps.append(indexed)
-    page.high_water = max(stamps) if stamps else None
-    return page
+    return fill_page(
+        page, works, work_record, "item", lambda w: (w.get("indexed") or {}).get("date-time")
+    )
 
 
 def parse_page(data: bytes) -> Page:
@@ -146,10 +134,7 @@ def parse_page(data: bytes) -> Page:
     Raises:
         IngestError: the body is not JSON.
     """
-    try:
-        return _page(json.loads(data))
-    except (ValueError, RecursionError) as err:
-        raise IngestError(f"not JSON ({err})"[:200], "the response is cut") from None
+    return parse_json_page(data, _page)
 
 
 def read_crossref(path: Path) -> Iterator[SourceRecord | BadItem]:

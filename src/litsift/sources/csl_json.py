@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
 
@@ -26,19 +26,8 @@ _CSL_KEYS = {"issued", "container-title", "citation-key", "author", "type", "URL
 
 def _load(path: Path) -> Any:
     try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise IngestError(f"{path}: cannot be read ({err.strerror})", "check the path") from None
-    if raw[:2] == b"\x1f\x8b":
-        import gzip
-
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
-    try:
-        return json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        return json.loads(read_text(path))
+    except (ValueError, RecursionError) as err:
         raise IngestError(f"{path}: not valid JSON ({err})"[:300], "export it again") from None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from litsift.errors import StoreError
 from litsift.sources.identity import IdentityIndex
 from litsift.sources.ids import ids_in_text
+from litsift.sources.writer import merge_fields
 from litsift.store.history import now_iso
 from litsift.store.records import content_hash, normalize
 from litsift.store.repo import Store
@@ -111,20 +112,6 @@ def find_duplicates(store: Store) -> DedupPlan:
     return DedupPlan(list(groups.values()), len(rows))
 
 
-def _merge_fields(keep: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    out = dict(keep)
-    for key in ("title", "venue", "status", "url", "license"):
-        if not out[key] and other[key]:
-            out[key] = other[key]
-    if len(other["abstract"] or "") > len(out["abstract"] or ""):
-        out["abstract"] = other["abstract"]
-    if len(other["authors"]) > len(out["authors"]):
-        out["authors"] = other["authors"]
-    if out["year"] is None:
-        out["year"] = other["year"]
-    return out
-
-
 def _row(conn: sqlite3.Connection, doc_id: str) -> dict[str, Any] | None:
     row = conn.execute(f"SELECT {', '.join(_COLS)} FROM papers WHERE id = ?", (doc_id,)).fetchone()
     if row is None:
@@ -191,7 +178,7 @@ def apply(store: Store, plan: DedupPlan) -> int:
                     other = _row(conn, doc_id)
                     if other is None:
                         continue
-                    merged = _merge_fields(merged, other)
+                    merged = merge_fields(merged, other)
                     _move_triage(conn, group.keep, doc_id)
                     conn.execute("DELETE FROM papers WHERE id = ?", (doc_id,))
                     removed += 1

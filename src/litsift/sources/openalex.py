@@ -10,15 +10,13 @@ bad item. (OpenAlex API docs: docs.openalex.org/api-entities/works/work-object.)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text
 from litsift.sources.ids import normalize_ids
-from litsift.sources.scholarly_json import read_pages
+from litsift.sources.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "parse_page", "work_record"]
@@ -98,19 +96,7 @@ def _page(doc: Any) -> Page:
     else:
         page.error = "holds no OpenAlex works"
         return page
-    stamps = []
-    for n, work in enumerate(works, start=1):
-        try:
-            rec = work_record(work, f"work {n}")
-        except ValueError as err:
-            page.items.append(BadItem(f"work {n}", str(err)))
-            continue
-        if rec is not None:
-            page.items.append(rec)
-            if isinstance(work.get("updated_date"), str):
-                stamps.append(work["updated_date"])
-    page.high_water = max(stamps) if stamps else None
-    return page
+    return fill_page(page, works, work_record, "work", lambda w: w.get("updated_date"))
 
 
 def parse_page(data: bytes) -> Page:
@@ -119,10 +105,7 @@ def parse_page(data: bytes) -> Page:
     Raises:
         IngestError: the body is not JSON.
     """
-    try:
-        return _page(json.loads(data))
-    except (ValueError, RecursionError) as err:
-        raise IngestError(f"not JSON ({err})"[:200], "the response is cut") from None
+    return parse_json_page(data, _page)
 
 
 def read_openalex(path: Path) -> Iterator[SourceRecord | BadItem]:

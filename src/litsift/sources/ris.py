@@ -19,7 +19,7 @@ from typing import Any
 import rispy
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.ids import ids_in_text, normalize_doi
 from litsift.types import Kind
 
@@ -27,25 +27,6 @@ __all__ = ["FORMATS", "read_ris", "read_wos"]
 
 _RIS_TAG_RE = re.compile(rb"^(?:\d+\.\s*)?TY  - ", re.MULTILINE)
 _WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
-
-
-def _text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise IngestError(f"{path}: cannot be read ({err.strerror})", "check the path") from None
-    if raw[:2] == b"\x1f\x8b":
-        import gzip
-
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("cp1252", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _first(entry: dict[str, Any], *keys: str) -> Any:
@@ -105,7 +86,7 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
 
 
 def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
-    text = _text(path)
+    text = read_text(path)
     try:
         if wos:
             entries = rispy.loads(text, implementation=rispy.WokParser)

@@ -15,15 +15,13 @@ PubMed, PubMedCentral, MAG, DBLP, CorpusId).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
 from litsift.sources.ids import normalize_corpusid, normalize_ids, normalize_s2
-from litsift.sources.scholarly_json import read_pages
+from litsift.sources.scholarly_json import parse_json_page, read_pages
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "paper_record", "parse_page"]
@@ -132,10 +130,7 @@ def parse_page(data: bytes) -> Page:
     Raises:
         IngestError: the body is not JSON.
     """
-    try:
-        return _page(json.loads(data))
-    except (ValueError, RecursionError) as err:
-        raise IngestError(f"not JSON ({err})"[:200], "the response is cut") from None
+    return parse_json_page(data, _page)
 
 
 def read_s2(path: Path) -> Iterator[SourceRecord | BadItem]:

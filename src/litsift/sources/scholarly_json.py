@@ -3,16 +3,15 @@ load a file (``.gz``, a JSON document, or JSON Lines), and the page-to-items hel
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Page, SourceRecord
+from litsift.sources.base import BadItem, Page, SourceRecord, read_bytes
 
-__all__ = ["load_json_or_lines", "read_pages"]
+__all__ = ["fill_page", "load_json_or_lines", "parse_json_page", "read_pages"]
 
 
 def load_json_or_lines(path: Path) -> tuple[Any, list[tuple[int, Any]]]:
@@ -22,12 +21,7 @@ def load_json_or_lines(path: Path) -> tuple[Any, list[tuple[int, Any]]]:
     Raises:
         IngestError: the file cannot be read or is neither JSON nor JSON Lines.
     """
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-    except (OSError, EOFError) as err:
-        raise IngestError(f"{path}: cannot be read ({err})"[:300], "check the file") from None
+    raw = read_bytes(path)
     text = raw.decode("utf-8-sig", errors="replace")
     try:
         return json.loads(text), []
@@ -73,3 +67,42 @@ def read_pages(
             continue
         if rec is not None:
             yield rec
+
+
+def parse_json_page(data: bytes, page_of: Callable[[Any], Page]) -> Page:
+    """``page_of`` applied to a response body parsed as JSON.
+
+    Raises:
+        IngestError: the body is not JSON (a cut or non-JSON response).
+    """
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as err:
+        raise IngestError(f"not JSON ({err})"[:200], "the response is cut") from None
+    return page_of(document)
+
+
+def fill_page(
+    page: Page,
+    objects: list[Any],
+    record_of: Callable[[Any, str], SourceRecord | None],
+    label: str,
+    stamp_of: Callable[[Any], Any] | None = None,
+) -> Page:
+    """Append ``record_of(obj, f"{label} N")`` of each object to ``page`` (a ``ValueError`` is a
+    bad item, None is skipped) and set ``page.high_water`` to the newest ``stamp_of(obj)``."""
+    stamps = []
+    for n, obj in enumerate(objects, start=1):
+        try:
+            rec = record_of(obj, f"{label} {n}")
+        except ValueError as err:
+            page.items.append(BadItem(f"{label} {n}", str(err)))
+            continue
+        if rec is None:
+            continue
+        page.items.append(rec)
+        stamp = stamp_of(obj) if stamp_of is not None else None
+        if isinstance(stamp, str):
+            stamps.append(stamp)
+    page.high_water = max(stamps) if stamps else None
+    return page

@@ -39,7 +39,7 @@ from litsift.store.repo import Store
 from litsift.store.schema import CONTENT_COLUMNS
 from litsift.types import Kind
 
-__all__ = ["BATCH", "Counts", "Problem", "RecordWriter"]
+__all__ = ["BATCH", "Counts", "Problem", "RecordWriter", "merge_fields", "upsert"]
 
 BATCH = 200
 _PAPER_COLS = CONTENT_COLUMNS[Kind.PAPER]
@@ -79,6 +79,39 @@ def _json_list(text: str | None) -> list[Any]:
     except ValueError:
         return []
     return value if isinstance(value, list) else []
+
+
+def merge_fields(stored: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """``stored`` paper fields completed from ``other``: empty fields filled, the longer
+    abstract and the longer author list kept, the year kept unless missing.
+
+    Both are dicts of the paper columns with ``authors`` as a list.
+    """
+    out = dict(stored)
+    for key in ("title", "venue", "status", "url", "license"):
+        if not out[key] and other[key]:
+            out[key] = other[key]
+    if len(other["abstract"] or "") > len(out["abstract"] or ""):
+        out["abstract"] = other["abstract"]
+    if len(other["authors"]) > len(out["authors"]):
+        out["authors"] = other["authors"]
+    if out["year"] is None:
+        out["year"] = other["year"]
+    return out
+
+
+def upsert(
+    conn: sqlite3.Connection, kind: Kind, values: tuple[Any, ...], digest: str, revision: int
+) -> None:
+    """Insert or update one record row (its content columns, content hash and revision)."""
+    cols = CONTENT_COLUMNS[kind]
+    marks = ", ".join("?" * (len(cols) + 2))
+    keep = ", ".join(f"{c} = excluded.{c}" for c in (*cols[1:], "content_hash"))
+    conn.execute(
+        f"INSERT INTO {kind.table} ({', '.join(cols)}, content_hash, revision) VALUES ({marks}) "
+        f"ON CONFLICT(id) DO UPDATE SET {keep}, revision = excluded.revision",
+        (*values, digest, revision),
+    )
 
 
 class RecordWriter:
@@ -182,14 +215,7 @@ class RecordWriter:
             )
         if old is None or old[-1] != new_hash:
             revision += 1
-            marks = ", ".join("?" * (len(_PAPER_COLS) + 2))
-            keep = ", ".join(f"{c} = excluded.{c}" for c in (*_PAPER_COLS[1:], "content_hash"))
-            self.conn.execute(
-                f"INSERT INTO papers ({', '.join(_PAPER_COLS)}, content_hash, revision) "
-                f"VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {keep}, "
-                "revision = excluded.revision",
-                (*values, new_hash, revision),
-            )
+            upsert(self.conn, Kind.PAPER, values, new_hash, revision)
         self._write_side_tables(fmt, file, rec, doc_id)
         authors = _json_list(values[3])
         self.index.add(doc_id, values[1], authors, values[4], rec.ids, rec.family_names)
@@ -225,17 +251,7 @@ class RecordWriter:
             return new
         stored = dict(zip(_PAPER_COLS, old[: len(_PAPER_COLS)], strict=True))
         stored["authors"] = _json_list(stored["authors"])
-        out = dict(stored)
-        for key in ("title", "venue", "status", "url", "license"):
-            if not out[key] and new[key]:
-                out[key] = new[key]
-        if len(new["abstract"]) > len(out["abstract"] or ""):
-            out["abstract"] = new["abstract"]
-        if len(new["authors"]) > len(out["authors"]):
-            out["authors"] = new["authors"]
-        if out["year"] is None:
-            out["year"] = new["year"]
-        return out
+        return merge_fields(stored, new)
 
     def _write_side_tables(self, fmt: str, file: str, rec: SourceRecord, doc_id: str) -> None:
         kind = self.kind.value
@@ -296,7 +312,6 @@ class RecordWriter:
         )
 
     def _write_dataset(self, fmt: str, file: str, rec: SourceRecord, revision: int) -> int:
-        cols = CONTENT_COLUMNS[Kind.DATASET]
         if not rec.dataset:
             raise InvalidRecord("no dataset fields")
         values = normalize(Kind.DATASET, rec.dataset)
@@ -312,14 +327,7 @@ class RecordWriter:
             self.counts.updated += 1
         if old is None or old[0] != new_hash:
             revision += 1
-            marks = ", ".join("?" * (len(cols) + 2))
-            keep = ", ".join(f"{c} = excluded.{c}" for c in (*cols[1:], "content_hash"))
-            self.conn.execute(
-                f"INSERT INTO datasets ({', '.join(cols)}, content_hash, revision) "
-                f"VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET {keep}, "
-                "revision = excluded.revision",
-                (*values, new_hash, revision),
-            )
+            upsert(self.conn, Kind.DATASET, values, new_hash, revision)
         self.conn.execute(
             "INSERT INTO provenance(kind, doc_id, format, file, location, fetched_at) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(kind, format, file, location) DO UPDATE SET "
