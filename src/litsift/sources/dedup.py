@@ -16,7 +16,6 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from litsift.errors import StoreError
 from litsift.sources.identity import IdentityIndex
 from litsift.sources.ids import ids_in_text
 from litsift.sources.writer import merge_fields
@@ -158,40 +157,28 @@ def apply(store: Store, plan: DedupPlan) -> int:
     Raises:
         StoreError: the store is locked by another writer.
     """
-    conn = store.conn
     removed = 0
-    with store.lock:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
-            raise StoreError(f"the store {store.path} is locked ({err})", "retry later") from err
-        try:
-            revision = int(
-                conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
-            )
-            for group in plan.groups:
-                keep = _row(conn, group.keep)
-                if keep is None:
+    with store.write_transaction() as conn:
+        revision = int(conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0])
+        for group in plan.groups:
+            keep = _row(conn, group.keep)
+            if keep is None:
+                continue
+            merged = keep
+            for doc_id, _, _ in group.merge:
+                other = _row(conn, doc_id)
+                if other is None:
                     continue
-                merged = keep
-                for doc_id, _, _ in group.merge:
-                    other = _row(conn, doc_id)
-                    if other is None:
-                        continue
-                    merged = merge_fields(merged, other)
-                    _move_triage(conn, group.keep, doc_id)
-                    conn.execute("DELETE FROM papers WHERE id = ?", (doc_id,))
-                    removed += 1
-                values = normalize(Kind.PAPER, merged)
-                revision += 1
-                conn.execute(
-                    f"UPDATE papers SET {', '.join(f'{c} = ?' for c in _COLS[1:])}, "
-                    "content_hash = ?, revision = ? WHERE id = ?",
-                    (*values[1:], content_hash(values), revision, group.keep),
-                )
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),))
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
+                merged = merge_fields(merged, other)
+                _move_triage(conn, group.keep, doc_id)
+                conn.execute("DELETE FROM papers WHERE id = ?", (doc_id,))
+                removed += 1
+            values = normalize(Kind.PAPER, merged)
+            revision += 1
+            conn.execute(
+                f"UPDATE papers SET {', '.join(f'{c} = ?' for c in _COLS[1:])}, "
+                "content_hash = ?, revision = ? WHERE id = ?",
+                (*values[1:], content_hash(values), revision, group.keep),
+            )
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),))
     return removed

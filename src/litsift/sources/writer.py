@@ -29,7 +29,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from litsift.errors import StoreError
 from litsift.sources.base import BadItem, SourceRecord, clean_text
 from litsift.sources.identity import IdentityIndex, first_family, title_key
 from litsift.sources.ids import preferred
@@ -142,34 +141,20 @@ class RecordWriter:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        with self.store.lock:
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                raise StoreError(
-                    f"the store {self.store.path} is locked by another writer ({err})",
-                    "wait for the other litsift ingest or index build to finish, then retry",
-                ) from err
-            try:
-                revision = int(
-                    self.conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
-                )
-                for fmt, file, item in pending:
-                    self.counts.read += 1
-                    if isinstance(item, BadItem):
-                        self.counts.bad.append(Problem(file, item.location, item.reason))
-                        continue
-                    try:
-                        revision = self._write(fmt, file, item, revision)
-                    except InvalidRecord as err:
-                        self.counts.bad.append(Problem(file, item.location, str(err)))
-                self.conn.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),)
-                )
-                self.conn.commit()
-            except BaseException:
-                self.conn.rollback()
-                raise
+        with self.store.write_transaction() as conn:
+            revision = int(
+                conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
+            )
+            for fmt, file, item in pending:
+                self.counts.read += 1
+                if isinstance(item, BadItem):
+                    self.counts.bad.append(Problem(file, item.location, item.reason))
+                    continue
+                try:
+                    revision = self._write(fmt, file, item, revision)
+                except InvalidRecord as err:
+                    self.counts.bad.append(Problem(file, item.location, str(err)))
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),))
 
     # ----------------------------------------------------------------- writing
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from litsift.errors import LitsiftError, StoreError
+from litsift.errors import LitsiftError
 from litsift.store.repo import Store
 from litsift.types import HistoryEntry as HistoryEntry  # re-exported: it moved to types
 from litsift.types import Kind, YearRange
@@ -71,21 +71,8 @@ class StoreWriter:
             raise TriageError(
                 f"the store {self.store.path} is open read-only", "open it for writing to triage"
             )
-        with self.store.lock:
-            conn = self.store.conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                raise StoreError(
-                    f"the store {self.store.path} is locked by another writer ({err})",
-                    "wait for the other litsift ingest or index build to finish, then retry",
-                ) from err
-            try:
-                yield conn
-            except BaseException:
-                conn.rollback()
-                raise
-            conn.commit()
+        with self.store.write_transaction() as conn:
+            yield conn
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self.store.lock:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
@@ -240,3 +241,27 @@ class Store:
     def lock(self) -> threading.RLock:
         """Held around every statement; writers in this package take it for a whole batch."""
         return self._lock
+
+    @contextmanager
+    def write_transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction under the store's lock: committed when the
+        block ends, rolled back when it raises.
+
+        Raises:
+            StoreError: another process held the write lock past the busy timeout (10 s).
+        """
+        with self.lock:
+            conn = self.conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                raise StoreError(
+                    f"the store {self.path} is locked by another writer ({err})",
+                    "wait for the other litsift ingest or index build to finish, then retry",
+                ) from err
+            try:
+                yield conn
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
