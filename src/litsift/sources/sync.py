@@ -208,6 +208,7 @@ def run_sync(
     params: dict[str, Any] = dict(first)
     result = SyncResult(high_water=spec.high_water)
     restarted = False
+    seen_tokens: set[str] = set()
     while True:
         body = client.get(url, params=params, headers=headers)
         try:
@@ -243,6 +244,12 @@ def run_sync(
         if not page.next or not page.items or (max_pages and result.pages >= max_pages):
             result.stopped_early = bool(page.next and page.items)
             break
+        # a server handing out the same token again would loop forever: stop (Crossref is the
+        # exception: its deep-paging cursor stays the same string; its walk ends on no items)
+        if spec.source != "crossref" and page.next in seen_tokens:
+            result.stopped_early = True
+            break
+        seen_tokens.add(page.next)
         params = _next_params(spec, first, page.next)
     return result
 
