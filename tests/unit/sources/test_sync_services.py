@@ -15,7 +15,8 @@ JSON = {"Content-Type": "application/json"}
 #: the last answer of a walk when the recordings stop before it: the services' own end
 #: markers (Crossref: an empty ``items`` page; S2 bulk search: no ``token``)
 END = {
-    "crossref": b'{"status":"ok","message-type":"work-list","message":{"items":[],"total-results":60}}',
+    "crossref": b'{"status":"ok","message-type":"work-list",'
+    b'"message":{"items":[],"total-results":60}}',
     "s2": b'{"total": 2000, "data": []}',
 }
 CHAINS = {  # source -> (params, the recorded pages in walk order, records per sink call)
