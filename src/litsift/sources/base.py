@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,7 +176,7 @@ def read_bytes(path: Path) -> bytes:
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
+        except (OSError, EOFError, zlib.error) as err:
             raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
     return raw
 

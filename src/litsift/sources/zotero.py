@@ -3,7 +3,8 @@ Better BibTeX's JSON export of a library.
 
 ``zotero.sqlite`` is opened read-only and ``immutable`` (``file:...?mode=ro&immutable=1``), so
 a running Zotero's lock is neither needed nor disturbed and nothing is ever written. Regular
-items only (not notes, attachments, annotations; not items in the trash); fields through
+items only (not notes, attachments, annotations; not items in the trash or in RSS feed
+libraries); fields through
 ``itemData`` / ``itemDataValues`` / ``fieldsCombined`` (Zotero's field names: ``title``,
 ``abstractNote``, ``date``, ``DOI``, ``url``, ``publicationTitle``, ``extra``...), creators in
 order, tags, collections as ``Parent/Child`` paths, child notes (HTML -> text), and PDF
@@ -156,10 +157,17 @@ def read_zotero(path: Path) -> Iterator[SourceRecord | BadItem]:
             else "fields"
         )
         deleted = {r[0] for r in conn.execute("SELECT itemID FROM deletedItems")}
-        items = conn.execute(
-            "SELECT i.itemID, i.key, t.typeName FROM items i JOIN itemTypes t USING (itemTypeID) "
-            "ORDER BY i.itemID"
-        ).fetchall()
+        # items of RSS feed libraries (libraries.type = 'feed') are subscriptions, not papers
+        # the user kept: the Zotero 9 sample has 5 podcast episodes there
+        feeds = {r[0] for r in conn.execute("SELECT libraryID FROM libraries WHERE type = 'feed'")}
+        items = [
+            (item_id, key, type_name)
+            for item_id, key, type_name, library in conn.execute(
+                "SELECT i.itemID, i.key, t.typeName, i.libraryID FROM items i "
+                "JOIN itemTypes t USING (itemTypeID) ORDER BY i.itemID"
+            )
+            if library not in feeds
+        ]
         fields: dict[int, dict[str, Any]] = {}
         for item_id, name, value in conn.execute(
             f"SELECT d.itemID, f.fieldName, v.value FROM itemData d "
