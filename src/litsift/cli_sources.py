@@ -211,12 +211,7 @@ def sync_cmd(
             "name": job.name,
             "source": job.source,
             "pages": result.pages,
-            "read": counts.read,
-            "added": counts.added,
-            "merged": counts.merged,
-            "unchanged": counts.unchanged,
-            "updated": counts.updated,
-            "bad": [str(b) for b in counts.bad],
+            **counts.to_json(),
             "high_water": job.high_water,
         }
         for job, result, counts in done

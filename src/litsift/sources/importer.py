@@ -35,49 +35,24 @@ ImportProgress = Callable[[int, int, int], None]
 
 
 @dataclass
-class ImportReport:
-    """What one ``litsift ingest`` did.
+class ImportReport(Counts):
+    """What one ``litsift ingest`` did: the :class:`~litsift.sources.writer.Counts` (``read``;
+    ``added`` new records; ``updated`` entries imported before from the same format, file and
+    location whose content changed; ``merged`` entries that matched another record by
+    identifier or title + first author + year; ``unchanged``; ``bad`` entries and unusable
+    files; ``merges``), and:
 
     Attributes:
         kind: papers or datasets.
-        read: entries read, good and bad.
-        added: new records.
-        updated: entries imported before (same format, file and location) whose content changed.
-        merged: entries that matched another record (by identifier or title + first author +
-            year) and were merged onto it.
-        unchanged: entries imported before with nothing new.
-        bad: bad entries and unusable files, in order.
         skipped: files no format claims (``FILE: reason``).
         files: ``(file, format, entries read)`` per file read.
-        merges: ``(FILE:LOCATION, stored id, reason)`` per merged entry.
         elapsed_s: wall time in seconds.
     """
 
-    kind: Kind
-    read: int = 0
-    added: int = 0
-    updated: int = 0
-    merged: int = 0
-    unchanged: int = 0
-    bad: list[Problem] = field(default_factory=list)
+    kind: Kind = Kind.PAPER
     skipped: list[Problem] = field(default_factory=list)
     files: list[tuple[str, str, int]] = field(default_factory=list)
-    merges: list[tuple[str, str, str]] = field(default_factory=list)
     elapsed_s: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing was bad."""
-        return not self.bad
-
-    def fold(self, counts: Counts) -> None:
-        self.read += counts.read
-        self.added += counts.added
-        self.updated += counts.updated
-        self.merged += counts.merged
-        self.unchanged += counts.unchanged
-        self.bad.extend(counts.bad)
-        self.merges.extend(counts.merges)
 
     def summary(self) -> str:
         """One line, e.g. ``3 files: 988 read, 960 added, ... in 1.2 s``."""
@@ -93,15 +68,9 @@ class ImportReport:
         """The report as plain JSON data (``litsift ingest --json``)."""
         return {
             "kind": self.kind.value,
-            "read": self.read,
-            "added": self.added,
-            "updated": self.updated,
-            "merged": self.merged,
-            "unchanged": self.unchanged,
-            "bad": [str(p) for p in self.bad],
+            **super().to_json(),
             "skipped": [str(p) for p in self.skipped],
             "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in self.files],
-            "merges": [{"entry": e, "into": d, "by": r} for e, d, r in self.merges],
             "elapsed_s": round(self.elapsed_s, 3),
         }
 

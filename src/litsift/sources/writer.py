@@ -71,6 +71,30 @@ class Counts:
     #: ``(incoming location, stored doc id, reason)`` for each record merged onto another
     merges: list[tuple[str, str, str]] = field(default_factory=list)
 
+    @property
+    def ok(self) -> bool:
+        """True when nothing was bad."""
+        return not self.bad
+
+    def fold(self, other: Counts) -> None:
+        """Add ``other``'s counts, bad entries and merges to these."""
+        for name in ("read", "added", "updated", "merged", "unchanged"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.bad.extend(other.bad)
+        self.merges.extend(other.merges)
+
+    def to_json(self) -> dict[str, Any]:
+        """The counts as plain JSON data (bad entries as ``FILE:LOCATION: reason``)."""
+        return {
+            "read": self.read,
+            "added": self.added,
+            "updated": self.updated,
+            "merged": self.merged,
+            "unchanged": self.unchanged,
+            "bad": [str(p) for p in self.bad],
+            "merges": [{"entry": e, "into": d, "by": r} for e, d, r in self.merges],
+        }
+
 
 def _json_list(text: str | None) -> list[Any]:
     try:
