@@ -104,6 +104,12 @@ def _index(
             )
         if dense:
             click.echo(f"{k.table}: {report.summary()}")
+            with progress_bar(not quiet) as bar:
+                embedded, total = svc.build_sentences(k, progress=bar)
+            click.echo(
+                f"{k.table}: aspect sentences of {total:,} records stored "
+                f"({embedded:,} cut and embedded now)"
+            )
 
 
 @main.command()

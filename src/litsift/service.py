@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from litsift.search.manifest import Manifest
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
+    from litsift.search.sentences import SentenceStore
     from litsift.service_sources import SourceService
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
@@ -74,6 +75,7 @@ class LitsiftService:
         self._llm: LLMSession | None = None
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
+        self._sentences: SentenceStore | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -113,6 +115,10 @@ class LitsiftService:
         with self._lock:
             self._searchers = None
             self._triage = None
+            self._aspect_scorer = None
+            if self._sentences is not None:
+                self._sentences.close()
+                self._sentences = None
             if self._store is not None:
                 self._store.close()
                 self._store = None
@@ -346,9 +352,42 @@ class LitsiftService:
 
         with self._lock:
             if self._aspect_scorer is None:
-                self._aspect_scorer = AspectScorer(self.encoder)
+                self._aspect_scorer = AspectScorer(self.encoder, sentences=self.sentence_store)
             scorer = self._aspect_scorer
         return scorer.score(list(aspects), [h.record for h in hits])
+
+    @property
+    def sentence_store(self) -> SentenceStore | None:
+        """Stored sentence spans + vectors for aspect scoring (:mod:`litsift.search.sentences`),
+        or None when the index directory cannot hold it."""
+        from litsift.search.sentences import open_sentence_store
+
+        with self._lock:
+            if self._sentences is None:
+                self._sentences = open_sentence_store(self.paths.index_dir, self.encoder)
+            return self._sentences
+
+    def build_sentences(self, kind: Kind, progress: Progress | None = None) -> tuple[int, int]:
+        """Cut and embed the sentences of every record of ``kind`` that lacks them, for aspect
+        scoring (the third index phase, after BM25 and dense; resumable, see
+        :func:`litsift.search.sentences.build_sentences`).
+
+        Returns:
+            ``(embedded now, records of kind)``; ``(0, n)`` when the store cannot be opened.
+        """
+        from litsift.search.sentences import build_sentences
+
+        sentences = self.sentence_store
+        if sentences is None:
+            return 0, self.store.count(kind)
+        return build_sentences(self.store, self.encoder, kind, sentences, progress)
+
+    def needs_sentences(self, kind: Kind) -> bool:
+        """True when fewer records of ``kind`` have stored sentences than the store holds."""
+        sentences = self.sentence_store
+        if sentences is None:
+            return False
+        return sentences.count(kind) < self.store.count(kind)
 
     def coverage_order(
         self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0

@@ -23,7 +23,7 @@ shipped); ``tests/unit/test_aspects.py`` checks they stay near-optimal.
 from __future__ import annotations
 
 import functools
-import hashlib
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects import content_terms, split_sentences
+from litsift.search.aspects import content_terms
+from litsift.search.sentences import MAX_SENTENCES as MAX_SENTENCES
+from litsift.search.sentences import SentenceStore, SentenceView, sentence_views, text_hash
 from litsift.search.text import passage_text
 from litsift.types import Aspect, Hit, Record
 from litsift.types import AspectScore as AspectScore  # re-exported: defined in types
@@ -55,8 +57,6 @@ FloatArray = npt.NDArray[np.float32]
 CALIBRATED_THRESHOLDS: tuple[float, float] = (0.34, 0.40)
 #: λ, the weight of ``bm25_evidence`` in the combined score (same calibration run).
 CALIBRATED_LAMBDA: float = 0.1
-#: Sentences embedded per record at most (long dataset descriptions are cut).
-MAX_SENTENCES = 64
 #: Records whose sentence embeddings are kept in memory (oldest dropped first).
 MAX_CACHED_RECORDS = 20_000
 
@@ -66,9 +66,15 @@ T = TypeVar("T", Hit, Record)
 class TextEncoder(Protocol):
     """What scoring needs of a bi-encoder (:class:`litsift.models_onnx.Encoder` has it)."""
 
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def cache_key(self) -> str: ...
+
     def encode_queries(self, texts: Sequence[str]) -> FloatArray: ...
 
-    def encode_passages(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray: ...
+    def encode_passages(self, texts: Sequence[str]) -> FloatArray: ...
 
 
 def record_text(record: Record) -> str:
@@ -106,15 +112,19 @@ class _DocView:
 
 
 class AspectScorer:
-    """Scores records against aspects; sentence embeddings are cached in memory per record.
+    """Scores records against aspects; each record's sentences are cut and embedded once.
 
-    The cache key is the record id with a hash of its text, so an edited record is re-embedded.
-    Aspect texts are embedded on every call (they are few and the user may edit them).
+    A record's sentence spans and vectors come from, in order: this scorer's memory, the
+    ``sentences`` store (:mod:`litsift.search.sentences`, filled at index time), or the encoder
+    (then written to the store). They are keyed by record id with a hash of its text, so an
+    edited record is cut and embedded again. Aspect texts are embedded on every call (they are
+    few and the user may edit them).
 
     Args:
         encoder: a bi-encoder; aspects are embedded as queries, sentences as passages.
         thresholds: ``(t1, t2)`` on the combined score, ``t1 <= t2``.
         lexical_weight: ``λ`` in ``[0, 1]``, the weight of ``bm25_evidence``.
+        sentences: where sentence views are looked up before embedding, or None.
 
     Raises:
         ValueError: thresholds out of order or ``lexical_weight`` outside ``[0, 1]``.
@@ -125,6 +135,7 @@ class AspectScorer:
         encoder: TextEncoder,
         thresholds: tuple[float, float] = CALIBRATED_THRESHOLDS,
         lexical_weight: float = CALIBRATED_LAMBDA,
+        sentences: SentenceStore | None = None,
     ) -> None:
         if thresholds[0] > thresholds[1]:
             raise ValueError(f"thresholds must be (t1, t2) with t1 <= t2, got {thresholds}")
@@ -133,26 +144,44 @@ class AspectScorer:
         self.encoder = encoder
         self.thresholds = (float(thresholds[0]), float(thresholds[1]))
         self.lexical_weight = float(lexical_weight)
-        self._docs: dict[tuple[str, str], _DocView] = {}
+        self.sentences = sentences
+        self._docs: dict[tuple[str, str, bytes], _DocView] = {}
 
     def _views(self, records: Sequence[Record]) -> list[_DocView]:
-        keys: list[tuple[str, str]] = []
-        todo: dict[tuple[str, str], str] = {}
+        keys: list[tuple[str, str, bytes]] = []
+        todo: dict[tuple[str, str, bytes], Record] = {}
         for r in records:
             text = record_text(r)
-            key = (r.id, hashlib.sha1(text.encode("utf-8")).hexdigest())
+            key = (r.kind.value, r.id, text_hash(text))
             keys.append(key)
             if key not in self._docs:
-                todo[key] = text
-        for k, text in todo.items():
-            # one encoder call per record: the int8 model quantises activations per batch, so
-            # a record's sentence vectors do not depend on which other records are scored
-            spans = tuple(split_sentences(text)[:MAX_SENTENCES])
-            sentences = [text[s:e] for s, e in spans]
-            emb = self.encoder.encode_passages(sentences) if sentences else np.zeros((0, 1))
+                todo[key] = r
+        stored: dict[tuple[str, str], SentenceView] = {}
+        if todo and self.sentences is not None:
+            for kind in {r.kind for r in todo.values()}:
+                wanted = [(r.id, record_text(r)) for r in todo.values() if r.kind is kind]
+                try:
+                    got = self.sentences.get(kind, wanted)
+                except sqlite3.Error:  # derived data: embed instead
+                    got = {}
+                stored.update({(kind.value, doc_id): v for doc_id, v in got.items()})
+        fresh: list[tuple[Record, SentenceView]] = []
+        for k, r in todo.items():
+            view = stored.get((k[0], k[1]))
+            if view is None:
+                # one encoder call per record; a vector depends on its text alone anyway
+                view = sentence_views([r], self.encoder)[0]
+                fresh.append((r, view))
             if len(self._docs) >= MAX_CACHED_RECORDS:
                 del self._docs[next(iter(self._docs))]  # drop the oldest entry
-            self._docs[k] = _DocView(text, spans, emb.astype(np.float32), stem_terms(text))
+            spans = tuple((int(s), int(e)) for s, e in view.spans)
+            self._docs[k] = _DocView(view.text, spans, view.vectors, stem_terms(view.text))
+        if fresh and self.sentences is not None:
+            for kind in {r.kind for r, _ in fresh}:
+                try:
+                    self.sentences.put(kind, [(r.id, v) for r, v in fresh if r.kind is kind])
+                except sqlite3.Error:
+                    pass  # not kept: embedded again next time
         return [self._docs[k] for k in keys]
 
     def raw(

@@ -7,8 +7,10 @@ screen), and builds those kinds one after the other in a thread worker of group 
 (textual ``docs/guide/workers.md``): ``LitsiftService.build_index`` publishes BM25 first (the
 searchers are dropped and the current query runs again, BM25 only), then embeds the dense part
 with its progress (done / total, ETA) in the status line, and when it lands the query runs again,
-hybrid. The worker never holds the screen's service lock (searches go on meanwhile: the store
-and the encoder are thread-safe, and a search reads only published index parts). Closing the
+hybrid. Once every kind it built is hybrid, it stores the records' sentences for aspect scoring
+(``LitsiftService.build_sentences``, progress in the status line too; search is not re-run).
+The worker never holds the screen's service lock (searches go on meanwhile: the store and the
+encoder are thread-safe, and a search reads only published index parts). Closing the
 app cancels the worker: the next progress call stops the build, keeping what was published.
 """
 
@@ -68,7 +70,7 @@ class Meter:
 
     def __init__(self, kind: Kind) -> None:
         self.kind = kind
-        self._first: tuple[float, int] | None = None
+        self._first: tuple[float, int, str] | None = None
         self._last = (0.0, "")
 
     def due(self, now: float, stage: str, done: int, total: int) -> bool:
@@ -83,13 +85,15 @@ class Meter:
         of = f"{done:,} / {total:,}" if total else f"{done:,}"
         if stage == "bm25":
             return f"BM25 index: {self.kind.table} {of}"
-        if self._first is None:
-            self._first = (now, done)
+        if self._first is None or self._first[2] != stage:
+            self._first = (now, done, stage)
         pct = f" ({100 * done // total}%)" if total else ""
-        t0, d0 = self._first
+        t0, d0, _ = self._first
         eta = ""
         if done > d0 and total > done:
             eta = ", " + eta_text((total - done) * (now - t0) / (done - d0))
+        if stage == "sentences":
+            return f"aspect sentences: {self.kind.table} {of} embedded{pct}{eta}"
         return f"dense index: {self.kind.table} {of} embedded{pct}{eta}"
 
 
@@ -165,18 +169,41 @@ class IndexBuilder(Widget):
                 self.post_message(IndexFailed(kind, err))
                 continue
             self.post_message(IndexLanded(kind, "dense"))
+        for kind in kinds:  # third phase, after every kind is hybrid: aspect scoring's sentences
+            meter = Meter(kind)
+
+            def sentence_progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
+                if worker.is_cancelled:
+                    raise BuildCancelled("the app is closing")
+                now = time.monotonic()
+                if meter.due(now, stage, done, total):
+                    text = meter.text(stage, done, total, now)
+                    self.post_message(IndexProgress(meter.kind, text))
+
+            try:
+                self.service.build_sentences(kind, progress=sentence_progress)
+            except BuildCancelled:
+                return
+            except Exception as err:  # scoring still embeds per search: reported, not fatal
+                self.post_message(IndexFailed(kind, err))
+                continue
+            self.post_message(IndexLanded(kind, "sentences"))
 
     def _show_states(self) -> None:
         self.host.status.set_build_state(" · ".join(t for t in self._states.values() if t))
 
     @on(IndexProgress)
     def _progress(self, msg: IndexProgress) -> None:
-        if msg.kind in self.building:
+        if msg.kind in self.building or msg.text.startswith("aspect sentences"):
             self._states[msg.kind] = msg.text
             self._show_states()
 
     @on(IndexLanded)
     def _landed(self, msg: IndexLanded) -> None:
+        if msg.part == "sentences":
+            self._states.pop(msg.kind, None)
+            self._show_states()
+            return
         self.service.searchers.invalidate(msg.kind)
         if msg.part == "dense":
             self.building = self.building - {msg.kind}
