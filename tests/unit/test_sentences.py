@@ -23,7 +23,6 @@ from litsift.search.sentences import (
 from litsift.search.text import passage_text
 from litsift.service import LitsiftService
 from litsift.types import Kind
-from tests.conftest import read_jsonl_gz
 
 N_PAPERS = 40
 QUERY = (
@@ -165,9 +164,7 @@ def test_cli_index_stores_sentences(tmp_path: Path, paper_slice_rows: list[dict]
 
     home = tmp_path / "home"
     src = tmp_path / "papers.jsonl"
-    src.write_text(
-        "".join(json.dumps(r) + "\n" for r in paper_slice_rows[:12]), encoding="utf-8"
-    )
+    src.write_text("".join(json.dumps(r) + "\n" for r in paper_slice_rows[:12]), encoding="utf-8")
     runner = CliRunner()
     out = runner.invoke(main, ["--home", str(home), "ingest", "papers", str(src)])
     assert out.exit_code == 0, out.output
