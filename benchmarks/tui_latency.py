@@ -12,8 +12,9 @@ real queries (DataFinder keyphrase queries, papers tab, default settings: ``tui_
 2. **Enter** (without the debounce): the query is pasted into the bar (``Input.value``) and Enter
    is pressed; the time runs from the Enter key to the painted results.
 
-"Painted" is the first ``call_after_refresh`` of the search screen after it has shown the
-result (``SearchScreen._show``): the compositor has drawn the new rows. Between queries the app
+"Painted" is the first frame the compositor writes (``Screen._compositor_refresh``) after the
+search screen has shown the result (``SearchScreen._show``) and the results table has rendered
+its lines again: the terminal has the new rows. Between queries the app
 settles (search, aspect scoring of the 50 rows and any other worker finish), so each time starts
 from an idle app; aspect scoring runs after the paint and is not in the figures. The peer is the
 in-process ``service.search`` of the same queries measured in the same run (the floor the UI adds
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 from textual.keys import _character_to_key
+from textual.screen import Screen
 from textual.widgets import Input
 
 from litsift.eval.benchmarks import load_benchmark
@@ -44,7 +46,7 @@ from litsift.eval.runner import eval_home, prepare_home
 from litsift.service import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.search import SearchScreen
-from litsift.tui.widgets import query_bar
+from litsift.tui.widgets import ResultsTable, query_bar
 from litsift.types import Kind, Query, SearchResult
 
 
@@ -53,18 +55,39 @@ def pct(values: list[float], q: float) -> float:
 
 
 class PaintClock:
-    """Records when results for a query text were painted (after ``SearchScreen._show``)."""
+    """Records when results for a query text were painted: the first frame the compositor
+    writes (``Screen._compositor_refresh``) after ``SearchScreen._show`` took the result and
+    after the results table has rendered lines again (``ResultsTable.render_lines``)."""
 
     def __init__(self) -> None:
         self.painted: dict[str, float] = {}
-        original = SearchScreen._show
+        self._waiting: str | None = None
+        self._table_drawn = False
+        clock = self
+        show, draw, frame = (
+            SearchScreen._show,
+            ResultsTable.render_lines,
+            Screen._compositor_refresh,
+        )
 
         def _show(screen: SearchScreen, result: SearchResult, annotations: Any) -> None:
-            original(screen, result, annotations)
-            text = result.query.text
-            screen.call_after_refresh(lambda: self.painted.setdefault(text, time.perf_counter()))
+            show(screen, result, annotations)
+            clock._waiting, clock._table_drawn = result.query.text, False
+
+        def render_lines(table: ResultsTable, crop: Any) -> Any:
+            if clock._waiting is not None:
+                clock._table_drawn = True
+            return draw(table, crop)
+
+        def _compositor_refresh(screen: Screen[Any]) -> None:
+            frame(screen)
+            if clock._waiting is not None and clock._table_drawn:
+                clock.painted.setdefault(clock._waiting, time.perf_counter())
+                clock._waiting = None
 
         SearchScreen._show = _show  # type: ignore[method-assign]
+        ResultsTable.render_lines = render_lines  # type: ignore[method-assign]
+        Screen._compositor_refresh = _compositor_refresh  # type: ignore[method-assign]
 
 
 async def settle(pilot: Any) -> None:

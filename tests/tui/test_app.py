@@ -74,11 +74,20 @@ async def test_exact_title_is_first_and_detail_shows_abstract(
 async def test_typing_is_debounced_and_searches(service: Any) -> None:
     app = create_app(service)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"attention")
-        assert app.busy  # waiting for the debounce timer, nothing searched yet
+        await pilot.pause()
+        before = app.search_screen._request_id
+        bar = app.query_one("#query", Input)
+        for char in "attention":  # a burst (a paste, auto-repeat): all within the debounce
+            bar.insert_text_at_cursor(char)
         await settle(pilot)
+        assert app.search_screen._request_id - before == 1  # one search for the burst
         result = table(app, Kind.PAPER).result
         assert result is not None and result.query.text == "attention"
+        await pilot.press(*"s")  # a typed key searches on its own (after the debounce)
+        await settle(pilot)
+        assert app.search_screen._request_id - before == 2
+        result = table(app, Kind.PAPER).result
+        assert result is not None and result.query.text == "attentions"
         assert len(result.hits) > 0
         assert app.focused is app.query_one("#query", Input)  # typing keeps focus
 
@@ -284,3 +293,26 @@ async def test_readme_key_table_matches_the_bindings(service: Any) -> None:
         rows = help_rows(app, app.binding_groups(), {})
     actual = {keys: bid for keys, _, _, bid in rows}
     assert documented == actual
+
+
+async def test_footer_follows_focus_and_results_without_rebuilding(service: Any) -> None:
+    """The key footer is one line of text (no widget per key, so no mount or layout on each
+    search): it shows the keys of what has focus, and a click on a key presses it."""
+    from litsift.tui.widgets.footer import KeyFooter
+
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        before = footer.text
+        assert "Papers/Datasets" in before and "Query" in before
+        await search(pilot, "dialogue state tracking")
+        after = footer.text
+        assert app.focused is table(app, Kind.PAPER)
+        assert "Keep" in after and after != before
+        assert not list(footer.children)
+        start, _end, key = next(s for s in footer._spans if s[2] == "ctrl+t")
+        await pilot.click(KeyFooter, offset=(start + 1, 0))
+        await settle(pilot)
+        assert key == "ctrl+t" and app.search_screen.kind is Kind.DATASET

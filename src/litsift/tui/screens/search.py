@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, TabbedContent
+from textual.widgets import DataTable, Input, TabbedContent
 from textual.worker import get_current_worker
 
 from litsift.config import SearchSettings
@@ -55,6 +55,7 @@ from litsift.tui.screens.keys import (
 from litsift.tui.screens.ranking import RankingCommands
 from litsift.tui.screens.triage import TriageCommands
 from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
 from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
@@ -102,7 +103,7 @@ class SearchScreen(Screen[None]):
                     yield KindTab(kind, self.service.coverage_order)
             yield DetailPane(id="detail")
         yield StatusLine(show_timings=self.show_timings, id="status")
-        yield Footer()
+        yield KeyFooter()
         yield IndexBuilder(self.service, self, self.calls.lock)  # checks the store, builds
 
     @property

@@ -21,8 +21,12 @@ from litsift.text import for_terminal
 from litsift.tui.messages import QueryInvalid, SearchRequested
 from litsift.types import YearRange
 
-#: seconds of typing quiet before a search runs
-DEBOUNCE_S = 0.25
+#: seconds of typing quiet before a search runs: long enough to coalesce a burst of keys (a
+#: paste, key auto-repeat at ~30 ms a key), short against the ~100+ ms between a typist's keys.
+#: Searching as one types is affordable since a paper search costs ~3 ms, aspect scoring of
+#: the 50 rows ~10 ms of CPU (stored sentences) and a frame ~50 ms (benchmarks/tui_latency.py);
+#: it was 0.25 s while aspect scoring cost seconds.
+DEBOUNCE_S = 0.04
 
 _YEAR = Regex(r"^\d{4}$", failure_description="a year has four digits, e.g. 2015")
 

@@ -1,0 +1,151 @@
+"""The key footer: one line of text, repainted only when the keys it shows change.
+
+Textual's :class:`~textual.widgets.Footer` is a container of one widget per key, rebuilt on every
+``refresh_bindings`` (textual ``widgets/_footer.py``: ``bindings_changed`` → ``recompose``), and
+the search screen refreshes bindings on each search, result, highlight and focus change.
+Profiled on the 19.6K-paper home between Enter and the painted results, those rebuilds -- new
+widgets, their styles, a layout pass each -- took about half of the main loop's time. This footer
+renders the same keys (key, description; disabled ones dimmed) as one line of text: a change is
+a repaint of one widget, with no mount and no layout. A click on a key presses it, as in
+Textual's footer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+__all__ = ["KeyFooter"]
+
+#: (key, key display, description, enabled) of each shown binding
+Shown = tuple[tuple[str, str, str, bool], ...]
+
+
+class KeyFooter(Widget):
+    """The active bindings of the screen as one line: `` key description `` pairs."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "key-footer--key",
+        "key-footer--description",
+        "key-footer--disabled",
+    }
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        color: $footer-foreground;
+        background: $footer-background;
+        .key-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .key-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .key-footer--disabled {
+            color: $text-disabled;
+        }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: Shown = ()
+        #: the command palette's key, shown at the right end as in Textual's footer
+        self._palette: tuple[str, str, str, bool] | None = None
+        #: (start, end, key) cell ranges of the keys in the rendered line, for clicks
+        self._spans: list[tuple[int, int, str]] = []
+        self._palette_spans: list[tuple[int, int, str]] = []
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        # after the first refresh, as Textual's footer: the screen's widgets exist by then
+        self.call_after_refresh(lambda: self._bindings_changed(self.screen))
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        if not self.is_attached or screen is not self.screen:
+            return
+        shown: list[tuple[str, str, str, bool]] = []
+        actions: set[str] = set()
+        bindings = screen.active_bindings
+        for _node, binding, enabled, _tooltip in bindings.values():
+            if not binding.show or binding.action in actions:
+                continue  # one entry per action, as Textual's footer
+            actions.add(binding.action)
+            display = self.app.get_key_display(binding)
+            shown.append((binding.key, display, binding.description, bool(enabled)))
+        palette: tuple[str, str, str, bool] | None = None
+        if self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in bindings:
+            _node, binding, enabled, _tooltip = bindings[self.app.COMMAND_PALETTE_BINDING]
+            display = self.app.get_key_display(binding)
+            palette = (binding.key, display, binding.description, bool(enabled))
+        if tuple(shown) != self._shown or palette != self._palette:
+            self._shown, self._palette = tuple(shown), palette
+            self.refresh()  # a repaint: the height is fixed, nothing to lay out
+
+    def render(self) -> Table:
+        key_style = self.get_component_rich_style("key-footer--key")
+        desc_style = self.get_component_rich_style("key-footer--description")
+        off = self.get_component_rich_style("key-footer--disabled")
+
+        def keys(entries: Shown) -> tuple[Text, list[tuple[int, int, str]]]:
+            line = Text(no_wrap=True, overflow="ellipsis", end="")
+            spans = []
+            for key, display, description, enabled in entries:
+                start = line.cell_len
+                line.append(f" {display} ", key_style if enabled else key_style + off)
+                if description:
+                    line.append(f"{description} ", desc_style if enabled else desc_style + off)
+                spans.append((start, line.cell_len, key))
+            return line, spans
+
+        left, self._spans = keys(self._shown)
+        grid = Table.grid(expand=True)
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        if self._palette is None:
+            grid.add_row(left)
+            self._palette_spans = []
+            return grid
+        key, display, description, enabled = self._palette
+        right, self._palette_spans = keys(((key, display, description.lower(), enabled),))
+        grid.add_column(justify="right", no_wrap=True, width=right.cell_len)
+        grid.add_row(left, right)
+        return grid
+
+    @property
+    def text(self) -> str:
+        """The keys as plain text (what the line shows, without the padding)."""
+        return " ".join(
+            f"{display} {description}".strip()
+            for _k, display, description, _e in (
+                *self._shown,
+                *((self._palette,) if self._palette else ()),
+            )
+        )
+
+    def on_click(self, event: events.Click) -> None:
+        width = sum(end - start for start, end, _ in self._palette_spans)
+        right = [
+            (s + self.size.width - width, e + self.size.width - width, k)
+            for s, e, k in self._palette_spans
+        ]
+        for start, end, key in [*self._spans, *right]:
+            if start <= event.x < end:
+                self.app.simulate_key(key)
+                return
