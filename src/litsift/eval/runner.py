@@ -25,7 +25,7 @@ from litsift.eval.published import PublishedRow
 from litsift.eval.trec import read_run, trec_id, write_run
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
-from litsift.store import SCHEMA_VERSION, ingest_records
+from litsift.store import ingest_records
 from litsift.types import Kind, Query, YearRange
 
 if TYPE_CHECKING:
@@ -119,18 +119,25 @@ class EvalReport:
         )
 
 
+#: part of an eval home's name: bumped when a store change needs homes built from scratch.
+#: Additive schema migrations (v4: research questions) are applied when a home is opened, so
+#: they keep it (it was the schema version, 3, until v4).
+EVAL_HOME_GENERATION = 3
+
+
 def eval_home(benchmark: Benchmark, base: Path | None = None) -> Path:
     """The litsift home a benchmark is ingested into, reused while its corpus is unchanged.
 
     Args:
-        benchmark: keys the directory by name, corpus fingerprint and store schema version.
+        benchmark: keys the directory by name, corpus fingerprint and
+            :data:`EVAL_HOME_GENERATION`.
         base: parent directory; default ``<cache dir>/eval`` of the current litsift paths.
 
     Returns:
-        ``base / "<name>-<fingerprint>-s<schema version>"``.
+        ``base / "<name>-<fingerprint>-s<generation>"``.
     """
     root = base if base is not None else get_paths().cache_dir / "eval"
-    return root / f"{benchmark.name}-{benchmark.fingerprint()}-s{SCHEMA_VERSION}"
+    return root / f"{benchmark.name}-{benchmark.fingerprint()}-s{EVAL_HOME_GENERATION}"
 
 
 def _check_systems(systems: Sequence[str]) -> list[str]:

@@ -226,8 +226,30 @@ def _v3_sources(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+_V4 = """
+CREATE TABLE research_questions (
+    doc_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    problem_sentence TEXT NOT NULL DEFAULT '',
+    method_sentence TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+)
+"""
+
+
+def _v4_research_questions(conn: sqlite3.Connection) -> None:
+    """Version 4: how each paper's problem/method (``papers.problem`` / ``papers.method``) was
+    made. ``source`` is ``"user"`` (typed in), an offline extractor version (``"offline-1"``)
+    or ``"llm:<model>:<prompt version>"`` (:mod:`litsift.rq`); the sentences are those the
+    offline extractor cut its spans from ('' otherwise). A paper without a row has no RQ.
+    """
+    for statement in _V4.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_triage, _v3_sources]
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_triage, _v3_sources, _v4_research_questions]
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -339,6 +339,11 @@ class Triage(QueryHistory):
         )
         for d, c in self._chunked(sql, [kind.value], doc_ids):
             colls.setdefault(str(d), []).append(str(c))
+        rq: dict[str, str] = {}
+        if kind is Kind.PAPER:
+            from litsift.store.rq import rq_info
+
+            rq = {d: info.label for d, info in rq_info(self.store, doc_ids).items()}
         out = {}
         for d in doc_ids:
             n = notes.get(d)
@@ -347,6 +352,7 @@ class Triage(QueryHistory):
                 note=n.text if n else "",
                 tags=n.tags if n else (),
                 collections=tuple(colls.get(d, ())),
+                rq_source=rq.get(d, ""),
             )
         return out
 
@@ -356,17 +362,15 @@ class Triage(QueryHistory):
         """Fill a paper's research-question fields (``papers.problem`` / ``papers.method``).
 
         They are not content columns: re-ingesting the paper keeps them, and they are not
-        indexed, so no revision is bumped.
+        indexed, so no revision is bumped. Recorded as the user's own (``source = "user"``,
+        :mod:`litsift.store.rq`).
 
         Raises:
             TriageError: ``kind`` is not a paper, or there is no paper ``doc_id``.
         """
         if kind is not Kind.PAPER:
             raise TriageError("only papers have problem/method fields", "select a paper")
-        with self._write() as conn:
-            cur = conn.execute(
-                "UPDATE papers SET problem = ?, method = ? WHERE id = ?",
-                (problem.strip(), method.strip(), doc_id),
-            )
-            if cur.rowcount == 0:
-                raise TriageError(f"no paper with id {doc_id!r}", "ingest it first")
+        from litsift.store.rq import RQRow, set_rqs
+
+        if not set_rqs(self.store, [RQRow(doc_id, problem, method, "user")]):
+            raise TriageError(f"no paper with id {doc_id!r}", "ingest it first")

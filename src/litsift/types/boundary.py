@@ -26,6 +26,9 @@ class Annotation:
     note: str = ""
     tags: tuple[str, ...] = ()
     collections: tuple[str, ...] = ()
+    #: how the paper's problem/method were made ("yours", "offline extraction (…),
+    #: unverified", "LLM-extracted (…), unverified"); "" when it has none
+    rq_source: str = ""
 
 
 class _HasDocid(Protocol):
