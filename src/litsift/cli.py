@@ -24,6 +24,7 @@ from litsift.cli_common import (
     reports_errors,
 )
 from litsift.cli_eval import eval_cmd
+from litsift.cli_rq import rq_group
 from litsift.cli_sources import dedup_cmd, formats_cmd, ingest, sync_cmd
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
@@ -344,6 +345,7 @@ def export_cmd(
 
 
 main.add_command(eval_cmd)
+main.add_command(rq_group)
 main.add_command(ingest)
 main.add_command(formats_cmd)
 main.add_command(dedup_cmd)

@@ -12,7 +12,8 @@ from litsift.cli_common import progress_bar, reports_errors
 
 @click.command("eval")
 @click.argument(
-    "benchmark", type=click.Choice(["datafinder", "scifact", "doris-mae-dev", "beir", "trec"])
+    "benchmark",
+    type=click.Choice(["datafinder", "scifact", "doris-mae-dev", "beir", "trec", "paperrq"]),
 )
 @click.option(
     "--data",
@@ -55,9 +56,14 @@ from litsift.cli_common import progress_bar, reports_errors
     default=None,
     help="Only one fixed half of the queries (tune: defaults were tuned on it).",
 )
+@click.option(
+    "--llm", "use_llm", is_flag=True, help="paperrq: also extract with the configured LLM."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
+@click.pass_context
 @reports_errors
 def eval_cmd(
+    ctx: click.Context,
     benchmark: str,
     data_dir: Path | None,
     corpus: Path | None,
@@ -70,10 +76,20 @@ def eval_cmd(
     eval_home: Path | None,
     runs_dir: Path | None,
     half: str | None,
+    use_llm: bool,
     as_json: bool,
 ) -> None:
-    """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store)."""
+    """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
+
+    paperrq evaluates research-question extraction instead (PaperRQ annotations).
+    """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
+
+    if benchmark == "paperrq":
+        from litsift.cli_rq import run_paperrq
+
+        run_paperrq(data_dir, ctx.obj["home"] if ctx.obj else None, use_llm, as_json)
+        return
 
     with progress_bar(not as_json) as bar:
         report = run_benchmark(

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
+    from litsift.service_rq import RQService
     from litsift.service_sources import SourceService
     from litsift.store import IngestReport, Store
     from litsift.store.history import HistoryEntry
@@ -76,6 +77,7 @@ class LitsiftService:
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
         self._sentences: SentenceStore | None = None
+        self._rq: RQService | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -94,6 +96,21 @@ class LitsiftService:
         return SourceService(
             lambda: self.store, lambda kind: self.searchers.invalidate(kind), self.config
         )
+
+    @property
+    def rq(self) -> RQService:
+        """Research questions: extraction, provenance, search (:mod:`litsift.service_rq`)."""
+        from litsift.service_rq import RQService
+
+        with self._lock:
+            if self._rq is None:
+                self._rq = RQService(
+                    lambda: self.store,
+                    lambda: self.encoder,
+                    lambda: self.sentence_store,
+                    lambda: self.llm,
+                )
+            return self._rq
 
     @property
     def encoder(self) -> Encoder:
@@ -254,6 +271,11 @@ class LitsiftService:
         query = query.with_defaults(s.k, s.k0, s.fusion)
         if not query.text.strip():
             return SearchResult(query, (), time.perf_counter() - t0, {})
+        from litsift.service_rq import split_rq_query
+
+        rq_field, rest = split_rq_query(query.text)
+        if rq_field is not None:  # "problem: …" / "method: …": the research-question fields
+            return self.rq.search(replace(query, text=rest), rq_field)
         if self.store.count(query.kind) == 0:
             raise IndexMissingError(
                 f"no {query.kind.table} in the store yet",

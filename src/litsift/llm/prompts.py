@@ -193,3 +193,33 @@ def aspect_messages(query: str, aspects: Sequence[str], abstract: str) -> list[M
     )
     system = "You are an expert annotator of scientific literature relevance. " + DATA_NOTE
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+# -- research-question extraction (the RQ-extraction study, EVALUATION.md §6: "Can the PROBLEM be
+#    solved by the METHOD?" target format (its prompt 2) asked for in the XML-structured,
+#    reason-first layout of its prompt 3, which annotators rated highest) ---------------------
+
+#: bumped whenever :func:`rq_messages` changes; stored with every LLM extraction
+RQ_PROMPT_VERSION = "rq-1"
+
+
+def rq_messages(title: str, abstract: str, introduction: str = "") -> list[Message]:
+    """Ask for one paper's research question as PROBLEM + METHOD, in XML tags."""
+    intro = (
+        f"\n\nIntroduction:\n<passage>{quote(truncate_words(introduction, 900))}</passage>"
+        if introduction.strip()
+        else ""
+    )
+    user = (
+        "Extract the research question of the paper below. A research question has the form "
+        '"Can the PROBLEM be solved by the METHOD?": PROBLEM is the problem the paper addresses '
+        "(not its field), METHOD is what the paper proposes or does to solve it (not the "
+        "baselines). First think briefly inside <reasoning> tags, then answer exactly as:\n"
+        "<problem>the problem, one noun phrase or clause</problem>\n"
+        "<method>the method, one noun phrase or clause</method>\n"
+        "<rq>Can ... be solved by ...?</rq>\n"
+        f"\nTitle: <passage>{quote(title)}</passage>\n\nAbstract:\n<passage>{quote(abstract)}"
+        f"</passage>{intro}"
+    )
+    system = "You are an expert reader of scientific papers. " + DATA_NOTE
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
