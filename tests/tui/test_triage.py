@@ -214,3 +214,38 @@ async def test_more_like_this_toggle_reorders(wservice: LitsiftService) -> None:
         await settle(pilot)
         assert [h.docid for h in table(app).hits] == before
         assert "[more like this]" not in status(app)
+
+
+async def test_research_question_keys(wservice: LitsiftService) -> None:
+    """R extracts the highlighted (and kept) papers' problem and method offline (no LLM
+    configured) and shows them with how they were made; P searches by that problem."""
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        t = table(app)
+        first = t.highlighted_hit
+        assert first is not None
+        await pilot.press("down", "plus", "up")  # keep the second row, back to the first
+        await settle(pilot)
+        kept = t.hits[1].docid
+        await pilot.press("R")
+        detail = app.query_one(DetailPane)
+        for _ in range(100):
+            await settle(pilot)
+            if "Research question (offline" in detail.text:
+                break
+            await pilot.pause(0.05)
+        notes = [n.message for n in app._notifications]
+        assert "offline-1: 2 of 2 papers got a problem and method" in " ".join(notes)
+        assert "Research question (offline extraction (offline-1), unverified)" in detail.text
+        paper = wservice.get(Kind.PAPER, first.docid)
+        assert paper is not None and paper.problem and paper.problem in detail.text  # type: ignore[union-attr]
+        assert wservice.get(Kind.PAPER, kept).problem  # type: ignore[union-attr]
+        await pilot.press("P")
+        await settle(pilot)
+        query = app.query_one("#query", Input).value
+        assert query.startswith("problem: ")
+        result = t.result
+        assert result is not None and result.signals_used == ("bm25_problem",)
+        assert {h.docid for h in result.hits} <= {first.docid, kept}  # only those have one
+        assert result.hits[0].docid == first.docid

@@ -250,6 +250,16 @@ def to_ris(store: Store, records: Sequence[Record]) -> str:
     return str(rispy.dumps(refs, implementation=_RisWriter))
 
 
+def _rq_note(paper: Paper) -> str:
+    """``Problem: … Method: …`` (the paper's research question, one line)."""
+    parts = [
+        f"{label}: {_flat(value)}"
+        for label, value in (("Problem", paper.problem), ("Method", paper.method))
+        if value.strip()
+    ]
+    return " ".join(parts)
+
+
 def _csl_item(record: Record, key: str) -> dict[str, Any]:
     item: dict[str, Any] = {"id": key, "citation-key": key}
     if isinstance(record, Paper):
@@ -259,8 +269,11 @@ def _csl_item(record: Record, key: str) -> dict[str, Any]:
         item["author"] = [p.csl() for p in split_authors(record.authors)]
         if v.container:
             item["container-title"] = v.container
-        if v.note:
-            item["note"] = v.note
+        notes = [v.note] if v.note else []
+        if record.problem.strip() or record.method.strip():
+            notes.append(_rq_note(record))
+        if notes:
+            item["note"] = "\n".join(notes)
         abstract = record.abstract
     else:
         item["type"] = "dataset"
@@ -280,7 +293,8 @@ def to_csl_json(store: Store, records: Sequence[Record]) -> str:
 
     Variables: ``id`` (= citation key), ``type``, ``title``, ``author`` (``family``,
     ``given``, ``non-dropping-particle``, ``suffix``), ``issued.date-parts``,
-    ``container-title``, ``URL``, ``abstract``, ``note``. Source: CSL-JSON schema
+    ``container-title``, ``URL``, ``abstract``, ``note`` (the venue note, then the research
+    question as ``Problem: … Method: …`` when the paper has one). Source: CSL-JSON schema
     (citation-style-language/schema, ``csl-data.json``).
     """
     items = [_csl_item(r, k) for k, r in _keyed(store, records)]
@@ -311,13 +325,17 @@ def _md_line(record: Record, key: str) -> str:
         authors = _md(_md_authors(record)) or "Anonymous"
         short = venue_of(record).short
         venue = f" {_md(short)}." if short else ""
-        return f"- [@{key}] {authors}{year}. {title}{venue}"
+        line = f"- [@{key}] {authors}{year}. {title}{venue}"
+        if record.problem.strip() or record.method.strip():
+            line += f"\n  {_md(_rq_note(record))}"
+        return line
     link = f" <{record.url.strip()}>" if record.url.strip() else ""
     return f"- [@{key}] {_md(record.id)}{year}. Dataset.{link}"
 
 
 def to_markdown(store: Store, records: Sequence[Record]) -> str:
-    """A Markdown list, one ``- [@key] Authors (Year). Title. Venue.`` line per record.
+    """A Markdown list, one ``- [@key] Authors (Year). Title. Venue.`` line per record, with an
+    indented ``Problem: … Method: …`` line under papers that have a research question.
 
     Pandoc reads each ``[@key]`` as a citation against the BibTeX or CSL-JSON export.
     """

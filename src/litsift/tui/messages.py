@@ -90,6 +90,13 @@ class AnnotationsChanged(Message):
 
 
 @dataclass
+class RQExtracted(Message):
+    """Research questions were extracted (``text``: the run's summary); search again."""
+
+    text: str
+
+
+@dataclass
 class Notice(Message):
     """A background job has something to say: ``error`` goes to the status line."""
 

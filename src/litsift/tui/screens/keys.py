@@ -51,7 +51,7 @@ SCREEN_BINDINGS: list[BindingType] = [
 ]
 
 #: actions that need a highlighted result
-NEEDS_HIT = frozenset({"label", "edit_note", "add_to_collection"})
+NEEDS_HIT = frozenset({"label", "edit_note", "add_to_collection", "extract_rq", "same_rq"})
 
 #: triage keys (results, detail): :class:`~litsift.tui.screens.triage.TriageCommands`
 TRIAGE_BINDINGS: list[BindingType] = [
@@ -158,4 +158,29 @@ RANKING_BINDINGS: list[BindingType] = [
         tooltip="LLM grades each aspect 0/1/2 for the top results (DORIS-MAE prompt)",
     ),
     Binding("w", "answer", "Answer", id="answer", tooltip="Write a cited answer from the results"),
+    Binding(
+        "R",
+        "extract_rq",
+        "Extract RQ",
+        show=False,
+        id="extract_rq",
+        tooltip="Extract the problem and method of this paper and the kept ones "
+        "(LLM when configured, else offline)",
+    ),
+    Binding(
+        "P",
+        "same_rq('problem')",
+        "Same problem",
+        show=False,
+        id="same_problem",
+        tooltip="Papers with this paper's problem (compare their methods)",
+    ),
+    Binding(
+        "M",
+        "same_rq('method')",
+        "Same method",
+        show=False,
+        id="same_method",
+        tooltip="Papers with this paper's method (compare their problems)",
+    ),
 ]

@@ -39,6 +39,7 @@ from litsift.tui.messages import (
     QueryInvalid,
     Reordered,
     ResultHighlighted,
+    RQExtracted,
     SearchFailed,
     SearchFinished,
     SearchRequested,
@@ -53,6 +54,7 @@ from litsift.tui.screens.keys import (
     TRIAGE_BINDINGS,
 )
 from litsift.tui.screens.ranking import RankingCommands
+from litsift.tui.screens.rq import RQCommands
 from litsift.tui.screens.triage import TriageCommands
 from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
 from litsift.tui.widgets.footer import KeyFooter
@@ -91,6 +93,7 @@ class SearchScreen(Screen[None]):
         self.calls = ServiceCalls(self)
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
+        self.rq = RQCommands(self)
         self._request_id = 0
         self._pending: int | None = None
 
@@ -392,6 +395,17 @@ class SearchScreen(Screen[None]):
 
     def action_answer(self) -> None:
         self.ranking.answer()
+
+    def action_extract_rq(self) -> None:
+        self.rq.extract()
+
+    def action_same_rq(self, field: str) -> None:
+        self.rq.same(field)
+
+    @on(RQExtracted)
+    def _rq_extracted(self, msg: RQExtracted) -> None:
+        self.notify(msg.text, markup=False)
+        self.search(self.kind, force=True)  # the rows carry the new problem / method
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_years":

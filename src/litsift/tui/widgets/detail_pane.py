@@ -160,7 +160,8 @@ def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield from _triage(extras.annotation)
     yield from _aspects(extras)
     yield from _scores(hit)
-    yield from _heading("Research question")
+    source = extras.annotation.rq_source
+    yield from _heading(f"Research question ({source})" if source else "Research question")
     yield from _field("Problem", paper.problem)
     yield from _field("Method", paper.method)
     yield from _heading("Abstract")
