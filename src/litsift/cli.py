@@ -242,6 +242,31 @@ def models_build(ctx: click.Context, model: str | None, force: bool) -> None:
     click.echo(str(path))
 
 
+@models.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@reports_errors
+def models_list(ctx: click.Context, as_json: bool) -> None:
+    """Every registered encoder: source, licence, pooling, max length, and whether it is
+    ready here (exported, or shipped in an installed package)."""
+    from litsift.models_onnx.cli_support import list_models
+
+    svc = open_service(ctx.obj["home"])
+    rows = list_models(svc.paths.models_dir)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    current = svc.config.search.model
+    for r in rows:
+        mark = "*" if r["model_id"] == current else " "
+        state = "ready" if r["built"] else f"not here ({r['installable']})"
+        click.echo(
+            f"{mark} {r['model_id']:28s} {r['pooling']:4s} {r['max_length']:4d} tok "
+            f"{r['dim']}d  {state}"
+        )
+        click.echo(f"    {r['source']}  licence: {r['license'] or '?'}")
+
+
 @models.command("info")
 @click.option("--model", default=None)
 @click.pass_context

@@ -45,6 +45,7 @@ def describe(model_id: str = DEFAULT_MODEL, models_dir: Path | None = None) -> d
         "normalize": spec.normalize,
         "query_prefix": spec.query_prefix,
         "passage_prefix": spec.passage_prefix,
+        "license": spec.license,
         "models_dir": str(models_dir),
         "onnx_path": str(path),
         "built": built,
@@ -76,18 +77,37 @@ def build(
 
 
 def list_models(models_dir: Path | None = None) -> list[dict[str, Any]]:
-    """One row per registered model: ``model_id``, ``source``, ``dim``, ``built`` (bool)."""
+    """One row per registered model: ``model_id``, ``source``, ``license``, ``pooling``,
+    ``max_length``, ``dim``, ``query_prefix``, ``built`` (an ONNX file is ready to load:
+    exported here, or shipped in an installed package), ``installable`` (how to get it)."""
+    from litsift.models_onnx.source import packaged_onnx
+
     models_dir = _models_dir(models_dir)
-    return [
-        {
-            "model_id": s.model_id,
-            "source": s.source,
-            "dim": s.dim,
-            "built": find_built(s, models_dir) is not None,
-            "dir": str(model_root(s, models_dir)),
-        }
-        for s in known_models()
-    ]
+    rows = []
+    for s in known_models():
+        if s.source_kind == "onnx":
+            path = packaged_onnx(s)
+            built, where = path is not None, str(path.parent) if path else ""
+            how = f"pip install {s.package_pin}" if s.package_pin else ""
+        else:
+            built = find_built(s, models_dir) is not None
+            where = str(model_root(s, models_dir))
+            how = f"litsift models build --model {s.model_id}"
+        rows.append(
+            {
+                "model_id": s.model_id,
+                "source": s.source,
+                "license": s.license,
+                "pooling": s.pooling,
+                "max_length": s.max_length,
+                "dim": s.dim,
+                "query_prefix": s.query_prefix,
+                "built": built,
+                "dir": where,
+                "installable": how,
+            }
+        )
+    return rows
 
 
 def _models_dir(models_dir: Path | None) -> Path:

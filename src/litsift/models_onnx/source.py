@@ -141,6 +141,25 @@ def require_export(spec: ModelSpec) -> None:
         )
 
 
+def packaged_onnx(spec: ModelSpec) -> Path | None:
+    """``model.onnx`` of an ``onnx:`` source, found with ``importlib.util.find_spec`` (the
+    package is not imported), or None when the package or the file is not installed."""
+    import importlib.util
+
+    package, _, rel = spec.source_name.partition("/")
+    try:
+        found = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if found is None or not found.submodule_search_locations:
+        return None
+    for root in found.submodule_search_locations:
+        path = Path(root) / rel / "model.onnx"
+        if path.is_file() and (path.parent / "tokenizer.json").is_file():
+            return path
+    return None
+
+
 def locate_source(spec: ModelSpec, download: bool = False) -> Path | None:
     """The local directory holding ``spec``'s source weights, configs and tokenizer.
 
@@ -156,6 +175,9 @@ def locate_source(spec: ModelSpec, download: bool = False) -> Path | None:
     Raises:
         ModelError: ``download`` was requested and the hub download failed.
     """
+    if spec.source_kind == "onnx":
+        onnx = packaged_onnx(spec)
+        return onnx.parent if onnx is not None else None
     if spec.source_kind == "pypi":
         if not module_available(spec.source_name):
             return None
