@@ -119,15 +119,19 @@ def rrf(
     return ranked(scores, signals, limit)
 
 
-def normalise(scores: Sequence[float], norm: Norm) -> npt.NDArray[np.float64]:
+def normalise(
+    scores: Sequence[float], norm: Norm, floor: float | None = None
+) -> npt.NDArray[np.float64]:
     """Normalise one run's scores.
 
-    ``minmax``: ``(s - min) / (max - min)`` (all 1.0 when max == min); ``zscore``:
+    ``minmax``: ``(s - lo) / (max - lo)`` with ``lo = min`` (all 1.0 when max == lo), or
+    ``lo = floor`` when given (the score every document outside the run has); ``zscore``:
     ``(s - mean) / std`` with the population std (all 0.0 when std == 0); ``none``: unchanged.
 
     Args:
         scores: ``(n,)`` raw scores.
         norm: the method.
+        floor: minmax only: the score of the documents the run left out, when it is known.
 
     Returns:
         ``(n,)`` float64.
@@ -136,7 +140,8 @@ def normalise(scores: Sequence[float], norm: Norm) -> npt.NDArray[np.float64]:
     if norm == "none" or len(s) == 0:
         return s
     if norm == "minmax":
-        lo, hi = float(s.min()), float(s.max())
+        hi = float(s.max())
+        lo = float(s.min()) if floor is None else min(float(floor), float(s.min()))
         return np.ones_like(s) if hi == lo else (s - lo) / (hi - lo)
     if norm == "zscore":
         std = float(s.std())
@@ -149,12 +154,20 @@ def interpolate(
     weights: Mapping[str, float],
     norm: Norm = "minmax",
     limit: int | None = None,
+    exhaustive: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """Linear interpolation of normalised scores.
 
     ``score(d) = sum over runs r of w_r * norm_r(s_r(d))``; a document absent from run ``r``
     takes the minimum normalised score of ``r`` (0 for minmax), as in pyserini's
     ``HybridSearcher._hybrid_results``. An empty run contributes nothing.
+
+    A run named in ``exhaustive`` holds every document that scores above its floor (a BM25
+    run shorter than ``k0``: every other document matches no query term and scores 0). Its
+    minmax normalisation then runs from that floor, not from its own last score, so its last
+    document keeps credit for what it matched: with the minimum, the third of three documents
+    matching a rare term is normalised to 0 -- as if it matched nothing -- and falls below
+    documents only the dense run found.
 
     Args:
         runs: ``{name: run}``, each best first.
@@ -172,8 +185,9 @@ def interpolate(
         wt = float(weights.get(name, 0.0))
         if not run or wt == 0.0:
             continue
-        normed = normalise([s for _, s in run], norm)
-        floor = float(normed.min())
+        known = (exhaustive or {}).get(name)
+        normed = normalise([s for _, s in run], norm, known)
+        floor = float(normed.min()) if known is None else 0.0
         seen: dict[DocId, float] = {}
         for (docid, _), v in zip(run, normed, strict=True):
             seen.setdefault(docid, float(v))
@@ -195,6 +209,7 @@ def fuse(
     rrf_k: int = 60,
     norm: Norm = "minmax",
     limit: int | None = None,
+    exhaustive: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """Fuse runs by one of :data:`litsift.types.FUSIONS`.
 
@@ -206,6 +221,8 @@ def fuse(
         rrf_k: the RRF constant.
         norm: score normalisation for interpolation.
         limit: keep the first ``limit`` fused results only (all when None).
+        exhaustive: interpolation only: ``{run name: floor score}`` of runs that hold every
+            document scoring above the floor (see :func:`interpolate`).
 
     Raises:
         QueryError: unknown ``fusion``.
@@ -213,7 +230,9 @@ def fuse(
     if fusion == "rrf":
         return rrf(runs, k=rrf_k, weights=weights, limit=limit)
     if fusion == "interpolation":
-        return interpolate(runs, weights or DEFAULT_WEIGHTS, norm=norm, limit=limit)
+        return interpolate(
+            runs, weights or DEFAULT_WEIGHTS, norm=norm, limit=limit, exhaustive=exhaustive
+        )
     if fusion in FUSIONS:
         return single(fusion, runs.get(fusion, []), limit)
     raise QueryError(f"unknown fusion {fusion!r}", f"use one of {', '.join(FUSIONS)}")

@@ -273,7 +273,20 @@ class KindSearcher:
                     runs[name] = kept
         r = self.ranking
         limit = q.k if depth is None else depth
-        fused = fuse(runs, q.fusion, weights or r.weights, rrf_k=r.rrf_k, norm=r.norm, limit=limit)
+        # a BM25 run shorter than k0 holds every document matching a query term: the others
+        # score 0, which is its minmax floor (issue 19: rare exact matches keep their credit)
+        bm25 = runs.get("bm25")
+        short = bm25 is not None and q.k0 is not None and len(bm25) < q.k0
+        exhaustive = {"bm25": 0.0} if short else None
+        fused = fuse(
+            runs,
+            q.fusion,
+            weights or r.weights,
+            rrf_k=r.rrf_k,
+            norm=r.norm,
+            limit=limit,
+            exhaustive=exhaustive,
+        )
         spent["fuse"] = time.perf_counter() - t
         return fused
 
