@@ -389,7 +389,9 @@ class LitsiftService:
                 self._sentences = open_sentence_store(self.paths.index_dir, self.encoder)
             return self._sentences
 
-    def build_sentences(self, kind: Kind, progress: Progress | None = None) -> tuple[int, int]:
+    def build_sentences(
+        self, kind: Kind, progress: Progress | None = None, chunk: int | None = None
+    ) -> tuple[int, int]:
         """Cut and embed the sentences of every record of ``kind`` that lacks them, for aspect
         scoring (the third index phase, after BM25 and dense; resumable, see
         :func:`litsift.search.sentences.build_sentences`).
@@ -397,12 +399,30 @@ class LitsiftService:
         Returns:
             ``(embedded now, records of kind)``; ``(0, n)`` when the store cannot be opened.
         """
+        from litsift.search.sentences import BUILD_CHUNK as SENTENCE_CHUNK
         from litsift.search.sentences import build_sentences
 
         sentences = self.sentence_store
         if sentences is None:
             return 0, self.store.count(kind)
-        return build_sentences(self.store, self.encoder, kind, sentences, progress)
+        marker = self._sentences_marker(kind)
+        try:
+            marker.touch()
+        except OSError:
+            pass
+        done = build_sentences(
+            self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
+        )
+        marker.unlink(missing_ok=True)  # finished: nothing to resume
+        return done
+
+    def _sentences_marker(self, kind: Kind) -> Path:
+        return self.paths.index_dir / f"sentences-pending-{kind.value}"
+
+    def sentences_pending(self, kind: Kind) -> bool:
+        """True when a sentence phase of ``kind`` was started and did not finish (the TUI
+        resumes it at start)."""
+        return self._sentences_marker(kind).is_file()
 
     def needs_sentences(self, kind: Kind) -> bool:
         """True when fewer records of ``kind`` have stored sentences than the store holds."""

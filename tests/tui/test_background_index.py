@@ -89,3 +89,41 @@ async def test_bm25_first_then_hybrid_when_the_background_build_lands(
             assert any("dense" in h.signals for h in result.hits)
             assert "BM25 only" not in status.text and "dense index" not in status.text
             await app.workers.wait_for_complete()
+            # then the third phase stored every dataset's sentences, and nothing is pending
+            assert svc.sentence_store is not None
+            assert svc.sentence_store.count(Kind.DATASET) == N_ROWS
+            assert not svc.sentences_pending(Kind.DATASET)
+
+
+async def test_an_unfinished_sentence_phase_resumes_at_start(tmp_path: Path, encoder: Any) -> None:
+    """Quitting during the sentence phase leaves it pending; the next start finishes it in the
+    background (the indexes themselves are complete, so nothing else is built)."""
+    rows = list({r["id"]: r for r in read_jsonl_gz(DATASETS_GZ)[: N_ROWS + 5]}.values())
+    src = tmp_path / "datasets.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows[:N_ROWS]), encoding="utf-8")
+
+    class Quit(Exception):
+        pass
+
+    def quit_early(stage: str, done: int, total: int) -> None:
+        if done > 0:
+            raise Quit
+
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        assert svc.ingest(Kind.DATASET, src).ok
+        svc.build_index(Kind.DATASET)
+        try:
+            svc.build_sentences(Kind.DATASET, progress=quit_early, chunk=16)
+        except Quit:
+            pass
+        assert svc.sentences_pending(Kind.DATASET)
+        stored = svc.sentence_store
+        assert stored is not None and 0 < stored.count(Kind.DATASET) < N_ROWS
+        assert not svc.needs_index(Kind.DATASET)
+        app = create_app(svc, show_timings=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(
+                pilot, lambda: not svc.sentences_pending(Kind.DATASET), "the sentence phase"
+            )
+            await app.workers.wait_for_complete()
+        assert stored.count(Kind.DATASET) == N_ROWS

@@ -78,6 +78,8 @@ class StoreChecked(Message):
     counts: dict[Kind, int]
     stale: frozenset[Kind]
     error: Exception | None = None
+    #: kinds whose sentence phase was started and not finished (resumed after the builds)
+    sentences_pending: frozenset[Kind] = frozenset()
 
 
 @dataclass

@@ -126,10 +126,11 @@ class IndexBuilder(Widget):
             with self.service_lock:
                 counts = self.service.counts()
                 stale = frozenset(k for k in Kind if self.service.needs_index(k))
+                pending = frozenset(k for k in Kind if self.service.sentences_pending(k))
         except Exception as err:  # reported in the status line, never a crash
             self.post_message(StoreChecked({}, frozenset(), err))
             return
-        self.post_message(StoreChecked(counts, stale))
+        self.post_message(StoreChecked(counts, stale, None, pending))
 
     @on(StoreChecked)
     def _store_checked(self, msg: StoreChecked) -> None:
@@ -140,12 +141,15 @@ class IndexBuilder(Widget):
         status.set_index_state(msg.counts, frozenset())  # stale kinds are built right away
         if not any(msg.counts.values()):
             self.app.push_screen(EmptyStoreScreen(str(self.service.paths.store_file)))
-        elif msg.stale:
+        elif msg.stale or msg.sentences_pending:
             self.building = msg.stale
-            self._build(tuple(k for k in Kind if k in msg.stale))
+            also = msg.stale | msg.sentences_pending
+            self._build(
+                tuple(k for k in Kind if k in msg.stale), tuple(k for k in Kind if k in also)
+            )
 
     @work(thread=True, group="index", exit_on_error=False)
-    def _build(self, kinds: tuple[Kind, ...]) -> None:
+    def _build(self, kinds: tuple[Kind, ...], sentence_kinds: tuple[Kind, ...] = ()) -> None:
         worker = get_current_worker()
         for kind in kinds:
             meter = Meter(kind)
@@ -169,7 +173,9 @@ class IndexBuilder(Widget):
                 self.post_message(IndexFailed(kind, err))
                 continue
             self.post_message(IndexLanded(kind, "dense"))
-        for kind in kinds:  # third phase, after every kind is hybrid: aspect scoring's sentences
+        # third phase, after every kind is hybrid: aspect scoring's sentences, for the kinds just
+        # built and those whose sentence phase an earlier run left unfinished
+        for kind in sentence_kinds or kinds:
             meter = Meter(kind)
 
             def sentence_progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
