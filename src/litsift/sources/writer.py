@@ -282,6 +282,8 @@ class RecordWriter:
         notes = [n.strip() for n in rec.notes if n and n.strip()]
         if tags or notes:
             self._merge_note(doc_id, tags, notes)
+        if rec.sections and self.kind is Kind.PAPER:
+            self._write_passages(doc_id, rec.sections, fmt)
         for path in rec.collections:
             name = " ".join(path.split())[:100]
             if not name:
@@ -294,6 +296,19 @@ class RecordWriter:
                 "INSERT OR IGNORE INTO collection_items(collection, kind, doc_id) VALUES (?, ?, ?)",
                 (name, kind, doc_id),
             )
+
+    def _write_passages(self, doc_id: str, sections: list[tuple[str, str]], fmt: str) -> None:
+        """Replace the paper's full-text passages with those of ``sections`` (schema v5)."""
+        from litsift.text.passages import chunk_sections
+
+        chunks = chunk_sections(sections)
+        if not chunks:
+            return
+        self.conn.execute("DELETE FROM passages WHERE doc_id = ?", (doc_id,))
+        self.conn.executemany(
+            "INSERT INTO passages(doc_id, idx, section, text, source) VALUES (?, ?, ?, ?, ?)",
+            [(doc_id, i, head, text, fmt) for i, (head, text) in enumerate(chunks)],
+        )
 
     def _merge_note(self, doc_id: str, tags: list[str], notes: list[str]) -> None:
         row = self.conn.execute(

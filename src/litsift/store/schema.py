@@ -248,8 +248,37 @@ def _v4_research_questions(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+_V5 = """
+CREATE TABLE passages (
+    doc_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    section TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (doc_id, idx)
+)
+"""
+
+
+def _v5_passages(conn: sqlite3.Connection) -> None:
+    """Version 5: full-text passages of papers (~250 words along section and paragraph
+    boundaries, :mod:`litsift.search.passages`), ``idx`` in reading order, with the section
+    heading and the format they were read from (``pdf``, ``grobid-tei``, ``jats``, ``s2orc``).
+    An import of a paper's full text replaces its passages.
+    """
+    for statement in _V5.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_triage, _v3_sources, _v4_research_questions]
+MIGRATIONS: list[Migration] = [
+    _v1_initial,
+    _v2_triage,
+    _v3_sources,
+    _v4_research_questions,
+    _v5_passages,
+]
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,99 @@
+"""Full-text passages: papers' sections cut into ~250-word passages for retrieval and answers.
+
+OpenScholar's datastore (Asai et al., 2024, §3.1) is 250-word passages of full papers with the
+title prepended for embedding; PaperQA2 chunks a user's PDFs the same way. :func:`chunk_sections`
+cuts along the structure the importers give (:mod:`litsift.sources.pdf`, ``fulltext``): a
+passage never spans two sections, paragraphs of a section are joined until the next would pass
+``words``, and a paragraph longer than ``words`` is split at sentence ends
+(:func:`litsift.text.sentences.split_sentences`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from litsift.text.sentences import split_sentences
+from litsift.types import Passage
+
+__all__ = ["PASSAGE_WORDS", "Passage", "chunk_sections", "passage_input"]
+
+#: target passage length in words (OpenScholar: 250)
+PASSAGE_WORDS = 250
+#: passages shorter than this many words are merged into their neighbour in the same section
+MIN_WORDS = 40
+
+
+def _pieces(paragraph: str, words: int) -> list[str]:
+    """A paragraph as pieces of at most ``words`` words, cut at sentence ends when possible."""
+    if len(paragraph.split()) <= words:
+        return [paragraph]
+    out: list[str] = []
+    cur: list[str] = []
+    n = 0
+    for s, e in split_sentences(paragraph):
+        sentence = paragraph[s:e]
+        k = len(sentence.split())
+        if cur and n + k > words:
+            out.append(" ".join(cur))
+            cur, n = [], 0
+        if k > words:  # one very long "sentence" (a table, a list): cut by words
+            toks = sentence.split()
+            for i in range(0, len(toks), words):
+                out.append(" ".join(toks[i : i + words]))
+            continue
+        cur.append(sentence)
+        n += k
+    if cur:
+        out.append(" ".join(cur))
+    return out
+
+
+def chunk_sections(
+    sections: Iterable[tuple[str, str]], words: int = PASSAGE_WORDS
+) -> list[tuple[str, str]]:
+    """Cut ``(heading, paragraph)`` pairs into ``(heading, passage)`` pairs of ~``words`` words.
+
+    Returns:
+        Passages in reading order; empty paragraphs are dropped.
+    """
+    out: list[tuple[str, str]] = []
+    cur_head: str | None = None
+    cur: list[str] = []
+    n = 0
+
+    def flush() -> None:
+        nonlocal cur, n
+        if cur:
+            text = " ".join(cur)
+            if out and out[-1][0] == cur_head and n < MIN_WORDS:
+                _head, prev = out.pop()  # too short alone: joined to the previous passage
+                text = f"{prev} {text}"
+            out.append((cur_head or "", text))
+        cur, n = [], 0
+
+    for head, paragraph in sections:
+        para = " ".join(paragraph.split())
+        if not para:
+            continue
+        head = " ".join(head.split())
+        if head != cur_head:
+            flush()
+            cur_head = head
+        for piece in _pieces(para, words):
+            k = len(piece.split())
+            if cur and n + k > words:
+                flush()
+            cur.append(piece)
+            n += k
+    flush()
+    return out
+
+
+def passage_input(title: str, passage: Passage | str) -> str:
+    """The text embedded for a passage: the paper's title, then the passage (OpenScholar)."""
+    text = passage.text if isinstance(passage, Passage) else passage
+    return f"{title}. {text}" if title.strip() else text
+
+
+def as_passages(doc_id: str, chunks: Sequence[tuple[str, str]], source: str) -> list[Passage]:
+    return [Passage(doc_id, i, head, text, source) for i, (head, text) in enumerate(chunks)]
