@@ -111,6 +111,15 @@ def _index(
                 f"{k.table}: aspect sentences of {total:,} records stored "
                 f"({embedded:,} cut and embedded now)"
             )
+            if k.value == "paper":
+                with progress_bar(not quiet) as bar:
+                    built = svc.build_passages(progress=bar)
+                if built.passages:
+                    state = "unchanged" if built.unchanged else f"built in {built.seconds:.1f} s"
+                    click.echo(
+                        f"full text: {built.passages:,} passages of {built.papers:,} papers "
+                        f"indexed ({state}, {built.bytes / 1e6:.1f} MB)"
+                    )
 
 
 @main.command()
@@ -143,6 +152,9 @@ def index(ctx: click.Context, kind: str, rebuild: bool, check: bool, quiet: bool
 @click.option("-k", default=None, type=click.IntRange(1, 1000), help="Hits to return.")
 @click.option("--k0", default=None, type=click.IntRange(1, 10000), help="Candidates per retriever.")
 @click.option("--fusion", type=click.Choice(FUSIONS), default=None, help="Default: search.fusion.")
+@click.option(
+    "--fulltext", is_flag=True, help="Also search imported full text (PDF, TEI, JATS, S2ORC)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print stable JSON for scripts.")
 @click.pass_context
 @reports_errors
@@ -154,6 +166,7 @@ def search(
     k: int | None,
     k0: int | None,
     fusion: str | None,
+    fulltext: bool,
     as_json: bool,
 ) -> None:
     """Search papers (or --datasets) for QUERY and print the ranked hits."""
@@ -170,6 +183,7 @@ def search(
             k=k,
             k0=k0,
             fusion=fusion,
+            fulltext=fulltext,
         )
         result = svc.search(q)
     if result.partial is not None and not as_json:

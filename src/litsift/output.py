@@ -4,7 +4,8 @@
 ``query``, ``kind``, ``years``, ``elapsed_ms``, ``signals_used`` (the retrievers that ran:
 ``["bm25"]`` while the dense index is being built), ``partial`` (null, or why the answer is not
 the full hybrid), ``hits`` (each: ``rank``, ``id``, ``title``,
-``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``).
+``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``, and with
+``--fulltext`` the best ``passage`` (``idx``, ``section``, ``text``, ``source``) when one matched).
 
 Text from the store reaches the terminal only through :mod:`litsift.text`: the table through
 ``for_terminal`` (escape sequences removed, control characters made visible), JSON through
@@ -43,6 +44,14 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
         row["signals"] = {
             name: {"score": round(s.score, 6), "rank": s.rank} for name, s in h.signals.items()
         }
+        if h.passage is not None:
+            p = h.passage
+            row["passage"] = {
+                "idx": p.idx,
+                "section": p.section,
+                "text": p.text,
+                "source": p.source,
+            }
         hits.append(row)
     q = result.query
     return {
@@ -79,9 +88,19 @@ def hits_to_table(result: SearchResult) -> Table:
     for h in result.hits:
         rec = h.record
         extra = rec.venue if isinstance(rec, Paper) else ", ".join(rec.variants[:3])
+        title = Text(for_terminal(rec.display_title, keep_newlines=False))
+        if h.passage is not None:  # full-text search: where in the paper it matched
+            words = h.passage.text.split()
+            snippet = " ".join(words[:30]) + (" …" if len(words) > 30 else "")
+            where = h.passage.section or f"passage {h.passage.idx + 1}"
+            title.append(
+                f"\n  § {for_terminal(where, keep_newlines=False)}: "
+                f"{for_terminal(snippet, keep_newlines=False)}",
+                style="dim",
+            )
         table.add_row(
             str(h.rank),
-            Text(for_terminal(rec.display_title, keep_newlines=False)),
+            title,
             str(rec.year or ""),
             Text(for_terminal(extra, keep_newlines=False)),
             f"{h.score:.4f}",

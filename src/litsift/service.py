@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from litsift.search.datasets.searcher import DatasetSearcher
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
+    from litsift.search.passage_index import PassageBuild, PassageIndex
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
@@ -78,6 +79,7 @@ class LitsiftService:
         self._aspect_scorer: AspectScorer | None = None
         self._sentences: SentenceStore | None = None
         self._rq: RQService | None = None
+        self._passages: PassageIndex | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -132,6 +134,7 @@ class LitsiftService:
         with self._lock:
             self._searchers = None
             self._triage = None
+            self._passages = None
             self._aspect_scorer = None
             if self._sentences is not None:
                 self._sentences.close()
@@ -293,9 +296,51 @@ class LitsiftService:
                 continue
             hits.append(Hit(rec, len(hits) + 1, float(f.score), dict(f.signals)))
         timings["load"] = time.perf_counter() - t1
-        elapsed = time.perf_counter() - t0
         used = searcher.signals(query)
+        if query.fulltext and query.kind is Kind.PAPER:
+            hits, used = self._with_passages(query, hits, used, timings)
+        elapsed = time.perf_counter() - t0
         return SearchResult(query, tuple(hits), elapsed, timings, used, searcher.partial)
+
+    def _with_passages(
+        self, query: Query, hits: list[Hit], used: tuple[str, ...], timings: dict[str, float]
+    ) -> tuple[list[Hit], tuple[str, ...]]:
+        """Fuse the paper hits with the papers of the best full-text passages
+        (:func:`litsift.search.passage_index.fuse_fulltext`), each hit carrying its best
+        passage. Without a passage index the hits are returned as they are."""
+        from litsift.search.passage_index import FULLTEXT_FUSION, fuse_fulltext, paper_run
+
+        index = self.passage_index
+        if index is None:
+            return hits, used
+        t = time.perf_counter()
+        assert query.k is not None and query.k0 is not None
+        found = index.search(query.text, k=query.k0, k0=query.k0)
+        papers, best = paper_run(found)
+        if query.years.start is not None or query.years.end is not None:
+            years = dict.fromkeys(p for p, _ in papers)
+            recs = {d: self.store.get(Kind.PAPER, d) for d in years}
+            papers = [
+                (d, s)
+                for d, s in papers
+                if recs[d] is not None and query.years.contains(recs[d].year)  # type: ignore[union-attr]
+            ]
+        by_id = {h.docid: h for h in hits}
+        paper_list = [(h.docid, h.score) for h in hits]
+        fused = fuse_fulltext(paper_list, papers, query.k, FULLTEXT_FUSION)
+        out: list[Hit] = []
+        for f in fused:
+            doc_id = str(f.docid)
+            base = by_id.get(doc_id)
+            rec = base.record if base is not None else self.store.get(Kind.PAPER, doc_id)
+            if rec is None:
+                continue
+            signals = dict(base.signals) if base is not None else {}
+            if "passages" in f.signals:
+                signals["passages"] = f.signals["passages"]
+            out.append(Hit(rec, len(out) + 1, float(f.score), signals, best.get(doc_id)))
+        timings["passages"] = time.perf_counter() - t
+        return out, (*used, "passages")
 
     # -- triage ----------------------------------------------------------------------------
     @property
@@ -377,6 +422,26 @@ class LitsiftService:
                 self._aspect_scorer = AspectScorer(self.encoder, sentences=self.sentence_store)
             scorer = self._aspect_scorer
         return scorer.score(list(aspects), [h.record for h in hits])
+
+    @property
+    def passage_index(self) -> PassageIndex | None:
+        """The full-text passage index (:mod:`litsift.search.passage_index`), or None when no
+        full text was imported and indexed."""
+        from litsift.search.passage_index import PassageIndex
+
+        with self._lock:
+            if self._passages is None:
+                self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
+            return self._passages
+
+    def build_passages(self, progress: Progress | None = None) -> PassageBuild:
+        """Index the stored full-text passages (BM25 + dense; skipped when unchanged)."""
+        from litsift.search.passage_index import build_passage_index
+
+        report = build_passage_index(self.store, self.encoder, self.paths.index_dir, progress)
+        with self._lock:
+            self._passages = None
+        return report
 
     @property
     def sentence_store(self) -> SentenceStore | None:

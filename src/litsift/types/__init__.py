@@ -180,6 +180,8 @@ class Query:
         k0: candidates each retriever contributes to fusion (raised to ``k`` by
             :func:`candidate_depth`); None: the configured default (``search.k0``).
         fusion: one of :data:`FUSIONS`, or None (the configured default).
+        fulltext: papers only: also search the full-text passages of papers that have them
+            (a paper's passage score is its best passage's; fused with its paper score).
     """
 
     text: str
@@ -188,6 +190,7 @@ class Query:
     k: int | None = None
     k0: int | None = None
     fusion: str | None = None
+    fulltext: bool = False
 
     def with_defaults(self, k: int, k0: int, fusion: str) -> Query:
         """This query with every unset field filled in and ``k0`` raised to the k0 rule
@@ -223,6 +226,25 @@ def _frozen(d: Mapping[str, SignalScore] | None = None) -> Mapping[str, SignalSc
 
 
 @dataclass(frozen=True)
+class Passage:
+    """One passage of a paper's full text (:mod:`litsift.text.passages`).
+
+    Attributes:
+        doc_id: the paper.
+        idx: 0-based position in the paper's reading order.
+        section: the section heading ("" when the source has none).
+        text: the passage, whitespace collapsed.
+        source: the format it was read from (``pdf``, ``grobid-tei``, ``jats``, ``s2orc``).
+    """
+
+    doc_id: str
+    idx: int
+    section: str
+    text: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class Hit:
     """A ranked result.
 
@@ -234,6 +256,8 @@ class Hit:
     rank: int
     score: float
     signals: Mapping[str, SignalScore] = field(default_factory=_frozen)
+    #: the best-matching full-text passage, for full-text searches (None otherwise)
+    passage: Passage | None = None
 
     @property
     def docid(self) -> str:
@@ -321,6 +345,7 @@ __all__ = [
     "Label",
     "LabelFilter",
     "Paper",
+    "Passage",
     "Query",
     "Record",
     "SearchResult",

@@ -1,0 +1,326 @@
+"""The full-text passage index: BM25 (tantivy) + dense (hnswlib) over papers' passages.
+
+Built from the store's ``passages`` table (schema v5) by :func:`build_passage_index` into
+``<index dir>/passages/``: a staging directory swapped in whole (an interrupted build leaves
+the previous index usable), with a ``passages.json`` naming the encoder, the passages' signature and
+each label's ``(doc id, idx)``. Passages are embedded as ``"<paper title>. <passage>"``
+(OpenScholar) through the encoder's passage cache, so a rebuild after new imports embeds only
+new passages; when the signature is unchanged nothing is rebuilt.
+
+:meth:`PassageIndex.search` fuses the two runs by min-max interpolation (equal weights, BM25's
+floor 0 when its run is shorter than ``k0``, as for papers: :mod:`litsift.search.fusion`) and
+returns passage hits; :func:`paper_run` turns them into a paper-level run whose score is the
+paper's best passage (max), the combination OpenScholar and PaperQA2 use for documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import tantivy
+
+from litsift.errors import IndexDamagedError, QueryError
+from litsift.search.bm25 import ANALYZER_NAME, MAX_QUERY_TOKENS, analyzer
+from litsift.search.dense import DenseIndex
+from litsift.search.fusion import Fused, interpolate, ranked, rrf
+from litsift.text.passages import passage_input
+from litsift.types import Passage
+
+if TYPE_CHECKING:
+    from litsift.models_onnx import Encoder
+    from litsift.store import Store
+
+__all__ = [
+    "PassageBuild",
+    "PassageHit",
+    "PassageIndex",
+    "build_passage_index",
+    "load_passages",
+    "paper_run",
+]
+
+DIR_NAME = "passages"
+META = "passages.json"
+WEIGHTS = {"bm25": 0.5, "dense": 0.5}
+EMBED_CHUNK = 256
+
+
+@dataclass(frozen=True)
+class PassageHit:
+    """A passage retrieved for a query, with its fused score and each signal's (score, rank)."""
+
+    passage: Passage
+    score: float
+    signals: dict[str, tuple[float, int]]
+
+
+@dataclass(frozen=True)
+class PassageBuild:
+    """What :func:`build_passage_index` did."""
+
+    passages: int
+    papers: int
+    embedded_s: float
+    seconds: float
+    bytes: int
+    unchanged: bool
+
+
+def load_passages(store: Store) -> tuple[list[Passage], dict[str, str]]:
+    """Every stored passage in (doc id, idx) order and the titles of their papers."""
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT p.doc_id, p.idx, p.section, p.text, p.source, COALESCE(r.title, '') "
+            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id ORDER BY p.doc_id, p.idx"
+        ).fetchall()
+    passages = [Passage(str(d), int(i), str(s), str(t), str(src)) for d, i, s, t, src, _ in rows]
+    titles = {str(r[0]): str(r[5]) for r in rows}
+    return passages, titles
+
+
+def _signature(passages: Sequence[Passage], titles: dict[str, str], encoder_key: str) -> str:
+    h = hashlib.sha256(encoder_key.encode())
+    for p in passages:
+        h.update(f"\0{p.doc_id}\0{p.idx}\0{titles.get(p.doc_id, '')}\0{p.section}\0".encode())
+        h.update(p.text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER_NAME, index_option="freq")
+    sb.add_unsigned_field("label", stored=True, indexed=True, fast=True)
+    return sb.build()
+
+
+def build_passage_index(
+    store: Store,
+    encoder: Encoder,
+    index_root: Path,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> PassageBuild:
+    """(Re)build ``<index_root>/passages`` when the stored passages or the encoder changed.
+
+    Raises:
+        OSError: the index directory cannot be written.
+    """
+    t0 = time.perf_counter()
+    final = Path(index_root) / DIR_NAME
+    passages, titles = load_passages(store)
+    signature = _signature(passages, titles, encoder.cache_key)
+    papers = len({p.doc_id for p in passages})
+    meta_path = final / META
+    if meta_path.is_file():
+        try:
+            if json.loads(meta_path.read_text(encoding="utf-8")).get("signature") == signature:
+                return PassageBuild(len(passages), papers, 0.0, 0.0, _size(final), True)
+        except (OSError, ValueError):
+            pass  # damaged: rebuilt below
+    staging = Path(index_root) / f".{DIR_NAME}.staging"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    texts = [passage_input(titles.get(p.doc_id, ""), p) for p in passages]
+    t_embed = time.perf_counter()
+    vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
+    for start in range(0, len(texts), EMBED_CHUNK):
+        vectors[start : start + EMBED_CHUNK] = encoder.encode_passages(
+            texts[start : start + EMBED_CHUNK]
+        )
+        if progress is not None:
+            progress("passages", min(start + EMBED_CHUNK, len(texts)), len(texts))
+    embedded_s = time.perf_counter() - t_embed
+    index = tantivy.Index(_schema(), path=str(staging))
+    index.register_tokenizer(ANALYZER_NAME, analyzer())
+    writer = index.writer(heap_size=50_000_000, num_threads=1)
+    for label, p in enumerate(passages):
+        doc = tantivy.Document()
+        doc.add_text("text", f"{p.section}\n{p.text}")
+        doc.add_unsigned("label", label)
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    dense = DenseIndex.create(staging / "dense.bin", encoder.dim, max(len(passages), 1))
+    if passages:
+        dense.add(np.arange(len(passages), dtype=np.int64), vectors)
+    dense.save()
+    (staging / META).write_text(
+        json.dumps(
+            {
+                "signature": signature,
+                "encoder": encoder.cache_key,
+                "labels": [[p.doc_id, p.idx] for p in passages],
+            }
+        ),
+        encoding="utf-8",
+    )
+    old = Path(index_root) / f".{DIR_NAME}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        os.replace(final, old)
+    os.replace(staging, final)
+    shutil.rmtree(old, ignore_errors=True)
+    return PassageBuild(
+        len(passages), papers, embedded_s, time.perf_counter() - t0, _size(final), False
+    )
+
+
+def _size(directory: Path) -> int:
+    return sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
+
+
+class PassageIndex:
+    """An open passage index (see the module docstring)."""
+
+    def __init__(self, directory: Path, store: Store, encoder: Encoder) -> None:
+        self.directory = directory
+        try:
+            meta = json.loads((directory / META).read_text(encoding="utf-8"))
+            self._labels = [(str(d), int(i)) for d, i in meta["labels"]]
+            self._index = tantivy.Index.open(str(directory))
+            self._index.register_tokenizer(ANALYZER_NAME, analyzer())
+            self._searcher = self._index.searcher()
+            self._dense = DenseIndex.open(directory / "dense.bin")
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+            raise IndexDamagedError(
+                f"the passage index is damaged: {directory}: {why}", "run `litsift index`"
+            ) from err
+        self._schema = self._index.schema
+        self._analyzer = analyzer()
+        self._store = store
+        self._encoder = encoder
+        self._cache: dict[tuple[str, int], Passage] = {}
+
+    @classmethod
+    def open(cls, index_root: Path, store: Store, encoder: Encoder) -> PassageIndex | None:
+        """The passage index, or None when none was built (no full text imported)."""
+        directory = Path(index_root) / DIR_NAME
+        if not (directory / META).is_file():
+            return None
+        return cls(directory, store, encoder)
+
+    @property
+    def count(self) -> int:
+        return len(self._labels)
+
+    def _bm25(self, text: str, k0: int) -> list[tuple[int, float]]:
+        counts: dict[str, int] = {}
+        for tok in self._analyzer.analyze(text):
+            if tok in counts or len(counts) < MAX_QUERY_TOKENS:
+                counts[tok] = counts.get(tok, 0) + 1
+        if not counts or not self._labels:
+            return []
+        query = tantivy.Query.boolean_query(
+            [
+                (
+                    tantivy.Occur.Should,
+                    tantivy.Query.boost_query(
+                        tantivy.Query.term_query(self._schema, "text", tok), n
+                    ),
+                )
+                for tok, n in counts.items()
+            ]
+        )
+        hits = self._searcher.search(query, min(k0, len(self._labels)), count=False).hits
+        labels = self._searcher.fast_field_values("label", [a for _, a in hits])
+        return [(int(lab or 0), float(s)) for (s, _), lab in zip(hits, labels, strict=True)]
+
+    def _dense_run(self, text: str, k0: int) -> list[tuple[int, float]]:
+        if not self._labels:
+            return []
+        qvec = self._encoder.encode_queries([text])[0]
+        k = min(k0, len(self._labels))
+        self._dense._index.set_ef(max(k, 64))
+        labels, dists = self._dense._index.knn_query(qvec, k=k)
+        return [(int(lab), 1.0 - float(d)) for lab, d in zip(labels[0], dists[0], strict=True)]
+
+    def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
+        """The top ``k`` passages for ``text``: BM25 + dense over passages, interpolated."""
+        bm25 = self._bm25(text, k0)
+        runs = {"bm25": bm25, "dense": self._dense_run(text, k0)}
+        exhaustive = {"bm25": 0.0} if len(bm25) < k0 else None
+        fused = interpolate(runs, WEIGHTS, limit=k, exhaustive=exhaustive)
+        passages = self._load([self._labels[int(f.docid)] for f in fused])
+        return [
+            PassageHit(
+                passages[self._labels[int(f.docid)]],
+                f.score,
+                {name: (s.score, s.rank) for name, s in f.signals.items()},
+            )
+            for f in fused
+            if self._labels[int(f.docid)] in passages
+        ]
+
+    def _load(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Passage]:
+        todo = [key for key in keys if key not in self._cache]
+        if todo:
+            with self._store.lock:
+                for d, i in todo:
+                    row = self._store.conn.execute(
+                        "SELECT section, text, source FROM passages WHERE doc_id = ? AND idx = ?",
+                        (d, i),
+                    ).fetchone()
+                    if row is not None:
+                        self._cache[(d, i)] = Passage(d, i, str(row[0]), str(row[1]), str(row[2]))
+        return {key: self._cache[key] for key in keys if key in self._cache}
+
+
+def paper_run(hits: Sequence[PassageHit]) -> tuple[list[tuple[str, float]], dict[str, Passage]]:
+    """Papers ranked by their best passage: ``([(doc id, max passage score)], best passage by
+    doc id)``, best first."""
+    best: dict[str, PassageHit] = {}
+    for h in hits:
+        cur = best.get(h.passage.doc_id)
+        if cur is None or h.score > cur.score:
+            best[h.passage.doc_id] = h
+    ordered = sorted(best.values(), key=lambda h: (-h.score, h.passage.doc_id))
+    return [(h.passage.doc_id, h.score) for h in ordered], {d: h.passage for d, h in best.items()}
+
+
+#: how a full-text search combines the paper run with the passages' paper run (see
+#: :func:`fuse_fulltext`; chosen by ``benchmarks/fulltext_eval.py``)
+FULLTEXT_FUSION = "rrf"
+FULLTEXT_FUSIONS = ("rrf", "max-rank", "interpolation")
+
+
+def fuse_fulltext(
+    papers: Sequence[tuple[str, float]],
+    passages: Sequence[tuple[str, float]],
+    k: int,
+    method: str = FULLTEXT_FUSION,
+) -> list[Fused]:
+    """Combine the abstract-level paper run with the papers of the best passages.
+
+    ``rrf``: reciprocal rank fusion, k = 60 (Cormack et al. 2009): a paper found both ways
+    rises. ``max-rank``: a paper counts at its better rank of the two (``1 / (60 + min rank)``,
+    RRF's sum breaking ties), so a body-only match ranks like an abstract match.
+    ``interpolation``: ``0.5 · minmax(paper score) + 0.5 · best passage score`` (0 when absent).
+
+    Raises:
+        QueryError: unknown ``method``.
+    """
+    runs = {"papers": list(papers), "passages": list(passages)}
+    if method == "rrf":
+        return rrf(runs, limit=k)
+    if method == "max-rank":
+        signals = {d: f.signals for f in rrf(runs) for d in [f.docid]}
+        scores = {
+            d: 1.0 / (60 + min(s.rank for s in sig.values()))
+            + 1e-6 * sum(1.0 / (60 + s.rank) for s in sig.values())
+            for d, sig in signals.items()
+        }
+        return ranked(scores, signals, k)
+    if method == "interpolation":
+        return interpolate(runs, {"papers": 0.5, "passages": 0.5}, limit=k)
+    raise QueryError(
+        f"unknown full-text fusion {method!r}", f"use one of {', '.join(FULLTEXT_FUSIONS)}"
+    )

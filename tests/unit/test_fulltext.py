@@ -1,0 +1,139 @@
+"""Full text (issue 17): imported sections become ~250-word passages in the store, a passage
+index (BM25 + dense) finds the paragraph a question is answered in, and paper search with
+``fulltext`` ranks the paper that only its body matches, carrying the passage."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.paths import get_paths, shared_data_dir
+from litsift.search.passage_index import build_passage_index, paper_run
+from litsift.service import LitsiftService
+from litsift.text.passages import PASSAGE_WORDS, chunk_sections, passage_input
+from litsift.types import Kind, Query
+
+FULLTEXT = shared_data_dir() / "sources" / "fulltext"
+
+
+def test_chunking_follows_sections_and_paragraphs() -> None:
+    para = "This sentence has exactly eight words in it. " * 40  # 320 words
+    sections = [
+        ("Intro", "Short opening paragraph of the paper."),
+        ("Intro", "A second short paragraph."),
+        ("Method", para),
+        ("Method", "Tail."),
+        ("", "   "),
+    ]
+    chunks = chunk_sections(sections)
+    heads = [h for h, _ in chunks]
+    assert heads[0] == "Intro" and "second short" in chunks[0][1]  # paragraphs joined
+    assert all(h in ("Intro", "Method") for h in heads)  # never across sections
+    method = [t for h, t in chunks if h == "Method"]
+    assert len(method) == 2 and all(len(t.split()) <= PASSAGE_WORDS + 40 for t in method)
+    assert method[-1].endswith("Tail.")  # a tiny remainder joins its neighbour
+    assert " ".join(method).count("eight words") == 40  # nothing lost
+    assert chunk_sections([]) == []
+    assert passage_input("A title", "text") == "A title. text"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, paper_slice_rows: list[dict], encoder) -> Path:  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("fulltext")
+    src = root / "papers.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in paper_slice_rows[:150]), encoding="utf-8")
+    with LitsiftService(get_paths(root / "home"), encoder=encoder) as svc:
+        assert svc.ingest(Kind.PAPER, src).ok
+        report = svc.sources.import_paths(
+            Kind.PAPER,
+            [FULLTEXT / "grobid-tei", FULLTEXT / "s2orc-doc2json-json", FULLTEXT / "pdf"],
+        )
+        assert not report.bad
+        svc.build_index(Kind.PAPER)
+        built = svc.build_passages()
+        assert built.passages > 100 and not built.unchanged
+        assert svc.build_passages().unchanged  # nothing new: nothing rebuilt
+    return root / "home"
+
+
+def _doc(svc: LitsiftService, title: str) -> str:
+    with svc.store.lock:
+        row = svc.store.conn.execute(
+            "SELECT id FROM papers WHERE title LIKE ?", (title + "%",)
+        ).fetchone()
+    assert row is not None, title
+    return str(row[0])
+
+
+def test_passages_are_stored_per_paper_in_reading_order(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    with LitsiftService(get_paths(home), encoder=encoder) as svc, svc.store.lock:
+        rows = svc.store.conn.execute(
+            "SELECT doc_id, COUNT(*), MIN(idx), MAX(idx), SUM(LENGTH(text) - "
+            "LENGTH(REPLACE(text, ' ', '')) + 1) FROM passages GROUP BY doc_id"
+        ).fetchall()
+    assert len(rows) >= 7  # TEI / S2ORC / PDF of the same paper merge onto one record
+    for _doc_id, n, lo, hi, words in rows:
+        assert lo == 0 and hi == n - 1 and words / n <= PASSAGE_WORDS + 40
+
+
+def test_a_body_only_answer_is_found_with_full_text_and_not_without(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        s2orc = _doc(svc, "S2ORC")
+        index = svc.passage_index
+        assert index is not None
+        top = index.search(question, k=5)
+        assert top[0].passage.doc_id == s2orc and "TPU v3-8" in top[0].passage.text
+        assert top[0].passage.section  # its heading came along
+        papers, best = paper_run(top)
+        assert papers[0][0] == s2orc and best[s2orc] == top[0].passage
+
+        plain = svc.search(Query(question, Kind.PAPER, k=10))
+        full = svc.search(Query(question, Kind.PAPER, k=10, fulltext=True))
+        hit = next(h for h in full.hits if h.docid == s2orc)
+        assert hit.rank <= 3  # the answer is only in its body
+        assert "passages" in full.signals_used and "passages" in hit.signals
+        assert hit.passage is not None and "TPU v3-8" in hit.passage.text
+        plain_rank = next((h.rank for h in plain.hits if h.docid == s2orc), None)
+        assert plain_rank is None or plain_rank > hit.rank
+        # abstract-only papers still come back, without a passage
+        assert any(h.passage is None for h in full.hits)
+
+
+def test_cli_fulltext_json_and_table(home: Path) -> None:
+    from litsift.cli import main
+
+    runner = CliRunner()
+    args = ["--home", str(home), "search", "--fulltext", "-k", "3"]
+    out = runner.invoke(main, [*args, "--json", "nDCG of SPECTER on the recommendation task"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    first = data["hits"][0]
+    assert first["title"].startswith("SPECTER") and "53.9" in first["passage"]["text"]
+    assert "passages" in data["signals_used"]
+    out = runner.invoke(main, [*args, "nDCG of SPECTER on the recommendation task"])
+    assert out.exit_code == 0 and "§ " in out.stdout
+
+
+def test_rebuild_after_new_full_text_and_damage(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    """A new import rebuilds the passage index (swapped in whole); a damaged one is an error
+    with the fix, and `litsift index` repairs it."""
+    from litsift.errors import IndexDamagedError
+
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        svc.sources.import_paths(Kind.PAPER, [FULLTEXT / "grobid-tei"])
+        svc.build_index(Kind.PAPER)
+        first = svc.build_passages()
+        svc.sources.import_paths(Kind.PAPER, [FULLTEXT / "jats"])
+        second = build_passage_index(svc.store, svc.encoder, svc.paths.index_dir)
+        assert second.passages > first.passages and not second.unchanged
+        (svc.paths.index_dir / "passages" / "passages.json").write_text("{", encoding="utf-8")
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        with pytest.raises(IndexDamagedError, match="litsift index"):
+            svc.search(Query("electrospun graphene", Kind.PAPER, fulltext=True))
+        assert not svc.build_passages().unchanged
+        hits = svc.search(Query("electrospun graphene nanofibers", Kind.PAPER, fulltext=True))
+        assert hits.hits and hits.hits[0].passage is not None
