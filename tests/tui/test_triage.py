@@ -249,3 +249,32 @@ async def test_research_question_keys(wservice: LitsiftService) -> None:
         assert result is not None and result.signals_used == ("bm25_problem",)
         assert {h.docid for h in result.hits} <= {first.docid, kept}  # only those have one
         assert result.hits[0].docid == first.docid
+
+
+async def test_full_text_toggle_shows_the_matching_passage(tmp_path: Path, encoder: Any) -> None:
+    """T searches papers' imported full text too; the detail pane shows the best passage with
+    its section, the query's words highlighted."""
+    from litsift.paths import shared_data_dir
+
+    fulltext = shared_data_dir() / "sources" / "fulltext"
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        svc.sources.import_paths(Kind.PAPER, [fulltext / "s2orc-doc2json-json", fulltext / "pdf"])
+        svc.build_index(Kind.PAPER)
+        svc.build_passages()
+        app = create_app(svc)
+        async with app.run_test(size=SIZE) as pilot:
+            await search(pilot, "pretraining SciBERT from scratch on a TPU v3-8 for one week")
+            assert all(h.passage is None for h in table(app).hits)
+            await pilot.press("T")
+            await settle(pilot)
+            assert "full text" in status(app)
+            result = table(app).result
+            assert result is not None and result.query.fulltext
+            hit = next(h for h in table(app).hits if h.passage is not None)
+            t = table(app)
+            t.move_cursor(row=hit.rank - 1)
+            await settle(pilot)
+            detail = app.query_one(DetailPane)
+            assert "Matching passage — § " in detail.text and "TPU" in detail.text
+            spans = [s for s in detail.content.spans if "underline" in str(s.style)]
+            assert spans  # the query's words are highlighted

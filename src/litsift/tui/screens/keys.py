@@ -42,6 +42,14 @@ SCREEN_BINDINGS: list[BindingType] = [
         tooltip="Show the Datasets tab",
     ),
     Binding(
+        "T",
+        "toggle_fulltext",
+        "Full text",
+        show=False,
+        id="toggle_fulltext",
+        tooltip="Toggle: also search the imported full text of papers (passages)",
+    ),
+    Binding(
         "ctrl+l",
         "clear_years",
         "Clear years",

@@ -94,6 +94,8 @@ class SearchScreen(Screen[None]):
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
         self.rq = RQCommands(self)
+        #: search papers' imported full text too (key T)
+        self.fulltext = False
         self._request_id = 0
         self._pending: int | None = None
 
@@ -164,6 +166,8 @@ class SearchScreen(Screen[None]):
             modes.append("more like this")
         if self.ranking.by_coverage:
             modes.append("by coverage")
+        if self.fulltext:
+            modes.append("full text")
         if self.tab().reranked:
             modes.append(self.tab().reranked)
         self.status.set_modes(modes)
@@ -191,7 +195,14 @@ class SearchScreen(Screen[None]):
                 self.status.show_result(tab.result)
             return
         self._request_id += 1
-        query = Query(self.text, kind, self.years, k=self.settings.tui_k, k0=self.settings.k0)
+        query = Query(
+            self.text,
+            kind,
+            self.years,
+            k=self.settings.tui_k,
+            k0=self.settings.k0,
+            fulltext=self.fulltext and kind is Kind.PAPER,
+        )
         if not self.text.strip():  # nothing to search: clear without a worker
             self._pending = None
             self.workers.cancel_group(self, "search")
@@ -395,6 +406,11 @@ class SearchScreen(Screen[None]):
 
     def action_answer(self) -> None:
         self.ranking.answer()
+
+    def action_toggle_fulltext(self) -> None:
+        self.fulltext = not self.fulltext
+        self.show_modes()
+        self.search(Kind.PAPER, force=True)
 
     def action_extract_rq(self) -> None:
         self.rq.extract()

@@ -13,6 +13,7 @@ the data are removed and control characters shown as visible symbols.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,8 @@ class Extras:
     scoring: bool = False
     #: the LLM judge's grade per aspect (None: not judged), when asked for (key ``J``)
     llm_grades: tuple[int | None, ...] | None = None
+    #: the query's text, for highlighting its words in a matching full-text passage
+    query: str = ""
 
 
 EMPTY = "—"
@@ -147,6 +150,25 @@ def _body(text: str, empty: str, coverage: Coverage | None) -> Part:
     return content
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _passage(hit: Hit, query: str) -> Iterator[Part]:
+    """The best full-text passage of a full-text search, the query's words highlighted."""
+    p = hit.passage
+    assert p is not None
+    where = p.section or "no section heading"
+    yield from _heading(f"Matching passage — § {where} (passage {p.idx + 1}, {p.source})")
+    text = for_terminal(p.text)
+    words = {w.lower() for w in _WORD.findall(query) if len(w) > 2}
+    content = Content(text)
+    for m in _WORD.finditer(text):
+        if m.group(0).lower() in words:
+            content = content.stylize(EVIDENCE_STYLE, m.start(), m.end())
+    yield content
+    yield "\n"
+
+
 def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield (paper.title or EMPTY, "bold")
     yield "\n"
@@ -159,6 +181,8 @@ def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield from _field("ID", paper.id)
     yield from _triage(extras.annotation)
     yield from _aspects(extras)
+    if hit.passage is not None:
+        yield from _passage(hit, extras.query)
     yield from _scores(hit)
     source = extras.annotation.rq_source
     yield from _heading(f"Research question ({source})" if source else "Research question")

@@ -98,6 +98,7 @@ class KindTab(TabPane):
             coverage=self.table.coverages.get(hit.docid),
             scoring=self.scoring is not None,
             llm_grades=self.llm_grades.get(hit.docid),
+            query=self.result.query.text if self.result is not None else "",
         )
 
     # -- aspects ---------------------------------------------------------------------------
