@@ -312,12 +312,21 @@ def config(ctx: click.Context) -> None:
 @click.option(
     "-k", default=None, type=click.IntRange(1, 100), help="Papers retrieved to cite from."
 )
+@click.option(
+    "--fulltext", is_flag=True, help="Search and cite imported full text (passages, 3 per paper)."
+)
 @click.option("--rerank", "do_rerank", is_flag=True, help="LLM-rerank the hits before answering.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verified answer as JSON.")
 @click.pass_context
 @reports_errors
 def answer(
-    ctx: click.Context, question: str, years: str, k: int | None, do_rerank: bool, as_json: bool
+    ctx: click.Context,
+    question: str,
+    years: str,
+    k: int | None,
+    fulltext: bool,
+    do_rerank: bool,
+    as_json: bool,
 ) -> None:
     """Answer QUESTION from the top papers with citations checked against what was sent."""
     from litsift.llm.answer import answer_to_json
@@ -327,7 +336,9 @@ def answer(
     with open_service(ctx.obj["home"]) as svc:
         s = svc.config
         n = k or s.llm.answer_max_records
-        result = svc.search(Query(question, Kind.PAPER, YearRange.parse(years), k=n))
+        result = svc.search(
+            Query(question, Kind.PAPER, YearRange.parse(years), k=n, fulltext=fulltext)
+        )
         hits = list(result.hits)
         if do_rerank:
             rr = svc.rerank(question, hits)
@@ -349,6 +360,8 @@ def answer(
         marks = "".join(f"[{n}]" for n in ref.passages)
         title, rid = (for_terminal(x, keep_newlines=False) for x in (rec.display_title, rec.id))
         click.echo(f"  {marks} {title} ({rec.year or 'n.d.'}) — {rid}")
+        for section in ref.sections:
+            click.echo(f"      § {for_terminal(section, keep_newlines=False)}")
     if ans.fabricated:
         click.echo(f"stripped citations to passages never sent: {list(ans.fabricated)}", err=True)
     for note in ans.notes:

@@ -21,7 +21,17 @@ from typing import TYPE_CHECKING, Any
 from litsift.config import Config, load_config
 from litsift.errors import IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
-from litsift.types import FUSIONS, Aspect, Hit, Kind, Label, Query, Record, SearchResult
+from litsift.types import (
+    FUSIONS,
+    Aspect,
+    Hit,
+    Kind,
+    Label,
+    Passage,
+    Query,
+    Record,
+    SearchResult,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -545,8 +555,19 @@ class LitsiftService:
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
     ) -> Answer:
-        """A cited answer with every citation checked; see :meth:`LLMSession.answer`."""
-        return self.llm.answer(question, hits, on_delta)
+        """A cited answer with every citation checked; see :meth:`LLMSession.answer`.
+
+        When the hits come from a full-text search (a hit carries a passage), papers with
+        indexed full text are cited from their best passages for ``question`` (at most
+        ``llm.answer_passages_per_record`` each), not from their abstracts."""
+        fulltext: dict[str, list[Passage]] | None = None
+        if any(h.passage is not None for h in hits):
+            index = self.passage_index
+            if index is not None:
+                fulltext = {}
+                for found in index.search(question, k=200):
+                    fulltext.setdefault(found.passage.doc_id, []).append(found.passage)
+        return self.llm.answer(question, hits, on_delta, fulltext)
 
     def describe(self) -> dict[str, Any]:
         """Counts, index manifests and paths, for ``litsift config`` and the TUI status."""

@@ -137,3 +137,30 @@ def test_rebuild_after_new_full_text_and_damage(tmp_path: Path, encoder) -> None
         assert not svc.build_passages().unchanged
         hits = svc.search(Query("electrospun graphene nanofibers", Kind.PAPER, fulltext=True))
         assert hits.hits and hits.hits[0].passage is not None
+
+
+def test_answers_cite_full_text_passages_with_their_sections(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    """After a full-text search, a paper with full text is cited from its best passages for the
+    question (at most 3), and the reference list names the sections; the prompt holds them."""
+    from dataclasses import replace
+
+    from litsift.config import Config, LLMSettings
+    from tests.llm_server import ScriptedLLMServer, chat_reply
+
+    question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
+    with ScriptedLLMServer() as srv:
+        config = replace(
+            Config(), llm=LLMSettings(base_url=srv.url, model="test-model", max_retries=0)
+        )
+        with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+            s2orc = _doc(svc, "S2ORC")
+            result = svc.search(Query(question, Kind.PAPER, k=5, fulltext=True))
+            hits = [h for h in result.hits if h.docid == s2orc]
+            srv.push(chat_reply("S2ORC-SciBERT was pretrained for one week on a TPU v3-8 [1]."))
+            ans = svc.answer(question, hits)
+    first = ans.passages[0]
+    assert first.fulltext and "TPU v3-8" in first.text and first.section
+    assert sum(p.docid == s2orc for p in ans.passages) <= 3
+    assert ans.references[0].docid == s2orc and ans.references[0].sections == (first.section,)
+    prompt = srv.requests[0].body["messages"][-1]["content"]
+    assert "TPU v3-8" in prompt

@@ -10,7 +10,7 @@ reference list is built from the store records, never from the model's text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from litsift.llm.errors import LLMError
 from litsift.llm.judge import judge_attribution
 from litsift.llm.prompts import answer_messages, feedback_messages, revise_messages
 from litsift.types import Dataset, Hit, Record
+from litsift.types import Passage as TextPassage
 
 #: OpenScholar iterates self-feedback at most 3 times.
 MAX_FEEDBACK_ROUNDS = 3
@@ -42,6 +43,8 @@ class Reference:
 
     record: Record
     passages: tuple[int, ...]
+    #: section headings of the cited full-text passages, in citation order ("" entries skipped)
+    sections: tuple[str, ...] = ()
 
     @property
     def docid(self) -> str:
@@ -103,7 +106,14 @@ def _references(verified: VerifiedText, passages: Sequence[Passage]) -> tuple[Re
         p = by_number[n]
         cited.setdefault(p.docid, []).append(n)
         records[p.docid] = p.record
-    return tuple(Reference(records[d], tuple(ns)) for d, ns in cited.items())
+    return tuple(
+        Reference(
+            records[d],
+            tuple(ns),
+            tuple(dict.fromkeys(by_number[n].section for n in ns if by_number[n].section)),
+        )
+        for d, ns in cited.items()
+    )
 
 
 def answer_question(
@@ -117,6 +127,7 @@ def answer_question(
     feedback_rounds: int = 0,
     judge: bool = False,
     on_delta: DeltaCallback | None = None,
+    fulltext: Mapping[str, Sequence[TextPassage]] | None = None,
 ) -> Answer:
     """Write an answer to ``question`` from the top hits, with verified ``[n]`` citations.
 
@@ -134,6 +145,8 @@ def answer_question(
             streams; ``Answer.text`` is the authoritative, checked text). In the draft, a
             citation of a passage that was not sent is shown as ``[?]`` (unverified), never as
             if it were valid.
+        fulltext: full-text passages per record id, best first: those records are cited from
+            them (at most ``max_per_record`` each) instead of their abstracts.
 
     Returns:
         The verified answer.
@@ -144,7 +157,11 @@ def answer_question(
             notes; the answer so far is kept).
     """
     passages = build_passages(
-        hits, max_records=max_records, max_per_record=max_per_record, chunk_words=chunk_words
+        hits,
+        max_records=max_records,
+        max_per_record=max_per_record,
+        chunk_words=chunk_words,
+        fulltext=fulltext,
     )
     if not passages:
         raise QueryError("no results to answer from", "run a search that returns results first")
@@ -255,10 +272,18 @@ def answer_to_json(answer: Answer) -> dict[str, Any]:
             for x in answer.sentences
         ],
         "references": [
-            {**_record_json(r.record), "passages": list(r.passages)} for r in answer.references
+            {**_record_json(r.record), "passages": list(r.passages), "sections": list(r.sections)}
+            for r in answer.references
         ],
         "passages": [
-            {"number": p.number, "id": p.docid, "title": p.title, "text": p.text}
+            {
+                "number": p.number,
+                "id": p.docid,
+                "title": p.title,
+                "text": p.text,
+                "section": p.section,
+                "fulltext": p.fulltext,
+            }
             for p in answer.passages
         ],
         "fabricated": list(answer.fabricated),

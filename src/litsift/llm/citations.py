@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from litsift.types import Dataset, Hit, Record
+from litsift.types import Passage as TextPassage
 
 #: ScholarQABench counts sentences of at least 50 characters as citation-worthy.
 CITATION_WORTHY_CHARS = 50
@@ -25,19 +26,25 @@ _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 @dataclass(frozen=True)
 class Passage:
-    """One numbered passage of the prompt: a chunk of a record's abstract (or description).
+    """One numbered passage of the prompt: a chunk of a record's abstract (or description), or
+    a passage of its imported full text.
 
     Attributes:
         number: the ``[n]`` the model cites, from 1.
         record: the store record it came from.
-        chunk: 0-based chunk index within the record (at most 3 per record).
+        chunk: 0-based chunk index within the record (at most 3 per record), or the full-text
+            passage's index in the paper.
         text: the chunk text (without the title).
+        section: the full-text passage's section heading ("" for abstract chunks).
+        fulltext: True when the text is a passage of the paper's full text.
     """
 
     number: int
     record: Record
     chunk: int
     text: str
+    section: str = ""
+    fulltext: bool = False
 
     @property
     def docid(self) -> str:
@@ -261,12 +268,22 @@ def build_passages(
     max_records: int = 10,
     max_per_record: int = 3,
     chunk_words: int = 120,
+    fulltext: Mapping[str, Sequence[TextPassage]] | None = None,
 ) -> tuple[Passage, ...]:
     """Number the passages of the top ``max_records`` hits: title + abstract chunks, at most
     ``max_per_record`` per record (OpenScholar, Asai et al. 2024, §2.1, retrieves passages
-    rather than whole papers). A record without an abstract gives one title-only passage."""
+    rather than whole papers). A record without an abstract gives one title-only passage.
+
+    ``fulltext`` maps a record id to its best full-text passages for the question (best first);
+    such a record contributes those (at most ``max_per_record``, as OpenScholar's 3 per paper)
+    instead of its abstract chunks."""
     out: list[Passage] = []
     for hit in hits[:max_records]:
+        body = (fulltext or {}).get(hit.docid, ())
+        if body:
+            for p in list(body)[:max_per_record]:
+                out.append(Passage(len(out) + 1, hit.record, p.idx, p.text, p.section, True))
+            continue
         chunks = chunk_text(_record_body(hit.record), chunk_words, max_per_record) or [""]
         for i, chunk in enumerate(chunks):
             out.append(Passage(len(out) + 1, hit.record, i, chunk))

@@ -7,7 +7,7 @@ The service holds one :class:`LLMSession` and delegates to it; nothing here know
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from litsift.llm.errors import LLMNotConfiguredError
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from litsift.llm.judge import AspectJudgement
     from litsift.llm.rerank import RerankResult
     from litsift.paths import Paths
-    from litsift.types import Aspect, Hit
+    from litsift.types import Aspect, Hit, Passage
 
 
 class LLMSession:
@@ -106,7 +106,11 @@ class LLMSession:
         )
 
     def answer(
-        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        on_delta: DeltaCallback | None = None,
+        fulltext: Mapping[str, Sequence[Passage]] | None = None,
     ) -> Answer:
         """An answer citing passages of ``hits`` with every citation checked (OpenScholar-style).
 
@@ -127,4 +131,5 @@ class LLMSession:
             feedback_rounds=s.answer_feedback_rounds,
             judge=s.answer_judge,
             on_delta=on_delta,
+            fulltext=fulltext,
         )
