@@ -361,7 +361,7 @@ def answer(
         title, rid = (for_terminal(x, keep_newlines=False) for x in (rec.display_title, rec.id))
         click.echo(f"  {marks} {title} ({rec.year or 'n.d.'}) — {rid}")
         for section in ref.sections:
-            click.echo(f"      § {for_terminal(section, keep_newlines=False)}")
+            click.echo(f"      {for_terminal(section, keep_newlines=False)}")
     if ans.fabricated:
         click.echo(f"stripped citations to passages never sent: {list(ans.fabricated)}", err=True)
     for note in ans.notes:

@@ -5,7 +5,8 @@
 ``["bm25"]`` while the dense index is being built), ``partial`` (null, or why the answer is not
 the full hybrid), ``hits`` (each: ``rank``, ``id``, ``title``,
 ``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``, and with
-``--fulltext`` the best ``passage`` (``idx``, ``section``, ``text``, ``source``) when one matched).
+``--fulltext`` the best ``passage`` (``idx``, ``section``, ``page``, ``text``, ``source``) when
+one matched).
 
 Text from the store reaches the terminal only through :mod:`litsift.text`: the table through
 ``for_terminal`` (escape sequences removed, control characters made visible), JSON through
@@ -49,6 +50,7 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
             row["passage"] = {
                 "idx": p.idx,
                 "section": p.section,
+                "page": p.page,
                 "text": p.text,
                 "source": p.source,
             }
@@ -92,9 +94,8 @@ def hits_to_table(result: SearchResult) -> Table:
         if h.passage is not None:  # full-text search: where in the paper it matched
             words = h.passage.text.split()
             snippet = " ".join(words[:30]) + (" …" if len(words) > 30 else "")
-            where = h.passage.section or f"passage {h.passage.idx + 1}"
             title.append(
-                f"\n  § {for_terminal(where, keep_newlines=False)}: "
+                f"\n  {for_terminal(h.passage.where, keep_newlines=False)}: "
                 f"{for_terminal(snippet, keep_newlines=False)}",
                 style="dim",
             )

@@ -77,6 +77,20 @@ def test_passages_are_stored_per_paper_in_reading_order(home: Path, encoder) -> 
     assert len(rows) >= 7  # TEI / S2ORC / PDF of the same paper merge onto one record
     for _doc_id, n, lo, hi, words in rows:
         assert lo == 0 and hi == n - 1 and words / n <= PASSAGE_WORDS + 40
+    with LitsiftService(get_paths(home), encoder=encoder) as svc, svc.store.lock:
+        pages = svc.store.conn.execute(
+            "SELECT doc_id, source, page FROM passages ORDER BY doc_id, idx"
+        ).fetchall()
+    by_doc: dict[str, list[int | None]] = {}
+    for doc_id, source, page in pages:
+        if source == "pdf":
+            by_doc.setdefault(doc_id, []).append(page)
+        else:
+            assert page is None  # TEI / S2ORC carry no pages
+    assert by_doc
+    for seq in by_doc.values():  # PDF passages: the page each starts on, in reading order
+        assert all(p is not None and p >= 1 for p in seq) and seq == sorted(seq)
+        assert seq[-1] > seq[0]
 
 
 def test_a_body_only_answer_is_found_with_full_text_and_not_without(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]

@@ -35,7 +35,8 @@ class Passage:
         chunk: 0-based chunk index within the record (at most 3 per record), or the full-text
             passage's index in the paper.
         text: the chunk text (without the title).
-        section: the full-text passage's section heading ("" for abstract chunks).
+        section: where the full-text passage is in the paper (``"§ Results, p. 4"``; "" for
+            abstract chunks).
         fulltext: True when the text is a passage of the paper's full text.
     """
 
@@ -282,7 +283,7 @@ def build_passages(
         body = (fulltext or {}).get(hit.docid, ())
         if body:
             for p in list(body)[:max_per_record]:
-                out.append(Passage(len(out) + 1, hit.record, p.idx, p.text, p.section, True))
+                out.append(Passage(len(out) + 1, hit.record, p.idx, p.text, p.where, True))
             continue
         chunks = chunk_text(_record_body(hit.record), chunk_words, max_per_record) or [""]
         for i, chunk in enumerate(chunks):

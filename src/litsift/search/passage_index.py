@@ -79,10 +79,13 @@ def load_passages(store: Store) -> tuple[list[Passage], dict[str, str]]:
     """Every stored passage in (doc id, idx) order and the titles of their papers."""
     with store.lock:
         rows = store.conn.execute(
-            "SELECT p.doc_id, p.idx, p.section, p.text, p.source, COALESCE(r.title, '') "
+            "SELECT p.doc_id, p.idx, p.section, p.text, p.source, COALESCE(r.title, ''), p.page "
             "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id ORDER BY p.doc_id, p.idx"
         ).fetchall()
-    passages = [Passage(str(d), int(i), str(s), str(t), str(src)) for d, i, s, t, src, _ in rows]
+    passages = [
+        Passage(str(d), int(i), str(s), str(t), str(src), None if pg is None else int(pg))
+        for d, i, s, t, src, _, pg in rows
+    ]
     titles = {str(r[0]): str(r[5]) for r in rows}
     return passages, titles
 
@@ -266,11 +269,15 @@ class PassageIndex:
             with self._store.lock:
                 for d, i in todo:
                     row = self._store.conn.execute(
-                        "SELECT section, text, source FROM passages WHERE doc_id = ? AND idx = ?",
+                        "SELECT section, text, source, page FROM passages "
+                        "WHERE doc_id = ? AND idx = ?",
                         (d, i),
                     ).fetchone()
                     if row is not None:
-                        self._cache[(d, i)] = Passage(d, i, str(row[0]), str(row[1]), str(row[2]))
+                        page = None if row[3] is None else int(row[3])
+                        self._cache[(d, i)] = Passage(
+                            d, i, str(row[0]), str(row[1]), str(row[2]), page
+                        )
         return {key: self._cache[key] for key in keys if key in self._cache}
 
 

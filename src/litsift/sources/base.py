@@ -81,6 +81,8 @@ class SourceRecord:
     #: full text as ``(section heading, paragraph)`` pairs in reading order, when the source
     #: holds it (PDF, GROBID TEI, JATS, S2ORC); empty otherwise
     sections: list[tuple[str, str]] = field(default_factory=list)
+    #: 1-based page of each of ``sections`` (PDFs), parallel to it; empty when unknown
+    section_pages: list[int] = field(default_factory=list)
     dataset: dict[str, Any] | None = None
 
 

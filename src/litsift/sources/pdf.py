@@ -81,10 +81,12 @@ def _abstract(text: str) -> str:
     return ""
 
 
-def _sections(doc: Any) -> list[tuple[str, str]]:
+def _sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
+    """``(heading, paragraph)`` pairs in reading order and the 1-based page of each."""
     out: list[tuple[str, str]] = []
+    pages: list[int] = []
     heading = ""
-    for page in doc:
+    for number, page in enumerate(doc, start=1):
         for block in page.get_text("blocks"):
             if block[6] != 0:  # image block
                 continue
@@ -96,7 +98,8 @@ def _sections(doc: Any) -> list[tuple[str, str]]:
                 heading = one
                 continue
             out.append((heading, one))
-    return out
+            pages.append(number)
+    return out, pages
 
 
 def _record(doc: Any, path: Path) -> SourceRecord:
@@ -139,6 +142,7 @@ def _record(doc: Any, path: Path) -> SourceRecord:
             clean_text(_dehyphenate(str(b[4]))) for b in doc[0].get_text("blocks") if b[6] == 0
         ]
         abstract = next((b for b in blocks if len(b) >= 400), "")
+    sections, pages = _sections(doc)
     return SourceRecord(
         location=path.name,
         title=title,
@@ -148,7 +152,8 @@ def _record(doc: Any, path: Path) -> SourceRecord:
         year=year_from((meta.get("creationDate") or "").removeprefix("D:")[:4]),
         ids=ids,
         attachments=[path],
-        sections=_sections(doc),
+        sections=sections,
+        section_pages=pages,
         source_key=path.name,
     )
 

@@ -283,7 +283,7 @@ class RecordWriter:
         if tags or notes:
             self._merge_note(doc_id, tags, notes)
         if rec.sections and self.kind is Kind.PAPER:
-            self._write_passages(doc_id, rec.sections, fmt)
+            self._write_passages(doc_id, rec.sections, rec.section_pages, fmt)
         for path in rec.collections:
             name = " ".join(path.split())[:100]
             if not name:
@@ -297,17 +297,20 @@ class RecordWriter:
                 (name, kind, doc_id),
             )
 
-    def _write_passages(self, doc_id: str, sections: list[tuple[str, str]], fmt: str) -> None:
+    def _write_passages(
+        self, doc_id: str, sections: list[tuple[str, str]], pages: list[int], fmt: str
+    ) -> None:
         """Replace the paper's full-text passages with those of ``sections`` (schema v5)."""
-        from litsift.text.passages import chunk_sections
+        from litsift.text.passages import chunk_sections_paged
 
-        chunks = chunk_sections(sections)
+        chunks = chunk_sections_paged(sections, pages)
         if not chunks:
             return
         self.conn.execute("DELETE FROM passages WHERE doc_id = ?", (doc_id,))
         self.conn.executemany(
-            "INSERT INTO passages(doc_id, idx, section, text, source) VALUES (?, ?, ?, ?, ?)",
-            [(doc_id, i, head, text, fmt) for i, (head, text) in enumerate(chunks)],
+            "INSERT INTO passages(doc_id, idx, section, page, text, source) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(doc_id, i, head, page, text, fmt) for i, (head, text, page) in enumerate(chunks)],
         )
 
     def _merge_note(self, doc_id: str, tags: list[str], notes: list[str]) -> None:

@@ -253,6 +253,7 @@ CREATE TABLE passages (
     doc_id TEXT NOT NULL,
     idx INTEGER NOT NULL,
     section TEXT NOT NULL DEFAULT '',
+    page INTEGER,
     text TEXT NOT NULL,
     source TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, idx)
@@ -262,8 +263,9 @@ CREATE TABLE passages (
 
 def _v5_passages(conn: sqlite3.Connection) -> None:
     """Version 5: full-text passages of papers (~250 words along section and paragraph
-    boundaries, :mod:`litsift.search.passages`), ``idx`` in reading order, with the section
-    heading and the format they were read from (``pdf``, ``grobid-tei``, ``jats``, ``s2orc``).
+    boundaries, :mod:`litsift.text.passages`), ``idx`` in reading order, with the section
+    heading, the page it starts on (PDFs; NULL otherwise) and the format it was read from
+    (``pdf``, ``grobid-tei``, ``jats``, ``s2orc``).
     An import of a paper's full text replaces its passages.
     """
     for statement in _V5.split(";"):

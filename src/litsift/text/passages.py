@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from litsift.text.sentences import split_sentences
 from litsift.types import Passage
 
-__all__ = ["PASSAGE_WORDS", "Passage", "chunk_sections", "passage_input"]
+__all__ = ["PASSAGE_WORDS", "Passage", "chunk_sections", "chunk_sections_paged", "passage_input"]
 
 #: target passage length in words (OpenScholar: 250)
 PASSAGE_WORDS = 250
@@ -56,25 +56,39 @@ def chunk_sections(
     Returns:
         Passages in reading order; empty paragraphs are dropped.
     """
-    out: list[tuple[str, str]] = []
+    return [(h, t) for h, t, _ in chunk_sections_paged(sections, (), words)]
+
+
+def chunk_sections_paged(
+    sections: Iterable[tuple[str, str]],
+    pages: Sequence[int] = (),
+    words: int = PASSAGE_WORDS,
+) -> list[tuple[str, str, int | None]]:
+    """As :func:`chunk_sections`, with the page each passage starts on when ``pages`` gives
+    the 1-based page of every paragraph (PDFs); None otherwise.
+    """
+    out: list[tuple[str, str, int | None]] = []
     cur_head: str | None = None
     cur: list[str] = []
+    cur_page: int | None = None
     n = 0
 
     def flush() -> None:
-        nonlocal cur, n
+        nonlocal cur, n, cur_page
         if cur:
             text = " ".join(cur)
-            if out and out[-1][0] == cur_head and n < MIN_WORDS:
-                _head, prev = out.pop()  # too short alone: joined to the previous passage
+            page = cur_page
+            if out and out[-1][0] == (cur_head or "") and n < MIN_WORDS:
+                _head, prev, page = out.pop()  # too short alone: joined to the previous one
                 text = f"{prev} {text}"
-            out.append((cur_head or "", text))
-        cur, n = [], 0
+            out.append((cur_head or "", text, page))
+        cur, n, cur_page = [], 0, None
 
-    for head, paragraph in sections:
+    for i, (head, paragraph) in enumerate(sections):
         para = " ".join(paragraph.split())
         if not para:
             continue
+        page = pages[i] if i < len(pages) else None
         head = " ".join(head.split())
         if head != cur_head:
             flush()
@@ -83,6 +97,8 @@ def chunk_sections(
             k = len(piece.split())
             if cur and n + k > words:
                 flush()
+            if not cur:
+                cur_page = page
             cur.append(piece)
             n += k
     flush()
@@ -93,7 +109,3 @@ def passage_input(title: str, passage: Passage | str) -> str:
     """The text embedded for a passage: the paper's title, then the passage (OpenScholar)."""
     text = passage.text if isinstance(passage, Passage) else passage
     return f"{title}. {text}" if title.strip() else text
-
-
-def as_passages(doc_id: str, chunks: Sequence[tuple[str, str]], source: str) -> list[Passage]:
-    return [Passage(doc_id, i, head, text, source) for i, (head, text) in enumerate(chunks)]

@@ -235,6 +235,7 @@ class Passage:
         section: the section heading ("" when the source has none).
         text: the passage, whitespace collapsed.
         source: the format it was read from (``pdf``, ``grobid-tei``, ``jats``, ``s2orc``).
+        page: the 1-based PDF page it starts on (None for other formats).
     """
 
     doc_id: str
@@ -242,6 +243,15 @@ class Passage:
     section: str
     text: str
     source: str = ""
+    page: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``"§ Results, p. 4"``, ``"§ Results"`` or ``"passage 7"`` (no heading, no page)."""
+        parts = [f"§ {self.section}"] if self.section else []
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        return ", ".join(parts) or f"passage {self.idx + 1}"
 
 
 @dataclass(frozen=True)

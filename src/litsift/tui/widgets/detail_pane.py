@@ -157,8 +157,7 @@ def _passage(hit: Hit, query: str) -> Iterator[Part]:
     """The best full-text passage of a full-text search, the query's words highlighted."""
     p = hit.passage
     assert p is not None
-    where = p.section or "no section heading"
-    yield from _heading(f"Matching passage — § {where} (passage {p.idx + 1}, {p.source})")
+    yield from _heading(f"Matching passage — {p.where} (passage {p.idx + 1}, {p.source})")
     text = for_terminal(p.text)
     words = {w.lower() for w in _WORD.findall(query) if len(w) > 2}
     content = Content(text)
