@@ -423,6 +423,8 @@ class LitsiftService:
     def score_aspects(self, aspects: Sequence[Aspect], hits: Sequence[Hit]) -> list[Coverage]:
         """Per-aspect 0/1/2 grades with evidence sentences for each hit (DORIS-MAE scale).
 
+        A hit of a full-text search is graded on its record's text and its matching passage.
+
         Returns one Coverage per hit, in the hits' order.
         """
         from litsift.search.aspect_scoring import AspectScorer
@@ -431,7 +433,8 @@ class LitsiftService:
             if self._aspect_scorer is None:
                 self._aspect_scorer = AspectScorer(self.encoder, sentences=self.sentence_store)
             scorer = self._aspect_scorer
-        return scorer.score(list(aspects), [h.record for h in hits])
+        extra = [h.passage.text if h.passage is not None else "" for h in hits]
+        return scorer.score(list(aspects), [h.record for h in hits], extra)
 
     @property
     def passage_index(self) -> PassageIndex | None:

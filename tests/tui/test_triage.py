@@ -276,5 +276,5 @@ async def test_full_text_toggle_shows_the_matching_passage(tmp_path: Path, encod
             await settle(pilot)
             detail = app.query_one(DetailPane)
             assert "Matching passage — § " in detail.text and "TPU" in detail.text
-            spans = [s for s in detail.content.spans if "underline" in str(s.style)]
+            spans = [s for s in detail.content.spans if "$warning" in str(s.style)]
             assert spans  # the query's words are highlighted

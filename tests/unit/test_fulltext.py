@@ -178,3 +178,29 @@ def test_answers_cite_full_text_passages_with_their_sections(home: Path, encoder
     assert ans.references[0].docid == s2orc and ans.references[0].sections == (first.section,)
     prompt = srv.requests[0].body["messages"][-1]["content"]
     assert "TPU v3-8" in prompt
+
+
+def test_aspect_evidence_can_come_from_the_matching_passage(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    from litsift.search.aspect_scoring import record_text
+
+    question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        s2orc = _doc(svc, "S2ORC")
+        full = svc.search(Query(question, Kind.PAPER, k=5, fulltext=True))
+        hit = next(h for h in full.hits if h.docid == s2orc)
+        assert hit.passage is not None
+        aspects = svc.decompose(question)
+        [with_passage] = svc.score_aspects(aspects, [hit])
+        plain = svc.search(Query(question, Kind.PAPER, k=200))
+        own = [h for h in plain.hits if h.docid == s2orc] or [replace_passage(hit)]
+        [without] = svc.score_aspects(aspects, own[:1])
+    base = len(record_text(hit.record))
+    in_passage = [s for s in with_passage.scores if s.evidence and s.evidence[0] > base]
+    assert in_passage and all(s.evidence_text in hit.passage.text for s in in_passage)
+    assert with_passage.normalised >= without.normalised
+
+
+def replace_passage(hit):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    return replace(hit, passage=None)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects import content_terms
+from litsift.search.aspects import content_terms, split_sentences
 from litsift.search.sentences import MAX_SENTENCES as MAX_SENTENCES
 from litsift.search.sentences import SentenceStore, SentenceView, sentence_views, text_hash
 from litsift.search.text import passage_text
@@ -147,7 +147,42 @@ class AspectScorer:
         self.sentences = sentences
         self._docs: dict[tuple[str, str, bytes], _DocView] = {}
 
-    def _views(self, records: Sequence[Record]) -> list[_DocView]:
+    def _views(
+        self, records: Sequence[Record], extra: Sequence[str] | None = None
+    ) -> list[_DocView]:
+        base = self._record_views(records)
+        if not extra or not any(e.strip() for e in extra):
+            return base
+        out: list[_DocView] = []
+        for r, view, e in zip(records, base, extra, strict=True):
+            if not e.strip():
+                out.append(view)
+                continue
+            key = (r.kind.value, r.id, text_hash(view.text + "\0" + e))
+            if key not in self._docs:
+                # a full-text passage's sentences after the record's own, in memory only (the
+                # sentence store keeps one text per record)
+                spans = split_sentences(e)[:MAX_SENTENCES]
+                sentences = [e[s:t] for s, t in spans]
+                vecs = self.encoder.encode_passages(sentences) if sentences else None
+                offset = len(view.text) + 2
+                joined = _DocView(
+                    view.text + "\n\n" + e,
+                    view.spans + tuple((s + offset, t + offset) for s, t in spans),
+                    view.embeddings
+                    if vecs is None
+                    else np.vstack(
+                        [view.embeddings, np.asarray(vecs, np.float16).astype(np.float32)]
+                    ),
+                    view.terms | stem_terms(e),
+                )
+                if len(self._docs) >= MAX_CACHED_RECORDS:
+                    del self._docs[next(iter(self._docs))]
+                self._docs[key] = joined
+            out.append(self._docs[key])
+        return out
+
+    def _record_views(self, records: Sequence[Record]) -> list[_DocView]:
         keys: list[tuple[str, str, bytes]] = []
         todo: dict[tuple[str, str, bytes], Record] = {}
         for r in records:
@@ -185,13 +220,18 @@ class AspectScorer:
         return [self._docs[k] for k in keys]
 
     def raw(
-        self, aspect_texts: Sequence[str], records: Sequence[Record]
+        self,
+        aspect_texts: Sequence[str],
+        records: Sequence[Record],
+        extra: Sequence[str] | None = None,
     ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64]]:
         """The ungraded signals for every (aspect, record) pair.
 
         Args:
             aspect_texts: ``n`` aspect texts.
             records: ``r`` records.
+            extra: optional text per record scored after its own (a full-text passage); ""
+                for none.
 
         Returns:
             ``(similarity, bm25_evidence, best_sentence)``, each ``(n, r)``: max-sim float32,
@@ -203,7 +243,7 @@ class AspectScorer:
         best = np.full((n, r), -1, dtype=np.int64)
         if n == 0 or r == 0:
             return sim, lex, best
-        views = self._views(records)
+        views = self._views(records, extra)
         q = self.encoder.encode_queries(list(aspect_texts))
         terms = [stem_terms(t) for t in aspect_texts]
         for j, view in enumerate(views):
@@ -215,21 +255,29 @@ class AspectScorer:
                 lex[i, j] = len(t & view.terms) / len(t) if t else 0.0
         return sim, lex, best
 
-    def score(self, aspects: Sequence[Aspect], records: Sequence[Record]) -> list[Coverage]:
+    def score(
+        self,
+        aspects: Sequence[Aspect],
+        records: Sequence[Record],
+        extra: Sequence[str] | None = None,
+    ) -> list[Coverage]:
         """Grade how each record covers each aspect.
 
         Args:
             aspects: the query's aspects and sub-aspects (e.g. from ``decompose``, or edited).
             records: the records to score, typically the top-k hits' records.
+            extra: optional text per record whose sentences are evidence too (a full-text
+                search's matching passage); evidence spans then index into the record's text,
+                a blank line, and that text.
 
         Returns:
             One :class:`Coverage` per record, in record order. With no aspects every record
             gets ``normalised = 0.0`` and no scores.
         """
-        sim, lex, best = self.raw([a.text for a in aspects], records)
+        sim, lex, best = self.raw([a.text for a in aspects], records, extra)
         lam = self.lexical_weight
         combined = (1.0 - lam) * sim + lam * lex
-        views = self._views(records) if aspects else []
+        views = self._views(records, extra) if aspects else []
         out: list[Coverage] = []
         for j, rec in enumerate(records):
             scores: list[AspectScore] = []

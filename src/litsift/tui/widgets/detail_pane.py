@@ -34,6 +34,8 @@ GRADE_GLYPH = ("○", "◐", "●")
 _GRADE_STYLE = ("$text-muted", "$warning", "$success")
 #: style of evidence sentences in the abstract
 EVIDENCE_STYLE = "underline $accent"
+#: the query's words in a full-text passage
+QUERY_WORD_STYLE = "bold $warning"
 
 
 @dataclass(frozen=True)
@@ -153,17 +155,24 @@ def _body(text: str, empty: str, coverage: Coverage | None) -> Part:
 _WORD = re.compile(r"\w+")
 
 
-def _passage(hit: Hit, query: str) -> Iterator[Part]:
-    """The best full-text passage of a full-text search, the query's words highlighted."""
+def _passage(hit: Hit, extras: Extras) -> Iterator[Part]:
+    """The best full-text passage of a full-text search: the query's words in bold, aspect
+    evidence sentences found in it underlined."""
     p = hit.passage
     assert p is not None
     yield from _heading(f"Matching passage — {p.where} (passage {p.idx + 1}, {p.source})")
     text = for_terminal(p.text)
-    words = {w.lower() for w in _WORD.findall(query) if len(w) > 2}
+    words = {w.lower() for w in _WORD.findall(extras.query) if len(w) > 2}
     content = Content(text)
     for m in _WORD.finditer(text):
         if m.group(0).lower() in words:
-            content = content.stylize(EVIDENCE_STYLE, m.start(), m.end())
+            content = content.stylize(QUERY_WORD_STYLE, m.start(), m.end())
+    if extras.coverage is not None:
+        for score in extras.coverage.scores:
+            evidence = for_terminal(score.evidence_text) if score.grade else ""
+            at = text.find(evidence) if evidence else -1
+            if at >= 0:
+                content = content.stylize(EVIDENCE_STYLE, at, at + len(evidence))
     yield content
     yield "\n"
 
@@ -181,7 +190,7 @@ def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield from _triage(extras.annotation)
     yield from _aspects(extras)
     if hit.passage is not None:
-        yield from _passage(hit, extras.query)
+        yield from _passage(hit, extras)
     yield from _scores(hit)
     source = extras.annotation.rq_source
     yield from _heading(f"Research question ({source})" if source else "Research question")
