@@ -121,6 +121,8 @@ def build_passage_index(
     passages, titles = load_passages(store)
     signature = _signature(passages, titles, encoder.cache_key)
     papers = len({p.doc_id for p in passages})
+    if not passages and not final.exists():  # no full text imported: nothing to build
+        return PassageBuild(0, 0, 0.0, 0.0, 0, True)
     meta_path = final / META
     if meta_path.is_file():
         try:
