@@ -127,3 +127,22 @@ async def test_an_unfinished_sentence_phase_resumes_at_start(tmp_path: Path, enc
             )
             await app.workers.wait_for_complete()
         assert stored.count(Kind.DATASET) == N_ROWS
+
+
+async def test_imported_full_text_is_indexed_in_the_background(
+    tmp_path: Path, encoder: Any
+) -> None:
+    """PDFs / TEI imported from the shell: the TUI builds the papers' indexes, then the passage
+    index, and a full-text search finds the passage."""
+    from litsift.paths import shared_data_dir
+    from litsift.types import Query
+
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        svc.sources.import_paths(Kind.PAPER, [shared_data_dir() / "sources" / "fulltext" / "jats"])
+        assert svc.needs_index(Kind.PAPER) and svc.passage_index is None
+        app = create_app(svc, show_timings=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: (svc.paths.index_dir / "passages").is_dir(), "passages")
+            await app.workers.wait_for_complete()
+        result = svc.search(Query("electrospun graphene nanofibers", Kind.PAPER, fulltext=True))
+        assert result.hits and result.hits[0].passage is not None

@@ -162,8 +162,8 @@ class IndexProgress(Message):
 
 @dataclass
 class IndexLanded(Message):
-    """A background build published ``part`` (``"bm25"``, ``"dense"`` or ``"sentences"``) of
-    ``kind``'s index."""
+    """A background build published ``part`` (``"bm25"``, ``"dense"``, ``"passages"`` or
+    ``"sentences"``) of ``kind``'s index."""
 
     kind: Kind
     part: str

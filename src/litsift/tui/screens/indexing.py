@@ -94,6 +94,8 @@ class Meter:
             eta = ", " + eta_text((total - done) * (now - t0) / (done - d0))
         if stage == "sentences":
             return f"aspect sentences: {self.kind.table} {of} embedded{pct}{eta}"
+        if stage == "passages":
+            return f"full text: passages {of} embedded{pct}{eta}"
         return f"dense index: {self.kind.table} {of} embedded{pct}{eta}"
 
 
@@ -173,6 +175,26 @@ class IndexBuilder(Widget):
                 self.post_message(IndexFailed(kind, err))
                 continue
             self.post_message(IndexLanded(kind, "dense"))
+        if Kind.PAPER in kinds:  # imported full text: the passage index (skipped if unchanged)
+            meter = Meter(Kind.PAPER)
+
+            def passage_progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
+                if worker.is_cancelled:
+                    raise BuildCancelled("the app is closing")
+                now = time.monotonic()
+                if meter.due(now, stage, done, total):
+                    text = meter.text(stage, done, total, now)
+                    self.post_message(IndexProgress(meter.kind, text))
+
+            try:
+                built = self.service.build_passages(progress=passage_progress)
+            except BuildCancelled:
+                return
+            except Exception as err:  # full-text search stays as it was: reported
+                self.post_message(IndexFailed(Kind.PAPER, err))
+            else:
+                if not built.unchanged:
+                    self.post_message(IndexLanded(Kind.PAPER, "passages"))
         # third phase, after every kind is hybrid: aspect scoring's sentences, for the kinds just
         # built and those whose sentence phase an earlier run left unfinished
         for kind in sentence_kinds or kinds:
@@ -200,16 +222,17 @@ class IndexBuilder(Widget):
 
     @on(IndexProgress)
     def _progress(self, msg: IndexProgress) -> None:
-        if msg.kind in self.building or msg.text.startswith("aspect sentences"):
+        if msg.kind in self.building or msg.text.startswith(("aspect sentences", "full text")):
             self._states[msg.kind] = msg.text
             self._show_states()
 
     @on(IndexLanded)
     def _landed(self, msg: IndexLanded) -> None:
-        if msg.part == "sentences":
+        if msg.part in ("sentences", "passages"):
             self._states.pop(msg.kind, None)
             self._show_states()
-            return
+            if msg.part == "sentences":
+                return
         self.service.searchers.invalidate(msg.kind)
         if msg.part == "dense":
             self.building = self.building - {msg.kind}
