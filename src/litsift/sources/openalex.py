@@ -10,6 +10,8 @@ bad item. (OpenAlex API docs: docs.openalex.org/api-entities/works/work-object.)
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,13 @@ from litsift.types import Kind
 __all__ = ["FORMATS", "parse_page", "work_record"]
 
 
+#: inline markup publishers leave in OpenAlex abstracts (``<i>``, ``<sup>``, ``<br>``, JATS tags)
+_TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>")
+
+
 def abstract_from_inverted_index(index: Any) -> str:
-    """The abstract text of an ``abstract_inverted_index`` (words joined in position order)."""
+    """The abstract text of an ``abstract_inverted_index`` (words joined in position order),
+    as plain text: inline markup tags removed and HTML entities (``&amp;``) decoded."""
     if not isinstance(index, dict):
         return ""
     slots: dict[int, str] = {}
@@ -31,7 +38,8 @@ def abstract_from_inverted_index(index: Any) -> str:
         for p in positions if isinstance(positions, list) else []:
             if isinstance(p, int):
                 slots[p] = word
-    return clean_text(" ".join(slots[i] for i in sorted(slots)))
+    text = " ".join(slots[i] for i in sorted(slots))
+    return clean_text(html.unescape(_TAG_RE.sub(" ", text)))
 
 
 def _is_work(obj: Any) -> bool:

@@ -145,3 +145,29 @@ def test_truncated_json_is_a_clear_error(tmp_path: Path) -> None:
     cut.write_bytes(data[: len(data) // 2])
     with pytest.raises(IngestError):
         list(registry.get("crossref").read(cut))
+
+
+def test_openalex_abstracts_are_plain_text() -> None:
+    """Five sample abstracts carry <br>, <i> or &amp; in their inverted index: they come out as
+    text (tags dropped, entities decoded), words kept."""
+    import glob
+    import json as _json
+
+    from litsift.sources.openalex import abstract_from_inverted_index
+
+    seen = 0
+    for path in glob.glob(str(SRC / "openalex" / "api" / "*.json")):
+        data = _json.loads(Path(path).read_text(encoding="utf-8"))
+        for work in data.get("results", [data]) if isinstance(data, dict) else []:
+            index = work.get("abstract_inverted_index")
+            if not isinstance(index, dict):
+                continue
+            raw = " ".join(index)
+            text = abstract_from_inverted_index(index)
+            assert "<br>" not in text and "&amp;" not in text and "</i>" not in text
+            if "&amp;" in raw or "<i>" in raw:
+                seen += 1
+    assert seen >= 2
+    assert abstract_from_inverted_index({"A&amp;B": [0], "<i>in</i>": [1], "vivo": [2]}) == (
+        "A&B in vivo"
+    )
