@@ -85,6 +85,12 @@ class SearchSettings:
     coverage_pool: int = 20
     coverage_blend: float = 0.5
     model: str = "all-MiniLM-L6-v2"
+    #: opt-in cross-encoder stage (``litsift.models_onnx.cross_encoder``, the ``bge`` extra):
+    #: re-score the top ``cross_encoder_top`` paper hits; 0 (default) disables it. The new
+    #: score is ``(1 - w)·minmax(first stage) + w·minmax(cross-encoder logit)`` over those hits,
+    #: ``w = cross_encoder_weight``. Measured in docs/EVALUATION-RESULTS.md (round 10).
+    cross_encoder_top: int = 0
+    cross_encoder_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -268,6 +274,9 @@ def _validate(s: SearchSettings) -> None:
         raise ConfigError("config: search.prf_weight must be >= 0")
     if not 0.0 <= s.coverage_blend <= 1.0:
         raise ConfigError("config: search.coverage_blend must be between 0 and 1")
+    _bounded(s, "cross_encoder_top", 0, 1000)
+    if not 0.0 <= s.cross_encoder_weight <= 1.0:
+        raise ConfigError("config: search.cross_encoder_weight must be between 0 and 1")
     if s.bm25_query not in BM25_QUERY_MODES:
         raise ConfigError(f"config: search.bm25_query must be one of {', '.join(BM25_QUERY_MODES)}")
 

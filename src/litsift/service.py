@@ -31,6 +31,7 @@ from litsift.types import (
     Query,
     Record,
     SearchResult,
+    SignalScore,
 )
 
 if TYPE_CHECKING:
@@ -309,8 +310,40 @@ class LitsiftService:
         used = searcher.signals(query)
         if query.fulltext and query.kind is Kind.PAPER:
             hits, used = self._with_passages(query, hits, used, timings)
+        if s.cross_encoder_top > 0 and query.kind is Kind.PAPER and len(hits) > 1:
+            hits = self._cross_encoded(query.text, hits, timings)
+            used = (*used, "cross_encoder")
         elapsed = time.perf_counter() - t0
         return SearchResult(query, tuple(hits), elapsed, timings, used, searcher.partial)
+
+    def _cross_encoded(self, text: str, hits: list[Hit], timings: dict[str, float]) -> list[Hit]:
+        """Re-score the top ``cross_encoder_top`` hits with the cross-encoder (see
+        :class:`~litsift.config.SearchSettings`); the rest keep their order after them."""
+        import numpy
+
+        from litsift.models_onnx.cross_encoder import load_cross_encoder
+        from litsift.search.fusion import normalise
+        from litsift.search.text import passage_text
+
+        t = time.perf_counter()
+        s = self.config.search
+        top, rest = hits[: s.cross_encoder_top], hits[s.cross_encoder_top :]
+        bodies = [h.passage.text if h.passage is not None else passage_text(h.record) for h in top]
+        logits = load_cross_encoder().score(text, bodies)
+        first = normalise([h.score for h in top], "minmax")
+        second = normalise([float(x) for x in logits], "minmax")
+        w = s.cross_encoder_weight
+        order = sorted(range(len(top)), key=lambda i: (-((1 - w) * first[i] + w * second[i]), i))
+        ce_rank = {int(i): r for r, i in enumerate(numpy.argsort(-logits, kind="stable"), 1)}
+        out: list[Hit] = []
+        for i in order:
+            h = top[i]
+            signals = {**h.signals, "cross_encoder": SignalScore(float(logits[i]), ce_rank[i])}
+            score = float((1 - w) * first[i] + w * second[i])
+            out.append(replace(h, rank=len(out) + 1, score=score, signals=signals))
+        out += [replace(h, rank=len(top) + i) for i, h in enumerate(rest, start=1)]
+        timings["cross_encoder"] = time.perf_counter() - t
+        return out
 
     def _with_passages(
         self, query: Query, hits: list[Hit], used: tuple[str, ...], timings: dict[str, float]
