@@ -31,7 +31,6 @@ from litsift.types import (
     Query,
     Record,
     SearchResult,
-    SignalScore,
 )
 
 if TYPE_CHECKING:
@@ -317,71 +316,30 @@ class LitsiftService:
         return SearchResult(query, tuple(hits), elapsed, timings, used, searcher.partial)
 
     def _cross_encoded(self, text: str, hits: list[Hit], timings: dict[str, float]) -> list[Hit]:
-        """Re-score the top ``cross_encoder_top`` hits with the cross-encoder (see
-        :class:`~litsift.config.SearchSettings`); the rest keep their order after them."""
-        import numpy
-
+        """:func:`litsift.search.stages.cross_encode` with the configured top and weight."""
         from litsift.models_onnx.cross_encoder import load_cross_encoder
-        from litsift.search.fusion import normalise
-        from litsift.search.text import passage_text
+        from litsift.search.stages import cross_encode
 
         t = time.perf_counter()
         s = self.config.search
-        top, rest = hits[: s.cross_encoder_top], hits[s.cross_encoder_top :]
-        bodies = [h.passage.text if h.passage is not None else passage_text(h.record) for h in top]
-        logits = load_cross_encoder().score(text, bodies)
-        first = normalise([h.score for h in top], "minmax")
-        second = normalise([float(x) for x in logits], "minmax")
-        w = s.cross_encoder_weight
-        order = sorted(range(len(top)), key=lambda i: (-((1 - w) * first[i] + w * second[i]), i))
-        ce_rank = {int(i): r for r, i in enumerate(numpy.argsort(-logits, kind="stable"), 1)}
-        out: list[Hit] = []
-        for i in order:
-            h = top[i]
-            signals = {**h.signals, "cross_encoder": SignalScore(float(logits[i]), ce_rank[i])}
-            score = float((1 - w) * first[i] + w * second[i])
-            out.append(replace(h, rank=len(out) + 1, score=score, signals=signals))
-        out += [replace(h, rank=len(top) + i) for i, h in enumerate(rest, start=1)]
+        out = cross_encode(
+            text, hits, s.cross_encoder_top, s.cross_encoder_weight, load_cross_encoder().score
+        )
         timings["cross_encoder"] = time.perf_counter() - t
         return out
 
     def _with_passages(
         self, query: Query, hits: list[Hit], used: tuple[str, ...], timings: dict[str, float]
     ) -> tuple[list[Hit], tuple[str, ...]]:
-        """Fuse the paper hits with the papers of the best full-text passages
-        (:func:`litsift.search.passage_index.fuse_fulltext`), each hit carrying its best
-        passage. Without a passage index the hits are returned as they are."""
-        from litsift.search.passage_index import FULLTEXT_FUSION, fuse_fulltext, paper_run
+        """:func:`litsift.search.stages.with_passages` when a passage index exists (else the
+        hits as they are)."""
+        from litsift.search.stages import with_passages
 
         index = self.passage_index
         if index is None:
             return hits, used
         t = time.perf_counter()
-        assert query.k is not None and query.k0 is not None
-        found = index.search(query.text, k=query.k0, k0=query.k0)
-        papers, best = paper_run(found)
-        if query.years.start is not None or query.years.end is not None:
-            years = dict.fromkeys(p for p, _ in papers)
-            recs = {d: self.store.get(Kind.PAPER, d) for d in years}
-            papers = [
-                (d, s)
-                for d, s in papers
-                if recs[d] is not None and query.years.contains(recs[d].year)  # type: ignore[union-attr]
-            ]
-        by_id = {h.docid: h for h in hits}
-        paper_list = [(h.docid, h.score) for h in hits]
-        fused = fuse_fulltext(paper_list, papers, query.k, FULLTEXT_FUSION)
-        out: list[Hit] = []
-        for f in fused:
-            doc_id = str(f.docid)
-            base = by_id.get(doc_id)
-            rec = base.record if base is not None else self.store.get(Kind.PAPER, doc_id)
-            if rec is None:
-                continue
-            signals = dict(base.signals) if base is not None else {}
-            if "passages" in f.signals:
-                signals["passages"] = f.signals["passages"]
-            out.append(Hit(rec, len(out) + 1, float(f.score), signals, best.get(doc_id)))
+        out = with_passages(query, hits, index, lambda d: self.store.get(Kind.PAPER, d))
         timings["passages"] = time.perf_counter() - t
         return out, (*used, "passages")
 
