@@ -242,3 +242,30 @@ def test_cli_eval_paperrq_prints_the_tables(home: Path) -> None:
     assert "(a) automatic RQ scores vs annotators" in out.stdout
     assert "study: best LLM judge (gpt-4o) [published]" in out.stdout
     assert "offline, abstract " in out.stdout and "baseline: title" in out.stdout
+
+
+def test_llm_extraction_stops_at_the_budget(llm_server: ScriptedLLMServer) -> None:
+    """The first call spends most of the budget; the next is refused before sending, and every
+    remaining paper is recorded with the budget error (nothing is sent for them)."""
+    from litsift.llm.budget import Budget
+
+    cfg = LLMSettings(
+        base_url=llm_server.url,
+        model="test-model",
+        max_retries=0,
+        price_per_1k_input_usd=0.005,
+        price_per_1k_output_usd=0.015,
+    )
+    llm_server.push(
+        chat_reply(
+            "<problem>p</problem><method>m</method>",
+            usage={"prompt_tokens": 1000, "completion_tokens": 300},
+        )
+    )
+    client = ChatClient(cfg, budget=Budget(0.02))
+    papers = [(f"d{i}", f"Title {i}", ABSTRACT, "") for i in range(4)]
+    done = extract_with_llm(client, papers)
+    assert done[0].extraction is not None and done[0].extraction.problem == "p"
+    assert all(d.extraction is None and "budget" in d.error for d in done[1:])
+    assert [d.doc_id for d in done] == ["d0", "d1", "d2", "d3"]
+    assert len(llm_server.requests) == 1
