@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from textual import on, work
 from textual.widget import Widget
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from litsift.tui.messages import IndexFailed, IndexLanded, IndexProgress, StoreChecked
 from litsift.tui.screens.empty_store import EmptyStoreScreen
@@ -150,19 +151,25 @@ class IndexBuilder(Widget):
                 tuple(k for k in Kind if k in msg.stale), tuple(k for k in Kind if k in also)
             )
 
+    def _progress_of(self, kind: Kind, worker: Worker[None]) -> Callable[[str, int, int], None]:
+        """A build's ``progress(stage, done, total)``: posts the meter's text when due, and
+        stops the build (:class:`BuildCancelled`) once the app is closing."""
+        meter = Meter(kind)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise BuildCancelled("the app is closing")
+            now = time.monotonic()
+            if meter.due(now, stage, done, total):
+                self.post_message(IndexProgress(kind, meter.text(stage, done, total, now)))
+
+        return progress
+
     @work(thread=True, group="index", exit_on_error=False)
     def _build(self, kinds: tuple[Kind, ...], sentence_kinds: tuple[Kind, ...] = ()) -> None:
-        worker = get_current_worker()
+        worker: Worker[None] = get_current_worker()
         for kind in kinds:
-            meter = Meter(kind)
-
-            def progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
-                if worker.is_cancelled:
-                    raise BuildCancelled("the app is closing")
-                now = time.monotonic()
-                if meter.due(now, stage, done, total):
-                    text = meter.text(stage, done, total, now)
-                    self.post_message(IndexProgress(meter.kind, text))
+            progress = self._progress_of(kind, worker)
 
             def bm25_ready(_report: object, kind: Kind = kind) -> None:
                 self.post_message(IndexLanded(kind, "bm25"))
@@ -176,18 +183,8 @@ class IndexBuilder(Widget):
                 continue
             self.post_message(IndexLanded(kind, "dense"))
         if Kind.PAPER in kinds:  # imported full text: the passage index (skipped if unchanged)
-            meter = Meter(Kind.PAPER)
-
-            def passage_progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
-                if worker.is_cancelled:
-                    raise BuildCancelled("the app is closing")
-                now = time.monotonic()
-                if meter.due(now, stage, done, total):
-                    text = meter.text(stage, done, total, now)
-                    self.post_message(IndexProgress(meter.kind, text))
-
             try:
-                built = self.service.build_passages(progress=passage_progress)
+                built = self.service.build_passages(self._progress_of(Kind.PAPER, worker))
             except BuildCancelled:
                 return
             except Exception as err:  # full-text search stays as it was: reported
@@ -198,18 +195,8 @@ class IndexBuilder(Widget):
         # third phase, after every kind is hybrid: aspect scoring's sentences, for the kinds just
         # built and those whose sentence phase an earlier run left unfinished
         for kind in sentence_kinds or kinds:
-            meter = Meter(kind)
-
-            def sentence_progress(stage: str, done: int, total: int, meter: Meter = meter) -> None:
-                if worker.is_cancelled:
-                    raise BuildCancelled("the app is closing")
-                now = time.monotonic()
-                if meter.due(now, stage, done, total):
-                    text = meter.text(stage, done, total, now)
-                    self.post_message(IndexProgress(meter.kind, text))
-
             try:
-                self.service.build_sentences(kind, progress=sentence_progress)
+                self.service.build_sentences(kind, progress=self._progress_of(kind, worker))
             except BuildCancelled:
                 return
             except Exception as err:  # scoring still embeds per search: reported, not fatal
