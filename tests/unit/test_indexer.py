@@ -21,6 +21,7 @@ from litsift.search.searcher import KindSearcher
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, Query, YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
+from tests.counting import CountingEncoder
 
 FIRST, SECOND = 60, 20
 
@@ -174,21 +175,6 @@ def test_corrupt_manifest_is_damage_with_the_fix(tmp_path: Path, encoder) -> Non
         open_indexes(tmp_path, Kind.PAPER, encoder)
     assert err.value.hint == "run `litsift index` to rebuild it"
     assert isinstance(err.value, IndexMismatchError)  # callers treating it as stale still do
-
-
-class CountingEncoder:
-    """The real encoder, counting the passages it embeds."""
-
-    def __init__(self, encoder) -> None:  # type: ignore[no-untyped-def]
-        self.encoder = encoder
-        self.passages = 0
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self.encoder, name)
-
-    def encode_passages(self, texts, **kwargs):  # type: ignore[no-untyped-def]
-        self.passages += len(texts)
-        return self.encoder.encode_passages(texts, **kwargs)
 
 
 def file_bytes(directory: Path) -> dict[str, bytes]:

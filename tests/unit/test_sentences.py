@@ -23,27 +23,13 @@ from litsift.search.sentences import (
 from litsift.search.text import passage_text
 from litsift.service import LitsiftService
 from litsift.types import Kind
+from tests.counting import CountingEncoder
 
 N_PAPERS = 40
 QUERY = (
     "Unsupervised word alignment for low-resource machine translation. "
     "We evaluate transformer models on parallel corpora."
 )
-
-
-class CountingEncoder:
-    """The real encoder, counting the passages (sentences) it embeds."""
-
-    def __init__(self, encoder) -> None:  # type: ignore[no-untyped-def]
-        self.encoder = encoder
-        self.passages = 0
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self.encoder, name)
-
-    def encode_passages(self, texts, **kwargs):  # type: ignore[no-untyped-def]
-        self.passages += len(texts)
-        return self.encoder.encode_passages(texts, **kwargs)
 
 
 class Stop(Exception):

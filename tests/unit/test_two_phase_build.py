@@ -22,6 +22,7 @@ from litsift.service import LitsiftService
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, Query
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
+from tests.counting import CountingEncoder
 
 N_ROWS, FIRST = 200, 150
 KIND = Kind.DATASET
@@ -30,21 +31,6 @@ QUERIES = ("image classification", "question answering over tables", "speech rec
 
 class Boom(RuntimeError):
     pass
-
-
-class CountingEncoder:
-    """The real encoder, counting the passages it embeds."""
-
-    def __init__(self, encoder) -> None:  # type: ignore[no-untyped-def]
-        self.encoder = encoder
-        self.passages = 0
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self.encoder, name)
-
-    def encode_passages(self, texts, **kwargs):  # type: ignore[no-untyped-def]
-        self.passages += len(texts)
-        return self.encoder.encode_passages(texts, **kwargs)
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
