@@ -275,6 +275,15 @@ class DenseIndex:
         except RuntimeError:  # hnswlib found fewer than k allowed neighbours
             return self.exact_search(q, k0, allowed)
 
+    def nearest(self, qvec: npt.NDArray[np.floating], k: int) -> list[tuple[int, float]]:
+        """Approximate top-``k`` by cosine over every label, no filter (``k`` is capped at
+        :meth:`count`): ``(label, cosine)``, best first, ties by label."""
+        k = min(k, self.count())
+        if k <= 0:
+            return []
+        q = np.asarray(qvec, dtype=np.float32).reshape(1, -1)
+        return self._hnsw(q, k, None)
+
     def _hnsw(
         self, q: npt.NDArray[np.float32], k: int, keep: object | None
     ) -> list[tuple[int, float]]:

@@ -242,11 +242,7 @@ class PassageIndex:
     def _dense_run(self, text: str, k0: int) -> list[tuple[int, float]]:
         if not self._labels:
             return []
-        qvec = self._encoder.encode_queries([text])[0]
-        k = min(k0, len(self._labels))
-        self._dense._index.set_ef(max(k, 64))
-        labels, dists = self._dense._index.knn_query(qvec, k=k)
-        return [(int(lab), 1.0 - float(d)) for lab, d in zip(labels[0], dists[0], strict=True)]
+        return self._dense.nearest(self._encoder.encode_queries([text])[0], k0)
 
     def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
         """The top ``k`` passages for ``text``: BM25 + dense over passages, interpolated."""
