@@ -22,6 +22,7 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import re
 import zlib
@@ -183,12 +184,60 @@ def read_bytes(path: Path) -> bytes:
     return raw
 
 
-def read_text(path: Path, fallback: str = "cp1252") -> str:
-    """The text of ``path`` (:func:`read_bytes`): UTF-8 with or without BOM, else decoded as
-    ``fallback`` (old exports are Latin-1 / Windows-1252), line ends normalised to ``\\n``."""
-    raw = read_bytes(path)
+#: byte-order marks, longest first (UTF-32 LE's BOM starts with UTF-16 LE's)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def wide_encoding(raw: bytes) -> str | None:
+    """The UTF-16 / UTF-32 encoding of ``raw``, or None for byte-wide text (UTF-8, Latin-1...).
+
+    Windows tools (EndNote's "Unicode" export, PowerShell's ``>``, Notepad's "Unicode") write
+    UTF-16. Judged by the byte-order mark, else -- for text without one -- by NUL bytes at
+    every other position of the first 4 KiB (ASCII-range text in UTF-16 LE or BE).
+
+    Returns:
+        ``"utf-32"`` / ``"utf-16"`` (BOM; the codec reads and drops it), ``"utf-16-le"`` /
+        ``"utf-16-be"`` (no BOM), or None.
+    """
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            return encoding
+    sample = raw[:4096]
+    half = len(sample) // 2
+    if half < 2 or b"\x00" not in sample:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    if odd > 0.4 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.4 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None
+
+
+def decode_text(raw: bytes, fallback: str = "cp1252") -> str:
+    """``raw`` as text: UTF-16 / UTF-32 (:func:`wide_encoding`), else UTF-8 with or without
+    BOM, else ``fallback`` (old exports are Latin-1 / Windows-1252). Undecodable bytes become
+    U+FFFD rather than an error, so one bad byte costs one character, not the file."""
+    wide = wide_encoding(raw)
+    if wide is not None:
+        return raw.decode(wide, errors="replace")
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        text = raw.decode(fallback, errors="replace")
+        return raw.decode(fallback, errors="replace")
+
+
+def read_text(path: Path, fallback: str = "cp1252") -> str:
+    """The text of ``path`` (:func:`read_bytes`, :func:`decode_text`), line ends normalised to
+    ``\\n``.
+
+    Raises:
+        IngestError: the file cannot be read, or is a broken gzip file.
+    """
+    text = decode_text(read_bytes(path), fallback)
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    SourceRecord,
+    clean_text,
+    decode_text,
+    read_bytes,
+    read_text,
+    year_from,
+)
 from litsift.sources.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
 
@@ -89,7 +98,7 @@ def read_csl_json(path: Path) -> Iterator[SourceRecord | BadItem]:
     try:
         data = _load(path)
     except IngestError:
-        lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()
+        lines = decode_text(read_bytes(path)).splitlines()
         data = []
         for n, line in enumerate(lines, start=1):
             if line.strip():

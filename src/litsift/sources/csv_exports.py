@@ -14,7 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    SourceRecord,
+    clean_text,
+    decode_text,
+    read_bytes,
+    year_from,
+)
 from litsift.sources.ids import ids_in_text, normalize_doi
 from litsift.types import Kind
 
@@ -84,10 +92,7 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
     Raises:
         IngestError: the file cannot be read or its header is none of those exports'.
     """
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise IngestError(f"{path}: cannot be read as UTF-8 CSV ({err})"[:300], "") from None
+    text = decode_text(read_bytes(path))
     rows = csv.reader(io.StringIO(text))
     header = next(rows, None)
     layout = _layout(header or [])

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from litsift.errors import IngestError
-from litsift.sources.base import Format
+from litsift.sources.base import Format, wide_encoding
 
 __all__ = ["HEAD_BYTES", "MODULES", "detect", "formats", "get", "read_head"]
 
@@ -76,6 +76,9 @@ def get(name: str) -> Format:
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     """The first ``size`` bytes of ``path``, decompressed when it is gzip; b"" for a directory.
 
+    UTF-16 / UTF-32 text (:func:`~litsift.sources.base.wide_encoding`) is returned as UTF-8,
+    so the formats' sniffers, which look for ASCII markers, recognise it.
+
     Raises:
         IngestError: the file cannot be read.
     """
@@ -94,6 +97,9 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
         raise IngestError(
             f"{path}: cannot be read ({err.strerror or err})", "check the path"
         ) from None
+    wide = wide_encoding(head)
+    if wide is not None:  # sniffers look for ASCII markers: show them UTF-8
+        head = head[: len(head) - len(head) % 4].decode(wide, errors="replace").encode()
     return head
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Page, SourceRecord, read_bytes
+from litsift.sources.base import BadItem, Page, SourceRecord, decode_text, read_bytes
 
 __all__ = ["fill_page", "load_json_or_lines", "parse_json_page", "read_pages"]
 
@@ -22,7 +22,7 @@ def load_json_or_lines(path: Path) -> tuple[Any, list[tuple[int, Any]]]:
         IngestError: the file cannot be read or is neither JSON nor JSON Lines.
     """
     raw = read_bytes(path)
-    text = raw.decode("utf-8-sig", errors="replace")
+    text = decode_text(raw)
     try:
         return json.loads(text), []
     except (ValueError, RecursionError):

@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    SourceRecord,
+    clean_text,
+    decode_text,
+    read_bytes,
+    year_from,
+)
 from litsift.sources.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
 
@@ -256,8 +264,8 @@ def read_bbt_json(path: Path) -> Iterator[SourceRecord | BadItem]:
         IngestError: the file cannot be read or is not a BBT JSON export.
     """
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        data = json.loads(decode_text(read_bytes(path)))
+    except (ValueError, RecursionError) as err:
         raise IngestError(f"{path}: not a Better BibTeX JSON file ({err})"[:300], "") from None
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):
         raise IngestError(f"{path}: no 'items' list", "export the library as Better BibTeX JSON")
