@@ -2,7 +2,9 @@
 Better BibTeX's JSON export of a library.
 
 ``zotero.sqlite`` is opened read-only and ``immutable`` (``file:...?mode=ro&immutable=1``), so
-a running Zotero's lock is neither needed nor disturbed and nothing is ever written. Regular
+a running Zotero's lock is neither needed nor disturbed and nothing is ever written; when a
+``zotero.sqlite-wal`` beside it holds changes not yet checkpointed, a copy of both is read
+instead, so recent items are not missed. Regular
 items only (not notes, attachments, annotations; not items in the trash or in RSS feed
 libraries); fields through
 ``itemData`` / ``itemDataValues`` / ``fieldsCombined`` (Zotero's field names: ``title``,
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,10 +123,39 @@ def zotero_record(
 # ------------------------------------------------------------------------- zotero.sqlite
 
 
+def _with_wal(path: Path, wal: Path) -> sqlite3.Connection:
+    """An in-memory copy of ``path`` with its write-ahead log applied.
+
+    ``immutable=1`` reads the main file only: what a running Zotero wrote since its last
+    checkpoint (recent items, edits) sits in ``zotero.sqlite-wal`` and would be silently
+    missed. The database and its log are copied to a temporary directory, opened there (SQLite
+    replays the log on open) and copied into memory; the originals are only read.
+    """
+    with tempfile.TemporaryDirectory(prefix="litsift-zotero-") as tmp:
+        copy = Path(tmp) / path.name
+        shutil.copyfile(path, copy)
+        shutil.copyfile(wal, Path(tmp) / wal.name)
+        src = sqlite3.connect(copy)
+        try:
+            mem = sqlite3.connect(":memory:")
+            src.backup(mem)
+        finally:
+            src.close()
+    return mem
+
+
 def _connect(path: Path) -> sqlite3.Connection:
+    wal = path.with_name(path.name + "-wal")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        if wal.is_file() and wal.stat().st_size > 0:
+            conn = _with_wal(path, wal)
+        else:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except OSError as err:
+        raise IngestError(
+            f"{path}: cannot be read ({err.strerror or err})", "check the path"
+        ) from None
     except sqlite3.Error as err:
         raise IngestError(f"{path}: not an SQLite database ({err})", "give zotero.sqlite") from None
     if not {"items", "itemData", "itemDataValues", "creators"} <= tables:

@@ -112,3 +112,31 @@ def test_cli_imports_a_zotero_library_with_its_collections(tmp_path: Path) -> No
         main, ["--home", str(home), "ingest", "papers", str(ZOTERO9), "--json"]
     )
     assert '"unchanged": 49' in again.output and '"added": 0' in again.output
+
+
+def test_changes_still_in_the_write_ahead_log_are_read(tmp_path: Path) -> None:
+    # A running Zotero in WAL mode: an edit and a new title sit in zotero.sqlite-wal until the
+    # next checkpoint; reading the main file alone would import the old title.
+    db = tmp_path / "zotero.sqlite"
+    shutil.copy(ZOTERO6, db)
+    writer = sqlite3.connect(db)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        before = [i.title for i in read_zotero(db) if isinstance(i, SourceRecord)]
+        writer.execute(
+            "UPDATE itemDataValues SET value = 'Edited while Zotero runs' WHERE value = ?",
+            (before[0],),
+        )
+        writer.commit()
+        wal = tmp_path / "zotero.sqlite-wal"
+        assert wal.stat().st_size > 0  # the edit is only in the log
+        after = [i.title for i in read_zotero(db) if isinstance(i, SourceRecord)]
+        assert after[0] == "Edited while Zotero runs" and after[1:] == before[1:]
+        assert wal.stat().st_size > 0 and sorted(p.name for p in tmp_path.iterdir()) == [
+            "zotero.sqlite",
+            "zotero.sqlite-shm",
+            "zotero.sqlite-wal",
+        ]  # the originals untouched, no copies left behind
+    finally:
+        writer.close()
