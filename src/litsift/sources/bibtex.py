@@ -1,7 +1,8 @@
 """BibTeX / biblatex files (``.bib``): Zotero, Better BibTeX, JabRef, Mendeley, EndNote, hand-kept.
 
-Parsing is bibtexparser v2 (``@string`` macros resolved, enclosing braces removed); LaTeX in
-values becomes Unicode with pylatexenc (``{\\"o}`` -> ``ö``, math kept readable); names are
+Parsing is bibtexparser v2 (``@string`` macros resolved, enclosing braces removed; ``#``
+concatenation, which bibtexparser 2.x leaves as written, by :class:`ConcatenationMiddleware`);
+LaTeX in values becomes Unicode with pylatexenc (``{\\"o}`` -> ``ö``, math kept readable); names are
 split with bibtexparser's BibTeX name rules (``von Last, Jr, First``). On top of the parser:
 
 * ``crossref``: a child entry inherits the fields it lacks from its parent (biblatex's
@@ -27,11 +28,14 @@ from typing import Any
 
 from bibtexparser import model
 from bibtexparser.entrypoint import parse_string
+from bibtexparser.library import Library
+from bibtexparser.middlewares.middleware import LibraryMiddleware
 from bibtexparser.middlewares.names import (
     InvalidNameError,
     parse_single_name_into_parts,
     split_multiple_persons_names,
 )
+from bibtexparser.middlewares.parsestack import default_parse_stack
 from pylatexenc.latex2text import LatexNodes2Text
 
 from litsift.errors import IngestError
@@ -208,11 +212,99 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
     )
 
 
+#: BibTeX's predefined month macros (btxdoc, "The month field")
+_MONTHS = dict(
+    zip(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        (
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ),
+        strict=True,
+    )
+)
+
+
+def _concat_parts(value: str) -> list[str] | None:
+    """The ``#``-separated parts of a raw field value, or None when it has no ``#`` outside
+    braces and quotes (``{C# and F#}`` and ``"a # b"`` are single values)."""
+    parts: list[str] = []
+    depth, quoted, start = 0, False, 0
+    for i, ch in enumerate(value):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == '"' and depth == 0:
+            quoted = not quoted
+        elif ch == "#" and depth == 0 and not quoted:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    if not parts:
+        return None
+    parts.append(value[start:].strip())
+    return parts
+
+
+class ConcatenationMiddleware(LibraryMiddleware):
+    """Resolve BibTeX string concatenation: ``title = pre # " Learning for " # {Search}``.
+
+    Each part is a quoted or braced literal (its content), an ``@string`` macro (its value;
+    names are case-insensitive, later definitions win, macros may concatenate earlier ones),
+    a month macro (``jan`` -> ``January``) or a number; an unknown macro stays as written. The
+    joined value is braced, so the default stack's enclosing remover strips it like any other.
+    Runs before bibtexparser's default parse stack (BibTeX semantics per btxdoc, "String").
+    """
+
+    @classmethod
+    def metadata_key(cls) -> str:
+        return "ResolveConcatenation"
+
+    def transform(self, library: Library) -> Library:
+        macros: dict[str, str] = {}
+
+        def literal(part: str) -> str:
+            if len(part) >= 2 and part[0] + part[-1] in ('""', "{}"):
+                return part[1:-1]
+            low = part.lower()
+            if low in macros:
+                return macros[low]
+            return _MONTHS.get(low, part)
+
+        def resolve(value: Any) -> Any:
+            parts = _concat_parts(value) if isinstance(value, str) else None
+            if parts is None:
+                return value
+            return "{" + "".join(literal(p) for p in parts) + "}"
+
+        for string in library.strings:
+            string.value = resolve(string.value)
+            macros[string.key.lower()] = literal(str(string.value))
+        for entry in library.entries:
+            for f in entry.fields:
+                f.value = resolve(f.value)
+        return library
+
+
+def _parse_string(text: str) -> Library:
+    return parse_string(text, [ConcatenationMiddleware(), *default_parse_stack()])
+
+
 def _parse(path: Path) -> tuple[Any, str]:
     text = read_text(path, "latin-1")  # old BibTeX files are often Latin-1
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
     try:
-        return parse_string(text), text
+        return _parse_string(text), text
     except Exception as err:
         raise IngestError(
             f"{path}: not BibTeX ({type(err).__name__}: {err})", "check the file"
@@ -253,7 +345,7 @@ def _salvage(raw: str, start_line: int | None) -> model.Entry | None:
     if fixed == raw:
         return None
     try:
-        lib = parse_string(fixed)
+        lib = _parse_string(fixed)
     except Exception:
         return None
     if len(lib.entries) == 1 and not lib.failed_blocks:

@@ -43,6 +43,12 @@ SCHEMES: tuple[str, ...] = (
 )
 
 _DOI_RE = re.compile(r"(10\.[0-9]{4,9}/[^\s\"'<>{}]+)", re.IGNORECASE)
+#: a value that is one DOI and nothing else (a ``doi`` field, a doi.org URL): ``<`` and ``>``
+#: are then part of it, as in Wiley's SICI DOIs ``10.1002/(SICI)1097-4571(199806)49:8<693::
+#: AID-ASI4>3.0.CO;2-0``; in free text they end it.
+_WHOLE_DOI_RE = re.compile(
+    r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.[0-9]{4,9}/[^\s\"'{}]+)", re.IGNORECASE
+)
 _ARXIV_NEW_RE = re.compile(r"(?<![0-9.])([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])", re.IGNORECASE)
 _ARXIV_OLD_RE = re.compile(
     r"(?<![A-Za-z])([a-z][a-z.\-]*[a-z](?:\.[A-Z]{2})?/[0-9]{7})(?:v[0-9]+)?(?![0-9])"
@@ -68,11 +74,15 @@ def _text(value: Any) -> str | None:
 
 
 def normalize_doi(value: Any) -> str | None:
-    """``10.1145/3292500.3330701`` from a DOI, ``doi:`` form or doi.org URL (lower-cased)."""
+    """``10.1145/3292500.3330701`` from a DOI, ``doi:`` form or doi.org URL (lower-cased).
+
+    A value that is a DOI alone keeps ``<`` and ``>`` (SICI DOIs); in longer text the DOI ends
+    at them."""
     text = _text(value)
     if text is None:
         return None
-    m = _DOI_RE.search(unquote(text))
+    text = unquote(text)
+    m = _WHOLE_DOI_RE.fullmatch(text) or _DOI_RE.search(text)
     if not m:
         return None
     doi = m.group(1).rstrip(".,;)]").lower()

@@ -112,3 +112,29 @@ def test_not_bibtex_is_a_clear_error(tmp_path: Path) -> None:
     pdf = tmp_path / "fake.bib"
     pdf.write_bytes(b"%PDF-1.7\n@article{x, title={y}}")
     assert registry.detect(pdf) is None or registry.detect(pdf).name != "bibtex"
+
+
+def test_string_concatenation_is_resolved(tmp_path: Path) -> None:
+    from litsift.sources.bibtex import _parse_string
+
+    # real files concatenate month macros with literals (ACL Anthology: oct # "-" # nov)
+    lib = _parse_string((BIB / "thesis-nlp_acl-anthology-heavy.bib").read_text())
+    months = {e.fields_dict["month"].value for e in lib.entries if "month" in e.fields_dict}
+    assert "October-November" in months and "May 2 - May 7" in months
+    assert not any("#" in m for m in months)
+    bib = tmp_path / "concat.bib"
+    bib.write_text(
+        '@string{conf = "Proceedings of the Conference"}\n'
+        '@string{deep = "Deep"}\n@string{DeepL = deep # " Learning"}\n'
+        '@inproceedings{a1, title = DeepL # " for " # {Search}, booktitle = conf # " on X",\n'
+        "  author = {Doe, Jane}, year = 2020}\n"
+        '@misc{a2, title = {C# and F# in "quotes"}, note = "a # b", year = 2021,\n'
+        "  doi = {10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0}}\n",
+        encoding="utf-8",
+    )
+    a1, a2 = [r for r in read_bibtex(bib) if isinstance(r, SourceRecord)]
+    assert a1.title == "Deep Learning for Search"
+    assert a1.venue == "Proceedings of the Conference on X"
+    assert a2.title == 'C# and F# in "quotes"'
+    # a SICI DOI keeps its angle brackets when the field is the DOI alone
+    assert a2.ids == {"doi": "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0"}
