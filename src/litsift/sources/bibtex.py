@@ -399,10 +399,14 @@ def read_bibtex(path: Path) -> Iterator[SourceRecord | BadItem]:
     for entry, n in entries:
         if entry.entry_type.lower() in _RECORD_TYPES_SKIP:
             continue
-        location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
+        if entry.key.strip():
+            location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
+        else:  # Mendeley and some hand-kept files write entries without a key
+            location = f"entry without a key, line {line_of.get(id(entry), 0) + 1}"
         try:
             fields = _fields(entry)
-            parent = by_key.get((fields.get("crossref") or "").strip().lower())
+            ref = (fields.get("crossref") or "").strip().lower()
+            parent = by_key.get(ref) if ref else None
             if parent:
                 _inherit(fields, parent, entry.entry_type.lower())
             yield _record(entry.key, entry.entry_type, fields, location)

@@ -138,3 +138,23 @@ def test_string_concatenation_is_resolved(tmp_path: Path) -> None:
     assert a2.title == 'C# and F# in "quotes"'
     # a SICI DOI keeps its angle brackets when the field is the DOI alone
     assert a2.ids == {"doi": "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0"}
+
+
+def test_mendeley_entries_without_a_key_lend_nothing_to_other_entries() -> None:
+    # The Mendeley export has 37 entries written "@article{," -- the first is in "Mémoires du
+    # livre". An entry without a crossref must not take fields from the key-less one (before
+    # the fix 206 of the 512 records got that venue).
+    from litsift.sources.bibtex import _parse_string
+
+    path = BIB / "bbt_mendeley-export_duplicate-keys.bib"
+    records = [i for i in read_bibtex(path) if isinstance(i, SourceRecord)]
+    keyless = [r for r in records if r.location.startswith("entry without a key")]
+    assert len(keyless) == 37 and keyless[0].location == "entry without a key, line 114"
+    assert keyless[0].venue == "Mémoires du livre"
+    lib = _parse_string(path.read_text(encoding="utf-8"))
+    own = sum(
+        e.fields_dict["journal"].value == "Mémoires du livre"
+        for e in lib.entries
+        if "journal" in e.fields_dict
+    )
+    assert sum(r.venue == "Mémoires du livre" for r in records) == own < 6
