@@ -165,6 +165,10 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
     authors, families = _names(fields.get("author") or fields.get("editor") or "")
     ids: dict[str, str] = {}
     ids.update(ids_in_text(fields.get("url", "")))
+    # dblp's own exports name the record in biburl / bibsource
+    dblp = ids_in_text(f"{fields.get('biburl', '')} {fields.get('bibsource', '')}").get("dblp")
+    if dblp:
+        ids.setdefault("dblp", dblp)
     doi = normalize_doi(fields.get("doi"))
     if doi:
         ids["doi"] = doi

@@ -55,8 +55,19 @@ _ARXIV_OLD_RE = re.compile(
 )
 _ARXIV_URL_RE = re.compile(r"arxiv\.org/(?:abs|pdf|html)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.I)
 _ACL_RE = re.compile(r"^([A-Z][0-9]{2}-[0-9]{4}|[0-9]{4}\.[a-z0-9\-]+\.[0-9]+)$")
+#: ACL Anthology links, today's and the older aclweb.org ones (``aclweb.org/anthology/P19-1001``,
+#: ``aclweb.org/anthology/K/K17/K17-3001.pdf``)
 _ACL_URL_RE = re.compile(
-    r"aclanthology\.org/([A-Z][0-9]{2}-[0-9]{4}|[0-9]{4}\.[a-z0-9\-]+\.[0-9]+)"
+    r"(?:aclanthology\.org|aclweb\.org/anthology)/(?:[A-Z]/[A-Z][0-9]{2}/)?"
+    r"([A-Z][0-9]{2}-[0-9]{4}|[0-9]{4}\.[a-z0-9\-]+\.[0-9]+)"
+)
+#: dblp record links: ``dblp.org/rec/conf/acl/X20`` and the older table-of-contents anchors
+#: ``dblp.uni-trier.de/db/conf/aaai/aaai2006.html#BaierM06`` (key ``conf/aaai/BaierM06``)
+_DBLP_REC_RE = re.compile(
+    r"dblp\.(?:org|uni-trier\.de)/rec/(?:[a-z]+/)?((?:conf|journals)/[^\s#?]+)"
+)
+_DBLP_TOC_RE = re.compile(
+    r"dblp\.(?:org|uni-trier\.de)/db/((?:conf|journals)/[a-z0-9\-]+)/[^\s#]*#([A-Za-z0-9\-]+)"
 )
 _S2_RE = re.compile(r"^[0-9a-f]{40}$")
 _OPENALEX_RE = re.compile(r"(?:openalex\.org/)?([WwAaSsIiCcPpFfTt][0-9]+)$")
@@ -240,8 +251,9 @@ def normalize_ids(raw: Mapping[str, Any]) -> dict[str, str]:
 
 
 def ids_in_text(text: Any) -> dict[str, str]:
-    """DOI, arXiv id and ACL Anthology id found in a URL or free text (``url``, ``note``,
-    ``howpublished``, an ``eprint`` field)."""
+    """DOI, arXiv id, ACL Anthology id (aclanthology.org or aclweb.org links) and dblp key
+    (dblp.org/rec links, dblp.uni-trier.de table-of-contents anchors) found in a URL or free
+    text (``url``, ``note``, ``howpublished``, an ``eprint`` field)."""
     found: dict[str, str] = {}
     value = _text(text)
     if value is None:
@@ -254,6 +266,13 @@ def ids_in_text(text: Any) -> dict[str, str]:
     acl = _ACL_URL_RE.search(value)
     if acl:
         found["acl"] = acl.group(1)
+    if "dblp" in value:
+        rec = _DBLP_REC_RE.search(value)
+        toc = None if rec else _DBLP_TOC_RE.search(value)
+        key = rec.group(1) if rec else f"{toc.group(1)}/{toc.group(2)}" if toc else None
+        dblp = normalize_dblp(re.sub(r"\.(?:html|xml|bib)$", "", key)) if key else None
+        if dblp:
+            found["dblp"] = dblp
     doi = normalize_doi(value) if ("10." in value) else None
     if doi and "arxiv" not in doi:
         found["doi"] = doi

@@ -158,3 +158,29 @@ def test_mendeley_entries_without_a_key_lend_nothing_to_other_entries() -> None:
         if "journal" in e.fields_dict
     )
     assert sum(r.venue == "Mémoires du livre" for r in records) == own < 6
+
+
+def test_acl_and_dblp_ids_from_old_links_and_dblp_exports() -> None:
+    # aclweb.org/anthology links (93 of the thesis' entries carry only those) and dblp's
+    # table-of-contents anchors / biburl fields identify records for de-duplication
+    nlp = [
+        i
+        for i in read_bibtex(BIB / "thesis-nlp_acl-anthology-heavy.bib")
+        if isinstance(i, SourceRecord)
+    ]
+    assert sum("acl" in r.ids for r in nlp) == 123  # 30 from aclanthology.org links alone
+    byurl = {r.ids["acl"] for r in nlp if "acl" in r.ids}
+    assert {"2020.findings-emnlp.352", "P19-3004"} <= byurl
+    planning = [
+        i
+        for i in read_bibtex(BIB / "bbt-873_user-library_crossref_duplicate-keys.bib")
+        if isinstance(i, SourceRecord)
+    ]
+    keys = {r.ids["dblp"] for r in planning if "dblp" in r.ids}
+    assert {"conf/aaai/BaierM06", "journals/jair/Helmert06", "conf/aips/Edelkamp02"} <= keys
+    acl = [
+        i
+        for i in read_bibtex(BIB / "paper_acl-anthology-entries.bib")
+        if isinstance(i, SourceRecord)
+    ]
+    assert [r.ids.get("dblp") for r in acl if "dblp" in r.ids] == ["conf/naacl/PetersNIGCLZ18"]
