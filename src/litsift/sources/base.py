@@ -146,11 +146,24 @@ class Format:
     description: str = ""
 
 
+#: a UTF-8 lead byte read as Latin-1 / Windows-1252 followed by a continuation byte read the
+#: same way ("Ã©" for "é"): the mark of double-encoded text, checked before asking ftfy
+_MOJIBAKE_RE = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
+    "\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
+
+
 def clean_text(text: Any) -> str:
     """``text`` as one line of plain text: whitespace runs collapsed, ends stripped; ``""`` for
-    None or non-strings."""
+    None or non-strings. Double-encoded UTF-8 ("JosÃ© RaÃºl", as arXiv's API writes some
+    author names) is repaired with ftfy's ``fix_encoding``, which changes nothing else."""
     if not isinstance(text, str):
         return ""
+    if not text.isascii() and _MOJIBAKE_RE.search(text):
+        import ftfy  # only for the rare text that needs it
+
+        text = ftfy.fix_encoding(text)
     return _WS_RE.sub(" ", text).strip()
 
 

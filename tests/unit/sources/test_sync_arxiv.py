@@ -200,3 +200,15 @@ def test_cli_sync_saves_the_sync_and_runs_it_again_for_what_is_new(tmp_path: Pat
         assert svc.sources.arrivals() == 8
         svc.sources.mark_arrivals_seen()
         assert svc.sources.arrivals() == 0
+
+
+def test_double_encoded_author_names_are_repaired() -> None:
+    # arXiv's API writes some names as UTF-8 read as Latin-1 ("JosÃ© RaÃºl Romero": 18 such
+    # sequences in this real page); ftfy's fix_encoding repairs them, other names stay as sent
+    path = ARXIV / "api-atom" / "2026_search_query-testing_start0_max100.xml"
+    assert "JosÃ© RaÃºl Romero" in path.read_text(encoding="utf-8")
+    records = [r for r in registry.get("arxiv-atom").read(path) if isinstance(r, SourceRecord)]
+    names = [a for r in records for a in r.authors]
+    assert "José Raúl Romero" in names and "Clément L. Canonne" in names
+    assert not any("Ã" in a or "Â" in a for a in names)
+    assert "Katharina Götz" in names
