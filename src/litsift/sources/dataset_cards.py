@@ -42,6 +42,50 @@ def _section(markdown: str, name: str) -> str:
     return clean_text(re.sub(r"[*_`>#]", " ", text))
 
 
+#: configuration names of ``dataset_infos.json`` that name no sub-dataset (splits, formats,
+#: versions): not kept as variants, so a search for "clean" or "all" does not find LibriSpeech
+_GENERIC_CONFIGS = {
+    "default",
+    "plain_text",
+    "all",
+    "clean",
+    "other",
+    "full",
+    "raw",
+    "original",
+    "train",
+    "test",
+    "validation",
+    "metadata",
+    "fulltext",
+    "full_text",
+    "embeddings",
+    "corpus",
+    "claims",
+    "abstract",
+    "documents",
+    "queries",
+    "qrels",
+}
+_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)*$")
+#: what a card's "Dataset Summary" holds when its authors wrote none: the template's placeholder
+#: or a licence pasted in (the web_of_science card)
+_NO_SUMMARY_RE = re.compile(
+    r"^\W*more information needed\W*$|^copyright\b|permission is hereby granted", re.I
+)
+
+
+def _is_variant(config: str) -> bool:
+    name = config.strip()
+    low = name.lower()
+    return (
+        bool(name)
+        and low not in _GENERIC_CONFIGS
+        and not low.endswith("_format")
+        and not _VERSION_RE.match(name)
+    )
+
+
 def _citation(infos: dict[str, Any]) -> tuple[str, int | None]:
     cite = next(
         (v.get("citation") for v in infos.values() if isinstance(v, dict) and v.get("citation")), ""
@@ -89,7 +133,10 @@ def _card(readme: Path) -> SourceRecord:
     pwc = meta.get("paperswithcode_id")
     pretty = clean_text(meta.get("pretty_name")) if isinstance(meta.get("pretty_name"), str) else ""
     tasks = [str(t) for key in ("task_categories", "task_ids") for t in (meta.get(key) or [])]
-    summary = _section(body, "Dataset Summary") or next(
+    summary = _section(body, "Dataset Summary")
+    if _NO_SUMMARY_RE.search(summary):
+        summary = ""
+    summary = summary or next(
         (
             clean_text(v.get("description"))
             for v in infos.values()
@@ -101,9 +148,8 @@ def _card(readme: Path) -> SourceRecord:
         (v.get("homepage") for v in infos.values() if isinstance(v, dict) and v.get("homepage")), ""
     )
     description = summary + (f" Tasks: {', '.join(tasks)}." if tasks else "")
-    variants = [
-        v for v in dict.fromkeys([name, pretty, *(list(infos) if len(infos) > 1 else [])]) if v
-    ]
+    configs = [c for c in infos if _is_variant(c)] if len(infos) > 1 else []
+    variants = [v for v in dict.fromkeys([name, pretty, *configs]) if v]
     return _dataset(
         f"card {name}",
         {

@@ -74,3 +74,23 @@ def test_cli_ingests_cards_and_tables_as_datasets(tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["--home", str(home), "ingest", "datasets", str(bad)])
     assert out.exit_code == 1 and "broken YAML front matter" in out.output
     assert not any(isinstance(i, BadItem) for i in [])
+
+
+def test_card_quirks_config_names_placeholders_and_licences() -> None:
+    cards = {
+        i.dataset["id"]: i.dataset
+        for i in registry.get("hf-cards").read(CARDS)
+        if isinstance(i, SourceRecord) and i.dataset
+    }
+    # sub-datasets stay variants (a search for MNLI finds GLUE); splits, formats and versions
+    # do not (LibriSpeech's "clean" / "other" / "all", CNN/DM's "3.0.0", SciTail's formats)
+    assert {"mnli", "sst2", "cola"} <= set(cards["glue"]["variants"])
+    assert cards["librispeech-1"]["variants"] == ["librispeech_asr", "LibriSpeech"]
+    assert cards["cnn-daily-mail-1"]["variants"] == ["cnn_dailymail", "CNN / Daily Mail"]
+    assert not any(v.endswith("_format") for v in cards["scitail"]["variants"])
+    assert "corpus" not in cards["scifact"]["variants"]
+    # a summary left as the template's placeholder, or a licence pasted in, gives way to the
+    # description of dataset_infos.json
+    assert cards["pubmedqa"]["description"].startswith("PubMedQA is a novel biomedical")
+    assert cards["web-of-science-dataset"]["description"].startswith("The Web Of Science (WOS)")
+    assert not any("More Information Needed" in d["description"] for d in cards.values())
