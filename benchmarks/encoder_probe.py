@@ -25,14 +25,16 @@ from __future__ import annotations
 import argparse
 import sqlite3
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import ir_measures
 import numpy as np
 import numpy.typing as npt
 
-from litsift.eval.benchmarks import load_benchmark, query_half
+from litsift.eval.benchmarks import Benchmark, EvalQuery, load_benchmark, query_half
 from litsift.eval.cli_support import default_data_dir
 from litsift.eval.measures import paired_test
 from litsift.models_onnx import load_encoder
@@ -45,18 +47,53 @@ from litsift.types import Dataset
 Scores = npt.NDArray[np.float64]
 
 
-def datafinder_probe(data: Path, models: list[str]) -> None:
-    bench = load_benchmark("datafinder", data)
-    recs = [
+def corpus_datasets(bench: Benchmark) -> list[Dataset]:
+    """DataFinder's dataset rows as records, ``rowid`` = position in the corpus."""
+    return [
         Dataset(
             id=str(r["id"]),
             variants=tuple(r.get("variants") or ()),
             description=str(r.get("description") or ""),
             intro_paper_title=str(r.get("intro_paper_title") or ""),
             year=r.get("year"),
+            rowid=i,
         )
-        for r in bench.corpus()
+        for i, r in enumerate(bench.corpus())
     ]
+
+
+def datafinder_at_5(
+    sims: npt.NDArray[np.floating[Any]],
+    queries: Sequence[EvalQuery],
+    ids: Sequence[str],
+    years: npt.NDArray[np.integer[Any]],
+    qrels: Mapping[str, Mapping[str, int]],
+) -> tuple[list[float], list[float]]:
+    """Per-query R@5 and RR@5 of exact-cosine rankings under DataFinder's year cut-off.
+
+    Args:
+        sims: ``(queries, datasets)`` cosines.
+        queries: the queries (their ``year`` is the cut-off).
+        ids: ``(datasets,)`` TREC-safe dataset ids.
+        years: ``(datasets,)`` years, -1 for none (always eligible).
+        qrels: ``{qid: {docid: relevance}}``.
+    """
+    r5, rr = [], []
+    for i, q in enumerate(queries):
+        s = np.array(sims[i], dtype=np.float64)
+        if q.year is not None:
+            s[years > q.year] = -np.inf
+        top = np.argsort(-s)[:5]
+        rel = {d for d, v in qrels[q.qid].items() if v > 0}
+        hits = [ids[j] in rel for j in top]
+        r5.append(sum(hits) / len(rel))
+        rr.append(next((1 / (k + 1) for k, h in enumerate(hits) if h), 0.0))
+    return r5, rr
+
+
+def datafinder_probe(data: Path, models: list[str]) -> None:
+    bench = load_benchmark("datafinder", data)
+    recs = corpus_datasets(bench)
     ids = [r.id.replace(" ", "_") for r in recs]
     years = np.array([-1 if r.year is None else int(r.year) for r in recs])
     texts = [passage_text(r) for r in recs]
@@ -67,16 +104,7 @@ def datafinder_probe(data: Path, models: list[str]) -> None:
         for qset in bench.query_sets:
             qs = [q for q in qset.queries if query_half(q.qid) == "tune"]
             sims = np.asarray(enc.encode_queries([q.text for q in qs])) @ docs.T
-            r5, rr = [], []
-            for i, q in enumerate(qs):
-                s = sims[i].copy()
-                if q.year is not None:
-                    s[years > q.year] = -np.inf
-                top = np.argsort(-s)[:5]
-                rel = {d for d, v in bench.qrels[q.qid].items() if v > 0}
-                hits = [ids[j] in rel for j in top]
-                r5.append(sum(hits) / len(rel))
-                rr.append(next((1 / (k + 1) for k, h in enumerate(hits) if h), 0.0))
+            r5, rr = datafinder_at_5(sims, qs, ids, years, bench.qrels)
             print(
                 f"  {model:26s} {qset.name:16s} R@5 {100 * np.mean(r5):5.1f}  MRR "
                 f"{100 * np.mean(rr):5.1f}  cosine mean {sims.mean():.3f} sd {sims.std():.3f}"
