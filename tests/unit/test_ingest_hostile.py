@@ -347,3 +347,21 @@ def _open_store(home: Path) -> Store:
     from litsift.paths import get_paths
 
     return Store(get_paths(home).store_file)
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-32"])
+def test_utf16_jsonl_reads_like_utf8_and_a_bad_line_costs_one_line(
+    store: Store, tmp_path: Path, real_lines: list[bytes], codec: str
+) -> None:
+    # PowerShell's "litsift-export > papers.jsonl" writes UTF-16 with a BOM; without a BOM the
+    # NUL pattern gives it away. Line 3 is not JSON: it costs that line, the rest is kept.
+    good = real_lines[:10]
+    text = "\n".join(
+        [*(b.decode() for b in good[:2]), "{not json", *(b.decode() for b in good[2:])]
+    )
+    path = tmp_path / "papers.jsonl"
+    path.write_bytes((text + "\n").encode(codec))
+    report = ingest_jsonl(store, Kind.PAPER, path)
+    assert report.added == 10 and [b.line_no for b in report.bad] == [3]
+    want = [json.loads(b)["title"] for b in good]
+    assert [store.get(Kind.PAPER, d).title for d in _ids(good)] == want  # type: ignore[union-attr]

@@ -22,7 +22,6 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
 
 from __future__ import annotations
 
-import codecs
 import gzip
 import re
 import zlib
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
+from litsift.store.jsonl import wide_encoding
 from litsift.types import Kind
 
 __all__ = [
@@ -195,41 +195,6 @@ def read_bytes(path: Path) -> bytes:
         except (OSError, EOFError, zlib.error) as err:
             raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
     return raw
-
-
-#: byte-order marks, longest first (UTF-32 LE's BOM starts with UTF-16 LE's)
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def wide_encoding(raw: bytes) -> str | None:
-    """The UTF-16 / UTF-32 encoding of ``raw``, or None for byte-wide text (UTF-8, Latin-1...).
-
-    Windows tools (EndNote's "Unicode" export, PowerShell's ``>``, Notepad's "Unicode") write
-    UTF-16. Judged by the byte-order mark, else -- for text without one -- by NUL bytes at
-    every other position of the first 4 KiB (ASCII-range text in UTF-16 LE or BE).
-
-    Returns:
-        ``"utf-32"`` / ``"utf-16"`` (BOM; the codec reads and drops it), ``"utf-16-le"`` /
-        ``"utf-16-be"`` (no BOM), or None.
-    """
-    for bom, encoding in _BOMS:
-        if raw.startswith(bom):
-            return encoding
-    sample = raw[:4096]
-    half = len(sample) // 2
-    if half < 2 or b"\x00" not in sample:
-        return None
-    even, odd = sample[0::2].count(0), sample[1::2].count(0)
-    if odd > 0.4 * half and even < 0.05 * half:
-        return "utf-16-le"
-    if even > 0.4 * half and odd < 0.05 * half:
-        return "utf-16-be"
-    return None
 
 
 def decode_text(raw: bytes, fallback: str = "cp1252") -> str:

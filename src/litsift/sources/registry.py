@@ -16,7 +16,8 @@ from functools import cache
 from pathlib import Path
 
 from litsift.errors import IngestError
-from litsift.sources.base import Format, wide_encoding
+from litsift.sources.base import Format
+from litsift.store.jsonl import wide_encoding
 
 __all__ = ["HEAD_BYTES", "MODULES", "detect", "formats", "get", "read_head"]
 

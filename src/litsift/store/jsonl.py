@@ -11,7 +11,9 @@ that cannot be opened or read at all raises.
 
 from __future__ import annotations
 
+import codecs
 import gzip
+import io
 import json
 import sys
 import zlib
@@ -27,6 +29,62 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 
 
+#: byte-order marks, longest first (UTF-32 LE's BOM starts with UTF-16 LE's)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def wide_encoding(raw: bytes) -> str | None:
+    """The UTF-16 / UTF-32 encoding of ``raw``, or None for byte-wide text (UTF-8, Latin-1...).
+
+    Windows tools (EndNote's "Unicode" export, PowerShell's ``>``, Notepad's "Unicode") write
+    UTF-16. Judged by the byte-order mark, else -- for text without one -- by NUL bytes at
+    every other position of the first 4 KiB (ASCII-range text in UTF-16 LE or BE).
+
+    Returns:
+        ``"utf-32"`` / ``"utf-16"`` (BOM; the codec reads and drops it), ``"utf-16-le"`` /
+        ``"utf-16-be"`` (no BOM), or None.
+    """
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            return encoding
+    sample = raw[:4096]
+    half = len(sample) // 2
+    if half < 2 or b"\x00" not in sample:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    if odd > 0.4 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.4 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None
+
+
+class _WideLines:
+    """A UTF-16 / UTF-32 file read as UTF-8 lines (split on ``\\n`` only), so the line reader
+    below works unchanged; an odd trailing byte becomes U+FFFD."""
+
+    def __init__(self, raw: BinaryIO, encoding: str) -> None:
+        self._text = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="\n")
+
+    def __enter__(self) -> _WideLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._text.close()
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._text:
+            yield line.encode("utf-8", "surrogatepass")
+
+
 @dataclass
 class BadLine:
     """One input line that was skipped: its 1-based line number and why."""
@@ -40,7 +98,8 @@ class NotText(InvalidRecord):
 
 
 def open_input(path: Path) -> BinaryIO:
-    """Open ``path`` for binary reading, through gzip when it starts with the gzip magic.
+    """Open ``path`` for binary reading, through gzip when it starts with the gzip magic, and as
+    UTF-8 lines when it is UTF-16 / UTF-32 text (:func:`wide_encoding`).
 
     Raises:
         IngestError: ``path`` is a directory, does not exist or cannot be read.
@@ -49,9 +108,12 @@ def open_input(path: Path) -> BinaryIO:
         raise IngestError(f"{path} is a directory", "give a .jsonl or .jsonl.gz file")
     try:
         with path.open("rb") as fh:
-            head = fh.read(len(_GZIP_MAGIC))
-        if head == _GZIP_MAGIC:
+            head = fh.read(4096)
+        if head[: len(_GZIP_MAGIC)] == _GZIP_MAGIC:
             return cast(BinaryIO, gzip.open(path, "rb"))
+        wide = wide_encoding(head)
+        if wide is not None:  # PowerShell's ">" writes UTF-16
+            return cast(BinaryIO, _WideLines(path.open("rb"), wide))
         return path.open("rb")
     except OSError as err:
         raise IngestError(

@@ -36,10 +36,7 @@ SAMPLES = {
     / "arxiv"
     / "kaggle-metadata-snapshot"
     / "arxiv-metadata-oai-snapshot.first200.json",
-    "openalex": SRC
-    / "openalex"
-    / "api"
-    / "works_filter-doi-list_per-page-200_cursor-page1.json",
+    "openalex": SRC / "openalex" / "api" / "works_filter-doi-list_per-page-200_cursor-page1.json",
     "crossref": SRC / "crossref" / "works_sample-10.json",
     "grobid-tei": SRC / "fulltext" / "grobid-tei" / "acl-N18-3011.grobid-0.6.1.tei.xml",
     "jats": SRC / "fulltext" / "jats" / "PMC5828200.nxml",

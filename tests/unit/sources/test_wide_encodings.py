@@ -12,7 +12,8 @@ import pytest
 
 from litsift.paths import shared_data_dir
 from litsift.sources import registry
-from litsift.sources.base import SourceRecord, decode_text, wide_encoding
+from litsift.sources.base import SourceRecord, decode_text
+from litsift.store.jsonl import wide_encoding
 
 RM = shared_data_dir() / "sources" / "reference-managers"
 FILES = (
