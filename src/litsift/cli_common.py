@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,7 +30,9 @@ def kind_named(name: str) -> Kind:
 
 
 def reports_errors(fn: F) -> F:
-    """Turn LitsiftError into a two-line message on stderr and exit code 1.
+    """Turn LitsiftError into a two-line message on stderr and exit code 1, and any other
+    exception (a bug) into our own two lines and exit code 2 -- never a traceback, unless
+    ``LITSIFT_DEBUG`` is set. Click's own exceptions (usage errors, abort) pass through.
 
     Messages can quote data (a title, a line of a file, a model's reply): they are printed
     through :func:`litsift.text.for_terminal`, so they never carry an escape sequence.
@@ -44,6 +47,19 @@ def reports_errors(fn: F) -> F:
             if e.hint:
                 click.echo(f"  hint: {for_terminal(e.hint)}", err=True)
             sys.exit(1)
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except Exception as e:  # a bug: still our message + hint, the traceback on request
+            if os.environ.get("LITSIFT_DEBUG"):
+                raise
+            what = for_terminal(f"{type(e).__name__}: {e}")[:300]
+            click.secho(f"error: litsift failed unexpectedly ({what})", fg="red", err=True)
+            click.echo(
+                "  hint: this is a bug in litsift; please report it with the command you ran "
+                "(LITSIFT_DEBUG=1 shows the traceback)",
+                err=True,
+            )
+            sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
 

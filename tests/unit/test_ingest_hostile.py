@@ -365,3 +365,27 @@ def test_utf16_jsonl_reads_like_utf8_and_a_bad_line_costs_one_line(
     assert report.added == 10 and [b.line_no for b in report.bad] == [3]
     want = [json.loads(b)["title"] for b in good]
     assert [store.get(Kind.PAPER, d).title for d in _ids(good)] == want  # type: ignore[union-attr]
+
+
+def test_cli_turns_a_bug_into_our_message_not_a_traceback(
+    tmp_path: Path, real_lines: list[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fault injection: the importer's JSONL step fails the way a bug would (the handler under
+    # test is the CLI's); the message quotes the error through the terminal sanitiser
+    import litsift.store.ingest as ingest_module
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom \x1b[2J\x1b]0;pwned\x07")
+
+    monkeypatch.setattr(ingest_module, "ingest_jsonl", broken)
+    path = _write(tmp_path / "ok.jsonl", real_lines[:3], False)
+    args = ["--home", str(tmp_path / "home"), "ingest", "papers", str(path), "--quiet"]
+    monkeypatch.delenv("LITSIFT_DEBUG", raising=False)
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 2 and isinstance(out.exception, SystemExit)
+    assert "error: litsift failed unexpectedly (RuntimeError: boom" in out.output
+    assert "hint: this is a bug in litsift" in out.output
+    assert "Traceback" not in out.output and "\x1b" not in out.output and "\x07" not in out.output
+    monkeypatch.setenv("LITSIFT_DEBUG", "1")
+    debug = CliRunner().invoke(main, args)
+    assert isinstance(debug.exception, RuntimeError)  # the traceback, on request
