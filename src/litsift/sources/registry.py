@@ -77,7 +77,7 @@ def get(name: str) -> Format:
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     """The first ``size`` bytes of ``path``, decompressed when it is gzip; b"" for a directory.
 
-    UTF-16 / UTF-32 text (:func:`~litsift.sources.base.wide_encoding`) is returned as UTF-8,
+    UTF-16 / UTF-32 text (:func:`~litsift.store.jsonl.wide_encoding`) is returned as UTF-8,
     so the formats' sniffers, which look for ASCII markers, recognise it.
 
     Raises:
