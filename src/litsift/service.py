@@ -243,7 +243,11 @@ class LitsiftService:
                 from litsift.search.searchers import Searchers
 
                 self._searchers = Searchers(
-                    self.store, self.paths.index_dir, lambda: self.encoder, self.config.search
+                    self.store,
+                    self.paths.index_dir,
+                    lambda: self.encoder,
+                    self.config.search,
+                    lambda: self.sentence_store,
                 )
             return self._searchers
 

@@ -27,7 +27,9 @@ from litsift.search.datasets.ranker import (
     default_ranker,
     papers_to_datasets,
 )
+from litsift.search.datasets.searcher import DatasetSearcher
 from litsift.search.fusion import Fused
+from litsift.search.sentences import best_sentence_cosines, open_sentence_store, sentence_views
 from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
 from litsift.types import SignalScore as Signal
@@ -59,6 +61,7 @@ def test_features_of_a_pool_by_hand() -> None:
         paper_bm25=[(555, 20.0), (100, 10.0)],
         named_by=named_by,
         mentions=mentions,
+        best_sentence={7: 0.71, 8: 0.42},
     )
     assert X.shape == (3, len(FEATURES))
     row = dict(zip(FEATURES, X[0], strict=True))
@@ -73,6 +76,7 @@ def test_features_of_a_pool_by_hand() -> None:
     assert row["log_query_words"] == pytest.approx(math.log(5))
     assert row["log_rank_bm25"] == pytest.approx(math.log(4))
     assert (row["year_gap"], row["has_year"]) == (6.0, 1.0)
+    assert row["max_sent"] == 0.71 and X[2, FEATURES.index("max_sent")] == 0.0
     row8 = dict(zip(FEATURES, X[1], strict=True))
     assert row8["paper_dense_votes"] == pytest.approx(0.8) and row8["paper_bm25_votes"] == 0.0
     assert (row8["year_gap"], row8["has_year"]) == (0.0, 0.0)
@@ -80,7 +84,7 @@ def test_features_of_a_pool_by_hand() -> None:
     assert not X[2, 5:9].any()  # named by no paper
     # only the top PAPER_DEPTH papers vote
     deep = [(555, 0.9)] * PAPER_DEPTH + [(100, 0.5)]
-    X2 = dataset_features("q", None, pool[:1], {7: 2010}, deep, [], named_by, mentions)
+    X2 = dataset_features("q", None, pool[:1], {7: 2010}, deep, [], named_by, mentions, {})
     assert X2[0, FEATURES.index("paper_dense_votes")] == 0.0
     assert X2[0, FEATURES.index("year_gap")] > 10  # no bound: the current year
 
@@ -151,8 +155,11 @@ def test_service_reranks_the_dataset_pool(service) -> None:
             )
             for h in pool.hits
         ]
-        X = plain.searcher(Kind.DATASET).features(q, fused)
+        searcher = plain.searcher(Kind.DATASET)
+        X = searcher.features(q, fused)
         assert X is not None and X.shape == (len(fused), len(FEATURES))
+        best = searcher.best_sentence(fused, plain.encoder.encode_queries([q.text])[0])
+        assert list(X[:, FEATURES.index("max_sent")]) == [best[f.docid] for f in fused]
         # no year bound: the gap is measured from the current year to the dataset's own year
         gap, has = FEATURES.index("year_gap"), FEATURES.index("has_year")
         this_year = datetime.date.today().year
@@ -172,3 +179,53 @@ def test_service_reranks_the_dataset_pool(service) -> None:
     # papers are never re-ranked
     papers = service.search(Query("question answering", Kind.PAPER, k=5))
     assert papers.hits and all(SIGNAL not in h.signals for h in papers.hits)
+
+
+def test_max_sent_reads_stored_sentences_and_falls_back_to_the_passage_vector(
+    service, encoder, tmp_path: Path
+) -> None:
+    """``max_sent`` is the best cosine over a dataset's stored sentences; a dataset whose
+    sentences are missing, or were cut from a text it no longer has, gets its whole-passage
+    cosine from the dense index instead (nothing is embedded at search time)."""
+    datasets = service.searcher(Kind.DATASET)
+    hits = service.search(Query("a benchmark for question answering", Kind.DATASET, k=8)).hits
+    records = [h.record for h in hits]
+    rowids = [int(r.rowid) for r in records]
+    qvec = encoder.encode_queries(["reading comprehension over Wikipedia paragraphs"])[0]
+    sentences = open_sentence_store(tmp_path, encoder)
+    assert sentences is not None
+    stored = sentence_views(records[:4], encoder)
+    sentences.put(Kind.DATASET, [(r.id, v) for r, v in zip(records[:4], stored, strict=True)])
+    # record 4's row holds the sentences of another text: stale, so not used
+    other = sentence_views([records[5]], encoder)[0]
+    sentences.put(Kind.DATASET, [(records[4].id, other)])
+
+    got = best_sentence_cosines(service.store, sentences, Kind.DATASET, rowids, qvec)
+    assert set(got) == set(rowids[:4])
+    for rowid, view in zip(rowids, stored, strict=False):
+        # each sentence embedded on its own agrees with the stored (float16-rounded) vectors
+        texts = [view.text[s:e] for s, e in view.spans]
+        fresh = encoder.encode_passages(texts) @ qvec
+        assert got[rowid] == pytest.approx(float(fresh.max()), abs=2e-3)
+    assert best_sentence_cosines(service.store, None, Kind.DATASET, rowids, qvec) == {}
+
+    searcher = DatasetSearcher(
+        datasets.datasets,
+        datasets.papers,
+        datasets.mentions,
+        best_sentences=lambda ids, q: best_sentence_cosines(
+            service.store, sentences, Kind.DATASET, ids, q
+        ),
+    )
+    pool = [Fused(rowid, 1.0 - i / 10, i + 1, {}) for i, rowid in enumerate(rowids)]
+    best = searcher.best_sentence(pool, qvec)
+    found, vecs = datasets.datasets.vectors(rowids)
+    whole = {int(r): float(v @ qvec) for r, v in zip(found, vecs, strict=True)}
+    assert set(whole) == set(rowids)
+    for i, rowid in enumerate(rowids):
+        if i < 4:
+            assert best[rowid] == got[rowid]
+        else:  # missing or stale: the passage vector of the dense index
+            assert best[rowid] == pytest.approx(whole[rowid], abs=1e-6)
+    assert any(abs(best[r] - whole[r]) > 1e-3 for r in rowids[:4])  # sentences, not passages
+    sentences.close()

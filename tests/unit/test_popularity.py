@@ -192,7 +192,9 @@ def test_usage_profiles_are_centroids_of_the_papers_naming_each_dataset(service)
 def test_dataset_search_fuses_the_usage_run(service) -> None:
     from litsift.search.datasets.popularity import USAGE
 
-    res = service.search(Query("generative adversarial networks for image synthesis", Kind.DATASET))
+    # k 50: which of the usage run's candidates reach the top 10 is the re-ranker's call
+    q = Query("generative adversarial networks for image synthesis", Kind.DATASET, k=50)
+    res = service.search(q)
     assert res.hits and "usage" in res.timings
     assert any(USAGE in h.signals for h in res.hits)
     # the usage run honours the year filter like the other retrievers

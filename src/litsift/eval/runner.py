@@ -220,6 +220,14 @@ def prepare_home(
                 progress(f"index:{stage}", n, total)
 
         svc.build_index(benchmark.kind, progress=index_cb)
+    if benchmark.kind is Kind.DATASET:
+        # the re-ranker's max_sent feature reads the stored sentences (as `litsift index`
+        # builds them); resumable, and a no-op once every dataset has its sentences
+        def sentence_cb(stage: str, n: int, total: int) -> None:
+            if progress is not None:
+                progress(f"index:{stage}", n, total)
+
+        svc.build_sentences(Kind.DATASET, progress=sentence_cb)
     marker.write_text(json.dumps(done))
     return svc, list(done.get("notes", []))
 

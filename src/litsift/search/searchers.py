@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from litsift.config import SearchSettings
     from litsift.models_onnx import Encoder
     from litsift.search.datasets.popularity import MentionCounts
+    from litsift.search.searcher import FloatVector
+    from litsift.search.sentences import SentenceStore
     from litsift.store import Store
 
 
@@ -36,6 +38,8 @@ class Searchers:
         index_dir: the directory of all indexes (``Paths.index_dir``).
         encoder: returns the encoder (called on first open, so the model loads lazily).
         settings: the ``[search]`` settings.
+        sentences: returns the home's sentence store (or None), whose stored sentence vectors
+            give the dataset re-ranker its ``max_sent`` feature; None: never used.
     """
 
     def __init__(
@@ -44,8 +48,10 @@ class Searchers:
         index_dir: Path,
         encoder: Callable[[], Encoder],
         settings: SearchSettings,
+        sentences: Callable[[], SentenceStore | None] | None = None,
     ) -> None:
         self._store = store
+        self._sentences = sentences
         self._index_dir = Path(index_dir)
         self._encoder = encoder
         self._settings = settings
@@ -98,10 +104,23 @@ class Searchers:
             if self._datasets is None or self._datasets[0] != key:
                 evidence = Evidence.from_settings(self._settings)
                 searcher = DatasetSearcher(
-                    datasets, papers, mentions, evidence, papers_partial=papers_partial
+                    datasets,
+                    papers,
+                    mentions,
+                    evidence,
+                    papers_partial=papers_partial,
+                    best_sentences=self._best_sentences,
                 )
                 self._datasets = (key, searcher)
             return self._datasets[1]
+
+    def _best_sentences(self, rowids: list[int], qvec: FloatVector) -> dict[int, float]:
+        """Best query-sentence cosine of each dataset from the stored sentences (see
+        :func:`litsift.search.sentences.best_sentence_cosines`); {} without a sentence store."""
+        from litsift.search.sentences import best_sentence_cosines
+
+        sentences = self._sentences() if self._sentences is not None else None
+        return best_sentence_cosines(self._store, sentences, Kind.DATASET, rowids, qvec)
 
     def mentions(self) -> MentionCounts:
         """The store's dataset mention counts (:mod:`litsift.search.datasets.mentions`)."""

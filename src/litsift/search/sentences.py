@@ -43,6 +43,7 @@ __all__ = [
     "MAX_SENTENCES",
     "SentenceStore",
     "SentenceView",
+    "best_sentence_cosines",
     "build_sentences",
     "open_sentence_store",
     "sentence_view",
@@ -245,6 +246,43 @@ class SentenceStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def best_sentence_cosines(
+    store: Store,
+    sentences: SentenceStore | None,
+    kind: Kind,
+    rowids: Sequence[int],
+    qvec: npt.NDArray[np.float32],
+) -> dict[int, float]:
+    """The best cosine between ``qvec`` and one stored sentence of each record (MaxP at
+    sentence granularity; Dai & Callan 2019, "Deeper Text Understanding for IR with Contextual
+    Neural Language Modeling", SIGIR).
+
+    Only stored sentences are used (nothing is embedded here): a record whose sentences are
+    missing or stale (its text changed since they were cut) is left out, and so is every record
+    when ``sentences`` is None.
+
+    Args:
+        store: the record store (``rowids`` are its rowids of ``kind``).
+        sentences: the sentence store, or None.
+        kind: the records' kind.
+        rowids: the records to score.
+        qvec: the ``(dim,)`` L2-normalised query vector of the encoder that embedded them.
+
+    Returns:
+        ``{rowid: cosine}`` for the records with stored sentences.
+    """
+    if sentences is None or not rowids:
+        return {}
+    records = store.get_by_rowids(kind, rowids)
+    views = sentences.get(kind, [(r.id, passage_text(r)) for r in records.values()])
+    out: dict[int, float] = {}
+    for rowid, record in records.items():
+        view = views.get(record.id)
+        if view is not None and len(view.vectors):
+            out[rowid] = float((view.vectors @ qvec).max())
+    return out
 
 
 def open_sentence_store(index_root: Path, encoder: SentenceEncoder) -> SentenceStore | None:

@@ -33,7 +33,11 @@ Feature vector of one candidate (:data:`FEATURES`, in order):
 * ``log_rank_bm25``, ``log_rank_dense``, ``log_rank_usage``: ``log(1 + rank)`` in each run
   (``log(1 + 1000)`` when absent);
 * ``year_gap``: query year bound (the current year when the query has none) minus the
-  dataset's year, 0 when the dataset has no year; ``has_year``: 1 if it has one.
+  dataset's year, 0 when the dataset has no year; ``has_year``: 1 if it has one;
+* ``max_sent``: the best cosine between the query and one sentence of the dataset's passage
+  (its stored aspect sentences, :func:`litsift.search.sentences.best_sentence_cosines`; the
+  whole-passage cosine when they are not stored yet). Added in round 12: a full-sentence query
+  often matches one sentence of a long description.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ FEATURES: tuple[str, ...] = (
     "log_rank_usage",
     "year_gap",
     "has_year",
+    "max_sent",
 )
 
 
@@ -100,6 +105,7 @@ def dataset_features(
     paper_bm25: Sequence[tuple[DocId, float]],
     named_by: Mapping[int, Sequence[int]],
     mentions: MentionCounts,
+    best_sentence: Mapping[DocId, float],
 ) -> npt.NDArray[np.float64]:
     """The ``(len(pool), len(FEATURES))`` feature matrix of a dataset candidate pool.
 
@@ -113,6 +119,7 @@ def dataset_features(
         paper_bm25: the query's BM25 paper run ``[(paper rowid, score)]``, best first.
         named_by: ``{paper rowid: dataset rowids it names}`` (:func:`papers_to_datasets`).
         mentions: the store's mention counts (year-bounded counts give ``prior``).
+        best_sentence: ``{docid: best query-sentence cosine}`` (``max_sent``; 0 when absent).
     """
     dense_votes: dict[int, float] = {}
     dense_max: dict[int, float] = {}
@@ -153,6 +160,7 @@ def dataset_features(
             math.log1p(us.rank),
             0.0 if year is None else bound - year,
             0.0 if year is None else 1.0,
+            best_sentence.get(f.docid, 0.0),
         )
     return rows
 

@@ -85,6 +85,10 @@ class DatasetSearcher:
         ranker: loads the re-ranking model (default: the shipped one, loaded once).
         papers_partial: why ``papers`` is None although the store has papers (e.g. the paper
             dense index is still being built), for :attr:`partial`.
+        best_sentences: ``best_sentences(rowids, qvec) -> {rowid: cosine}``, the best
+            query-sentence cosine of each dataset from its stored sentences (the re-ranker's
+            ``max_sent``; :func:`litsift.search.sentences.best_sentence_cosines`); datasets it
+            leaves out, or all when None, get their whole-passage cosine instead.
     """
 
     kind = Kind.DATASET
@@ -97,8 +101,10 @@ class DatasetSearcher:
         evidence: Evidence | None = None,
         ranker: Callable[[], DatasetRanker] = default_ranker,
         papers_partial: str | None = None,
+        best_sentences: Callable[[list[int], FloatVector], dict[int, float]] | None = None,
     ) -> None:
         self.datasets = datasets
+        self._best_sentences = best_sentences
         self.papers = papers
         self.mentions = mentions
         self.evidence = evidence or Evidence()
@@ -156,6 +162,7 @@ class DatasetSearcher:
         years: dict[DocId, int | None] = {
             f.docid: self.datasets.year_of(int(f.docid)) for f in pool
         }
+        best = self.best_sentence(pool, qvec)
         return dataset_features(
             q.text,
             q.years.end,
@@ -165,7 +172,23 @@ class DatasetSearcher:
             paper_bm25,
             self._named_by,
             self.mentions,
+            best,
         )
+
+    def best_sentence(self, pool: list[Fused], qvec: FloatVector) -> dict[DocId, float]:
+        """``{docid: cosine}``: the best cosine between ``qvec`` (``(dim,)``, unit length) and
+        one stored sentence of each candidate; candidates without stored sentences get the
+        cosine with their whole-passage vector from the dense index (0 without one)."""
+        rowids = [int(f.docid) for f in pool]
+        best: dict[int, float] = {}
+        if self._best_sentences is not None:
+            best = self._best_sentences(rowids, qvec)
+        missing = [r for r in rowids if r not in best]
+        if missing:
+            found, vecs = self.datasets.vectors(missing)
+            for rowid, cos in zip(found, vecs @ qvec, strict=True):
+                best[int(rowid)] = float(cos)
+        return {f.docid: best.get(int(f.docid), 0.0) for f in pool}
 
     def search(self, query: Query, timings: dict[str, float] | None = None) -> list[Fused]:
         """BM25 + dense (+ usage run) fused, popularity prior, re-ranker, top ``k``.
