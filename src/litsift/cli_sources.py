@@ -213,6 +213,8 @@ def sync_cmd(
             "pages": result.pages,
             **counts.to_json(),
             "high_water": job.high_water,
+            "resumed": result.resumed,
+            "resume_token": job.resume_token,
         }
         for job, result, counts in done
     ]
@@ -223,5 +225,11 @@ def sync_cmd(
         click.echo(
             f"{for_terminal(row['name'])}: {row['pages']} pages, {row['read']:,} read, "
             f"{row['added']:,} added, {row['merged']:,} merged, {row['unchanged']:,} unchanged, "
-            f"{len(row['bad']):,} bad; next run starts after {row['high_water'] or '-'}"
+            f"{len(row['bad']):,} bad; "
+            + (
+                "stopped before the end: the next run goes on from where this one stopped"
+                if row["resume_token"]
+                else f"next run starts after {row['high_water'] or '-'}"
+            )
+            + (" (continued an interrupted run)" if row["resumed"] else "")
         )

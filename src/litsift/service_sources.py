@@ -148,6 +148,13 @@ class SourceService:
             old = saved.get(job.name)
             if old is not None and (old.source, old.params) == (job.source, job.params):
                 job.high_water = job.high_water or old.high_water
+                if job.resume_token is None:  # an interrupted walk of the same query: finish it
+                    job.resume_token, job.resume_high_water = (
+                        old.resume_token,
+                        old.resume_high_water,
+                    )
+            else:  # new parameters: a token of the old query means nothing for them
+                job.resume_token = job.resume_high_water = None
             with store.lock:
                 save_sync(store.conn, job)
             settings = cfg.service(job.source)
@@ -181,6 +188,14 @@ class SourceService:
                 if progress is not None:
                     progress(name, records, total)
 
+            def checkpoint(token: str | None, high_water: str | None, job: SyncSpec = job) -> None:
+                # after the page's records were written: an interruption from here on resumes
+                # at the next page (high water and parameters of the walk are kept unchanged)
+                job.resume_token = token
+                job.resume_high_water = high_water if token is not None else None
+                with store.lock:
+                    save_sync(store.conn, job)
+
             try:
                 result = run_sync(
                     job,
@@ -191,12 +206,14 @@ class SourceService:
                     api_key=os.environ.get(cfg.s2_api_key_env) if cfg.s2_api_key_env else None,
                     max_pages=max_pages,
                     progress=report,
+                    checkpoint=checkpoint,
                 )
             finally:
                 client.close()
                 writer.flush()
                 self._changed(Kind.PAPER)
-            job.high_water = result.high_water
+            if job.resume_token is None:  # the walk ended: the next run asks for what is new
+                job.high_water = result.high_water
             job.last_run_at = now_utc()
             job.last_added = writer.counts.added
             with store.lock:

@@ -19,8 +19,11 @@ Sources (base URLs in ``[sources.NAME]``, :data:`litsift.config.SOURCE_BASE_URLS
   turns known papers into ``unchanged``.
 
 Each page's records go to ``sink(records, bad, page_no)`` as soon as it is parsed (the caller
-writes them: a sync stopped midway keeps every page it wrote), and the page's token is kept so
-an interrupted sync can be resumed.
+writes them: a sync stopped midway keeps every page it wrote); then ``checkpoint(token, high
+water)`` receives the token of the next page, which the service saves with the sync
+(``saved_syncs.resume_token``). A sync interrupted midway (network gone, Ctrl-C, ``--max-pages``)
+therefore resumes at the first page it did not write instead of walking the query again; a
+token the server no longer accepts restarts the walk from the high-water mark.
 """
 
 from __future__ import annotations
@@ -63,6 +66,10 @@ class SyncSpec:
     high_water: str | None = None
     last_run_at: str | None = None
     last_added: int = 0
+    #: the paging token of the first page an interrupted walk did not write (None: no walk
+    #: to finish), and the newest datestamp among the pages it wrote
+    resume_token: str | None = None
+    resume_high_water: str | None = None
 
 
 @dataclass
@@ -74,6 +81,8 @@ class SyncResult:
     bad: int = 0
     high_water: str | None = None
     stopped_early: bool = False
+    #: the walk continued an interrupted one from its saved token
+    resumed: bool = False
 
 
 def _parser(source: str) -> Parser:
@@ -174,6 +183,7 @@ def run_sync(
     api_key: str | None = None,
     max_pages: int | None = None,
     progress: Callable[[int, int | None], None] | None = None,
+    checkpoint: Callable[[str | None, str | None], None] | None = None,
 ) -> SyncResult:
     """Walk ``spec``'s query to its end (or ``max_pages``), feeding every page to ``sink``.
 
@@ -184,9 +194,15 @@ def run_sync(
         sink: ``sink(records, bad, page_no)`` after each page.
         mailto: contact address for OpenAlex / Crossref polite pools.
         api_key: Semantic Scholar API key (``x-api-key``).
-        max_pages: stop after this many pages (a partial walk; the high water is then kept
-            at the newest record seen so far only for OAI, whose pages come oldest first).
+        max_pages: stop after this many pages (a partial walk: ``checkpoint`` keeps the token
+            of the next page, so the service's next run goes on from there).
         progress: ``progress(records so far, total or None)`` after each page.
+        checkpoint: ``checkpoint(token, high water so far)`` after each page has gone to
+            ``sink``: the token to continue from, or None when the walk is over (its end, the
+            high water reached, a repeated token); after ``max_pages`` the last token stays.
+            With ``spec.resume_token`` set, the walk starts at that token (with
+            ``spec.resume_high_water`` as the high water so far); if the server rejects it, the
+            walk starts again from the beginning.
 
     Returns:
         The :class:`SyncResult`; ``high_water`` is what the next run should start from.
@@ -209,8 +225,24 @@ def run_sync(
     result = SyncResult(high_water=spec.high_water)
     restarted = False
     seen_tokens: set[str] = set()
+    if spec.resume_token:
+        params = _next_params(spec, first, spec.resume_token)
+        result.resumed = True
+        seen_tokens.add(spec.resume_token)
+        if spec.resume_high_water and (
+            result.high_water is None or spec.resume_high_water > result.high_water
+        ):
+            result.high_water = spec.resume_high_water
     while True:
-        body = client.get(url, params=params, headers=headers)
+        try:
+            body = client.get(url, params=params, headers=headers)
+        except FetchError as err:
+            # a cursor the server has forgotten is an HTTP 4xx: walk again from the start
+            if result.resumed and result.pages == 0 and not restarted and _client_error(err):
+                restarted, params = True, dict(first)
+                result.resumed, result.high_water = False, spec.high_water
+                continue
+            raise
         try:
             page = parse(body)
         except LitsiftError as err:
@@ -221,6 +253,7 @@ def run_sync(
         if page.error:
             if "badResumptionToken" in page.error and not restarted:
                 restarted, params = True, dict(first)  # the walk starts again from the high water
+                result.resumed, result.high_water = False, spec.high_water
                 continue
             raise SyncError(
                 f"{spec.source} said: {page.error}"[:400], "check the sync's parameters"
@@ -232,6 +265,8 @@ def run_sync(
             new = [r for r in records if r.source_key]  # entries are newest first
             if page.high_water is not None and page.high_water <= spec.high_water:
                 result.stopped_early = True
+                if checkpoint is not None:
+                    checkpoint(None, result.high_water)
                 break
             records = new
         sink(records, bad, result.pages)
@@ -241,17 +276,26 @@ def run_sync(
             result.high_water = page.high_water
         if progress is not None:
             progress(result.records, page.total)
-        if not page.next or not page.items or (max_pages and result.pages >= max_pages):
-            result.stopped_early = bool(page.next and page.items)
-            break
+        more = bool(page.next and page.items)
         # a server handing out the same token again would loop forever: stop (Crossref is the
         # exception: its deep-paging cursor stays the same string; its walk ends on no items)
-        if spec.source != "crossref" and page.next in seen_tokens:
+        looping = more and spec.source != "crossref" and page.next in seen_tokens
+        if checkpoint is not None:
+            checkpoint(page.next if more and not looping else None, result.high_water)
+        if not more or (max_pages and result.pages >= max_pages):
+            result.stopped_early = more
+            break
+        if looping or page.next is None:
             result.stopped_early = True
             break
         seen_tokens.add(page.next)
         params = _next_params(spec, first, page.next)
     return result
+
+
+def _client_error(err: FetchError) -> bool:
+    """True when the server answered with an HTTP 4xx (it refused the request itself)."""
+    return err.status is not None and 400 <= err.status < 500
 
 
 # ----------------------------------------------------------------------------- saved syncs
@@ -260,19 +304,24 @@ def run_sync(
 def load_syncs(conn: sqlite3.Connection) -> list[SyncSpec]:
     """Every saved sync of a store, by name."""
     rows = conn.execute(
-        "SELECT name, source, params, high_water, last_run_at, last_added FROM saved_syncs "
-        "ORDER BY name"
+        "SELECT name, source, params, high_water, last_run_at, last_added, resume_token, "
+        "resume_high_water FROM saved_syncs ORDER BY name"
     ).fetchall()
-    return [SyncSpec(n, s, json.loads(p), h, r, int(a or 0)) for n, s, p, h, r, a in rows]
+    return [
+        SyncSpec(n, s, json.loads(p), h, r, int(a or 0), t, th) for n, s, p, h, r, a, t, th in rows
+    ]
 
 
 def save_sync(conn: sqlite3.Connection, spec: SyncSpec) -> None:
-    """Insert or replace a saved sync (its params, high water and last run); commits."""
+    """Insert or replace a saved sync (its params, high water, last run and the checkpoint of
+    an unfinished walk); commits."""
     conn.execute(
-        "INSERT INTO saved_syncs(name, source, params, high_water, last_run_at, last_added) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET source = excluded.source, "
+        "INSERT INTO saved_syncs(name, source, params, high_water, last_run_at, last_added, "
+        "resume_token, resume_high_water) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET source = excluded.source, "
         "params = excluded.params, high_water = excluded.high_water, "
-        "last_run_at = excluded.last_run_at, last_added = excluded.last_added",
+        "last_run_at = excluded.last_run_at, last_added = excluded.last_added, "
+        "resume_token = excluded.resume_token, resume_high_water = excluded.resume_high_water",
         (
             spec.name,
             spec.source,
@@ -280,6 +329,8 @@ def save_sync(conn: sqlite3.Connection, spec: SyncSpec) -> None:
             spec.high_water,
             spec.last_run_at,
             spec.last_added,
+            spec.resume_token,
+            spec.resume_high_water,
         ),
     )
     conn.commit()

@@ -273,6 +273,15 @@ def _v5_passages(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
+    """Version 6: where an interrupted sync stopped. ``resume_token`` is the paging token
+    (OAI-PMH resumptionToken, cursor, start offset) of the first page not yet written, and
+    ``resume_high_water`` the newest datestamp among the pages written before it; both are NULL
+    once a walk ends (:mod:`litsift.sources.sync`)."""
+    conn.execute("ALTER TABLE saved_syncs ADD COLUMN resume_token TEXT")
+    conn.execute("ALTER TABLE saved_syncs ADD COLUMN resume_high_water TEXT")
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -280,6 +289,7 @@ MIGRATIONS: list[Migration] = [
     _v3_sources,
     _v4_research_questions,
     _v5_passages,
+    _v6_sync_checkpoints,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

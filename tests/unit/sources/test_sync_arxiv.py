@@ -18,6 +18,7 @@ from litsift.sources.arxiv import parse_atom_page, parse_oai_page
 from litsift.sources.base import SourceRecord
 from litsift.sources.http import PoliteClient, retry_after_seconds
 from litsift.sources.sync import SyncSpec, run_sync
+from litsift.types import Kind
 from tests.unit.sources.recorded_server import RecordedServer
 
 ARXIV = shared_data_dir() / "sources" / "arxiv"
@@ -212,3 +213,89 @@ def test_double_encoded_author_names_are_repaired() -> None:
     assert "José Raúl Romero" in names and "Clément L. Canonne" in names
     assert not any("Ã" in a or "Â" in a for a in names)
     assert "Katharina Götz" in names
+
+
+def test_an_interrupted_oai_walk_resumes_at_its_saved_token() -> None:
+    """The token after each written page is handed to ``checkpoint``; a walk started from it
+    fetches only the pages not yet written; a token the server forgot restarts the walk."""
+    marks: list[tuple[str | None, str | None]] = []
+    got: list[int] = []
+    state = {"drop": True}
+    good = _oai_route()
+
+    def route(path: str, q: dict[str, str]):  # type: ignore[no-untyped-def]
+        if "resumptionToken" in q and state["drop"]:
+            return "drop"  # the network goes away after page 1
+        return good(path, q)
+
+    with RecordedServer(route) as server:
+        spec = SyncSpec("cs", "arxiv-oai", {"set": "cs"})
+        with pytest.raises(LitsiftError):
+            run_sync(
+                spec,
+                server.url,
+                _client(),
+                lambda r, b, p: got.append(len(r)),
+                checkpoint=lambda t, hw: marks.append((t, hw)),
+            )
+        assert got == [6] and marks == [("726959|1001", "2014-12-22")]
+        state["drop"] = False
+        spec.resume_token, spec.resume_high_water = marks[-1]
+        n = len(server.requests)
+        result = run_sync(
+            spec,
+            server.url,
+            _client(),
+            lambda r, b, p: got.append(len(r)),
+            checkpoint=lambda t, hw: marks.append((t, hw)),
+        )
+        assert server.requests[n][1] == {"verb": "ListRecords", "resumptionToken": "726959|1001"}
+        assert result.resumed and result.records == 2 and got == [6, 2]
+        assert marks[-1] == (None, "2015-01-03") and result.high_water == "2015-01-03"
+        # a token the server no longer knows: the whole walk again, from the beginning
+        spec.resume_token = "726959|9999"
+        again = run_sync(spec, server.url, _client(), lambda r, b, p: None)
+        assert not again.resumed and again.records == 8 and again.pages == 2
+
+
+def test_cli_sync_stopped_midway_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    state = {"drop": True}
+    good = _oai_route()
+
+    def route(path: str, q: dict[str, str]):  # type: ignore[no-untyped-def]
+        if "resumptionToken" in q and state["drop"]:
+            return "drop"
+        return good(path, q)
+
+    with RecordedServer(route) as server:
+        config = home / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text(
+            f'[sources.arxiv-oai]\nbase_url = "{server.url}/oai"\ndelay_s = 0\nmax_retries = 1\n',
+            encoding="utf-8",
+        )
+        args = ["--home", str(home), "sync", "arxiv", "--set", "cs", "--from", "2015-01-01"]
+        out = CliRunner().invoke(main, [*args, "--json"])
+        assert out.exit_code != 0 and "Traceback" not in out.output
+        from litsift.paths import get_paths
+        from litsift.service import LitsiftService
+
+        with LitsiftService(get_paths(home)) as svc:
+            (saved,) = svc.sources.saved_syncs()
+            assert saved.resume_token == "726959|1001" and saved.high_water is None
+            assert svc.store.count(Kind.PAPER) == 6  # page 1 was written before the failure
+        state["drop"] = False
+        n = len(server.requests)
+        again = CliRunner().invoke(main, ["--home", str(home), "sync", "--json"])
+        assert again.exit_code == 0, again.output
+        (row,) = json.loads(again.output)
+        assert row["resumed"] and row["resume_token"] is None
+        assert (row["pages"], row["added"], row["high_water"]) == (1, 2, "2015-01-03")
+        assert server.requests[n][1] == {"verb": "ListRecords", "resumptionToken": "726959|1001"}
+        plain = CliRunner().invoke(main, ["--home", str(home), "sync"])
+        assert plain.exit_code == 0 and "next run starts after 2015-01-03" in plain.output
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.store.count(Kind.PAPER) == 8
+        (saved,) = svc.sources.saved_syncs()
+        assert saved.resume_token is None and saved.high_water == "2015-01-03"
