@@ -30,18 +30,21 @@ Run: ``python benchmarks/sentence_maxsim.py scifact`` (or ``doris-mae-dev``).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
-from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doris_attempts import as_trec, top_run  # the same exact-scan helpers as round 7
 
 from litsift.config import SearchSettings
 from litsift.eval.benchmarks import load_benchmark, query_half
 from litsift.eval.measures import paired_test, per_query
 from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
-from litsift.eval.trec import trec_id
 from litsift.paths import shared_data_dir
 from litsift.search.aspects import split_sentences
 from litsift.search.fusion import Fused, interpolate, single
@@ -56,16 +59,6 @@ W_BM25 = SearchSettings().bm25_weight
 LAMBDAS = (0.3, 0.5, 0.7)
 
 Scores = npt.NDArray[np.float32]
-
-
-def top_run(scores: Scores, labels: npt.NDArray[np.int64], k0: int) -> list[tuple[int, float]]:
-    """The ``k0`` best ``(rowid, score)`` of a full score vector, best first."""
-    idx = np.argsort(-scores, kind="stable")[:k0]
-    return [(int(labels[i]), float(scores[i])) for i in idx]
-
-
-def as_trec(fused: Sequence[Fused], ids: dict[int, str], depth: int = 100) -> dict[str, float]:
-    return {trec_id(ids[int(f.docid)]): float(depth - i) for i, f in enumerate(fused[:depth])}
 
 
 def per_doc_max(sims: npt.NDArray[np.float32], starts: npt.NDArray[np.int64]) -> Scores:
