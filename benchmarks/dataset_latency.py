@@ -3,12 +3,14 @@
 On the DataFinder eval home (3,294 datasets + the 19.6K papers as evidence, embedded; built by
 ``litsift eval datafinder`` or ``benchmarks/run_eval.py datafinder`` on first use), the
 DataFinder queries (full-sentence and keyphrase, with their year bounds) are run through
-``service.search`` (k = 10, k0 = 100, query encoding included) under four settings:
+``service.search`` (k = 10, k0 = 100, query encoding included) under five settings:
 
 1. ``hybrid``: BM25 + dense only (no evidence from papers);
 2. ``+ papers``: + usage profiles + popularity prior (round 5 default);
-3. ``+ ranker``: + the learned re-ranker (round 6, the default);
-4. the bm25s peer over the same dataset text (tokenise + score + top k, year filter as
+3. ``+ ranker, pool 100``: + the learned re-ranker over the fused top 100 (rounds 6-12);
+4. ``+ ranker``: the same over the top ``search.dataset_ranker_pool`` (300, round 13; the
+   retrievers then fetch 300 each): the default;
+5. the bm25s peer over the same dataset text (tokenise + score + top k, year filter as
    ``weight_mask``) -- the floor any lexical-only search pays.
 
 Each setting runs every query once to warm up, then once timed; printed: p50 / p95 in ms and
@@ -63,6 +65,7 @@ def main() -> None:
             dataset_ranker=False,
         ),
         "+ papers": replace(base.search, dataset_ranker=False),
+        "+ ranker, pool 100": replace(base.search, dataset_ranker_pool=100),
         "+ ranker (default)": base.search,
     }
     results: dict[str, dict[str, float]] = {}

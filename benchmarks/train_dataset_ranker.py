@@ -8,7 +8,8 @@ built on first use, as by ``litsift eval datafinder``)::
 
 What: every DataFinder test query of the *tune* half (:func:`litsift.eval.benchmarks.
 query_half`; both ``query`` and ``keyphrase_query``) runs through ``service.search`` with the
-re-ranker off, pool = the top 100 fused candidates (``k = k0 = 100``, the default ``k0``); each
+re-ranker off, pool = the top :data:`POOL` fused candidates (``k = k0 = POOL``, as a search with
+the re-ranker on retrieves them: ``search.dataset_ranker_pool``, 300 since round 13); each
 candidate gets the features of :func:`litsift.search.datasets.ranker.dataset_features` (built by
 ``DatasetSearcher.features``, the same code the search path uses) and label 1
 if the qrels call it relevant. A LightGBM ``LGBMRanker`` (objective ``lambdarank``,
@@ -23,7 +24,9 @@ RR@5 at depth 5 (ir-measures) for the fused pool and for the re-ranked pool on e
 on four fifths of the tune queries and scored on the fifth (5 folds by query id, both query
 types of a query in the same fold), and the settings are ranked by the mean of R@5 and RR@5
 over the folds and both query types; nothing is written and the held-out half is not read.
-Round 11 of docs/EVALUATION-RESULTS.md.
+Round 11 of docs/EVALUATION-RESULTS.md. ``--pool N`` sets the candidates per query (round 13
+compared 100-600 with ``--cv --no-grid``; a model trained with another pool than the
+configured ``search.dataset_ranker_pool`` should not be shipped).
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ PARAMS = {
     "n_jobs": 1,
     "verbose": -1,
 }
-POOL = 100
+#: the re-ranker's pool (``search.dataset_ranker_pool``; 100 until round 13)
+POOL = Config().search.dataset_ranker_pool
 #: distant supervision (``--distant``): one corpus paper in this many is a query paper
 DISTANT_EVERY = 5
 #: at most this many query papers
@@ -79,9 +83,11 @@ GRID: list[dict[str, Any]] = [
 ]
 
 
-def collect(data_dir: Path, halves: tuple[str, ...] = ("tune", "heldout")) -> list[dict]:
+def collect(
+    data_dir: Path, halves: tuple[str, ...] = ("tune", "heldout"), depth: int = POOL
+) -> list[dict]:
     """One entry per (query set, deduplicated query of ``halves``): features, labels, docids,
-    half."""
+    half; each query's pool is its fused top ``depth`` (``k = k0 = depth``)."""
     bench = load_benchmark("datafinder", data_dir)
     base = Config()
     config = replace(base, search=replace(base.search, dataset_ranker=False))
@@ -91,7 +97,7 @@ def collect(data_dir: Path, halves: tuple[str, ...] = ("tune", "heldout")) -> li
         for q in _dedupe(qset.queries):
             if query_half(q.qid) not in halves:
                 continue
-            query = Query(q.text, Kind.DATASET, _years(q), POOL, POOL)
+            query = Query(q.text, Kind.DATASET, _years(q), depth, depth)
             res = svc.search(query)
             pool = [
                 Fused(
@@ -303,9 +309,12 @@ def main() -> None:
     ap.add_argument("--distant-weight", type=float, default=1.0, help="weight of their rows")
     ap.add_argument("--no-grid", action="store_true", help="--cv: the shipped PARAMS only")
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument(
+        "--pool", type=int, default=POOL, help="candidates per query (k = k0); round 13 compares"
+    )
     args = ap.parse_args()
     halves = ("tune",) if args.cv else ("tune", "heldout")
-    entries = collect(args.data or default_data_dir(), halves)
+    entries = collect(args.data or default_data_dir(), halves, args.pool)
     extra = distant(args.data or default_data_dir(), args.distant_every) if args.distant else []
     for e in extra:
         e["weight"] = args.distant_weight

@@ -65,6 +65,8 @@ def test_config_reads_and_validates(tmp_path: Path) -> None:
         {"search": {"fusion": "max"}},
         {"search": {"k": 50, "k0": 10}},
         {"search": {"bm25_weight": 2.0}},
+        {"search": {"dataset_ranker_pool": 0}},
+        {"search": {"dataset_ranker_pool": 10**9}},
         {"nope": {}},
         {"llm": {"timeout_s": True}},
     ],

@@ -137,11 +137,15 @@ def test_service_reranks_the_dataset_pool(service) -> None:
     assert res.hits and "ranker" in res.timings
     assert all(SIGNAL in h.signals for h in res.hits)
     assert [h.score for h in res.hits] == sorted((h.score for h in res.hits), reverse=True)
-    # the re-ranked top 10 come from the fused pool of k0 candidates
+    # the re-ranked top 10 come from the fused pool of dataset_ranker_pool (300) candidates,
+    # retrieved at that depth although the query's k0 is the default 100
+    n = Config().search.dataset_ranker_pool
+    assert n > Config().search.k0
     cfg = Config(search=SearchSettings(dataset_ranker=False))
     plain = LitsiftService(service.paths, config=cfg, encoder=service.encoder)
     try:
-        pool = plain.search(Query(q.text, Kind.DATASET, k=100, k0=100))
+        pool = plain.search(Query(q.text, Kind.DATASET, k=n, k0=n))
+        assert len(pool.hits) > 100
         assert all(SIGNAL not in h.signals for h in pool.hits)
         fused_rank = {h.docid: h.rank for h in pool.hits}
         for h in res.hits:
@@ -172,6 +176,14 @@ def test_service_reranks_the_dataset_pool(service) -> None:
         assert [pool.hits[i].docid for i in order[:10]] == [h.docid for h in res.hits]
     finally:
         plain.close()
+    # a smaller pool is honoured: every hit then comes from the fused top 20
+    small = Config(search=SearchSettings(dataset_ranker_pool=20))
+    svc20 = LitsiftService(service.paths, config=small, encoder=service.encoder)
+    try:
+        hits = svc20.search(Query(q.text, Kind.DATASET, k=10)).hits
+        assert len(hits) == 10 and max(h.signals[SIGNAL].rank for h in hits) <= 20
+    finally:
+        svc20.close()
     # a year bound reaches the ranker's paper runs and the result stays inside it
     yr = YearRange(None, 2014, include_missing=True)
     bounded = service.search(Query("image classification", Kind.DATASET, yr, k=20))

@@ -7,14 +7,16 @@ papers, the papers near the query that name it, and how old it is relative to th
 bound.
 A gradient-boosted ranking model (LambdaMART, Burges 2010, "From RankNet to LambdaRank to
 LambdaMART: An Overview", MSR-TR-2010-82; the LightGBM ``lambdarank`` objective) combines them
-per candidate, re-scoring the top ``k0`` fused candidates before the top ``k`` is cut.
+per candidate, re-scoring the top ``search.dataset_ranker_pool`` (300) fused candidates before
+the top ``k`` is cut.
 
 The shipped model (:data:`MODEL_PATH`) was trained by ``benchmarks/train_dataset_ranker.py`` on
 the *tune* half of DataFinder's test queries only (both query types, the fixed split of
 :func:`litsift.eval.benchmarks.query_half`); the held-out half is never seen, and its numbers
-are the unbiased ones (docs/EVALUATION-RESULTS.md, round 6). The features are store-relative
-(scores, ranks, counts, years), not dataset identities, so the model applies to any store of
-papers + datasets; it was trained with the default search settings.
+are the unbiased ones (docs/EVALUATION-RESULTS.md, round 6; re-fit for the pool of 300 in
+round 13). The features are store-relative (scores, ranks, counts, years), not dataset
+identities, so the model applies to any store of papers + datasets; it was trained with the
+default search settings.
 
 Feature vector of one candidate (:data:`FEATURES`, in order):
 

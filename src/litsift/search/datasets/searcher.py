@@ -10,7 +10,9 @@ the store add three more (measured on DataFinder's tune half, docs/EVALUATION-RE
    fused score of the whole candidate pool before the top ``k`` is cut (rounds 3 and 5);
 3. a **learned re-ranker** (:mod:`litsift.search.datasets.ranker`, LambdaMART) re-scoring that
    pool from store-relative features, among them the votes of the query's top paper hits
-   (round 6).
+   (round 6); with it on, the pool is the fused top :attr:`Evidence.ranker_pool` (300) and
+   each retriever fetches that many (round 13: a deeper fusion puts more of the relevant
+   datasets into the top 100 the re-ranker then sorts).
 
 All three need papers in the store and a multi-run fusion; the usage run and the re-ranker need
 the paper index too (with its dense part built). Without them dataset search is the plain hybrid
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
 POPULARITY_WEIGHT = 0.25
 #: Share of the dense weight given to the usage run (round 5).
 USAGE_WEIGHT = 0.5
+#: Fused candidates the re-ranker scores (round 13).
+RANKER_POOL = 300
 
 
 @dataclass(frozen=True)
@@ -57,11 +61,14 @@ class Evidence:
         popularity_weight: ``w`` of ``+ w · log(1 + count) / log(1 + max count)``; 0: off.
         usage_weight: the usage run's share of the dense weight; 0: off.
         use_ranker: re-score the candidate pool with the shipped LambdaMART model.
+        ranker_pool: how many fused candidates it scores (at least the query's ``k``); the
+            retrievers' depth ``k0`` is raised to this when smaller.
     """
 
     popularity_weight: float = POPULARITY_WEIGHT
     usage_weight: float = USAGE_WEIGHT
     use_ranker: bool = True
+    ranker_pool: int = RANKER_POOL
 
     @classmethod
     def from_settings(cls, settings: SearchSettings) -> Evidence:
@@ -69,6 +76,7 @@ class Evidence:
             settings.dataset_popularity_weight,
             settings.dataset_usage_weight,
             settings.dataset_ranker,
+            settings.dataset_ranker_pool,
         )
 
 
@@ -206,11 +214,14 @@ class DatasetSearcher:
         if not q.text.strip():
             return []
         assert q.k is not None and q.k0 is not None
+        k = q.k
         spent = timings if timings is not None else {}
         ev = self.evidence
         from_papers = q.fusion in MULTI_RUN_FUSIONS and self.mentions is not None
         popular = from_papers and ev.popularity_weight > 0
         rank_pool = from_papers and ev.use_ranker
+        k0 = max(q.k0, ev.ranker_pool) if rank_pool else q.k0
+        q = replace(q, k0=k0)
         ranking = self.datasets.ranking
         weights = ranking.weights
         qvec = None
@@ -221,23 +232,23 @@ class DatasetSearcher:
             qvec = self.datasets.encode(q.text)
             spent["encode"] = time.perf_counter() - t
             allowed = self.datasets.allowed(q.years)
-            extra = {USAGE: profiles.search(qvec, q.k0, q.years.end, allowed)}
+            extra = {USAGE: profiles.search(qvec, k0, q.years.end, allowed)}
             w, u = ranking.bm25_weight, ev.usage_weight
             weights = {"bm25": w, "dense": (1 - w) * (1 - u), USAGE: (1 - w) * u}
             spent["usage"] = time.perf_counter() - t - spent["encode"]
-        depth = q.k0 if popular or rank_pool else q.k
+        depth = max(ev.ranker_pool, k) if rank_pool else k0 if popular else k
         fused = self.datasets.search(q, extra, weights, depth, qvec, spent)
         if popular and self.mentions is not None:
             t = time.perf_counter()
             m = self.mentions
             counts = m.counts([f.docid for f in fused], q.years.end)
-            cut = None if rank_pool else q.k
+            cut = None if rank_pool else k
             fused = with_prior(fused, counts, m.max_count, ev.popularity_weight, cut)
             spent["popularity"] = time.perf_counter() - t
         if rank_pool:
             t = time.perf_counter()
             features = self.features(q, fused, qvec)
             if features is not None:
-                fused = self._ranker().rerank(fused, features, q.k)
+                fused = self._ranker().rerank(fused, features, k)
             spent["ranker"] = time.perf_counter() - t
-        return fused[: q.k]
+        return fused[:k]
