@@ -149,11 +149,14 @@ class SourceSettings:
 
     ``base_url`` empty means the public service; set it to a mirror (or a test server).
     ``delay_s`` is the least time between two requests to it (politeness; arXiv asks 3 s).
+    ``timeout_s`` bounds one whole request (connect + headers + body, seconds), however slowly
+    the server sends; ``max_response_mb`` caps one response body (MB, 10^6 bytes).
     """
 
     base_url: str = ""
     delay_s: float = 1.0
     timeout_s: float = 60.0
+    max_response_mb: float = 64.0
     max_retries: int = 4
 
 
@@ -197,8 +200,11 @@ def _sources(raw: Any) -> SourcesSettings:
         # _section fills unspecified keys from SourceSettings(); keep the source's own defaults
         given = {k: getattr(merged, k) for k in table}
         services[name] = replace(default, **given)
-        if services[name].delay_s < 0 or services[name].timeout_s <= 0:
-            raise ConfigError(f"config: sources.{name}: delay_s must be >= 0, timeout_s > 0")
+        got = services[name]
+        if got.delay_s < 0 or got.timeout_s <= 0 or got.max_response_mb <= 0:
+            raise ConfigError(
+                f"config: sources.{name}: delay_s must be >= 0, timeout_s and max_response_mb > 0"
+            )
     settings: SourcesSettings = replace(out, services=services)
     return settings
 

@@ -161,6 +161,7 @@ class SourceService:
             client = PoliteClient(
                 delay_s=settings.delay_s,
                 timeout_s=settings.timeout_s,
+                max_response_bytes=int(settings.max_response_mb * 1_000_000),
                 max_retries=settings.max_retries,
                 user_agent=agent,
             )

@@ -8,7 +8,7 @@ server, vLLM, LM Studio), JSON or streamed (server-sent events).
   Timeouts, auth errors, bad responses and context overflow raise at once, each as its own
   :mod:`litsift.llm.errors` type. There is no fallback to another endpoint.
 - ``llm.timeout_s`` bounds each request as a whole - connect, every read and the whole body or
-  stream (:mod:`litsift.llm.deadline`) - so a server that drips bytes or sends SSE ``: ping``
+  stream (:mod:`litsift.net.deadline`) - so a server that drips bytes or sends SSE ``: ping``
   comments cannot keep a call alive past it.
 - Whatever the model returns (JSON text, every streamed delta, a cached text) has the API key
   redacted before it is cached, returned or handed to ``on_delta``: a server that echoes the
@@ -30,7 +30,6 @@ import httpx
 from litsift.cache import CachedResponse, LLMCache, cache_key, prompt_hash
 from litsift.config import LLMSettings
 from litsift.llm.budget import Budget, Usage, cost_usd, estimate_prompt_tokens, estimate_tokens
-from litsift.llm.deadline import DeadlineTransport
 from litsift.llm.endpoint import Endpoint, Retry
 from litsift.llm.errors import LLMAuthError, LLMConnectionError, LLMNotConfiguredError
 from litsift.llm.protocol import (
@@ -42,6 +41,7 @@ from litsift.llm.protocol import (
     chat_url,
     redact_url,
 )
+from litsift.net.deadline import DeadlineTransport
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class ChatClient:
         backoff_base_s: first retry delay in seconds when no ``Retry-After`` is sent.
         max_wait_s: longest wait honoured for one retry; a longer ``Retry-After`` raises.
         transport: an httpx transport (tests, proxies); default httpx's with a total deadline
-            per request (:class:`~litsift.llm.deadline.DeadlineTransport`). With another
+            per request (:class:`~litsift.net.deadline.DeadlineTransport`). With another
             transport the deadline is checked between body chunks only.
 
     Raises:

@@ -1,6 +1,6 @@
 """One HTTP exchange with an OpenAI-compatible chat-completions endpoint.
 
-:class:`Endpoint` sends a request under a total deadline (:mod:`litsift.llm.deadline`), reads
+:class:`Endpoint` sends a request under a total deadline (:mod:`litsift.net.deadline`), reads
 the JSON or server-sent-event body, redacts the API key from the model's text, and maps every
 failure to a typed error of :mod:`litsift.llm.errors`:
 
@@ -23,7 +23,6 @@ from typing import Any
 import httpx
 
 from litsift.config import LLMSettings
-from litsift.llm.deadline import timeout_extension
 from litsift.llm.errors import (
     LLMAuthError,
     LLMConnectionError,
@@ -35,6 +34,7 @@ from litsift.llm.errors import (
     LLMTimeoutError,
 )
 from litsift.llm.protocol import OVERFLOW_RE, RETRY_STATUS, KeyRedactor, retry_after_s, sse_data
+from litsift.net.deadline import timeout_extension
 
 __all__ = ["Endpoint", "Retry"]
 

@@ -1,5 +1,6 @@
 """A polite HTTP client for ``litsift sync``: one request at a time per source, a minimum
-delay between requests, retries with ``Retry-After``, a whole-request deadline.
+delay between requests, retries with ``Retry-After``, a whole-request deadline and a cap on the
+size of a response.
 
 Why httpx and not the services' own clients: ``arxiv`` (arxiv.py) hard-codes its API URL and
 parses the feed itself; ``oaipmh-scythe`` takes a base URL and retries 503s, but hands back
@@ -12,6 +13,13 @@ Retried: connection errors (refused, reset, dropped mid-response), timeouts, and
 500, 502, 503, 504 -- waiting ``Retry-After`` (seconds or an HTTP date) when the server sends
 it, else an exponential back-off, never more than ``max_wait_s``. Any other status is an error
 at once.
+
+Bounds: ``timeout_s`` is the deadline of one whole attempt -- connect, headers and every byte of
+the body -- not of each socket read (httpx's own timeouts are per operation, so a server that
+drips a byte a second would never time out); the transport is :class:`~litsift.net.deadline.
+DeadlineTransport`, and the deadline is checked again between body chunks. The body is streamed
+and given up once it passes ``max_response_bytes`` (a never-ending chunked body, a 50 MB page),
+so memory stays bounded; an oversized response is not retried (it would be as large again).
 """
 
 from __future__ import annotations
@@ -25,10 +33,20 @@ from typing import Any
 import httpx
 
 from litsift.errors import LitsiftError
+from litsift.net.deadline import DeadlineTransport, timeout_extension
 
 __all__ = ["FetchError", "PoliteClient", "retry_after_seconds"]
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
+
+#: Default cap on one response body, bytes. The largest real pages litsift asks for (OAI-PMH
+#: ListRecords of 1,000 arXivRaw records, OpenAlex per-page=200 with abstracts, S2 bulk search
+#: of 1,000 papers) are a few MB.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+
+class _TooLarge(Exception):
+    """The body passed ``max_response_bytes`` (internal; reported as FetchError)."""
 
 
 class FetchError(LitsiftError):
@@ -54,13 +72,27 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(0.0, when.timestamp() - (now if now is not None else time.time()))
 
 
+def _connection_failure(err: httpx.HTTPError) -> str:
+    """What went wrong with the connection, in words (no exception class names)."""
+    if isinstance(err, httpx.ConnectError):
+        return "cannot connect (refused or unreachable)"
+    if isinstance(err, httpx.RemoteProtocolError):
+        return "the server closed the connection before the response was complete"
+    if isinstance(err, (httpx.ReadError, httpx.WriteError)):
+        return "the connection broke during the response"
+    if isinstance(err, httpx.DecodingError):
+        return "the response's content encoding is broken"
+    return "the request failed"
+
+
 @dataclass
 class PoliteClient:
     """GETs with politeness and retries (see the module docstring).
 
     Attributes:
         delay_s: least seconds between the start of two requests (arXiv asks 3).
-        timeout_s: deadline of one attempt, in seconds.
+        timeout_s: deadline of one whole attempt (connect + headers + body), in seconds.
+        max_response_bytes: the largest body accepted, in bytes.
         max_retries: attempts after the first.
         max_wait_s: the longest single wait before a retry.
         user_agent: sent with every request (``litsift/VERSION (mailto:...)``).
@@ -69,6 +101,7 @@ class PoliteClient:
 
     delay_s: float = 1.0
     timeout_s: float = 60.0
+    max_response_bytes: int = MAX_RESPONSE_BYTES
     max_retries: int = 4
     max_wait_s: float = 120.0
     user_agent: str = "litsift"
@@ -81,6 +114,7 @@ class PoliteClient:
         if self._client is None:
             self._client = httpx.Client(
                 timeout=self.timeout_s,
+                transport=DeadlineTransport(),
                 headers={"User-Agent": self.user_agent},
                 follow_redirects=True,
             )
@@ -106,21 +140,33 @@ class PoliteClient:
         """The body of ``GET url?params``.
 
         Raises:
-            FetchError: the server kept failing (retryable status or connection errors past
-                ``max_retries``) or answered with another error status; the message names
-                the URL (without query secrets) and the status.
+            FetchError: the server kept failing (retryable status, connection errors or attempts
+                past their ``timeout_s`` deadline, more than ``max_retries`` times), answered with
+                another error status, or sent more than ``max_response_bytes``; the message
+                names the URL (without query secrets) and the cause.
         """
         last_error = ""
         status: int | None = None
         for attempt in range(self.max_retries + 1):
             self._wait(self._last + self.delay_s - time.monotonic())
             self._last = time.monotonic()
+            deadline = self._last + self.timeout_s
             try:
-                response = self._http().get(url, params=params, headers=headers)
-                status = response.status_code
-                body = response.content
-            except httpx.HTTPError as err:  # refused, reset, dropped mid-body, timeout
-                last_error = f"{type(err).__name__}: {err}"
+                status, retry_after, body = self._attempt(url, params, headers, deadline)
+            except _TooLarge:
+                raise FetchError(
+                    f"cannot fetch {url}: the response is larger than "
+                    f"{self.max_response_bytes / 1e6:g} MB"[:400],
+                    "ask for smaller pages, or raise max_response_mb under [sources.NAME] in "
+                    "config.toml if this source really sends pages that large",
+                ) from None
+            except httpx.TimeoutException:
+                last_error = f"no complete response within {self.timeout_s:g} s"
+                status = None
+                self._wait(min(2.0**attempt, self.max_wait_s))
+                continue
+            except httpx.HTTPError as err:  # refused, reset, dropped mid-body
+                last_error = _connection_failure(err)
                 status = None
                 self._wait(min(2.0**attempt, self.max_wait_s))
                 continue
@@ -129,10 +175,43 @@ class PoliteClient:
             last_error = f"HTTP {status}: {body[:200].decode('utf-8', 'replace').strip()}"
             if status not in RETRY_STATUS:
                 break
-            wait = retry_after_seconds(response.headers.get("Retry-After"))
+            wait = retry_after_seconds(retry_after)
             self._wait(wait if wait is not None else min(2.0**attempt, self.max_wait_s))
         raise FetchError(
             f"cannot fetch {url}: {last_error}"[:400],
-            "check the source's base_url in config.toml, the network, or try again later",
+            "check the source's base_url in config.toml, the network, or try again later "
+            "(timeout_s under [sources.NAME] bounds each request)",
             status,
         )
+
+    def _attempt(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str] | None,
+        deadline: float,
+    ) -> tuple[int, str | None, bytes]:
+        """One request, by ``deadline`` (monotonic seconds): (status, Retry-After, body).
+
+        Raises:
+            httpx.TimeoutException: the deadline passed (connect, headers or body).
+            httpx.HTTPError: the connection failed.
+            _TooLarge: the body passed ``max_response_bytes``.
+        """
+        ext = {"timeout": timeout_extension(deadline, connect_s=min(10.0, self.timeout_s))}
+        with self._http().stream(
+            "GET", url, params=params, headers=headers, extensions=ext
+        ) as response:
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > self.max_response_bytes:
+                raise _TooLarge
+            parts: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                if time.monotonic() >= deadline:
+                    raise httpx.ReadTimeout("the request deadline has passed")
+                size += len(chunk)
+                if size > self.max_response_bytes:
+                    raise _TooLarge
+                parts.append(chunk)
+            return response.status_code, response.headers.get("Retry-After"), b"".join(parts)
