@@ -13,8 +13,8 @@ record numbers (``1.`` before ``TY  -``) are skipped.
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
 ``AU``/``A1`` authors (``Family, Given``), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them), ``KW`` tags,
-``L1``/``L4`` attachments; ``AN`` is a PubMed id when ``DB``/``DP`` name MEDLINE, PubMed or
-NLM (EndNote and Ovid exports), ``C2`` a PMC id when it reads ``PMC123``.
+``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
+``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``.
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` author keywords, ``UT`` accession number.
@@ -117,8 +117,13 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
         started = False  # the open record began with the start tag
         last_tag: str | None = None
         lines = text.split("\n")
+        ended_by_newline = lines[-1] == ""
+        if ended_by_newline:  # the "" after the last line end is not a (blank) line
+            lines.pop()
         for n, line in enumerate(lines, start=1):
             if not line.strip():
+                if n == len(lines) and not ended_by_newline:
+                    continue  # cut inside the indent of a continuation line: not a blank line
                 if not self.END_TAG and record is not None:
                     yield TaggedRecord(start, number, record)
                     record = None
@@ -150,7 +155,7 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
             elif tag not in self.ignore:
                 self._add_tag(record, tag, value)
         if record is not None and started:
-            if self.complete(record, ended_by_newline=lines[-1] == ""):
+            if self.complete(record, ended_by_newline):
                 yield TaggedRecord(start, number, record)
             else:
                 yield BadItem(
@@ -220,9 +225,12 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
     database = " ".join(
         str(_first(entry, k) or "") for k in ("name_of_database", "database_provider")
     )
-    accession = _first(entry, "accession_number")
-    if _PUBMED_DB_RE.search(database) and isinstance(accession, str) and accession.isdigit():
-        ids["pmid"] = normalize_pmid(accession) or ""
+    if _PUBMED_DB_RE.search(database):  # EndNote / Ovid: AN; Embase: C5
+        for key in ("accession_number", "custom5"):
+            value = _first(entry, key)
+            if isinstance(value, str) and value.strip().isdigit():
+                ids["pmid"] = normalize_pmid(value) or ""
+                break
     pmc = _first(entry, "custom2")
     if isinstance(pmc, str) and re.fullmatch(r"\s*PMC[0-9]+\s*", pmc):
         ids["pmcid"] = normalize_pmcid(pmc) or ""
