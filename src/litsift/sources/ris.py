@@ -3,8 +3,9 @@ Xplore) and Web of Science plain-text ("ISI tagged") exports, read line by line 
 tag tables and parser classes, so that every record knows its line.
 
 Tag grammar read (RIS): a line ``XY  - value`` -- two characters (an upper-case letter, then a
-letter or digit), two spaces, a hyphen, a space. Files whose first ``TY`` line has one space
-(``TY - JOUR``, as several tools write) are read with one or two spaces before the hyphen; a
+letter or digit), two spaces, a hyphen, a space. Files with an RIS tag followed by one space
+(``TY - JOUR``: DataCite's and DSpace's RIS, Islandora) are read with one or two spaces before
+the hyphen (not every file: a wrapped abstract line "US - based" would become a tag); a
 missing space after the hyphen (``A1  -Bergel, F``) and a bare ``ER`` line are accepted. Lines
 without a tag continue the tag above (EndNote writes several keywords under one ``KW``). Line
 ends are normalised (IEEE Xplore mixes CR, LF and CRLF), a UTF-8 BOM is dropped, and Ovid's
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import rispy
-from rispy.config import WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPING
+from rispy.config import TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPING
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
@@ -46,6 +47,8 @@ __all__ = ["FORMATS", "TaggedParser", "TaggedRecord", "read_ris", "read_wos"]
 
 _RIS_TAG_RE = re.compile(rb"^(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
 _WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
+#: a line with an RIS tag and one space before the hyphen (``TY - JOUR``)
+_ONE_SPACE_TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) -(?: |$)", re.MULTILINE)
 #: databases whose RIS accession number (``AN``) is a PubMed id
 _PUBMED_DB_RE = re.compile(r"medline|pubmed|\bnlm\b", re.IGNORECASE)
 
@@ -285,8 +288,7 @@ def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
     if wos:
         parser: TaggedParser = _WosParser()
     else:
-        first = re.search(r"^(?:\d+\.\s*)?TY( {1,2})- ", text, re.MULTILINE)
-        one_space = first is not None and first.group(1) == " "
+        one_space = any(m.group(1) in TAG_KEY_MAPPING for m in _ONE_SPACE_TAG_RE.finditer(text))
         parser = (_RisOneSpaceParser if one_space else _RisParser)(skip_unknown_tags=False)
     found = False
     for item in parser.records(text):
