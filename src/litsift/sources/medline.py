@@ -6,10 +6,11 @@ four characters padded to four, ``- ``, and the value (``PMID- 27919275``, ``TI 
 a line indented six spaces continues the field above; a blank line ends a record.
 
 Fields read: ``PMID`` (PubMed id), ``TI`` (``BTI`` for books) title, ``AB`` abstract, ``FAU``
-full author names and ``CN`` collective authors in file order (``AU`` initials when there is
-no ``FAU``), ``DP`` year, ``LID``/``AID`` ids marked ``[doi]``, ``PMC`` PMC id, ``JT`` journal
-(``TA`` abbreviation when there is no ``JT``), ``MH`` MeSH headings (qualifiers and ``*``
-removed) and ``OT`` author keywords as tags. Other tags are ignored.
+full author names and ``CN`` collective authors in file order (``AU`` names with initials
+when there is no ``FAU``, as in records before 2002), ``DP`` year, ``LID``/``AID`` ids marked
+``[doi]``, ``PMC`` PMC id, ``JT`` journal (``TA`` abbreviation when there is no ``JT``), ``MH``
+MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags. Other tags
+are ignored.
 
 PubMed writes ``SO`` (source) as the last line of every record, so the record the file ends in
 is complete only when it has its ``SO`` line and the file ends with a line break; otherwise it
@@ -34,14 +35,14 @@ __all__ = ["FORMATS", "read_medline"]
 _SNIFF_RE = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*PMID- ?[0-9]")
 _ID_MARK_RE = re.compile(r"^(.*?)\s*\[([a-z\-]+)\]\s*$")
 
-#: MEDLINE tag -> field name; FAU and CN share one list so the author order survives
+#: MEDLINE tag -> field name (the order of FAU, AU and CN lines is kept apart, in "bylines")
 _MAPPING: dict[str, str] = {
     "PMID": "pmid",
     "TI": "title",
     "BTI": "book_title",
     "AB": "abstract",
     "FAU": "full_authors",
-    "CN": "full_authors",
+    "CN": "collective_authors",
     "AU": "authors",
     "DP": "date",
     "LID": "ids",
@@ -54,6 +55,7 @@ _MAPPING: dict[str, str] = {
     "SO": "source",
 }
 _LIST_TAGS = ["FAU", "CN", "AU", "LID", "AID", "MH", "OT"]
+_BYLINE_TAGS = ("FAU", "AU", "CN")
 
 
 class _MedlineParser(TaggedParser):
@@ -82,6 +84,13 @@ class _MedlineParser(TaggedParser):
     def complete(self, record: dict[str, Any], ended_by_newline: bool) -> bool:
         return ended_by_newline and ("source" in record or not self.writes_source)
 
+    def _add_tag(
+        self, record: dict[str, Any], tag: str, content: str, extend_multiline: bool = False
+    ) -> None:
+        if tag in _BYLINE_TAGS and not extend_multiline:  # persons and groups, in file order
+            record.setdefault("bylines", []).append((tag, content))
+        super()._add_tag(record, tag, content, extend_multiline=extend_multiline)
+
 
 def _person(name: str, initials: bool) -> tuple[str, str]:
     """``(display name, family name)`` of ``Qin, Shukui`` (FAU) or ``Qin S`` (AU)."""
@@ -100,9 +109,13 @@ def _heading(value: str) -> str:
 
 
 def _record(entry: dict[str, Any], n: int) -> SourceRecord:
-    full = [clean_text(a) for a in entry.get("full_authors") or []]
-    names = full or [clean_text(a) for a in entry.get("authors") or []]
-    people = [_person(a, initials=not full) for a in names if a]
+    bylines: list[tuple[str, str]] = entry.get("bylines") or []
+    person_tag = "FAU" if any(tag == "FAU" for tag, _ in bylines) else "AU"
+    people = [
+        _person(clean_text(name), initials=tag == "AU")
+        for tag, name in bylines
+        if tag in (person_tag, "CN") and clean_text(name)
+    ]
     ids: dict[str, str] = {}
     pmid = normalize_pmid(entry.get("pmid"))
     if pmid:

@@ -27,6 +27,8 @@ FILES = {
     "iqwig_pubmed-format_20-records.txt": ("medline", 20),
     "telemonitoring_pubmed_7-records.nbib": ("medline", 7),
     "rayyan_example.nbib": ("medline", 1),
+    "rispy_example-pubmed_wrapped-so.txt": ("medline", 10),
+    "biopython_pubmed-result2.txt": ("medline", 4),
     "iqwig_endnote-ris_ovid-medline.ris": ("ris", 32),
     "telemonitoring_embase-export_13-records.ris": ("ris", 13),
     "rayyan_example_quirks.ris": ("ris", 3),
@@ -73,6 +75,10 @@ def test_pubmed_fields_and_identifiers() -> None:
     assert first.ids == {"pmid": "32355269", "doi": "10.1038/s41572-020-0164-2"}
     assert first.venue == "Nature reviews. Disease primers"
     assert "Vulvodynia" in first.tags and not any("/" in t or "*" in t for t in first.tags)
+    dinosaurs = records(list(read_medline(DATA / "rispy_example-pubmed_wrapped-so.txt")))[1]
+    assert dinosaurs.authors[0] == "Enrique Peñalver" and dinosaurs.family_names[0] == "Peñalver"
+    assert dinosaurs.tags[:3] == ["Animals", "Dinosaurs", "Feathers"]  # "*Dinosaurs/anatomy & ..."
+    assert dinosaurs.ids["pmcid"] == "PMC10151472"
 
 
 def test_pubmed_ids_in_ris_exports_of_endnote_ovid_and_embase() -> None:
@@ -163,6 +169,7 @@ def test_pubmed_and_embase_records_of_the_same_papers_merge(tmp_path: Path) -> N
 CUT_FILES = {
     DATA / "iqwig_pubmed-format_10-records.txt": "medline",
     DATA / "telemonitoring_pubmed_7-records.nbib": "medline",
+    DATA / "rispy_example-pubmed_wrapped-so.txt": "medline",
     DATA / "telemonitoring_embase-export_13-records.ris": "ris",
     DATA / "iqwig_endnote-ris_ovid-medline.ris": "ris",
     EXPORTS / "rispy_web-of-science-plaintext-isi.txt": "wos",
