@@ -173,6 +173,8 @@ CUT_FILES = {
     DATA / "telemonitoring_embase-export_13-records.ris": "ris",
     DATA / "iqwig_endnote-ris_ovid-medline.ris": "ris",
     EXPORTS / "rispy_web-of-science-plaintext-isi.txt": "wos",
+    # Ovid numbers its records and writes tags after ER (NL  -) that belong to none
+    EXPORTS.parent / "ris" / "asreview_ovid-psycinfo-export.ris": "ris",
 }
 
 
