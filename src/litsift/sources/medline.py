@@ -91,6 +91,12 @@ class _MedlineParser(TaggedParser):
             record.setdefault("bylines", []).append((tag, content))
         super()._add_tag(record, tag, content, extend_multiline=extend_multiline)
 
+    def _continue(self, record: dict[str, Any], tag: str, text: str) -> None:
+        bylines = record.get("bylines")
+        if tag in _BYLINE_TAGS and bylines and bylines[-1][0] == tag:  # a long group name
+            bylines[-1] = (tag, f"{bylines[-1][1]} {text}")
+        super()._continue(record, tag, text)
+
 
 def _person(name: str, initials: bool) -> tuple[str, str]:
     """``(display name, family name)`` of ``Qin, Shukui`` (FAU) or ``Qin S`` (AU)."""
