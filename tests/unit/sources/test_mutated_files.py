@@ -2,9 +2,10 @@
 traceback.
 
 Hypothesis cuts, splices and overwrites bytes of one real sample per format (the files of
-../shared/data/sources; MEDLINE's from tests/data/imports), then detects the format and reads the whole file, as ``litsift
-ingest papers FILE`` does. Allowed outcomes: records and bad items, or an ``IngestError``
-(our message + hint). Any other exception is a bug the CLI would show as a crash.
+../shared/data/sources; MEDLINE's from tests/data/imports), then detects the format and reads
+the whole file, as ``litsift ingest papers FILE`` does. Allowed outcomes: records and bad
+items, or an ``IngestError`` (our message + hint). Any other exception is a bug the CLI would
+show as a crash.
 """
 
 from __future__ import annotations
