@@ -2,9 +2,10 @@
 traceback.
 
 Hypothesis cuts, splices and overwrites bytes of one real sample per format (the files of
-../shared/data/sources), then detects the format and reads the whole file, as ``litsift
-ingest papers FILE`` does. Allowed outcomes: records and bad items, or an ``IngestError``
-(our message + hint). Any other exception is a bug the CLI would show as a crash.
+../shared/data/sources; MEDLINE's from tests/data/imports), then detects the format and reads
+the whole file, as ``litsift ingest papers FILE`` does. Allowed outcomes: records and bad
+items, or an ``IngestError`` (our message + hint). Any other exception is a bug the CLI would
+show as a crash.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ SAMPLES = {
     "bibtex": RM / "bibtex" / "biblatex-examples.bib",
     "ris": RM / "ris" / "asreview_scopus-export.ris",
     "wos": RM / "database-exports" / "rispy_web-of-science-plaintext-isi.txt",
+    "medline": Path(__file__).parents[2]
+    / "data"
+    / "imports"
+    / "ris-medline"
+    / "telemonitoring_pubmed_7-records.nbib",
     "csl-json": RM / "csl-json" / "bbt-811_better-csl-json_dates.json",
     "bbt-json": RM / "bbt-json" / "zot-package_betterbibtex-json-library.json",
     "csv-export": RM / "database-exports" / "litstudy_scopus-export.csv",
