@@ -306,7 +306,7 @@ async def test_footer_follows_focus_and_results_without_rebuilding(service: Any)
         await pilot.pause()
         footer = app.query_one(KeyFooter)
         before = footer.text
-        assert "Papers/Datasets" in before and "Query" in before
+        assert "Papers/Datasets" in before and "Results" in before
         await search(pilot, "dialogue state tracking")
         after = footer.text
         assert app.focused is table(app, Kind.PAPER)

@@ -35,7 +35,9 @@ class LitsiftApp(App[None]):
     TITLE = "litsift"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Show this list of keys"),
-        Binding("q", "quit", "Quit", id="quit", tooltip="Quit litsift"),
+        # ctrl+q first: the footer shows the first key, and it quits from the query too, where
+        # "q" is text (Textual's own ctrl+q binding is hidden)
+        Binding("ctrl+q,q", "quit", "Quit", id="quit", tooltip="Quit litsift (q outside text)"),
     ]
 
     def __init__(

@@ -19,6 +19,13 @@ SCREEN_BINDINGS: list[BindingType] = [
         "escape", "back", "Back", show=False, id="back", tooltip="Back: detail → results → query"
     ),
     Binding(
+        "down,ctrl+n",
+        "focus_results",
+        "Results",
+        id="focus_results",
+        tooltip="From the query: move into the results (Up on the first row comes back)",
+    ),
+    Binding(
         "ctrl+t",
         "toggle_kind",
         "Papers/Datasets",

@@ -18,6 +18,7 @@ like this" on, reranks by the labels, so the first paint already shows labels an
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from textual import on, work
@@ -35,6 +36,7 @@ from litsift.tui.messages import (
     AnnotationsChanged,
     AspectsJudged,
     AspectsScored,
+    LeftResults,
     Notice,
     QueryInvalid,
     Reordered,
@@ -64,7 +66,12 @@ from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
 
 __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
-_PROMPT = "Type a query (Enter searches at once) · F1 help"
+_PROMPT = "Type a query (Enter searches at once, ↓ moves into the results) · F1 help · Ctrl+Q quits"
+#: keys that never type text (modifiers, function and cursor keys); the others type in the query
+_NON_TEXT_KEY = re.compile(
+    r"^(ctrl|alt|meta|super|shift)\+|^f\d+$|^(up|down|left|right|home|end|pageup|pagedown|"
+    r"enter|escape|tab|delete|backspace|insert)$"
+)
 
 
 class SearchScreen(Screen[None]):
@@ -348,6 +355,20 @@ class SearchScreen(Screen[None]):
     def action_focus_query(self) -> None:
         self.query_one("#query", Input).focus()
 
+    def action_focus_results(self) -> None:
+        """Down / Ctrl+N in the query bar: into the results of the tab shown."""
+        self.table().focus()
+
+    @on(LeftResults)
+    def _left_results(self, msg: LeftResults) -> None:
+        self.action_focus_query()
+
+    def _in_query_bar(self) -> bool:
+        focused = self.focused
+        return focused is not None and (
+            focused is self.query_bar or self.query_bar in focused.ancestors
+        )
+
     def action_back(self) -> None:
         focused = self.focused
         if focused is not None and (focused is self.detail or self.detail in focused.ancestors):
@@ -423,7 +444,21 @@ class SearchScreen(Screen[None]):
         self.notify(msg.text, markup=False)
         self.search(self.kind, force=True)  # the rows carry the new problem / method
 
+    def _typed_in_query(self, action: str) -> bool:
+        """True when every key of ``action`` is text the query bar takes (``+``, ``m``...): from
+        the query such a key types, so the footer must not offer it there."""
+        keys = [
+            key
+            for key, bindings in self._bindings.key_to_bindings.items()
+            if any(b.action.split("(", 1)[0] == action for b in bindings)
+        ]
+        return bool(keys) and all(_NON_TEXT_KEY.match(key) is None for key in keys)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_results":  # only from the query bar: elsewhere Down moves a cursor
+            return self._in_query_bar()
+        if self._in_query_bar() and self._typed_in_query(action):
+            return False  # the key types into the query: hidden from the footer there
         if action == "clear_years":
             years = self.query(".year").results(Input)
             return True if any(y.value for y in years) else None

@@ -229,6 +229,9 @@ def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
 class DetailPane(VerticalScroll):
     """Scrollable detail of one hit; focus it (Enter in the table) to scroll with the keys."""
 
+    #: where the key footer says the focus is
+    focus_label = "detail"
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hit: Hit | None = None

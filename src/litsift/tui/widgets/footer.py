@@ -8,18 +8,24 @@ widgets, their styles, a layout pass each -- took about half of the main loop's 
 renders the same keys (key, description; disabled ones dimmed) as one line of text: a change is
 a repaint of one widget, with no mount and no layout. A click on a key presses it, as in
 Textual's footer.
+
+The line starts with where the focus is (``query ▸``, ``results ▸``, ``detail ▸``: the
+``focus_label`` of the focused widget or its nearest ancestor that has one), so the keys that
+follow read as "what these keys do here".
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
     from textual.screen import Screen
 
 __all__ = ["KeyFooter"]
@@ -64,6 +70,8 @@ class KeyFooter(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: Shown = ()
+        #: where the focus is ("" when no focused widget names itself)
+        self._where = ""
         #: the command palette's key, shown at the right end as in Textual's footer
         self._palette: tuple[str, str, str, bool] | None = None
         #: (start, end, key) cell ranges of the keys in the rendered line, for clicks
@@ -95,8 +103,13 @@ class KeyFooter(Widget):
             _node, binding, enabled, _tooltip = bindings[self.app.COMMAND_PALETTE_BINDING]
             display = self.app.get_key_display(binding)
             palette = (binding.key, display, binding.description, bool(enabled))
-        if tuple(shown) != self._shown or palette != self._palette:
-            self._shown, self._palette = tuple(shown), palette
+        where = ""
+        node: DOMNode | None = screen.focused
+        while node is not None and not where:
+            where = str(getattr(node, "focus_label", "") or "")
+            node = node.parent
+        if tuple(shown) != self._shown or palette != self._palette or where != self._where:
+            self._shown, self._palette, self._where = tuple(shown), palette, where
             self.refresh()  # a repaint: the height is fixed, nothing to lay out
 
     def render(self) -> Table:
@@ -104,8 +117,10 @@ class KeyFooter(Widget):
         desc_style = self.get_component_rich_style("key-footer--description")
         off = self.get_component_rich_style("key-footer--disabled")
 
-        def keys(entries: Shown) -> tuple[Text, list[tuple[int, int, str]]]:
+        def keys(entries: Shown, where: str = "") -> tuple[Text, list[tuple[int, int, str]]]:
             line = Text(no_wrap=True, overflow="ellipsis", end="")
+            if where:
+                line.append(f" {where} ▸", desc_style + Style(bold=True))
             spans = []
             for key, display, description, enabled in entries:
                 start = line.cell_len
@@ -115,7 +130,7 @@ class KeyFooter(Widget):
                 spans.append((start, line.cell_len, key))
             return line, spans
 
-        left, self._spans = keys(self._shown)
+        left, self._spans = keys(self._shown, self._where)
         grid = Table.grid(expand=True)
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         if self._palette is None:
@@ -129,14 +144,22 @@ class KeyFooter(Widget):
         return grid
 
     @property
+    def where(self) -> str:
+        """Where the line says the focus is ("query", "results", "detail" or "")."""
+        return self._where
+
+    @property
     def text(self) -> str:
-        """The keys as plain text (what the line shows, without the padding)."""
+        """The focus and the keys as plain text (what the line shows, without the padding)."""
         return " ".join(
-            f"{display} {description}".strip()
-            for _k, display, description, _e in (
-                *self._shown,
-                *((self._palette,) if self._palette else ()),
-            )
+            ([f"{self._where} ▸"] if self._where else [])
+            + [
+                f"{display} {description}".strip()
+                for _k, display, description, _e in (
+                    *self._shown,
+                    *((self._palette,) if self._palette else ()),
+                )
+            ]
         )
 
     def on_click(self, event: events.Click) -> None:

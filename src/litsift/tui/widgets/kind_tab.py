@@ -88,15 +88,26 @@ class KindTab(TabPane):
             self.reranked = reranked
         self.table.reorder(result)
 
+    @property
+    def aspects_shown(self) -> bool:
+        """Whether aspect coverage is worth a column and a panel: the query has more than one
+        aspect, the user edited the aspects of the query shown, or orders by coverage. With a
+        single aspect every row would show the same coverage."""
+        query = self.result.query.text if self.result is not None else None
+        edited = self.edited_aspects is not None and self.edited_aspects[0] == query
+        return len(self.aspects) > 1 or edited or self.table.by_coverage
+
     def extras(self, hit: Hit | None) -> Extras:
-        """Triage state and aspect coverage of ``hit`` for the detail pane."""
+        """Triage state and aspect coverage of ``hit`` for the detail pane (the aspects only
+        when :attr:`aspects_shown`)."""
         if hit is None:
             return Extras()
+        shown = self.aspects_shown
         return Extras(
             annotation=self.table.info(hit).annotation,
-            aspects=tuple(self.aspects),
-            coverage=self.table.coverages.get(hit.docid),
-            scoring=self.scoring is not None,
+            aspects=tuple(self.aspects) if shown else (),
+            coverage=self.table.coverages.get(hit.docid) if shown else None,
+            scoring=self.scoring is not None and shown,
             llm_grades=self.llm_grades.get(hit.docid),
             query=self.result.query.text if self.result is not None else "",
         )
@@ -120,7 +131,7 @@ class KindTab(TabPane):
         """No query or no hits: nothing to score."""
         self.scoring = None
         self.aspects = []
-        self.table.set_coverage(None)
+        self.table.set_coverage(None, show=self.aspects_shown)
 
     def aspects_scored(
         self, aspects: list[Aspect], coverages: list[Coverage], failed: bool = False
@@ -131,5 +142,5 @@ class KindTab(TabPane):
             self.table.set_coverage(None)
         else:
             self.aspects = list(aspects)
-            self.table.set_coverage({c.doc_id: c for c in coverages})
+            self.table.set_coverage({c.doc_id: c for c in coverages}, show=self.aspects_shown)
         self.llm_grades = {}  # judged against the previous aspects

@@ -31,19 +31,32 @@ DEBOUNCE_S = 0.04
 _YEAR = Regex(r"^\d{4}$", failure_description="a year has four digits, e.g. 2015")
 
 
+class BarInput(Input):
+    """An input of the query bar. Textual's Input binds Up/Down to scrolling, which a one-line
+    input never needs; here they pass on to the screen, where Down moves into the results."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("scroll_up", "scroll_down"):
+            return False
+        return super().check_action(action, parameters)
+
+
 class QueryBar(Horizontal):
     """Query text + year range. Posts :class:`SearchRequested` or :class:`QueryInvalid`."""
+
+    #: where the key footer says the focus is
+    focus_label = "query"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        query = Input(placeholder="Search: a full sentence or keyphrases", id="query")
+        query = BarInput(placeholder="Search: a full sentence or keyphrases", id="query")
         query.border_title = "query (/)"
         yield query
         for side in ("from", "to"):
-            year = Input(
+            year = BarInput(
                 placeholder="year",
                 restrict=r"\d{0,4}",
                 max_length=4,

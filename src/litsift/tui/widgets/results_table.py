@@ -7,7 +7,10 @@ titles are never read as markup, and data text passes through :func:`litsift.tex
 
 What is shown is the table's ``result`` (the current order: fused, "more like this" or LLM
 reranked), then filtered by label (:data:`~litsift.types.LABEL_FILTERS`) and, when
-``by_coverage`` is on, sorted by aspect coverage. Rows are keyed by doc id.
+``by_coverage`` is on, sorted by aspect coverage. Rows are keyed by doc id. The coverage column
+is shown only when it carries information (``show_coverage``: the query has more than one
+aspect, or the user edited its aspects) or orders the rows (``by_coverage``); for a one-clause
+query every row would read the same, and the title gets the width.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from textual.events import Resize
 from textual.widgets import DataTable
 
 from litsift.text import for_terminal
-from litsift.tui.messages import ResultHighlighted
+from litsift.tui.messages import LeftResults, ResultHighlighted
 from litsift.types import (
     Annotation,
     Coverage,
@@ -169,6 +172,9 @@ class ResultsTable(DataTable[Text]):
         Binding("G", "scroll_bottom", "Last", show=False, id="last_result", tooltip="Last result"),
     ]
 
+    #: where the key footer says the focus is
+    focus_label = "results"
+
     def __init__(self, kind: Kind, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.kind = kind
@@ -176,12 +182,22 @@ class ResultsTable(DataTable[Text]):
         self.annotations: dict[str, Annotation] = {}
         self.coverages: dict[str, Coverage] = {}
         self.scoring = False
+        #: show the coverage column (the tab decides, from the query's aspects)
+        self.show_coverage = False
         self.label_filter: LabelFilter = "all"
         self.by_coverage = False
         #: sorts hits by coverage (the screen passes ``service.coverage_order``)
         self.coverage_sort: Callable[[list[Hit], list[Coverage]], list[Hit]] | None = None
         self._shown: tuple[Hit, ...] = ()
         self._title_width = 0
+
+    def action_cursor_up(self) -> None:
+        """Up (or k): the previous row; on the first row, back to the query (search-as-you-type
+        lists do the same: fzf, a browser's address bar, VS Code's palette)."""
+        if self.cursor_row <= 0:
+            self.post_message(LeftResults(self.kind))
+            return
+        super().action_cursor_up()
 
     # -- what is shown ---------------------------------------------------------------------
     @property
@@ -240,10 +256,18 @@ class ResultsTable(DataTable[Text]):
         self.annotations.update(annotations)
         self._refresh_rows()
 
-    def set_coverage(self, coverages: dict[str, Coverage] | None, scoring: bool = False) -> None:
-        """Show aspect coverage (None clears it); ``scoring`` shows "…" while it runs."""
+    def set_coverage(
+        self,
+        coverages: dict[str, Coverage] | None,
+        scoring: bool = False,
+        show: bool | None = None,
+    ) -> None:
+        """Show aspect coverage (None clears it); ``scoring`` shows "…" while it runs;
+        ``show`` shows or hides the coverage column (None: as it was)."""
         self.coverages = dict(coverages or {})
         self.scoring = scoring
+        if show is not None:
+            self.show_coverage = show
         self._refresh_rows()
 
     def set_view(
@@ -264,8 +288,14 @@ class ResultsTable(DataTable[Text]):
         if self.highlighted_hit is not current:
             self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 
+    @property
+    def columns_shown(self) -> tuple[Column, ...]:
+        """The columns of this kind, without coverage unless it is worth showing."""
+        cover = self.show_coverage or self.by_coverage
+        return tuple(c for c in COLUMNS[self.kind] if c.key != "coverage" or cover)
+
     def _flex_width(self) -> int:
-        cols = COLUMNS[self.kind]
+        cols = self.columns_shown
         fixed = sum(c.width or 0 for c in cols) + 2 * len(cols) + 2  # cell padding + scrollbar
         return max(MIN_TITLE_WIDTH, self.size.width - fixed)
 
@@ -274,11 +304,12 @@ class ResultsTable(DataTable[Text]):
         self._title_width = self._flex_width()
         self._shown = self._visible()
         self.clear(columns=True)
-        for col in COLUMNS[self.kind]:
+        columns = self.columns_shown
+        for col in columns:
             self.add_column(col.label, width=col.width or self._title_width, key=col.key)
         for hit in self._shown:
             info = self.info(hit)
-            self.add_row(*(col.cell(hit, info) for col in COLUMNS[self.kind]), key=hit.docid)
+            self.add_row(*(col.cell(hit, info) for col in columns), key=hit.docid)
         if keep is not None:
             at = [h.docid for h in self._shown]
             if keep in at:

@@ -3,7 +3,9 @@
 Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``.
 Mode indicators follow in brackets, e.g. ``[show: kept] [more like this] [by coverage]``. A
 result answered by BM25 alone says so (``BM25 only — dense index: 1,200 / 19,588 embedded``),
-and a background build shows its progress after the index state.
+and a background build shows its progress after the index state. One segment per fact: while a
+build's progress is shown, the result says only ``BM25 only`` (the counter is the build's
+segment, so the line never shows two counters of the same index).
 Timings can be hidden (``show_timings=False``) so snapshots are deterministic. Messages and
 errors (which may quote data or a model's reply) are shown through
 :func:`litsift.text.for_terminal`, on one line.
@@ -51,8 +53,23 @@ class StatusLine(Static):
         self.modes: tuple[str, ...] = ()
         self._main: Content = Content("")
         self._shown: Content = Content("")
+        #: the result shown: its segments and why it is partial ((prefix, reason) or None)
+        self._result: tuple[list[str], tuple[str, str] | None] | None = None
+
+    def _result_content(self) -> Content:
+        assert self._result is not None
+        bits, partial = self._result
+        if partial is not None:
+            only, reason = partial
+            if self.build_state and only:  # the build segment carries the progress
+                bits = [*bits, only.removesuffix(" — ")]
+            else:
+                bits = [*bits, only + reason]
+        return Content(" · ".join(bits))
 
     def _refresh(self) -> None:
+        if self._result is not None:
+            self._main = self._result_content()
         parts: list[str | tuple[str, str] | Content] = [self._main]
         for mode in self.modes:
             parts += [" ", (f"[{mode}]", "bold $accent")]
@@ -68,25 +85,29 @@ class StatusLine(Static):
         if self.show_timings:
             bits.append(f"{result.elapsed_s * 1000:.0f} ms")
         bits += [result.query.kind.table, years_label(result.query.years)]
+        partial = None
         if result.partial:
             only = "BM25 only — " if result.signals_used == ("bm25",) else ""
-            bits.append(for_terminal(only + result.partial, keep_newlines=False))
-        self._main = Content(" · ".join(bits))
+            partial = (only, for_terminal(result.partial, keep_newlines=False))
+        self._result = (bits, partial)
         self._refresh()
 
     def show_busy(self, kind: Kind, years: YearRange) -> None:
+        self._result = None
         self._main = Content.assemble(
             ("searching…", "italic"), f" · {kind.table} · {years_label(years)}"
         )
         self._refresh()
 
     def show_message(self, text: str) -> None:
+        self._result = None
         self._main = Content(for_terminal(text, keep_newlines=False))
         self._refresh()
 
     def show_error(self, error: Exception | tuple[str, str]) -> None:
         message, hint = error_text(error) if isinstance(error, Exception) else error
         message, hint = (for_terminal(x, keep_newlines=False) for x in (message, hint))
+        self._result = None
         parts: list[str | tuple[str, str]] = [("✖ " + message, "bold $error")]
         if hint:
             parts.append((f" — {hint}", "$warning"))
