@@ -96,7 +96,12 @@ def _index(
                 click.echo(f"{k.table}: every index file matches its checksum")
 
         def bm25_ready(report: IndexReport, k: Kind = k) -> None:
-            then = "; embedding for the dense index" if dense else ""
+            then = (
+                "; the dense index is embedded next (Ctrl-C stops it; the next `litsift "
+                "index` resumes after the last published chunk)"
+                if dense
+                else ""
+            )
             click.echo(f"{k.table}: BM25 ready, searchable now ({report.summary()}){then}")
 
         with progress_bar(not quiet) as bar:
@@ -145,6 +150,33 @@ def index(ctx: click.Context, kind: str, rebuild: bool, check: bool, quiet: bool
         _index(svc, kinds, rebuild, quiet, check=check)
 
 
+def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
+    """Before a search: build the BM25 part of each kind whose store rows it does not cover
+    (missing after an ingest, or behind), in seconds, and say so on stderr. The dense part is
+    left to `litsift index` (a search meanwhile is BM25 only and says so). A home where it
+    cannot be built (read-only) is searched as it is."""
+    import time
+
+    for kind in kinds:
+        behind = svc.bm25_behind(kind)
+        if behind is None:
+            continue
+        rows, covered = behind
+        state = "no BM25 index" if covered == 0 else f"the BM25 index covers {covered:,}"
+        click.echo(f"{kind.table}: {state} of {rows:,} rows; building BM25 first…", err=True)
+        start = time.perf_counter()
+        try:
+            svc.build_index(kind, dense=False)
+        except LitsiftError as err:
+            click.echo(f"note: BM25 not built: {for_terminal(err.message)}", err=True)
+            continue
+        click.echo(
+            f"{kind.table}: BM25 ready in {time.perf_counter() - start:.1f} s; run `litsift "
+            "index` for the dense index (hybrid search)",
+            err=True,
+        )
+
+
 @main.command()
 @click.argument("query")
 @click.option("--years", default="", help="Year range FROM:TO, e.g. 2015:2019, :2019, 2018.")
@@ -175,10 +207,13 @@ def search(
     from litsift.types import Kind, Query, YearRange
 
     with open_service(ctx.obj["home"]) as svc:
+        kind = Kind.DATASET if datasets_ else Kind.PAPER
+        # dataset search also reads the papers' index (usage profiles, votes)
+        _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])
         q = Query(
             # bytes of argv that are not UTF-8 arrive as lone surrogates (surrogateescape)
             text=clean_query_text(query),
-            kind=Kind.DATASET if datasets_ else Kind.PAPER,
+            kind=kind,
             years=YearRange.parse(years),
             k=k,
             k0=k0,

@@ -234,6 +234,18 @@ class LitsiftService:
         covered = min(m.revision("bm25"), m.revision("dense")) if m is not None else -1
         return covered < self.store.max_revision(kind)
 
+    def bm25_behind(self, kind: Kind) -> tuple[int, int] | None:
+        """``(rows, rows the BM25 part covers)`` when the store has rows of ``kind`` that its
+        BM25 part does not cover (or there is no BM25 part); None when BM25 is up to date.
+        A missing part covers 0 rows."""
+        rows = self.store.count(kind)
+        if rows == 0:
+            return None
+        m = self.index_status(kind)
+        if m is not None and m.revision("bm25") >= self.store.max_revision(kind):
+            return None
+        return rows, (m.part_count("bm25") if m is not None else 0)
+
     # -- search ----------------------------------------------------------------------------
     @property
     def searchers(self) -> Searchers:

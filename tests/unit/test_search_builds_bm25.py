@@ -1,0 +1,48 @@
+"""`litsift search` right after `litsift ingest` builds the BM25 part first (seconds) and says so,
+instead of answering "no paper index" (issue 29, item 6); rows ingested later are indexed by the
+next search before it runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from litsift.cli import main
+from tests.conftest import PAPERS_GZ, read_jsonl_gz
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_search_after_ingest_builds_bm25_first_then_catches_up(tmp_path: Path) -> None:
+    rows = read_jsonl_gz(PAPERS_GZ)[:60]
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    first = runner.invoke(
+        main, ["--home", home, "ingest", "papers", str(_write(tmp_path / "a.jsonl", rows[:50]))]
+    )
+    assert first.exit_code == 0, first.output
+    title = rows[7]["title"]
+    out = runner.invoke(main, ["--home", home, "search", title, "--json", "-k", "3"])
+    assert out.exit_code == 0, out.output
+    assert "no BM25 index of 50 rows; building BM25 first" in out.stderr
+    assert "BM25 ready" in out.stderr and "litsift index" in out.stderr
+    hits = json.loads(out.stdout)["hits"]
+    assert hits[0]["id"] == str(rows[7]["id"])
+    # again: nothing to build, no note about building
+    again = runner.invoke(main, ["--home", home, "search", title, "--json", "-k", "3"])
+    assert again.exit_code == 0 and "building" not in again.stderr
+    # ten more rows: the BM25 part is behind; the search brings it up to date first
+    more = runner.invoke(
+        main, ["--home", home, "ingest", "papers", str(_write(tmp_path / "b.jsonl", rows[50:]))]
+    )
+    assert more.exit_code == 0, more.output
+    late = rows[55]["title"]
+    out = runner.invoke(main, ["--home", home, "search", late, "--json", "-k", "3"])
+    assert out.exit_code == 0, out.output
+    assert "the BM25 index covers 50 of 60 rows; building BM25 first" in out.stderr
+    assert json.loads(out.stdout)["hits"][0]["id"] == str(rows[55]["id"])
