@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.config import Config, load_config
-from litsift.errors import IndexMissingError, QueryError
+from litsift.errors import IndexDamagedError, IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
 from litsift.types import (
     FUSIONS,
@@ -311,13 +311,15 @@ class LitsiftService:
             hits.append(Hit(rec, len(hits) + 1, float(f.score), dict(f.signals)))
         timings["load"] = time.perf_counter() - t1
         used = searcher.signals(query)
+        partial = searcher.partial
         if query.fulltext and query.kind is Kind.PAPER:
-            hits, used = self._with_passages(query, hits, used, timings)
+            hits, used, note = self._with_passages(query, hits, used, timings)
+            partial = "; ".join(n for n in (partial, note) if n) or None
         if s.cross_encoder_top > 0 and query.kind is Kind.PAPER and len(hits) > 1:
             hits = self._cross_encoded(query.text, hits, timings)
             used = (*used, "cross_encoder")
         elapsed = time.perf_counter() - t0
-        return SearchResult(query, tuple(hits), elapsed, timings, used, searcher.partial)
+        return SearchResult(query, tuple(hits), elapsed, timings, used, partial)
 
     def _cross_encoded(self, text: str, hits: list[Hit], timings: dict[str, float]) -> list[Hit]:
         """:func:`litsift.search.stages.cross_encode` with the configured top and weight."""
@@ -334,18 +336,25 @@ class LitsiftService:
 
     def _with_passages(
         self, query: Query, hits: list[Hit], used: tuple[str, ...], timings: dict[str, float]
-    ) -> tuple[list[Hit], tuple[str, ...]]:
+    ) -> tuple[list[Hit], tuple[str, ...], str | None]:
         """:func:`litsift.search.stages.with_passages` when a passage index exists (else the
-        hits as they are)."""
+        hits as they are); the third item is a note when the passage index is damaged (the
+        hits are then those of the abstracts alone)."""
         from litsift.search.stages import with_passages
 
-        index = self.passage_index
-        if index is None:
-            return hits, used
         t = time.perf_counter()
-        out = with_passages(query, hits, index, lambda d: self.store.get(Kind.PAPER, d))
+        try:
+            index = self.passage_index
+            if index is None:
+                return hits, used, None
+            out = with_passages(query, hits, index, lambda d: self.store.get(Kind.PAPER, d))
+        except IndexDamagedError as err:
+            with self._lock:
+                self._passages = None
+            note = f"full text not searched: {err.message}; {err.hint}"
+            return hits, used, note
         timings["passages"] = time.perf_counter() - t
-        return out, (*used, "passages")
+        return out, (*used, "passages"), None
 
     # -- triage ----------------------------------------------------------------------------
     @property
@@ -442,11 +451,17 @@ class LitsiftService:
                 self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
             return self._passages
 
-    def build_passages(self, progress: Progress | None = None) -> PassageBuild:
-        """Index the stored full-text passages (BM25 + dense; skipped when unchanged)."""
+    def build_passages(
+        self, progress: Progress | None = None, rebuild: bool = False, check: bool = False
+    ) -> PassageBuild:
+        """Index the stored full-text passages (BM25 + dense; skipped when unchanged and
+        intact, see :func:`litsift.search.passage_index.build_passage_index`)."""
         from litsift.search.passage_index import build_passage_index
 
-        report = build_passage_index(self.store, self.encoder, self.paths.index_dir, progress)
+        with self._lock:
+            self._passages = None  # closed before its directory is swapped
+        root = self.paths.index_dir
+        report = build_passage_index(self.store, self.encoder, root, progress, rebuild, check)
         with self._lock:
             self._passages = None
         return report

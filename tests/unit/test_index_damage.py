@@ -260,8 +260,8 @@ def test_a_crash_recovery_verifies_checksums(copy, memo_encoder) -> None:  # typ
 
 
 def test_search_through_the_service_and_cli_index_check(tmp_path: Path, memo_encoder) -> None:  # type: ignore[no-untyped-def]
-    """`LitsiftService.search` on a damaged index raises the error (no traceback), and
-    `litsift index --check` finds a flipped byte and repairs it."""
+    """`LitsiftService.search` on a damaged BM25 part answers from the dense part and says
+    so, and `litsift index --check` finds a flipped byte and repairs it."""
     from litsift.cli import main
     from litsift.paths import get_paths
     from litsift.service import LitsiftService
@@ -278,9 +278,10 @@ def test_search_through_the_service_and_cli_index_check(tmp_path: Path, memo_enc
     directory = index_dir_for(get_paths(home).index_dir, KIND)
     truncate(_segment(directory, "term"))
     with LitsiftService(get_paths(home), encoder=memo_encoder) as svc:
-        with pytest.raises(IndexDamagedError) as err:
-            svc.search(query)
-        assert "bm25" in str(err.value) and HINT in str(err.value)
+        result = svc.search(query)  # issue 34: the intact dense part answers, and says so
+        assert result.signals_used == ("dense",) and result.hits
+        assert result.partial is not None and "BM25 index damaged" in result.partial
+        assert "run `litsift index`" in result.partial
         assert svc.build_index(KIND).rebuilt == ("bm25",)
         assert [h.record.rowid for h in svc.search(query).hits] == before
     flip_byte(directory / "dense.bin")
