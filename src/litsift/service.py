@@ -11,6 +11,7 @@ searches in an exclusive worker); SQLite connections are opened with ``check_sam
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -197,8 +198,10 @@ class LitsiftService:
         """Index rows new since the last build (all with ``rebuild``) in two phases
         (:mod:`litsift.search.builder`): BM25 published first, searchable at once (then
         ``on_bm25(report)``), then the dense part (skipped with ``dense=False``: searches stay
-        BM25-only). Raises LitsiftError when another build of ``kind`` is running."""
-        from litsift.search.builder import build_bm25, build_dense, merge_reports
+        BM25-only), then the rows ingested meanwhile (:func:`~litsift.search.builder.catch_up`;
+        ``report.behind`` counts what is still not in BM25). Raises LitsiftError when another
+        build of ``kind`` is running."""
+        from litsift.search.builder import build_bm25, build_dense, catch_up, merge_reports
 
         root, store = self.paths.index_dir, self.store
         first = build_bm25(store, self.encoder, kind, root, rebuild, progress)
@@ -207,11 +210,14 @@ class LitsiftService:
             self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
         if on_bm25 is not None:
             on_bm25(first)
-        if not dense:
-            return first
-        second = build_dense(store, self.encoder, kind, root, rebuild, progress)
+        report = first
+        if dense:
+            second = build_dense(store, self.encoder, kind, root, rebuild, progress)
+            report = merge_reports(first, second)
+        # rows ingested meanwhile (another process, the TUI) join BM25 before this returns
+        report = catch_up(store, self.encoder, kind, root, report, progress, dense=dense)
         self.searchers.invalidate(kind)
-        return merge_reports(first, second)
+        return report
 
     def check_index(self, kind: Kind) -> dict[str, str]:
         """Verify every index file's checksum (``litsift index --check``); damaged parts are
@@ -498,11 +504,36 @@ class LitsiftService:
             marker.touch()
         except OSError:
             pass
-        done = build_sentences(
-            self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
-        )
+        try:
+            done = build_sentences(
+                self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
+            )
+        except sqlite3.DatabaseError as err:  # damaged under a quick_check: started again
+            sentences = self._reopen_sentences(f"{sentences.path.name}: {err}")
+            if sentences is None:
+                return 0, self.store.count(kind)
+            done = build_sentences(
+                self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
+            )
         marker.unlink(missing_ok=True)  # finished: nothing to resume
         return done
+
+    def _reopen_sentences(self, why: str) -> SentenceStore | None:
+        """Start the sentence store again (it is derived data) because of ``why``."""
+        from litsift.search.sentences import open_sentence_store
+
+        with self._lock:
+            if self._sentences is not None:
+                self._sentences.close()
+            self._sentences = open_sentence_store(self.paths.index_dir, self.encoder, fresh=why)
+            self._aspect_scorer = None
+            return self._sentences
+
+    def sentences_repaired(self) -> str | None:
+        """Why the sentence store was found damaged and started again by this service (on
+        open or during :meth:`build_sentences`), or None."""
+        with self._lock:
+            return self._sentences.repaired if self._sentences is not None else None
 
     def _sentences_marker(self, kind: Kind) -> Path:
         return self.paths.index_dir / f"sentences-pending-{kind.value}"

@@ -74,6 +74,8 @@ class IndexReport:
         rebuilt: the parts built from scratch; the others only got the rows changed since.
         repaired: ``{part: what was wrong}`` for the damaged parts this build rebuilt.
         checked: the checksums of every file were verified before building.
+        behind: rows changed in the store during the build and still newer than its BM25
+            part (0: the build covers the store as it was when it finished).
     """
 
     kind: Kind
@@ -87,19 +89,26 @@ class IndexReport:
     rebuilt: tuple[str, ...] = ()
     repaired: dict[str, str] = field(default_factory=dict)
     checked: bool = False
+    behind: int = 0
 
     def summary(self) -> str:
         """One line for the CLI, e.g. ``full build: 3,327 indexed, 3,327 in index, 41.2 s``."""
         repaired = "".join(f"repaired {p}: {why}; " for p, why in self.repaired.items())
+        behind = ""
+        if self.behind:
+            behind = (
+                f"; {self.behind:,} rows changed during the build are not indexed yet "
+                "(run `litsift index` again)"
+            )
         if self.mode == "unchanged":
             checked = ", every file matches its checksum" if self.checked else ""
-            return f"up to date: {self.count:,} in index{checked}"
+            return f"up to date: {self.count:,} in index{checked}{behind}"
         stages = ", ".join(f"{k} {v:.1f} s" for k, v in self.stage_seconds.items())
         partial = self.mode == "incremental" and self.rebuilt
         rebuilt = f" ({', '.join(self.rebuilt)} rebuilt)" if partial else ""
         return (
             f"{repaired}{self.mode} build{rebuilt}: {self.indexed:,} indexed, "
-            f"{self.count:,} in index, {self.seconds:.1f} s ({stages})"
+            f"{self.count:,} in index, {self.seconds:.1f} s ({stages}){behind}"
         )
 
 
