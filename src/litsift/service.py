@@ -233,10 +233,20 @@ class LitsiftService:
         return index_status(self.paths.index_dir, kind)
 
     def needs_index(self, kind: Kind) -> bool:
-        """True if the store has rows the index (either part) does not cover, or no index."""
-        m = self.index_status(kind)
+        """True if the store has rows the index (either part) does not cover, there is no
+        index, or a part is damaged: marked so, a recorded file missing or of another size, or
+        the manifest unreadable (one ``stat`` per file; the TUI builds such kinds at start)."""
+        from litsift.search.indexer import index_dir_for
+        from litsift.search.manifest import verify_files
+
         if self.store.count(kind) == 0:
             return False
+        try:
+            m = self.index_status(kind)
+        except IndexDamagedError:
+            return True
+        if m is not None and verify_files(index_dir_for(self.paths.index_dir, kind), m):
+            return True
         covered = min(m.revision("bm25"), m.revision("dense")) if m is not None else -1
         return covered < self.store.max_revision(kind)
 

@@ -160,6 +160,9 @@ def test_each_file_of_each_part_damaged_three_ways(home, memo_encoder, rel: str,
             if note:
                 assert "run `litsift index`" in note
 
+        # found (and marked) by now: the TUI rebuilds the kind at start, as for new rows
+        assert svc.needs_index(Kind.PAPER) == (part in ("bm25", "dense", "manifest"))
+
         # `litsift index`: exactly the damaged part is rebuilt
         report, (embedded, total), repaired, passages = index_all(svc)
         rebuilt = {"bm25": ("bm25",), "dense": ("dense",), "manifest": ("bm25", "dense")}
