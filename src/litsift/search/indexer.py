@@ -208,12 +208,12 @@ def open_parts(
         if "bm25" not in damage:
             bm25 = BM25Index.open(directory / "bm25")
     except (IndexDamagedError, IndexMissingError) as err:
-        damage["bm25"] = err.message
+        damage["bm25"] = _reason(err.message, directory)
     try:
         if "dense" not in damage and has_dense and not manifest.dense_behind:
             dense = DenseIndex.open(directory / "dense.bin")
     except (IndexDamagedError, IndexMissingError) as err:
-        damage["dense"] = err.message
+        damage["dense"] = _reason(err.message, directory)
     damage = {p: damage[p] for p in PARTS if p in damage}
     mark_damaged(directory, manifest, damage)  # `litsift index` repairs it
     if bm25 is None and dense is None:
@@ -222,6 +222,14 @@ def open_parts(
             f"the {part} part of the {kind.value} index is damaged: {reason}", REBUILD_HINT
         )
     return bm25, dense, manifest, damage
+
+
+def _reason(message: str, directory: Path) -> str:
+    """A part's error message as a damage reason: without "the ... part is damaged: " and
+    with file paths relative to the index directory (the caller names the part)."""
+    for prefix in ("the BM25 part is damaged: ", "the dense part is damaged: "):
+        message = message.removeprefix(prefix)
+    return message.replace(f"{directory}/", "")
 
 
 def build_index(
