@@ -119,6 +119,8 @@ def _index(
                     built = svc.build_passages(progress=bar, rebuild=rebuild, check=check)
                 if built.repaired is not None:
                     click.echo(f"full text: damaged: {for_terminal(built.repaired)}", err=True)
+                elif check and built.passages:
+                    click.echo("full text: every index file matches its checksum")
                 if built.passages:
                     state = "unchanged" if built.unchanged else f"built in {built.seconds:.1f} s"
                     state = f"repaired, {state}" if built.repaired is not None else state

@@ -208,8 +208,10 @@ def test_damage_found_at_the_first_query_drops_bm25_and_marks_it(home, memo_enco
 
 
 def test_cli_search_notes_the_damage_and_index_repairs_it(home, encoder) -> None:  # type: ignore[no-untyped-def]
-    """`litsift search --fulltext` on a truncated passage dense.bin: exit 0, the abstracts'
-    hits and a note; `litsift index papers` says what it repaired; then no note."""
+    """`litsift search --fulltext` with truncated dense.bin files (papers, passages): exit 0,
+    BM25's hits over the abstracts and a note; `litsift index papers` with a truncated
+    sentences.sqlite too (it exited 2 there, and the passage phase never ran) says what it
+    repaired; then no note, and `index --check` finds every file sound."""
     from litsift.cli import main
 
     path, _ = home
@@ -223,8 +225,10 @@ def test_cli_search_notes_the_damage_and_index_repairs_it(home, encoder) -> None
     assert "full text not searched: the passage index is damaged" in result.output
     assert "Traceback" not in result.output
 
+    truncate(_file(path, "sentences.sqlite"))
     result = runner.invoke(main, ["--home", str(path), "index", "papers", "--quiet"])
     assert result.exit_code == 0, result.output
+    assert "repaired aspect sentences: sentences.sqlite:" in result.output
     assert "repaired dense: dense.bin has" in result.output
     assert (
         "full text: damaged: dense.bin has" in result.output and "repaired, built" in result.output
@@ -232,3 +236,8 @@ def test_cli_search_notes_the_damage_and_index_repairs_it(home, encoder) -> None
 
     result = runner.invoke(main, search)
     assert result.exit_code == 0 and "note:" not in result.output, result.output
+    result = runner.invoke(main, ["--home", str(path), "index", "papers", "--check", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "papers: every index file matches its checksum" in result.output
+    assert "full text: every index file matches its checksum" in result.output
+    assert "repaired" not in result.output and "up to date" in result.output
