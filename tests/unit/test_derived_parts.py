@@ -100,9 +100,10 @@ def pristine(tmp_path_factory: pytest.TempPathFactory, memo_encoder):  # type: i
     with LitsiftService(get_paths(home), encoder=memo_encoder) as svc:
         assert svc.ingest(Kind.PAPER, src).ok
         assert not svc.sources.import_paths(Kind.PAPER, [TEI]).bad
-        report, (embedded, total), repaired, passages = index_all(svc)
-        assert report.mode == "full" and embedded == total > 60 and repaired is None
-        assert passages.passages > 50 and passages.repaired is None
+        assert svc.build_index(Kind.PAPER).mode == "full"
+        embedded, total = svc.build_sentences(Kind.PAPER)
+        assert embedded == total > 60
+        assert svc.build_passages().passages > 50
         before, notes = snapshot(svc)
     assert all(before) and notes == {None}
     return home, before
