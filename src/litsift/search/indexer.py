@@ -5,7 +5,8 @@ Layout and publishing (staging dir, swap, crash recovery, the one-writer lock) a
 file's size and checksum, in :mod:`litsift.search.manifest`. :func:`build_index` builds both
 parts and swaps them in together; :mod:`litsift.search.builder` publishes BM25 first and the
 dense part after it (what ``litsift index``, ``litsift demo`` and the TUI use). A kind whose
-dense part is missing or behind its BM25 part opens with no dense index: BM25-only search.
+dense part is missing or behind its BM25 part opens with no dense index: BM25-only search;
+:func:`open_parts` also leaves out a damaged part (BM25 alone, or dense alone) and says why.
 """
 
 from __future__ import annotations

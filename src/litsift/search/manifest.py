@@ -5,8 +5,11 @@ parameters, part versions) and records every file of both parts with its size an
 (``files``: ``{"bm25": {"bm25/meta.json": {"size": 1971, "sha256": "..."}, ...},
 "dense": {"dense.bin": ..., "dense.json": ...}}``). :func:`verify_files` checks them: sizes
 and existence always (cheap: one ``stat`` per file), full checksums on request
-(``litsift index --check``, or after a crash recovery). A part found damaged by a checksum is
-recorded in ``damaged`` so later opens refuse it too until ``litsift index`` rebuilds it.
+(``litsift index --check``, or after a crash recovery) and, when opening for search, for every
+part of at most :data:`VERIFY_ON_OPEN_BYTES` (same-size garbage included). A part found
+damaged is recorded in ``damaged`` so later opens leave it out too (search uses the other
+part) until ``litsift index`` rebuilds it. The same records (:func:`record_tree`) serve the
+passage index (:mod:`litsift.search.passage_index`).
 Manifests written before ``files`` existed have none: their sizes are unknown (nothing is
 checked) and the next build records them. The parts are published apart
 (:mod:`litsift.search.builder`: BM25 first, then the dense part in chunks), so each records the
