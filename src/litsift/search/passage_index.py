@@ -241,7 +241,7 @@ def _damage_at_build(final: Path, store: Store, encoder: Encoder, check: bool) -
     (damaged, or without a manifest), or None."""
     why = passage_damage(final, full=check)
     if why is None and not (final / MANIFEST).is_file():
-        why = f"{MANIFEST} is missing"
+        why = f"its files are not recorded ({MANIFEST} is missing or from an older litsift)"
     if why is None:
         try:
             PassageIndex(final, store, encoder)
@@ -284,12 +284,11 @@ class PassageIndex:
             if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
                 raise
             if isinstance(err, LitsiftError):
-                why = err.message
+                why = err.message.removeprefix("the dense part is damaged: ")
             else:
                 why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
-            raise IndexDamagedError(
-                f"the passage index is damaged: {directory}: {why}", REBUILD_HINT
-            ) from err
+            why = why.replace(f"{directory}/", "").replace(str(directory), DIR_NAME)
+            raise IndexDamagedError(f"the passage index is damaged: {why}", REBUILD_HINT) from err
         self._schema = self._index.schema
         self._analyzer = analyzer()
         self._store = store

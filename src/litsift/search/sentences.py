@@ -314,7 +314,7 @@ def open_sentence_store(
             if attempt:
                 log.warning("sentence store unusable (%s): aspects are embedded per search", err)
                 return None
-            log.warning("sentence store %s damaged (%s): starting it again", path, err)
+            log.info("sentence store %s damaged (%s): starting it again", path, err)
             repaired = f"{FILE_NAME}: {err}"
             _remove(path)
     return None
