@@ -112,15 +112,23 @@ def _index(
             click.echo(f"{k.table}: {report.summary()}")
             with progress_bar(not quiet) as bar:
                 embedded, total = svc.build_sentences(k, progress=bar)
+            repaired = svc.sentences_repaired()
+            if repaired is not None:
+                click.echo(f"repaired aspect sentences: {for_terminal(repaired)}", err=True)
             click.echo(
                 f"{k.table}: aspect sentences of {total:,} records stored "
                 f"({embedded:,} cut and embedded now)"
             )
             if k.value == "paper":
                 with progress_bar(not quiet) as bar:
-                    built = svc.build_passages(progress=bar)
+                    built = svc.build_passages(progress=bar, rebuild=rebuild, check=check)
+                if built.repaired is not None:
+                    click.echo(f"full text: damaged: {for_terminal(built.repaired)}", err=True)
+                elif check and built.passages:
+                    click.echo("full text: every index file matches its checksum")
                 if built.passages:
                     state = "unchanged" if built.unchanged else f"built in {built.seconds:.1f} s"
+                    state = f"repaired, {state}" if built.repaired is not None else state
                     click.echo(
                         f"full text: {built.passages:,} passages of {built.papers:,} papers "
                         f"indexed ({state}, {built.bytes / 1e6:.1f} MB)"

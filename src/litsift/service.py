@@ -11,6 +11,7 @@ searches in an exclusive worker); SQLite connections are opened with ``check_sam
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.config import Config, load_config
-from litsift.errors import IndexMissingError, QueryError
+from litsift.errors import IndexDamagedError, IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
 from litsift.types import (
     FUSIONS,
@@ -197,8 +198,10 @@ class LitsiftService:
         """Index rows new since the last build (all with ``rebuild``) in two phases
         (:mod:`litsift.search.builder`): BM25 published first, searchable at once (then
         ``on_bm25(report)``), then the dense part (skipped with ``dense=False``: searches stay
-        BM25-only). Raises LitsiftError when another build of ``kind`` is running."""
-        from litsift.search.builder import build_bm25, build_dense, merge_reports
+        BM25-only), then the rows ingested meanwhile (:func:`~litsift.search.builder.catch_up`;
+        ``report.behind`` counts what is still not in BM25). Raises LitsiftError when another
+        build of ``kind`` is running."""
+        from litsift.search.builder import build_bm25, build_dense, catch_up, merge_reports
 
         root, store = self.paths.index_dir, self.store
         first = build_bm25(store, self.encoder, kind, root, rebuild, progress)
@@ -207,11 +210,14 @@ class LitsiftService:
             self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
         if on_bm25 is not None:
             on_bm25(first)
-        if not dense:
-            return first
-        second = build_dense(store, self.encoder, kind, root, rebuild, progress)
+        report = first
+        if dense:
+            second = build_dense(store, self.encoder, kind, root, rebuild, progress)
+            report = merge_reports(first, second)
+        # rows ingested meanwhile (another process, the TUI) join BM25 before this returns
+        report = catch_up(store, self.encoder, kind, root, report, progress, dense=dense)
         self.searchers.invalidate(kind)
-        return merge_reports(first, second)
+        return report
 
     def check_index(self, kind: Kind) -> dict[str, str]:
         """Verify every index file's checksum (``litsift index --check``); damaged parts are
@@ -227,10 +233,20 @@ class LitsiftService:
         return index_status(self.paths.index_dir, kind)
 
     def needs_index(self, kind: Kind) -> bool:
-        """True if the store has rows the index (either part) does not cover, or no index."""
-        m = self.index_status(kind)
+        """True if the store has rows the index (either part) does not cover, there is no
+        index, or a part is damaged: marked so, a recorded file missing or of another size, or
+        the manifest unreadable (one ``stat`` per file; the TUI builds such kinds at start)."""
+        from litsift.search.indexer import index_dir_for
+        from litsift.search.manifest import verify_files
+
         if self.store.count(kind) == 0:
             return False
+        try:
+            m = self.index_status(kind)
+        except IndexDamagedError:
+            return True
+        if m is not None and verify_files(index_dir_for(self.paths.index_dir, kind), m):
+            return True
         covered = min(m.revision("bm25"), m.revision("dense")) if m is not None else -1
         return covered < self.store.max_revision(kind)
 
@@ -323,13 +339,15 @@ class LitsiftService:
             hits.append(Hit(rec, len(hits) + 1, float(f.score), dict(f.signals)))
         timings["load"] = time.perf_counter() - t1
         used = searcher.signals(query)
+        partial = searcher.partial
         if query.fulltext and query.kind is Kind.PAPER:
-            hits, used = self._with_passages(query, hits, used, timings)
+            hits, used, note = self._with_passages(query, hits, used, timings)
+            partial = "; ".join(n for n in (partial, note) if n) or None
         if s.cross_encoder_top > 0 and query.kind is Kind.PAPER and len(hits) > 1:
             hits = self._cross_encoded(query.text, hits, timings)
             used = (*used, "cross_encoder")
         elapsed = time.perf_counter() - t0
-        return SearchResult(query, tuple(hits), elapsed, timings, used, searcher.partial)
+        return SearchResult(query, tuple(hits), elapsed, timings, used, partial)
 
     def _cross_encoded(self, text: str, hits: list[Hit], timings: dict[str, float]) -> list[Hit]:
         """:func:`litsift.search.stages.cross_encode` with the configured top and weight."""
@@ -346,18 +364,25 @@ class LitsiftService:
 
     def _with_passages(
         self, query: Query, hits: list[Hit], used: tuple[str, ...], timings: dict[str, float]
-    ) -> tuple[list[Hit], tuple[str, ...]]:
+    ) -> tuple[list[Hit], tuple[str, ...], str | None]:
         """:func:`litsift.search.stages.with_passages` when a passage index exists (else the
-        hits as they are)."""
+        hits as they are); the third item is a note when the passage index is damaged (the
+        hits are then those of the abstracts alone)."""
         from litsift.search.stages import with_passages
 
-        index = self.passage_index
-        if index is None:
-            return hits, used
         t = time.perf_counter()
-        out = with_passages(query, hits, index, lambda d: self.store.get(Kind.PAPER, d))
+        try:
+            index = self.passage_index
+            if index is None:
+                return hits, used, None
+            out = with_passages(query, hits, index, lambda d: self.store.get(Kind.PAPER, d))
+        except IndexDamagedError as err:
+            with self._lock:
+                self._passages = None
+            note = f"full text not searched: {err.message}; {err.hint}"
+            return hits, used, note
         timings["passages"] = time.perf_counter() - t
-        return out, (*used, "passages")
+        return out, (*used, "passages"), None
 
     # -- triage ----------------------------------------------------------------------------
     @property
@@ -454,11 +479,17 @@ class LitsiftService:
                 self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
             return self._passages
 
-    def build_passages(self, progress: Progress | None = None) -> PassageBuild:
-        """Index the stored full-text passages (BM25 + dense; skipped when unchanged)."""
+    def build_passages(
+        self, progress: Progress | None = None, rebuild: bool = False, check: bool = False
+    ) -> PassageBuild:
+        """Index the stored full-text passages (BM25 + dense; skipped when unchanged and
+        intact, see :func:`litsift.search.passage_index.build_passage_index`)."""
         from litsift.search.passage_index import build_passage_index
 
-        report = build_passage_index(self.store, self.encoder, self.paths.index_dir, progress)
+        with self._lock:
+            self._passages = None  # closed before its directory is swapped
+        root = self.paths.index_dir
+        report = build_passage_index(self.store, self.encoder, root, progress, rebuild, check)
         with self._lock:
             self._passages = None
         return report
@@ -495,11 +526,36 @@ class LitsiftService:
             marker.touch()
         except OSError:
             pass
-        done = build_sentences(
-            self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
-        )
+        try:
+            done = build_sentences(
+                self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
+            )
+        except sqlite3.DatabaseError as err:  # damaged under a quick_check: started again
+            sentences = self._reopen_sentences(f"{sentences.path.name}: {err}")
+            if sentences is None:
+                return 0, self.store.count(kind)
+            done = build_sentences(
+                self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
+            )
         marker.unlink(missing_ok=True)  # finished: nothing to resume
         return done
+
+    def _reopen_sentences(self, why: str) -> SentenceStore | None:
+        """Start the sentence store again (it is derived data) because of ``why``."""
+        from litsift.search.sentences import open_sentence_store
+
+        with self._lock:
+            if self._sentences is not None:
+                self._sentences.close()
+            self._sentences = open_sentence_store(self.paths.index_dir, self.encoder, fresh=why)
+            self._aspect_scorer = None
+            return self._sentences
+
+    def sentences_repaired(self) -> str | None:
+        """Why the sentence store was found damaged and started again by this service (on
+        open or during :meth:`build_sentences`), or None."""
+        with self._lock:
+            return self._sentences.repaired if self._sentences is not None else None
 
     def _sentences_marker(self, kind: Kind) -> Path:
         return self.paths.index_dir / f"sentences-pending-{kind.value}"

@@ -260,8 +260,8 @@ def test_a_crash_recovery_verifies_checksums(copy, memo_encoder) -> None:  # typ
 
 
 def test_search_through_the_service_and_cli_index_check(tmp_path: Path, memo_encoder) -> None:  # type: ignore[no-untyped-def]
-    """`LitsiftService.search` on a damaged index raises the error (no traceback), and
-    `litsift index --check` finds a flipped byte and repairs it."""
+    """`LitsiftService.search` on a damaged BM25 part answers from the dense part and says
+    so, and `litsift index --check` finds a flipped byte and repairs it."""
     from litsift.cli import main
     from litsift.paths import get_paths
     from litsift.service import LitsiftService
@@ -278,9 +278,10 @@ def test_search_through_the_service_and_cli_index_check(tmp_path: Path, memo_enc
     directory = index_dir_for(get_paths(home).index_dir, KIND)
     truncate(_segment(directory, "term"))
     with LitsiftService(get_paths(home), encoder=memo_encoder) as svc:
-        with pytest.raises(IndexDamagedError) as err:
-            svc.search(query)
-        assert "bm25" in str(err.value) and HINT in str(err.value)
+        result = svc.search(query)  # issue 34: the intact dense part answers, and says so
+        assert result.signals_used == ("dense",) and result.hits
+        assert result.partial is not None and "BM25 index damaged" in result.partial
+        assert "run `litsift index`" in result.partial
         assert svc.build_index(KIND).rebuilt == ("bm25",)
         assert [h.record.rowid for h in svc.search(query).hits] == before
     flip_byte(directory / "dense.bin")
@@ -291,3 +292,61 @@ def test_search_through_the_service_and_cli_index_check(tmp_path: Path, memo_enc
     assert "repaired dense" in result.output
     with LitsiftService(get_paths(home), encoder=memo_encoder) as svc:
         assert [h.record.rowid for h in svc.search(query).hits] == before
+
+
+def _level0_garbage(path: Path) -> None:
+    """Same-size garbage over the elements of an hnswlib file, its header and upper levels
+    kept: hnswlib loads it (labels past 2**63 made numpy raise OverflowError, links past the
+    graph make it read out of bounds)."""
+    from litsift.search.dense import _HEADER
+
+    data = bytearray(path.read_bytes())
+    head = _HEADER.unpack(data[: _HEADER.size])
+    end = _HEADER.size + head[2] * head[3]  # cur_element_count * size_data_per_element
+    data[_HEADER.size : end] = random.Random(34).randbytes(end - _HEADER.size)
+    path.write_bytes(bytes(data))
+
+
+def test_a_large_part_is_checked_by_its_structure_on_open(  # type: ignore[no-untyped-def]
+    copy, memo_encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts too large to checksum on open (issue 34): same-size garbage in the elements of
+    dense.bin is found by the structure check (labels, links), search answers with BM25 and
+    says so, and `litsift index` rebuilds the dense part alone."""
+    import litsift.search.manifest as manifest_module
+
+    monkeypatch.setattr(manifest_module, "VERIFY_ON_OPEN_BYTES", 0, raising=False)
+    root, store, before = copy
+    _level0_garbage(index_dir_for(root, KIND) / "dense.bin")
+    searcher = KindSearcher.open(root, KIND, memo_encoder, store.year_by_rowid(KIND))
+    assert searcher.dense is None and searcher.partial is not None
+    assert searcher.partial.startswith("dense index damaged (dense.bin")
+    assert searcher.search(Query(QUERIES[0], KIND, k=10))
+    assert build_index(store, memo_encoder, KIND, root).rebuilt == ("dense",)
+    assert hits(root, store, memo_encoder) == before
+
+
+def test_bm25_damage_found_by_the_first_query_is_searched_around(  # type: ignore[no-untyped-def]
+    copy, memo_encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Garbage inside a large BM25 segment (footer intact: tantivy opens it) surfaces at the
+    first query as a tantivy error: the searcher drops BM25, answers from dense, says so and
+    marks the part for `litsift index`."""
+    import litsift.search.manifest as manifest_module
+
+    monkeypatch.setattr(manifest_module, "VERIFY_ON_OPEN_BYTES", 0, raising=False)
+    root, store, before = copy
+    term = _segment(index_dir_for(root, KIND), "term")
+    data = bytearray(term.read_bytes())
+    lo, hi = len(data) // 4, 3 * len(data) // 4  # tantivy: "Fst data is corrupted" at query
+    data[lo:hi] = random.Random(34).randbytes(hi - lo)
+    term.write_bytes(bytes(data))
+    searcher = KindSearcher.open(root, KIND, memo_encoder, store.year_by_rowid(KIND))
+    assert searcher.bm25 is not None  # opens: only a query reads the term dictionary
+    found = [searcher.search(Query(q, KIND, k=10)) for q in QUERIES]
+    assert all(found) and searcher.bm25 is None
+    assert searcher.partial is not None and "BM25 index damaged" in searcher.partial
+    manifest = index_status(root, KIND)
+    assert manifest is not None and "bm25" in manifest.damaged
+    assert build_index(store, memo_encoder, KIND, root).rebuilt == ("bm25",)
+    assert hits(root, store, memo_encoder) == before

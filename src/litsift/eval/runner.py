@@ -234,8 +234,12 @@ def prepare_home(
 
 def _out_of_date(svc: LitsiftService, kind: Kind) -> bool:
     """True when the store has rows the index of ``kind`` lacks, or a part of that index is
-    stale (another encoder, an older part version, an unreadable manifest): ``build_index``
-    brings it up to date, rebuilding only the stale part."""
+    stale (another encoder, an older part version, an unreadable manifest) or damaged (every
+    file's checksum is verified first: a damaged part would otherwise be searched around, and
+    a hybrid run measured as BM25 alone): ``build_index`` brings it up to date, rebuilding
+    only the stale or damaged part."""
+    if svc.check_index(kind):
+        return True
     try:
         manifest = svc.index_status(kind)
     except IndexMismatchError:

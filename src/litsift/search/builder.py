@@ -13,6 +13,8 @@ usable; the next build resumes after the rows already published. A chunk only jo
 once the dense part covers every BM25 row: a partial dense run would bias interpolation toward
 the rows embedded first. Rebuilding a dense part that is still usable (``rebuild``) publishes
 only at the end, so search stays hybrid meanwhile. Each phase holds the kind's write lock.
+Rows ingested while a build runs are caught up before it returns (:func:`catch_up`: BM25 and
+dense again, incremental), so a finished build never leaves BM25 behind the store it read.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ if TYPE_CHECKING:
 #: rows embedded between two publications of a dense part being built (about 2.5 min of
 #: embedding on a 2-core laptop; a publication costs a graph save and a checksum)
 PUBLISH_EVERY = 2000
+#: times :func:`catch_up` runs the two phases again for rows ingested during a build
+CATCH_UP_ROUNDS = 3
 
 
 def _quiet(_s: str, _d: int, _t: int) -> None:
@@ -346,6 +350,52 @@ def merge_reports(bm25: IndexReport, dense: IndexReport) -> IndexReport:
     )
 
 
+def catch_up(
+    store: Store,
+    encoder: Encoder,
+    kind: Kind,
+    index_root: Path,
+    report: IndexReport,
+    progress: Progress | None = None,
+    dense: bool = True,
+    rounds: int = CATCH_UP_ROUNDS,
+) -> IndexReport:
+    """Index the rows of ``kind`` ingested while the build of ``report`` ran (the store's
+    revision moved past its BM25 part's): BM25 then (with ``dense``) the dense part again,
+    incrementally, up to ``rounds`` times while the store keeps moving.
+
+    Returns:
+        ``report`` with this work added (``indexed``, ``seconds``, stages, the last manifest);
+        ``behind`` counts the rows still newer than the BM25 part when ``rounds`` ran out.
+    """
+    for _ in range(rounds):
+        if store.max_revision(kind) <= report.manifest.revision("bm25"):
+            break
+        more = build_bm25(store, encoder, kind, index_root, False, progress)
+        if dense:
+            more = merge_reports(
+                more, build_dense(store, encoder, kind, index_root, False, progress)
+            )
+        stages = dict(report.stage_seconds)
+        for stage, seconds in more.stage_seconds.items():
+            stages[stage] = stages.get(stage, 0.0) + seconds
+        report = replace(
+            more,
+            mode=report.mode if report.mode != "unchanged" else more.mode,
+            indexed=report.indexed + more.indexed,
+            seconds=report.seconds + more.seconds,
+            stage_seconds=stages,
+            rebuilt=report.rebuilt,
+            repaired=report.repaired,
+            checked=report.checked,
+        )
+    behind = 0
+    revision = report.manifest.revision("bm25")
+    if store.max_revision(kind) > revision:
+        behind = sum(len(batch) for batch in store.rows_since(kind, revision))
+    return replace(report, behind=behind)
+
+
 def build_in_two_phases(
     store: Store,
     encoder: Encoder,
@@ -357,10 +407,10 @@ def build_in_two_phases(
     on_bm25: Callable[[IndexReport], None] | None = None,
     publish_every: int = PUBLISH_EVERY,
 ) -> IndexReport:
-    """:func:`build_bm25`, then ``on_bm25(report)`` (searchable now), then :func:`build_dense`;
-    the merged report (:func:`merge_reports`)."""
+    """:func:`build_bm25`, then ``on_bm25(report)`` (searchable now), then :func:`build_dense`,
+    then :func:`catch_up` for rows ingested meanwhile; the merged report."""
     first = build_bm25(store, encoder, kind, index_root, rebuild, progress, check)
     if on_bm25 is not None:
         on_bm25(first)
     second = build_dense(store, encoder, kind, index_root, rebuild, progress, publish_every)
-    return merge_reports(first, second)
+    return catch_up(store, encoder, kind, index_root, merge_reports(first, second), progress)

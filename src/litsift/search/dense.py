@@ -41,21 +41,50 @@ _HEADER = struct.Struct("<QQQQQQiIQQQdQ")
 
 def _graph_count(path: Path, dim: int, M: int) -> int:
     """The number of elements in the hnswlib file at ``path``, after checking its header
-    against ``dim``, ``M`` and the file size; raises ValueError when they disagree."""
+    against ``dim``, ``M`` and the file size, and its level-0 block: every label a rowid
+    (< 2**63) and unique, every link count <= ``2 * M``, every neighbour and the entry point
+    an element of the graph (hnswlib follows them unchecked: garbage there reads past its
+    arrays). Raises ValueError when they disagree (same-size garbage included)."""
     size = path.stat().st_size
     with path.open("rb") as f:
         head = f.read(_HEADER.size)
     if len(head) < _HEADER.size:
         raise ValueError(f"{size} bytes, shorter than an hnswlib header")
-    offset0, capacity, count, per_element, label_at, data_at, _lvl, _ep, m_max, m_max0, m, _, _ = (
-        _HEADER.unpack(head)
-    )
+    (
+        offset0,
+        capacity,
+        count,
+        per_element,
+        label_at,
+        data_at,
+        level,
+        entry,
+        m_max,
+        m_max0,
+        m,
+        _,
+        _,
+    ) = _HEADER.unpack(head)
     links0 = m_max0 * 4 + 4
     expected = (0, links0, links0 + dim * 4, links0 + dim * 4 + 8, M, 2 * M, M)
     if (offset0, data_at, label_at, per_element, m, m_max0, m_max) != expected:
         raise ValueError("its header does not match the graph parameters in dense.json")
     if count > capacity or _HEADER.size + count * per_element > size:
         raise ValueError(f"its header claims {count:,} elements, more than its {size:,} bytes")
+    if count and (entry >= count or not 0 <= level < 64):
+        raise ValueError(f"its entry point {entry:,} is not one of its {count:,} elements")
+    level0 = np.fromfile(path, dtype=np.uint8, count=count * per_element, offset=_HEADER.size)
+    rows = level0.reshape(count, per_element)
+    labels = rows[:, label_at : label_at + 8].copy().view("<u8").reshape(-1)
+    if count and (int(labels.max()) >= 2**63 or len(np.unique(labels)) != count):
+        raise ValueError("its labels are not distinct rowids")
+    n_links = rows[:, 0:2].copy().view("<u2").reshape(-1)
+    if count and int(n_links.max()) > m_max0:
+        raise ValueError(f"an element claims more than {m_max0} neighbours")
+    links = rows[:, 4:links0].copy().view("<u4").reshape(count, m_max0)
+    used = np.arange(m_max0) < n_links[:, None].astype(np.int64)
+    if bool((links[used] >= count).any()):
+        raise ValueError("a neighbour is not one of its elements")
     return int(count)
 
 
@@ -134,7 +163,15 @@ class DenseIndex:
             count = _graph_count(path, dim, M)
             index = hnswlib.Index(space=space, dim=dim)
             index.load_index(str(path), max_elements=max(count, 1))
-        except (OSError, ValueError, TypeError, KeyError, RuntimeError, MemoryError) as err:
+        except (
+            OSError,
+            ValueError,
+            TypeError,
+            KeyError,
+            RuntimeError,
+            MemoryError,
+            OverflowError,
+        ) as err:
             raise IndexDamagedError(
                 f"the dense part is damaged: {path}: {err}", "run `litsift index` to rebuild it"
             ) from err

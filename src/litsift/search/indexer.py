@@ -5,14 +5,15 @@ Layout and publishing (staging dir, swap, crash recovery, the one-writer lock) a
 file's size and checksum, in :mod:`litsift.search.manifest`. :func:`build_index` builds both
 parts and swaps them in together; :mod:`litsift.search.builder` publishes BM25 first and the
 dense part after it (what ``litsift index``, ``litsift demo`` and the TUI use). A kind whose
-dense part is missing or behind its BM25 part opens with no dense index: BM25-only search.
+dense part is missing or behind its BM25 part opens with no dense index: BM25-only search;
+:func:`open_parts` also leaves out a damaged part (BM25 alone, or dense alone) and says why.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,8 @@ class IndexReport:
         rebuilt: the parts built from scratch; the others only got the rows changed since.
         repaired: ``{part: what was wrong}`` for the damaged parts this build rebuilt.
         checked: the checksums of every file were verified before building.
+        behind: rows changed in the store during the build and still newer than its BM25
+            part (0: the build covers the store as it was when it finished).
     """
 
     kind: Kind
@@ -87,19 +90,26 @@ class IndexReport:
     rebuilt: tuple[str, ...] = ()
     repaired: dict[str, str] = field(default_factory=dict)
     checked: bool = False
+    behind: int = 0
 
     def summary(self) -> str:
         """One line for the CLI, e.g. ``full build: 3,327 indexed, 3,327 in index, 41.2 s``."""
         repaired = "".join(f"repaired {p}: {why}; " for p, why in self.repaired.items())
+        behind = ""
+        if self.behind:
+            behind = (
+                f"; {self.behind:,} rows changed during the build are not indexed yet "
+                "(run `litsift index` again)"
+            )
         if self.mode == "unchanged":
             checked = ", every file matches its checksum" if self.checked else ""
-            return f"up to date: {self.count:,} in index{checked}"
+            return f"up to date: {self.count:,} in index{checked}{behind}"
         stages = ", ".join(f"{k} {v:.1f} s" for k, v in self.stage_seconds.items())
         partial = self.mode == "incremental" and self.rebuilt
         rebuilt = f" ({', '.join(self.rebuilt)} rebuilt)" if partial else ""
         return (
             f"{repaired}{self.mode} build{rebuilt}: {self.indexed:,} indexed, "
-            f"{self.count:,} in index, {self.seconds:.1f} s ({stages})"
+            f"{self.count:,} in index, {self.seconds:.1f} s ({stages}){behind}"
         )
 
 
@@ -130,8 +140,8 @@ def check_index(index_root: Path, kind: Kind) -> dict[str, str]:
 def open_indexes(
     index_root: Path, kind: Kind, encoder: Encoder
 ) -> tuple[BM25Index, DenseIndex | None, Manifest]:
-    """Open the index pair of ``kind`` after checking its manifest against ``encoder`` and
-    its files against their recorded sizes (and checksums, after a crash recovery).
+    """Open the index pair of ``kind``, refusing it when either part is damaged (see
+    :func:`open_parts`, which opens what is intact instead).
 
     Returns:
         ``(bm25, dense, manifest)``; ``dense`` is None while the dense part is missing or
@@ -139,14 +149,41 @@ def open_indexes(
         BM25 alone until the dense build publishes it.
 
     Raises:
+        IndexMissingError, IndexMismatchError: as :func:`open_parts`.
+        IndexDamagedError: the manifest is unreadable, or a file of either part is missing, of
+            the wrong size, fails its checksum or cannot be read by tantivy/hnswlib; the
+            message names the part and the file (hint: ``litsift index``, which rebuilds that
+            part alone).
+    """
+    bm25, dense, manifest, damage = open_parts(index_root, kind, encoder)
+    if damage or bm25 is None:
+        part, reason = next(iter(damage.items()))
+        raise IndexDamagedError(
+            f"the {part} part of the {kind.value} index is damaged: {reason}", REBUILD_HINT
+        )
+    return bm25, dense, manifest
+
+
+def open_parts(
+    index_root: Path, kind: Kind, encoder: Encoder
+) -> tuple[BM25Index | None, DenseIndex | None, Manifest, dict[str, str]]:
+    """Open the intact parts of the index pair of ``kind``, after checking its manifest
+    against ``encoder`` and its files against their recorded sizes, and checksums where cheap
+    (:data:`~litsift.search.manifest.VERIFY_ON_OPEN_BYTES`; every file after a crash
+    recovery). A damaged part is marked in the manifest (so ``litsift index`` rebuilds it
+    without ``--check``) and left closed.
+
+    Returns:
+        ``(bm25, dense, manifest, {part: why damaged})``: ``bm25`` is None when that part is
+        damaged (search is dense alone); ``dense`` is None when it is damaged, missing or
+        behind BM25 (search is BM25 alone).
+
+    Raises:
         IndexMissingError: no index was built for ``kind`` (hint: ``litsift index``).
         IndexMismatchError: the dense part was built with another model, ONNX file or
-            dimension (hint: ``litsift index --rebuild``), or a part of it is of an older
-            version than this litsift builds (hint: ``litsift index``, which rebuilds that part
-            alone).
-        IndexDamagedError: the manifest is unreadable, or a file is missing, of the wrong size,
-            fails its checksum or cannot be read by tantivy/hnswlib; the message names the
-            part and the file (hint: ``litsift index``, which rebuilds that part alone).
+            dimension (hint: ``litsift index --rebuild``), or a part is of an older version
+            than this litsift builds (hint: ``litsift index``, which rebuilds that part alone).
+        IndexDamagedError: the manifest is unreadable, or no part is left to search with.
     """
     recovered = recover(index_root, kind)
     directory = index_dir_for(index_root, kind)
@@ -160,32 +197,40 @@ def open_indexes(
             f"the {kind.value} index does not match: {why or 'wrong kind'}",
             "run `litsift index --rebuild`",
         )
-    damage = verify_files(directory, manifest, full=recovered)
-    if recovered:
-        mark_damaged(directory, manifest, damage)
-    if damage:
+    damage = verify_files(directory, manifest, full=recovered, cheap=True)
+    why = replace(manifest, damaged={}).mismatch(encoder)
+    stale = set(manifest.stale_parts(encoder)) & set(manifest.parts)
+    if why is not None and stale - set(damage):
+        raise IndexMismatchError(
+            f"the {kind.value} index is out of date: {why}", "run `litsift index`"
+        )
+    bm25 = dense = None
+    try:
+        if "bm25" not in damage:
+            bm25 = BM25Index.open(directory / "bm25")
+    except (IndexDamagedError, IndexMissingError) as err:
+        damage["bm25"] = _reason(err.message, directory)
+    try:
+        if "dense" not in damage and has_dense and not manifest.dense_behind:
+            dense = DenseIndex.open(directory / "dense.bin")
+    except (IndexDamagedError, IndexMissingError) as err:
+        damage["dense"] = _reason(err.message, directory)
+    damage = {p: damage[p] for p in PARTS if p in damage}
+    mark_damaged(directory, manifest, damage)  # `litsift index` repairs it
+    if bm25 is None and dense is None:
         part, reason = next(iter(damage.items()))
         raise IndexDamagedError(
             f"the {part} part of the {kind.value} index is damaged: {reason}", REBUILD_HINT
         )
-    why = manifest.mismatch(encoder)
-    if why is not None:
-        raise IndexMismatchError(
-            f"the {kind.value} index is out of date: {why}", "run `litsift index`"
-        )
-    part = "bm25"
-    dense = None
-    try:
-        bm25 = BM25Index.open(directory / "bm25")
-        part = "dense"
-        if not manifest.dense_behind:
-            dense = DenseIndex.open(directory / "dense.bin")
-    except (IndexDamagedError, IndexMissingError) as err:  # marked: `litsift index` repairs it
-        mark_damaged(directory, manifest, {part: err.message})
-        raise IndexDamagedError(
-            f"the {part} part of the {kind.value} index is damaged: {err.message}", REBUILD_HINT
-        ) from err
-    return bm25, dense, manifest
+    return bm25, dense, manifest, damage
+
+
+def _reason(message: str, directory: Path) -> str:
+    """A part's error message as a damage reason: without "the ... part is damaged: " and
+    with file paths relative to the index directory (the caller names the part)."""
+    for prefix in ("the BM25 part is damaged: ", "the dense part is damaged: "):
+        message = message.removeprefix(prefix)
+    return message.replace(f"{directory}/", "")
 
 
 def build_index(

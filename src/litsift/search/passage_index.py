@@ -5,7 +5,11 @@ Built from the store's ``passages`` table (schema v5) by :func:`build_passage_in
 the previous index usable), with a ``passages.json`` naming the encoder, the passages' signature and
 each label's ``(doc id, idx)``. Passages are embedded as ``"<paper title>. <passage>"``
 (OpenScholar) through the encoder's passage cache, so a rebuild after new imports embeds only
-new passages; when the signature is unchanged nothing is rebuilt.
+new passages; when the signature is unchanged nothing is rebuilt. A ``manifest.json`` records
+every file's size and sha256 (:mod:`litsift.search.manifest`): opening checks them (checksums
+when cheap, :data:`~litsift.search.manifest.VERIFY_ON_OPEN_BYTES`) and the structure (labels
+against both parts), so a damaged index is an :class:`IndexDamagedError` naming the file, and
+the next build rebuilds it even when the passages are unchanged.
 
 :meth:`PassageIndex.search` fuses the two runs by min-max interpolation (equal weights, BM25's
 floor 0 when its run is shorter than ``k0``, as for papers: :mod:`litsift.search.fusion`) and
@@ -28,10 +32,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import tantivy
 
-from litsift.errors import IndexDamagedError, QueryError
+from litsift.errors import IndexDamagedError, LitsiftError, QueryError
 from litsift.search.bm25 import ANALYZER_NAME, MAX_QUERY_TOKENS, analyzer
 from litsift.search.dense import DenseIndex
 from litsift.search.fusion import Fused, interpolate, ranked, rrf
+from litsift.search.manifest import (
+    REBUILD_HINT,
+    FileRecord,
+    cheap_to_verify,
+    check_records,
+    record_tree,
+)
 from litsift.text.passages import passage_input
 from litsift.types import Passage
 
@@ -50,6 +61,7 @@ __all__ = [
 
 DIR_NAME = "passages"
 META = "passages.json"
+MANIFEST = "manifest.json"
 WEIGHTS = {"bm25": 0.5, "dense": 0.5}
 EMBED_CHUNK = 256
 
@@ -65,7 +77,8 @@ class PassageHit:
 
 @dataclass(frozen=True)
 class PassageBuild:
-    """What :func:`build_passage_index` did."""
+    """What :func:`build_passage_index` did (``repaired``: why the index it replaced was
+    damaged, None when it was sound or absent)."""
 
     passages: int
     papers: int
@@ -73,6 +86,7 @@ class PassageBuild:
     seconds: float
     bytes: int
     unchanged: bool
+    repaired: str | None = None
 
 
 def load_passages(store: Store) -> tuple[list[Passage], dict[str, str]]:
@@ -110,8 +124,12 @@ def build_passage_index(
     encoder: Encoder,
     index_root: Path,
     progress: Callable[[str, int, int], None] | None = None,
+    rebuild: bool = False,
+    check: bool = False,
 ) -> PassageBuild:
-    """(Re)build ``<index_root>/passages`` when the stored passages or the encoder changed.
+    """(Re)build ``<index_root>/passages`` when the stored passages or the encoder changed,
+    ``rebuild`` is set, or the index is damaged (:func:`passage_damage`; with ``check`` every
+    file's sha256 is verified).
 
     Raises:
         OSError: the index directory cannot be written.
@@ -123,8 +141,9 @@ def build_passage_index(
     papers = len({p.doc_id for p in passages})
     if not passages and not final.exists():  # no full text imported: nothing to build
         return PassageBuild(0, 0, 0.0, 0.0, 0, True)
+    repaired = _damage_at_build(final, store, encoder, check) if final.exists() else None
     meta_path = final / META
-    if meta_path.is_file():
+    if meta_path.is_file() and repaired is None and not rebuild:
         try:
             if json.loads(meta_path.read_text(encoding="utf-8")).get("signature") == signature:
                 return PassageBuild(len(passages), papers, 0.0, 0.0, _size(final), True)
@@ -167,15 +186,68 @@ def build_passage_index(
         ),
         encoding="utf-8",
     )
+    records = record_tree(staging, frozenset({MANIFEST}))
+    (staging / MANIFEST).write_text(json.dumps({"files": records}, indent=1), encoding="utf-8")
     old = Path(index_root) / f".{DIR_NAME}.old"
     shutil.rmtree(old, ignore_errors=True)
     if final.exists():
         os.replace(final, old)
     os.replace(staging, final)
     shutil.rmtree(old, ignore_errors=True)
-    return PassageBuild(
-        len(passages), papers, embedded_s, time.perf_counter() - t0, _size(final), False
+    seconds = time.perf_counter() - t0
+    return PassageBuild(len(passages), papers, embedded_s, seconds, _size(final), False, repaired)
+
+
+def _records(directory: Path) -> dict[str, FileRecord] | None:
+    """The file records of the passage index in ``directory``, None when it has no
+    manifest (built before records existed).
+
+    Raises:
+        ValueError: the manifest cannot be read.
+    """
+    path = directory / MANIFEST
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, RecursionError) as err:
+        raise ValueError(f"{MANIFEST} cannot be read: {err}") from err
+    files = raw.get("files") if isinstance(raw, dict) else None
+    ok = isinstance(files, dict) and all(
+        isinstance(r, dict) and isinstance(r.get("size"), int) and isinstance(r.get("sha256"), str)
+        for r in files.values()
     )
+    if not ok or not isinstance(files, dict):
+        raise ValueError(f"{MANIFEST} is not a file record")
+    return {str(rel): FileRecord(size=r["size"], sha256=r["sha256"]) for rel, r in files.items()}
+
+
+def passage_damage(directory: Path, full: bool = False) -> str | None:
+    """Why the passage index in ``directory`` is damaged, or None: a recorded file missing or
+    of another size, or failing its sha256 (with ``full``, or when the index is small enough:
+    :func:`~litsift.search.manifest.cheap_to_verify`). An index without a manifest (built by
+    an older litsift) is not checked here; opening it still checks its structure."""
+    try:
+        records = _records(directory)
+    except ValueError as err:
+        return str(err)
+    if records is None:
+        return None
+    return check_records(directory, records, full or cheap_to_verify(records))
+
+
+def _damage_at_build(final: Path, store: Store, encoder: Encoder, check: bool) -> str | None:
+    """Why the current passage index must be rebuilt although its passages may be unchanged
+    (damaged, or without a manifest), or None."""
+    why = passage_damage(final, full=check)
+    if why is None and not (final / MANIFEST).is_file():
+        why = f"its files are not recorded ({MANIFEST} is missing or from an older litsift)"
+    if why is None:
+        try:
+            PassageIndex(final, store, encoder)
+        except IndexDamagedError as err:
+            why = err.message
+    return why
 
 
 def _size(directory: Path) -> int:
@@ -186,7 +258,17 @@ class PassageIndex:
     """An open passage index (see the module docstring)."""
 
     def __init__(self, directory: Path, store: Store, encoder: Encoder) -> None:
+        """Open the passage index in ``directory``.
+
+        Raises:
+            IndexDamagedError: a file is missing, of another size, fails its checksum (when
+                cheap to verify) or cannot be read, or the labels disagree between
+                ``passages.json``, tantivy and hnswlib (hint: ``litsift index``).
+        """
         self.directory = directory
+        why = passage_damage(directory)
+        if why is not None:
+            raise IndexDamagedError(f"the passage index is damaged: {why}", REBUILD_HINT)
         try:
             meta = json.loads((directory / META).read_text(encoding="utf-8"))
             self._labels = [(str(d), int(i)) for d, i in meta["labels"]]
@@ -194,11 +276,19 @@ class PassageIndex:
             self._index.register_tokenizer(ANALYZER_NAME, analyzer())
             self._searcher = self._index.searcher()
             self._dense = DenseIndex.open(directory / "dense.bin")
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
-            raise IndexDamagedError(
-                f"the passage index is damaged: {directory}: {why}", "run `litsift index`"
-            ) from err
+            n, docs = len(self._labels), int(self._searcher.num_docs)
+            labels = self._dense.labels()
+            if docs != n or (n and (self._dense.count() != n or int(labels[-1]) >= n)):
+                raise ValueError(f"{n:,} labels, {docs:,} BM25 and {self._dense.count():,} dense")
+        except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
+            if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
+                raise
+            if isinstance(err, LitsiftError):
+                why = err.message.removeprefix("the dense part is damaged: ")
+            else:
+                why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+            why = why.replace(f"{directory}/", "").replace(str(directory), DIR_NAME)
+            raise IndexDamagedError(f"the passage index is damaged: {why}", REBUILD_HINT) from err
         self._schema = self._index.schema
         self._analyzer = analyzer()
         self._store = store
@@ -207,9 +297,13 @@ class PassageIndex:
 
     @classmethod
     def open(cls, index_root: Path, store: Store, encoder: Encoder) -> PassageIndex | None:
-        """The passage index, or None when none was built (no full text imported)."""
+        """The passage index, or None when none was built (no full text imported).
+
+        Raises:
+            IndexDamagedError: see :class:`PassageIndex`.
+        """
         directory = Path(index_root) / DIR_NAME
-        if not (directory / META).is_file():
+        if not (directory / META).is_file() and not (directory / MANIFEST).is_file():
             return None
         return cls(directory, store, encoder)
 
@@ -245,8 +339,21 @@ class PassageIndex:
         return self._dense.nearest(self._encoder.encode_queries([text])[0], k0)
 
     def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
-        """The top ``k`` passages for ``text``: BM25 + dense over passages, interpolated."""
-        bm25 = self._bm25(text, k0)
+        """The top ``k`` passages for ``text``: BM25 + dense over passages, interpolated.
+
+        Raises:
+            IndexDamagedError: tantivy found a damaged file now (a large index is not
+                checksummed on open).
+        """
+        try:
+            bm25 = self._bm25(text, k0)
+        except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
+            if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
+                raise
+            why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+            raise IndexDamagedError(
+                f"the passage index is damaged: {self.directory}: {why}", REBUILD_HINT
+            ) from err
         runs = {"bm25": bm25, "dense": self._dense_run(text, k0)}
         exhaustive = {"bm25": 0.0} if len(bm25) < k0 else None
         fused = interpolate(runs, WEIGHTS, limit=k, exhaustive=exhaustive)

@@ -9,6 +9,9 @@ and :meth:`KindSearcher.search` fuses them and cuts to ``k`` -- the shape of pys
 these with the paper searcher (:mod:`litsift.search.datasets`). While the dense part of a kind
 is missing or behind its BM25 part (a background build is embedding), the searcher has no dense
 index: every query of it is answered by BM25 alone, and :attr:`KindSearcher.partial` says why.
+A damaged part is left out the same way (found on open, or by tantivy's error at the first
+query): BM25 alone when the dense part is damaged, dense alone when the BM25 part is, with
+:attr:`KindSearcher.partial` naming the damage and the fix (``litsift index``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from litsift.errors import IndexDamagedError
 from litsift.search.filters import YEAR_MISSING, allowed_mask
 from litsift.search.fusion import Fused, Norm, Run, fuse
 from litsift.search.query import bm25_query_text, clean_query_text
@@ -90,28 +94,33 @@ class KindSearcher:
 
     Args:
         kind: papers or datasets.
-        bm25: the kind's tantivy index.
+        bm25: the kind's tantivy index, or None when it is damaged: every fusion then
+            degrades to dense alone.
         dense: the kind's hnswlib index (labels are SQLite rowids), or None while it is not
             built yet: every fusion then degrades to BM25 alone.
         year_by_rowid: ``(n,)`` int32 year per rowid (``Store.year_by_rowid``).
         encoder: the bi-encoder that built ``dense``.
         ranking: retrieval and fusion settings.
         manifest: what the indexes were built from (None for indexes built in memory).
-        partial: why this searcher answers with BM25 alone (e.g. ``"dense index: 1,200 /
+        partial: why this searcher answers with one retriever (e.g. ``"dense index: 1,200 /
             19,588 embedded"``); default: derived from ``manifest`` when ``dense`` is None.
+        index_dir: the kind's index directory, where damage found at query time is marked.
     """
 
     def __init__(
         self,
         kind: Kind,
-        bm25: BM25Index,
+        bm25: BM25Index | None,
         dense: DenseIndex | None,
         year_by_rowid: npt.NDArray[np.int32],
         encoder: Encoder,
         ranking: Ranking | None = None,
         manifest: Manifest | None = None,
         partial: str | None = None,
+        index_dir: Path | None = None,
     ) -> None:
+        if bm25 is None and dense is None:
+            raise ValueError("a searcher needs a BM25 or a dense index")
         self.kind = kind
         self.bm25 = bm25
         self.dense = dense
@@ -119,11 +128,13 @@ class KindSearcher:
         self.encoder = encoder
         self.ranking = ranking or Ranking()
         self.manifest = manifest
+        self.index_dir = index_dir
         if dense is None and partial is None:
             m = manifest
-            done, total = (m.part_count("dense"), m.count) if m is not None else (0, bm25.count())
+            done = m.part_count("dense") if m is not None else 0
+            total = m.count if m is not None else bm25.count() if bm25 is not None else 0
             partial = f"dense index: {done:,} / {total:,} embedded"
-        self.partial = None if dense is not None else partial
+        self.partial = None if dense is not None and bm25 is not None else partial
 
     @classmethod
     def open(
@@ -139,13 +150,22 @@ class KindSearcher:
         Raises:
             IndexMissingError: no index was built for ``kind``.
             IndexMismatchError: the index was built by another encoder or layout.
+            IndexDamagedError: the manifest is unreadable, or both parts are damaged.
 
-        A dense part not built yet (or behind BM25) opens as ``dense=None``: BM25 only.
+        A dense part not built yet (or behind BM25) opens as ``dense=None``: BM25 only; a
+        damaged part (:func:`~litsift.search.indexer.open_parts`) opens as None too, and
+        :attr:`partial` says which and how to repair it.
         """
-        from litsift.search.indexer import open_indexes
+        from litsift.search.indexer import index_dir_for, open_parts
 
-        bm25, dense, manifest = open_indexes(index_root, kind, encoder)
-        return cls(kind, bm25, dense, year_by_rowid, encoder, ranking, manifest)
+        bm25, dense, manifest, damage = open_parts(index_root, kind, encoder)
+        partial = None
+        if "bm25" in damage:
+            partial = _damaged_note("BM25", damage["bm25"], "dense")
+        elif "dense" in damage:
+            partial = _damaged_note("dense", damage["dense"], "BM25")
+        directory = index_dir_for(index_root, kind)
+        return cls(kind, bm25, dense, year_by_rowid, encoder, ranking, manifest, partial, directory)
 
     # -- pieces ----------------------------------------------------------------------------
     def resolve(self, query: Query) -> Query:
@@ -155,6 +175,8 @@ class KindSearcher:
         r = self.ranking
         query = replace(query, text=clean_query_text(query.text))
         query = query.with_defaults(r.k, r.k0, r.fusion)
+        if self.bm25 is None:
+            return replace(query, fusion="dense")
         return query if self.dense is not None else replace(query, fusion="bm25")
 
     def signals(self, query: Query) -> tuple[str, ...]:
@@ -167,8 +189,35 @@ class KindSearcher:
         return np.asarray(self.encoder.encode_queries([text])[0], dtype=np.float32)
 
     def bm25_run(self, text: str, depth: int, years: YearRange) -> Run:
-        """BM25 top ``depth`` for ``text`` as given (no query handling), year filter pushed down."""
-        return self.bm25.search(text, depth, years)
+        """BM25 top ``depth`` for ``text`` as given (no query handling), year filter pushed
+        down; empty without a BM25 index. A file tantivy finds damaged now (e.g. "Fst data is
+        corrupted": same-size garbage in a large part, not checksummed on open) drops the BM25
+        index from this searcher and marks it damaged for ``litsift index``.
+
+        Raises:
+            IndexDamagedError: the BM25 part is damaged and there is no dense index either.
+        """
+        if self.bm25 is None:
+            return []
+        try:
+            return self.bm25.search(text, depth, years)
+        except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
+            if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
+                raise
+            self._drop_bm25(str(err).splitlines()[0][:200] if str(err) else type(err).__name__)
+            return []
+
+    def _drop_bm25(self, why: str) -> None:
+        from litsift.search.manifest import REBUILD_HINT, mark_damaged
+
+        if self.index_dir is not None and self.manifest is not None:
+            mark_damaged(self.index_dir, self.manifest, {"bm25": why})
+        if self.dense is None:
+            raise IndexDamagedError(
+                f"the bm25 part of the {self.kind.value} index is damaged: {why}", REBUILD_HINT
+            )
+        self.bm25 = None
+        self.partial = _damaged_note("BM25", why, "dense")
 
     def dense_run(self, qvec: FloatVector, depth: int, years: YearRange, prf_docs: int = 0) -> Run:
         """Dense top ``depth`` for a query vector, year filter pushed down.
@@ -222,6 +271,8 @@ class KindSearcher:
                 bm25_query_text(q.text, self.ranking.bm25_query), q.k0, q.years
             )
             spent["bm25"], t = time.perf_counter() - t, time.perf_counter()
+            if self.bm25 is None:  # found damaged just now: dense alone
+                return self.runs(query, qvec, timings)
         if q.fusion != "bm25":
             if qvec is None:
                 qvec = self.encode(q.text)
@@ -264,6 +315,8 @@ class KindSearcher:
         assert q.fusion is not None and q.k is not None
         spent = timings if timings is not None else {}
         runs = self.runs(q, qvec, spent)
+        q = self.resolve(q)  # dense alone if BM25 was found damaged by this query
+        assert q.fusion is not None and q.k is not None
         t = time.perf_counter()
         if extra_runs and q.fusion in MULTI_RUN_FUSIONS:
             pool = {docid for run in runs.values() for docid, _ in run}
@@ -339,3 +392,10 @@ class KindSearcher:
     def count(self) -> int:
         """Documents in the dense index (0 while it is not built)."""
         return self.dense.count() if self.dense is not None else 0
+
+
+def _damaged_note(part: str, why: str, other: str) -> str:
+    """The status note of a searcher answering without its damaged ``part`` (the CLI and the
+    TUI put "BM25 only — " before a note when BM25 alone answered)."""
+    only = "" if other == "BM25" else f"{other} only — "
+    return f"{only}{part} index damaged ({why}); run `litsift index` to rebuild it"

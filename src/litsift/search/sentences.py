@@ -9,13 +9,16 @@ kept here. A search then embeds only its aspects.
 
 The file (``<index dir>/sentences.sqlite``, SQLite in WAL mode, several processes may read and
 write it) is derived data: deleted, damaged or written by another encoder, it is emptied and
-refilled, never an error. Rows are keyed by ``(kind, doc id)`` and hold the SHA-1 of the text
-the sentences were cut from (an edited record is cut and embedded again), the spans as int32
-``(start, end)`` character offsets, and the vectors as float16 (half the disk of float32; a
-stored cosine differs from the float32 one by < 1e-3, and :class:`SentenceView` rounds freshly
-embedded vectors the same way, so a record's grades do not depend on where its vectors came
-from). ~8 sentences per abstract × 384 dims × 2 bytes: ~6 KB per paper, ~120 MB for the 19.6K
-papers of the sample.
+refilled, never an error. Damage is found on open by SQLite's ``PRAGMA quick_check`` (~85 ms
+for 175 MB; a checksum in a manifest cannot serve a file written in place by several processes)
+and by any SQLite error of a build, which then starts the file again
+(:func:`open_sentence_store` with ``fresh``). Rows are keyed by ``(kind, doc id)`` and hold the
+SHA-1 of the text the sentences were cut from (an edited record is cut and embedded again), the
+spans as int32 ``(start, end)`` character offsets, and the vectors as float16 (half the disk of
+float32; a stored cosine differs from the float32 one by < 1e-3, and :class:`SentenceView`
+rounds freshly embedded vectors the same way, so a record's grades do not depend on where its
+vectors came from). ~8 sentences per abstract × 384 dims × 2 bytes: ~6 KB per paper, ~120 MB
+for the 19.6K papers of the sample.
 """
 
 from __future__ import annotations
@@ -142,9 +145,14 @@ class SentenceStore:
         self.encoder_key = encoder_key
         self.dim = int(dim)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        #: why the file was found damaged and started again (set by open_sentence_store)
+        self.repaired: str | None = None
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
         self._lock = threading.Lock()
         try:
+            verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()
+            if verdict is None or verdict[0] != "ok":
+                raise sqlite3.DatabaseError(str(verdict[0] if verdict else "no verdict"))
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -285,25 +293,39 @@ def best_sentence_cosines(
     return out
 
 
-def open_sentence_store(index_root: Path, encoder: SentenceEncoder) -> SentenceStore | None:
-    """The sentence store under ``index_root`` for ``encoder``; a damaged file is deleted and
-    created again (it is derived data). None when even a new file cannot be written (a
-    read-only or full disk): scoring then embeds sentences on every search."""
+def open_sentence_store(
+    index_root: Path, encoder: SentenceEncoder, fresh: str | None = None
+) -> SentenceStore | None:
+    """The sentence store under ``index_root`` for ``encoder``; a damaged file (SQLite's
+    ``quick_check`` fails, or it is not a database) is deleted and created again (it is derived
+    data), and :attr:`SentenceStore.repaired` says why. With ``fresh`` (the reason: a build met
+    a SQLite error) the file is started again at once. None when even a new file cannot be
+    written (a read-only or full disk): scoring then embeds sentences on every search."""
     path = Path(index_root) / FILE_NAME
+    repaired = fresh
+    if fresh is not None:
+        _remove(path)
     for attempt in range(2):
         try:
-            return SentenceStore(path, encoder.cache_key, encoder.dim)
+            store = SentenceStore(path, encoder.cache_key, encoder.dim)
+            store.repaired = repaired
+            return store
         except (sqlite3.Error, OSError) as err:
             if attempt:
                 log.warning("sentence store unusable (%s): aspects are embedded per search", err)
                 return None
-            log.warning("sentence store %s damaged (%s): starting it again", path, err)
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    Path(f"{path}{suffix}").unlink(missing_ok=True)
-                except OSError:
-                    pass
+            log.info("sentence store %s damaged (%s): starting it again", path, err)
+            repaired = f"{FILE_NAME}: {err}"
+            _remove(path)
     return None
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def build_sentences(
