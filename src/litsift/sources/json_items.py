@@ -201,7 +201,7 @@ def load_json_items(
             item_line = _where(text, at)[0]
             if brk.truncated:
                 reason = (
-                    f"item {n} is cut off: the file ends inside it (line {line}, column {column}) "
+                    f"item {n} is cut off: the file ends inside it at line {line}, column {column} "
                     f"(a truncated export?); kept the {_count(done, what)} before it"
                 )
             else:
