@@ -188,7 +188,8 @@ def load_json_items(
         if end < len(text):
             raise _Break(end, "extra text after the document", False)
     except _Break as brk:
-        line, column = _where(text, brk.pos)
+        # a cut is where the text ends (the decoder names the start of a cut string)
+        line, column = _where(text, len(text.rstrip()) if brk.truncated else brk.pos)
         if not reader.entered:
             state = "cut off" if brk.truncated else "not valid JSON"
             raise IngestError(
