@@ -182,7 +182,8 @@ def read_pdf(path: Path) -> Iterator[SourceRecord | BadItem]:
         except IngestError:
             if doc.is_repaired and not doc.page_count:  # mupdf rebuilt a broken or cut file
                 raise IngestError(
-                    "a damaged or cut-off PDF: no page can be read (an incomplete download?)",
+                    f"{path}: a damaged or cut-off PDF: no page can be read (an incomplete "
+                    "download?)",
                     "download the PDF again",
                 ) from None
             raise
