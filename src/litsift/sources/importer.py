@@ -11,12 +11,13 @@ Nothing bad stops the import: a bad entry is reported as ``FILE:LOCATION: reason
 good ones are kept; an unusable file (:class:`~litsift.errors.IngestError` from its reader,
 or any library error the reader let through) is reported as ``FILE: reason; hint: ...`` and
 the other files go on. A file no format of the kind claims is such an unusable file when it
-was named on the command line, or when it was found in a directory under a name that says it
-is one of ours (``.bib``, ``.ris``, ``.json``, ``.csv``, ``.xml``, ``.pdf``...: a PNG renamed
-``refs.bib``, an empty or cut download). Only files found in a directory under other names
-(images, ``.docx``, ``.tex``) and plain notes (``.txt``, ``.md``) that no format claims are
-listed as skipped, and so are files of the other kind found in a directory. Each message names
-the file once and never an internal exception's class.
+was named on the command line, or when it was found in a directory under a name only our
+formats use (``.bib``, ``.ris``, ``.nbib``, ``.pdf``, ``.nxml``, ``.sqlite``...: a PNG renamed
+``refs.bib``, an empty or cut download). Files found in a directory under other names --
+images, ``.docx``, ``.tex``, and the general-purpose ``.json``, ``.csv``, ``.xml``, ``.txt``,
+``.md`` (config files, data tables, notes) -- that no format claims are listed as skipped, and
+so are files of the other kind found in a directory. Each message names the file once and
+never an internal exception's class.
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield Path(dirpath) / name
 
 
-#: plain notes that sit beside exports: skipped, not bad, when a directory walk finds them
-_NOTE_EXTENSIONS = (".txt", ".md")
+#: general-purpose text formats: a directory walk that finds one no format claims (a config
+#: file, a data table, notes, a dataset card's ``dataset_infos.json``) skips it, not bad
+_GENERIC_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".xml", ".csv", ".txt", ".md")
 #: magic bytes of files that end up under a bibliography's name
 _MAGIC = (
     (b"\x89PNG", "a PNG image"),
@@ -204,7 +206,7 @@ def plan(
             # a file the user named, or one whose name says it is one of ours, must be read
             ours = explicit or (
                 bool(_formats_named(file, kind))
-                and not file.name.lower().removesuffix(".gz").endswith(_NOTE_EXTENSIONS)
+                and not file.name.lower().removesuffix(".gz").endswith(_GENERIC_EXTENSIONS)
             )
             try:
                 head = registry.read_head(file)

@@ -5,7 +5,7 @@
   and Crossref responses keep their complete records the same way.
 * A PNG or random bytes named ``.bib``, an empty or cut ``.pdf``, an HTML page saved as
   ``.pdf``: ``FILE: reason; hint`` and exit code 1 through the real CLI, in a directory walk
-  too; images and notes beside the exports are skipped.
+  too; images, notes and general-purpose JSON beside the exports are skipped.
 * Every file-level and entry-level message names the file once and no internal exception
   class, over these cases and over damaged copies of one real file per format.
 
@@ -269,12 +269,14 @@ def test_a_directory_walk_reports_bad_exports_and_skips_images_and_notes(tmp_pat
     png_bib, empty_pdf = _png_bib(folder), _empty_pdf(folder)
     shutil.copyfile(PNG, folder / "figure.png")
     _notes_txt(folder)
+    infos = SRC / "huggingface" / "dataset-cards" / "scifact" / "dataset_infos.json"
+    shutil.copyfile(infos, folder / "dataset_infos.json")  # JSON, but no export
     code, report = ingest(tmp_path / "home", folder)
     assert code == 1
     assert report["added"] > 0  # the good export is imported
     assert sorted(p.split(": ")[0] for p in report["bad"]) == sorted([str(empty_pdf), str(png_bib)])
     assert sorted(p.split(": ")[0] for p in report["skipped"]) == sorted(
-        [str(folder / "figure.png"), str(folder / "notes.txt")]
+        [str(folder / n) for n in ("dataset_infos.json", "figure.png", "notes.txt")]
     )
     for problem, file in zip(sorted(report["bad"]), sorted([empty_pdf, png_bib]), strict=True):
         assert_clean(problem, file)
