@@ -209,8 +209,8 @@ def plan(
                 and not file.name.lower().removesuffix(".gz").endswith(_GENERIC_EXTENSIONS)
             )
             try:
-                head = registry.read_head(file)
                 fmt = registry.detect(file)
+                head = registry.read_head(file) if fmt is None else b""  # to say what it is
             except IngestError as err:
                 (bad if ours else skipped).append(file_problem(str(file), err))
                 continue
