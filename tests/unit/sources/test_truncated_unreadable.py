@@ -244,7 +244,7 @@ UNREADABLE = {
     "empty-pdf": (_empty_pdf, "empty file (0 bytes)"),
     "cut-pdf": (_cut_pdf, "a damaged or cut-off PDF"),
     "html-named-pdf": (_html_pdf, "not pdf (nor any other format litsift reads)"),
-    "notes-given-explicitly": (_notes_txt, "not wos (nor any other format litsift reads)"),
+    "notes-given-explicitly": (_notes_txt, "(nor any other format litsift reads)"),
 }
 
 
