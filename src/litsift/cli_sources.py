@@ -53,7 +53,11 @@ def ingest(
 
     Papers already stored (same DOI, arXiv id, ... or same title, first author and year) are
     merged, not duplicated. Bad entries are reported as FILE:LOCATION: reason and skipped;
-    everything good is kept; the exit code is 1 if anything was bad.
+    everything good is kept (a cut JSON export keeps its complete items). A file litsift
+    cannot read -- named as a PATH, or found in a directory under a name only bibliographic
+    files use (.bib, .ris, .nbib, .pdf, ...) -- is FILE: reason; hint. Other unreadable
+    files found in a directory (images; .json, .csv, .xml, .txt, .md that are no export)
+    are listed as skipped. The exit code is 1 if anything was bad.
     """
     with open_service(ctx.obj["home"]) as svc:
 

@@ -143,7 +143,7 @@ def read_crossref(path: Path) -> Iterator[SourceRecord | BadItem]:
     Raises:
         IngestError: unreadable, an error body, or no works.
     """
-    return read_pages(path, _page, work_record)
+    return read_pages(path, _page, work_record, [("message", "items")], "works")
 
 
 def _sniff(head: bytes, path: Path) -> int:

@@ -20,24 +20,16 @@ from litsift.sources.base import (
     Format,
     SourceRecord,
     clean_text,
-    decode_text,
-    read_bytes,
     read_text,
     year_from,
 )
 from litsift.sources.ids import ids_in_text, normalize_ids
+from litsift.sources.json_items import load_json_items, looks_like_json_lines
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "csl_record", "read_csl_json"]
 
 _CSL_KEYS = {"issued", "container-title", "citation-key", "author", "type", "URL", "DOI"}
-
-
-def _load(path: Path) -> Any:
-    try:
-        return json.loads(read_text(path))
-    except (ValueError, RecursionError) as err:
-        raise IngestError(f"{path}: not valid JSON ({err})"[:300], "export it again") from None
 
 
 def _year(item: dict[str, Any]) -> int | None:
@@ -89,34 +81,48 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
     )
 
 
+def _read_damaged(text: str) -> tuple[Any, BadItem | None]:
+    """JSON Lines of items (a cut line is a bad item), or what a cut array still holds."""
+    if not looks_like_json_lines(text):
+        return load_json_items(text, [(), ("items",)])
+    data: list[Any] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            try:
+                data.append(json.loads(line))
+            except (ValueError, RecursionError):
+                data.append(BadItem(f"line {n}", "not a complete JSON object (a cut line?)"))
+    return data, None
+
+
 def read_csl_json(path: Path) -> Iterator[SourceRecord | BadItem]:
     """Every item of a CSL-JSON array (or JSON Lines of items).
+
+    A cut or damaged array keeps its complete items; the cut (or first broken) item is a bad
+    item at its line (:func:`~litsift.sources.json_items.load_json_items`).
 
     Raises:
         IngestError: the file cannot be read, is not JSON, or holds no CSL items.
     """
+    text = read_text(path)
     try:
-        data = _load(path)
-    except IngestError:
-        lines = decode_text(read_bytes(path)).splitlines()
-        data = []
-        for n, line in enumerate(lines, start=1):
-            if line.strip():
-                try:
-                    data.append(json.loads(line))
-                except ValueError:
-                    data.append(BadItem(f"line {n}", "invalid JSON"))
+        data, cut = json.loads(text), None
+    except (ValueError, RecursionError):
+        data, cut = _read_damaged(text)
     if isinstance(data, dict) and "items" in data:
         data = data["items"]
-    if not isinstance(data, list) or not data:
-        raise IngestError(f"{path}: holds no CSL-JSON items", "export CSL JSON (an array of items)")
+    if not isinstance(data, list) or not (data or cut):
+        raise IngestError("holds no CSL-JSON items", "export CSL JSON (an array of items)")
     for n, item in enumerate(data, start=1):
         if isinstance(item, BadItem):
             yield item
         elif not isinstance(item, dict):
-            yield BadItem(f"item {n}", f"not a CSL item (a JSON {type(item).__name__})")
+            what = "array" if isinstance(item, list) else "value"
+            yield BadItem(f"item {n}", f"not a CSL item (a JSON {what}, not an object)")
         else:
             yield csl_record(item, f"item {n}")
+    if cut is not None:
+        yield cut
 
 
 def sniff_csl_json(head: bytes, path: Path) -> int:

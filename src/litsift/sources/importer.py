@@ -4,21 +4,29 @@ them, and write what they hold (:class:`~litsift.sources.writer.RecordWriter`).
 A PATH may be a file, a ``.gz`` file, or a directory. A directory that a directory format
 claims (a Zotero data directory, a Hugging Face dataset card) is read as one source; any other
 directory is walked recursively (hidden entries skipped) and each file detected on its own --
-a folder of PDFs, a folder of ``.bib`` files. Files no format claims are listed as skipped, not
-as errors. litsift's own JSONL goes through :func:`litsift.store.ingest.ingest_jsonl`.
+a folder of PDFs, a folder of ``.bib`` files. litsift's own JSONL goes through
+:func:`litsift.store.ingest.ingest_jsonl`.
 
 Nothing bad stops the import: a bad entry is reported as ``FILE:LOCATION: reason`` and the
 good ones are kept; an unusable file (:class:`~litsift.errors.IngestError` from its reader,
-or any library error the reader let through) is reported as ``FILE: reason`` and the other
-files go on.
+or any library error the reader let through) is reported as ``FILE: reason; hint: ...`` and
+the other files go on. A file no format of the kind claims is such an unusable file when it
+was named on the command line, or when it was found in a directory under a name only our
+formats use (``.bib``, ``.ris``, ``.nbib``, ``.pdf``, ``.nxml``, ``.sqlite``...: a PNG renamed
+``refs.bib``, an empty or cut download). Files found in a directory under other names --
+images, ``.docx``, ``.tex``, and the general-purpose ``.json``, ``.csv``, ``.xml``, ``.txt``,
+``.md`` (config files, data tables, notes) -- that no format claims are listed as skipped, and
+so are files of the other kind found in a directory. Each message names the file once and
+never an internal exception's class.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +36,7 @@ from litsift.sources.writer import Counts, Problem, RecordWriter
 from litsift.store.repo import Store
 from litsift.types import Kind
 
-__all__ = ["ImportReport", "import_paths", "plan"]
+__all__ = ["ImportReport", "file_problem", "import_paths", "plan"]
 
 #: ``progress(files_done, files_total, records_read)``
 ImportProgress = Callable[[int, int, int], None]
@@ -44,7 +52,8 @@ class ImportReport(Counts):
 
     Attributes:
         kind: papers or datasets.
-        skipped: files no format claims (``FILE: reason``).
+        skipped: files found in a directory that no format of this kind claims and whose
+            names are not ours, or that hold the other kind (``FILE: reason``).
         files: ``(file, format, entries read)`` per file read.
         elapsed_s: wall time in seconds.
     """
@@ -83,10 +92,83 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield Path(dirpath) / name
 
 
+#: general-purpose text formats: a directory walk that finds one no format claims (a config
+#: file, a data table, notes, a dataset card's ``dataset_infos.json``) skips it, not bad
+_GENERIC_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".xml", ".csv", ".txt", ".md")
+#: magic bytes of files that end up under a bibliography's name
+_MAGIC = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"PK\x03\x04", "a ZIP archive (a .docx, .xlsx or .zip?)"),
+    (b"%PDF", "a PDF"),
+    (b"\xd0\xcf\x11\xe0", "an old Microsoft Office document"),
+    (b"{\\rtf", "an RTF document"),
+)
+_HINT = "export it again, or name its format with --format NAME (litsift formats lists them)"
+#: ``KeyError:``, ``json.decoder.JSONDecodeError``: internal names, never shown to a user
+_EXCEPTION_NAME_RE = re.compile(
+    r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)\b:?\s*"
+)
+
+
+def _formats_named(file: Path, kind: Kind) -> list[str]:
+    """The formats of ``kind`` whose file-name endings ``file`` has (``.gz`` aside)."""
+    from litsift.sources import registry
+
+    name = file.name.lower().removesuffix(".gz")
+    return [
+        f.name
+        for f in registry.formats().values()
+        if f.kind is kind and any(name.endswith(ext) for ext in f.extensions)
+    ]
+
+
+def _unclaimed(file: Path, kind: Kind, head: bytes, bad: bool) -> Problem:
+    """``FILE: reason`` for a file that no format of ``kind`` claims (``; hint: ...`` when it
+    is reported as bad rather than skipped)."""
+    if not head:
+        reason, hint = "empty file (0 bytes)", "export or download it again"
+    else:
+        what = next((label for magic, label in _MAGIC if head.startswith(magic)), "")
+        sample = head[:8192]
+        controls = sum(1 for b in sample if b < 9 or 13 < b < 32)
+        if not what and (b"\x00" in sample or controls > len(sample) // 20):
+            what = "binary data, not text"
+        named = _formats_named(file, kind)
+        ext = "." + file.name.lower().removesuffix(".gz").rsplit(".", 1)[-1]
+        if not bad:
+            reason = "not a format litsift reads"
+        elif len(named) > 3:
+            reason = f"not any of the formats litsift reads from {ext} files ({', '.join(named)})"
+        elif named:
+            reason = f"not {' or '.join(named)} (nor any other format litsift reads)"
+        else:
+            reason = "not a format litsift reads"
+        reason += f": it holds {what}" if what else ""
+        hint = _HINT
+    return Problem(str(file), "", f"{reason}; hint: {hint}" if bad else reason)
+
+
+def _without_exception_names(text: str) -> str:
+    return re.sub(r"\(\s*\)", "", _EXCEPTION_NAME_RE.sub("", text)).strip()
+
+
+def file_problem(file: str, err: LitsiftError) -> Problem:
+    """``err`` about ``file`` as ``FILE: reason; hint: ...``: the path once (a reader's message
+    may start with it, a library's may quote it), no internal exception class names."""
+    message = err.message.removeprefix(f"{file}: ").removeprefix(f"{file}:")
+    if file in message:
+        message = message.replace(file, Path(file).name)
+    message = _without_exception_names(message) or "cannot be read"
+    return Problem(file, "", message + (f"; hint: {err.hint}" if err.hint else ""))
+
+
 def plan(
     paths: Sequence[Path], kind: Kind, fmt_name: str | None = None
-) -> tuple[list[tuple[Path, Format]], list[Problem]]:
-    """The ``(path, format)`` pairs an import would read, and the paths it would skip.
+) -> tuple[list[tuple[Path, Format]], list[Problem], list[Problem]]:
+    """The ``(path, format)`` pairs an import would read, the paths it would skip, and the
+    files it cannot read (see the module docstring for which is which).
 
     Raises:
         IngestError: a PATH does not exist, or ``fmt_name`` is unknown or of the other kind.
@@ -101,6 +183,7 @@ def plan(
         )
     todo: list[tuple[Path, Format]] = []
     skipped: list[Problem] = []
+    bad: list[Problem] = []
     for path in paths:
         path = Path(path)
         if not path.exists():
@@ -111,7 +194,8 @@ def plan(
             else:
                 todo.append((path, forced))
             continue
-        candidates = [path] if not path.is_dir() else []
+        explicit = not path.is_dir()
+        candidates = [path] if explicit else []
         if path.is_dir():
             fmt = registry.detect(path)
             if fmt is not None and fmt.kind is kind:
@@ -119,22 +203,30 @@ def plan(
                 continue
             candidates = list(_walk(path))
         for file in candidates:
+            # a file the user named, or one whose name says it is one of ours, must be read
+            ours = explicit or (
+                bool(_formats_named(file, kind))
+                and not file.name.lower().removesuffix(".gz").endswith(_GENERIC_EXTENSIONS)
+            )
             try:
                 fmt = registry.detect(file)
+                head = registry.read_head(file) if fmt is None else b""  # to say what it is
             except IngestError as err:
-                skipped.append(Problem(str(file), "", err.message))
+                (bad if ours else skipped).append(file_problem(str(file), err))
                 continue
             if fmt is None:
-                skipped.append(Problem(str(file), "", "not a format litsift reads"))
+                (bad if ours else skipped).append(_unclaimed(file, kind, head, ours))
             elif fmt.kind is not kind:
-                skipped.append(
-                    Problem(
-                        str(file), "", f"holds {fmt.kind.value}s ({fmt.name}), not {kind.value}s"
-                    )
-                )
+                other = fmt.kind.value
+                reason = f"holds {other}s ({fmt.name}), not {kind.value}s"
+                if explicit:
+                    hint = f"use: litsift ingest {other}s FILE"
+                    bad.append(Problem(str(file), "", f"{reason}; hint: {hint}"))
+                else:
+                    skipped.append(Problem(str(file), "", reason))
             else:
                 todo.append((file, fmt))
-    return todo, skipped
+    return todo, skipped, bad
 
 
 def import_paths(
@@ -166,9 +258,10 @@ def import_paths(
     start = time.perf_counter()
     if store.readonly:
         raise IngestError(f"the store {store.path} is open read-only", "open it for writing")
-    todo, skipped = plan(paths, kind, fmt_name)
+    todo, skipped, unreadable = plan(paths, kind, fmt_name)
     report = ImportReport(kind=kind, skipped=skipped)
     writer = RecordWriter(store, kind)
+    writer.counts.bad.extend(unreadable)
     for i, (path, fmt) in enumerate(todo):
         label = str(path)
         if fmt.name.startswith("jsonl"):
@@ -176,7 +269,7 @@ def import_paths(
             try:
                 sub = ingest_jsonl(store, kind, path)
             except LitsiftError as err:
-                writer.counts.bad.append(Problem(label, "", err.message))
+                writer.counts.bad.append(file_problem(label, err))
                 continue
             report.read += sub.read
             report.added += sub.added
@@ -193,16 +286,18 @@ def import_paths(
                 writer.add(fmt.name, label, item)
         except LitsiftError as err:
             writer.flush()
-            writer.counts.bad.append(Problem(label, "", err.message))
+            writer.counts.bad.append(file_problem(label, err))
         except (Exception, RecursionError) as err:  # a library error the reader let through
             writer.flush()
-            reason = f"cannot be read as {fmt.name}: {type(err).__name__}: {err}"
-            writer.counts.bad.append(Problem(label, "", reason[:300]))
+            reason = f"cannot be read as {fmt.name}: unexpected content ({err})"[:300]
+            hint = "check the file; if it is sound, please report this to litsift"
+            writer.counts.bad.append(file_problem(label, IngestError(reason, hint)))
         writer.flush()
         report.files.append((label, fmt.name, writer.counts.read - before))
         if progress is not None:
             progress(i + 1, len(todo), writer.counts.read)
     writer.flush()
     report.fold(writer.counts)
+    report.bad = [replace(p, reason=_without_exception_names(p.reason)) for p in report.bad]
     report.elapsed_s = time.perf_counter() - start
     return report

@@ -180,6 +180,12 @@ def read_pdf(path: Path) -> Iterator[SourceRecord | BadItem]:
         try:
             record = _record(doc, path)
         except IngestError:
+            if doc.is_repaired and not doc.page_count:  # mupdf rebuilt a broken or cut file
+                raise IngestError(
+                    f"{path}: a damaged or cut-off PDF: no page can be read (an incomplete "
+                    "download?)",
+                    "download the PDF again",
+                ) from None
             raise
         except Exception as err:
             raise IngestError(

@@ -26,6 +26,9 @@ from litsift.types import Kind
 
 __all__ = ["FORMATS", "paper_record", "parse_page"]
 
+#: where a response keeps its papers: a batch list, search / bulk / citation pages,
+#: recommendations, an author's papers (a cut file keeps the complete ones)
+_RECORDS_AT = [(), ("data",), ("recommendedPapers",), ("papers",)]
 _PAPER_KEYS = ("paperId", "corpusId", "corpusid", "externalIds", "externalids")
 
 
@@ -139,7 +142,7 @@ def read_s2(path: Path) -> Iterator[SourceRecord | BadItem]:
     Raises:
         IngestError: unreadable, an error body, or no papers.
     """
-    return read_pages(path, _page, paper_record)
+    return read_pages(path, _page, paper_record, _RECORDS_AT, "papers")
 
 
 def _sniff(head: bytes, path: Path) -> int:

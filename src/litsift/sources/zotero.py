@@ -16,7 +16,6 @@ The Better BibTeX JSON export (``items``, ``collections``) carries the same item
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sqlite3
@@ -36,6 +35,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.ids import ids_in_text, normalize_ids
+from litsift.sources.json_items import load_json_items
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "read_bbt_json", "read_zotero", "zotero_record"]
@@ -291,17 +291,15 @@ def _sniff_dir(head: bytes, path: Path) -> int:
 
 
 def read_bbt_json(path: Path) -> Iterator[SourceRecord | BadItem]:
-    """Every regular item of a Better BibTeX JSON library export.
+    """Every regular item of a Better BibTeX JSON library export; a cut export keeps its
+    complete items and reports the cut one at its line.
 
     Raises:
         IngestError: the file cannot be read or is not a BBT JSON export.
     """
-    try:
-        data = json.loads(decode_text(read_bytes(path)))
-    except (ValueError, RecursionError) as err:
-        raise IngestError(f"{path}: not a Better BibTeX JSON file ({err})"[:300], "") from None
+    data, cut = load_json_items(decode_text(read_bytes(path)), [("items",)])
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):
-        raise IngestError(f"{path}: no 'items' list", "export the library as Better BibTeX JSON")
+        raise IngestError("no 'items' list", "export the library as Better BibTeX JSON")
     raw_colls = data.get("collections") or {}
     colls = raw_colls if isinstance(raw_colls, dict) else {}
 
@@ -347,7 +345,9 @@ def read_bbt_json(path: Path) -> Iterator[SourceRecord | BadItem]:
                 key=str(item.get("citationKey") or item.get("key") or ""),
             )
         except Exception as err:
-            yield BadItem(location, f"{type(err).__name__}: {err}"[:200])
+            yield BadItem(location, f"cannot be read: unexpected content ({err})"[:200])
+    if cut is not None:
+        yield cut
 
 
 def _sniff_bbt(head: bytes, path: Path) -> int:

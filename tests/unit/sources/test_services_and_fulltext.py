@@ -139,11 +139,18 @@ def test_files_without_papers_are_not_imported(name: str) -> None:
             list(fmt.read(SRC / name))
 
 
-def test_truncated_json_is_a_clear_error(tmp_path: Path) -> None:
+def test_truncated_json_keeps_complete_works_and_reports_the_cut_one(tmp_path: Path) -> None:
+    whole = list(registry.get("crossref").read(SRC / "crossref/works_sample-10.json"))
     data = (SRC / "crossref/works_sample-10.json").read_bytes()
     cut = tmp_path / "cut.json"
     cut.write_bytes(data[: len(data) // 2])
-    with pytest.raises(IngestError):
+    items = list(registry.get("crossref").read(cut))
+    *records, last = items
+    assert records and all(isinstance(r, SourceRecord) for r in records)
+    assert [r.ids for r in records] == [r.ids for r in whole[: len(records)]]  # type: ignore[union-attr]
+    assert isinstance(last, BadItem) and f"item {len(records) + 1} is cut off" in last.reason
+    cut.write_bytes(data[: data.index(b'"total-results"') + 5])  # before the works: none kept
+    with pytest.raises(IngestError, match="cut off at line 1"):
         list(registry.get("crossref").read(cut))
 
 
