@@ -91,7 +91,9 @@ def _open_tantivy(path: Path) -> tantivy.Index:
             raise
     copy = Path(tempfile.mkdtemp(prefix="litsift-bm25-"))
     atexit.register(shutil.rmtree, copy, True)
-    shutil.copytree(path, copy, dirs_exist_ok=True)
+    for file in path.iterdir():  # tantivy's directory is flat; contents only, no read-only modes
+        if file.is_file():
+            shutil.copyfile(file, copy / file.name)
     return tantivy.Index.open(str(copy))
 
 
