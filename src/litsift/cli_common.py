@@ -83,7 +83,7 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
     home = ctx.find_root().params.get("home") if ctx is not None else None
     try:
         paths = get_paths(home)
-    except Exception:  # noqa: BLE001 -- no home to point at; the error itself still decides
+    except Exception:  # no home to point at: the error itself still decides
         return fault_in_chain(err)
     fault = fault_in_chain(err, paths.data_dir)
     if fault is not None:
