@@ -367,7 +367,8 @@ def test_a_lock_held_by_another_process_is_told_as_locked(home40: Path, tmp_path
         holder.close()
     fault = machine_fault(raised.value, store_file)
     assert isinstance(fault, StoreLockedError)
-    assert "wait for the other" in fault.hint
+    assert "locked by another writer" in fault.message
+    assert "wait for the other process" in fault.hint
 
 
 @pytest.mark.parametrize("where", ["header", "table pages"])

@@ -175,9 +175,9 @@ def machine_fault(err: BaseException, path: Path | None = None) -> MachineFaultE
             return read_only(where, "the file system or the file is read-only")
         if primary in (_BUSY, _LOCKED):
             return StoreLockedError(
-                f"the store {where} is locked by another litsift process",
-                "wait for the other ingest, index, sync or dedup to finish, then run the "
-                "command again",
+                f"the store {where} is locked by another writer (another litsift ingest, "
+                "index, sync or dedup)",
+                "wait for the other process to finish, then run the command again",
             )
         if primary in (_PERM, _AUTH):
             return PermissionDeniedError(
