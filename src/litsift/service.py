@@ -611,4 +611,6 @@ class LitsiftService:
             }
         #: None, or why nothing can be saved here (a read-only home, a full disk)
         out["read_only"] = self.read_only_reason
+        #: None, or how a read-only store was opened (immutable, a private copy of its WAL)
+        out["store_opened"] = self.store.read_note
         return out

@@ -243,18 +243,23 @@ def test_full_disk_index_and_ingest_are_not_bugs(home40: Path, tmp_path: Path) -
 def test_read_only_mount_searches_like_the_writable_home(
     home40: Path, writable_hits: list[str], tmp_path: Path
 ) -> None:
-    """Was: every command, search included, said the store is unreadable."""
-    with read_only_view(copy_home(home40, tmp_path / "home"), tmp_path / "ro") as home:
+    """Was: every command, search included, said the store is unreadable; ingest, sync and
+    rq exited 2 as bugs. The snapshot lacks the home's empty cache dir (never made here)."""
+    source = copy_home(home40, tmp_path / "home")
+    shutil.rmtree(source / "cache")
+    with read_only_view(source, tmp_path / "ro") as home:
         found = litsift(home, "search", QUERY, "-k", "5", "--json")
         config = litsift(home, "config")
         ingest = litsift(home, "ingest", "papers", str(BIB_FILES[0]))
         index = litsift(home, "index", "papers", "--quiet", "--rebuild")
+        sync = litsift(home, "sync", "crossref", "--query", "retrieval", "--max-pages", "1")
+        rq = litsift(home, "rq", "extract")
         listing = sorted(p.name for p in (home / "data").iterdir())
     assert hit_ids(found) == writable_hits
     assert "cannot be saved" in found.stderr and "read-only" in found.stderr
     assert_no_bug_no_loss(found)
     assert config.returncode == 0 and json.loads(config.stdout)["read_only"]
-    for done in (ingest, index):
+    for done in (ingest, index, sync, rq):
         assert_no_bug_no_loss(done)
         assert done.returncode == 1
         assert "cannot be written (a read-only file system)" in done.stderr, told(done)
@@ -394,3 +399,43 @@ def test_a_damaged_store_is_called_damaged_only_with_quick_check_and_kept(
     assert "is damaged (SQLite's quick_check" in done.stderr, told(done)
     assert "keep the file" in done.stderr and ".recover" in done.stderr
     assert store_file.read_bytes() == bytes(data)  # nothing moved, nothing rewritten
+
+
+def test_read_only_mount_searches_with_the_dense_index(
+    home40: Path, tmp_path: Path, encoder: object
+) -> None:
+    """hnswlib and the sentence store are read without writing: the answer is the full
+    hybrid, as on the writable home."""
+    home = copy_home(home40, tmp_path / "home")
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:  # type: ignore[arg-type]
+        svc.build_index(Kind.PAPER)
+    writable = litsift(home, "search", QUERY, "-k", "5", "--json")
+    with read_only_view(home, tmp_path / "ro") as view:
+        found = litsift(view, "search", QUERY, "-k", "5", "--json")
+    assert_no_bug_no_loss(found)
+    assert json.loads(found.stdout)["signals_used"] == ["bm25", "dense"]
+    assert hit_ids(found) == hit_ids(writable)
+    assert "cannot be saved" in found.stderr
+
+
+def test_an_unreadable_store_is_permission_denied_not_damaged(
+    home40: Path, tmp_path: Path
+) -> None:
+    """Was: "the store ... is unreadable: unable to open database file -- hint: move the file
+    away". The file is fine; this user may not read it."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run the CLI without CAP_DAC_OVERRIDE")
+    home = copy_home(home40, tmp_path / "home")
+    store_file = home / "data" / "litsift.sqlite"
+    store_file.chmod(0)
+    try:
+        done = litsift(home, "config", drop_dac=True)
+    finally:
+        store_file.chmod(0o644)
+    if "permission" not in done.stderr and done.returncode == 0:
+        pytest.skip("dropping CAP_DAC_OVERRIDE does not make root obey permissions here")
+    assert_no_bug_no_loss(done)
+    assert done.returncode == 1
+    assert f"permission denied: {store_file} cannot be read by this user" in done.stderr
+    assert "ls -l" in done.stderr
+    assert paper_count(store_file) == N_PAPERS

@@ -172,7 +172,8 @@ def machine_fault(err: BaseException, path: Path | None = None) -> MachineFaultE
         if primary == _FULL:
             return no_space(where)
         if primary == _READONLY:
-            return read_only(where, "the file system or the file is read-only")
+            found = place_fault(where) if place is not None else None
+            return found or read_only(where, "the file system or the file is read-only")
         if primary in (_BUSY, _LOCKED):
             return StoreLockedError(
                 f"the store {where} is locked by another writer (another litsift ingest, "
