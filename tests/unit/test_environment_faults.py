@@ -418,9 +418,7 @@ def test_read_only_mount_searches_with_the_dense_index(
     assert "cannot be saved" in found.stderr
 
 
-def test_an_unreadable_store_is_permission_denied_not_damaged(
-    home40: Path, tmp_path: Path
-) -> None:
+def test_an_unreadable_store_is_permission_denied_not_damaged(home40: Path, tmp_path: Path) -> None:
     """Was: "the store ... is unreadable: unable to open database file -- hint: move the file
     away". The file is fine; this user may not read it."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
