@@ -146,7 +146,7 @@ def _stopped(
     writer.counts = type(writer.counts)()
     done = (
         f"{report.added:,} added, {report.updated:,} updated, {report.merged:,} merged, "
-        f"{report.unchanged:,} unchanged"
+        f"{report.unchanged:,} unchanged ({len(report.bad):,} bad entries skipped)"
     )
     return type(fault)(
         f"{fault.message}; the import stopped at {label}, after committing {done}",

@@ -22,6 +22,7 @@ silently.
 from __future__ import annotations
 
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -148,10 +149,17 @@ class _Ingest:
                     raise
                 raise fault from err
             finally:
-                if self.conn.in_transaction:
-                    self.conn.rollback()
-                self.conn.execute(f"DROP TABLE IF EXISTS {_STAGE}")
-                self.conn.commit()
+                stopping = sys.exc_info()[1] is not None
+                try:
+                    if self.conn.in_transaction:
+                        self.conn.rollback()
+                    self.conn.execute(f"DROP TABLE IF EXISTS {_STAGE}")
+                    self.conn.commit()
+                except sqlite3.Error:
+                    # the staging table is TEMP (gone with the connection); a cleanup that
+                    # fails on a full disk must not hide the error that stopped the ingest
+                    if not stopping:
+                        raise
         self.report.elapsed_s = time.perf_counter() - start
         return self.report
 

@@ -336,16 +336,25 @@ class Store:
             try:
                 yield conn
             except sqlite3.Error as err:
-                conn.rollback()
+                _rollback(conn)
                 fault = machine_fault(err, self.path)
                 if fault is not None:
                     raise fault from err
                 raise
             except BaseException:
-                conn.rollback()
+                _rollback(conn)
                 raise
             try:
                 conn.commit()
             except sqlite3.Error as err:
-                conn.rollback()
+                _rollback(conn)
                 raise store_fault(err, self.path) from err
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back, where SQLite has not already (it does after some SQLITE_FULL and I/O
+    errors); a failing rollback must not hide the error that caused it."""
+    try:
+        conn.rollback()
+    except sqlite3.Error:
+        pass
