@@ -190,18 +190,28 @@ def test_full_disk_search_and_config_answer_and_say_why_nothing_is_saved(
     assert "no space left" in state["read_only"]
 
 
+@pytest.mark.parametrize("source", ["bibtex", "jsonl"])
 def test_full_disk_ingest_counts_only_committed_rows_and_blames_no_file(
-    home40: Path, tmp_path: Path
+    home40: Path, tmp_path: Path, source: str
 ) -> None:
     """Was: exit 2 "failed unexpectedly (OperationalError: database or disk is full)", or the
     BibTeX file blamed ("cannot be read as bibtex") with more "added" than were stored."""
-    with tmpfs(tmp_path / "mnt", "4m") as root:
+    room = LOW_SPACE_BYTES + (16 << 10)  # enough to open the store for writing, not to finish
+    if source == "bibtex":
+        files = [str(f) for f in BIB_FILES]
+    else:  # 3,000 papers of the sample (~4 MB) merged in batches of 1,000 (~1.4 MB each)
+        room = 3 * LOW_SPACE_BYTES
+        rows = read_jsonl_gz(PAPERS_GZ)[1000:4000]
+        jsonl = tmp_path / "papers.jsonl"
+        jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        files = [str(jsonl)]
+    with tmpfs(tmp_path / "mnt", "6m") as root:
         home = copy_home(home40, root / "home")
-        filler = fill(root, leave=LOW_SPACE_BYTES + (16 << 10))
-        done = litsift(home, "ingest", "papers", *map(str, BIB_FILES))
+        filler = fill(root, leave=room)
+        done = litsift(home, "ingest", "papers", *files)
         filler.unlink()  # room for SQLite to open the store and read it back
         stored = paper_count(home / "data" / "litsift.sqlite")
-        again = litsift(home, "ingest", "papers", *map(str, BIB_FILES), "--json")
+        again = litsift(home, "ingest", "papers", *files, "--json")
     assert_no_bug_no_loss(done)
     assert done.returncode == 1
     assert "no space left" in done.stderr, told(done)
