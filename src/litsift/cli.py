@@ -229,6 +229,9 @@ def search(
             fulltext=fulltext,
         )
         result = svc.search(q)
+        read_only = svc.read_only_reason
+    if read_only is not None:  # on stderr, so --json stays the stable object
+        click.echo(f"note: {for_terminal(read_only)}", err=True)
     if result.partial is not None and not as_json:
         only = "BM25 only — " if result.signals_used == ("bm25",) else ""
         click.echo(f"note: {only}{result.partial}", err=True)

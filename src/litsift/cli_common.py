@@ -52,6 +52,11 @@ def reports_errors(fn: F) -> F:
         except Exception as e:  # a bug: still our message + hint, the traceback on request
             if os.environ.get("LITSIFT_DEBUG"):
                 raise
+            fault = _machine_fault(e)
+            if fault is not None:  # a full disk, a read-only home, a lock: not a bug
+                click.secho(f"error: {for_terminal(fault.message)}", fg="red", err=True)
+                click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
+                sys.exit(1)
             what = for_terminal(f"{type(e).__name__}: {e}")[:300]
             click.secho(f"error: litsift failed unexpectedly ({what})", fg="red", err=True)
             click.echo(
@@ -62,6 +67,35 @@ def reports_errors(fn: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _machine_fault(err: BaseException) -> LitsiftError | None:
+    """The machine's fault behind an error no layer below named (a library's "No space left
+    on device", SQLite's "database or disk is full"), placed at the command's home; or a
+    damaged store, when SQLite says so and ``PRAGMA quick_check`` agrees."""
+    import sqlite3
+
+    from litsift.errors import StoreCorruptError
+    from litsift.paths import get_paths
+    from litsift.store.faults import fault_in_chain, store_fault
+
+    ctx = click.get_current_context(silent=True)
+    home = ctx.find_root().params.get("home") if ctx is not None else None
+    try:
+        paths = get_paths(home)
+    except Exception:  # no home to point at: the error itself still decides
+        return fault_in_chain(err)
+    fault = fault_in_chain(err, paths.data_dir)
+    if fault is not None:
+        return fault
+    cause: BaseException | None = err
+    while cause is not None:
+        code = (getattr(cause, "sqlite_errorcode", None) or 0) & 0xFF
+        if isinstance(cause, sqlite3.DatabaseError) and code in (11, 26):  # CORRUPT, NOTADB
+            told = store_fault(cause, paths.store_file)
+            return told if isinstance(told, StoreCorruptError) else None
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def open_service(home: str | None) -> LitsiftService:

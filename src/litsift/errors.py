@@ -67,3 +67,32 @@ class IndexDamagedError(IndexMismatchError):
     the part and the file, and ``litsift index`` rebuilds that part from the store. A subclass
     of :class:`IndexMismatchError`, so code treating an unusable index as out of date keeps
     doing so."""
+
+
+class MachineFaultError(StoreError):
+    """The machine refused a read or write of the home: no space left, a read-only file system,
+    a lock held by another process, or a permission. Nothing stored is damaged; the hint says
+    what to do (free space, open read-only, wait), never to move the store away.
+    :mod:`litsift.store.faults` builds these from SQLite's error codes and ``errno``."""
+
+
+class NoSpaceError(MachineFaultError):
+    """No space left on the device holding the home (``SQLITE_FULL``, ``ENOSPC``)."""
+
+
+class ReadOnlyHomeError(MachineFaultError):
+    """The home cannot be written: a read-only file system or directory (``SQLITE_READONLY``,
+    ``EROFS``, a directory without write permission). Searching it still works."""
+
+
+class StoreLockedError(MachineFaultError):
+    """Another process holds the store's lock (``SQLITE_BUSY``, ``SQLITE_LOCKED``) past the
+    busy timeout."""
+
+
+class PermissionDeniedError(MachineFaultError):
+    """A file of the home cannot be read (``EACCES``, ``EPERM``, ``SQLITE_PERM``)."""
+
+
+class StoreCorruptError(StoreError):
+    """SQLite reports the store's file damaged and ``PRAGMA quick_check`` confirms it."""

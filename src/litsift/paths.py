@@ -6,6 +6,7 @@ directory, which is how tests and ``litsift eval`` keep their own stores apart f
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,8 +67,15 @@ class Paths:
         return root / "embeddings.sqlite"
 
     def ensure(self) -> Paths:
+        """Create the directories that are missing. One that cannot be made (a read-only
+        mount, a directory of another user) is left for the store to report when a command
+        has to write there: searching a read-only home needs none of them made."""
         for d in (self.config_dir, self.data_dir, self.cache_dir, self.index_dir):
-            d.mkdir(parents=True, exist_ok=True)
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                if err.errno not in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC):
+                    raise
         return self
 
 

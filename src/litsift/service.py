@@ -95,11 +95,35 @@ class LitsiftService:
     # -- parts -----------------------------------------------------------------------------
     @property
     def store(self) -> Store:
+        """The store, opened for writing; where the home cannot be written (a read-only
+        file system or directory, a full disk) it is opened read-only instead, so searching
+        works, and every write raises why (:attr:`read_only_reason`).
+
+        Raises:
+            StoreError: the store cannot be read either (locked, permission, damaged).
+        """
         if self._store is None:
+            from litsift.errors import NoSpaceError, ReadOnlyHomeError
             from litsift.store import Store
 
-            self._store = Store(self.paths.store_file)
+            try:
+                self._store = Store(self.paths.store_file)
+            except (ReadOnlyHomeError, NoSpaceError) as err:
+                if not self.paths.store_file.is_file():
+                    raise
+                self._store = Store(self.paths.store_file, readonly=True, write_fault=err)
         return self._store
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why nothing can be saved in this home (labels, notes, query history, ingests,
+        index builds), in one line, or None when it can be written."""
+        store = self.store
+        if not store.readonly:
+            return None
+        fault = store.write_fault
+        why = fault.message if fault is not None else f"{store.path} is open read-only"
+        return f"{why}: labels, notes and query history cannot be saved here"
 
     @property
     def sources(self) -> SourceService:
@@ -408,9 +432,12 @@ class LitsiftService:
         return self.triage.annotations(kind, doc_ids)
 
     def record_query(self, query: Query) -> int:
-        """Add a submitted query to the history; returns its history id."""
+        """Add a submitted query to the history; returns its history id, or 0 on a read-only
+        home (:attr:`read_only_reason`), where a search keeps no history and raises nothing."""
         from litsift.search.query import clean_query_text
 
+        if self.store.readonly:  # a read-only home searches; its history is not kept
+            return 0
         return self.triage.record_query(clean_query_text(query.text), query.kind, query.years)
 
     def saved_searches(self) -> list[HistoryEntry]:
@@ -650,4 +677,8 @@ class LitsiftService:
                 "embedded": m.part_count("dense") if m else 0,
                 "model": m.model_id if m else None,
             }
+        #: None, or why nothing can be saved here (a read-only home, a full disk)
+        out["read_only"] = self.read_only_reason
+        #: None, or how a read-only store was opened (immutable, a private copy of its WAL)
+        out["store_opened"] = self.store.read_note
         return out

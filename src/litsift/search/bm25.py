@@ -16,16 +16,26 @@ over the matched (field, token) clauses, each times its field boost.
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import cast
 
 import tantivy
 
-from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
+from litsift.errors import (
+    IndexDamagedError,
+    IndexMismatchError,
+    IndexMissingError,
+    PermissionDeniedError,
+    ReadOnlyHomeError,
+)
 from litsift.search.filters import YEAR_MISSING, is_filtering, year_value
 from litsift.search.text import DEFAULT_BOOSTS, FIELDS, record_fields
+from litsift.store.faults import fault_in_chain, machine_fault
 from litsift.types import Kind, Record, YearRange
 
 #: Name the analyzer is registered under in every index this module opens.
@@ -60,6 +70,31 @@ def _schema(fields: Iterable[str]) -> tantivy.Schema:
     sb.add_unsigned_field("rowid", stored=True, indexed=True, fast=True)
     sb.add_integer_field("year", stored=False, indexed=True, fast=True)
     return sb.build()
+
+
+def _open_tantivy(path: Path) -> tantivy.Index:
+    """``tantivy.Index.open(path)``, or the same index from a private copy where ``path``
+    cannot be written.
+
+    tantivy takes its lock file (``.tantivy-meta.lock``) even to open a reader, and its Python
+    API has no read-only open; on a read-only home (a read-only mount, a directory of another
+    user) the index files are copied into the temp dir, which is removed at exit.
+
+    Raises:
+        ValueError: tantivy cannot open the index (or its copy).
+        OSError: the copy cannot be made (no space in the temp dir).
+    """
+    try:
+        return tantivy.Index.open(str(path))
+    except ValueError as err:
+        if not isinstance(machine_fault(err, path), (ReadOnlyHomeError, PermissionDeniedError)):
+            raise
+    copy = Path(tempfile.mkdtemp(prefix="litsift-bm25-"))
+    atexit.register(shutil.rmtree, copy, True)
+    for file in path.iterdir():  # tantivy's directory is flat; contents only, no read-only modes
+        if file.is_file():
+            shutil.copyfile(file, copy / file.name)
+    return tantivy.Index.open(str(copy))
 
 
 class BM25Index:
@@ -135,11 +170,14 @@ class BM25Index:
                 "run `litsift index --rebuild`",
             )
         try:
-            opened = cls(path, kind, tantivy.Index.open(str(path)))
+            opened = cls(path, kind, _open_tantivy(path))
             opened._get_searcher()
         except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
             if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
                 raise
+            fault = fault_in_chain(err, path)
+            if fault is not None:  # the machine refused, the files may well be fine
+                raise fault from err
             raise IndexDamagedError(
                 f"the BM25 part is damaged: {path}: {err}", "run `litsift index` to rebuild it"
             ) from err

@@ -311,8 +311,12 @@ def open_sentence_store(
             store.repaired = repaired
             return store
         except (sqlite3.Error, OSError) as err:
-            if attempt:
-                log.warning("sentence store unusable (%s): aspects are embedded per search", err)
+            from litsift.store.faults import machine_fault
+
+            fault = machine_fault(err, path)  # a full disk, a read-only home: not damage
+            if attempt or fault is not None:
+                why = fault.message if fault is not None else err
+                log.warning("sentence store unusable (%s): aspects are embedded per search", why)
                 return None
             log.info("sentence store %s damaged (%s): starting it again", path, err)
             repaired = f"{FILE_NAME}: {err}"

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from litsift.errors import IngestError, LitsiftError
+from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
 from litsift.sources.base import Format
 from litsift.sources.writer import Counts, Problem, RecordWriter
+from litsift.store.faults import fault_in_chain
 from litsift.store.repo import Store
 from litsift.types import Kind
 
@@ -229,6 +230,22 @@ def plan(
     return todo, skipped, bad
 
 
+def _stopped(
+    fault: MachineFaultError, label: str, writer: RecordWriter, report: ImportReport
+) -> MachineFaultError:
+    """``fault`` told with what the import had committed when it stopped at ``label``."""
+    report.fold(writer.counts)
+    writer.counts = type(writer.counts)()
+    done = (
+        f"{report.added:,} added, {report.updated:,} updated, {report.merged:,} merged, "
+        f"{report.unchanged:,} unchanged ({len(report.bad):,} bad entries skipped)"
+    )
+    return type(fault)(
+        f"{fault.message}; the import stopped at {label}, after committing {done}",
+        f"{fault.hint}; the same ingest then skips what is already stored",
+    )
+
+
 def import_paths(
     store: Store,
     paths: Sequence[Path],
@@ -251,12 +268,16 @@ def import_paths(
 
     Raises:
         IngestError: a PATH does not exist, the format is unknown, or the store is read-only.
-        StoreError: another process held the store's write lock for longer than 10 s.
+        MachineFaultError: the disk filled up, the home is read-only, or another process held
+            the store's write lock for longer than 10 s; the message says what was committed
+            before (all of it is kept), and no file is blamed for it.
     """
-    from litsift.store.ingest import ingest_jsonl
+    from litsift.store.ingest import IngestReport, ingest_jsonl
 
     start = time.perf_counter()
     if store.readonly:
+        if store.write_fault is not None:  # a read-only home or a full disk
+            raise store.write_fault
         raise IngestError(f"the store {store.path} is open read-only", "open it for writing")
     todo, skipped, unreadable = plan(paths, kind, fmt_name)
     report = ImportReport(kind=kind, skipped=skipped)
@@ -266,8 +287,14 @@ def import_paths(
         label = str(path)
         if fmt.name.startswith("jsonl"):
             writer.flush()
+            sub = IngestReport(path=path, kind=kind)
             try:
-                sub = ingest_jsonl(store, kind, path)
+                ingest_jsonl(store, kind, path, into=sub)
+            except MachineFaultError as err:
+                report.added += sub.added
+                report.updated += sub.updated
+                report.unchanged += sub.unchanged + sub.duplicates
+                raise _stopped(err, label, writer, report) from err
             except LitsiftError as err:
                 writer.counts.bad.append(file_problem(label, err))
                 continue
@@ -284,10 +311,16 @@ def import_paths(
         try:
             for item in fmt.read(path):
                 writer.add(fmt.name, label, item)
+            writer.flush()
+        except MachineFaultError as err:  # the machine's fault, never the file's
+            raise _stopped(err, label, writer, report) from err
         except LitsiftError as err:
             writer.flush()
             writer.counts.bad.append(file_problem(label, err))
         except (Exception, RecursionError) as err:  # a library error the reader let through
+            fault = fault_in_chain(err, path)
+            if isinstance(fault, NoSpaceError):  # ENOSPC: the disk's fault, not the file's
+                raise _stopped(fault, label, writer, report) from err
             writer.flush()
             reason = f"cannot be read as {fmt.name}: unexpected content ({err})"[:300]
             hint = "check the file; if it is sound, please report this to litsift"

@@ -161,10 +161,25 @@ class RecordWriter:
             self.add(fmt, file, item)
 
     def flush(self) -> None:
-        """Write the queued records in one transaction."""
+        """Write the queued records in one transaction; :attr:`counts` takes in the batch
+        only once it is committed (a failed commit -- a full disk -- counts nothing of it).
+
+        Raises:
+            MachineFaultError: the disk is full, the home read-only, the store locked.
+        """
         if not self._pending:
             return
         pending, self._pending = self._pending, []
+        committed, self.counts = self.counts, Counts()
+        try:
+            self._flush(pending)
+        except BaseException:
+            self.counts = committed
+            raise
+        committed.fold(self.counts)
+        self.counts = committed
+
+    def _flush(self, pending: list[tuple[str, str, SourceRecord | BadItem]]) -> None:
         with self.store.write_transaction() as conn:
             revision = int(
                 conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]

@@ -68,6 +68,8 @@ class StoreWriter:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         if self.store.readonly:
+            if self.store.write_fault is not None:  # a read-only home or a full disk
+                raise self.store.write_fault
             raise TriageError(
                 f"the store {self.store.path} is open read-only", "open it for writing to triage"
             )

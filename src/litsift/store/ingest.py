@@ -22,13 +22,15 @@ silently.
 from __future__ import annotations
 
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from litsift.errors import IngestError, StoreError
+from litsift.errors import IngestError
+from litsift.store.faults import machine_fault, store_fault
 from litsift.store.jsonl import BadLine, JsonlReader, open_input
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
@@ -104,6 +106,8 @@ class _Ingest:
         reader: JsonlReader | None = None,
     ) -> None:
         if store.readonly:
+            if store.write_fault is not None:  # a read-only home or a full disk
+                raise store.write_fault
             raise IngestError(
                 f"the store {store.path} is open read-only", "open it for writing to ingest"
             )
@@ -139,11 +143,23 @@ class _Ingest:
             try:
                 good = self._stage(records)
                 self._merge(good)
+            except sqlite3.Error as err:  # the machine's fault (full, read-only), told as such
+                fault = machine_fault(err, self.store.path)
+                if fault is None:
+                    raise
+                raise fault from err
             finally:
-                if self.conn.in_transaction:
-                    self.conn.rollback()
-                self.conn.execute(f"DROP TABLE IF EXISTS {_STAGE}")
-                self.conn.commit()
+                stopping = sys.exc_info()[1] is not None
+                try:
+                    if self.conn.in_transaction:
+                        self.conn.rollback()
+                    self.conn.execute(f"DROP TABLE IF EXISTS {_STAGE}")
+                    self.conn.commit()
+                except sqlite3.Error:
+                    # the staging table is TEMP (gone with the connection); a cleanup that
+                    # fails on a full disk must not hide the error that stopped the ingest
+                    if not stopping:
+                        raise
         self.report.elapsed_s = time.perf_counter() - start
         return self.report
 
@@ -193,11 +209,8 @@ class _Ingest:
     def _begin_write(self) -> None:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
-            raise StoreError(
-                f"the store {self.store.path} is locked by another writer ({err})",
-                "wait for the other litsift ingest or index build to finish, then retry",
-            ) from err
+        except sqlite3.Error as err:
+            raise store_fault(err, self.store.path) from err
 
     def _merge(self, good: int) -> None:
         report, table = self.report, self.kind.table
@@ -221,16 +234,13 @@ class _Ingest:
             revision = int(
                 self.conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
             )
-            writes = []
+            writes, added, unchanged = [], 0, 0
             for row in rows:
                 values, new_hash, old_hash = row[:n], row[n], row[n + 2]
                 if old_hash == new_hash:
-                    report.unchanged += 1
+                    unchanged += 1
                     continue
-                if old_hash is None:
-                    report.added += 1
-                else:
-                    report.updated += 1
+                added += old_hash is None
                 revision += 1
                 writes.append((*values, new_hash, revision))
             if writes:
@@ -239,6 +249,10 @@ class _Ingest:
                     "UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),)
                 )
             self.conn.commit()
+            # counted once committed: a batch a full disk refused is not "added"
+            report.unchanged += unchanged
+            report.added += added
+            report.updated += len(writes) - added
             last_seq, done = rows[-1][n + 1], done + len(rows)
             if self.progress:
                 self.progress(done, unique)
@@ -250,6 +264,8 @@ def ingest_jsonl(
     path: Path,
     progress: ProgressFn | None = None,
     batch_size: int = 1000,
+    *,
+    into: IngestReport | None = None,
 ) -> IngestReport:
     """Ingest a JSONL or gzip-compressed JSONL file of papers or datasets.
 
@@ -262,6 +278,8 @@ def ingest_jsonl(
         path: the file; gzip is detected by its magic bytes, not its name.
         progress: optional callback, see :data:`ProgressFn`.
         batch_size: records per staged batch and per merge transaction.
+        into: the report to fill (a fresh one by default); when the ingest raises, it holds
+            the counts of the batches committed before.
 
     Returns:
         The report; ``report.ok`` is False when some lines were bad (invalid UTF-8 or JSON, a
@@ -273,11 +291,12 @@ def ingest_jsonl(
         IngestError: the file does not exist or cannot be read, the store is read-only, or the
             file is not JSONL text at all (no line is JSON and some are not UTF-8: binary data;
             nothing is written then).
-        StoreError: another process held the store's write lock for longer than the busy
-            timeout (10 s).
+        MachineFaultError: another process held the store's write lock for longer than the
+            busy timeout (10 s), the disk is full or the home read-only; batches committed
+            before are kept (and counted, see ``into``).
     """
     path = Path(path)
-    report = IngestReport(path=path, kind=kind)
+    report = into if into is not None else IngestReport(path=path, kind=kind)
     reader = JsonlReader(path)
     job = _Ingest(store, kind, report, progress, batch_size, reader)
     open_input(path).close()  # fail before touching the store when the file is unusable
@@ -307,8 +326,9 @@ def ingest_records(
 
     Raises:
         IngestError: the store is read-only.
-        StoreError: another process held the store's write lock for longer than the busy
-            timeout (10 s).
+        MachineFaultError: another process held the store's write lock for longer than the
+            busy timeout (10 s), the disk is full or the home read-only; batches committed
+            before are kept (and counted, see ``into``).
     """
     report = IngestReport(path=source or Path("<records>"), kind=kind)
     job = _Ingest(store, kind, report, progress, batch_size)

@@ -9,7 +9,9 @@ an indexer pick up only what changed since its last build (:meth:`Store.rows_sin
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import sqlite_utils
 
-from litsift.errors import StoreError
+from litsift.errors import LitsiftError, ReadOnlyHomeError, StoreError
+from litsift.store.faults import machine_fault, place_fault, store_fault
 from litsift.store.records import row_to_record
 from litsift.store.schema import RECORD_COLUMNS, SCHEMA_VERSION, migrate, user_version
 from litsift.types import Kind, Record
@@ -28,6 +31,8 @@ from litsift.types import Kind, Record
 #: SQLite's default limit of bound parameters is 999 on old builds; stay under it.
 _MAX_PARAMS = 900
 _BUSY_TIMEOUT_MS = 10_000
+# SQLite primary result codes a read-only open may meet where mode=ro cannot make the -shm
+_READONLY, _IOERR, _CANTOPEN = 8, 10, 14
 
 
 def _select(kind: Kind) -> str:
@@ -46,19 +51,35 @@ class Store:
     thread. Use as a context manager, or call :meth:`close`.
     """
 
-    def __init__(self, path: Path, readonly: bool = False) -> None:
+    def __init__(
+        self, path: Path, readonly: bool = False, write_fault: LitsiftError | None = None
+    ) -> None:
         """Open the store at ``path``; unless ``readonly``, create it and apply migrations.
+
+        A read-only open tries ``mode=ro``; where SQLite cannot open a WAL file that way (a
+        read-only directory or a full disk, where the ``-shm`` file cannot be made) and the
+        ``-wal`` file is absent or empty, it opens the file ``immutable=1`` (nothing can be
+        missed: no write is pending); with a non-empty ``-wal`` it reads a private copy of
+        the two files in the temp dir (:attr:`read_note` says which).
 
         Args:
             path: the SQLite file; its parent directory is created when writing.
-            readonly: open with ``mode=ro``; the file must exist and be fully migrated.
+            readonly: open read-only; the file must exist and be fully migrated.
+            write_fault: why the home cannot be written (raised by every write), for a store
+                opened read-only because a writable open failed.
 
         Raises:
-            StoreError: the file is missing (read-only), not a SQLite database, written by a
-                newer litsift (unknown ``user_version``), or locked by another writer.
+            StoreError: the file is missing (read-only), written by a newer litsift (unknown
+                ``user_version``); :class:`~litsift.errors.MachineFaultError` (no space,
+                read-only, locked, permission) or
+                :class:`~litsift.errors.StoreCorruptError` (``PRAGMA quick_check`` fails).
         """
         self.path = Path(path)
         self.readonly = readonly
+        self.write_fault = write_fault
+        #: how a read-only store was opened when ``mode=ro`` could not be used, else None
+        self.read_note: str | None = None
+        self._copy_dir: Path | None = None
         self._lock = threading.RLock()
         if readonly and not self.path.is_file():
             raise StoreError(
@@ -67,24 +88,70 @@ class Store:
             )
         try:
             if readonly:
-                conn = sqlite3.connect(
-                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
-                )
+                conn = self._connect_readonly()
             else:
+                # SQLite would open a file it cannot write read-only without a word, and a
+                # full disk fails later, mid-write: ask the place first
+                fault = place_fault(self.path)
+                if fault is not None:
+                    raise fault
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(str(self.path), check_same_thread=False)
         except (OSError, sqlite3.Error) as err:
-            raise StoreError(
-                f"cannot open the store {self.path}: {err}",
-                "check the path and its permissions (or set LITSIFT_HOME)",
-            ) from err
+            self._drop_copy()
+            raise store_fault(err, self.path) from err
         self._conn = conn
         try:
             self._setup()
         except BaseException:
             conn.close()
+            self._drop_copy()
             raise
         self.db = sqlite_utils.Database(conn, execute_plugins=False)
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        uri = self.path.resolve().as_uri()
+
+        def connect(target: str) -> sqlite3.Connection:
+            conn = sqlite3.connect(target, uri=True, check_same_thread=False)
+            try:
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            except BaseException:
+                conn.close()
+                raise
+            return conn
+
+        try:
+            return connect(f"{uri}?mode=ro")
+        except sqlite3.Error as err:
+            code = (getattr(err, "sqlite_errorcode", None) or 0) & 0xFF
+            if code not in (_CANTOPEN, _IOERR, _READONLY):
+                raise
+        wal = self.path.with_name(self.path.name + "-wal")
+        pending = wal.stat().st_size if wal.is_file() else 0
+        if pending:
+            try:
+                self._copy_dir = Path(tempfile.mkdtemp(prefix="litsift-ro-"))
+                for src in (self.path, wal):
+                    shutil.copyfile(src, self._copy_dir / src.name)
+                conn = connect(f"{(self._copy_dir / self.path.name).as_uri()}?mode=ro")
+                self.read_note = (
+                    f"read from a private copy: the store's -wal ({pending:,} bytes of recent "
+                    "changes) cannot be read in place"
+                )
+                return conn
+            except (OSError, sqlite3.Error):
+                self._drop_copy()
+        conn = connect(f"{uri}?immutable=1")
+        self.read_note = "opened as immutable (SQLite cannot make its -shm file here)"
+        if pending:
+            self.read_note += f"; {pending:,} bytes of recent changes in {wal} are not visible"
+        return conn
+
+    def _drop_copy(self) -> None:
+        if self._copy_dir is not None:
+            shutil.rmtree(self._copy_dir, ignore_errors=True)
+            self._copy_dir = None
 
     def _setup(self) -> None:
         conn = self._conn
@@ -114,15 +181,21 @@ class Store:
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn)
-        except sqlite3.DatabaseError as err:
-            text = str(err)
-            if "locked" in text:
-                what, hint = "locked", "close other litsift processes and retry"
-            elif "readonly" in text or "read-only" in text:
-                what, hint = "not writable", "check the file's permissions (or set LITSIFT_HOME)"
-            else:
-                what, hint = "unreadable", "move the file away and ingest your records again"
-            raise StoreError(f"the store {self.path} is {what}: {err}", hint) from err
+        except sqlite3.Error as err:
+            raise store_fault(err, self.path) from err
+
+    def require_writable(self) -> None:
+        """Raise why this store cannot be written, if it cannot.
+
+        Raises:
+            MachineFaultError: the reason a writable open failed (no space, read-only home).
+            ReadOnlyHomeError: the store was opened read-only on purpose.
+        """
+        if self.readonly:
+            raise self.write_fault or ReadOnlyHomeError(
+                f"the store {self.path} is open read-only",
+                "open it for writing (a command that ingests or labels does)",
+            )
 
     # ------------------------------------------------------------------ reads
 
@@ -217,6 +290,7 @@ class Store:
         """Close the connection (idempotent). WAL is checkpointed by SQLite on last close."""
         with self._lock:
             self._conn.close()
+            self._drop_copy()
 
     def __enter__(self) -> Store:
         return self
@@ -248,20 +322,39 @@ class Store:
         block ends, rolled back when it raises.
 
         Raises:
-            StoreError: another process held the write lock past the busy timeout (10 s).
+            StoreLockedError: another process held the write lock past the busy timeout (10 s).
+            MachineFaultError: the store is read-only here, or the disk is full (a SQLite error
+                raised in the block is reported as such when it is one; others pass through).
         """
+        self.require_writable()
         with self.lock:
             conn = self.conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                raise StoreError(
-                    f"the store {self.path} is locked by another writer ({err})",
-                    "wait for the other litsift ingest or index build to finish, then retry",
-                ) from err
+            except sqlite3.Error as err:
+                raise store_fault(err, self.path) from err
             try:
                 yield conn
-            except BaseException:
-                conn.rollback()
+            except sqlite3.Error as err:
+                _rollback(conn)
+                fault = machine_fault(err, self.path)
+                if fault is not None:
+                    raise fault from err
                 raise
-            conn.commit()
+            except BaseException:
+                _rollback(conn)
+                raise
+            try:
+                conn.commit()
+            except sqlite3.Error as err:
+                _rollback(conn)
+                raise store_fault(err, self.path) from err
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back, where SQLite has not already (it does after some SQLITE_FULL and I/O
+    errors); a failing rollback must not hide the error that caused it."""
+    try:
+        conn.rollback()
+    except sqlite3.Error:
+        pass

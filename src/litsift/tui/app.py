@@ -70,6 +70,10 @@ class LitsiftApp(App[None]):
         """Tell how many papers saved syncs (``litsift sync``) brought in since the last look,
         off the UI thread; then count them as seen."""
         try:
+            read_only = self.service.read_only_reason
+            if read_only is not None:  # a mounted snapshot, a full disk: searching works
+                self.call_from_thread(self.show_read_only, read_only)
+                return
             sources = self.service.sources
             count = sources.arrivals()
             if count:
@@ -83,6 +87,13 @@ class LitsiftApp(App[None]):
                 "last look",
                 title="sync",
             )
+
+    def show_read_only(self, reason: str) -> None:
+        """Say once, and keep in the status line, that nothing can be saved in this home."""
+        self.notify(reason, title="read-only home", severity="warning", timeout=15, markup=False)
+        self.search_screen.read_only = reason
+        if self.search_screen.is_mounted:  # else its on_mount shows the modes
+            self.search_screen.show_modes()
 
     def notify(
         self,

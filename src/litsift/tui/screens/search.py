@@ -103,6 +103,8 @@ class SearchScreen(Screen[None]):
         self.rq = RQCommands(self)
         #: search papers' imported full text too (key T)
         self.fulltext = False
+        #: why labels, notes and history cannot be saved here (a read-only home), or None
+        self.read_only: str | None = None
         self._request_id = 0
         self._pending: int | None = None
 
@@ -155,6 +157,8 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.status.show_message(_PROMPT)
+        if self.read_only is not None:
+            self.show_modes()
 
     # -- detail and status -----------------------------------------------------------------
     def refresh_detail(self) -> None:
@@ -177,6 +181,8 @@ class SearchScreen(Screen[None]):
             modes.append("full text")
         if self.tab().reranked:
             modes.append(self.tab().reranked)
+        if self.read_only is not None:
+            modes.append("read-only: nothing is saved")
         self.status.set_modes(modes)
 
     # -- searching -------------------------------------------------------------------------

@@ -1,0 +1,52 @@
+"""The TUI on a read-only home (issue 34, item 2): it searches, keeps the query out of the
+history without an error, refuses a label with the reason, and says in the status line and a
+toast that labels, notes and history cannot be saved. A real read-only bind mount; skipped
+with the reason where mounting is forbidden."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.tui.app import create_app
+from litsift.tui.widgets import StatusLine
+from tests.tui.conftest import search, settle
+from tests.unit.test_environment_faults import QUERY, home40, read_only_view
+
+__all__ = ["home40"]  # the module fixture: a 40-paper BM25-only home
+
+SIZE = (120, 40)
+
+
+async def test_read_only_home_searches_and_says_nothing_is_saved(
+    home40: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(home40, tmp_path / "home")
+    with read_only_view(tmp_path / "home", tmp_path / "ro") as home:
+        svc = LitsiftService(get_paths(home))
+        try:
+            app = create_app(svc)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                toasts: list[str] = []
+                for _ in range(100):  # the check runs in a worker after mount
+                    await pilot.pause(0.02)
+                    toasts = [n.message for n in app._notifications]
+                    if toasts:
+                        break
+                assert any("cannot be saved here" in t for t in toasts), toasts
+                await search(pilot, QUERY)
+                table = app.search_screen.table()
+                assert table.row_count > 0
+                status = app.query_one("#status", StatusLine).text
+                assert "read-only: nothing is saved" in status, status
+                assert "✖" not in status  # the query history is skipped, not an error
+                await pilot.press("plus")  # keep the highlighted hit: refused, with the reason
+                await settle(pilot)
+                status = app.query_one("#status", StatusLine).text
+                assert "cannot be written" in status, status
+                assert "move" not in status
+        finally:
+            svc.close()
