@@ -171,6 +171,9 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
             continue
         rows, covered = behind
         state = "no BM25 index" if covered == 0 else f"the BM25 index covers {covered:,}"
+        if svc.read_only_reason is not None:  # search what is there, and say what is missing
+            click.echo(f"note: {kind.table}: {state} of {rows:,} rows (read-only home)", err=True)
+            continue
         click.echo(f"{kind.table}: {state} of {rows:,} rows; building BM25 first…", err=True)
         start = time.perf_counter()
         try:
