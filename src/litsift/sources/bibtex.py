@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,51 +37,19 @@ from bibtexparser.middlewares.names import (
     split_multiple_persons_names,
 )
 from bibtexparser.middlewares.parsestack import default_parse_stack
+from bibtexparser.splitter import Splitter
 from pylatexenc.latex2text import LatexNodes2Text
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.bibtex_inherit import CONTAINER_TYPES, inherit_crossref, inherit_xdata
 from litsift.sources.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
-__all__ = ["FORMATS", "read_bibtex", "sniff_bibtex"]
+__all__ = ["FORMATS", "read_bibtex", "read_bibtex_database", "sniff_bibtex"]
 
 _ENTRY_RE = re.compile(rb"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
-#: fields a crossref child never takes from its parent (biblatex's default inheritance rules)
-_NOT_INHERITED = {
-    "ids",
-    "crossref",
-    "xref",
-    "entryset",
-    "entrysubtype",
-    "execute",
-    "label",
-    "options",
-    "presort",
-    "related",
-    "sortkey",
-    "shorthand",
-    "keywords",
-    "file",
-    "abstract",
-    "doi",
-    "url",
-    "eprint",
-    "groups",
-    "annote",
-    "annotation",
-}
-_CONTAINERS = {
-    "book",
-    "mvbook",
-    "collection",
-    "mvcollection",
-    "proceedings",
-    "mvproceedings",
-    "reference",
-    "mvreference",
-}
 _L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
 
@@ -260,76 +229,129 @@ def _concat_parts(value: str) -> list[str] | None:
     return parts
 
 
+class _Macros:
+    """``@string`` macros while a file is read: the file's own (case-insensitive, later
+    definitions win, a macro may concatenate earlier ones), then ``shared`` ones of the other
+    files of the database, then BibTeX's month macros. Values are plain contents, no quotes."""
+
+    def __init__(self, shared: Mapping[str, str] | None = None) -> None:
+        self.own: dict[str, str] = {}
+        self.shared = shared or {}
+
+    def get(self, name: str) -> str | None:
+        low = name.lower()
+        return self.own.get(low, self.shared.get(low))
+
+    def literal(self, part: str) -> str:
+        if len(part) >= 2 and part[0] + part[-1] in ('""', "{}"):
+            return part[1:-1]
+        found = self.get(part)
+        if found is not None:
+            return found
+        return _MONTHS.get(part.lower(), part)
+
+    def resolve(self, value: Any) -> Any:
+        """A raw field value with its macros expanded, braced; other values as they are."""
+        if not isinstance(value, str):
+            return value
+        parts = _concat_parts(value)
+        if parts is not None:
+            return "{" + "".join(self.literal(p) for p in parts) + "}"
+        bare = value.strip()
+        if bare and bare[0] not in '{"' and not bare.isdigit():
+            found = self.get(bare)
+            if found is not None:
+                return "{" + found + "}"
+        return value
+
+    def define(self, name: str, raw: Any) -> None:
+        self.own[name.lower()] = self.literal(str(self.resolve(raw)))
+
+
 class ConcatenationMiddleware(LibraryMiddleware):
-    """Resolve BibTeX string concatenation: ``title = pre # " Learning for " # {Search}``.
+    """Resolve ``@string`` macros and concatenation: ``title = pre # " Learning for " # {x}``.
 
     Each part is a quoted or braced literal (its content), an ``@string`` macro (its value;
     names are case-insensitive, later definitions win, macros may concatenate earlier ones),
-    a month macro (``jan`` -> ``January``) or a number; an unknown macro stays as written. The
-    joined value is braced, so the default stack's enclosing remover strips it like any other.
-    Runs before bibtexparser's default parse stack (BibTeX semantics per btxdoc, "String").
+    a month macro (``jan`` -> ``January``) or a number; an unknown macro stays as written. A
+    bare macro (``journal = tec``) is resolved too, from the file's own macros and then from
+    ``shared`` (the macros of the other files of a multi-file database). The resolved value
+    is braced, so the default stack's enclosing remover strips it like any other. Runs before
+    bibtexparser's default parse stack (BibTeX semantics per btxdoc, "String").
     """
+
+    def __init__(self, shared: Mapping[str, str] | None = None) -> None:
+        super().__init__(allow_inplace_modification=True)
+        self.shared = shared
 
     @classmethod
     def metadata_key(cls) -> str:
         return "ResolveConcatenation"
 
     def transform(self, library: Library) -> Library:
-        macros: dict[str, str] = {}
-
-        def literal(part: str) -> str:
-            if len(part) >= 2 and part[0] + part[-1] in ('""', "{}"):
-                return part[1:-1]
-            low = part.lower()
-            if low in macros:
-                return macros[low]
-            return _MONTHS.get(low, part)
-
-        def resolve(value: Any) -> Any:
-            parts = _concat_parts(value) if isinstance(value, str) else None
-            if parts is None:
-                return value
-            return "{" + "".join(literal(p) for p in parts) + "}"
-
+        macros = _Macros(self.shared)
         for string in library.strings:
-            string.value = resolve(string.value)
-            macros[string.key.lower()] = literal(str(string.value))
+            string.value = macros.resolve(string.value)
+            macros.define(string.key, string.value)
         for entry in library.entries:
             for f in entry.fields:
-                f.value = resolve(f.value)
+                f.value = macros.resolve(f.value)
         return library
 
 
-def _parse_string(text: str) -> Library:
-    return parse_string(text, [ConcatenationMiddleware(), *default_parse_stack()])
+def _file_macros(raw: Library, shared: Mapping[str, str]) -> dict[str, str]:
+    """The ``@string`` macros a split (not yet resolved) file defines: lower-case name ->
+    value; the file is not changed."""
+    macros = _Macros(shared)
+    for string in raw.strings:
+        macros.define(string.key, string.value)
+    return macros.own
 
 
-def _parse(path: Path) -> tuple[Any, str]:
+def _parse_string(text: str, shared: Mapping[str, str] | None = None) -> Library:
+    return parse_string(text, [ConcatenationMiddleware(shared), *default_parse_stack()])
+
+
+@dataclass
+class _BibFile:
+    """One file of a BibTeX database: its text and its blocks (split, then resolved)."""
+
+    path: Path
+    text: str
+    library: Library
+    entries: list[tuple[model.Entry, int, int]] = field(default_factory=list)
+    bad: list[BadItem] = field(default_factory=list)
+    index: dict[str, model.Entry] = field(default_factory=dict)
+
+
+def _split(path: Path) -> _BibFile:
+    """The blocks of ``path`` as bibtexparser splits them (macros not yet resolved).
+
+    Raises:
+        IngestError: the file cannot be read or split.
+    """
     text = read_text(path, "latin-1")  # old BibTeX files are often Latin-1
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
     try:
-        return _parse_string(text), text
+        return _BibFile(path, text, Splitter(bibstr=text).split())
     except Exception as err:
         raise IngestError(
             f"{path}: not BibTeX ({type(err).__name__}: {err})", "check the file"
         ) from None
 
 
-def _inherit(fields: dict[str, str], parent: dict[str, str], child_type: str) -> None:
-    """Fill ``fields`` from its crossref ``parent`` as biblatex does: a part of a container
-    (``@incollection`` of a ``@collection``...) gets the parent's ``title`` as ``booktitle``;
-    an alias entry of the same kind (only ``crossref = {key}``) gets everything."""
-    contained = child_type not in _CONTAINERS and parent.get("_type", "") in _CONTAINERS
-    for key, value in parent.items():
-        if key.startswith("_") or key in _NOT_INHERITED or not value:
-            continue
-        if key == "title" and contained:
-            fields.setdefault("booktitle", value)
-        elif key not in fields:
-            fields[key] = value
+def _resolve(bib: _BibFile, shared: Mapping[str, str]) -> None:
+    """Run the parse stack on ``bib`` (macros from the file, then ``shared``)."""
+    library = bib.library
+    for middleware in [ConcatenationMiddleware(shared), *default_parse_stack()]:
+        library = middleware.transform(library)
+    bib.library = library
 
 
 _KEYLESS_RE = re.compile(r"@(\w+)\s*\{(?=\s*\n\s*[A-Za-z][\w+\-]*\s*=)")
+#: an entry cut in its first line (``@Arti``): bibtexparser sees a comment there
+_CUT_HEAD_RE = re.compile(r"(?m)^[ \t]*@[ \t]*[A-Za-z]*[ \t]*\Z")
+_CUT_REASON = "the file ends inside this entry (is the file cut short?)"
 
 
 def _block_text(lines: list[str], start: int) -> str:
@@ -340,7 +362,7 @@ def _block_text(lines: list[str], start: int) -> str:
     return "\n".join(lines[start:end])
 
 
-def _salvage(raw: str, start_line: int | None) -> model.Entry | None:
+def _salvage(raw: str, start_line: int | None, shared: Mapping[str, str]) -> model.Entry | None:
     """The entry of a block the parser gave up on, after the repairs other tools make: a
     missing key (EndNote) gets ``line-N``; ``\\}`` (a LaTeX line break closing a value, which
     bibtexparser reads as an escaped brace) gets a space. None when it still fails."""
@@ -349,7 +371,7 @@ def _salvage(raw: str, start_line: int | None) -> model.Entry | None:
     if fixed == raw:
         return None
     try:
-        lib = _parse_string(fixed)
+        lib = _parse_string(fixed, shared)
     except Exception:
         return None
     if len(lib.entries) == 1 and not lib.failed_blocks:
@@ -358,65 +380,205 @@ def _salvage(raw: str, start_line: int | None) -> model.Entry | None:
     return None
 
 
+def _failure(block: model.ParsingFailedBlock) -> str:
+    error = block.error
+    if "end of file" in str(getattr(error, "abort_reason", "")):
+        return _CUT_REASON
+    lines = str(error or "").strip().splitlines()
+    return "unparseable BibTeX: " + (lines[0] if lines else "cannot be parsed")[:200]
+
+
+def _collect(bib: _BibFile, shared: Mapping[str, str]) -> None:
+    """Fill ``bib.entries`` (``(entry, ordinal of its key, 0-based line)``, in file order),
+    ``bib.bad`` and ``bib.index`` (lower-case key -> first entry of that key)."""
+    library = bib.library
+    lines = bib.text.splitlines()
+    entries = [(e, 1, e.start_line or 0) for e in library.entries]
+    seen = {e.key: 1 for e in library.entries}
+    for block in library.failed_blocks:
+        kept = block.ignore_error_block
+        line0 = block.start_line or 0
+        if isinstance(block, model.DuplicateBlockKeyBlock) and isinstance(kept, model.Entry):
+            seen[kept.key] = seen.get(kept.key, 1) + 1
+            entries.append((kept, seen[kept.key], line0))
+            continue
+        if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(kept, model.Entry):
+            entries.append((kept, 1, line0))  # a field given twice: the entry is kept (first value)
+            seen.setdefault(kept.key, 1)
+            continue
+        salvaged = _salvage(_block_text(lines, line0), block.start_line, shared)
+        if salvaged is not None:
+            entries.append((salvaged, 1, line0))
+            seen.setdefault(salvaged.key, 1)
+            continue
+        bib.bad.append(BadItem(f"line {line0 + 1}", _failure(block)))
+    last = library.blocks[-1] if library.blocks else None
+    if isinstance(last, model.ImplicitComment) and _CUT_HEAD_RE.search(last.raw or ""):
+        head = (last.raw or "").rstrip().rsplit("\n", 1)[-1]
+        line0 = (last.start_line or 0) + (last.raw or "").rstrip().count("\n")
+        bib.bad.append(BadItem(f"line {line0 + 1}", f"{_CUT_REASON} ({head.strip()!r})"))
+    entries.sort(key=lambda en: en[2])
+    bib.entries = entries
+    for entry, n, _ in entries:
+        if n == 1:
+            bib.index.setdefault(entry.key.lower(), entry)
+
+
+def _keys(value: str) -> list[str]:
+    return [k.strip().lower() for k in value.split(",") if k.strip()]
+
+
+class _Database:
+    """The files of one ``\\bibliography{a,b,c}``: one table of ``@string`` macros and one
+    key space for ``crossref`` and ``xdata``; whatever the order of the files, a file's own
+    macros and keys come first, then the other files' in path order."""
+
+    def __init__(self, files: list[_BibFile]) -> None:
+        self.files = files
+        self.index: dict[str, tuple[int, model.Entry]] = {}
+        for fi in sorted(range(len(files)), key=lambda i: str(files[i].path)):
+            for key, entry in files[fi].index.items():
+                self.index.setdefault(key, (fi, entry))
+        self._memo: dict[tuple[int, str], tuple[dict[str, str], set[str]]] = {}
+
+    def lookup(self, fi: int, key: str) -> tuple[int, model.Entry] | None:
+        own = self.files[fi].index.get(key)
+        return (fi, own) if own is not None else self.index.get(key)
+
+    def parents(self) -> set[tuple[int, str]]:
+        """``(file, key)`` of the containers (``@proceedings``, ``@collection``, ``@book``...)
+        that some entry names in its ``crossref``: their data lives on in their children."""
+        out = set()
+        for fi, bib in enumerate(self.files):
+            for entry, _, _ in bib.entries:
+                ref = next((f.value for f in entry.fields if f.key.lower() == "crossref"), "")
+                found = self.lookup(fi, str(ref).strip().lower()) if ref else None
+                if found and found[1].entry_type.lower() in CONTAINER_TYPES:
+                    out.add((found[0], found[1].key.lower()))
+        return out
+
+    def fields(
+        self, fi: int, entry: model.Entry, stack: frozenset[tuple[int, str]] = frozenset()
+    ) -> tuple[dict[str, str], set[str]]:
+        """The entry's fields after ``xdata`` and ``crossref`` inheritance (parents resolved
+        first, cycles cut), and the names of the inherited ones."""
+        me = (fi, entry.key.lower())
+        memo = self.files[fi].index.get(me[1]) is entry
+        if memo and me in self._memo:
+            return self._memo[me]
+        fields, taken = _fields(entry), set[str]()
+        stack = stack | {me}
+        for key in _keys(fields.get("xdata", "")):
+            found = self.lookup(fi, key)
+            if found and found[1].entry_type.lower() == "xdata" and (found[0], key) not in stack:
+                taken |= inherit_xdata(fields, [self.fields(*found, stack)[0]])
+        ref = fields.get("crossref", "").strip().lower()
+        found = self.lookup(fi, ref) if ref else None
+        if found and (found[0], ref) not in stack:
+            parent = self.fields(*found, stack)[0]
+            parent_type = found[1].entry_type.lower()
+            taken |= inherit_crossref(fields, parent, entry.entry_type.lower(), parent_type)
+        if memo:
+            self._memo[me] = (fields, taken)
+        return fields, taken
+
+    def records(self) -> Iterator[tuple[Path, SourceRecord | BadItem]]:
+        parents = self.parents()
+        for fi, bib in enumerate(self.files):
+            for entry, n, line0 in bib.entries:
+                if entry.entry_type.lower() in _RECORD_TYPES_SKIP:
+                    continue
+                if n == 1 and (fi, entry.key.lower()) in parents:
+                    continue
+                if entry.key.strip():
+                    location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
+                else:  # Mendeley and some hand-kept files write entries without a key
+                    location = f"entry without a key, line {line0 + 1}"
+                try:
+                    fields, taken = self.fields(fi, entry)
+                    if "editor" in taken:  # the volume's editors are not the paper's authors
+                        fields = {k: v for k, v in fields.items() if k != "editor"}
+                    yield bib.path, _record(entry.key, entry.entry_type, fields, location)
+                except Exception as err:
+                    yield bib.path, BadItem(location, f"{type(err).__name__}: {err}"[:200])
+            for bad in bib.bad:
+                yield bib.path, bad
+
+
+def _load(paths: Sequence[Path]) -> tuple[_Database, list[tuple[Path, IngestError]]]:
+    """Split every file, build the database's macro table, resolve each file against it."""
+    files: list[_BibFile] = []
+    unusable: list[tuple[Path, IngestError]] = []
+    for path in paths:
+        try:
+            files.append(_split(Path(path)))
+        except IngestError as err:
+            unusable.append((Path(path), err))
+    first: dict[str, str] = {}
+    for bib in sorted(files, key=lambda b: str(b.path)):
+        for key, value in _file_macros(bib.library, {}).items():
+            first.setdefault(key, value)
+    shared: dict[str, str] = {}  # again, for macros made of other files' macros
+    for bib in sorted(files, key=lambda b: str(b.path)):
+        for key, value in _file_macros(bib.library, first).items():
+            shared.setdefault(key, value)
+    usable = []
+    for bib in files:
+        try:
+            _resolve(bib, shared)
+            _collect(bib, shared)
+        except Exception as err:  # a library error on this file alone
+            unusable.append((bib.path, IngestError(f"not BibTeX ({type(err).__name__})", "")))
+            continue
+        library = bib.library
+        if not (bib.entries or bib.bad or library.strings or library.preambles):
+            unusable.append(
+                (bib.path, IngestError(f"{bib.path}: holds no BibTeX entries", "is it a .bib?"))
+            )
+            continue
+        usable.append(bib)
+    return _Database(usable), unusable
+
+
+def read_bibtex_database(
+    paths: Sequence[Path],
+) -> Iterator[tuple[Path, SourceRecord | BadItem]]:
+    """Every entry of the ``.bib`` files ``paths`` read as ONE BibTeX database, as
+    ``\\bibliography{abbrev,biblio,crossref}`` makes them: an ``@string`` of one file expands
+    in the others, a ``crossref`` or ``xdata`` key may be in any file, and the order of the
+    files does not matter (a file's own macros and keys come first).
+
+    A container (``@proceedings``, ``@collection``, ``@book``, ``@mv*``, ``@periodical``) that
+    some entry names in its ``crossref`` is not a paper: its fields go to its children (see
+    :mod:`litsift.sources.bibtex_inherit`). ``@string``, ``@preamble``, ``@xdata`` and
+    ``@set`` blocks are not papers either, so a file of macros or of parents yields nothing
+    and is no error.
+
+    Args:
+        paths: ``.bib`` files (``.gz`` too).
+
+    Yields:
+        ``(file, record or bad item)``, file by file in the order given. A file that cannot be
+        read, or holds no BibTeX at all, is one ``BadItem("", reason)``.
+    """
+    database, unusable = _load(paths)
+    for path, err in unusable:
+        yield path, BadItem("", err.message.removeprefix(f"{path}: "))
+    yield from database.records()
+
+
 def read_bibtex(path: Path) -> Iterator[SourceRecord | BadItem]:
-    """Every entry of a ``.bib`` file as a record; unparseable blocks as bad items.
+    """Every entry of one ``.bib`` file (a database of one file, see
+    :func:`read_bibtex_database`) as a record; unparseable blocks as bad items.
 
     Raises:
         IngestError: the file cannot be read or holds no BibTeX entry at all.
     """
-    library, text = _parse(path)
-    lines = text.splitlines()
-    entries: list[tuple[model.Entry, int]] = [(e, 1) for e in library.entries]
-    line_of: dict[int, int] = {id(e): e.start_line or 0 for e in library.entries}
-    bad: list[BadItem] = []
-    seen: dict[str, int] = {}
-    for e, _ in entries:
-        seen[e.key] = 1
-    for block in library.failed_blocks:
-        line = f"line {block.start_line + 1}"
-        kept = getattr(block, "ignore_error_block", None)
-        if isinstance(block, model.DuplicateBlockKeyBlock) and isinstance(kept, model.Entry):
-            seen[kept.key] = seen.get(kept.key, 1) + 1
-            entries.append((kept, seen[kept.key]))
-            line_of[id(kept)] = block.start_line or 0
-            continue
-        if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(kept, model.Entry):
-            entries.append((kept, 1))  # a field given twice: the entry is kept (first value)
-            line_of[id(kept)] = block.start_line or 0
-            seen.setdefault(kept.key, 1)
-            continue
-        salvaged = _salvage(_block_text(lines, block.start_line or 0), block.start_line)
-        if salvaged is not None:
-            entries.append((salvaged, 1))
-            line_of[id(salvaged)] = block.start_line or 0
-            seen.setdefault(salvaged.key, 1)
-            continue
-        lines = str(getattr(block, "error", "") or "").strip().splitlines()
-        reason = (lines[0] if lines else "cannot be parsed")[:200]
-        bad.append(BadItem(line, f"unparseable BibTeX: {reason}"))
-    if not entries and not bad:
-        raise IngestError(f"{path}: holds no BibTeX entries", "is it a .bib file?")
-    by_key = {
-        e.key.lower(): {**_fields(e), "_type": e.entry_type.lower()} for e, n in entries if n == 1
-    }
-    entries.sort(key=lambda en: line_of.get(id(en[0]), 0))
-    for entry, n in entries:
-        if entry.entry_type.lower() in _RECORD_TYPES_SKIP:
-            continue
-        if entry.key.strip():
-            location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
-        else:  # Mendeley and some hand-kept files write entries without a key
-            location = f"entry without a key, line {line_of.get(id(entry), 0) + 1}"
-        try:
-            fields = _fields(entry)
-            ref = (fields.get("crossref") or "").strip().lower()
-            parent = by_key.get(ref) if ref else None
-            if parent:
-                _inherit(fields, parent, entry.entry_type.lower())
-            yield _record(entry.key, entry.entry_type, fields, location)
-        except Exception as err:
-            yield BadItem(location, f"{type(err).__name__}: {err}"[:200])
-    yield from bad
+    database, unusable = _load([path])
+    if unusable:
+        raise unusable[0][1]
+    for _, item in database.records():
+        yield item
 
 
 FORMATS = [
@@ -427,5 +589,6 @@ FORMATS = [
         sniff=sniff_bibtex,
         extensions=(".bib", ".bibtex", ".biblatex"),
         description="BibTeX / biblatex (.bib): Zotero, Better BibTeX, JabRef, Mendeley, EndNote",
+        read_database=read_bibtex_database,
     )
 ]

@@ -5,7 +5,9 @@ A PATH may be a file, a ``.gz`` file, or a directory. A directory that a directo
 claims (a Zotero data directory, a Hugging Face dataset card) is read as one source; any other
 directory is walked recursively (hidden entries skipped) and each file detected on its own --
 a folder of PDFs, a folder of ``.bib`` files. Files no format claims are listed as skipped, not
-as errors. litsift's own JSONL goes through :func:`litsift.store.ingest.ingest_jsonl`.
+as errors. The files of a format with a database reader (BibTeX) are read together, as one
+database: every ``.bib`` of one call shares its ``@string`` macros and ``crossref`` keys.
+litsift's own JSONL goes through :func:`litsift.store.ingest.ingest_jsonl`.
 
 Nothing bad stops the import: a bad entry is reported as ``FILE:LOCATION: reason`` and the
 good ones are kept; an unusable file (:class:`~litsift.errors.IngestError` from its reader,
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError, LitsiftError
-from litsift.sources.base import Format
+from litsift.sources.base import BadItem, Format
 from litsift.sources.writer import Counts, Problem, RecordWriter
 from litsift.store.repo import Store
 from litsift.types import Kind
@@ -81,6 +83,39 @@ def _walk(root: Path) -> Iterator[Path]:
         for name in sorted(filenames):
             if not name.startswith("."):
                 yield Path(dirpath) / name
+
+
+def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
+    """The files of each format that reads its files as one database (BibTeX), keyed by the
+    first of them: every ``.bib`` of one ingest call is one ``\\bibliography{a,b,c}``."""
+    groups: dict[str, list[Path]] = {}
+    for path, fmt in todo:
+        if fmt.read_database is not None:
+            groups.setdefault(fmt.name, []).append(path)
+    return {paths[0]: paths for paths in groups.values()}
+
+
+def _read_database(
+    writer: RecordWriter, report: ImportReport, fmt: Format, paths: list[Path]
+) -> None:
+    """Read ``paths`` together with ``fmt.read_database``; one ``report.files`` row each."""
+    assert fmt.read_database is not None
+    read = dict.fromkeys(paths, 0)
+    current = paths[0]
+    try:
+        for current, item in fmt.read_database(paths):
+            if isinstance(item, BadItem) and not item.location:  # an unusable file
+                writer.flush()
+                writer.counts.bad.append(Problem(str(current), "", item.reason))
+                continue
+            writer.add(fmt.name, str(current), item)
+            read[current] = read.get(current, 0) + 1
+    except (Exception, RecursionError) as err:  # a library error the reader let through
+        writer.flush()
+        reason = f"cannot be read as {fmt.name}: {type(err).__name__}: {err}"
+        writer.counts.bad.append(Problem(str(current), "", reason[:300]))
+    writer.flush()
+    report.files.extend((str(path), fmt.name, n) for path, n in read.items())
 
 
 def plan(
@@ -169,8 +204,15 @@ def import_paths(
     todo, skipped = plan(paths, kind, fmt_name)
     report = ImportReport(kind=kind, skipped=skipped)
     writer = RecordWriter(store, kind)
+    databases = _databases(todo)
     for i, (path, fmt) in enumerate(todo):
         label = str(path)
+        if fmt.read_database is not None:  # read with the other files of its database
+            if path in databases:
+                _read_database(writer, report, fmt, databases[path])
+            if progress is not None:
+                progress(i + 1, len(todo), writer.counts.read)
+            continue
         if fmt.name.startswith("jsonl"):
             writer.flush()
             try:
