@@ -348,6 +348,8 @@ def _resolve(bib: _BibFile, shared: Mapping[str, str]) -> None:
     bib.library = library
 
 
+#: a ``%`` comment after a field (biber reads them; BibTeX and bibtexparser do not)
+_FIELD_COMMENT_RE = re.compile(r"(?m)([,}]|^)[ \t]*%[^\n]*$")
 _KEYLESS_RE = re.compile(r"@(\w+)\s*\{(?=\s*\n\s*[A-Za-z][\w+\-]*\s*=)")
 #: an entry cut in its first line (``@Arti``): bibtexparser sees a comment there
 _CUT_HEAD_RE = re.compile(r"(?m)^[ \t]*@[ \t]*[A-Za-z]*[ \t]*\Z")
@@ -365,9 +367,11 @@ def _block_text(lines: list[str], start: int) -> str:
 def _salvage(raw: str, start_line: int | None, shared: Mapping[str, str]) -> model.Entry | None:
     """The entry of a block the parser gave up on, after the repairs other tools make: a
     missing key (EndNote) gets ``line-N``; ``\\}`` (a LaTeX line break closing a value, which
-    bibtexparser reads as an escaped brace) gets a space. None when it still fails."""
+    bibtexparser reads as an escaped brace) gets a space; ``%`` comments after fields (which
+    biber allows) go. None when it still fails."""
     fixed = _KEYLESS_RE.sub(lambda m: f"@{m.group(1)}{{line-{(start_line or 0) + 1},", raw, count=1)
     fixed = fixed.replace("\\\\}", "\\\\ }")
+    fixed = _FIELD_COMMENT_RE.sub(r"\1", fixed)
     if fixed == raw:
         return None
     try:
@@ -422,10 +426,23 @@ def _collect(bib: _BibFile, shared: Mapping[str, str]) -> None:
     for entry, n, _ in entries:
         if n == 1:
             bib.index.setdefault(entry.key.lower(), entry)
+    for entry, n, _ in entries:  # biblatex's aliases: ``ids = {other, keys}``
+        ids = next((f.value for f in entry.fields if f.key.lower() == "ids"), "")
+        for alias in _keys(str(ids)) if n == 1 else ():
+            bib.index.setdefault(alias, entry)
+
+
+#: biblatex's granular XDATA reference (``xdata=KEY-FIELD[-N]``, default separators)
+_GRANULAR_RE = re.compile(r"xdata=(?P<key>.+?)-(?P<field>[A-Za-z]+)(?:-(?P<n>[0-9]+))?\Z")
+_AND_RE = re.compile(r"\s+and\s+")
 
 
 def _keys(value: str) -> list[str]:
     return [k.strip().lower() for k in value.split(",") if k.strip()]
+
+
+def _id(found: tuple[int, model.Entry]) -> tuple[int, str]:
+    return found[0], found[1].key.lower()
 
 
 class _Database:
@@ -454,7 +471,7 @@ class _Database:
                 ref = next((f.value for f in entry.fields if f.key.lower() == "crossref"), "")
                 found = self.lookup(fi, str(ref).strip().lower()) if ref else None
                 if found and found[1].entry_type.lower() in CONTAINER_TYPES:
-                    out.add((found[0], found[1].key.lower()))
+                    out.add(_id(found))
         return out
 
     def fields(
@@ -470,17 +487,46 @@ class _Database:
         stack = stack | {me}
         for key in _keys(fields.get("xdata", "")):
             found = self.lookup(fi, key)
-            if found and found[1].entry_type.lower() == "xdata" and (found[0], key) not in stack:
+            if found and found[1].entry_type.lower() == "xdata" and _id(found) not in stack:
                 taken |= inherit_xdata(fields, [self.fields(*found, stack)[0]])
+        for key, value in fields.items():
+            if "xdata=" in value:
+                fields[key] = self._granular(fi, value, stack)
         ref = fields.get("crossref", "").strip().lower()
         found = self.lookup(fi, ref) if ref else None
-        if found and (found[0], ref) not in stack:
+        if found and _id(found) not in stack:
             parent = self.fields(*found, stack)[0]
             parent_type = found[1].entry_type.lower()
             taken |= inherit_crossref(fields, parent, entry.entry_type.lower(), parent_type)
         if memo:
             self._memo[me] = (fields, taken)
         return fields, taken
+
+    def _granular(self, fi: int, value: str, stack: frozenset[tuple[int, str]]) -> str:
+        """``value`` with biblatex's granular references expanded: each ``and``-separated
+        item ``xdata=KEY-FIELD`` (all of the field) or ``xdata=KEY-FIELD-N`` (its N-th name or
+        list item) of an ``@xdata`` entry; a reference that does not resolve stays as written,
+        as biber leaves it."""
+        out: list[str] = []
+        for item in _AND_RE.split(value):
+            match = _GRANULAR_RE.match(item.strip())
+            found = self.lookup(fi, match["key"].lower()) if match else None
+            source = ""
+            if (
+                match
+                and found
+                and found[1].entry_type.lower() == "xdata"
+                and _id(found) not in stack
+            ):
+                source = self.fields(*found, stack)[0].get(match["field"].lower(), "")
+            parts = _AND_RE.split(source) if source else []
+            if match and parts and match["n"] is None:
+                out.extend(parts)
+            elif match and parts and 1 <= int(match["n"]) <= len(parts):
+                out.append(parts[int(match["n"]) - 1])
+            else:
+                out.append(item)
+        return " and ".join(out)
 
     def records(self) -> Iterator[tuple[Path, SourceRecord | BadItem]]:
         parents = self.parents()
