@@ -445,6 +445,40 @@ def _id(found: tuple[int, model.Entry]) -> tuple[int, str]:
     return found[0], found[1].key.lower()
 
 
+#: a LaTeX command without arguments defined in an ``@preamble``: ``\newcommand{\X}{body}``,
+#: ``\providecommand``, ``\renewcommand``, ``\def\X{body}``
+_NEWCOMMAND_RE = re.compile(
+    r"\\(?:(?:re|provide|new)command\*?\s*(?:\{\s*\\(?P<a>[A-Za-z]+)\s*\}|\\(?P<b>[A-Za-z]+))"
+    r"|def\s*\\(?P<c>[A-Za-z]+))\s*\{"
+)
+
+
+def _preamble_commands(preambles: list[str]) -> dict[str, str]:
+    """``name -> body`` of the argument-less commands the ``@preamble`` blocks define (a
+    command taking arguments, ``\\newcommand{\\X}[1]{..}``, is left alone)."""
+    out: dict[str, str] = {}
+    for text in preambles:
+        for match in _NEWCOMMAND_RE.finditer(text):
+            depth, start = 1, match.end()
+            for i in range(start, len(text)):
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                if depth == 0:
+                    name = match["a"] or match["b"] or match["c"]
+                    out.setdefault(name, "{" + text[start:i] + "}")
+                    break
+    return out
+
+
+def _expand_commands(fields: dict[str, str], commands: Mapping[str, str]) -> dict[str, str]:
+    """``fields`` with the preamble's commands replaced by their bodies (``title =
+    {\\MaxMinAntSystem}`` of a group bibliography whose ``abbrev.bib`` defines it)."""
+    pattern = re.compile(r"\\(" + "|".join(map(re.escape, commands)) + r")(?![A-Za-z])")
+    return {
+        k: pattern.sub(lambda m: commands[m.group(1)], v) if "\\" in v else v
+        for k, v in fields.items()
+    }
+
+
 class _Database:
     """The files of one ``\\bibliography{a,b,c}``: one table of ``@string`` macros and one
     key space for ``crossref`` and ``xdata``; whatever the order of the files, a file's own
@@ -457,6 +491,9 @@ class _Database:
             for key, entry in files[fi].index.items():
                 self.index.setdefault(key, (fi, entry))
         self._memo: dict[tuple[int, str], tuple[dict[str, str], set[str]]] = {}
+        self.commands = _preamble_commands(
+            [p.raw or "" for bib in files for p in bib.library.preambles]
+        )
 
     def lookup(self, fi: int, key: str) -> tuple[int, model.Entry] | None:
         own = self.files[fi].index.get(key)
@@ -544,6 +581,8 @@ class _Database:
                     fields, taken = self.fields(fi, entry)
                     if "editor" in taken:  # the volume's editors are not the paper's authors
                         fields = {k: v for k, v in fields.items() if k != "editor"}
+                    if self.commands:
+                        fields = _expand_commands(fields, self.commands)
                     yield bib.path, _record(entry.key, entry.entry_type, fields, location)
                 except Exception as err:
                     yield bib.path, BadItem(location, f"{type(err).__name__}: {err}"[:200])
