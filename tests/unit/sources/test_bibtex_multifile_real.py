@@ -231,8 +231,9 @@ def _blocks() -> list[tuple[int, int, int, str]]:
             continue
         start = _TEXT.index(raw, pos)
         pos = start + len(raw)
-        key = getattr(block, "key", "")
-        kind = "entry" if hasattr(block, "entry_type") else "string"
+        kept = getattr(block, "ignore_error_block", None) or block  # e.g. a field given twice
+        key = getattr(kept, "key", "")
+        kind = "entry" if hasattr(kept, "entry_type") else "string"
         out.append((start, pos, (block.start_line or 0) + 1, f"{kind} {key}"))
     return out
 
