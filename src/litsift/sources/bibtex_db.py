@@ -65,7 +65,7 @@ def _split(path: Path) -> _BibFile:
         return _BibFile(path, text, Splitter(bibstr=text).split())
     except Exception as err:
         raise IngestError(
-            f"{path}: not BibTeX ({type(err).__name__}: {err})", "check the file"
+            f"{path}: not BibTeX ({err or 'the parser gave up'})", "check the file"
         ) from None
 
 
@@ -319,7 +319,8 @@ class Database:
                         fields = _expand_commands(fields, self.commands)
                     yield bib.path, _record(entry.key, entry.entry_type, fields, location)
                 except Exception as err:
-                    yield bib.path, BadItem(location, f"{type(err).__name__}: {err}"[:200])
+                    reason = f"cannot be read ({err or 'the parser gave up'})"
+                    yield bib.path, BadItem(location, reason[:200])
             for bad in bib.bad:
                 yield bib.path, bad
 
@@ -353,7 +354,8 @@ def load(paths: Sequence[Path]) -> tuple[Database, list[tuple[Path, IngestError]
             _resolve(bib, shared)
             _collect(bib, shared)
         except Exception as err:  # a library error on this file alone
-            unusable.append((bib.path, IngestError(f"not BibTeX ({type(err).__name__})", "")))
+            reason = f"not BibTeX ({err or 'the parser gave up'})"
+            unusable.append((bib.path, IngestError(reason, "check the file")))
             continue
         library = bib.library
         if not (bib.entries or bib.bad or library.strings or library.preambles):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError, LitsiftError
-from litsift.sources.base import BadItem, Format
+from litsift.sources.base import BadItem, DatabaseReader, Format
 from litsift.sources.writer import Counts, Problem, RecordWriter
 from litsift.store.repo import Store
 from litsift.types import Kind
@@ -96,26 +96,25 @@ def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
 
 
 def _read_database(
-    writer: RecordWriter, report: ImportReport, fmt: Format, paths: list[Path]
+    writer: RecordWriter, report: ImportReport, fmt: str, reader: DatabaseReader, paths: list[Path]
 ) -> None:
-    """Read ``paths`` together with ``fmt.read_database``; one ``report.files`` row each."""
-    assert fmt.read_database is not None
+    """Read ``paths`` together with ``reader``; one ``report.files`` row each."""
     read = dict.fromkeys(paths, 0)
     current = paths[0]
     try:
-        for current, item in fmt.read_database(paths):
+        for current, item in reader(paths):
             if isinstance(item, BadItem) and not item.location:  # an unusable file
                 writer.flush()
                 writer.counts.bad.append(Problem(str(current), "", item.reason))
                 continue
-            writer.add(fmt.name, str(current), item)
+            writer.add(fmt, str(current), item)
             read[current] = read.get(current, 0) + 1
     except (Exception, RecursionError) as err:  # a library error the reader let through
         writer.flush()
-        reason = f"cannot be read as {fmt.name}: {type(err).__name__}: {err}"
+        reason = f"cannot be read as {fmt}" + (f": {err}" if str(err) else "")
         writer.counts.bad.append(Problem(str(current), "", reason[:300]))
     writer.flush()
-    report.files.extend((str(path), fmt.name, n) for path, n in read.items())
+    report.files.extend((str(path), fmt, n) for path, n in read.items())
 
 
 def plan(
@@ -209,7 +208,7 @@ def import_paths(
         label = str(path)
         if fmt.read_database is not None:  # read with the other files of its database
             if path in databases:
-                _read_database(writer, report, fmt, databases[path])
+                _read_database(writer, report, fmt.name, fmt.read_database, databases[path])
             if progress is not None:
                 progress(i + 1, len(todo), writer.counts.read)
             continue
