@@ -264,3 +264,14 @@ def test_every_prefix_keeps_its_complete_entries_and_reports_the_cut_one(
     assert records == complete
     assert [b.location for b in bad] == [f"line {line}" for line, _ in inside]
     assert all("file ends inside this entry" in b.reason for b in bad)
+
+
+def test_an_unusable_file_of_the_database_is_one_line_and_costs_the_others_nothing(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.bib"
+    notes.write_text("@comment{jabref-meta: databaseType:bibtex;}\n", encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        report = import_paths(store, [notes, *FILES])
+    assert [str(p) for p in report.bad] == [f"{notes}: holds no BibTeX entries"]
+    assert report.added + report.merged == 295
