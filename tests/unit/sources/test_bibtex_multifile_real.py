@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,13 @@ Row = tuple[str, tuple[str, ...], int | None, str]
 
 
 def _database(paths: list[Path]) -> dict[tuple[str, str], SourceRecord | BadItem]:
-    """``(file name, location) -> item`` of the files read as one database."""
+    """``(file name, location) -> item`` of the files read as one database (read once per
+    order of the files; the tests only look)."""
+    return _read_once(tuple(paths))
+
+
+@cache
+def _read_once(paths: tuple[Path, ...]) -> dict[tuple[str, str], SourceRecord | BadItem]:
     return {(p.name, i.location): i for p, i in read_bibtex_database(paths)}
 
 
