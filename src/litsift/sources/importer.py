@@ -5,9 +5,7 @@ A PATH may be a file, a ``.gz`` file, or a directory. A directory that a directo
 claims (a Zotero data directory, a Hugging Face dataset card) is read as one source; any other
 directory is walked recursively (hidden entries skipped) and each file detected on its own --
 a folder of PDFs, a folder of ``.bib`` files. Files no format claims are listed as skipped, not
-as errors. The files of a format with a database reader (BibTeX) are read together, as one
-database: every ``.bib`` of one call shares its ``@string`` macros and ``crossref`` keys.
-litsift's own JSONL goes through :func:`litsift.store.ingest.ingest_jsonl`.
+as errors. litsift's own JSONL goes through :func:`litsift.store.ingest.ingest_jsonl`.
 
 Nothing bad stops the import: a bad entry is reported as ``FILE:LOCATION: reason`` and the
 good ones are kept; an unusable file (:class:`~litsift.errors.IngestError` from its reader,
@@ -83,38 +81,6 @@ def _walk(root: Path) -> Iterator[Path]:
         for name in sorted(filenames):
             if not name.startswith("."):
                 yield Path(dirpath) / name
-
-
-def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
-    """The files of each format that reads its files as one database (BibTeX), keyed by the
-    first of them: every ``.bib`` of one ingest call is one ``\\bibliography{a,b,c}``."""
-    groups: dict[str, list[Path]] = {}
-    for path, fmt in todo:
-        if fmt.read_database is not None:
-            groups.setdefault(fmt.name, []).append(path)
-    return {paths[0]: paths for paths in groups.values()}
-
-
-def _read_database(
-    writer: RecordWriter, report: ImportReport, fmt: str, reader: DatabaseReader, paths: list[Path]
-) -> None:
-    """Read ``paths`` together with ``reader``; one ``report.files`` row each."""
-    read = dict.fromkeys(paths, 0)
-    current = paths[0]
-    try:
-        for current, item in reader(paths):
-            if isinstance(item, BadItem) and not item.location:  # an unusable file
-                writer.flush()
-                writer.counts.bad.append(Problem(str(current), "", item.reason))
-                continue
-            writer.add(fmt, str(current), item)
-            read[current] = read.get(current, 0) + 1
-    except (Exception, RecursionError) as err:  # a library error the reader let through
-        writer.flush()
-        reason = f"cannot be read as {fmt}" + (f": {err}" if str(err) else "")
-        writer.counts.bad.append(Problem(str(current), "", reason[:300]))
-    writer.flush()
-    report.files.extend((str(path), fmt, n) for path, n in read.items())
 
 
 def plan(
@@ -202,8 +168,8 @@ def import_paths(
         raise IngestError(f"the store {store.path} is open read-only", "open it for writing")
     todo, skipped = plan(paths, kind, fmt_name)
     report = ImportReport(kind=kind, skipped=skipped)
+    databases = _databases(todo)  # every .bib of this call is one \bibliography{a,b,c}
     writer = RecordWriter(store, kind)
-    databases = _databases(todo)
     for i, (path, fmt) in enumerate(todo):
         label = str(path)
         if fmt.read_database is not None:  # read with the other files of its database
@@ -247,3 +213,35 @@ def import_paths(
     report.fold(writer.counts)
     report.elapsed_s = time.perf_counter() - start
     return report
+
+
+def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
+    """The files of each format that reads its files as one database (BibTeX), keyed by the
+    first of them: every ``.bib`` of one ingest call is one ``\\bibliography{a,b,c}``."""
+    groups: dict[str, list[Path]] = {}
+    for path, fmt in todo:
+        if fmt.read_database is not None:
+            groups.setdefault(fmt.name, []).append(path)
+    return {paths[0]: paths for paths in groups.values()}
+
+
+def _read_database(
+    writer: RecordWriter, report: ImportReport, fmt: str, reader: DatabaseReader, paths: list[Path]
+) -> None:
+    """Read ``paths`` together with ``reader``; one ``report.files`` row each."""
+    read = dict.fromkeys(paths, 0)
+    current = paths[0]
+    try:
+        for current, item in reader(paths):
+            if isinstance(item, BadItem) and not item.location:  # an unusable file
+                writer.flush()
+                writer.counts.bad.append(Problem(str(current), "", item.reason))
+                continue
+            writer.add(fmt, str(current), item)
+            read[current] = read.get(current, 0) + 1
+    except (Exception, RecursionError) as err:  # a library error the reader let through
+        writer.flush()
+        reason = f"cannot be read as {fmt}" + (f": {err}" if str(err) else "")
+        writer.counts.bad.append(Problem(str(current), "", reason[:300]))
+    writer.flush()
+    report.files.extend((str(path), fmt, n) for path, n in read.items())
