@@ -25,7 +25,7 @@ from __future__ import annotations
 import gzip
 import re
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +121,9 @@ Reader = Callable[[Path], Iterator[SourceRecord | BadItem]]
 #: ``sniff(head, path) -> confidence`` in 0..100; ``head`` is the first 64 KiB of the file
 #: (decompressed when gzip), or b"" for a directory.
 Sniffer = Callable[[bytes, Path], int]
+#: reads several files as one database (BibTeX's ``\bibliography{abbrev,biblio,crossref}``):
+#: yields ``(file, record or bad item)``; a file it cannot use is ``BadItem("", reason)``
+DatabaseReader = Callable[[Sequence[Path]], Iterator[tuple[Path, SourceRecord | BadItem]]]
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,8 @@ class Format:
         extensions: file-name endings that hint at the format (``.bib``, ``.ris``).
         directory: True when the format is a directory (a Zotero data dir, a dataset card dir).
         description: one line for ``litsift ingest --help``.
+        read_database: when set, every file of this format in one import is read by it at
+            once, as one database (``@string`` macros and ``crossref`` keys across files).
     """
 
     name: str
@@ -144,6 +149,7 @@ class Format:
     extensions: tuple[str, ...] = ()
     directory: bool = False
     description: str = ""
+    read_database: DatabaseReader | None = None
 
 
 #: a UTF-8 lead byte read as Latin-1 / Windows-1252 followed by a continuation byte read the

@@ -5,8 +5,13 @@ concatenation, which bibtexparser 2.x leaves as written, by :class:`Concatenatio
 LaTeX in values becomes Unicode with pylatexenc (``{\\"o}`` -> ``ö``, math kept readable); names are
 split with bibtexparser's BibTeX name rules (``von Last, Jr, First``). On top of the parser:
 
-* ``crossref``: a child entry inherits the fields it lacks from its parent (biblatex's
-  inheritance: the parent's ``title`` becomes the child's ``booktitle``);
+* several files are one database (:func:`read_bibtex_database`, what ``litsift ingest papers
+  a.bib b.bib`` and a folder of ``.bib`` files read; :mod:`litsift.sources.bibtex_db`):
+  ``@string`` macros, ``crossref``/``xdata`` keys and ``@preamble`` commands of one file serve
+  the others; a file of only macros or only parents is no error;
+* ``crossref`` and ``xdata``: a child inherits the fields it lacks by biblatex's default rules
+  (the ``@proceedings``' ``title`` becomes the ``@inproceedings``' ``booktitle``; see
+  :mod:`litsift.sources.bibtex_inherit`); a volume named in a ``crossref`` is not a paper;
 * duplicate keys: every entry is kept (``entry KEY (2nd)``); de-duplication decides;
 * JabRef groups (``groups = {A, B}``) and ``keywords`` -> collections and tags; ``file``
   fields (Zotero/BBT ``path:type``, JabRef ``desc:path:type``, Mendeley) -> attachments;
@@ -14,15 +19,14 @@ split with bibtexparser's BibTeX name rules (``von Last, Jr, First``). On top of
 * identifiers: ``doi``, ``eprint`` with ``archiveprefix``/``eprinttype`` arXiv, ``pmid``,
   ACL Anthology / arXiv / DOI links in ``url``.
 
-A block bibtexparser cannot parse is a bad item ``line N`` with its reason; everything else
-in the file is kept.
+A block bibtexparser cannot parse is a bad item ``line N`` with its reason (a cut file: "the
+file ends inside this entry"); everything else in the file is kept.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,49 +42,14 @@ from bibtexparser.middlewares.names import (
 from bibtexparser.middlewares.parsestack import default_parse_stack
 from pylatexenc.latex2text import LatexNodes2Text
 
-from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
 from litsift.sources.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
-__all__ = ["FORMATS", "read_bibtex", "sniff_bibtex"]
+__all__ = ["FORMATS", "read_bibtex", "read_bibtex_database", "sniff_bibtex"]
 
 _ENTRY_RE = re.compile(rb"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
-#: fields a crossref child never takes from its parent (biblatex's default inheritance rules)
-_NOT_INHERITED = {
-    "ids",
-    "crossref",
-    "xref",
-    "entryset",
-    "entrysubtype",
-    "execute",
-    "label",
-    "options",
-    "presort",
-    "related",
-    "sortkey",
-    "shorthand",
-    "keywords",
-    "file",
-    "abstract",
-    "doi",
-    "url",
-    "eprint",
-    "groups",
-    "annote",
-    "annotation",
-}
-_CONTAINERS = {
-    "book",
-    "mvbook",
-    "collection",
-    "mvcollection",
-    "proceedings",
-    "mvproceedings",
-    "reference",
-    "mvreference",
-}
 _L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
 
@@ -260,163 +229,133 @@ def _concat_parts(value: str) -> list[str] | None:
     return parts
 
 
+class _Macros:
+    """``@string`` macros while a file is read: the file's own (case-insensitive, later
+    definitions win, a macro may concatenate earlier ones), then ``shared`` ones of the other
+    files of the database, then BibTeX's month macros. Values are plain contents, no quotes."""
+
+    def __init__(self, shared: Mapping[str, str] | None = None) -> None:
+        self.own: dict[str, str] = {}
+        self.shared = shared or {}
+
+    def get(self, name: str) -> str | None:
+        low = name.lower()
+        return self.own.get(low, self.shared.get(low))
+
+    def literal(self, part: str) -> str:
+        if len(part) >= 2 and part[0] + part[-1] in ('""', "{}"):
+            return part[1:-1]
+        found = self.get(part)
+        if found is not None:
+            return found
+        return _MONTHS.get(part.lower(), part)
+
+    def resolve(self, value: Any) -> Any:
+        """A raw field value with its macros expanded, braced; other values as they are."""
+        if not isinstance(value, str):
+            return value
+        parts = _concat_parts(value)
+        if parts is not None:
+            return "{" + "".join(self.literal(p) for p in parts) + "}"
+        bare = value.strip()
+        if bare and bare[0] not in '{"' and not bare.isdigit():
+            found = self.get(bare)
+            if found is not None:
+                return "{" + found + "}"
+        return value
+
+    def define(self, name: str, raw: Any) -> None:
+        self.own[name.lower()] = self.literal(str(self.resolve(raw)))
+
+
 class ConcatenationMiddleware(LibraryMiddleware):
-    """Resolve BibTeX string concatenation: ``title = pre # " Learning for " # {Search}``.
+    """Resolve ``@string`` macros and concatenation: ``title = pre # " Learning for " # {x}``.
 
     Each part is a quoted or braced literal (its content), an ``@string`` macro (its value;
     names are case-insensitive, later definitions win, macros may concatenate earlier ones),
-    a month macro (``jan`` -> ``January``) or a number; an unknown macro stays as written. The
-    joined value is braced, so the default stack's enclosing remover strips it like any other.
-    Runs before bibtexparser's default parse stack (BibTeX semantics per btxdoc, "String").
+    a month macro (``jan`` -> ``January``) or a number; an unknown macro stays as written. A
+    bare macro (``journal = tec``) is resolved too, from the file's own macros and then from
+    ``shared`` (the macros of the other files of a multi-file database). The resolved value
+    is braced, so the default stack's enclosing remover strips it like any other. Runs before
+    bibtexparser's default parse stack (BibTeX semantics per btxdoc, "String").
     """
+
+    def __init__(self, shared: Mapping[str, str] | None = None) -> None:
+        super().__init__(allow_inplace_modification=True)
+        self.shared = shared
 
     @classmethod
     def metadata_key(cls) -> str:
         return "ResolveConcatenation"
 
     def transform(self, library: Library) -> Library:
-        macros: dict[str, str] = {}
-
-        def literal(part: str) -> str:
-            if len(part) >= 2 and part[0] + part[-1] in ('""', "{}"):
-                return part[1:-1]
-            low = part.lower()
-            if low in macros:
-                return macros[low]
-            return _MONTHS.get(low, part)
-
-        def resolve(value: Any) -> Any:
-            parts = _concat_parts(value) if isinstance(value, str) else None
-            if parts is None:
-                return value
-            return "{" + "".join(literal(p) for p in parts) + "}"
-
+        macros = _Macros(self.shared)
         for string in library.strings:
-            string.value = resolve(string.value)
-            macros[string.key.lower()] = literal(str(string.value))
+            string.value = macros.resolve(string.value)
+            macros.define(string.key, string.value)
         for entry in library.entries:
             for f in entry.fields:
-                f.value = resolve(f.value)
+                f.value = macros.resolve(f.value)
         return library
 
 
-def _parse_string(text: str) -> Library:
-    return parse_string(text, [ConcatenationMiddleware(), *default_parse_stack()])
+def _file_macros(raw: Library, shared: Mapping[str, str]) -> dict[str, str]:
+    """The ``@string`` macros a split (not yet resolved) file defines: lower-case name ->
+    value; the file is not changed."""
+    macros = _Macros(shared)
+    for string in raw.strings:
+        macros.define(string.key, string.value)
+    return macros.own
 
 
-def _parse(path: Path) -> tuple[Any, str]:
-    text = read_text(path, "latin-1")  # old BibTeX files are often Latin-1
-    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
-    try:
-        return _parse_string(text), text
-    except Exception as err:
-        raise IngestError(
-            f"{path}: not BibTeX ({type(err).__name__}: {err})", "check the file"
-        ) from None
+def _parse_string(text: str, shared: Mapping[str, str] | None = None) -> Library:
+    return parse_string(text, [ConcatenationMiddleware(shared), *default_parse_stack()])
 
 
-def _inherit(fields: dict[str, str], parent: dict[str, str], child_type: str) -> None:
-    """Fill ``fields`` from its crossref ``parent`` as biblatex does: a part of a container
-    (``@incollection`` of a ``@collection``...) gets the parent's ``title`` as ``booktitle``;
-    an alias entry of the same kind (only ``crossref = {key}``) gets everything."""
-    contained = child_type not in _CONTAINERS and parent.get("_type", "") in _CONTAINERS
-    for key, value in parent.items():
-        if key.startswith("_") or key in _NOT_INHERITED or not value:
-            continue
-        if key == "title" and contained:
-            fields.setdefault("booktitle", value)
-        elif key not in fields:
-            fields[key] = value
+def read_bibtex_database(
+    paths: Sequence[Path],
+) -> Iterator[tuple[Path, SourceRecord | BadItem]]:
+    """Every entry of the ``.bib`` files ``paths`` read as ONE BibTeX database, as
+    ``\\bibliography{abbrev,biblio,crossref}`` makes them: an ``@string`` of one file expands
+    in the others, a ``crossref`` or ``xdata`` key may be in any file, and the order of the
+    files does not matter (a file's own macros and keys come first; see
+    :mod:`litsift.sources.bibtex_db`).
 
+    A container (``@proceedings``, ``@collection``, ``@book``, ``@mv*``, ``@periodical``) that
+    some entry names in its ``crossref`` is not a paper: its fields go to its children (see
+    :mod:`litsift.sources.bibtex_inherit`). ``@string``, ``@preamble``, ``@xdata`` and
+    ``@set`` blocks are not papers either, so a file of macros or of parents yields nothing
+    and is no error.
 
-_KEYLESS_RE = re.compile(r"@(\w+)\s*\{(?=\s*\n\s*[A-Za-z][\w+\-]*\s*=)")
+    Args:
+        paths: ``.bib`` files (``.gz`` too).
 
+    Yields:
+        ``(file, record or bad item)``, file by file in the order given. A file that cannot be
+        read, or holds no BibTeX at all, is one ``BadItem("", reason)``.
+    """
+    from litsift.sources.bibtex_db import load  # builds on this module's parsing
 
-def _block_text(lines: list[str], start: int) -> str:
-    """The lines of the block starting at 0-based line ``start``, up to the next ``@``."""
-    end = start + 1
-    while end < len(lines) and not lines[end].lstrip().startswith("@"):
-        end += 1
-    return "\n".join(lines[start:end])
-
-
-def _salvage(raw: str, start_line: int | None) -> model.Entry | None:
-    """The entry of a block the parser gave up on, after the repairs other tools make: a
-    missing key (EndNote) gets ``line-N``; ``\\}`` (a LaTeX line break closing a value, which
-    bibtexparser reads as an escaped brace) gets a space. None when it still fails."""
-    fixed = _KEYLESS_RE.sub(lambda m: f"@{m.group(1)}{{line-{(start_line or 0) + 1},", raw, count=1)
-    fixed = fixed.replace("\\\\}", "\\\\ }")
-    if fixed == raw:
-        return None
-    try:
-        lib = _parse_string(fixed)
-    except Exception:
-        return None
-    if len(lib.entries) == 1 and not lib.failed_blocks:
-        entry: model.Entry = lib.entries[0]
-        return entry
-    return None
+    database, unusable = load(paths)
+    for path, err in unusable:
+        yield path, BadItem("", err.message.removeprefix(f"{path}: "))
+    yield from database.records()
 
 
 def read_bibtex(path: Path) -> Iterator[SourceRecord | BadItem]:
-    """Every entry of a ``.bib`` file as a record; unparseable blocks as bad items.
+    """Every entry of one ``.bib`` file (a database of one file, see
+    :func:`read_bibtex_database`) as a record; unparseable blocks as bad items.
 
     Raises:
         IngestError: the file cannot be read or holds no BibTeX entry at all.
     """
-    library, text = _parse(path)
-    lines = text.splitlines()
-    entries: list[tuple[model.Entry, int]] = [(e, 1) for e in library.entries]
-    line_of: dict[int, int] = {id(e): e.start_line or 0 for e in library.entries}
-    bad: list[BadItem] = []
-    seen: dict[str, int] = {}
-    for e, _ in entries:
-        seen[e.key] = 1
-    for block in library.failed_blocks:
-        line = f"line {block.start_line + 1}"
-        kept = getattr(block, "ignore_error_block", None)
-        if isinstance(block, model.DuplicateBlockKeyBlock) and isinstance(kept, model.Entry):
-            seen[kept.key] = seen.get(kept.key, 1) + 1
-            entries.append((kept, seen[kept.key]))
-            line_of[id(kept)] = block.start_line or 0
-            continue
-        if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(kept, model.Entry):
-            entries.append((kept, 1))  # a field given twice: the entry is kept (first value)
-            line_of[id(kept)] = block.start_line or 0
-            seen.setdefault(kept.key, 1)
-            continue
-        salvaged = _salvage(_block_text(lines, block.start_line or 0), block.start_line)
-        if salvaged is not None:
-            entries.append((salvaged, 1))
-            line_of[id(salvaged)] = block.start_line or 0
-            seen.setdefault(salvaged.key, 1)
-            continue
-        lines = str(getattr(block, "error", "") or "").strip().splitlines()
-        reason = (lines[0] if lines else "cannot be parsed")[:200]
-        bad.append(BadItem(line, f"unparseable BibTeX: {reason}"))
-    if not entries and not bad:
-        raise IngestError(f"{path}: holds no BibTeX entries", "is it a .bib file?")
-    by_key = {
-        e.key.lower(): {**_fields(e), "_type": e.entry_type.lower()} for e, n in entries if n == 1
-    }
-    entries.sort(key=lambda en: line_of.get(id(en[0]), 0))
-    for entry, n in entries:
-        if entry.entry_type.lower() in _RECORD_TYPES_SKIP:
-            continue
-        if entry.key.strip():
-            location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
-        else:  # Mendeley and some hand-kept files write entries without a key
-            location = f"entry without a key, line {line_of.get(id(entry), 0) + 1}"
-        try:
-            fields = _fields(entry)
-            ref = (fields.get("crossref") or "").strip().lower()
-            parent = by_key.get(ref) if ref else None
-            if parent:
-                _inherit(fields, parent, entry.entry_type.lower())
-            yield _record(entry.key, entry.entry_type, fields, location)
-        except Exception as err:
-            yield BadItem(location, f"{type(err).__name__}: {err}"[:200])
-    yield from bad
+    from litsift.sources.bibtex_db import load
+
+    database, unusable = load([path])
+    if unusable:
+        raise unusable[0][1]
+    for _, item in database.records():
+        yield item
 
 
 FORMATS = [
@@ -427,5 +366,6 @@ FORMATS = [
         sniff=sniff_bibtex,
         extensions=(".bib", ".bibtex", ".biblatex"),
         description="BibTeX / biblatex (.bib): Zotero, Better BibTeX, JabRef, Mendeley, EndNote",
+        read_database=read_bibtex_database,
     )
 ]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
-from litsift.sources.base import Format
+from litsift.sources.base import BadItem, DatabaseReader, Format
 from litsift.sources.writer import Counts, Problem, RecordWriter
 from litsift.store.faults import fault_in_chain
 from litsift.store.repo import Store
@@ -281,10 +281,17 @@ def import_paths(
         raise IngestError(f"the store {store.path} is open read-only", "open it for writing")
     todo, skipped, unreadable = plan(paths, kind, fmt_name)
     report = ImportReport(kind=kind, skipped=skipped)
+    databases = _databases(todo)  # every .bib of this call is one \bibliography{a,b,c}
     writer = RecordWriter(store, kind)
     writer.counts.bad.extend(unreadable)
     for i, (path, fmt) in enumerate(todo):
         label = str(path)
+        if fmt.read_database is not None:  # read with the other files of its database
+            if path in databases:
+                _read_database(writer, report, fmt.name, fmt.read_database, databases[path])
+            if progress is not None:
+                progress(i + 1, len(todo), writer.counts.read)
+            continue
         if fmt.name.startswith("jsonl"):
             writer.flush()
             sub = IngestReport(path=path, kind=kind)
@@ -334,3 +341,44 @@ def import_paths(
     report.bad = [replace(p, reason=_without_exception_names(p.reason)) for p in report.bad]
     report.elapsed_s = time.perf_counter() - start
     return report
+
+
+def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
+    """The files of each format that reads its files as one database (BibTeX), keyed by the
+    first of them: every ``.bib`` of one ingest call is one ``\\bibliography{a,b,c}``."""
+    groups: dict[str, list[Path]] = {}
+    for path, fmt in todo:
+        if fmt.read_database is not None:
+            groups.setdefault(fmt.name, []).append(path)
+    return {paths[0]: paths for paths in groups.values()}
+
+
+def _read_database(
+    writer: RecordWriter, report: ImportReport, fmt: str, reader: DatabaseReader, paths: list[Path]
+) -> None:
+    """Read ``paths`` together with ``reader``; one ``report.files`` row each."""
+    read = dict.fromkeys(paths, 0)
+    current = paths[0]
+    try:
+        for current, item in reader(paths):
+            if isinstance(item, BadItem) and not item.location:  # an unusable file
+                writer.flush()
+                writer.counts.bad.append(
+                    file_problem(str(current), IngestError(item.reason, "check the file"))
+                )
+                continue
+            writer.add(fmt, str(current), item)
+            read[current] = read.get(current, 0) + 1
+        writer.flush()
+    except MachineFaultError as err:  # the machine's fault, never the files'
+        raise _stopped(err, str(current), writer, report) from err
+    except (Exception, RecursionError) as err:  # a library error the reader let through
+        fault = fault_in_chain(err, current)
+        if isinstance(fault, NoSpaceError):  # ENOSPC: the disk's fault, not the file's
+            raise _stopped(fault, str(current), writer, report) from err
+        writer.flush()
+        reason = f"cannot be read as {fmt}: unexpected content ({err})"[:300]
+        hint = "check the file; if it is sound, please report this to litsift"
+        writer.counts.bad.append(file_problem(str(current), IngestError(reason, hint)))
+    writer.flush()
+    report.files.extend((str(path), fmt, n) for path, n in read.items())

@@ -14,19 +14,22 @@ from litsift.sources.bibtex import read_bibtex
 
 BIB = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
 
-# entries per file, from ../shared/data/sources/README.md, with two documented differences:
+# entries per file, from ../shared/data/sources/README.md, with three documented differences:
 # biblatex-examples.bib has 92 entries of which 2 are @set (a set of other entries, not a
-# work: not imported); bbt-2660 holds a 284th entry commented out with "%@ARTICLE{", which
-# BibTeX itself (and bibtexparser) still reads -- "%" is no comment outside an entry.
+# work: not imported) and 1 the @collection westfahl:frontier that westfahl:space names in its
+# crossref (a volume whose data its chapter inherits: not a paper), as are 1 @collection of
+# bbt-1641 and the 3 @book parents of bbt-3514; bbt-2660 holds a 284th entry commented out
+# with "%@ARTICLE{", which BibTeX itself (and bibtexparser) still reads -- "%" is no comment
+# outside an entry.
 COUNTS = {
     "bbt-1436_journal-abbreviations_month-macros.bib": 506,
-    "bbt-1641_jabref-5.1-groups.bib": 20,
+    "bbt-1641_jabref-5.1-groups.bib": 19,
     "bbt-2660_plus-in-field-name.bib": 284,
     "bbt-873_user-library_crossref_duplicate-keys.bib": 988,
     "bbt_mendeley-export_duplicate-keys.bib": 512,
-    "biblatex-examples.bib": 90,
+    "biblatex-examples.bib": 89,
     "thesis-psychology_zotero-bbt-export.bib": 584,
-    "edge-cases/bbt-3514_crossref-incollection.bib": 6,
+    "edge-cases/bbt-3514_crossref-incollection.bib": 3,
     "edge-cases/bbt_endnote-export.bib": 1,
     "edge-cases/bbt-664_chokes.bib": 1,
     "edge-cases/bbt-95-96_percent-sign_preamble.bib": 1,
