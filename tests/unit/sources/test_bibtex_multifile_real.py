@@ -280,5 +280,8 @@ def test_an_unusable_file_of_the_database_is_one_line_and_costs_the_others_nothi
     notes.write_text("@comment{jabref-meta: databaseType:bibtex;}\n", encoding="utf-8")
     with Store(tmp_path / "s.db") as store:
         report = import_paths(store, [notes, *FILES])
-    assert [str(p) for p in report.bad] == [f"{notes}: holds no BibTeX entries"]
+    # FILE: reason once, with a hint, as every unusable file is reported
+    assert [str(p) for p in report.bad] == [
+        f"{notes}: holds no BibTeX entries; hint: check the file"
+    ]
     assert report.added + report.merged == 295
