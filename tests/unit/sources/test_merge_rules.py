@@ -334,3 +334,37 @@ def test_reimport_of_every_reference_manager_export_is_idempotent(tmp_path: Path
                 again.merges[:3],
             )
             assert again.unchanged == again.read - len(again.bad)
+
+
+def test_dedup_lists_papers_sharing_a_doi_with_different_titles_as_conflicts(
+    tmp_path: Path,
+) -> None:
+    """``litsift dedup`` over litsift JSONL rows whose links carry one DOI: the chapter and its
+    book (titles from the real Zotero export) are a conflict, not a group; a second rendering
+    of the book's title is merged."""
+    from litsift.sources.dedup import find_duplicates
+    from litsift.store import ingest_jsonl
+
+    url = "https://doi.org/10.4324/9781315187280"
+    rows = [
+        ("key:chapter", "Controlling Other People: The Impact of Power on Stereotyping", url),
+        ("key:book", "Social Cognition: Selected Works of Susan T. Fiske", url),
+        ("key:book2", "Social cognition: selected works of Susan T. Fiske", ""),
+    ]
+    src = tmp_path / "p.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"id": i, "title": t, "authors": ["S. T. Fiske"], "year": 2018, "url": u})
+            + "\n"
+            for i, t, u in rows
+        ),
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        ingest_jsonl(store, Kind.PAPER, src)
+        plan_ = find_duplicates(store).to_json()
+    assert [(g["keep"]["id"], [m["id"] for m in g["merge"]]) for g in plan_["groups"]] == [
+        ("key:book", ["key:book2"])
+    ]
+    assert [(c["id"], c["with"]) for c in plan_["conflicts"]] == [("key:book", "key:chapter")]
+    assert plan_["conflicts"][0]["title_score"] < 60
