@@ -82,7 +82,7 @@ def test_conflict_threshold_lies_in_the_gap_of_real_identifier_sharing_pairs() -
 
     from litsift.sources.identity import ID_CONFLICT_MAX_RATIO, title_key
 
-    todo, _ = plan([BIB, REFS / "csl-json"], Kind.PAPER)
+    todo = plan([BIB, REFS / "csl-json"], Kind.PAPER)[0]
     by_doi: dict[str, list[str]] = {}
     for path, fmt in todo:
         for item in fmt.read(path):
@@ -326,7 +326,7 @@ def test_reimport_of_every_reference_manager_export_is_idempotent(tmp_path: Path
     with Store(tmp_path / "s.db") as store:
         first = import_paths(store, [REFS])
         assert first.added > 4000 and first.merged > 500
-        todo, _ = plan([REFS], Kind.PAPER)
+        todo = plan([REFS], Kind.PAPER)[0]
         for path, _fmt in todo:
             again = import_paths(store, [path])
             assert (again.added, again.merged, again.updated) == (0, 0, 0), (
