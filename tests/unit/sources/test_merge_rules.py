@@ -368,3 +368,31 @@ def test_dedup_lists_papers_sharing_a_doi_with_different_titles_as_conflicts(
     ]
     assert [(c["id"], c["with"]) for c in plan_["conflicts"]] == [("key:book", "key:chapter")]
     assert plan_["conflicts"][0]["title_score"] < 60
+
+
+def test_braced_literal_name_and_family_comma_given_are_one_first_author(tmp_path: Path) -> None:
+    """``{Yarin Gal}`` (a BibTeX literal: the source's family name is "Yarin Gal") and
+    ``Gal, Yarin`` are one person, so the two entries of the paper merge by title + first
+    author + year."""
+    bib = tmp_path / "gal.bib"
+    bib.write_text(
+        "@inproceedings{gal2016dropout,\n"
+        "  title = {Dropout as a {Bayesian} Approximation: Representing Model Uncertainty in "
+        "Deep Learning},\n"
+        "  author = {{Yarin Gal} and {Zoubin Ghahramani}},\n"
+        "  booktitle = {International Conference on Machine Learning},\n"
+        "  year = {2016},\n"
+        "}\n\n"
+        "@article{gal2015dropout,\n"
+        "  title = {Dropout as a Bayesian approximation: representing model uncertainty in "
+        "deep learning.},\n"
+        "  author = {Gal, Yarin and Ghahramani, Zoubin},\n"
+        "  journal = {arXiv preprint},\n"
+        "  year = {2015},\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        report = import_paths(store, [bib])
+        assert (report.added, report.merged) == (1, 1)
+        assert store.count(Kind.PAPER) == 1
