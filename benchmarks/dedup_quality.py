@@ -46,7 +46,7 @@ STRONG = ("doi", "arxiv", "pmid", "pmcid", "s2", "corpusid", "openalex", "acl")
 
 def read_samples(root: Path) -> list[tuple[str, SourceRecord]]:
     """``(file:location, record)`` for every paper entry of every sample file."""
-    todo, _ = plan([root], Kind.PAPER)
+    todo = plan([root], Kind.PAPER)[0]
     out: list[tuple[str, SourceRecord]] = []
     for path, fmt in todo:
         if fmt.name.startswith("jsonl"):

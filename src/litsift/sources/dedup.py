@@ -2,11 +2,13 @@
 
 Groups are found with the matcher of :mod:`litsift.sources.identity` (same identifier, or
 title + first author + year), run over the stored papers in rowid order: each paper is matched
-against the ones before it. Merging keeps the oldest row (lowest rowid: its index entries and
-citekey stay valid), fills its missing fields from the others, keeps the longest abstract and
-every identifier, and moves the others' labels, notes, tags, collections, provenance and
-attachments onto it before deleting them. Search skips deleted rows at once; ``litsift index
---rebuild`` compacts the indexes.
+against the ones before it; papers that share an identifier but have clearly different titles
+are listed as conflicts, not grouped. Merging keeps the oldest row (lowest rowid: its index
+entries and citekey stay valid), fills its missing fields from the others, keeps the longest
+abstract and every identifier, keeps the survivor's author list (filled only when empty or
+cut short), and moves the others' labels, notes, tags, collections, provenance and attachments
+onto it before deleting them. Search skips deleted rows at once; ``litsift index --rebuild``
+compacts the indexes.
 """
 
 from __future__ import annotations
@@ -44,10 +46,13 @@ class DedupGroup:
 
 @dataclass
 class DedupPlan:
-    """Every duplicate group found; ``papers`` is how many papers were compared."""
+    """Every duplicate group found; ``papers`` is how many papers were compared;
+    ``conflicts`` holds ``(doc id, other doc id, "scheme:value", title score 0-100)`` for
+    papers that share an identifier but not a title (left apart)."""
 
     groups: list[DedupGroup] = field(default_factory=list)
     papers: int = 0
+    conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
 
     @property
     def duplicates(self) -> int:
@@ -66,6 +71,10 @@ class DedupPlan:
                     ],
                 }
                 for g in self.groups
+            ],
+            "conflicts": [
+                {"id": d, "with": o, "shared": i, "title_score": round(t, 1)}
+                for d, o, i, t in self.conflicts
             ],
         }
 
@@ -93,10 +102,15 @@ def find_duplicates(store: Store) -> DedupPlan:
     index = IdentityIndex()
     groups: dict[str, DedupGroup] = {}
     owner: dict[str, str] = {}
+    conflicts: list[tuple[str, str, str, float]] = []
     for doc_id, title, authors_json, year, url in rows:
         authors = _authors(authors_json)
         doc_ids = {**ids_in_text(url), **ids.get(doc_id, {})}
-        match = index.match(title, authors, year, doc_ids, exclude=doc_id)
+        found = index.resolve(title, authors, year, doc_ids, exclude=doc_id)
+        conflicts.extend(
+            (doc_id, c.doc_id, f"{c.scheme}:{c.value}", c.score) for c in found.conflicts
+        )
+        match = found.match
         if match is None:
             index.add(doc_id, title, authors, year, doc_ids)
             continue
@@ -108,7 +122,7 @@ def find_duplicates(store: Store) -> DedupPlan:
     titles = {doc_id: title for doc_id, title, *_ in rows}
     for group in groups.values():
         group.titles = {d: titles[d] for d in [group.keep, *(m[0] for m in group.merge)]}
-    return DedupPlan(list(groups.values()), len(rows))
+    return DedupPlan(list(groups.values()), len(rows), conflicts)
 
 
 def _row(conn: sqlite3.Connection, doc_id: str) -> dict[str, Any] | None:

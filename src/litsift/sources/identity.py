@@ -1,19 +1,29 @@
 """Who is who: the matcher that decides whether an incoming record is a paper already stored.
 
-The rule (issue 16; papis ``docmatcher`` does the same two steps):
+The rule (issue 16; papis ``docmatcher`` does the same two steps; issue 27 added the checks):
 
 1. **Same identifier** -- any normalised ``(scheme, value)`` of :mod:`litsift.sources.ids`
-   shared with a stored record -> that record.
+   shared with a stored record -> that record, unless the two titles are clearly different
+   (rapidfuzz ``fuzz.token_set_ratio`` of the :func:`title_key` forms below
+   :data:`ID_CONFLICT_MAX_RATIO`): then it is a :class:`Conflict` (a DOI pasted into the wrong
+   entry, a chapter carrying its book's DOI), reported and not merged.
 2. **Otherwise title + first author + year**: the normalised titles are near-identical
-   (rapidfuzz ``fuzz.ratio`` >= :data:`TITLE_MIN_RATIO` on :func:`title_key`), the first
-   authors' family names agree when both are known, and the years are within one of each other
-   when both are known (a preprint and its proceedings version). Short titles (fewer than
-   :data:`SHORT_TITLE_WORDS` words: "Introduction", "Editorial") must match exactly, with the
-   first author and the year.
+   (rapidfuzz ``fuzz.ratio`` >= :data:`TITLE_MIN_RATIO` on :func:`title_key`) and agree on
+   every distinguishing token (:func:`titles_agree`: numbers, years, ordinals, roman numerals,
+   part/edition words, a substituted short token such as ATSP/STSP), the first authors' family
+   names agree when both are known (:func:`person_key`), and the years are within one of each
+   other when both are known (a preprint and its proceedings version). Short titles (fewer
+   than :data:`SHORT_TITLE_WORDS` words: "Introduction", "Editorial") must match exactly, with
+   the first author and the year.
 
 A match is vetoed when both records carry a DOI (not arXiv's own ``10.48550``) or an arXiv id and
 those differ: they are different works that share a title (errata, versions in two venues are
 rare enough that a missed merge is cheaper than a wrong one).
+
+Everything the index knows of a stored record is derived from its stored row (title, author
+strings, year, ``record_ids``, url), never from how one source spelled it, so an index rebuilt
+from the store answers as the one kept current during an import: re-importing a file is
+idempotent.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,23 +41,54 @@ from rapidfuzz import fuzz, process
 from litsift.sources.ids import ids_in_text
 
 __all__ = [
+    "ID_CONFLICT_MAX_RATIO",
     "SHORT_TITLE_WORDS",
     "TITLE_MIN_RATIO",
+    "Conflict",
     "IdentityIndex",
     "Match",
+    "Resolution",
     "family_key",
     "first_family",
+    "person_key",
+    "same_persons",
     "title_key",
+    "titles_agree",
 ]
 
 #: rapidfuzz ratio (0-100) two title keys need to be the same work (tuned on the labelled
 #: cross-format set of benchmarks/dedup_quality.py).
 TITLE_MIN_RATIO = 93.0
 SHORT_TITLE_WORDS = 4
+#: Below this ``fuzz.token_set_ratio`` (0-100) of the title keys, two records that share an
+#: identifier are a conflict, not one work. On the 661 identifier-sharing pairs of
+#: ``../shared/data/sources`` the scores are bimodal: 653 pairs score 100 and one 98.8 (the same
+#: work; token_set_ratio ignores an added subtitle or a "| Elsevier Enhanced Reader" suffix),
+#: and 7 pairs score 43-48.4, every one two different works (a chapter with its book's DOI, a
+#: wrong DOI pasted into another entry). 60 sits in the empty gap, nearer the low mode.
+ID_CONFLICT_MAX_RATIO = 60.0
 
 _NON_ALNUM_RE = re.compile(r"[^a-z0-9]+")
 _LATEX_CMD_RE = re.compile(r"\\[a-zA-Z]+\s*")
 _ARXIV_DOI_PREFIX = "10.48550/"
+_DIGITS_RE = re.compile(r"\d+")
+_ROMAN_RE = re.compile(r"^(?:x{0,3})(?:ix|iv|v?i{0,3})$")
+#: Words that tell two otherwise equal titles apart: ordinals, small numbers, part and
+#: edition words, and the titles of notes about a paper (an erratum is not the paper).
+_MARK_WORDS = frozenset(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
+    "thirtieth fortieth fiftieth hundredth one two three four five six seven eight nine ten "
+    "eleven twelve part parts volume vol edition ed chapter supplement erratum errata "
+    "corrigendum correction retraction addendum reply rejoinder comment commentary response".split()
+)
+_STOP_WORDS = frozenset(
+    "a an the of and or in on for to with by at from as is are via into its their our".split()
+)
+_SHORT_TOKEN = 4
+_NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md"})
+_INITIALS_RE = re.compile(r"^(?:[A-Z]\.?-?){1,3}$|^[A-Z][a-z]\.$")
+_ETAL = frozenset({"others", "etal", "et al", "andothers"})
 
 
 def title_key(title: str) -> str:
@@ -56,23 +98,121 @@ def title_key(title: str) -> str:
     return _NON_ALNUM_RE.sub(" ", text).strip()
 
 
+def _marks(tokens: Sequence[str]) -> tuple[str, Counter[str]]:
+    digits = "".join(_DIGITS_RE.findall(" ".join(tokens)))
+    words = Counter(t for t in tokens if t in _MARK_WORDS or _ROMAN_RE.match(t))
+    return digits, words
+
+
+def titles_agree(key_a: str, key_b: str) -> bool:
+    """Whether two :func:`title_key` forms may name one work: they hold the same digits in the
+    same order (years, numbers, ``37th``, ``wmt19``; ``"10 10"`` and ``"1010"`` agree), the same
+    ordinal, number, roman-numeral and part/edition/erratum words, and no short token
+    (<= 4 letters, not a stop word) of one is replaced by another short token in the other
+    (``"... for the atsp"`` / ``"... for the stsp"``).
+    """
+    ta, tb = key_a.split(), key_b.split()
+    if ta == tb:
+        return True
+    if _marks(ta) != _marks(tb):
+        return False
+    sa, sb = set(ta), set(tb)
+    joined_a, joined_b = "".join(ta), "".join(tb)
+
+    def short_only(mine: set[str], theirs_joined: str) -> bool:
+        return any(
+            len(t) <= _SHORT_TOKEN and t not in _STOP_WORDS and t not in theirs_joined for t in mine
+        )
+
+    return not (short_only(sa - sb, joined_b) and short_only(sb - sa, joined_a))
+
+
 def family_key(name: str) -> str:
     """A family name folded for matching (ASCII letters only, lower case)."""
     return re.sub(r"[^a-z]", "", anyascii(name or "").lower())
 
 
+def _name_words(text: str) -> list[str]:
+    words = text.replace("{", " ").replace("}", " ").split()
+    while len(words) > 1 and family_key(words[-1]) in _NAME_SUFFIXES:
+        words.pop()
+    return words
+
+
+def person_key(name: str) -> tuple[str, str]:
+    """``(family, initial)`` of one author name, folded: the last word of the family name
+    (particles and compound first parts dropped, so ``"de Vries"`` and ``"Vries"`` agree) and
+    the first given initial (``""`` when none).
+
+    Reads ``"Family, Given"``, ``"Given Family"``, a braced BibTeX literal (``"{Yarin Gal}"``),
+    initials after the family name (Scopus, PubMed: ``"Unnikrishnan M.A."``, ``"Wang Y"``) and
+    drops suffixes (``Jr.``, ``III``). ``"{Yarin Gal}"`` and ``"Gal, Yarin"`` both give
+    ``("gal", "y")``.
+    """
+    text = " ".join((name or "").replace("{", " ").replace("}", " ").split())
+    if not text:
+        return "", ""
+    if "," in text:
+        family_part, given_part = text.split(",", 1)
+        family = _name_words(family_part)
+        given = [
+            w for w in given_part.replace(",", " ").split() if family_key(w) not in _NAME_SUFFIXES
+        ]
+    else:
+        words = _name_words(text)
+        cut = len(words)
+        while cut > 1 and _INITIALS_RE.match(words[cut - 1]):
+            cut -= 1
+        if cut < len(words) and not _INITIALS_RE.match(words[0]):
+            family, given = words[:cut], words[cut:]
+        else:
+            family, given = words[-1:], words[:-1]
+    fam = family_key(family[-1]) if family else ""
+    initial = next((family_key(w)[:1] for w in given if family_key(w)), "")
+    return fam, initial
+
+
+def _is_etal(name: str) -> bool:
+    return family_key(name) in {k.replace(" ", "") for k in _ETAL}
+
+
+def person_keys(authors: Sequence[str]) -> list[tuple[str, str]]:
+    """:func:`person_key` of each author, an ``others`` / ``et al.`` marker left out."""
+    return [person_key(a) for a in authors if a and a.strip() and not _is_etal(a)]
+
+
+def _same_person(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    return a[0] == b[0] and (not a[1] or not b[1] or a[1] == b[1])
+
+
+def same_persons(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether two author lists name the same people in the same order (by
+    :func:`person_key`; an initial is compared only when both names have one)."""
+    ka, kb = person_keys(a), person_keys(b)
+    return len(ka) == len(kb) and all(_same_person(x, y) for x, y in zip(ka, kb, strict=True))
+
+
+def extends_persons(stored: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether ``other`` names the people of ``stored`` first, in order, and more after them
+    (``stored`` was cut short: ``"Smith, J. and others"``)."""
+    ks, ko = person_keys(stored), person_keys(other)
+    return 0 < len(ks) < len(ko) and all(
+        _same_person(x, y) for x, y in zip(ks, ko[: len(ks)], strict=True)
+    )
+
+
 def first_family(authors: Sequence[str], family_names: Sequence[str] = ()) -> str:
-    """The first author's folded family name: ``family_names[0]`` when given, else the part
-    before the comma of ``"Family, Given"``, else the last word of ``"Given Family"``."""
+    """The first author's folded family name (:func:`person_key`) read off the author string,
+    as it is stored; ``family_names[0]`` (its last word) only when there is no author string.
+    Reading the stored string, never a source's own split, keeps the index rebuilt from the
+    store equal to the one kept during an import."""
+    for name in authors:
+        if name and name.strip() and not _is_etal(name):
+            return person_key(name)[0]
     if family_names and family_names[0].strip():
-        return family_key(family_names[0])
-    if not authors:
-        return ""
-    name = authors[0].strip()
-    if "," in name:
-        return family_key(name.split(",", 1)[0])
-    words = name.split()
-    return family_key(words[-1]) if words else ""
+        words = _name_words(family_names[0])
+        return family_key(words[-1]) if words else ""
+    return ""
 
 
 @dataclass(frozen=True)
@@ -83,6 +223,27 @@ class Match:
     doc_id: str
     reason: str
     score: float
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An incoming record shares identifier ``scheme``:``value`` with stored ``doc_id`` but
+    its title is clearly different (``score``: ``fuzz.token_set_ratio`` of the title keys,
+    0-100, below :data:`ID_CONFLICT_MAX_RATIO`): reported, not merged."""
+
+    doc_id: str
+    scheme: str
+    value: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What :meth:`IdentityIndex.resolve` found: the ``match`` (or None) and the identifier
+    ``conflicts`` met on the way."""
+
+    match: Match | None
+    conflicts: tuple[Conflict, ...] = ()
 
 
 @dataclass
@@ -189,13 +350,36 @@ class IdentityIndex:
         exclude: str | None = None,
     ) -> Match | None:
         """The stored record the incoming one is, or None (see the module docstring)."""
+        return self.resolve(title, authors, year, ids, family_names, exclude).match
+
+    def resolve(
+        self,
+        title: str,
+        authors: Sequence[str],
+        year: int | None,
+        ids: Mapping[str, str],
+        family_names: Sequence[str] = (),
+        exclude: str | None = None,
+    ) -> Resolution:
+        """The stored record the incoming one is (or None) and the identifier conflicts met:
+        a stored record sharing an identifier whose title is clearly different is skipped and
+        reported, and the title rule still runs (the record may be stored under its title)."""
+        key = title_key(title)
+        conflicts: list[Conflict] = []
         for scheme, value in ids.items():
             doc_id = self.by_id.get((scheme, value))
-            if doc_id is not None and doc_id != exclude:
-                return Match(doc_id, scheme, 100.0)
-        key = title_key(title)
+            if doc_id is None or doc_id == exclude:
+                continue
+            entry = self.entries.get(doc_id)
+            if entry is None or not key or not entry.key:
+                return Resolution(Match(doc_id, scheme, 100.0), tuple(conflicts))
+            score = fuzz.token_set_ratio(key, entry.key)
+            if score >= ID_CONFLICT_MAX_RATIO:
+                return Resolution(Match(doc_id, scheme, 100.0), tuple(conflicts))
+            if all(c.doc_id != doc_id for c in conflicts):
+                conflicts.append(Conflict(doc_id, scheme, value, score))
         if not key:
-            return None
+            return Resolution(None, tuple(conflicts))
         family = first_family(authors, family_names)
         short = len(key.split()) < SHORT_TITLE_WORDS
         strong = _strong_ids(ids)
@@ -206,9 +390,13 @@ class IdentityIndex:
             entry = self.entries[doc_id]
             if not self._compatible(entry, family, year, strong, short):
                 continue
+            if score < 100.0 and not titles_agree(key, entry.key):
+                continue
             if best is None or score > best.score:
                 best = Match(doc_id, "title", score)
-        return best
+        if best is not None:  # a stored record this one is; the others were conflicts
+            conflicts = [c for c in conflicts if c.doc_id != best.doc_id]
+        return Resolution(best, tuple(conflicts))
 
     def _candidates(self, key: str, family: str, short: bool) -> Iterable[tuple[str, float]]:
         for doc_id in self.by_key.get(key, ()):

@@ -49,7 +49,8 @@ class ImportReport(Counts):
     ``added`` new records; ``updated`` entries imported before from the same format, file and
     location whose content changed; ``merged`` entries that matched another record by
     identifier or title + first author + year; ``unchanged``; ``bad`` entries and unusable
-    files; ``merges``), and:
+    files; ``merges``; ``conflicts``: entries sharing an identifier with a stored paper of a
+    clearly different title, kept apart), and:
 
     Attributes:
         kind: papers or datasets.
@@ -70,6 +71,7 @@ class ImportReport(Counts):
             f"{len(self.files):,} file{'s' if len(self.files) != 1 else ''}: "
             f"{self.read:,} read, {self.added:,} added, {self.updated:,} updated, "
             f"{self.merged:,} merged, {self.unchanged:,} unchanged, {len(self.bad):,} bad"
+            + (f", {len(self.conflicts):,} id conflicts" if self.conflicts else "")
             + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
             + f" in {self.elapsed_s:.1f} s"
         )

@@ -5,9 +5,13 @@ For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
 1. **match** it against the store (and what this import already wrote) with
    :class:`~litsift.sources.identity.IdentityIndex`;
 2. **merge** onto the match -- missing fields filled, the richer (longer) abstract kept, every
-   identifier kept -- or insert a new row whose id is the record's best identifier
-   (``doi:...``, ``arxiv:...``; :func:`litsift.sources.ids.preferred`) or, without one,
-   ``key:`` + a hash of title, first author and year;
+   identifier kept, the stored author list never replaced by a different list of people
+   (only filled when empty, or completed when it was cut short) -- or insert a new row whose
+   id is the record's best identifier (``doi:...``, ``arxiv:...``;
+   :func:`litsift.sources.ids.preferred`) or, when it has none or another row holds it,
+   ``key:`` + a hash of title, first author and year. A record sharing an identifier with a
+   stored paper of a clearly different title is an identifier **conflict**
+   (:class:`~litsift.sources.identity.Conflict`): listed in ``Counts.conflicts``, not merged;
 3. remember its provenance ``(format, file, location, fetched_at)``; a record whose provenance
    is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
    any other match is a duplicate from another entry or source (``merged``);
@@ -30,8 +34,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from litsift.sources.base import BadItem, SourceRecord, clean_text
-from litsift.sources.identity import IdentityIndex, first_family, title_key
-from litsift.sources.ids import preferred
+from litsift.sources.identity import (
+    IdentityIndex,
+    extends_persons,
+    first_family,
+    person_keys,
+    title_key,
+)
+from litsift.sources.ids import ids_in_text, preferred
 from litsift.store.history import now_iso
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
@@ -70,6 +80,9 @@ class Counts:
     bad: list[Problem] = field(default_factory=list)
     #: ``(incoming location, stored doc id, reason)`` for each record merged onto another
     merges: list[tuple[str, str, str]] = field(default_factory=list)
+    #: ``(incoming location, stored doc id, "scheme:value", title score 0-100)`` for each
+    #: record that shares an identifier with a stored paper of a clearly different title
+    conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -82,6 +95,7 @@ class Counts:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.bad.extend(other.bad)
         self.merges.extend(other.merges)
+        self.conflicts.extend(other.conflicts)
 
     def to_json(self) -> dict[str, Any]:
         """The counts as plain JSON data (bad entries as ``FILE:LOCATION: reason``)."""
@@ -93,6 +107,10 @@ class Counts:
             "unchanged": self.unchanged,
             "bad": [str(p) for p in self.bad],
             "merges": [{"entry": e, "into": d, "by": r} for e, d, r in self.merges],
+            "conflicts": [
+                {"entry": e, "with": d, "id": i, "title_score": round(t, 1)}
+                for e, d, i, t in self.conflicts
+            ],
         }
 
 
@@ -104,9 +122,22 @@ def _json_list(text: str | None) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def merge_authors(stored: list[str], other: list[str]) -> list[str]:
+    """The author list of a merged paper: ``stored`` unless it is empty (then ``other``) or
+    cut short (its people, by :func:`~litsift.sources.identity.person_key`, are the first of
+    ``other``'s: then ``stored`` followed by ``other``'s remaining names). A stored list is
+    never replaced by a different list of people, whatever their lengths."""
+    if not person_keys(stored):
+        return list(other) if person_keys(other) else list(stored)
+    if extends_persons(stored, other):
+        kept = [a for a in stored if person_keys([a])]
+        return kept + [a for a in other if person_keys([a])][len(kept) :]
+    return list(stored)
+
+
 def merge_fields(stored: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     """``stored`` paper fields completed from ``other``: empty fields filled, the longer
-    abstract and the longer author list kept, the year kept unless missing.
+    abstract kept, the authors as :func:`merge_authors` says, the year kept unless missing.
 
     Both are dicts of the paper columns with ``authors`` as a list.
     """
@@ -116,8 +147,7 @@ def merge_fields(stored: dict[str, Any], other: dict[str, Any]) -> dict[str, Any
             out[key] = other[key]
     if len(other["abstract"] or "") > len(out["abstract"] or ""):
         out["abstract"] = other["abstract"]
-    if len(other["authors"]) > len(out["authors"]):
-        out["authors"] = other["authors"]
+    out["authors"] = merge_authors(list(out["authors"]), list(other["authors"]))
     if out["year"] is None:
         out["year"] = other["year"]
     return out
@@ -201,7 +231,8 @@ class RecordWriter:
         if rec.kind is Kind.DATASET:
             return self._write_dataset(fmt, file, rec, revision)
         title = clean_text(rec.title)
-        match = self.index.match(title, rec.authors, rec.year, rec.ids, rec.family_names)
+        found = self.index.resolve(title, rec.authors, rec.year, rec.ids, rec.family_names)
+        match = found.match
         if not title:  # an abstract-only record (S2AG ``abstracts``) joins its stored paper
             if match is None or match.reason == "title":
                 raise InvalidRecord(
@@ -240,9 +271,14 @@ class RecordWriter:
         if old is None or old[-1] != new_hash:
             revision += 1
             upsert(self.conn, Kind.PAPER, values, new_hash, revision)
+        self.counts.conflicts.extend(
+            (f"{file}:{rec.location}", c.doc_id, f"{c.scheme}:{c.value}", c.score)
+            for c in found.conflicts
+        )
         self._write_side_tables(fmt, file, rec, doc_id)
-        authors = _json_list(values[3])
-        self.index.add(doc_id, values[1], authors, values[4], rec.ids, rec.family_names)
+        # the index learns what is stored (as IdentityIndex.from_connection reads it), not how
+        # this source spelled it, so a re-import matches as this import did
+        self.index.add(doc_id, values[1], _json_list(values[3]), values[4], self._ids_of(doc_id))
         return revision
 
     def _stored_title(self, doc_id: str) -> str:
@@ -251,10 +287,28 @@ class RecordWriter:
             raise InvalidRecord("no title")
         return str(row[0])
 
+    def _ids_of(self, doc_id: str) -> dict[str, str]:
+        url = self.conn.execute("SELECT url FROM papers WHERE id = ?", (doc_id,)).fetchone()
+        ids = ids_in_text(url[0] if url else None)
+        ids.update(
+            self.conn.execute(
+                "SELECT scheme, value FROM record_ids WHERE kind = ? AND doc_id = ?",
+                (self.kind.value, doc_id),
+            ).fetchall()
+        )
+        return ids
+
     def _new_id(self, rec: SourceRecord, title: str) -> str:
         best = preferred(rec.ids)
         if best:
-            return best
+            scheme, value = best.split(":", 1)
+            owner = self.index.by_id.get((scheme, value))
+            taken = (
+                owner is not None
+                and self.conn.execute("SELECT 1 FROM papers WHERE id = ?", (owner,)).fetchone()
+            )
+            if not taken:
+                return best  # else a paper of another title holds it (a conflict): a key id
         basis = f"{title_key(title)}|{first_family(rec.authors, rec.family_names)}|{rec.year}"
         return "key:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
 

@@ -63,7 +63,7 @@ def test_same_identifier_merges_and_fills_fields(tmp_path: Path) -> None:
             [
                 _rec(
                     "item 3",
-                    title="A different rendering of the title",
+                    title=SPECTER.lower(),  # another rendering (a different title: issue 27)
                     abstract="We propose SPECTER, a new method.",
                     venue="ACL",
                     ids={"doi": "10.18653/v1/2020.acl-main.207", "s2": "a" * 40},
@@ -207,7 +207,7 @@ def test_jsonl_papers_match_imported_ones_through_their_url(tmp_path: Path) -> N
             [
                 _rec(
                     "entry a",
-                    title="Other title",
+                    title="{SPECTER}: Document-level Representation Learning",
                     authors=["X Y"],
                     ids={"acl": "2020.acl-main.207"},
                 )
