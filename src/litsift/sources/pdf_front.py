@@ -1,0 +1,390 @@
+"""The front matter of a paper's first PDF page, read off its layout: the title block, the byline
+split into persons, the arXiv stamp, and the year printed on the page.
+
+No model: rules on pymupdf's ``page.get_text("dict")`` lines (text, font size, box, direction),
+checked on the PDFs of ``tests/data/imports/pdf`` and ``../shared/data/sources/fulltext/pdf``.
+
+* Only horizontal lines (``dir == (1, 0)``) can be the title or byline: arXiv's margin stamp
+  (``arXiv:1810.04805v2 [cs.CL] 24 May 2019``) is rotated 90 degrees and set in the largest font.
+* **Title block**: the first line, from the top, set in the largest font of the top 60% of the
+  page (running heads in the top 4% left out), and the lines of the same font that follow it
+  closely (gap under 0.9 font size, at most 5 lines). Stamps, section headings ("1
+  Introduction", "Abstract"), links and e-mail addresses never start it.
+* **Byline**: the rows of lines under the title, down to the abstract, whose comma / "and" /
+  ``&`` / ``;`` separated pieces are mostly person names (2-6 capitalised words or particles
+  such as "van", "de"; no institution words, digits or e-mail). Affiliation markers set as
+  superscripts (a smaller font or the superscript flag: ``1``, ``*``, ``†``, ``□``) separate
+  names; ``"Family, Given and Family, G."`` is read as inverted names.
+* **Year** printed on the page, in order: a "published" / "posted" date line, a venue line
+  (Proceedings / Journal / Vol. ... with a year; BMC's ``(2016) 13:22``), a copyright line, an
+  "Accepted" date. Only short lines in small blocks or in the page's top/bottom 15% count, so
+  a year in running text is not taken. The file's creation date is never used.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from litsift.sources.base import clean_text
+from litsift.sources.ids import normalize_arxiv
+
+__all__ = [
+    "Line",
+    "arxiv_stamp",
+    "arxiv_year",
+    "byline_persons",
+    "page_lines",
+    "printed_year",
+    "split_persons",
+    "title_block",
+]
+
+#: a spacing accent TeX output places before its letter ("Par´e") -> the combining mark
+_ACCENTS = {
+    "\u00b4": "\u0301",  # ´ acute
+    "\u00a8": "\u0308",  # ¨ diaeresis
+    "\u02c6": "\u0302",  # ˆ circumflex
+    "\u02dc": "\u0303",  # ˜ tilde
+    "\u02c7": "\u030c",  # ˇ caron
+    "\u02da": "\u030a",  # ˚ ring
+    "\u02dd": "\u030b",  # ˝ double acute
+    "\u02d8": "\u0306",  # ˘ breve
+}
+_ACCENT_RE = re.compile(f"([{''.join(_ACCENTS)}])\\s?([A-Za-z\u0131])")
+_STAMP_RE = re.compile(
+    r"^\s*arXiv:\s*((?:\d{4}\.\d{4,5})|(?:[a-z-]+(?:\.[A-Z]{2})?/\d{7}))(v\d+)?\s*"
+    r"(?:\[[^\]]+\]\s*)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s*$"
+)
+_INLINE_STAMP_RE = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(v\d+)?\s*\[[a-zA-Z-]+(?:\.[A-Z]{2})?\]")
+_HEADING_RE = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\.?\s+|[IVX]+\.\s+)?(?:abstract|a b s t r a c t|summary|keywords?|"
+    r"index terms|introduction|background|contents|references)\b",
+    re.I,
+)
+_NUMBERED_RE = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+\S")
+_NOT_TITLE_RE = re.compile(
+    r"(@|https?://|www\.|\bdoi\b|^\s*(?:research(?: article)?|open access|article|original "
+    r"article|review|letter|editorial|preprint|check for updates)\s*$)",
+    re.I,
+)
+_MARKERS_RE = re.compile(r"[\d*#†‡§¶∗⋆★♠♢♡♣♦♥□■⋄◇◆○●✉∥‖|^′″+]+")
+_PARTICLES = frozenset(
+    "van von der den de del della di da das dos du la le ten ter bin ibn al el y zu".split()
+)
+_INSTITUTION = frozenset(
+    """university universität universite université universidad universidade università
+    universiteit institute institut instituto istituto college school department dept faculty
+    laboratory laboratories lab labs center centre research inc ltd llc gmbh corporation corp
+    company hospital clinic foundation academy program programme technology sciences science
+    group ai usa uk china germany france japan canada india editor editors abstract
+    correspondence corresponding email e-mail address current equally contributed author
+    authors contribution journal proceedings conference vol volume user admin administrator
+    owner microsoft windows office""".split()
+)
+_NAME_TOKEN_RE = re.compile(r"^[^\W\d_][\w'’.\-]*$")
+_YEAR = r"((?:19|20)\d\d)"
+_PUBLISHED_RE = re.compile(
+    r"\b(?:published(?: online)?|available online|posted|date of publication)\b.{0,40}?" + _YEAR,
+    re.I,
+)
+_VENUE_RE = re.compile(
+    r"\b(?:proceedings|proc\.|conference|workshop|symposium|journal|quarterly|transactions|"
+    r"letters|annals|bulletin|vol\.|volume)\b",
+    re.I,
+)
+_BMC_RE = re.compile(r"\(" + _YEAR + r"\)\s*\d+:\d+")
+_COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\D{0,80}?" + _YEAR, re.I)
+_ACCEPTED_RE = re.compile(r"\baccepted\b.{0,40}?" + _YEAR, re.I)
+_ANY_YEAR_RE = re.compile(r"(?<!\d)" + _YEAR + r"(?!\d)")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One text line of a page.
+
+    Attributes:
+        text: the line's text, whitespace collapsed, TeX's detached accents joined.
+        names_text: the same with superscript spans (affiliation markers) replaced by ``,``.
+        size: the font size (pt) of most of its characters.
+        bbox: ``(x0, y0, x1, y1)`` in points, origin top left.
+        horizontal: the line runs left to right (not a rotated margin stamp).
+        block_lines: how many lines its text block has (a paragraph has many).
+    """
+
+    text: str
+    names_text: str
+    size: float
+    bbox: tuple[float, float, float, float]
+    horizontal: bool
+    block_lines: int
+
+
+def _join_accents(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        letter = "i" if m.group(2) == "\u0131" else m.group(2)
+        return unicodedata.normalize("NFC", letter + _ACCENTS[m.group(1)])
+
+    return _ACCENT_RE.sub(one, text)
+
+
+def page_lines(page: Any) -> list[Line]:
+    """The text lines of a pymupdf ``Page`` with their font size, box and direction."""
+    out: list[Line] = []
+    for block in page.get_text("dict").get("blocks", []):
+        lines = [ln for ln in block.get("lines", []) if any(s["text"].strip() for s in ln["spans"])]
+        for line in lines:
+            spans = line["spans"]
+            weights: Counter[float] = Counter()
+            for span in spans:
+                weights[round(float(span["size"]), 1)] += len(span["text"].strip())
+            size = weights.most_common(1)[0][0]
+            parts = []
+            for span in spans:
+                small = float(span["size"]) < 0.78 * size or int(span["flags"]) & 1
+                parts.append(", " if small and span["text"].strip() else span["text"])
+            dx, dy = line["dir"]
+            out.append(
+                Line(
+                    clean_text(_join_accents("".join(s["text"] for s in spans))),
+                    clean_text(_join_accents("".join(parts))),
+                    size,
+                    (
+                        float(line["bbox"][0]),
+                        float(line["bbox"][1]),
+                        float(line["bbox"][2]),
+                        float(line["bbox"][3]),
+                    ),
+                    abs(dx - 1) < 0.01 and abs(dy) < 0.01,
+                    len(lines),
+                )
+            )
+    return out
+
+
+def arxiv_stamp(lines: Sequence[Line], *texts: str) -> str | None:
+    """The arXiv id (version removed) of the paper's own stamp: a page line (any direction) that
+    is the whole stamp ``arXiv:ID[vN] [cat] D Mon YYYY``, else one of ``texts`` (metadata fields)
+    that is, else a page line holding ``arXiv:ID[vN] [cat]``. None when there is none (an id in
+    running text may be a citation, so it is not taken)."""
+    for text in [ln.text for ln in lines] + [clean_text(t) for t in texts]:
+        m = _STAMP_RE.match(text)
+        if m:
+            return normalize_arxiv(m.group(1))
+    for ln in lines:
+        m = _INLINE_STAMP_RE.search(ln.text)
+        if m:
+            return normalize_arxiv(m.group(1))
+    return None
+
+
+def arxiv_year(arxiv_id: str) -> int | None:
+    """The year an arXiv id was first submitted: ``1810.04805`` -> 2018, ``hep-th/9802150``
+    -> 1998 (old-style ids run from 1991 to 2007)."""
+    m = re.fullmatch(r"(\d\d)(\d\d)\.\d{4,5}", arxiv_id) or re.search(
+        r"/(\d\d)(\d\d)\d{3}$", arxiv_id
+    )
+    if not m or not 1 <= int(m.group(2)) <= 12:
+        return None
+    yy = int(m.group(1))
+    return 1900 + yy if yy >= 91 else 2000 + yy
+
+
+def _titleish(text: str) -> bool:
+    letters = sum(c.isalpha() for c in text)
+    return (
+        letters >= 4
+        and not _STAMP_RE.match(text)
+        and not _INLINE_STAMP_RE.search(text)
+        and not _HEADING_RE.match(text)
+        and not _NUMBERED_RE.match(text)
+        and not _NOT_TITLE_RE.search(text)
+    )
+
+
+def title_block(lines: Sequence[Line], page_height: float) -> tuple[str, list[Line]]:
+    """The title of page 1 and its lines (top to bottom); ``("", [])`` when none is found."""
+    top_lines = sorted(
+        (
+            ln
+            for ln in lines
+            if ln.horizontal and page_height * 0.04 < ln.bbox[1] < page_height * 0.6
+        ),
+        key=lambda ln: (ln.bbox[1], ln.bbox[0]),
+    )
+    candidates = [ln for ln in top_lines if _titleish(ln.text)]
+    if not candidates:
+        return "", []
+    size = max(ln.size for ln in candidates)
+    start = next(ln for ln in candidates if ln.size >= size - 0.5)
+    block, bottom = [start], start.bbox[3]
+    for ln in top_lines[top_lines.index(start) + 1 :]:
+        if ln.bbox[1] - bottom > 0.9 * size or len(block) >= 5:
+            break
+        if abs(ln.size - start.size) <= 0.5 and not _HEADING_RE.match(ln.text):
+            block.append(ln)
+            bottom = max(bottom, ln.bbox[3])
+    text = ""
+    for ln in block:
+        text = text + ln.text if text.endswith("-") else f"{text} {ln.text}"
+    return clean_text(text), block
+
+
+def _person(piece: str) -> tuple[str, str] | None:
+    """``(display name, family name)`` of one byline piece, or None when it is not a name."""
+    if "@" in piece or "http" in piece.lower():
+        return None
+    piece = re.sub(r"\([^)]*\)", " ", piece)
+    piece = clean_text(_MARKERS_RE.sub(" ", piece)).strip(" ,.;:-–")
+    tokens = piece.split()
+    if not 2 <= len(tokens) <= 6:
+        return None
+    if {t.lower().strip(".,") for t in tokens} & _INSTITUTION:
+        return None
+    out = []
+    for i, token in enumerate(tokens):
+        if token.lower() in _PARTICLES and 0 < i < len(tokens) - 1:
+            out.append(token)
+            continue
+        if not _NAME_TOKEN_RE.match(token) or not token[0].isupper():
+            return None
+        if len(token) > 2 and token.isupper() and "." not in token:
+            token = token.capitalize()  # "WITTEN" -> "Witten"
+        out.append(token)
+    family = [out[-1]]
+    for token in reversed(out[1:-1]):
+        if token.lower() not in _PARTICLES:
+            break
+        family.insert(0, token)
+    return " ".join(out), " ".join(family)
+
+
+def _inverted(parts: Sequence[str]) -> bool:
+    """Every part is ``Family, Given`` (one comma, one word before it, 1-3 after)."""
+    for part in parts:
+        if part.count(",") != 1:
+            return False
+        family, given = part.split(",")
+        if len(family.split()) != 1 or not 1 <= len(given.split()) <= 3:
+            return False
+    return bool(parts)
+
+
+def _pieces(text: str) -> list[str]:
+    """The candidate names of a list of people written as one string (see :func:`split_persons`)."""
+    text = clean_text(_join_accents(text)).replace("\u2010", "-").replace("\u2011", "-")
+    text = re.sub(r"\bet al\.?", " ", text)
+    parts = [p.strip(" ,") for p in re.split(r"\s*(?:;|&|\band\b)\s*", text) if p.strip(" ,")]
+    if _inverted(parts):
+        return [f"{p.split(',')[1]} {p.split(',')[0]}" for p in parts]
+    return [q for p in parts for q in p.split(",") if q.strip(" .")]
+
+
+def split_persons(text: str) -> list[tuple[str, str]]:
+    """A list of people written as one string -> ``(display name, family name)`` pairs.
+
+    Separators are ``;``, ``&``, "and" and commas (``"A B, C D, and E F"``); a list of
+    ``Family, Given`` parts joined by "and" or ``;`` is read as inverted names
+    (``"Srivastava, Shirish C. and Shainesh, G."``). Pieces that are not person names
+    (institutions, e-mail addresses, "et al.") are dropped.
+    """
+    out = []
+    for piece in _pieces(text):
+        person = _person(piece)
+        if person and person not in out:
+            out.append(person)
+    return out
+
+
+def _rows(lines: Sequence[Line]) -> list[list[Line]]:
+    rows: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: ln.bbox[1]):
+        if rows and ln.bbox[1] - rows[-1][-1].bbox[1] <= 4:
+            rows[-1].append(ln)
+        else:
+            rows.append([ln])
+    return [sorted(row, key=lambda ln: ln.bbox[0]) for row in rows]
+
+
+def byline_persons(
+    lines: Sequence[Line], title: Sequence[Line], page_height: float
+) -> list[tuple[str, str]]:
+    """``(display name, family name)`` of each author in the byline under the ``title`` lines
+    (see the module docstring); empty when no row under the title reads as names."""
+    if not title:
+        return []
+    bottom = max(ln.bbox[3] for ln in title)
+    size = title[0].size
+    below = [
+        ln
+        for ln in lines
+        if ln.horizontal
+        and ln not in title
+        and bottom - 2 <= ln.bbox[1] < bottom + page_height * 0.3
+        and ln.size < size + 0.5
+    ]
+    joined = ""
+    skipped = 0
+    for row in _rows(below):
+        text = ", ".join(ln.names_text for ln in row)
+        if _HEADING_RE.match(row[0].text) or len(text) > 200:
+            break
+        found = len(split_persons(text))
+        if found and found * 2 >= len(_pieces(text)):
+            # a name broken over two rows ("Ana Dias" / "Clairmont") is joined again
+            broken = not joined.endswith(",") and _person(_pieces(text)[0]) is None
+            glue = " " if broken else ", "
+            joined = f"{joined}{glue}{text}" if joined else text
+            continue
+        if joined or skipped >= 2:
+            break
+        skipped += 1
+    return split_persons(joined)
+
+
+def printed_year(lines: Sequence[Line], page_height: float, *texts: str) -> int | None:
+    """The publication year printed on page 1 (see the module docstring), or None.
+
+    ``texts`` are metadata fields read as venue lines (a PDF's ``subject`` often is
+    ``"Journal of X 2022.37:209-226"``).
+    """
+    kept = sorted(
+        (
+            ln
+            for ln in lines
+            if ln.horizontal
+            and len(ln.text) <= 250
+            and (
+                ln.block_lines <= 4
+                or ln.bbox[1] < page_height * 0.15
+                or ln.bbox[1] > page_height * 0.85
+            )
+        ),
+        key=lambda ln: (ln.bbox[1], ln.bbox[0]),
+    )
+    short = [ln.text for ln in kept]
+    venue = [t for t in texts if _VENUE_RE.search(t) or _BMC_RE.search(t)]
+    for i, ln in enumerate(kept):
+        if not (_VENUE_RE.search(ln.text) or _BMC_RE.search(ln.text)):
+            continue
+        nxt = kept[i + 1] if i + 1 < len(kept) else None
+        if nxt is not None and nxt.bbox[1] - ln.bbox[3] < ln.size:  # "..., pages 1-10" / "2020."
+            venue.append(f"{ln.text} {nxt.text}")
+        else:
+            venue.append(ln.text)
+    for pattern, pool in (
+        (_PUBLISHED_RE, short),
+        (_BMC_RE, venue),
+        (_ANY_YEAR_RE, venue),
+        (_COPYRIGHT_RE, short),
+        (_ACCEPTED_RE, short),
+    ):
+        for text in pool:
+            m = pattern.search(text)
+            if m:
+                return int(m.group(1))
+    return None
