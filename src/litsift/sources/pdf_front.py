@@ -245,6 +245,7 @@ def _person(piece: str) -> tuple[str, str] | None:
         return None
     if {t.lower().strip(".,") for t in tokens} & _INSTITUTION:
         return None
+    capitals = all(t.isupper() or t.lower() in _PARTICLES for t in tokens)
     out = []
     for i, token in enumerate(tokens):
         if token.lower() in _PARTICLES and 0 < i < len(tokens) - 1:
@@ -252,15 +253,29 @@ def _person(piece: str) -> tuple[str, str] | None:
             continue
         if not _NAME_TOKEN_RE.match(token) or not token[0].isupper():
             return None
-        if len(token) > 2 and token.isupper() and "." not in token:
-            token = token.capitalize()  # "WITTEN" -> "Witten"
+        if not capitals and len(token) > 1 and token.isupper() and not token.endswith("."):
+            return None  # "Seattle WA", "Evanston IL": a place, not a person
         out.append(token)
+    if capitals:  # "LUCY LU WANG" -> "Lucy Lu Wang"
+        out = [t if len(t.rstrip(".")) == 1 else t.capitalize() for t in out]
     family = [out[-1]]
     for token in reversed(out[1:-1]):
         if token.lower() not in _PARTICLES:
             break
         family.insert(0, token)
     return " ".join(out), " ".join(family)
+
+
+def _not_a_name(piece: str) -> bool:
+    """An e-mail address or an affiliation (a piece with an institution word)."""
+    words = {w.lower().strip(".,") for w in piece.split()}
+    return "@" in piece or bool(words & _INSTITUTION)
+
+
+def _prose(text: str) -> bool:
+    """A sentence: six words or more, most of them in lower case."""
+    words = [w for w in text.split() if w[0].isalpha()]
+    return len(words) >= 6 and sum(w[0].islower() for w in words) * 2 >= len(words)
 
 
 def _inverted(parts: Sequence[str]) -> bool:
@@ -327,22 +342,25 @@ def byline_persons(
         and bottom - 2 <= ln.bbox[1] < bottom + page_height * 0.3
         and ln.size < size + 0.5
     ]
-    joined = ""
-    skipped = 0
+    joined, gap, adjacent = "", 0, False
     for row in _rows(below):
         text = ", ".join(ln.names_text for ln in row)
-        if _HEADING_RE.match(row[0].text) or len(text) > 200:
+        if _HEADING_RE.match(row[0].text) or len(text) > 300:
             break
         found = len(split_persons(text))
-        if found and found * 2 >= len(_pieces(text)):
-            # a name broken over two rows ("Ana Dias" / "Clairmont") is joined again
-            broken = not joined.endswith(",") and _person(_pieces(text)[0]) is None
-            glue = " " if broken else ", "
-            joined = f"{joined}{glue}{text}" if joined else text
+        if not found and any(_prose(ln.text) for ln in row):
+            break  # the abstract or a footnote sentence ("These authors contributed equally")
+        pieces = _pieces(text)
+        if found and found * 2 >= len(pieces) - sum(_not_a_name(p) for p in pieces):
+            # a name broken over two rows ("Ana Dias, Connor" / "Clairmont") is joined again
+            head = pieces[0].strip()
+            broken = adjacent and not joined.endswith(",") and _NAME_TOKEN_RE.match(head)
+            joined = f"{joined}{' ' if broken else ', '}{text}" if joined else text
+            gap, adjacent = 0, True
             continue
-        if joined or skipped >= 2:
+        gap, adjacent = gap + 1, False
+        if gap > (6 if joined else 2):  # affiliation / e-mail rows between rows of names
             break
-        skipped += 1
     return split_persons(joined)
 
 
