@@ -212,6 +212,6 @@ FORMATS = [
         lambda head, path: 95 if head.startswith(b"%PDF-") else 0,
         (".pdf",),
         False,
-        "PDF (title, abstract, DOI/arXiv id and full text from the text layer)",
+        "PDF (title, authors, year, abstract, DOI/arXiv id and full text from the text layer)",
     ),
 ]

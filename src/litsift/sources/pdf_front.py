@@ -134,8 +134,11 @@ def _join_accents(text: str) -> str:
 
 def page_lines(page: Any) -> list[Line]:
     """The text lines of a pymupdf ``Page`` with their font size, box and direction."""
+    import pymupdf
+
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES  # no image bytes: 5x faster
     out: list[Line] = []
-    for block in page.get_text("dict").get("blocks", []):
+    for block in page.get_text("dict", flags=flags).get("blocks", []):
         lines = [ln for ln in block.get("lines", []) if any(s["text"].strip() for s in ln["spans"])]
         for line in lines:
             spans = line["spans"]
