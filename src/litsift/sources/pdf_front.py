@@ -76,6 +76,7 @@ _MARKERS_RE = re.compile(r"[\d*#†‡§¶∗⋆★♠♢♡♣♦♥□■⋄�
 _PARTICLES = frozenset(
     "van von der den de del della di da das dos du la le ten ter bin ibn al el y zu".split()
 )
+_SUFFIXES = frozenset(["Jr", "Sr", "II", "III", "IV"])
 _INSTITUTION = frozenset(
     """university universität universite université universidad universidade università
     universiteit institute institut instituto istituto college school department dept faculty
@@ -244,6 +245,7 @@ def _person(piece: str) -> tuple[str, str] | None:
     piece = re.sub(r"\([^)]*\)", " ", piece)
     piece = clean_text(_MARKERS_RE.sub(" ", piece)).strip(" ,.;:-–")
     tokens = piece.split()
+    suffix = tokens.pop() if len(tokens) > 2 and tokens[-1].rstrip(".") in _SUFFIXES else ""
     if not 2 <= len(tokens) <= 6:
         return None
     if {t.lower().strip(".,") for t in tokens} & _INSTITUTION:
@@ -266,7 +268,7 @@ def _person(piece: str) -> tuple[str, str] | None:
         if token.lower() not in _PARTICLES:
             break
         family.insert(0, token)
-    return " ".join(out), " ".join(family)
+    return " ".join([*out, suffix] if suffix else out), " ".join(family)
 
 
 def _not_a_name(piece: str) -> bool:
