@@ -10,11 +10,14 @@ checked on the PDFs of ``tests/data/imports/pdf`` and ``../shared/data/sources/f
   page (running heads in the top 4% left out), and the lines of the same font that follow it
   closely (gap under 0.9 font size, at most 5 lines). Stamps, section headings ("1
   Introduction", "Abstract"), links and e-mail addresses never start it.
-* **Byline**: the rows of lines under the title, down to the abstract, whose comma / "and" /
-  ``&`` / ``;`` separated pieces are mostly person names (2-6 capitalised words or particles
-  such as "van", "de"; no institution words, digits or e-mail). Affiliation markers set as
-  superscripts (a smaller font or the superscript flag: ``1``, ``*``, ``†``, ``□``) separate
-  names; ``"Family, Given and Family, G."`` is read as inverted names.
+* **Byline**: the rows of lines under the title, down to the abstract heading or the first
+  sentence, whose comma / "and" / ``&`` / ``;`` separated pieces are mostly person names (2-6
+  capitalised words or particles such as "van", "de"; no institution words, digits, e-mail or
+  all-caps place codes like "WA"); rows of affiliations and e-mail addresses between rows of
+  names are passed over (ACM's per-author blocks). Affiliation markers set as superscripts (a
+  smaller font or the superscript flag: ``1``, ``*``, ``†``, ``□``) separate names; a name
+  broken over two rows is joined again; ``"Family, Given and Family, G."`` is read as
+  inverted names; all-caps names are title-cased.
 * **Year** printed on the page, in order: a "published" / "posted" date line, a venue line
   (Proceedings / Journal / Vol. ... with a year; BMC's ``(2016) 13:22``), a copyright line, an
   "Accepted" date. Only short lines in small blocks or in the page's top/bottom 15% count, so
