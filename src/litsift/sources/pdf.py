@@ -42,11 +42,10 @@ from litsift.sources.ids import ids_in_text, normalize_doi
 from litsift.sources.pdf_front import (
     arxiv_stamp,
     arxiv_year,
-    byline_persons,
     page_lines,
     printed_year,
     split_persons,
-    title_block,
+    title_and_byline,
 )
 from litsift.types import Kind
 
@@ -125,7 +124,7 @@ def _record(doc: Any, path: Path) -> SourceRecord:
     page = doc[0]
     lines = page_lines(page)
     height = float(page.rect.height)
-    title, title_lines = title_block(lines, height)
+    title, _, by_layout = title_and_byline(lines, height)
     meta_title = clean_text(html.unescape(meta.get("title") or ""))
     if (
         len(meta_title) > 8
@@ -133,7 +132,6 @@ def _record(doc: Any, path: Path) -> SourceRecord:
         and (not title or title_key(meta_title) in title_key(first))
     ):
         title = meta_title
-    by_layout = byline_persons(lines, title_lines, height)
     by_meta = split_persons(meta.get("author") or "")
     people = by_meta if by_meta and len(by_meta) >= len(by_layout) else by_layout
     ids: dict[str, str] = {}

@@ -9,7 +9,9 @@ checked on the PDFs of ``tests/data/imports/pdf`` and ``../shared/data/sources/f
 * **Title block**: the first line, from the top, set in the largest font of the top 60% of the
   page (running heads in the top 4% left out), and the lines of the same font that follow it
   closely (gap under 0.9 font size, at most 5 lines). Stamps, section headings ("1
-  Introduction", "Abstract"), links and e-mail addresses never start it.
+  Introduction", "Abstract"), links and e-mail addresses never start it. A block higher on
+  the page in a smaller font wins when only it has a byline under it (a teaser figure's text
+  set larger than the title).
 * **Byline**: the rows of lines under the title, down to the abstract heading or the first
   sentence, whose comma / "and" / ``&`` / ``;`` separated pieces are mostly person names (2-6
   capitalised words or particles such as "van", "de"; no institution words, digits, e-mail or
@@ -44,7 +46,7 @@ __all__ = [
     "page_lines",
     "printed_year",
     "split_persons",
-    "title_block",
+    "title_and_byline",
 ]
 
 #: a spacing accent TeX output places before its letter ("Par´e") -> the combining mark
@@ -213,8 +215,35 @@ def _titleish(text: str) -> bool:
     )
 
 
-def title_block(lines: Sequence[Line], page_height: float) -> tuple[str, list[Line]]:
-    """The title of page 1 and its lines (top to bottom); ``("", [])`` when none is found."""
+def _block(top_lines: Sequence[Line], start: Line) -> list[Line]:
+    """``start`` and the lines of its font that follow it closely (at most 5 lines)."""
+    block, bottom = [start], start.bbox[3]
+    for ln in top_lines[top_lines.index(start) + 1 :]:
+        if ln.bbox[1] - bottom > 0.9 * start.size or len(block) >= 5:
+            break
+        if abs(ln.size - start.size) <= 0.5 and not _HEADING_RE.match(ln.text):
+            block.append(ln)
+            bottom = max(bottom, ln.bbox[3])
+    return block
+
+
+def _joined(block: Sequence[Line]) -> str:
+    text = ""
+    for ln in block:
+        text = text + ln.text if text.endswith("-") else f"{text} {ln.text}"
+    return clean_text(text)
+
+
+def title_and_byline(
+    lines: Sequence[Line], page_height: float
+) -> tuple[str, list[Line], list[tuple[str, str]]]:
+    """The title of page 1, its lines (top to bottom) and the ``(display name, family name)``
+    of each person in the byline under it; ``("", [], [])`` when no title is found.
+
+    The title is the block set in the largest font (see the module docstring). When no byline
+    reads under it but one does under a block higher on the page, set in a smaller font, that
+    block is the title: the larger text was a teaser figure's.
+    """
     top_lines = sorted(
         (
             ln
@@ -224,21 +253,23 @@ def title_block(lines: Sequence[Line], page_height: float) -> tuple[str, list[Li
         key=lambda ln: (ln.bbox[1], ln.bbox[0]),
     )
     candidates = [ln for ln in top_lines if _titleish(ln.text)]
-    if not candidates:
-        return "", []
-    size = max(ln.size for ln in candidates)
-    start = next(ln for ln in candidates if ln.size >= size - 0.5)
-    block, bottom = [start], start.bbox[3]
-    for ln in top_lines[top_lines.index(start) + 1 :]:
-        if ln.bbox[1] - bottom > 0.9 * size or len(block) >= 5:
-            break
-        if abs(ln.size - start.size) <= 0.5 and not _HEADING_RE.match(ln.text):
-            block.append(ln)
-            bottom = max(bottom, ln.bbox[3])
-    text = ""
-    for ln in block:
-        text = text + ln.text if text.endswith("-") else f"{text} {ln.text}"
-    return clean_text(text), block
+    starts: list[Line] = []  # the first line of each font size, the largest first
+    for size in sorted({ln.size for ln in candidates}, reverse=True):
+        start = next(ln for ln in candidates if abs(ln.size - size) <= 0.5)
+        if start not in starts:
+            starts.append(start)
+    if not starts:
+        return "", [], []
+    first = _block(top_lines, starts[0])
+    persons = byline_persons(lines, first, page_height)
+    if not persons:
+        for start in starts[1:4]:
+            if start.bbox[1] < starts[0].bbox[1]:
+                block = _block(top_lines, start)
+                found = byline_persons(lines, block, page_height)
+                if found:
+                    return _joined(block), block, found
+    return _joined(first), first, persons
 
 
 def _person(piece: str) -> tuple[str, str] | None:

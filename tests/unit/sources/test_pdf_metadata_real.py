@@ -31,6 +31,7 @@ ACM = DATA / "arxiv-2304.02623v1_beyond-summarization.pdf"
 WITTEN = DATA / "arxiv-hep-th-9802150v2_witten-ads-holography.pdf"
 WAGNER = DATA / "jit-2022_10.1177-02683962211048201_wagner-ai-literature-reviews.pdf"
 MISQ = DATA / "misq-2015_srivastava-shainesh_one-page.pdf"
+PASA = DATA / "arxiv-2501.10120v1_pasa-teaser-figure.pdf"
 
 
 def _read(path: Path) -> SourceRecord:
@@ -59,6 +60,11 @@ def test_the_title_is_the_title_block_not_the_rotated_arxiv_stamp() -> None:
     assert acm.title == (
         "Beyond Summarization: Designing AI Support for Real-World Expository Writing Tasks"
     )
+    # a teaser figure's "Paper Search" (19.9 pt) is larger than the title (14.3 pt)
+    pasa = _read(PASA)
+    assert pasa.title == "PaSa: An LLM Agent for Comprehensive Academic Paper Search"
+    assert pasa.authors[0] == "Yichen He" and pasa.authors[-1] == "Weinan E"
+    assert len(pasa.authors) == 7 and pasa.year == 2025
 
 
 def test_the_byline_is_read_into_persons() -> None:
