@@ -6,8 +6,9 @@ with pymupdf.
   left out); the document metadata's title instead when it looks like one (not empty, not a
   file name, not "Microsoft Word - ...", not an arXiv stamp) and page 1 prints it;
 * **authors**: persons, from the byline under the title (affiliation markers, e-mail
-  addresses and affiliations dropped) or from the metadata's author field split into persons
-  (``"A B, C D, and E F"``, ``"Family, Given"``), whichever names more people;
+  addresses, affiliations and degrees dropped), or from the metadata's author field split into
+  persons (``"A B, C D, and E F"``, ``"Family, Given"``) when that names as many people (and
+  is not written family name first, ``"Espinoza Jaime A"``);
 * **identifiers**: the arXiv id of the paper's stamp (a line ``arXiv:ID [cat] date``, or the
   metadata holding it), a DOI printed on page 1 (or in the metadata, or on page 2 before its
   references);
@@ -42,6 +43,7 @@ from litsift.sources.ids import ids_in_text, normalize_doi
 from litsift.sources.pdf_front import (
     arxiv_stamp,
     arxiv_year,
+    inverted_initials,
     page_lines,
     printed_year,
     split_persons,
@@ -69,6 +71,20 @@ def _pymupdf() -> Any:
     pymupdf.TOOLS.mupdf_display_errors(False)  # type: ignore[no-untyped-call]
     pymupdf.TOOLS.mupdf_display_warnings(False)  # type: ignore[no-untyped-call]
     return pymupdf
+
+
+def _given_first(name: str) -> tuple[str, str]:
+    """``"Espinoza Jaime A"`` (family, given, bare initials) -> ``("Jaime A. Espinoza",
+    "Espinoza")``."""
+    family, *given = name.split()
+    initials = [f"{g}." if len(g) == 1 else g for g in given]
+    return " ".join([*initials, family]), family
+
+
+def _squeezed(text: str) -> str:
+    """``text`` folded for "is printed on the page": no spaces at all, since some PDFs set
+    letter groups apart ("Lineag e-det ermining")."""
+    return title_key(text).replace(" ", "")
 
 
 def _dehyphenate(text: str) -> str:
@@ -129,10 +145,12 @@ def _record(doc: Any, path: Path) -> SourceRecord:
     if (
         len(meta_title) > 8
         and not _BAD_TITLE_RE.search(meta_title)
-        and (not title or title_key(meta_title) in title_key(first))
+        and (not title or _squeezed(meta_title) in _squeezed(first))
     ):
         title = meta_title
     by_meta = split_persons(meta.get("author") or "")
+    if inverted_initials(by_meta):  # "Espinoza Jaime A" -> "Jaime A. Espinoza"
+        by_meta = [_given_first(name) for name, _ in by_meta]
     people = by_meta if by_meta and len(by_meta) >= len(by_layout) else by_layout
     ids: dict[str, str] = {}
     own_refs = _REFERENCES_RE.split(second, maxsplit=1)[0]

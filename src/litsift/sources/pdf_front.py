@@ -20,10 +20,12 @@ checked on the PDFs of ``tests/data/imports/pdf`` and ``../shared/data/sources/f
   smaller font or the superscript flag: ``1``, ``*``, ``†``, ``□``) separate names; a name
   broken over two rows is joined again; ``"Family, Given and Family, G."`` is read as
   inverted names; all-caps names are title-cased.
-* **Year** printed on the page, in order: a "published" / "posted" date line, a venue line
-  (Proceedings / Journal / Vol. ... with a year; BMC's ``(2016) 13:22``), a copyright line, an
-  "Accepted" date. Only short lines in small blocks or in the page's top/bottom 15% count, so
-  a year in running text is not taken. The file's creation date is never used.
+* **Year** printed on the page, in order: a "published" / "posted" date line, a journal's
+  citation line (BMC ``(2016) 13:22``, Science ``363, 1463-1467 (2019)``, Cell Press ``36,
+  109967, October 19, 2021``), a venue line (Proceedings / Journal / Vol. ... with a year), a
+  copyright line, an "Accepted" date. Only short lines in small blocks or in the page's
+  top/bottom 15% count, so a year in running text is not taken. The file's creation date is
+  never used.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "arxiv_stamp",
     "arxiv_year",
     "byline_persons",
+    "inverted_initials",
     "page_lines",
     "printed_year",
     "split_persons",
@@ -60,7 +63,8 @@ _ACCENTS = {
     "\u02dd": "\u030b",  # ˝ double acute
     "\u02d8": "\u0306",  # ˘ breve
 }
-_ACCENT_RE = re.compile(f"([{''.join(_ACCENTS)}])\\s?([A-Za-z\u0131])")
+_ACCENT_RE = re.compile(f"([A-Za-z\u0131]?)([{''.join(_ACCENTS)}])\\s?([A-Za-z\u0131]?)")
+_VOWELS = frozenset("aeiouyAEIOUY\u0131")
 _STAMP_RE = re.compile(
     r"^\s*arXiv:\s*((?:\d{4}\.\d{4,5})|(?:[a-z-]+(?:\.[A-Z]{2})?/\d{7}))(v\d+)?\s*"
     r"(?:\[[^\]]+\]\s*)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s*$"
@@ -82,7 +86,9 @@ _PARTICLES = frozenset(
     "van von der den de del della di da das dos du la le ten ter bin ibn al el y zu".split()
 )
 _SUFFIXES = frozenset(["Jr", "Sr", "II", "III", "IV"])
-_INSTITUTION = frozenset(
+_DEGREES = frozenset("phd ph.d md m.d msc m.sc mph bsc mbbs frcp dr prof".split())
+#: words no person's name holds: institutions, places, page furniture ("View Article Online")
+_NOT_NAME_WORDS = frozenset(
     """university universität universite université universidad universidade università
     universiteit institute institut instituto istituto college school department dept faculty
     laboratory laboratories lab labs center centre research inc ltd llc gmbh corporation corp
@@ -90,7 +96,8 @@ _INSTITUTION = frozenset(
     group ai usa uk china germany france japan canada india editor editors abstract
     correspondence corresponding email e-mail address current equally contributed author
     authors contribution journal proceedings conference vol volume user admin administrator
-    owner microsoft windows office""".split()
+    owner microsoft windows office article online view open access review letter original
+    received accepted published copyright license licence creative commons""".split()
 )
 _NAME_TOKEN_RE = re.compile(r"^[^\W\d_][\w'’.\-]*$")
 _YEAR = r"((?:19|20)\d\d)"
@@ -103,7 +110,16 @@ _VENUE_RE = re.compile(
     r"letters|annals|bulletin|vol\.|volume)\b",
     re.I,
 )
-_BMC_RE = re.compile(r"\(" + _YEAR + r"\)\s*\d+:\d+")
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+)
+#: a journal's citation line: BMC "(2016) 13:22", Science "363, 1463-1467 (2019)", Cell Press
+#: "36, 109967, October 19, 2021"
+_CITATION_RES = (
+    re.compile(r"\(" + _YEAR + r"\)\s*\d+:\d+"),
+    re.compile(r"\b\d{1,4},\s*[a-z]?\d+(?:\s*[–-]\s*[a-z]?\d+)?\s*\(" + _YEAR + r"\)"),
+    re.compile(r"\b\d{1,4},\s*[a-z]?\d+(?:[–-]\d+)?,\s*" + _MONTH + r"\s+\d{1,2},\s*" + _YEAR),
+)
 _COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\D{0,80}?" + _YEAR, re.I)
 _ACCEPTED_RE = re.compile(r"\baccepted\b.{0,40}?" + _YEAR, re.I)
 _ANY_YEAR_RE = re.compile(r"(?<!\d)" + _YEAR + r"(?!\d)")
@@ -131,9 +147,18 @@ class Line:
 
 
 def _join_accents(text: str) -> str:
+    """TeX's detached accent joined to its letter: the vowel after it ("Par´e" -> "Paré"), else
+    the vowel before it ("Andre´s" -> "Andrés"), else the letter after it."""
+
     def one(m: re.Match[str]) -> str:
-        letter = "i" if m.group(2) == "\u0131" else m.group(2)
-        return unicodedata.normalize("NFC", letter + _ACCENTS[m.group(1)])
+        before, accent, after = m.group(1), _ACCENTS[m.group(2)], m.group(3)
+        if not after or (after not in _VOWELS and before in _VOWELS and before):
+            if not before:
+                return m.group(0)
+            letter = "i" if before == "\u0131" else before
+            return unicodedata.normalize("NFC", letter + accent) + after
+        letter = "i" if after == "\u0131" else after
+        return before + unicodedata.normalize("NFC", letter + accent)
 
     return _ACCENT_RE.sub(one, text)
 
@@ -207,6 +232,7 @@ def _titleish(text: str) -> bool:
     letters = sum(c.isalpha() for c in text)
     return (
         letters >= 4
+        and len(text.split()) >= 2  # not a journal's logo ("cancers") or "UCSF"
         and not _STAMP_RE.match(text)
         and not _INLINE_STAMP_RE.search(text)
         and not _HEADING_RE.match(text)
@@ -278,11 +304,11 @@ def _person(piece: str) -> tuple[str, str] | None:
         return None
     piece = re.sub(r"\([^)]*\)", " ", piece)
     piece = clean_text(_MARKERS_RE.sub(" ", piece)).strip(" ,.;:-–")
-    tokens = piece.split()
+    tokens = [t for t in piece.split() if t.lower().strip(".,") not in _DEGREES]
     suffix = tokens.pop() if len(tokens) > 2 and tokens[-1].rstrip(".") in _SUFFIXES else ""
     if not 2 <= len(tokens) <= 6:
         return None
-    if {t.lower().strip(".,") for t in tokens} & _INSTITUTION:
+    if {t.lower().strip(".,") for t in tokens} & _NOT_NAME_WORDS:
         return None
     capitals = all(t.isupper() or t.lower() in _PARTICLES for t in tokens)
     out = []
@@ -308,7 +334,7 @@ def _person(piece: str) -> tuple[str, str] | None:
 def _not_a_name(piece: str) -> bool:
     """An e-mail address or an affiliation (a piece with an institution word)."""
     words = {w.lower().strip(".,") for w in piece.split()}
-    return "@" in piece or bool(words & _INSTITUTION)
+    return "@" in piece or bool(words & _NOT_NAME_WORDS)
 
 
 def _prose(text: str) -> bool:
@@ -332,10 +358,18 @@ def _pieces(text: str) -> list[str]:
     """The candidate names of a list of people written as one string (see :func:`split_persons`)."""
     text = clean_text(_join_accents(text)).replace("\u2010", "-").replace("\u2011", "-")
     text = re.sub(r"\bet al\.?", " ", text)
-    parts = [p.strip(" ,") for p in re.split(r"\s*(?:;|&|\band\b)\s*", text) if p.strip(" ,")]
+    parts = [p.strip(" ,") for p in re.split(r"\s*(?:;|&|·|•|\band\b)\s*", text) if p.strip(" ,")]
     if _inverted(parts):
         return [f"{p.split(',')[1]} {p.split(',')[0]}" for p in parts]
     return [q for p in parts for q in p.split(",") if q.strip(" .")]
+
+
+def inverted_initials(persons: Sequence[tuple[str, str]]) -> bool:
+    """Names end in a bare initial (``"Espinoza Jaime A."``; two of them, or half the list): the
+    list is written family name first, as some publishers' PDF metadata is, so the family
+    names read off it are wrong."""
+    bare = sum(bool(re.search(r"\s[A-Z]$", name)) for name, _ in persons)
+    return bare >= 2 or (bare > 0 and bare * 2 >= len(persons))
 
 
 def split_persons(text: str) -> list[tuple[str, str]]:
@@ -382,13 +416,22 @@ def byline_persons(
         and ln.size < size + 0.5
     ]
     joined, gap, adjacent = "", 0, False
-    for row in _rows(below):
-        text = ", ".join(ln.names_text for ln in row)
-        if _HEADING_RE.match(row[0].text) or len(text) > 300:
+    for whole in _rows(below):
+        if _HEADING_RE.match(whole[0].text):
             break
+        # the other column's running text beside a byline set in one column (Science)
+        row = [ln for ln in whole if not _prose(ln.text) or split_persons(ln.names_text)]
+        text = ", ".join(ln.names_text for ln in row)
         found = len(split_persons(text))
-        if not found and any(_prose(ln.text) for ln in row):
-            break  # the abstract or a footnote sentence ("These authors contributed equally")
+        if not found and len(row) < len(whole):
+            if joined:  # the abstract or a footnote ("These authors contributed equally")
+                break
+            gap += 1
+            if gap > 2:
+                break
+            continue
+        if len(text) > 300:
+            break
         pieces = _pieces(text)
         if found and found * 2 >= len(pieces) - sum(_not_a_name(p) for p in pieces):
             # a name broken over two rows ("Ana Dias, Connor" / "Clairmont") is joined again
@@ -401,6 +444,10 @@ def byline_persons(
         if gap > (6 if joined else 2):  # affiliation / e-mail rows between rows of names
             break
     return split_persons(joined)
+
+
+def _venue_line(text: str) -> bool:
+    return bool(_VENUE_RE.search(text)) or any(c.search(text) for c in _CITATION_RES)
 
 
 def printed_year(lines: Sequence[Line], page_height: float, *texts: str) -> int | None:
@@ -424,9 +471,9 @@ def printed_year(lines: Sequence[Line], page_height: float, *texts: str) -> int 
         key=lambda ln: (ln.bbox[1], ln.bbox[0]),
     )
     short = [ln.text for ln in kept]
-    venue = [t for t in texts if _VENUE_RE.search(t) or _BMC_RE.search(t)]
+    venue = [t for t in texts if _venue_line(t)]
     for i, ln in enumerate(kept):
-        if not (_VENUE_RE.search(ln.text) or _BMC_RE.search(ln.text)):
+        if not _venue_line(ln.text):
             continue
         nxt = kept[i + 1] if i + 1 < len(kept) else None
         if nxt is not None and nxt.bbox[1] - ln.bbox[3] < ln.size:  # "..., pages 1-10" / "2020."
@@ -435,7 +482,7 @@ def printed_year(lines: Sequence[Line], page_height: float, *texts: str) -> int 
             venue.append(ln.text)
     for pattern, pool in (
         (_PUBLISHED_RE, short),
-        (_BMC_RE, venue),
+        *((citation, venue) for citation in _CITATION_RES),
         (_ANY_YEAR_RE, venue),
         (_COPYRIGHT_RE, short),
         (_ACCEPTED_RE, short),
