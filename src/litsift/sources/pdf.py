@@ -43,10 +43,9 @@ from litsift.sources.ids import ids_in_text, normalize_doi
 from litsift.sources.pdf_front import (
     arxiv_stamp,
     arxiv_year,
-    inverted_initials,
+    metadata_persons,
     page_lines,
     printed_year,
-    split_persons,
     title_and_byline,
 )
 from litsift.types import Kind
@@ -71,14 +70,6 @@ def _pymupdf() -> Any:
     pymupdf.TOOLS.mupdf_display_errors(False)  # type: ignore[no-untyped-call]
     pymupdf.TOOLS.mupdf_display_warnings(False)  # type: ignore[no-untyped-call]
     return pymupdf
-
-
-def _given_first(name: str) -> tuple[str, str]:
-    """``"Espinoza Jaime A"`` (family, given, bare initials) -> ``("Jaime A. Espinoza",
-    "Espinoza")``."""
-    family, *given = name.split()
-    initials = [f"{g}." if len(g) == 1 else g for g in given]
-    return " ".join([*initials, family]), family
 
 
 def _squeezed(text: str) -> str:
@@ -148,9 +139,7 @@ def _record(doc: Any, path: Path) -> SourceRecord:
         and (not title or _squeezed(meta_title) in _squeezed(first))
     ):
         title = meta_title
-    by_meta = split_persons(meta.get("author") or "")
-    if inverted_initials(by_meta):  # "Espinoza Jaime A" -> "Jaime A. Espinoza"
-        by_meta = [_given_first(name) for name, _ in by_meta]
+    by_meta = metadata_persons(meta.get("author") or "")
     people = by_meta if by_meta and len(by_meta) >= len(by_layout) else by_layout
     ids: dict[str, str] = {}
     own_refs = _REFERENCES_RE.split(second, maxsplit=1)[0]

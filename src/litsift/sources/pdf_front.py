@@ -45,7 +45,7 @@ __all__ = [
     "arxiv_stamp",
     "arxiv_year",
     "byline_persons",
-    "inverted_initials",
+    "metadata_persons",
     "page_lines",
     "printed_year",
     "split_persons",
@@ -364,12 +364,19 @@ def _pieces(text: str) -> list[str]:
     return [q for p in parts for q in p.split(",") if q.strip(" .")]
 
 
-def inverted_initials(persons: Sequence[tuple[str, str]]) -> bool:
-    """Names end in a bare initial (``"Espinoza Jaime A."``; two of them, or half the list): the
-    list is written family name first, as some publishers' PDF metadata is, so the family
-    names read off it are wrong."""
+def metadata_persons(text: str) -> list[tuple[str, str]]:
+    """:func:`split_persons` of a PDF metadata author field, turned round when it is written
+    family name first (``"Espinoza Jaime A., Kanellis Dimitris C., ..."``, as some publishers
+    write it): names end in a bare initial, two of them or half the list."""
+    persons = split_persons(text)
     bare = sum(bool(re.search(r"\s[A-Z]$", name)) for name, _ in persons)
-    return bare >= 2 or (bare > 0 and bare * 2 >= len(persons))
+    if not (bare >= 2 or (bare > 0 and bare * 2 >= len(persons))):
+        return persons
+    out = []
+    for name, _ in persons:
+        family, *given = name.split()
+        out.append((" ".join([*(f"{g}." if len(g) == 1 else g for g in given), family]), family))
+    return out
 
 
 def split_persons(text: str) -> list[tuple[str, str]]:

@@ -23,6 +23,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.identity import title_key
 from litsift.sources.pdf import read_pdf
+from litsift.sources.pdf_front import metadata_persons, split_persons
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "imports" / "pdf"
 SHARED = shared_data_dir() / "sources" / "fulltext" / "pdf"
@@ -218,3 +219,70 @@ def test_a_pdf_without_ids_merges_by_title_first_author_and_printed_year(tmp_pat
     doc_id = report["merges"][0]["into"]
     stored = next(r for r in before if r[0] == doc_id)
     assert stored[1].startswith("Bridging the service divide") and stored[3] == 2015
+
+
+#: author text as real PDFs write it (Future-House/paper-qa@c1f30bedf923:reproduction/litqa_pdfs/,
+#: too large to keep here): metadata or a byline row as read off page 1 (superscripts -> ",")
+@pytest.mark.parametrize(
+    ("source", "text", "persons"),
+    [
+        (  # Nucleic Acids Research (OUP) metadata: family name first, diacritics dropped
+            "10.1093/nar/gkae069 metadata",
+            "Espinoza Jaime A., Kanellis Dimitris C., Saproo Sheetanshu, Leal Karla, "
+            "Martinez JohanaFernandez, Bartek Jiri, Lindstrm MikaelS.",
+            [("Jaime A. Espinoza", "Espinoza"), ("Dimitris C. Kanellis", "Kanellis")],
+        ),
+        (  # CoLRev's SAGE PDF: Oxford comma
+            "10.1177/02683962211048201 metadata",
+            "Gerit Wagner, Roman Lukyanenko, and Guy Paré",
+            [("Gerit Wagner", "Wagner"), ("Roman Lukyanenko", "Lukyanenko")],
+        ),
+        (  # bioRxiv metadata: one inverted name
+            "10.1101/2024.02.13.580051 metadata",
+            "McVey, Mitch",
+            [("Mitch McVey", "McVey")],
+        ),
+    ],
+)
+def test_metadata_author_fields(source: str, text: str, persons: list[tuple[str, str]]) -> None:
+    got = metadata_persons(text)
+    assert got[: len(persons)] == persons, source
+    assert all(" " in name for name, _ in got)
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "names"),
+    [
+        (  # Diabetologia (Springer): names separated by "·"
+            "10.1007/s00125-024-06103-w",
+            "Natascia Vedovato, · Maria V. Salguero, · Siri Atma W. Greeley, · Christine H. Yu, "
+            "· Louis H. Philipson, ·",
+            [
+                "Natascia Vedovato",
+                "Maria V. Salguero",
+                "Siri Atma W. Greeley",
+                "Christine H. Yu",
+                "Louis H. Philipson",
+            ],
+        ),
+        (  # bioRxiv: degrees after names
+            "10.1101/2024.05.01.592108",
+            "Masaya Misaki Ph.D., , Kymberly D. Young Ph.D., , Aki Tsuchiyagaito Ph.D., , "
+            "Jonathan Savitz",
+            ["Masaya Misaki", "Kymberly D. Young", "Aki Tsuchiyagaito", "Jonathan Savitz"],
+        ),
+        (  # Cell Reports: TeX's detached acute after its vowel
+            "10.1016/j.celrep.2021.109967",
+            "M. Andre\u00b4s Blanco, David B. Sykes,",
+            ["M. Andrés Blanco", "David B. Sykes"],
+        ),
+        (  # Chemical Science (RSC) page furniture, CoLRev/ACL affiliation rows: no persons
+            "10.1039/D1SC05088E",
+            "Edge Article, View Article Online, Allen Institute for Artificial Intelligence, "
+            "Seattle WA 98103, USA, Northwestern University, Evanston IL 60208, USA",
+            [],
+        ),
+    ],
+)
+def test_byline_rows(source: str, text: str, names: list[str]) -> None:
+    assert [name for name, _ in split_persons(text)] == names, source
