@@ -114,11 +114,12 @@ _MONTH = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 )
 #: a journal's citation line: BMC "(2016) 13:22", Science "363, 1463-1467 (2019)", Cell Press
-#: "36, 109967, October 19, 2021"
+#: "36, 109967, October 19, 2021" and "Blanco et al., 2021, Cell Reports 37, 109967"
 _CITATION_RES = (
     re.compile(r"\(" + _YEAR + r"\)\s*\d+:\d+"),
     re.compile(r"\b\d{1,4},\s*[a-z]?\d+(?:\s*[–-]\s*[a-z]?\d+)?\s*\(" + _YEAR + r"\)"),
     re.compile(r"\b\d{1,4},\s*[a-z]?\d+(?:[–-]\d+)?,\s*" + _MONTH + r"\s+\d{1,2},\s*" + _YEAR),
+    re.compile(r"\bet al\.,\s*" + _YEAR + r",\s*[A-Z][a-z]+ [A-Z]"),  # "..., 2021, Cell Reports 37"
 )
 _COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\D{0,80}?" + _YEAR, re.I)
 _ACCEPTED_RE = re.compile(r"\baccepted\b.{0,40}?" + _YEAR, re.I)

@@ -23,7 +23,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.identity import title_key
 from litsift.sources.pdf import read_pdf
-from litsift.sources.pdf_front import metadata_persons, split_persons
+from litsift.sources.pdf_front import metadata_persons, printed_year, split_persons
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "imports" / "pdf"
 SHARED = shared_data_dir() / "sources" / "fulltext" / "pdf"
@@ -286,3 +286,26 @@ def test_metadata_author_fields(source: str, text: str, persons: list[tuple[str,
 )
 def test_byline_rows(source: str, text: str, names: list[str]) -> None:
     assert [name for name, _ in split_persons(text)] == names, source
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "year"),
+    [  # citation lines printed on page 1 of journal PDFs (paper-qa's litqa set, see above)
+        ("10.1126/science.aaw1219", "Rodriques et al., Science 363, 1463–1467 (2019)", 2019),
+        ("10.1016/j.celrep.2021.109967", "Blanco et al., 2021, Cell Reports 37, 109967", 2021),
+        ("10.1016/j.cub.2024.02.062", "Clemons et al., 2024, Current Biology 34, 1469–1478", 2024),
+        (
+            "10.1186/s12984-016-0129-6",
+            "Journal of NeuroEngineering and Rehabilitation (2016) 13:22",
+            2016,
+        ),
+        (
+            "PDF subject of 10.1177/02683962211048201",
+            "Journal of Information Technology 2022.37:209-226",
+            2022,
+        ),
+        ("a sentence is no citation line", "In 2019, we showed that BERT helps", None),
+    ],
+)
+def test_citation_lines_give_the_year(source: str, line: str, year: int | None) -> None:
+    assert printed_year([], 792.0, line) == year, source
