@@ -43,11 +43,11 @@ from litsift.sources.ids import ids_in_text, normalize_doi
 from litsift.sources.pdf_front import (
     arxiv_stamp,
     arxiv_year,
-    metadata_persons,
     page_lines,
     printed_year,
     title_and_byline,
 )
+from litsift.sources.person_names import metadata_persons
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "read_pdf"]
