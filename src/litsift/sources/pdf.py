@@ -1,13 +1,27 @@
-"""PDF files (a folder of papers): title, abstract, identifiers and full text, with pymupdf.
+"""PDF files (a folder of papers): title, authors, year, abstract, identifiers and full text,
+with pymupdf.
 
-* **title**: the document metadata's title when it looks like one (not empty, not a file name,
-  not "Microsoft Word - ..."), else the largest-font lines at the top of page 1;
-* **authors**: the metadata's author field when it lists names (``;`` or ``,`` separated);
+* **title**: the title block of page 1 (:mod:`litsift.sources.pdf_front`: the largest
+  horizontal font, so arXiv's rotated margin stamp, running heads and section headings are
+  left out); the document metadata's title instead when it looks like one (not empty, not a
+  file name, not "Microsoft Word - ...", not an arXiv stamp) and page 1 prints it;
+* **authors**: persons, from the byline under the title (affiliation markers, e-mail
+  addresses, affiliations and degrees dropped), or from the metadata's author field split into
+  persons (``"A B, C D, and E F"``, ``"Family, Given"``) when that names as many people (and
+  is not written family name first, ``"Espinoza Jaime A"``);
+* **identifiers**: the arXiv id of the paper's stamp (a line ``arXiv:ID [cat] date``, or the
+  metadata holding it), a DOI printed on page 1 (or in the metadata, or on page 2 before its
+  references);
+* **year**: the arXiv id's year (``1810.04805`` -> 2018, ``hep-th/9802150`` -> 1998), else the
+  year printed on page 1 (a published/posted date, a venue line such as "Proceedings of ...
+  2019" or "2022, Vol. 37(2)", a copyright line), else none: never the file's creation date;
 * **abstract**: the text after an "Abstract" heading on the first two pages, up to the next
   heading ("1 Introduction", "Keywords", "Background", ...);
-* **identifiers**: a DOI / arXiv id printed on the first two pages (or in the metadata);
-* **year**: the metadata's creation date, else none (a year in running text is too unsure);
 * **sections**: the full text as (heading, paragraph) pairs, hyphenation at line ends undone.
+
+These are read off the page layout, so a paper already in the store (the same DOI or arXiv id)
+keeps its stored title, authors and year; the PDF adds its full text, attachment and what the
+stored record lacks.
 
 A PDF without a text layer (a scan), an encrypted PDF, or a file pymupdf cannot open is an
 :class:`~litsift.errors.IngestError` naming what to do (OCR it, decrypt it); the other files
@@ -16,26 +30,38 @@ of the folder go on.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
-from litsift.sources.ids import ids_in_text, normalize_arxiv, normalize_doi
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text
+from litsift.sources.identity import title_key
+from litsift.sources.ids import ids_in_text, normalize_doi
+from litsift.sources.pdf_front import (
+    arxiv_stamp,
+    arxiv_year,
+    page_lines,
+    printed_year,
+    title_and_byline,
+)
+from litsift.sources.person_names import metadata_persons
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "read_pdf"]
 
 _DOI_RE = re.compile(r"\b(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/[^\s\"<>]+)", re.I)
-_ARXIV_RE = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.I)
+_REFERENCES_RE = re.compile(r"\n\s*(?:\d+\.?\s*)?(?:references|bibliography)\s*\n", re.I)
 _HEADING_RE = re.compile(
     r"^\s*(?:\d+\.?\s+|[IVX]+\.\s+)?(introduction|keywords?|background|index terms|"
     r"1\s+introduction|methods?|results|main)\b",
     re.I,
 )
-_BAD_TITLE_RE = re.compile(r"(microsoft word|untitled|\.docx?$|\.pdf$|\.tex$|^\s*$)", re.I)
+_BAD_TITLE_RE = re.compile(
+    r"(microsoft word|untitled|\.docx?$|\.pdf$|\.tex$|^\s*$|^arxiv:|^paper title)", re.I
+)
 
 
 def _pymupdf() -> Any:
@@ -46,19 +72,10 @@ def _pymupdf() -> Any:
     return pymupdf
 
 
-def _title_from_fonts(page: Any) -> str:
-    spans = []
-    for block in page.get_text("dict").get("blocks", []):
-        for line in block.get("lines", []):
-            text = "".join(s.get("text", "") for s in line.get("spans", []))
-            sizes = [s.get("size", 0) for s in line.get("spans", []) if s.get("text", "").strip()]
-            if text.strip() and sizes and line["bbox"][1] < page.rect.height * 0.5:
-                spans.append((max(sizes), line["bbox"][1], clean_text(text)))
-    if not spans:
-        return ""
-    top = max(s[0] for s in spans)
-    lines = [t for size, _, t in sorted(spans, key=lambda s: s[1]) if size >= top - 0.6]
-    return clean_text(" ".join(lines[:4]))
+def _squeezed(text: str) -> str:
+    """``text`` folded for "is printed on the page": no spaces at all, since some PDFs set
+    letter groups apart ("Lineag e-det ermining")."""
+    return title_key(text).replace(" ", "")
 
 
 def _dehyphenate(text: str) -> str:
@@ -111,31 +128,33 @@ def _record(doc: Any, path: Path) -> SourceRecord:
             f"{path}: no text layer (a scanned PDF?)",
             "run OCR on it first (e.g. ocrmypdf IN.pdf OUT.pdf), then import OUT.pdf",
         )
-    meta_title = clean_text(meta.get("title"))
-    title = (
-        meta_title
-        if meta_title and not _BAD_TITLE_RE.search(meta_title) and len(meta_title) > 8
-        else ""
-    )
-    title = title or _title_from_fonts(doc[0])
-    authors = [
-        clean_text(a)
-        for a in re.split(r"\s*[;]\s*|\s+and\s+", meta.get("author") or "")
-        if clean_text(a)
-    ]
+    page = doc[0]
+    lines = page_lines(page)
+    height = float(page.rect.height)
+    title, _, by_layout = title_and_byline(lines, height)
+    meta_title = clean_text(html.unescape(meta.get("title") or ""))
+    if (
+        len(meta_title) > 8
+        and not _BAD_TITLE_RE.search(meta_title)
+        and (not title or _squeezed(meta_title) in _squeezed(first))
+    ):
+        title = meta_title
+    by_meta = metadata_persons(meta.get("author") or "")
+    people = by_meta if by_meta and len(by_meta) >= len(by_layout) else by_layout
     ids: dict[str, str] = {}
-    head = first + "\n" + second
-    doi_match = _DOI_RE.search(head)
-    if doi_match:
-        doi = normalize_doi(doi_match.group(1))
+    own_refs = _REFERENCES_RE.split(second, maxsplit=1)[0]
+    for text in (first, meta.get("subject") or "", meta.get("keywords") or "", own_refs):
+        doi_match = _DOI_RE.search(text)
+        doi = normalize_doi(doi_match.group(1)) if doi_match else None
         if doi:
             ids["doi"] = doi
-    arxiv_match = _ARXIV_RE.search(head)
-    if arxiv_match:
-        arxiv = normalize_arxiv(arxiv_match.group(1))
-        if arxiv:
-            ids["arxiv"] = arxiv
+            break
+    arxiv = arxiv_stamp(lines, meta.get("title") or "", meta.get("subject") or "")
+    if arxiv:
+        ids["arxiv"] = arxiv
     ids.update({k: v for k, v in ids_in_text(meta.get("subject") or "").items() if k not in ids})
+    year = arxiv_year(arxiv) if arxiv else None
+    head = first + "\n" + second
     abstract = _abstract(head)
     if not abstract:  # no "Abstract" heading (Nature layout): the first long paragraph
         blocks = [
@@ -147,9 +166,9 @@ def _record(doc: Any, path: Path) -> SourceRecord:
         location=path.name,
         title=title,
         abstract=abstract,
-        authors=authors,
-        family_names=[a.split()[-1] for a in authors],
-        year=year_from((meta.get("creationDate") or "").removeprefix("D:")[:4]),
+        authors=[name for name, _ in people],
+        family_names=[family for _, family in people],
+        year=year or printed_year(lines, height, meta.get("subject") or ""),
         ids=ids,
         attachments=[path],
         sections=sections,
@@ -204,6 +223,6 @@ FORMATS = [
         lambda head, path: 95 if head.startswith(b"%PDF-") else 0,
         (".pdf",),
         False,
-        "PDF (title, abstract, DOI/arXiv id and full text from the text layer)",
+        "PDF (title, authors, year, abstract, DOI/arXiv id and full text from the text layer)",
     ),
 ]
