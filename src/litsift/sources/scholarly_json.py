@@ -62,8 +62,11 @@ def read_pages(
             continue
         try:
             rec = record_of(obj, f"line {n}")
+        except ValueError as err:  # what record_of raises for an entry it cannot use
+            yield BadItem(f"line {n}", str(err)[:200])
+            continue
         except Exception as err:
-            yield BadItem(f"line {n}", f"{type(err).__name__}: {err}"[:200])
+            yield BadItem(f"line {n}", f"malformed entry ({err})"[:200])
             continue
         if rec is not None:
             yield rec
