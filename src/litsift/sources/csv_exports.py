@@ -146,7 +146,13 @@ _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|2nd|3rd)\.?$", re.IGNORECASE)
 _INITIALS_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.-?)+$")
 #: the author id Scopus appends in ``Author full names``: ``Liu, Fengyuan (60410297700)``
 _SCOPUS_ID_RE = re.compile(r"\s*\(\d+\)\s*$")
-_HONORIFIC_RE = re.compile(r"^(?:(?:Prof|Dr|Professor|Assoc|Asst|PD)\.?(?:-Ing\.)?\s+)+")
+_HONORIFIC_RE = re.compile(
+    r"^(?:(?:Prof|Dr|Professor|Assoc|Asst|PD|Ph\.\s?D|PhD)\.?(?:-Ing\.)?\s+)+"
+)
+#: lower-case words that belong to the family name after them (``Ugo Dal Lago``)
+_PARTICLES = frozenset(
+    "van von der den de da dal del della di du dos das la le ten ter bin al".split()
+)
 #: word starts after which an upper-case letter continues the same family name (``McDonald``)
 _NAME_PREFIXES = frozenset(
     {"Mc", "Mac", "Fitz", "De", "Di", "Da", "Du", "Del", "Della", "La", "Le", "Van", "Von", "St"}
@@ -184,12 +190,16 @@ def _full_name(entry: str) -> tuple[str, str]:
 
 
 def _given_first(name: str) -> tuple[str, str]:
-    """``Rafik A. Aliev`` -> (``Rafik A. Aliev``, ``Aliev``); a ``Jr.`` is not the family."""
+    """``Rafik A. Aliev`` -> (``Rafik A. Aliev``, ``Aliev``); ``Ugo Dal Lago`` -> family ``Dal
+    Lago``; a ``Jr.`` is not the family; honorifics (``Prof. Dr.``, ``Ph.D.``) are dropped."""
     name = clean_text(_HONORIFIC_RE.sub("", clean_text(name)))
     words = name.replace(",", " ").split()
     while len(words) > 1 and _SUFFIX_RE.match(words[-1]):
         words = words[:-1]
-    return name, (words[-1] if words else "")
+    start = len(words) - 1
+    while start > 1 and words[start - 1].lower() in _PARTICLES:
+        start -= 1
+    return name, " ".join(words[max(start, 0) :])
 
 
 def _glue_suffixes(parts: list[str]) -> list[str]:
