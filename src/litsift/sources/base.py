@@ -200,13 +200,19 @@ def read_bytes(path: Path) -> bytes:
 def decode_text(raw: bytes, fallback: str = "cp1252") -> str:
     """``raw`` as text: UTF-16 / UTF-32 (:func:`wide_encoding`), else UTF-8 with or without
     BOM, else ``fallback`` (old exports are Latin-1 / Windows-1252). Undecodable bytes become
-    U+FFFD rather than an error, so one bad byte costs one character, not the file."""
+    U+FFFD rather than an error, so one bad byte costs one character, not the file; a UTF-8
+    file cut inside its last character (a truncated download) stays UTF-8."""
     wide = wide_encoding(raw)
     if wide is not None:
         return raw.decode(wide, errors="replace")
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as err:
+        cut = bytes(err.object)  # after the BOM, which utf-8-sig strips first
+        # an ASCII text ending in one high byte is more likely Latin-1 than cut UTF-8
+        utf8 = raw[:3] == b"\xef\xbb\xbf" or not cut[: err.start].isascii()
+        if utf8 and err.end == len(cut) and err.reason == "unexpected end of data":
+            return cut[: err.start].decode("utf-8") + "\ufffd"
         return raw.decode(fallback, errors="replace")
 
 

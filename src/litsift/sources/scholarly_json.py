@@ -4,12 +4,13 @@ load a file (``.gz``, a JSON document, or JSON Lines), and the page-to-items hel
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Page, SourceRecord, decode_text, read_bytes
+from litsift.sources.json_items import RecordsPath, load_json_items, looks_like_json_lines
 
 __all__ = ["fill_page", "load_json_or_lines", "parse_json_page", "read_pages"]
 
@@ -21,12 +22,14 @@ def load_json_or_lines(path: Path) -> tuple[Any, list[tuple[int, Any]]]:
     Raises:
         IngestError: the file cannot be read or is neither JSON nor JSON Lines.
     """
-    raw = read_bytes(path)
-    text = decode_text(raw)
+    text = decode_text(read_bytes(path))
     try:
         return json.loads(text), []
     except (ValueError, RecursionError):
-        pass
+        return None, _json_lines(text)
+
+
+def _json_lines(text: str) -> list[tuple[int, Any]]:
     lines: list[tuple[int, Any]] = []
     for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -36,25 +39,45 @@ def load_json_or_lines(path: Path) -> tuple[Any, list[tuple[int, Any]]]:
         except (ValueError, RecursionError) as err:
             lines.append((n, BadItem(f"line {n}", f"invalid JSON: {err}"[:200])))
     if not lines or all(isinstance(o, BadItem) for _, o in lines):
-        raise IngestError(f"{path}: neither JSON nor JSON Lines", "is the file cut?")
-    return None, lines
+        raise IngestError("neither JSON nor JSON Lines", "is the file cut?")
+    return lines
 
 
 def read_pages(
-    path: Path, page_of: Callable[[Any], Page], record_of: Callable[[Any, str], SourceRecord | None]
+    path: Path,
+    page_of: Callable[[Any], Page],
+    record_of: Callable[[Any, str], SourceRecord | None],
+    records_at: Sequence[RecordsPath] = (),
+    what: str = "items",
 ) -> Iterator[SourceRecord | BadItem]:
     """Records of a saved API response (``page_of(document)``) or of JSON Lines of objects
     (``record_of(obj, "line N")``; None = not a paper, skipped).
 
+    A response that is cut (or broken inside its records array) keeps its complete records when
+    ``records_at`` names where the array lies (``[("message", "items")]``); the cut record is
+    then the last bad item (:func:`~litsift.sources.json_items.load_json_items`).
+
     Raises:
-        IngestError: unreadable, or the response is an error / holds no papers.
+        IngestError: unreadable, the response is an error / holds no papers, or it breaks
+            before its records.
     """
-    document, lines = load_json_or_lines(path)
-    if document is not None:
+    text = decode_text(read_bytes(path))
+    cut: BadItem | None = None
+    lines: list[tuple[int, Any]] = []
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        if records_at and not looks_like_json_lines(text):
+            document, cut = load_json_items(text, records_at, what)
+        else:
+            document, lines = None, _json_lines(text)
+    if document is not None or cut is not None:
         page = page_of(document)
         if page.error:
-            raise IngestError(f"{path}: {page.error}"[:300], "this file holds no papers")
+            raise IngestError(page.error[:300], "this file holds no papers")
         yield from page.items
+        if cut is not None:
+            yield cut
         return
     for n, obj in lines:
         if isinstance(obj, BadItem):
@@ -62,11 +85,9 @@ def read_pages(
             continue
         try:
             rec = record_of(obj, f"line {n}")
-        except ValueError as err:  # what record_of raises for an entry it cannot use
-            yield BadItem(f"line {n}", str(err)[:200])
-            continue
         except Exception as err:
-            yield BadItem(f"line {n}", f"malformed entry ({err})"[:200])
+            reason = str(err) if isinstance(err, ValueError) else f"unexpected content ({err})"
+            yield BadItem(f"line {n}", reason[:200])
             continue
         if rec is not None:
             yield rec
