@@ -311,6 +311,14 @@ def _rows(text: str) -> Iterator[_Row]:
         consumed.clear()
 
 
+def _blank(row: _Row) -> bool:
+    """An empty line (or empty cells) that ends with its line break; a last row cut right
+    after its opening quote has empty cells too, but is not blank."""
+    return not any(c.strip() for c in row.cells) and (
+        row.raw.endswith(("\n", "\r")) or not row.raw.strip()
+    )
+
+
 def _cut_reason(row: _Row, n_columns: int) -> str | None:
     """Why the file's last row is cut, or None when it is whole."""
     try:
@@ -328,17 +336,6 @@ def _cut_reason(row: _Row, n_columns: int) -> str | None:
     return None
 
 
-def _decode(raw: bytes) -> str:
-    """``raw`` as text (:func:`~litsift.sources.base.decode_text`), except that UTF-8 cut inside
-    its last character stays UTF-8: a cut download is not a Windows-1252 file."""
-    try:
-        raw.decode("utf-8")  # positions in ``err`` count the BOM too
-    except UnicodeDecodeError as err:
-        if err.reason == "unexpected end of data" and err.start >= len(raw) - 3:
-            raw = raw[: err.start]
-    return decode_text(raw)
-
-
 def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
     """Every row of a Scopus / IEEE Xplore / SpringerLink CSV export.
 
@@ -348,19 +345,19 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
     Raises:
         IngestError: the file cannot be read or its header is none of those exports'.
     """
-    text = _decode(read_bytes(path))
+    text = decode_text(read_bytes(path))
     if csv.field_size_limit() < _MAX_CELL:  # Scopus "References" cells pass the 128 KiB default
         csv.field_size_limit(_MAX_CELL)
     rows = _rows(text)
     try:
         first = next(rows, None)
     except csv.Error as err:
-        raise IngestError(f"{path}: not a readable CSV file ({err})", "") from None
+        raise IngestError(f"not a readable CSV file ({err})", "check the file") from None
     header = first.cells if first else []
     layout = _layout(header)
     if first is None or layout is None:
         raise IngestError(
-            f"{path}: not a Scopus, IEEE Xplore or SpringerLink CSV export",
+            "not a Scopus, IEEE Xplore or SpringerLink CSV export",
             "export the search results again as CSV with the column headers",
         )
     col = {h.strip().lstrip("\ufeff"): i for i, h in enumerate(header)}
@@ -370,7 +367,7 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
         for n, row in enumerate(rows, start=2):
             if pending is not None:
                 yield _item(*pending, layout, col, len(header), last=False)
-            pending = (n, row) if any(c.strip() for c in row.cells) else None
+            pending = (n, row) if not _blank(row) else None
     except csv.Error as err:  # the reader cannot go on past this (an over-long cell)
         yield BadItem(f"row {n + 1}", f"unreadable CSV ({err}); the rows after it are not read")
         return
@@ -389,7 +386,8 @@ def _item(
 
     def get(name: str) -> str:
         i = col.get(name, -1) if name else -1
-        return clean_text(cells[i]) if 0 <= i < len(cells) else ""
+        value = clean_text(cells[i]) if 0 <= i < len(cells) else ""
+        return "" if value == "NA" else value  # R's write.csv marks empty cells NA
 
     title = get(layout.title)
     if not title:

@@ -9,30 +9,19 @@ order; identifiers from ``ids`` (openalex, doi, pmid, pmcid, mag) and ``doi``; a
 from ``host_venue.display_name`` in Works written before the 2023 schema (snapshots and dumps
 of 2021-2023); licence and landing page from the same place. A Work with neither ``title`` nor
 ``display_name`` is a bad item. A JSON list or page cut short (a cut download) keeps its
-complete Works (read with ijson) and reports the cut one. (OpenAlex API docs:
+complete Works and reports the cut one. (OpenAlex API docs:
 docs.openalex.org/api-entities/works/work-object.)
 """
 
 from __future__ import annotations
 
 import html
-import io
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from litsift.errors import IngestError
-from litsift.sources.base import (
-    BadItem,
-    Format,
-    Page,
-    SourceRecord,
-    clean_text,
-    decode_text,
-    read_bytes,
-)
+from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text
 from litsift.sources.ids import normalize_ids
 from litsift.sources.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.types import Kind
@@ -121,8 +110,8 @@ def _page(doc: Any) -> Page:
         return page
     if _is_work(doc):
         works = [doc]
-    elif isinstance(doc, list) and any(_is_work(w) for w in doc):  # pyalex & co. dump lists
-        works = doc
+    elif isinstance(doc, list) and (not doc or any(_is_work(w) for w in doc)):
+        works = doc  # pyalex & co. dump lists; [] is what a list cut in its first work keeps
     elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
         works = doc["results"]
         meta = doc.get("meta") or {}
@@ -148,63 +137,13 @@ def parse_page(data: bytes) -> Page:
 
 def read_openalex(path: Path) -> Iterator[SourceRecord | BadItem]:
     """Works of a saved ``/works`` page, a JSON list of Works, a single Work, or JSON Lines of
-    Works; of a cut list or page, the complete Works and a bad item for the cut one.
+    Works; of a cut list or page, the complete Works and a bad item for the cut one
+    (:func:`~litsift.sources.json_items.load_json_items`).
 
     Raises:
         IngestError: unreadable, an error body, no works, or cut before its first Work.
     """
-    text = decode_text(read_bytes(path))
-    try:
-        json.loads(text)
-    except (ValueError, RecursionError):
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        if text.lstrip()[:1] in ("[", "{") and not _is_json(first):
-            return _read_cut(path, text)  # one JSON document, cut short
-    return read_pages(path, _page, work_record)
-
-
-def _is_json(line: str) -> bool:
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _read_cut(path: Path, text: str) -> Iterator[SourceRecord | BadItem]:
-    """The complete Works of a JSON list or ``/works`` page the file ends inside.
-
-    Raises:
-        IngestError: the file is cut before its first complete Work.
-    """
-    import ijson  # only for cut files
-
-    prefix = "item" if text.lstrip().startswith("[") else "results.item"
-    items: list[SourceRecord | BadItem] = []
-    n = 0
-    try:
-        for n, obj in enumerate(ijson.items(io.BytesIO(text.encode()), prefix, use_float=True), 1):
-            rec = _record_or_bad(obj, f"work {n}")
-            if rec is not None:
-                items.append(rec)
-    except (ijson.JSONError, ValueError):
-        pass
-    if not items:
-        raise IngestError(
-            f"{path}: the file ends inside its JSON before the first complete work",
-            "the download was cut: save the response again",
-        )
-    yield from items
-    yield BadItem(
-        f"work {n + 1}", f"the file ends here (cut download?); the {n} works before it are kept"
-    )
-
-
-def _record_or_bad(obj: Any, location: str) -> SourceRecord | BadItem | None:
-    try:
-        return work_record(obj, location)
-    except ValueError as err:
-        return BadItem(location, str(err))
+    return read_pages(path, _page, work_record, [(), ("results",)], "works")
 
 
 def _sniff(head: bytes, path: Path) -> int:
