@@ -360,16 +360,22 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
             "not a Scopus, IEEE Xplore or SpringerLink CSV export",
             "export the search results again as CSV with the column headers",
         )
+    if not first.raw.endswith(("\n", "\r")):
+        raise IngestError(
+            "the file ends inside its header row", "the download was cut: export it again"
+        )
     col = {h.strip().lstrip("\ufeff"): i for i, h in enumerate(header)}
     pending: tuple[int, _Row] | None = None  # held back until we know it is not the last row
-    n = 1
+    last = first
     try:
         for n, row in enumerate(rows, start=2):
             if pending is not None:
                 yield _item(*pending, layout, col, len(header), last=False)
             pending = (n, row) if not _blank(row) else None
+            last = row
     except csv.Error as err:  # the reader cannot go on past this (an over-long cell)
-        yield BadItem(f"row {n + 1}", f"unreadable CSV ({err}); the rows after it are not read")
+        line = last.line + len(io.StringIO(last.raw, newline="").readlines())
+        yield BadItem(f"line {line}", f"unreadable CSV ({err}); the rows after it are not read")
         return
     if pending is not None:
         yield _item(*pending, layout, col, len(header), last=True)
