@@ -221,7 +221,10 @@ def test_every_prefix_imports_whole_rows_or_reports_the_cut(
     workdir = tmp_path_factory.mktemp("prefix")
 
     @settings(
-        max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+        max_examples=40,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
     )
     @given(st.integers(min_value=0, max_value=len(data)))
     def check(cut: int) -> None:
