@@ -1,16 +1,34 @@
 """CSV exports of bibliographic databases: Scopus, IEEE Xplore, SpringerLink.
 
-Each is recognised by its header row (Scopus: ``Authors``, ``Title``, ``Source title``;
-IEEE Xplore: ``Document Title``, ``Publication Title``; SpringerLink: ``Item Title``,
-``Item DOI``) and read with the csv module (UTF-8 with or without BOM). One row = one record,
-``row N`` counting the header as row 1.
+Each is recognised by its header row and read with the csv module (UTF-8 with or without BOM):
+
+* **Scopus** (``Authors``, ``Title``, ``Source title``). Authors come from ``Author full
+  names`` when the export has it (since ~2022: ``Surname, Given (author id); ...``), else from
+  ``Authors`` in either convention: ``Surname I.; Surname I.`` (since ~2022) or ``Surname I.,
+  Surname I.`` (older exports); the count of ``Author(s) ID`` decides between them when a name
+  holds a comma (``Vaccaro M., Jr.``). ``DOI`` (or the DOI inside ``Link``), ``PubMed ID``,
+  ``EID`` (the source key), ``Author Keywords``.
+* **IEEE Xplore**, the full export (``Document Title``, ``Publication Title``; ``Authors``
+  ``Given Family; Given Family``) and the short one (``Title``, ``Authors``, ``Affiliations``,
+  ``Publication``, ``Category``, ``DOI``; ``Given Family, Given Family``).
+* **SpringerLink** (``Item Title``, ``Item DOI``): ``Authors`` runs the names together
+  (``Araz R. AlievNigar T. Ismayilova``); they are split where a lower-case letter meets an
+  upper-case one inside a name that already has a given and a family part, except after the
+  name prefixes ``Mc``, ``Mac``, ``De``, ``Di``, ``Le``, ``La``, ... (``McDonald``); honorifics
+  (``Prof.``, ``Dr.``) are dropped.
+
+Records are located as ``row N`` (the header is row 1). A row the file ends inside -- an open
+quoted cell, fewer cells than the header, or a last cell cut before its line break -- is a
+:class:`~litsift.sources.base.BadItem` at ``line L`` (the row's first line), never a record.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from litsift.errors import IngestError
@@ -23,109 +41,401 @@ from litsift.sources.base import (
     read_bytes,
     year_from,
 )
-from litsift.sources.ids import ids_in_text, normalize_doi
+from litsift.sources.ids import ids_in_text, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
-__all__ = ["FORMATS", "read_csv_export"]
-
-#: export -> (required header columns, title, abstract, authors, author separator, year, venue,
-#: doi, url, keywords)
-LAYOUTS: dict[str, tuple[tuple[str, ...], str, str, str, str, str, str, str, str, str]] = {
-    "scopus": (
-        ("Authors", "Title", "Source title"),
-        "Title",
-        "Abstract",
-        "Authors",
-        ",",
-        "Year",
-        "Source title",
-        "DOI",
-        "Link",
-        "Author Keywords",
-    ),
-    "ieee": (
-        ("Document Title", "Publication Title"),
-        "Document Title",
-        "Abstract",
-        "Authors",
-        ";",
-        "Publication Year",
-        "Publication Title",
-        "DOI",
-        "PDF Link",
-        "Author Keywords",
-    ),
-    "springer": (
-        ("Item Title", "Item DOI"),
-        "Item Title",
-        "",
-        "Authors",
-        "",
-        "Publication Year",
-        "Publication Title",
-        "Item DOI",
-        "URL",
-        "",
-    ),
-}
+__all__ = ["FORMATS", "LAYOUTS", "Layout", "people", "read_csv_export"]
 
 
-def _layout(header: list[str]) -> str | None:
+@dataclass(frozen=True)
+class Layout:
+    """The columns of one vendor's CSV export ("" = the export has no such column).
+
+    Attributes:
+        name: ``scopus``, ``ieee``, ``ieee-short`` or ``springer``.
+        required: header columns that identify the export.
+        names: how the ``authors`` column writes people (see :func:`people`).
+    """
+
+    name: str
+    required: tuple[str, ...]
+    title: str
+    authors: str
+    names: str
+    year: str
+    venue: str
+    doi: str
+    url: str = ""
+    abstract: str = ""
+    keywords: str = ""
+    full_names: str = ""
+    author_ids: str = ""
+    pmid: str = ""
+    key: str = ""
+
+
+LAYOUTS: tuple[Layout, ...] = (
+    Layout(
+        name="scopus",
+        required=("Authors", "Title", "Source title"),
+        title="Title",
+        authors="Authors",
+        names="scopus",
+        year="Year",
+        venue="Source title",
+        doi="DOI",
+        url="Link",
+        abstract="Abstract",
+        keywords="Author Keywords",
+        full_names="Author full names",
+        author_ids="Author(s) ID",
+        pmid="PubMed ID",
+        key="EID",
+    ),
+    Layout(
+        name="ieee",
+        required=("Document Title", "Publication Title"),
+        title="Document Title",
+        authors="Authors",
+        names="given-family;",
+        year="Publication Year",
+        venue="Publication Title",
+        doi="DOI",
+        url="PDF Link",
+        abstract="Abstract",
+        keywords="Author Keywords",
+    ),
+    Layout(
+        name="ieee-short",
+        required=("Title", "Authors", "Affiliations", "Publication", "Category", "DOI"),
+        title="Title",
+        authors="Authors",
+        names="given-family,",
+        year="",
+        venue="Publication",
+        doi="DOI",
+        abstract="Abstract",
+    ),
+    Layout(
+        name="springer",
+        required=("Item Title", "Item DOI"),
+        title="Item Title",
+        authors="Authors",
+        names="run-together",
+        year="Publication Year",
+        venue="Publication Title",
+        doi="Item DOI",
+        url="URL",
+    ),
+)
+
+
+def _layout(header: list[str]) -> Layout | None:
     names = {h.strip().lstrip("\ufeff") for h in header}
-    for name, spec in LAYOUTS.items():
-        if set(spec[0]) <= names:
-            return name
+    for layout in LAYOUTS:
+        if set(layout.required) <= names:
+            return layout
     return None
 
 
-def _people(text: str, sep: str) -> list[str]:
-    if not text or not sep:
-        return [text] if text else []  # SpringerLink runs names together: kept as one string
-    if sep == ",":  # Scopus "Phillips J.C., Braun R."
-        return [clean_text(p) for p in text.split(",") if clean_text(p)]
-    return [clean_text(p) for p in text.split(sep) if clean_text(p)]
+# --- people ------------------------------------------------------------------------------
+
+#: a name suffix that a comma separates from the name (``Vaccaro M., Jr.``)
+_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|2nd|3rd)\.?$", re.IGNORECASE)
+#: Scopus initials: ``J.``, ``M.A.``, ``K.-L.``, ``Ch.``
+_INITIALS_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.-?)+$")
+#: the author id Scopus appends in ``Author full names``: ``Liu, Fengyuan (60410297700)``
+_SCOPUS_ID_RE = re.compile(r"\s*\(\d+\)\s*$")
+_HONORIFIC_RE = re.compile(
+    r"^(?:(?:Prof|Dr|Professor|Assoc|Asst|PD|Ph\.\s?D|PhD)\.?(?:-Ing\.)?\s+)+"
+)
+#: lower-case words that belong to the family name after them (``Ugo Dal Lago``)
+_PARTICLES = frozenset(
+    "van von der den de da dal del della di du dos das la le ten ter bin al".split()
+)
+#: word starts after which an upper-case letter continues the same family name (``McDonald``)
+_NAME_PREFIXES = frozenset(
+    {"Mc", "Mac", "Fitz", "De", "Di", "Da", "Du", "Del", "Della", "La", "Le", "Van", "Von", "St"}
+)
+_NO_AUTHOR = frozenset({"[no author name available]", "[no authors found]", "anonymous"})
+
+
+def _given_family(given: str, family: str) -> tuple[str, str]:
+    given, family = clean_text(given), clean_text(family)
+    return " ".join(p for p in (given, family) if p), family
+
+
+def _surname_initials(name: str) -> tuple[str, str]:
+    """``Edwin Raja Dhas J.`` -> (``J. Edwin Raja Dhas``, ``Edwin Raja Dhas``)."""
+    suffix = ""
+    if "," in name:  # "Vaccaro M., Jr."
+        name, suffix = (p.strip() for p in name.rsplit(",", 1))
+        if not _SUFFIX_RE.match(suffix):  # "Surname, I." written the BibTeX way
+            return _given_family(suffix, name)
+    words = name.split()
+    cut = len(words)
+    while cut > 1 and _INITIALS_RE.match(words[cut - 1]):
+        cut -= 1
+    display, family = _given_family(" ".join(words[cut:]), " ".join(words[:cut]))
+    return (f"{display} {suffix}" if suffix else display), family
+
+
+def _full_name(entry: str) -> tuple[str, str]:
+    """``Unnikrishnan, M.A. (57197735070)`` -> (``M.A. Unnikrishnan``, ``Unnikrishnan``)."""
+    entry = _SCOPUS_ID_RE.sub("", entry)
+    if "," not in entry:  # a group author
+        return clean_text(entry), clean_text(entry)
+    family, given = entry.split(",", 1)
+    return _given_family(given, family)
+
+
+def _given_first(name: str) -> tuple[str, str]:
+    """``Rafik A. Aliev`` -> (``Rafik A. Aliev``, ``Aliev``); ``Ugo Dal Lago`` -> family ``Dal
+    Lago``; a ``Jr.`` is not the family; honorifics (``Prof. Dr.``, ``Ph.D.``) are dropped."""
+    name = clean_text(_HONORIFIC_RE.sub("", clean_text(name)))
+    words = name.replace(",", " ").split()
+    while len(words) > 1 and _SUFFIX_RE.match(words[-1]):
+        words = words[:-1]
+    start = len(words) - 1
+    while start > 1 and words[start - 1].lower() in _PARTICLES:
+        start -= 1
+    return name, " ".join(words[max(start, 0) :])
+
+
+def _glue_suffixes(parts: list[str]) -> list[str]:
+    """``["Vaccaro M.", "Jr.", "Zaghi A.E."]`` -> ``["Vaccaro M., Jr.", "Zaghi A.E."]``."""
+    out: list[str] = []
+    for part in (clean_text(p) for p in parts):
+        if not part:
+            continue
+        if out and _SUFFIX_RE.match(part):
+            out[-1] = f"{out[-1]}, {part}"
+        else:
+            out.append(part)
+    return out
+
+
+def _split_run_together(text: str) -> list[str]:
+    """SpringerLink's ``Justice Opara-MartinsReza SahandiFeng Tian`` -> three names."""
+    names: list[str] = []
+    start = 0
+    for i in range(1, len(text)):
+        if not (text[i].isupper() and text[i - 1].islower()):
+            continue
+        current = text[start:i]
+        word = re.split(r"[\s\-'’]", current)[-1]
+        if " " not in current.strip() or word in _NAME_PREFIXES:
+            continue
+        names.append(current)
+        start = i
+    names.append(text[start:])
+    return [n for n in (clean_text(n) for n in names) if n]
+
+
+def _scopus_short(text: str, n_ids: int) -> list[str]:
+    semi = _glue_suffixes(text.split(";"))
+    comma = _glue_suffixes(text.split(","))
+    if ";" in text:
+        # ";" is the separator since ~2022; old exports used ", " and never a ";"
+        return comma if n_ids and len(comma) == n_ids and len(semi) != n_ids else semi
+    return comma
+
+
+def people(
+    text: str, names: str, full_names: str = "", author_ids: str = ""
+) -> tuple[list[str], list[str]]:
+    """The persons of one export cell as ``(display names, family names)``.
+
+    Args:
+        text: the ``Authors`` cell.
+        names: how ``text`` writes people: ``scopus`` (``Surname I.`` separated by ``;`` or, in
+            older exports, ``,``), ``given-family;`` / ``given-family,`` (``Given Family``
+            separated by ``;`` / ``,``), ``run-together`` (SpringerLink: no separator).
+        full_names: Scopus ``Author full names`` (``Surname, Given (id); ...``); used instead
+            of ``text`` when given.
+        author_ids: Scopus ``Author(s) ID`` (``id;id;`` or ``id; id``): its count tells the two
+            Scopus separators apart.
+
+    Returns:
+        Display names in ``Given Family`` order and the family names, in author order; empty
+        lists for Scopus's ``[No author name available]``.
+    """
+    text = clean_text(text)
+    if not text or text.lower() in _NO_AUTHOR:
+        return [], []
+    pairs: list[tuple[str, str]]
+    if names == "scopus":
+        entries = [e for e in (clean_text(e) for e in full_names.split(";")) if e]
+        if entries:
+            pairs = [_full_name(e) for e in entries]
+        else:
+            n_ids = len([i for i in author_ids.split(";") if i.strip()])
+            pairs = [_surname_initials(p) for p in _scopus_short(text, n_ids)]
+    elif names == "run-together":
+        pairs = [_given_first(p) for p in _split_run_together(text)]
+    else:
+        sep = names[-1]
+        pairs = [_given_first(p) for p in _glue_suffixes(text.split(sep))]
+    pairs = [(d, f) for d, f in pairs if d]
+    return [d for d, _ in pairs], [f for _, f in pairs]
+
+
+# --- rows --------------------------------------------------------------------------------
+
+
+#: the longest cell read (characters)
+_MAX_CELL = 16 * 1024 * 1024
+
+
+@dataclass
+class _Row:
+    line: int  # the row's first line
+    cells: list[str]
+    raw: str  # the row's text as in the file, line breaks included
+
+
+def _rows(text: str) -> Iterator[_Row]:
+    """Every row of ``text`` with its first line number and its raw text."""
+    consumed: list[str] = []
+    lines_before = 0
+
+    def source() -> Iterator[str]:
+        for line in io.StringIO(text, newline=""):
+            consumed.append(line)
+            yield line
+
+    for cells in csv.reader(source()):
+        raw = "".join(consumed)
+        yield _Row(lines_before + 1, cells, raw)
+        lines_before += len(consumed)
+        consumed.clear()
+
+
+def _blank(row: _Row) -> bool:
+    """An empty line (or empty cells) that ends with its line break; a last row cut right
+    after its opening quote has empty cells too, but is not blank."""
+    return not any(c.strip() for c in row.cells) and (
+        row.raw.endswith(("\n", "\r")) or not row.raw.strip()
+    )
+
+
+def _cut_reason(row: _Row, n_columns: int) -> str | None:
+    """Why the file's last row is cut, or None when it is whole."""
+    try:
+        for _ in csv.reader(io.StringIO(row.raw, newline=""), strict=True):
+            pass
+    except csv.Error as err:
+        if "unexpected end of data" in str(err):
+            return "the file ends inside a quoted cell of this row"
+    if row.raw.endswith(("\n", "\r")):
+        return None
+    if len(row.cells) < n_columns:
+        return f"the file ends after {len(row.cells)} of the {n_columns} columns of this row"
+    if not row.raw.endswith('"'):
+        return "the file ends inside the last cell of this row (no line break after it)"
+    return None
 
 
 def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
     """Every row of a Scopus / IEEE Xplore / SpringerLink CSV export.
 
+    Rows without a title, and a last row the file ends inside (a cut download), are bad items
+    at ``line L``; the other rows are records at ``row N``.
+
     Raises:
         IngestError: the file cannot be read or its header is none of those exports'.
     """
     text = decode_text(read_bytes(path))
-    rows = csv.reader(io.StringIO(text))
-    header = next(rows, None)
-    layout = _layout(header or [])
-    if header is None or layout is None:
-        raise IngestError(f"{path}: not a Scopus, IEEE Xplore or SpringerLink CSV export", "")
-    _, title, abstract, authors, sep, year, venue, doi, url, keywords = LAYOUTS[layout]
-    col = {h.strip().lstrip("\ufeff"): i for i, h in enumerate(header)}
-    for n, row in enumerate(rows, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) <= col[title]:  # a cut row; longer rows (Scopus adds a cell) are fine
-            yield BadItem(f"row {n}", f"{len(row)} columns, the header has {len(header)}")
-            continue
-
-        def get(name: str, row: list[str] = row) -> str:
-            return clean_text(row[col[name]]) if name in col and col[name] < len(row) else ""
-
-        people = _people(get(authors), sep)
-        ids = ids_in_text(get(url))
-        if normalize_doi(get(doi)):
-            ids["doi"] = normalize_doi(get(doi)) or ""
-        yield SourceRecord(
-            location=f"row {n}",
-            title=get(title),
-            abstract=get(abstract),
-            authors=people,
-            family_names=[p.split(" ")[0] if sep == "," else p.split(" ")[-1] for p in people],
-            year=year_from(get(year)),
-            venue=get(venue),
-            url=get(url),
-            ids=ids,
-            tags=[clean_text(k) for k in get(keywords).split(";") if clean_text(k)],
+    if csv.field_size_limit() < _MAX_CELL:  # Scopus "References" cells pass the 128 KiB default
+        csv.field_size_limit(_MAX_CELL)
+    rows = _rows(text)
+    try:
+        first = next(rows, None)
+    except csv.Error as err:
+        raise IngestError(f"not a readable CSV file ({err})", "check the file") from None
+    header = first.cells if first else []
+    layout = _layout(header)
+    if first is None or layout is None:
+        raise IngestError(
+            "not a Scopus, IEEE Xplore or SpringerLink CSV export",
+            "export the search results again as CSV with the column headers",
         )
+    if not first.raw.endswith(("\n", "\r")):
+        raise IngestError(
+            "the file ends inside its header row", "the download was cut: export it again"
+        )
+    col = {h.strip().lstrip("\ufeff"): i for i, h in enumerate(header)}
+    pending: tuple[int, _Row] | None = None  # held back until we know it is not the last row
+    last = first
+    try:
+        for n, row in enumerate(rows, start=2):
+            if pending is not None:
+                yield _item(*pending, layout, col, len(header), last=False)
+            pending = (n, row) if not _blank(row) else None
+            last = row
+    except csv.Error as err:  # the reader cannot go on past this (an over-long cell)
+        line = last.line + len(io.StringIO(last.raw, newline="").readlines())
+        yield BadItem(f"line {line}", f"unreadable CSV ({err}); the rows after it are not read")
+        return
+    if pending is not None:
+        yield _item(*pending, layout, col, len(header), last=True)
+
+
+def _item(
+    n: int, row: _Row, layout: Layout, col: dict[str, int], n_columns: int, last: bool
+) -> SourceRecord | BadItem:
+    if last:
+        reason = _cut_reason(row, n_columns)
+        if reason:
+            return BadItem(f"line {row.line}", f"row {n} is cut: {reason}; it is not imported")
+    cells = row.cells
+
+    def get(name: str) -> str:
+        i = col.get(name, -1) if name else -1
+        value = clean_text(cells[i]) if 0 <= i < len(cells) else ""
+        return "" if value == "NA" else value  # R's write.csv marks empty cells NA
+
+    title = get(layout.title)
+    if not title:
+        why = "no title" if len(cells) > col[layout.title] else f"only {len(cells)} columns"
+        return BadItem(f"line {row.line}", f"row {n}: {why}, the header has {n_columns}")
+    authors, families = people(
+        get(layout.authors), layout.names, get(layout.full_names), get(layout.author_ids)
+    )
+    url = get(layout.url)
+    ids = ids_in_text(url)
+    doi = normalize_doi(get(layout.doi))
+    if doi:
+        ids["doi"] = doi
+    pmid = normalize_pmid(get(layout.pmid))
+    if pmid:
+        ids["pmid"] = pmid
+    return SourceRecord(
+        location=f"row {n}",
+        title=title,
+        abstract=get(layout.abstract),
+        authors=authors,
+        family_names=families,
+        year=year_from(get(layout.year)),
+        venue=get(layout.venue),
+        url=url,
+        ids=ids,
+        tags=[k for k in (clean_text(k) for k in get(layout.keywords).split(";")) if k],
+        source_key=_eid(cells) if layout.name == "scopus" else get(layout.key),
+    )
+
+
+#: a Scopus record id (EID)
+_EID_RE = re.compile(r"^2-s2\.0-[0-9]+$")
+
+
+def _eid(cells: list[str]) -> str:
+    """The Scopus EID of a row: the last cell, or the one after it in exports whose rows hold
+    one more cell than their header (a column Scopus added without a header, as in 2022)."""
+    for cell in reversed(cells[-3:]):
+        if _EID_RE.match(cell.strip()):
+            return cell.strip()
+    return ""
 
 
 def _sniff(head: bytes, path: Path) -> int:

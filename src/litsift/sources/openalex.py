@@ -1,11 +1,16 @@
-"""OpenAlex works: a ``/works`` response page, a single Work, or JSON Lines of Works (the
-snapshot's ``works`` part files have the API's Work shape).
+"""OpenAlex works: a ``/works`` response page (``{"meta": ..., "results": [...]}``), a plain
+JSON list of Works (what pyalex's ``Works().get()`` and other clients dump), a single Work, or
+JSON Lines of Works (the snapshot's ``works`` part files, ``.gz`` or not, have the API's Work
+shape).
 
 Abstracts come as ``abstract_inverted_index`` (word -> positions) and are rebuilt in position
 order; identifiers from ``ids`` (openalex, doi, pmid, pmcid, mag) and ``doi``; authors from
-``authorships[].author.display_name``; venue ``primary_location.source.display_name``;
-licence ``primary_location.license``. A Work with neither ``title`` nor ``display_name`` is a
-bad item. (OpenAlex API docs: docs.openalex.org/api-entities/works/work-object.)
+``authorships[].author.display_name``; venue from ``primary_location.source.display_name``, or
+from ``host_venue.display_name`` in Works written before the 2023 schema (snapshots and dumps
+of 2021-2023); licence and landing page from the same place. A Work with neither ``title`` nor
+``display_name`` is a bad item. A JSON list or page cut short (a cut download) keeps its
+complete Works and reports the cut one. (OpenAlex API docs:
+docs.openalex.org/api-entities/works/work-object.)
 """
 
 from __future__ import annotations
@@ -30,9 +35,13 @@ _TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>")
 
 def abstract_from_inverted_index(index: Any) -> str:
     """The abstract text of an ``abstract_inverted_index`` (words joined in position order),
-    as plain text: inline markup tags removed and HTML entities (``&amp;``) decoded."""
+    as plain text: inline markup tags removed and HTML entities (``&amp;``) decoded. The 2021
+    snapshots wrap the index the way Microsoft Academic Graph did (``{"IndexLength": n,
+    "InvertedIndex": {...}}``); both shapes are read."""
     if not isinstance(index, dict):
         return ""
+    if isinstance(index.get("InvertedIndex"), dict):
+        index = index["InvertedIndex"]
     slots: dict[int, str] = {}
     for word, positions in index.items():
         for p in positions if isinstance(positions, list) else []:
@@ -40,6 +49,10 @@ def abstract_from_inverted_index(index: Any) -> str:
                 slots[p] = word
     text = " ".join(slots[i] for i in sorted(slots))
     return clean_text(html.unescape(_TAG_RE.sub(" ", text)))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _is_work(obj: Any) -> bool:
@@ -58,15 +71,17 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
     if not title:
         raise ValueError("no title (title and display_name are null)")
     authors, families = [], []
-    for a in work.get("authorships") or []:
-        name = clean_text(((a or {}).get("author") or {}).get("display_name"))
+    for a in work.get("authorships") if isinstance(work.get("authorships"), list) else []:
+        name = clean_text(_dict(_dict(a).get("author")).get("display_name"))
         if name:
             authors.append(name)
             families.append(name.split(" ")[-1])
-    ids = normalize_ids({**(work.get("ids") or {}), "doi": work.get("doi") or ""})
+    raw_ids = work.get("ids") if isinstance(work.get("ids"), dict) else {}
+    ids = normalize_ids({**raw_ids, "doi": work.get("doi") or ""})
     ids.setdefault("openalex", str(work["id"]).rsplit("/", 1)[-1])
-    location_ = work.get("primary_location") or {}
-    source = location_.get("source") or {}
+    location_ = _dict(work.get("primary_location"))
+    source = _dict(location_.get("source"))
+    host = _dict(work.get("host_venue"))  # the Work schema before 2023
     return SourceRecord(
         location=location,
         title=title,
@@ -76,9 +91,11 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         year=work.get("publication_year")
         if isinstance(work.get("publication_year"), int)
         else None,
-        venue=clean_text(source.get("display_name")),
-        url=clean_text(location_.get("landing_page_url") or work.get("doi") or ""),
-        license=clean_text(location_.get("license")),
+        venue=clean_text(source.get("display_name")) or clean_text(host.get("display_name")),
+        url=clean_text(
+            location_.get("landing_page_url") or host.get("url") or work.get("doi") or ""
+        ),
+        license=clean_text(location_.get("license")) or clean_text(host.get("license")),
         ids=ids,
         source_key=ids["openalex"],
     )
@@ -93,6 +110,8 @@ def _page(doc: Any) -> Page:
         return page
     if _is_work(doc):
         works = [doc]
+    elif isinstance(doc, list) and (not doc or any(_is_work(w) for w in doc)):
+        works = doc  # pyalex & co. dump lists; [] is what a list cut in its first work keeps
     elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
         works = doc["results"]
         meta = doc.get("meta") or {}
@@ -117,12 +136,14 @@ def parse_page(data: bytes) -> Page:
 
 
 def read_openalex(path: Path) -> Iterator[SourceRecord | BadItem]:
-    """Works of a saved ``/works`` page, a single Work, or JSON Lines of Works.
+    """Works of a saved ``/works`` page, a JSON list of Works, a single Work, or JSON Lines of
+    Works; of a cut list or page, the complete Works and a bad item for the cut one
+    (:func:`~litsift.sources.json_items.load_json_items`).
 
     Raises:
-        IngestError: unreadable, an error body, or no works.
+        IngestError: unreadable, an error body, no works, or cut before its first Work.
     """
-    return read_pages(path, _page, work_record)
+    return read_pages(path, _page, work_record, [(), ("results",)], "works")
 
 
 def _sniff(head: bytes, path: Path) -> int:
@@ -137,6 +158,6 @@ FORMATS = [
         _sniff,
         (".json", ".jsonl"),
         False,
-        "OpenAlex works (API pages, single works, snapshot JSON Lines)",
+        "OpenAlex works (API pages, JSON lists of works, single works, snapshot JSON Lines)",
     ),
 ]
