@@ -13,12 +13,17 @@ errors (which may quote data or a model's reply) are shown through
 
 from __future__ import annotations
 
+import re
+
 from textual.content import Content
 from textual.widgets import Static
 
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import Kind, SearchResult, YearRange
+
+#: a progress counter in a partial result's reason ("dense index: 320 / 19,639 embedded")
+_COUNTER = re.compile(r"\d[\d,]* / [\d,]+ embedded")
 
 
 def years_label(years: YearRange) -> str:
@@ -61,8 +66,8 @@ class StatusLine(Static):
         bits, partial = self._result
         if partial is not None:
             only, reason = partial
-            if self.build_state and only:  # the build segment carries the progress
-                bits = [*bits, only.removesuffix(" — ")]
+            if self.build_state and only and _COUNTER.search(reason):
+                bits = [*bits, only.removesuffix(" — ")]  # the build segment counts
             else:
                 bits = [*bits, only + reason]
         return Content(" · ".join(bits))
