@@ -7,7 +7,7 @@ Usage (from the repository root, with ../shared/data beside it)::
 
 Each benchmark is ingested once into its own litsift home under the cache dir (reused while
 its corpus is unchanged); TREC runs go to ``runs/<benchmark>/``. This is the command behind the
-tables of README.md's "Evaluation" section; it prints numbers and asserts nothing. The
+tables of docs/EVALUATION.md; it prints numbers and asserts nothing. The
 ``--json`` file (``{benchmark: report}``, see :func:`report_entry`) is what
 ``benchmarks/results_page.py`` turns into the tables of docs/EVALUATION-RESULTS.md.
 """
