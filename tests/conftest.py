@@ -33,6 +33,36 @@ def read_jsonl_gz(path: Path) -> list[dict]:
         return [json.loads(line) for line in f.read().split("\n") if line.strip()]
 
 
+def scifact_slice(
+    directory: Path, n_queries: int = 20, n_other: int = 500
+) -> tuple[Path, Path, Path]:
+    """A BEIR-layout slice of SciFact test in ``directory``: the first ``n_queries`` queries
+    (by id), their relevant documents and ``n_other`` others (seed 0). Returns (corpus,
+    queries, qrels) paths."""
+    import random
+
+    from litsift.eval.benchmarks import read_jsonl
+    from litsift.eval.trec import read_qrels
+
+    scifact = EVAL_DIR / "scifact"
+    qrels = read_qrels(scifact / "qrels" / "test.tsv")
+    qids = sorted(qrels, key=int)[:n_queries]
+    relevant = {d for q in qids for d in qrels[q]}
+    rows = list(read_jsonl(scifact / "corpus.jsonl.gz"))
+    others = [r for r in rows if r["_id"] not in relevant]
+    keep = [r for r in rows if r["_id"] in relevant] + random.Random(0).sample(others, n_other)
+    corpus = directory / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in keep))
+    queries = directory / "queries.jsonl"
+    queries.write_text("".join(json.dumps(r) + "\n" for r in read_jsonl(scifact / "queries.jsonl")))
+    qrels_path = directory / "qrels.tsv"
+    qrels_path.write_text(
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{q}\t{d}\t{s}\n" for q in qids for d, s in qrels[q].items())
+    )
+    return corpus, queries, qrels_path
+
+
 @pytest.fixture(scope="session")
 def paper_slice_rows() -> list[dict]:
     rows = read_jsonl_gz(PAPERS_GZ)

@@ -10,7 +10,6 @@ fails them.
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 from litsift.eval.measures import bootstrap_std, evaluate, paired_test, per_query
 from litsift.eval.trec import read_qrels, read_run, trec_id, write_run
 from litsift.types import Kind, YearRange
-from tests.conftest import DATASETS_GZ, EVAL_DIR, SHARED_DATA
+from tests.conftest import DATASETS_GZ, EVAL_DIR, SHARED_DATA, scifact_slice
 
 SCIFACT = EVAL_DIR / "scifact"
 DORIS = EVAL_DIR / "doris-mae"
@@ -312,27 +311,8 @@ def test_datafinder_runs_honour_depth_and_year_cutoff(datafinder_report) -> None
     assert checked > 30 * 5
 
 
-def _scifact_slice(dir: Path, n_queries: int = 20, n_other: int = 500) -> tuple[Path, Path, Path]:
-    qrels = read_qrels(SCIFACT / "qrels" / "test.tsv")
-    qids = sorted(qrels, key=int)[:n_queries]
-    relevant = {d for q in qids for d in qrels[q]}
-    rows = list(read_jsonl(SCIFACT / "corpus.jsonl.gz"))
-    others = [r for r in rows if r["_id"] not in relevant]
-    keep = [r for r in rows if r["_id"] in relevant] + random.Random(0).sample(others, n_other)
-    corpus = dir / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps(r) + "\n" for r in keep))
-    queries = dir / "queries.jsonl"
-    queries.write_text("".join(json.dumps(r) + "\n" for r in read_jsonl(SCIFACT / "queries.jsonl")))
-    qrels_path = dir / "qrels.tsv"
-    qrels_path.write_text(
-        "query-id\tcorpus-id\tscore\n"
-        + "".join(f"{q}\t{d}\t{s}\n" for q in qids for d, s in qrels[q].items())
-    )
-    return corpus, queries, qrels_path
-
-
 def test_scifact_slice_through_the_generic_beir_path(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
-    corpus, queries, qrels = _scifact_slice(tmp_path)
+    corpus, queries, qrels = scifact_slice(tmp_path)
     report = run_benchmark(
         "beir",
         corpus=corpus,

@@ -4,41 +4,17 @@ a hybrid run is never measured on BM25 alone, nor does it fail."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
-from litsift.eval.benchmarks import read_jsonl
 from litsift.eval.cli_support import run_benchmark
-from litsift.eval.trec import read_qrels
 from litsift.search.indexer import index_dir_for, open_indexes
 from litsift.types import Kind
-from tests.conftest import EVAL_DIR
-
-SCIFACT = EVAL_DIR / "scifact"
-
-
-def _slice(directory: Path, n_queries: int = 8, n_other: int = 60) -> tuple[Path, Path, Path]:
-    qrels = read_qrels(SCIFACT / "qrels" / "test.tsv")
-    qids = sorted(qrels, key=int)[:n_queries]
-    relevant = {d for q in qids for d in qrels[q]}
-    rows = list(read_jsonl(SCIFACT / "corpus.jsonl.gz"))
-    others = [r for r in rows if r["_id"] not in relevant]
-    keep = [r for r in rows if r["_id"] in relevant] + random.Random(0).sample(others, n_other)
-    corpus = directory / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps(r) + "\n" for r in keep))
-    queries = directory / "queries.jsonl"
-    queries.write_text("".join(json.dumps(r) + "\n" for r in read_jsonl(SCIFACT / "queries.jsonl")))
-    qrels_path = directory / "qrels.tsv"
-    qrels_path.write_text(
-        "query-id\tcorpus-id\tscore\n"
-        + "".join(f"{q}\t{d}\t{s}\n" for q in qids for d, s in qrels[q].items())
-    )
-    return corpus, queries, qrels_path
+from tests.conftest import scifact_slice
 
 
 def test_a_damaged_eval_home_is_repaired_before_the_run(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
-    corpus, queries, qrels = _slice(tmp_path)
+    corpus, queries, qrels = scifact_slice(tmp_path, n_queries=8, n_other=60)
     home = tmp_path / "home"
 
     def run(name: str):  # type: ignore[no-untyped-def]
