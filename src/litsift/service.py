@@ -506,6 +506,14 @@ class LitsiftService:
                 self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
             return self._passages
 
+    def has_passages(self) -> bool:
+        """True when papers' full text is indexed (a passage index with at least one passage):
+        then full-text search is the default (TUI, ``litsift search``, ``litsift answer``).
+        Cheap (a ``stat`` while the index is unchanged; nothing is opened or encoded)."""
+        from litsift.search.passage_index import indexed_passages
+
+        return indexed_passages(self.paths.index_dir) > 0
+
     def build_passages(
         self, progress: Progress | None = None, rebuild: bool = False, check: bool = False
     ) -> PassageBuild:

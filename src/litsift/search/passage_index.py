@@ -44,7 +44,7 @@ from litsift.search.manifest import (
     record_tree,
 )
 from litsift.text.passages import passage_input
-from litsift.types import Passage
+from litsift.types import Hit, Passage
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
@@ -55,6 +55,8 @@ __all__ = [
     "PassageHit",
     "PassageIndex",
     "build_passage_index",
+    "dense_floor",
+    "indexed_passages",
     "load_passages",
     "paper_run",
 ]
@@ -254,6 +256,32 @@ def _size(directory: Path) -> int:
     return sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
 
 
+#: ``passages.json`` path -> ((mtime ns, size), passages it lists): read again only when it changed
+_COUNTS: dict[Path, tuple[tuple[int, int], int]] = {}
+
+
+def indexed_passages(index_root: Path) -> int:
+    """How many passages the built passage index under ``index_root`` holds (0 when none was
+    built or it cannot be read), without opening it: one ``stat`` while ``passages.json`` is
+    unchanged, so a caller may ask on every search."""
+    path = Path(index_root) / DIR_NAME / META
+    try:
+        st = path.stat()
+    except OSError:
+        return 0
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _COUNTS.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        labels = json.loads(path.read_text(encoding="utf-8")).get("labels")
+        count = len(labels) if isinstance(labels, list) else 0
+    except (OSError, ValueError, AttributeError):
+        count = 0
+    _COUNTS[path] = (stamp, count)
+    return count
+
+
 class PassageIndex:
     """An open passage index (see the module docstring)."""
 
@@ -402,6 +430,27 @@ def paper_run(hits: Sequence[PassageHit]) -> tuple[list[tuple[str, float]], dict
 #: :func:`fuse_fulltext`; chosen by ``benchmarks/fulltext_eval.py``)
 FULLTEXT_FUSION = "rrf"
 FULLTEXT_FUSIONS = ("rrf", "max-rank", "interpolation")
+#: a passage counts in a full-text search when its dense cosine reaches that of the abstract at
+#: this rank of the dense signal among the paper hits (see :func:`dense_floor`; chosen by
+#: ``benchmarks/fulltext_eval.py --known-item``)
+PASSAGE_GATE_RANK = 1
+
+
+def dense_floor(hits: Sequence[Hit], gate: int) -> float | None:
+    """The dense cosine a passage must reach to count: the ``gate``-th highest dense score
+    among ``hits`` (paper hits of the same query and encoder, so the scales agree), or the
+    lowest when fewer hits have one; None when none has a dense signal (BM25 only, while the
+    dense index is built: passages are not gated then).
+
+    Raises:
+        ValueError: ``gate`` < 1.
+    """
+    if gate < 1:
+        raise ValueError(f"gate must be at least 1, not {gate}")
+    scores = sorted((h.signals["dense"].score for h in hits if "dense" in h.signals), reverse=True)
+    if not scores:
+        return None
+    return scores[min(gate, len(scores)) - 1]
 
 
 def fuse_fulltext(
