@@ -41,7 +41,8 @@ def with_passages(
     ``gate``-th closest abstract among ``hits`` (:func:`~litsift.search.passage_index.
     dense_floor`): without it every paper with full text would enter every result list at
     its passage rank, however weak its best passage, and push down papers whose abstract
-    answers the query (``benchmarks/fulltext_eval.py --known-item``).
+    answers the query (``benchmarks/fulltext_eval.py --known-item``). A hit still carries its
+    paper's best passage when the gate kept that passage out of the ranking.
 
     Args:
         query: the resolved query (``k``, ``k0``, years set).
@@ -57,10 +58,12 @@ def with_passages(
     """
     assert query.k is not None and query.k0 is not None
     found = index.search(query.text, k=query.k0, k0=query.k0)
+    _, best = paper_run(found)  # a paper's best passage is shown even when the gate holds it
     floor = dense_floor(hits, gate) if gate is not None else None
     if floor is not None:
         found = [h for h in found if "dense" in h.signals and h.signals["dense"][0] >= floor]
-    papers, best = paper_run(found)
+    papers, ranked_by = paper_run(found)
+    best.update(ranked_by)  # the passage that ranked the paper, where one did
     records: dict[str, Record | None] = {h.docid: h.record for h in hits}
     for doc_id, _ in papers:
         if doc_id not in records:
