@@ -269,6 +269,13 @@ def test_cli_searches_full_text_by_default_once_indexed(home: Path, tmp_path: Pa
     out = runner.invoke(main, ["--home", str(bare), "search", "--json", question])
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["fulltext"] is False
+    # a damaged passage index keeps full text on, so the search says what to run
+    with LitsiftService(get_paths(bare)) as svc:
+        assert svc.build_passages().passages and svc.has_passages()
+    (get_paths(bare).index_dir / "passages" / "passages.json").write_text("{", encoding="utf-8")
+    out = runner.invoke(main, ["--home", str(bare), "search", question])
+    assert out.exit_code == 0, out.output
+    assert "passage index is damaged" in out.stderr and "litsift index" in out.stderr
 
 
 def test_cli_answer_cites_full_text_by_default(home: Path) -> None:

@@ -56,9 +56,9 @@ __all__ = [
     "PassageIndex",
     "build_passage_index",
     "dense_floor",
-    "indexed_passages",
     "load_passages",
     "paper_run",
+    "passages_built",
 ]
 
 DIR_NAME = "passages"
@@ -256,30 +256,31 @@ def _size(directory: Path) -> int:
     return sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
 
 
-#: ``passages.json`` path -> ((mtime ns, size), passages it lists): read again only when it changed
-_COUNTS: dict[Path, tuple[tuple[int, int], int]] = {}
+#: ``passages.json`` path -> ((mtime ns, size), it lists no passage): read again only when changed
+_EMPTY: dict[Path, tuple[tuple[int, int], bool]] = {}
 
 
-def indexed_passages(index_root: Path) -> int:
-    """How many passages the built passage index under ``index_root`` holds (0 when none was
-    built or it cannot be read), without opening it: one ``stat`` while ``passages.json`` is
-    unchanged, so a caller may ask on every search."""
-    path = Path(index_root) / DIR_NAME / META
+def passages_built(index_root: Path) -> bool:
+    """True when a passage index was built under ``index_root`` and is not known to be empty,
+    without opening it: one ``stat`` while ``passages.json`` is unchanged, so a caller may ask
+    on every search. A damaged index counts as built (searching it says what to run)."""
+    directory = Path(index_root) / DIR_NAME
+    path = directory / META
     try:
         st = path.stat()
     except OSError:
-        return 0
+        return (directory / MANIFEST).is_file()  # passages.json lost: damaged, not absent
     stamp = (st.st_mtime_ns, st.st_size)
-    cached = _COUNTS.get(path)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        labels = json.loads(path.read_text(encoding="utf-8")).get("labels")
-        count = len(labels) if isinstance(labels, list) else 0
-    except (OSError, ValueError, AttributeError):
-        count = 0
-    _COUNTS[path] = (stamp, count)
-    return count
+    cached = _EMPTY.get(path)
+    if cached is None or cached[0] != stamp:
+        try:
+            labels = json.loads(path.read_text(encoding="utf-8")).get("labels")
+            empty = isinstance(labels, list) and not labels
+        except (OSError, ValueError, AttributeError, RecursionError):
+            empty = False  # unreadable: damaged
+        cached = (stamp, empty)
+        _EMPTY[path] = cached
+    return not cached[1]
 
 
 class PassageIndex:
