@@ -9,7 +9,10 @@ a paper when it is the named one. None of the phrases is in the paper's abstract
 
 Printed: passage Recall@k (k = 1, 5, 10: a relevant passage among the top k of the passage
 index), paper MRR@10 and Recall@10 for abstract-only hybrid search and for ``--fulltext``
-search with each way of combining papers and passages (``FULLTEXT_FUSIONS``), each question's
+search with each way of combining papers and passages (``FULLTEXT_FUSIONS``) under each
+passage gate (:data:`GATES`: none, or a passage counts only when its dense cosine reaches that
+of the abstract at that rank, :func:`litsift.search.passage_index.dense_floor`), the paired
+randomization test of each against abstract-only search, each question's
 ranks, the passage index build (passages, seconds, seconds per
 1,000 passages, bytes) -- the last line is one JSON object.
 
