@@ -231,7 +231,8 @@ def search(
             k=k,
             k0=k0,
             fusion=fusion,
-            fulltext=svc.has_passages() if fulltext is None else fulltext,
+            # full text is the papers' only: the default never marks a dataset search
+            fulltext=kind is Kind.PAPER and svc.has_passages() if fulltext is None else fulltext,
         )
         result = svc.search(q)
         read_only = svc.read_only_reason
