@@ -196,7 +196,9 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
 @click.option("--k0", default=None, type=click.IntRange(1, 10000), help="Candidates per retriever.")
 @click.option("--fusion", type=click.Choice(FUSIONS), default=None, help="Default: search.fusion.")
 @click.option(
-    "--fulltext", is_flag=True, help="Also search imported full text (PDF, TEI, JATS, S2ORC)."
+    "--fulltext/--no-fulltext",
+    default=None,
+    help="Also search imported full text (PDF, TEI, JATS, S2ORC); default: on once it is indexed.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print stable JSON for scripts.")
 @click.pass_context
@@ -209,7 +211,7 @@ def search(
     k: int | None,
     k0: int | None,
     fusion: str | None,
-    fulltext: bool,
+    fulltext: bool | None,
     as_json: bool,
 ) -> None:
     """Search papers (or --datasets) for QUERY and print the ranked hits."""
@@ -229,7 +231,8 @@ def search(
             k=k,
             k0=k0,
             fusion=fusion,
-            fulltext=fulltext,
+            # full text is the papers' only: the default never marks a dataset search
+            fulltext=kind is Kind.PAPER and svc.has_passages() if fulltext is None else fulltext,
         )
         result = svc.search(q)
         read_only = svc.read_only_reason
@@ -362,7 +365,9 @@ def config(ctx: click.Context) -> None:
     "-k", default=None, type=click.IntRange(1, 100), help="Papers retrieved to cite from."
 )
 @click.option(
-    "--fulltext", is_flag=True, help="Search and cite imported full text (passages, 3 per paper)."
+    "--fulltext/--no-fulltext",
+    default=None,
+    help="Search and cite imported full text (passages, 3 per paper); default: on once indexed.",
 )
 @click.option("--rerank", "do_rerank", is_flag=True, help="LLM-rerank the hits before answering.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verified answer as JSON.")
@@ -373,7 +378,7 @@ def answer(
     question: str,
     years: str,
     k: int | None,
-    fulltext: bool,
+    fulltext: bool | None,
     do_rerank: bool,
     as_json: bool,
 ) -> None:
@@ -385,6 +390,8 @@ def answer(
     with open_service(ctx.obj["home"]) as svc:
         s = svc.config
         n = k or s.llm.answer_max_records
+        if fulltext is None:
+            fulltext = svc.has_passages()
         result = svc.search(
             Query(question, Kind.PAPER, YearRange.parse(years), k=n, fulltext=fulltext)
         )

@@ -1,12 +1,14 @@
 """Rendering of search results for the CLI: stable JSON and a rich table.
 
 ``hits_to_json`` is the scripting contract of ``litsift search --json``; its keys are stable:
-``query``, ``kind``, ``years``, ``elapsed_ms``, ``signals_used`` (the retrievers that ran:
+``query``, ``kind``, ``years``, ``fulltext`` (whether papers' full text was searched: the
+default once it is indexed, ``--no-fulltext`` turns it off), ``elapsed_ms``, ``signals_used``
+(the retrievers that ran:
 ``["bm25"]`` while the dense index is being built), ``partial`` (null, or why the answer is not
 the full hybrid), ``hits`` (each: ``rank``, ``id``, ``title``,
-``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``, and with
-``--fulltext`` the best ``passage`` (``idx``, ``section``, ``page``, ``text``, ``source``) when
-one matched).
+``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``, and in a
+full-text search the paper's best ``passage`` (``idx``, ``section``, ``page``, ``text``,
+``source``) when it has full text; ``signals.passages`` when that passage ranked it).
 
 Text from the store reaches the terminal only through :mod:`litsift.text`: the table through
 ``for_terminal`` (escape sequences removed, control characters made visible), JSON through
@@ -60,6 +62,7 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
         "query": q.text,
         "kind": q.kind.value,
         "years": {"from": q.years.start, "to": q.years.end},
+        "fulltext": q.fulltext,
         "fusion": q.fusion,
         "elapsed_ms": round(result.elapsed_s * 1000, 1),
         "signals_used": list(result.signals_used),
@@ -79,8 +82,10 @@ def hits_to_table(result: SearchResult) -> Table:
     from rich.text import Text
 
     is_paper = result.query.kind.value == "paper"
+    mode = " · full text" if is_paper and result.query.fulltext else ""
     table = Table(
-        title=f"{len(result.hits)} hits · {result.elapsed_s * 1000:.0f} ms", title_justify="left"
+        title=f"{len(result.hits)} hits · {result.elapsed_s * 1000:.0f} ms{mode}",
+        title_justify="left",
     )
     table.add_column("#", justify="right")
     table.add_column("title" if is_paper else "name", overflow="fold")

@@ -506,6 +506,15 @@ class LitsiftService:
                 self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
             return self._passages
 
+    def has_passages(self) -> bool:
+        """True when papers' full text is indexed (a passage index that is not empty; a
+        damaged one counts, so a search says what to run): then full-text search is the
+        default (TUI, ``litsift search``, ``litsift answer``). Cheap (a ``stat`` while the
+        index is unchanged; nothing is opened or encoded)."""
+        from litsift.search.passage_index import passages_built
+
+        return passages_built(self.paths.index_dir)
+
     def build_passages(
         self, progress: Progress | None = None, rebuild: bool = False, check: bool = False
     ) -> PassageBuild:

@@ -251,9 +251,11 @@ async def test_research_question_keys(wservice: LitsiftService) -> None:
         assert result.hits[0].docid == first.docid
 
 
-async def test_full_text_toggle_shows_the_matching_passage(tmp_path: Path, encoder: Any) -> None:
-    """T searches papers' imported full text too; the detail pane shows the best passage with
-    its section, the query's words highlighted."""
+async def test_full_text_is_on_by_default_and_t_turns_it_off(tmp_path: Path, encoder: Any) -> None:
+    """Issue 29: once papers' full text is indexed the first search is already a full-text
+    search (no key needed; the status line says so); the row of a hit says where its passage
+    is, the detail pane shows it with its section, the query's words highlighted; T turns full
+    text off (the status line says so and that T brings it back) and on again."""
     from litsift.paths import shared_data_dir
 
     fulltext = shared_data_dir() / "sources" / "fulltext"
@@ -264,19 +266,34 @@ async def test_full_text_toggle_shows_the_matching_passage(tmp_path: Path, encod
         app = create_app(svc)
         async with app.run_test(size=SIZE) as pilot:
             await search(pilot, "pretraining SciBERT from scratch on a TPU v3-8 for one week")
-            assert all(h.passage is None for h in table(app).hits)
-            await pilot.press("T")
-            await settle(pilot)
-            assert "full text" in status(app)
+            assert "full text (T: off)" in status(app)
             result = table(app).result
             assert result is not None and result.query.fulltext
-            hit = next(h for h in table(app).hits if h.passage is not None)
+            hit = next(
+                h for h in table(app).hits if h.passage is not None and "TPU" in h.passage.text
+            )
+            assert hit.rank <= 3  # the answer is only in that paper's body
+            titles = column(table(app), "title")
+            assert titles[hit.rank - 1].startswith(f"§ {hit.passage.section[:10]}")  # type: ignore[union-attr]
             t = table(app)
             t.move_cursor(row=hit.rank - 1)
             await settle(pilot)
             detail = app.query_one(DetailPane)
             assert "Matching passage — § " in detail.text
             passage = detail.text.split("Matching passage — § ", 1)[1].split("\n\n", 1)[0]
-            assert "SciBERT" in passage  # a word of the query, in the passage itself
+            assert "tpu" in passage.lower()  # a word of the query, in the passage itself
             spans = [s for s in detail.content.spans if "$warning" in str(s.style)]
             assert spans  # the query's words are highlighted
+
+            t.focus()
+            await pilot.press("T")
+            await settle(pilot)
+            assert "abstracts only (T: full text)" in status(app)
+            result = table(app).result
+            assert result is not None and not result.query.fulltext
+            assert all(h.passage is None for h in table(app).hits)
+            assert not any(c.startswith("§ ") for c in column(table(app), "title"))
+            await pilot.press("T")
+            await settle(pilot)
+            assert table(app).result.query.fulltext  # type: ignore[union-attr]
+            assert "full text (T: off)" in status(app)

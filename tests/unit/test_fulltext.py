@@ -208,3 +208,99 @@ def replace_passage(hit):  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
     return replace(hit, passage=None)
+
+
+def _rank(hits, doc_id: str) -> int | None:  # type: ignore[no-untyped-def]
+    return next((h.rank for h in hits if h.docid == doc_id), None)
+
+
+def test_full_text_on_keeps_abstract_matches_where_they_were(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    """Issue 29: full text is on by default, so it must not cost the papers without full text.
+    Known items (abstract-only papers asked by their titles) rank where abstract-only search
+    ranks them: a paper's passages count only when as close to the query as the best abstract
+    (ungated, every full-text paper entered every list at its passage rank and tied with the
+    abstract's first hit)."""
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        with svc.store.lock:
+            rows = svc.store.conn.execute(
+                "SELECT id, title FROM papers WHERE id NOT IN (SELECT doc_id FROM passages) "
+                "AND length(title) > 20 ORDER BY id LIMIT 12"
+            ).fetchall()
+        assert len(rows) == 12
+        moved = []
+        for doc_id, title in rows:
+            plain = _rank(svc.search(Query(title, Kind.PAPER, k=10)).hits, doc_id)
+            full = svc.search(Query(title, Kind.PAPER, k=10, fulltext=True))
+            assert "passages" in full.signals_used
+            if _rank(full.hits, doc_id) != plain:
+                moved.append((title, plain, _rank(full.hits, doc_id)))
+            assert plain is not None
+    assert not moved
+
+
+def test_cli_searches_full_text_by_default_once_indexed(home: Path, tmp_path: Path) -> None:
+    """`litsift search` searches full text without a flag once the library has it;
+    `--no-fulltext` turns it off; a library without full text searches abstracts."""
+    from litsift.cli import main
+
+    runner = CliRunner()
+    question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
+    out = runner.invoke(main, ["--home", str(home), "search", "-k", "5", "--json", question])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["fulltext"] is True and "passages" in data["signals_used"]
+    s2orc = next(h for h in data["hits"] if h["title"].startswith("S2ORC"))
+    assert "TPU v3-8" in s2orc["passage"]["text"] and "passages" in s2orc["signals"]
+
+    off = runner.invoke(main, ["--home", str(home), "search", "--no-fulltext", "--json", question])
+    assert off.exit_code == 0, off.output
+    data = json.loads(off.stdout)
+    assert data["fulltext"] is False and "passages" not in data["signals_used"]
+    assert all("passage" not in h for h in data["hits"])
+
+    table = runner.invoke(main, ["--home", str(home), "search", "-k", "5", question])
+    assert table.exit_code == 0 and "· full text" in table.stdout and "§ " in table.stdout
+
+    bare = tmp_path / "bare"  # full text imported but not indexed yet: abstracts only
+    with LitsiftService(get_paths(bare)) as svc:
+        svc.sources.import_paths(Kind.PAPER, [FULLTEXT / "s2orc-doc2json-json"])
+        svc.build_index(Kind.PAPER)
+        assert not svc.has_passages()
+    out = runner.invoke(main, ["--home", str(bare), "search", "--json", question])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["fulltext"] is False
+    # a damaged passage index keeps full text on, so the search says what to run
+    with LitsiftService(get_paths(bare)) as svc:
+        assert svc.build_passages().passages and svc.has_passages()
+    (get_paths(bare).index_dir / "passages" / "passages.json").write_text("{", encoding="utf-8")
+    out = runner.invoke(main, ["--home", str(bare), "search", question])
+    assert out.exit_code == 0, out.output
+    assert "passage index is damaged" in out.stderr and "litsift index" in out.stderr
+
+
+def test_cli_answer_cites_full_text_by_default(home: Path) -> None:
+    """`litsift answer` cites passages of papers' bodies without --fulltext once the library
+    has them, and from abstracts with --no-fulltext."""
+    from litsift.cli import main
+    from tests.llm_server import ScriptedLLMServer, chat_reply
+
+    question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
+    config = get_paths(home).config_file
+    with ScriptedLLMServer() as srv:
+        config.write_text(
+            f'[llm]\nbase_url = "{srv.url}"\nmodel = "test-model"\nmax_retries = 0\n',
+            encoding="utf-8",
+        )
+        try:
+            runs = {}
+            for flags in ([], ["--no-fulltext"]):
+                srv.push(chat_reply("S2ORC-SciBERT was pretrained on a TPU v3-8 [1]."))
+                out = CliRunner().invoke(
+                    main, ["--home", str(home), "answer", "-k", "3", *flags, "--json", question]
+                )
+                assert out.exit_code == 0, out.output
+                runs[bool(flags)] = json.loads(out.stdout)["passages"]
+        finally:
+            config.unlink()
+    assert any(p["fulltext"] and "TPU v3-8" in p["text"] for p in runs[False])
+    assert not any(p["fulltext"] for p in runs[True])

@@ -44,7 +44,7 @@ from litsift.search.manifest import (
     record_tree,
 )
 from litsift.text.passages import passage_input
-from litsift.types import Passage
+from litsift.types import Hit, Passage
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
@@ -55,8 +55,10 @@ __all__ = [
     "PassageHit",
     "PassageIndex",
     "build_passage_index",
+    "dense_floor",
     "load_passages",
     "paper_run",
+    "passages_built",
 ]
 
 DIR_NAME = "passages"
@@ -254,6 +256,33 @@ def _size(directory: Path) -> int:
     return sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
 
 
+#: ``passages.json`` path -> ((mtime ns, size), it lists no passage): read again only when changed
+_EMPTY: dict[Path, tuple[tuple[int, int], bool]] = {}
+
+
+def passages_built(index_root: Path) -> bool:
+    """True when a passage index was built under ``index_root`` and is not known to be empty,
+    without opening it: one ``stat`` while ``passages.json`` is unchanged, so a caller may ask
+    on every search. A damaged index counts as built (searching it says what to run)."""
+    directory = Path(index_root) / DIR_NAME
+    path = directory / META
+    try:
+        st = path.stat()
+    except OSError:
+        return (directory / MANIFEST).is_file()  # passages.json lost: damaged, not absent
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _EMPTY.get(path)
+    if cached is None or cached[0] != stamp:
+        try:
+            labels = json.loads(path.read_text(encoding="utf-8")).get("labels")
+            empty = isinstance(labels, list) and not labels
+        except (OSError, ValueError, AttributeError, RecursionError):
+            empty = False  # unreadable: damaged
+        cached = (stamp, empty)
+        _EMPTY[path] = cached
+    return not cached[1]
+
+
 class PassageIndex:
     """An open passage index (see the module docstring)."""
 
@@ -402,6 +431,27 @@ def paper_run(hits: Sequence[PassageHit]) -> tuple[list[tuple[str, float]], dict
 #: :func:`fuse_fulltext`; chosen by ``benchmarks/fulltext_eval.py``)
 FULLTEXT_FUSION = "rrf"
 FULLTEXT_FUSIONS = ("rrf", "max-rank", "interpolation")
+#: a passage counts in a full-text search when its dense cosine reaches that of the abstract at
+#: this rank of the dense signal among the paper hits (see :func:`dense_floor`; chosen by
+#: ``benchmarks/fulltext_eval.py --known-item``)
+PASSAGE_GATE_RANK = 1
+
+
+def dense_floor(hits: Sequence[Hit], gate: int) -> float | None:
+    """The dense cosine a passage must reach to count: the ``gate``-th highest dense score
+    among ``hits`` (paper hits of the same query and encoder, so the scales agree), or the
+    lowest when fewer hits have one; None when none has a dense signal (BM25 only, while the
+    dense index is built: passages are not gated then).
+
+    Raises:
+        ValueError: ``gate`` < 1.
+    """
+    if gate < 1:
+        raise ValueError(f"gate must be at least 1, not {gate}")
+    scores = sorted((h.signals["dense"].score for h in hits if "dense" in h.signals), reverse=True)
+    if not scores:
+        return None
+    return scores[min(gate, len(scores)) - 1]
 
 
 def fuse_fulltext(

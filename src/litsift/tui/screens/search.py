@@ -101,12 +101,25 @@ class SearchScreen(Screen[None]):
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
         self.rq = RQCommands(self)
-        #: search papers' imported full text too (key T)
-        self.fulltext = False
+        #: the user's full-text choice (key T); None follows the library (see :attr:`fulltext`)
+        self._fulltext: bool | None = None
         #: why labels, notes and history cannot be saved here (a read-only home), or None
         self.read_only: str | None = None
         self._request_id = 0
         self._pending: int | None = None
+
+    @property
+    def fulltext(self) -> bool:
+        """Search papers' imported full text too: the user's choice (key T) once made, else on
+        whenever the library's full text is indexed (:meth:`LitsiftService.has_passages`, so
+        a passage index built during the session turns it on)."""
+        if self._fulltext is not None:
+            return self._fulltext
+        return self.service.has_passages()
+
+    @fulltext.setter
+    def fulltext(self, on: bool) -> None:
+        self._fulltext = on
 
     # -- parts -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -157,7 +170,7 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.status.show_message(_PROMPT)
-        if self.read_only is not None:
+        if self.read_only is not None or self.fulltext:
             self.show_modes()
 
     # -- detail and status -----------------------------------------------------------------
@@ -178,7 +191,9 @@ class SearchScreen(Screen[None]):
         if self.ranking.by_coverage:
             modes.append("by coverage")
         if self.fulltext:
-            modes.append("full text")
+            modes.append("full text (T: off)")
+        elif self.service.has_passages():  # turned off with T: say that there is full text
+            modes.append("abstracts only (T: full text)")
         if self.tab().reranked:
             modes.append(self.tab().reranked)
         if self.read_only is not None:

@@ -75,8 +75,34 @@ def _cell(text: str) -> Text:
     return Text(for_terminal(text, keep_newlines=False), no_wrap=True, overflow="ellipsis")
 
 
+#: the longest section heading a row's passage marker shows (the detail pane shows it whole)
+MARKER_SECTION_CHARS = 16
+
+
+def passage_marker(hit: Hit) -> str:
+    """Where the full-text passage of ``hit`` is, short enough for a row: ``"§ Results p.4"``,
+    ``"§ Experimental set… p.4"``, ``"¶ 7"`` (no heading, no page: the passage number), or
+    ``""`` when the hit carries no passage (not a full-text search, or no full text)."""
+    p = hit.passage
+    if p is None:
+        return ""
+    section = for_terminal(p.section, keep_newlines=False).strip()
+    if len(section) > MARKER_SECTION_CHARS:
+        section = section[: MARKER_SECTION_CHARS - 1].rstrip() + "…"
+    parts = [f"§ {section}"] if section else []
+    if p.page is not None:
+        parts.append(f"p.{p.page}")
+    return " ".join(parts) or f"¶ {p.idx + 1}"
+
+
 def _title(hit: Hit, info: RowInfo) -> Text:
-    return _cell(hit.record.display_title)
+    """The title, after the matching passage's place when a full-text search found one (first,
+    so a long title's ellipsis never hides it)."""
+    cell = _cell(hit.record.display_title)
+    marker = passage_marker(hit)
+    if marker:
+        cell = Text.assemble((marker, "cyan"), " ", cell, no_wrap=True, overflow="ellipsis")
+    return cell
 
 
 def _score(hit: Hit, info: RowInfo) -> Text:
