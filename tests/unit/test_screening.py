@@ -179,6 +179,14 @@ def test_cli_json_shape(screening_json: dict) -> None:
     comp = {(c["other"], c["measure"]): c for c in data["comparisons"]}
     assert comp[("tfidf-svm", "WSS@95")]["n"] == 2
     assert 0.0 <= comp[("tfidf-svm", "WSS@95")]["p_value"] <= 1.0
+    atd_row = comp[("tfidf-svm", "ATD")]
+    assert atd_row["better"] == "lower"
+    ours, theirs = (
+        [data["results"][s][sy]["ATD"]["mean"] for s in SMALL_SETS]
+        for sy in ("litsift", "tfidf-svm")
+    )
+    assert atd_row["wins"] == sum(a < b for a, b in zip(ours, theirs, strict=True))
+    assert atd_row["diff"] == pytest.approx(np.mean(ours) - np.mean(theirs))
 
 
 def test_learning_order_beats_random_on_real_sets(screening_json: dict) -> None:

@@ -30,6 +30,8 @@ ASREVIEW = "asreview"
 DEFAULT_SYSTEMS = (LITSIFT, ASREVIEW)
 #: Reported measures; ATD is in records, the others are fractions.
 MEASURES = ("WSS@95", "RRF@10", "ATD/M", "ATD")
+#: Measures where a lower value is better (a "win" in a comparison is a lower value).
+LOWER_IS_BETTER = frozenset({"ATD/M", "ATD"})
 STOP_RULES = ("consecutive", "knee", "hypergeometric")
 
 if TYPE_CHECKING:
@@ -231,13 +233,15 @@ def report_to_json(report: ScreeningReport) -> dict[str, Any]:
         for m in MEASURES:
             a = np.asarray([results[s][base][m]["mean"] for s in report.sets])
             b = np.asarray([results[s][other][m]["mean"] for s in report.sets])
-            t = paired_test(a, b)
+            sign = -1.0 if m in LOWER_IS_BETTER else 1.0
+            t = paired_test(sign * a, sign * b)
             comparisons.append(
                 {
                     "system": base,
                     "other": other,
                     "measure": m,
-                    "diff": t.diff,
+                    "better": "lower" if m in LOWER_IS_BETTER else "higher",
+                    "diff": sign * t.diff,
                     "p_value": t.p_value,
                     "wins": t.wins,
                     "losses": t.losses,
@@ -304,3 +308,30 @@ def format_table(data: dict[str, Any]) -> str:
         )
     lines += [f"note: {n}" for n in data["notes"]]
     return "\n".join(lines)
+
+
+def merge_reports(reports: Sequence[ScreeningReport], elapsed_s: float) -> ScreeningReport:
+    """One report from reports of disjoint sets run with the same systems and seeds (the
+    benchmark runs sets in parallel processes).
+
+    Raises:
+        EvalError: the reports differ in systems or seeds.
+    """
+    if not reports:
+        raise EvalError("no screening reports to merge", "run at least one set")
+    first = reports[0]
+    if any(r.systems != first.systems or r.seeds != first.seeds for r in reports):
+        raise EvalError("screening reports differ in systems or seeds", "run them alike")
+    notes: list[str] = []
+    for r in reports:
+        notes += [n for n in r.notes if n not in notes]
+    return ScreeningReport(
+        tuple(s for r in reports for s in r.sets),
+        first.systems,
+        first.seeds,
+        tuple(run for r in reports for run in r.runs),
+        {k: v for r in reports for k, v in r.n_records.items()},
+        {k: v for r in reports for k, v in r.n_included.items()},
+        tuple(notes),
+        elapsed_s,
+    )
