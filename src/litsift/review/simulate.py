@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,14 +124,17 @@ def asreview_order(
     bridge = Path(__file__).with_name("asreview_bridge.py")
     req = {"title": titles, "abstract": abstracts, "labels": y.tolist(), "priors": list(priors)}
     try:
-        done = subprocess.run(
-            [python, str(bridge)],
-            input=json.dumps(req),
-            capture_output=True,
-            text=True,
-            timeout=ASREVIEW_TIMEOUT_S,
-            check=False,
-        )
+        # asreview's dependencies (synergy-dataset) leave a requests cache in the working dir
+        with tempfile.TemporaryDirectory(prefix="litsift-asreview-") as cwd:
+            done = subprocess.run(
+                [python, str(bridge)],
+                input=json.dumps(req),
+                capture_output=True,
+                text=True,
+                timeout=ASREVIEW_TIMEOUT_S,
+                check=False,
+                cwd=cwd,
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise EvalError(
             f"could not run asreview with {python}: {exc}",
