@@ -13,7 +13,9 @@ from litsift.cli_common import progress_bar, reports_errors
 @click.command("eval")
 @click.argument(
     "benchmark",
-    type=click.Choice(["datafinder", "scifact", "doris-mae-dev", "beir", "trec", "paperrq"]),
+    type=click.Choice(
+        ["datafinder", "scifact", "doris-mae-dev", "beir", "trec", "paperrq", "screening"]
+    ),
 )
 @click.option(
     "--data",
@@ -29,7 +31,12 @@ from litsift.cli_common import progress_bar, reports_errors
 @click.option(
     "--systems",
     default=None,
-    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects).",
+    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
+    "screening: litsift,asreview or an order (tfidf-svm, dense-svm, tfidf+dense).",
+)
+@click.option("--sets", default=None, help="screening: comma list of review sets (default: all).")
+@click.option(
+    "--seeds", type=click.IntRange(1), default=5, help="screening: runs per set (seeds 0..N-1)."
 )
 @click.option("--limit", type=click.IntRange(1), default=None, help="First N queries only.")
 @click.option(
@@ -76,12 +83,15 @@ def eval_cmd(
     eval_home: Path | None,
     runs_dir: Path | None,
     half: str | None,
+    sets: str | None,
+    seeds: int,
     use_llm: bool,
     as_json: bool,
 ) -> None:
     """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
 
-    paperrq evaluates research-question extraction instead (PaperRQ annotations).
+    paperrq evaluates research-question extraction instead (PaperRQ annotations); screening
+    simulates active-learning screening of labelled reviews (litsift vs ASReview).
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
@@ -89,6 +99,9 @@ def eval_cmd(
         from litsift.cli_rq import run_paperrq
 
         run_paperrq(data_dir, ctx.obj["home"] if ctx.obj else None, use_llm, as_json)
+        return
+    if benchmark == "screening":
+        _screening(data_dir, sets, seeds, systems, as_json)
         return
 
     with progress_bar(not as_json) as bar:
@@ -111,3 +124,21 @@ def eval_cmd(
         click.echo(json.dumps(report_to_json(report), indent=2))
     else:
         click.echo(format_table(report))
+
+
+def _screening(
+    data_dir: Path | None, sets: str | None, seeds: int, systems: str | None, as_json: bool
+) -> None:
+    from litsift.eval import screening
+    from litsift.eval.cli_support import default_data_dir, split_list
+
+    with progress_bar(not as_json) as bar:
+        report = screening.run_screening(
+            data_dir or default_data_dir(),
+            split_list(sets),
+            seeds,
+            split_list(systems),
+            progress=bar,
+        )
+    data = screening.report_to_json(report)
+    click.echo(json.dumps(data, indent=2) if as_json else screening.format_table(data))

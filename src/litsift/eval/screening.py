@@ -1,0 +1,337 @@
+"""``litsift eval screening``: simulated screening of labelled reviews, litsift vs ASReview.
+
+Runs every (set, system, seed) of the protocol in ``shared/data/eval/screening/README.md``
+(:mod:`litsift.review.simulate`), then reports per set the mean and standard deviation over
+seeds, per system the mean and median over sets, and paired tests over sets of ``litsift``
+against each other system.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from litsift.errors import EvalError
+from litsift.eval.measures import paired_test
+from litsift.review.data import ReviewSet, find_sets, load_review_set
+from litsift.review.learner import DEFAULT_ORDER, ORDERS, feature_matrix, tfidf_matrix
+from litsift.review.measures import CURVE_POINTS
+from litsift.review.simulate import RETRAIN_FRACTION, SimulationRun, asreview_python, run_once
+
+#: Systems besides the named orders of :data:`litsift.review.learner.ORDERS`.
+LITSIFT = "litsift"
+ASREVIEW = "asreview"
+DEFAULT_SYSTEMS = (LITSIFT, ASREVIEW)
+#: Reported measures; ATD is in records, the others are fractions.
+MEASURES = ("WSS@95", "RRF@10", "ATD/M", "ATD")
+#: Measures where a lower value is better (a "win" in a comparison is a lower value).
+LOWER_IS_BETTER = frozenset({"ATD/M", "ATD"})
+STOP_RULES = ("consecutive", "knee", "hypergeometric")
+
+if TYPE_CHECKING:
+    from litsift.models_onnx import Encoder
+
+ScreeningProgress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class ScreeningReport:
+    """Every run of one ``litsift eval screening``, with the settings that produced them."""
+
+    sets: tuple[str, ...]
+    systems: tuple[str, ...]
+    seeds: int
+    runs: tuple[SimulationRun, ...]
+    n_records: dict[str, int]
+    n_included: dict[str, int]
+    notes: tuple[str, ...]
+    elapsed_s: float
+
+
+def all_systems() -> list[str]:
+    """Names ``--systems`` accepts."""
+    return [LITSIFT, ASREVIEW, *ORDERS]
+
+
+def _check_systems(systems: Sequence[str] | None) -> tuple[list[str], bool]:
+    chosen = list(systems) if systems else list(DEFAULT_SYSTEMS)
+    unknown = [s for s in chosen if s not in all_systems()]
+    if unknown:
+        raise EvalError(
+            f"unknown screening system(s): {', '.join(unknown)}",
+            f"choose among {', '.join(all_systems())}",
+        )
+    return chosen, bool(systems)
+
+
+def run_screening(
+    data_dir: Path,
+    sets: Sequence[str] | None = None,
+    seeds: int = 5,
+    systems: Sequence[str] | None = None,
+    progress: ScreeningProgress | None = None,
+    encoder: Encoder | None = None,
+) -> ScreeningReport:
+    """Simulate each system on each set with seeds ``0 … seeds-1``.
+
+    Args:
+        data_dir: the shared data dir or the screening sets' dir.
+        sets: set names (file stems); default all, smallest first.
+        seeds: runs per set and system.
+        systems: among :func:`all_systems`; default ``litsift`` and ``asreview`` (asreview is
+            skipped with a note when not installed and not asked for by name).
+        progress: ``progress(stage, done, total)`` per finished run.
+        encoder: an already-loaded encoder for the dense vectors (default
+            :func:`litsift.models_onnx.load_encoder`; the passage cache applies).
+
+    Raises:
+        EvalError: unknown set or system, unreadable set, asreview asked for but missing.
+    """
+    start = time.perf_counter()
+    chosen, explicit = _check_systems(systems)
+    notes: list[str] = []
+    python = asreview_python()
+    if ASREVIEW in chosen and python is None:
+        if explicit:
+            raise EvalError(
+                "system asreview needs the asreview package",
+                "pip install 'litsift[benchmark]' or set LITSIFT_ASREVIEW_PYTHON",
+            )
+        chosen.remove(ASREVIEW)
+        notes.append("asreview not installed: system skipped (pip install 'litsift[benchmark]')")
+    paths = find_sets(data_dir, sets)
+    runs: list[SimulationRun] = []
+    counts: dict[str, int] = {}
+    included: dict[str, int] = {}
+    total = len(paths) * len(chosen) * seeds
+    for path in paths:
+        review = load_review_set(path)
+        notes += list(review.problems)
+        counts[review.name] = int(review.labels.size)
+        included[review.name] = int(review.labels.sum())
+        runs += _run_set(review, chosen, seeds, python, progress, len(runs), total, encoder)
+    notes.append(
+        f"litsift = {DEFAULT_ORDER}; retrain after each include and when the labelled set grew "
+        f"by {RETRAIN_FRACTION:.0%}; batch size 1; priors: 1 included + 1 excluded per seed"
+    )
+    return ScreeningReport(
+        tuple(counts),
+        tuple(chosen),
+        seeds,
+        tuple(runs),
+        counts,
+        included,
+        tuple(notes),
+        time.perf_counter() - start,
+    )
+
+
+def _run_set(
+    review: ReviewSet,
+    systems: Sequence[str],
+    seeds: int,
+    python: str | None,
+    progress: ScreeningProgress | None,
+    done: int,
+    total: int,
+    encoder: Encoder | None,
+) -> list[SimulationRun]:
+    specs = {s: ORDERS[DEFAULT_ORDER if s == LITSIFT else s] for s in systems if s != ASREVIEW}
+    texts = review.texts
+    tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
+    dense = None
+    if any(o.needs_dense for o in specs.values()):
+        if encoder is None:
+            from litsift.models_onnx import load_encoder
+
+            encoder = load_encoder()
+        dense = encoder.encode_passages(texts)
+    out = []
+    for system in systems:
+        spec = specs.get(system)
+        x = feature_matrix(spec, tfidf, dense) if spec is not None else None
+        for seed in range(seeds):
+            out.append(run_once(review, system, seed, spec, x, python))
+            if progress is not None:
+                progress("screening", done + len(out), total)
+    return out
+
+
+def _stat(values: Sequence[float]) -> dict[str, float]:
+    arr = np.asarray(values, dtype=np.float64)
+    return {"mean": float(arr.mean()), "std": float(arr.std(ddof=1)) if arr.size > 1 else 0.0}
+
+
+def per_set_means(report: ScreeningReport) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """``{set: {system: {measure: {"mean", "std", "n"}}}}`` over seeds; measures are
+    :data:`MEASURES`, ``stop.RULE.recall``, ``stop.RULE.screened``, ``stop.RULE.fired`` and
+    ``seconds``."""
+    out: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
+    for name in report.sets:
+        for system in report.systems:
+            runs = [r for r in report.runs if r.review_set == name and r.system == system]
+            if not runs:
+                continue
+            row = {m: _stat([r.measures[m] for r in runs]) for m in MEASURES}
+            for i, rule in enumerate(STOP_RULES):
+                row[f"stop.{rule}.recall"] = _stat([r.stops[i].recall for r in runs])
+                row[f"stop.{rule}.screened"] = _stat([r.stops[i].screened for r in runs])
+                row[f"stop.{rule}.fired"] = _stat([float(r.stops[i].fired) for r in runs])
+            row["seconds"] = _stat([r.elapsed_s for r in runs])
+            for v in row.values():
+                v["n"] = len(runs)
+            out.setdefault(name, {})[system] = row
+    return out
+
+
+def report_to_json(report: ScreeningReport) -> dict[str, Any]:
+    """The report as one JSON-able object.
+
+    Shape: ``{"benchmark": "screening", "unit": "fraction", "measures", "sets": {set:
+    {"records", "included"}}, "systems", "seeds", "results": {set: {system: {measure: {"mean",
+    "std", "n"}}}}, "summary": {system: {measure: {"mean", "median"}}}, "curves": {set:
+    {system: [recall at each of "curve_points"]}}, "priors": {set: {seed: [included id,
+    excluded id]}}, "comparisons": [{"system", "other", "measure", "diff", "p_value", "wins",
+    "losses", "n"}], "notes", "elapsed_s"}``. Comparisons pair the per-set means of
+    ``litsift`` (or the first system) with each other system's over sets (``diff`` = litsift −
+    other; lower is better for ATD).
+    """
+    results = per_set_means(report)
+    keys = sorted({k for sets in results.values() for row in sets.values() for k in row})
+    summary: dict[str, dict[str, dict[str, float]]] = {}
+    for system in report.systems:
+        for k in keys:
+            vals = [results[s][system][k]["mean"] for s in results if system in results[s]]
+            if vals:
+                summary.setdefault(system, {})[k] = {
+                    "mean": float(np.mean(vals)),
+                    "median": float(statistics.median(vals)),
+                }
+    curves = {
+        s: {
+            system: np.mean(
+                [r.curve for r in report.runs if r.review_set == s and r.system == system], axis=0
+            ).tolist()
+            for system in report.systems
+        }
+        for s in report.sets
+    }
+    priors: dict[str, dict[str, list[str]]] = {}
+    for r in report.runs:
+        priors.setdefault(r.review_set, {})[str(r.seed)] = list(r.prior_ids)
+    base = LITSIFT if LITSIFT in report.systems else report.systems[0]
+    comparisons = []
+    for other in report.systems:
+        if other == base:
+            continue
+        for m in MEASURES:
+            a = np.asarray([results[s][base][m]["mean"] for s in report.sets])
+            b = np.asarray([results[s][other][m]["mean"] for s in report.sets])
+            sign = -1.0 if m in LOWER_IS_BETTER else 1.0
+            t = paired_test(sign * a, sign * b)
+            comparisons.append(
+                {
+                    "system": base,
+                    "other": other,
+                    "measure": m,
+                    "better": "lower" if m in LOWER_IS_BETTER else "higher",
+                    "diff": sign * t.diff,
+                    "p_value": t.p_value,
+                    "wins": t.wins,
+                    "losses": t.losses,
+                    "n": t.n,
+                }
+            )
+    return {
+        "benchmark": "screening",
+        "unit": "fraction",
+        "measures": list(MEASURES),
+        "sets": {
+            s: {"records": report.n_records[s], "included": report.n_included[s]}
+            for s in report.sets
+        },
+        "systems": list(report.systems),
+        "seeds": report.seeds,
+        "results": results,
+        "summary": summary,
+        "curve_points": list(CURVE_POINTS),
+        "curves": curves,
+        "priors": priors,
+        "comparisons": comparisons,
+        "notes": list(report.notes),
+        "elapsed_s": report.elapsed_s,
+    }
+
+
+def format_table(data: dict[str, Any]) -> str:
+    """Plain-text tables from :func:`report_to_json`'s object: per set and system the mean ±
+    std of the measures (percent; ATD in records) and seconds per run, then the mean over
+    sets, each stopping rule's (recall, screened), and the paired tests."""
+    lines = [
+        f"{'set':<36} {'system':<16} {'WSS@95':>13} {'RRF@10':>13} {'ATD/M':>13} "
+        f"{'ATD':>8} {'s/run':>6}"
+    ]
+    lines.append("-" * len(lines[0]))
+
+    def pct(v: dict[str, float]) -> str:
+        return f"{100 * v['mean']:5.1f} ± {100 * v['std']:4.1f}"
+
+    for s, systems in data["results"].items():
+        for system, row in systems.items():
+            lines.append(
+                f"{s:<36} {system:<16} {pct(row['WSS@95']):>13} {pct(row['RRF@10']):>13} "
+                f"{pct(row['ATD/M']):>13} {row['ATD']['mean']:8.1f} {row['seconds']['mean']:6.1f}"
+            )
+    lines.append("")
+    for system, row in data["summary"].items():
+        lines.append(
+            f"{'mean over sets':<36} {system:<16} {100 * row['WSS@95']['mean']:13.1f} "
+            f"{100 * row['RRF@10']['mean']:13.1f} {100 * row['ATD/M']['mean']:13.1f}"
+        )
+        stops = ", ".join(
+            f"{rule}: recall {100 * row[f'stop.{rule}.recall']['mean']:.1f} % at "
+            f"{100 * row[f'stop.{rule}.screened']['mean']:.1f} % screened "
+            f"(fired {100 * row[f'stop.{rule}.fired']['mean']:.0f} %)"
+            for rule in STOP_RULES
+        )
+        lines.append(f"  stopping ({system}): {stops}")
+    for c in data["comparisons"]:
+        lines.append(
+            f"{c['system']} vs {c['other']} {c['measure']}: diff {c['diff']:+.4f}, "
+            f"p = {c['p_value']:.4f} ({c['wins']} wins, {c['losses']} losses of {c['n']} sets)"
+        )
+    lines += [f"note: {n}" for n in data["notes"]]
+    return "\n".join(lines)
+
+
+def merge_reports(reports: Sequence[ScreeningReport], elapsed_s: float) -> ScreeningReport:
+    """One report from reports of disjoint sets run with the same systems and seeds (the
+    benchmark runs sets in parallel processes).
+
+    Raises:
+        EvalError: the reports differ in systems or seeds.
+    """
+    if not reports:
+        raise EvalError("no screening reports to merge", "run at least one set")
+    first = reports[0]
+    if any(r.systems != first.systems or r.seeds != first.seeds for r in reports):
+        raise EvalError("screening reports differ in systems or seeds", "run them alike")
+    notes: list[str] = []
+    for r in reports:
+        notes += [n for n in r.notes if n not in notes]
+    return ScreeningReport(
+        tuple(s for r in reports for s in r.sets),
+        first.systems,
+        first.seeds,
+        tuple(run for r in reports for run in r.runs),
+        {k: v for r in reports for k, v in r.n_records.items()},
+        {k: v for r in reports for k, v in r.n_included.items()},
+        tuple(notes),
+        elapsed_s,
+    )

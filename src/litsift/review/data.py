@@ -1,0 +1,123 @@
+"""Labelled review sets: the gzip'd JSON Lines of ``shared/data/eval/screening``.
+
+One file is one systematic review: every record its search returned, with the review's final
+decision (``label_included``). Bad lines are reported as ``FILE:LINE: reason`` and skipped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from litsift.errors import EvalError
+
+#: Where the sets live below the shared data dir.
+SCREENING_SUBDIR = Path("eval") / "screening"
+SET_SUFFIX = ".jsonl.gz"
+
+
+@dataclass(frozen=True)
+class ReviewSet:
+    """One review's candidate records and final decisions.
+
+    Attributes:
+        name: file stem, e.g. ``Donners_2021``.
+        record_ids: ``(N,)`` the source's record ids, in file order.
+        titles, abstracts: ``(N,)`` texts (``""`` when missing).
+        labels: ``(N,)`` int8, 1 = included by the review.
+        problems: ``FILE:LINE: reason`` of each skipped line.
+    """
+
+    name: str
+    record_ids: tuple[str, ...]
+    titles: tuple[str, ...]
+    abstracts: tuple[str, ...]
+    labels: npt.NDArray[np.int8]
+    problems: tuple[str, ...] = ()
+
+    @property
+    def texts(self) -> list[str]:
+        """Title and abstract of each record, one string (``title\\nabstract``)."""
+        return [record_text(t, a) for t, a in zip(self.titles, self.abstracts, strict=True)]
+
+
+def record_text(title: str, abstract: str) -> str:
+    """What the models read of a record: ``title\\nabstract``, stripped."""
+    return f"{title}\n{abstract}".strip()
+
+
+def load_review_set(path: Path) -> ReviewSet:
+    """Read one ``NAME.jsonl.gz`` (or plain ``.jsonl``) review set.
+
+    Raises:
+        EvalError: the file is missing or unreadable, or has no included and excluded record.
+    """
+    name = path.name.removesuffix(".gz").removesuffix(".jsonl")
+    ids: list[str] = []
+    titles: list[str] = []
+    abstracts: list[str] = []
+    labels: list[int] = []
+    problems: list[str] = []
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    problems.append(f"{path}:{lineno}: not a JSON object")
+                    continue
+                label = row.get("label_included") if isinstance(row, dict) else None
+                if label not in (0, 1):
+                    problems.append(f"{path}:{lineno}: label_included must be 0 or 1")
+                    continue
+                ids.append(str(row.get("record_id", lineno)))
+                titles.append(str(row.get("title") or ""))
+                abstracts.append(str(row.get("abstract") or ""))
+                labels.append(int(label))
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise EvalError(
+            f"cannot read review set {path}: {exc.__class__.__name__.lower()}",
+            "pass --data with the screening sets (gzip'd JSON Lines)",
+        ) from exc
+    y = np.asarray(labels, dtype=np.int8)
+    if not y.any() or y.all():
+        raise EvalError(
+            f"{path}: needs at least one included and one excluded record",
+            "check label_included in the file",
+        )
+    return ReviewSet(name, tuple(ids), tuple(titles), tuple(abstracts), y, tuple(problems))
+
+
+def find_sets(data_dir: Path, names: Sequence[str] | None = None) -> list[Path]:
+    """The review-set files in ``data_dir/eval/screening``, ``data_dir/screening`` or
+    ``data_dir`` (the first that exists), smallest first.
+
+    Raises:
+        EvalError: no set found, or a named set is missing.
+    """
+    candidates = [data_dir / SCREENING_SUBDIR, data_dir / SCREENING_SUBDIR.name, data_dir]
+    base = next((d for d in candidates if d.is_dir()), data_dir)
+    found = {p.name.removesuffix(SET_SUFFIX): p for p in base.glob(f"*{SET_SUFFIX}")}
+    if not found:
+        raise EvalError(
+            f"no review sets (*{SET_SUFFIX}) in {base}",
+            "pass --data with the shared data dir or the screening sets' dir",
+        )
+    if names:
+        missing = [n for n in names if n not in found]
+        if missing:
+            raise EvalError(
+                f"unknown review set(s): {', '.join(missing)}",
+                f"choose among {', '.join(sorted(found))}",
+            )
+        return [found[n] for n in names]
+    return sorted(found.values(), key=lambda p: (p.stat().st_size, p.name))

@@ -1,0 +1,239 @@
+"""Screening: measures against their definitions, stopping rules, simulated screening of real
+labelled reviews (``shared/data/eval/screening``) and the ``litsift eval screening`` JSON."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from litsift.errors import EvalError
+from litsift.review.data import find_sets, load_review_set
+from litsift.review.measures import atd, recall_curve, records_to_recall, rrf, wss
+from litsift.review.simulate import asreview_python, draw_priors, run_once
+from litsift.review.stopping import consecutive_exclusions, hypergeometric_test, knee, stop_points
+from tests.conftest import EVAL_DIR
+
+SCREENING = EVAL_DIR / "screening"
+SMALL_SETS = ["Donners_2021", "Cohen_2006_Antihistamines"]
+
+
+# --- measures on hand-checkable sequences -------------------------------------------------
+
+
+def test_measures_follow_their_definitions() -> None:
+    y = [1, 0, 1, 0, 0, 0, 0, 0, 0, 0]  # M = 10, R = 2
+    # ceil(0.95 * 2) = 2 includes after 3 records: (10 - 3)/10 - 0.05
+    assert records_to_recall(y, 0.95) == 3
+    assert wss(y) == pytest.approx(0.65)
+    assert rrf(y) == pytest.approx(0.5)  # floor(0.1 * 10) = 1 record: 1 of 2 includes
+    assert atd(y) == pytest.approx(2.0)  # positions 1 and 3
+    assert recall_curve(y, [0.1, 0.2, 0.3, 1.0]) == [0.5, 0.5, 1.0, 1.0]
+
+
+def test_wss_uses_ceil_of_95_percent_of_includes() -> None:
+    # R = 40: ceil(38.0) = 38 includes; the 38th include is record 38 + 10 = 48 of M = 400
+    y = np.zeros(400, dtype=int)
+    y[:30] = 1
+    y[40:48] = 1  # includes 31..38
+    y[398:400] = 1  # the last two found at the very end
+    assert records_to_recall(y, 0.95) == 48
+    assert wss(y) == pytest.approx((400 - 48) / 400 - 0.05)
+    # R = 20: ceil(0.95 * 20) = 19 (no float rounding up to 20)
+    z = np.zeros(100, dtype=int)
+    z[:19] = 1
+    z[-1] = 1
+    assert records_to_recall(z, 0.95) == 19
+
+
+def test_random_order_scores_near_zero_wss_and_half_atd() -> None:
+    rng = np.random.default_rng(0)
+    wss_values, atd_values = [], []
+    for _ in range(200):
+        y = np.zeros(1000, dtype=int)
+        y[rng.choice(1000, 50, replace=False)] = 1
+        wss_values.append(wss(y))
+        atd_values.append(atd(y) / 1000)
+    assert abs(np.mean(wss_values)) < 0.02
+    assert abs(np.mean(atd_values) - 0.5) < 0.02
+
+
+def test_measures_need_an_include() -> None:
+    with pytest.raises(EvalError, match="at least one included"):
+        wss([0, 0, 0])
+
+
+# --- stopping rules ----------------------------------------------------------------------
+
+
+def test_consecutive_exclusions_fire_after_n_in_a_row() -> None:
+    y = [1] + [0] * 9 + [1] + [0] * 30
+    assert consecutive_exclusions(y, n=10) == 21  # the 10th exclusion after the 2nd include
+    assert consecutive_exclusions(y, n=31) is None
+
+
+def test_knee_fires_where_the_slope_ratio_reaches_the_threshold() -> None:
+    # 100 includes first, then exclusions; with the prior rel(i) = i + 1 up to the knee i = 100.
+    # rho(s) = (101/100) / (1/(s - 100)) >= 156 - 101 = 55 first at s = 155.
+    y = [1] * 100 + [0] * 400
+    assert knee(y) == 155
+    assert knee([1] * 100 + [0] * 40) is None  # never before rank 150
+
+
+def test_hypergeometric_rule_fires_when_the_exclusions_certify_95_percent() -> None:
+    # 40 includes first (41 with the prior), then exclusions, of N = 2000 records. Recall < 95 %
+    # would leave at least floor(41/0.95 - 41) + 1 = 3 includes among the 1,960 records after
+    # them; k exclusions in a row then have probability prod (1957 - j)/(1960 - j), j < k.
+    y = np.zeros(2000, dtype=int)
+    y[:40] = 1
+    p, k = 1.0, 0
+    while p >= 0.05:
+        p *= (1957 - k) / (1960 - k)
+        k += 1
+    step = 2000 // 400
+    assert hypergeometric_test(y) == math.ceil((40 + k) / step) * step
+    # the same first 60 records of a 2,000-record review are no evidence yet
+    assert hypergeometric_test(y[:60], n_records=2000) is None
+
+
+# --- real review sets ------------------------------------------------------------------
+
+
+def test_load_review_set_reports_bad_lines_and_keeps_good(tmp_path: Path) -> None:
+    src = find_sets(EVAL_DIR, ["Donners_2021"])[0]
+    with gzip.open(src, "rt", encoding="utf-8") as fh:
+        lines = fh.read().split("\n")
+    bad = tmp_path / "Broken.jsonl.gz"
+    with gzip.open(bad, "wt", encoding="utf-8") as fh:
+        fh.write("\n".join([*lines[:5], "{not json", '{"title": "x", "label_included": 2}']))
+        fh.write("\n" + "\n".join(lines[5:]))
+    review = load_review_set(bad)
+    assert review.labels.size == 258
+    assert review.problems == (
+        f"{bad}:6: not a JSON object",
+        f"{bad}:7: label_included must be 0 or 1",
+    )
+
+
+def test_unknown_set_names_the_choices() -> None:
+    with pytest.raises(EvalError) as err:
+        find_sets(EVAL_DIR, ["Nope_2020"])
+    assert "Nope_2020" in str(err.value) and "Donners_2021" in err.value.hint
+
+
+def test_priors_come_from_the_seed_not_file_order() -> None:
+    review = load_review_set(find_sets(EVAL_DIR, ["Donners_2021"])[0])
+    a, b = draw_priors(review.labels, 0), draw_priors(review.labels, 1)
+    assert (a.perm != b.perm).any()
+    for p in (a, b):
+        assert review.labels[p.perm[p.included]] == 1 and review.labels[p.perm[p.excluded]] == 0
+    again = draw_priors(review.labels, 0)
+    assert (again.perm == a.perm).all() and again.included == a.included
+
+
+@pytest.fixture(scope="module")
+def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
+    """``litsift eval screening`` on the two smallest real sets, one seed, through the CLI."""
+    from litsift.cli import main
+
+    out = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            "screening",
+            "--data",
+            str(EVAL_DIR.parent),
+            "--sets",
+            ",".join(SMALL_SETS),
+            "--seeds",
+            "1",
+            "--systems",
+            "litsift,tfidf-svm",
+            "--json",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
+def test_cli_json_shape(screening_json: dict) -> None:
+    data = screening_json
+    assert data["benchmark"] == "screening" and data["systems"] == ["litsift", "tfidf-svm"]
+    assert set(data["results"]) == set(SMALL_SETS)
+    assert data["sets"]["Donners_2021"] == {"records": 258, "included": 15}
+    for name in SMALL_SETS:
+        for system in data["systems"]:
+            row = data["results"][name][system]
+            for m in ("WSS@95", "RRF@10", "ATD/M", "ATD"):
+                assert set(row[m]) == {"mean", "std", "n"} and row[m]["n"] == 1
+            assert 0.0 <= row["RRF@10"]["mean"] <= 1.0 and -0.05 <= row["WSS@95"]["mean"] < 0.95
+            assert len(data["curves"][name][system]) == len(data["curve_points"])
+            assert data["curves"][name][system][-1] == 1.0
+        assert len(data["priors"][name]["0"]) == 2
+    assert set(data["summary"]["litsift"]["WSS@95"]) == {"mean", "median"}
+    comp = {(c["other"], c["measure"]): c for c in data["comparisons"]}
+    assert comp[("tfidf-svm", "WSS@95")]["n"] == 2
+    assert 0.0 <= comp[("tfidf-svm", "WSS@95")]["p_value"] <= 1.0
+    atd_row = comp[("tfidf-svm", "ATD")]
+    assert atd_row["better"] == "lower"
+    ours, theirs = (
+        [data["results"][s][sy]["ATD"]["mean"] for s in SMALL_SETS]
+        for sy in ("litsift", "tfidf-svm")
+    )
+    assert atd_row["wins"] == sum(a < b for a, b in zip(ours, theirs, strict=True))
+    assert atd_row["diff"] == pytest.approx(np.mean(ours) - np.mean(theirs))
+
+
+def test_learning_order_beats_random_on_real_sets(screening_json: dict) -> None:
+    """Random order gives WSS@95 ≈ 0, RRF@10 ≈ 0.10 and ATD/M ≈ 0.5."""
+    for name in SMALL_SETS:
+        row = screening_json["results"][name]["litsift"]
+        assert row["RRF@10"]["mean"] > 0.3
+        assert row["ATD/M"]["mean"] < 0.35
+
+
+def test_stopping_rules_fire_on_a_real_set(screening_json: dict) -> None:
+    row = screening_json["results"]["Donners_2021"]["litsift"]
+    assert row["stop.consecutive.fired"]["mean"] == 1.0
+    assert row["stop.hypergeometric.fired"]["mean"] == 1.0
+    # the statistical rule certifies 95 % recall; here it keeps it
+    assert row["stop.hypergeometric.recall"]["mean"] >= 0.95
+    assert row["stop.hypergeometric.screened"]["mean"] < 1.0
+
+
+def test_unknown_system_is_a_clear_error() -> None:
+    from litsift.cli import main
+
+    out = CliRunner().invoke(
+        main, ["eval", "screening", "--data", str(EVAL_DIR.parent), "--systems", "svm9"]
+    )
+    assert out.exit_code != 0
+    assert "unknown screening system(s): svm9" in out.output and "Traceback" not in out.output
+
+
+@pytest.mark.skipif(asreview_python() is None, reason="asreview not installed")
+def test_asreview_runs_on_the_same_priors() -> None:
+    """ASReview's default (ELAS u4) through its own Simulate loop; our replica of it
+    (tfidf-svm) ranks the same records close to it."""
+    from litsift.review.learner import ORDERS, feature_matrix, tfidf_matrix
+
+    review = load_review_set(find_sets(EVAL_DIR, ["Donners_2021"])[0])
+    theirs = run_once(review, "asreview", 0, None, None, asreview_python())
+    spec = ORDERS["tfidf-svm"]
+    ours = run_once(
+        review, "tfidf-svm", 0, spec, feature_matrix(spec, tfidf_matrix(review.texts), None)
+    )
+    assert theirs.prior_ids == ours.prior_ids
+    assert theirs.notes[0].startswith("asreview ")
+    assert theirs.sequence.sum() == 14 and theirs.sequence.size == 256
+    assert math.isclose(theirs.measures["WSS@95"], ours.measures["WSS@95"], abs_tol=0.1)
+    assert [s.rule for s in stop_points(theirs.sequence)] == [
+        "consecutive",
+        "knee",
+        "hypergeometric",
+    ]
