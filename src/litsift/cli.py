@@ -458,3 +458,7 @@ main.add_command(ingest)
 main.add_command(formats_cmd)
 main.add_command(dedup_cmd)
 main.add_command(sync_cmd)
+
+
+if __name__ == "__main__":  # python -m litsift.cli, as python -m litsift
+    main()

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -30,3 +32,13 @@ def test_importing_litsift_and_core_is_cheap() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("module", ["litsift", "litsift.cli"])
+def test_python_dash_m_runs_the_command_line(module: str) -> None:
+    """``python -m litsift`` (and ``-m litsift.cli``) is the ``litsift`` script, not silence."""
+    out = subprocess.run(
+        [sys.executable, "-m", module, "formats"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert "medline" in out.stdout and "bibtex" in out.stdout
