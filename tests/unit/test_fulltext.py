@@ -304,3 +304,38 @@ def test_cli_answer_cites_full_text_by_default(home: Path) -> None:
             config.unlink()
     assert any(p["fulltext"] and "TPU v3-8" in p["text"] for p in runs[False])
     assert not any(p["fulltext"] for p in runs[True])
+
+
+class _CountingSession:
+    """The encoder's real ONNX Runtime session, counting its runs."""
+
+    def __init__(self, session) -> None:  # type: ignore[no-untyped-def]
+        self.session, self.runs = session, 0
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.session, name)
+
+    def run(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.runs += 1
+        return self.session.run(*args, **kwargs)
+
+
+def test_a_full_text_search_encodes_its_query_once(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    """The paper searcher and the passage index both ask for the query's vector: one ONNX run
+    serves both (the encoder keeps the last single query's vector), and it is the same vector."""
+    question = "how long did pretraining SciBERT on a TPU take"
+    fresh = encoder.encode_queries(["an unrelated warm-up query"])[0]
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        svc.search(Query("warm up the searchers", Kind.PAPER, k=5, fulltext=True))
+        session = _CountingSession(encoder._session)
+        encoder._session = session
+        try:
+            result = svc.search(Query(question, Kind.PAPER, k=10, fulltext=True))
+        finally:
+            encoder._session = session.session
+    assert "passages" in result.signals_used
+    assert session.runs == 1
+    again = encoder.encode_queries([question])[0]
+    encoder._last_query = None
+    assert (again == encoder.encode_queries([question])[0]).all()
+    assert fresh.shape == again.shape

@@ -104,6 +104,8 @@ class Encoder:
         except OSError as err:
             raise ModelError(f"cannot read {onnx_path}: {err.strerror}", hint=hint) from err
         self.onnx_sha256 = hashlib.sha256(data).hexdigest()
+        #: the last single query and its vector (a vector depends on its text alone)
+        self._last_query: tuple[str, FloatArray] | None = None
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
@@ -156,6 +158,13 @@ class Encoder:
             ``(len(texts), dim)`` float32; rows L2-normalised when ``spec.normalize``.
         """
         prefix = self.spec.query_prefix
+        if len(texts) == 1:  # one search asks twice (papers, then passages): one ONNX run
+            last = self._last_query
+            if last is not None and last[0] == texts[0]:
+                return last[1].copy()
+            out = self._encode([prefix + texts[0]], QUERY_BATCH, None)
+            self._last_query = (texts[0], out.copy())  # one tuple store: safe across threads
+            return out
         return self._encode([prefix + t for t in texts], QUERY_BATCH, None)
 
     @property
