@@ -70,26 +70,27 @@ def index_dense(
     progress("embed", 0, total)
     stage_seconds.setdefault("embed", 0.0)
     stage_seconds.setdefault("hnsw", 0.0)
-    for batch in store.rows_since(kind, since, batch_size=BATCH_SIZE):
-        batch = [r for r in batch if r.rowid is not None and r.rowid > after]
-        if not batch:
-            continue
-        t1 = time.perf_counter()
-        base = embedded
+    with encoder.worker_pool():  # one process per core: same vectors, faster
+        for batch in store.rows_since(kind, since, batch_size=BATCH_SIZE):
+            batch = [r for r in batch if r.rowid is not None and r.rowid > after]
+            if not batch:
+                continue
+            t1 = time.perf_counter()
+            base = embedded
 
-        def on_embed(d: int, _t: int, base: int = base) -> None:
-            progress("embed", base + d, max(total, base + d))
+            def on_embed(d: int, _t: int, base: int = base) -> None:
+                progress("embed", base + d, max(total, base + d))
 
-        vectors = encoder.encode_passages([passage_text(r) for r in batch], progress=on_embed)
-        embedded += len(batch)
-        t2 = time.perf_counter()
-        dense.add(np.array([r.rowid for r in batch], dtype=np.int64), vectors)
-        t3 = time.perf_counter()
-        stage_seconds["embed"] += t2 - t1
-        stage_seconds["hnsw"] += t3 - t2
-        progress("hnsw", embedded, max(total, embedded))
-        if on_batch is not None:
-            on_batch(embedded, int(batch[-1].rowid or 0))
+            vectors = encoder.encode_passages([passage_text(r) for r in batch], progress=on_embed)
+            embedded += len(batch)
+            t2 = time.perf_counter()
+            dense.add(np.array([r.rowid for r in batch], dtype=np.int64), vectors)
+            t3 = time.perf_counter()
+            stage_seconds["embed"] += t2 - t1
+            stage_seconds["hnsw"] += t3 - t2
+            progress("hnsw", embedded, max(total, embedded))
+            if on_batch is not None:
+                on_batch(embedded, int(batch[-1].rowid or 0))
     return embedded
 
 

@@ -157,12 +157,13 @@ def build_passage_index(
     texts = [passage_input(titles.get(p.doc_id, ""), p) for p in passages]
     t_embed = time.perf_counter()
     vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
-    for start in range(0, len(texts), EMBED_CHUNK):
-        vectors[start : start + EMBED_CHUNK] = encoder.encode_passages(
-            texts[start : start + EMBED_CHUNK]
-        )
-        if progress is not None:
-            progress("passages", min(start + EMBED_CHUNK, len(texts)), len(texts))
+    with encoder.worker_pool():  # one process per core: same vectors, faster
+        for start in range(0, len(texts), EMBED_CHUNK):
+            vectors[start : start + EMBED_CHUNK] = encoder.encode_passages(
+                texts[start : start + EMBED_CHUNK]
+            )
+            if progress is not None:
+                progress("passages", min(start + EMBED_CHUNK, len(texts)), len(texts))
     embedded_s = time.perf_counter() - t_embed
     index = tantivy.Index(_schema(), path=str(staging))
     index.register_tokenizer(ANALYZER_NAME, analyzer())

@@ -1,0 +1,74 @@
+"""Embedding over worker processes (litsift.models_onnx.pool): the same vectors as in-process,
+with and without the passage cache, and an in-process fallback when a worker dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from litsift.cache.embeddings import EmbeddingCache
+from litsift.models_onnx.encoder import Encoder
+from litsift.models_onnx.pool import POOL_MIN, EmbedPool, embed_workers
+
+from ..conftest import PAPERS_GZ, read_jsonl_gz
+
+
+@pytest.fixture(scope="module")
+def titles() -> list[str]:
+    """POOL_MIN + 4 real titles (short: the test stays cheap), in file order."""
+    rows = read_jsonl_gz(PAPERS_GZ)
+    return [r["title"] for r in rows[: POOL_MIN + 4]]
+
+
+def fresh(encoder: Encoder) -> Encoder:
+    """A second encoder on the same files, without the session's vector cache."""
+    return Encoder(encoder.spec, encoder.onnx_path, encoder.tokenizer_path)
+
+
+def test_pool_gives_the_in_process_vectors_and_fills_the_cache(
+    encoder: Encoder, titles: list[str], tmp_path: Path
+) -> None:
+    enc = fresh(encoder)
+    alone = enc.encode_passages(titles)
+    cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
+    seen: list[int] = []
+    with enc.worker_pool(2):
+        assert enc._pool is not None and enc._pool.usable
+        pooled = enc.encode_passages(titles, progress=lambda d, _t: seen.append(d))
+        enc.passage_cache = cache  # the build's path: cache asked first, fresh vectors put
+        cached_run = enc.encode_passages(titles[::-1])
+    assert enc._pool is None
+    assert np.array_equal(alone, pooled)
+    assert seen[-1] == len(titles) and seen == sorted(seen)
+    assert np.array_equal(cached_run, alone[::-1])
+    stored, found = cache.get(enc.cache_key, [enc.spec.passage_prefix + t for t in titles], enc.dim)
+    assert found.all() and np.array_equal(stored, alone)
+
+
+def test_a_killed_worker_falls_back_in_process(encoder: Encoder, titles: list[str]) -> None:
+    enc = fresh(encoder)
+    expected = enc.encode_passages(titles)
+    with enc.worker_pool(2):
+        pool = enc._pool
+        assert isinstance(pool, EmbedPool)
+        enc.encode_passages(titles)  # the workers are up
+        assert pool._executor is not None
+        for pid in list(pool._executor._processes):
+            os.kill(pid, signal.SIGKILL)
+        again = enc.encode_passages(titles)
+        assert not pool.usable  # broken: closed, and the batch was embedded in-process
+    assert np.array_equal(again, expected)
+
+
+def test_worker_count_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LITSIFT_EMBED_WORKERS", "3")
+    assert embed_workers() == 3
+    monkeypatch.setenv("LITSIFT_EMBED_WORKERS", "zero")
+    assert embed_workers() == (os.cpu_count() or 1)
+    monkeypatch.setenv("LITSIFT_EMBED_WORKERS", "1")
+    enc_pool_off = embed_workers()
+    assert enc_pool_off == 1
