@@ -42,6 +42,7 @@ from litsift.sources.identity import (
     title_key,
 )
 from litsift.sources.ids import ids_in_text, preferred
+from litsift.store import citations
 from litsift.store.history import now_iso
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
@@ -276,6 +277,9 @@ class RecordWriter:
             for c in found.conflicts
         )
         self._write_side_tables(fmt, file, rec, doc_id)
+        edges = [(doc_id, k) for k in rec.references] + [(k, doc_id) for k in rec.cited_by]
+        citations.add_edges(self.conn, edges, fmt)
+        citations.resolve_record(self.conn, doc_id)
         # the index learns what is stored (as IdentityIndex.from_connection reads it), not how
         # this source spelled it, so a re-import matches as this import did
         self.index.add(doc_id, values[1], _json_list(values[3]), values[4], self._ids_of(doc_id))

@@ -282,6 +282,16 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE saved_syncs ADD COLUMN resume_high_water TEXT")
 
 
+def _v7_citations(conn: sqlite3.Connection) -> None:
+    """Version 7: citation edges ``(citing, cited, source)``, each end a stored paper's id or
+    an external ``scheme:value`` key not yet resolved (:mod:`litsift.store.citations`)."""
+    from litsift.store.citations import CREATE_SQL
+
+    for statement in CREATE_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -290,6 +300,7 @@ MIGRATIONS: list[Migration] = [
     _v4_research_questions,
     _v5_passages,
     _v6_sync_checkpoints,
+    _v7_citations,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
