@@ -377,7 +377,8 @@ class RefsService:
 
     def graph(self, doc_ids: Collection[str] | None = None) -> nx.DiGraph:
         """The citation graph around ``doc_ids`` (one step out; all edges with None), nodes
-        carrying ``title``, ``year``, ``stored``, ``label`` and ``member`` (in ``doc_ids``)."""
+        carrying ``title``, ``year``, ``stored``, ``triage`` (the label) and ``member`` (in
+        ``doc_ids``)."""
         import networkx as nx
 
         from litsift.store import citations
@@ -394,7 +395,7 @@ class RefsService:
                     "title": n.title,
                     "year": n.year,
                     "stored": n.stored,
-                    "label": n.label.value if n.label else None,
+                    "triage": n.label.value if n.label else None,
                     "member": k in members,
                 }
                 for k, n in info.items()

@@ -19,6 +19,12 @@ __all__ = ["GRAPH_FORMATS", "write_graph"]
 GRAPH_FORMATS = ("graphml", "dot", "json")
 
 
+def _quoted(text: str) -> str:
+    """``text`` as a DOT quoted string (backslashes and quotes escaped, newlines as spaces)."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return f'"{text}"'
+
+
 def write_graph(g: nx.DiGraph, fmt: str) -> str:
     """``g`` as the text of a GraphML, DOT or node-link JSON file.
 
@@ -42,7 +48,16 @@ def write_graph(g: nx.DiGraph, fmt: str) -> str:
     if fmt == "dot":
         from networkx.drawing.nx_pydot import to_pydot
 
-        return str(to_pydot(clean).to_string())
+        # DOT ids with ':' must be quoted (nx_pydot refuses them bare); Graphviz shows a
+        # node's ``label``: its title, cut, or its key
+        dot = nx.relabel_nodes(clean, {n: _quoted(str(n)) for n in clean.nodes})
+        for node, attrs in dot.nodes(data=True):
+            title = str(attrs.get("title") or "")
+            shown = title if len(title) <= 60 else title[:59] + "…"
+            attrs["label"] = _quoted(shown or str(node).strip('"'))
+            if "title" in attrs:
+                attrs["title"] = _quoted(title)
+        return str(to_pydot(dot).to_string())
     if fmt == "json":
         data = nx.node_link_data(clean, edges="links")
         return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
