@@ -22,10 +22,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
@@ -121,14 +121,14 @@ class CitationsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="cite-title", markup=False)
-        table: DataTable[str | Content] = DataTable(id="cite-table", cursor_type="row")
+        table: DataTable[Text] = DataTable(id="cite-table", cursor_type="row")
         table.add_columns("Label", "Year", "Title", "Why / id")
         yield table
         yield Static(id="cite-status", markup=False)
         yield Footer()
 
     @property
-    def table(self) -> DataTable[str | Content]:
+    def table(self) -> DataTable[Text]:
         return self.query_one("#cite-table", DataTable)
 
     def say(self, text: str) -> None:
@@ -229,12 +229,17 @@ class CitationsScreen(Screen[None]):
         self.say(self._summary())
 
     @staticmethod
-    def _cells(n: Neighbour, why: str) -> tuple[str, str, str, str]:
+    def _cells(n: Neighbour, why: str) -> tuple[Text, Text, Text, Text]:
+        """A row's cells as plain text (a DataTable parses ``str`` cells as markup)."""
+
+        def plain(text: str) -> Text:
+            return Text(for_terminal(text, keep_newlines=False), no_wrap=True, overflow="ellipsis")
+
         return (
-            n.label.value if n.label else "",
-            str(n.year or ""),
-            for_terminal(n.display_title, keep_newlines=False)[:120],
-            for_terminal(why or ("" if n.stored else n.key), keep_newlines=False),
+            plain(n.label.value if n.label else ""),
+            plain(str(n.year or "")),
+            plain(n.display_title[:200]),
+            plain(why or ("" if n.stored else n.key)),
         )
 
     def _summary(self) -> str:
@@ -319,7 +324,7 @@ class CitationsScreen(Screen[None]):
         self.rows = [replace(x, label=label) if x.key == key else x for x in self.rows]
         table = self.table
         if key in table.rows:
-            table.update_cell(key, table.ordered_columns[0].key, label.value if label else "")
+            table.update_cell(key, table.ordered_columns[0].key, Text(label.value if label else ""))
 
     def _write_label(self, key: str, label: Label | None) -> None:
         def write() -> object:
