@@ -86,7 +86,9 @@ def s2orc_references(parse: Any) -> list[str]:
     for entry in (entries or {}).values() if isinstance(entries, dict) else []:
         if not isinstance(entry, dict):
             continue
-        other = entry.get("other_ids") if isinstance(entry.get("other_ids"), dict) else {}
+        other: dict[str, Any] = (
+            entry["other_ids"] if isinstance(entry.get("other_ids"), dict) else {}
+        )
         raw = {k: (v[0] if isinstance(v, list) and v else v) for k, v in other.items() if v}
         authors = [
             " ".join(p for p in (a.get("first", ""), a.get("last", "")) if p)
@@ -110,7 +112,7 @@ def _spans(ann: Any) -> list[tuple[int, int, dict[str, Any]]]:
             and isinstance(a.get("start"), int)
             and isinstance(a.get("end"), int)
         ):
-            attrs = a.get("attributes") if isinstance(a.get("attributes"), dict) else {}
+            attrs: dict[str, Any] = a["attributes"] if isinstance(a.get("attributes"), dict) else {}
             out.append((int(a["start"]), int(a["end"]), attrs))
     return out
 
