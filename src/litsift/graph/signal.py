@@ -17,7 +17,8 @@ the screening learner retrains on after each decision.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+import sqlite3
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ import scipy.sparse as sp
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["CitationSignal", "SignalFeatures", "citation_signal"]
+__all__ = ["CitationSignal", "SignalFeatures", "citation_signal", "stored_signal"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,18 @@ def citation_signal(
             cocitation=sum(len(citers & kept_citers[k]) for k in others),
         )
     return out
+
+
+def stored_signal(
+    conn: sqlite3.Connection, candidates: Collection[str], kept: Collection[str]
+) -> dict[str, CitationSignal]:
+    """:func:`citation_signal` of stored papers (ids) towards kept ones, on the store's edges
+    (:func:`litsift.store.citations.graph` one step out from both sets, which holds every
+    reference and citing paper the three counts read)."""
+    from litsift.store.citations import graph
+
+    g = graph(conn, [*candidates, *kept])
+    return {str(k): v for k, v in citation_signal(g, candidates, kept).items()}
 
 
 class SignalFeatures:
