@@ -79,7 +79,8 @@ def test_resolve_rewrites_edges_written_before_their_record(tmp_path: Path) -> N
         doc = store.conn.execute("SELECT id FROM papers").fetchone()[0]
         with store.write_transaction() as conn:  # as a store written by another path holds it
             conn.execute(
-                "INSERT INTO citations(citing, cited, source) VALUES ('key:x', 'openalex:W2162348455', 't')"
+                "INSERT INTO citations(citing, cited, source) "
+                "VALUES ('key:x', 'openalex:W2162348455', 't')"
             )
         assert citations.resolve(store.conn) == 1
         assert citations.references(store.conn, "key:x") == [doc]
