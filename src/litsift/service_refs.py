@@ -437,14 +437,14 @@ class RefsService:
         return {h.docid: 1.0 - i / n for i, h in enumerate(result.hits) if h.docid in wanted}
 
     def snowball(self, query_text: str = "") -> SnowballRound:
-        """One snowball step from the kept papers (:mod:`litsift.graph.snowball`): their
+        """One snowball step from the kept papers (:mod:`litsift.graph.rounds`): their
         references and citing works that carry no label yet, ranked. Labelling candidates and
         calling again is the next round; an empty round means nothing new is linked.
 
         Raises:
             RefsError: no paper is kept.
         """
-        from litsift.graph.snowball import candidates_of, rank_candidates
+        from litsift.graph.rounds import candidates_of, rank_candidates
         from litsift.store import citations
         from litsift.store.triage import Triage
 

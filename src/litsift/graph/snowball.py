@@ -1,87 +1,103 @@
-"""One snowball step over the citation graph (Wohlin 2014: backward + forward snowballing).
+"""Snowballing (Wohlin 2014, "Guidelines for snowballing in systematic literature studies",
+EASE): from a start set of included papers, screen their references (backward) and the
+papers citing them (forward); the included ones join the start set; repeat until a round
+brings nothing new.
 
-Candidates are the references and citing works of the kept papers that carry no label yet.
-Each is ranked by
-
-* ``links`` -- how many kept papers cite it or are cited by it (the first criterion: a work
-  linked to more of what the user kept is more likely to belong);
-* bibliographic coupling (Kessler 1963) -- references it shares with the kept papers;
-* co-citation (Small 1973) -- works that cite both it and a kept paper;
-* its hybrid relevance to the current query (given by the caller, in [0, 1]);
-
-as ``score = links + mean(coupling, co-citation, relevance each scaled to [0, 1] by the
-round's largest)``, so the three lesser signals order works with the same number of links and
-never outweigh one more link. Ties break on the key (deterministic).
+:func:`snowball` runs it inside one record set (a review's search results), with the set's
+labels standing in for the reviewer: what ``litsift eval snowball`` measures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from litsift.types.citations import Neighbour, SnowballCandidate
+import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["candidates_of", "rank_candidates"]
+__all__ = ["SnowballRun", "set_graph", "snowball"]
 
 
-def candidates_of(g: nx.DiGraph, kept: Collection[str], exclude: Collection[str]) -> set[str]:
-    """The works one edge away from ``kept`` (either direction), minus ``kept`` and
-    ``exclude`` (the already labelled)."""
-    out: set[str] = set()
-    for k in kept:
-        if k in g:
-            out.update(g.successors(k))
-            out.update(g.predecessors(k))
-    return out - set(kept) - set(exclude)
-
-
-def rank_candidates(
-    g: nx.DiGraph,
-    kept: Collection[str],
-    exclude: Collection[str] = (),
-    relevance: Mapping[str, float] | None = None,
-) -> list[SnowballCandidate]:
-    """Rank the snowball candidates of ``kept`` (see the module docstring).
+def set_graph(work_ids: Sequence[str], references: Sequence[Sequence[str]]) -> nx.DiGraph:
+    """The citation graph of a record set: node ``i`` (int) is row ``i``; an edge ``i -> j``
+    when row ``i`` cites row ``j``'s work, ``i -> "openalex:W.."`` for a work outside the set.
 
     Args:
-        g: citation graph, an edge ``citing -> cited`` per citation; it must hold the edges of
-            the kept papers and of the candidates (for coupling / co-citation).
-        kept: ids of the kept papers (the seeds).
-        exclude: ids never proposed (labelled already).
-        relevance: key -> hybrid relevance to the query in [0, 1]; missing keys count 0.
-
-    Returns:
-        Candidates, best first; their ``neighbour`` holds only the key (callers fill in the
-        title, year and label).
+        work_ids: ``(N,)`` each row's work id (OpenAlex ``W123``; ``""`` when unknown).
+        references: ``(N,)`` the work ids each row cites.
     """
-    kept_set = {k for k in kept if k in g}
-    rel = relevance or {}
-    raw: list[tuple[str, int, int, int, float]] = []
-    kept_refs = {k: set(g.successors(k)) for k in kept_set}
-    kept_citers = {k: set(g.predecessors(k)) for k in kept_set}
-    for c in sorted(candidates_of(g, kept_set, exclude)):
-        refs, citers = set(g.successors(c)), set(g.predecessors(c))
-        links = sum(1 for k in kept_set if c in kept_refs[k] or c in kept_citers[k])
-        coupling = sum(len(refs & kept_refs[k]) for k in kept_set)
-        cocitation = sum(len(citers & kept_citers[k]) for k in kept_set)
-        raw.append((c, links, coupling, cocitation, max(0.0, min(1.0, rel.get(c, 0.0)))))
-    top_coupling = max((r[2] for r in raw), default=0) or 1
-    top_cocitation = max((r[3] for r in raw), default=0) or 1
-    top_rel = max((r[4] for r in raw), default=0.0) or 1.0
-    ranked = [
-        SnowballCandidate(
-            Neighbour(c),
-            links,
-            coupling,
-            cocitation,
-            relevance,
-            links
-            + (coupling / top_coupling + cocitation / top_cocitation + relevance / top_rel) / 3,
-        )
-        for c, links, coupling, cocitation, relevance in raw
-    ]
-    ranked.sort(key=lambda s: (-s.score, s.neighbour.key))
-    return ranked
+    import networkx as nx
+
+    row_of = {w: i for i, w in enumerate(work_ids) if w}
+    g: nx.DiGraph = nx.DiGraph()
+    g.add_nodes_from(range(len(work_ids)))
+    for i, refs in enumerate(references):
+        for w in refs:
+            j = row_of.get(w)
+            if j is None:
+                g.add_edge(i, f"openalex:{w}")
+            elif j != i:
+                g.add_edge(i, j)
+    return g
+
+
+@dataclass(frozen=True)
+class SnowballRun:
+    """One snowball from a start set.
+
+    Attributes:
+        start: the start set's rows (included records the reviewer already has).
+        rounds: rounds until a round found no new included record.
+        screened: records screened in the rounds (the start set not counted).
+        found: included records found in the rounds (the start set not counted).
+        recall: ``(len(start) + found) / included`` -- the share of the set's included records
+            the reviewer holds at the end.
+        screened_frac: ``(len(start) + screened) / N`` -- the share of the set's records read.
+    """
+
+    start: tuple[int, ...]
+    rounds: int
+    screened: int
+    found: int
+    recall: float
+    screened_frac: float
+
+
+def snowball(g: nx.DiGraph, labels: npt.NDArray[np.integer], start: Sequence[int]) -> SnowballRun:
+    """Backward + forward snowballing inside the set (int nodes of ``g``) from ``start``.
+
+    Each round screens every record that a newly included record cites or is cited by and
+    that nobody screened before; the included ones among them seed the next round.
+
+    Raises:
+        ValueError: a start row is not an included record.
+    """
+    if any(not labels[i] for i in start):
+        raise ValueError("snowball start rows must be included records")
+    seen = set(start)
+    frontier = list(start)
+    rounds = screened = found = 0
+    while frontier:
+        rounds += 1
+        candidates = set()
+        for node in frontier:
+            for other in (*g.successors(node), *g.predecessors(node)):
+                if isinstance(other, int) and other not in seen:
+                    candidates.add(other)
+        seen |= candidates
+        screened += len(candidates)
+        frontier = sorted(c for c in candidates if labels[c])
+        found += len(frontier)
+    n_incl = int(np.count_nonzero(labels))
+    return SnowballRun(
+        tuple(start),
+        rounds,
+        screened,
+        found,
+        (len(start) + found) / n_incl,
+        (len(start) + screened) / labels.size,
+    )

@@ -37,6 +37,7 @@ __all__ = [
     "resolve",
     "resolve_keys",
     "resolve_record",
+    "resolve_to",
 ]
 
 #: The table and its index, created by the store migration that adds citations.
@@ -105,6 +106,15 @@ def resolve_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> int:
 def _rewrite(conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> int:
     """Rewrite each external ``key`` to ``doc_id`` on both ends of every edge; an edge that
     then repeats a stored one, or cites itself, is dropped. Returns the rows rewritten."""
+    pairs = [
+        (key, doc_id)
+        for key, doc_id in pairs
+        if conn.execute(
+            "SELECT EXISTS(SELECT 1 FROM citations WHERE cited = ?) "
+            "OR EXISTS(SELECT 1 FROM citations WHERE citing = ?)",
+            (key, key),
+        ).fetchone()[0]
+    ]
     if not pairs:
         return 0
     before = conn.total_changes
@@ -119,6 +129,12 @@ def _rewrite(conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> int:
         "DELETE FROM citations WHERE citing = ? AND cited = ?", [(d, d) for _, d in pairs]
     )
     return changed
+
+
+def resolve_to(conn: sqlite3.Connection, keys: Iterable[str], doc_id: str) -> int:
+    """Rewrite ``keys`` (other names of stored paper ``doc_id``: a title key ``key:...``) to
+    ``doc_id`` on every edge. Returns the edge ends rewritten."""
+    return _rewrite(conn, [(k, doc_id) for k in keys if k != doc_id])
 
 
 def resolve_record(conn: sqlite3.Connection, doc_id: str) -> int:

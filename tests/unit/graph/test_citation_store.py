@@ -71,3 +71,35 @@ def test_graph_of_a_collection(tmp_path: Path) -> None:
         assert g.nodes[glove]["stored"] and g.nodes["doi:10.57702/kcdhx0zi"]["stored"]
         assert g.out_degree(glove) == len(citations.references(store.conn, glove))
         assert citations.graph(store.conn).number_of_edges() == 1026
+
+
+def test_resolve_rewrites_edges_written_before_their_record(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        import_paths(store, [OA / "work_W2162348455.json"])
+        doc = store.conn.execute("SELECT id FROM papers").fetchone()[0]
+        with store.write_transaction() as conn:  # as a store written by another path holds it
+            conn.execute(
+                "INSERT INTO citations(citing, cited, source) "
+                "VALUES ('key:x', 'openalex:W2162348455', 't')"
+            )
+        assert citations.resolve(store.conn) == 1
+        assert citations.references(store.conn, "key:x") == [doc]
+
+
+def test_stored_signal_counts_shared_references(tmp_path: Path) -> None:
+    from litsift.graph.signal import stored_signal
+
+    works = json.loads(CITED_BY.read_text())["results"]
+    refs = {w["doi"]: set(w["referenced_works"]) for w in works if w.get("doi") and w["title"]}
+    glove = "https://doi.org/10.3115/v1/d14-1162"
+    others = [d for d in refs if d != glove]
+    with Store(tmp_path / "s.db") as store:
+        import_paths(store, [CITED_BY])
+        key = {d: "doi:" + d.removeprefix("https://doi.org/").lower() for d in refs}
+        signal = stored_signal(store.conn, [key[d] for d in others], [key[glove]])
+        for d in others:
+            # references outside the page stay OpenAlex keys on both sides, so shared
+            # references count whether or not the cited work is stored
+            assert signal[key[d]].coupling == len(refs[d] & refs[glove])
+        assert max(s.coupling for s in signal.values()) == 4  # 7 papers share 1 to 4 with GloVe
+        assert signal[key["https://doi.org/10.57702/kcdhx0zi"]].linked == 1
