@@ -208,8 +208,9 @@ class RefsService:
         label = f"refs:{source}"
         try:
             for doc_id in doc_ids:
-                key = seed_key(source, self._ids_of(doc_id))
                 for direction in directions:
+                    # per walk: a lookup by DOI in the first one stores the seed's OpenAlex id
+                    key = seed_key(source, self._ids_of(doc_id))
                     with store.lock:
                         state = load_checkpoint(store.conn, source, doc_id, direction)
                     if state.done and not refresh:

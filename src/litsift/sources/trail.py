@@ -20,6 +20,7 @@ Waiting on 429 / ``Retry-After`` is the polite client's (:mod:`litsift.sources.h
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any, Literal
 from litsift.errors import LitsiftError
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.http import FetchError, PoliteClient
+from litsift.sources.ids import normalize_ids, normalize_openalex, reference_keys
 
 __all__ = [
     "DIRECTIONS",
@@ -120,6 +122,8 @@ def _openalex_work_id(
     client: PoliteClient, base_url: str, key: str, mailto: str
 ) -> tuple[str, SourceRecord | None]:
     """(``W…``, the seed's own record) for a ``doi:``/``pmid:`` key; a ``W…`` key as is."""
+    from litsift.sources.openalex import work_record
+
     if not key.startswith(("doi:", "pmid:")):
         return key, None
     params = {"mailto": mailto} if mailto else None
@@ -131,15 +135,29 @@ def _openalex_work_id(
                 f"OpenAlex has no work with {key}", "try --source s2, or fetch another paper"
             ) from None
         raise
-    page = _parser("openalex")(body)
-    records = [r for r in page.items if isinstance(r, SourceRecord)]
-    if page.error or not records or not records[0].ids.get("openalex"):
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        doc = None
+    wid = normalize_openalex(doc.get("id")) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or not wid:
+        said = doc.get("message") or doc.get("error") if isinstance(doc, dict) else None
         raise TrailError(
-            f"OpenAlex did not answer {key} with a work"
-            + (f": {page.error}" if page.error else ""),
+            f"OpenAlex did not answer {key} with a work" + (f": {said}" if said else ""),
             "try --source s2, or try again later",
         )
-    return records[0].ids["openalex"], records[0]
+    try:
+        record = work_record(doc, wid)
+    except ValueError:  # a Work without a title (it happens): its ids still name the seed
+        raw = doc.get("ids")
+        ids = normalize_ids({**(raw if isinstance(raw, dict) else {}), "doi": doc.get("doi") or ""})
+        record = SourceRecord(
+            location=wid,
+            ids={**ids, "openalex": wid},
+            source_key=wid,
+            references=reference_keys("openalex", doc.get("referenced_works")),
+        )
+    return wid, record
 
 
 def _request(

@@ -158,3 +158,58 @@ def test_s2_offset_paging_resumes_after_a_dropped_connection(tmp_path: Path) -> 
         # S2 lists references without ids (paperId null): stored by title, linked all the same
         assert any(k.startswith("key:") for k in refs)
         assert len(citations.cited_by(conn, SEED)) == 100
+
+
+BIB = SRC / "reference-managers" / "bibtex" / "thesis-nlp_acl-anthology-heavy.bib"
+BERT = "doi:10.18653/v1/n19-1423"  # in the .bib with a DOI and no OpenAlex id
+
+
+def test_openalex_looks_up_a_seed_known_only_by_doi(tmp_path: Path) -> None:
+    """A paper imported from BibTeX has a DOI, no OpenAlex id: one ``/works/doi:…`` lookup
+    finds its Work (OpenAlex's own BERT Work, W2963341956, whose title is null: its ids still
+    name the seed), which stores the seed's OpenAlex id and references; an unknown DOI (404)
+    is reported by paper, and the other papers go on."""
+    works = json.loads(CITED_BY.read_bytes())["results"]
+    bert_work = next(w for w in works if w["id"].endswith("/W2963341956"))
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if path == f"/works/{BERT}":
+            return 200, JSON, json.dumps(bert_work).encode()
+        if path.startswith("/works/doi:"):
+            return 404, JSON, b'{"error": "404 Not Found"}'
+        assert path == "/works" and query["filter"].endswith(":W2963341956")
+        return 200, JSON, LAST.read_bytes()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url, "openalex", retries=0)
+        with LitsiftService(get_paths(home)) as svc:
+            assert svc.sources.import_paths(svc_kind(), [BIB]).ok
+            other = next(
+                r[0]
+                for r in svc.store.conn.execute(
+                    "SELECT id FROM papers WHERE id LIKE 'doi:%' AND id != ? ORDER BY id", (BERT,)
+                )
+            )
+        code, out, _ = _run(home, BERT, other, "--json")
+        lookups = [p for p, _ in server.requests if p != "/works"]
+        again, _, again_err = _run(home, BERT, other)  # BERT's walks are done: only `other`
+    assert code == 1
+    report = json.loads(out)
+    assert [(w["doc_id"], w["status"]) for w in report["walks"]] == [
+        (BERT, "fetched"),
+        (BERT, "fetched"),
+        (other, "failed"),
+        (other, "failed"),
+    ]
+    assert report["walks"][2]["problem"] == f"{other}: OpenAlex has no work with {other}"
+    assert again == 1 and f"{other}: OpenAlex has no work with {other}" in again_err
+    assert lookups[0] == f"/works/{BERT}" and lookups.count(f"/works/{BERT}") == 1
+    with LitsiftService(get_paths(home)) as svc:
+        conn = svc.store.conn
+        ids = dict(
+            conn.execute(
+                "SELECT scheme, value FROM record_ids WHERE doc_id = ?", (BERT,)
+            ).fetchall()
+        )
+        assert ids["openalex"] == "W2963341956"
+        assert len(citations.references(conn, BERT)) == len(bert_work["referenced_works"])
