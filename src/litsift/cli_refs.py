@@ -87,8 +87,9 @@ def refs_fetch(
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
     else:
+        stopped = report.stopped.message if report.stopped is not None else None
         for walk in report.walks:
-            if walk.problem:
+            if walk.problem and walk.problem != stopped:  # the stop is said once, below
                 click.echo(for_terminal(walk.problem, keep_newlines=False), err=True)
         for bad in report.counts.bad[:20]:
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
@@ -97,7 +98,8 @@ def refs_fetch(
             status[walk.status] = status.get(walk.status, 0) + 1
         c = report.counts
         click.echo(
-            f"{len(seeds):,} papers, {len(report.walks):,} walks ("
+            f"{len(seeds):,} paper{'s' if len(seeds) != 1 else ''}, "
+            f"{len(report.walks):,} walks ("
             + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
             + f"); {c.read:,} works read, {c.added:,} added, {c.merged:,} merged; "
             f"{report.edges_added:,} new edges"
