@@ -14,7 +14,16 @@ from litsift.cli_common import progress_bar, reports_errors
 @click.argument(
     "benchmark",
     type=click.Choice(
-        ["datafinder", "scifact", "doris-mae-dev", "beir", "trec", "paperrq", "screening"]
+        [
+            "datafinder",
+            "scifact",
+            "doris-mae-dev",
+            "beir",
+            "trec",
+            "paperrq",
+            "screening",
+            "snowball",
+        ]
     ),
 )
 @click.option(
@@ -32,11 +41,15 @@ from litsift.cli_common import progress_bar, reports_errors
     "--systems",
     default=None,
     help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
-    "screening: litsift,asreview or an order (tfidf-svm, dense-svm, tfidf+dense).",
+    "screening: litsift,asreview or an order (tfidf-svm, dense-svm, tfidf+dense); "
+    "snowball: the learning order (default tfidf+dense-0.2).",
 )
 @click.option("--sets", default=None, help="screening: comma list of review sets (default: all).")
 @click.option(
-    "--seeds", type=click.IntRange(1), default=5, help="screening: runs per set (seeds 0..N-1)."
+    "--seeds",
+    type=click.IntRange(1),
+    default=5,
+    help="screening, snowball: runs per set (seeds 0..N-1).",
 )
 @click.option("--limit", type=click.IntRange(1), default=None, help="First N queries only.")
 @click.option(
@@ -91,7 +104,9 @@ def eval_cmd(
     """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
 
     paperrq evaluates research-question extraction instead (PaperRQ annotations); screening
-    simulates active-learning screening of labelled reviews (litsift vs ASReview).
+    simulates active-learning screening of labelled reviews (litsift vs ASReview); snowball
+    follows references and citing papers from a few included records of the reviews that carry
+    references, and screens with and without the citation signal.
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
@@ -102,6 +117,9 @@ def eval_cmd(
         return
     if benchmark == "screening":
         _screening(data_dir, sets, seeds, systems, as_json)
+        return
+    if benchmark == "snowball":
+        _snowball(data_dir, sets, seeds, systems, as_json)
         return
 
     with progress_bar(not as_json) as bar:
@@ -142,3 +160,22 @@ def _screening(
         )
     data = screening.report_to_json(report)
     click.echo(json.dumps(data, indent=2) if as_json else screening.format_table(data))
+
+
+def _snowball(
+    data_dir: Path | None, sets: str | None, seeds: int, order: str | None, as_json: bool
+) -> None:
+    from litsift.eval import snowball
+    from litsift.eval.cli_support import default_data_dir, split_list
+    from litsift.review.learner import DEFAULT_ORDER
+
+    with progress_bar(not as_json) as bar:
+        report = snowball.run_snowball(
+            data_dir or default_data_dir(),
+            split_list(sets),
+            seeds,
+            order or DEFAULT_ORDER,
+            progress=bar,
+        )
+    data = snowball.report_to_json(report)
+    click.echo(json.dumps(data, indent=2) if as_json else snowball.format_table(data))

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
+    from litsift.service_refs import RefsService
     from litsift.service_rq import RQService
     from litsift.service_sources import SourceService
     from litsift.store import IngestReport, Store
@@ -132,6 +133,19 @@ class LitsiftService:
 
         return SourceService(
             lambda: self.store, lambda kind: self.searchers.invalidate(kind), self.config
+        )
+
+    @property
+    def refs(self) -> RefsService:
+        """Citation trail: fetch, references / cited-by, snowballing, graph export
+        (:mod:`litsift.service_refs`)."""
+        from litsift.service_refs import RefsService
+
+        return RefsService(
+            lambda: self.store,
+            lambda kind: self.searchers.invalidate(kind),
+            self.config,
+            self.search,
         )
 
     @property

@@ -32,6 +32,9 @@ class ReviewSet:
         titles, abstracts: ``(N,)`` texts (``""`` when missing).
         labels: ``(N,)`` int8, 1 = included by the review.
         problems: ``FILE:LINE: reason`` of each skipped line.
+        openalex_ids: ``(N,)`` OpenAlex work ids (``W123``; ``""`` when unknown), or ``()``.
+        references: ``(N,)`` the OpenAlex ids each record cites (``referenced_works``), or
+            ``()`` when the set carries no references.
     """
 
     name: str
@@ -40,6 +43,8 @@ class ReviewSet:
     abstracts: tuple[str, ...]
     labels: npt.NDArray[np.int8]
     problems: tuple[str, ...] = ()
+    openalex_ids: tuple[str, ...] = ()
+    references: tuple[tuple[str, ...], ...] = ()
 
     @property
     def texts(self) -> list[str]:
@@ -64,6 +69,9 @@ def load_review_set(path: Path) -> ReviewSet:
     abstracts: list[str] = []
     labels: list[int] = []
     problems: list[str] = []
+    openalex: list[str] = []
+    refs: list[tuple[str, ...]] = []
+    has_refs = False
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rt", encoding="utf-8") as fh:
@@ -83,6 +91,11 @@ def load_review_set(path: Path) -> ReviewSet:
                 titles.append(str(row.get("title") or ""))
                 abstracts.append(str(row.get("abstract") or ""))
                 labels.append(int(label))
+                openalex.append(_short_openalex(row.get("openalex_id")))
+                cited = row.get("referenced_works")
+                has_refs = has_refs or isinstance(cited, list)
+                works = cited if isinstance(cited, list) else []
+                refs.append(tuple(w for w in map(_short_openalex, works) if w))
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise EvalError(
             f"cannot read review set {path}: {exc.__class__.__name__.lower()}",
@@ -94,7 +107,24 @@ def load_review_set(path: Path) -> ReviewSet:
             f"{path}: needs at least one included and one excluded record",
             "check label_included in the file",
         )
-    return ReviewSet(name, tuple(ids), tuple(titles), tuple(abstracts), y, tuple(problems))
+    return ReviewSet(
+        name,
+        tuple(ids),
+        tuple(titles),
+        tuple(abstracts),
+        y,
+        tuple(problems),
+        tuple(openalex),
+        tuple(refs) if has_refs else (),
+    )
+
+
+def _short_openalex(value: object) -> str:
+    """``W123`` from an OpenAlex id or URL; ``""`` for anything else."""
+    if not isinstance(value, str):
+        return ""
+    short = value.strip().rsplit("/", 1)[-1].upper()
+    return short if short[:1] == "W" and short[1:].isdigit() else ""
 
 
 def find_sets(data_dir: Path, names: Sequence[str] | None = None) -> list[Path]:

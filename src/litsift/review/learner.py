@@ -115,6 +115,7 @@ def rank_pool(
     labelled: npt.NDArray[np.int64],
     y: npt.NDArray[np.integer],
     pool: npt.NDArray[np.int64],
+    extra: npt.NDArray[np.float32] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Fit on the labelled rows, return ``pool`` rows best first (ties keep pool order).
 
@@ -124,12 +125,17 @@ def rank_pool(
         labelled: ``(n,)`` rows with decisions; ``y``: their ``(n,)`` 0/1 decisions (both
             classes present).
         pool: ``(m,)`` unlabelled rows.
+        extra: ``(N, e)`` columns added beside ``x`` for this fit only: features that change
+            with the decisions (the citation signal towards the included rows,
+            :class:`litsift.graph.signal.SignalFeatures`).
 
     Returns:
         ``(m,)`` the pool's rows in screening order.
     """
     from sklearn.svm import LinearSVC
 
+    if extra is not None:
+        x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
     model = LinearSVC(C=spec.c, loss="squared_hinge")
     model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
     scores = model.decision_function(x[pool])

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.errors import EvalError
+from litsift.graph.signal import SignalFeatures
 from litsift.review.data import ReviewSet
 from litsift.review.learner import FloatMatrix, OrderSpec, rank_pool
 from litsift.review.measures import recall_curve, screening_measures
@@ -32,6 +34,10 @@ RETRAIN_FRACTION = 0.02
 #: Environment variable naming a Python that has the ``asreview`` package.
 ASREVIEW_PYTHON_ENV = "LITSIFT_ASREVIEW_PYTHON"
 ASREVIEW_TIMEOUT_S = 3600
+#: Scale of the citation-signal columns (each 0..1) beside the order's features.
+CITATION_WEIGHT = 1.0
+#: Extra features towards the included rows: ``(N,)`` bool -> ``(N, e)`` float32.
+Signal = Callable[[npt.NDArray[np.bool_]], npt.NDArray[np.float32]]
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,7 @@ def learning_order(
     y: npt.NDArray[np.integer],
     priors: tuple[int, int],
     retrain_fraction: float = RETRAIN_FRACTION,
+    signal: Signal | None = None,
 ) -> tuple[list[int], int]:
     """Screen with ``spec`` until every include of ``y`` is found.
 
@@ -67,6 +74,8 @@ def learning_order(
         spec: the order; ``x``: ``(N, d)`` features and ``y``: ``(N,)`` labels, both already
             permuted; ``priors``: the rows labelled first.
         retrain_fraction: see :data:`RETRAIN_FRACTION` (0 = after every record).
+        signal: ``signal(included)`` -> ``(N, e)`` extra features towards the rows flagged
+            included so far (``(N,)`` bool), recomputed at each fit (the citation signal).
 
     Returns:
         The rows screened after the priors, in order, and the number of model fits.
@@ -85,7 +94,10 @@ def learning_order(
         if not queue or grown >= max(1, int(retrain_fraction * fitted_at)):
             rows = np.asarray(labelled, dtype=np.int64)
             pool = np.flatnonzero(~is_labelled).astype(np.int64)
-            queue = rank_pool(spec, x, rows, y[rows], pool).tolist()[::-1]
+            extra = None
+            if signal is not None:
+                extra = signal(is_labelled & (y == 1))
+            queue = rank_pool(spec, x, rows, y[rows], pool, extra).tolist()[::-1]
             fitted_at = len(labelled)
             fits += 1
         row = queue.pop()
@@ -184,6 +196,7 @@ def run_once(
     spec: OrderSpec | None,
     x: FloatMatrix | None,
     python: str | None = None,
+    citations: SignalFeatures | None = None,
 ) -> SimulationRun:
     """Simulate one system on one seed.
 
@@ -193,6 +206,8 @@ def run_once(
         seed: the seed of the permutation and the priors.
         spec, x: a litsift order and its ``(N, d)`` features in file order; None for asreview.
         python: the interpreter with asreview (system ``asreview``).
+        citations: the set's citation signal in file order: its three columns (scaled by
+            :data:`CITATION_WEIGHT`) join ``x`` at each fit.
 
     Raises:
         EvalError: asreview missing or failing.
@@ -204,7 +219,14 @@ def run_once(
     notes: tuple[str, ...] = ()
     fits: int | None = None
     if spec is not None and x is not None:
-        order, fits = learning_order(spec, x[p.perm], y, priors)
+        signal = None
+        if citations is not None:
+            permuted = citations.permuted(p.perm)
+
+            def signal(included: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
+                return permuted.matrix(included) * np.float32(CITATION_WEIGHT)
+
+        order, fits = learning_order(spec, x[p.perm], y, priors, signal=signal)
     else:
         if python is None:
             raise EvalError(

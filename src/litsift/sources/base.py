@@ -85,6 +85,11 @@ class SourceRecord:
     #: 1-based page of each of ``sections`` (PDFs), parallel to it; empty when unknown
     section_pages: list[int] = field(default_factory=list)
     dataset: dict[str, Any] | None = None
+    #: citation keys of the works this record cites (``doi:10.1/x``, ``openalex:W1``;
+    #: :func:`litsift.sources.ids.citation_key`), in the source's order
+    references: list[str] = field(default_factory=list)
+    #: citation keys of works that cite this record (S2 ``citations``)
+    cited_by: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

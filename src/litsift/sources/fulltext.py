@@ -18,6 +18,12 @@ from lxml import etree
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.fulltext_refs import (
+    jats_references,
+    s2orc_2023_references,
+    s2orc_references,
+    tei_references,
+)
 from litsift.sources.ids import normalize_ids
 from litsift.types import Kind
 
@@ -85,6 +91,7 @@ def _tei_record(root: Any, path: Path) -> SourceRecord:
         ids=normalize_ids(raw_ids),
         sections=sections,
         source_key=path.name,
+        references=tei_references(root),
     )
 
 
@@ -141,6 +148,7 @@ def read_jats(path: Path) -> Iterator[SourceRecord | BadItem]:
         ids=normalize_ids({("pmcid" if k == "pmc" else k): v for k, v in raw_ids.items()}),
         sections=sections,
         source_key=path.name,
+        references=jats_references(root),
     )
 
 
@@ -188,6 +196,7 @@ def _s2orc_record(obj: dict[str, Any], location: str) -> SourceRecord:
             year=year_from(obj.get("year")),
             sections=sections,
             source_key=str(obj.get("paper_id") or ""),
+            references=s2orc_references(parse),
         )
     content = obj.get("content") or {}
     text = content.get("text") or ""
@@ -220,6 +229,7 @@ def _s2orc_record(obj: dict[str, Any], location: str) -> SourceRecord:
         ids=ids,
         sections=sections,
         source_key=str(obj.get("corpusid") or ""),
+        references=s2orc_2023_references(text, ann),
     )
 
 

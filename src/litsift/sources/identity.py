@@ -28,6 +28,7 @@ idempotent.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 from anyascii import anyascii
 from rapidfuzz import fuzz, process
 
-from litsift.sources.ids import ids_in_text
+from litsift.sources.ids import ids_in_text, preferred
 
 __all__ = [
     "ID_CONFLICT_MAX_RATIO",
@@ -51,9 +52,12 @@ __all__ = [
     "family_key",
     "first_family",
     "person_key",
+    "reference_key",
     "same_persons",
     "title_key",
+    "title_ref_key",
     "titles_agree",
+    "work_key",
 ]
 
 #: rapidfuzz ratio (0-100) two title keys need to be the same work (tuned on the labelled
@@ -213,6 +217,36 @@ def first_family(authors: Sequence[str], family_names: Sequence[str] = ()) -> st
         words = _name_words(family_names[0])
         return family_key(words[-1]) if words else ""
     return ""
+
+
+def work_key(
+    title: str, authors: Sequence[str], year: int | None, family_names: Sequence[str] = ()
+) -> str:
+    """``key:`` + a 12-hex hash of (:func:`title_key`, :func:`first_family`, year): the id a
+    paper without identifiers gets in the store."""
+    basis = f"{title_key(title)}|{first_family(authors, family_names)}|{year}"
+    return "key:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+
+
+def title_ref_key(title: str, authors: Sequence[str], family_names: Sequence[str] = ()) -> str:
+    """``title:`` + a 12-hex hash of (:func:`title_key`, :func:`first_family`): the citation key
+    of a reference that names no identifier (most GROBID ``biblStruct``, a Crossref
+    ``reference`` without DOI). No year: a parsed reference's year and a stored record's often
+    disagree or one is missing."""
+    basis = f"{title_key(title)}|{first_family(authors, family_names)}"
+    return "title:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+
+
+def reference_key(
+    ids: Mapping[str, str], title: str = "", authors: Sequence[str] = ()
+) -> str | None:
+    """The citation key of a cited work: its best identifier (``doi:...``, ``arxiv:...``; the
+    one :func:`litsift.sources.ids.preferred` gives a record id), else :func:`title_ref_key` of
+    its title and first author; None for a reference with neither."""
+    best = preferred(ids)
+    if best:
+        return best
+    return title_ref_key(title, authors) if len(title_key(title)) >= 8 else None
 
 
 @dataclass(frozen=True)

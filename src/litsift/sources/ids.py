@@ -23,10 +23,13 @@ from urllib.parse import unquote
 
 __all__ = [
     "SCHEMES",
+    "citation_key",
+    "citation_keys",
     "ids_in_text",
     "normalize",
     "normalize_ids",
     "preferred",
+    "reference_keys",
 ]
 
 SCHEMES: tuple[str, ...] = (
@@ -289,3 +292,30 @@ def preferred(ids: Mapping[str, str]) -> str | None:
         if ids.get(scheme):
             return f"{scheme}:{ids[scheme]}"
     return None
+
+
+def citation_key(scheme: str, value: Any) -> str | None:
+    """The citation-edge key of a work known by one identifier: ``scheme:normalised value``
+    with the scheme's canonical name (``citation_key("DOI", "https://doi.org/10.1/ABC")`` ->
+    ``doi:10.1/abc``; the same spelling :func:`preferred` gives a record id), or None when the
+    scheme is unknown or ``value`` is not valid for it (:mod:`litsift.store.citations`)."""
+    canonical = ALIASES.get(re.sub(r"[^a-z0-9_]", "", scheme.lower()))
+    if canonical is None:
+        return None
+    norm = _NORMALIZERS[canonical](value)
+    return f"{canonical}:{norm}" if norm else None
+
+
+def citation_keys(ids: Mapping[str, str]) -> list[str]:
+    """Every key of a work with normalised ``ids`` ({scheme: value}), in :data:`SCHEMES`
+    order; the first is the one an edge to the work uses."""
+    return [f"{s}:{ids[s]}" for s in SCHEMES if ids.get(s)]
+
+
+def reference_keys(scheme: str, values: Any) -> list[str]:
+    """:func:`citation_key` of each identifier in ``values`` (a list, e.g. OpenAlex
+    ``referenced_works``), invalid ones and repeats dropped, order kept; ``[]`` for a non-list."""
+    if not isinstance(values, list):
+        return []
+    keys = (citation_key(scheme, v) for v in values)
+    return list(dict.fromkeys(k for k in keys if k))

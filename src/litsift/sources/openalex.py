@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text
-from litsift.sources.ids import normalize_ids
+from litsift.sources.ids import normalize_ids, reference_keys
 from litsift.sources.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.types import Kind
 
@@ -98,6 +98,7 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         license=clean_text(location_.get("license")) or clean_text(host.get("license")),
         ids=ids,
         source_key=ids["openalex"],
+        references=reference_keys("openalex", work.get("referenced_works")),
     )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
+from litsift.sources.identity import reference_key
 from litsift.sources.ids import normalize_corpusid, normalize_ids, normalize_s2
 from litsift.sources.scholarly_json import parse_json_page, read_pages
 from litsift.types import Kind
@@ -40,12 +41,7 @@ def _is_paper(obj: Any) -> bool:
     )
 
 
-def paper_record(obj: Any, location: str) -> SourceRecord | None:
-    """A record from an S2 paper object or S2AG ``papers`` / ``abstracts`` line (None: not a
-    paper). An ``abstracts`` line has no title: the import stores its abstract onto the paper
-    with its corpus id."""
-    if not _is_paper(obj):
-        return None
+def _paper_ids(obj: dict[str, Any]) -> dict[str, str]:
     ext = obj.get("externalIds") or obj.get("externalids") or {}
     if not ext and isinstance(obj.get("openaccessinfo"), dict):
         ext = obj["openaccessinfo"].get("externalids") or {}
@@ -56,6 +52,37 @@ def paper_record(obj: Any, location: str) -> SourceRecord | None:
     s2 = normalize_s2(obj.get("paperId") or (obj.get("url") or "").rsplit("/", 1)[-1])
     if s2:
         ids["s2"] = s2
+    return ids
+
+
+def _linked_keys(papers: Any, edge_key: str) -> list[str]:
+    """Keys of the nested ``references`` / ``citations`` of a paper object: paper objects, or
+    edge objects holding one under ``citedPaper`` / ``citingPaper`` (``edge_key``)."""
+    keys: list[str] = []
+    for item in papers if isinstance(papers, list) else []:
+        if isinstance(item, dict) and isinstance(item.get(edge_key), dict):
+            item = item[edge_key]
+        if not isinstance(item, dict):
+            continue
+        names = [clean_text((a or {}).get("name")) for a in item.get("authors") or []]
+        key = reference_key(
+            _paper_ids(item),
+            clean_text(item.get("title")),
+            [n for n in names if n],
+        )
+        if key and key not in keys:
+            keys.append(key)
+    return keys
+
+
+def paper_record(obj: Any, location: str) -> SourceRecord | None:
+    """A record from an S2 paper object or S2AG ``papers`` / ``abstracts`` line (None: not a
+    paper). An ``abstracts`` line has no title: the import stores its abstract onto the paper
+    with its corpus id."""
+    if not _is_paper(obj):
+        return None
+    ids = _paper_ids(obj)
+    corpus, s2 = ids.get("corpusid"), ids.get("s2")
     authors = [
         clean_text((a or {}).get("name")) for a in obj.get("authors") or [] if isinstance(a, dict)
     ]
@@ -75,6 +102,8 @@ def paper_record(obj: Any, location: str) -> SourceRecord | None:
         url=clean_text(obj.get("url")),
         ids=ids,
         source_key=s2 or (f"CorpusId:{corpus}" if corpus else ""),
+        references=_linked_keys(obj.get("references"), "citedPaper"),
+        cited_by=_linked_keys(obj.get("citations"), "citingPaper"),
     )
 
 

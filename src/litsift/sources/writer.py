@@ -26,7 +26,6 @@ it again finishes the job (committed entries then count as unchanged).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -34,12 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from litsift.sources.base import BadItem, SourceRecord, clean_text
+from litsift.sources.citation_edges import CitationWriter
 from litsift.sources.identity import (
     IdentityIndex,
     extends_persons,
-    first_family,
     person_keys,
-    title_key,
+    work_key,
 )
 from litsift.sources.ids import ids_in_text, preferred
 from litsift.store.history import now_iso
@@ -177,6 +176,7 @@ class RecordWriter:
         self.counts = Counts()
         self.index = IdentityIndex.from_connection(self.conn, kind.value, kind.table)
         self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
+        self.edges = CitationWriter(self.conn)
 
     # ------------------------------------------------------------------ public
 
@@ -276,6 +276,7 @@ class RecordWriter:
             for c in found.conflicts
         )
         self._write_side_tables(fmt, file, rec, doc_id)
+        self.edges.write(fmt, rec, doc_id, values[1], _json_list(values[3]))
         # the index learns what is stored (as IdentityIndex.from_connection reads it), not how
         # this source spelled it, so a re-import matches as this import did
         self.index.add(doc_id, values[1], _json_list(values[3]), values[4], self._ids_of(doc_id))
@@ -309,8 +310,7 @@ class RecordWriter:
             )
             if not taken:
                 return best  # else a paper of another title holds it (a conflict): a key id
-        basis = f"{title_key(title)}|{first_family(rec.authors, rec.family_names)}|{rec.year}"
-        return "key:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+        return work_key(title, rec.authors, rec.year, rec.family_names)
 
     @staticmethod
     def _merged(doc_id: str, old: Any, rec: SourceRecord, title: str) -> dict[str, Any]:

@@ -282,6 +282,37 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE saved_syncs ADD COLUMN resume_high_water TEXT")
 
 
+def _v7_citations(conn: sqlite3.Connection) -> None:
+    """Version 7: citation edges ``(citing, cited, source)``, each end a stored paper's id or
+    an external ``scheme:value`` key not yet resolved (:mod:`litsift.store.citations`)."""
+    from litsift.store.citations import CREATE_SQL
+
+    for statement in CREATE_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+_REFS_FETCHES = """
+CREATE TABLE refs_fetches (
+    source TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    token TEXT,
+    pages INTEGER NOT NULL DEFAULT 0,
+    done INTEGER NOT NULL DEFAULT 0,
+    fetched_at TEXT,
+    PRIMARY KEY (source, seed, direction)
+)
+"""
+
+
+def _refs_fetches(conn: sqlite3.Connection) -> None:
+    """Checkpoints of ``litsift refs fetch``: per (source, seed paper, direction) the paging
+    token of the first page not yet written (NULL: not started or finished), pages written,
+    and ``done`` once the walk reached its end (:mod:`litsift.sources.trail`)."""
+    conn.execute(_REFS_FETCHES)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -290,6 +321,8 @@ MIGRATIONS: list[Migration] = [
     _v4_research_questions,
     _v5_passages,
     _v6_sync_checkpoints,
+    _v7_citations,
+    _refs_fetches,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -57,6 +57,14 @@ SCREEN_BINDINGS: list[BindingType] = [
         tooltip="Toggle: also search the imported full text of papers (passages)",
     ),
     Binding(
+        "C",
+        "citations",
+        "Citations",
+        show=False,
+        id="citations",
+        tooltip="References, citing papers and snowball rounds of the paper",
+    ),
+    Binding(
         "ctrl+l",
         "clear_years",
         "Clear years",
@@ -66,7 +74,9 @@ SCREEN_BINDINGS: list[BindingType] = [
 ]
 
 #: actions that need a highlighted result
-NEEDS_HIT = frozenset({"label", "edit_note", "add_to_collection", "extract_rq", "same_rq"})
+NEEDS_HIT = frozenset(
+    {"label", "edit_note", "add_to_collection", "extract_rq", "same_rq", "citations"}
+)
 
 #: triage keys (results, detail): :class:`~litsift.tui.screens.triage.TriageCommands`
 TRIAGE_BINDINGS: list[BindingType] = [

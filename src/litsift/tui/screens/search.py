@@ -460,6 +460,18 @@ class SearchScreen(Screen[None]):
     def action_same_rq(self, field: str) -> None:
         self.rq.same(field)
 
+    def action_citations(self) -> None:
+        """The highlighted paper's references, citing papers and snowball rounds."""
+        from litsift.tui.screens.citations import CitationsScreen
+
+        hit = self.table().highlighted_hit
+        if hit is None or hit.kind is not Kind.PAPER:
+            self.status.show_error(("select a paper first", "citations are papers' links"))
+            return
+        self.app.push_screen(
+            CitationsScreen(self.service, hit.docid, self.calls.lock, self.text, self.post_message)
+        )
+
     @on(RQExtracted)
     def _rq_extracted(self, msg: RQExtracted) -> None:
         self.notify(msg.text, markup=False)

@@ -1,0 +1,64 @@
+"""The citation graph of a set of papers in files common viewers open: GraphML (Gephi,
+Cytoscape, yEd), Graphviz DOT (``dot``, xdot, Gephi) and node-link JSON (d3-force,
+networkx ``node_link_graph``, Cytoscape.js after a rename). Written by networkx's own writers
+(``write_graphml``, ``nx_pydot.to_pydot``, ``node_link_data``)."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import TYPE_CHECKING
+
+from litsift.errors import LitsiftError
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["GRAPH_FORMATS", "write_graph"]
+
+GRAPH_FORMATS = ("graphml", "dot", "json")
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a DOT quoted string (backslashes and quotes escaped, newlines as spaces)."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return f'"{text}"'
+
+
+def write_graph(g: nx.DiGraph, fmt: str) -> str:
+    """``g`` as the text of a GraphML, DOT or node-link JSON file.
+
+    Node attributes must be str, int, float or bool (GraphML's types); None values are left
+    out. Edges go ``citing -> cited``.
+
+    Raises:
+        LitsiftError: an unknown ``fmt``.
+    """
+    import networkx as nx
+
+    clean = nx.DiGraph()
+    for node, attrs in g.nodes(data=True):
+        clean.add_node(node, **{k: v for k, v in attrs.items() if v is not None})
+    for a, b, attrs in g.edges(data=True):
+        clean.add_edge(a, b, **{k: v for k, v in attrs.items() if v is not None})
+    if fmt == "graphml":
+        buf = io.BytesIO()
+        nx.write_graphml(clean, buf, encoding="utf-8")
+        return buf.getvalue().decode("utf-8")
+    if fmt == "dot":
+        from networkx.drawing.nx_pydot import to_pydot
+
+        # DOT ids with ':' must be quoted (nx_pydot refuses them bare); Graphviz shows a
+        # node's ``label``: its title, cut, or its key
+        dot = nx.relabel_nodes(clean, {n: _quoted(str(n)) for n in clean.nodes})
+        for node, attrs in dot.nodes(data=True):
+            title = str(attrs.get("title") or "")
+            shown = title if len(title) <= 60 else title[:59] + "…"
+            attrs["label"] = _quoted(shown or str(node).strip('"'))
+            if "title" in attrs:
+                attrs["title"] = _quoted(title)
+        return str(to_pydot(dot).to_string())
+    if fmt == "json":
+        data = nx.node_link_data(clean, edges="links")
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    raise LitsiftError(f"unknown graph format {fmt!r}", f"use one of: {', '.join(GRAPH_FORMATS)}")

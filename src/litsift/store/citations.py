@@ -1,0 +1,230 @@
+"""Citation edges: which work cites which, kept in the ``citations`` table.
+
+An edge is ``(citing, cited)``; each end is a **key**:
+
+* a stored paper's id (``papers.id``: ``doi:10.18653/v1/2020.acl-main.207``, ``key:1a2b...``), or
+* an external identifier of a work not (yet) in the store, spelled ``scheme:value`` with the
+  value normalised by :func:`litsift.sources.ids.citation_key` (``doi:10.1145/3292500.3330701``,
+  ``openalex:W2162348455``, ``s2:<40 hex>``, ``arxiv:2101.00001``, ``pmid:123``, ...).
+
+Importers add the edges a record carries (OpenAlex ``referenced_works``, S2 ``references`` /
+``citations``, Crossref ``reference``, TEI ``listBibl``, JATS ``ref-list``, S2ORC
+``bib_entries``); :func:`resolve` rewrites an external key to the id of the stored paper that
+holds that identifier (``record_ids``), so an edge resolves when its record arrives by any of its
+identifiers. Two keys of one work (its DOI and its OpenAlex id) collapse into one edge then.
+
+The functions run in the caller's connection and transaction; they never commit (writers wrap
+them in :meth:`litsift.store.repo.Store.write_transaction`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = [
+    "CREATE_SQL",
+    "add_edges",
+    "cited_by",
+    "count",
+    "graph",
+    "normalize_key",
+    "references",
+    "resolve",
+    "resolve_keys",
+    "resolve_record",
+    "resolve_to",
+]
+
+#: The table and its index, created by the store migration that adds citations.
+CREATE_SQL = """
+CREATE TABLE citations (
+    citing TEXT NOT NULL,
+    cited TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (citing, cited)
+) WITHOUT ROWID;
+CREATE INDEX idx_citations_cited ON citations(cited)
+"""
+
+_MAX_PARAMS = 900
+
+
+def normalize_key(key: str) -> str | None:
+    """``key`` stripped, or None when it is not ``prefix:value`` or names nothing."""
+    key = key.strip()
+    prefix, sep, value = key.partition(":")
+    return key if prefix and sep and value.strip() else None
+
+
+def add_edges(conn: sqlite3.Connection, edges: Iterable[tuple[str, str]], source: str) -> int:
+    """Store citation edges ``(citing key, cited key)`` read from ``source`` (the format or
+    service: ``openalex``, ``grobid-tei``, ...). Keys come normalised (external ones made by
+    :func:`litsift.sources.ids.citation_key`); an edge with an empty key or from a key to
+    itself is skipped, and an edge already stored keeps its first source. An external end that
+    a stored paper already holds (``record_ids``) is rewritten to that paper's id at once.
+
+    Returns:
+        The number of edges newly stored.
+    """
+    rows: list[tuple[str, str, str]] = []
+    for citing, cited in edges:
+        a, b = normalize_key(citing), normalize_key(cited)
+        if a and b and a != b:
+            rows.append((a, b, source))
+    if not rows:
+        return 0
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO citations(citing, cited, source) VALUES (?, ?, ?)", rows
+    )
+    added = conn.total_changes - before
+    resolve_keys(conn, {k for a, b, _ in rows for k in (a, b)})
+    return added
+
+
+def resolve_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> int:
+    """Rewrite the external ``keys`` (``scheme:value``) that a stored paper holds to its id,
+    on every edge. Returns the edge ends rewritten."""
+    pairs: list[tuple[str, str]] = []
+    for key in keys:
+        scheme, _, value = key.partition(":")
+        row = conn.execute(
+            "SELECT r.doc_id FROM record_ids r JOIN papers p ON p.id = r.doc_id "
+            "WHERE r.kind = 'paper' AND r.scheme = ? AND r.value = ?",
+            (scheme, value),
+        ).fetchone()
+        if row is not None and row[0] != key:
+            pairs.append((key, str(row[0])))
+    return _rewrite(conn, pairs)
+
+
+def _rewrite(conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> int:
+    """Rewrite each external ``key`` to ``doc_id`` on both ends of every edge; an edge that
+    then repeats a stored one, or cites itself, is dropped. Returns the rows rewritten."""
+    pairs = [
+        (key, doc_id)
+        for key, doc_id in pairs
+        if conn.execute(
+            "SELECT EXISTS(SELECT 1 FROM citations WHERE cited = ?) "
+            "OR EXISTS(SELECT 1 FROM citations WHERE citing = ?)",
+            (key, key),
+        ).fetchone()[0]
+    ]
+    if not pairs:
+        return 0
+    before = conn.total_changes
+    swapped = [(doc_id, key) for key, doc_id in pairs]
+    conn.executemany("UPDATE OR IGNORE citations SET cited = ? WHERE cited = ?", swapped)
+    conn.executemany("UPDATE OR IGNORE citations SET citing = ? WHERE citing = ?", swapped)
+    changed = conn.total_changes - before
+    keys = [(key,) for key, _ in pairs]
+    conn.executemany("DELETE FROM citations WHERE cited = ?", keys)  # duplicates left behind
+    conn.executemany("DELETE FROM citations WHERE citing = ?", keys)
+    conn.executemany(
+        "DELETE FROM citations WHERE citing = ? AND cited = ?", [(d, d) for _, d in pairs]
+    )
+    return changed
+
+
+def resolve_to(conn: sqlite3.Connection, keys: Iterable[str], doc_id: str) -> int:
+    """Rewrite ``keys`` (other names of stored paper ``doc_id``: a title key ``key:...``) to
+    ``doc_id`` on every edge. Returns the edge ends rewritten."""
+    return _rewrite(conn, [(k, doc_id) for k in keys if k != doc_id])
+
+
+def resolve_record(conn: sqlite3.Connection, doc_id: str) -> int:
+    """Resolve the edges that name stored paper ``doc_id`` by one of its identifiers
+    (``record_ids``): what an importer calls after writing a paper. Returns the edge ends
+    rewritten."""
+    rows = conn.execute(
+        "SELECT scheme, value FROM record_ids WHERE kind = 'paper' AND doc_id = ?", (doc_id,)
+    ).fetchall()
+    return resolve_keys(conn, [f"{s}:{v}" for s, v in rows])
+
+
+def resolve(conn: sqlite3.Connection) -> int:
+    """Rewrite every external key that a stored paper holds (by any identifier in
+    ``record_ids``) to that paper's id. Idempotent; run after each ingest.
+
+    Returns:
+        The number of edge ends rewritten.
+    """
+    pairs = conn.execute(
+        """
+        WITH ends(k) AS (SELECT citing FROM citations UNION SELECT cited FROM citations)
+        SELECT ends.k, r.doc_id FROM ends
+        JOIN record_ids r ON r.kind = 'paper'
+            AND r.scheme = substr(ends.k, 1, instr(ends.k, ':') - 1)
+            AND r.value = substr(ends.k, instr(ends.k, ':') + 1)
+        JOIN papers p ON p.id = r.doc_id
+        WHERE r.doc_id != ends.k AND ends.k NOT IN (SELECT id FROM papers)
+        """
+    ).fetchall()
+    return _rewrite(conn, [(str(k), str(d)) for k, d in pairs])
+
+
+def references(conn: sqlite3.Connection, doc_id: str) -> list[str]:
+    """The keys ``doc_id`` cites (stored ids or external keys), sorted."""
+    rows = conn.execute(
+        "SELECT cited FROM citations WHERE citing = ? ORDER BY cited", (doc_id,)
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def cited_by(conn: sqlite3.Connection, doc_id: str) -> list[str]:
+    """The keys that cite ``doc_id`` (stored ids or external keys), sorted."""
+    rows = conn.execute(
+        "SELECT citing FROM citations WHERE cited = ? ORDER BY citing", (doc_id,)
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def count(conn: sqlite3.Connection) -> int:
+    """The number of stored edges."""
+    return int(conn.execute("SELECT count(*) FROM citations").fetchone()[0])
+
+
+def graph(conn: sqlite3.Connection, doc_ids: Collection[str] | None = None) -> nx.DiGraph:
+    """The citation graph: a ``networkx.DiGraph`` with an edge ``citing -> cited`` per stored
+    edge (attribute ``source``). With ``doc_ids``, only the edges with at least one end in
+    ``doc_ids`` (their references and citing works, one step out); node attribute ``stored``
+    tells a stored paper's id from an external key.
+    """
+    import networkx as nx
+
+    g: nx.DiGraph = nx.DiGraph()
+    if doc_ids is None:
+        rows = conn.execute("SELECT citing, cited, source FROM citations").fetchall()
+    else:
+        wanted = list(dict.fromkeys(doc_ids))
+        g.add_nodes_from(wanted)
+        rows = []
+        for i in range(0, len(wanted), _MAX_PARAMS // 2):
+            chunk = wanted[i : i + _MAX_PARAMS // 2]
+            marks = ", ".join("?" * len(chunk))
+            rows += conn.execute(
+                f"SELECT citing, cited, source FROM citations WHERE citing IN ({marks}) "
+                f"UNION SELECT citing, cited, source FROM citations WHERE cited IN ({marks})",
+                (*chunk, *chunk),
+            ).fetchall()
+    for citing, cited, source in rows:
+        g.add_edge(str(citing), str(cited), source=str(source))
+    stored = _stored(conn, list(g.nodes))
+    nx.set_node_attributes(g, {n: n in stored for n in g.nodes}, "stored")
+    return g
+
+
+def _stored(conn: sqlite3.Connection, keys: list[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(keys), _MAX_PARAMS):
+        chunk = keys[i : i + _MAX_PARAMS]
+        marks = ", ".join("?" * len(chunk))
+        found.update(
+            str(r[0]) for r in conn.execute(f"SELECT id FROM papers WHERE id IN ({marks})", chunk)
+        )
+    return found

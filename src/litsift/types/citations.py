@@ -1,0 +1,93 @@
+"""Records of the citation trail that cross the service boundary (TUI <-> service).
+
+A *neighbour* is one end of a citation edge seen from a paper: a stored paper (``stored`` True,
+``key`` its record id) or a work known only by an external key (``doi:…``, ``openalex:W…``)
+that ``litsift refs fetch`` can bring in. A *snowball candidate* is a neighbour of the kept
+papers, with the evidence it was ranked by.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from litsift.types import Label
+
+__all__ = ["Neighbour", "Neighbours", "SnowballCandidate", "SnowballRound"]
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """One cited or citing work of a paper.
+
+    Attributes:
+        key: the stored paper's id, or the external key of a work not stored.
+        title: its title ('' for an external key).
+        year: its publication year, if known.
+        stored: True when ``key`` is a stored paper.
+        label: the triage label of a stored paper.
+    """
+
+    key: str
+    title: str = ""
+    year: int | None = None
+    stored: bool = False
+    label: Label | None = None
+
+    @property
+    def display_title(self) -> str:
+        return self.title or f"(not stored) {self.key}"
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A paper's references (works it cites) and citing works, stored ones first."""
+
+    doc_id: str
+    title: str
+    references: tuple[Neighbour, ...] = ()
+    cited_by: tuple[Neighbour, ...] = ()
+
+
+@dataclass(frozen=True)
+class SnowballCandidate:
+    """A work linked to the kept papers, with why it ranks where it does.
+
+    Attributes:
+        neighbour: the work.
+        links: how many kept papers cite it or are cited by it.
+        coupling: references it shares with the kept papers (bibliographic coupling, Kessler
+            1963), summed over them.
+        cocitation: works citing both it and a kept paper (co-citation, Small 1973), summed.
+        relevance: its hybrid relevance to the query in [0, 1] (0 without a query, or when
+            the search did not return it).
+        score: ``links`` + the mean of the three evidences above, each scaled to [0, 1] by its
+            largest value among the round's candidates (so one more link always ranks higher).
+    """
+
+    neighbour: Neighbour
+    links: int
+    coupling: int = 0
+    cocitation: int = 0
+    relevance: float = 0.0
+    score: float = 0.0
+
+    def why(self) -> str:
+        """The evidence in words, e.g. ``linked to 2 kept · coupling 5 · co-cited 1``."""
+        parts = [f"linked to {self.links} kept"]
+        if self.coupling:
+            parts.append(f"coupling {self.coupling}")
+        if self.cocitation:
+            parts.append(f"co-cited {self.cocitation}")
+        if self.relevance:
+            parts.append(f"relevance {self.relevance:.2f}")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class SnowballRound:
+    """One snowball step: the kept seeds it started from and the ranked new candidates
+    (every neighbour of a kept paper that carries no label yet). Empty ``candidates``: nothing
+    new -- the snowballing is done for the stored edges."""
+
+    seeds: int
+    candidates: tuple[SnowballCandidate, ...] = ()

@@ -1,0 +1,215 @@
+"""``litsift refs fetch`` against a real 127.0.0.1 server replaying recorded OpenAlex and
+Semantic Scholar responses (../shared/data/sources): cursor and offset paging, a 429 with
+Retry-After, works stored as stubs with their edges, a finished walk not fetched again, and a
+walk interrupted by a dropped connection that resumes at its saved page.
+
+The seed is a real OpenAlex Work (W2162348455, doi 10.1038/35002501, "Biodiversity hotspots
+for conservation priorities"); the server answers its walks with the recorded pages of other
+seeds' walks (what is tested is paging, storing and resuming, not which works cite which)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from litsift.cli import main
+from litsift.paths import get_paths, shared_data_dir
+from litsift.service import LitsiftService
+from litsift.store import citations
+from tests.unit.sources.recorded_server import RecordedServer
+
+SRC = shared_data_dir() / "sources"
+OA = SRC / "openalex" / "api"
+S2 = SRC / "semantic-scholar" / "graph-api"
+SEED_FILE = OA / "work_W2162348455.json"
+SEED = "doi:10.1038/35002501"
+JSON = {"Content-Type": "application/json"}
+CITED_BY = OA / "works_filter-cited_by_two-works_per-page-200_cursor.json"
+CITES = OA / "works_filter-cites_two-works_per-page-200_cursor.json"
+LAST = OA / "works_filter-doi-list_per-page-200_cursor-page2-last.json"
+
+
+def _home(tmp_path: Path, url: str, source: str, retries: int = 2) -> Path:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[sources.{source}]\nbase_url = "{url}"\ndelay_s = 0\nmax_retries = {retries}\n'
+        "timeout_s = 5\n"
+    )
+    return home
+
+
+def _ingest_seed(home: Path) -> None:
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.sources.import_paths(svc_kind(), [SEED_FILE]).ok
+        assert svc.get(svc_kind(), SEED) is not None
+
+
+def svc_kind():  # type: ignore[no-untyped-def]
+    from litsift.types import Kind
+
+    return Kind.PAPER
+
+
+def _run(home: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["--home", str(home), "refs", "fetch", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_openalex_walks_both_directions_with_cursor_paging_and_a_429(tmp_path: Path) -> None:
+    cursor = {
+        "cited_by": json.loads(CITED_BY.read_bytes())["meta"]["next_cursor"],
+        "cites": json.loads(CITES.read_bytes())["meta"]["next_cursor"],
+    }
+    state = {"throttled": False}
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if not state["throttled"]:
+            state["throttled"] = True
+            return 429, {"Retry-After": "1"}, b'{"error": "Too Many Requests"}'
+        assert path == "/works"
+        kind, _, seed = query["filter"].partition(":")
+        assert seed == "W2162348455"
+        if query["cursor"] == "*":
+            return 200, JSON, (CITED_BY if kind == "cited_by" else CITES).read_bytes()
+        assert query["cursor"] == cursor[kind]
+        return 200, JSON, LAST.read_bytes()  # OpenAlex ends a cursor walk with an empty page
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url, "openalex")
+        _ingest_seed(home)
+        code, out, err = _run(home, SEED, "--json")
+        assert code == 0, err
+        report = json.loads(out)
+        asked = [(q["filter"], q["cursor"]) for _, q in server.requests]
+        # first run: 429 (waited Retry-After), then 2 pages per direction
+        assert len(asked) == 5
+        assert [w["status"] for w in report["walks"]] == ["fetched", "fetched"]
+        assert [w["pages"] for w in report["walks"]] == [2, 2]
+        assert [w["records"] for w in report["walks"]] == [37, 5]  # + 1 untitled work
+        # the untitled work of the cited_by page is reported, not stored
+        assert report["bad"] == [
+            f"refs:openalex:{SEED} backward page 1 work 2: "
+            "no title (title and display_name are null)"
+        ]
+        # a second run: both walks are done, nothing is asked
+        code, out, _ = _run(home, SEED, "--json")
+        assert code == 0 and len(server.requests) == 5
+        assert [w["status"] for w in json.loads(out)["walks"]] == ["cached", "cached"]
+    with LitsiftService(get_paths(home)) as svc:
+        conn = svc.store.conn
+        refs = set(citations.references(conn, SEED))
+        citing = set(citations.cited_by(conn, SEED))
+        # the 37 titled works of the backward walk are stored papers the seed cites; the 5
+        # forward works cite it
+        fetched = {
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT doc_id FROM provenance WHERE file = 'refs:openalex'"
+            )
+        }
+        assert len(citing) == 5 and citing <= fetched
+        stored_refs = {k for k in refs if svc.get(svc_kind(), k) is not None}
+        assert len(stored_refs & fetched) == 37
+        got = svc.refs.neighbours(SEED)
+        assert len(got.cited_by) == 5 and all(n.stored and n.title for n in got.cited_by)
+        assert got.references[0].stored and got.references[-1].stored is False  # stubs last
+
+
+def test_s2_offset_paging_resumes_after_a_dropped_connection(tmp_path: Path) -> None:
+    state = {"dropped": False}
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        assert path.startswith("/graph/v1/paper/DOI:10.1038/35002501/")
+        if path.endswith("/citations"):  # forward: one page of 100, then --max-pages stops
+            return 200, JSON, (S2 / "paper-citations_offset0.json").read_bytes()
+        if query["offset"] == "0":
+            return 200, JSON, (S2 / "paper-references_offset0.json").read_bytes()
+        assert query["offset"] == "50"
+        if not state["dropped"]:
+            state["dropped"] = True
+            return "drop"
+        return 200, JSON, (S2 / "paper-references_offset50.json").read_bytes()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url, "s2", retries=0)
+        _ingest_seed(home)
+        code, out, err = _run(home, SEED, "--backward", "--source", "s2")
+        assert code == 1
+        assert "the server closed the connection" in err and "run the same command again" in err
+        assert "Traceback" not in err and "Error:" not in err.replace("error:", "")
+        with LitsiftService(get_paths(home)) as svc:
+            first = len(citations.references(svc.store.conn, SEED))
+        code, out, err = _run(home, SEED, "--backward", "--source", "s2", "--json")
+        assert code == 0, err
+        walk = json.loads(out)["walks"][0]
+        assert walk["status"] == "resumed" and walk["pages"] == 1 and walk["records"] == 17
+        offsets = [q.get("offset") for p, q in server.requests if p.endswith("/references")]
+        assert offsets == ["0", "50", "50"]  # the resumed run asked for the unwritten page only
+        code, out, err = _run(home, SEED, "--forward", "--source", "s2", "--max-pages", "1")
+        assert code == 0, err
+        assert "1 partial" in out
+    with LitsiftService(get_paths(home)) as svc:
+        conn = svc.store.conn
+        refs = citations.references(conn, SEED)
+        assert first > 0 and len(refs) > first
+        # S2 lists references without ids (paperId null): stored by title, linked all the same
+        assert any(k.startswith("key:") for k in refs)
+        assert len(citations.cited_by(conn, SEED)) == 100
+
+
+BIB = SRC / "reference-managers" / "bibtex" / "thesis-nlp_acl-anthology-heavy.bib"
+BERT = "doi:10.18653/v1/n19-1423"  # in the .bib with a DOI and no OpenAlex id
+
+
+def test_openalex_looks_up_a_seed_known_only_by_doi(tmp_path: Path) -> None:
+    """A paper imported from BibTeX has a DOI, no OpenAlex id: one ``/works/doi:…`` lookup
+    finds its Work (OpenAlex's own BERT Work, W2963341956, whose title is null: its ids still
+    name the seed), which stores the seed's OpenAlex id and references; an unknown DOI (404)
+    is reported by paper, and the other papers go on."""
+    works = json.loads(CITED_BY.read_bytes())["results"]
+    bert_work = next(w for w in works if w["id"].endswith("/W2963341956"))
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if path == f"/works/{BERT}":
+            return 200, JSON, json.dumps(bert_work).encode()
+        if path.startswith("/works/doi:"):
+            return 404, JSON, b'{"error": "404 Not Found"}'
+        assert path == "/works" and query["filter"].endswith(":W2963341956")
+        return 200, JSON, LAST.read_bytes()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url, "openalex", retries=0)
+        with LitsiftService(get_paths(home)) as svc:
+            assert svc.sources.import_paths(svc_kind(), [BIB]).ok
+            other = next(
+                r[0]
+                for r in svc.store.conn.execute(
+                    "SELECT id FROM papers WHERE id LIKE 'doi:%' AND id != ? ORDER BY id", (BERT,)
+                )
+            )
+        code, out, _ = _run(home, BERT, other, "--json")
+        lookups = [p for p, _ in server.requests if p != "/works"]
+        again, _, again_err = _run(home, BERT, other)  # BERT's walks are done: only `other`
+    assert code == 1
+    report = json.loads(out)
+    assert [(w["doc_id"], w["status"]) for w in report["walks"]] == [
+        (BERT, "fetched"),
+        (BERT, "fetched"),
+        (other, "failed"),
+        (other, "failed"),
+    ]
+    assert report["walks"][2]["problem"] == f"{other}: OpenAlex has no work with {other}"
+    assert again == 1 and f"{other}: OpenAlex has no work with {other}" in again_err
+    assert lookups[0] == f"/works/{BERT}" and lookups.count(f"/works/{BERT}") == 1
+    with LitsiftService(get_paths(home)) as svc:
+        conn = svc.store.conn
+        ids = dict(
+            conn.execute(
+                "SELECT scheme, value FROM record_ids WHERE doc_id = ?", (BERT,)
+            ).fetchall()
+        )
+        assert ids["openalex"] == "W2963341956"
+        assert len(citations.references(conn, BERT)) == len(bert_work["referenced_works"])
