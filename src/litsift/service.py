@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
+    from litsift.service_review import ReviewService
     from litsift.service_rq import RQService
     from litsift.service_sources import SourceService
     from litsift.store import IngestReport, Store
@@ -133,6 +134,13 @@ class LitsiftService:
         return SourceService(
             lambda: self.store, lambda kind: self.searchers.invalidate(kind), self.config
         )
+
+    @property
+    def reviews(self) -> ReviewService:
+        """Systematic reviews: make, show, export, screen (:mod:`litsift.service_review`)."""
+        from litsift.service_review import ReviewService
+
+        return ReviewService(lambda: self.store, lambda kind: self.searchers.invalidate(kind))
 
     @property
     def rq(self) -> RQService:
