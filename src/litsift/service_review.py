@@ -453,8 +453,30 @@ class ScreeningSession:
         """The record on screen, or None when every record has a decision."""
         return None if self.current is None else self.papers[self.current]
 
+    def highlight_terms(self) -> tuple[list[str], list[str]]:
+        """Words to highlight on screen: the review's keywords, and the criteria's content
+        words (4+ letters, not an English stop word, not a keyword)."""
+        import re
+
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        keys = [k for k in self.keywords if k.strip()]
+        lower = {k.lower() for k in keys}
+        words = re.findall(r"[^\W\d_][\w-]{3,}", self.criteria)
+        terms = [
+            w for w in dict.fromkeys(w.lower() for w in words)
+            if w not in ENGLISH_STOP_WORDS and w not in lower
+        ]  # fmt: skip
+        return keys, terms
+
     def note_of(self, doc_id: str) -> str:
         return self.notes.get(doc_id, "")
+
+    def counts(self) -> tuple[int, int, int, int]:
+        """``(screened, total, included, maybe)`` now (cheap: for the line after each key)."""
+        with self._lock:
+            values = list(self.decisions.values())
+        return len(values), len(self.papers), values.count("include"), values.count("maybe")
 
     def progress(self) -> ScreeningProgress:
         """Counts, the gain curve and the stopping rules' states (stopping: ~10 ms for 2,000
@@ -557,14 +579,19 @@ class ScreeningSession:
         ranking = self._model.rank(rows, y)
         return version, ranking.order, ranking.estimate, ranking.model
 
-    def apply(self, result: tuple[int, list[int], float | None, str]) -> bool:
-        """Put a retraining's order in place (the record on screen stays).
+    def apply(
+        self, result: tuple[int, list[int], float | None, str], keep_current: bool = True
+    ) -> bool:
+        """Put a retraining's order in place (the record on screen stays, unless
+        ``keep_current`` is False: then the order's first record comes on screen).
 
         Returns:
             False when decisions arrived since it started (the caller retrains again).
         """
         version, order, estimate, model = result
         with self._lock:
+            if not keep_current:
+                self.current = None
             self.queue = [r for r in order if r not in self.decisions and r != self.current]
             self.estimate, self.model_name = estimate, model
             if self.current is None and self.queue:

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from litsift.review.learner import DEFAULT_ORDER, ORDERS, OrderSpec, rank_pool, tfidf_matrix
+from litsift.review.learner import DEFAULT_ORDER, ORDERS, OrderSpec, score_rows, tfidf_matrix
 from litsift.review.stopping import (
     CONSECUTIVE_FRACTION,
     CONSECUTIVE_MIN,
@@ -106,23 +106,30 @@ class ReviewModel:
                 return Ranking(pool.tolist(), None, "import order")
             sims = np.asarray((self.tfidf[pool] @ self.query_vector.T).toarray()).ravel()
             return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), None, "criteria")
-        order = rank_pool(self.spec, self.x, rows, labels, pool)
-        return Ranking(order.tolist(), self.estimate(rows, labels, pool), self.spec.name)
+        scores = score_rows(self.spec, self.x, rows, labels, np.concatenate([rows, pool]))
+        order = pool[np.argsort(-scores[rows.size :], kind="stable")]
+        estimate = platt_estimate(scores[: rows.size], labels, scores[rows.size :])
+        return Ranking(order.tolist(), estimate, self.spec.name)
 
-    def estimate(
-        self,
-        rows: npt.NDArray[np.int64],
-        labels: npt.NDArray[np.int64],
-        pool: npt.NDArray[np.int64],
-    ) -> float:
-        """Expected includes among ``pool``: the sum of a logistic regression's probabilities
-        fitted on the screened records (unweighted, so its base rate is the screened one; the
-        screened records are the likeliest, so this tends to over-estimate what remains)."""
-        from sklearn.linear_model import LogisticRegression
 
-        model = LogisticRegression(C=1.0, max_iter=200)
-        model.fit(self.x[rows], labels)
-        return float(model.predict_proba(self.x[pool])[:, 1].sum())
+def platt_estimate(
+    labelled_scores: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    pool_scores: npt.NDArray[np.float64],
+) -> float:
+    """Expected includes among the pool: the SVM's decision values turned into probabilities
+    by Platt scaling (a 1-D logistic regression of the labels on the labelled records' values;
+    Platt 1999, "Probabilistic outputs for support vector machines"), summed over the pool.
+
+    The labelled records were fitted on and were screened first (the likeliest), so this is a
+    rough figure, not a guarantee: the hypergeometric stopping rule is the one with a
+    guarantee.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=1.0)
+    model.fit(labelled_scores.reshape(-1, 1), labels)
+    return float(model.predict_proba(pool_scores.reshape(-1, 1))[:, 1].sum())
 
 
 def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) -> list[StopState]:

@@ -38,6 +38,7 @@ class LitsiftApp(App[None]):
         # ctrl+q first: the footer shows the first key, and it quits from the query too, where
         # "q" is text (Textual's own ctrl+q binding is hidden)
         Binding("ctrl+q,q", "quit", "Quit", id="quit", tooltip="Quit litsift (q outside text)"),
+        Binding("f4", "screening", "Screening", id="screening", tooltip="Screen the last review"),
     ]
 
     def __init__(
@@ -87,6 +88,11 @@ class LitsiftApp(App[None]):
                 "last look",
                 title="sync",
             )
+
+    def action_screening(self) -> None:
+        from litsift.tui.screens.screening import open_last_review
+
+        open_last_review(self)
 
     def show_read_only(self, reason: str) -> None:
         """Say once, and keep in the status line, that nothing can be saved in this home."""

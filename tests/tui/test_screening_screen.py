@@ -1,0 +1,143 @@
+"""Pilot tests of the screening screen: a real review set's slice, real SQLite, the learner's
+order retrained in a worker while the reviewer keeps going."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Static
+
+from litsift.paths import get_paths
+from litsift.review.session import ReviewModel
+from litsift.service import LitsiftService
+from litsift.store.reviews import current_decisions, review_records
+from litsift.tui.screens.modals import PromptScreen
+from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+
+SIZE = (120, 40)
+SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+
+
+@pytest.fixture
+def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create(
+            "donners",
+            [DONNERS],
+            criteria="Pharmacokinetics of emicizumab in people with haemophilia A",
+            keywords=["emicizumab"],
+            labels=1,
+        )
+        yield svc
+
+
+async def wait_idle(pilot: Any) -> ScreeningScreen:
+    for _ in range(500):
+        await pilot.pause(0.02)
+        screen = pilot.app.screen
+        if isinstance(screen, ScreeningScreen) and not screen.busy:
+            await pilot.pause()
+            return screen
+    raise AssertionError("the screening screen never settled")
+
+
+def learner_first(svc: LitsiftService, texts: list[str], query: str) -> str:
+    """The record a fresh model trained on the stored decisions ranks first."""
+    store = svc.store
+    records = review_records(store, "donners")
+    row = {r.doc_id: i for i, r in enumerate(records)}
+    decided = current_decisions(store, "donners")
+    rows = [row[d] for d, _, _ in decided]
+    y = [0 if v == "exclude" else 1 for _, v, _ in decided]
+    return records[ReviewModel(texts, query).rank(rows, y).order[0]].doc_id
+
+
+async def test_screening_keys_store_decisions_and_follow_the_learner(
+    review_service: LitsiftService, tmp_path: Path
+) -> None:
+    svc = review_service
+    app = create_screening_app(svc, "donners")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None
+        query = " ".join([session.criteria, *session.keywords])
+        # the first record is the learner's pick from the two prior decisions
+        first = session.current_paper()
+        assert first is not None
+        assert first.id == learner_first(svc, session.texts, query)
+        shown = str(screen.query_one("#screening-record", Static).render())
+        assert first.title[:30] in shown
+        truth = {r.doc_id: r.decision for r in review_records(svc.store, "donners")}
+        labels = {p.id: lab for p, lab in zip(session.papers, _labels(), strict=True)}
+        assert truth  # the priors
+        decided: list[str] = []
+        for _ in range(6):
+            paper = session.current_paper()
+            assert paper is not None
+            await pilot.press("i" if labels[paper.id] else "x")
+            decided.append(paper.id)
+            screen = await wait_idle(pilot)
+            # after each retraining, the record on screen is what the model ranks first
+            nxt = session.current_paper()
+            assert nxt is not None and nxt.id not in decided
+        stored = [(d, v, s) for d, v, s in current_decisions(svc.store, "donners")]
+        assert [d for d, _, s in stored if s == "user"] == decided
+        assert all(
+            v == ("include" if labels[d] else "exclude") for d, v, s in stored if s == "user"
+        )
+        assert session.current_paper().id == learner_first(svc, session.texts, query)  # type: ignore[union-attr]
+        assert screen.retrains >= 6
+        assert screen.last_key_s is not None
+
+        # maybe, then undo brings the record back and removes its decision
+        target = session.current_paper()
+        assert target is not None
+        await pilot.press("m")
+        await wait_idle(pilot)
+        assert (
+            dict((d, v) for d, v, _ in current_decisions(svc.store, "donners"))[target.id]
+            == "maybe"
+        )
+        await pilot.press("u")
+        await wait_idle(pilot)
+        assert session.current_paper() == target
+        assert target.id not in {d for d, _, _ in current_decisions(svc.store, "donners")}
+
+        # a note is stored on the record
+        await pilot.press("n")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, PromptScreen):
+                break
+        app.screen.query_one("#prompt-input", Input).value = "population PK model, check dose"
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        notes = {r.doc_id: r.note for r in review_records(svc.store, "donners")}
+        assert notes[target.id] == "population PK model, check dose"
+
+        progress = str(screen.query_one("#screening-progress", Static).render())
+        assert "screened 8 of 257" in progress
+        stops = str(screen.query_one("#screening-stops", Static).render())
+        for rule in ("consecutive", "knee", "hypergeometric"):
+            assert rule in stops
+        svg = app.export_screenshot(title="litsift review screen")
+        assert "emicizumab" in svg.lower()
+        out = os.environ.get("LITSIFT_SCREENSHOT_DIR")
+        if out:
+            Path(out).mkdir(parents=True, exist_ok=True)
+            (Path(out) / "screening.svg").write_text(svg, encoding="utf-8")
+
+
+def _labels() -> list[int]:
+    from litsift.review.data import load_review_set
+
+    s = load_review_set(DONNERS)
+    return [int(v) for v, t in zip(s.labels, s.titles, strict=True) if t.strip()]
