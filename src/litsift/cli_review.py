@@ -94,6 +94,8 @@ def review_new(
                 ensure_ascii=True,
             )
         )
+        if made.problems:
+            ctx.exit(1)
         return
     c = made.prisma
     click.echo(
@@ -104,6 +106,8 @@ def review_new(
         + (f", {len(made.problems):,} bad entries skipped" if made.problems else "")
     )
     click.echo(f"screen it: litsift review screen {for_terminal(made.info.name)}")
+    if made.problems:  # as litsift ingest: the good records are kept, the exit status says
+        ctx.exit(1)
 
 
 @review_group.command("list")

@@ -102,8 +102,10 @@ class ReviewService:
             self._changed(Kind.PAPER)
         entries = _entries_of(store, [f for f, _, _ in files])
         if not entries:
+            why = f": {problems[0]}" if problems else ""
+            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
             raise reviews.ReviewError(
-                "the files held no record to screen",
+                f"the files held no record to screen{why}{more}",
                 "check the files (litsift formats lists what litsift reads)",
             )
         per_file: dict[str, int] = {}

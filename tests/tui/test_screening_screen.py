@@ -75,9 +75,8 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
         assert first.id == learner_first(svc, session.texts, query)
         shown = str(screen.query_one("#screening-record", Static).render())
         assert first.title[:30] in shown
-        truth = {r.doc_id: r.decision for r in review_records(svc.store, "donners")}
-        labels = {p.id: lab for p, lab in zip(session.papers, _labels(), strict=True)}
-        assert truth  # the priors
+        labels = true_labels(svc)
+        assert set(labels) == {p.id for p in session.papers}
         decided: list[str] = []
         for _ in range(6):
             paper = session.current_paper()
@@ -136,8 +135,16 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
             (Path(out) / "screening.svg").write_text(svg, encoding="utf-8")
 
 
-def _labels() -> list[int]:
-    from litsift.review.data import load_review_set
+def true_labels(svc: LitsiftService) -> dict[str, int]:
+    """The review's final decision of each record, joined on the file line it came from."""
+    from litsift.sources.screening_jsonl import read_screening_set
 
-    s = load_review_set(DONNERS)
-    return [int(v) for v, t in zip(s.labels, s.titles, strict=True) if t.strip()]
+    by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
+    with svc.store.lock:
+        rows = svc.store.conn.execute(
+            "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS.resolve()),)
+        ).fetchall()
+    out: dict[str, int] = {}
+    for doc_id, line in rows:
+        out[doc_id] = max(out.get(doc_id, 0), by_line[line] or 0)
+    return out

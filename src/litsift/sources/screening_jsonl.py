@@ -30,18 +30,27 @@ def _open(path: Path) -> Iterator[str]:
         yield from fh
 
 
-def is_screening_set(path: Path) -> bool:
-    """Whether ``path`` is a JSON Lines file (gzip'd or not) whose first object has
-    ``label_included``."""
+def is_screening_set(path: Path, lines: int = 5) -> bool:
+    """Whether ``path`` is a JSON Lines file (gzip'd or not) one of whose first ``lines``
+    non-empty lines is an object with ``label_included`` (a bad first line does not hide it)."""
     name = path.name.lower()
     if not path.is_file() or not name.removesuffix(".gz").endswith((".jsonl", ".ndjson")):
         return False
+    seen = 0
     try:
         for line in _open(path):
-            if line.strip():
+            if not line.strip():
+                continue
+            seen += 1
+            try:
                 row = json.loads(line)
-                return isinstance(row, dict) and "label_included" in row
-    except (OSError, EOFError, UnicodeDecodeError, ValueError):
+            except ValueError:
+                row = None
+            if isinstance(row, dict):
+                return "label_included" in row
+            if seen >= lines:
+                return False
+    except (OSError, EOFError, UnicodeDecodeError):
         return False
     return False
 

@@ -310,7 +310,7 @@ def create_screening_app(service: LitsiftService, review: str) -> LitsiftApp:
     from litsift.tui.app import LitsiftApp
 
     class ScreeningApp(LitsiftApp):
-        CSS_PATH = Path(app_module.__file__).with_name("litsift.tcss")
+        CSS_PATH = str(Path(app_module.__file__).with_name("litsift.tcss"))
 
         def get_default_screen(self) -> Screen[None]:
             return ScreeningScreen(service, review)
