@@ -38,7 +38,14 @@ class LitsiftApp(App[None]):
         # ctrl+q first: the footer shows the first key, and it quits from the query too, where
         # "q" is text (Textual's own ctrl+q binding is hidden)
         Binding("ctrl+q,q", "quit", "Quit", id="quit", tooltip="Quit litsift (q outside text)"),
-        Binding("f4", "screening", "Screening", id="screening", tooltip="Screen the last review"),
+        Binding(
+            "f4",
+            "screening",
+            "Screening",
+            id="screening",
+            show=False,
+            tooltip="Screen the last review",
+        ),
     ]
 
     def __init__(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Sparkline, Static
 
@@ -92,11 +92,11 @@ class ScreeningScreen(Screen[None]):
             with VerticalScroll(id="screening-record-box"):
                 yield Static(f"opening review {for_terminal(self.review)}…", id="screening-record")
             yield Static("", id="screening-progress")
-            with Horizontal(id="screening-bottom"):
-                with Vertical(id="screening-curve-box"):
-                    yield Static("includes found as screening goes on", id="screening-curve-label")
-                    yield Sparkline([], id="screening-curve")
-                yield Static("", id="screening-stops")
+            yield Static(
+                "includes found as screening goes on (priors aside)", id="screening-curve-label"
+            )
+            yield Sparkline([], id="screening-curve")
+            yield Static("", id="screening-stops")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -211,11 +211,14 @@ class ScreeningScreen(Screen[None]):
             return
         screened, total, included, maybe = self.session.counts()
         est = self.session.estimate
+        estimate = (
+            f"model's estimate: ~{est:.0f} includes left (high early on)"
+            if est is not None
+            else "model's estimate: after an include and an exclude"
+        )
         line = (
             f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
-            + (f"model's estimate: ~{est:.1f} includes remain" if est is not None else "")
-            + ("model's estimate: after an include and an exclude" if est is None else "")
-            + f" · order: {self.session.model_name}"
+            f"{estimate} · order: {self.session.model_name}"
             + (" · retraining…" if self.retraining else "")
         )
         self.query_one("#screening-progress", Static).update(safe_content([line]))
