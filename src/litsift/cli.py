@@ -24,7 +24,7 @@ from litsift.cli_common import (
     reports_errors,
 )
 from litsift.cli_eval import eval_cmd
-from litsift.cli_review import review_group
+from litsift.cli_review import feed_cmd, review_group
 from litsift.cli_rq import rq_group
 from litsift.cli_sources import dedup_cmd, formats_cmd, ingest, sync_cmd
 from litsift.errors import LitsiftError
@@ -460,6 +460,7 @@ main.add_command(formats_cmd)
 main.add_command(dedup_cmd)
 main.add_command(sync_cmd)
 main.add_command(review_group)
+main.add_command(feed_cmd)
 
 
 if __name__ == "__main__":  # python -m litsift.cli, as python -m litsift

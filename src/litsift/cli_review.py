@@ -231,3 +231,52 @@ def review_screen(ctx: click.Context, name: str) -> None:
         create_screening_app(svc, name).run()
     finally:
         svc.close()
+
+
+@click.command("feed")
+@click.argument("collection", required=False)
+@click.option("-k", "--limit", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--since", default=None, help="Rank papers synced after this ISO date instead.")
+@click.option("--keep-unseen", is_flag=True, help="Do not count this look as seen.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranked papers as JSON.")
+@click.pass_context
+@reports_errors
+def feed_cmd(
+    ctx: click.Context,
+    collection: str | None,
+    limit: int,
+    since: str | None,
+    keep_unseen: bool,
+    as_json: bool,
+) -> None:
+    """Papers `litsift sync` brought in since the last look, ranked by COLLECTION's papers
+    (default: your kept papers) against your discarded ones."""
+    with open_service(ctx.obj["home"]) as svc:
+        got = svc.reviews.feed(collection, since, mark_seen=not keep_unseen)
+    top = got.papers[:limit]
+    if as_json:
+        out = {
+            "feed": got.feed,
+            "since": got.since,
+            "new": len(got.papers),
+            "model": got.model,
+            "liked": got.liked,
+            "disliked": got.disliked,
+            "background": got.background,
+            "papers": [{"id": p.id, "title": p.title, "year": p.year} for p in top],
+        }
+        click.echo(json.dumps(out, ensure_ascii=True))
+        return
+    when = got.since[:16].replace("T", " ") if got.since else "ever"
+    click.echo(
+        f"{len(got.papers):,} new paper{'s' if len(got.papers) != 1 else ''} since {when}, "
+        f"ranked by {got.model} ({got.liked:,} liked, {got.disliked:,} discarded, "
+        f"{got.background:,} others as negatives)"
+    )
+    if not got.liked and got.papers:
+        click.echo(
+            "  hint: keep some papers (y in the TUI) or name a collection to rank by it", err=True
+        )
+    for i, p in enumerate(top, 1):
+        title = for_terminal(p.title, keep_newlines=False)
+        click.echo(f"{i:>3}. {title} ({p.year or 'n.d.'}) — {for_terminal(p.id)}")

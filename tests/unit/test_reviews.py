@@ -147,3 +147,59 @@ def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:
     assert f"{lines}:1: not a JSON object" in some.stderr
     assert f"{lines}:3: no title" in some.stderr
     assert "1 to screen, 1 prior decisions, 2 bad entries skipped" in some.stdout
+
+
+def _write_set_lines(svc: LitsiftService, first: int, last: int, file: str) -> dict[str, int]:
+    """Write lines ``first..last`` of the Donners set as read from ``file`` (``sync:NAME`` is
+    what ``litsift sync`` writes); ``{doc_id: label}``."""
+    from litsift.sources.screening_jsonl import read_screening_set
+    from litsift.sources.writer import RecordWriter
+
+    writer = RecordWriter(svc.store)
+    labels = {}
+    for item, label in read_screening_set(DONNERS):
+        if first <= int(item.location) <= last:
+            writer.add("openalex", file, item)
+            labels[item.location] = label
+    writer.flush()
+    with svc.store.lock:
+        rows = svc.store.conn.execute(
+            "SELECT doc_id, location FROM provenance WHERE file = ?", (file,)
+        ).fetchall()
+    return {str(d): int(labels[loc] or 0) for d, loc in rows}
+
+
+def test_feed_ranks_synced_papers_by_the_kept_ones(svc: LitsiftService) -> None:
+    from litsift.types import Kind, Label
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    stored = _write_set_lines(svc, 1, 200, str(DONNERS))
+    synced = _write_set_lines(svc, 201, 258, "sync:openalex-emicizumab")
+    kept = [d for d, y in stored.items() if y]
+    discarded = [d for d, y in stored.items() if not y][:20]
+    for d in kept:
+        svc.set_label(Kind.PAPER, d, Label.KEEP)
+    for d in discarded:
+        svc.set_label(Kind.PAPER, d, Label.DISCARD)
+
+    got = svc.reviews.feed(mark_seen=False)
+    assert (got.liked, got.disliked, got.model) == (len(kept), 20, "tfidf-svm")
+    assert {p.id for p in got.papers} == set(synced)
+    ranked = [synced[p.id] for p in got.papers]
+    arrival = [synced[d] for d in synced]
+    print("feed ranks of includes:", [i + 1 for i, y in enumerate(ranked) if y])
+
+    def ap(y: list[int]) -> float:
+        hits = [i for i, v in enumerate(y) if v]
+        return sum((k + 1) / (i + 1) for k, i in enumerate(hits)) / len(hits)
+
+    assert ap(ranked) > ap(arrival)
+
+    svc.triage.add_to_collection("emicizumab", Kind.PAPER, kept[0])
+    by_collection = svc.reviews.feed("emicizumab")
+    assert by_collection.liked == 1 and len(by_collection.papers) == len(synced)
+    assert svc.reviews.feed("emicizumab").papers == []  # seen: nothing new since
+    assert len(svc.reviews.feed().papers) == len(synced)  # each feed has its own last look
+    with pytest.raises(ReviewError, match="no collection named 'nope'"):
+        svc.reviews.feed("nope")
