@@ -140,7 +140,9 @@ class LitsiftService:
         """Systematic reviews: make, show, export, screen (:mod:`litsift.service_review`)."""
         from litsift.service_review import ReviewService
 
-        return ReviewService(lambda: self.store, lambda kind: self.searchers.invalidate(kind))
+        return ReviewService(
+            lambda: self.store, lambda kind: self.searchers.invalidate(kind), lambda: self.encoder
+        )
 
     @property
     def rq(self) -> RQService:

@@ -20,6 +20,10 @@ from typing import TYPE_CHECKING, Any
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from litsift.models_onnx import Encoder
     from litsift.review.session import ReviewModel, StopState
     from litsift.sources.writer import Problem
     from litsift.store import Store
@@ -56,9 +60,15 @@ class ReviewCreated:
 class ReviewService:
     """Reviews on one store (see :mod:`litsift.store.reviews`)."""
 
-    def __init__(self, store: Callable[[], Store], changed: Callable[[Kind], None]) -> None:
+    def __init__(
+        self,
+        store: Callable[[], Store],
+        changed: Callable[[Kind], None],
+        encoder: Callable[[], Encoder] | None = None,
+    ) -> None:
         self._store = store
         self._changed = changed
+        self._encoder = encoder
 
     # -- making ----------------------------------------------------------------------------
     def create(
@@ -241,7 +251,7 @@ class ReviewService:
         info = reviews.get_review(store, name)
         if not store.readonly:
             reviews.mark_opened(store, name)
-        return ScreeningSession(store, info, self.records(name))
+        return ScreeningSession(store, info, self.records(name), self._encoder)
 
 
 def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tuple[str, str], int]]:
@@ -499,10 +509,16 @@ class ScreeningSession:
     """
 
     def __init__(
-        self, store: Store, info: ReviewInfo, records: list[tuple[ReviewRecord, Paper]]
+        self,
+        store: Store,
+        info: ReviewInfo,
+        records: list[tuple[ReviewRecord, Paper]],
+        encoder: Callable[[], Encoder] | None = None,
     ) -> None:
         from litsift.review.data import record_text
 
+        self._encoder = encoder
+        self._dense: npt.NDArray[np.float32] | None = None
         self.store, self.info = store, info
         self.papers = [p for _, p in records]
         self.notes = {r.doc_id: r.note for r, _ in records}
@@ -653,6 +669,27 @@ class ScreeningSession:
         self.notes[paper.id] = text.strip()
 
     # -- the learning order -----------------------------------------------------------------
+    def embed(self) -> bool:
+        """Embed every record with the encoder (through the embedding cache) so the next
+        retraining uses litsift's default order, TF-IDF beside the dense vectors (seconds to
+        minutes on a CPU: run it in a worker thread; the TF-IDF order serves meanwhile).
+
+        Returns:
+            False when the session has no encoder.
+
+        Raises:
+            ModelNotBuiltError, ModelError: the encoder cannot be loaded.
+        """
+        if self._encoder is None:
+            return False
+        import numpy as np
+
+        vectors = np.asarray(self._encoder().encode_passages(self.texts), dtype=np.float32)
+        with self._lock:
+            self._dense = vectors
+            self._model = None  # rebuilt with the dense block by the next retrain
+        return True
+
     def retrain(self) -> tuple[int, list[int], float | None, str]:
         """Rank the unscreened records on the decisions so far (thread-safe; seconds at most).
 
@@ -661,14 +698,15 @@ class ScreeningSession:
         """
         from litsift.review.session import ReviewModel
 
-        if self._model is None:
+        model = self._model
+        if model is None:
             query = " ".join([self.info.criteria, *self.info.keywords])
-            self._model = ReviewModel(self.texts, query)
+            model = self._model = ReviewModel(self.texts, query, self._dense)
         with self._lock:
             version = self.version
             rows = list(self.decisions)
             y = [0 if self.decisions[r] == "exclude" else 1 for r in rows]
-        ranking = self._model.rank(rows, y)
+        ranking = model.rank(rows, y)
         return version, ranking.order, ranking.estimate, ranking.model
 
     def apply(

@@ -64,7 +64,7 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
     review_service: LitsiftService, tmp_path: Path
 ) -> None:
     svc = review_service
-    app = create_screening_app(svc, "donners")
+    app = create_screening_app(svc, "donners", dense=False)  # TF-IDF: no encoder to load
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_idle(pilot)
         session = screen.session
@@ -154,3 +154,29 @@ def true_labels(svc: LitsiftService) -> dict[str, int]:
     for doc_id, line in rows:
         out[doc_id] = max(out.get(doc_id, 0), by_line[line] or 0)
     return out
+
+
+async def test_screening_switches_to_the_default_order_once_the_records_are_embedded(
+    tmp_path: Path, encoder: Any
+) -> None:
+    data = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        svc.reviews.create(
+            "tele",
+            [data / "telemonitoring_embase-export_13-records.ris",
+             data / "telemonitoring_pubmed_7-records.nbib"],
+            criteria="remote monitoring of patients",
+            keywords=["wearable"],
+        )  # fmt: skip
+        app = create_screening_app(svc, "tele")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            await pilot.press("i")
+            screen = await wait_idle(pilot)
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            session = screen.session
+            assert session is not None and session.model_name == "tfidf+dense-0.2"
+            progress = str(screen.query_one("#screening-progress", Static).render())
+            assert "screened 2 of 15" in progress and "order: tfidf+dense-0.2" in progress
+            assert len(current_decisions(svc.store, "tele")) == 2

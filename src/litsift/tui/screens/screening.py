@@ -74,9 +74,12 @@ class ScreeningScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_name("screening.tcss")
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
 
-    def __init__(self, service: LitsiftService, review: str) -> None:
+    def __init__(self, service: LitsiftService, review: str, *, dense: bool = True) -> None:
+        """Args: ``dense``: also embed the records in the background and then rank with
+        TF-IDF beside the encoder's vectors (litsift's default order)."""
         super().__init__()
-        self.service, self.review = service, review
+        self.service, self.review, self.dense = service, review, dense
+        self.embedding = False
         self.session: ScreeningSession | None = None
         self.retraining = False
         self._again = False
@@ -104,8 +107,9 @@ class ScreeningScreen(Screen[None]):
 
     @property
     def busy(self) -> bool:
-        """True while the review loads or the model retrains (tests wait on this)."""
-        return self.session is None or self.retraining
+        """True while the review loads, the records are embedded or the model retrains (tests
+        wait on this)."""
+        return self.session is None or self.retraining or self.embedding
 
     # -- loading and retraining (worker threads) ---------------------------------------------
     @work(thread=True, exclusive=True, group="screening-load", exit_on_error=False)
@@ -136,6 +140,31 @@ class ScreeningScreen(Screen[None]):
         self.query_one("#screening-criteria", Static).update(safe_content(parts))
         self.show_record()
         self.show_progress(progress)
+        if self.dense:
+            self.embedding = True
+            self._embed_worker()
+
+    @work(thread=True, exclusive=True, group="screening-embed", exit_on_error=False)
+    def _embed_worker(self) -> None:
+        session = self.session
+        try:
+            done = session is not None and session.embed()
+        except LitsiftError as err:
+            self.app.call_from_thread(self._embedded, False, err)
+            return
+        self.app.call_from_thread(self._embedded, done, None)
+
+    def _embedded(self, done: bool, err: LitsiftError | None) -> None:
+        self.embedding = False
+        if err is not None:
+            self.app.notify(
+                f"{err.message}; screening goes on in the TF-IDF order",
+                title="dense vectors",
+                severity="warning",
+                markup=False,
+            )
+        if done:
+            self.retrain()
 
     def retrain(self) -> None:
         """Retrain in the background; a retraining already running is followed by another."""
@@ -306,7 +335,7 @@ def open_last_review(app: LitsiftApp) -> None:
     app.push_screen(ScreeningScreen(app.service, name))
 
 
-def create_screening_app(service: LitsiftService, review: str) -> LitsiftApp:
+def create_screening_app(service: LitsiftService, review: str, *, dense: bool = True) -> LitsiftApp:
     """The app with review ``review``'s screening screen as its only screen (``litsift review
     screen``; the search screen is not mounted, so nothing is indexed meanwhile); Esc quits."""
     from litsift.tui import app as app_module
@@ -316,6 +345,6 @@ def create_screening_app(service: LitsiftService, review: str) -> LitsiftApp:
         CSS_PATH = str(Path(app_module.__file__).with_name("litsift.tcss"))
 
         def get_default_screen(self) -> Screen[None]:
-            return ScreeningScreen(service, review)
+            return ScreeningScreen(service, review, dense=dense)
 
     return ScreeningApp(service)
