@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 from litsift.paths import get_paths
 from litsift.review.session import ReviewModel
 from litsift.service import LitsiftService
-from litsift.store.reviews import current_decisions, review_records
+from litsift.store.reviews import ReviewError, current_decisions, review_records
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
 
@@ -180,3 +180,37 @@ async def test_screening_switches_to_the_default_order_once_the_records_are_embe
             progress = str(screen.query_one("#screening-progress", Static).render())
             assert "screened 2 of 15" in progress and "order: tfidf+dense-0.2" in progress
             assert len(current_decisions(svc.store, "tele")) == 2
+
+
+async def test_hostile_text_in_a_review_never_reaches_the_terminal(tmp_path: Path) -> None:
+    import json
+
+    from tests.tui.test_hostile_text import assert_clean
+    from tests.unit.test_sanitize import HOSTILE, HOSTILE_PAPER
+
+    rows = [
+        {"title": HOSTILE_PAPER["title"], "abstract": HOSTILE_PAPER["abstract"],
+         "label_included": 1},
+        {"title": "Plain excluded paper", "abstract": "Nothing here.", "label_included": 0},
+        {"title": "Another " + HOSTILE, "abstract": "music " + HOSTILE, "label_included": 0},
+    ]  # fmt: skip
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        with pytest.raises(ReviewError, match="bad review name"):  # control characters
+            svc.reviews.create("x\x9b2J", [path])
+        svc.reviews.create(
+            "hostile", [path], criteria="music " + HOSTILE, keywords=["music"], labels="none"
+        )
+        name = svc.reviews.all()[0].name
+        app = create_screening_app(svc, name, dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            assert_clean(app.export_screenshot())
+            await pilot.press("i")
+            await wait_idle(pilot)
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            for widget in screen.query(Static):
+                assert_clean(str(widget.render()))
+            assert_clean(app.export_screenshot())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,7 +120,7 @@ def natural_key(location: str) -> tuple[tuple[int, str], ...]:
 
 def _clean_name(name: str) -> str:
     name = name.strip()
-    if not name or len(name) > 100 or any(ord(c) < 32 for c in name):
+    if not name or len(name) > 100 or any(unicodedata.category(c)[0] == "C" for c in name):
         raise ReviewError(
             f"bad review name {name[:40]!r}", "use 1-100 printable characters, e.g. statins-2025"
         )
