@@ -203,3 +203,23 @@ def test_feed_ranks_synced_papers_by_the_kept_ones(svc: LitsiftService) -> None:
     assert len(svc.reviews.feed().papers) == len(synced)  # each feed has its own last look
     with pytest.raises(ReviewError, match="no collection named 'nope'"):
         svc.reviews.feed("nope")
+
+
+def test_the_screening_order_is_the_learners() -> None:
+    """The review's model ranks the pool as the simulation's learning order does."""
+    import numpy as np
+
+    from litsift.review.data import load_review_set
+    from litsift.review.learner import rank_pool
+    from litsift.review.session import ReviewModel
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    s = load_review_set(DONNERS)
+    model = ReviewModel(s.texts)
+    y = s.labels.astype(np.int64)
+    rows = np.concatenate([np.flatnonzero(y)[:3], np.flatnonzero(y == 0)[:30]]).astype(np.int64)
+    pool = np.setdiff1d(np.arange(y.size), rows).astype(np.int64)
+    ranking = model.rank(rows.tolist(), y[rows].tolist())
+    assert ranking.order == rank_pool(model.spec, model.x, rows, y[rows], pool).tolist()
+    assert ranking.estimate is not None and 0 < ranking.estimate < pool.size

@@ -109,32 +109,6 @@ def balanced_weights(y: npt.NDArray[np.integer], ratio: float) -> npt.NDArray[np
     return np.asarray(w * (len(y) / w.sum()), dtype=np.float64)
 
 
-def score_rows(
-    spec: OrderSpec,
-    x: FloatMatrix,
-    labelled: npt.NDArray[np.int64],
-    y: npt.NDArray[np.integer],
-    rows: npt.NDArray[np.int64],
-) -> npt.NDArray[np.float64]:
-    """Fit on the labelled rows, return the SVM's decision values of ``rows``.
-
-    Args:
-        spec: the order.
-        x: ``(N, d)`` features of every record.
-        labelled: ``(n,)`` rows with decisions; ``y``: their ``(n,)`` 0/1 decisions (both
-            classes present).
-        rows: ``(m,)`` rows to score.
-
-    Returns:
-        ``(m,)`` decision values (higher = more likely an include).
-    """
-    from sklearn.svm import LinearSVC
-
-    model = LinearSVC(C=spec.c, loss="squared_hinge")
-    model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
-    return np.asarray(model.decision_function(x[rows]), dtype=np.float64)
-
-
 def rank_pool(
     spec: OrderSpec,
     x: FloatMatrix,
@@ -154,5 +128,9 @@ def rank_pool(
     Returns:
         ``(m,)`` the pool's rows in screening order.
     """
-    scores = score_rows(spec, x, labelled, y, pool)
+    from sklearn.svm import LinearSVC
+
+    model = LinearSVC(C=spec.c, loss="squared_hinge")
+    model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
+    scores = model.decision_function(x[pool])
     return pool[np.argsort(-scores, kind="stable")]

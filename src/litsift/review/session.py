@@ -12,7 +12,13 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from litsift.review.learner import DEFAULT_ORDER, ORDERS, OrderSpec, score_rows, tfidf_matrix
+from litsift.review.learner import (
+    DEFAULT_ORDER,
+    ORDERS,
+    OrderSpec,
+    balanced_weights,
+    tfidf_matrix,
+)
 from litsift.review.stopping import (
     CONSECUTIVE_FRACTION,
     CONSECUTIVE_MIN,
@@ -106,10 +112,28 @@ class ReviewModel:
                 return Ranking(pool.tolist(), None, "import order")
             sims = np.asarray((self.tfidf[pool] @ self.query_vector.T).toarray()).ravel()
             return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), None, "criteria")
-        scores = score_rows(self.spec, self.x, rows, labels, np.concatenate([rows, pool]))
+        scores = svm_scores(self.spec, self.x, rows, labels, np.concatenate([rows, pool]))
         order = pool[np.argsort(-scores[rows.size :], kind="stable")]
         estimate = platt_estimate(scores[: rows.size], labels, scores[rows.size :])
         return Ranking(order.tolist(), estimate, self.spec.name)
+
+
+def svm_scores(
+    spec: OrderSpec,
+    x: sp.csr_matrix,
+    labelled: npt.NDArray[np.int64],
+    y: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+) -> npt.NDArray[np.float64]:
+    """The learning order's model (:func:`litsift.review.learner.rank_pool`: a linear SVM with
+    balanced sample weights) fitted on ``labelled``; its ``(m,)`` decision values of ``rows``
+    (the pool's order is theirs, best first; the labelled rows' feed :func:`platt_estimate`).
+    """
+    from sklearn.svm import LinearSVC
+
+    model = LinearSVC(C=spec.c, loss="squared_hinge")
+    model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
+    return np.asarray(model.decision_function(x[rows]), dtype=np.float64)
 
 
 def platt_estimate(
