@@ -112,7 +112,11 @@ class ReviewService:
             if others:
                 report = import_paths(store, others, Kind.PAPER)
                 problems.extend(report.bad)
-                files.extend(report.files)
+                for file, fmt, n in report.files:
+                    if fmt.startswith("jsonl"):  # ingested, but keeps no entry locations
+                        problems.append(_jsonl_problem(file))
+                    else:
+                        files.append((file, fmt, n))
             for path in sets:
                 n, bad, got = _import_set(store, path)
                 problems.extend(bad)
@@ -252,6 +256,18 @@ class ReviewService:
         if not store.readonly:
             reviews.mark_opened(store, name)
         return ScreeningSession(store, info, self.records(name), self._encoder)
+
+
+def _jsonl_problem(file: str) -> Problem:
+    from litsift.sources.writer import Problem
+
+    return Problem(
+        file,
+        "",
+        "litsift's own JSONL is ingested into the store but not into a review (it keeps no "
+        "entry locations to group duplicates by); hint: give the search export itself "
+        "(RIS, nbib, CSV, BibTeX), or a screening set with label_included",
+    )
 
 
 def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tuple[str, str], int]]:

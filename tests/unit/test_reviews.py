@@ -147,6 +147,15 @@ def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:
     assert f"{lines}:1: not a JSON object" in some.stderr
     assert f"{lines}:3: no title" in some.stderr
     assert "1 to screen, 1 prior decisions, 2 bad entries skipped" in some.stdout
+    own = tmp_path / "papers.jsonl"  # litsift's own JSONL: no entry locations to group by
+    own.write_text('{"id": "p1", "title": "A paper", "year": 2020}\n', encoding="utf-8")
+    mixed = runner.invoke(
+        main, ["--home", home, "review", "new", "mixed", "--from", str(own), "--from", str(PUBMED)]
+    )
+    assert mixed.exit_code == 1 and "7 to screen" in mixed.stdout
+    assert f"{own}: litsift's own JSONL is ingested into the store but not into a review" in (
+        mixed.stderr
+    )
 
 
 def _write_set_lines(svc: LitsiftService, first: int, last: int, file: str) -> dict[str, int]:
