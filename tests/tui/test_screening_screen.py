@@ -214,3 +214,40 @@ async def test_hostile_text_in_a_review_never_reaches_the_terminal(tmp_path: Pat
             for widget in screen.query(Static):
                 assert_clean(str(widget.render()))
             assert_clean(app.export_screenshot())
+
+
+async def test_feed_view_lists_the_synced_papers_in_the_feed_order(tmp_path: Path) -> None:
+    from litsift.tui.screens.feed import FeedScreen
+    from litsift.types import Kind, Label
+    from tests.unit.test_reviews import PUBMED, _write_set_lines
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        stored = _write_set_lines(svc, 1, 200, str(DONNERS))
+        _write_set_lines(svc, 201, 258, "sync:openalex-emicizumab")
+        for i, (doc_id, y) in enumerate(stored.items()):
+            if y or i < 20:
+                svc.set_label(Kind.PAPER, doc_id, Label.KEEP if y else Label.DISCARD)
+        svc.reviews.create("pubmed", [PUBMED])  # its papers join the feed's negatives
+        expected = svc.reviews.feed(mark_seen=False)
+        app = create_screening_app(svc, "pubmed", dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_idle(pilot)
+            app.action_feed()
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if isinstance(app.screen, FeedScreen) and not app.screen.busy:
+                    break
+            feed = app.screen
+            assert isinstance(feed, FeedScreen) and feed.result is not None
+            assert [p.id for p in feed.result.papers] == [p.id for p in expected.papers]
+            listed = str(feed.query_one("#feed-list", Static).render())
+            first, second = (p.title for p in expected.papers[:2])
+            assert listed.index(first[:40]) < listed.index(second[:40])
+            head = str(feed.query_one("#feed-head").render())
+            assert "57 new papers since ever, ranked by tfidf-svm" in head
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ScreeningScreen)
+        assert svc.reviews.feed().papers == []  # the view counted as a look

@@ -96,6 +96,11 @@ class LitsiftApp(App[None]):
                 title="sync",
             )
 
+    def action_feed(self) -> None:
+        from litsift.tui.screens.feed import FeedScreen
+
+        self.push_screen(FeedScreen(self.service))
+
     def action_screening(self) -> None:
         from litsift.tui.screens.screening import open_last_review
 
@@ -196,6 +201,8 @@ class LitsiftApp(App[None]):
                 "Grade each aspect 0/1/2 on the top results with the LLM",
                 s.action_llm_judge_aspects,
             )
+        yield SystemCommand("Feed", "New synced papers ranked by your kept ones", self.action_feed)
+        yield SystemCommand("Screening", "Screen the last review (F4)", self.action_screening)
         yield SystemCommand("Help", "List the key bindings", self.action_help)
 
 
