@@ -25,6 +25,7 @@ from litsift.cli_common import (
 )
 from litsift.cli_eval import eval_cmd
 from litsift.cli_refs import refs_group
+from litsift.cli_review import feed_cmd, review_group
 from litsift.cli_rq import rq_group
 from litsift.cli_sources import dedup_cmd, formats_cmd, ingest, sync_cmd
 from litsift.errors import LitsiftError
@@ -460,6 +461,8 @@ main.add_command(formats_cmd)
 main.add_command(dedup_cmd)
 main.add_command(sync_cmd)
 main.add_command(refs_group)
+main.add_command(review_group)
+main.add_command(feed_cmd)
 
 
 if __name__ == "__main__":  # python -m litsift.cli, as python -m litsift

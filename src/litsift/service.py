@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
     from litsift.service_refs import RefsService
+    from litsift.service_review import ReviewService
     from litsift.service_rq import RQService
     from litsift.service_sources import SourceService
     from litsift.store import IngestReport, Store
@@ -146,6 +147,15 @@ class LitsiftService:
             lambda kind: self.searchers.invalidate(kind),
             self.config,
             self.search,
+        )
+
+    @property
+    def reviews(self) -> ReviewService:
+        """Systematic reviews: make, show, export, screen (:mod:`litsift.service_review`)."""
+        from litsift.service_review import ReviewService
+
+        return ReviewService(
+            lambda: self.store, lambda kind: self.searchers.invalidate(kind), lambda: self.encoder
         )
 
     @property

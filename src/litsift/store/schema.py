@@ -292,6 +292,58 @@ def _v7_citations(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+_V_REVIEWS = """
+CREATE TABLE reviews (
+    name TEXT PRIMARY KEY,
+    criteria TEXT NOT NULL DEFAULT '',
+    keywords TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    opened_at TEXT
+);
+CREATE TABLE review_files (
+    review TEXT NOT NULL REFERENCES reviews(name) ON DELETE CASCADE,
+    file TEXT NOT NULL,
+    format TEXT NOT NULL,
+    entries INTEGER NOT NULL,
+    bad INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (review, file)
+);
+CREATE TABLE review_records (
+    review TEXT NOT NULL REFERENCES reviews(name) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    entries INTEGER NOT NULL DEFAULT 1,
+    note TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (review, doc_id)
+);
+CREATE TABLE review_decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    review TEXT NOT NULL REFERENCES reviews(name) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT 'user',
+    decided_at TEXT NOT NULL,
+    undone INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX idx_review_decisions_doc ON review_decisions(review, doc_id)
+"""
+
+
+def _v_reviews(conn: sqlite3.Connection) -> None:
+    """Reviews (:mod:`litsift.store.reviews`): a named set of candidate papers imported for
+    screening, with its criteria text and keywords. ``review_files`` lists each imported file
+    with its entry count (PRISMA "identified"); ``review_records`` holds one row per paper
+    after duplicates were grouped onto it (``entries`` = how many imported entries it stands
+    for, each in ``provenance``). ``review_decisions`` is the log of decisions (``include``,
+    ``exclude``, ``maybe``) in screening order; ``source`` is ``user`` or ``prior`` (labels
+    read from the file); undo marks the newest active row ``undone``, so a record's decision
+    is its newest active row and undo works across restarts.
+    """
+    for statement in _V_REVIEWS.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 _REFS_FETCHES = """
 CREATE TABLE refs_fetches (
     source TEXT NOT NULL,
@@ -323,6 +375,7 @@ MIGRATIONS: list[Migration] = [
     _v6_sync_checkpoints,
     _v7_citations,
     _refs_fetches,
+    _v_reviews,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

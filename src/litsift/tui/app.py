@@ -38,6 +38,14 @@ class LitsiftApp(App[None]):
         # ctrl+q first: the footer shows the first key, and it quits from the query too, where
         # "q" is text (Textual's own ctrl+q binding is hidden)
         Binding("ctrl+q,q", "quit", "Quit", id="quit", tooltip="Quit litsift (q outside text)"),
+        Binding(
+            "f4",
+            "screening",
+            "Screening",
+            id="screening",
+            show=False,
+            tooltip="Screen the last review",
+        ),
     ]
 
     def __init__(
@@ -87,6 +95,16 @@ class LitsiftApp(App[None]):
                 "last look",
                 title="sync",
             )
+
+    def action_feed(self) -> None:
+        from litsift.tui.screens.feed import FeedScreen
+
+        self.push_screen(FeedScreen(self.service))
+
+    def action_screening(self) -> None:
+        from litsift.tui.screens.screening import open_last_review
+
+        open_last_review(self)
 
     def show_read_only(self, reason: str) -> None:
         """Say once, and keep in the status line, that nothing can be saved in this home."""
@@ -183,6 +201,8 @@ class LitsiftApp(App[None]):
                 "Grade each aspect 0/1/2 on the top results with the LLM",
                 s.action_llm_judge_aspects,
             )
+        yield SystemCommand("Feed", "New synced papers ranked by your kept ones", self.action_feed)
+        yield SystemCommand("Screening", "Screen the last review (F4)", self.action_screening)
         yield SystemCommand("Help", "List the key bindings", self.action_help)
 
 

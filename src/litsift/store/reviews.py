@@ -1,0 +1,498 @@
+"""Reviews in the store: candidate papers imported for screening, their decisions and notes.
+
+A review is a named set of papers (rows of ``papers``: the records its files brought in, after
+the importer grouped duplicates onto one paper by identifier or title + first author + year),
+the criteria text and keywords, and a log of decisions (tables of the ``reviews`` migration,
+:mod:`litsift.store.schema`). Each imported entry keeps its ``provenance`` row, so a group of
+duplicates is listed, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from litsift.errors import LitsiftError
+from litsift.store.history import now_iso
+from litsift.store.repo import Store
+
+__all__ = [
+    "DECISIONS",
+    "Prisma",
+    "ReviewError",
+    "ReviewInfo",
+    "ReviewRecord",
+    "add_records",
+    "create_review",
+    "current_decisions",
+    "decide",
+    "delete_review",
+    "duplicate_groups",
+    "feed_seen_at",
+    "get_review",
+    "judged_papers",
+    "last_opened",
+    "list_reviews",
+    "mark_feed_seen",
+    "mark_opened",
+    "natural_key",
+    "other_papers",
+    "prisma",
+    "review_records",
+    "set_note",
+    "synced_since",
+    "undo",
+]
+
+#: The decisions a reviewer makes on a record.
+DECISIONS = ("include", "exclude", "maybe")
+_MAX_PARAMS = 900
+
+
+class ReviewError(LitsiftError):
+    """A review cannot be made, found or changed (unknown name, name taken, bad decision)."""
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    """One review: ``keywords`` highlighted while screening; ``records`` after duplicates were
+    grouped; ``decided`` records with a decision (priors included)."""
+
+    name: str
+    criteria: str
+    keywords: tuple[str, ...]
+    created_at: str
+    records: int
+    decided: int
+
+
+@dataclass(frozen=True)
+class ReviewRecord:
+    """One record of a review: the paper's id, its import position, how many imported entries
+    it stands for, the reviewer's note and its current decision (None = unscreened)."""
+
+    doc_id: str
+    position: int
+    entries: int
+    note: str
+    decision: str | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class Prisma:
+    """PRISMA 2020 flow counts of a review's title/abstract screening.
+
+    Attributes:
+        identified: entries read from the review's files.
+        duplicates_removed: entries grouped onto another entry's record.
+        records: records after duplicates were grouped (``identified − duplicates_removed``).
+        screened: records with a decision (include, exclude or maybe).
+        excluded, included, maybe: records per decision.
+        unscreened: records without a decision.
+        bad: entries of the files that could not be read (reported at import).
+    """
+
+    identified: int
+    duplicates_removed: int
+    records: int
+    screened: int
+    excluded: int
+    included: int
+    maybe: int
+    unscreened: int
+    bad: int
+
+    def to_json(self) -> dict[str, int]:
+        """The counts as a plain dict, in flow order."""
+        return dict(self.__dict__)
+
+
+def natural_key(location: str) -> tuple[tuple[int, str], ...]:
+    """Sort key of an entry's location that orders ``record 2`` before ``record 11``."""
+    return tuple(
+        (int(part), "") if part.isdigit() else (0, part) for part in re.split(r"(\d+)", location)
+    )
+
+
+def _clean_name(name: str) -> str:
+    name = name.strip()
+    if not name or len(name) > 100 or any(unicodedata.category(c)[0] == "C" for c in name):
+        raise ReviewError(
+            f"bad review name {name[:40]!r}", "use 1-100 printable characters, e.g. statins-2025"
+        )
+    return name
+
+
+def _require(store: Store, name: str) -> None:
+    with store.lock:
+        row = store.conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise ReviewError(f"no review named {name!r}", "litsift review list shows the reviews")
+
+
+def create_review(
+    store: Store,
+    name: str,
+    criteria: str = "",
+    keywords: Sequence[str] = (),
+    files: Sequence[tuple[str, str, int, int]] = (),
+) -> str:
+    """Make an empty review (records come with :func:`add_records`).
+
+    Args:
+        files: ``(file, format, entries read, bad entries)`` per imported file.
+
+    Returns:
+        The name as stored (stripped).
+
+    Raises:
+        ReviewError: the name is empty, too long, or taken.
+    """
+    name = _clean_name(name)
+    words = [k.strip() for k in keywords if k.strip()]
+    with store.write_transaction() as conn:
+        if conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone():
+            raise ReviewError(
+                f"a review named {name!r} exists",
+                f"choose another name, or litsift review delete {name}",
+            )
+        conn.execute(
+            "INSERT INTO reviews(name, criteria, keywords, created_at) VALUES (?, ?, ?, ?)",
+            (name, criteria.strip(), json.dumps(words), now_iso()),
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO review_files VALUES (?, ?, ?, ?, ?)",
+            [(name, f, fmt, n, bad) for f, fmt, n, bad in files],
+        )
+    return name
+
+
+def delete_review(store: Store, name: str) -> None:
+    """Drop a review, its records' membership and its decisions (the papers stay).
+
+    Raises:
+        ReviewError: no such review.
+    """
+    _require(store, name)
+    with store.write_transaction() as conn:
+        for table in ("review_decisions", "review_records", "review_files"):
+            conn.execute(f"DELETE FROM {table} WHERE review = ?", (name,))
+        conn.execute("DELETE FROM reviews WHERE name = ?", (name,))
+
+
+def add_records(store: Store, name: str, entries: dict[str, int]) -> int:
+    """Add papers to a review, in the order given; a paper already in it gains the entries.
+
+    Args:
+        entries: ``{doc_id: imported entries grouped on it}``.
+
+    Returns:
+        Records added.
+    """
+    added = 0
+    with store.write_transaction() as conn:
+        start = conn.execute(
+            "SELECT COALESCE(MAX(position), -1) + 1 FROM review_records WHERE review = ?", (name,)
+        ).fetchone()[0]
+        for i, (doc_id, n) in enumerate(entries.items()):
+            cur = conn.execute(
+                "INSERT INTO review_records(review, doc_id, position, entries) VALUES (?,?,?,?) "
+                "ON CONFLICT(review, doc_id) DO UPDATE SET entries = entries + excluded.entries",
+                (name, doc_id, int(start) + i, n),
+            )
+            added += cur.rowcount
+    return added
+
+
+def get_review(store: Store, name: str) -> ReviewInfo:
+    """One review's settings and counts.
+
+    Raises:
+        ReviewError: no such review.
+    """
+    found = [r for r in list_reviews(store) if r.name == name]
+    if not found:
+        raise ReviewError(f"no review named {name!r}", "litsift review list shows the reviews")
+    return found[0]
+
+
+def list_reviews(store: Store) -> list[ReviewInfo]:
+    """Every review, newest first."""
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT name, criteria, keywords, created_at, "
+            "(SELECT COUNT(*) FROM review_records r WHERE r.review = v.name) "
+            "FROM reviews v ORDER BY created_at DESC, name"
+        ).fetchall()
+        decided = dict(
+            store.conn.execute(
+                "SELECT review, COUNT(DISTINCT doc_id) FROM review_decisions WHERE undone = 0 "
+                "GROUP BY review"
+            ).fetchall()
+        )
+    return [
+        ReviewInfo(
+            str(n), str(c), tuple(json.loads(k or "[]")), str(t), int(r), int(decided.get(n, 0))
+        )
+        for n, c, k, t, r in rows
+    ]
+
+
+def current_decisions(store: Store, name: str) -> list[tuple[str, str, str]]:
+    """``(doc_id, decision, source)`` of each decided record, in the order of its decision
+    (oldest first): the newest active row of each record."""
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT doc_id, decision, source FROM review_decisions WHERE id IN "
+            "(SELECT MAX(id) FROM review_decisions WHERE review = ? AND undone = 0 "
+            "GROUP BY doc_id) ORDER BY id",
+            (name,),
+        ).fetchall()
+    return [(str(d), str(v), str(s)) for d, v, s in rows]
+
+
+def review_records(store: Store, name: str) -> list[ReviewRecord]:
+    """Every record of a review in import order, with its current decision.
+
+    Raises:
+        ReviewError: no such review.
+    """
+    _require(store, name)
+    decided = {d: (v, s) for d, v, s in current_decisions(store, name)}
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT doc_id, position, entries, note FROM review_records WHERE review = ? "
+            "ORDER BY position",
+            (name,),
+        ).fetchall()
+    out = []
+    for doc_id, pos, n, note in rows:
+        decision, source = decided.get(str(doc_id), (None, None))
+        out.append(ReviewRecord(str(doc_id), int(pos), int(n), str(note), decision, source))
+    return out
+
+
+def decide(
+    store: Store, name: str, decisions: Sequence[tuple[str, str]], source: str = "user"
+) -> None:
+    """Record decisions, in order, in one transaction.
+
+    Args:
+        decisions: ``(doc_id, decision)`` pairs; decision one of :data:`DECISIONS`.
+        source: ``user``, or ``prior`` for labels read from an imported file.
+
+    Raises:
+        ReviewError: an unknown decision.
+    """
+    bad = sorted({d for _, d in decisions if d not in DECISIONS})
+    if bad:
+        raise ReviewError(f"unknown decision {bad[0]!r}", f"use one of {', '.join(DECISIONS)}")
+    now = now_iso()
+    with store.write_transaction() as conn:
+        conn.executemany(
+            "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(name, doc_id, d, source, now) for doc_id, d in decisions],
+        )
+
+
+def undo(store: Store, name: str) -> str | None:
+    """Take back the newest decision the user made (priors are never undone).
+
+    Returns:
+        The record whose decision was taken back (it then has its previous decision, or none),
+        or None when there was nothing to undo.
+    """
+    with store.write_transaction() as conn:
+        row = conn.execute(
+            "SELECT id, doc_id FROM review_decisions WHERE review = ? AND undone = 0 "
+            "AND source = 'user' ORDER BY id DESC LIMIT 1",
+            (name,),
+        ).fetchone()
+        if row is None:
+            return None
+        conn.execute("UPDATE review_decisions SET undone = 1 WHERE id = ?", (row[0],))
+    return str(row[1])
+
+
+def set_note(store: Store, name: str, doc_id: str, note: str) -> None:
+    """Replace a record's note (empty clears it).
+
+    Raises:
+        ReviewError: the record is not in the review.
+    """
+    with store.write_transaction() as conn:
+        cur = conn.execute(
+            "UPDATE review_records SET note = ? WHERE review = ? AND doc_id = ?",
+            (note.strip(), name, doc_id),
+        )
+        if cur.rowcount == 0:
+            raise ReviewError(f"{doc_id} is not in review {name!r}", "check the record id")
+
+
+def mark_opened(store: Store, name: str) -> None:
+    """Remember that ``name`` was opened for screening now (see :func:`last_opened`)."""
+    with store.write_transaction() as conn:
+        conn.execute("UPDATE reviews SET opened_at = ? WHERE name = ?", (now_iso(), name))
+
+
+def last_opened(store: Store) -> str | None:
+    """The review screened last, else the newest one, else None."""
+    with store.lock:
+        row = store.conn.execute(
+            "SELECT name FROM reviews ORDER BY COALESCE(opened_at, created_at) DESC LIMIT 1"
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def duplicate_groups(store: Store, name: str) -> dict[str, list[str]]:
+    """The imported entries grouped on each record that stands for more than one.
+
+    Returns:
+        ``{doc_id: ["FILE:LOCATION", ...]}`` from ``provenance``, limited to the review's files,
+        for records with at least two entries.
+    """
+    with store.lock:
+        files = [
+            str(f)
+            for (f,) in store.conn.execute(
+                "SELECT file FROM review_files WHERE review = ? ORDER BY rowid", (name,)
+            )
+        ]
+        multi = [
+            str(d)
+            for (d,) in store.conn.execute(
+                "SELECT doc_id FROM review_records WHERE review = ? AND entries > 1 "
+                "ORDER BY position",
+                (name,),
+            )
+        ]
+        out: dict[str, list[str]] = {d: [] for d in multi}
+        for start in range(0, len(multi), _MAX_PARAMS):
+            chunk = multi[start : start + _MAX_PARAMS]
+            marks = ",".join("?" * len(chunk))
+            rows = store.conn.execute(
+                f"SELECT doc_id, file, location FROM provenance WHERE kind = 'paper' "
+                f"AND doc_id IN ({marks})",
+                chunk,
+            ).fetchall()
+            order = {f: i for i, f in enumerate(files)}
+            for doc_id, file, location in sorted(
+                rows, key=lambda r: (order.get(r[1], -1), natural_key(str(r[2])))
+            ):
+                if file in order:
+                    out[str(doc_id)].append(f"{file}:{location}")
+    return out
+
+
+def prisma(store: Store, name: str) -> Prisma:
+    """The review's PRISMA counts (see :class:`Prisma`).
+
+    Raises:
+        ReviewError: no such review.
+    """
+    records = review_records(store, name)
+    with store.lock:
+        identified, bad = store.conn.execute(
+            "SELECT COALESCE(SUM(entries), 0), COALESCE(SUM(bad), 0) FROM review_files "
+            "WHERE review = ?",
+            (name,),
+        ).fetchone()
+    grouped = sum(r.entries for r in records)
+    by = {d: sum(1 for r in records if r.decision == d) for d in DECISIONS}
+    screened = sum(by.values())
+    return Prisma(
+        identified=int(identified),
+        duplicates_removed=max(int(grouped) - len(records), 0),
+        records=len(records),
+        screened=screened,
+        excluded=by["exclude"],
+        included=by["include"],
+        maybe=by["maybe"],
+        unscreened=len(records) - screened,
+        bad=int(bad),
+    )
+
+
+# -- feeds: new papers from syncs, ranked against a collection's judgments --------------------
+
+
+def feed_seen_at(store: Store, feed: str) -> str:
+    """When feed ``feed`` was last looked at (ISO 8601 UTC; ``""`` = never)."""
+    with store.lock:
+        row = store.conn.execute(
+            "SELECT value FROM meta WHERE key = ?", (f"feed_seen_at:{feed}",)
+        ).fetchone()
+    return "" if row is None else str(row[0])
+
+
+def mark_feed_seen(store: Store, feed: str) -> None:
+    """Remember that ``feed`` was looked at now (its next look shows newer arrivals only)."""
+    with store.write_transaction() as conn:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (f"feed_seen_at:{feed}", now_iso()),
+        )
+
+
+def synced_since(store: Store, since: str) -> list[str]:
+    """Papers that saved syncs (``litsift sync``) brought in after ``since`` (provenance rows
+    whose file is ``sync:NAME``), oldest first."""
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT doc_id, MIN(fetched_at) AS t FROM provenance WHERE kind = 'paper' "
+            "AND file LIKE 'sync:%' AND fetched_at > ? GROUP BY doc_id ORDER BY t, doc_id",
+            (since,),
+        ).fetchall()
+    return [str(d) for d, _ in rows]
+
+
+def judged_papers(store: Store, collection: str | None) -> tuple[list[str], list[str]]:
+    """The papers a feed learns from: ``(liked, disliked)``. Liked = the collection's papers
+    (or, without one, the papers labelled keep); disliked = the papers labelled discard.
+
+    Raises:
+        ReviewError: the collection does not exist.
+    """
+    with store.lock:
+        if collection is not None:
+            if not store.conn.execute(
+                "SELECT 1 FROM collections WHERE name = ?", (collection,)
+            ).fetchone():
+                raise ReviewError(
+                    f"no collection named {collection!r}",
+                    "press c on a result in the TUI to make one, or leave COLLECTION out "
+                    "to learn from your kept papers",
+                )
+            liked = store.conn.execute(
+                "SELECT doc_id FROM collection_items WHERE collection = ? AND kind = 'paper' "
+                "ORDER BY doc_id",
+                (collection,),
+            ).fetchall()
+        else:
+            liked = store.conn.execute(
+                "SELECT doc_id FROM labels WHERE kind = 'paper' AND label = 'keep' ORDER BY doc_id"
+            ).fetchall()
+        disliked = store.conn.execute(
+            "SELECT doc_id FROM labels WHERE kind = 'paper' AND label = 'discard' ORDER BY doc_id"
+        ).fetchall()
+    good = [str(d) for (d,) in liked]
+    seen = set(good)
+    return good, [str(d) for (d,) in disliked if str(d) not in seen]
+
+
+def other_papers(store: Store, exclude: set[str], limit: int, seed: int = 0) -> list[str]:
+    """Up to ``limit`` stored papers not in ``exclude``, drawn at random (fixed ``seed``)."""
+    import random
+
+    with store.lock:
+        ids = [str(d) for (d,) in store.conn.execute("SELECT id FROM papers ORDER BY rowid")]
+    pool = [d for d in ids if d not in exclude]
+    if len(pool) <= limit:
+        return pool
+    return sorted(random.Random(seed).sample(pool, limit))

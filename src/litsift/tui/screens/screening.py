@@ -1,0 +1,350 @@
+"""Screening a systematic review: one record at a time in the learning order.
+
+Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
+Keys: ``i`` include, ``x`` exclude, ``m`` maybe, ``u`` undo, ``n`` note, Esc back. A key
+records the decision (one SQLite insert) and shows the next record of the queue the last
+retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
+and its order replaces the queue when it is done (the record on screen stays). The progress
+line, the gain curve (includes found as screening goes on) and the stopping rules' states are
+computed in the same worker; no rule stops screening on its own.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Sparkline, Static
+
+from litsift.errors import LitsiftError
+from litsift.text import for_terminal
+from litsift.tui.screens.modals import PromptScreen
+from litsift.tui.widgets.safe_text import Part, safe_content
+
+if TYPE_CHECKING:
+    from litsift.service import LitsiftService
+    from litsift.service_review import ScreeningProgress, ScreeningSession
+    from litsift.tui.app import LitsiftApp
+
+__all__ = ["ScreeningScreen", "create_screening_app", "open_last_review"]
+
+KEYWORD_STYLE = "bold black on yellow"
+CRITERIA_STYLE = "bold underline"
+SCREENING_BINDINGS: list[BindingType] = [
+    Binding("i,y,plus", "decide('include')", "Include", id="screening_include"),
+    Binding("x,minus", "decide('exclude')", "Exclude", id="screening_exclude"),
+    Binding("m", "decide('maybe')", "Maybe", id="screening_maybe"),
+    Binding("u", "undo", "Undo", id="screening_undo", tooltip="Undo the last decision"),
+    Binding("n", "note", "Note", id="screening_note", tooltip="Note on this record"),
+    Binding("escape", "close", "Back", id="screening_back", tooltip="Back to search"),
+]
+
+
+def highlighted(text: str, keywords: list[str], terms: list[str]) -> list[Part]:
+    """``text`` cut into plain parts and ``(word, style)`` parts for each keyword (whole
+    words, any case) and criteria term (word starts)."""
+    pats = [(k, KEYWORD_STYLE, r"\b") for k in keywords]
+    pats += [(t, CRITERIA_STYLE, r"\w*") for t in terms]
+    if not pats or not text:
+        return [text]
+    alts = "|".join(
+        f"(?P<g{i}>" + r"\b" + re.escape(w) + end + ")" for i, (w, _, end) in enumerate(pats)
+    )
+    regex = re.compile(alts, re.IGNORECASE)
+    parts: list[Part] = []
+    at = 0
+    for m in regex.finditer(text):
+        style = pats[int(str(m.lastgroup)[1:])][1]
+        parts.extend([text[at : m.start()], (m.group(0), style)])
+        at = m.end()
+    parts.append(text[at:])
+    return parts
+
+
+class ScreeningScreen(Screen[None]):
+    """One review being screened (see the module docstring)."""
+
+    CSS_PATH = Path(__file__).with_name("screening.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
+
+    def __init__(self, service: LitsiftService, review: str, *, dense: bool = True) -> None:
+        """Args: ``dense``: also embed the records in the background and then rank with
+        TF-IDF beside the encoder's vectors (litsift's default order)."""
+        super().__init__()
+        self.service, self.review, self.dense = service, review, dense
+        self.embedding = False
+        self.session: ScreeningSession | None = None
+        self.retraining = False
+        self._again = False
+        self.retrains = 0
+        #: seconds from the last decision key to the next record on screen
+        self.last_key_s: float | None = None
+        self._keywords: list[str] = []
+        self._terms: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="screening"):
+            yield Static("", id="screening-criteria")
+            with VerticalScroll(id="screening-record-box"):
+                yield Static(f"opening review {for_terminal(self.review)}…", id="screening-record")
+            yield Static("", id="screening-progress")
+            yield Static(
+                "includes found as screening goes on (priors aside)", id="screening-curve-label"
+            )
+            yield Sparkline([], id="screening-curve")
+            yield Static("", id="screening-stops")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @property
+    def busy(self) -> bool:
+        """True while the review loads, the records are embedded or the model retrains (tests
+        wait on this)."""
+        return self.session is None or self.retraining or self.embedding
+
+    # -- loading and retraining (worker threads) ---------------------------------------------
+    @work(thread=True, exclusive=True, group="screening-load", exit_on_error=False)
+    def load(self) -> None:
+        try:
+            session = self.service.reviews.open(self.review)
+            session.apply(session.retrain(), keep_current=False)  # the learner's first pick
+            progress = session.progress()
+        except LitsiftError as err:
+            self.app.call_from_thread(self._failed, err)
+            return
+        self.app.call_from_thread(self._loaded, session, progress)
+
+    def _failed(self, err: LitsiftError) -> None:
+        self.retraining = False
+        msg = err.message + (f"; {err.hint}" if err.hint else "")
+        self.query_one("#screening-record", Static).update(safe_content([msg]))
+        self.app.notify(msg, title="screening", severity="error", markup=False)
+
+    def _loaded(self, session: ScreeningSession, progress: ScreeningProgress) -> None:
+        self.session = session
+        self._keywords, self._terms = session.highlight_terms()
+        parts: list[Part] = [("Review ", "bold"), (session.name, "bold")]
+        if session.criteria:
+            parts += ["  ·  criteria: ", *highlighted(session.criteria, self._keywords, [])]
+        if session.keywords:
+            parts += ["  ·  keywords: ", *[(k + " ", KEYWORD_STYLE) for k in session.keywords]]
+        self.query_one("#screening-criteria", Static).update(safe_content(parts))
+        self.show_record()
+        self.show_progress(progress)
+        if self.dense:
+            self.embedding = True
+            self._embed_worker()
+
+    @work(thread=True, exclusive=True, group="screening-embed", exit_on_error=False)
+    def _embed_worker(self) -> None:
+        session = self.session
+        try:
+            done = session is not None and session.embed()
+        except LitsiftError as err:
+            self.app.call_from_thread(self._embedded, False, err)
+            return
+        self.app.call_from_thread(self._embedded, done, None)
+
+    def _embedded(self, done: bool, err: LitsiftError | None) -> None:
+        self.embedding = False
+        if err is not None:
+            self.app.notify(
+                f"{err.message}; screening goes on in the TF-IDF order",
+                title="dense vectors",
+                severity="warning",
+                markup=False,
+            )
+        if done:
+            self.retrain()
+
+    def retrain(self) -> None:
+        """Retrain in the background; a retraining already running is followed by another."""
+        if self.retraining:
+            self._again = True
+            return
+        self.retraining = True
+        self._again = False
+        self._retrain_worker()
+
+    @work(thread=True, group="screening-retrain", exit_on_error=False)
+    def _retrain_worker(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        try:
+            result = session.retrain()
+            fresh = session.apply(result)
+            progress = session.progress()
+        except LitsiftError as err:
+            self.app.call_from_thread(self._failed, err)
+            return
+        self.app.call_from_thread(self._retrained, progress, fresh)
+
+    def _retrained(self, progress: ScreeningProgress, fresh: bool) -> None:
+        self.retraining = False
+        self.retrains += 1
+        paper = None if self.session is None else self.session.current_paper()
+        if self._shown != (paper.id if paper is not None else None):
+            self.show_record()
+        self.show_progress(progress)
+        if self._again or not fresh:
+            self.retrain()
+
+    # -- showing ----------------------------------------------------------------------------
+    _shown: str | None = None
+
+    def show_record(self) -> None:
+        """The current record: title, year · venue, abstract, note; keywords highlighted."""
+        paper = None if self.session is None else self.session.current_paper()
+        box = self.query_one("#screening-record", Static)
+        if paper is None or self.session is None:
+            self._shown = None
+            name = self.review
+            box.update(
+                safe_content(
+                    [
+                        ("Every record has a decision.", "bold"),
+                        f"\nExport them: litsift review export {name} --format ris",
+                    ]
+                )
+            )
+            return
+        self._shown = paper.id
+        k, t = self._keywords, self._terms
+        meta = " · ".join(x for x in (str(paper.year or "n.d."), paper.venue) if x)
+        parts: list[Part] = [
+            *[(p, "bold") if isinstance(p, str) else p for p in highlighted(paper.title, k, t)],
+            "\n",
+            (meta, "italic"),
+            "\n\n",
+            *highlighted(paper.abstract or "(no abstract)", k, t),
+        ]
+        note = self.session.note_of(paper.id)
+        if note:
+            parts += ["\n\nnote: ", (note, "italic")]
+        box.update(safe_content(parts))
+        self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
+
+    def show_counts(self) -> None:
+        """The progress line: screened n of N, included, maybe, the model's estimate."""
+        if self.session is None:
+            return
+        screened, total, included, maybe = self.session.counts()
+        est = self.session.estimate
+        estimate = (
+            f"model's estimate: ~{est:.0f} includes left (high early on)"
+            if est is not None
+            else "model's estimate: after an include and an exclude"
+        )
+        line = (
+            f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
+            f"{estimate} · order: {self.session.model_name}"
+            + (" · retraining…" if self.retraining else "")
+        )
+        self.query_one("#screening-progress", Static).update(safe_content([line]))
+
+    def show_progress(self, progress: ScreeningProgress) -> None:
+        """The progress line, the gain curve and the stop panel."""
+        self.show_counts()
+        self.query_one("#screening-curve", Sparkline).data = progress.curve or [0.0]
+        parts: list[Part] = [("Stopping rules (none stops on its own)\n", "bold")]
+        for s in progress.stops:
+            mark = ("● fired  ", "bold red") if s.fired_at else ("○ running", "dim")
+            parts += [mark, f"  {s.rule:<15} {s.detail}\n"]
+        self.query_one("#screening-stops", Static).update(safe_content(parts))
+
+    # -- keys -------------------------------------------------------------------------------
+    def action_decide(self, decision: str) -> None:
+        if self.session is None or self.session.current_paper() is None:
+            return
+        start = time.perf_counter()
+        try:
+            self.session.decide(decision)
+        except LitsiftError as err:
+            self._failed(err)
+            return
+        self.show_record()
+        self.show_counts()
+        self.last_key_s = time.perf_counter() - start
+        self.retrain()
+
+    def action_undo(self) -> None:
+        if self.session is None:
+            return
+        try:
+            paper = self.session.undo()
+        except LitsiftError as err:
+            self._failed(err)
+            return
+        if paper is None:
+            self.app.notify("nothing to undo", title="screening")
+            return
+        self.show_record()
+        self.show_counts()
+        self.retrain()
+
+    def action_note(self) -> None:
+        session = self.session
+        paper = None if session is None else session.current_paper()
+        if session is None or paper is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            try:
+                session.set_note(text)
+            except LitsiftError as err:
+                self._failed(err)
+                return
+            self.show_record()
+
+        prompt = PromptScreen("Note", paper.title, session.note_of(paper.id), "why (in)eligible")
+        self.app.push_screen(prompt, done)
+
+    def action_close(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+
+
+def open_last_review(app: LitsiftApp) -> None:
+    """F4 in the app: screen the review screened last (or say how to make one)."""
+    try:
+        name = app.service.reviews.last_opened()
+    except LitsiftError as err:
+        app.notify(err.message, title="screening", severity="error", markup=False)
+        return
+    if name is None:
+        app.notify(
+            "no review yet: litsift review new NAME --from FILE (RIS, nbib, CSV, BibTeX...)",
+            title="screening",
+            markup=False,
+        )
+        return
+    app.push_screen(ScreeningScreen(app.service, name))
+
+
+def create_screening_app(service: LitsiftService, review: str, *, dense: bool = True) -> LitsiftApp:
+    """The app with review ``review``'s screening screen as its only screen (``litsift review
+    screen``; the search screen is not mounted, so nothing is indexed meanwhile); Esc quits."""
+    from litsift.tui import app as app_module
+    from litsift.tui.app import LitsiftApp
+
+    class ScreeningApp(LitsiftApp):
+        CSS_PATH = str(Path(app_module.__file__).with_name("litsift.tcss"))
+
+        def get_default_screen(self) -> Screen[None]:
+            return ScreeningScreen(service, review, dense=dense)
+
+    return ScreeningApp(service)

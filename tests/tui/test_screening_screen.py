@@ -1,0 +1,253 @@
+"""Pilot tests of the screening screen: a real review set's slice, real SQLite, the learner's
+order retrained in a worker while the reviewer keeps going."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Static
+
+from litsift.paths import get_paths
+from litsift.review.session import ReviewModel
+from litsift.service import LitsiftService
+from litsift.store.reviews import ReviewError, current_decisions, review_records
+from litsift.tui.screens.modals import PromptScreen
+from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+
+SIZE = (120, 40)
+SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+
+
+@pytest.fixture
+def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create(
+            "donners",
+            [DONNERS],
+            criteria="Pharmacokinetics of emicizumab in people with haemophilia A",
+            keywords=["emicizumab"],
+            labels=1,
+        )
+        yield svc
+
+
+async def wait_idle(pilot: Any) -> ScreeningScreen:
+    for _ in range(500):
+        await pilot.pause(0.02)
+        screen = pilot.app.screen
+        if isinstance(screen, ScreeningScreen) and not screen.busy:
+            await pilot.pause()
+            return screen
+    raise AssertionError("the screening screen never settled")
+
+
+def learner_first(svc: LitsiftService, texts: list[str], query: str) -> str:
+    """The record a fresh model trained on the stored decisions ranks first."""
+    store = svc.store
+    records = review_records(store, "donners")
+    row = {r.doc_id: i for i, r in enumerate(records)}
+    decided = current_decisions(store, "donners")
+    rows = [row[d] for d, _, _ in decided]
+    y = [0 if v == "exclude" else 1 for _, v, _ in decided]
+    return records[ReviewModel(texts, query).rank(rows, y).order[0]].doc_id
+
+
+async def test_screening_keys_store_decisions_and_follow_the_learner(
+    review_service: LitsiftService, tmp_path: Path
+) -> None:
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False)  # TF-IDF: no encoder to load
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None
+        query = " ".join([session.criteria, *session.keywords])
+        # the first record is the learner's pick from the two prior decisions
+        first = session.current_paper()
+        assert first is not None
+        assert first.id == learner_first(svc, session.texts, query)
+        shown = str(screen.query_one("#screening-record", Static).render())
+        assert first.title[:30] in shown
+        labels = true_labels(svc)
+        assert set(labels) == {p.id for p in session.papers}
+        decided: list[str] = []
+        key_s: list[float] = []
+        for _ in range(6):
+            paper = session.current_paper()
+            assert paper is not None
+            await pilot.press("i" if labels[paper.id] else "x")
+            decided.append(paper.id)
+            assert screen.last_key_s is not None
+            key_s.append(screen.last_key_s)
+            screen = await wait_idle(pilot)
+            # after each retraining, the record on screen is what the model ranks first
+            nxt = session.current_paper()
+            assert nxt is not None and nxt.id not in decided
+        stored = [(d, v, s) for d, v, s in current_decisions(svc.store, "donners")]
+        assert [d for d, _, s in stored if s == "user"] == decided
+        assert all(
+            v == ("include" if labels[d] else "exclude") for d, v, s in stored if s == "user"
+        )
+        assert session.current_paper().id == learner_first(svc, session.texts, query)  # type: ignore[union-attr]
+        assert screen.retrains >= 6
+        # the next record is on screen without waiting for the model (decision stored too)
+        assert statistics.median(key_s) < 0.1, key_s
+        print(f"key -> next record: median {statistics.median(key_s) * 1000:.1f} ms")
+
+        # maybe, then undo brings the record back and removes its decision
+        target = session.current_paper()
+        assert target is not None
+        await pilot.press("m")
+        await wait_idle(pilot)
+        assert (
+            dict((d, v) for d, v, _ in current_decisions(svc.store, "donners"))[target.id]
+            == "maybe"
+        )
+        await pilot.press("u")
+        await wait_idle(pilot)
+        assert session.current_paper() == target
+        assert target.id not in {d for d, _, _ in current_decisions(svc.store, "donners")}
+
+        # a note is stored on the record
+        await pilot.press("n")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, PromptScreen):
+                break
+        app.screen.query_one("#prompt-input", Input).value = "population PK model, check dose"
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        notes = {r.doc_id: r.note for r in review_records(svc.store, "donners")}
+        assert notes[target.id] == "population PK model, check dose"
+
+        progress = str(screen.query_one("#screening-progress", Static).render())
+        assert "screened 8 of 257" in progress
+        stops = str(screen.query_one("#screening-stops", Static).render())
+        for rule in ("consecutive", "knee", "hypergeometric"):
+            assert rule in stops
+        svg = app.export_screenshot(title="litsift review screen")
+        assert "emicizumab" in svg.lower()
+        out = os.environ.get("LITSIFT_SCREENSHOT_DIR")
+        if out:
+            Path(out).mkdir(parents=True, exist_ok=True)
+            (Path(out) / "screening.svg").write_text(svg, encoding="utf-8")
+
+
+def true_labels(svc: LitsiftService) -> dict[str, int]:
+    """The review's final decision of each record, joined on the file line it came from."""
+    from litsift.sources.screening_jsonl import read_screening_set
+
+    by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
+    with svc.store.lock:
+        rows = svc.store.conn.execute(
+            "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS.resolve()),)
+        ).fetchall()
+    out: dict[str, int] = {}
+    for doc_id, line in rows:
+        out[doc_id] = max(out.get(doc_id, 0), by_line[line] or 0)
+    return out
+
+
+async def test_screening_switches_to_the_default_order_once_the_records_are_embedded(
+    tmp_path: Path, encoder: Any
+) -> None:
+    data = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        svc.reviews.create(
+            "tele",
+            [data / "telemonitoring_embase-export_13-records.ris",
+             data / "telemonitoring_pubmed_7-records.nbib"],
+            criteria="remote monitoring of patients",
+            keywords=["wearable"],
+        )  # fmt: skip
+        app = create_screening_app(svc, "tele")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            await pilot.press("i")
+            screen = await wait_idle(pilot)
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            session = screen.session
+            assert session is not None and session.model_name == "tfidf+dense-0.2"
+            progress = str(screen.query_one("#screening-progress", Static).render())
+            assert "screened 2 of 15" in progress and "order: tfidf+dense-0.2" in progress
+            assert len(current_decisions(svc.store, "tele")) == 2
+
+
+async def test_hostile_text_in_a_review_never_reaches_the_terminal(tmp_path: Path) -> None:
+    import json
+
+    from tests.tui.test_hostile_text import assert_clean
+    from tests.unit.test_sanitize import HOSTILE, HOSTILE_PAPER
+
+    rows = [
+        {"title": HOSTILE_PAPER["title"], "abstract": HOSTILE_PAPER["abstract"],
+         "label_included": 1},
+        {"title": "Plain excluded paper", "abstract": "Nothing here.", "label_included": 0},
+        {"title": "Another " + HOSTILE, "abstract": "music " + HOSTILE, "label_included": 0},
+    ]  # fmt: skip
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        with pytest.raises(ReviewError, match="bad review name"):  # control characters
+            svc.reviews.create("x\x9b2J", [path])
+        svc.reviews.create(
+            "hostile", [path], criteria="music " + HOSTILE, keywords=["music"], labels="none"
+        )
+        name = svc.reviews.all()[0].name
+        app = create_screening_app(svc, name, dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            assert_clean(app.export_screenshot())
+            await pilot.press("i")
+            await wait_idle(pilot)
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            for widget in screen.query(Static):
+                assert_clean(str(widget.render()))
+            assert_clean(app.export_screenshot())
+
+
+async def test_feed_view_lists_the_synced_papers_in_the_feed_order(tmp_path: Path) -> None:
+    from litsift.tui.screens.feed import FeedScreen
+    from litsift.types import Kind, Label
+    from tests.unit.test_reviews import PUBMED, _write_set_lines
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        stored = _write_set_lines(svc, 1, 200, str(DONNERS))
+        _write_set_lines(svc, 201, 258, "sync:openalex-emicizumab")
+        for i, (doc_id, y) in enumerate(stored.items()):
+            if y or i < 20:
+                svc.set_label(Kind.PAPER, doc_id, Label.KEEP if y else Label.DISCARD)
+        svc.reviews.create("pubmed", [PUBMED])  # its papers join the feed's negatives
+        expected = svc.reviews.feed(mark_seen=False)
+        app = create_screening_app(svc, "pubmed", dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_idle(pilot)
+            app.action_feed()
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if isinstance(app.screen, FeedScreen) and not app.screen.busy:
+                    break
+            feed = app.screen
+            assert isinstance(feed, FeedScreen) and feed.result is not None
+            assert [p.id for p in feed.result.papers] == [p.id for p in expected.papers]
+            listed = str(feed.query_one("#feed-list", Static).render())
+            first, second = (p.title for p in expected.papers[:2])
+            assert listed.index(first[:40]) < listed.index(second[:40])
+            head = str(feed.query_one("#feed-head").render())
+            assert "57 new papers since ever, ranked by tfidf-svm" in head
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ScreeningScreen)
+        assert svc.reviews.feed().papers == []  # the view counted as a look

@@ -1,0 +1,234 @@
+"""Reviews: made from real search exports (PubMed nbib + Embase RIS of one review, a labelled
+screening set), duplicates grouped, decisions / undo / notes stored, PRISMA counts, exports
+read back by rispy and csv, and the CLI's messages."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import rispy
+from click.testing import CliRunner
+
+from litsift.cli import main
+from litsift.paths import get_paths
+from litsift.review.session import gain_curve, stop_states
+from litsift.service import LitsiftService
+from litsift.store.reviews import ReviewError, current_decisions
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+EMBASE = DATA / "telemonitoring_embase-export_13-records.ris"
+PUBMED = DATA / "telemonitoring_pubmed_7-records.nbib"
+SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[LitsiftService]:
+    with LitsiftService(get_paths(tmp_path / "home")) as s:
+        yield s
+
+
+def test_two_database_exports_group_their_duplicates(svc: LitsiftService) -> None:
+    made = svc.reviews.create(
+        "tele", [EMBASE, PUBMED], criteria="remote monitoring", keywords=["wearable"]
+    )
+    c = made.prisma
+    # 13 Embase + 7 PubMed records; the README of the files: 5 DOIs shared
+    assert (c.identified, c.duplicates_removed, c.records) == (20, 5, 15)
+    assert (c.screened, c.unscreened, c.bad) == (0, 15, 0)
+    groups = svc.reviews.duplicate_groups("tele")
+    assert len(groups) == 5
+    for entries in groups.values():  # one entry of each file, none dropped
+        assert sorted(Path(e.rsplit(":", 1)[0]).name for e in entries) == [EMBASE.name, PUBMED.name]
+    info = svc.reviews.info("tele")
+    assert (info.criteria, info.keywords, info.records) == ("remote monitoring", ("wearable",), 15)
+    with pytest.raises(ReviewError, match="exists"):
+        svc.reviews.create("tele", [PUBMED])
+
+
+def test_decisions_undo_notes_prisma_and_exports(svc: LitsiftService) -> None:
+    svc.reviews.create("tele", [EMBASE, PUBMED])
+    session = svc.reviews.open("tele")
+    session.apply(session.retrain(), keep_current=False)
+    first = session.current_paper()
+    assert first is not None
+    session.decide("include")
+    second = session.current_paper()
+    assert second is not None and second.id != first.id
+    session.set_note("no wearable device")
+    session.decide("exclude")
+    session.decide("maybe")
+    undone = session.undo()  # the maybe is taken back; its record is on screen again
+    assert undone is not None
+    assert undone.id not in {d for d, _, _ in current_decisions(svc.store, "tele")}
+    c = svc.reviews.prisma("tele")
+    assert (c.screened, c.included, c.excluded, c.maybe, c.unscreened) == (2, 1, 1, 0, 13)
+
+    rows = list(csv.DictReader(io.StringIO(svc.reviews.export("tele", "csv"))))
+    assert len(rows) == 15
+    by_id = {r["id"]: r for r in rows}
+    assert by_id[first.id]["decision"] == "include"
+    assert by_id[second.id]["decision"] == "exclude"
+    assert by_id[second.id]["note"] == "no wearable device"
+    assert sum(r["entries"] == "2" for r in rows) == 5
+
+    refs = rispy.loads(svc.reviews.export("tele", "ris", which="exclude"))
+    assert [(r["id"], r["label"], r["notes"]) for r in refs] == [
+        (second.id, "exclude", ["no wearable device"])
+    ]
+    assert refs[0]["title"] == second.title
+
+
+def test_a_screening_set_labels_become_prior_decisions(svc: LitsiftService) -> None:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    made = svc.reviews.create("all", [DONNERS])
+    # line 226 of the set has no title: reported with its line, the 257 others kept
+    assert [str(p) for p in made.problems] == [f"{DONNERS.resolve()}:226: no title"]
+    c = made.prisma
+    assert (c.identified, c.records, c.screened, c.unscreened) == (257, 257, 257, 0)
+    assert c.included == 15 and c.included + c.excluded == 257
+    two = svc.reviews.create("two", [DONNERS], labels=1)
+    assert two.priors == 2 and two.prisma.included == 1 and two.prisma.excluded == 1
+    assert {s for _, _, s in current_decisions(svc.store, "two")} == {"prior"}
+
+
+def test_stop_panel_and_gain_curve_read_the_screened_sequence() -> None:
+    seq = [1, 0, 1] + [0] * 60
+    states = {s.rule: s for s in stop_states(seq, n_records=200, prior_included=1)}
+    assert states["consecutive"].fired_at == 3 + 50
+    assert states["knee"].fired_at is None and "150" in states["knee"].detail
+    assert gain_curve(seq)[-1] == 2.0
+    assert gain_curve([]) == []
+
+
+def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    crit = tmp_path / "criteria.txt"
+    crit.write_text("Adults monitored at home with wearable sensors", encoding="utf-8")
+    done = runner.invoke(
+        main,
+        ["--home", home, "review", "new", "tele", "--from", str(EMBASE), "--from", str(PUBMED),
+         "--criteria", f"@{crit}", "--json"],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    out = json.loads(done.stdout)
+    assert out["prisma"]["duplicates_removed"] == 5
+    shown = runner.invoke(main, ["--home", home, "review", "show", "tele"])
+    assert "duplicates removed (grouped)" in shown.stdout
+    assert "Adults monitored at home" in shown.stdout
+    listed = runner.invoke(main, ["--home", home, "review", "list"])
+    assert "tele: 0 of 15 screened" in listed.stdout
+
+    missing = runner.invoke(main, ["--home", home, "review", "show", "nope"])
+    assert missing.exit_code == 1
+    assert "no review named 'nope'" in missing.stderr and "hint:" in missing.stderr
+    gone = runner.invoke(main, ["--home", home, "review", "new", "x", "--from", "no.ris"])
+    assert gone.exit_code == 1 and "no such file" in gone.stderr
+    bad = tmp_path / "cut.jsonl.gz"
+    bad.write_bytes(gzip.compress(b'{"title": "A", "label_included": 1}\n')[:-12])
+    cut = runner.invoke(main, ["--home", home, "review", "new", "cut", "--from", str(bad)])
+    assert cut.exit_code == 1 and "Traceback" not in cut.output and "Error" not in cut.stderr
+    assert f"the files held no record to screen: {bad}: broken gzip file" in cut.stderr
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text(
+        'not json\n{"title": "B", "label_included": "1"}\n{"abstract": "x", "label_included": 0}\n',
+        encoding="utf-8",
+    )
+    some = runner.invoke(main, ["--home", home, "review", "new", "some", "--from", str(lines)])
+    assert some.exit_code == 1  # bad lines: told with their line, the good record kept
+    assert f"{lines}:1: not a JSON object" in some.stderr
+    assert f"{lines}:3: no title" in some.stderr
+    assert "1 to screen, 1 prior decisions, 2 bad entries skipped" in some.stdout
+    own = tmp_path / "papers.jsonl"  # litsift's own JSONL: no entry locations to group by
+    own.write_text('{"id": "p1", "title": "A paper", "year": 2020}\n', encoding="utf-8")
+    mixed = runner.invoke(
+        main, ["--home", home, "review", "new", "mixed", "--from", str(own), "--from", str(PUBMED)]
+    )
+    assert mixed.exit_code == 1 and "7 to screen" in mixed.stdout
+    assert f"{own}: litsift's own JSONL is ingested into the store but not into a review" in (
+        mixed.stderr
+    )
+
+
+def _write_set_lines(svc: LitsiftService, first: int, last: int, file: str) -> dict[str, int]:
+    """Write lines ``first..last`` of the Donners set as read from ``file`` (``sync:NAME`` is
+    what ``litsift sync`` writes); ``{doc_id: label}``."""
+    from litsift.sources.screening_jsonl import read_screening_set
+    from litsift.sources.writer import RecordWriter
+
+    writer = RecordWriter(svc.store)
+    labels = {}
+    for item, label in read_screening_set(DONNERS):
+        if first <= int(item.location) <= last:
+            writer.add("openalex", file, item)
+            labels[item.location] = label
+    writer.flush()
+    with svc.store.lock:
+        rows = svc.store.conn.execute(
+            "SELECT doc_id, location FROM provenance WHERE file = ?", (file,)
+        ).fetchall()
+    return {str(d): int(labels[loc] or 0) for d, loc in rows}
+
+
+def test_feed_ranks_synced_papers_by_the_kept_ones(svc: LitsiftService) -> None:
+    from litsift.types import Kind, Label
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    stored = _write_set_lines(svc, 1, 200, str(DONNERS))
+    synced = _write_set_lines(svc, 201, 258, "sync:openalex-emicizumab")
+    kept = [d for d, y in stored.items() if y]
+    discarded = [d for d, y in stored.items() if not y][:20]
+    for d in kept:
+        svc.set_label(Kind.PAPER, d, Label.KEEP)
+    for d in discarded:
+        svc.set_label(Kind.PAPER, d, Label.DISCARD)
+
+    got = svc.reviews.feed(mark_seen=False)
+    assert (got.liked, got.disliked, got.model) == (len(kept), 20, "tfidf-svm")
+    assert {p.id for p in got.papers} == set(synced)
+    ranked = [synced[p.id] for p in got.papers]
+    arrival = [synced[d] for d in synced]
+    print("feed ranks of includes:", [i + 1 for i, y in enumerate(ranked) if y])
+
+    def ap(y: list[int]) -> float:
+        hits = [i for i, v in enumerate(y) if v]
+        return sum((k + 1) / (i + 1) for k, i in enumerate(hits)) / len(hits)
+
+    assert ap(ranked) > ap(arrival)
+
+    svc.triage.add_to_collection("emicizumab", Kind.PAPER, kept[0])
+    by_collection = svc.reviews.feed("emicizumab")
+    assert by_collection.liked == 1 and len(by_collection.papers) == len(synced)
+    assert svc.reviews.feed("emicizumab").papers == []  # seen: nothing new since
+    assert len(svc.reviews.feed().papers) == len(synced)  # each feed has its own last look
+    with pytest.raises(ReviewError, match="no collection named 'nope'"):
+        svc.reviews.feed("nope")
+
+
+def test_the_screening_order_is_the_learners() -> None:
+    """The review's model ranks the pool as the simulation's learning order does."""
+    import numpy as np
+
+    from litsift.review.data import load_review_set
+    from litsift.review.learner import rank_pool
+    from litsift.review.session import ReviewModel
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    s = load_review_set(DONNERS)
+    model = ReviewModel(s.texts)
+    y = s.labels.astype(np.int64)
+    rows = np.concatenate([np.flatnonzero(y)[:3], np.flatnonzero(y == 0)[:30]]).astype(np.int64)
+    pool = np.setdiff1d(np.arange(y.size), rows).astype(np.int64)
+    ranking = model.rank(rows.tolist(), y[rows].tolist())
+    assert ranking.order == rank_pool(model.spec, model.x, rows, y[rows], pool).tolist()
+    assert ranking.estimate is not None and 0 < ranking.estimate < pool.size
