@@ -284,7 +284,8 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
 
 def _v7_citations(conn: sqlite3.Connection) -> None:
     """Version 7: citation edges ``(citing, cited, source)``, each end a stored paper's id or
-    an external ``scheme:value`` key not yet resolved (:mod:`litsift.store.citations`)."""
+    an external ``scheme:value`` key not yet resolved, and the labels sources gave external
+    keys (:mod:`litsift.store.citations`)."""
     from litsift.store.citations import CREATE_SQL
 
     for statement in CREATE_SQL.split(";"):
