@@ -35,9 +35,10 @@ RETRAIN_FRACTION = 0.02
 ASREVIEW_PYTHON_ENV = "LITSIFT_ASREVIEW_PYTHON"
 ASREVIEW_TIMEOUT_S = 3600
 #: Scale of the citation-signal columns (each 0..1) beside the order's features. 0.3 and
-#: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 6 variants (weight 1 or 0.3, from the
-#: first or third include, all columns or ``linked`` only) on the 4 sets with references,
-#: order tfidf-svm, seeds 0-2; ``litsift eval snowball`` measures them with the default order.
+#: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 4 variants (weight 1 or 0.3, from the
+#: first or third include, all columns or ``linked`` only) on the 4 sets with references, order
+#: tfidf-svm, seeds 0-2 (``benchmarks/citation_signal_variants.py``); ``litsift eval snowball``
+#: measures the choice with the default order.
 CITATION_WEIGHT = 0.3
 #: Columns of the signal used (0 linked, 1 coupling, 2 co-citation).
 CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
