@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CREATE_SQL",
+    "LABELS_SQL",
     "add_edges",
     "add_labels",
     "cited_by",
@@ -54,7 +55,11 @@ CREATE TABLE citations (
     source TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (citing, cited)
 ) WITHOUT ROWID;
-CREATE INDEX idx_citations_cited ON citations(cited);
+CREATE INDEX idx_citations_cited ON citations(cited)
+"""
+
+#: The labels of external keys, created by the migration after the one that adds citations.
+LABELS_SQL = """
 CREATE TABLE citation_labels (
     key TEXT PRIMARY KEY,
     label TEXT NOT NULL

@@ -284,13 +284,20 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
 
 def _v7_citations(conn: sqlite3.Connection) -> None:
     """Version 7: citation edges ``(citing, cited, source)``, each end a stored paper's id or
-    an external ``scheme:value`` key not yet resolved, and the labels sources gave external
-    keys (:mod:`litsift.store.citations`)."""
+    an external ``scheme:value`` key not yet resolved (:mod:`litsift.store.citations`)."""
     from litsift.store.citations import CREATE_SQL
 
     for statement in CREATE_SQL.split(";"):
         if statement.strip():
             conn.execute(statement)
+
+
+def _citation_labels(conn: sqlite3.Connection) -> None:
+    """Citation labels: how a source named a cited work that is not stored (an external key
+    of ``citations``): ``"Title (First author, 2019)"`` (:mod:`litsift.store.citations`)."""
+    from litsift.store.citations import LABELS_SQL
+
+    conn.execute(LABELS_SQL)
 
 
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
@@ -302,6 +309,7 @@ MIGRATIONS: list[Migration] = [
     _v5_passages,
     _v6_sync_checkpoints,
     _v7_citations,
+    _citation_labels,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
