@@ -232,3 +232,31 @@ def test_the_screening_order_is_the_learners() -> None:
     ranking = model.rank(rows.tolist(), y[rows].tolist())
     assert ranking.order == rank_pool(model.spec, model.x, rows, y[rows], pool).tolist()
     assert ranking.estimate is not None and 0 < ranking.estimate < pool.size
+
+
+def test_a_screening_set_keeps_its_references_as_citation_edges(svc: LitsiftService) -> None:
+    """The sets' OpenAlex ``referenced_works`` become citation edges (issue 31), and an edge
+    whose cited work is a record of the set resolves to that record."""
+    from litsift.store import citations
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with gzip.open(DONNERS, "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    rows = [r for r in rows if (r.get("title") or "").strip()]
+    expected = sum(len(set(r.get("referenced_works") or [])) for r in rows)
+    assert expected > 0
+    svc.reviews.create("refs", [DONNERS])
+    conn = svc.store.conn
+    assert citations.count(conn) == expected
+    ids = {r["record_id"] for r in rows}
+    inside = {
+        (r["record_id"], w.rsplit("/", 1)[-1])
+        for r in rows
+        for w in r.get("referenced_works") or []
+        if w.rsplit("/", 1)[-1] in ids
+    }
+    stored = {row[0] for row in conn.execute("SELECT id FROM papers")}
+    both = conn.execute("SELECT citing, cited FROM citations").fetchall()
+    resolved = [(a, b) for a, b in both if a in stored and b in stored]
+    assert inside and len(resolved) == len(inside)  # the set cites some of its own records

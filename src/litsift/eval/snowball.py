@@ -31,7 +31,12 @@ from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import SnowballRun, set_graph, snowball
 from litsift.review.data import ReviewSet, find_sets, load_review_set
 from litsift.review.learner import DEFAULT_ORDER, ORDERS, feature_matrix, tfidf_matrix
-from litsift.review.simulate import CITATION_WEIGHT, SimulationRun, run_once
+from litsift.review.simulate import (
+    CITATION_MIN_INCLUDED,
+    CITATION_WEIGHT,
+    SimulationRun,
+    run_once,
+)
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
@@ -129,7 +134,8 @@ def run_snowball(
     notes.append(
         f"screening: order {order}; {WITH_CITATIONS} adds the citation signal towards the "
         f"included decisions (linked, coupling, co-citation; log1p, max-scaled, weight "
-        f"{CITATION_WEIGHT}) as features recomputed at each fit; same priors per seed"
+        f"{CITATION_WEIGHT}, once {CITATION_MIN_INCLUDED} records are included) as features "
+        "recomputed at each fit; same priors per seed"
     )
     return SnowballReport(
         tuple(r.name for r in reviews),

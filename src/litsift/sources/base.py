@@ -40,6 +40,7 @@ __all__ = [
     "Page",
     "SourceRecord",
     "clean_text",
+    "labelled",
     "read_bytes",
     "read_text",
     "year_from",
@@ -90,6 +91,9 @@ class SourceRecord:
     references: list[str] = field(default_factory=list)
     #: citation keys of works that cite this record (S2 ``citations``)
     cited_by: list[str] = field(default_factory=list)
+    #: how the source names the works of ``references`` / ``cited_by``, by key:
+    #: ``"Title (First author, 2019)"`` (:func:`litsift.sources.identity.reference_label`)
+    reference_labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,12 @@ _MOJIBAKE_RE = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
     "\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
+
+
+def labelled(refs: dict[str, str]) -> dict[str, str]:
+    """The entries of ``{citation key: label}`` that have a label (for
+    :attr:`SourceRecord.reference_labels`)."""
+    return {k: v for k, v in refs.items() if v}
 
 
 def clean_text(text: Any) -> str:

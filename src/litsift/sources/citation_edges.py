@@ -40,6 +40,8 @@ class CitationWriter:
         ``title``/``authors`` (the merged row), and resolve the edges that name it."""
         edges = [(doc_id, k) for k in rec.references] + [(k, doc_id) for k in rec.cited_by]
         citations.add_edges(self.conn, edges, fmt)
+        if rec.reference_labels:
+            citations.add_labels(self.conn, rec.reference_labels)
         citations.resolve_record(self.conn, doc_id)
         mine = title_ref_key(title, authors)
         citations.resolve_to(self.conn, [mine], doc_id)

@@ -17,8 +17,16 @@ from typing import Any
 
 from lxml import etree
 
-from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
-from litsift.sources.identity import reference_key
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    Page,
+    SourceRecord,
+    clean_text,
+    labelled,
+    year_from,
+)
+from litsift.sources.identity import reference_key, reference_label
 from litsift.sources.ids import normalize_doi
 from litsift.sources.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.types import Kind
@@ -102,23 +110,25 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         else "",
         ids={"doi": doi} if doi else {},
         source_key=doi or "",
-        references=_reference_keys(work.get("reference")),
+        references=list(refs := _reference_keys(work.get("reference"))),
+        reference_labels=labelled(refs),
     )
 
 
-def _reference_keys(refs: Any) -> list[str]:
+def _reference_keys(refs: Any) -> dict[str, str]:
     """Keys of a work's ``reference`` list: the DOI, else the title key of ``article-title``
     (or ``volume-title``) and ``author``; an ``unstructured``-only entry names none."""
-    keys: list[str] = []
+    keys: dict[str, str] = {}
     for ref in refs if isinstance(refs, list) else []:
         if not isinstance(ref, dict):
             continue
         doi = normalize_doi(ref.get("DOI"))
         title = clean_text(ref.get("article-title") or ref.get("volume-title"))
         author = clean_text(ref.get("author"))
-        key = reference_key({"doi": doi} if doi else {}, title, [author] if author else [])
-        if key and key not in keys:
-            keys.append(key)
+        names = [author] if author else []
+        key = reference_key({"doi": doi} if doi else {}, title, names)
+        if key and not keys.get(key):
+            keys[key] = reference_label(title, names, year_from(ref.get("year")))
     return keys
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from lxml import etree
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, labelled, year_from
 from litsift.sources.fulltext_refs import (
     jats_references,
     s2orc_2023_references,
@@ -91,7 +91,8 @@ def _tei_record(root: Any, path: Path) -> SourceRecord:
         ids=normalize_ids(raw_ids),
         sections=sections,
         source_key=path.name,
-        references=tei_references(root),
+        references=list(refs := tei_references(root)),
+        reference_labels=labelled(refs),
     )
 
 
@@ -148,7 +149,8 @@ def read_jats(path: Path) -> Iterator[SourceRecord | BadItem]:
         ids=normalize_ids({("pmcid" if k == "pmc" else k): v for k, v in raw_ids.items()}),
         sections=sections,
         source_key=path.name,
-        references=jats_references(root),
+        references=list(refs := jats_references(root)),
+        reference_labels=labelled(refs),
     )
 
 
@@ -196,7 +198,8 @@ def _s2orc_record(obj: dict[str, Any], location: str) -> SourceRecord:
             year=year_from(obj.get("year")),
             sections=sections,
             source_key=str(obj.get("paper_id") or ""),
-            references=s2orc_references(parse),
+            references=list(refs := s2orc_references(parse)),
+            reference_labels=labelled(refs),
         )
     content = obj.get("content") or {}
     text = content.get("text") or ""
@@ -229,7 +232,8 @@ def _s2orc_record(obj: dict[str, Any], location: str) -> SourceRecord:
         ids=ids,
         sections=sections,
         source_key=str(obj.get("corpusid") or ""),
-        references=s2orc_2023_references(text, ann),
+        references=list(refs := s2orc_2023_references(text, ann)),
+        reference_labels=labelled(refs),
     )
 
 

@@ -1,6 +1,7 @@
-"""Reference lists of structured full text, as citation keys
-(:func:`litsift.sources.identity.reference_key`): GROBID TEI ``listBibl/biblStruct``, JATS
-``ref-list/ref``, S2ORC doc2json ``bib_entries`` and the S2ORC 2023 ``bibentry`` annotations.
+"""Reference lists of structured full text as ``{citation key: label}``, in order (keys by
+:func:`litsift.sources.identity.reference_key`, labels by ``reference_label``): GROBID TEI
+``listBibl/biblStruct``, JATS ``ref-list/ref``, S2ORC doc2json ``bib_entries`` and the S2ORC
+2023 ``bibentry`` annotations.
 
 A reference with an identifier (DOI, arXiv, PubMed, PMC, S2 corpus id) is keyed by it; one
 without by its title and first author (``title:...``); one with neither (a bare URL, a footnote)
@@ -12,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from litsift.sources.base import clean_text
-from litsift.sources.identity import reference_key
+from litsift.sources.base import clean_text, year_from
+from litsift.sources.identity import reference_key, reference_label
 from litsift.sources.ids import normalize_corpusid, normalize_ids
 
 __all__ = ["jats_references", "s2orc_2023_references", "s2orc_references", "tei_references"]
@@ -27,9 +28,9 @@ def _t(els: list[Any]) -> str:
     return clean_text(" ".join("".join(e.itertext()) for e in els))
 
 
-def _add(keys: list[str], key: str | None) -> None:
-    if key and key not in keys:
-        keys.append(key)
+def _add(keys: dict[str, str], key: str | None, label: str = "") -> None:
+    if key and (key not in keys or not keys[key]):
+        keys[key] = label
 
 
 def _person(pers: Any, given_tag: str, family_tag: str) -> str:
@@ -38,9 +39,9 @@ def _person(pers: Any, given_tag: str, family_tag: str) -> str:
     return f"{given} {family}".strip()
 
 
-def tei_references(root: Any) -> list[str]:
+def tei_references(root: Any) -> dict[str, str]:
     """Keys of the ``biblStruct`` entries of a GROBID TEI document's ``listBibl``, in order."""
-    keys: list[str] = []
+    keys: dict[str, str] = {}
     for bib in _x(root, "//*[local-name()='listBibl']/*[local-name()='biblStruct']"):
         analytic = _x(bib, "./*[local-name()='analytic']")
         part = analytic[0] if analytic else bib
@@ -56,13 +57,17 @@ def tei_references(root: Any) -> list[str]:
             )
         ]
         raw = {el.get("type", ""): _t([el]) for el in _x(bib, ".//*[local-name()='idno']")}
-        _add(keys, reference_key(normalize_ids(raw), title, [a for a in authors if a]))
+        authors = [a for a in authors if a]
+        dates = _x(bib, ".//*[local-name()='imprint']/*[local-name()='date'][@when]")
+        year = year_from(dates[0].get("when")) if dates else None
+        label = reference_label(title, authors, year)
+        _add(keys, reference_key(normalize_ids(raw), title, authors), label)
     return keys
 
 
-def jats_references(root: Any) -> list[str]:
+def jats_references(root: Any) -> dict[str, str]:
     """Keys of the ``ref`` entries of a JATS article's ``ref-list``, in order."""
-    keys: list[str] = []
+    keys: dict[str, str] = {}
     for ref in _x(root, "//*[local-name()='back']//*[local-name()='ref']"):
         raw = {
             ("pmcid" if el.get("pub-id-type") == "pmc" else el.get("pub-id-type", "")): _t([el])
@@ -74,14 +79,16 @@ def jats_references(root: Any) -> list[str]:
         if not title:
             title = _t(_x(ref, ".//*[local-name()='source']")[:1])
         names = _x(ref, ".//*[local-name()='name']")
-        authors = [_person(n, "given-names", "surname") for n in names[:1]]
-        _add(keys, reference_key(normalize_ids(raw), title, [a for a in authors if a]))
+        authors = [a for a in (_person(n, "given-names", "surname") for n in names) if a]
+        year = year_from(_t(_x(ref, ".//*[local-name()='year']")[:1]))
+        label = reference_label(title, authors, year)
+        _add(keys, reference_key(normalize_ids(raw), title, authors[:1]), label)
     return keys
 
 
-def s2orc_references(parse: Any) -> list[str]:
+def s2orc_references(parse: Any) -> dict[str, str]:
     """Keys of doc2json's ``pdf_parse.bib_entries`` (``other_ids`` {DOI: [...], arXiv: [...]})."""
-    keys: list[str] = []
+    keys: dict[str, str] = {}
     entries = parse.get("bib_entries") if isinstance(parse, dict) else None
     for entry in (entries or {}).values() if isinstance(entries, dict) else []:
         if not isinstance(entry, dict):
@@ -95,7 +102,9 @@ def s2orc_references(parse: Any) -> list[str]:
             for a in entry.get("authors") or []
             if isinstance(a, dict)
         ]
-        _add(keys, reference_key(normalize_ids(raw), clean_text(entry.get("title")), authors))
+        title = clean_text(entry.get("title"))
+        label = reference_label(title, authors, year_from(entry.get("year")))
+        _add(keys, reference_key(normalize_ids(raw), title, authors), label)
     return keys
 
 
@@ -117,20 +126,19 @@ def _spans(ann: Any) -> list[tuple[int, int, dict[str, Any]]]:
     return out
 
 
-def s2orc_2023_references(text: str, annotations: Any) -> list[str]:
+def s2orc_2023_references(text: str, annotations: Any) -> dict[str, str]:
     """Keys of the S2ORC 2023 ``bibentry`` annotations: the S2 corpus id S2 matched
     (``matched_paper_id``), else the ``bibtitle`` and first ``bibauthorlastname`` inside it."""
     if not isinstance(annotations, dict):
-        return []
+        return {}
     titles = _spans(annotations.get("bibtitle"))
     lasts = _spans(annotations.get("bibauthorlastname"))
-    keys: list[str] = []
+    keys: dict[str, str] = {}
     for start, end, attrs in _spans(annotations.get("bibentry")):
+        title = clean_text(next((text[s:e] for s, e, _ in titles if start <= s and e <= end), ""))
+        last = clean_text(next((text[s:e] for s, e, _ in lasts if start <= s and e <= end), ""))
+        names = [last] if last else []
         corpus = normalize_corpusid(attrs.get("matched_paper_id"))
-        if corpus:
-            _add(keys, f"corpusid:{corpus}")
-            continue
-        title = next((text[s:e] for s, e, _ in titles if start <= s and e <= end), "")
-        last = next((text[s:e] for s, e, _ in lasts if start <= s and e <= end), "")
-        _add(keys, reference_key({}, clean_text(title), [clean_text(last)] if last else []))
+        key = f"corpusid:{corpus}" if corpus else reference_key({}, title, names)
+        _add(keys, key, reference_label(title, names))
     return keys

@@ -53,6 +53,7 @@ __all__ = [
     "first_family",
     "person_key",
     "reference_key",
+    "reference_label",
     "same_persons",
     "title_key",
     "title_ref_key",
@@ -235,6 +236,19 @@ def title_ref_key(title: str, authors: Sequence[str], family_names: Sequence[str
     disagree or one is missing."""
     basis = f"{title_key(title)}|{first_family(authors, family_names)}"
     return "title:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+
+
+def reference_label(title: str, authors: Sequence[str] = (), year: int | None = None) -> str:
+    """A cited work as a reader names it: ``"Title (First author, 2019)"`` (``""`` without a
+    title)."""
+    title = " ".join(title.split())
+    if not title:
+        return ""
+    first = next((" ".join(a.split()) for a in authors if a and a.strip()), "")
+    extra = ", ".join(
+        p for p in (first + (" et al." if len(authors) > 1 else ""), str(year or "")) if p
+    )
+    return f"{title} ({extra})" if extra else title
 
 
 def reference_key(

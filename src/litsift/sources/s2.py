@@ -19,8 +19,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
-from litsift.sources.identity import reference_key
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    Page,
+    SourceRecord,
+    clean_text,
+    labelled,
+    year_from,
+)
+from litsift.sources.identity import reference_key, reference_label
 from litsift.sources.ids import normalize_corpusid, normalize_ids, normalize_s2
 from litsift.sources.scholarly_json import parse_json_page, read_pages
 from litsift.types import Kind
@@ -55,23 +63,21 @@ def _paper_ids(obj: dict[str, Any]) -> dict[str, str]:
     return ids
 
 
-def _linked_keys(papers: Any, edge_key: str) -> list[str]:
+def _linked_keys(papers: Any, edge_key: str) -> dict[str, str]:
     """Keys of the nested ``references`` / ``citations`` of a paper object: paper objects, or
     edge objects holding one under ``citedPaper`` / ``citingPaper`` (``edge_key``)."""
-    keys: list[str] = []
+    keys: dict[str, str] = {}
     for item in papers if isinstance(papers, list) else []:
         if isinstance(item, dict) and isinstance(item.get(edge_key), dict):
             item = item[edge_key]
         if not isinstance(item, dict):
             continue
         names = [clean_text((a or {}).get("name")) for a in item.get("authors") or []]
-        key = reference_key(
-            _paper_ids(item),
-            clean_text(item.get("title")),
-            [n for n in names if n],
-        )
-        if key and key not in keys:
-            keys.append(key)
+        names = [n for n in names if n]
+        title = clean_text(item.get("title"))
+        key = reference_key(_paper_ids(item), title, names)
+        if key and not keys.get(key):
+            keys[key] = reference_label(title, names, year_from(item.get("year")))
     return keys
 
 
@@ -102,8 +108,9 @@ def paper_record(obj: Any, location: str) -> SourceRecord | None:
         url=clean_text(obj.get("url")),
         ids=ids,
         source_key=s2 or (f"CorpusId:{corpus}" if corpus else ""),
-        references=_linked_keys(obj.get("references"), "citedPaper"),
-        cited_by=_linked_keys(obj.get("citations"), "citingPaper"),
+        references=list(refs := _linked_keys(obj.get("references"), "citedPaper")),
+        cited_by=list(citers := _linked_keys(obj.get("citations"), "citingPaper")),
+        reference_labels=labelled({**citers, **refs}),
     )
 
 

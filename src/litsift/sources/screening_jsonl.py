@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from litsift.sources.base import BadItem, SourceRecord, clean_text, year_from
-from litsift.sources.ids import normalize_doi, normalize_openalex
+from litsift.sources.ids import normalize_doi, normalize_openalex, reference_keys
 
 __all__ = ["FORMAT", "is_screening_set", "read_screening_set"]
 
@@ -99,5 +99,6 @@ def read_screening_set(path: Path) -> Iterator[tuple[SourceRecord | BadItem, int
             year=year_from(row.get("year")),
             ids=ids,
             source_key=str(row.get("record_id") or ""),
+            references=reference_keys("openalex", row.get("referenced_works")),
         )
         yield rec, label

@@ -13,6 +13,10 @@ Importers add the edges a record carries (OpenAlex ``referenced_works``, S2 ``re
 holds that identifier (``record_ids``), so an edge resolves when its record arrives by any of its
 identifiers. Two keys of one work (its DOI and its OpenAlex id) collapse into one edge then.
 
+Importers also keep a label for an external end when the source names the work
+(``citation_labels``: ``"Title (First author, 2019)"``), so a stub can be shown before its
+record is fetched.
+
 The functions run in the caller's connection and transaction; they never commit (writers wrap
 them in :meth:`litsift.store.repo.Store.write_transaction`).
 """
@@ -20,7 +24,7 @@ them in :meth:`litsift.store.repo.Store.write_transaction`).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,10 +32,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CREATE_SQL",
+    "LABELS_SQL",
     "add_edges",
+    "add_labels",
     "cited_by",
     "count",
     "graph",
+    "labels",
     "normalize_key",
     "references",
     "resolve",
@@ -49,6 +56,14 @@ CREATE TABLE citations (
     PRIMARY KEY (citing, cited)
 ) WITHOUT ROWID;
 CREATE INDEX idx_citations_cited ON citations(cited)
+"""
+
+#: The labels of external keys, created by the migration after the one that adds citations.
+LABELS_SQL = """
+CREATE TABLE citation_labels (
+    key TEXT PRIMARY KEY,
+    label TEXT NOT NULL
+) WITHOUT ROWID
 """
 
 _MAX_PARAMS = 900
@@ -166,6 +181,35 @@ def resolve(conn: sqlite3.Connection) -> int:
         """
     ).fetchall()
     return _rewrite(conn, [(str(k), str(d)) for k, d in pairs])
+
+
+def add_labels(conn: sqlite3.Connection, labels: Mapping[str, str]) -> int:
+    """Remember how a source named works that are not stored (an edge end that is an external
+    key): ``{key: "Title (First author, 2019)"}``; the first label of a key is kept.
+
+    Returns:
+        The number of labels newly stored.
+    """
+    rows = [(k, " ".join(v.split())[:300]) for k, v in labels.items() if k and v.strip()]
+    before = conn.total_changes
+    conn.executemany("INSERT OR IGNORE INTO citation_labels(key, label) VALUES (?, ?)", rows)
+    return conn.total_changes - before
+
+
+def labels(conn: sqlite3.Connection, keys: Collection[str]) -> dict[str, str]:
+    """The stored labels of ``keys`` (external keys; a key without one is left out)."""
+    found: dict[str, str] = {}
+    wanted = list(keys)
+    for i in range(0, len(wanted), _MAX_PARAMS):
+        chunk = wanted[i : i + _MAX_PARAMS]
+        marks = ", ".join("?" * len(chunk))
+        found.update(
+            (str(k), str(v))
+            for k, v in conn.execute(
+                f"SELECT key, label FROM citation_labels WHERE key IN ({marks})", chunk
+            )
+        )
+    return found
 
 
 def references(conn: sqlite3.Connection, doc_id: str) -> list[str]:

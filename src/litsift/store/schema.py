@@ -365,6 +365,14 @@ def _refs_fetches(conn: sqlite3.Connection) -> None:
     conn.execute(_REFS_FETCHES)
 
 
+def _citation_labels(conn: sqlite3.Connection) -> None:
+    """Citation labels: how a source named a cited work that is not stored (an external key
+    of ``citations``): ``"Title (First author, 2019)"`` (:mod:`litsift.store.citations`)."""
+    from litsift.store.citations import LABELS_SQL
+
+    conn.execute(LABELS_SQL)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -376,6 +384,7 @@ MIGRATIONS: list[Migration] = [
     _v7_citations,
     _refs_fetches,
     _v_reviews,
+    _citation_labels,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -90,3 +90,24 @@ def test_tei_reference_without_identifier_resolves_by_title(tmp_path: Path) -> N
             specter_id = next(v for k, v in ids.items() if k.startswith("SPECTER"))
             assert citations.cited_by(store.conn, graph_id) == [specter_id]
             assert graph_id in citations.references(store.conn, specter_id)
+
+
+def test_unstored_cited_works_keep_the_label_the_source_gave(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        import_paths(store, [SRC / "crossref/works_10.1371-journal.pone.0033693.json"])
+        import_paths(store, [TEI / "acl-2020.acl-main.207.grobid-0.6.1.tei.xml"])
+        specter = store.conn.execute(
+            "SELECT id FROM papers WHERE title LIKE 'SPECTER%'"
+        ).fetchone()[0]
+        refs = citations.references(store.conn, specter)
+        labels = citations.labels(store.conn, [*refs, "doi:10.1038/sj.npp.1301164"])
+        # Crossref ref1: article-title, author "AF Arnsten", year 2006
+        assert labels["doi:10.1038/sj.npp.1301164"] == (
+            "Stimulants: Therapeutic actions in ADHD. (AF Arnsten, 2006)"
+        )
+        # TEI b0: analytic title, 8 authors (the first "K Anant"), imprint date 2019
+        assert (
+            "Estimating position bias without intrusive interventions (K Anant et al., 2019)"
+            in (labels.values())
+        )
+        assert len(labels) == 1 + len(refs)  # every SPECTER reference has a title
