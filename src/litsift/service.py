@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.config import Config, load_config
-from litsift.errors import IndexDamagedError, IndexMissingError, QueryError
+from litsift.errors import ConfigError, IndexDamagedError, IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
 from litsift.types import (
     FUSIONS,
@@ -46,8 +46,10 @@ if TYPE_CHECKING:
     from litsift.search.aspect_scoring import AspectScorer, Coverage
     from litsift.search.datasets.popularity import MentionCounts
     from litsift.search.datasets.searcher import DatasetSearcher
+    from litsift.search.engine import SearchEngine
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
+    from litsift.search.milvus_engine import PushReport
     from litsift.search.passage_index import PassageBuild, PassageIndex
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
@@ -84,6 +86,7 @@ class LitsiftService:
         self._encoder = encoder
         self._store: Store | None = None
         self._searchers: Searchers | None = None
+        self._engine: SearchEngine | None = None
         self._lock = threading.RLock()
         self._llm: LLMSession | None = None
         self._triage: Triage | None = None
@@ -168,6 +171,7 @@ class LitsiftService:
     def close(self) -> None:
         with self._lock:
             self._searchers = None
+            self._engine = None
             self._triage = None
             self._passages = None
             self._aspect_scorer = None
@@ -243,6 +247,28 @@ class LitsiftService:
         self.searchers.invalidate(kind)
         return report
 
+    def push_index(
+        self, kind: Kind, rebuild: bool = False, progress: Progress | None = None
+    ) -> PushReport:
+        """Push the rows of ``kind`` changed since the last push to the Milvus engine
+        (``litsift index --engine milvus``; :meth:`MilvusEngine.push`: batched, resumable).
+
+        Raises:
+            ConfigError: the engine is not Milvus.
+            IndexMissingError: Milvus cannot be reached or refuses a write.
+        """
+        from litsift.search.milvus_engine import MilvusEngine
+
+        engine = self.engine
+        if not isinstance(engine, MilvusEngine):
+            raise ConfigError(
+                f"the engine is {engine.name!r}: there is no Milvus collection to push to",
+                'set [engine] kind = "milvus" in config.toml, or pass --engine milvus',
+            )
+        report = engine.push(self.store, self.encoder, kind, rebuild=rebuild, progress=progress)
+        self.searchers.invalidate(kind)
+        return report
+
     def check_index(self, kind: Kind) -> dict[str, str]:
         """Verify every index file's checksum (``litsift index --check``); damaged parts are
         marked so the next :meth:`build_index` rebuilds them. Returns ``{part: reason}``."""
@@ -300,8 +326,20 @@ class LitsiftService:
                     lambda: self.encoder,
                     self.config.search,
                     lambda: self.sentence_store,
+                    lambda: self.engine,
                 )
             return self._searchers
+
+    @property
+    def engine(self) -> SearchEngine:
+        """Where BM25 and dense retrieval run (``[engine]``, :mod:`litsift.search.engine`).
+        Raises ConfigError / IndexMissingError when a Milvus engine cannot be opened."""
+        with self._lock:
+            if self._engine is None:
+                from litsift.search.engine import open_engine
+
+                self._engine = open_engine(self.config.engine, self.paths.index_dir)
+            return self._engine
 
     def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a
