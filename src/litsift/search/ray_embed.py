@@ -172,6 +172,7 @@ def embed_with_ray(
     address: str = "local",
     actors: int | None = None,
     progress: Progress | None = None,
+    batch_size: int = RAY_BATCH,
 ) -> RayEmbedReport:
     """Embed with Ray the passages of ``kind`` missing from ``encoder``'s embedding cache and
     put them there (see the module docstring).
@@ -191,7 +192,7 @@ def embed_with_ray(
     if progress is not None:
         progress("ray", 0, len(todo))
     start = time.perf_counter()
-    vectors, pool = ray_encode(encoder, todo, address, actors)
+    vectors, pool = ray_encode(encoder, todo, address, actors, batch_size)
     seconds = time.perf_counter() - start
     if todo:
         cache.put(encoder.cache_key, [prefix + t for t in todo], vectors)
