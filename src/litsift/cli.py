@@ -207,6 +207,11 @@ def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) ->
         with progress_bar(not quiet) as bar:
             report = svc.push_index(k, rebuild=rebuild, progress=bar)
         click.echo(f"{k.table}: {report.summary()}")
+        if k.value == "paper":
+            with progress_bar(not quiet) as bar:
+                passages = svc.push_passages(rebuild=rebuild, progress=bar)
+            if passages.count:
+                click.echo(f"full text: {passages.summary()}")
         with progress_bar(not quiet) as bar:
             embedded, total = svc.build_sentences(k, progress=bar)
         click.echo(

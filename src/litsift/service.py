@@ -46,11 +46,11 @@ if TYPE_CHECKING:
     from litsift.search.aspect_scoring import AspectScorer, Coverage
     from litsift.search.datasets.popularity import MentionCounts
     from litsift.search.datasets.searcher import DatasetSearcher
-    from litsift.search.engine import SearchEngine
+    from litsift.search.engine import PassageSearch, SearchEngine
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
     from litsift.search.milvus_engine import PushReport
-    from litsift.search.passage_index import PassageBuild, PassageIndex
+    from litsift.search.passage_index import PassageBuild
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
@@ -93,7 +93,7 @@ class LitsiftService:
         self._aspect_scorer: AspectScorer | None = None
         self._sentences: SentenceStore | None = None
         self._rq: RQService | None = None
-        self._passages: PassageIndex | None = None
+        self._passages: PassageSearch | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -267,6 +267,25 @@ class LitsiftService:
             )
         report = engine.push(self.store, self.encoder, kind, rebuild=rebuild, progress=progress)
         self.searchers.invalidate(kind)
+        return report
+
+    def push_passages(self, rebuild: bool = False, progress: Progress | None = None) -> PushReport:
+        """Push the stored full-text passages to the Milvus engine's passages collection
+        (:func:`~litsift.search.milvus_engine.push_passages`; skipped when unchanged).
+
+        Raises:
+            ConfigError: the engine is not Milvus.
+            IndexMissingError: Milvus cannot be reached or refuses a write.
+        """
+        from litsift.search.milvus_engine import MilvusEngine, push_passages
+
+        engine = self.engine
+        if not isinstance(engine, MilvusEngine):
+            raise ConfigError(f"the engine is {engine.name!r}: there is nothing to push to")
+        with self._lock:
+            self._passages = None
+        report = push_passages(engine, self.store, self.encoder, rebuild, progress)
+        engine._has_passages = None
         return report
 
     def check_index(self, kind: Kind) -> dict[str, str]:
@@ -534,14 +553,12 @@ class LitsiftService:
         return scorer.score(list(aspects), [h.record for h in hits], extra)
 
     @property
-    def passage_index(self) -> PassageIndex | None:
-        """The full-text passage index (:mod:`litsift.search.passage_index`), or None when no
-        full text was imported and indexed."""
-        from litsift.search.passage_index import PassageIndex
-
+    def passage_index(self) -> PassageSearch | None:
+        """The full-text passage index (:mod:`litsift.search.passage_index`, or the engine's
+        passages collection), or None when no full text was imported and indexed."""
         with self._lock:
             if self._passages is None:
-                self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
+                self._passages = self.engine.passages(self.store, self.encoder)
             return self._passages
 
     def has_passages(self) -> bool:
@@ -549,9 +566,7 @@ class LitsiftService:
         damaged one counts, so a search says what to run): then full-text search is the
         default (TUI, ``litsift search``, ``litsift answer``). Cheap (a ``stat`` while the
         index is unchanged; nothing is opened or encoded)."""
-        from litsift.search.passage_index import passages_built
-
-        return passages_built(self.paths.index_dir)
+        return self.engine.has_passages()
 
     def build_passages(
         self, progress: Progress | None = None, rebuild: bool = False, check: bool = False

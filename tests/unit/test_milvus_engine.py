@@ -321,3 +321,48 @@ def test_year_expression() -> None:
     assert year_expression(YearRange(None, 2019, include_missing=False)) == (
         "(year >= 0 and year <= 2019)"
     )
+
+
+def test_full_text_passages_in_milvus_answer_as_the_local_passage_index(
+    tmp_path: Path, paper_slice_rows: list[dict], encoder
+) -> None:
+    """Three GROBID TEI files of real papers (shared/data/sources/fulltext): their passages
+    pushed to Milvus give the local passage index's hits, and a full-text search through the
+    Milvus engine carries the passage."""
+    from litsift.paths import shared_data_dir
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps(r) + "\n" for r in paper_slice_rows[:30]), "utf-8")
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.ingest(Kind.PAPER, papers).ok
+        tei = shared_data_dir() / "sources" / "fulltext" / "grobid-tei"
+        assert not svc.sources.import_paths(Kind.PAPER, [tei]).bad
+        svc.build_index(Kind.PAPER)
+        built = svc.build_passages()
+        assert built.passages > 50
+        local = svc.passage_index
+        assert local is not None
+        questions = [
+            "electrical stimulation of multiple contacts for hand function",
+            "what corpus was used for training",
+        ]
+        expected = {q: local.search(q, k=10) for q in questions}
+    with LitsiftService(get_paths(home), config=_milvus_config("lite.db"), encoder=encoder) as svc:
+        assert not svc.has_passages()
+        report = svc.push_passages()
+        assert (report.pushed, report.count, report.created) == (built.passages,) * 2 + (True,)
+        assert svc.push_passages().pushed == 0  # unchanged: nothing pushed again
+        assert svc.has_passages()
+        index = svc.passage_index
+        assert index is not None and index.count == built.passages
+        for q in questions:
+            got = index.search(q, k=10)
+            want = expected[q]
+            keys = [(h.passage.doc_id, h.passage.idx) for h in got]
+            want_keys = [(h.passage.doc_id, h.passage.idx) for h in want]
+            assert keys[0] in want_keys[:3], q
+            assert len(set(keys) & set(want_keys)) >= 7, q
+        svc.push_index(Kind.PAPER)
+        hits = svc.search(Query(questions[0], k=5, fulltext=True)).hits
+        assert any(h.passage is not None for h in hits)

@@ -32,11 +32,14 @@ from litsift.types import Kind, YearRange
 if TYPE_CHECKING:
     from litsift.config import EngineSettings
     from litsift.models_onnx import Encoder
+    from litsift.search.passage_index import PassageHit
     from litsift.search.searcher import KindSearcher, Ranking
+    from litsift.store import Store
 
 __all__ = [
     "DenseRetriever",
     "LocalEngine",
+    "PassageSearch",
     "SearchEngine",
     "SparseRetriever",
     "open_engine",
@@ -101,6 +104,26 @@ class SearchEngine(Protocol):
         """Whether an index of ``kind`` exists in this engine (cheap; nothing is opened)."""
         ...
 
+    def passages(self, store: Store, encoder: Encoder) -> PassageSearch | None:
+        """The full-text passage index, or None when none was built or pushed.
+        Raises IndexDamagedError / IndexMismatchError when it cannot serve."""
+        ...
+
+    def has_passages(self) -> bool:
+        """Whether full text is indexed in this engine (cheap)."""
+        ...
+
+
+class PassageSearch(Protocol):
+    """What a search asks of a passage index (``PassageIndex`` locally)."""
+
+    @property
+    def count(self) -> int: ...
+
+    def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
+        """The top ``k`` passages for ``text``, BM25 and dense fused."""
+        ...
+
 
 class LocalEngine:
     """tantivy + hnswlib under ``index_root`` (the default, embedded engine)."""
@@ -125,6 +148,16 @@ class LocalEngine:
         from litsift.search.indexer import index_status
 
         return index_status(self.index_root, kind) is not None
+
+    def passages(self, store: Store, encoder: Encoder) -> PassageSearch | None:
+        from litsift.search.passage_index import PassageIndex
+
+        return PassageIndex.open(self.index_root, store, encoder)
+
+    def has_passages(self) -> bool:
+        from litsift.search.passage_index import passages_built
+
+        return passages_built(self.index_root)
 
 
 def open_engine(settings: EngineSettings, index_root: Path) -> SearchEngine:
