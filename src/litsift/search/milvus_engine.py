@@ -464,7 +464,7 @@ class MilvusEngine:
         count = self.count(kind)
         bm25 = MilvusBM25(self, kind, count)
         dense = MilvusDense(self, kind, count, encoder.dim)
-        return KindSearcher(kind, bm25, dense, year_by_rowid, encoder, ranking)  # type: ignore[arg-type]
+        return KindSearcher(kind, bm25, dense, year_by_rowid, encoder, ranking)
 
 
 def _rows_since(store: Store, kind: Kind, revision: int, after: int) -> int:
