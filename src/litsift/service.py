@@ -304,7 +304,10 @@ class LitsiftService:
     def needs_index(self, kind: Kind) -> bool:
         """True if the store has rows the index (either part) does not cover, there is no
         index, or a part is damaged: marked so, a recorded file missing or of another size, or
-        the manifest unreadable (one ``stat`` per file; the TUI builds such kinds at start)."""
+        the manifest unreadable (one ``stat`` per file; the TUI builds such kinds at start).
+        Always False on a Milvus engine: its collections are pushed by ``litsift index``."""
+        if self.config.engine.kind != "local":
+            return False
         from litsift.search.indexer import index_dir_for
         from litsift.search.manifest import verify_files
 

@@ -313,6 +313,8 @@ def test_search_before_any_push_says_what_to_run(home: Path, encoder, tmp_path: 
         with pytest.raises(IndexMissingError, match="no Milvus collection litsift_papers") as e:
             svc.search(Query("graph neural networks"))
         assert "litsift index papers --engine milvus" in e.value.hint
+        # the TUI builds what needs_index names at start: nothing local on a Milvus engine
+        assert not svc.needs_index(Kind.PAPER)
 
 
 def test_year_expression() -> None:
