@@ -137,27 +137,89 @@ def _index(
                     )
 
 
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(["local", "milvus"]),
+    default=None,
+    help="Where BM25 + dense run; default: [engine] kind in config.toml.",
+)
+
+
 @main.command()
 @click.argument("kind", type=click.Choice(["papers", "datasets", "all"]), default="all")
 @click.option("--rebuild", is_flag=True, help="Re-embed everything instead of only new rows.")
 @click.option(
     "--check", is_flag=True, help="Verify every index file's checksum; rebuild damaged parts."
 )
+@ENGINE_OPTION
+@click.option(
+    "--ray",
+    "ray_address",
+    default=None,
+    metavar="ADDRESS|local",
+    help="Embed the rows not in the embedding cache with Ray Data first (local: this machine).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 @reports_errors
-def index(ctx: click.Context, kind: str, rebuild: bool, check: bool, quiet: bool) -> None:
+def index(
+    ctx: click.Context,
+    kind: str,
+    rebuild: bool,
+    check: bool,
+    engine: str | None,
+    ray_address: str | None,
+    quiet: bool,
+) -> None:
     """Build or update the BM25 (tantivy) and dense (hnswlib) indexes from the store.
 
     BM25 is built and published first (search works on it at once, BM25 only), then the
     dense index is embedded and published. A damaged or missing index file (size, or with
     --check checksum, differing from the manifest) has its part rebuilt from the store.
+    With --engine milvus (or [engine] kind = "milvus") the rows new or changed since the last
+    push go to the Milvus collections instead, in resumable batches. With --ray, the rows
+    whose vectors are not in the embedding cache are embedded by Ray Data first.
     """
     from litsift.types import Kind
 
     kinds = list(Kind) if kind == "all" else [kind_named(kind)]
-    with open_service(ctx.obj["home"]) as svc:
-        _index(svc, kinds, rebuild, quiet, check=check)
+    with open_service(ctx.obj["home"], engine) as svc:
+        if ray_address is not None:
+            _embed_with_ray(svc, kinds, ray_address, quiet)
+        if svc.config.engine.kind == "milvus":
+            _push(svc, kinds, rebuild, quiet)
+        else:
+            _index(svc, kinds, rebuild, quiet, check=check)
+
+
+def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet: bool) -> None:
+    from litsift.search.ray_embed import embed_with_ray
+
+    for k in kinds:
+        with progress_bar(not quiet) as bar:
+            report = embed_with_ray(svc.store, svc.encoder, k, address, progress=bar)
+        click.echo(f"{k.table}: {report.summary()}")
+
+
+def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) -> None:
+    for k in kinds:
+        if svc.store.count(k) == 0:
+            click.echo(f"{k.table}: nothing to index")
+            continue
+        with progress_bar(not quiet) as bar:
+            report = svc.push_index(k, rebuild=rebuild, progress=bar)
+        click.echo(f"{k.table}: {report.summary()}")
+        if k.value == "paper":
+            with progress_bar(not quiet) as bar:
+                passages = svc.push_passages(rebuild=rebuild, progress=bar)
+            if passages.count:
+                click.echo(f"full text: {passages.summary()}")
+        with progress_bar(not quiet) as bar:
+            embedded, total = svc.build_sentences(k, progress=bar)
+        click.echo(
+            f"{k.table}: aspect sentences of {total:,} records stored "
+            f"({embedded:,} cut and embedded now)"
+        )
 
 
 def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
@@ -167,6 +229,8 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
     cannot be built (read-only) is searched as it is."""
     import time
 
+    if svc.config.engine.kind != "local":  # the engine's collections are pushed explicitly
+        return
     for kind in kinds:
         behind = svc.bm25_behind(kind)
         if behind is None:
@@ -203,6 +267,7 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
     help="Also search imported full text (PDF, TEI, JATS, S2ORC); default: on once it is indexed.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print stable JSON for scripts.")
+@ENGINE_OPTION
 @click.pass_context
 @reports_errors
 def search(
@@ -215,13 +280,14 @@ def search(
     fusion: str | None,
     fulltext: bool | None,
     as_json: bool,
+    engine: str | None,
 ) -> None:
     """Search papers (or --datasets) for QUERY and print the ranked hits."""
     from litsift.output import hits_to_json_text, hits_to_table
     from litsift.search.query import clean_query_text
     from litsift.types import Kind, Query, YearRange
 
-    with open_service(ctx.obj["home"]) as svc:
+    with open_service(ctx.obj["home"], engine) as svc:
         kind = Kind.DATASET if datasets_ else Kind.PAPER
         # dataset search also reads the papers' index (usage profiles, votes)
         _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])

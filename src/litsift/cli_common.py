@@ -98,11 +98,19 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
     return None
 
 
-def open_service(home: str | None) -> LitsiftService:
+def open_service(home: str | None, engine: str | None = None) -> LitsiftService:
+    """The service of ``home``; ``engine`` ("local" or "milvus") overrides ``[engine] kind``."""
+    from dataclasses import replace
+
+    from litsift.config import load_config
     from litsift.paths import get_paths
     from litsift.service import LitsiftService
 
-    return LitsiftService(get_paths(home))
+    paths = get_paths(home)
+    if engine is None:
+        return LitsiftService(paths)
+    config = load_config(paths.config_file)
+    return LitsiftService(paths, config=replace(config, engine=replace(config.engine, kind=engine)))
 
 
 @contextmanager

@@ -79,6 +79,12 @@ from litsift.cli_common import progress_bar, reports_errors
 @click.option(
     "--llm", "use_llm", is_flag=True, help="paperrq: also extract with the configured LLM."
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "milvus"]),
+    default=None,
+    help="Where BM25 + dense run (milvus: a Milvus Lite file in the benchmark's home).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
 @click.pass_context
 @reports_errors
@@ -99,6 +105,7 @@ def eval_cmd(
     sets: str | None,
     seeds: int,
     use_llm: bool,
+    engine: str | None,
     as_json: bool,
 ) -> None:
     """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
@@ -137,6 +144,7 @@ def eval_cmd(
             runs_dir=runs_dir,
             half=half,
             progress=bar,
+            engine=engine,
         )
     if as_json:
         click.echo(json.dumps(report_to_json(report), indent=2))

@@ -27,6 +27,7 @@ Example ``config.toml``::
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -209,6 +210,28 @@ def _sources(raw: Any) -> SourcesSettings:
     return settings
 
 
+#: The search engines BM25 + dense retrieval can run on (``[engine] kind``).
+ENGINE_KINDS = ("local", "milvus")
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """``[engine]``: where the corpus's BM25 and dense retrieval run.
+
+    ``kind = "local"`` (the default): tantivy + hnswlib under the home's index dir.
+    ``kind = "milvus"``: collections on a Milvus server (``uri = "http://host:19530"``) or in a
+    Milvus Lite file (``uri`` ending in ``.db``; relative paths are under the home's index
+    dir; empty: ``<index dir>/milvus.db``). ``token_env`` names the environment variable
+    holding the server's token (``user:password`` or an API key; never written in the config);
+    ``collection_prefix`` starts every collection's name, so several corpora share a server.
+    """
+
+    kind: str = "local"
+    uri: str = ""
+    token_env: str = ""
+    collection_prefix: str = "litsift_"
+
+
 @dataclass(frozen=True)
 class Config:
     search: SearchSettings = field(default_factory=SearchSettings)
@@ -216,6 +239,7 @@ class Config:
     #: action name -> key, e.g. {"keep": "k"}; merged over the TUI's default bindings.
     keymap: dict[str, str] = field(default_factory=dict)
     sources: SourcesSettings = field(default_factory=SourcesSettings)
+    engine: EngineSettings = field(default_factory=EngineSettings)
 
 
 def _section(cls: type[Any], name: str, raw: Any) -> Any:
@@ -292,6 +316,21 @@ def _validate(s: SearchSettings) -> None:
         raise ConfigError(f"config: search.bm25_query must be one of {', '.join(BM25_QUERY_MODES)}")
 
 
+def _engine(raw: Any) -> EngineSettings:
+    e: EngineSettings = _section(EngineSettings, "engine", raw)
+    if e.kind not in ENGINE_KINDS:
+        raise ConfigError(
+            f"config: engine.kind must be one of {', '.join(ENGINE_KINDS)}, not {e.kind!r}"
+        )
+    prefix = e.collection_prefix
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", prefix) is None:
+        raise ConfigError(
+            f"config: engine.collection_prefix {prefix!r} is not a Milvus collection name",
+            "use letters, digits and underscores, starting with a letter",
+        )
+    return e
+
+
 def parse_config(raw: dict[str, Any]) -> Config:
     """Validate a parsed TOML document. Raises :class:`ConfigError` on any bad key or value."""
     cfg = Config()
@@ -302,13 +341,16 @@ def parse_config(raw: dict[str, Any]) -> Config:
             cfg = replace(cfg, llm=_section(LLMSettings, "llm", value))
         elif key == "sources":
             cfg = replace(cfg, sources=_sources(value))
+        elif key == "engine":
+            cfg = replace(cfg, engine=_engine(value))
         elif key == "keymap":
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise ConfigError("config: [keymap] must map action names to keys")
             cfg = replace(cfg, keymap=dict(value))
         else:
             raise ConfigError(
-                f"config: unknown section [{key}]", "known sections: search, llm, keymap, sources"
+                f"config: unknown section [{key}]",
+                "known sections: search, llm, keymap, sources, engine",
             )
     _validate(cfg.search)
     return cfg

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.config import Config, load_config
-from litsift.errors import IndexDamagedError, IndexMissingError, QueryError
+from litsift.errors import ConfigError, IndexDamagedError, IndexMissingError, QueryError
 from litsift.paths import Paths, get_paths
 from litsift.types import (
     FUSIONS,
@@ -46,9 +46,11 @@ if TYPE_CHECKING:
     from litsift.search.aspect_scoring import AspectScorer, Coverage
     from litsift.search.datasets.popularity import MentionCounts
     from litsift.search.datasets.searcher import DatasetSearcher
+    from litsift.search.engine import PassageSearch, SearchEngine
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
-    from litsift.search.passage_index import PassageBuild, PassageIndex
+    from litsift.search.milvus_engine import PushReport
+    from litsift.search.passage_index import PassageBuild
     from litsift.search.searcher import KindSearcher
     from litsift.search.searchers import Searchers
     from litsift.search.sentences import SentenceStore
@@ -86,13 +88,14 @@ class LitsiftService:
         self._encoder = encoder
         self._store: Store | None = None
         self._searchers: Searchers | None = None
+        self._engine: SearchEngine | None = None
         self._lock = threading.RLock()
         self._llm: LLMSession | None = None
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
         self._sentences: SentenceStore | None = None
         self._rq: RQService | None = None
-        self._passages: PassageIndex | None = None
+        self._passages: PassageSearch | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -192,6 +195,7 @@ class LitsiftService:
     def close(self) -> None:
         with self._lock:
             self._searchers = None
+            self._engine = None
             self._triage = None
             self._passages = None
             self._aspect_scorer = None
@@ -267,6 +271,47 @@ class LitsiftService:
         self.searchers.invalidate(kind)
         return report
 
+    def push_index(
+        self, kind: Kind, rebuild: bool = False, progress: Progress | None = None
+    ) -> PushReport:
+        """Push the rows of ``kind`` changed since the last push to the Milvus engine
+        (``litsift index --engine milvus``; :meth:`MilvusEngine.push`: batched, resumable).
+
+        Raises:
+            ConfigError: the engine is not Milvus.
+            IndexMissingError: Milvus cannot be reached or refuses a write.
+        """
+        from litsift.search.milvus_engine import MilvusEngine
+
+        engine = self.engine
+        if not isinstance(engine, MilvusEngine):
+            raise ConfigError(
+                f"the engine is {engine.name!r}: there is no Milvus collection to push to",
+                'set [engine] kind = "milvus" in config.toml, or pass --engine milvus',
+            )
+        report = engine.push(self.store, self.encoder, kind, rebuild=rebuild, progress=progress)
+        self.searchers.invalidate(kind)
+        return report
+
+    def push_passages(self, rebuild: bool = False, progress: Progress | None = None) -> PushReport:
+        """Push the stored full-text passages to the Milvus engine's passages collection
+        (:func:`~litsift.search.milvus_engine.push_passages`; skipped when unchanged).
+
+        Raises:
+            ConfigError: the engine is not Milvus.
+            IndexMissingError: Milvus cannot be reached or refuses a write.
+        """
+        from litsift.search.milvus_engine import MilvusEngine, push_passages
+
+        engine = self.engine
+        if not isinstance(engine, MilvusEngine):
+            raise ConfigError(f"the engine is {engine.name!r}: there is nothing to push to")
+        with self._lock:
+            self._passages = None
+        report = push_passages(engine, self.store, self.encoder, rebuild, progress)
+        engine._has_passages = None
+        return report
+
     def check_index(self, kind: Kind) -> dict[str, str]:
         """Verify every index file's checksum (``litsift index --check``); damaged parts are
         marked so the next :meth:`build_index` rebuilds them. Returns ``{part: reason}``."""
@@ -283,7 +328,10 @@ class LitsiftService:
     def needs_index(self, kind: Kind) -> bool:
         """True if the store has rows the index (either part) does not cover, there is no
         index, or a part is damaged: marked so, a recorded file missing or of another size, or
-        the manifest unreadable (one ``stat`` per file; the TUI builds such kinds at start)."""
+        the manifest unreadable (one ``stat`` per file; the TUI builds such kinds at start).
+        Always False on a Milvus engine: its collections are pushed by ``litsift index``."""
+        if self.config.engine.kind != "local":
+            return False
         from litsift.search.indexer import index_dir_for
         from litsift.search.manifest import verify_files
 
@@ -324,8 +372,20 @@ class LitsiftService:
                     lambda: self.encoder,
                     self.config.search,
                     lambda: self.sentence_store,
+                    lambda: self.engine,
                 )
             return self._searchers
+
+    @property
+    def engine(self) -> SearchEngine:
+        """Where BM25 and dense retrieval run (``[engine]``, :mod:`litsift.search.engine`).
+        Raises ConfigError / IndexMissingError when a Milvus engine cannot be opened."""
+        with self._lock:
+            if self._engine is None:
+                from litsift.search.engine import open_engine
+
+                self._engine = open_engine(self.config.engine, self.paths.index_dir)
+            return self._engine
 
     def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a
@@ -520,14 +580,12 @@ class LitsiftService:
         return scorer.score(list(aspects), [h.record for h in hits], extra)
 
     @property
-    def passage_index(self) -> PassageIndex | None:
-        """The full-text passage index (:mod:`litsift.search.passage_index`), or None when no
-        full text was imported and indexed."""
-        from litsift.search.passage_index import PassageIndex
-
+    def passage_index(self) -> PassageSearch | None:
+        """The full-text passage index (:mod:`litsift.search.passage_index`, or the engine's
+        passages collection), or None when no full text was imported and indexed."""
         with self._lock:
             if self._passages is None:
-                self._passages = PassageIndex.open(self.paths.index_dir, self.store, self.encoder)
+                self._passages = self.engine.passages(self.store, self.encoder)
             return self._passages
 
     def has_passages(self) -> bool:
@@ -535,9 +593,7 @@ class LitsiftService:
         damaged one counts, so a search says what to run): then full-text search is the
         default (TUI, ``litsift search``, ``litsift answer``). Cheap (a ``stat`` while the
         index is unchanged; nothing is opened or encoded)."""
-        from litsift.search.passage_index import passages_built
-
-        return passages_built(self.paths.index_dir)
+        return self.engine.has_passages()
 
     def build_passages(
         self, progress: Progress | None = None, rebuild: bool = False, check: bool = False

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from litsift.errors import EvalError
 from litsift.eval.beir import load_beir
 from litsift.eval.benchmarks import load_benchmark
@@ -50,6 +52,7 @@ def run_benchmark(
     encoder: Encoder | None = None,
     config: Config | None = None,
     progress: EvalProgress | None = None,
+    engine: str | None = None,
 ) -> EvalReport:
     """Run ``litsift eval NAME``.
 
@@ -71,6 +74,8 @@ def run_benchmark(
         encoder: an already-loaded encoder (tests share one).
         config: search settings (default: litsift's defaults, not the user's config).
         progress: ``progress(stage, done, total)``.
+        engine: ``"local"`` or ``"milvus"`` (a Milvus Lite file in the benchmark's home, or
+            ``config.engine.uri``); default ``config.engine.kind``.
 
     Returns:
         The report (see :func:`format_table`, :func:`report_to_json`).
@@ -100,6 +105,13 @@ def run_benchmark(
         bench = load_benchmark(name, Path(data_dir) if data_dir else shared_data_dir(), query_field)
     if limit is not None and limit < 1:
         raise EvalError("--limit must be at least 1", "e.g. --limit 20")
+    if engine is not None:
+        from dataclasses import replace
+
+        from litsift.config import Config
+
+        base = config if config is not None else Config()
+        config = replace(base, engine=replace(base.engine, kind=engine))
     return run_eval(
         bench.half(half).limited(limit),
         systems=split_list(systems) or DEFAULT_SYSTEMS,
@@ -195,12 +207,19 @@ def report_to_json(report: EvalReport) -> dict[str, Any]:
     results: dict[str, dict[str, Any]] = {}
     run_files: dict[str, dict[str, str]] = {}
     elapsed: dict[str, dict[str, float]] = {}
+    latency: dict[str, dict[str, dict[str, float]]] = {}
     for r in report.results:
         results.setdefault(r.query_set, {})[r.system] = {
             m: {"mean": v.mean, "std": v.std, "n": v.n} for m, v in r.values.items()
         }
         run_files.setdefault(r.query_set, {})[r.system] = str(r.run_file)
         elapsed.setdefault(r.query_set, {})[r.system] = r.elapsed_s
+        if r.query_seconds:
+            ms = 1000 * np.asarray(r.query_seconds)
+            latency.setdefault(r.query_set, {})[r.system] = {
+                "p50": float(np.percentile(ms, 50)),
+                "p95": float(np.percentile(ms, 95)),
+            }
     return {
         "benchmark": report.benchmark,
         "home": str(report.home),
@@ -214,6 +233,7 @@ def report_to_json(report: EvalReport) -> dict[str, Any]:
         "results": results,
         "run_files": run_files,
         "elapsed_s": elapsed,
+        "latency_ms": latency,
         "published": [
             {
                 "system": p.system,

@@ -69,6 +69,8 @@ class SystemResult:
     run_file: Path
     elapsed_s: float
     per_query: Mapping[str, npt.NDArray[np.float64]] = field(default_factory=dict, repr=False)
+    #: seconds of each query's search, in query order (latency percentiles).
+    query_seconds: tuple[float, ...] = field(default_factory=tuple, repr=False)
 
 
 #: the system the others are compared with (paired randomization test).
@@ -228,6 +230,17 @@ def prepare_home(
                 progress(f"index:{stage}", n, total)
 
         svc.build_sentences(Kind.DATASET, progress=sentence_cb)
+    if svc.config.engine.kind == "milvus":
+        # the same rows (and vectors, from the embedding cache) in the engine's collections;
+        # incremental: a no-op once pushed. Dataset evidence reads the papers' collection.
+        kinds = [Kind.PAPER, benchmark.kind] if benchmark.papers is not None else [benchmark.kind]
+        for kind in dict.fromkeys(kinds):
+
+            def push_cb(stage: str, n: int, total: int, kind: Kind = kind) -> None:
+                if progress is not None:
+                    progress(f"milvus:{kind.table}", n, total)
+
+            svc.push_index(kind, progress=push_cb)
     marker.write_text(json.dumps(done))
     return svc, list(done.get("notes", []))
 
@@ -263,8 +276,10 @@ def run_queries(
     system: str,
     peer: object | None = None,
     progress: EvalProgress | None = None,
+    seconds: list[float] | None = None,
 ) -> dict[str, list[tuple[str, float]]]:
-    """Retrieve ``benchmark.depth`` hits for every query of ``qset`` with one system.
+    """Retrieve ``benchmark.depth`` hits for every query of ``qset`` with one system
+    (``seconds``, if given, gets each query's wall time).
 
     Returns:
         ``{qid: [(trec docid, score), ...]}`` best first.
@@ -274,6 +289,7 @@ def run_queries(
     run: dict[str, list[tuple[str, float]]] = {}
     queries = _dedupe(qset.queries)
     for i, q in enumerate(queries, start=1):
+        t0 = time.perf_counter()
         if system == "bm25s":
             assert isinstance(peer, PeerBM25)
             run[q.qid] = peer.search(q.text, _years(q), benchmark.depth)
@@ -283,6 +299,8 @@ def run_queries(
             query = Query(q.text, benchmark.kind, _years(q), benchmark.depth, None, _FUSION[system])
             hits = svc.search(query).hits
             run[q.qid] = [(trec_id(h.docid), h.score) for h in hits]
+        if seconds is not None:
+            seconds.append(time.perf_counter() - t0)
         if progress is not None:
             progress(f"{qset.name}/{system}", i, len(queries))
     return run
@@ -374,12 +392,15 @@ def run_eval(
             qids = [q.qid for q in _dedupe(qset.queries)]
             for system in chosen:
                 t0 = time.perf_counter()
-                run = run_queries(svc, benchmark, qset, system, peer, progress)
+                spent: list[float] = []
+                run = run_queries(svc, benchmark, qset, system, peer, progress, spent)
                 elapsed = time.perf_counter() - t0
                 path = write_run(runs_dir / f"{qset.name}.{system}.trec", run, f"litsift-{system}")
                 pq = per_query(benchmark.measures, benchmark.qrels, read_run(path), qids)
                 values = summarise(pq, qids)
-                results.append(SystemResult(system, qset.name, values, path, elapsed, pq))
+                results.append(
+                    SystemResult(system, qset.name, values, path, elapsed, pq, tuple(spent))
+                )
         return EvalReport(
             benchmark=benchmark.name,
             measures=benchmark.measures,
@@ -392,7 +413,7 @@ def run_eval(
             n_docs=svc.store.count(benchmark.kind),
             depth=benchmark.depth,
             hybrid_fusion=svc.config.search.fusion,
-            notes=(*benchmark.notes, *notes),
+            notes=(*benchmark.notes, *notes, f"engine: {svc.engine.name}"),
             comparisons=compare_systems(results, benchmark.measures),
         )
     finally:

@@ -36,8 +36,7 @@ from litsift.types import MULTI_RUN_FUSIONS, Hit, Kind, Query, Record, YearRange
 if TYPE_CHECKING:
     from litsift.config import SearchSettings
     from litsift.models_onnx import Encoder
-    from litsift.search.bm25 import BM25Index
-    from litsift.search.dense import DenseIndex
+    from litsift.search.engine import DenseRetriever, SparseRetriever
     from litsift.search.manifest import Manifest
 
 FloatVector = npt.NDArray[np.float32]
@@ -94,10 +93,11 @@ class KindSearcher:
 
     Args:
         kind: papers or datasets.
-        bm25: the kind's tantivy index, or None when it is damaged: every fusion then
+        bm25: the kind's BM25 retriever (tantivy locally, a Milvus collection:
+            :mod:`litsift.search.engine`), or None when it is damaged: every fusion then
             degrades to dense alone.
-        dense: the kind's hnswlib index (labels are SQLite rowids), or None while it is not
-            built yet: every fusion then degrades to BM25 alone.
+        dense: the kind's dense retriever (hnswlib locally; ids are SQLite rowids), or None
+            while it is not built yet: every fusion then degrades to BM25 alone.
         year_by_rowid: ``(n,)`` int32 year per rowid (``Store.year_by_rowid``).
         encoder: the bi-encoder that built ``dense``.
         ranking: retrieval and fusion settings.
@@ -110,8 +110,8 @@ class KindSearcher:
     def __init__(
         self,
         kind: Kind,
-        bm25: BM25Index | None,
-        dense: DenseIndex | None,
+        bm25: SparseRetriever | None,
+        dense: DenseRetriever | None,
         year_by_rowid: npt.NDArray[np.int32],
         encoder: Encoder,
         ranking: Ranking | None = None,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from litsift.errors import LitsiftError
 from litsift.search.datasets.mentions import MentionCache
 from litsift.search.datasets.searcher import DatasetSearcher, Evidence
-from litsift.search.indexer import index_status
+from litsift.search.engine import LocalEngine
 from litsift.search.searcher import KindSearcher, Ranking
 from litsift.types import Kind
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from litsift.config import SearchSettings
     from litsift.models_onnx import Encoder
     from litsift.search.datasets.popularity import MentionCounts
+    from litsift.search.engine import SearchEngine
     from litsift.search.searcher import FloatVector
     from litsift.search.sentences import SentenceStore
     from litsift.store import Store
@@ -40,6 +41,8 @@ class Searchers:
         settings: the ``[search]`` settings.
         sentences: returns the home's sentence store (or None), whose stored sentence vectors
             give the dataset re-ranker its ``max_sent`` feature; None: never used.
+        engine: returns where BM25 and dense retrieval run (:mod:`litsift.search.engine`;
+            called on first open); default the local tantivy + hnswlib under ``index_dir``.
     """
 
     def __init__(
@@ -49,10 +52,13 @@ class Searchers:
         encoder: Callable[[], Encoder],
         settings: SearchSettings,
         sentences: Callable[[], SentenceStore | None] | None = None,
+        engine: Callable[[], SearchEngine] | None = None,
     ) -> None:
         self._store = store
         self._sentences = sentences
         self._index_dir = Path(index_dir)
+        local = LocalEngine(self._index_dir)
+        self._engine = engine if engine is not None else lambda: local
         self._encoder = encoder
         self._settings = settings
         self._open: dict[Kind, KindSearcher] = {}
@@ -69,8 +75,7 @@ class Searchers:
         """
         with self._lock:
             if kind not in self._open:
-                self._open[kind] = KindSearcher.open(
-                    self._index_dir,
+                self._open[kind] = self._engine().searcher(
                     kind,
                     self._encoder(),
                     self._store.year_by_rowid(kind),
@@ -90,9 +95,7 @@ class Searchers:
             mentions = counts if has_papers else None
             papers, papers_partial = None, None
             # an open paper searcher is reused; the manifest is read only until one opens
-            if has_papers and (
-                Kind.PAPER in self._open or index_status(self._index_dir, Kind.PAPER) is not None
-            ):
+            if has_papers and (Kind.PAPER in self._open or self._engine().has_index(Kind.PAPER)):
                 try:
                     papers = self.of_kind(Kind.PAPER)
                 except LitsiftError:  # a stale paper index: datasets are searched without it

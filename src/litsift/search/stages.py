@@ -11,11 +11,11 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from litsift.search.engine import PassageSearch
 from litsift.search.fusion import normalise
 from litsift.search.passage_index import (
     FULLTEXT_FUSION,
     PASSAGE_GATE_RANK,
-    PassageIndex,
     dense_floor,
     fuse_fulltext,
     paper_run,
@@ -29,7 +29,7 @@ __all__ = ["cross_encode", "with_passages"]
 def with_passages(
     query: Query,
     hits: Sequence[Hit],
-    index: PassageIndex,
+    index: PassageSearch,
     load: Callable[[str], Record | None],
     method: str = FULLTEXT_FUSION,
     gate: int | None = PASSAGE_GATE_RANK,

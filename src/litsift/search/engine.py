@@ -1,0 +1,212 @@
+"""The engine seam: where a kind's BM25 and dense retrieval run (``[engine] kind``).
+
+A :class:`SearchEngine` gives the searchers their retrievers and nothing else: a
+:class:`~litsift.search.searcher.KindSearcher` over a sparse retriever (BM25 hits for a query
+text, the year filter pushed down) and a dense retriever (nearest vectors for a query vector,
+the year filter pushed down, stored vectors by rowid). Fusion, pseudo-relevance feedback,
+aspects, the dataset re-ranker, triage and the store stay litsift's, whichever engine answers:
+the corpus can be shared, the judgments stay in the user's SQLite.
+
+- :class:`LocalEngine` (``kind = "local"``, the default): tantivy + hnswlib under the home's
+  index dir (:mod:`litsift.search.bm25`, :mod:`litsift.search.dense`).
+- :class:`~litsift.search.milvus_engine.MilvusEngine` (``kind = "milvus"``): collections on a
+  Milvus server or in a Milvus Lite file, reached with pymilvus (the ``scale`` extra); the same
+  client code talks to Milvus Lite, Standalone and Distributed (the URI decides).
+
+The shape follows harlequin's adapter (``src/harlequin/adapter.py``): a narrow door the app
+talks to, one implementation per backend.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from litsift.errors import ConfigError
+from litsift.types import Kind, YearRange
+
+if TYPE_CHECKING:
+    from litsift.config import EngineSettings
+    from litsift.models_onnx import Encoder
+    from litsift.search.passage_index import PassageHit
+    from litsift.search.searcher import KindSearcher, Ranking
+    from litsift.store import Store
+
+__all__ = [
+    "DenseRetriever",
+    "LocalEngine",
+    "PassageSearch",
+    "SearchEngine",
+    "SparseRetriever",
+    "open_engine",
+]
+
+
+class SparseRetriever(Protocol):
+    """BM25 over one kind (``BM25Index`` locally, a Milvus collection's BM25 function)."""
+
+    def search(self, query_text: str, k0: int, years: YearRange) -> list[tuple[int, float]]:
+        """Up to ``k0`` ``(rowid, BM25 score)`` for any user text, best first, ties by rowid,
+        restricted to ``years`` inside the engine."""
+        ...
+
+    def count(self) -> int:
+        """Documents indexed."""
+        ...
+
+
+class DenseRetriever(Protocol):
+    """Nearest vectors of one kind (``DenseIndex`` locally, a Milvus HNSW index)."""
+
+    def search(
+        self,
+        qvec: npt.NDArray[np.floating],
+        k0: int,
+        years: YearRange,
+        year_by_rowid: npt.NDArray[np.int32],
+    ) -> list[tuple[int, float]]:
+        """Up to ``k0`` ``(rowid, cosine)`` for a ``(dim,)`` query vector, best first, ties by
+        rowid, restricted to ``years`` inside the engine."""
+        ...
+
+    def vectors(
+        self, rowids: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Stored vectors of ``rowids``: ``(found rowids (m,), (m, dim) float32)``."""
+        ...
+
+    def count(self) -> int:
+        """Vectors indexed."""
+        ...
+
+
+class SearchEngine(Protocol):
+    """Opens the searcher of a kind over this engine's retrievers."""
+
+    name: str
+
+    def searcher(
+        self,
+        kind: Kind,
+        encoder: Encoder,
+        year_by_rowid: npt.NDArray[np.int32],
+        ranking: Ranking,
+    ) -> KindSearcher:
+        """The kind's searcher. Raises IndexMissingError / IndexMismatchError /
+        IndexDamagedError when the engine holds no usable index of ``kind``."""
+        ...
+
+    def has_index(self, kind: Kind) -> bool:
+        """Whether an index of ``kind`` exists in this engine (cheap; nothing is opened)."""
+        ...
+
+    def passages(self, store: Store, encoder: Encoder) -> PassageSearch | None:
+        """The full-text passage index, or None when none was built or pushed.
+        Raises IndexDamagedError / IndexMismatchError when it cannot serve."""
+        ...
+
+    def has_passages(self) -> bool:
+        """Whether full text is indexed in this engine (cheap)."""
+        ...
+
+
+class PassageSearch(Protocol):
+    """What a search asks of a passage index (``PassageIndex`` locally)."""
+
+    @property
+    def count(self) -> int: ...
+
+    def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
+        """The top ``k`` passages for ``text``, BM25 and dense fused."""
+        ...
+
+
+class LocalEngine:
+    """tantivy + hnswlib under ``index_root`` (the default, embedded engine)."""
+
+    name = "local"
+
+    def __init__(self, index_root: Path) -> None:
+        self.index_root = Path(index_root)
+
+    def searcher(
+        self,
+        kind: Kind,
+        encoder: Encoder,
+        year_by_rowid: npt.NDArray[np.int32],
+        ranking: Ranking,
+    ) -> KindSearcher:
+        from litsift.search.searcher import KindSearcher
+
+        return KindSearcher.open(self.index_root, kind, encoder, year_by_rowid, ranking)
+
+    def has_index(self, kind: Kind) -> bool:
+        from litsift.search.indexer import index_status
+
+        return index_status(self.index_root, kind) is not None
+
+    def passages(self, store: Store, encoder: Encoder) -> PassageSearch | None:
+        from litsift.search.passage_index import PassageIndex
+
+        return PassageIndex.open(self.index_root, store, encoder)
+
+    def has_passages(self) -> bool:
+        from litsift.search.passage_index import passages_built
+
+        return passages_built(self.index_root)
+
+
+def open_engine(settings: EngineSettings, index_root: Path) -> SearchEngine:
+    """The engine ``settings`` name, over ``index_root`` (local indexes; a relative Milvus Lite
+    file lives there too).
+
+    Raises:
+        ConfigError: ``kind = "milvus"`` without the ``scale`` extra installed, or
+            ``token_env`` naming an unset variable.
+        IndexMissingError: the Milvus server cannot be reached (with the URI and a hint).
+    """
+    if settings.kind == "local":
+        return LocalEngine(index_root)
+    try:
+        from litsift.search.milvus_engine import MilvusEngine
+    except ImportError as err:
+        raise ConfigError(
+            "engine.kind = 'milvus' needs pymilvus and milvus-lite, which are not installed",
+            'install the extra: pip install "litsift[scale]"',
+        ) from err
+    token = ""
+    if settings.token_env:
+        token = os.environ.get(settings.token_env, "")
+        if not token:
+            raise ConfigError(
+                f"engine.token_env names {settings.token_env}, which is not set",
+                f"export {settings.token_env}=user:password (or the server's API key)",
+            )
+    return MilvusEngine(
+        milvus_uri(settings.uri, index_root), token, settings.collection_prefix, index_root
+    )
+
+
+def milvus_uri(uri: str, index_root: Path) -> str:
+    """The URI pymilvus is given: ``http(s)://`` and ``tcp://`` as they are, a ``.db`` path
+    (Milvus Lite) made absolute under ``index_root``; empty: ``<index_root>/milvus.db``.
+
+    Raises:
+        ConfigError: a path that does not end in ``.db`` (Milvus Lite's rule).
+    """
+    if uri.startswith(("http://", "https://", "tcp://", "grpc://")):
+        return uri
+    path = Path(uri or "milvus.db").expanduser()
+    if path.suffix != ".db":
+        raise ConfigError(
+            f"engine.uri {uri!r} is neither a server URL nor a Milvus Lite file",
+            'use "http://host:19530" for a server, or a path ending in .db for Milvus Lite',
+        )
+    if not path.is_absolute():
+        path = Path(index_root) / path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)

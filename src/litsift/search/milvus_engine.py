@@ -1,0 +1,807 @@
+"""The Milvus engine: papers and datasets as Milvus collections, BM25 and dense search in Milvus.
+
+One collection per kind, ``<collection_prefix>papers`` and ``<collection_prefix>datasets``:
+
+- ``id`` (INT64, primary): the SQLite rowid, so hits join the user's store as local hits do;
+- ``all``/``title`` (papers) or ``all``/``name`` (datasets): the BM25 fields of
+  :data:`litsift.search.text.DEFAULT_BOOSTS`, each with Milvus's BM25 function writing a
+  sparse field ``<field>_bm25`` (``SPARSE_INVERTED_INDEX``, metric BM25, k1 = 1.2, b = 0.75);
+- ``dense`` (FLOAT_VECTOR, the encoder's dim): HNSW (M 16, efConstruction 200), inner product
+  (the vectors are unit length: IP is cosine);
+- ``year`` (INT64, :data:`~litsift.search.filters.YEAR_MISSING` when absent), ``kind``,
+  ``rev`` (the store revision pushed).
+
+Text is analysed by litsift before it reaches Milvus (tantivy's ``en_stem`` pipeline of
+:func:`litsift.search.bm25.analyzer`: the tokens joined by spaces) and Milvus's ``standard``
+tokenizer splits it again: Milvus Lite's only Latin analyser is ``\\w+`` + lowercase (no
+stemmer), Milvus Standalone's ``english`` one stems with another stemmer and drops stop words;
+pre-analysing gives the same terms as the local index on every Milvus. Queries are analysed
+the same way, a repeated query word repeated (BM25's query term frequency, as locally).
+The year filter is a Milvus boolean expression (``year >= a and year <= b``, ``or year == -1``
+to keep missing years), pushed into both searches.
+
+A collection property (``litsift.encoder``) records the encoder (model id, ONNX sha256 via
+:attr:`Encoder.cache_key`, dim); a mismatch is an :class:`IndexMismatchError`. Pushes are
+incremental, batched and resumable: a small JSON state per (URI, collection) in
+``<index dir>/milvus/`` holds the store revision pushed and a rowid cursor written after each
+batch (the manifests' revision + ``dense_cursor`` logic of :mod:`litsift.search.builder`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+from pymilvus import DataType, Function, FunctionType, MilvusClient
+from pymilvus.exceptions import MilvusException
+
+from litsift.errors import IndexMismatchError, IndexMissingError, LitsiftError
+from litsift.search.bm25 import MAX_QUERY_TOKENS, analyzer
+from litsift.search.filters import YEAR_MISSING, is_filtering, year_value
+from litsift.search.layout import BATCH_SIZE, HNSW_EF_CONSTRUCTION, HNSW_M
+from litsift.search.text import DEFAULT_BOOSTS, passage_text, record_fields
+from litsift.types import Kind, Passage, Record, YearRange
+
+if TYPE_CHECKING:
+    from litsift.models_onnx import Encoder
+    from litsift.search.layout import Progress
+    from litsift.search.passage_index import PassageHit
+    from litsift.search.searcher import KindSearcher, Ranking
+    from litsift.store import Store
+
+__all__ = ["MilvusBM25", "MilvusDense", "MilvusEngine", "PushReport", "year_expression"]
+
+#: Milvus's cap on ``limit`` (topk) of one search.
+MAX_LIMIT = 16_384
+#: Milvus's cap on a VARCHAR field, in bytes.
+MAX_VARCHAR = 65_535
+#: Rows per upsert call.
+UPSERT_ROWS = 256
+#: HNSW search breadth (at least the limit asked).
+EF_SEARCH = 128
+#: The collection property naming the encoder and kind of its vectors.
+PROPERTY = "litsift.encoder"
+_REBUILD_HINT = "run `litsift index --engine milvus --rebuild`"
+_TABLES = {Kind.PAPER: "papers", Kind.DATASET: "datasets"}
+
+
+def year_expression(years: YearRange) -> str:
+    """The Milvus filter expression of a year range ('' when it keeps everything).
+
+    ``YearRange(2015, 2019)`` gives ``"(year >= 2015 and year <= 2019)"``; with
+    ``include_missing`` ``" or year == -1"`` is added.
+    """
+    if not is_filtering(years):
+        return ""
+    low = years.start if years.start is not None else YEAR_MISSING + 1
+    parts = [f"year >= {low}"]
+    if years.end is not None:
+        parts.append(f"year <= {years.end}")
+    expr = f"({' and '.join(parts)})"
+    return f"{expr} or year == {YEAR_MISSING}" if years.include_missing else expr
+
+
+def analysed(text: str) -> str:
+    """``text`` as litsift's BM25 analyser cuts it, tokens joined by one space, cut to fit a
+    Milvus VARCHAR (:data:`MAX_VARCHAR` bytes)."""
+    out = " ".join(_ANALYZER.analyze(text))
+    if len(out.encode()) > MAX_VARCHAR:
+        out = out.encode()[:MAX_VARCHAR].decode(errors="ignore").rsplit(" ", 1)[0]
+    return out
+
+
+_ANALYZER = analyzer()
+
+
+def query_terms(text: str) -> str:
+    """A query as analysed terms, each repeated by its count in the query (BM25's query term
+    frequency), at most :data:`MAX_QUERY_TOKENS` distinct; '' when it has no word."""
+    counts: dict[str, int] = {}
+    for tok in _ANALYZER.analyze(text):
+        if tok in counts or len(counts) < MAX_QUERY_TOKENS:
+            counts[tok] = counts.get(tok, 0) + 1
+    return " ".join(" ".join([t] * n) for t, n in counts.items())
+
+
+@dataclass(frozen=True)
+class PushReport:
+    """What :meth:`MilvusEngine.push` did: rows upserted, the collection's rows afterwards,
+    seconds, whether it resumed an interrupted push and whether the collection was created."""
+
+    kind: Kind
+    collection: str
+    pushed: int
+    count: int
+    seconds: float
+    resumed: bool
+    created: bool
+
+    def summary(self) -> str:
+        how = "resumed, " if self.resumed else "created, " if self.created else ""
+        return (
+            f"{self.pushed:,} rows pushed to Milvus collection {self.collection} "
+            f"({how}{self.count:,} in it, {self.seconds:.1f} s)"
+        )
+
+
+class MilvusEngine:
+    """Papers and datasets in Milvus collections (see the module docstring).
+
+    Args:
+        uri: ``http://host:19530`` (a server) or an absolute ``.db`` path (Milvus Lite).
+        token: the server's token (``user:password`` or an API key); '' for none.
+        prefix: the collections' name prefix.
+        index_root: the home's index dir (push state lives in ``milvus/`` under it).
+
+    Raises:
+        IndexMissingError: Milvus cannot be reached at ``uri``.
+    """
+
+    name = "milvus"
+
+    def __init__(self, uri: str, token: str, prefix: str, index_root: Path) -> None:
+        self.uri = uri
+        self.prefix = prefix
+        self.index_root = Path(index_root)
+        self._lock = threading.RLock()
+        self._has_passages: bool | None = None
+        with self._errors("connect"):
+            self.client = MilvusClient(uri=uri, token=token, timeout=30)
+
+    # -- naming and state ---------------------------------------------------------------
+    def collection(self, kind: Kind) -> str:
+        """The collection of ``kind``, e.g. ``litsift_papers``."""
+        return f"{self.prefix}{_TABLES[kind]}"
+
+    def _state_path(self, name: str) -> Path:
+        where = hashlib.sha256(self.uri.encode()).hexdigest()[:12]
+        return self.index_root / "milvus" / f"{where}-{name}.json"
+
+    def _read_state(self, name: str) -> dict[str, int]:
+        try:
+            raw = json.loads(self._state_path(name).read_text(encoding="utf-8"))
+            return {k: int(raw[k]) for k in ("revision", "target", "cursor")}
+        except (OSError, ValueError, KeyError, TypeError):
+            return {"revision": 0, "target": 0, "cursor": 0}
+
+    def _write_state(self, name: str, state: dict[str, int]) -> None:
+        self._write_state_raw(name, dict(state))
+
+    def _write_state_raw(self, name: str, state: dict[str, Any]) -> None:
+        path = self._state_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        tmp.replace(path)
+
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Milvus's and gRPC's errors as a LitsiftError naming the URI (never a traceback)."""
+        try:
+            yield
+        except LitsiftError:
+            raise
+        except (MilvusException, OSError, RuntimeError, ValueError) as err:
+            why = getattr(err, "message", "") or str(err) or type(err).__name__
+            raise IndexMissingError(
+                f"Milvus at {self.uri}: {what} failed: {str(why).splitlines()[0][:300]}",
+                "check that the server is up and engine.uri / engine.token_env in config.toml",
+            ) from err
+
+    # -- schema ---------------------------------------------------------------------------
+    @staticmethod
+    def fields(kind: Kind) -> dict[str, float]:
+        """``{BM25 text field: boost}`` of ``kind`` (:data:`DEFAULT_BOOSTS`)."""
+        return {f: b for f, b in DEFAULT_BOOSTS[kind].items() if b > 0}
+
+    @staticmethod
+    def describe(encoder: Encoder, kind: Kind) -> str:
+        """The collection description: which encoder and kind its vectors come from."""
+        return json.dumps(
+            {
+                "litsift": 1,
+                "kind": kind.value,
+                "model": encoder.model_id,
+                "encoder": encoder.cache_key,
+                "dim": encoder.dim,
+            },
+            sort_keys=True,
+        )
+
+    def _create(self, name: str, kind: Kind, encoder: Encoder) -> None:
+        schema = MilvusClient.create_schema(auto_id=False)
+        schema.add_field("id", DataType.INT64, is_primary=True)
+        schema.add_field("kind", DataType.VARCHAR, max_length=16)
+        schema.add_field("year", DataType.INT64)
+        schema.add_field("rev", DataType.INT64)
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=encoder.dim)
+        index = self.client.prepare_index_params()
+        index.add_index(
+            "dense",
+            index_type="HNSW",
+            metric_type="IP",
+            params={"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION},
+        )
+        for field in self.fields(kind):
+            schema.add_field(
+                field,
+                DataType.VARCHAR,
+                max_length=MAX_VARCHAR,
+                enable_analyzer=True,
+                analyzer_params={"tokenizer": "standard"},
+            )
+            schema.add_field(f"{field}_bm25", DataType.SPARSE_FLOAT_VECTOR)
+            schema.add_function(
+                Function(
+                    name=f"{field}_bm25_fn",
+                    function_type=FunctionType.BM25,
+                    input_field_names=[field],
+                    output_field_names=[f"{field}_bm25"],
+                )
+            )
+            index.add_index(
+                f"{field}_bm25",
+                index_type="SPARSE_INVERTED_INDEX",
+                metric_type="BM25",
+                params={"bm25_k1": 1.2, "bm25_b": 0.75},
+            )
+        self.client.create_collection(name, schema=schema, index_params=index)
+        # a property, not the description: Milvus Lite does not keep descriptions
+        self.client.alter_collection_properties(
+            name, properties={PROPERTY: self.describe(encoder, kind)}
+        )
+
+    def check(self, kind: Kind, encoder: Encoder) -> str:
+        """The collection of ``kind``, checked against ``encoder``.
+
+        Raises:
+            IndexMissingError: no such collection (or Milvus cannot be reached).
+            IndexMismatchError: its vectors come from another encoder or kind.
+        """
+        name = self.collection(kind)
+        with self._errors(f"opening {name}"):
+            if not self.client.has_collection(name):
+                raise IndexMissingError(
+                    f"no Milvus collection {name} at {self.uri}",
+                    f"run `litsift index {_TABLES[kind]} --engine milvus`",
+                )
+            props = self.client.describe_collection(name).get("properties") or {}
+            desc = str(props.get(PROPERTY, ""))
+        try:
+            got = json.loads(desc)
+        except ValueError:
+            got = {}
+        want = json.loads(self.describe(encoder, kind))
+        if {k: got.get(k) for k in want} != want:
+            raise IndexMismatchError(
+                f"the Milvus collection {name} was built by another encoder or kind "
+                f"({got.get('model', 'unknown')}, {got.get('kind', '?')}); "
+                f"this litsift embeds {kind.value}s with {encoder.model_id}",
+                _REBUILD_HINT,
+            )
+        return name
+
+    # -- push -----------------------------------------------------------------------------
+    def push(
+        self,
+        store: Store,
+        encoder: Encoder,
+        kind: Kind,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        batch_size: int = BATCH_SIZE,
+    ) -> PushReport:
+        """Upsert the rows of ``kind`` changed since the last push (all with ``rebuild``, or
+        when the collection is missing or of another encoder: it is then dropped and made
+        again), ``batch_size`` rows at a time, vectors from ``encoder`` (its passage cache
+        first: nothing already embedded is embedded again).
+
+        Resumable: the cursor is saved after every batch; an interrupted push goes on after
+        the last batch saved. Progress: ``("push", done, total)``.
+
+        Raises:
+            IndexMissingError: Milvus cannot be reached or refuses a write.
+        """
+        start = time.perf_counter()
+        name = self.collection(kind)
+        state = self._read_state(name)
+        created = False
+        with self._errors(f"writing {name}"):
+            exists = self.client.has_collection(name)
+            if exists and not rebuild:
+                try:
+                    self.check(kind, encoder)
+                except IndexMismatchError:
+                    rebuild = True
+            if exists and rebuild:
+                self.client.drop_collection(name)
+                exists = False
+            if not exists:
+                self._create(name, kind, encoder)
+                state, created = {"revision": 0, "target": 0, "cursor": 0}, True
+        resumed = state["cursor"] > 0
+        if not resumed:
+            state["target"] = store.max_revision(kind)
+        since, after, target = state["revision"], state["cursor"], state["target"]
+        total = _rows_since(store, kind, since, after)
+        done = 0
+        if progress is not None:
+            progress("push", 0, total)
+        for batch in store.rows_since(kind, since, batch_size=batch_size):
+            batch = [r for r in batch if r.rowid is not None and r.rowid > after]
+            if not batch:
+                continue
+            vectors = encoder.encode_passages([passage_text(r) for r in batch])
+            rows = [self._row(kind, r, v, target) for r, v in zip(batch, vectors, strict=True)]
+            with self._errors(f"writing {name}"):
+                for i in range(0, len(rows), UPSERT_ROWS):
+                    self.client.upsert(name, rows[i : i + UPSERT_ROWS])
+            done += len(batch)
+            state["cursor"] = int(batch[-1].rowid or 0)
+            self._write_state(name, state)
+            if progress is not None:
+                progress("push", done, max(total, done))
+        with self._errors(f"writing {name}"):
+            self.client.flush(name)
+        self._write_state(name, {"revision": target, "target": target, "cursor": 0})
+        return PushReport(
+            kind, name, done, self.count(kind), time.perf_counter() - start, resumed, created
+        )
+
+    def _row(
+        self, kind: Kind, rec: Record, vector: npt.NDArray[np.float32], revision: int
+    ) -> dict[str, Any]:
+        texts = record_fields(rec)
+        row: dict[str, Any] = {
+            "id": int(rec.rowid or 0),
+            "kind": kind.value,
+            "year": year_value(rec.year),
+            "rev": revision,
+            "dense": np.asarray(vector, dtype=np.float32).tolist(),
+        }
+        for field in self.fields(kind):
+            row[field] = analysed(texts.get(field, ""))
+        return row
+
+    # -- search ---------------------------------------------------------------------------
+    def count(self, kind: Kind) -> int:
+        """Rows in the collection of ``kind`` (0 when there is none)."""
+        name = self.collection(kind)
+        with self._errors(f"counting {name}"):
+            if not self.client.has_collection(name):
+                return 0
+            got = self.client.query(name, filter="", output_fields=["count(*)"])
+        return int(got[0]["count(*)"]) if got else 0
+
+    def search(
+        self, kind: Kind, field: str, data: list[Any], limit: int, years: YearRange
+    ) -> list[tuple[int, float]]:
+        """One Milvus search of ``field`` (a ``*_bm25`` sparse field with query text, or
+        ``dense`` with a vector), ``years`` pushed down: ``(rowid, score)``, best first, ties
+        by rowid."""
+        name = self.collection(kind)
+        limit = min(limit, MAX_LIMIT)
+        if limit <= 0:
+            return []
+        params: dict[str, Any] = (
+            {"metric_type": "IP", "params": {"ef": max(limit, EF_SEARCH)}}
+            if field == "dense"
+            else {"metric_type": "BM25"}
+        )
+        with self._errors(f"searching {name}"):
+            res = self.client.search(
+                name,
+                data=data,
+                anns_field=field,
+                limit=limit,
+                filter=year_expression(years),
+                search_params=params,
+                output_fields=[],
+            )
+        hits = [(int(h["id"]), float(h["distance"])) for h in res[0]] if res else []
+        if field != "dense":  # BM25 >= 0; Milvus Lite 3.2 returns it negated (its "distance")
+            hits = [(rowid, abs(score)) for rowid, score in hits]
+        return sorted(hits, key=lambda x: (-x[1], x[0]))
+
+    def passages(self, store: Store, encoder: Encoder) -> MilvusPassages | None:
+        """The passages collection as a passage index, or None when none was pushed.
+
+        Raises:
+            IndexMismatchError: it was built by another encoder.
+        """
+        name = f"{self.prefix}{PASSAGES}"
+        with self._errors(f"opening {name}"):
+            if not self.client.has_collection(name):
+                return None
+            if _passages_encoder(self, name) != encoder.cache_key:
+                raise IndexMismatchError(
+                    f"the Milvus collection {name} was built by another encoder", _REBUILD_HINT
+                )
+            self.client.load_collection(name)
+            got = self.client.query(name, filter="", output_fields=["count(*)"])
+        count = int(got[0]["count(*)"]) if got else 0
+        return MilvusPassages(self, store, encoder, count) if count else None
+
+    def has_passages(self) -> bool:
+        """Whether a passages collection exists (asked once, then remembered until a push)."""
+        if self._has_passages is None:
+            with self._errors("opening the passages collection"):
+                self._has_passages = bool(self.client.has_collection(f"{self.prefix}{PASSAGES}"))
+        return self._has_passages
+
+    def has_index(self, kind: Kind) -> bool:
+        name = self.collection(kind)
+        with self._errors(f"opening {name}"):
+            return bool(self.client.has_collection(name))
+
+    def searcher(
+        self,
+        kind: Kind,
+        encoder: Encoder,
+        year_by_rowid: npt.NDArray[np.int32],
+        ranking: Ranking,
+    ) -> KindSearcher:
+        """A :class:`KindSearcher` over this kind's collection (BM25 and dense in Milvus).
+
+        Raises:
+            IndexMissingError: no collection of ``kind`` (or Milvus cannot be reached).
+            IndexMismatchError: it was built by another encoder.
+        """
+        from litsift.search.searcher import KindSearcher
+
+        name = self.check(kind, encoder)
+        with self._errors(f"loading {name}"):
+            self.client.load_collection(name)
+        count = self.count(kind)
+        bm25 = MilvusBM25(self, kind, count)
+        dense = MilvusDense(self, kind, count, encoder.dim)
+        return KindSearcher(kind, bm25, dense, year_by_rowid, encoder, ranking)
+
+
+def _rows_since(store: Store, kind: Kind, revision: int, after: int) -> int:
+    with store.lock:
+        row = store.conn.execute(
+            f"SELECT COUNT(*) FROM {kind.table} WHERE revision > ? AND rowid > ?",
+            (revision, after),
+        ).fetchone()
+    return int(row[0])
+
+
+class MilvusBM25:
+    """The BM25 retriever of one kind's collection (the sparse side of the engine seam):
+    each boosted field searched in Milvus, scores summed times the field's boost."""
+
+    def __init__(self, engine: MilvusEngine, kind: Kind, count: int) -> None:
+        self.engine = engine
+        self.kind = kind
+        self.boosts = MilvusEngine.fields(kind)
+        self._count = count
+
+    def search(self, query_text: str, k0: int, years: YearRange) -> list[tuple[int, float]]:
+        """Up to ``k0`` ``(rowid, BM25 score)``: sum over the fields of boost x Milvus BM25,
+        each field's top ``k0`` (a document outside a field's top ``k0`` gets 0 from it).
+        Best first, ties by rowid; none for a text without a word."""
+        terms = query_terms(query_text)
+        if not terms or k0 <= 0 or self._count == 0:
+            return []
+        k0 = min(k0, self._count)
+        scores: dict[int, float] = {}
+        for field, boost in self.boosts.items():
+            for rowid, s in self.engine.search(self.kind, f"{field}_bm25", [terms], k0, years):
+                scores[rowid] = scores.get(rowid, 0.0) + boost * s
+        return sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k0]
+
+    def count(self) -> int:
+        return self._count
+
+
+class MilvusDense:
+    """The dense retriever of one kind's collection (HNSW, inner product)."""
+
+    def __init__(self, engine: MilvusEngine, kind: Kind, count: int, dim: int) -> None:
+        self.engine = engine
+        self.kind = kind
+        self.dim = dim
+        self._count = count
+
+    def search(
+        self,
+        qvec: npt.NDArray[np.floating],
+        k0: int,
+        years: YearRange,
+        year_by_rowid: npt.NDArray[np.int32] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top ``k0`` ``(rowid, cosine)`` for a ``(dim,)`` query vector, ``years`` pushed
+        into Milvus (``year_by_rowid`` is not needed: the collection has the year)."""
+        q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.dim:
+            raise ValueError(f"query vector has dim {q.shape[0]}, index has {self.dim}")
+        return self.engine.search(self.kind, "dense", [q.tolist()], min(k0, self._count), years)
+
+    def vectors(
+        self, rowids: npt.NDArray[np.int64] | Sequence[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Stored vectors of ``rowids``: ``(found rowids (m,), (m, dim) float32)``, in the
+        order asked."""
+        ids = [int(r) for r in np.asarray(rowids, dtype=np.int64).reshape(-1) if r >= 0]
+        if not ids:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.dim), dtype=np.float32)
+        name = self.engine.collection(self.kind)
+        with self.engine._errors(f"reading {name}"):
+            got = self.engine.client.get(name, ids=ids, output_fields=["dense"])
+        by_id = {int(g["id"]): g["dense"] for g in got}
+        found = [i for i in ids if i in by_id]
+        vecs = np.asarray([by_id[i] for i in found], dtype=np.float32).reshape(-1, self.dim)
+        return np.asarray(found, dtype=np.int64), vecs
+
+    def count(self) -> int:
+        return self._count
+
+
+def push_all(
+    engine: MilvusEngine,
+    store: Store,
+    encoder: Encoder,
+    kinds: Sequence[Kind],
+    rebuild: bool = False,
+    progress: Progress | None = None,
+    on_pushed: Callable[[PushReport], None] | None = None,
+) -> list[PushReport]:
+    """:meth:`MilvusEngine.push` each kind with rows; ``on_pushed(report)`` after each."""
+    out = []
+    for kind in kinds:
+        if store.count(kind) == 0:
+            continue
+        report = engine.push(store, encoder, kind, rebuild=rebuild, progress=progress)
+        out.append(report)
+        if on_pushed is not None:
+            on_pushed(report)
+    return out
+
+
+# -- passages (full text) ---------------------------------------------------------------------
+#: The passages collection's name after the prefix.
+PASSAGES = "passages"
+#: Milvus's cap on a VARCHAR primary key here: ``"<doc id>\x1f<idx>"``.
+MAX_KEY = 1024
+
+
+def passage_key(doc_id: str, idx: int) -> str:
+    """The primary key of a passage: its paper's id and its index, joined by U+001F."""
+    return f"{doc_id}\x1f{idx}"
+
+
+class MilvusPassages:
+    """The full-text passages in ``<prefix>passages`` (BM25 on ``section + text``, dense on
+    ``"<title>. <passage>"``, as :mod:`litsift.search.passage_index` indexes them locally);
+    :meth:`search` is :meth:`PassageIndex.search`'s.
+
+    Raises (both methods): IndexMissingError when Milvus cannot be reached.
+    """
+
+    def __init__(self, engine: MilvusEngine, store: Store, encoder: Encoder, count: int) -> None:
+        self.engine = engine
+        self._store = store
+        self._encoder = encoder
+        self._count = count
+        self.name = f"{engine.prefix}{PASSAGES}"
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def _run(self, field: str, data: list[Any], k0: int) -> list[tuple[str, float]]:
+        limit = min(k0, self._count, MAX_LIMIT)
+        if limit <= 0:
+            return []
+        params: dict[str, Any] = (
+            {"metric_type": "IP", "params": {"ef": max(limit, EF_SEARCH)}}
+            if field == "dense"
+            else {"metric_type": "BM25"}
+        )
+        with self.engine._errors(f"searching {self.name}"):
+            res = self.engine.client.search(
+                self.name,
+                data=data,
+                anns_field=field,
+                limit=limit,
+                search_params=params,
+                output_fields=[],
+            )
+        hits = (
+            [
+                (
+                    str(h["id"]),
+                    abs(float(h["distance"])) if field != "dense" else float(h["distance"]),
+                )
+                for h in res[0]
+            ]
+            if res
+            else []
+        )
+        return sorted(hits, key=lambda x: (-x[1], x[0]))
+
+    def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
+        """The top ``k`` passages for ``text``: Milvus BM25 + dense, interpolated by litsift
+        (equal weights, BM25's floor 0 when its run is shorter than ``k0``)."""
+        from litsift.search.fusion import interpolate
+        from litsift.search.passage_index import WEIGHTS, PassageHit
+
+        terms = query_terms(text)
+        bm25 = self._run("text_bm25", [terms], k0) if terms else []
+        qvec = np.asarray(self._encoder.encode_queries([text])[0], dtype=np.float32)
+        dense = self._run("dense", [qvec.tolist()], k0)
+        runs = {"bm25": bm25, "dense": dense}
+        exhaustive = {"bm25": 0.0} if len(bm25) < k0 else None
+        fused = interpolate(runs, WEIGHTS, limit=k, exhaustive=exhaustive)
+        keys = [str(f.docid).split("\x1f", 1) for f in fused]
+        passages = self._load([(d, int(i)) for d, i in keys])
+        return [
+            PassageHit(
+                passages[(d, int(i))],
+                f.score,
+                {name: (s.score, s.rank) for name, s in f.signals.items()},
+            )
+            for f, (d, i) in zip(fused, keys, strict=True)
+            if (d, int(i)) in passages
+        ]
+
+    def _load(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Passage]:
+        out: dict[tuple[str, int], Passage] = {}
+        with self._store.lock:
+            for d, i in keys:
+                row = self._store.conn.execute(
+                    "SELECT section, text, source, page FROM passages WHERE doc_id = ? AND idx = ?",
+                    (d, i),
+                ).fetchone()
+                if row is not None:
+                    page = None if row[3] is None else int(row[3])
+                    out[(d, i)] = Passage(d, i, str(row[0]), str(row[1]), str(row[2]), page)
+        return out
+
+
+def push_passages(
+    engine: MilvusEngine,
+    store: Store,
+    encoder: Encoder,
+    rebuild: bool = False,
+    progress: Progress | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> PushReport:
+    """Push the store's passages to ``<prefix>passages``: skipped when their signature (texts,
+    titles, encoder) is the one last pushed; otherwise every passage is upserted in batches
+    (vectors from the embedding cache; resumable: the position is saved after each batch) and
+    the keys no longer in the store are deleted.
+
+    Raises:
+        IndexMissingError: Milvus cannot be reached or refuses a write.
+    """
+    from litsift.search.passage_index import _signature, load_passages
+    from litsift.text.passages import passage_input
+
+    start = time.perf_counter()
+    name = f"{engine.prefix}{PASSAGES}"
+    passages, titles = load_passages(store)
+    signature = _signature(passages, titles, encoder.cache_key)
+    state_path = engine._state_path(name)
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        state = {}
+    created = False
+    with engine._errors(f"writing {name}"):
+        exists = engine.client.has_collection(name)
+        if exists and (rebuild or _passages_encoder(engine, name) != encoder.cache_key):
+            engine.client.drop_collection(name)
+            exists = False
+        if not exists:
+            if not passages:
+                return PushReport(Kind.PAPER, name, 0, 0, 0.0, False, False)
+            _create_passages(engine, name, encoder)
+            state, created = {}, True
+    if state.get("signature") == signature and not created:
+        return PushReport(
+            Kind.PAPER, name, 0, len(passages), time.perf_counter() - start, False, False
+        )
+    resumed = state.get("target") == signature and int(state.get("cursor", 0)) > 0
+    cursor = int(state.get("cursor", 0)) if resumed else 0
+    total = len(passages)
+    if progress is not None:
+        progress("push", cursor, total)
+    for lo in range(cursor, total, batch_size):
+        batch = passages[lo : lo + batch_size]
+        texts = [passage_input(titles.get(p.doc_id, ""), p) for p in batch]
+        vectors = encoder.encode_passages(texts)
+        rows = [
+            {
+                "id": passage_key(p.doc_id, p.idx)[:MAX_KEY],
+                "kind": "passage",
+                "dense": np.asarray(v, dtype=np.float32).tolist(),
+                "text": analysed(f"{p.section}\n{p.text}"),
+            }
+            for p, v in zip(batch, vectors, strict=True)
+        ]
+        with engine._errors(f"writing {name}"):
+            for i in range(0, len(rows), UPSERT_ROWS):
+                engine.client.upsert(name, rows[i : i + UPSERT_ROWS])
+        engine._write_state_raw(name, {"target": signature, "cursor": lo + len(batch)})
+        if progress is not None:
+            progress("push", lo + len(batch), total)
+    keep = {passage_key(p.doc_id, p.idx) for p in passages}
+    with engine._errors(f"writing {name}"):
+        gone = [
+            str(r["id"])
+            for r in engine.client.query(name, filter='id != ""', output_fields=["id"])
+            if str(r["id"]) not in keep
+        ]
+        if gone:
+            engine.client.delete(name, ids=gone)
+        engine.client.flush(name)
+    engine._write_state_raw(name, {"signature": signature})
+    return PushReport(
+        Kind.PAPER, name, total - cursor, total, time.perf_counter() - start, resumed, created
+    )
+
+
+def _passages_encoder(engine: MilvusEngine, name: str) -> str:
+    props = engine.client.describe_collection(name).get("properties") or {}
+    try:
+        return str(json.loads(str(props.get(PROPERTY, "{}"))).get("encoder", ""))
+    except ValueError:
+        return ""
+
+
+def _create_passages(engine: MilvusEngine, name: str, encoder: Encoder) -> None:
+    schema = MilvusClient.create_schema(auto_id=False)
+    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=MAX_KEY)
+    schema.add_field("kind", DataType.VARCHAR, max_length=16)
+    schema.add_field("dense", DataType.FLOAT_VECTOR, dim=encoder.dim)
+    schema.add_field(
+        "text",
+        DataType.VARCHAR,
+        max_length=MAX_VARCHAR,
+        enable_analyzer=True,
+        analyzer_params={"tokenizer": "standard"},
+    )
+    schema.add_field("text_bm25", DataType.SPARSE_FLOAT_VECTOR)
+    schema.add_function(
+        Function(
+            name="text_bm25_fn",
+            function_type=FunctionType.BM25,
+            input_field_names=["text"],
+            output_field_names=["text_bm25"],
+        )
+    )
+    index = engine.client.prepare_index_params()
+    index.add_index(
+        "dense",
+        index_type="HNSW",
+        metric_type="IP",
+        params={"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION},
+    )
+    index.add_index(
+        "text_bm25",
+        index_type="SPARSE_INVERTED_INDEX",
+        metric_type="BM25",
+        params={"bm25_k1": 1.2, "bm25_b": 0.75},
+    )
+    engine.client.create_collection(name, schema=schema, index_params=index)
+    desc = {
+        "litsift": 1,
+        "kind": "passage",
+        "model": encoder.model_id,
+        "encoder": encoder.cache_key,
+        "dim": encoder.dim,
+    }
+    engine.client.alter_collection_properties(
+        name, properties={PROPERTY: json.dumps(desc, sort_keys=True)}
+    )
