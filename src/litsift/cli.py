@@ -216,7 +216,6 @@ def search(
 ) -> None:
     """Search papers (or --datasets) for QUERY and print the ranked hits."""
     from litsift.output import hits_to_json_text, hits_to_table
-    from litsift.search.query import clean_query_text
     from litsift.types import Kind, Query, YearRange
 
     with open_service(ctx.obj["home"]) as svc:
@@ -224,8 +223,9 @@ def search(
         # dataset search also reads the papers' index (usage profiles, votes)
         _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])
         q = Query(
-            # bytes of argv that are not UTF-8 arrive as lone surrogates (surrogateescape)
-            text=clean_query_text(query),
+            # bytes of argv that are not UTF-8 arrive as lone surrogates (surrogateescape):
+            # the search pipeline cleans the text, once
+            text=query,
             kind=kind,
             years=YearRange.parse(years),
             k=k,
