@@ -42,8 +42,33 @@ class TriageCommands(ServiceParts):
             return 0
         return self.triage.record_query(clean_query_text(query.text), query.kind, query.years)
 
+    def set_note(self, kind: Kind, doc_id: str, text: str, tags: Sequence[str] = ()) -> None:
+        """Replace a record's note and tags (empty text and no tags delete the note)."""
+        self.triage.set_note(kind, doc_id, text, tags)
+
+    def add_to_collection(self, name: str, kind: Kind, doc_id: str) -> str:
+        """Put a record in a collection (created if needed); returns the stored name."""
+        return self.triage.add_to_collection(name, kind, doc_id)
+
+    def collections(self) -> list[str]:
+        """Names of all collections, sorted case-insensitively."""
+        return self.triage.collections()
+
+    def history(self, limit: int = 50) -> list[HistoryEntry]:
+        """The newest ``limit`` submitted queries (saved ones included), newest first."""
+        return self.triage.history(limit)
+
     def saved_searches(self) -> list[HistoryEntry]:
+        """The saved searches, by name."""
         return self.triage.saved_searches()
+
+    def save_search(self, history_id: int, name: str) -> HistoryEntry:
+        """Name a history entry as a saved search; returns the saved entry.
+
+        Raises:
+            TriageError: no such entry, an empty name, or a name another search has.
+        """
+        return self.triage.save_search(history_id, name)
 
     def export(self, what: str, fmt: str, kind: Kind | None = None) -> str:
         """Kept records (``"kept"``) or a collection as bibtex, ris, csl-json or markdown."""
