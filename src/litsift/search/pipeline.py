@@ -55,6 +55,7 @@ __all__ = [
     "Ranked",
     "Retrieval",
     "SearchPipeline",
+    "load_hits",
     "resolve_query",
     "split_rq_query",
     "stages",
@@ -234,15 +235,34 @@ class Retrieval:
                 note = f"full text not searched: {err.message}; {err.hint}"
                 partial = "; ".join(n for n in (partial, note) if n)
         t = time.perf_counter()
-        rows = self.store.get_by_rowids(query.kind, [rowid for rowid, _, _ in items])
-        hits: list[Hit] = []
-        for rowid, score, signals in items:
-            rec = rows.get(rowid)
-            if rec is None:  # row deleted since the index was built
-                continue
-            hits.append(Hit(rec, len(hits) + 1, score, dict(signals), best.get(rowid)))
+        hits = load_hits(self.store, query.kind, items, best)
         timings["load"] = time.perf_counter() - t
         return Ranked(hits, used, partial, timings)
+
+
+def load_hits(
+    store: Store, kind: Kind, items: Sequence[Candidate], passages: Mapping[int, Passage]
+) -> list[Hit]:
+    """The hits of fused candidates, their rows loaded in one batch (``Store.get_by_rowids``).
+
+    Args:
+        store: the store.
+        kind: the candidates' kind.
+        items: ``(rowid, score, signals)`` best first.
+        passages: the best full-text passage of a rowid, where it has one.
+
+    Returns:
+        Hits best first, ranks from 1; candidates whose row is gone (deleted since the index
+        was built) are left out.
+    """
+    rows = store.get_by_rowids(kind, [rowid for rowid, _, _ in items])
+    hits: list[Hit] = []
+    for rowid, score, signals in items:
+        rec = rows.get(rowid)
+        if rec is None:
+            continue
+        hits.append(Hit(rec, len(hits) + 1, score, dict(signals), passages.get(rowid)))
+    return hits
 
 
 @dataclass
