@@ -223,9 +223,7 @@ def search(
         # dataset search also reads the papers' index (usage profiles, votes)
         _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])
         q = Query(
-            # bytes of argv that are not UTF-8 arrive as lone surrogates (surrogateescape):
-            # the search pipeline cleans the text, once
-            text=query,
+            text=query,  # cleaned once by the search pipeline (argv: lone surrogates too)
             kind=kind,
             years=YearRange.parse(years),
             k=k,
