@@ -11,9 +11,11 @@ import ast
 import importlib
 import inspect
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 import litsift.tui
@@ -134,3 +136,28 @@ def test_the_service_owns_the_lock_the_tui_serialises_calls_with(
 
     app = create_app(service)
     assert app.search_screen.calls.lock is service.calls_lock
+
+
+def test_a_stage_is_a_searcher_over_the_one_before(service: LitsiftService) -> None:
+    """A stage wraps any hit searcher (``search(query) -> hits``) without the service: here
+    the cross-encoder stage re-scores the first retrieval's top 5 with a real bi-encoder's
+    cosine as its scorer (weight 1: the re-scorer's order alone)."""
+    from litsift.search.pipeline import CrossEncoderStage, Retrieval, resolve_query
+
+    encoder = service.encoder
+
+    def cosine(text: str, passages: Sequence[str]) -> npt.NDArray[np.float32]:
+        vectors = encoder.encode_passages(list(passages))
+        return np.asarray(vectors @ encoder.encode_queries([text])[0], dtype=np.float32)
+
+    query = Query("graph neural networks for molecules", Kind.PAPER, k=10)
+    query = resolve_query(query, service.config.search)
+    first = Retrieval(service.searchers, service.store, lambda: None)
+    base = first.search(query)
+    staged = CrossEncoderStage(first, top=5, weight=1.0, score=cosine).search(query)
+    assert staged.signals_used == (*base.signals_used, "cross_encoder")
+    assert [h.docid for h in staged.hits[5:]] == [h.docid for h in base.hits[5:]]
+    assert {h.docid for h in staged.hits[:5]} == {h.docid for h in base.hits[:5]}
+    logits = [h.signals["cross_encoder"].score for h in staged.hits[:5]]
+    assert logits == sorted(logits, reverse=True)
+    assert [h.rank for h in staged.hits] == list(range(1, len(base.hits) + 1))
