@@ -50,7 +50,7 @@ from litsift.eval.measures import paired_test, per_query
 from litsift.paths import get_paths, shared_data_dir
 from litsift.search import passage_index
 from litsift.search.passage_index import FULLTEXT_FUSIONS
-from litsift.search.stages import with_passages
+from litsift.search.pipeline import FullText, load_hits
 from litsift.service import LitsiftService
 from litsift.text.sentences import split_sentences
 from litsift.types import Hit, Kind, Query
@@ -195,12 +195,14 @@ def search_all(svc: LitsiftService, text: str, k: int = 10) -> dict[str, list[Hi
     result = svc.search(Query(text, Kind.PAPER, k=k))
     index = svc.passage_index
     assert index is not None
+    papers = svc.searchers.of_kind(Kind.PAPER)
+    fused = papers.search(result.query)  # the abstract run of that search, before its rows
     runs = {"abstract": list(result.hits)}
     for method in FULLTEXT_FUSIONS:
         for gate in GATES:
-            runs[system_name(method, gate)] = with_passages(
-                result.query, result.hits, index, lambda d: svc.get(Kind.PAPER, d), method, gate
-            )
+            stage = FullText(index, svc.store, papers.year_of, method, gate)
+            items, best = stage.fuse(result.query, fused)
+            runs[system_name(method, gate)] = load_hits(svc.store, Kind.PAPER, items, best)
     return runs
 
 

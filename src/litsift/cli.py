@@ -284,7 +284,6 @@ def search(
 ) -> None:
     """Search papers (or --datasets) for QUERY and print the ranked hits."""
     from litsift.output import hits_to_json_text, hits_to_table
-    from litsift.search.query import clean_query_text
     from litsift.types import Kind, Query, YearRange
 
     with open_service(ctx.obj["home"], engine) as svc:
@@ -292,8 +291,7 @@ def search(
         # dataset search also reads the papers' index (usage profiles, votes)
         _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])
         q = Query(
-            # bytes of argv that are not UTF-8 arrive as lone surrogates (surrogateescape)
-            text=clean_query_text(query),
+            text=query,  # cleaned once by the search pipeline (argv: lone surrogates too)
             kind=kind,
             years=YearRange.parse(years),
             k=k,

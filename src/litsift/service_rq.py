@@ -9,7 +9,6 @@ stored fields (:mod:`litsift.rq.search`).
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from litsift.errors import QueryError
+from litsift.search.pipeline import RQ_PREFIX, split_rq_query
 from litsift.types import Hit, Kind, Paper, Query, SearchResult, SignalScore, YearRange
 
 if TYPE_CHECKING:
@@ -30,20 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RQ_PREFIX", "RQReport", "RQService", "split_rq_query"]
 
-#: ``problem: TEXT`` / ``method: TEXT`` at the start of a query searches that field
-RQ_PREFIX = re.compile(r"^\s*(problem|method)\s*:\s*", re.IGNORECASE)
 #: papers extracted and written per transaction (a stopped run keeps what it wrote)
 BATCH = 256
-
-
-def split_rq_query(text: str) -> tuple[Field | None, str]:
-    """``("problem", "rest")`` for ``"problem: rest"`` (same for ``method:``), else
-    ``(None, text)``."""
-    m = RQ_PREFIX.match(text)
-    if m is None:
-        return None, text
-    name = m.group(1).lower()
-    return ("problem" if name == "problem" else "method"), text[m.end() :]
 
 
 @dataclass

@@ -14,7 +14,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.search.passage_index import build_passage_index, paper_run
 from litsift.service import LitsiftService
 from litsift.text.passages import PASSAGE_WORDS, chunk_sections, passage_input
-from litsift.types import Kind, Query
+from litsift.types import Kind, Query, YearRange
 
 FULLTEXT = shared_data_dir() / "sources" / "fulltext"
 
@@ -339,3 +339,46 @@ def test_a_full_text_search_encodes_its_query_once(home: Path, encoder) -> None:
     encoder._last_query = None
     assert (again == encoder.encode_queries([question])[0]).all()
     assert fresh.shape == again.shape
+
+
+def test_full_text_is_fused_on_one_row_load_with_years_from_the_index(  # type: ignore[no-untyped-def]
+    home: Path, encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search pipeline (issue 28): the papers that only their passages found are kept or
+    dropped by the year column of the paper index, never by loading each one from the store;
+    the final hits are loaded in one batch."""
+    question = "how long did pretraining SciBERT on a TPU take"
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        everything = svc.search(Query(question, Kind.PAPER, k=50, fulltext=True))
+        body_only = [
+            h
+            for h in everything.hits
+            if "passages" in h.signals and not {"bm25", "dense"} & set(h.signals)
+        ]
+        assert body_only, "the passages found a paper its abstract did not"
+        year = body_only[0].record.year
+        years = (
+            YearRange(year + 1, None, include_missing=False)
+            if year is not None
+            else YearRange(None, None, include_missing=False)
+        )
+        store = svc.store
+        loads: list[str] = []
+        real_get, real_rows = store.get, store.get_by_rowids
+
+        def get(kind: Kind, doc_id: str):  # type: ignore[no-untyped-def]
+            loads.append("get")
+            return real_get(kind, doc_id)
+
+        def get_by_rowids(kind: Kind, rowids):  # type: ignore[no-untyped-def]
+            loads.append("get_by_rowids")
+            return real_rows(kind, rowids)
+
+        monkeypatch.setattr(store, "get", get)
+        monkeypatch.setattr(store, "get_by_rowids", get_by_rowids)
+        result = svc.search(Query(question, Kind.PAPER, years, k=50, fulltext=True))
+    assert "passages" in result.signals_used
+    assert loads == ["get_by_rowids"]  # one batch, nothing one at a time
+    assert result.hits and all(years.contains(h.record.year) for h in result.hits)
+    assert body_only[0].docid not in {h.docid for h in result.hits}
+    assert any(h.passage is not None for h in result.hits)

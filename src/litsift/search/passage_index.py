@@ -438,7 +438,7 @@ FULLTEXT_FUSIONS = ("rrf", "max-rank", "interpolation")
 PASSAGE_GATE_RANK = 1
 
 
-def dense_floor(hits: Sequence[Hit], gate: int) -> float | None:
+def dense_floor(hits: Sequence[Hit] | Sequence[Fused], gate: int) -> float | None:
     """The dense cosine a passage must reach to count: the ``gate``-th highest dense score
     among ``hits`` (paper hits of the same query and encoder, so the scales agree), or the
     lowest when fewer hits have one; None when none has a dense signal (BM25 only, while the

@@ -78,7 +78,8 @@ _REPLACEMENT = "\ufffd"
 def clean_query_text(text: str) -> str:
     """The query text made safe to analyse (tantivy) and encode (tokenizers): any string in,
     a string that encodes as UTF-8 out. Cheap on clean text (printable ASCII is returned as
-    it is), so the service and each searcher may call it on the same query.
+    it is). The search pipeline (:func:`litsift.search.pipeline.resolve_query`) calls it
+    once per query; retrievers take its output as given.
 
     - a surrogate pair stored as two code points (UTF-16 style) becomes its one character; a
       lone surrogate (e.g. an invalid byte of a command-line argument, which Python decodes
@@ -124,7 +125,8 @@ def bm25_query_text(text: str, mode: str = "stop") -> str:
     """The text sent to BM25 for a query.
 
     Args:
-        text: the user's query, any string (cleaned by :func:`clean_query_text`).
+        text: the query text, already cleaned by :func:`clean_query_text` (the search
+            pipeline does it once per query).
         mode: ``"raw"`` (unchanged), ``"stop"`` (English stopwords removed) or
             ``"stop+request"`` (also :data:`REQUEST_WORDS`).
 
@@ -138,7 +140,6 @@ def bm25_query_text(text: str, mode: str = "stop") -> str:
     """
     if mode not in BM25_QUERY_MODES:
         raise ValueError(f"unknown BM25 query mode {mode!r}; use one of {BM25_QUERY_MODES}")
-    text = clean_query_text(text)
     if mode == "raw":
         return text
     kept = _analyzer(mode).analyze(text)

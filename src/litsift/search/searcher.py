@@ -28,7 +28,7 @@ import numpy.typing as npt
 from litsift.errors import IndexDamagedError
 from litsift.search.filters import YEAR_MISSING, allowed_mask
 from litsift.search.fusion import Fused, Norm, Run, fuse
-from litsift.search.query import bm25_query_text, clean_query_text
+from litsift.search.query import bm25_query_text
 from litsift.search.rocchio import rocchio
 from litsift.search.text import passage_text
 from litsift.types import MULTI_RUN_FUSIONS, Hit, Kind, Query, Record, YearRange
@@ -170,10 +170,11 @@ class KindSearcher:
     # -- pieces ----------------------------------------------------------------------------
     def resolve(self, query: Query) -> Query:
         """``query`` with this searcher's defaults for unset k, k0 and fusion (the k0 rule
-        applied) and its text cleaned (:func:`clean_query_text`); without a dense index the
-        fusion is ``"bm25"``. Raises QueryError for an unknown fusion or k/k0 out of range."""
+        applied; a query resolved by :func:`litsift.search.pipeline.resolve_query` has none
+        unset); without a dense index the fusion is ``"bm25"``. The text is taken as given
+        (cleaned once, by the pipeline). Raises QueryError for an unknown fusion or k/k0 out
+        of range."""
         r = self.ranking
-        query = replace(query, text=clean_query_text(query.text))
         query = query.with_defaults(r.k, r.k0, r.fusion)
         if self.bm25 is None:
             return replace(query, fusion="dense")

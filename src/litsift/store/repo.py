@@ -227,6 +227,40 @@ class Store:
                     found[row[0]] = row_to_record(kind, row)
         return {r: found[r] for r in wanted if r in found}
 
+    def ids_by_rowid(self, kind: Kind, rowids: Sequence[int]) -> dict[int, str]:
+        """External ids of rowids (hnswlib labels), one query per 900 rowids; no row is loaded.
+
+        Returns:
+            ``{rowid: id}`` in the order of ``rowids`` (first occurrence); rowids with no row
+            are absent.
+        """
+        found: dict[int, str] = {}
+        wanted = list(dict.fromkeys(int(r) for r in rowids))
+        with self._lock:
+            for start in range(0, len(wanted), _MAX_PARAMS):
+                chunk = wanted[start : start + _MAX_PARAMS]
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT rowid, id FROM {kind.table} WHERE rowid IN ({marks})"
+                found.update((int(r), str(d)) for r, d in self._conn.execute(sql, chunk))
+        return {r: found[r] for r in wanted if r in found}
+
+    def rowids_by_id(self, kind: Kind, doc_ids: Sequence[str]) -> dict[str, int]:
+        """Rowids of external ids, one query per 900 ids; no row is loaded.
+
+        Returns:
+            ``{id: rowid}`` in the order of ``doc_ids`` (first occurrence); ids with no row
+            are absent.
+        """
+        found: dict[str, int] = {}
+        wanted = list(dict.fromkeys(str(d) for d in doc_ids))
+        with self._lock:
+            for start in range(0, len(wanted), _MAX_PARAMS):
+                chunk = wanted[start : start + _MAX_PARAMS]
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT id, rowid FROM {kind.table} WHERE id IN ({marks})"
+                found.update((str(d), int(r)) for d, r in self._conn.execute(sql, chunk))
+        return {d: found[d] for d in wanted if d in found}
+
     def rows_since(
         self, kind: Kind, revision: int = 0, batch_size: int = 1000
     ) -> Iterator[list[Record]]:

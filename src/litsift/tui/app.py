@@ -19,7 +19,7 @@ from textual.screen import Screen
 
 from litsift.config import Config
 from litsift.errors import LitsiftError
-from litsift.service import LitsiftService
+from litsift.service_api import LitsiftAPI
 from litsift.text import for_terminal
 from litsift.tui.screens import HelpScreen, SearchScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
@@ -29,7 +29,7 @@ from litsift.types import Kind
 
 
 class LitsiftApp(App[None]):
-    """litsift's terminal UI over one :class:`LitsiftService`."""
+    """litsift's terminal UI over one service (:class:`~litsift.service_api.LitsiftAPI`)."""
 
     CSS_PATH = "litsift.tcss"
     TITLE = "litsift"
@@ -49,7 +49,7 @@ class LitsiftApp(App[None]):
     ]
 
     def __init__(
-        self, service: LitsiftService, config: Config | None = None, *, show_timings: bool = True
+        self, service: LitsiftAPI, config: Config | None = None, *, show_timings: bool = True
     ) -> None:
         super().__init__()
         self.service = service
@@ -82,10 +82,7 @@ class LitsiftApp(App[None]):
             if read_only is not None:  # a mounted snapshot, a full disk: searching works
                 self.call_from_thread(self.show_read_only, read_only)
                 return
-            sources = self.service.sources
-            count = sources.arrivals()
-            if count:
-                sources.mark_arrivals_seen()
+            count = self.service.arrivals(mark_seen=True)
         except LitsiftError:
             return  # a missing or locked store says so on the first search
         if count:
@@ -207,7 +204,7 @@ class LitsiftApp(App[None]):
 
 
 def create_app(
-    service: LitsiftService, config: Config | None = None, *, show_timings: bool = True
+    service: LitsiftAPI, config: Config | None = None, *, show_timings: bool = True
 ) -> LitsiftApp:
     """Build the TUI over ``service`` (the factory shared by ``litsift`` and the tests).
 

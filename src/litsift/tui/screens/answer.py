@@ -29,7 +29,8 @@ from litsift.tui.widgets.status_line import error_text
 from litsift.types import Hit
 
 if TYPE_CHECKING:
-    from litsift.service import Answer, LitsiftService
+    from litsift.service import Answer
+    from litsift.service_api import LitsiftAPI
 
 Part = str | tuple[str, str]
 
@@ -76,7 +77,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
         Binding("escape", "close", "Close", id="answer_close"),
     ]
 
-    def __init__(self, service: LitsiftService, question: str, hits: Sequence[Hit]) -> None:
+    def __init__(self, service: LitsiftAPI, question: str, hits: Sequence[Hit]) -> None:
         super().__init__(classes="litsift-modal", id="answer-screen")
         self.service = service
         self.question = question

@@ -38,7 +38,7 @@ from litsift.types import Kind, Label
 from litsift.types.citations import Neighbour, Neighbours, SnowballRound
 
 if TYPE_CHECKING:
-    from litsift.service import LitsiftService
+    from litsift.service_api import LitsiftAPI
 
 __all__ = ["CitationsScreen"]
 
@@ -98,7 +98,7 @@ class CitationsScreen(Screen[None]):
 
     def __init__(
         self,
-        service: LitsiftService,
+        service: LitsiftAPI,
         doc_id: str,
         lock: threading.Lock,
         query_text: str = "",

@@ -17,7 +17,7 @@ from litsift.errors import LitsiftError
 from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
-    from litsift.service import LitsiftService
+    from litsift.service_api import LitsiftAPI
     from litsift.service_review import FeedResult
 
 __all__ = ["FeedScreen"]
@@ -33,7 +33,7 @@ class FeedScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="feed_close"),
     ]
 
-    def __init__(self, service: LitsiftService, collection: str | None = None) -> None:
+    def __init__(self, service: LitsiftAPI, collection: str | None = None) -> None:
         super().__init__(classes="litsift-modal")
         self.service, self.collection = service, collection
         self.result: FeedResult | None = None

@@ -30,7 +30,7 @@ from litsift.tui.screens.empty_store import EmptyStoreScreen
 from litsift.types import Kind
 
 if TYPE_CHECKING:
-    from litsift.service import LitsiftService
+    from litsift.service_api import LitsiftAPI
     from litsift.tui.widgets import StatusLine
     from litsift.tui.widgets.kind_tab import KindTab
 
@@ -111,7 +111,7 @@ class IndexBuilder(Widget):
 
     DEFAULT_CSS = "IndexBuilder { display: none; }"
 
-    def __init__(self, service: LitsiftService, host: Host, lock: threading.Lock) -> None:
+    def __init__(self, service: LitsiftAPI, host: Host, lock: threading.Lock) -> None:
         super().__init__(id="index-builder")
         self.service = service
         self.host = host
@@ -143,7 +143,7 @@ class IndexBuilder(Widget):
             return
         status.set_index_state(msg.counts, frozenset())  # stale kinds are built right away
         if not any(msg.counts.values()):
-            self.app.push_screen(EmptyStoreScreen(str(self.service.paths.store_file)))
+            self.app.push_screen(EmptyStoreScreen(str(self.service.store_path)))
         elif msg.stale or msg.sentences_pending:
             self.building = msg.stale
             also = msg.stale | msg.sentences_pending
@@ -220,7 +220,7 @@ class IndexBuilder(Widget):
             self._show_states()
             if msg.part == "sentences":
                 return
-        self.service.searchers.invalidate(msg.kind)
+        self.service.invalidate(msg.kind)
         if msg.part == "dense":
             self.building = self.building - {msg.kind}
             self._states.pop(msg.kind, None)

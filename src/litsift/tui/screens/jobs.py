@@ -1,11 +1,13 @@
 """Serialised service calls: one lock for every call, and an ordered queue of triage writes.
 
-Service calls are serialised by :attr:`ServiceCalls.lock` (searches, triage jobs, aspect
-scoring), so the encoder and the store are used by one thread at a time. Triage writes (labels,
-notes, collections, saved searches, exports) run in order: each job is queued and a draining
-worker pops them first-in first-out under a lock, so "label, then undo" never run the other way
-round. A job returns a message (e.g. :class:`~litsift.tui.messages.AnnotationsChanged` or
-:class:`~litsift.tui.messages.Notice`) that is posted back to the host in a :class:`JobDone`.
+Service calls are serialised by :attr:`ServiceCalls.lock`, the service's own
+``calls_lock`` (the threading rule lives with the service, :mod:`litsift.service_api`):
+searches, triage jobs and aspect scoring use the encoder and the store one thread at a time.
+Triage writes (labels, notes, collections, saved searches, exports) run in order: each job is
+queued and a draining worker pops them first-in first-out under a lock, so "label, then undo"
+never run the other way round. A job returns a message (e.g.
+:class:`~litsift.tui.messages.AnnotationsChanged` or :class:`~litsift.tui.messages.Notice`)
+that is posted back to the host in a :class:`JobDone`.
 """
 
 from __future__ import annotations
@@ -36,12 +38,13 @@ class ServiceCalls:
 
     Args:
         host: the node whose workers run the jobs and which receives :class:`JobDone`.
+        lock: the service's ``calls_lock`` (:class:`litsift.service_api.LitsiftAPI`).
     """
 
-    def __init__(self, host: DOMNode) -> None:
+    def __init__(self, host: DOMNode, lock: threading.Lock) -> None:
         self.host = host
-        #: held around every service call, in any thread
-        self.lock = threading.Lock()
+        #: held around every service call, in any thread (the service's lock)
+        self.lock = lock
         self._jobs: deque[Job] = deque()
         self._jobs_lock = threading.Lock()
         self._open = 0

@@ -54,7 +54,7 @@ class RQCommands:
 
         def job() -> Message:
             try:
-                report = service.rq.extract(use_llm=use_llm, doc_ids=ids, replace=True)
+                report = service.extract_rq(use_llm=use_llm, doc_ids=ids, replace=True)
             except Exception as err:  # LLM not reachable, budget, store busy: reported
                 return Notice(error=err)
             return RQExtracted(report.summary())

@@ -29,7 +29,7 @@ from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
-    from litsift.service import LitsiftService
+    from litsift.service_api import LitsiftAPI
     from litsift.service_review import ScreeningProgress, ScreeningSession
     from litsift.tui.app import LitsiftApp
 
@@ -74,7 +74,7 @@ class ScreeningScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_name("screening.tcss")
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
 
-    def __init__(self, service: LitsiftService, review: str, *, dense: bool = True) -> None:
+    def __init__(self, service: LitsiftAPI, review: str, *, dense: bool = True) -> None:
         """Args: ``dense``: also embed the records in the background and then rank with
         TF-IDF beside the encoder's vectors (litsift's default order)."""
         super().__init__()
@@ -335,7 +335,7 @@ def open_last_review(app: LitsiftApp) -> None:
     app.push_screen(ScreeningScreen(app.service, name))
 
 
-def create_screening_app(service: LitsiftService, review: str, *, dense: bool = True) -> LitsiftApp:
+def create_screening_app(service: LitsiftAPI, review: str, *, dense: bool = True) -> LitsiftApp:
     """The app with review ``review``'s screening screen as its only screen (``litsift review
     screen``; the search screen is not mounted, so nothing is indexed meanwhile); Esc quits."""
     from litsift.tui import app as app_module

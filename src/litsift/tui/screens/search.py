@@ -31,7 +31,7 @@ from textual.worker import get_current_worker
 
 from litsift.config import SearchSettings
 from litsift.errors import LitsiftError
-from litsift.service import LitsiftService
+from litsift.service_api import LitsiftAPI
 from litsift.tui.messages import (
     AnnotationsChanged,
     AspectsJudged,
@@ -88,7 +88,7 @@ class SearchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [*RANKING_BINDINGS, *TRIAGE_BINDINGS, *SCREEN_BINDINGS]
 
     def __init__(
-        self, service: LitsiftService, settings: SearchSettings, *, show_timings: bool = True
+        self, service: LitsiftAPI, settings: SearchSettings, *, show_timings: bool = True
     ) -> None:
         super().__init__(id="search-screen")
         self.service = service
@@ -97,7 +97,7 @@ class SearchScreen(Screen[None]):
         self.kind = Kind.PAPER
         self.text = ""
         self.years = YearRange()
-        self.calls = ServiceCalls(self)
+        self.calls = ServiceCalls(self, service.calls_lock)
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
         self.rq = RQCommands(self)
@@ -111,7 +111,7 @@ class SearchScreen(Screen[None]):
     @property
     def fulltext(self) -> bool:
         """Search papers' imported full text too: the user's choice (key T) once made, else on
-        whenever the library's full text is indexed (:meth:`LitsiftService.has_passages`, so
+        whenever the library's full text is indexed (:meth:`LitsiftAPI.has_passages`, so
         a passage index built during the session turns it on)."""
         if self._fulltext is not None:
             return self._fulltext

@@ -99,7 +99,7 @@ class TriageCommands:
                 return
 
             def job() -> Message:
-                screen.service.triage.set_note(kind, doc_id, edit.text, edit.tags)
+                screen.service.set_note(kind, doc_id, edit.text, edit.tags)
                 return AnnotationsChanged(
                     kind, screen.service.annotations(kind, [doc_id]), "note saved"
                 )
@@ -121,7 +121,7 @@ class TriageCommands:
             TriageCommands.last_collection = name
 
             def job() -> Message:
-                stored = screen.service.triage.add_to_collection(name, kind, doc_id)
+                stored = screen.service.add_to_collection(name, kind, doc_id)
                 return AnnotationsChanged(
                     kind, screen.service.annotations(kind, [doc_id]), f"added to {stored!r}"
                 )
@@ -162,7 +162,7 @@ class TriageCommands:
         try:
             with screen.calls.lock:
                 saved = screen.service.saved_searches()
-                recent = screen.service.triage.history(50)
+                recent = screen.service.history(50)
         except Exception as err:  # reported, never a crash
             screen.post_message(Notice(error=err))
             return
@@ -196,7 +196,7 @@ class TriageCommands:
 
             def job() -> Message:
                 hid = screen.service.record_query(query)
-                entry = screen.service.triage.save_search(hid, name)
+                entry = screen.service.save_search(hid, name)
                 return Notice(f"saved search {entry.name!r}")
 
             screen.calls.run_job(job)
@@ -214,7 +214,7 @@ class TriageCommands:
         screen = self.screen
         try:
             with screen.calls.lock:
-                collections = screen.service.triage.collections()
+                collections = screen.service.collections()
         except Exception as err:  # reported, never a crash
             screen.post_message(Notice(error=err))
             return

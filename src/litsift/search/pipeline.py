@@ -1,0 +1,366 @@
+"""One search from query to hits: the query resolved once, the kind's searcher, full-text
+passages fused by document id, one batched row load, then the hit-level stages.
+
+The shape of pyserini's ``HybridSearcher`` (castorini/pyserini
+``pyserini/search/hybrid/_searcher.py``: one object runs the retrievers and fuses once) with
+pyterrier-style stages (``retriever >> reranker``: each stage is a searcher over the one
+before it, ``search(query) -> hits``, so adding one never edits the others or the service):
+
+1. :func:`resolve_query` cleans the text (:func:`~litsift.search.query.clean_query_text`),
+   fills unset ``k`` / ``k0`` / fusion from ``[search]`` and applies the k0 rule -- the only
+   place either happens; searchers and the CLI take the text as given.
+2. ``problem: ...`` / ``method: ...`` go to the research-question search (:func:`split_rq_query`).
+3. :class:`Retrieval` runs the kind's searcher (rowids, year filter inside BM25 and hnswlib);
+   for a full-text query (:class:`FullText`) the papers of the best passages are fused in by
+   document id, their years read from the paper index's year column; then the top ``k`` rows
+   are loaded from SQLite in one batch.
+4. The stages of :func:`stages` (today the opt-in cross-encoder) re-rank the loaded hits.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from litsift.errors import IndexDamagedError, IndexMissingError
+from litsift.search.passage_index import (
+    FULLTEXT_FUSION,
+    PASSAGE_GATE_RANK,
+    dense_floor,
+    fuse_fulltext,
+    paper_run,
+)
+from litsift.search.query import clean_query_text
+from litsift.search.stages import cross_encode
+from litsift.types import Hit, Kind, Passage, Query, SearchResult, SignalScore
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from litsift.config import SearchSettings
+    from litsift.search.engine import PassageSearch
+    from litsift.search.fusion import Fused
+    from litsift.search.searchers import Searchers
+    from litsift.store import Store
+
+__all__ = [
+    "RQ_PREFIX",
+    "CrossEncoderStage",
+    "FullText",
+    "HitSearcher",
+    "Ranked",
+    "Retrieval",
+    "SearchPipeline",
+    "load_hits",
+    "resolve_query",
+    "split_rq_query",
+    "stages",
+]
+
+#: ``problem: TEXT`` / ``method: TEXT`` at the start of a query searches that field
+RQ_PREFIX = re.compile(r"^\s*(problem|method)\s*:\s*", re.IGNORECASE)
+#: the research-question fields a query can be routed to
+RQField = Literal["problem", "method"]
+#: a fused paper before its row is loaded: ``(rowid, score, {signal: (score, rank)})``
+Candidate = tuple[int, float, Mapping[str, SignalScore]]
+
+
+def split_rq_query(text: str) -> tuple[RQField | None, str]:
+    """``("problem", "rest")`` for ``"problem: rest"`` (same for ``method:``), else
+    ``(None, text)``."""
+    m = RQ_PREFIX.match(text)
+    if m is None:
+        return None, text
+    name = m.group(1).lower()
+    return ("problem" if name == "problem" else "method"), text[m.end() :]
+
+
+def resolve_query(query: Query, settings: SearchSettings) -> Query:
+    """``query`` with its text cleaned (:func:`~litsift.search.query.clean_query_text`) and
+    unset ``k``, ``k0`` and fusion taken from ``settings``, ``k0`` raised by the k0 rule
+    (:meth:`~litsift.types.Query.with_defaults`).
+
+    Raises:
+        QueryError: unknown fusion, or ``k`` / ``k0`` out of range.
+    """
+    query = replace(query, text=clean_query_text(query.text))
+    return query.with_defaults(settings.k, settings.k0, settings.fusion)
+
+
+@dataclass
+class Ranked:
+    """What a hit-level searcher returns for one resolved query.
+
+    Attributes:
+        hits: best first, ranks from 1.
+        signals_used: the retrievers and stages that ran (``("bm25", "dense", "passages")``).
+        partial: why the answer is less than the full hybrid (None when it is not).
+        timings: seconds per step (``bm25``, ``encode``, ``dense``, ``fuse``, ``passages``,
+            ``load``, ``cross_encoder``, ... those that ran).
+    """
+
+    hits: list[Hit]
+    signals_used: tuple[str, ...]
+    partial: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class HitSearcher(Protocol):
+    """A searcher that returns loaded hits: :class:`Retrieval`, or a stage over one."""
+
+    def search(self, query: Query) -> Ranked:
+        """The hits of a resolved ``query`` (``k``, ``k0`` and fusion set)."""
+        ...
+
+
+@dataclass
+class FullText:
+    """The papers of the best full-text passages, fused with the paper run by document id.
+
+    A passage takes part only when it is as close to the query (dense cosine) as the
+    ``gate``-th closest abstract of the paper run (:func:`~litsift.search.passage_index.
+    dense_floor`): without it every paper with full text would enter every result list at its
+    passage rank, however weak its best passage (``benchmarks/fulltext_eval.py --known-item``).
+    A hit still carries its paper's best passage when the gate kept that passage out.
+
+    Attributes:
+        index: the passage index.
+        store: id <-> rowid lookups (no row is loaded here).
+        year_of: the indexed year of a paper rowid (``KindSearcher.year_of``): the year filter
+            of passage-only papers is read from the paper index's year column.
+        method: how the two runs are combined (:func:`~litsift.search.passage_index.
+            fuse_fulltext`).
+        gate: the abstract rank whose dense cosine a passage must reach; None: no gate.
+    """
+
+    index: PassageSearch
+    store: Store
+    year_of: Callable[[int], int | None]
+    method: str = FULLTEXT_FUSION
+    gate: int | None = PASSAGE_GATE_RANK
+
+    def fuse(
+        self, query: Query, fused: Sequence[Fused]
+    ) -> tuple[list[Candidate], dict[int, Passage]]:
+        """The paper run ``fused`` (rowids, best first) fused with the passages' papers.
+
+        Returns:
+            ``([(rowid, fused score, signals)], best passage by rowid)``: at most ``query.k``
+            papers, best first; ``signals`` are the paper run's plus ``passages`` where the
+            passages ranked the paper. Papers outside ``query.years`` or no longer in the store
+            are left out.
+
+        Raises:
+            IndexDamagedError: the passage index is damaged.
+        """
+        assert query.k is not None and query.k0 is not None
+        ids = self.store.ids_by_rowid(Kind.PAPER, [int(f.docid) for f in fused])
+        papers = [f for f in fused if int(f.docid) in ids]  # rows deleted since the build: out
+        found = self.index.search(query.text, k=query.k0, k0=query.k0)
+        _, best = paper_run(found)  # a paper's best passage is shown even when the gate holds it
+        floor = dense_floor(papers, self.gate) if self.gate is not None else None
+        if floor is not None:
+            found = [h for h in found if "dense" in h.signals and h.signals["dense"][0] >= floor]
+        passage_papers, ranked_by = paper_run(found)
+        best.update(ranked_by)  # the passage that ranked the paper, where one did
+        rowid_of = {d: r for r, d in ids.items()}
+        rowid_of.update(self.store.rowids_by_id(Kind.PAPER, [d for d, _ in passage_papers]))
+        passage_papers = [
+            (d, s)
+            for d, s in passage_papers
+            if d in rowid_of and query.years.contains(self.year_of(rowid_of[d]))
+        ]
+        by_id = {ids[int(f.docid)]: f for f in papers}
+        paper_items = [(ids[int(f.docid)], float(f.score)) for f in papers]
+        out: list[Candidate] = []
+        for f in fuse_fulltext(paper_items, passage_papers, query.k, self.method):
+            doc_id = str(f.docid)
+            base = by_id.get(doc_id)
+            signals = dict(base.signals) if base is not None else {}
+            if "passages" in f.signals:
+                signals["passages"] = f.signals["passages"]
+            out.append((rowid_of[doc_id], float(f.score), signals))
+        passages = {rowid_of[d]: p for d, p in best.items() if d in rowid_of}
+        return out, passages
+
+
+@dataclass
+class Retrieval:
+    """The first searcher of every pipeline: the kind's searcher, full text fused in for a
+    full-text paper query, then one batched row load.
+
+    Attributes:
+        searchers: the open searchers of the home.
+        store: where the rows are loaded from.
+        passages: returns the passage index (None without full text); may raise
+            IndexDamagedError.
+        on_damaged: called when the passage index is found damaged (the service forgets it).
+    """
+
+    searchers: Searchers
+    store: Store
+    passages: Callable[[], PassageSearch | None]
+    on_damaged: Callable[[], None] = lambda: None
+
+    def search(self, query: Query) -> Ranked:
+        """Hits of ``query`` (resolved), see the class docstring.
+
+        Raises:
+            IndexMissingError, IndexMismatchError, IndexDamagedError: the kind's index cannot
+                serve.
+            QueryError: bad k / k0 / fusion.
+        """
+        timings: dict[str, float] = {}
+        searcher = self.searchers.get(query.kind)
+        fused = searcher.search(query, timings=timings)
+        used = searcher.signals(query)  # after the search: BM25 may have been found damaged
+        partial = searcher.partial
+        items: list[Candidate] = [(int(f.docid), float(f.score), f.signals) for f in fused]
+        best: dict[int, Passage] = {}
+        if query.fulltext and query.kind is Kind.PAPER:
+            t = time.perf_counter()
+            try:
+                index = self.passages()
+                if index is not None:
+                    paper_year = self.searchers.of_kind(Kind.PAPER).year_of
+                    items, best = FullText(index, self.store, paper_year).fuse(query, fused)
+                    used = (*used, "passages")
+                    timings["passages"] = time.perf_counter() - t
+            except IndexDamagedError as err:
+                self.on_damaged()
+                note = f"full text not searched: {err.message}; {err.hint}"
+                partial = "; ".join(n for n in (partial, note) if n)
+        t = time.perf_counter()
+        hits = load_hits(self.store, query.kind, items, best)
+        timings["load"] = time.perf_counter() - t
+        return Ranked(hits, used, partial, timings)
+
+
+def load_hits(
+    store: Store, kind: Kind, items: Sequence[Candidate], passages: Mapping[int, Passage]
+) -> list[Hit]:
+    """The hits of fused candidates, their rows loaded in one batch (``Store.get_by_rowids``).
+
+    Args:
+        store: the store.
+        kind: the candidates' kind.
+        items: ``(rowid, score, signals)`` best first.
+        passages: the best full-text passage of a rowid, where it has one.
+
+    Returns:
+        Hits best first, ranks from 1; candidates whose row is gone (deleted since the index
+        was built) are left out.
+    """
+    rows = store.get_by_rowids(kind, [rowid for rowid, _, _ in items])
+    hits: list[Hit] = []
+    for rowid, score, signals in items:
+        rec = rows.get(rowid)
+        if rec is None:
+            continue
+        hits.append(Hit(rec, len(hits) + 1, score, dict(signals), passages.get(rowid)))
+    return hits
+
+
+@dataclass
+class CrossEncoderStage:
+    """Re-score the top ``top`` paper hits of ``inner`` with a cross-encoder
+    (:func:`litsift.search.stages.cross_encode`); other kinds and single hits pass through.
+
+    Attributes:
+        inner: the searcher whose hits are re-scored.
+        top: how many hits are re-scored.
+        weight: the cross-encoder's share in [0, 1].
+        score: ``score(query, passages) -> (n,) float32 logits``; default the packaged
+            cross-encoder (:func:`litsift.models_onnx.cross_encoder.load_cross_encoder`,
+            loaded on the first re-scored query; raises ModelNotBuiltError without it).
+    """
+
+    inner: HitSearcher
+    top: int
+    weight: float
+    score: Callable[[str, Sequence[str]], npt.NDArray[np.float32]] | None = None
+
+    def search(self, query: Query) -> Ranked:
+        ranked = self.inner.search(query)
+        if query.kind is not Kind.PAPER or len(ranked.hits) < 2:
+            return ranked
+        t = time.perf_counter()
+        score = self.score
+        if score is None:
+            from litsift.models_onnx.cross_encoder import load_cross_encoder
+
+            score = load_cross_encoder().score  # one per process
+        ranked.hits = cross_encode(query.text, ranked.hits, self.top, self.weight, score)
+        ranked.timings["cross_encoder"] = time.perf_counter() - t
+        ranked.signals_used = (*ranked.signals_used, "cross_encoder")
+        return ranked
+
+
+def stages(first: HitSearcher, settings: SearchSettings) -> HitSearcher:
+    """``first`` with the configured hit-level stages over it, innermost first (the one place a
+    new stage is added)."""
+    searcher = first
+    if settings.cross_encoder_top > 0:
+        searcher = CrossEncoderStage(
+            searcher, settings.cross_encoder_top, settings.cross_encoder_weight
+        )
+    return searcher
+
+
+class SearchPipeline:
+    """One home's search: resolve, route, retrieve, load, stages (see the module docstring).
+
+    Args:
+        settings: the ``[search]`` settings (defaults, stages).
+        searchers: the open searchers of the home.
+        store: the home's store.
+        passages: returns the passage index (None without full text).
+        rq_search: the research-question search, ``rq_search(query, "problem" | "method")``.
+        on_damaged: called when the passage index is found damaged.
+    """
+
+    def __init__(
+        self,
+        settings: SearchSettings,
+        searchers: Searchers,
+        store: Store,
+        passages: Callable[[], PassageSearch | None],
+        rq_search: Callable[[Query, RQField], SearchResult],
+        on_damaged: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self._rq_search = rq_search
+        self.searcher = stages(Retrieval(searchers, store, passages, on_damaged), settings)
+
+    def search(self, query: Query) -> SearchResult:
+        """Run ``query``; unset ``k``, ``k0`` and fusion take the configured defaults and the
+        returned ``SearchResult.query`` has them filled in (text cleaned).
+
+        Raises:
+            IndexMissingError: the store holds nothing of ``query.kind``, or no index was
+                built for it.
+            IndexMismatchError: the index was built by another encoder.
+            QueryError: unknown fusion method or bad k/k0.
+        """
+        t0 = time.perf_counter()
+        query = resolve_query(query, self.settings)
+        if not query.text.strip():
+            return SearchResult(query, (), time.perf_counter() - t0, {})
+        rq_field, rest = split_rq_query(query.text)
+        if rq_field is not None:  # "problem: …" / "method: …": the research-question fields
+            return self._rq_search(replace(query, text=rest), rq_field)
+        if self.store.count(query.kind) == 0:
+            raise IndexMissingError(
+                f"no {query.kind.table} in the store yet",
+                f"litsift ingest {query.kind.table} FILE.jsonl, then litsift index",
+            )
+        ranked = self.searcher.search(query)
+        elapsed = time.perf_counter() - t0
+        return SearchResult(
+            query, tuple(ranked.hits), elapsed, ranked.timings, ranked.signals_used, ranked.partial
+        )

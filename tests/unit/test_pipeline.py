@@ -1,0 +1,163 @@
+"""The search pipeline (issue 28): one query is cleaned and defaulted once, whatever searcher
+its kind goes to, and the TUI sees the service through one Protocol only.
+
+Runs on the session store (tests/conftest.py: 2,000 real papers + the PwC datasets); the
+full-text cases live in test_fulltext.py, on its home with imported full text.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import litsift.tui
+from litsift.search import query as query_module
+from litsift.service import LitsiftService
+from litsift.service_api import LitsiftAPI
+from litsift.types import Kind, Query, YearRange
+
+DIRTY = "neural \udcff machine translation \x00 with cafe\u0301 attention"
+
+
+@pytest.fixture
+def cleaner_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every call of ``clean_query_text``, wherever a litsift module bound it (the real
+    function runs; each call's input is recorded)."""
+    for name in ("litsift.search.pipeline", "litsift.search.searcher", "litsift.cli"):
+        try:  # modules imported on first use bind the real function before it is patched
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    real = query_module.clean_query_text
+    calls: list[str] = []
+
+    def counting(text: str) -> str:
+        calls.append(text)
+        return real(text)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("litsift") and getattr(module, "clean_query_text", None) is real:
+            monkeypatch.setattr(module, "clean_query_text", counting)
+    yield calls
+
+
+@pytest.mark.parametrize(
+    ("kind", "fusion"),
+    [(Kind.PAPER, None), (Kind.PAPER, "rrf"), (Kind.PAPER, "bm25"), (Kind.DATASET, None)],
+)
+def test_a_search_cleans_its_query_once(
+    service: LitsiftService, cleaner_calls: list[str], kind: Kind, fusion: str | None
+) -> None:
+    result = service.search(Query(DIRTY, kind, YearRange(2015, None), k=5, fusion=fusion))
+    assert cleaner_calls == [DIRTY]  # once, on the text as typed
+    assert result.hits  # and the cleaned text found something
+    assert "\udcff" not in result.query.text and "\x00" not in result.query.text
+    assert "caf\u00e9" in result.query.text  # NFC, once
+    s = service.config.search
+    assert (result.query.k, result.query.fusion) == (5, fusion or s.fusion)
+    assert result.query.k0 == max(s.k0, 5)  # the k0 rule, filled in the same place
+
+
+def test_the_resolved_query_is_what_the_searcher_and_history_see(
+    service: LitsiftService, cleaner_calls: list[str]
+) -> None:
+    """More like this reranks with the result's (already clean) text: nothing is cleaned
+    again after the search."""
+    result = service.search(Query(DIRTY, Kind.PAPER, k=10))
+    assert len(cleaner_calls) == 1
+    feedback = result.hits[0]
+    from litsift.types import Label
+
+    previous = service.set_label(Kind.PAPER, feedback.docid, Label.KEEP)
+    try:
+        again = service.more_like_this(result)
+    finally:
+        service.set_label(Kind.PAPER, feedback.docid, previous)
+    assert {h.docid for h in again.hits} == {h.docid for h in result.hits}
+    assert len(cleaner_calls) == 1
+
+
+def _protocol_members() -> set[str]:
+    members = {n for n, _ in inspect.getmembers(LitsiftAPI) if not n.startswith("_")}
+    return members | set(getattr(LitsiftAPI, "__annotations__", {}))
+
+
+def test_the_service_has_every_member_of_the_protocol(service: LitsiftService) -> None:
+    members = _protocol_members()
+    assert {"search", "set_note", "history", "extract_rq", "invalidate", "calls_lock"} <= members
+    assert not [m for m in members if not hasattr(service, m)]
+    for name in members - {"calls_lock", "config", "read_only_reason", "llm_configured"}:
+        ours = getattr(LitsiftService, name)
+        theirs = getattr(LitsiftAPI, name)
+        if callable(theirs):
+            wanted = set(inspect.signature(theirs).parameters)
+            assert wanted <= set(inspect.signature(ours).parameters), name
+
+
+def _service_attributes(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """``(line, attribute)`` of every ``<...>.service.X`` / ``service.X`` in a module."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = node.value
+        named = (isinstance(base, ast.Name) and base.id == "service") or (
+            isinstance(base, ast.Attribute) and base.attr == "service"
+        )
+        if named:
+            yield node.lineno, node.attr
+
+
+def test_the_tui_uses_the_service_only_through_the_protocol() -> None:
+    """No ``service.triage.*``, ``service.searchers.*``, ``service.rq``, ``service.sources``:
+    every attribute the TUI reads of its service is a member of ``LitsiftAPI``."""
+    members = _protocol_members()
+    root = Path(litsift.tui.__file__).parent
+    outside: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, attr in _service_attributes(tree):
+            if attr not in members:
+                outside.append(f"{path.relative_to(root)}:{line}: service.{attr}")
+    assert not outside, outside
+
+
+def test_the_service_owns_the_lock_the_tui_serialises_calls_with(
+    service: LitsiftService,
+) -> None:
+    from litsift.tui.app import create_app
+
+    app = create_app(service)
+    assert app.search_screen.calls.lock is service.calls_lock
+
+
+def test_a_stage_is_a_searcher_over_the_one_before(service: LitsiftService) -> None:
+    """A stage wraps any hit searcher (``search(query) -> hits``) without the service: here
+    the cross-encoder stage re-scores the first retrieval's top 5 with a real bi-encoder's
+    cosine as its scorer (weight 1: the re-scorer's order alone)."""
+    from litsift.search.pipeline import CrossEncoderStage, Retrieval, resolve_query
+
+    encoder = service.encoder
+
+    def cosine(text: str, passages: Sequence[str]) -> npt.NDArray[np.float32]:
+        vectors = encoder.encode_passages(list(passages))
+        return np.asarray(vectors @ encoder.encode_queries([text])[0], dtype=np.float32)
+
+    query = Query("graph neural networks for molecules", Kind.PAPER, k=10)
+    query = resolve_query(query, service.config.search)
+    first = Retrieval(service.searchers, service.store, lambda: None)
+    base = first.search(query)
+    staged = CrossEncoderStage(first, top=5, weight=1.0, score=cosine).search(query)
+    assert staged.signals_used == (*base.signals_used, "cross_encoder")
+    assert [h.docid for h in staged.hits[5:]] == [h.docid for h in base.hits[5:]]
+    assert {h.docid for h in staged.hits[:5]} == {h.docid for h in base.hits[:5]}
+    logits = [h.signals["cross_encoder"].score for h in staged.hits[:5]]
+    assert logits == sorted(logits, reverse=True)
+    assert [h.rank for h in staged.hits] == list(range(1, len(base.hits) + 1))
