@@ -128,3 +128,29 @@ def service(built_home: Path, encoder) -> Iterator[object]:
     svc = LitsiftService(get_paths(built_home), encoder=encoder)
     yield svc
     svc.close()
+
+
+# -- the scripted LLM server (tests/llm_server.py): one per session ------------------------------
+
+
+@pytest.fixture(scope="session")
+def _llm_server_process() -> Iterator[object]:
+    from tests.llm_server import ScriptedLLMServer
+
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def llm_server(_llm_server_process):  # type: ignore[no-untyped-def]
+    """The session's scripted chat-completions server on 127.0.0.1, with no queued reply and
+    no recorded request when a test module starts (module fixtures may configure it)."""
+    _llm_server_process.reset()
+    return _llm_server_process
+
+
+@pytest.fixture
+def srv(llm_server):  # type: ignore[no-untyped-def]
+    """:func:`llm_server`, emptied before the test."""
+    llm_server.reset()
+    return llm_server

@@ -16,10 +16,9 @@ from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.sources.dedup import DedupPlan
-    from litsift.sources.importer import ImportProgress, ImportReport
+    from litsift.sources.importer import ImportProgress
     from litsift.sources.sync import SyncResult, SyncSpec
-    from litsift.sources.writer import Counts
-    from litsift.store import Store
+    from litsift.store import IngestReport, Store
 
 __all__ = ["SourceService"]
 
@@ -43,7 +42,7 @@ class SourceService:
         paths: Sequence[Path],
         fmt_name: str | None = None,
         progress: ImportProgress | None = None,
-    ) -> ImportReport:
+    ) -> IngestReport:
         """Import files / directories (format detected per file unless ``fmt_name``).
 
         See :func:`litsift.sources.importer.import_paths` for the report and errors.
@@ -109,7 +108,7 @@ class SourceService:
         spec: SyncSpec | None = None,
         max_pages: int | None = None,
         progress: Callable[[str, int, int | None], None] | None = None,
-    ) -> list[tuple[SyncSpec, SyncResult, Counts]]:
+    ) -> list[tuple[SyncSpec, SyncResult, IngestReport]]:
         """Run one sync (saved under ``spec.name`` first) or, with None, every saved sync.
 
         A sync saved before with the same name and parameters continues from its high-water

@@ -11,7 +11,7 @@ For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
    :func:`litsift.sources.ids.preferred`) or, when it has none or another row holds it,
    ``key:`` + a hash of title, first author and year. A record sharing an identifier with a
    stored paper of a clearly different title is an identifier **conflict**
-   (:class:`~litsift.sources.identity.Conflict`): listed in ``Counts.conflicts``, not merged;
+   (:class:`~litsift.sources.identity.Conflict`): listed in ``IngestReport.conflicts``, not merged;
 3. remember its provenance ``(format, file, location, fetched_at)``; a record whose provenance
    is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
    any other match is a duplicate from another entry or source (``merged``);
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from litsift.sources.base import BadItem, SourceRecord, clean_text
@@ -45,71 +44,13 @@ from litsift.store.history import now_iso
 from litsift.store.merges import upsert
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
+from litsift.store.report import IngestReport, Problem
 from litsift.types import Kind
 
-__all__ = ["BATCH", "Counts", "Problem", "RecordWriter", "merge_fields", "upsert"]
+__all__ = ["BATCH", "IngestReport", "Problem", "RecordWriter", "merge_fields", "upsert"]
 
 BATCH = 200
 _MAX_NOTE_CHARS = 20_000
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A bad entry or unusable file: printed as ``FILE:LOCATION: reason``."""
-
-    file: str
-    location: str
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.location}" if self.location else self.file
-        return f"{where}: {self.reason}"
-
-
-@dataclass
-class Counts:
-    """Outcome counts of one import (see :mod:`litsift.sources.importer`)."""
-
-    read: int = 0
-    added: int = 0
-    updated: int = 0
-    merged: int = 0
-    unchanged: int = 0
-    bad: list[Problem] = field(default_factory=list)
-    #: ``(incoming location, stored doc id, reason)`` for each record merged onto another
-    merges: list[tuple[str, str, str]] = field(default_factory=list)
-    #: ``(incoming location, stored doc id, "scheme:value", title score 0-100)`` for each
-    #: record that shares an identifier with a stored paper of a clearly different title
-    conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing was bad."""
-        return not self.bad
-
-    def fold(self, other: Counts) -> None:
-        """Add ``other``'s counts, bad entries and merges to these."""
-        for name in ("read", "added", "updated", "merged", "unchanged"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.bad.extend(other.bad)
-        self.merges.extend(other.merges)
-        self.conflicts.extend(other.conflicts)
-
-    def to_json(self) -> dict[str, Any]:
-        """The counts as plain JSON data (bad entries as ``FILE:LOCATION: reason``)."""
-        return {
-            "read": self.read,
-            "added": self.added,
-            "updated": self.updated,
-            "merged": self.merged,
-            "unchanged": self.unchanged,
-            "bad": [str(p) for p in self.bad],
-            "merges": [{"entry": e, "into": d, "by": r} for e, d, r in self.merges],
-            "conflicts": [
-                {"entry": e, "with": d, "id": i, "title_score": round(t, 1)}
-                for e, d, i, t in self.conflicts
-            ],
-        }
 
 
 def merge_authors(stored: list[str], other: list[str]) -> list[str]:
@@ -150,7 +91,7 @@ class RecordWriter:
         self.store, self.kind = store, kind
         self.conn = store.conn
         self.fetched_at = fetched_at or now_iso()
-        self.counts = Counts()
+        self.counts = IngestReport(kind=kind)
         self.index = IdentityIndex.from_connection(self.conn, kind)
         self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
 
@@ -176,7 +117,7 @@ class RecordWriter:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        committed, self.counts = self.counts, Counts()
+        committed, self.counts = self.counts, IngestReport(kind=self.kind)
         try:
             self._flush(pending)
         except BaseException:

@@ -4,14 +4,16 @@
 ``ingest_records`` upsert papers or datasets by id and report bad lines by line number.
 """
 
-from litsift.store.ingest import BadLine, IngestReport, ProgressFn, ingest_jsonl, ingest_records
+from litsift.store.ingest import BadLine, ProgressFn, ingest_jsonl, ingest_records
 from litsift.store.repo import Store
+from litsift.store.report import IngestReport, Problem
 from litsift.store.schema import SCHEMA_VERSION
 
 __all__ = [
     "SCHEMA_VERSION",
     "BadLine",
     "IngestReport",
+    "Problem",
     "ProgressFn",
     "Store",
     "ingest_jsonl",
