@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from litsift.search.aspect_scoring import AspectScorer, Coverage
     from litsift.search.datasets.popularity import MentionCounts
     from litsift.search.datasets.searcher import DatasetSearcher
-    from litsift.search.indexer import IndexReport
+    from litsift.search.indexer import IndexReport as IndexReport  # what build_index returns
     from litsift.search.manifest import Manifest
     from litsift.search.passage_index import PassageBuild, PassageIndex
     from litsift.search.searcher import KindSearcher
@@ -225,21 +225,25 @@ class LitsiftService:
         BM25-only), then the rows ingested meanwhile (:func:`~litsift.search.builder.catch_up`;
         ``report.behind`` counts what is still not in BM25). Raises LitsiftError when another
         build of ``kind`` is running."""
-        from litsift.search.builder import build_bm25, build_dense, catch_up, merge_reports
+        from litsift.search.builder import build_in_two_phases
 
-        root, store = self.paths.index_dir, self.store
-        first = build_bm25(store, self.encoder, kind, root, rebuild, progress)
-        self.searchers.invalidate(kind)
-        if store.count(Kind.PAPER) and store.count(Kind.DATASET):
-            self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
-        if on_bm25 is not None:
-            on_bm25(first)
-        report = first
-        if dense:
-            second = build_dense(store, self.encoder, kind, root, rebuild, progress)
-            report = merge_reports(first, second)
-        # rows ingested meanwhile (another process, the TUI) join BM25 before this returns
-        report = catch_up(store, self.encoder, kind, root, report, progress, dense=dense)
+        def bm25_published(first: IndexReport) -> None:
+            self.searchers.invalidate(kind)
+            if self.store.count(Kind.PAPER) and self.store.count(Kind.DATASET):
+                self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
+            if on_bm25 is not None:
+                on_bm25(first)
+
+        report = build_in_two_phases(
+            self.store,
+            self.encoder,
+            kind,
+            self.paths.index_dir,
+            rebuild,
+            progress,
+            on_bm25=bm25_published,
+            dense=dense,
+        )
         self.searchers.invalidate(kind)
         return report
 
