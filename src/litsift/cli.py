@@ -31,8 +31,7 @@ from litsift.text import for_terminal
 from litsift.types import FUSIONS
 
 if TYPE_CHECKING:
-    from litsift.search.indexer import IndexReport
-    from litsift.service import LitsiftService
+    from litsift.service import IndexReport, LitsiftService
     from litsift.types import Kind
 
 

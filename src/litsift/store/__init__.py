@@ -4,6 +4,7 @@
 ``ingest_records`` upsert papers or datasets by id and report bad lines by line number.
 """
 
+from litsift.store.faults import fault_in_chain, store_fault
 from litsift.store.ingest import BadLine, ProgressFn, ingest_jsonl, ingest_records
 from litsift.store.repo import Store
 from litsift.store.report import IngestReport, Problem
@@ -16,6 +17,8 @@ __all__ = [
     "Problem",
     "ProgressFn",
     "Store",
+    "fault_in_chain",
     "ingest_jsonl",
     "ingest_records",
+    "store_fault",
 ]
