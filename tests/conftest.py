@@ -63,6 +63,33 @@ def scifact_slice(
     return corpus, queries, qrels_path
 
 
+# -- test tiers (as bm25s keeps tests/core apart from tests/comparison_full) ----------------------
+#: fixtures that stand for the session-built index (a test using any, even through another
+#: fixture, is in the ``index`` tier)
+SESSION_INDEX_FIXTURES = frozenset({"built_home", "service"})
+TIERS = ("core", "encoder", "index", "tui")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its one tier, from where it is and the fixtures it uses (directly or
+    through other fixtures): ``tui`` (the Textual app, tests/tui/), ``index`` (the
+    session-built index), ``encoder`` (loads the ONNX encoder, builds its own small indexes),
+    else ``core`` (fast and pure: no model, no session index). Each tier runs alone with
+    ``-m TIER``; the plain run still runs every test."""
+    tui_dir = Path(__file__).parent / "tui"
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if tui_dir in Path(str(item.path)).parents:
+            tier = "tui"
+        elif fixtures & SESSION_INDEX_FIXTURES:
+            tier = "index"
+        elif "encoder" in fixtures:
+            tier = "encoder"
+        else:
+            tier = "core"
+        item.add_marker(getattr(pytest.mark, tier))
+
+
 @pytest.fixture(scope="session")
 def paper_slice_rows() -> list[dict]:
     rows = read_jsonl_gz(PAPERS_GZ)
