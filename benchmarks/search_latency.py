@@ -57,7 +57,7 @@ from litsift.eval.cli_support import default_data_dir
 from litsift.eval.runner import _years, eval_home, prepare_home
 from litsift.paths import get_paths, shared_data_dir
 from litsift.search.aspect_scoring import AspectScorer
-from litsift.search.indexer import build_index
+from litsift.search.builder import build_in_two_phases
 from litsift.search.text import ALL_FIELD, record_fields
 from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
@@ -171,7 +171,9 @@ def fresh_home(papers: list[dict[str, Any]]) -> tuple[Path, LitsiftService, dict
             print(f"  embed {done:,}/{total:,}", flush=True)
             last[0] = done
 
-    report = build_index(svc.store, svc.encoder, Kind.PAPER, paths.index_dir, progress=progress)
+    report = build_in_two_phases(
+        svc.store, svc.encoder, Kind.PAPER, paths.index_dir, progress=progress
+    )
     return home, svc, dict(report.stage_seconds)
 
 

@@ -63,6 +63,33 @@ def scifact_slice(
     return corpus, queries, qrels_path
 
 
+# -- test tiers (as bm25s keeps tests/core apart from tests/comparison_full) ----------------------
+#: fixtures that stand for the session-built index (a test using any, even through another
+#: fixture, is in the ``index`` tier)
+SESSION_INDEX_FIXTURES = frozenset({"built_home", "service"})
+TIERS = ("core", "encoder", "index", "tui")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its one tier, from where it is and the fixtures it uses (directly or
+    through other fixtures): ``tui`` (the Textual app, tests/tui/), ``index`` (the
+    session-built index), ``encoder`` (loads the ONNX encoder, builds its own small indexes),
+    else ``core`` (fast and pure: no model, no session index). Each tier runs alone with
+    ``-m TIER``; the plain run still runs every test."""
+    tui_dir = Path(__file__).parent / "tui"
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if tui_dir in Path(str(item.path)).parents:
+            tier = "tui"
+        elif fixtures & SESSION_INDEX_FIXTURES:
+            tier = "index"
+        elif "encoder" in fixtures:
+            tier = "encoder"
+        else:
+            tier = "core"
+        item.add_marker(getattr(pytest.mark, tier))
+
+
 @pytest.fixture(scope="session")
 def paper_slice_rows() -> list[dict]:
     rows = read_jsonl_gz(PAPERS_GZ)
@@ -128,3 +155,29 @@ def service(built_home: Path, encoder) -> Iterator[object]:
     svc = LitsiftService(get_paths(built_home), encoder=encoder)
     yield svc
     svc.close()
+
+
+# -- the scripted LLM server (tests/llm_server.py): one per session ------------------------------
+
+
+@pytest.fixture(scope="session")
+def _llm_server_process() -> Iterator[object]:
+    from tests.llm_server import ScriptedLLMServer
+
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def llm_server(_llm_server_process):  # type: ignore[no-untyped-def]
+    """The session's scripted chat-completions server on 127.0.0.1, with no queued reply and
+    no recorded request when a test module starts (module fixtures may configure it)."""
+    _llm_server_process.reset()
+    return _llm_server_process
+
+
+@pytest.fixture
+def srv(llm_server):  # type: ignore[no-untyped-def]
+    """:func:`llm_server`, emptied before the test."""
+    llm_server.reset()
+    return llm_server

@@ -6,6 +6,10 @@ Replies are queued with :meth:`ScriptedLLMServer.push` and served in order, one 
 Every request is recorded (path, headers, parsed JSON body) so tests can assert on prompts.
 When the queue is empty the server answers HTTP 500 "no scripted reply".
 
+The tests share one server per session through the fixtures of ``tests/conftest.py``:
+``llm_server`` (module scope, emptied when a module starts) and ``srv`` (the same server,
+emptied before each test); :func:`llm_settings` and :func:`configured_home` point litsift at it.
+
 Hostile servers for the hardening tests: ``drip_s`` sends the whole response (status line,
 headers, body) one byte at a time; ``pings`` sends SSE ``: ping`` comment lines before the
 events; ``close_after`` hangs up after that many body bytes; the text ``$AUTHORIZATION`` in a
@@ -19,10 +23,14 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+from litsift.config import LLMSettings
 from litsift.paths import shared_data_dir
 from litsift.types import Hit, Paper
 
@@ -221,6 +229,36 @@ class ScriptedLLMServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def llm_settings(server: ScriptedLLMServer, **overrides: Any) -> LLMSettings:
+    """Settings that point litsift at ``server``: model ``test-model``, no retries (as every
+    LLM test wants unless it overrides them)."""
+    base: dict[str, Any] = {"base_url": server.url, "model": "test-model", "max_retries": 0}
+    base.update(overrides)
+    return LLMSettings(**base)
+
+
+@contextmanager
+def configured_home(home: Path, server: ScriptedLLMServer) -> Iterator[Path]:
+    """Write an ``[llm]`` section pointing at ``server`` into ``home``'s config file for the
+    duration (the CLI and services opened on ``home`` then use it). After, the file is removed
+    and so is the home's LLM response cache: the session shares one server (one URL), so a
+    reply cached here would otherwise answer the next test's identical prompt."""
+    from litsift.cache.llm_cache import FILE_NAME
+    from litsift.paths import get_paths
+
+    paths = get_paths(home)
+    paths.config_file.write_text(
+        f'[llm]\nbase_url = "{server.url}"\nmodel = "test-model"\nmax_retries = 0\n',
+        encoding="utf-8",
+    )
+    try:
+        yield home
+    finally:
+        paths.config_file.unlink()
+        for suffix in ("", "-wal", "-shm"):
+            (paths.cache_dir / (FILE_NAME + suffix)).unlink(missing_ok=True)
 
 
 # -- real records for the LLM tests --------------------------------------------------------------

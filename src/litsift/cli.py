@@ -33,8 +33,7 @@ from litsift.text import for_terminal
 from litsift.types import FUSIONS
 
 if TYPE_CHECKING:
-    from litsift.search.indexer import IndexReport
-    from litsift.service import LitsiftService
+    from litsift.service import IndexReport, LitsiftService
     from litsift.types import Kind
 
 
@@ -193,11 +192,9 @@ def index(
 
 
 def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet: bool) -> None:
-    from litsift.search.ray_embed import embed_with_ray
-
     for k in kinds:
         with progress_bar(not quiet) as bar:
-            report = embed_with_ray(svc.store, svc.encoder, k, address, progress=bar)
+            report = svc.embed_with_ray(k, address, progress=bar)
         click.echo(f"{k.table}: {report.summary()}")
 
 

@@ -77,7 +77,7 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
 
     from litsift.errors import StoreCorruptError
     from litsift.paths import get_paths
-    from litsift.store.faults import fault_in_chain, store_fault
+    from litsift.store import fault_in_chain, store_fault
 
     ctx = click.get_current_context(silent=True)
     home = ctx.find_root().params.get("home") if ctx is not None else None

@@ -19,6 +19,8 @@ from litsift.text import for_terminal
 __all__ = ["dedup_cmd", "formats_cmd", "ingest", "sync_cmd"]
 
 _SHOW_BAD = 20
+#: keys of an import report that a sync row leaves out (a sync reads no files)
+_NOT_SYNC_KEYS = ("kind", "skipped", "files", "elapsed_s")
 
 
 @click.command()
@@ -215,7 +217,7 @@ def sync_cmd(
             "name": job.name,
             "source": job.source,
             "pages": result.pages,
-            **counts.to_json(),
+            **{k: v for k, v in counts.to_json().items() if k not in _NOT_SYNC_KEYS},
             "high_water": job.high_water,
             "resumed": result.resumed,
             "resume_token": job.resume_token,

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from litsift.llm.answer import Answer as Answer
     from litsift.search.datasets.searcher import DatasetSearcher
+    from litsift.search.indexer import IndexReport as IndexReport  # what build_index returns
     from litsift.search.pipeline import SearchPipeline
     from litsift.search.searcher import KindSearcher
     from litsift.service_refs import RefsService

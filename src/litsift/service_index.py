@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from litsift.search.manifest import Manifest
     from litsift.search.milvus_engine import PushReport
     from litsift.search.passage_index import PassageBuild
+    from litsift.search.ray_embed import RayEmbedReport
     from litsift.search.sentences import SentenceStore
 
 __all__ = ["IndexCommands"]
@@ -42,21 +43,25 @@ class IndexCommands(ServiceParts):
         BM25-only), then the rows ingested meanwhile (:func:`~litsift.search.builder.catch_up`;
         ``report.behind`` counts what is still not in BM25). Raises LitsiftError when another
         build of ``kind`` is running."""
-        from litsift.search.builder import build_bm25, build_dense, catch_up, merge_reports
+        from litsift.search.builder import build_in_two_phases
 
-        root, store = self.paths.index_dir, self.store
-        first = build_bm25(store, self.encoder, kind, root, rebuild, progress)
-        self.searchers.invalidate(kind)
-        if store.count(Kind.PAPER) and store.count(Kind.DATASET):
-            self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
-        if on_bm25 is not None:
-            on_bm25(first)
-        report = first
-        if dense:
-            second = build_dense(store, self.encoder, kind, root, rebuild, progress)
-            report = merge_reports(first, second)
-        # rows ingested meanwhile (another process, the TUI) join BM25 before this returns
-        report = catch_up(store, self.encoder, kind, root, report, progress, dense=dense)
+        def bm25_published(first: IndexReport) -> None:
+            self.searchers.invalidate(kind)
+            if self.store.count(Kind.PAPER) and self.store.count(Kind.DATASET):
+                self.dataset_mentions()  # counted now, so the first dataset search doesn't wait
+            if on_bm25 is not None:
+                on_bm25(first)
+
+        report = build_in_two_phases(
+            self.store,
+            self.encoder,
+            kind,
+            self.paths.index_dir,
+            rebuild,
+            progress,
+            on_bm25=bm25_published,
+            dense=dense,
+        )
         self.searchers.invalidate(kind)
         return report
 
@@ -100,6 +105,15 @@ class IndexCommands(ServiceParts):
         report = push_passages(engine, self.store, self.encoder, rebuild, progress)
         engine._has_passages = None
         return report
+
+    def embed_with_ray(
+        self, kind: Kind, address: str, progress: Progress | None = None
+    ) -> RayEmbedReport:
+        """Embed the rows of ``kind`` missing from the embedding cache in Ray Data actors
+        (``litsift index --ray``; :func:`litsift.search.ray_embed.embed_with_ray`)."""
+        from litsift.search.ray_embed import embed_with_ray
+
+        return embed_with_ray(self.store, self.encoder, kind, address, progress=progress)
 
     def check_index(self, kind: Kind) -> dict[str, str]:
         """Verify every index file's checksum (``litsift index --check``); damaged parts are

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from litsift.sources.trail import Direction
-    from litsift.sources.writer import Counts
     from litsift.store import Store
+    from litsift.store.report import IngestReport
 
 __all__ = ["RefsError", "RefsFetchReport", "RefsService", "Walk"]
 
@@ -60,7 +60,7 @@ class RefsFetchReport:
     edges added, and -- when the service could not be reached -- why it stopped."""
 
     source: str
-    counts: Counts
+    counts: IngestReport
     walks: list[Walk] = field(default_factory=list)
     edges_added: int = 0
     stopped: LitsiftError | None = None
@@ -183,9 +183,10 @@ class RefsService:
             save_checkpoint,
             seed_key,
         )
-        from litsift.sources.writer import Counts, RecordWriter
+        from litsift.sources.writer import RecordWriter
         from litsift.store import citations
         from litsift.store.history import now_iso
+        from litsift.store.report import IngestReport
 
         if source not in TRAIL_SOURCES:
             raise RefsError(f"unknown source {source!r}", f"use one of: {', '.join(TRAIL_SOURCES)}")
@@ -202,7 +203,7 @@ class RefsService:
             user_agent=agent,
         )
         api_key = os.environ.get(cfg.s2_api_key_env) if cfg.s2_api_key_env else None
-        report = RefsFetchReport(source, Counts())
+        report = RefsFetchReport(source, IngestReport())
         with store.lock:
             edges_before = citations.count(store.conn)
         label = f"refs:{source}"

@@ -103,19 +103,13 @@ class RQService:
             LLMNotConfiguredError: ``use_llm`` without an endpoint.
         """
         from litsift.rq.offline import OFFLINE_VERSION
-        from litsift.store.rq import papers_for_rq
+        from litsift.store.rq import made_by, papers_for_rq
 
         years = years or YearRange()
         store = self._store()
         replace_sources: list[str] = []
         if replace:
-            with store.lock:
-                replace_sources = [
-                    str(r[0])
-                    for r in store.conn.execute(
-                        "SELECT DISTINCT source FROM research_questions WHERE source != 'user'"
-                    )
-                ]
+            replace_sources = [s for s in made_by(store) if s != "user"]
         papers = papers_for_rq(
             store,
             only_missing=True,
@@ -210,21 +204,13 @@ class RQService:
     # -- search ----------------------------------------------------------------------------
     def _rq_index(self) -> RQIndex:
         from litsift.rq.search import RQIndex
+        from litsift.store.rq import rq_rows, rq_state
 
         store = self._store()
-        with store.lock:
-            row = store.conn.execute(
-                "SELECT COUNT(*), COALESCE(MAX(created_at), '') FROM research_questions"
-            ).fetchone()
-        state = (int(row[0]), str(row[1]))
+        state = rq_state(store)
         with self._lock:
             if self._index is None or self._index[0] != state:
-                with store.lock:
-                    rows = store.conn.execute(
-                        "SELECT p.rowid, p.year, p.problem, p.method FROM papers p "
-                        "JOIN research_questions rq ON rq.doc_id = p.id"
-                    ).fetchall()
-                self._index = (state, RQIndex((r[0], r[1], r[2], r[3]) for r in rows))
+                self._index = (state, RQIndex(rq_rows(store)))
             return self._index[1]
 
     def search(self, query: Query, field_name: Field) -> SearchResult:

@@ -16,10 +16,9 @@ from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.sources.dedup import DedupPlan
-    from litsift.sources.importer import ImportProgress, ImportReport
+    from litsift.sources.importer import ImportProgress
     from litsift.sources.sync import SyncResult, SyncSpec
-    from litsift.sources.writer import Counts
-    from litsift.store import Store
+    from litsift.store import IngestReport, Store
 
 __all__ = ["SourceService"]
 
@@ -43,7 +42,7 @@ class SourceService:
         paths: Sequence[Path],
         fmt_name: str | None = None,
         progress: ImportProgress | None = None,
-    ) -> ImportReport:
+    ) -> IngestReport:
         """Import files / directories (format detected per file unless ``fmt_name``).
 
         See :func:`litsift.sources.importer.import_paths` for the report and errors.
@@ -78,32 +77,23 @@ class SourceService:
     def arrivals(self) -> int:
         """Papers that saved syncs brought in since the last :meth:`mark_arrivals_seen`
         (provenance rows whose file is ``sync:NAME``, newer than the last look)."""
+        from litsift.store.provenance import synced_since
+        from litsift.store.syncs import arrivals_seen_at
+
         store = self._store()
         with store.lock:
-            seen = store.conn.execute(
-                "SELECT value FROM meta WHERE key = 'arrivals_seen_at'"
-            ).fetchone()
-            row = store.conn.execute(
-                "SELECT COUNT(DISTINCT doc_id) FROM provenance WHERE kind = 'paper' "
-                "AND file LIKE 'sync:%' AND fetched_at > ?",
-                (seen[0] if seen else "",),
-            ).fetchone()
-        return int(row[0])
+            return synced_since(store.conn, arrivals_seen_at(store.conn))
 
     def mark_arrivals_seen(self) -> None:
         """Remember that the user has seen what syncs brought in until now."""
         from litsift.store.history import now_iso
+        from litsift.store.syncs import mark_arrivals_seen
 
         store = self._store()
         if store.readonly:
             return
         with store.lock:
-            store.conn.execute(
-                "INSERT INTO meta(key, value) VALUES ('arrivals_seen_at', ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (now_iso(),),
-            )
-            store.conn.commit()
+            mark_arrivals_seen(store.conn, now_iso())
 
     def saved_syncs(self) -> list[SyncSpec]:
         """Every saved sync of this store."""
@@ -118,7 +108,7 @@ class SourceService:
         spec: SyncSpec | None = None,
         max_pages: int | None = None,
         progress: Callable[[str, int, int | None], None] | None = None,
-    ) -> list[tuple[SyncSpec, SyncResult, Counts]]:
+    ) -> list[tuple[SyncSpec, SyncResult, IngestReport]]:
         """Run one sync (saved under ``spec.name`` first) or, with None, every saved sync.
 
         A sync saved before with the same name and parameters continues from its high-water

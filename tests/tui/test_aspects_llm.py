@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList, TextArea
 
-from litsift.config import Config, LLMSettings
+from litsift.config import Config
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.tui.app import create_app
@@ -20,7 +20,7 @@ from litsift.tui.screens.modals import AspectEditScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.tui.widgets.detail_pane import EVIDENCE_STYLE
 from litsift.types import Kind
-from tests.llm_server import ScriptedLLMServer, chat_reply, sse_reply
+from tests.llm_server import ScriptedLLMServer, chat_reply, llm_settings, sse_reply
 from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
@@ -122,12 +122,6 @@ async def test_llm_actions_are_disabled_without_endpoint(service: Any) -> None:
         assert "Answer" not in titles  # no LLM endpoint configured
 
 
-@pytest.fixture(scope="module")
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
 @pytest.fixture
 def llm_service(
     built_home: Path, tmp_path: Path, encoder: Any, llm_server: ScriptedLLMServer
@@ -136,10 +130,8 @@ def llm_service(
     home = tmp_path / "home"
     shutil.copytree(built_home, home)
     config = Config(
-        llm=LLMSettings(
-            base_url=llm_server.url,
-            model="test-model",
-            max_retries=0,
+        llm=llm_settings(
+            llm_server,
             rerank_top_n=10,  # one prompt: the scripted reply ranks the whole window
             aspect_judge_top=2,
             answer_max_records=2,

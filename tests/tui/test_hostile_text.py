@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
-from litsift.config import Config, LLMSettings
+from litsift.config import Config
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.tui.app import create_app
@@ -22,7 +22,7 @@ from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.types import Kind
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
-from tests.llm_server import ScriptedLLMServer, sse_reply
+from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
 from tests.tui.conftest import search, settle
 from tests.unit.test_sanitize import HOSTILE_DATASET, HOSTILE_PAPER, _real_rows, _write_jsonl
 
@@ -41,23 +41,13 @@ def cells(t: ResultsTable) -> str:
 
 
 @pytest.fixture(scope="module")
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
 def hostile_service(
     tmp_path_factory: pytest.TempPathFactory, encoder: Any, llm_server: ScriptedLLMServer
 ) -> Iterator[LitsiftService]:
     root = tmp_path_factory.mktemp("hostile-tui")
     datasets = _write_jsonl(root / "d.jsonl", [*_real_rows(DATASETS_GZ, 8), HOSTILE_DATASET])
     papers = _write_jsonl(root / "p.jsonl", [*_real_rows(PAPERS_GZ, 8), HOSTILE_PAPER])
-    config = Config(
-        llm=LLMSettings(
-            base_url=llm_server.url, model="test-model", max_retries=0, answer_max_records=2
-        )
-    )
+    config = Config(llm=llm_settings(llm_server, answer_max_records=2))
     with LitsiftService(get_paths(root / "home"), config=config, encoder=encoder) as svc:
         assert svc.ingest(Kind.DATASET, datasets).ok
         assert svc.ingest(Kind.PAPER, papers).ok

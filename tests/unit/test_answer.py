@@ -4,12 +4,10 @@ against a real chat-completions server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 
-from litsift.config import LLMSettings
 from litsift.errors import QueryError
 from litsift.llm.answer import answer_question, answer_to_json, parse_feedback
 from litsift.llm.citations import (
@@ -22,21 +20,16 @@ from litsift.llm.client import ChatClient
 from litsift.llm.judge import judge_aspects, parse_aspect_scores, parse_attribution
 from litsift.llm.prompts import DATA_NOTE
 from litsift.types import Aspect, Hit, Paper
-from tests.llm_server import Reply, ScriptedLLMServer, chat_reply, sample_hits, sse_reply
+from tests.llm_server import (
+    Reply,
+    ScriptedLLMServer,
+    chat_reply,
+    llm_settings,
+    sample_hits,
+    sse_reply,
+)
 
 QUESTION = "How can word alignment be learned without parallel supervision?"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture()
-def srv(server: ScriptedLLMServer) -> ScriptedLLMServer:
-    server.reset()
-    return server
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +38,7 @@ def hits() -> list[Hit]:
 
 
 def make(srv: ScriptedLLMServer) -> ChatClient:
-    cfg = LLMSettings(base_url=srv.url, model="test-model", max_retries=0)
-    return ChatClient(cfg, backoff_base_s=0.01)
+    return ChatClient(llm_settings(srv), backoff_base_s=0.01)
 
 
 def test_passages_are_numbered_chunks_at_most_three_per_paper(hits: list[Hit]) -> None:

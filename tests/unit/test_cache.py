@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,18 +16,6 @@ from litsift.paths import get_paths
 from tests.llm_server import ScriptedLLMServer, chat_reply, sse_reply
 
 MESSAGES = [{"role": "user", "content": "Which datasets test multi-hop question answering?"}]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture()
-def srv(server: ScriptedLLMServer) -> ScriptedLLMServer:
-    server.reset()
-    return server
 
 
 def make(srv: ScriptedLLMServer, cache: LLMCache, budget: Budget | None = None) -> ChatClient:

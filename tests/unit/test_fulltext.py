@@ -157,25 +157,22 @@ def test_rebuild_after_new_full_text_and_damage(tmp_path: Path, encoder) -> None
         assert hits.hits and hits.hits[0].passage is not None
 
 
-def test_answers_cite_full_text_passages_with_their_sections(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_answers_cite_full_text_passages_with_their_sections(home: Path, encoder, srv) -> None:  # type: ignore[no-untyped-def]
     """After a full-text search, a paper with full text is cited from its best passages for the
     question (at most 3), and the reference list names the sections; the prompt holds them."""
     from dataclasses import replace
 
-    from litsift.config import Config, LLMSettings
-    from tests.llm_server import ScriptedLLMServer, chat_reply
+    from litsift.config import Config
+    from tests.llm_server import chat_reply, llm_settings
 
     question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
-    with ScriptedLLMServer() as srv:
-        config = replace(
-            Config(), llm=LLMSettings(base_url=srv.url, model="test-model", max_retries=0)
-        )
-        with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
-            s2orc = _doc(svc, "S2ORC")
-            result = svc.search(Query(question, Kind.PAPER, k=5, fulltext=True))
-            hits = [h for h in result.hits if h.docid == s2orc]
-            srv.push(chat_reply("S2ORC-SciBERT was pretrained for one week on a TPU v3-8 [1]."))
-            ans = svc.answer(question, hits)
+    config = replace(Config(), llm=llm_settings(srv))
+    with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+        s2orc = _doc(svc, "S2ORC")
+        result = svc.search(Query(question, Kind.PAPER, k=5, fulltext=True))
+        hits = [h for h in result.hits if h.docid == s2orc]
+        srv.push(chat_reply("S2ORC-SciBERT was pretrained for one week on a TPU v3-8 [1]."))
+        ans = svc.answer(question, hits)
     first = ans.passages[0]
     assert first.fulltext and "TPU v3-8" in first.text and first.section
     assert sum(p.docid == s2orc for p in ans.passages) <= 3
@@ -278,30 +275,22 @@ def test_cli_searches_full_text_by_default_once_indexed(home: Path, tmp_path: Pa
     assert "passage index is damaged" in out.stderr and "litsift index" in out.stderr
 
 
-def test_cli_answer_cites_full_text_by_default(home: Path) -> None:
+def test_cli_answer_cites_full_text_by_default(home: Path, srv) -> None:  # type: ignore[no-untyped-def]
     """`litsift answer` cites passages of papers' bodies without --fulltext once the library
     has them, and from abstracts with --no-fulltext."""
     from litsift.cli import main
-    from tests.llm_server import ScriptedLLMServer, chat_reply
+    from tests.llm_server import chat_reply, configured_home
 
     question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
-    config = get_paths(home).config_file
-    with ScriptedLLMServer() as srv:
-        config.write_text(
-            f'[llm]\nbase_url = "{srv.url}"\nmodel = "test-model"\nmax_retries = 0\n',
-            encoding="utf-8",
-        )
-        try:
-            runs = {}
-            for flags in ([], ["--no-fulltext"]):
-                srv.push(chat_reply("S2ORC-SciBERT was pretrained on a TPU v3-8 [1]."))
-                out = CliRunner().invoke(
-                    main, ["--home", str(home), "answer", "-k", "3", *flags, "--json", question]
-                )
-                assert out.exit_code == 0, out.output
-                runs[bool(flags)] = json.loads(out.stdout)["passages"]
-        finally:
-            config.unlink()
+    runs = {}
+    with configured_home(home, srv):
+        for flags in ([], ["--no-fulltext"]):
+            srv.push(chat_reply("S2ORC-SciBERT was pretrained on a TPU v3-8 [1]."))
+            out = CliRunner().invoke(
+                main, ["--home", str(home), "answer", "-k", "3", *flags, "--json", question]
+            )
+            assert out.exit_code == 0, out.output
+            runs[bool(flags)] = json.loads(out.stdout)["passages"]
     assert any(p["fulltext"] and "TPU v3-8" in p["text"] for p in runs[False])
     assert not any(p["fulltext"] for p in runs[True])
 

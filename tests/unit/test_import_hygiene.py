@@ -42,3 +42,26 @@ def test_python_dash_m_runs_the_command_line(module: str) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "medline" in out.stdout and "bibtex" in out.stdout
+
+
+def test_every_module_is_in_a_layer_and_under_the_ui_library_contracts() -> None:
+    """Each top-level module and package of litsift sits in the layers contract, and the
+    textual / rich contracts watch every module (``litsift.**``), so a new module cannot slip
+    past them (``output.py`` and the ``cli_*`` modules once did)."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    layered = {m.strip() for layer in layers["layers"] for m in layer.split("|")}
+    src = REPO / "src" / "litsift"
+    modules = {
+        f"litsift.{p.stem}"
+        for p in src.iterdir()
+        if (p.suffix == ".py" and p.stem not in ("__init__", "__main__"))
+        or (p.is_dir() and (p / "__init__.py").is_file())
+    }
+    assert modules - layered == set()
+    for library in ("textual", "rich"):
+        (contract,) = [c for c in contracts if c.get("forbidden_modules") == [library]]
+        assert contract["source_modules"] == ["litsift.**"]

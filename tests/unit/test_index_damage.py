@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.errors import IndexDamagedError, IndexMissingError
+from litsift.search.builder import build_in_two_phases
 from litsift.search.indexer import (
     MANIFEST,
-    build_index,
     check_index,
     index_dir_for,
     index_status,
@@ -88,7 +88,7 @@ def pristine(  # type: ignore[no-untyped-def]
     store = Store(home / "store.sqlite")
     ingest_jsonl(store, KIND, write_jsonl(home / "a.jsonl", rows))
     root = home / "indexes"
-    assert build_index(store, encoder, KIND, root).mode == "full"
+    assert build_in_two_phases(store, encoder, KIND, root).mode == "full"
     before = hits(root, store, encoder)
     assert all(before)
     yield root, store, before
@@ -165,12 +165,12 @@ def test_damage_is_reported_and_litsift_index_repairs_it(copy, memo_encoder, nam
             open_indexes(root, KIND, encoder)
         assert f"the {PART[name]} part" in err.value.message and err.value.hint == HINT
 
-    report = build_index(store, encoder, KIND, root)
+    report = build_in_two_phases(store, encoder, KIND, root)
     assert report.mode != "unchanged"
     expected = ("bm25", "dense") if PART[name] == "both" else (PART[name],)
     assert report.rebuilt == expected
     assert hits(root, store, encoder) == before
-    assert build_index(store, encoder, KIND, root, check=True).mode == "unchanged"
+    assert build_in_two_phases(store, encoder, KIND, root, check=True).mode == "unchanged"
 
 
 @pytest.mark.parametrize("name", sorted(NEEDS_CHECK))
@@ -178,7 +178,7 @@ def test_build_with_check_finds_and_repairs_what_sizes_miss(copy, memo_encoder, 
     root, store, before = copy
     encoder = memo_encoder
     DAMAGE[name](index_dir_for(root, KIND))
-    report = build_index(store, encoder, KIND, root, check=True)
+    report = build_in_two_phases(store, encoder, KIND, root, check=True)
     assert report.rebuilt == ("dense",) and "dense.bin" in report.repaired["dense"]
     assert report.summary().startswith("repaired dense: dense.bin")
     assert hits(root, store, encoder) == before
@@ -193,7 +193,7 @@ def test_a_damaged_file_found_by_opening_is_repaired_without_check(copy, memo_en
     with pytest.raises(IndexDamagedError) as err:
         open_indexes(root, KIND, encoder)
     assert "dense.bin" in err.value.message and err.value.hint == HINT
-    report = build_index(store, encoder, KIND, root)
+    report = build_in_two_phases(store, encoder, KIND, root)
     assert report.rebuilt == ("dense",)
     assert hits(root, store, encoder) == before
 
@@ -221,7 +221,7 @@ def test_a_manifest_without_file_records_still_finds_damage(copy, memo_encoder, 
     (directory / MANIFEST).write_text(json.dumps(data))
     DAMAGE[name](directory)
     assert_refused(root, encoder)
-    report = build_index(store, encoder, KIND, root)
+    report = build_in_two_phases(store, encoder, KIND, root)
     assert report.rebuilt == (PART[name],)
     assert set(report.manifest.files) == {"bm25", "dense"}  # recorded by this build
     assert hits(root, store, encoder) == before
@@ -235,7 +235,7 @@ def test_a_manifest_without_file_records_gets_them_on_the_next_build(copy, memo_
     data = {k: v for k, v in recorded.items() if k not in ("files", "damaged")}
     path.write_text(json.dumps(data))
     assert hits(root, store, encoder) == before  # unknown sizes: not an error
-    report = build_index(store, encoder, KIND, root)
+    report = build_in_two_phases(store, encoder, KIND, root)
     assert report.mode == "unchanged"
     assert json.loads(path.read_text())["files"] == recorded["files"]
     flip_byte(index_dir_for(root, KIND) / "dense.bin")
@@ -255,7 +255,7 @@ def test_a_crash_recovery_verifies_checksums(copy, memo_encoder) -> None:  # typ
     # the damage is recorded: callers asking "is this index usable?" see it too
     manifest = index_status(root, KIND)
     assert manifest is not None and "damaged index part: dense" in str(manifest.mismatch(encoder))
-    assert build_index(store, encoder, KIND, root).rebuilt == ("dense",)
+    assert build_in_two_phases(store, encoder, KIND, root).rebuilt == ("dense",)
     assert hits(root, store, encoder) == before
 
 
@@ -322,7 +322,7 @@ def test_a_large_part_is_checked_by_its_structure_on_open(  # type: ignore[no-un
     assert searcher.dense is None and searcher.partial is not None
     assert searcher.partial.startswith("dense index damaged (dense.bin")
     assert searcher.search(Query(QUERIES[0], KIND, k=10))
-    assert build_index(store, memo_encoder, KIND, root).rebuilt == ("dense",)
+    assert build_in_two_phases(store, memo_encoder, KIND, root).rebuilt == ("dense",)
     assert hits(root, store, memo_encoder) == before
 
 
@@ -348,5 +348,5 @@ def test_bm25_damage_found_by_the_first_query_is_searched_around(  # type: ignor
     assert searcher.partial is not None and "BM25 index damaged" in searcher.partial
     manifest = index_status(root, KIND)
     assert manifest is not None and "bm25" in manifest.damaged
-    assert build_index(store, memo_encoder, KIND, root).rebuilt == ("bm25",)
+    assert build_in_two_phases(store, memo_encoder, KIND, root).rebuilt == ("bm25",)
     assert hits(root, store, memo_encoder) == before

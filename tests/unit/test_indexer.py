@@ -10,9 +10,9 @@ import pytest
 
 from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
 from litsift.search import manifest as versions  # the part versions
+from litsift.search.builder import build_in_two_phases
 from litsift.search.indexer import (
     MANIFEST,
-    build_index,
     index_dir_for,
     index_status,
     open_indexes,
@@ -54,7 +54,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, rows: list[dict], encoder): 
     store = Store(home / "store.sqlite")
     ingest_jsonl(store, Kind.DATASET, write_jsonl(home / "a.jsonl", rows[:FIRST]))
     stages: list[tuple[str, int, int]] = []
-    report = build_index(
+    report = build_in_two_phases(
         store, encoder, Kind.DATASET, home / "indexes", progress=lambda *a: stages.append(a)
     )
     yield home, store, report, stages
@@ -101,16 +101,18 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
     store = Store(home / "store.sqlite")
     ingest_jsonl(store, Kind.DATASET, write_jsonl(home / "a.jsonl", rows[:FIRST]))
     root = home / "indexes"
-    build_index(store, encoder, Kind.DATASET, root)
+    build_in_two_phases(store, encoder, Kind.DATASET, root)
     query = rows[0]["id"]
     bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
     before = hybrid(bm25, dense, encoder, store, query)
     assert before
 
     # nothing changed: nothing is rebuilt
-    assert build_index(store, encoder, Kind.DATASET, root).mode == "unchanged"
+    assert build_in_two_phases(store, encoder, Kind.DATASET, root).mode == "unchanged"
 
-    # new rows, but the build dies while embedding: the old index stays as it was
+    # new rows, but the build dies while embedding: BM25 was published with them first (the
+    # two-phase build), the dense part stays as it was, behind BM25, and the pair opens
+    # BM25-only until the next build embeds the new rows
     ingest_jsonl(store, Kind.DATASET, write_jsonl(home / "b.jsonl", rows[FIRST:]))
 
     def explode(stage: str, done: int, total: int) -> None:
@@ -118,25 +120,29 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
             raise Boom("interrupted")
 
     with pytest.raises(Boom):
-        build_index(store, encoder, Kind.DATASET, root, progress=explode)
+        build_in_two_phases(store, encoder, Kind.DATASET, root, progress=explode)
     assert [p.name for p in root.iterdir()] == [Kind.DATASET.value]
     bm25, dense, after_crash = open_indexes(root, Kind.DATASET, encoder)
-    assert after_crash == manifest and bm25.count() == dense.count() == FIRST
-    assert hybrid(bm25, dense, encoder, store, query) == before
+    assert bm25.count() == after_crash.count == len(rows) and dense is None
+    assert after_crash.part_count("dense") == manifest.part_count("dense") == FIRST
+    assert after_crash.dense_behind and query in [
+        store.get_by_rowids(Kind.DATASET, [r])[r].id for r, _ in bm25.search(query, 10, YearRange())
+    ]
 
     # the next build is incremental and indexes only the new rows
-    embedded: list[int] = []
-    report = build_index(
+    embedded: list[tuple[int, int]] = []
+    report = build_in_two_phases(
         store,
         encoder,
         Kind.DATASET,
         root,
-        progress=lambda s, d, t: embedded.append(t) if s == "embed" else None,
+        progress=lambda s, d, t: embedded.append((d, t)) if s == "embed" else None,
     )
     n_new = store.count(Kind.DATASET) - FIRST
     assert report.mode == "incremental" and report.indexed == n_new
     assert report.summary().startswith(f"incremental build: {n_new} indexed")
-    assert set(embedded) == {n_new}
+    # the embed progress counts over the whole dense part: it starts at the rows already held
+    assert {t for _, t in embedded} == {len(rows)} and min(d for d, _ in embedded) >= FIRST
     bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
     assert bm25.count() == dense.count() == manifest.count == store.count(Kind.DATASET)
     new_name = rows[-1]["id"]
@@ -158,11 +164,11 @@ def test_build_is_atomic_incremental_and_checked(  # type: ignore[no-untyped-def
     with pytest.raises(IndexMismatchError) as err:
         open_indexes(root, Kind.DATASET, encoder)
     assert "litsift index --rebuild" in err.value.hint
-    report = build_index(store, encoder, Kind.DATASET, root)
+    report = build_in_two_phases(store, encoder, Kind.DATASET, root)
     assert report.rebuilt == ("dense",) and report.count == store.count(Kind.DATASET)
     assert report.indexed == store.count(Kind.DATASET)
     open_indexes(root, Kind.DATASET, encoder)
-    assert build_index(store, encoder, Kind.DATASET, root, rebuild=True).mode == "full"
+    assert build_in_two_phases(store, encoder, Kind.DATASET, root, rebuild=True).mode == "full"
     store.close()
     assert store_a.count(Kind.DATASET) == FIRST
 
@@ -187,7 +193,7 @@ def small_index(tmp_path: Path, rows: list[dict], encoder):  # type: ignore[no-u
     store = Store(tmp_path / "store.sqlite")
     ingest_jsonl(store, Kind.DATASET, write_jsonl(tmp_path / "a.jsonl", rows[:FIRST]))
     root = tmp_path / "indexes"
-    assert build_index(store, encoder, Kind.DATASET, root).mode == "full"
+    assert build_in_two_phases(store, encoder, Kind.DATASET, root).mode == "full"
     yield store, root
     store.close()
 
@@ -207,7 +213,7 @@ def test_a_stale_bm25_part_is_rebuilt_without_re_embedding(  # type: ignore[no-u
     assert err.value.hint == "run `litsift index`" and "bm25" in err.value.message
 
     counting = CountingEncoder(encoder)
-    report = build_index(store, counting, Kind.DATASET, root)
+    report = build_in_two_phases(store, counting, Kind.DATASET, root)
     assert report.rebuilt == ("bm25",) and report.mode == "incremental"
     assert counting.passages == 0  # no re-embedding
     after = file_bytes(directory)
@@ -222,7 +228,7 @@ def test_a_stale_bm25_part_is_rebuilt_without_re_embedding(  # type: ignore[no-u
     # stale BM25 and new rows: BM25 gets every row, only the new rows are embedded
     monkeypatch.setattr(versions, "BM25_VERSION", versions.BM25_VERSION + 1)
     ingest_jsonl(store, Kind.DATASET, write_jsonl(root.parent / "b.jsonl", rows[FIRST:]))
-    report = build_index(store, counting, Kind.DATASET, root)
+    report = build_in_two_phases(store, counting, Kind.DATASET, root)
     assert report.rebuilt == ("bm25",) and counting.passages == SECOND
     bm25, dense, _ = open_indexes(root, Kind.DATASET, encoder)
     assert bm25.count() == dense.count() == FIRST + SECOND
@@ -240,7 +246,7 @@ def test_a_stale_dense_part_is_rebuilt_alone(  # type: ignore[no-untyped-def]
     assert err.value.hint == "run `litsift index`" and "dense" in err.value.message
 
     counting = CountingEncoder(encoder)
-    report = build_index(store, counting, Kind.DATASET, root)
+    report = build_in_two_phases(store, counting, Kind.DATASET, root)
     assert report.rebuilt == ("dense",) and counting.passages == FIRST
     assert file_bytes(bm25_dir) == bm25_before
     bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)
@@ -261,13 +267,13 @@ def test_a_manifest_from_before_parts_reads_as_current(  # type: ignore[no-untyp
     _, _, manifest = open_indexes(root, Kind.DATASET, encoder)
     assert manifest.parts == {"bm25": 2, "dense": 2} == versions.current_parts()
     counting = CountingEncoder(encoder)
-    assert build_index(store, counting, Kind.DATASET, root).mode == "unchanged"
+    assert build_in_two_phases(store, counting, Kind.DATASET, root).mode == "unchanged"
 
     # schema v1 (before the BM25 'all' field): both parts are stale and rebuilt
     data["schema_version"] = 1
     path.write_text(json.dumps(data))
     with pytest.raises(IndexMismatchError):
         open_indexes(root, Kind.DATASET, encoder)
-    report = build_index(store, counting, Kind.DATASET, root)
+    report = build_in_two_phases(store, counting, Kind.DATASET, root)
     assert report.mode == "full" and counting.passages == FIRST
     open_indexes(root, Kind.DATASET, encoder)

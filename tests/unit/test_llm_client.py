@@ -6,7 +6,6 @@ import logging
 import math
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -36,18 +35,6 @@ MESSAGES = [
     {"role": "system", "content": "You are terse."},
     {"role": "user", "content": "Name one retrieval model."},
 ]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture()
-def srv(server: ScriptedLLMServer) -> ScriptedLLMServer:
-    server.reset()
-    return server
 
 
 def settings(srv: ScriptedLLMServer, **kw: object) -> LLMSettings:

@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from litsift.cache import LLMCache
-from litsift.config import LLMSettings
 from litsift.llm.client import ChatClient
 from litsift.llm.prompts import DATA_NOTE
 from litsift.llm.rerank import document_text, parse_permutation, rerank, sliding_windows
 from litsift.types import Dataset, Hit
-from tests.llm_server import Reply, ScriptedLLMServer, chat_reply, sample_hits
+from tests.llm_server import Reply, ScriptedLLMServer, chat_reply, llm_settings, sample_hits
 
 QUERY = "unsupervised word alignment with transformers"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture()
-def srv(server: ScriptedLLMServer) -> ScriptedLLMServer:
-    server.reset()
-    return server
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +22,7 @@ def hits() -> list[Hit]:
 
 
 def make(srv: ScriptedLLMServer, cache: LLMCache | None = None, **kw: object) -> ChatClient:
-    base: dict[str, object] = {"base_url": srv.url, "model": "test-model", "max_retries": 0}
-    base.update(kw)
-    return ChatClient(LLMSettings(**base), cache=cache, backoff_base_s=0.01)  # type: ignore[arg-type]
+    return ChatClient(llm_settings(srv, **kw), cache=cache, backoff_base_s=0.01)
 
 
 @pytest.mark.parametrize(

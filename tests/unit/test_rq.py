@@ -4,13 +4,11 @@ real 127.0.0.1 server, storage with provenance, search by problem / method, CLI.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from litsift.config import LLMSettings
 from litsift.errors import QueryError
 from litsift.llm.client import ChatClient
 from litsift.paths import get_paths, shared_data_dir
@@ -20,7 +18,7 @@ from litsift.rq.offline import OFFLINE_VERSION, extract, rq_text
 from litsift.service import LitsiftService
 from litsift.store.rq import RQRow, papers_for_rq, rq_info, set_rqs
 from litsift.types import Kind, Label, Paper, Query, YearRange
-from tests.llm_server import ScriptedLLMServer, chat_reply
+from tests.llm_server import ScriptedLLMServer, chat_reply, llm_settings
 
 PAPERRQ = shared_data_dir() / "eval" / "paperrq" / "dataset.csv"
 
@@ -91,22 +89,16 @@ def test_bad_paperrq_file_names_the_row(tmp_path: Path) -> None:
 # -- the LLM path, against a real HTTP server --------------------------------------------------
 
 
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
 def test_llm_extraction_parses_records_and_survives_bad_replies(
-    llm_server: ScriptedLLMServer, tmp_path: Path
+    srv: ScriptedLLMServer, tmp_path: Path
 ) -> None:
     from litsift.cache import LLMCache
 
     client = ChatClient(
-        LLMSettings(base_url=llm_server.url, model="test-model", max_retries=0),
+        llm_settings(srv),
         cache=LLMCache(tmp_path / "llm.sqlite"),
     )
-    llm_server.push(
+    srv.push(
         chat_reply(
             "<reasoning>short</reasoning>\n<problem>noisy back-translated sources</problem>\n"
             "<method>confidence-weighted back-translation</method>\n<rq>Can … ?</rq>"
@@ -122,7 +114,7 @@ def test_llm_extraction_parses_records_and_survives_bad_replies(
     assert done[0].extraction.source == "llm:test-model:rq-1"
     assert done[1].extraction is None and "no <problem>" in done[1].error
     assert done[2].extraction is not None and done[2].extraction.method == "transfer learning"
-    prompt = llm_server.requests[0].body["messages"][1]["content"]
+    prompt = srv.requests[0].body["messages"][1]["content"]
     assert "Can the PROBLEM be solved by the METHOD?" in prompt and "<passage>" in prompt
     assert parse_rq_reply("<problem> p </problem>") is None
 
@@ -244,19 +236,13 @@ def test_cli_eval_paperrq_prints_the_tables(home: Path) -> None:
     assert "offline, abstract " in out.stdout and "baseline: title" in out.stdout
 
 
-def test_llm_extraction_stops_at_the_budget(llm_server: ScriptedLLMServer) -> None:
+def test_llm_extraction_stops_at_the_budget(srv: ScriptedLLMServer) -> None:
     """The first call spends most of the budget; the next is refused before sending, and every
     remaining paper is recorded with the budget error (nothing is sent for them)."""
     from litsift.llm.budget import Budget
 
-    cfg = LLMSettings(
-        base_url=llm_server.url,
-        model="test-model",
-        max_retries=0,
-        price_per_1k_input_usd=0.005,
-        price_per_1k_output_usd=0.015,
-    )
-    llm_server.push(
+    cfg = llm_settings(srv, price_per_1k_input_usd=0.005, price_per_1k_output_usd=0.015)
+    srv.push(
         chat_reply(
             "<problem>p</problem><method>m</method>",
             usage={"prompt_tokens": 1000, "completion_tokens": 300},
@@ -268,4 +254,4 @@ def test_llm_extraction_stops_at_the_budget(llm_server: ScriptedLLMServer) -> No
     assert done[0].extraction is not None and done[0].extraction.problem == "p"
     assert all(d.extraction is None and "budget" in d.error for d in done[1:])
     assert [d.doc_id for d in done] == ["d0", "d1", "d2", "d3"]
-    assert len(llm_server.requests) == 1
+    assert len(srv.requests) == 1

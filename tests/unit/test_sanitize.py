@@ -25,7 +25,7 @@ from litsift.cli_common import reports_errors
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal, json_for_terminal
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
-from tests.llm_server import ScriptedLLMServer, chat_reply, sse_reply
+from tests.llm_server import ScriptedLLMServer, chat_reply, configured_home, sse_reply
 
 #: OSC 0 (set the window title), CSI 2J (erase the display), SGR 31 (red)
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred"
@@ -200,19 +200,11 @@ def test_search_json_round_trips_the_hostile_text(hostile_home: Path) -> None:
 
 
 @pytest.fixture()
-def llm_home(hostile_home: Path) -> Iterator[tuple[Path, ScriptedLLMServer]]:
-    from litsift.paths import get_paths
-
-    with ScriptedLLMServer() as srv:
-        config = get_paths(hostile_home).config_file
-        config.write_text(
-            f'[llm]\nbase_url = "{srv.url}"\nmodel = "test-model"\nmax_retries = 0\n',
-            encoding="utf-8",
-        )
-        try:
-            yield hostile_home, srv
-        finally:
-            config.unlink()
+def llm_home(
+    hostile_home: Path, srv: ScriptedLLMServer
+) -> Iterator[tuple[Path, ScriptedLLMServer]]:
+    with configured_home(hostile_home, srv):
+        yield hostile_home, srv
 
 
 def test_answer_streamed_and_final_text_have_no_escape(

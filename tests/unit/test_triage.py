@@ -247,7 +247,7 @@ def test_triage_survives_reingest_of_same_and_changed_file(
 
 def test_triage_survives_index_rebuild(tmp_path: Path, slice_rows: list) -> None:
     from litsift.errors import ModelNotBuiltError
-    from litsift.search.indexer import build_index
+    from litsift.search.builder import build_in_two_phases
 
     try:
         from litsift.models_onnx import load_encoder
@@ -262,8 +262,8 @@ def test_triage_survives_index_rebuild(tmp_path: Path, slice_rows: list) -> None
         Triage(store).set_label(Kind.PAPER, a, Label.KEEP)
         Triage(store).add_to_collection("c", Kind.PAPER, a)
         index_root = tmp_path / "index"
-        build_index(store, encoder, Kind.PAPER, index_root)
-        build_index(store, encoder, Kind.PAPER, index_root, rebuild=True)
+        build_in_two_phases(store, encoder, Kind.PAPER, index_root)
+        build_in_two_phases(store, encoder, Kind.PAPER, index_root, rebuild=True)
         assert Triage(store).labels(Kind.PAPER, [a]) == {a: Label.KEEP}
         assert Triage(store).collection_items("c") == [(Kind.PAPER, a)]
 

@@ -14,8 +14,8 @@ import pytest
 
 from litsift.errors import LitsiftError
 from litsift.paths import get_paths
-from litsift.search.builder import build_bm25, build_dense
-from litsift.search.indexer import build_index, index_dir_for, index_status
+from litsift.search.builder import build_bm25, build_dense, build_in_two_phases
+from litsift.search.indexer import index_dir_for, index_status
 from litsift.search.layout import write_lock
 from litsift.search.searcher import KindSearcher
 from litsift.service import LitsiftService
@@ -58,11 +58,11 @@ def rows() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def one_go(tmp_path_factory: pytest.TempPathFactory, rows: list[dict], encoder):  # type: ignore[no-untyped-def]
-    """The hits of QUERIES over a one-go build (``build_index``) of the N_ROWS datasets."""
+    """The hits of QUERIES over one build call (``build_in_two_phases``) of the N_ROWS datasets."""
     home = tmp_path_factory.mktemp("one-go")
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
         svc.ingest(KIND, write_jsonl(home / "a.jsonl", rows))
-        build_index(svc.store, encoder, KIND, svc.paths.index_dir)
+        build_in_two_phases(svc.store, encoder, KIND, svc.paths.index_dir)
         yield top(svc)
 
 

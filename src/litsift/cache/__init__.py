@@ -3,8 +3,9 @@
 from litsift.cache.llm_cache import (
     CACHE_VERSION,
     CachedResponse,
-    CallTotals,
+    CallStats,
     LLMCache,
+    Usage,
     cache_key,
     prompt_hash,
 )
@@ -12,8 +13,9 @@ from litsift.cache.llm_cache import (
 __all__ = [
     "CACHE_VERSION",
     "CachedResponse",
-    "CallTotals",
+    "CallStats",
     "LLMCache",
+    "Usage",
     "cache_key",
     "prompt_hash",
 ]

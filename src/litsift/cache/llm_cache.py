@@ -66,14 +66,58 @@ class CachedResponse:
 
 
 @dataclass(frozen=True)
-class CallTotals:
-    """Sums over the call log: calls made, of which answered from the cache, tokens, cost."""
+class Usage:
+    """Tokens of one call; ``estimated`` is True when the endpoint reported no ``usage``."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class CallStats:
+    """What LLM calls cost: calls made, of which answered from the cache, tokens, dollars.
+
+    The total of a piece of work (a rerank, an answer: :meth:`add` per call) and the sums over
+    the call log (:meth:`LLMCache.totals`).
+    """
 
     calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+
+    def add(self, usage: Usage, cost: float, cached: bool) -> CallStats:
+        """A new total with one more call added; a cache hit adds no tokens and no cost."""
+        if cached:
+            return CallStats(
+                self.calls + 1,
+                self.cached_calls + 1,
+                self.prompt_tokens,
+                self.completion_tokens,
+                self.cost_usd,
+            )
+        return CallStats(
+            calls=self.calls + 1,
+            cached_calls=self.cached_calls,
+            prompt_tokens=self.prompt_tokens + usage.prompt_tokens,
+            completion_tokens=self.completion_tokens + usage.completion_tokens,
+            cost_usd=self.cost_usd + cost,
+        )
+
+    def __add__(self, other: CallStats) -> CallStats:
+        return CallStats(
+            self.calls + other.calls,
+            self.cached_calls + other.cached_calls,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost_usd + other.cost_usd,
+        )
 
 
 def _now() -> str:
@@ -211,7 +255,7 @@ class LLMCache:
                 }
             )
 
-    def totals(self, since: str | None = None) -> CallTotals:
+    def totals(self, since: str | None = None) -> CallStats:
         """Sums over the call log, optionally only calls at or after the ISO time ``since``."""
         where, args = ("WHERE at >= ?", [since]) if since else ("", [])
         sql = (
@@ -220,7 +264,7 @@ class LLMCache:
         )
         with self._lock:
             row = self._db.execute(sql, args).fetchone()
-        return CallTotals(int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]))
+        return CallStats(int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]))
 
     def clear(self) -> int:
         """Delete every cached response; returns how many were deleted. The call log stays."""

@@ -20,7 +20,7 @@ import numpy as np
 
 from litsift.errors import EvalError
 from litsift.eval.trec import trec_id
-from litsift.search.text import ALL_FIELD, record_fields
+from litsift.search import ALL_FIELD, record_fields
 from litsift.store import Store
 from litsift.types import Kind, YearRange
 

@@ -11,10 +11,19 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from litsift.cache.llm_cache import CallStats, Usage
 from litsift.config import LLMSettings
 from litsift.llm.errors import LLMBudgetError
+
+__all__ = [
+    "Budget",
+    "CallStats",
+    "Usage",
+    "cost_usd",
+    "estimate_prompt_tokens",
+    "estimate_tokens",
+]
 
 #: tokens per whitespace-separated word, used only when the endpoint reports no usage.
 TOKENS_PER_WORD = 1.3
@@ -38,57 +47,6 @@ def cost_usd(settings: LLMSettings, prompt_tokens: int, completion_tokens: int) 
         prompt_tokens / 1000.0 * settings.price_per_1k_input_usd
         + completion_tokens / 1000.0 * settings.price_per_1k_output_usd
     )
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens of one call; ``estimated`` is True when the endpoint reported no ``usage``."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    estimated: bool = False
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass(frozen=True)
-class CallStats:
-    """What a piece of work (a rerank, an answer) cost: calls, cache hits, tokens, dollars."""
-
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, usage: Usage, cost: float, cached: bool) -> CallStats:
-        """A new total with one more call added; a cache hit adds no tokens and no cost."""
-        if cached:
-            return CallStats(
-                self.calls + 1,
-                self.cached_calls + 1,
-                self.prompt_tokens,
-                self.completion_tokens,
-                self.cost_usd,
-            )
-        return CallStats(
-            calls=self.calls + 1,
-            cached_calls=self.cached_calls,
-            prompt_tokens=self.prompt_tokens + usage.prompt_tokens,
-            completion_tokens=self.completion_tokens + usage.completion_tokens,
-            cost_usd=self.cost_usd + cost,
-        )
-
-    def __add__(self, other: CallStats) -> CallStats:
-        return CallStats(
-            self.calls + other.calls,
-            self.cached_calls + other.cached_calls,
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cost_usd + other.cost_usd,
-        )
 
 
 class Budget:

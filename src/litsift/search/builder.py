@@ -90,7 +90,7 @@ def build_bm25(
     """Bring the BM25 part of ``kind`` up to the store and publish it; the dense part is kept
     (behind, if rows were added) unless it is stale or damaged, when it is dropped.
 
-    Args: as :func:`litsift.search.indexer.build_index`; ``rebuild`` rebuilds BM25 here (and
+    Args: as :func:`build_in_two_phases`; ``rebuild`` rebuilds BM25 here (and
         :func:`build_dense` with ``rebuild`` re-embeds, keeping the old dense part meanwhile).
 
     Returns:
@@ -186,7 +186,7 @@ def build_dense(
     the rows an interrupted build had published.
 
     Args:
-        store, encoder, kind, index_root: as :func:`litsift.search.indexer.build_index`.
+        store, encoder, kind, index_root: as :func:`build_in_two_phases`.
         rebuild: re-embed every row (a usable old dense part stays published until the end).
         progress: ``("embed" | "hnsw", done, total)``, counted over the whole dense part
             (``done`` starts at the rows it already holds; ``total`` is the BM25 part's count).
@@ -406,11 +406,41 @@ def build_in_two_phases(
     check: bool = False,
     on_bm25: Callable[[IndexReport], None] | None = None,
     publish_every: int = PUBLISH_EVERY,
+    *,
+    dense: bool = True,
 ) -> IndexReport:
-    """:func:`build_bm25`, then ``on_bm25(report)`` (searchable now), then :func:`build_dense`,
-    then :func:`catch_up` for rows ingested meanwhile; the merged report."""
-    first = build_bm25(store, encoder, kind, index_root, rebuild, progress, check)
+    """Build (or bring up to date) the indexes of ``kind``: the one build path of litsift.
+
+    :func:`build_bm25` (published: searchable at once, BM25 only), then ``on_bm25(report)``,
+    then :func:`build_dense` (skipped when ``dense`` is False: searches stay BM25-only), then
+    :func:`catch_up` for rows ingested meanwhile.
+
+    Args:
+        store: the SQLite store (``rows_since``, ``max_revision``, ``count``).
+        encoder: the bi-encoder embedding :func:`~litsift.search.text.passage_text`.
+        kind: papers or datasets.
+        index_root: the directory of all indexes (``Paths.index_dir``).
+        rebuild: build both parts from scratch (the old dense part stays published until the
+            new one is complete).
+        progress: ``(stage, done, total)`` with stage ``"bm25"``, ``"embed"`` or ``"hnsw"``.
+        check: verify the sha256 of every file (not only sizes) before deciding.
+        on_bm25: called with the BM25 phase's report once BM25 is published.
+        publish_every: rows embedded between two publications of the dense part.
+        dense: also build the dense part.
+
+    Returns:
+        The merged :class:`IndexReport` (``mode`` ``"full"``, ``"incremental"`` or
+        ``"unchanged"``; ``rebuilt`` the parts built from scratch; ``behind`` the rows still
+        not in BM25).
+
+    Raises:
+        LitsiftError: another build of ``kind`` is running.
+    """
+    report = build_bm25(store, encoder, kind, index_root, rebuild, progress, check)
     if on_bm25 is not None:
-        on_bm25(first)
-    second = build_dense(store, encoder, kind, index_root, rebuild, progress, publish_every)
-    return catch_up(store, encoder, kind, index_root, merge_reports(first, second), progress)
+        on_bm25(report)
+    if dense:
+        second = build_dense(store, encoder, kind, index_root, rebuild, progress, publish_every)
+        report = merge_reports(report, second)
+    # rows ingested meanwhile (another process, the TUI) join BM25 before this returns
+    return catch_up(store, encoder, kind, index_root, report, progress, dense=dense)

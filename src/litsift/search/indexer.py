@@ -1,18 +1,16 @@
-"""Opens the BM25 + dense index pair of one kind of record, and builds it in one go.
+"""Opens the BM25 + dense index pair of one kind of record; its status and checks.
 
 Layout and publishing (staging dir, swap, crash recovery, the one-writer lock) are in
 :mod:`litsift.search.layout`; the manifest, which versions the two parts apart and records every
-file's size and checksum, in :mod:`litsift.search.manifest`. :func:`build_index` builds both
-parts and swaps them in together; :mod:`litsift.search.builder` publishes BM25 first and the
-dense part after it (what ``litsift index``, ``litsift demo`` and the TUI use). A kind whose
+file's size and checksum, in :mod:`litsift.search.manifest`. Builds have one path,
+:func:`litsift.search.builder.build_in_two_phases`: BM25 published first, the dense part after
+it (what ``litsift index``, ``litsift demo``, the TUI, tests and benchmarks use). A kind whose
 dense part is missing or behind its BM25 part opens with no dense index: BM25-only search;
 :func:`open_parts` also leaves out a damaged part (BM25 alone, or dense alone) and says why.
 """
 
 from __future__ import annotations
 
-import shutil
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,47 +19,27 @@ from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingEr
 from litsift.search.bm25 import BM25Index
 from litsift.search.dense import DenseIndex
 from litsift.search.layout import BATCH_SIZE as BATCH_SIZE  # re-exported
-from litsift.search.layout import (
-    HNSW_EF_CONSTRUCTION,
-    HNSW_M,
-    HNSW_SEED,
-    Progress,
-    recover,
-    staging_dir,
-    swap,
-    write_lock,
-)
 from litsift.search.layout import index_dir_for as index_dir_for  # re-exported
+from litsift.search.layout import recover
 from litsift.search.manifest import MANIFEST as MANIFEST  # re-exported
 from litsift.search.manifest import (
     PARTS,
     REBUILD_HINT,
     Manifest,
     check_files,
-    current_parts,
     mark_damaged,
     read_manifest,
-    record_files,
     verify_files,
-    write_manifest,
-)
-from litsift.search.parts import (
-    index_bm25,
-    index_dense,
-    new_manifest,
-    read_current,
-    record_if_unrecorded,
 )
 from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
-    from litsift.store import Store
 
 
 @dataclass(frozen=True)
 class IndexReport:
-    """The outcome of :func:`build_index`.
+    """The outcome of a build (:func:`litsift.search.builder.build_in_two_phases`).
 
     Attributes:
         kind: the kind indexed.
@@ -126,11 +104,11 @@ def index_status(index_root: Path, kind: Kind) -> Manifest | None:
 def check_index(index_root: Path, kind: Kind) -> dict[str, str]:
     """Verify every file of the index of ``kind`` against its recorded size and sha256
     (``litsift index --check``) and record the damaged parts in the manifest, so that opening
-    refuses them and :func:`build_index` rebuilds them.
+    refuses them and the next build rebuilds them.
 
     Returns:
         ``{part: reason}`` for the damaged parts, ``{"manifest": reason}`` when the manifest
-        itself is unreadable (``build_index`` then rebuilds both parts); empty when all is
+        itself is unreadable (the next build then rebuilds both parts); empty when all is
         well or there is no index.
     """
     recover(index_root, kind)
@@ -231,141 +209,3 @@ def _reason(message: str, directory: Path) -> str:
     for prefix in ("the BM25 part is damaged: ", "the dense part is damaged: "):
         message = message.removeprefix(prefix)
     return message.replace(f"{directory}/", "")
-
-
-def build_index(
-    store: Store,
-    encoder: Encoder,
-    kind: Kind,
-    index_root: Path,
-    rebuild: bool = False,
-    progress: Progress | None = None,
-    check: bool = False,
-) -> IndexReport:
-    """Build (or bring up to date) the BM25 + dense indexes of ``kind`` and swap both in at
-    once (:mod:`litsift.search.builder` publishes BM25 first instead).
-
-    Each part (:data:`PARTS`) is built from scratch when there is no index (or its manifest
-    is unreadable), ``rebuild`` is set, the manifest marks that part stale (missing, an older
-    ``BM25_VERSION``/``DENSE_VERSION``; for the dense part also another model, ONNX file or
-    dimension), or the part is damaged: a recorded file missing or of another size, with
-    ``check`` (or after a crash recovery) one failing its sha256, or marked damaged by
-    :func:`check_index`; a part whose files are not recorded (an older manifest) must open,
-    and its files are recorded by this build even when nothing else changes. A part that is
-    current keeps its contents and gets only the rows changed since its own revision. So a
-    BM25-only change never re-embeds. The parts are written into a copy of the current
-    index that is swapped in atomically; an exception midway (including one raised by
-    ``progress``) leaves the previous index as it was.
-
-    Args:
-        store: the SQLite store (``rows_since``, ``max_revision``, ``count``).
-        encoder: the bi-encoder embedding :func:`~litsift.search.text.passage_text`.
-        kind: papers or datasets.
-        index_root: the directory of all indexes (``Paths.index_dir``).
-        rebuild: force a full build.
-        check: verify the sha256 of every file (not only sizes) before deciding.
-        progress: ``(stage, done, total)`` with stage ``"bm25"``, ``"embed"`` or ``"hnsw"``;
-            for an incremental build the bm25 total is 0 (unknown) until rows are read.
-
-    Returns:
-        An :class:`IndexReport`.
-
-    Raises:
-        LitsiftError: another build of ``kind`` is running.
-    """
-    index_root = Path(index_root)
-    index_root.mkdir(parents=True, exist_ok=True)
-    with write_lock(index_root, kind):
-        return _build_index(store, encoder, kind, index_root, rebuild, progress, check)
-
-
-def _build_index(
-    store: Store,
-    encoder: Encoder,
-    kind: Kind,
-    index_root: Path,
-    rebuild: bool,
-    progress: Progress | None,
-    check: bool,
-) -> IndexReport:
-    started = time.perf_counter()
-    report_progress: Progress = progress or (lambda _s, _d, _t: None)
-    target = index_dir_for(index_root, kind)
-    current, rebuilt, repaired, check = read_current(index_root, kind, encoder, rebuild, check)
-    max_revision = int(store.max_revision(kind))
-    since = {p: current.revision(p) if current is not None else 0 for p in PARTS}
-    if current is not None and not rebuilt and min(since.values()) >= max_revision:
-        current = record_if_unrecorded(target, current)
-        return IndexReport(
-            kind, "unchanged", 0, current.count, 0.0, {}, target, current, checked=check
-        )
-
-    tmp = staging_dir(index_root, kind)
-    stage_seconds: dict[str, float] = {}
-    params = (HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_SEED)
-    try:
-        if current is not None:
-            shutil.copytree(target, tmp, dirs_exist_ok=True)
-            if "dense" not in rebuilt:
-                params = (current.M, current.ef_construction, current.seed)
-        total_rows = int(store.count(kind))
-        written, t0 = {"bm25": 0, "dense": 0}, time.perf_counter()
-        if "bm25" in rebuilt:
-            shutil.rmtree(tmp / "bm25", ignore_errors=True)
-            bm25 = BM25Index.create(tmp / "bm25", kind)
-            written["bm25"] = index_bm25(store, kind, 0, bm25, total_rows, report_progress)
-        elif since["bm25"] < max_revision:
-            bm25 = BM25Index.open(tmp / "bm25")
-            written["bm25"] = index_bm25(store, kind, since["bm25"], bm25, 0, report_progress)
-        if "bm25" in rebuilt or since["bm25"] < max_revision:
-            stage_seconds["bm25"] = time.perf_counter() - t0
-        bm25_count = BM25Index.open(tmp / "bm25").count()
-        dense_count = current.part_count("dense") if current is not None else 0
-        if "dense" in rebuilt or since["dense"] < max_revision:
-            if "dense" in rebuilt:
-                for name in ("dense.bin", "dense.json"):
-                    (tmp / name).unlink(missing_ok=True)
-                dense = DenseIndex.create(tmp / "dense.bin", encoder.dim, total_rows, *params)
-                d_since, n_new = 0, total_rows
-            else:
-                dense = DenseIndex.open(tmp / "dense.bin")
-                d_since = since["dense"]
-                same = "bm25" not in rebuilt and d_since == since["bm25"]
-                n_new = written["bm25"] if same else 0  # 0: not counted
-            written["dense"] = index_dense(
-                store, encoder, kind, d_since, dense, n_new, report_progress, stage_seconds
-            )
-            t4 = time.perf_counter()
-            dense.save()
-            stage_seconds["hnsw"] += time.perf_counter() - t4
-            dense_count = dense.count()
-        seconds = time.perf_counter() - started
-        manifest = new_manifest(
-            encoder,
-            kind,
-            current_parts(),
-            {"bm25": max_revision, "dense": max_revision},
-            {"bm25": bm25_count, "dense": dense_count},
-            params,
-            record_files(tmp),
-            seconds,
-        )
-        write_manifest(tmp, manifest)
-        swap(index_root, kind, tmp)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    mode = "full" if rebuilt == PARTS else "incremental"
-    return IndexReport(
-        kind,
-        mode,
-        max(written.values()),
-        manifest.part_count("dense"),
-        seconds,
-        stage_seconds,
-        target,
-        manifest,
-        rebuilt,
-        repaired,
-        check,
-    )

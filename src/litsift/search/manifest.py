@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
 
 #: Version of the BM25 part (``bm25/``, tantivy): bump when its schema, analyzer or indexed text
-#: changes; :func:`~litsift.search.indexer.build_index` then rebuilds only that part from the
-#: store (no re-embedding).
+#: changes; the next build (:func:`~litsift.search.builder.build_in_two_phases`) then rebuilds
+#: only that part from the store (no re-embedding).
 BM25_VERSION = 2
 #: Version of the dense part (``dense.bin``/``dense.json``, hnswlib): bump when the embedded text
 #: or the graph layout changes; only that part is then re-embedded and rebuilt.

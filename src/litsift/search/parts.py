@@ -1,6 +1,6 @@
 """The parts of an index pair, filled from the store: the BM25 and dense loops, the manifest
-of a published pair, and the decision of what to rebuild (shared by the one-go build of
-:mod:`litsift.search.indexer` and the two-phase build of :mod:`litsift.search.builder`).
+of a published pair, and the decision of what to rebuild (used by the build of
+:mod:`litsift.search.builder`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ compacts the indexes.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,15 +20,12 @@ from typing import Any
 from litsift.sources.identity import IdentityIndex
 from litsift.sources.ids import ids_in_text
 from litsift.sources.writer import merge_fields
-from litsift.store.history import now_iso
+from litsift.store import identities, merges
 from litsift.store.records import content_hash, normalize
 from litsift.store.repo import Store
-from litsift.store.schema import CONTENT_COLUMNS
 from litsift.types import Kind
 
 __all__ = ["DedupGroup", "DedupPlan", "apply", "find_duplicates"]
-
-_COLS = CONTENT_COLUMNS[Kind.PAPER]
 
 
 @dataclass
@@ -79,32 +75,17 @@ class DedupPlan:
         }
 
 
-def _authors(text: str | None) -> list[str]:
-    try:
-        value = json.loads(text or "[]")
-    except ValueError:
-        return []
-    return [str(a) for a in value] if isinstance(value, list) else []
-
-
 def find_duplicates(store: Store) -> DedupPlan:
     """The duplicate groups among the stored papers (nothing is changed)."""
-    conn = store.conn
-    ids: dict[str, dict[str, str]] = {}
     with store.lock:
-        for doc_id, scheme, value in conn.execute(
-            "SELECT doc_id, scheme, value FROM record_ids WHERE kind = 'paper'"
-        ):
-            ids.setdefault(doc_id, {})[scheme] = value
-        rows = conn.execute(
-            "SELECT id, title, authors, year, url FROM papers ORDER BY rowid"
-        ).fetchall()
+        ids = identities.ids_by_doc(store.conn, Kind.PAPER)
+        rows = identities.identity_rows(store.conn)
     index = IdentityIndex()
     groups: dict[str, DedupGroup] = {}
     owner: dict[str, str] = {}
     conflicts: list[tuple[str, str, str, float]] = []
-    for doc_id, title, authors_json, year, url in rows:
-        authors = _authors(authors_json)
+    for doc_id, title, stored_authors, year, url in rows:
+        authors = [str(a) for a in stored_authors]
         doc_ids = {**ids_in_text(url), **ids.get(doc_id, {})}
         found = index.resolve(title, authors, year, doc_ids, exclude=doc_id)
         conflicts.extend(
@@ -126,43 +107,12 @@ def find_duplicates(store: Store) -> DedupPlan:
 
 
 def _row(conn: sqlite3.Connection, doc_id: str) -> dict[str, Any] | None:
-    row = conn.execute(f"SELECT {', '.join(_COLS)} FROM papers WHERE id = ?", (doc_id,)).fetchone()
-    if row is None:
+    stored = merges.paper_row(conn, doc_id)
+    if stored is None:
         return None
-    out = dict(zip(_COLS, row, strict=True))
-    out["authors"] = _authors(out["authors"])
-    return out
-
-
-def _move_triage(conn: sqlite3.Connection, keep: str, other: str) -> None:
-    k = Kind.PAPER.value
-    for table in ("record_ids", "provenance", "attachments", "collection_items"):
-        conn.execute(
-            f"UPDATE OR IGNORE {table} SET doc_id = ? WHERE kind = ? AND doc_id = ?",
-            (keep, k, other),
-        )
-        conn.execute(f"DELETE FROM {table} WHERE kind = ? AND doc_id = ?", (k, other))
-    conn.execute(  # a label on the survivor wins; else the duplicate's label moves over
-        "UPDATE OR IGNORE labels SET doc_id = ? WHERE kind = ? AND doc_id = ?", (keep, k, other)
-    )
-    conn.execute("DELETE FROM labels WHERE kind = ? AND doc_id = ?", (k, other))
-    mine = conn.execute(
-        "SELECT text, tags FROM notes WHERE kind = ? AND doc_id = ?", (k, keep)
-    ).fetchone()
-    theirs = conn.execute(
-        "SELECT text, tags FROM notes WHERE kind = ? AND doc_id = ?", (k, other)
-    ).fetchone()
-    if theirs is not None:
-        text = "\n\n".join(t for t in ((mine[0] if mine else ""), theirs[0]) if t.strip())
-        tags = list(dict.fromkeys(_authors(mine[1] if mine else "[]") + _authors(theirs[1])))
-        conn.execute(
-            "INSERT INTO notes(kind, doc_id, text, tags, updated_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(kind, doc_id) DO UPDATE SET text = excluded.text, tags = excluded.tags, "
-            "updated_at = excluded.updated_at",
-            (k, keep, text, json.dumps(tags, ensure_ascii=False), now_iso()),
-        )
-        conn.execute("DELETE FROM notes WHERE kind = ? AND doc_id = ?", (k, other))
-    conn.execute("DELETE FROM citekeys WHERE kind = ? AND doc_id = ?", (k, other))
+    fields = stored[0]
+    fields["authors"] = [str(a) for a in fields["authors"]]
+    return fields
 
 
 def apply(store: Store, plan: DedupPlan) -> int:
@@ -173,7 +123,7 @@ def apply(store: Store, plan: DedupPlan) -> int:
     """
     removed = 0
     with store.write_transaction() as conn:
-        revision = int(conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0])
+        revision = merges.current_revision(conn)
         for group in plan.groups:
             keep = _row(conn, group.keep)
             if keep is None:
@@ -184,15 +134,11 @@ def apply(store: Store, plan: DedupPlan) -> int:
                 if other is None:
                     continue
                 merged = merge_fields(merged, other)
-                _move_triage(conn, group.keep, doc_id)
-                conn.execute("DELETE FROM papers WHERE id = ?", (doc_id,))
+                merges.move_record(conn, group.keep, doc_id)
+                merges.delete_paper(conn, doc_id)
                 removed += 1
             values = normalize(Kind.PAPER, merged)
             revision += 1
-            conn.execute(
-                f"UPDATE papers SET {', '.join(f'{c} = ?' for c in _COLS[1:])}, "
-                "content_hash = ?, revision = ? WHERE id = ?",
-                (*values[1:], content_hash(values), revision, group.keep),
-            )
-        conn.execute("UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),))
+            merges.update_paper(conn, values, content_hash(values), revision)
+        merges.set_revision(conn, revision)
     return removed

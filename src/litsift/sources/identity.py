@@ -29,7 +29,6 @@ idempotent.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sqlite3
 from collections import Counter
@@ -40,6 +39,8 @@ from anyascii import anyascii
 from rapidfuzz import fuzz, process
 
 from litsift.sources.ids import ids_in_text, preferred
+from litsift.store import identities
+from litsift.types import Kind
 
 __all__ = [
     "ID_CONFLICT_MAX_RATIO",
@@ -328,31 +329,18 @@ class IdentityIndex:
         self._key_docs: list[str] = []
 
     @classmethod
-    def from_connection(
-        cls, conn: sqlite3.Connection, kind_value: str, table: str
-    ) -> IdentityIndex:
-        """The index over every record of ``table`` and its ``record_ids`` rows.
+    def from_connection(cls, conn: sqlite3.Connection, kind: Kind) -> IdentityIndex:
+        """The index over every stored record of ``kind`` and its identifiers.
 
-        Identifiers are also read off each record's ``url`` (an ACL Anthology, arXiv or DOI
+        Identifiers are also read off each paper's ``url`` (an ACL Anthology, arXiv or DOI
         link), so records ingested from JSONL match imported ones.
         """
         index = cls()
-        ids: dict[str, dict[str, str]] = {}
-        for doc_id, scheme, value in conn.execute(
-            "SELECT doc_id, scheme, value FROM record_ids WHERE kind = ?", (kind_value,)
-        ):
-            ids.setdefault(doc_id, {})[scheme] = value
-        if table == "papers":
-            rows = conn.execute("SELECT id, title, authors, year, url FROM papers")
-            for doc_id, title, authors_json, year, url in rows:
-                try:
-                    authors = json.loads(authors_json) if authors_json else []
-                except ValueError:
-                    authors = []
+        ids = identities.ids_by_doc(conn, kind)
+        if kind is Kind.PAPER:
+            for doc_id, title, authors, year, url in identities.identity_rows(conn):
                 doc_ids = {**ids_in_text(url), **ids.get(doc_id, {})}
-                index.add(
-                    doc_id, title, authors if isinstance(authors, list) else [], year, doc_ids
-                )
+                index.add(doc_id, title, [str(a) for a in authors], year, doc_ids)
         else:
             for doc_id, doc_ids in ids.items():
                 for scheme, value in doc_ids.items():

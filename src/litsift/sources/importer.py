@@ -26,65 +26,21 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
 from litsift.sources.base import BadItem, DatabaseReader, Format
-from litsift.sources.writer import Counts, Problem, RecordWriter
+from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
 from litsift.store.repo import Store
+from litsift.store.report import IngestReport, Problem
 from litsift.types import Kind
 
-__all__ = ["ImportReport", "file_problem", "import_paths", "plan"]
+__all__ = ["file_problem", "import_paths", "plan"]
 
 #: ``progress(files_done, files_total, records_read)``
 ImportProgress = Callable[[int, int, int], None]
-
-
-@dataclass
-class ImportReport(Counts):
-    """What one ``litsift ingest`` did: the :class:`~litsift.sources.writer.Counts` (``read``;
-    ``added`` new records; ``updated`` entries imported before from the same format, file and
-    location whose content changed; ``merged`` entries that matched another record by
-    identifier or title + first author + year; ``unchanged``; ``bad`` entries and unusable
-    files; ``merges``; ``conflicts``: entries sharing an identifier with a stored paper of a
-    clearly different title, kept apart), and:
-
-    Attributes:
-        kind: papers or datasets.
-        skipped: files found in a directory that no format of this kind claims and whose
-            names are not ours, or that hold the other kind (``FILE: reason``).
-        files: ``(file, format, entries read)`` per file read.
-        elapsed_s: wall time in seconds.
-    """
-
-    kind: Kind = Kind.PAPER
-    skipped: list[Problem] = field(default_factory=list)
-    files: list[tuple[str, str, int]] = field(default_factory=list)
-    elapsed_s: float = 0.0
-
-    def summary(self) -> str:
-        """One line, e.g. ``3 files: 988 read, 960 added, ... in 1.2 s``."""
-        return (
-            f"{len(self.files):,} file{'s' if len(self.files) != 1 else ''}: "
-            f"{self.read:,} read, {self.added:,} added, {self.updated:,} updated, "
-            f"{self.merged:,} merged, {self.unchanged:,} unchanged, {len(self.bad):,} bad"
-            + (f", {len(self.conflicts):,} id conflicts" if self.conflicts else "")
-            + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
-            + f" in {self.elapsed_s:.1f} s"
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as plain JSON data (``litsift ingest --json``)."""
-        return {
-            "kind": self.kind.value,
-            **super().to_json(),
-            "skipped": [str(p) for p in self.skipped],
-            "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in self.files],
-            "elapsed_s": round(self.elapsed_s, 3),
-        }
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -233,7 +189,7 @@ def plan(
 
 
 def _stopped(
-    fault: MachineFaultError, label: str, writer: RecordWriter, report: ImportReport
+    fault: MachineFaultError, label: str, writer: RecordWriter, report: IngestReport
 ) -> MachineFaultError:
     """``fault`` told with what the import had committed when it stopped at ``label``."""
     report.fold(writer.counts)
@@ -254,7 +210,7 @@ def import_paths(
     kind: Kind = Kind.PAPER,
     fmt_name: str | None = None,
     progress: ImportProgress | None = None,
-) -> ImportReport:
+) -> IngestReport:
     """Import every record found under ``paths`` into ``store``.
 
     Args:
@@ -274,7 +230,7 @@ def import_paths(
             the store's write lock for longer than 10 s; the message says what was committed
             before (all of it is kept), and no file is blamed for it.
     """
-    from litsift.store.ingest import IngestReport, ingest_jsonl
+    from litsift.store.ingest import ingest_jsonl
 
     start = time.perf_counter()
     if store.readonly:
@@ -282,7 +238,7 @@ def import_paths(
             raise store.write_fault
         raise IngestError(f"the store {store.path} is open read-only", "open it for writing")
     todo, skipped, unreadable = plan(paths, kind, fmt_name)
-    report = ImportReport(kind=kind, skipped=skipped)
+    report = IngestReport(kind=kind, skipped=skipped)  # path None: a report of many files
     databases = _databases(todo)  # every .bib of this call is one \bibliography{a,b,c}
     writer = RecordWriter(store, kind)
     writer.counts.bad.extend(unreadable)
@@ -296,22 +252,16 @@ def import_paths(
             continue
         if fmt.name.startswith("jsonl"):
             writer.flush()
-            sub = IngestReport(path=path, kind=kind)
+            sub = IngestReport(kind=kind, path=path)
             try:
                 ingest_jsonl(store, kind, path, into=sub)
-            except MachineFaultError as err:
-                report.added += sub.added
-                report.updated += sub.updated
-                report.unchanged += sub.unchanged + sub.duplicates
+            except MachineFaultError as err:  # the batches committed before count
+                writer.counts.fold(sub)
                 raise _stopped(err, label, writer, report) from err
             except LitsiftError as err:
                 writer.counts.bad.append(file_problem(label, err))
                 continue
-            report.read += sub.read
-            report.added += sub.added
-            report.updated += sub.updated
-            report.unchanged += sub.unchanged + sub.duplicates
-            writer.counts.bad.extend(Problem(label, str(b.line_no), b.reason) for b in sub.bad)
+            writer.counts.fold(sub)
             report.files.append((label, fmt.name, sub.read))
             old, writer = writer, RecordWriter(store, kind)  # the JSONL rows join the index
             writer.counts = old.counts
@@ -356,7 +306,7 @@ def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
 
 
 def _read_database(
-    writer: RecordWriter, report: ImportReport, fmt: str, reader: DatabaseReader, paths: list[Path]
+    writer: RecordWriter, report: IngestReport, fmt: str, reader: DatabaseReader, paths: list[Path]
 ) -> None:
     """Read ``paths`` together with ``reader``; one ``report.files`` row each."""
     read = dict.fromkeys(paths, 0)

@@ -28,16 +28,15 @@ token the server no longer accepts restarts the walk from the high-water mark.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from litsift.errors import LitsiftError
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.http import FetchError, PoliteClient
+from litsift.store.syncs import SyncSpec, load_syncs, save_sync
 
 __all__ = [
     "SOURCES",
@@ -54,22 +53,6 @@ Parser = Callable[[bytes], Page]
 
 class SyncError(LitsiftError):
     """A sync cannot run (unknown source, missing parameter, a service error)."""
-
-
-@dataclass
-class SyncSpec:
-    """A (saved) sync: ``name``, ``source`` (a key of :data:`SOURCES`) and its ``params``."""
-
-    name: str
-    source: str
-    params: dict[str, str] = field(default_factory=dict)
-    high_water: str | None = None
-    last_run_at: str | None = None
-    last_added: int = 0
-    #: the paging token of the first page an interrupted walk did not write (None: no walk
-    #: to finish), and the newest datestamp among the pages it wrote
-    resume_token: str | None = None
-    resume_high_water: str | None = None
 
 
 @dataclass
@@ -296,44 +279,6 @@ def run_sync(
 def _client_error(err: FetchError) -> bool:
     """True when the server answered with an HTTP 4xx (it refused the request itself)."""
     return err.status is not None and 400 <= err.status < 500
-
-
-# ----------------------------------------------------------------------------- saved syncs
-
-
-def load_syncs(conn: sqlite3.Connection) -> list[SyncSpec]:
-    """Every saved sync of a store, by name."""
-    rows = conn.execute(
-        "SELECT name, source, params, high_water, last_run_at, last_added, resume_token, "
-        "resume_high_water FROM saved_syncs ORDER BY name"
-    ).fetchall()
-    return [
-        SyncSpec(n, s, json.loads(p), h, r, int(a or 0), t, th) for n, s, p, h, r, a, t, th in rows
-    ]
-
-
-def save_sync(conn: sqlite3.Connection, spec: SyncSpec) -> None:
-    """Insert or replace a saved sync (its params, high water, last run and the checkpoint of
-    an unfinished walk); commits."""
-    conn.execute(
-        "INSERT INTO saved_syncs(name, source, params, high_water, last_run_at, last_added, "
-        "resume_token, resume_high_water) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(name) DO UPDATE SET source = excluded.source, "
-        "params = excluded.params, high_water = excluded.high_water, "
-        "last_run_at = excluded.last_run_at, last_added = excluded.last_added, "
-        "resume_token = excluded.resume_token, resume_high_water = excluded.resume_high_water",
-        (
-            spec.name,
-            spec.source,
-            json.dumps(spec.params, sort_keys=True),
-            spec.high_water,
-            spec.last_run_at,
-            spec.last_added,
-            spec.resume_token,
-            spec.resume_high_water,
-        ),
-    )
-    conn.commit()
 
 
 def now_utc() -> str:

@@ -11,7 +11,7 @@ For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
    :func:`litsift.sources.ids.preferred`) or, when it has none or another row holds it,
    ``key:`` + a hash of title, first author and year. A record sharing an identifier with a
    stored paper of a clearly different title is an identifier **conflict**
-   (:class:`~litsift.sources.identity.Conflict`): listed in ``Counts.conflicts``, not merged;
+   (:class:`~litsift.sources.identity.Conflict`): listed in ``IngestReport.conflicts``, not merged;
 3. remember its provenance ``(format, file, location, fetched_at)``; a record whose provenance
    is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
    any other match is a duplicate from another entry or source (``merged``);
@@ -26,10 +26,7 @@ it again finishes the job (committed entries then count as unchanged).
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from litsift.sources.base import BadItem, SourceRecord, clean_text
@@ -41,84 +38,18 @@ from litsift.sources.identity import (
     work_key,
 )
 from litsift.sources.ids import ids_in_text, preferred
+from litsift.store import identities, merges, provenance
 from litsift.store.history import now_iso
+from litsift.store.merges import upsert
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
-from litsift.store.schema import CONTENT_COLUMNS
+from litsift.store.report import IngestReport, Problem
 from litsift.types import Kind
 
-__all__ = ["BATCH", "Counts", "Problem", "RecordWriter", "merge_fields", "upsert"]
+__all__ = ["BATCH", "IngestReport", "Problem", "RecordWriter", "merge_fields", "upsert"]
 
 BATCH = 200
-_PAPER_COLS = CONTENT_COLUMNS[Kind.PAPER]
 _MAX_NOTE_CHARS = 20_000
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A bad entry or unusable file: printed as ``FILE:LOCATION: reason``."""
-
-    file: str
-    location: str
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.location}" if self.location else self.file
-        return f"{where}: {self.reason}"
-
-
-@dataclass
-class Counts:
-    """Outcome counts of one import (see :mod:`litsift.sources.importer`)."""
-
-    read: int = 0
-    added: int = 0
-    updated: int = 0
-    merged: int = 0
-    unchanged: int = 0
-    bad: list[Problem] = field(default_factory=list)
-    #: ``(incoming location, stored doc id, reason)`` for each record merged onto another
-    merges: list[tuple[str, str, str]] = field(default_factory=list)
-    #: ``(incoming location, stored doc id, "scheme:value", title score 0-100)`` for each
-    #: record that shares an identifier with a stored paper of a clearly different title
-    conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing was bad."""
-        return not self.bad
-
-    def fold(self, other: Counts) -> None:
-        """Add ``other``'s counts, bad entries and merges to these."""
-        for name in ("read", "added", "updated", "merged", "unchanged"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.bad.extend(other.bad)
-        self.merges.extend(other.merges)
-        self.conflicts.extend(other.conflicts)
-
-    def to_json(self) -> dict[str, Any]:
-        """The counts as plain JSON data (bad entries as ``FILE:LOCATION: reason``)."""
-        return {
-            "read": self.read,
-            "added": self.added,
-            "updated": self.updated,
-            "merged": self.merged,
-            "unchanged": self.unchanged,
-            "bad": [str(p) for p in self.bad],
-            "merges": [{"entry": e, "into": d, "by": r} for e, d, r in self.merges],
-            "conflicts": [
-                {"entry": e, "with": d, "id": i, "title_score": round(t, 1)}
-                for e, d, i, t in self.conflicts
-            ],
-        }
-
-
-def _json_list(text: str | None) -> list[Any]:
-    try:
-        value = json.loads(text or "[]")
-    except ValueError:
-        return []
-    return value if isinstance(value, list) else []
 
 
 def merge_authors(stored: list[str], other: list[str]) -> list[str]:
@@ -152,29 +83,15 @@ def merge_fields(stored: dict[str, Any], other: dict[str, Any]) -> dict[str, Any
     return out
 
 
-def upsert(
-    conn: sqlite3.Connection, kind: Kind, values: tuple[Any, ...], digest: str, revision: int
-) -> None:
-    """Insert or update one record row (its content columns, content hash and revision)."""
-    cols = CONTENT_COLUMNS[kind]
-    marks = ", ".join("?" * (len(cols) + 2))
-    keep = ", ".join(f"{c} = excluded.{c}" for c in (*cols[1:], "content_hash"))
-    conn.execute(
-        f"INSERT INTO {kind.table} ({', '.join(cols)}, content_hash, revision) VALUES ({marks}) "
-        f"ON CONFLICT(id) DO UPDATE SET {keep}, revision = excluded.revision",
-        (*values, digest, revision),
-    )
-
-
 class RecordWriter:
     """Writes the records of one import run into ``store`` (one thread)."""
 
     def __init__(self, store: Store, kind: Kind = Kind.PAPER, fetched_at: str | None = None):
         self.store, self.kind = store, kind
-        self.conn: sqlite3.Connection = store.conn
+        self.conn = store.conn
         self.fetched_at = fetched_at or now_iso()
-        self.counts = Counts()
-        self.index = IdentityIndex.from_connection(self.conn, kind.value, kind.table)
+        self.counts = IngestReport(kind=kind)
+        self.index = IdentityIndex.from_connection(self.conn, kind)
         self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
         self.edges = CitationWriter(self.conn)
 
@@ -200,7 +117,7 @@ class RecordWriter:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        committed, self.counts = self.counts, Counts()
+        committed, self.counts = self.counts, IngestReport(kind=self.kind)
         try:
             self._flush(pending)
         except BaseException:
@@ -211,9 +128,7 @@ class RecordWriter:
 
     def _flush(self, pending: list[tuple[str, str, SourceRecord | BadItem]]) -> None:
         with self.store.write_transaction() as conn:
-            revision = int(
-                conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
-            )
+            revision = merges.current_revision(conn)
             for fmt, file, item in pending:
                 self.counts.read += 1
                 if isinstance(item, BadItem):
@@ -223,7 +138,7 @@ class RecordWriter:
                     revision = self._write(fmt, file, item, revision)
                 except InvalidRecord as err:
                     self.counts.bad.append(Problem(file, item.location, str(err)))
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),))
+            merges.set_revision(conn, revision)
 
     # ----------------------------------------------------------------- writing
 
@@ -240,26 +155,17 @@ class RecordWriter:
                 )
             title = self.index.entries[match.doc_id].key and self._stored_title(match.doc_id)
         doc_id = match.doc_id if match else self._new_id(rec, title)
-        old = self.conn.execute(
-            f"SELECT {', '.join(_PAPER_COLS)}, content_hash FROM papers WHERE id = ?", (doc_id,)
-        ).fetchone()
+        old = merges.paper_row(self.conn, doc_id)
         if old is None and match is not None:  # id known only from record_ids of a deleted row
             doc_id, match = self._new_id(rec, title), None
-            old = self.conn.execute(
-                f"SELECT {', '.join(_PAPER_COLS)}, content_hash FROM papers WHERE id = ?",
-                (doc_id,),
-            ).fetchone()
+            old = merges.paper_row(self.conn, doc_id)
         values = normalize(Kind.PAPER, self._merged(doc_id, old, rec, title))
         new_hash = content_hash(values)
-        seen_here = self.conn.execute(
-            "SELECT doc_id FROM provenance WHERE kind = ? AND format = ? AND file = ? "
-            "AND location = ?",
-            (self.kind.value, fmt, file, rec.location),
-        ).fetchone()
+        seen_here = provenance.doc_at(self.conn, self.kind, fmt, file, rec.location)
         if old is None:
             self.counts.added += 1
-        elif seen_here is not None and seen_here[0] == doc_id:
-            if old[-1] == new_hash:
+        elif seen_here == doc_id:
+            if old[1] == new_hash:
                 self.counts.unchanged += 1
             else:
                 self.counts.updated += 1
@@ -268,7 +174,7 @@ class RecordWriter:
             self.counts.merges.append(
                 (f"{file}:{rec.location}", doc_id, match.reason if match else "id")
             )
-        if old is None or old[-1] != new_hash:
+        if old is None or old[1] != new_hash:
             revision += 1
             upsert(self.conn, Kind.PAPER, values, new_hash, revision)
         self.counts.conflicts.extend(
@@ -276,27 +182,23 @@ class RecordWriter:
             for c in found.conflicts
         )
         self._write_side_tables(fmt, file, rec, doc_id)
-        self.edges.write(fmt, rec, doc_id, values[1], _json_list(values[3]))
+        self.edges.write(fmt, rec, doc_id, values[1], identities.json_list(values[3]))
         # the index learns what is stored (as IdentityIndex.from_connection reads it), not how
         # this source spelled it, so a re-import matches as this import did
-        self.index.add(doc_id, values[1], _json_list(values[3]), values[4], self._ids_of(doc_id))
+        authors = identities.json_list(values[3])
+        self.index.add(doc_id, values[1], authors, values[4], self._ids_of(doc_id))
         return revision
 
     def _stored_title(self, doc_id: str) -> str:
-        row = self.conn.execute("SELECT title FROM papers WHERE id = ?", (doc_id,)).fetchone()
-        if row is None:
+        title = merges.paper_title(self.conn, doc_id)
+        if title is None:
             raise InvalidRecord("no title")
-        return str(row[0])
+        return title
 
     def _ids_of(self, doc_id: str) -> dict[str, str]:
-        url = self.conn.execute("SELECT url FROM papers WHERE id = ?", (doc_id,)).fetchone()
-        ids = ids_in_text(url[0] if url else None)
-        ids.update(
-            self.conn.execute(
-                "SELECT scheme, value FROM record_ids WHERE kind = ? AND doc_id = ?",
-                (self.kind.value, doc_id),
-            ).fetchall()
-        )
+        url, stored = identities.ids_of(self.conn, self.kind, doc_id)
+        ids = ids_in_text(url)
+        ids.update(stored)
         return ids
 
     def _new_id(self, rec: SourceRecord, title: str) -> str:
@@ -304,16 +206,15 @@ class RecordWriter:
         if best:
             scheme, value = best.split(":", 1)
             owner = self.index.by_id.get((scheme, value))
-            taken = (
-                owner is not None
-                and self.conn.execute("SELECT 1 FROM papers WHERE id = ?", (owner,)).fetchone()
-            )
+            taken = owner is not None and merges.paper_exists(self.conn, owner)
             if not taken:
                 return best  # else a paper of another title holds it (a conflict): a key id
         return work_key(title, rec.authors, rec.year, rec.family_names)
 
     @staticmethod
-    def _merged(doc_id: str, old: Any, rec: SourceRecord, title: str) -> dict[str, Any]:
+    def _merged(
+        doc_id: str, old: tuple[dict[str, Any], str] | None, rec: SourceRecord, title: str
+    ) -> dict[str, Any]:
         new: dict[str, Any] = {
             "id": doc_id,
             "title": title,
@@ -327,44 +228,24 @@ class RecordWriter:
         }
         if old is None:
             return new
-        stored = dict(zip(_PAPER_COLS, old[: len(_PAPER_COLS)], strict=True))
-        stored["authors"] = _json_list(stored["authors"])
-        return merge_fields(stored, new)
+        return merge_fields(old[0], new)
 
     def _write_side_tables(self, fmt: str, file: str, rec: SourceRecord, doc_id: str) -> None:
-        kind = self.kind.value
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO record_ids(kind, doc_id, scheme, value) VALUES (?, ?, ?, ?)",
-            [(kind, doc_id, s, v) for s, v in rec.ids.items()],
+        identities.add_ids(self.conn, self.kind, doc_id, rec.ids)
+        provenance.record_provenance(
+            self.conn, self.kind, doc_id, fmt, file, rec.location, self.fetched_at
         )
-        self.conn.execute(
-            "INSERT INTO provenance(kind, doc_id, format, file, location, fetched_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(kind, format, file, location) DO UPDATE SET "
-            "doc_id = excluded.doc_id, fetched_at = excluded.fetched_at",
-            (kind, doc_id, fmt, file, rec.location, self.fetched_at),
-        )
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO attachments(kind, doc_id, path) VALUES (?, ?, ?)",
-            [(kind, doc_id, str(p)) for p in rec.attachments],
-        )
+        provenance.add_attachments(self.conn, self.kind, doc_id, [str(p) for p in rec.attachments])
         tags = [" ".join(t.split()) for t in rec.tags if t and t.strip()]
         notes = [n.strip() for n in rec.notes if n and n.strip()]
         if tags or notes:
-            self._merge_note(doc_id, tags, notes)
+            merges.merge_note(self.conn, self.kind, doc_id, tags, notes, _MAX_NOTE_CHARS)
         if rec.sections and self.kind is Kind.PAPER:
             self._write_passages(doc_id, rec.sections, rec.section_pages, fmt)
-        for path in rec.collections:
-            name = " ".join(path.split())[:100]
-            if not name:
-                continue
-            self.conn.execute(
-                "INSERT OR IGNORE INTO collections(name, created_at) VALUES (?, ?)",
-                (name, self.fetched_at),
-            )
-            self.conn.execute(
-                "INSERT OR IGNORE INTO collection_items(collection, kind, doc_id) VALUES (?, ?, ?)",
-                (name, kind, doc_id),
-            )
+        names = [" ".join(path.split())[:100] for path in rec.collections]
+        merges.add_to_collections(
+            self.conn, self.kind, doc_id, [n for n in names if n], self.fetched_at
+        )
 
     def _write_passages(
         self, doc_id: str, sections: list[tuple[str, str]], pages: list[int], fmt: str
@@ -373,61 +254,26 @@ class RecordWriter:
         from litsift.text.passages import chunk_sections_paged
 
         chunks = chunk_sections_paged(sections, pages)
-        if not chunks:
-            return
-        self.conn.execute("DELETE FROM passages WHERE doc_id = ?", (doc_id,))
-        self.conn.executemany(
-            "INSERT INTO passages(doc_id, idx, section, page, text, source) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [(doc_id, i, head, page, text, fmt) for i, (head, text, page) in enumerate(chunks)],
-        )
-
-    def _merge_note(self, doc_id: str, tags: list[str], notes: list[str]) -> None:
-        row = self.conn.execute(
-            "SELECT text, tags FROM notes WHERE kind = ? AND doc_id = ?", (self.kind.value, doc_id)
-        ).fetchone()
-        text, old_tags = (row[0], _json_list(row[1])) if row else ("", [])
-        lower = {str(t).lower() for t in old_tags}
-        merged_tags = list(old_tags) + [t for t in dict.fromkeys(tags) if t.lower() not in lower]
-        for note in notes:
-            if note not in text and len(text) < _MAX_NOTE_CHARS:
-                text = f"{text}\n\n{note}".strip()
-        if row is not None and text == row[0] and merged_tags == old_tags:
-            return
-        self.conn.execute(
-            "INSERT INTO notes(kind, doc_id, text, tags, updated_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(kind, doc_id) DO UPDATE SET text = excluded.text, tags = excluded.tags, "
-            "updated_at = excluded.updated_at",
-            (
-                self.kind.value,
-                doc_id,
-                text[:_MAX_NOTE_CHARS],
-                json.dumps(merged_tags, ensure_ascii=False),
-                now_iso(),
-            ),
-        )
+        if chunks:
+            passages = [(head, page, text) for head, text, page in chunks]
+            merges.replace_passages(self.conn, doc_id, passages, fmt)
 
     def _write_dataset(self, fmt: str, file: str, rec: SourceRecord, revision: int) -> int:
         if not rec.dataset:
             raise InvalidRecord("no dataset fields")
         values = normalize(Kind.DATASET, rec.dataset)
         new_hash = content_hash(values)
-        old = self.conn.execute(
-            "SELECT content_hash FROM datasets WHERE id = ?", (values[0],)
-        ).fetchone()
+        old = merges.content_hash_of(self.conn, Kind.DATASET, values[0])
         if old is None:
             self.counts.added += 1
-        elif old[0] == new_hash:
+        elif old == new_hash:
             self.counts.unchanged += 1
         else:
             self.counts.updated += 1
-        if old is None or old[0] != new_hash:
+        if old is None or old != new_hash:
             revision += 1
             upsert(self.conn, Kind.DATASET, values, new_hash, revision)
-        self.conn.execute(
-            "INSERT INTO provenance(kind, doc_id, format, file, location, fetched_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(kind, format, file, location) DO UPDATE SET "
-            "doc_id = excluded.doc_id, fetched_at = excluded.fetched_at",
-            (Kind.DATASET.value, values[0], fmt, file, rec.location, self.fetched_at),
+        provenance.record_provenance(
+            self.conn, Kind.DATASET, values[0], fmt, file, rec.location, self.fetched_at
         )
         return revision

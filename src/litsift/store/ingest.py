@@ -25,15 +25,16 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
 from litsift.store.faults import machine_fault, store_fault
 from litsift.store.jsonl import BadLine, JsonlReader, open_input
+from litsift.store.merges import current_revision, set_revision, upsert_sql
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
+from litsift.store.report import IngestReport, Problem
 from litsift.store.schema import CONTENT_COLUMNS
 from litsift.types import Kind
 
@@ -45,52 +46,6 @@ ProgressFn = Callable[[int, int | None], None]
 _STAGE = "temp._litsift_ingest_stage"
 
 __all__ = ["BadLine", "IngestReport", "ProgressFn", "ingest_jsonl", "ingest_records"]
-
-
-@dataclass
-class IngestReport:
-    """What one ingest did.
-
-    Attributes:
-        path: the input file (``<records>`` for :func:`ingest_records`).
-        kind: papers or datasets.
-        read: non-blank lines (or records) read, good and bad.
-        added: ids that were not in the store.
-        updated: ids whose content changed (content hash differs).
-        unchanged: ids whose content was already stored as is.
-        duplicates: good lines whose id already appeared earlier in the same input (the last
-            one wins; not counted as bad).
-        bad: skipped lines, in input order.
-        elapsed_s: wall time in seconds.
-    """
-
-    path: Path
-    kind: Kind
-    read: int = 0
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    duplicates: int = 0
-    bad: list[BadLine] = field(default_factory=list)
-    elapsed_s: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """True when no line was bad."""
-        return not self.bad
-
-    def summary(self) -> str:
-        """One line, e.g. ``papers.jsonl.gz: 3,327 read, 3,294 added, ... in 0.4 s``."""
-        text = (
-            f"{self.path.name or self.path}: {self.read:,} read, {self.added:,} added, "
-            f"{self.updated:,} updated, {self.unchanged:,} unchanged, "
-            f"{self.duplicates:,} duplicate ids, {len(self.bad):,} bad lines "
-            f"in {self.elapsed_s:.1f} s"
-        )
-        if self.bad:
-            first = self.bad[0]
-            text += f" (first bad: line {first.line_no}: {first.reason})"
-        return text
 
 
 class _Ingest:
@@ -123,10 +78,8 @@ class _Ingest:
             f"INSERT INTO {_STAGE} ({col_list}, content_hash, seq) VALUES ({marks}) "
             f"ON CONFLICT(id) DO UPDATE SET {keep}"
         )
-        self.upsert_sql = (
-            f"INSERT INTO {kind.table} ({col_list}, content_hash, revision) VALUES ({marks}) "
-            f"ON CONFLICT(id) DO UPDATE SET {keep}, revision = excluded.revision"
-        )
+        self.upsert_sql = upsert_sql(kind)
+        self.file = str(report.path)
 
     def run(self, records: Iterable[tuple[int, Any]]) -> IngestReport:
         start = time.perf_counter()
@@ -169,18 +122,20 @@ class _Ingest:
         for line_no, obj in records:
             report.read += 1
             if isinstance(obj, InvalidRecord):
-                report.bad.append(BadLine(line_no, str(obj)))
+                report.bad.append(Problem(self.file, str(line_no), str(obj)))
             else:
                 try:
                     values = normalize(self.kind, obj)
                     batch.append((*values, content_hash(values), line_no))
                     good += 1
                 except InvalidRecord as err:
-                    report.bad.append(BadLine(line_no, str(err)))
+                    report.bad.append(Problem(self.file, str(line_no), str(err)))
                 except (ValueError, TypeError, RecursionError, UnicodeError) as err:
                     # in-memory records (ingest_records) may hold anything; a line never fails
                     # the ingest, it is reported
-                    report.bad.append(BadLine(line_no, f"{type(err).__name__}: {err}"[:200]))
+                    report.bad.append(
+                        Problem(self.file, str(line_no), f"{type(err).__name__}: {err}"[:200])
+                    )
             if report.read % self.batch_size == 0:
                 self._write_stage(batch)
                 batch = []
@@ -231,9 +186,7 @@ class _Ingest:
             if not rows:
                 self.conn.rollback()
                 return
-            revision = int(
-                self.conn.execute("SELECT value FROM meta WHERE key = 'revision'").fetchone()[0]
-            )
+            revision = current_revision(self.conn)
             writes, added, unchanged = [], 0, 0
             for row in rows:
                 values, new_hash, old_hash = row[:n], row[n], row[n + 2]
@@ -245,9 +198,7 @@ class _Ingest:
                 writes.append((*values, new_hash, revision))
             if writes:
                 self.conn.executemany(self.upsert_sql, writes)
-                self.conn.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'revision'", (str(revision),)
-                )
+                set_revision(self.conn, revision)
             self.conn.commit()
             # counted once committed: a batch a full disk refused is not "added"
             report.unchanged += unchanged

@@ -18,12 +18,12 @@ import json
 import sys
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from litsift.errors import IngestError
 from litsift.store.records import InvalidRecord
+from litsift.store.report import Problem
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
@@ -85,12 +85,8 @@ class _WideLines:
             yield line.encode("utf-8", "surrogatepass")
 
 
-@dataclass
-class BadLine:
-    """One input line that was skipped: its 1-based line number and why."""
-
-    line_no: int
-    reason: str
+#: one input line that was skipped: ``Problem(file, str(line_no), reason)``
+BadLine = Problem
 
 
 class NotText(InvalidRecord):
@@ -178,10 +174,10 @@ class JsonlReader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.stream_errors: list[BadLine] = []
+        self.stream_errors: list[Problem] = []
         self.parsed = 0
         self.not_text = 0
-        self.first_not_text: BadLine | None = None
+        self.first_not_text: Problem | None = None
 
     def is_binary(self) -> bool:
         """True when no line was JSON and some were not text: the file is not JSONL at all."""
@@ -199,7 +195,11 @@ class JsonlReader:
                     yield line_no, self._parse(line_no, raw)
             except (EOFError, zlib.error, gzip.BadGzipFile) as err:
                 self.stream_errors.append(
-                    BadLine(line_no + 1, f"gzip stream ends early or is corrupt ({err})")
+                    Problem(
+                        str(self.path),
+                        str(line_no + 1),
+                        f"gzip stream ends early or is corrupt ({err})",
+                    )
                 )
             except OSError as err:
                 raise IngestError(f"cannot read {self.path}: {err}", "check the file") from err
@@ -210,7 +210,7 @@ class JsonlReader:
         except NotText as err:
             self.not_text += 1
             if self.first_not_text is None:
-                self.first_not_text = BadLine(line_no, str(err))
+                self.first_not_text = Problem(str(self.path), str(line_no), str(err))
             return err
         except InvalidRecord as err:
             return err

@@ -16,7 +16,16 @@ from datetime import UTC, datetime
 from litsift.store.repo import Store
 from litsift.types import Kind, Paper
 
-__all__ = ["RQRow", "StoredRQ", "papers_for_rq", "rq_info", "set_rqs"]
+__all__ = [
+    "RQRow",
+    "StoredRQ",
+    "made_by",
+    "papers_for_rq",
+    "rq_info",
+    "rq_rows",
+    "rq_state",
+    "set_rqs",
+]
 
 _MAX_PARAMS = 900
 
@@ -147,3 +156,31 @@ def papers_for_rq(
     rowids = sorted(set(rowids))[:limit] if limit is not None else sorted(set(rowids))
     records = store.get_by_rowids(Kind.PAPER, rowids)
     return [r for r in records.values() if isinstance(r, Paper)]
+
+
+def made_by(store: Store) -> list[str]:
+    """Every distinct ``source`` among the stored research questions (``"user"`` included)."""
+    with store.lock:
+        return [
+            str(r[0]) for r in store.conn.execute("SELECT DISTINCT source FROM research_questions")
+        ]
+
+
+def rq_state(store: Store) -> tuple[int, str]:
+    """``(how many research questions are stored, the newest one's created_at or "")``: it
+    changes whenever one is written, so a cached index over them can tell it is stale."""
+    with store.lock:
+        row = store.conn.execute(
+            "SELECT COUNT(*), COALESCE(MAX(created_at), '') FROM research_questions"
+        ).fetchone()
+    return int(row[0]), str(row[1])
+
+
+def rq_rows(store: Store) -> list[tuple[int, int | None, str, str]]:
+    """``(rowid, year, problem, method)`` of every paper that has a research question."""
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT p.rowid, p.year, p.problem, p.method FROM papers p "
+            "JOIN research_questions rq ON rq.doc_id = p.id"
+        ).fetchall()
+    return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
