@@ -132,14 +132,11 @@ class RefsService:
 
     def _ids_of(self, doc_id: str) -> dict[str, str]:
         from litsift.sources.ids import SCHEMES
+        from litsift.store import identities
 
         store = self._store()
         with store.lock:
-            rows = store.conn.execute(
-                "SELECT scheme, value FROM record_ids WHERE kind = 'paper' AND doc_id = ?",
-                (doc_id,),
-            ).fetchall()
-        ids = {str(s): str(v) for s, v in rows}
+            ids = identities.ids_of_docs(store.conn, Kind.PAPER, [doc_id]).get(doc_id, {})
         scheme, _, value = doc_id.partition(":")
         if scheme in SCHEMES and value:
             ids.setdefault(scheme, value)
@@ -456,10 +453,7 @@ class RefsService:
         if not kept:
             raise RefsError("snowballing starts from kept papers", "keep a few papers first (+)")
         with store.lock:
-            labelled = {
-                str(r[0])
-                for r in store.conn.execute("SELECT doc_id FROM labels WHERE kind = 'paper'")
-            }
+            labelled = set(triage.labelled_ids(Kind.PAPER))
             near = candidates_of(citations.graph(store.conn, kept), kept, labelled)
             g = citations.graph(store.conn, {*kept, *near})
         rel = self.relevance(query_text, near)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from litsift.store import identities, provenance
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
@@ -304,12 +305,8 @@ def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]
     with store.lock:
         for file in dict.fromkeys(files):
             rows = [
-                (str(d), str(f), str(loc))
-                for d, f, loc in store.conn.execute(
-                    "SELECT doc_id, file, location FROM provenance WHERE kind = 'paper' "
-                    "AND file = ?",
-                    (file,),
-                )
+                (d, file, loc)
+                for d, loc in provenance.entries_of_file(store.conn, Kind.PAPER, file)
             ]
             out.extend(sorted(rows, key=lambda r: natural_key(r[2])))
     return out
@@ -344,18 +341,8 @@ def _prior_decisions(
 
 
 def _ids_of(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
     with store.lock:
-        for start in range(0, len(doc_ids), 900):
-            chunk = list(doc_ids[start : start + 900])
-            marks = ",".join("?" * len(chunk))
-            for doc_id, scheme, value in store.conn.execute(
-                f"SELECT doc_id, scheme, value FROM record_ids WHERE kind = 'paper' "
-                f"AND doc_id IN ({marks})",
-                chunk,
-            ):
-                out.setdefault(str(doc_id), {})[str(scheme)] = str(value)
-    return out
+        return identities.ids_of_docs(store.conn, Kind.PAPER, doc_ids)
 
 
 _CSV_COLUMNS = (

@@ -9,13 +9,12 @@ is how a reference that carried no identifier (most GROBID ``biblStruct``) names
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 
 from litsift.sources.base import SourceRecord
 from litsift.sources.identity import title_ref_key
-from litsift.store import citations
+from litsift.store import citations, identities
 
 __all__ = ["CitationWriter"]
 
@@ -57,9 +56,6 @@ class CitationWriter:
     def _stored_title_keys(self) -> dict[str, str]:
         if self._title_keys is None:
             self._title_keys = {}
-            for doc_id, title, authors in self.conn.execute(
-                "SELECT id, title, authors FROM papers"
-            ):
-                names = json.loads(authors or "[]")
+            for doc_id, title, names, _year, _url in identities.identity_rows(self.conn):
                 self._title_keys.setdefault(title_ref_key(title, names), doc_id)
         return self._title_keys

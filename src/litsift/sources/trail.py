@@ -21,15 +21,15 @@ Waiting on 429 / ``Retry-After`` is the polite client's (:mod:`litsift.sources.h
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from litsift.errors import LitsiftError
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.http import FetchError, PoliteClient
 from litsift.sources.ids import normalize_ids, normalize_openalex, reference_keys
+from litsift.store.refs_fetches import Checkpoint, Direction, load_checkpoint, save_checkpoint
 
 __all__ = [
     "DIRECTIONS",
@@ -41,7 +41,6 @@ __all__ = [
     "seed_key",
 ]
 
-Direction = Literal["backward", "forward"]
 DIRECTIONS: tuple[Direction, ...] = ("backward", "forward")
 TRAIL_SOURCES = ("openalex", "s2")
 
@@ -290,44 +289,6 @@ def describe(result: TrailResult) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ checkpoints (refs_fetches)
-
-
-@dataclass
-class Checkpoint:
-    """Where the walk of one (source, seed, direction) stands: ``token`` of the first page not
-    written (None: not started or finished), ``done`` once it reached its end."""
-
-    token: str | None = None
-    pages: int = 0
-    done: bool = False
-    fetched_at: str | None = None
-
-
-def load_checkpoint(
-    conn: sqlite3.Connection, source: str, seed: str, direction: Direction
-) -> Checkpoint:
-    """The saved state of one walk (a fresh one when never run)."""
-    row = conn.execute(
-        "SELECT token, pages, done, fetched_at FROM refs_fetches "
-        "WHERE source = ? AND seed = ? AND direction = ?",
-        (source, seed, direction),
-    ).fetchone()
-    if row is None:
-        return Checkpoint()
-    return Checkpoint(row[0], int(row[1] or 0), bool(row[2]), row[3])
-
-
-def save_checkpoint(
-    conn: sqlite3.Connection, source: str, seed: str, direction: Direction, state: Checkpoint
-) -> None:
-    """Insert or replace the state of one walk (in the caller's transaction)."""
-    conn.execute(
-        "INSERT INTO refs_fetches(source, seed, direction, token, pages, done, fetched_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(source, seed, direction) DO UPDATE SET "
-        "token = excluded.token, pages = excluded.pages, done = excluded.done, "
-        "fetched_at = excluded.fetched_at",
-        (source, seed, direction, state.token, state.pages, int(state.done), state.fetched_at),
-    )
 
 
 __all__ += ["Checkpoint", "load_checkpoint", "save_checkpoint"]

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from litsift.types import Kind
 
-__all__ = ["IdentityRow", "add_ids", "identity_rows", "ids_by_doc", "ids_of", "json_list"]
+__all__ = [
+    "IdentityRow",
+    "add_ids",
+    "identity_rows",
+    "ids_by_doc",
+    "ids_of",
+    "ids_of_docs",
+    "json_list",
+]
 
 #: ``(doc id, title, authors, year, url)`` of one stored paper, in rowid order
 IdentityRow = tuple[str, str, list[Any], int | None, str | None]
@@ -55,6 +63,23 @@ def ids_of(conn: sqlite3.Connection, kind: Kind, doc_id: str) -> tuple[str | Non
         "SELECT scheme, value FROM record_ids WHERE kind = ? AND doc_id = ?", (kind.value, doc_id)
     ).fetchall()
     return url, {str(s): str(v) for s, v in rows}
+
+
+def ids_of_docs(
+    conn: sqlite3.Connection, kind: Kind, doc_ids: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """``{doc_id: {scheme: value}}`` of the identifiers stored for ``doc_ids`` (docs with none
+    are left out); batched 900 ids a query (SQLite's bound-parameter limit)."""
+    out: dict[str, dict[str, str]] = {}
+    for start in range(0, len(doc_ids), 900):
+        chunk = list(doc_ids[start : start + 900])
+        marks = ",".join("?" * len(chunk))
+        for doc_id, scheme, value in conn.execute(
+            f"SELECT doc_id, scheme, value FROM record_ids WHERE kind = ? AND doc_id IN ({marks})",
+            [kind.value, *chunk],
+        ):
+            out.setdefault(str(doc_id), {})[str(scheme)] = str(value)
+    return out
 
 
 def add_ids(conn: sqlite3.Connection, kind: Kind, doc_id: str, ids: Mapping[str, str]) -> None:

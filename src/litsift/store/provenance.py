@@ -12,7 +12,15 @@ from collections.abc import Iterable
 
 from litsift.types import Kind
 
-__all__ = ["add_attachments", "doc_at", "record_provenance", "synced_since"]
+__all__ = ["add_attachments", "doc_at", "entries_of_file", "record_provenance", "synced_since"]
+
+
+def entries_of_file(conn: sqlite3.Connection, kind: Kind, file: str) -> list[tuple[str, str]]:
+    """``(doc_id, location)`` of every entry of ``file`` written by imports, unordered."""
+    rows = conn.execute(
+        "SELECT doc_id, location FROM provenance WHERE kind = ? AND file = ?", (kind.value, file)
+    )
+    return [(str(d), str(loc)) for d, loc in rows]
 
 
 def doc_at(conn: sqlite3.Connection, kind: Kind, fmt: str, file: str, location: str) -> str | None:

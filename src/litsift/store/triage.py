@@ -150,6 +150,11 @@ class Triage(QueryHistory):
         )
         return [str(r[0]) for r in rows]
 
+    def labelled_ids(self, kind: Kind) -> list[str]:
+        """Ids of every record of ``kind`` with a label (any)."""
+        rows = self._read("SELECT doc_id FROM labels WHERE kind = ?", (kind.value,))
+        return [str(r[0]) for r in rows]
+
     def label_counts(self, kind: Kind) -> dict[Label, int]:
         """How many records of ``kind`` carry each label (labels with none are absent)."""
         rows = self._read(
