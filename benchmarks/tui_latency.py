@@ -18,7 +18,9 @@ its lines again: the terminal has the new rows. Between queries the app
 settles (search, aspect scoring of the 50 rows and any other worker finish), so each time starts
 from an idle app; aspect scoring runs after the paint and is not in the figures. The peer is the
 in-process ``service.search`` of the same queries measured in the same run (the floor the UI adds
-to).
+to). The main thread's CPU time over the same span (``time.thread_time``: the event loop, the
+screen's handlers, layout and rendering; not the search worker's thread) is printed too: on a
+shared machine the wall time also waits for other processes, the CPU time much less.
 
 ``--home DIR`` measures on another home instead (the DataFinder home takes ~15 min to build
 on two cores): when ``DIR`` holds no papers, every 10th paper of the shared sample
@@ -30,12 +32,13 @@ depends on the 50 rows shown, not on the corpus size; the queries are the same.
 the session once with ``SRC`` (e.g. ``../main/src``) first on ``PYTHONPATH`` and once with this
 checkout's ``src``, each in a fresh process, alternating, so both see the same machine load; the
 figures are pooled over the rounds and their ratio is printed (the number to trust on a shared
-machine).
+machine). ``SRC`` must read the home's store schema: use a checkout of the commit this one
+branched from (``git archive <commit> src | tar -x -C /tmp/base``) rather than a newer main.
 
 Usage::
 
     python benchmarks/tui_latency.py [--queries 30] [--home DIR [--sample 2000]]
-        [--against ../main/src --rounds 3]
+        [--against /tmp/base/src --rounds 3]
 """
 
 from __future__ import annotations
@@ -77,7 +80,8 @@ class PaintClock:
     after the results table has rendered lines again (``ResultsTable.render_lines``)."""
 
     def __init__(self) -> None:
-        self.painted: dict[str, float] = {}
+        #: query text -> (perf_counter, main thread's CPU seconds) at the paint
+        self.painted: dict[str, tuple[float, float]] = {}
         self._waiting: str | None = None
         self._table_drawn = False
         clock = self
@@ -99,7 +103,7 @@ class PaintClock:
         def _compositor_refresh(screen: Screen[Any]) -> None:
             frame(screen)
             if clock._waiting is not None and clock._table_drawn:
-                clock.painted.setdefault(clock._waiting, time.perf_counter())
+                clock.painted.setdefault(clock._waiting, (time.perf_counter(), time.thread_time()))
                 clock._waiting = None
 
         SearchScreen._show = _show  # type: ignore[method-assign]
@@ -119,7 +123,7 @@ async def settle(pilot: Any) -> None:
     raise RuntimeError("the app never settled")
 
 
-async def wait_painted(pilot: Any, clock: PaintClock, text: str) -> float:
+async def wait_painted(pilot: Any, clock: PaintClock, text: str) -> tuple[float, float]:
     for _ in range(20000):
         if text in clock.painted:
             return clock.painted[text]
@@ -134,8 +138,7 @@ def keys_of(text: str) -> list[str]:
 async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[float]]:
     clock = PaintClock()
     app = create_app(svc)
-    typed: list[float] = []
-    entered: list[float] = []
+    times: dict[str, list[float]] = {m: [] for m in ("typed", "enter", "typed_cpu", "enter_cpu")}
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         bar = app.query_one("#query", Input)
@@ -150,17 +153,18 @@ async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[flo
                 if mode == "typed":
                     keys = keys_of(text)
                     await pilot.press(*keys[:-1])
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     await pilot.press(keys[-1])
                 else:
                     bar.value = text
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     await pilot.press("enter")
-                painted = await wait_painted(pilot, clock, text)
-                (typed if mode == "typed" else entered).append(1000 * (painted - t0))
+                painted, cpu = await wait_painted(pilot, clock, text)
+                times[mode].append(1000 * (painted - t0))
+                times[f"{mode}_cpu"].append(1000 * (cpu - c0))
                 await settle(pilot)
                 bar.focus()
-    return {"typed": typed, "enter": entered}
+    return times
 
 
 def sample_home(home: Path, sample: int) -> LitsiftService:
@@ -214,6 +218,8 @@ def report(runs: dict[str, dict[str, Any]]) -> None:
     modes = {
         f"typed, last key -> paint (debounce {query_bar.DEBOUNCE_S * 1000:.0f} ms)": "typed",
         "Enter -> paint (no debounce)": "enter",
+        "  main thread CPU, typed": "typed_cpu",
+        "  main thread CPU, Enter": "enter_cpu",
         "service.search alone (peer, in-process)": "peer",
     }
     names = list(runs)
@@ -265,7 +271,7 @@ def against(args: argparse.Namespace) -> None:
                 file=sys.stderr,
             )
             pooled = runs.setdefault(name, {"queries": run["queries"], "corpus": run["corpus"]})
-            for mode in ("typed", "enter", "peer"):
+            for mode in ("typed", "enter", "typed_cpu", "enter_cpu", "peer"):
                 pooled.setdefault(mode, []).extend(run[mode])
     report(runs)
 
