@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 
@@ -42,23 +41,26 @@ def paint_uncached(t: ResultsTable) -> list[Strip]:
 
 
 @contextmanager
-def rich_renders(app: Any) -> Iterator[Callable[[], int]]:
-    """Count the cells Rich renders inside the block: each cell's ``Text`` goes through
-    ``Console.render_lines`` once (inside its padding)."""
-    console = app.console
+def rich_renders(t: ResultsTable) -> Iterator[Callable[[], int]]:
+    """Count the table's cells Rich renders inside the block: each cell's ``Text`` goes through
+    ``Console.render_lines`` once (inside its padding); other widgets' renders are not counted.
+    """
+    console = t.app.console
     real = console.render_lines
     count = 0
 
     def counting(renderable: Any, *args: Any, **kwargs: Any) -> Any:
         nonlocal count
-        count += isinstance(renderable, Text)
+        cells = [cell for row in t._data.values() for cell in row.values()]
+        cells += [column.label for column in t.columns.values()]
+        count += any(renderable is cell for cell in cells)
         return real(renderable, *args, **kwargs)
 
-    console.render_lines = counting
+    console.render_lines = counting  # type: ignore[method-assign]
     try:
         yield lambda: count
     finally:
-        console.render_lines = real
+        console.render_lines = real  # type: ignore[method-assign]
 
 
 def row_ids(t: ResultsTable) -> list[str]:
@@ -107,7 +109,7 @@ async def test_a_label_renders_one_cell_and_keeps_the_cursor(service: Any) -> No
         hit = t.highlighted_hit
         assert hit is not None
         before = paint(t)
-        with rich_renders(app) as renders:
+        with rich_renders(t) as renders:
             t.update_annotations({hit.docid: Annotation(label=Label.KEEP)})
             after = paint(t)
         await pilot.pause()
@@ -129,7 +131,7 @@ async def test_scoring_under_a_hidden_column_changes_nothing_and_the_column_togg
         ids = row_ids(t)
         assert ids and "coverage" not in [k.value for k in t.columns]
         before = paint(t)
-        with rich_renders(app) as renders:
+        with rich_renders(t) as renders:
             t.set_coverage(None, scoring=True)  # the aspect worker started: "…" in a hidden column
             assert paint(t) == before
         assert renders() == 0
@@ -144,3 +146,24 @@ async def test_scoring_under_a_hidden_column_changes_nothing_and_the_column_togg
         await pilot.pause()
         assert "coverage" not in [k.value for k in t.columns] and row_ids(t) == ids
         assert paint(t) == before
+
+
+async def test_focus_moving_into_the_table_restyles_rows_without_rendering_cells(
+    service: Any,
+) -> None:
+    """Enter searches and moves the focus into the table: the cursor's style changes, the
+    cells' contents do not, so no cell goes through Rich again."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        t = table(app)
+        await search(pilot, "question answering over knowledge bases")
+        app.query_one("#query").focus()
+        await pilot.pause()
+        blurred = paint(t)
+        with rich_renders(t) as renders:
+            t.focus()
+            await pilot.pause()  # the frame that shows the focus
+            focused = paint(t)
+        assert renders() == 0
+        assert focused == paint_uncached(t)
+        assert focused[1] != blurred[1]  # the cursor row shows the focus

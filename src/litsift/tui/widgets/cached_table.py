@@ -317,6 +317,8 @@ class CachedTable(DataTable[Text]):
         super()._update_dimensions(() if fixed else rows)
 
     def notify_style_update(self) -> None:
+        """A style changed (focus moved in or out, a theme): rows are styled again. A cell's
+        content rendering keeps: it depends on its text and width, not on the CSS (moving
+        the focus into the table when Enter searches must not render every cell again)."""
         super().notify_style_update()
-        self._cell_lines.clear()
         self._row_lines.clear()
