@@ -18,11 +18,27 @@ its lines again: the terminal has the new rows. Between queries the app
 settles (search, aspect scoring of the 50 rows and any other worker finish), so each time starts
 from an idle app; aspect scoring runs after the paint and is not in the figures. The peer is the
 in-process ``service.search`` of the same queries measured in the same run (the floor the UI adds
-to).
+to). The main thread's CPU time over the same span (``time.thread_time``: the event loop, the
+screen's handlers, layout and rendering; not the search worker's thread) is printed too: on a
+shared machine the wall time also waits for other processes, the CPU time much less.
+
+``--home DIR`` measures on another home instead (the DataFinder home takes ~15 min to build
+on two cores): when ``DIR`` holds no papers, every 10th paper of the shared sample
+(``../shared/data/papers``, the slice the tests use) is ingested, up to ``--sample`` papers, and
+the paper index and aspect sentences are built (a few minutes on two cores). The table's cost
+depends on the 50 rows shown, not on the corpus size; the queries are the same.
+
+``--against SRC`` compares two checkouts of litsift in one run: each of ``--rounds`` rounds runs
+the session once with ``SRC`` (e.g. ``../main/src``) first on ``PYTHONPATH`` and once with this
+checkout's ``src``, each in a fresh process, alternating, so both see the same machine load; the
+figures are pooled over the rounds and their ratio is printed (the number to trust on a shared
+machine). ``SRC`` must read the home's store schema: use a checkout of the commit this one
+branched from (``git archive <commit> src | tar -x -C /tmp/base``) rather than a newer main.
 
 Usage::
 
-    python benchmarks/tui_latency.py [--queries 30]
+    python benchmarks/tui_latency.py [--queries 30] [--home DIR [--sample 2000]]
+        [--against /tmp/base/src --rounds 3]
 """
 
 from __future__ import annotations
@@ -30,7 +46,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -43,6 +62,7 @@ from textual.widgets import Input
 from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.cli_support import default_data_dir
 from litsift.eval.runner import eval_home, prepare_home
+from litsift.paths import get_paths, shared_data_dir
 from litsift.service import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.search import SearchScreen
@@ -60,7 +80,8 @@ class PaintClock:
     after the results table has rendered lines again (``ResultsTable.render_lines``)."""
 
     def __init__(self) -> None:
-        self.painted: dict[str, float] = {}
+        #: query text -> (perf_counter, main thread's CPU seconds) at the paint
+        self.painted: dict[str, tuple[float, float]] = {}
         self._waiting: str | None = None
         self._table_drawn = False
         clock = self
@@ -82,7 +103,7 @@ class PaintClock:
         def _compositor_refresh(screen: Screen[Any]) -> None:
             frame(screen)
             if clock._waiting is not None and clock._table_drawn:
-                clock.painted.setdefault(clock._waiting, time.perf_counter())
+                clock.painted.setdefault(clock._waiting, (time.perf_counter(), time.thread_time()))
                 clock._waiting = None
 
         SearchScreen._show = _show  # type: ignore[method-assign]
@@ -102,7 +123,7 @@ async def settle(pilot: Any) -> None:
     raise RuntimeError("the app never settled")
 
 
-async def wait_painted(pilot: Any, clock: PaintClock, text: str) -> float:
+async def wait_painted(pilot: Any, clock: PaintClock, text: str) -> tuple[float, float]:
     for _ in range(20000):
         if text in clock.painted:
             return clock.painted[text]
@@ -117,8 +138,7 @@ def keys_of(text: str) -> list[str]:
 async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[float]]:
     clock = PaintClock()
     app = create_app(svc)
-    typed: list[float] = []
-    entered: list[float] = []
+    times: dict[str, list[float]] = {m: [] for m in ("typed", "enter", "typed_cpu", "enter_cpu")}
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         bar = app.query_one("#query", Input)
@@ -133,26 +153,46 @@ async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[flo
                 if mode == "typed":
                     keys = keys_of(text)
                     await pilot.press(*keys[:-1])
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     await pilot.press(keys[-1])
                 else:
                     bar.value = text
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.thread_time()
                     await pilot.press("enter")
-                painted = await wait_painted(pilot, clock, text)
-                (typed if mode == "typed" else entered).append(1000 * (painted - t0))
+                painted, cpu = await wait_painted(pilot, clock, text)
+                times[mode].append(1000 * (painted - t0))
+                times[f"{mode}_cpu"].append(1000 * (cpu - c0))
                 await settle(pilot)
                 bar.focus()
-    return {"typed": typed, "enter": entered}
+    return times
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--queries", type=int, default=30, help="queries per mode")
-    ap.add_argument("--data", type=Path, default=None)
-    args = ap.parse_args()
+def sample_home(home: Path, sample: int) -> LitsiftService:
+    """The service over ``home``; an empty home first gets every 10th paper of the shared sample
+    (at most ``sample``) and its paper index."""
+    svc = LitsiftService(get_paths(home))
+    if not svc.counts()[Kind.PAPER]:
+        import gzip
+
+        src = shared_data_dir() / "papers" / "ml-nlp-papers.jsonl.gz"
+        with gzip.open(src, "rt", encoding="utf-8", newline="\n") as f:
+            lines = [line for line in f.read().split("\n") if line.strip()]
+        part = home / "sample-papers.jsonl"
+        part.write_text("\n".join(lines[::10][:sample]) + "\n", encoding="utf-8")
+        print(f"ingesting {min(sample, len(lines[::10]))} papers into {home} ...", file=sys.stderr)
+        svc.ingest(Kind.PAPER, part)
+        svc.build_index(Kind.PAPER)
+    svc.build_sentences(Kind.PAPER)  # as in the eval home: aspect scoring reads stored sentences
+    return svc
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """One session in this process: the raw times (ms) of each mode and the peer."""
     bench = load_benchmark("datafinder", args.data or default_data_dir())
-    svc, _ = prepare_home(bench, eval_home(bench))
+    if args.home is not None:
+        svc = sample_home(args.home, args.sample)
+    else:
+        svc, _ = prepare_home(bench, eval_home(bench))
     keyphrase = next(s for s in bench.query_sets if "keyphrase" in s.name)
     queries = [q.text for q in keyphrase.queries[: args.queries]]
     times = asyncio.run(session(svc, queries))
@@ -164,30 +204,96 @@ def main() -> None:
             svc.search(Query(text, Kind.PAPER, k=svc.config.search.tui_k, k0=k0))
             if timed:
                 peer.append(1000 * (time.perf_counter() - t0))
+    corpus = svc_rows(svc)
     svc.close()
-    rows = {
-        f"typed, last key -> paint (debounce {query_bar.DEBOUNCE_S * 1000:.0f} ms)": times["typed"],
-        "Enter -> paint (no debounce)": times["enter"],
-        "service.search alone (peer, in-process)": peer,
+    return {"queries": len(queries), "corpus": corpus, "peer": peer, **times}
+
+
+def report(runs: dict[str, dict[str, Any]]) -> None:
+    """Print p50 / p95 of each mode per checkout, and the ratio to the first checkout."""
+    first = next(iter(runs.values()))
+    print(
+        f"{first['queries']} DataFinder keyphrase queries per mode; papers tab, {first['corpus']}"
+    )
+    modes = {
+        f"typed, last key -> paint (debounce {query_bar.DEBOUNCE_S * 1000:.0f} ms)": "typed",
+        "Enter -> paint (no debounce)": "enter",
+        "  main thread CPU, typed": "typed_cpu",
+        "  main thread CPU, Enter": "enter_cpu",
+        "service.search alone (peer, in-process)": "peer",
     }
-    floor = statistics.median(peer)
-    print(f"{len(queries)} DataFinder keyphrase queries per mode; papers tab, {svc_rows(svc)}")
-    print(f"{'keystroke to painted results':48s} {'p50 ms':>8s} {'p95 ms':>8s} {'p50/peer':>9s}")
-    for name, values in rows.items():
-        p50 = statistics.median(values)
-        print(f"{name:48s} {p50:8.1f} {pct(values, 95):8.1f} {p50 / floor:9.1f}")
+    names = list(runs)
+    head = "".join(f" {n + ' p50':>14s} {'p95':>7s}" for n in names)
+    ratio = f" {names[-1]}/{names[0]} p50 p95" if len(names) > 1 else ""
+    print(f"{'keystroke to painted results (ms)':44s}{head}{ratio}")
+    for label, mode in modes.items():
+        cells, stats = "", []
+        for run in runs.values():
+            values = run[mode]
+            stats.append((statistics.median(values), pct(values, 95)))
+            cells += f" {stats[-1][0]:14.1f} {stats[-1][1]:7.1f}"
+        if len(stats) > 1:
+            cells += f" {stats[-1][0] / stats[0][0]:8.2f} {stats[-1][1] / stats[0][1]:4.2f}"
+        print(f"{label:44s}{cells}")
+    last = runs[names[-1]]
     print(
         json.dumps(
             {
-                "keystroke_p50_ms": round(statistics.median(times["typed"]), 1),
-                "keystroke_p95_ms": round(pct(times["typed"], 95), 1),
-                "keystroke_no_debounce_p50_ms": round(statistics.median(times["enter"]), 1),
-                "keystroke_no_debounce_p95_ms": round(pct(times["enter"], 95), 1),
+                "keystroke_p50_ms": round(statistics.median(last["typed"]), 1),
+                "keystroke_p95_ms": round(pct(last["typed"], 95), 1),
+                "keystroke_no_debounce_p50_ms": round(statistics.median(last["enter"]), 1),
+                "keystroke_no_debounce_p95_ms": round(pct(last["enter"], 95), 1),
                 "debounce_ms": round(query_bar.DEBOUNCE_S * 1000),
-                "search_p50_ms": round(floor, 2),
+                "search_p50_ms": round(statistics.median(last["peer"]), 2),
             }
         )
     )
+
+
+def against(args: argparse.Namespace) -> None:
+    """Alternate fresh processes of ``args.against`` and this checkout; pool their times."""
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    checkouts = {"before": str(Path(args.against).resolve()), "after": here}
+    runs: dict[str, dict[str, Any]] = {}
+    passed = ["--queries", str(args.queries), "--sample", str(args.sample), "--raw"]
+    for flag, value in (("--home", args.home), ("--data", args.data)):
+        if value is not None:
+            passed += [flag, str(value)]
+    for r in range(args.rounds):
+        for name, src in checkouts.items():
+            env = {**os.environ, "PYTHONPATH": src}
+            cmd = [sys.executable, __file__, *passed]
+            out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+            run = json.loads(out.stdout.strip().splitlines()[-1])
+            print(
+                f"round {r + 1} {name}: typed p50 {statistics.median(run['typed']):.1f} ms, "
+                f"Enter p50 {statistics.median(run['enter']):.1f} ms",
+                file=sys.stderr,
+            )
+            pooled = runs.setdefault(name, {"queries": run["queries"], "corpus": run["corpus"]})
+            for mode in ("typed", "enter", "typed_cpu", "enter_cpu", "peer"):
+                pooled.setdefault(mode, []).extend(run[mode])
+    report(runs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--queries", type=int, default=30, help="queries per mode")
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--home", type=Path, default=None, help="a litsift home (filled if empty)")
+    ap.add_argument("--sample", type=int, default=2000, help="papers put in an empty --home")
+    ap.add_argument("--against", default=None, help="another checkout's src/ to compare with")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --against")
+    ap.add_argument("--raw", action="store_true", help="print one JSON line of raw times")
+    args = ap.parse_args()
+    if args.against is not None:
+        against(args)
+        return
+    run = measure(args)
+    if args.raw:
+        print(json.dumps(run))
+        return
+    report({"ms": run})
 
 
 def svc_rows(svc: LitsiftService) -> str:

@@ -11,6 +11,10 @@ reranked), then filtered by label (:data:`~litsift.types.LABEL_FILTERS`) and, wh
 is shown only when it carries information (``show_coverage``: the query has more than one
 aspect, or the user edited its aspects) or orders the rows (``by_coverage``); for a one-clause
 query every row would read the same, and the title gets the width.
+
+The table is a :class:`~litsift.tui.widgets.cached_table.CachedTable`: a new result, the "…"
+of a running aspect scoring or a label change only what they change, and a cell seen before
+(the same rank, title, year or venue on the next key's result) is not rendered again.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from textual.widgets import DataTable
 
 from litsift.text import for_terminal
 from litsift.tui.messages import LeftResults, ResultHighlighted
+from litsift.tui.widgets.cached_table import CachedTable
 from litsift.types import (
     Annotation,
     Coverage,
@@ -188,7 +193,7 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
 MIN_TITLE_WIDTH = 16
 
 
-class ResultsTable(DataTable[Text]):
+class ResultsTable(CachedTable):
     """Hits of one kind; posts :class:`ResultHighlighted` as the cursor moves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -326,16 +331,20 @@ class ResultsTable(DataTable[Text]):
         return max(MIN_TITLE_WIDTH, self.size.width - fixed)
 
     def _rebuild(self, cursor: int | None = None, keep: str | None = None) -> None:
+        """Show :meth:`_visible` in :attr:`columns_shown` (only what changed is rendered again,
+        :meth:`CachedTable.show_rows`); the cursor goes to row ``cursor`` (default: where it
+        is), or to the row of doc id ``keep`` when it is shown."""
         cursor = self.cursor_row if cursor is None else cursor
         self._title_width = self._flex_width()
         self._shown = self._visible()
-        self.clear(columns=True)
         columns = self.columns_shown
-        for col in columns:
-            self.add_column(col.label, width=col.width or self._title_width, key=col.key)
-        for hit in self._shown:
-            info = self.info(hit)
-            self.add_row(*(col.cell(hit, info) for col in columns), key=hit.docid)
+        self.show_rows(
+            [(col.key, col.label, col.width or self._title_width) for col in columns],
+            [
+                (hit.docid, [col.cell(hit, self.info(hit)) for col in columns])
+                for hit in self._shown
+            ],
+        )
         if keep is not None:
             at = [h.docid for h in self._shown]
             if keep in at:

@@ -1,0 +1,324 @@
+"""A ``DataTable`` of one-line ``Text`` cells whose renders survive updates.
+
+Textual's ``DataTable`` keys every render cache (cells, rows, lines) by a counter that any change
+bumps: after a new result, the "…" of a running aspect scoring or a label, it renders every
+visible cell again through Rich (``Styled(Padding(cell))``), walks the DOM for the table's
+styles on every line, and measures each cell of each new row. Between a keystroke and the
+painted results that was most of the main loop's time (``benchmarks/tui_latency.py``).
+
+:class:`CachedTable` keeps the look (its lines equal ``DataTable``'s, segment for segment:
+``tests/tui/test_results_render.py``) and does less:
+
+* :meth:`CachedTable.show_rows` changes only what differs: the columns when their keys, labels
+  or widths change; every row when the row keys or their order change; else only the cells
+  whose content changed (and nothing when none did);
+* a cell's Rich rendering is cached by its content (text, spans, style) and width, across
+  updates; the row's style (zebra stripe, cursor, hover, the row/column meta that mouse clicks
+  read) is applied to the cached segments as Rich's ``Styled`` applies it;
+* a row's line is cached by its cells' contents, its index and the cursor/hover state, so a
+  change elsewhere (the cursor moving, one cell updated) renders only the rows it touched;
+* the table's and its components' styles are read once per frame, not once per line;
+* new rows are not measured: every column has a fixed width and every row is one line.
+
+Anything else (fixed rows or columns, row labels, a cell or column cursor, multi-line rows,
+cells that are not ``Text``) is rendered by ``DataTable`` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.cache import LRUCache
+from textual.coordinate import Coordinate
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
+
+#: one rendered cell: its lines, each a list of segments
+CellLines = list[list[Segment]]
+#: one rendered line of a row: the fixed cells' lines and the scrollable cells' lines
+RowLines = tuple[list[list[Segment]], list[list[Segment]]]
+
+#: cell renderings kept (350 cells in 50 rows; typing refines a query, so the titles, years and
+#: venues of the previous keys' results come back)
+CELL_CACHE_SIZE = 4096
+#: row lines kept
+ROW_CACHE_SIZE = 1024
+
+
+def cell_signature(cell: Text) -> Hashable:
+    """What a ``Text`` cell's rendering depends on besides its width: text, spans, options."""
+    return (
+        cell.plain,
+        tuple(cell.spans),
+        cell.style,
+        cell.justify,
+        cell.overflow,
+        cell.no_wrap,
+        cell.end,
+        cell.tab_size,
+    )
+
+
+class CachedTable(DataTable[Text]):
+    """A row-cursor ``DataTable`` of one-line ``Text`` cells, filled by :meth:`show_rows`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: render through the caches; False renders every line through ``DataTable`` alone
+        #: (the tests compare the two)
+        self.cached = True
+        #: (key, label, width) of the columns built, and the keys of the rows built, in order
+        self._layout: tuple[tuple[str, str, int], ...] = ()
+        self._row_ids: tuple[str, ...] = ()
+        #: a cell's padded Rich rendering without its row's style, by (signature, width, height)
+        self._cell_lines: LRUCache[tuple[Hashable, int, int, int], CellLines] = LRUCache(
+            CELL_CACHE_SIZE
+        )
+        self._row_lines: LRUCache[tuple[Hashable, ...], RowLines] = LRUCache(ROW_CACHE_SIZE)
+        #: styles read during the frame being rendered (None outside :meth:`render_lines`)
+        self._frame_styles: dict[str, Style] | None = None
+
+    # -- contents --------------------------------------------------------------------------
+    def show_rows(
+        self,
+        columns: Sequence[tuple[str, str, int]],
+        rows: Sequence[tuple[str, Sequence[Text]]],
+    ) -> bool:
+        """Show ``rows`` in ``columns``, changing only what differs.
+
+        Args:
+            columns: ``(key, label, width)`` of each column, left to right; width in cells,
+                without the cell padding.
+            rows: ``(key, cells)`` of each row, top to bottom; one cell per column.
+
+        Returns:
+            True when the rows were replaced (the cursor and scroll went back to the top, as
+            after ``clear``), False when the same rows were kept and only changed cells updated.
+        """
+        layout = tuple(columns)
+        if layout != self._layout:
+            self.clear(columns=True)
+            for key, label, width in layout:
+                self.add_column(label, width=width, key=key)
+            self._layout, self._row_ids = layout, ()
+        ids = tuple(key for key, _ in rows)
+        if ids != self._row_ids:
+            self.clear()
+            for key, cells in rows:
+                self.add_row(*cells, key=key)
+            self._row_ids = ids
+            return True
+        for key, cells in rows:
+            row = self._data[RowKey(key)]
+            for (column, _, _), cell in zip(layout, cells, strict=True):
+                old = row.get(ColumnKey(column))
+                if not isinstance(old, Text) or cell_signature(old) != cell_signature(cell):
+                    self.update_cell(key, column, cell)
+        return False
+
+    # -- rendering -------------------------------------------------------------------------
+    @property
+    def rich_style(self) -> Style:
+        """The table's style (a walk up the DOM), read once per frame."""
+        frame = self._frame_styles
+        if frame is None or not self.cached:
+            return super().rich_style
+        style = frame.get("")
+        if style is None:
+            style = frame[""] = super().rich_style
+        return style
+
+    def _component_style(self, name: str) -> Style:
+        """A component class's Rich style, read once per frame."""
+        frame = self._frame_styles
+        if frame is None or not self.cached:
+            return self.get_component_styles(name).rich_style
+        style = frame.get(name)
+        if style is None:
+            style = frame[name] = self.get_component_styles(name).rich_style
+        return style
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_styles = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_styles = None
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        if row_index == -1:
+            return self._component_style("datatable--header")
+        if row_index < self.fixed_rows:
+            return self._component_style("datatable--fixed")
+        if self.zebra_stripes:
+            return self._component_style(
+                "datatable--odd-row" if row_index % 2 else "datatable--even-row"
+            )
+        return base_style
+
+    def _plain_rows(self) -> bool:
+        """True when every line is rendered here (see the module docstring)."""
+        return (
+            self.cached
+            and self.cursor_type == "row"
+            and not self.fixed_columns
+            and not self.fixed_rows
+            and not self._should_render_row_labels
+        )
+
+    def _row_cells(self, row_index: int) -> list[Text] | None:
+        """The ``Text`` cells of a one-line row (index -1: the header's labels), or None."""
+        if row_index == -1:
+            return [column.label for column in self.ordered_columns]
+        row_key = self._row_locations.get_key(row_index)
+        row = self.rows.get(row_key) if row_key is not None else None
+        if row_key is None or row is None or row.height != 1:
+            return None
+        data = self._data[row_key]
+        cells = [data.get(column.key) for column in self.ordered_columns]
+        if not all(isinstance(cell, Text) for cell in cells):
+            return None
+        return cells  # type: ignore[return-value]
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> CellLines:
+        """A cell's lines as ``DataTable._render_cell`` renders them, from the content cache."""
+        cells = self._row_cells(row_index) if self._plain_rows() and column_index >= 0 else None
+        if cells is None or column_index >= len(cells):
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        return self._styled_cell(
+            cells[column_index], row_index, column_index, base_style, width, cursor, hover
+        )
+
+    def _styled_cell(
+        self,
+        cell: Text,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+    ) -> CellLines:
+        header = row_index == -1
+        height = self.header_height if header else 1
+        key = (cell_signature(cell), width, height, self.cell_padding)
+        lines = self._cell_lines.get(key)
+        if lines is None:
+            options = self.app.console_options.update_dimensions(width, height)
+            if height == 1:
+                options = options.update(no_wrap=True)
+            lines = self.app.console.render_lines(Padding(cell, (0, self.cell_padding)), options)
+            self._cell_lines[key] = lines
+        # what DataTable gives rich's Styled: the mouse's meta, then the cursor/hover styles
+        component_style, post_style = self._get_styles_to_render_cell(
+            header,
+            False,
+            False,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        meta = Style.from_meta({"row": row_index, "column": column_index})
+        pre_style = base_style + meta + component_style
+        return [list(Segment.apply_style(line, pre_style, post_style)) for line in lines]
+
+    def _render_line_in_row(
+        self,
+        row_key: RowKey,
+        line_no: int,
+        base_style: Style,
+        cursor_location: Coordinate,
+        hover_location: Coordinate,
+    ) -> RowLines:
+        """One line of a row as ``DataTable._render_line_in_row`` renders it (row cursor, no
+        fixed cells, no labels), cached by the row's cell contents and cursor/hover state."""
+        index = self._row_locations.get(row_key) if row_key in self._row_locations else None
+        row_index = -1 if index is None else index
+        cells = self._row_cells(row_index) if self._plain_rows() else None
+        if cells is None:
+            return super()._render_line_in_row(
+                row_key, line_no, base_style, cursor_location, hover_location
+            )
+        columns = self.ordered_columns
+        widths = tuple(column.get_render_width(self) for column in columns)
+        cursor, hover = cursor_location.row == row_index, hover_location.row == row_index
+        key = (
+            row_index,
+            line_no,
+            tuple(cell_signature(cell) for cell in cells),
+            widths,
+            base_style,
+            cursor,
+            hover,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self._pseudo_class_state,
+            self.size.width,
+            self._row_label_column_width,
+        )
+        cached = self._row_lines.get(key)
+        if cached is not None:
+            return cached
+        row_style = self._get_row_style(row_index, base_style)
+        scrollable = [
+            self._styled_cell(cell, row_index, index, row_style, width, cursor, hover)[line_no]
+            for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        # the rest of the width, styled like the row (DataTable's "extend" segment)
+        remaining = max(0, self.size.width - sum(widths) - self._row_label_column_width)
+        extend_style, _ = self._get_styles_to_render_cell(
+            row_index == -1,
+            False,
+            False,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            False,
+            False,
+        )
+        extend_style = row_style + extend_style
+        extend_style += Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
+        scrollable.append([Segment(" " * remaining, extend_style)])
+        lines: RowLines = ([], scrollable)
+        self._row_lines[key] = lines
+        return lines
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """The virtual size; new rows are measured only when a column's width or a row's
+        height depends on its contents."""
+        rows = list(new_rows)
+        fixed = (
+            self.cached
+            and all(not column.auto_width for column in self.columns.values())
+            and all(
+                (row := self.rows.get(key)) is None or (not row.auto_height and row.label is None)
+                for key in rows
+            )
+        )
+        super()._update_dimensions(() if fixed else rows)
+
+    def notify_style_update(self) -> None:
+        """A style changed (focus moved in or out, a theme): rows are styled again. A cell's
+        content rendering keeps: it depends on its text and width, not on the CSS (moving
+        the focus into the table when Enter searches must not render every cell again)."""
+        super().notify_style_update()
+        self._row_lines.clear()
