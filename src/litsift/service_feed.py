@@ -54,18 +54,18 @@ def feed(
     """
     from litsift.review.data import record_text
     from litsift.review.session import ReviewModel
-    from litsift.store import reviews
+    from litsift.store import feeds
 
     name = collection or "kept"
-    last = reviews.feed_seen_at(store, name) if since is None else since
-    new_ids = reviews.synced_since(store, last)
-    liked, disliked = reviews.judged_papers(store, collection)
+    last = feeds.feed_seen_at(store, name) if since is None else since
+    new_ids = feeds.synced_since(store, last)
+    liked, disliked = feeds.judged_papers(store, collection)
     new_set = set(new_ids)
     liked = [d for d in liked if d not in new_set]
     disliked = [d for d in disliked if d not in new_set]
     background: list[str] = []
     if liked and new_ids:
-        background = reviews.other_papers(
+        background = feeds.other_papers(
             store, new_set | set(liked) | set(disliked), FEED_BACKGROUND
         )
     train = liked + disliked + background
@@ -81,7 +81,7 @@ def feed(
         new_papers = [new_papers[i - len(rows)] for i in ranking.order]
         model = ranking.model
     if mark_seen and not store.readonly:
-        reviews.mark_feed_seen(store, name)
+        feeds.mark_feed_seen(store, name)
     return FeedResult(name, last, new_papers, len(liked), len(disliked), len(background), model)
 
 

@@ -21,7 +21,6 @@ from litsift.store import identities, provenance
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
-
     from litsift.models_onnx import Encoder
     from litsift.service_feed import FeedResult
     from litsift.service_screening import ScreeningSession
@@ -84,7 +83,7 @@ class ReviewService:
         from litsift.errors import IngestError
         from litsift.sources.importer import import_paths
         from litsift.sources.screening_jsonl import is_screening_set
-        from litsift.store import reviews
+        from litsift.store import review_decisions, reviews
 
         store = self._store()
         resolved = [Path(p).resolve() for p in paths]
@@ -136,7 +135,7 @@ class ReviewService:
         reviews.add_records(store, name, grouped)
         decisions = _prior_decisions(entries, prior_labels, labels)
         if decisions:
-            reviews.decide(store, name, decisions, source="prior")
+            review_decisions.decide(store, name, decisions, source="prior")
         return ReviewCreated(
             reviews.get_review(store, name),
             reviews.prisma(store, name),

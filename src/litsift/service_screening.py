@@ -165,7 +165,7 @@ class ScreeningSession:
         Raises:
             ReviewError: an unknown decision. MachineFaultError: the store cannot be written.
         """
-        from litsift.store.reviews import decide
+        from litsift.store.review_decisions import decide
 
         if self.current is None:
             return None
@@ -186,7 +186,8 @@ class ScreeningSession:
         Returns:
             That record, or None when there was nothing to undo.
         """
-        from litsift.store.reviews import current_decisions, undo
+        from litsift.store.review_decisions import undo
+        from litsift.store.reviews import current_decisions
 
         doc_id = undo(self.store, self.name)
         if doc_id is None:
@@ -209,7 +210,7 @@ class ScreeningSession:
 
     def set_note(self, text: str) -> None:
         """Replace the current record's note."""
-        from litsift.store.reviews import set_note
+        from litsift.store.review_decisions import set_note
 
         paper = self.current_paper()
         if paper is None:
