@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
     from litsift.search.milvus_push import PushReport
-    from litsift.search.passage_index import PassageBuild
+    from litsift.search.passage_build import PassageBuild
     from litsift.search.ray_embed import RayEmbedReport
     from litsift.search.sentences import SentenceStore
 
@@ -177,8 +177,8 @@ class IndexCommands(ServiceParts):
         self, progress: Progress | None = None, rebuild: bool = False, check: bool = False
     ) -> PassageBuild:
         """Index the stored full-text passages (BM25 + dense; skipped when unchanged and
-        intact, see :func:`litsift.search.passage_index.build_passage_index`)."""
-        from litsift.search.passage_index import build_passage_index
+        intact, see :func:`litsift.search.passage_build.build_passage_index`)."""
+        from litsift.search.passage_build import build_passage_index
 
         with self._lock:
             self._passages = None  # closed before its directory is swapped

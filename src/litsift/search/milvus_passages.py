@@ -154,7 +154,7 @@ def push_passages(
     Raises:
         IndexMissingError: Milvus cannot be reached or refuses a write.
     """
-    from litsift.search.passage_index import _signature, load_passages
+    from litsift.search.passage_build import _signature, load_passages
     from litsift.text.passages import passage_input
 
     start = time.perf_counter()
