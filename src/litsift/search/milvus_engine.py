@@ -25,6 +25,9 @@ A collection property (``litsift.encoder``) records the encoder (model id, ONNX 
 incremental, batched and resumable: a small JSON state per (URI, collection) in
 ``<index dir>/milvus/`` holds the store revision pushed and a rowid cursor written after each
 batch (the manifests' revision + ``dense_cursor`` logic of :mod:`litsift.search.builder`).
+
+The pushes are in :mod:`litsift.search.milvus_push`; the passages collection (full text) in
+:mod:`litsift.search.milvus_passages`.
 """
 
 from __future__ import annotations
