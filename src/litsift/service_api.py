@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from litsift.llm.judge import AspectJudgement
     from litsift.llm.rerank import RerankResult
     from litsift.search.indexer import IndexReport
-    from litsift.search.passage_index import PassageBuild
+    from litsift.search.passage_build import PassageBuild
     from litsift.service_refs import RefsService
     from litsift.service_review import ReviewService
     from litsift.service_rq import RQReport

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from litsift.search.datasets.popularity import MentionCounts
     from litsift.search.indexer import IndexReport
     from litsift.search.manifest import Manifest
-    from litsift.search.milvus_engine import PushReport
-    from litsift.search.passage_index import PassageBuild
+    from litsift.search.milvus_push import PushReport
+    from litsift.search.passage_build import PassageBuild
     from litsift.search.ray_embed import RayEmbedReport
     from litsift.search.sentences import SentenceStore
 
@@ -89,13 +89,14 @@ class IndexCommands(ServiceParts):
 
     def push_passages(self, rebuild: bool = False, progress: Progress | None = None) -> PushReport:
         """Push the stored full-text passages to the Milvus engine's passages collection
-        (:func:`~litsift.search.milvus_engine.push_passages`; skipped when unchanged).
+        (:func:`~litsift.search.milvus_passages.push_passages`; skipped when unchanged).
 
         Raises:
             ConfigError: the engine is not Milvus.
             IndexMissingError: Milvus cannot be reached or refuses a write.
         """
-        from litsift.search.milvus_engine import MilvusEngine, push_passages
+        from litsift.search.milvus_engine import MilvusEngine
+        from litsift.search.milvus_passages import push_passages
 
         engine = self.engine
         if not isinstance(engine, MilvusEngine):
@@ -176,8 +177,8 @@ class IndexCommands(ServiceParts):
         self, progress: Progress | None = None, rebuild: bool = False, check: bool = False
     ) -> PassageBuild:
         """Index the stored full-text passages (BM25 + dense; skipped when unchanged and
-        intact, see :func:`litsift.search.passage_index.build_passage_index`)."""
-        from litsift.search.passage_index import build_passage_index
+        intact, see :func:`litsift.search.passage_build.build_passage_index`)."""
+        from litsift.search.passage_build import build_passage_index
 
         with self._lock:
             self._passages = None  # closed before its directory is swapped

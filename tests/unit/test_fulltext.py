@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search.passage_index import build_passage_index, paper_run
+from litsift.search.passage_build import build_passage_index
+from litsift.search.passage_index import paper_run
 from litsift.service import LitsiftService
 from litsift.text.passages import PASSAGE_WORDS, chunk_sections, passage_input
 from litsift.types import Kind, Query, YearRange

@@ -155,7 +155,7 @@ class LocalEngine:
         return PassageIndex.open(self.index_root, store, encoder)
 
     def has_passages(self) -> bool:
-        from litsift.search.passage_index import passages_built
+        from litsift.search.passage_build import passages_built
 
         return passages_built(self.index_root)
 

@@ -25,6 +25,9 @@ A collection property (``litsift.encoder``) records the encoder (model id, ONNX 
 incremental, batched and resumable: a small JSON state per (URI, collection) in
 ``<index dir>/milvus/`` holds the store revision pushed and a rowid cursor written after each
 batch (the manifests' revision + ``dense_cursor`` logic of :mod:`litsift.search.builder`).
+
+The pushes are in :mod:`litsift.search.milvus_push`; the passages collection (full text) in
+:mod:`litsift.search.milvus_passages`.
 """
 
 from __future__ import annotations
@@ -32,33 +35,32 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from pymilvus import DataType, Function, FunctionType, MilvusClient
+from pymilvus import MilvusClient
 from pymilvus.exceptions import MilvusException
 
 from litsift.errors import IndexMismatchError, IndexMissingError, LitsiftError
 from litsift.search.bm25 import MAX_QUERY_TOKENS, analyzer
-from litsift.search.filters import YEAR_MISSING, is_filtering, year_value
-from litsift.search.layout import BATCH_SIZE, HNSW_EF_CONSTRUCTION, HNSW_M
-from litsift.search.text import DEFAULT_BOOSTS, passage_text, record_fields
-from litsift.types import Kind, Passage, Record, YearRange
+from litsift.search.filters import YEAR_MISSING, is_filtering
+from litsift.search.layout import BATCH_SIZE
+from litsift.search.text import DEFAULT_BOOSTS
+from litsift.types import Kind, YearRange
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.search.layout import Progress
-    from litsift.search.passage_index import PassageHit
+    from litsift.search.milvus_passages import MilvusPassages
+    from litsift.search.milvus_push import PushReport
     from litsift.search.searcher import KindSearcher, Ranking
     from litsift.store import Store
 
-__all__ = ["MilvusBM25", "MilvusDense", "MilvusEngine", "PushReport", "year_expression"]
+__all__ = ["MilvusBM25", "MilvusDense", "MilvusEngine", "year_expression"]
 
 #: Milvus's cap on ``limit`` (topk) of one search.
 MAX_LIMIT = 16_384
@@ -110,27 +112,6 @@ def query_terms(text: str) -> str:
         if tok in counts or len(counts) < MAX_QUERY_TOKENS:
             counts[tok] = counts.get(tok, 0) + 1
     return " ".join(" ".join([t] * n) for t, n in counts.items())
-
-
-@dataclass(frozen=True)
-class PushReport:
-    """What :meth:`MilvusEngine.push` did: rows upserted, the collection's rows afterwards,
-    seconds, whether it resumed an interrupted push and whether the collection was created."""
-
-    kind: Kind
-    collection: str
-    pushed: int
-    count: int
-    seconds: float
-    resumed: bool
-    created: bool
-
-    def summary(self) -> str:
-        how = "resumed, " if self.resumed else "created, " if self.created else ""
-        return (
-            f"{self.pushed:,} rows pushed to Milvus collection {self.collection} "
-            f"({how}{self.count:,} in it, {self.seconds:.1f} s)"
-        )
 
 
 class MilvusEngine:
@@ -217,49 +198,6 @@ class MilvusEngine:
             sort_keys=True,
         )
 
-    def _create(self, name: str, kind: Kind, encoder: Encoder) -> None:
-        schema = MilvusClient.create_schema(auto_id=False)
-        schema.add_field("id", DataType.INT64, is_primary=True)
-        schema.add_field("kind", DataType.VARCHAR, max_length=16)
-        schema.add_field("year", DataType.INT64)
-        schema.add_field("rev", DataType.INT64)
-        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=encoder.dim)
-        index = self.client.prepare_index_params()
-        index.add_index(
-            "dense",
-            index_type="HNSW",
-            metric_type="IP",
-            params={"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION},
-        )
-        for field in self.fields(kind):
-            schema.add_field(
-                field,
-                DataType.VARCHAR,
-                max_length=MAX_VARCHAR,
-                enable_analyzer=True,
-                analyzer_params={"tokenizer": "standard"},
-            )
-            schema.add_field(f"{field}_bm25", DataType.SPARSE_FLOAT_VECTOR)
-            schema.add_function(
-                Function(
-                    name=f"{field}_bm25_fn",
-                    function_type=FunctionType.BM25,
-                    input_field_names=[field],
-                    output_field_names=[f"{field}_bm25"],
-                )
-            )
-            index.add_index(
-                f"{field}_bm25",
-                index_type="SPARSE_INVERTED_INDEX",
-                metric_type="BM25",
-                params={"bm25_k1": 1.2, "bm25_b": 0.75},
-            )
-        self.client.create_collection(name, schema=schema, index_params=index)
-        # a property, not the description: Milvus Lite does not keep descriptions
-        self.client.alter_collection_properties(
-            name, properties={PROPERTY: self.describe(encoder, kind)}
-        )
-
     def check(self, kind: Kind, encoder: Encoder) -> str:
         """The collection of ``kind``, checked against ``encoder``.
 
@@ -306,71 +244,15 @@ class MilvusEngine:
         first: nothing already embedded is embedded again).
 
         Resumable: the cursor is saved after every batch; an interrupted push goes on after
-        the last batch saved. Progress: ``("push", done, total)``.
+        the last batch saved. Progress: ``("push", done, total)``
+        (:func:`litsift.search.milvus_push.push_kind`).
 
         Raises:
             IndexMissingError: Milvus cannot be reached or refuses a write.
         """
-        start = time.perf_counter()
-        name = self.collection(kind)
-        state = self._read_state(name)
-        created = False
-        with self._errors(f"writing {name}"):
-            exists = self.client.has_collection(name)
-            if exists and not rebuild:
-                try:
-                    self.check(kind, encoder)
-                except IndexMismatchError:
-                    rebuild = True
-            if exists and rebuild:
-                self.client.drop_collection(name)
-                exists = False
-            if not exists:
-                self._create(name, kind, encoder)
-                state, created = {"revision": 0, "target": 0, "cursor": 0}, True
-        resumed = state["cursor"] > 0
-        if not resumed:
-            state["target"] = store.max_revision(kind)
-        since, after, target = state["revision"], state["cursor"], state["target"]
-        total = _rows_since(store, kind, since, after)
-        done = 0
-        if progress is not None:
-            progress("push", 0, total)
-        for batch in store.rows_since(kind, since, batch_size=batch_size):
-            batch = [r for r in batch if r.rowid is not None and r.rowid > after]
-            if not batch:
-                continue
-            vectors = encoder.encode_passages([passage_text(r) for r in batch])
-            rows = [self._row(kind, r, v, target) for r, v in zip(batch, vectors, strict=True)]
-            with self._errors(f"writing {name}"):
-                for i in range(0, len(rows), UPSERT_ROWS):
-                    self.client.upsert(name, rows[i : i + UPSERT_ROWS])
-            done += len(batch)
-            state["cursor"] = int(batch[-1].rowid or 0)
-            self._write_state(name, state)
-            if progress is not None:
-                progress("push", done, max(total, done))
-        with self._errors(f"writing {name}"):
-            self.client.flush(name)
-        self._write_state(name, {"revision": target, "target": target, "cursor": 0})
-        return PushReport(
-            kind, name, done, self.count(kind), time.perf_counter() - start, resumed, created
-        )
+        from litsift.search.milvus_push import push_kind
 
-    def _row(
-        self, kind: Kind, rec: Record, vector: npt.NDArray[np.float32], revision: int
-    ) -> dict[str, Any]:
-        texts = record_fields(rec)
-        row: dict[str, Any] = {
-            "id": int(rec.rowid or 0),
-            "kind": kind.value,
-            "year": year_value(rec.year),
-            "rev": revision,
-            "dense": np.asarray(vector, dtype=np.float32).tolist(),
-        }
-        for field in self.fields(kind):
-            row[field] = analysed(texts.get(field, ""))
-        return row
+        return push_kind(self, store, encoder, kind, rebuild, progress, batch_size)
 
     # -- search ---------------------------------------------------------------------------
     def count(self, kind: Kind) -> int:
@@ -418,6 +300,8 @@ class MilvusEngine:
         Raises:
             IndexMismatchError: it was built by another encoder.
         """
+        from litsift.search.milvus_passages import PASSAGES, MilvusPassages, _passages_encoder
+
         name = f"{self.prefix}{PASSAGES}"
         with self._errors(f"opening {name}"):
             if not self.client.has_collection(name):
@@ -433,6 +317,8 @@ class MilvusEngine:
 
     def has_passages(self) -> bool:
         """Whether a passages collection exists (asked once, then remembered until a push)."""
+        from litsift.search.milvus_passages import PASSAGES
+
         if self._has_passages is None:
             with self._errors("opening the passages collection"):
                 self._has_passages = bool(self.client.has_collection(f"{self.prefix}{PASSAGES}"))
@@ -465,15 +351,6 @@ class MilvusEngine:
         bm25 = MilvusBM25(self, kind, count)
         dense = MilvusDense(self, kind, count, encoder.dim)
         return KindSearcher(kind, bm25, dense, year_by_rowid, encoder, ranking)
-
-
-def _rows_since(store: Store, kind: Kind, revision: int, after: int) -> int:
-    with store.lock:
-        row = store.conn.execute(
-            f"SELECT COUNT(*) FROM {kind.table} WHERE revision > ? AND rowid > ?",
-            (revision, after),
-        ).fetchone()
-    return int(row[0])
 
 
 class MilvusBM25:
@@ -545,263 +422,3 @@ class MilvusDense:
 
     def count(self) -> int:
         return self._count
-
-
-def push_all(
-    engine: MilvusEngine,
-    store: Store,
-    encoder: Encoder,
-    kinds: Sequence[Kind],
-    rebuild: bool = False,
-    progress: Progress | None = None,
-    on_pushed: Callable[[PushReport], None] | None = None,
-) -> list[PushReport]:
-    """:meth:`MilvusEngine.push` each kind with rows; ``on_pushed(report)`` after each."""
-    out = []
-    for kind in kinds:
-        if store.count(kind) == 0:
-            continue
-        report = engine.push(store, encoder, kind, rebuild=rebuild, progress=progress)
-        out.append(report)
-        if on_pushed is not None:
-            on_pushed(report)
-    return out
-
-
-# -- passages (full text) ---------------------------------------------------------------------
-#: The passages collection's name after the prefix.
-PASSAGES = "passages"
-#: Milvus's cap on a VARCHAR primary key here: ``"<doc id>\x1f<idx>"``.
-MAX_KEY = 1024
-
-
-def passage_key(doc_id: str, idx: int) -> str:
-    """The primary key of a passage: its paper's id and its index, joined by U+001F."""
-    return f"{doc_id}\x1f{idx}"
-
-
-class MilvusPassages:
-    """The full-text passages in ``<prefix>passages`` (BM25 on ``section + text``, dense on
-    ``"<title>. <passage>"``, as :mod:`litsift.search.passage_index` indexes them locally);
-    :meth:`search` is :meth:`PassageIndex.search`'s.
-
-    Raises (both methods): IndexMissingError when Milvus cannot be reached.
-    """
-
-    def __init__(self, engine: MilvusEngine, store: Store, encoder: Encoder, count: int) -> None:
-        self.engine = engine
-        self._store = store
-        self._encoder = encoder
-        self._count = count
-        self.name = f"{engine.prefix}{PASSAGES}"
-
-    @property
-    def count(self) -> int:
-        return self._count
-
-    def _run(self, field: str, data: list[Any], k0: int) -> list[tuple[str, float]]:
-        limit = min(k0, self._count, MAX_LIMIT)
-        if limit <= 0:
-            return []
-        params: dict[str, Any] = (
-            {"metric_type": "IP", "params": {"ef": max(limit, EF_SEARCH)}}
-            if field == "dense"
-            else {"metric_type": "BM25"}
-        )
-        with self.engine._errors(f"searching {self.name}"):
-            res = self.engine.client.search(
-                self.name,
-                data=data,
-                anns_field=field,
-                limit=limit,
-                search_params=params,
-                output_fields=[],
-            )
-        hits = (
-            [
-                (
-                    str(h["id"]),
-                    abs(float(h["distance"])) if field != "dense" else float(h["distance"]),
-                )
-                for h in res[0]
-            ]
-            if res
-            else []
-        )
-        return sorted(hits, key=lambda x: (-x[1], x[0]))
-
-    def search(self, text: str, k: int = 20, k0: int = 100) -> list[PassageHit]:
-        """The top ``k`` passages for ``text``: Milvus BM25 + dense, interpolated by litsift
-        (equal weights, BM25's floor 0 when its run is shorter than ``k0``)."""
-        from litsift.search.fusion import interpolate
-        from litsift.search.passage_index import WEIGHTS, PassageHit
-
-        terms = query_terms(text)
-        bm25 = self._run("text_bm25", [terms], k0) if terms else []
-        qvec = np.asarray(self._encoder.encode_queries([text])[0], dtype=np.float32)
-        dense = self._run("dense", [qvec.tolist()], k0)
-        runs = {"bm25": bm25, "dense": dense}
-        exhaustive = {"bm25": 0.0} if len(bm25) < k0 else None
-        fused = interpolate(runs, WEIGHTS, limit=k, exhaustive=exhaustive)
-        keys = [str(f.docid).split("\x1f", 1) for f in fused]
-        passages = self._load([(d, int(i)) for d, i in keys])
-        return [
-            PassageHit(
-                passages[(d, int(i))],
-                f.score,
-                {name: (s.score, s.rank) for name, s in f.signals.items()},
-            )
-            for f, (d, i) in zip(fused, keys, strict=True)
-            if (d, int(i)) in passages
-        ]
-
-    def _load(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Passage]:
-        out: dict[tuple[str, int], Passage] = {}
-        with self._store.lock:
-            for d, i in keys:
-                row = self._store.conn.execute(
-                    "SELECT section, text, source, page FROM passages WHERE doc_id = ? AND idx = ?",
-                    (d, i),
-                ).fetchone()
-                if row is not None:
-                    page = None if row[3] is None else int(row[3])
-                    out[(d, i)] = Passage(d, i, str(row[0]), str(row[1]), str(row[2]), page)
-        return out
-
-
-def push_passages(
-    engine: MilvusEngine,
-    store: Store,
-    encoder: Encoder,
-    rebuild: bool = False,
-    progress: Progress | None = None,
-    batch_size: int = BATCH_SIZE,
-) -> PushReport:
-    """Push the store's passages to ``<prefix>passages``: skipped when their signature (texts,
-    titles, encoder) is the one last pushed; otherwise every passage is upserted in batches
-    (vectors from the embedding cache; resumable: the position is saved after each batch) and
-    the keys no longer in the store are deleted.
-
-    Raises:
-        IndexMissingError: Milvus cannot be reached or refuses a write.
-    """
-    from litsift.search.passage_index import _signature, load_passages
-    from litsift.text.passages import passage_input
-
-    start = time.perf_counter()
-    name = f"{engine.prefix}{PASSAGES}"
-    passages, titles = load_passages(store)
-    signature = _signature(passages, titles, encoder.cache_key)
-    state_path = engine._state_path(name)
-    try:
-        state = json.loads(state_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        state = {}
-    created = False
-    with engine._errors(f"writing {name}"):
-        exists = engine.client.has_collection(name)
-        if exists and (rebuild or _passages_encoder(engine, name) != encoder.cache_key):
-            engine.client.drop_collection(name)
-            exists = False
-        if not exists:
-            if not passages:
-                return PushReport(Kind.PAPER, name, 0, 0, 0.0, False, False)
-            _create_passages(engine, name, encoder)
-            state, created = {}, True
-    if state.get("signature") == signature and not created:
-        return PushReport(
-            Kind.PAPER, name, 0, len(passages), time.perf_counter() - start, False, False
-        )
-    resumed = state.get("target") == signature and int(state.get("cursor", 0)) > 0
-    cursor = int(state.get("cursor", 0)) if resumed else 0
-    total = len(passages)
-    if progress is not None:
-        progress("push", cursor, total)
-    for lo in range(cursor, total, batch_size):
-        batch = passages[lo : lo + batch_size]
-        texts = [passage_input(titles.get(p.doc_id, ""), p) for p in batch]
-        vectors = encoder.encode_passages(texts)
-        rows = [
-            {
-                "id": passage_key(p.doc_id, p.idx)[:MAX_KEY],
-                "kind": "passage",
-                "dense": np.asarray(v, dtype=np.float32).tolist(),
-                "text": analysed(f"{p.section}\n{p.text}"),
-            }
-            for p, v in zip(batch, vectors, strict=True)
-        ]
-        with engine._errors(f"writing {name}"):
-            for i in range(0, len(rows), UPSERT_ROWS):
-                engine.client.upsert(name, rows[i : i + UPSERT_ROWS])
-        engine._write_state_raw(name, {"target": signature, "cursor": lo + len(batch)})
-        if progress is not None:
-            progress("push", lo + len(batch), total)
-    keep = {passage_key(p.doc_id, p.idx) for p in passages}
-    with engine._errors(f"writing {name}"):
-        gone = [
-            str(r["id"])
-            for r in engine.client.query(name, filter='id != ""', output_fields=["id"])
-            if str(r["id"]) not in keep
-        ]
-        if gone:
-            engine.client.delete(name, ids=gone)
-        engine.client.flush(name)
-    engine._write_state_raw(name, {"signature": signature})
-    return PushReport(
-        Kind.PAPER, name, total - cursor, total, time.perf_counter() - start, resumed, created
-    )
-
-
-def _passages_encoder(engine: MilvusEngine, name: str) -> str:
-    props = engine.client.describe_collection(name).get("properties") or {}
-    try:
-        return str(json.loads(str(props.get(PROPERTY, "{}"))).get("encoder", ""))
-    except ValueError:
-        return ""
-
-
-def _create_passages(engine: MilvusEngine, name: str, encoder: Encoder) -> None:
-    schema = MilvusClient.create_schema(auto_id=False)
-    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=MAX_KEY)
-    schema.add_field("kind", DataType.VARCHAR, max_length=16)
-    schema.add_field("dense", DataType.FLOAT_VECTOR, dim=encoder.dim)
-    schema.add_field(
-        "text",
-        DataType.VARCHAR,
-        max_length=MAX_VARCHAR,
-        enable_analyzer=True,
-        analyzer_params={"tokenizer": "standard"},
-    )
-    schema.add_field("text_bm25", DataType.SPARSE_FLOAT_VECTOR)
-    schema.add_function(
-        Function(
-            name="text_bm25_fn",
-            function_type=FunctionType.BM25,
-            input_field_names=["text"],
-            output_field_names=["text_bm25"],
-        )
-    )
-    index = engine.client.prepare_index_params()
-    index.add_index(
-        "dense",
-        index_type="HNSW",
-        metric_type="IP",
-        params={"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION},
-    )
-    index.add_index(
-        "text_bm25",
-        index_type="SPARSE_INVERTED_INDEX",
-        metric_type="BM25",
-        params={"bm25_k1": 1.2, "bm25_b": 0.75},
-    )
-    engine.client.create_collection(name, schema=schema, index_params=index)
-    desc = {
-        "litsift": 1,
-        "kind": "passage",
-        "model": encoder.model_id,
-        "encoder": encoder.cache_key,
-        "dim": encoder.dim,
-    }
-    engine.client.alter_collection_properties(
-        name, properties={PROPERTY: json.dumps(desc, sort_keys=True)}
-    )

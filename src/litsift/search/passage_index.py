@@ -1,6 +1,7 @@
 """The full-text passage index: BM25 (tantivy) + dense (hnswlib) over papers' passages.
 
-Built from the store's ``passages`` table (schema v5) by :func:`build_passage_index` into
+Built from the store's ``passages`` table (schema v5) by
+:func:`litsift.search.passage_build.build_passage_index` into
 ``<index dir>/passages/``: a staging directory swapped in whole (an interrupted build leaves
 the previous index usable), with a ``passages.json`` naming the encoder, the passages' signature and
 each label's ``(doc id, idx)``. Passages are embedded as ``"<paper title>. <passage>"``
@@ -19,17 +20,12 @@ paper's best passage (max), the combination OpenScholar and PaperQA2 use for doc
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import shutil
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 import tantivy
 
 from litsift.errors import IndexDamagedError, LitsiftError, QueryError
@@ -38,34 +34,17 @@ from litsift.search.dense import DenseIndex
 from litsift.search.fusion import Fused, interpolate, ranked, rrf
 from litsift.search.manifest import (
     REBUILD_HINT,
-    FileRecord,
-    cheap_to_verify,
-    check_records,
-    record_tree,
 )
-from litsift.text.passages import passage_input
+from litsift.search.passage_build import DIR_NAME, MANIFEST, META, passage_damage
 from litsift.types import Hit, Passage
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.store import Store
 
-__all__ = [
-    "PassageBuild",
-    "PassageHit",
-    "PassageIndex",
-    "build_passage_index",
-    "dense_floor",
-    "load_passages",
-    "paper_run",
-    "passages_built",
-]
+__all__ = ["PassageHit", "PassageIndex", "dense_floor", "paper_run"]
 
-DIR_NAME = "passages"
-META = "passages.json"
-MANIFEST = "manifest.json"
 WEIGHTS = {"bm25": 0.5, "dense": 0.5}
-EMBED_CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -75,213 +54,6 @@ class PassageHit:
     passage: Passage
     score: float
     signals: dict[str, tuple[float, int]]
-
-
-@dataclass(frozen=True)
-class PassageBuild:
-    """What :func:`build_passage_index` did (``repaired``: why the index it replaced was
-    damaged, None when it was sound or absent)."""
-
-    passages: int
-    papers: int
-    embedded_s: float
-    seconds: float
-    bytes: int
-    unchanged: bool
-    repaired: str | None = None
-
-
-def load_passages(store: Store) -> tuple[list[Passage], dict[str, str]]:
-    """Every stored passage in (doc id, idx) order and the titles of their papers."""
-    with store.lock:
-        rows = store.conn.execute(
-            "SELECT p.doc_id, p.idx, p.section, p.text, p.source, COALESCE(r.title, ''), p.page "
-            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id ORDER BY p.doc_id, p.idx"
-        ).fetchall()
-    passages = [
-        Passage(str(d), int(i), str(s), str(t), str(src), None if pg is None else int(pg))
-        for d, i, s, t, src, _, pg in rows
-    ]
-    titles = {str(r[0]): str(r[5]) for r in rows}
-    return passages, titles
-
-
-def _signature(passages: Sequence[Passage], titles: dict[str, str], encoder_key: str) -> str:
-    h = hashlib.sha256(encoder_key.encode())
-    for p in passages:
-        h.update(f"\0{p.doc_id}\0{p.idx}\0{titles.get(p.doc_id, '')}\0{p.section}\0".encode())
-        h.update(p.text.encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
-
-
-def _schema() -> tantivy.Schema:
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER_NAME, index_option="freq")
-    sb.add_unsigned_field("label", stored=True, indexed=True, fast=True)
-    return sb.build()
-
-
-def build_passage_index(
-    store: Store,
-    encoder: Encoder,
-    index_root: Path,
-    progress: Callable[[str, int, int], None] | None = None,
-    rebuild: bool = False,
-    check: bool = False,
-) -> PassageBuild:
-    """(Re)build ``<index_root>/passages`` when the stored passages or the encoder changed,
-    ``rebuild`` is set, or the index is damaged (:func:`passage_damage`; with ``check`` every
-    file's sha256 is verified).
-
-    Raises:
-        OSError: the index directory cannot be written.
-    """
-    t0 = time.perf_counter()
-    final = Path(index_root) / DIR_NAME
-    passages, titles = load_passages(store)
-    signature = _signature(passages, titles, encoder.cache_key)
-    papers = len({p.doc_id for p in passages})
-    if not passages and not final.exists():  # no full text imported: nothing to build
-        return PassageBuild(0, 0, 0.0, 0.0, 0, True)
-    repaired = _damage_at_build(final, store, encoder, check) if final.exists() else None
-    meta_path = final / META
-    if meta_path.is_file() and repaired is None and not rebuild:
-        try:
-            if json.loads(meta_path.read_text(encoding="utf-8")).get("signature") == signature:
-                return PassageBuild(len(passages), papers, 0.0, 0.0, _size(final), True)
-        except (OSError, ValueError):
-            pass  # damaged: rebuilt below
-    staging = Path(index_root) / f".{DIR_NAME}.staging"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    texts = [passage_input(titles.get(p.doc_id, ""), p) for p in passages]
-    t_embed = time.perf_counter()
-    vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
-    with encoder.worker_pool():  # one process per core: same vectors, faster
-        for start in range(0, len(texts), EMBED_CHUNK):
-            vectors[start : start + EMBED_CHUNK] = encoder.encode_passages(
-                texts[start : start + EMBED_CHUNK]
-            )
-            if progress is not None:
-                progress("passages", min(start + EMBED_CHUNK, len(texts)), len(texts))
-    embedded_s = time.perf_counter() - t_embed
-    index = tantivy.Index(_schema(), path=str(staging))
-    index.register_tokenizer(ANALYZER_NAME, analyzer())
-    writer = index.writer(heap_size=50_000_000, num_threads=1)
-    for label, p in enumerate(passages):
-        doc = tantivy.Document()
-        doc.add_text("text", f"{p.section}\n{p.text}")
-        doc.add_unsigned("label", label)
-        writer.add_document(doc)
-    writer.commit()
-    writer.wait_merging_threads()
-    dense = DenseIndex.create(staging / "dense.bin", encoder.dim, max(len(passages), 1))
-    if passages:
-        dense.add(np.arange(len(passages), dtype=np.int64), vectors)
-    dense.save()
-    (staging / META).write_text(
-        json.dumps(
-            {
-                "signature": signature,
-                "encoder": encoder.cache_key,
-                "labels": [[p.doc_id, p.idx] for p in passages],
-            }
-        ),
-        encoding="utf-8",
-    )
-    records = record_tree(staging, frozenset({MANIFEST}))
-    (staging / MANIFEST).write_text(json.dumps({"files": records}, indent=1), encoding="utf-8")
-    old = Path(index_root) / f".{DIR_NAME}.old"
-    shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        os.replace(final, old)
-    os.replace(staging, final)
-    shutil.rmtree(old, ignore_errors=True)
-    seconds = time.perf_counter() - t0
-    return PassageBuild(len(passages), papers, embedded_s, seconds, _size(final), False, repaired)
-
-
-def _records(directory: Path) -> dict[str, FileRecord] | None:
-    """The file records of the passage index in ``directory``, None when it has no
-    manifest (built before records existed).
-
-    Raises:
-        ValueError: the manifest cannot be read.
-    """
-    path = directory / MANIFEST
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError, RecursionError) as err:
-        raise ValueError(f"{MANIFEST} cannot be read: {err}") from err
-    files = raw.get("files") if isinstance(raw, dict) else None
-    ok = isinstance(files, dict) and all(
-        isinstance(r, dict) and isinstance(r.get("size"), int) and isinstance(r.get("sha256"), str)
-        for r in files.values()
-    )
-    if not ok or not isinstance(files, dict):
-        raise ValueError(f"{MANIFEST} is not a file record")
-    return {str(rel): FileRecord(size=r["size"], sha256=r["sha256"]) for rel, r in files.items()}
-
-
-def passage_damage(directory: Path, full: bool = False) -> str | None:
-    """Why the passage index in ``directory`` is damaged, or None: a recorded file missing or
-    of another size, or failing its sha256 (with ``full``, or when the index is small enough:
-    :func:`~litsift.search.manifest.cheap_to_verify`). An index without a manifest (built by
-    an older litsift) is not checked here; opening it still checks its structure."""
-    try:
-        records = _records(directory)
-    except ValueError as err:
-        return str(err)
-    if records is None:
-        return None
-    return check_records(directory, records, full or cheap_to_verify(records))
-
-
-def _damage_at_build(final: Path, store: Store, encoder: Encoder, check: bool) -> str | None:
-    """Why the current passage index must be rebuilt although its passages may be unchanged
-    (damaged, or without a manifest), or None."""
-    why = passage_damage(final, full=check)
-    if why is None and not (final / MANIFEST).is_file():
-        why = f"its files are not recorded ({MANIFEST} is missing or from an older litsift)"
-    if why is None:
-        try:
-            PassageIndex(final, store, encoder)
-        except IndexDamagedError as err:
-            why = err.message
-    return why
-
-
-def _size(directory: Path) -> int:
-    return sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
-
-
-#: ``passages.json`` path -> ((mtime ns, size), it lists no passage): read again only when changed
-_EMPTY: dict[Path, tuple[tuple[int, int], bool]] = {}
-
-
-def passages_built(index_root: Path) -> bool:
-    """True when a passage index was built under ``index_root`` and is not known to be empty,
-    without opening it: one ``stat`` while ``passages.json`` is unchanged, so a caller may ask
-    on every search. A damaged index counts as built (searching it says what to run)."""
-    directory = Path(index_root) / DIR_NAME
-    path = directory / META
-    try:
-        st = path.stat()
-    except OSError:
-        return (directory / MANIFEST).is_file()  # passages.json lost: damaged, not absent
-    stamp = (st.st_mtime_ns, st.st_size)
-    cached = _EMPTY.get(path)
-    if cached is None or cached[0] != stamp:
-        try:
-            labels = json.loads(path.read_text(encoding="utf-8")).get("labels")
-            empty = isinstance(labels, list) and not labels
-        except (OSError, ValueError, AttributeError, RecursionError):
-            empty = False  # unreadable: damaged
-        cached = (stamp, empty)
-        _EMPTY[path] = cached
-    return not cached[1]
 
 
 class PassageIndex:

@@ -5,6 +5,9 @@ the importer grouped duplicates onto one paper by identifier or title + first au
 the criteria text and keywords, and a log of decisions (tables of the ``reviews`` migration,
 :mod:`litsift.store.schema`). Each imported entry keeps its ``provenance`` row, so a group of
 duplicates is listed, never silently dropped.
+
+Decisions and notes are written by :mod:`litsift.store.review_decisions`; the feeds' state and
+training papers are read by :mod:`litsift.store.feeds`.
 """
 
 from __future__ import annotations
@@ -28,23 +31,15 @@ __all__ = [
     "add_records",
     "create_review",
     "current_decisions",
-    "decide",
     "delete_review",
     "duplicate_groups",
-    "feed_seen_at",
     "get_review",
-    "judged_papers",
     "last_opened",
     "list_reviews",
-    "mark_feed_seen",
     "mark_opened",
     "natural_key",
-    "other_papers",
     "prisma",
     "review_records",
-    "set_note",
-    "synced_since",
-    "undo",
 ]
 
 #: The decisions a reviewer makes on a record.
@@ -276,64 +271,6 @@ def review_records(store: Store, name: str) -> list[ReviewRecord]:
     return out
 
 
-def decide(
-    store: Store, name: str, decisions: Sequence[tuple[str, str]], source: str = "user"
-) -> None:
-    """Record decisions, in order, in one transaction.
-
-    Args:
-        decisions: ``(doc_id, decision)`` pairs; decision one of :data:`DECISIONS`.
-        source: ``user``, or ``prior`` for labels read from an imported file.
-
-    Raises:
-        ReviewError: an unknown decision.
-    """
-    bad = sorted({d for _, d in decisions if d not in DECISIONS})
-    if bad:
-        raise ReviewError(f"unknown decision {bad[0]!r}", f"use one of {', '.join(DECISIONS)}")
-    now = now_iso()
-    with store.write_transaction() as conn:
-        conn.executemany(
-            "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(name, doc_id, d, source, now) for doc_id, d in decisions],
-        )
-
-
-def undo(store: Store, name: str) -> str | None:
-    """Take back the newest decision the user made (priors are never undone).
-
-    Returns:
-        The record whose decision was taken back (it then has its previous decision, or none),
-        or None when there was nothing to undo.
-    """
-    with store.write_transaction() as conn:
-        row = conn.execute(
-            "SELECT id, doc_id FROM review_decisions WHERE review = ? AND undone = 0 "
-            "AND source = 'user' ORDER BY id DESC LIMIT 1",
-            (name,),
-        ).fetchone()
-        if row is None:
-            return None
-        conn.execute("UPDATE review_decisions SET undone = 1 WHERE id = ?", (row[0],))
-    return str(row[1])
-
-
-def set_note(store: Store, name: str, doc_id: str, note: str) -> None:
-    """Replace a record's note (empty clears it).
-
-    Raises:
-        ReviewError: the record is not in the review.
-    """
-    with store.write_transaction() as conn:
-        cur = conn.execute(
-            "UPDATE review_records SET note = ? WHERE review = ? AND doc_id = ?",
-            (note.strip(), name, doc_id),
-        )
-        if cur.rowcount == 0:
-            raise ReviewError(f"{doc_id} is not in review {name!r}", "check the record id")
-
-
 def mark_opened(store: Store, name: str) -> None:
     """Remember that ``name`` was opened for screening now (see :func:`last_opened`)."""
     with store.write_transaction() as conn:
@@ -416,83 +353,3 @@ def prisma(store: Store, name: str) -> Prisma:
         unscreened=len(records) - screened,
         bad=int(bad),
     )
-
-
-# -- feeds: new papers from syncs, ranked against a collection's judgments --------------------
-
-
-def feed_seen_at(store: Store, feed: str) -> str:
-    """When feed ``feed`` was last looked at (ISO 8601 UTC; ``""`` = never)."""
-    with store.lock:
-        row = store.conn.execute(
-            "SELECT value FROM meta WHERE key = ?", (f"feed_seen_at:{feed}",)
-        ).fetchone()
-    return "" if row is None else str(row[0])
-
-
-def mark_feed_seen(store: Store, feed: str) -> None:
-    """Remember that ``feed`` was looked at now (its next look shows newer arrivals only)."""
-    with store.write_transaction() as conn:
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (f"feed_seen_at:{feed}", now_iso()),
-        )
-
-
-def synced_since(store: Store, since: str) -> list[str]:
-    """Papers that saved syncs (``litsift sync``) brought in after ``since`` (provenance rows
-    whose file is ``sync:NAME``), oldest first."""
-    with store.lock:
-        rows = store.conn.execute(
-            "SELECT doc_id, MIN(fetched_at) AS t FROM provenance WHERE kind = 'paper' "
-            "AND file LIKE 'sync:%' AND fetched_at > ? GROUP BY doc_id ORDER BY t, doc_id",
-            (since,),
-        ).fetchall()
-    return [str(d) for d, _ in rows]
-
-
-def judged_papers(store: Store, collection: str | None) -> tuple[list[str], list[str]]:
-    """The papers a feed learns from: ``(liked, disliked)``. Liked = the collection's papers
-    (or, without one, the papers labelled keep); disliked = the papers labelled discard.
-
-    Raises:
-        ReviewError: the collection does not exist.
-    """
-    with store.lock:
-        if collection is not None:
-            if not store.conn.execute(
-                "SELECT 1 FROM collections WHERE name = ?", (collection,)
-            ).fetchone():
-                raise ReviewError(
-                    f"no collection named {collection!r}",
-                    "press c on a result in the TUI to make one, or leave COLLECTION out "
-                    "to learn from your kept papers",
-                )
-            liked = store.conn.execute(
-                "SELECT doc_id FROM collection_items WHERE collection = ? AND kind = 'paper' "
-                "ORDER BY doc_id",
-                (collection,),
-            ).fetchall()
-        else:
-            liked = store.conn.execute(
-                "SELECT doc_id FROM labels WHERE kind = 'paper' AND label = 'keep' ORDER BY doc_id"
-            ).fetchall()
-        disliked = store.conn.execute(
-            "SELECT doc_id FROM labels WHERE kind = 'paper' AND label = 'discard' ORDER BY doc_id"
-        ).fetchall()
-    good = [str(d) for (d,) in liked]
-    seen = set(good)
-    return good, [str(d) for (d,) in disliked if str(d) not in seen]
-
-
-def other_papers(store: Store, exclude: set[str], limit: int, seed: int = 0) -> list[str]:
-    """Up to ``limit`` stored papers not in ``exclude``, drawn at random (fixed ``seed``)."""
-    import random
-
-    with store.lock:
-        ids = [str(d) for (d,) in store.conn.execute("SELECT id FROM papers ORDER BY rowid")]
-    pool = [d for d in ids if d not in exclude]
-    if len(pool) <= limit:
-        return pool
-    return sorted(random.Random(seed).sample(pool, limit))

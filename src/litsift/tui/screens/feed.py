@@ -18,7 +18,7 @@ from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
     from litsift.service_api import LitsiftAPI
-    from litsift.service_review import FeedResult
+    from litsift.service_feed import FeedResult
 
 __all__ = ["FeedScreen"]
 

@@ -30,7 +30,7 @@ from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
     from litsift.service_api import LitsiftAPI
-    from litsift.service_review import ScreeningProgress, ScreeningSession
+    from litsift.service_screening import ScreeningProgress, ScreeningSession
     from litsift.tui.app import LitsiftApp
 
 __all__ = ["ScreeningScreen", "create_screening_app", "open_last_review"]

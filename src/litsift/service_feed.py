@@ -1,0 +1,94 @@
+"""The paper feed of the review door: papers synced since the feed's last look, ranked by
+what a collection (or the kept papers) holds against the discarded ones (``litsift feed``,
+the TUI's feed screen; reached as ``LitsiftService.reviews.feed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from litsift.types import Kind, Paper
+
+if TYPE_CHECKING:
+    from litsift.store import Store
+
+__all__ = ["FEED_BACKGROUND", "FeedResult", "feed"]
+
+#: Stored papers drawn as background negatives of a feed (arxiv-sanity-lite's SVM takes every
+#: other paper as a negative; a sample keeps a big store's feed in seconds).
+FEED_BACKGROUND = 2000
+
+
+@dataclass(frozen=True)
+class FeedResult:
+    """What ``litsift feed`` ranks.
+
+    Attributes:
+        feed: the collection's name, or ``kept``.
+        since: the last look (ISO 8601 UTC; ``""`` = never).
+        papers: the new papers, best first (all of them; the caller shows the top).
+        liked, disliked: papers the model learnt from (the collection or kept papers; the
+            discarded ones, plus ``background`` other stored papers as negatives).
+        model: the order used (``tfidf-svm``), or ``arrival order`` with nothing to learn from.
+    """
+
+    feed: str
+    since: str
+    papers: list[Paper]
+    liked: int
+    disliked: int
+    background: int
+    model: str
+
+
+def feed(
+    store: Store, collection: str | None, since: str | None = None, mark_seen: bool = True
+) -> FeedResult:
+    """Rank the papers synced since the feed's last look by the learning order trained on the
+    collection's (or the kept) papers against the discarded ones and a sample of the rest.
+
+    Raises:
+        ReviewError: unknown collection.
+    """
+    from litsift.review.data import record_text
+    from litsift.review.session import ReviewModel
+    from litsift.store import feeds
+
+    name = collection or "kept"
+    last = feeds.feed_seen_at(store, name) if since is None else since
+    new_ids = feeds.synced_since(store, last)
+    liked, disliked = feeds.judged_papers(store, collection)
+    new_set = set(new_ids)
+    liked = [d for d in liked if d not in new_set]
+    disliked = [d for d in disliked if d not in new_set]
+    background: list[str] = []
+    if liked and new_ids:
+        background = feeds.other_papers(
+            store, new_set | set(liked) | set(disliked), FEED_BACKGROUND
+        )
+    train = liked + disliked + background
+    papers = {p.id: p for p in _papers(store, train + new_ids)}
+    new_papers = [papers[d] for d in new_ids if d in papers]
+    model = "arrival order"
+    if liked and len(train) > len(liked) and new_papers:
+        rows = [d for d in train if d in papers]
+        texts = [record_text(papers[d].title, papers[d].abstract) for d in rows]
+        texts += [record_text(p.title, p.abstract) for p in new_papers]
+        y = [1 if i < len(liked) else 0 for i, d in enumerate(train) if d in papers]
+        ranking = ReviewModel(texts).rank(list(range(len(rows))), y)
+        new_papers = [new_papers[i - len(rows)] for i in ranking.order]
+        model = ranking.model
+    if mark_seen and not store.readonly:
+        feeds.mark_feed_seen(store, name)
+    return FeedResult(name, last, new_papers, len(liked), len(disliked), len(background), model)
+
+
+def _papers(store: Store, doc_ids: Sequence[str]) -> list[Paper]:
+    out = []
+    for doc_id in doc_ids:
+        paper = store.get(Kind.PAPER, doc_id)
+        if isinstance(paper, Paper):
+            out.append(paper)
+    return out
