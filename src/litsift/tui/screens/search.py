@@ -18,7 +18,6 @@ like this" on, reranks by the labels, so the first paint already shows labels an
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from textual import on, work
@@ -46,6 +45,7 @@ from litsift.tui.messages import (
     SearchFinished,
     SearchRequested,
 )
+from litsift.tui.screens.command_keys import CommandKeys, typed_in_query
 from litsift.tui.screens.indexing import IndexBuilder
 from litsift.tui.screens.jobs import JobDone, ServiceCalls
 from litsift.tui.screens.keys import (
@@ -67,14 +67,9 @@ from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
 __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
 _PROMPT = "Type a query (Enter searches at once, ↓ moves into the results) · F1 help · Ctrl+Q quits"
-#: keys that never type text (modifiers, function and cursor keys); the others type in the query
-_NON_TEXT_KEY = re.compile(
-    r"^(ctrl|alt|meta|super|shift)\+|^f\d+$|^(up|down|left|right|home|end|pageup|pagedown|"
-    r"enter|escape|tab|delete|backspace|insert)$"
-)
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(CommandKeys, Screen[None]):
     """Search papers and datasets from the keyboard.
 
     Args:
@@ -406,59 +401,10 @@ class SearchScreen(Screen[None]):
     def action_clear_years(self) -> None:
         self.query_bar.clear_years()
 
-    # triage (TRIAGE_BINDINGS) and ranking (RANKING_BINDINGS) keys
-    def action_label(self, label: str) -> None:
-        self.triage.label(label)
-
-    def action_undo_label(self) -> None:
-        self.triage.undo_label()
-
-    def action_cycle_filter(self) -> None:
-        self.triage.cycle_filter()
-
-    def action_edit_note(self) -> None:
-        self.triage.edit_note()
-
-    def action_add_to_collection(self) -> None:
-        self.triage.add_to_collection()
-
-    def action_history(self) -> None:
-        self.triage.history()
-
-    def action_save_search(self) -> None:
-        self.triage.save_search()
-
-    def action_export(self) -> None:
-        self.triage.export()
-
-    def action_more_like_this(self) -> None:
-        self.ranking.toggle_more_like_this()
-
-    def action_coverage_order(self) -> None:
-        self.ranking.toggle_coverage_order()
-
-    def action_edit_aspects(self) -> None:
-        self.ranking.edit_aspects()
-
-    def action_llm_rerank(self) -> None:
-        self.ranking.llm_rerank()
-
-    def action_llm_judge_aspects(self) -> None:
-        self.ranking.judge_aspects()
-
-    def action_answer(self) -> None:
-        self.ranking.answer()
-
     def action_toggle_fulltext(self) -> None:
         self.fulltext = not self.fulltext
         self.show_modes()
         self.search(Kind.PAPER, force=True)
-
-    def action_extract_rq(self) -> None:
-        self.rq.extract()
-
-    def action_same_rq(self, field: str) -> None:
-        self.rq.same(field)
 
     def action_citations(self) -> None:
         """The highlighted paper's references, citing papers and snowball rounds."""
@@ -477,20 +423,10 @@ class SearchScreen(Screen[None]):
         self.notify(msg.text, markup=False)
         self.search(self.kind, force=True)  # the rows carry the new problem / method
 
-    def _typed_in_query(self, action: str) -> bool:
-        """True when every key of ``action`` is text the query bar takes (``+``, ``m``...): from
-        the query such a key types, so the footer must not offer it there."""
-        keys = [
-            key
-            for key, bindings in self._bindings.key_to_bindings.items()
-            if any(b.action.split("(", 1)[0] == action for b in bindings)
-        ]
-        return bool(keys) and all(_NON_TEXT_KEY.match(key) is None for key in keys)
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_results":  # only from the query bar: elsewhere Down moves a cursor
             return self._in_query_bar()
-        if self._in_query_bar() and self._typed_in_query(action):
+        if self._in_query_bar() and typed_in_query(self._bindings.key_to_bindings, action):
             return False  # the key types into the query: hidden from the footer there
         if action == "clear_years":
             years = self.query(".year").results(Input)
