@@ -149,6 +149,7 @@ class Runner:
         self.home = home
         self.timeout = timeout
         self.notes: dict[str, str] = {}
+        self.cpu: dict[str, float] = {}
         self.env = {
             **os.environ,
             "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
@@ -171,6 +172,8 @@ class Runner:
         usage = getattr(proc, "rusage", None)  # set by _patch_wait
         seconds = time.perf_counter() - t
         rss = usage.ru_maxrss / 1024 if usage is not None else float("nan")
+        if usage is not None:  # CPU seconds: the figure that the machine's other load spares
+            self.cpu[name] = round(self.cpu.get(name, 0.0) + usage.ru_utime + usage.ru_stime, 1)
         if proc.returncode:
             self.notes[name] = f"exit {proc.returncode}: {err.strip().splitlines()[-1:]}"
             return None
@@ -181,9 +184,11 @@ class Runner:
             name, [sys.executable, "-m", "litsift.cli", "--home", str(self.home), *args]
         )
 
-    def step(self, name: str, *args: str) -> tuple[float, float, dict[str, Any]] | None:
+    def step(
+        self, name: str, *args: str, label: str = ""
+    ) -> tuple[float, float, dict[str, Any]] | None:
         argv = [sys.executable, str(HERE / "scale_steps.py"), name, str(self.home), *args]
-        done = self.run(name, argv)
+        done = self.run(label or name, argv)
         if done is None:
             return None
         line = next(x for x in done[2].splitlines() if x.startswith("STEP "))
@@ -215,7 +220,9 @@ def du_mb(path: Path, skip: tuple[str, ...] = ()) -> float:
     return total / 1e6
 
 
-def measure(n: int, home: Path, timeout: float, skip: set[str]) -> dict[str, Any]:
+def measure(
+    n: int, home: Path, timeout: float, skip: set[str], snapshot: bool = False
+) -> dict[str, Any]:
     sample = Sample()
     inputs = home / "scale-inputs"
     inputs.mkdir(parents=True, exist_ok=True)
@@ -272,12 +279,17 @@ def measure(n: int, home: Path, timeout: float, skip: set[str]) -> dict[str, Any
     if done := r.cli("dedup", "dedup", "--dry-run", "--json"):
         res["dedup_dry_run_s"] = round(done[0], 1)
         res["dedup_groups"] = len(json.loads(done[2]).get("groups", []))
+    if snapshot:  # the N home before the steps below change it (to time a step again)
+        shutil.copytree(home / "data", home / "snapshot-data")
     if done := r.cli("add_ingest", "ingest", "papers", str(inputs / "add.jsonl.gz"), "--quiet"):
-        bm25 = r.step("bm25")
+        bm25 = r.step("bm25", label="add_bm25")
         if bm25:
             res["add_10k_bm25_s"] = round(done[0] + bm25[0], 1)
             res["add_10k_bm25_build_s"] = round(bm25[2]["paper_s"], 1)
-            if "dense" not in skip and r.step("standins") and (dense := r.step("dense")):
+            dense = None
+            if "dense" not in skip and r.step("standins", label="add_standins"):
+                dense = r.step("dense", label="add_dense")
+            if dense:
                 res["add_10k_hybrid_s"] = round(res["add_10k_bm25_s"] + dense[0], 1)
     if "import" not in skip:
         done = r.cli("import", "ingest", "papers", str(inputs / "import.json"), "--json")
@@ -288,6 +300,7 @@ def measure(n: int, home: Path, timeout: float, skip: set[str]) -> dict[str, Any
                 k: v for k, v in report.get("counts", report).items() if isinstance(v, int)
             }
             res["rss_import_mb"] = round(done[1])
+    res["cpu_s"] = r.cpu
     res["notes"] = r.notes
     return res
 
@@ -330,6 +343,11 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="also print one JSON line")
     ap.add_argument("--home", type=Path, default=None, help="build here (kept); default a temp dir")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per step")
+    ap.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="keep a copy of the N home's data before the +10K and import steps (with --home)",
+    )
     ap.add_argument("--skip", default="", help="comma list of: encoder,dense,search,tui,import")
     args = ap.parse_args()
     _patch_wait()
@@ -337,7 +355,8 @@ def main() -> None:
     if home.exists() and any(home.iterdir()):
         sys.exit(f"{home}: not empty; give a new --home")
     try:
-        res = measure(args.papers, home, args.timeout, set(filter(None, args.skip.split(","))))
+        skip = set(filter(None, args.skip.split(",")))
+        res = measure(args.papers, home, args.timeout, skip, args.snapshot and bool(args.home))
     finally:
         if args.home is None:
             shutil.rmtree(home, ignore_errors=True)
@@ -346,6 +365,7 @@ def main() -> None:
         print(f"\n{res['synthetic_papers']:,} of {args.papers:,} papers are synthetic.")
     if res.get("dense_standin_vectors"):
         print(f"{res['dense_standin_vectors']:,} dense vectors are stand-ins (real + noise).")
+    print("CPU seconds per step (user + sys of its process): " + json.dumps(res["cpu_s"]))
     for name, why in res["notes"].items():
         print(f"note: {name}: {why}")
     if args.json:
