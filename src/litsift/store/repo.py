@@ -258,6 +258,18 @@ class Store:
             sql = f"SELECT COALESCE(MAX(revision), 0) FROM {kind.table}"
             return int(self._conn.execute(sql).fetchone()[0])
 
+    def rowid_summary(self, kind: Kind) -> tuple[int, int, int]:
+        """``(rows, sum of rowids, max rowid)`` of ``kind`` (zeros for an empty table): with
+        the max revision, a fingerprint that shows whether rows were deleted since (a
+        derived cache updated from the rows changed since then must be rebuilt instead)."""
+        with self._lock:
+            sql = (
+                "SELECT COUNT(*), COALESCE(SUM(rowid), 0), COALESCE(MAX(rowid), 0) "
+                f"FROM {kind.table}"
+            )
+            rows, total, top = self._conn.execute(sql).fetchone()
+        return int(rows), int(total), int(top)
+
     def year_by_rowid(self, kind: Kind) -> npt.NDArray[np.int32]:
         """Year of each record indexed by rowid, for year filters on hnswlib labels.
 
