@@ -207,13 +207,16 @@ def updated_mentions(
         state: stored with the result.
     """
     fresh = count_mentions(datasets, changed, state)
-    gone = np.asarray(sorted({int(p.rowid) for p in changed if p.rowid is not None}), np.int64)
+    gone = np.asarray([int(p.rowid) for p in changed if p.rowid is not None], np.int64)
+    top = max([int(gone.max(initial=0))] + [int(v.max(initial=0)) for v in old.papers.values()])
+    is_gone = np.zeros(top + 1, dtype=bool)  # by paper rowid (-1: none, never gone)
+    is_gone[gone] = True
     years: dict[int, npt.NDArray[np.int32]] = {}
     papers: dict[int, npt.NDArray[np.int64]] = {}
     for k in old.years.keys() | fresh.years.keys():
         ys = old.years.get(k, np.zeros(0, np.int32))
         ps = old.papers.get(k, np.zeros(0, np.int64))
-        keep = ~np.isin(ps, gone)
+        keep = ~is_gone[np.maximum(ps, 0)] | (ps < 0)
         ys = np.concatenate([ys[keep], fresh.years.get(k, np.zeros(0, np.int32))])
         ps = np.concatenate([ps[keep], fresh.papers.get(k, np.zeros(0, np.int64))])
         if len(ys):
