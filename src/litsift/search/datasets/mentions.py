@@ -2,11 +2,11 @@
 
 Counting (:func:`~litsift.search.datasets.popularity.count_mentions`) reads every paper: about
 2 s per 20K papers. The result is cached in ``index_dir/popularity.json`` with the store state
-it was computed from (row counts and revisions of both kinds, and the papers' rowid sum and
-maximum). When only papers were added or changed since, the cached counts are updated from
-those papers alone (:func:`~litsift.search.datasets.popularity.updated_mentions`): adding 10K
-papers to a 1M store reads 10K papers, not 1M (issue 32). Any other change -- datasets
-ingested, papers deleted (``litsift dedup``) -- recounts everything.
+it was computed from (row counts and revisions of both kinds, the papers' largest rowid). When
+only papers were added or changed since, the cached counts are updated from those papers alone
+(:func:`~litsift.search.datasets.popularity.updated_mentions`): adding 10K papers to a 1M
+store reads 10K papers, not 1M (issue 32). Any other change -- datasets ingested, papers
+deleted (``litsift dedup``) -- recounts everything.
 """
 
 from __future__ import annotations
@@ -28,13 +28,12 @@ CACHE_FILE = "popularity.json"
 
 def store_state(store: Store) -> dict[str, int]:
     """What the counts depend on: row counts and max revisions of papers and datasets, and the
-    papers' rowid sum and maximum (to tell added rows from deleted ones)."""
-    papers, rowid_sum, max_rowid = store.rowid_summary(Kind.PAPER)
+    papers' largest rowid (to tell added rows from deleted ones). Index look-ups only: this
+    runs on every dataset search."""
     return {
-        "papers": papers,
+        "papers": store.count(Kind.PAPER),
         "papers_revision": store.max_revision(Kind.PAPER),
-        "papers_rowid_sum": rowid_sum,
-        "papers_max_rowid": max_rowid,
+        "papers_max_rowid": store.max_rowid(Kind.PAPER),
         "datasets": store.count(Kind.DATASET),
         "datasets_revision": store.max_revision(Kind.DATASET),
     }
@@ -45,7 +44,7 @@ def _papers_since(
 ) -> list[Paper] | None:
     """The papers added or changed since the state ``old``, when that is all that happened
     (same datasets, no paper deleted); None when the counts must be recounted in full."""
-    keys = ("papers", "papers_revision", "papers_rowid_sum", "papers_max_rowid")
+    keys = ("papers", "papers_revision", "papers_max_rowid")
     if any(k not in old for k in keys) or any(
         old.get(k) != now[k] for k in ("datasets", "datasets_revision")
     ):
@@ -60,11 +59,11 @@ def _papers_since(
     new = [
         int(r.rowid) for r in changed if r.rowid is not None and r.rowid > old["papers_max_rowid"]
     ]
-    if (now["papers"], now["papers_rowid_sum"]) != (
-        old["papers"] + len(new),
-        old["papers_rowid_sum"] + sum(new),
-    ):
-        return None  # a paper was deleted (or the store was replaced): recount
+    # a deleted paper leaves fewer rows than the old ones plus the new ones (a new row takes
+    # a rowid above every current one; one that takes a deleted maximum's rowid is changed
+    # since, so its old mentions are replaced): recount
+    if now["papers"] != old["papers"] + len(new):
+        return None
     return changed  # type: ignore[return-value]
 
 
