@@ -172,6 +172,7 @@ class Runner:
         usage = getattr(proc, "rusage", None)  # set by _patch_wait
         seconds = time.perf_counter() - t
         rss = usage.ru_maxrss / 1024 if usage is not None else float("nan")
+        print(f"{name}: {seconds:.1f} s, peak RSS {rss:.0f} MB", file=sys.stderr, flush=True)
         if usage is not None:  # CPU seconds: the figure that the machine's other load spares
             self.cpu[name] = round(self.cpu.get(name, 0.0) + usage.ru_utime + usage.ru_stime, 1)
         if proc.returncode:
