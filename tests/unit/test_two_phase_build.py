@@ -217,3 +217,42 @@ def test_cli_index_says_bm25_is_ready_first_and_search_notes_partial(  # type: i
     lines = out.stdout.splitlines()
     assert lines[0].startswith("datasets: BM25 ready, searchable now (up to date")
     assert lines[1].startswith("datasets: incremental build (dense rebuilt): 50 indexed")
+
+
+def test_cached_vectors_are_not_published_every_chunk(  # type: ignore[no-untyped-def]
+    tmp_path: Path, rows: list[dict], encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: vectors from the embedding cache arrive faster than a publication (a save and
+    a checksum of the whole graph) takes; publishing every ``publish_every`` rows regardless
+    made a build of N cached vectors O(N^2) (1M papers: 500 saves of a growing graph). A
+    publication now waits for ten times the last one's cost; the result is the same index."""
+    from litsift.search import builder
+    from litsift.search.text import passage_text
+
+    store = Store(tmp_path / "store.sqlite")
+    ingest_jsonl(store, KIND, write_jsonl(tmp_path / "a.jsonl", rows))
+    root = tmp_path / "indexes"
+    build_bm25(store, encoder, KIND, root)
+    encoder.encode_passages([passage_text(r) for b in store.rows_since(KIND) for r in b])
+    real_rows, real_swap = store.rows_since, builder.swap
+    swaps: list[Path] = []
+
+    def small_batches(kind, revision=0, batch_size=1000):  # type: ignore[no-untyped-def]
+        return real_rows(kind, revision, batch_size=10)
+
+    def counted_swap(index_root: Path, kind: Kind, tmp: Path) -> None:
+        swaps.append(tmp)
+        real_swap(index_root, kind, tmp)
+
+    store.rows_since = small_batches  # type: ignore[method-assign]
+    monkeypatch.setattr(builder, "swap", counted_swap)
+    report = build_dense(store, encoder, KIND, root, publish_every=10)
+    # main published after each of the 20 chunks, then at the end: 21 swaps
+    assert 2 <= len(swaps) <= 8, len(swaps)
+    manifest = report.manifest
+    assert not manifest.dense_behind and manifest.part_count("dense") == N_ROWS
+    searcher = KindSearcher.open(root, KIND, encoder, store.year_by_rowid(KIND))
+    assert searcher.partial is None and searcher.dense is not None
+    found, _ = searcher.vectors(np.arange(1, N_ROWS + 1))
+    assert len(found) == N_ROWS
+    store.close()

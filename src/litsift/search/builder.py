@@ -70,6 +70,12 @@ if TYPE_CHECKING:
 #: rows embedded between two publications of a dense part being built (about 2.5 min of
 #: embedding on a 2-core laptop; a publication costs a graph save and a checksum)
 PUBLISH_EVERY = 2000
+#: a publication waits until the build has run this many times as long as the previous
+#: publication took: a publication saves and checksums the whole graph, so publishing every
+#: ``publish_every`` rows when they come fast (vectors from the embedding cache) costs
+#: O(N^2); with the wait, publications stay under ~1/11 of a build (issue 32: 100K cached
+#: vectors, 50 publications of a growing graph)
+PUBLISH_COST_RATIO = 10.0
 #: times :func:`catch_up` runs the two phases again for rows ingested during a build
 CATCH_UP_ROUNDS = 3
 
@@ -190,7 +196,9 @@ def build_dense(
         rebuild: re-embed every row (a usable old dense part stays published until the end).
         progress: ``("embed" | "hnsw", done, total)``, counted over the whole dense part
             (``done`` starts at the rows it already holds; ``total`` is the BM25 part's count).
-        publish_every: rows embedded between two publications (>= 1).
+        publish_every: rows embedded between two publications (>= 1); a publication also
+            waits until :data:`PUBLISH_COST_RATIO` times the previous one's seconds have
+            passed since it, so publishing never dominates a build whose vectors are cached.
 
     Returns:
         An :class:`IndexReport` of the dense part (``rebuilt``: ``("dense",)`` when it started
@@ -254,6 +262,7 @@ def _build_dense(
     base, total = dense.count(), current.part_count("bm25")
     stages: dict[str, float] = {"publish": 0.0}
     state = {"manifest": current, "published": 0}
+    last = {"cost": 0.0, "end": time.perf_counter()}  # the previous publication
 
     def publish(last_rowid: int, final: bool) -> None:
         t = time.perf_counter()
@@ -287,12 +296,19 @@ def _build_dense(
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         state["manifest"] = manifest
-        stages["publish"] += time.perf_counter() - t
+        last["end"] = time.perf_counter()
+        last["cost"] = last["end"] - t
+        stages["publish"] += last["cost"]
 
     def on_batch(embedded: int, last_rowid: int) -> None:
         published = state["published"]
         assert isinstance(published, int)
-        if not usable_old and embedded - published >= publish_every:
+        waited = time.perf_counter() - last["end"]
+        if (
+            not usable_old
+            and embedded - published >= publish_every
+            and waited >= PUBLISH_COST_RATIO * last["cost"]
+        ):
             publish(last_rowid, final=False)
             state["published"] = embedded
 

@@ -292,6 +292,14 @@ class Store:
             sql = f"SELECT COALESCE(MAX(revision), 0) FROM {kind.table}"
             return int(self._conn.execute(sql).fetchone()[0])
 
+    def max_rowid(self, kind: Kind) -> int:
+        """The largest rowid of ``kind`` (0 for an empty table): with :meth:`count` and
+        :meth:`max_revision`, enough to tell rows added since from rows deleted (a later row
+        takes a larger rowid). All three read one B-tree path, not the table."""
+        with self._lock:
+            sql = f"SELECT COALESCE(MAX(rowid), 0) FROM {kind.table}"
+            return int(self._conn.execute(sql).fetchone()[0])
+
     def year_by_rowid(self, kind: Kind) -> npt.NDArray[np.int32]:
         """Year of each record indexed by rowid, for year filters on hnswlib labels.
 
