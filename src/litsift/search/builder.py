@@ -31,6 +31,7 @@ from litsift.errors import IndexDamagedError, IndexMissingError
 from litsift.search.bm25 import BM25Index
 from litsift.search.dense import DenseIndex
 from litsift.search.indexer import IndexReport
+from litsift.search.indexer import merge_reports as merge_reports  # re-exported
 from litsift.search.layout import (
     HNSW_EF_CONSTRUCTION,
     HNSW_M,
@@ -45,7 +46,6 @@ from litsift.search.layout import (
 )
 from litsift.search.manifest import (
     DENSE_FILES,
-    PARTS,
     Manifest,
     current_parts,
     read_manifest,
@@ -343,26 +343,6 @@ def _build_dense(
         manifest,
         rebuilt,
         damage,
-    )
-
-
-def merge_reports(bm25: IndexReport, dense: IndexReport) -> IndexReport:
-    """One report of a two-phase build (what ``litsift index`` prints)."""
-    if bm25.mode == dense.mode == "unchanged":
-        return replace(dense, checked=bm25.checked)
-    rebuilt = tuple(p for p in PARTS if p in bm25.rebuilt or p in dense.rebuilt)
-    return IndexReport(
-        dense.kind,
-        "full" if rebuilt == PARTS else "incremental",
-        max(bm25.indexed, dense.indexed),
-        dense.manifest.part_count("dense"),
-        bm25.seconds + dense.seconds,
-        {**bm25.stage_seconds, **dense.stage_seconds},
-        dense.path,
-        dense.manifest,
-        rebuilt,
-        {**bm25.repaired, **dense.repaired},
-        bm25.checked,
     )
 
 

@@ -209,3 +209,23 @@ def _reason(message: str, directory: Path) -> str:
     for prefix in ("the BM25 part is damaged: ", "the dense part is damaged: "):
         message = message.removeprefix(prefix)
     return message.replace(f"{directory}/", "")
+
+
+def merge_reports(bm25: IndexReport, dense: IndexReport) -> IndexReport:
+    """One report of a two-phase build (what ``litsift index`` prints)."""
+    if bm25.mode == dense.mode == "unchanged":
+        return replace(dense, checked=bm25.checked)
+    rebuilt = tuple(p for p in PARTS if p in bm25.rebuilt or p in dense.rebuilt)
+    return IndexReport(
+        dense.kind,
+        "full" if rebuilt == PARTS else "incremental",
+        max(bm25.indexed, dense.indexed),
+        dense.manifest.part_count("dense"),
+        bm25.seconds + dense.seconds,
+        {**bm25.stage_seconds, **dense.stage_seconds},
+        dense.path,
+        dense.manifest,
+        rebuilt,
+        {**bm25.repaired, **dense.repaired},
+        bm25.checked,
+    )
