@@ -247,8 +247,12 @@ async def test_empty_store_screen_says_how_to_ingest(empty_service: Any) -> None
     app = create_app(empty_service)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.pause()
-        assert isinstance(app.screen, EmptyStoreScreen)
+        # the store check runs in a worker and posts its result: wait for the screen it pushes
+        for _ in range(400):
+            if isinstance(app.screen, EmptyStoreScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, EmptyStoreScreen), app.screen.query_one(StatusLine).text
         text = app.screen.text
         for cmd in (
             "litsift ingest papers FILE.jsonl",

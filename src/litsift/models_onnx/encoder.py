@@ -214,17 +214,12 @@ class Encoder:
         done = hits
         pool = self._pool
         # a killed build keeps its chunks; with worker processes, chunks big enough to share
-        step = CACHE_CHUNK if pool is None else max(POOL_MIN, 4 * POOL_CHUNK * pool.workers)
+        pooled = pool is not None and len(missing) >= POOL_MIN
+        step = max(POOL_MIN, 4 * POOL_CHUNK * pool.workers) if pool and pooled else CACHE_CHUNK
         for start in range(0, len(missing), step):
             idx = missing[start : start + step]
             todo = [full[i] for i in idx]
-            inner = None
-            if progress is not None:
-
-                def inner(d: int, _t: int, base: int = done) -> None:
-                    progress(base + d, len(full))
-
-            fresh = self._encode(todo, batch_size, inner)
+            fresh = self._encode(todo, batch_size, None)  # progress once it is cached
             out[idx] = fresh
             cache.put(self.cache_key, todo, fresh)
             done += len(idx)
