@@ -95,21 +95,8 @@ class RefsService:
         max_pages: int | None = None,
         progress: Callable[[str, str, int, int | None], None] | None = None,
     ) -> RefsFetchReport:
-        """Fetch the references and/or citing works of each paper from ``source``
-        (:func:`litsift.service_refs_fetch.fetch_walks`).
-
-        Args:
-            doc_ids: stored paper ids (:meth:`seeds`).
-            directions: ``backward`` (references) and/or ``forward`` (citing works).
-            source: ``openalex`` or ``s2`` (base URL, delay, retries under ``[sources.NAME]``).
-            refresh: walk again the seeds fetched before (else they count as ``cached``).
-            max_pages: at most this many pages per walk (the rest on the next run).
-            progress: ``progress(doc_id, direction, works so far, total or None)`` per page.
-
-        Returns:
-            The report; when the service cannot be reached it stops at that walk and says
-            so in ``stopped`` (what was written stays, and the next run resumes there).
-        """
+        """Fetch the references and/or citing works of each paper from ``source``; arguments,
+        return value and resumption as :func:`litsift.service_refs_fetch.fetch_walks`."""
         from litsift.service_refs_fetch import fetch_walks
 
         return fetch_walks(

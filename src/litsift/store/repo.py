@@ -234,15 +234,8 @@ class Store:
             ``{rowid: id}`` in the order of ``rowids`` (first occurrence); rowids with no row
             are absent.
         """
-        found: dict[int, str] = {}
-        wanted = list(dict.fromkeys(int(r) for r in rowids))
-        with self._lock:
-            for start in range(0, len(wanted), _MAX_PARAMS):
-                chunk = wanted[start : start + _MAX_PARAMS]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT rowid, id FROM {kind.table} WHERE rowid IN ({marks})"
-                found.update((int(r), str(d)) for r, d in self._conn.execute(sql, chunk))
-        return {r: found[r] for r in wanted if r in found}
+        pairs = self._lookup(kind, "rowid", "id", [int(r) for r in rowids])
+        return {int(r): str(d) for r, d in pairs.items()}
 
     def rowids_by_id(self, kind: Kind, doc_ids: Sequence[str]) -> dict[str, int]:
         """Rowids of external ids, one query per 900 ids; no row is loaded.
@@ -251,15 +244,23 @@ class Store:
             ``{id: rowid}`` in the order of ``doc_ids`` (first occurrence); ids with no row
             are absent.
         """
-        found: dict[str, int] = {}
-        wanted = list(dict.fromkeys(str(d) for d in doc_ids))
+        pairs = self._lookup(kind, "id", "rowid", [str(d) for d in doc_ids])
+        return {str(d): int(r) for d, r in pairs.items()}
+
+    def _lookup(
+        self, kind: Kind, key: str, value: str, keys: Sequence[int | str]
+    ) -> dict[int | str, int | str]:
+        """``{key: value}`` of two columns of ``kind``'s table for ``keys`` (in their order,
+        first occurrence; missing keys absent), one query per 900 keys."""
+        found: dict[int | str, int | str] = {}
+        wanted = list(dict.fromkeys(keys))
         with self._lock:
             for start in range(0, len(wanted), _MAX_PARAMS):
                 chunk = wanted[start : start + _MAX_PARAMS]
                 marks = ",".join("?" * len(chunk))
-                sql = f"SELECT id, rowid FROM {kind.table} WHERE id IN ({marks})"
-                found.update((str(d), int(r)) for d, r in self._conn.execute(sql, chunk))
-        return {d: found[d] for d in wanted if d in found}
+                sql = f"SELECT {key}, {value} FROM {kind.table} WHERE {key} IN ({marks})"
+                found.update(self._conn.execute(sql, chunk))
+        return {k: found[k] for k in wanted if k in found}
 
     def rows_since(
         self, kind: Kind, revision: int = 0, batch_size: int = 1000
