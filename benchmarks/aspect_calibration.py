@@ -200,6 +200,7 @@ def calibrate(
     encoder: TextEncoder | None = None,
     candidates_path: Path | None = None,
     fixed: tuple[float, float, float] | None = None,
+    sentences: Any = None,
 ) -> Calibration:
     """Choose ``λ``, ``t1`` and ``t2`` on the DORIS-MAE dev queries; how the constants were set.
 
@@ -227,6 +228,9 @@ def calibrate(
         fixed: ``(λ, t1, t2)`` to evaluate instead of searching the grids (the diagnostics of
             given constants, e.g. the shipped ones on another CPU, whose int8 kernels shift
             scores slightly: the grid optimum is flat, so the chosen values can move).
+        sentences: where the scorer looks the candidates' sentence vectors up first (an
+            ``AspectScorer`` ``sentences`` argument: ``benchmarks/aspect_storage.py`` passes
+            vectors stored in other layouts, or one passage vector per record).
 
     Returns:
         The chosen values with their fit diagnostics.
@@ -246,7 +250,7 @@ def calibrate(
         items = list(q.aspects) + [s for subs in q.sub_aspects for s in subs]
         texts.extend(items)
         owner.extend([qi] * len(items))
-    sim, lex, _ = AspectScorer(encoder, (0.0, 0.0), 0.0).raw(texts, cands)
+    sim, lex, _ = AspectScorer(encoder, (0.0, 0.0), 0.0, sentences=sentences).raw(texts, cands)
     owner_arr = np.asarray(owner, dtype=np.int64)
     nq = len(queries)
     own_col = np.asarray([col[q.best_candidate.id] for q in queries], dtype=np.int64)

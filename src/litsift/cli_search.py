@@ -75,10 +75,7 @@ def index_kinds(
             repaired = svc.sentences_repaired()
             if repaired is not None:
                 click.echo(f"repaired aspect sentences: {for_terminal(repaired)}", err=True)
-            click.echo(
-                f"{k.table}: aspect sentences of {total:,} records stored "
-                f"({embedded:,} cut and embedded now)"
-            )
+            _say_sentences(svc, k, embedded, total)
             if k.value == "paper":
                 with progress_bar(not quiet) as bar:
                     built = svc.build_passages(progress=bar, rebuild=rebuild, check=check)
@@ -172,10 +169,22 @@ def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) ->
                 click.echo(f"full text: {passages.summary()}")
         with progress_bar(not quiet) as bar:
             embedded, total = svc.build_sentences(k, progress=bar)
+        _say_sentences(svc, k, embedded, total)
+
+
+def _say_sentences(svc: LitsiftService, kind: Kind, embedded: int, total: int) -> None:
+    """What the sentence phase of ``kind`` did, or that ``kind`` has none."""
+    if svc.sentence_phase(kind):
         click.echo(
-            f"{k.table}: aspect sentences of {total:,} records stored "
+            f"{kind.table}: aspect sentences of {total:,} records stored "
             f"({embedded:,} cut and embedded now)"
         )
+        return
+    kept = svc.config.search.sentence_cache_records
+    click.echo(
+        f"{kind.table}: aspect sentences are embedded when a hit is first scored "
+        f'(the last {kept:,} kept; search.sentence_phase = "all" stores them all now)'
+    )
 
 
 def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:

@@ -36,6 +36,9 @@ from typing import Any
 from litsift.errors import ConfigError
 from litsift.types import BM25_QUERY_MODES, FUSIONS, MAX_K, MAX_K0
 
+#: values of ``search.sentence_phase``: the kinds whose sentences are computed ahead of time.
+SENTENCE_PHASES = ("datasets", "all", "none")
+
 
 @dataclass(frozen=True)
 class SearchSettings:
@@ -89,6 +92,15 @@ class SearchSettings:
     #: candidate pool: blend 0.5 MRR@10 0.784 -> 0.831 (benchmarks/aspect_decomposition.py).
     coverage_pool: int = 20
     coverage_blend: float = 0.5
+    #: kinds whose sentence vectors (aspect scoring; the dataset re-ranker's best sentence) the
+    #: index's third phase computes ahead of time: "datasets", "all" or "none". Other kinds are
+    #: cut and embedded when a hit is first scored and kept in a bounded cache: the phase for
+    #: papers is ~8x the dense embedding work (~30 h at 1M papers on 2 cores), and grades are
+    #: the same either way (``litsift.search.sentences``; benchmarks/aspect_storage.py).
+    sentence_phase: str = "datasets"
+    #: records scored on demand whose sentence vectors stay on disk, least recently used
+    #: dropped first (~3.2 KB a paper: 20,000 is ~64 MB); 0 keeps none.
+    sentence_cache_records: int = 20_000
     model: str = "all-MiniLM-L6-v2"
     #: opt-in cross-encoder stage (``litsift.models_onnx.cross_encoder``, the ``bge`` extra):
     #: re-score the top ``cross_encoder_top`` paper hits; 0 (default) disables it. The new
@@ -312,6 +324,12 @@ def _validate(s: SearchSettings) -> None:
     _bounded(s, "cross_encoder_top", 0, 1000)
     if not 0.0 <= s.cross_encoder_weight <= 1.0:
         raise ConfigError("config: search.cross_encoder_weight must be between 0 and 1")
+    if s.sentence_phase not in SENTENCE_PHASES:
+        raise ConfigError(
+            f"config: search.sentence_phase must be one of {', '.join(SENTENCE_PHASES)}, "
+            f"not {s.sentence_phase!r}"
+        )
+    _bounded(s, "sentence_cache_records", 0, 10_000_000)
     if s.bm25_query not in BM25_QUERY_MODES:
         raise ConfigError(f"config: search.bm25_query must be one of {', '.join(BM25_QUERY_MODES)}")
 

@@ -4,6 +4,7 @@ still needs (``litsift index``, the TUI's background builds, ``litsift config``)
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from litsift.search.passage_build import PassageBuild
     from litsift.search.ray_embed import RayEmbedReport
     from litsift.search.sentences import SentenceStore
+
+log = logging.getLogger(__name__)
 
 __all__ = ["IndexCommands"]
 
@@ -188,15 +191,25 @@ class IndexCommands(ServiceParts):
             self._passages = None
         return report
 
+    def sentence_phase(self, kind: Kind) -> bool:
+        """True when ``kind``'s sentences are computed ahead of time by :meth:`build_sentences`
+        (config ``search.sentence_phase``); otherwise a hit's sentences are embedded when it is
+        first scored and kept in a bounded cache."""
+        phase = self.config.search.sentence_phase
+        return phase == "all" or (phase == "datasets" and kind is Kind.DATASET)
+
     def build_sentences(
         self, kind: Kind, progress: Progress | None = None, chunk: int | None = None
     ) -> tuple[int, int]:
         """Cut and embed the sentences of every record of ``kind`` that lacks them, for aspect
         scoring (the third index phase, after BM25 and dense; resumable, see
-        :func:`litsift.search.sentences.build_sentences`).
+        :func:`litsift.search.sentences.build_sentences`). A kind without the phase
+        (:meth:`sentence_phase`) embeds nothing: rows an earlier phase pinned join the bounded
+        cache instead.
 
         Returns:
-            ``(embedded now, records of kind)``; ``(0, n)`` when the store cannot be opened.
+            ``(embedded now, records of kind)``; ``(0, n)`` when the store cannot be opened or
+            ``kind`` has no phase.
         """
         from litsift.search.sentences import BUILD_CHUNK as SENTENCE_CHUNK
         from litsift.search.sentences import build_sentences
@@ -205,6 +218,13 @@ class IndexCommands(ServiceParts):
         if sentences is None:
             return 0, self.store.count(kind)
         marker = self._sentences_marker(kind)
+        if not self.sentence_phase(kind):
+            marker.unlink(missing_ok=True)
+            try:
+                sentences.set_pinned(kind, False)
+            except sqlite3.Error as err:  # derived data: the rows stay as they are
+                log.warning("sentence rows of %s not unpinned: %s", kind.table, err)
+            return 0, self.store.count(kind)
         try:
             marker.touch()
         except OSError:
@@ -230,7 +250,12 @@ class IndexCommands(ServiceParts):
         with self._lock:
             if self._sentences is not None:
                 self._sentences.close()
-            self._sentences = open_sentence_store(self.paths.index_dir, self.encoder, fresh=why)
+            self._sentences = open_sentence_store(
+                self.paths.index_dir,
+                self.encoder,
+                fresh=why,
+                max_cached=self.config.search.sentence_cache_records,
+            )
             self._aspect_scorer = None
             return self._sentences
 
@@ -249,7 +274,10 @@ class IndexCommands(ServiceParts):
         return self._sentences_marker(kind).is_file()
 
     def needs_sentences(self, kind: Kind) -> bool:
-        """True when fewer records of ``kind`` have stored sentences than the store holds."""
+        """True when ``kind`` has the sentence phase and fewer of its records have stored
+        sentences than the store holds."""
+        if not self.sentence_phase(kind):
+            return False
         sentences = self.sentence_store
         if sentences is None:
             return False

@@ -202,7 +202,11 @@ class ServiceParts:
 
         with self._lock:
             if self._sentences is None:
-                self._sentences = open_sentence_store(self.paths.index_dir, self.encoder)
+                self._sentences = open_sentence_store(
+                    self.paths.index_dir,
+                    self.encoder,
+                    max_cached=self.config.search.sentence_cache_records,
+                )
             return self._sentences
 
     @property

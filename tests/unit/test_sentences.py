@@ -1,6 +1,8 @@
 """Stored sentence spans + vectors (litsift.search.sentences): aspect scoring embeds only the
 aspects once a record's sentences are stored, with the grades of a fresh embedding; the build is
-incremental and resumable; a damaged or foreign file is started again, never an error."""
+incremental and resumable; a damaged or foreign file is started again, never an error. Papers
+have the phase here only because the homes opt in (``search.sentence_phase = "all"``); the
+default, papers on demand, is tested in test_sentence_cache.py."""
 
 from __future__ import annotations
 
@@ -36,12 +38,20 @@ class Stop(Exception):
     pass
 
 
+def phase_for_all(home: Path) -> None:
+    """Opt ``home`` into the sentence phase for papers too (the default is datasets only)."""
+    config = get_paths(home).config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[search]\nsentence_phase = "all"\n', encoding="utf-8")
+
+
 @pytest.fixture
 def home(tmp_path: Path, paper_slice_rows: list[dict], encoder):  # type: ignore[no-untyped-def]
     """A private home with N_PAPERS papers of the slice (not indexed: sentences need no index)."""
     src = tmp_path / "papers.jsonl"
     rows = paper_slice_rows[:N_PAPERS]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    phase_for_all(tmp_path / "home")
     with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
         assert svc.ingest(Kind.PAPER, src).ok
     return tmp_path / "home"
@@ -152,6 +162,7 @@ def test_cli_index_stores_sentences(tmp_path: Path, paper_slice_rows: list[dict]
     src = tmp_path / "papers.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in paper_slice_rows[:12]), encoding="utf-8")
     runner = CliRunner()
+    phase_for_all(home)
     out = runner.invoke(main, ["--home", str(home), "ingest", "papers", str(src)])
     assert out.exit_code == 0, out.output
     out = runner.invoke(main, ["--home", str(home), "index", "papers", "--quiet"])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -33,7 +34,13 @@ import numpy.typing as npt
 
 from litsift.search.aspects import content_terms, split_sentences
 from litsift.search.sentences import MAX_SENTENCES as MAX_SENTENCES
-from litsift.search.sentences import SentenceStore, SentenceView, sentence_views, text_hash
+from litsift.search.sentences import (
+    SentenceStore,
+    SentenceView,
+    round_vectors,
+    sentence_views,
+    text_hash,
+)
 from litsift.search.text import passage_text
 from litsift.types import Aspect, Hit, Record
 from litsift.types import AspectScore as AspectScore  # re-exported: defined in types
@@ -57,8 +64,9 @@ FloatArray = npt.NDArray[np.float32]
 CALIBRATED_THRESHOLDS: tuple[float, float] = (0.34, 0.40)
 #: λ, the weight of ``bm25_evidence`` in the combined score (same calibration run).
 CALIBRATED_LAMBDA: float = 0.1
-#: Records whose sentence embeddings are kept in memory (oldest dropped first).
-MAX_CACHED_RECORDS = 20_000
+#: Records whose sentence embeddings a scorer keeps in memory, the least recently scored dropped
+#: first (~12 KB each as float32: ~24 MB; the sentence store keeps more on disk).
+MAX_CACHED_RECORDS = 2_000
 
 T = TypeVar("T", Hit, Record)
 
@@ -114,11 +122,12 @@ class _DocView:
 class AspectScorer:
     """Scores records against aspects; each record's sentences are cut and embedded once.
 
-    A record's sentence spans and vectors come from, in order: this scorer's memory, the
-    ``sentences`` store (:mod:`litsift.search.sentences`, filled at index time), or the encoder
-    (then written to the store). They are keyed by record id with a hash of its text, so an
-    edited record is cut and embedded again. Aspect texts are embedded on every call (they are
-    few and the user may edit them).
+    A record's sentence spans and vectors come from, in order: this scorer's memory (at most
+    :data:`MAX_CACHED_RECORDS`, least recently used dropped first), the ``sentences`` store
+    (:mod:`litsift.search.sentences`: the phase's rows, or records scored earlier), or the
+    encoder (then written to the store's bounded cache). They are keyed by record id with a
+    hash of its text, so an edited record is cut and embedded again. Aspect texts are embedded
+    on every call (they are few and the user may edit them).
 
     Args:
         encoder: a bi-encoder; aspects are embedded as queries, sentences as passages.
@@ -145,7 +154,13 @@ class AspectScorer:
         self.thresholds = (float(thresholds[0]), float(thresholds[1]))
         self.lexical_weight = float(lexical_weight)
         self.sentences = sentences
-        self._docs: dict[tuple[str, str, bytes], _DocView] = {}
+        self._docs: OrderedDict[tuple[str, str, bytes], _DocView] = OrderedDict()
+
+    def _keep(self, key: tuple[str, str, bytes], view: _DocView) -> None:
+        self._docs[key] = view
+        self._docs.move_to_end(key)
+        while len(self._docs) > MAX_CACHED_RECORDS:
+            self._docs.popitem(last=False)  # the least recently used
 
     def _views(
         self, records: Sequence[Record], extra: Sequence[str] | None = None
@@ -159,7 +174,10 @@ class AspectScorer:
                 out.append(view)
                 continue
             key = (r.kind.value, r.id, text_hash(view.text + "\0" + e))
-            if key not in self._docs:
+            if key in self._docs:
+                self._docs.move_to_end(key)
+                joined = self._docs[key]
+            else:
                 # a full-text passage's sentences after the record's own, in memory only (the
                 # sentence store keeps one text per record)
                 spans = split_sentences(e)[:MAX_SENTENCES]
@@ -171,25 +189,25 @@ class AspectScorer:
                     view.spans + tuple((s + offset, t + offset) for s, t in spans),
                     view.embeddings
                     if vecs is None
-                    else np.vstack(
-                        [view.embeddings, np.asarray(vecs, np.float16).astype(np.float32)]
-                    ),
+                    else np.vstack([view.embeddings, round_vectors(vecs)]),
                     view.terms | stem_terms(e),
                 )
-                if len(self._docs) >= MAX_CACHED_RECORDS:
-                    del self._docs[next(iter(self._docs))]
-                self._docs[key] = joined
-            out.append(self._docs[key])
+                self._keep(key, joined)
+            out.append(joined)
         return out
 
     def _record_views(self, records: Sequence[Record]) -> list[_DocView]:
         keys: list[tuple[str, str, bytes]] = []
         todo: dict[tuple[str, str, bytes], Record] = {}
+        got_views: dict[tuple[str, str, bytes], _DocView] = {}
         for r in records:
             text = record_text(r)
             key = (r.kind.value, r.id, text_hash(text))
             keys.append(key)
-            if key not in self._docs:
+            if key in self._docs:
+                self._docs.move_to_end(key)
+                got_views[key] = self._docs[key]
+            else:
                 todo[key] = r
         stored: dict[tuple[str, str], SentenceView] = {}
         if todo and self.sentences is not None:
@@ -207,17 +225,16 @@ class AspectScorer:
                 # one encoder call per record; a vector depends on its text alone anyway
                 view = sentence_views([r], self.encoder)[0]
                 fresh.append((r, view))
-            if len(self._docs) >= MAX_CACHED_RECORDS:
-                del self._docs[next(iter(self._docs))]  # drop the oldest entry
             spans = tuple((int(s), int(e)) for s, e in view.spans)
-            self._docs[k] = _DocView(view.text, spans, view.vectors, stem_terms(view.text))
+            got_views[k] = _DocView(view.text, spans, view.vectors, stem_terms(view.text))
+            self._keep(k, got_views[k])
         if fresh and self.sentences is not None:
             for kind in {r.kind for r, _ in fresh}:
                 try:
                     self.sentences.put(kind, [(r.id, v) for r, v in fresh if r.kind is kind])
                 except sqlite3.Error:
                     pass  # not kept: embedded again next time
-        return [self._docs[k] for k in keys]
+        return [got_views[k] for k in keys]
 
     def raw(
         self,

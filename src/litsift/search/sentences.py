@@ -1,24 +1,31 @@
-"""Sentence spans and sentence vectors of every record, stored once for aspect scoring.
+"""Sentence spans and sentence vectors of records, kept for aspect scoring.
 
 Aspect scoring (:mod:`litsift.search.aspect_scoring`) compares each aspect with every sentence
 of a hit. Splitting 50 abstracts into sentences (pysbd) costs ~200 ms of CPU and embedding their
 ~400 sentences ~1.9 s on two cores; both depend on the record's text alone (the encoder embeds
-one passage per ONNX run, so a vector is a function of its text), so they are computed once --
-by :func:`build_sentences` after the dense index, or the first time a record is scored -- and
-kept here. A search then embeds only its aspects.
+one passage per ONNX run, so a vector is a function of its text), so they are computed once and
+kept here: a search then embeds only its aspects.
+
+Two ways in. The *phase* (:func:`build_sentences`, after the dense index) cuts and embeds every
+record of a kind ahead of time; its rows are pinned. By default only datasets have the phase
+(the dataset re-ranker reads every candidate's sentences); papers are cut and embedded *on
+demand*, the first time a hit is scored, and kept in a bounded cache: at most ``max_cached``
+unpinned rows, the least recently used dropped first (a read refreshes a row). At 1M papers the
+phase would take ~30 h and ~3 GB; the cache keeps what was shown.
 
 The file (``<index dir>/sentences.sqlite``, SQLite in WAL mode, several processes may read and
-write it) is derived data: deleted, damaged or written by another encoder, it is emptied and
-refilled, never an error. Damage is found on open by SQLite's ``PRAGMA quick_check`` (~85 ms
-for 175 MB; a checksum in a manifest cannot serve a file written in place by several processes)
-and by any SQLite error of a build, which then starts the file again
-(:func:`open_sentence_store` with ``fresh``). Rows are keyed by ``(kind, doc id)`` and hold the
-SHA-1 of the text the sentences were cut from (an edited record is cut and embedded again), the
-spans as int32 ``(start, end)`` character offsets, and the vectors as float16 (half the disk of
-float32; a stored cosine differs from the float32 one by < 1e-3, and :class:`SentenceView`
+write it) is derived data: deleted, damaged, written by another encoder or in an older layout, it
+is emptied and refilled, never an error. Damage is found on open by SQLite's ``PRAGMA
+quick_check`` (~85 ms for 175 MB; a checksum in a manifest cannot serve a file written in place
+by several processes) and by any SQLite error of a build, which then starts the file again
+(:func:`open_sentence_store` with ``fresh``). Every write is one SQLite transaction, so a process
+killed while writing leaves the rows of the last commit. Rows are keyed by ``(kind, doc id)`` and
+hold the SHA-1 of the text the sentences were cut from (an edited record is cut and embedded
+again), the spans as int32 ``(start, end)`` character offsets, and the vectors as int8 with one
+float32 scale per vector (:func:`pack_vectors`; a quarter of float32, half of the float16 used
+before; a stored cosine differs from the float32 one by < 0.01, and :func:`sentence_views`
 rounds freshly embedded vectors the same way, so a record's grades do not depend on where its
-vectors came from). ~8 sentences per abstract × 384 dims × 2 bytes: ~6 KB per paper, ~120 MB
-for the 19.6K papers of the sample.
+vectors came from). ~8 sentences per abstract x (384 + 4 + 8) bytes: ~3.2 KB per paper.
 """
 
 from __future__ import annotations
@@ -27,8 +34,9 @@ import hashlib
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -43,13 +51,17 @@ if TYPE_CHECKING:
     from litsift.store import Store
 
 __all__ = [
+    "MAX_CACHED",
     "MAX_SENTENCES",
     "SentenceStore",
     "SentenceView",
     "best_sentence_cosines",
     "build_sentences",
     "open_sentence_store",
+    "pack_vectors",
+    "round_vectors",
     "sentence_view",
+    "unpack_vectors",
 ]
 
 log = logging.getLogger(__name__)
@@ -59,8 +71,56 @@ MAX_SENTENCES = 64
 #: Records cut and embedded between two commits of :func:`build_sentences` (a killed build
 #: keeps what it committed).
 BUILD_CHUNK = 64
+#: Rows kept outside the phase (records scored on demand) by default, least recently used
+#: dropped first: ~3.2 KB per paper, ~64 MB.
+MAX_CACHED = 20_000
 _MAX_PARAMS = 900
 FILE_NAME = "sentences.sqlite"
+#: The rows' layout; a file written in another one (float16 vectors, no LRU columns) is emptied.
+LAYOUT = "int8-scaled/lru-v2"
+FloatArray = npt.NDArray[np.float32]
+
+
+def pack_vectors(vectors: npt.ArrayLike) -> bytes:
+    """``(m, dim)`` float vectors as int8 with one scale per vector.
+
+    Each vector ``v`` is stored as ``s = max|v_i| / 127`` and ``q = round(v / s)`` in
+    ``[-127, 127]``: ``m`` little-endian float32 scales, then ``m * dim`` int8 values, row-major
+    (``m * (4 + dim)`` bytes; 388 for one 384-dim vector, against 1,536 as float32).
+
+    Raises:
+        ValueError: ``vectors`` is not two-dimensional.
+    """
+    v = np.asarray(vectors, dtype=np.float32)
+    if v.ndim != 2:
+        raise ValueError(f"vectors must be (m, dim), got shape {v.shape}")
+    peak = np.abs(v).max(axis=1) if v.size else np.zeros(len(v), dtype=np.float32)
+    scale = np.where(peak > 0, peak / 127.0, 1.0).astype("<f4")
+    q = np.clip(np.rint(v / scale[:, None]), -127, 127).astype(np.int8)
+    return bytes(scale.tobytes() + q.tobytes())
+
+
+def unpack_vectors(blob: bytes, m: int, dim: int) -> FloatArray | None:
+    """The ``(m, dim)`` float32 vectors of :func:`pack_vectors`, L2-normalised again (a zero
+    vector stays zero); None when ``blob`` does not hold ``m`` vectors of ``dim`` (a torn or
+    foreign row)."""
+    if m < 0 or len(blob) != m * (4 + dim):
+        return None
+    scale = np.frombuffer(blob, dtype="<f4", count=m).astype(np.float32)
+    q = np.frombuffer(blob, dtype=np.int8, offset=4 * m).reshape(m, dim)
+    v = q.astype(np.float32) * scale[:, None]
+    norm = np.linalg.norm(v, axis=1, keepdims=True)
+    out: FloatArray = np.divide(v, norm, out=np.zeros_like(v), where=norm > 0)
+    return out
+
+
+def round_vectors(vectors: npt.ArrayLike) -> FloatArray:
+    """``vectors`` ``(m, dim)`` as the store gives them back (packed and unpacked): freshly
+    embedded vectors are rounded so, so that grades do not depend on where vectors came from."""
+    v = np.asarray(vectors, dtype=np.float32)
+    out = unpack_vectors(pack_vectors(v), v.shape[0], v.shape[1])
+    assert out is not None
+    return out
 
 
 class SentenceEncoder(Protocol):
@@ -82,14 +142,19 @@ class SentenceView:
     Attributes:
         text: the record's passage text (:func:`litsift.search.text.passage_text`).
         spans: ``(m, 2)`` int32 character offsets into ``text``, ``m <= MAX_SENTENCES``.
-        vectors: ``(m, dim)`` float32 sentence vectors (float16-rounded), L2-normalised.
+        vectors: ``(m, dim)`` float32 sentence vectors, L2-normalised, rounded as stored
+            (:func:`round_vectors`).
         text_hash: SHA-1 of ``text`` (20 bytes).
+        packed: ``vectors`` as stored (:func:`pack_vectors`), when known: what
+            :meth:`SentenceStore.put` writes, so a view read back has the same vectors bit for
+            bit (packing rounded vectors again could move a cosine's last digits).
     """
 
     text: str
     spans: npt.NDArray[np.int32]
     vectors: npt.NDArray[np.float32]
     text_hash: bytes
+    packed: bytes | None = field(default=None, compare=False, repr=False)
 
 
 def text_hash(text: str) -> bytes:
@@ -116,12 +181,15 @@ def sentence_views(records: Sequence[Record], encoder: SentenceEncoder) -> list[
         if sentences
         else np.zeros((0, encoder.dim), dtype=np.float32)
     )
-    vectors = np.asarray(vectors, dtype=np.float16).astype(np.float32)
+    vectors = np.asarray(vectors, dtype=np.float32)
     out: list[SentenceView] = []
     at = 0
     for t, sp in zip(texts, spans, strict=True):
         arr = np.asarray(sp, dtype=np.int32).reshape(-1, 2)
-        out.append(SentenceView(t, arr, vectors[at : at + len(sp)], text_hash(t)))
+        packed = pack_vectors(vectors[at : at + len(sp)].reshape(-1, encoder.dim))
+        rounded = unpack_vectors(packed, len(sp), encoder.dim)
+        assert rounded is not None
+        out.append(SentenceView(t, arr, rounded, text_hash(t), packed))
         at += len(sp)
     return out
 
@@ -129,21 +197,29 @@ def sentence_views(records: Sequence[Record], encoder: SentenceEncoder) -> list[
 class SentenceStore:
     """Stored :class:`SentenceView` rows of one encoder. Thread-safe; one connection.
 
+    Rows written by the phase (:func:`build_sentences`) are pinned; the others (records scored
+    on demand) form a cache of at most ``max_cached`` rows, the least recently read or written
+    dropped first.
+
     Args:
         path: the SQLite file (created with its directory).
         encoder_key: the encoder's :attr:`~litsift.models_onnx.Encoder.cache_key`; rows of
-            another key are deleted on open.
+            another key, or of another :data:`LAYOUT`, are deleted on open.
         dim: the encoder's dimension.
+        max_cached: unpinned rows kept at most (0: none; scoring then keeps them in memory).
 
     Raises:
         sqlite3.Error, OSError: the file cannot be opened or created (use
         :func:`open_sentence_store`, which recreates a damaged file).
     """
 
-    def __init__(self, path: Path, encoder_key: str, dim: int) -> None:
+    def __init__(
+        self, path: Path, encoder_key: str, dim: int, max_cached: int = MAX_CACHED
+    ) -> None:
         self.path = Path(path)
         self.encoder_key = encoder_key
         self.dim = int(dim)
+        self.max_cached = max(0, int(max_cached))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         #: why the file was found damaged and started again (set by open_sentence_store)
         self.repaired: str | None = None
@@ -156,24 +232,28 @@ class SentenceStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS sentences (kind TEXT NOT NULL, doc_id TEXT NOT NULL, "
-                "text_hash BLOB NOT NULL, spans BLOB NOT NULL, vectors BLOB NOT NULL, "
-                "PRIMARY KEY (kind, doc_id)) WITHOUT ROWID"
-            )
             row = self._db.execute("SELECT value FROM meta WHERE key = 'encoder'").fetchone()
-            owner = f"{encoder_key}|{dim}"
-            if row is None or row[0] != owner:
-                with self._db:
-                    self._db.execute("DELETE FROM sentences")
+            owner = f"{encoder_key}|{dim}|{LAYOUT}"
+            with self._db:
+                if row is None or row[0] != owner:  # another encoder or layout: started again
+                    self._db.execute("DROP TABLE IF EXISTS sentences")
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES ('encoder', ?)", (owner,))
-            self._db.commit()
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS sentences (kind TEXT NOT NULL, "
+                    "doc_id TEXT NOT NULL, text_hash BLOB NOT NULL, spans BLOB NOT NULL, "
+                    "vectors BLOB NOT NULL, pinned INTEGER NOT NULL DEFAULT 0, "
+                    "used INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (kind, doc_id)) WITHOUT ROWID"
+                )
+                self._db.execute(
+                    "CREATE INDEX IF NOT EXISTS sentences_lru ON sentences (pinned, used)"
+                )
         except sqlite3.Error:
             self._db.close()
             raise
 
     def get(self, kind: Kind, wanted: Sequence[tuple[str, str]]) -> dict[str, SentenceView]:
-        """The stored views of ``wanted = [(doc id, text), ...]`` whose text is unchanged.
+        """The stored views of ``wanted = [(doc id, text), ...]`` whose text is unchanged; the
+        rows found count as used now (a read-only file is read all the same).
 
         Returns:
             ``{doc id: view}`` for the ids found with the same text hash.
@@ -195,26 +275,55 @@ class SentenceStore:
                     if bytes(digest) != text_hash(text):
                         continue
                     spans = np.frombuffer(spans_blob, dtype="<i4").reshape(-1, 2)
-                    vecs = np.frombuffer(vec_blob, dtype="<f2")
-                    if vecs.size != len(spans) * self.dim:
+                    vecs = unpack_vectors(bytes(vec_blob), len(spans), self.dim)
+                    if vecs is None:
                         continue  # a torn or foreign row: embedded again
                     found[doc_id] = SentenceView(
-                        text,
-                        spans.astype(np.int32),
-                        vecs.reshape(len(spans), self.dim).astype(np.float32),
-                        bytes(digest),
+                        text, spans.astype(np.int32), vecs, bytes(digest), bytes(vec_blob)
                     )
+            if found:
+                self._touch(kind, list(found))
         return found
 
-    def put(self, kind: Kind, rows: Iterable[tuple[str, SentenceView]]) -> None:
-        """Store ``(doc id, view)`` rows (replacing older rows of the same ids), one commit."""
+    def _touch(self, kind: Kind, doc_ids: list[str]) -> None:
+        """Mark unpinned rows as used now (the lock is held). A write that fails (a read-only
+        or busy file) only leaves their age as it was."""
+        now = time.time_ns()
+        try:
+            with self._db:
+                for start in range(0, len(doc_ids), _MAX_PARAMS):
+                    chunk = doc_ids[start : start + _MAX_PARAMS]
+                    marks = ",".join("?" * len(chunk))
+                    self._db.execute(
+                        f"UPDATE sentences SET used = ? WHERE kind = ? AND pinned = 0 "
+                        f"AND doc_id IN ({marks})",
+                        [now, kind.value, *chunk],
+                    )
+        except sqlite3.Error as err:
+            log.debug("sentence rows not marked used: %s", err)
+
+    def put(
+        self, kind: Kind, rows: Iterable[tuple[str, SentenceView]], pinned: bool = False
+    ) -> None:
+        """Store ``(doc id, view)`` rows, replacing older rows of the same ids (a pinned row
+        stays pinned), and drop the least recently used unpinned rows past ``max_cached``; one
+        commit.
+
+        Args:
+            pinned: the phase's rows (never dropped to bound the cache).
+        """
+        now = time.time_ns()
         data = [
             (
                 kind.value,
                 doc_id,
                 view.text_hash,
                 np.asarray(view.spans, dtype="<i4").tobytes(),
-                np.asarray(view.vectors, dtype="<f2").tobytes(),
+                view.packed
+                if view.packed is not None
+                else pack_vectors(np.asarray(view.vectors).reshape(-1, self.dim)),
+                int(pinned),
+                now,
             )
             for doc_id, view in rows
         ]
@@ -222,7 +331,38 @@ class SentenceStore:
             return
         with self._lock:
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO sentences VALUES (?,?,?,?,?)", data)
+                self._db.executemany(
+                    "INSERT INTO sentences VALUES (?,?,?,?,?,?,?) ON CONFLICT (kind, doc_id) "
+                    "DO UPDATE SET text_hash = excluded.text_hash, spans = excluded.spans, "
+                    "vectors = excluded.vectors, pinned = max(pinned, excluded.pinned), "
+                    "used = excluded.used",
+                    data,
+                )
+                if not pinned:
+                    self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used unpinned rows past ``max_cached`` (in the caller's
+        transaction)."""
+        n = int(self._db.execute("SELECT COUNT(*) FROM sentences WHERE pinned = 0").fetchone()[0])
+        if n > self.max_cached:
+            self._db.execute(
+                "DELETE FROM sentences WHERE (kind, doc_id) IN (SELECT kind, doc_id FROM "
+                "sentences WHERE pinned = 0 ORDER BY used, kind, doc_id LIMIT ?)",
+                (n - self.max_cached,),
+            )
+
+    def set_pinned(self, kind: Kind, pinned: bool) -> None:
+        """Pin every row of ``kind`` (its phase runs: rows scored on demand are kept), or unpin
+        them (no phase for ``kind``: its rows join the bounded cache, which is trimmed)."""
+        with self._lock:
+            with self._db:
+                self._db.execute(
+                    "UPDATE sentences SET pinned = ? WHERE kind = ? AND pinned != ?",
+                    (int(pinned), kind.value, int(pinned)),
+                )
+                if not pinned:
+                    self._trim()
 
     def hashes(self, kind: Kind) -> dict[str, bytes]:
         """``{doc id: text hash}`` of every stored row of ``kind``."""
@@ -232,11 +372,15 @@ class SentenceStore:
             ).fetchall()
         return {doc_id: bytes(h) for doc_id, h in rows}
 
-    def count(self, kind: Kind) -> int:
-        """Stored rows of ``kind``."""
+    def count(self, kind: Kind, pinned: bool | None = None) -> int:
+        """Stored rows of ``kind``: all, or only the pinned (True) or unpinned (False) ones."""
+        sql = "SELECT COUNT(*) FROM sentences WHERE kind = ?"
+        args: list[object] = [kind.value]
+        if pinned is not None:
+            sql += " AND pinned = ?"
+            args.append(int(pinned))
         with self._lock:
-            sql = "SELECT COUNT(*) FROM sentences WHERE kind = ?"
-            return int(self._db.execute(sql, (kind.value,)).fetchone()[0])
+            return int(self._db.execute(sql, args).fetchone()[0])
 
     def delete(self, kind: Kind, doc_ids: Sequence[str]) -> None:
         """Drop the rows of ``doc_ids`` (records no longer in the store)."""
@@ -294,20 +438,24 @@ def best_sentence_cosines(
 
 
 def open_sentence_store(
-    index_root: Path, encoder: SentenceEncoder, fresh: str | None = None
+    index_root: Path,
+    encoder: SentenceEncoder,
+    fresh: str | None = None,
+    max_cached: int = MAX_CACHED,
 ) -> SentenceStore | None:
     """The sentence store under ``index_root`` for ``encoder``; a damaged file (SQLite's
     ``quick_check`` fails, or it is not a database) is deleted and created again (it is derived
     data), and :attr:`SentenceStore.repaired` says why. With ``fresh`` (the reason: a build met
     a SQLite error) the file is started again at once. None when even a new file cannot be
-    written (a read-only or full disk): scoring then embeds sentences on every search."""
+    written (a read-only or full disk): scoring then embeds sentences on every search.
+    ``max_cached``: see :class:`SentenceStore`."""
     path = Path(index_root) / FILE_NAME
     repaired = fresh
     if fresh is not None:
         _remove(path)
     for attempt in range(2):
         try:
-            store = SentenceStore(path, encoder.cache_key, encoder.dim)
+            store = SentenceStore(path, encoder.cache_key, encoder.dim, max_cached)
             store.repaired = repaired
             return store
         except (sqlite3.Error, OSError) as err:
@@ -340,7 +488,8 @@ def build_sentences(
     progress: Callable[[str, int, int], None] | None = None,
     chunk: int = BUILD_CHUNK,
 ) -> tuple[int, int]:
-    """Cut and embed every record of ``kind`` whose sentences are missing or stale.
+    """Cut and embed every record of ``kind`` whose sentences are missing or stale: the phase
+    of ``kind``, whose rows are pinned (kept however full the on-demand cache is).
 
     Commits every ``chunk`` records, so a killed build keeps its work and the next call resumes
     with what is left; rows of records no longer in the store are dropped at the end.
@@ -352,6 +501,7 @@ def build_sentences(
     Returns:
         ``(embedded, total)``: records cut and embedded now, records of ``kind`` in the store.
     """
+    sentences.set_pinned(kind, True)  # rows scored on demand before the phase are kept
     stored = sentences.hashes(kind)
     todo: list[Record] = []
     seen: set[str] = set()
@@ -365,7 +515,7 @@ def build_sentences(
     for start in range(0, len(todo), chunk):
         part = todo[start : start + chunk]
         views = sentence_views(part, encoder)
-        sentences.put(kind, [(r.id, v) for r, v in zip(part, views, strict=True)])
+        sentences.put(kind, [(r.id, v) for r, v in zip(part, views, strict=True)], pinned=True)
         if progress is not None:
             progress("sentences", start + len(part), len(todo))
     gone = [doc_id for doc_id in stored if doc_id not in seen]
