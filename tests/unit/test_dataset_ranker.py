@@ -215,7 +215,7 @@ def test_max_sent_reads_stored_sentences_and_falls_back_to_the_passage_vector(
     got = best_sentence_cosines(service.store, sentences, Kind.DATASET, rowids, qvec)
     assert set(got) == set(rowids[:4])
     for rowid, view in zip(rowids, stored, strict=False):
-        # each sentence embedded on its own agrees with the stored (float16-rounded) vectors
+        # each sentence embedded on its own agrees with the stored (int8-rounded) vectors
         texts = [view.text[s:e] for s, e in view.spans]
         fresh = encoder.encode_passages(texts) @ qvec
         assert got[rowid] == pytest.approx(float(fresh.max()), abs=2e-3)
