@@ -95,11 +95,12 @@ class SearchSettings:
     #: kinds whose sentence vectors (aspect scoring; the dataset re-ranker's best sentence) the
     #: index's third phase computes ahead of time: "datasets", "all" or "none". Other kinds are
     #: cut and embedded when a hit is first scored and kept in a bounded cache: the phase for
-    #: papers is ~8x the dense embedding work (~30 h at 1M papers on 2 cores), and grades are
-    #: the same either way (``litsift.search.sentences``; benchmarks/aspect_storage.py).
+    #: papers costs ~41 CPU s per 1,000 papers (~11 CPU hours at 1M) and ~3.4 KB a paper, and
+    #: grades are the same either way (``litsift.search.sentences``,
+    #: benchmarks/aspect_storage.py).
     sentence_phase: str = "datasets"
     #: records scored on demand whose sentence vectors stay on disk, least recently used
-    #: dropped first (~3.2 KB a paper: 20,000 is ~64 MB); 0 keeps none.
+    #: dropped first (~3.4 KB a paper: 20,000 is ~70 MB); 0 keeps none.
     sentence_cache_records: int = 20_000
     model: str = "all-MiniLM-L6-v2"
     #: opt-in cross-encoder stage (``litsift.models_onnx.cross_encoder``, the ``bge`` extra):

@@ -11,7 +11,8 @@ record of a kind ahead of time; its rows are pinned. By default only datasets ha
 (the dataset re-ranker reads every candidate's sentences); papers are cut and embedded *on
 demand*, the first time a hit is scored, and kept in a bounded cache: at most ``max_cached``
 unpinned rows, the least recently used dropped first (a read refreshes a row). At 1M papers the
-phase would take ~30 h and ~3 GB; the cache keeps what was shown.
+phase would cost ~11 CPU hours (41 CPU s per 1,000 papers on this 2-core machine) and ~3.4 GB;
+the cache keeps what was shown (``benchmarks/aspect_storage.py``).
 
 The file (``<index dir>/sentences.sqlite``, SQLite in WAL mode, several processes may read and
 write it) is derived data: deleted, damaged, written by another encoder or in an older layout, it
@@ -25,7 +26,8 @@ again), the spans as int32 ``(start, end)`` character offsets, and the vectors a
 float32 scale per vector (:func:`pack_vectors`; a quarter of float32, half of the float16 used
 before; a stored cosine differs from the float32 one by < 0.01, and :func:`sentence_views`
 rounds freshly embedded vectors the same way, so a record's grades do not depend on where its
-vectors came from). ~8 sentences per abstract x (384 + 4 + 8) bytes: ~3.2 KB per paper.
+vectors came from). ~8 sentences per abstract x (384 + 4 + 8) bytes: ~3 KB per paper, ~3.4 KB
+in the file (a rowid table on 16 KB pages: the rows stay in the B-tree's leaves).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ MAX_SENTENCES = 64
 #: keeps what it committed).
 BUILD_CHUNK = 64
 #: Rows kept outside the phase (records scored on demand) by default, least recently used
-#: dropped first: ~3.2 KB per paper, ~64 MB.
+#: dropped first: ~3.4 KB per paper in the file, ~70 MB.
 MAX_CACHED = 20_000
 _MAX_PARAMS = 900
 FILE_NAME = "sentences.sqlite"
@@ -187,6 +189,8 @@ class SentenceStore:
             verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()
             if verdict is None or verdict[0] != "ok":
                 raise sqlite3.DatabaseError(str(verdict[0] if verdict else "no verdict"))
+            # a new file only: ~3 KB rows fit a 16 KB page's leaves without overflow pages
+            self._db.execute("PRAGMA page_size = 16384")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -200,7 +204,7 @@ class SentenceStore:
                     "CREATE TABLE IF NOT EXISTS sentences (kind TEXT NOT NULL, "
                     "doc_id TEXT NOT NULL, text_hash BLOB NOT NULL, spans BLOB NOT NULL, "
                     "vectors BLOB NOT NULL, pinned INTEGER NOT NULL DEFAULT 0, "
-                    "used INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (kind, doc_id)) WITHOUT ROWID"
+                    "used INTEGER NOT NULL DEFAULT 0, UNIQUE (kind, doc_id))"
                 )
                 self._db.execute(
                     "CREATE INDEX IF NOT EXISTS sentences_lru ON sentences (pinned, used)"
@@ -305,8 +309,8 @@ class SentenceStore:
         n = int(self._db.execute("SELECT COUNT(*) FROM sentences WHERE pinned = 0").fetchone()[0])
         if n > self.max_cached:
             self._db.execute(
-                "DELETE FROM sentences WHERE (kind, doc_id) IN (SELECT kind, doc_id FROM "
-                "sentences WHERE pinned = 0 ORDER BY used, kind, doc_id LIMIT ?)",
+                "DELETE FROM sentences WHERE rowid IN (SELECT rowid FROM sentences "
+                "WHERE pinned = 0 ORDER BY used, kind, doc_id LIMIT ?)",
                 (n - self.max_cached,),
             )
 
