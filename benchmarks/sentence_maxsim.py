@@ -49,6 +49,7 @@ from litsift.paths import shared_data_dir
 from litsift.search.aspects import split_sentences
 from litsift.search.fusion import Fused, interpolate, single
 from litsift.search.query import bm25_query_text
+from litsift.search.sentences import build_sentences
 from litsift.search.text import passage_text
 from litsift.types import Kind, YearRange
 
@@ -86,13 +87,14 @@ def main() -> None:
     svc, _ = prepare_home(bench, eval_home(bench))
     enc = svc.encoder
     t0 = time.perf_counter()
-    embedded, total = svc.build_sentences(Kind.PAPER)
+    sentences = svc.sentence_store
+    assert sentences is not None, "the eval home cannot hold a sentence store"
+    # every paper's sentences, pinned (the phase that search.sentence_phase = "all" runs)
+    embedded, total = build_sentences(svc.store, enc, Kind.PAPER, sentences)
     print(
         f"sentences: {embedded:,} of {total:,} papers cut and embedded now "
         f"({time.perf_counter() - t0:.0f} s)"
     )
-    sentences = svc.sentence_store
-    assert sentences is not None, "the eval home cannot hold a sentence store"
 
     papers = svc.searcher(Kind.PAPER)
     bm25, dense = papers.bm25, papers.dense
