@@ -180,10 +180,15 @@ def _say_sentences(svc: LitsiftService, kind: Kind, embedded: int, total: int) -
             f"({embedded:,} cut and embedded now)"
         )
         return
-    kept = svc.config.search.sentence_cache_records
+    settings = svc.config.search
+    why = (
+        f"more than search.sentence_phase_max_records = {settings.sentence_phase_max_records:,}"
+        if settings.sentence_phase == "auto"
+        else f'search.sentence_phase = "{settings.sentence_phase}"'
+    )
     click.echo(
-        f"{kind.table}: aspect sentences are embedded when a hit is first scored "
-        f'(the last {kept:,} kept; search.sentence_phase = "all" stores them all now)'
+        f"{kind.table}: aspect sentences are embedded when a hit is first scored ({why}; "
+        f"the last {settings.sentence_cache_records:,} are kept)"
     )
 
 

@@ -37,7 +37,7 @@ from litsift.errors import ConfigError
 from litsift.types import BM25_QUERY_MODES, FUSIONS, MAX_K, MAX_K0
 
 #: values of ``search.sentence_phase``: the kinds whose sentences are computed ahead of time.
-SENTENCE_PHASES = ("datasets", "all", "none")
+SENTENCE_PHASES = ("auto", "all", "datasets", "none")
 
 
 @dataclass(frozen=True)
@@ -93,12 +93,15 @@ class SearchSettings:
     coverage_pool: int = 20
     coverage_blend: float = 0.5
     #: kinds whose sentence vectors (aspect scoring; the dataset re-ranker's best sentence) the
-    #: index's third phase computes ahead of time: "datasets", "all" or "none". Other kinds are
-    #: cut and embedded when a hit is first scored and kept in a bounded cache: the phase for
-    #: papers costs ~41 CPU s per 1,000 papers (~11 CPU hours at 1M) and ~3.4 KB a paper, and
-    #: grades are the same either way (``litsift.search.sentences``,
-    #: benchmarks/aspect_storage.py).
-    sentence_phase: str = "datasets"
+    #: index's third phase computes ahead of time: "auto" (each kind with at most
+    #: ``sentence_phase_max_records`` records), "all", "datasets" or "none". Other kinds are
+    #: cut and embedded when a hit is first scored and kept in a bounded cache: the phase costs
+    #: ~41 CPU s per 1,000 papers (~11 CPU hours at 1M) and ~3.4 KB a paper, and grades are the
+    #: same either way (``litsift.search.sentences``, benchmarks/aspect_storage.py).
+    sentence_phase: str = "auto"
+    #: with ``sentence_phase = "auto"``: the most records a kind may have for its phase to run
+    #: (50,000 papers: ~35 CPU minutes and ~170 MB; the 19.6K-paper sample keeps its phase).
+    sentence_phase_max_records: int = 50_000
     #: records scored on demand whose sentence vectors stay on disk, least recently used
     #: dropped first (~3.4 KB a paper: 20,000 is ~70 MB); 0 keeps none.
     sentence_cache_records: int = 20_000
@@ -331,6 +334,7 @@ def _validate(s: SearchSettings) -> None:
             f"not {s.sentence_phase!r}"
         )
     _bounded(s, "sentence_cache_records", 0, 10_000_000)
+    _bounded(s, "sentence_phase_max_records", 0, 100_000_000)
     if s.bm25_query not in BM25_QUERY_MODES:
         raise ConfigError(f"config: search.bm25_query must be one of {', '.join(BM25_QUERY_MODES)}")
 

@@ -193,9 +193,13 @@ class IndexCommands(ServiceParts):
 
     def sentence_phase(self, kind: Kind) -> bool:
         """True when ``kind``'s sentences are computed ahead of time by :meth:`build_sentences`
-        (config ``search.sentence_phase``); otherwise a hit's sentences are embedded when it is
-        first scored and kept in a bounded cache."""
-        phase = self.config.search.sentence_phase
+        (config ``search.sentence_phase``; with "auto", while ``kind`` has at most
+        ``search.sentence_phase_max_records`` records); otherwise a hit's sentences are embedded
+        when it is first scored and kept in a bounded cache."""
+        settings = self.config.search
+        phase = settings.sentence_phase
+        if phase == "auto":
+            return self.store.count(kind) <= settings.sentence_phase_max_records
         return phase == "all" or (phase == "datasets" and kind is Kind.DATASET)
 
     def build_sentences(

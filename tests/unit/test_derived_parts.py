@@ -97,7 +97,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory, memo_encoder):  # type: i
     rows = read_jsonl_gz(PAPERS_GZ)[::10][:60]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     home = root / "home"
-    config = get_paths(home).config_file  # the papers' sentence phase too (default: datasets)
+    config = get_paths(home).config_file  # the papers' sentence phase, whatever their count
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[search]\nsentence_phase = "all"\n', encoding="utf-8")
     with LitsiftService(get_paths(home), encoder=memo_encoder) as svc:

@@ -1,8 +1,9 @@
-"""Aspect scoring without the papers' sentence phase (issue 32): `litsift index` embeds no paper
-sentence by default; a shown hit's sentences are cut and embedded when it is first scored and
-kept in a bounded on-disk cache (least recently used dropped first, the phase's rows pinned);
-the vectors are stored as int8 with one scale per vector; a write killed halfway leaves the file
-usable with its last commit."""
+"""Aspect scoring without the papers' sentence phase (issue 32): past
+``search.sentence_phase_max_records`` records `litsift index` embeds no sentence of that kind; a
+shown hit's sentences are cut and embedded when it is first scored and kept in a bounded on-disk
+cache (least recently used dropped first, the phase's rows pinned); the vectors are stored as
+int8 with one scale per vector; a write killed halfway leaves the file usable with its last
+commit."""
 
 from __future__ import annotations
 
@@ -60,10 +61,13 @@ def test_index_runs_no_paper_phase_and_shown_hits_are_scored_on_demand(
     src.write_text("".join(json.dumps(r) + "\n" for r in paper_slice_rows[:12]), encoding="utf-8")
     runner = CliRunner()
     assert runner.invoke(main, ["--home", str(home), "ingest", "papers", str(src)]).exit_code == 0
+    _write_config(home, "[search]\nsentence_phase_max_records = 10\n")  # 12 papers: too many
     out = runner.invoke(main, ["--home", str(home), "index", "papers", "--quiet"])
     assert out.exit_code == 0, out.output
-    assert "papers: aspect sentences are embedded when a hit is first scored" in out.stdout
-    assert "(the last 20,000 kept;" in out.stdout
+    assert (
+        "papers: aspect sentences are embedded when a hit is first scored (more than "
+        "search.sentence_phase_max_records = 10; the last 20,000 are kept)"
+    ) in out.stdout
 
     counting = CountingEncoder(encoder)
     with LitsiftService(get_paths(home), encoder=counting) as svc:  # type: ignore[arg-type]
@@ -84,6 +88,31 @@ def test_index_runs_no_paper_phase_and_shown_hits_are_scored_on_demand(
             decompose(QUERY), records
         )
         assert again == first and counting.passages == 0  # a later search embeds nothing
+
+
+def test_the_auto_phase_runs_while_a_kind_is_small_and_its_rows_join_the_cache_past_it(
+    tmp_path: Path, paper_slice_rows: list[dict], encoder
+) -> None:  # type: ignore[no-untyped-def]
+    home = tmp_path / "home"
+    src = tmp_path / "papers.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in paper_slice_rows[:12]), encoding="utf-8")
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:  # the default: "auto", 50,000
+        assert svc.ingest(Kind.PAPER, src).ok
+        assert svc.sentence_phase(Kind.PAPER) and svc.needs_sentences(Kind.PAPER)
+        assert svc.build_sentences(Kind.PAPER) == (12, 12)
+        assert svc.sentence_store is not None
+        assert svc.sentence_store.count(Kind.PAPER, pinned=True) == 12
+    _write_config(home, "[search]\nsentence_phase_max_records = 10\nsentence_cache_records = 5\n")
+    counting = CountingEncoder(encoder)
+    with LitsiftService(get_paths(home), encoder=counting) as svc:  # type: ignore[arg-type]
+        assert not svc.sentence_phase(Kind.PAPER) and not svc.needs_sentences(Kind.PAPER)
+        assert svc.build_sentences(Kind.PAPER) == (0, 12) and counting.passages == 0
+        assert svc.sentence_store is not None
+        assert (
+            svc.sentence_store.count(Kind.PAPER)
+            == svc.sentence_store.count(Kind.PAPER, pinned=False)
+            == 5
+        )
 
 
 def test_the_cache_is_bounded_and_drops_the_least_recently_used(

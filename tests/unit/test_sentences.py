@@ -1,8 +1,8 @@
 """Stored sentence spans + vectors (litsift.search.sentences): aspect scoring embeds only the
 aspects once a record's sentences are stored, with the grades of a fresh embedding; the build is
-incremental and resumable; a damaged or foreign file is started again, never an error. Papers
-have the phase here only because the homes opt in (``search.sentence_phase = "all"``); the
-default, papers on demand, is tested in test_sentence_cache.py."""
+incremental and resumable; a damaged or foreign file is started again, never an error. The
+homes here set ``search.sentence_phase = "all"`` so that they keep the phase whatever the
+default's size limit; a kind scored on demand past it is tested in test_sentence_cache.py."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Stop(Exception):
 
 
 def phase_for_all(home: Path) -> None:
-    """Opt ``home`` into the sentence phase for papers too (the default is datasets only)."""
+    """Give ``home``'s papers the sentence phase whatever their count."""
     config = get_paths(home).config_file
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[search]\nsentence_phase = "all"\n', encoding="utf-8")

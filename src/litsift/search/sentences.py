@@ -7,10 +7,12 @@ one passage per ONNX run, so a vector is a function of its text), so they are co
 kept here: a search then embeds only its aspects.
 
 Two ways in. The *phase* (:func:`build_sentences`, after the dense index) cuts and embeds every
-record of a kind ahead of time; its rows are pinned. By default only datasets have the phase
-(the dataset re-ranker reads every candidate's sentences); papers are cut and embedded *on
-demand*, the first time a hit is scored, and kept in a bounded cache: at most ``max_cached``
-unpinned rows, the least recently used dropped first (a read refreshes a row). At 1M papers the
+record of a kind ahead of time; its rows are pinned. By default a kind has the phase while it
+holds at most 50,000 records (config ``search.sentence_phase``, ``sentence_phase_max_records``:
+the sample and the datasets, whose re-ranker reads every candidate's sentences); past that, a
+hit is cut and embedded *on demand*, the first time it is scored, and kept in a bounded cache:
+at most ``max_cached`` unpinned rows, the least recently used dropped first (a read refreshes a
+row). At 1M papers the
 phase would cost ~11 CPU hours (41 CPU s per 1,000 papers on this 2-core machine) and ~3.4 GB;
 the cache keeps what was shown (``benchmarks/aspect_storage.py``).
 
