@@ -96,14 +96,14 @@ class SearchSettings:
     #: index's third phase computes ahead of time: "auto" (each kind with at most
     #: ``sentence_phase_max_records`` records), "all", "datasets" or "none". Other kinds are
     #: cut and embedded when a hit is first scored and kept in a bounded cache: the phase costs
-    #: ~41 CPU s per 1,000 papers (~11 CPU hours at 1M) and ~3.4 KB a paper, and grades are the
+    #: ~41-47 CPU s per 1,000 papers (~12 CPU hours at 1M) and ~3.7 KB a paper, and grades are the
     #: same either way (``litsift.search.sentences``, benchmarks/aspect_storage.py).
     sentence_phase: str = "auto"
     #: with ``sentence_phase = "auto"``: the most records a kind may have for its phase to run
-    #: (50,000 papers: ~35 CPU minutes and ~170 MB; the 19.6K-paper sample keeps its phase).
+    #: (50,000 papers: ~35-40 CPU minutes and ~185 MB; the 19.6K-paper sample keeps its phase).
     sentence_phase_max_records: int = 50_000
     #: records scored on demand whose sentence vectors stay on disk, least recently used
-    #: dropped first (~3.4 KB a paper: 20,000 is ~70 MB); 0 keeps none.
+    #: dropped first (~3.7 KB a paper: 20,000 is ~75 MB); 0 keeps none.
     sentence_cache_records: int = 20_000
     model: str = "all-MiniLM-L6-v2"
     #: opt-in cross-encoder stage (``litsift.models_onnx.cross_encoder``, the ``bge`` extra):

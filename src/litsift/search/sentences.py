@@ -13,7 +13,7 @@ the sample and the datasets, whose re-ranker reads every candidate's sentences);
 hit is cut and embedded *on demand*, the first time it is scored, and kept in a bounded cache:
 at most ``max_cached`` unpinned rows, the least recently used dropped first (a read refreshes a
 row). At 1M papers the
-phase would cost ~11 CPU hours (41 CPU s per 1,000 papers on this 2-core machine) and ~3.4 GB;
+phase would cost ~12 CPU hours (41-47 CPU s per 1,000 papers on this 2-core machine) and ~3.7 GB;
 the cache keeps what was shown (``benchmarks/aspect_storage.py``).
 
 The file (``<index dir>/sentences.sqlite``, SQLite in WAL mode, several processes may read and
@@ -28,7 +28,7 @@ again), the spans as int32 ``(start, end)`` character offsets, and the vectors a
 float32 scale per vector (:func:`pack_vectors`; a quarter of float32, half of the float16 used
 before; a stored cosine differs from the float32 one by < 0.01, and :func:`sentence_views`
 rounds freshly embedded vectors the same way, so a record's grades do not depend on where its
-vectors came from). ~8 sentences per abstract x (384 + 4 + 8) bytes: ~3 KB per paper, ~3.4 KB
+vectors came from). ~8 sentences per abstract x (384 + 4 + 8) bytes: ~3 KB per paper, ~3.7 KB
 in the file (a rowid table on 16 KB pages: the rows stay in the B-tree's leaves).
 """
 
@@ -77,7 +77,7 @@ MAX_SENTENCES = 64
 #: keeps what it committed).
 BUILD_CHUNK = 64
 #: Rows kept outside the phase (records scored on demand) by default, least recently used
-#: dropped first: ~3.4 KB per paper in the file, ~70 MB.
+#: dropped first: ~3.7 KB per paper in the file, ~75 MB.
 MAX_CACHED = 20_000
 _MAX_PARAMS = 900
 FILE_NAME = "sentences.sqlite"
