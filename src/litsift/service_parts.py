@@ -82,17 +82,21 @@ class ServiceParts:
         Raises:
             StoreError: the store cannot be read either (locked, permission, damaged).
         """
-        if self._store is None:
-            from litsift.errors import NoSpaceError, ReadOnlyHomeError
-            from litsift.store import Store
+        store = self._store
+        if store is not None:
+            return store
+        with self._lock:  # two threads asking at start (the TUI's workers) share one store
+            if self._store is None:
+                from litsift.errors import NoSpaceError, ReadOnlyHomeError
+                from litsift.store import Store
 
-            try:
-                self._store = Store(self.paths.store_file)
-            except (ReadOnlyHomeError, NoSpaceError) as err:
-                if not self.paths.store_file.is_file():
-                    raise
-                self._store = Store(self.paths.store_file, readonly=True, write_fault=err)
-        return self._store
+                try:
+                    self._store = Store(self.paths.store_file)
+                except (ReadOnlyHomeError, NoSpaceError) as err:
+                    if not self.paths.store_file.is_file():
+                        raise
+                    self._store = Store(self.paths.store_file, readonly=True, write_fault=err)
+            return self._store
 
     @property
     def read_only_reason(self) -> str | None:
