@@ -24,6 +24,7 @@ from litsift.search.datasets.mentions import MentionCache
 from litsift.search.datasets.searcher import DatasetSearcher, Evidence
 from litsift.search.engine import LocalEngine
 from litsift.search.searcher import KindSearcher, Ranking
+from litsift.search.years import year_by_rowid
 from litsift.types import Kind
 
 if TYPE_CHECKING:
@@ -111,7 +112,8 @@ class Searchers:
         with self._lock:
             if kind not in self._open:
                 engine = self._engine()
-                encoder, years = self._encoder(), self._store.year_by_rowid(kind)
+                encoder = self._encoder()
+                years = year_by_rowid(self._store, kind, self._index_dir)
                 ranking = Ranking.for_kind(self._settings, kind)
                 on_loaded = self._on_dense
                 if on_loaded is None or not isinstance(engine, LocalEngine):
