@@ -222,6 +222,7 @@ class DenseIndex:
         dense = cls(path, index, M, ef_construction, seed)
         if np.array_equal(layout.labels, dense._labels):
             dense._layout = layout
+            dense._labels = layout.labels  # one copy of the sorted labels, not two
         return dense
 
     def _read_labels(self) -> npt.NDArray[np.int64]:
