@@ -90,3 +90,27 @@ def test_vectors_are_read_from_the_graph_file_until_the_graph_changes(built_home
     dense.add(np.asarray([int(labels[2])]), new)
     _, after = dense.vectors(np.asarray([int(labels[2])]))
     assert np.allclose(after[0], new[0] / np.linalg.norm(new[0]), atol=1e-6)
+
+
+def test_vectors_come_from_the_loaded_graph_after_a_build_replaced_its_file(
+    built_home: Path, tmp_path: Path
+) -> None:
+    """A build swaps a new ``dense.bin`` in while searchers still use the old graph: what they
+    read stays the old graph's (the file is held open from the load)."""
+    import shutil
+
+    source = index_dir_for(built_home / "data" / "indexes", Kind.PAPER) / "dense.bin"
+    path = tmp_path / "dense.bin"
+    shutil.copy(source, path)
+    shutil.copy(source.with_suffix(".json"), path.with_suffix(".json"))
+    dense = DenseIndex.open(path)
+    labels = dense.labels()[:50]
+    _, before = dense.vectors(labels)
+    other = DenseIndex.create(tmp_path / "new" / "dense.bin", dense.dim, len(labels))
+    vecs = np.random.default_rng(4).normal(size=(len(labels), dense.dim)).astype(np.float32)
+    other.add(labels, vecs)
+    other.save()
+    (tmp_path / "new" / "dense.bin").replace(path)  # as the swap of a build
+    _, after = dense.vectors(labels)
+    assert np.array_equal(after, before)
+    assert np.array_equal(after, dense._index.get_items(labels.astype(np.uint64), "numpy"))

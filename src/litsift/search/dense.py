@@ -14,7 +14,9 @@ labels, an exact scan over the allowed labels' stored vectors is used instead.
 from __future__ import annotations
 
 import json
+import os
 import struct
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,9 +158,13 @@ class DenseIndex:
         self.num_threads = 1
         self._index = index
         self._labels = self._read_labels()
-        #: the graph file's layout while the graph in memory is the file's (None once
-        #: :meth:`add` changed it, or for a new index): :meth:`vectors` then reads the file
+        #: the graph file's layout, and the file open since the load (a build that swaps in
+        #: a new ``dense.bin`` does not change what is read), while the graph in memory is the
+        #: file's (None once :meth:`add` changed it, or for a new index): :meth:`vectors`
+        #: then reads the file
         self._layout: _Layout | None = None
+        self._fd: int | None = None
+        self._close_fd: weakref.finalize[[int], DenseIndex] | None = None
 
     @classmethod
     def create(
@@ -204,9 +210,15 @@ class DenseIndex:
             params = json.loads(side.read_text(encoding="utf-8"))
             space, dim, M = str(params["space"]), int(params["dim"]), int(params["M"])
             ef_construction, seed = int(params["ef_construction"]), int(params["seed"])
-            layout = _layout(path, dim, M)
-            index = hnswlib.Index(space=space, dim=dim)
-            index.load_index(str(path), max_elements=max(layout.count, 1))
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                layout = _layout(path, dim, M)
+                index = hnswlib.Index(space=space, dim=dim)
+                index.load_index(str(path), max_elements=max(layout.count, 1))
+                held, now = os.fstat(fd), os.stat(path)
+            except BaseException:
+                os.close(fd)
+                raise
         except (
             OSError,
             ValueError,
@@ -220,10 +232,21 @@ class DenseIndex:
                 f"the dense part is damaged: {path}: {err}", "run `litsift index` to rebuild it"
             ) from err
         dense = cls(path, index, M, ef_construction, seed)
-        if np.array_equal(layout.labels, dense._labels):
+        dense._fd, dense._close_fd = fd, weakref.finalize(dense, os.close, fd)
+        same_file = (held.st_ino, held.st_dev) == (now.st_ino, now.st_dev)
+        if same_file and np.array_equal(layout.labels, dense._labels):
             dense._layout = layout
             dense._labels = layout.labels  # one copy of the sorted labels, not two
+        else:  # replaced while it loaded: read through hnswlib
+            dense._forget_file()
         return dense
+
+    def _forget_file(self) -> None:
+        """Read vectors through hnswlib from now on (the graph is no longer the file's)."""
+        self._layout, self._fd = None, None
+        if self._close_fd is not None:
+            self._close_fd()  # closes it
+            self._close_fd = None
 
     def _read_labels(self) -> npt.NDArray[np.int64]:
         return np.sort(np.asarray(self._index.get_ids_list(), dtype=np.int64))
@@ -251,13 +274,13 @@ class DenseIndex:
             self._index.resize_index(max(needed, 2 * capacity))
         self._index.add_items(vectors, rowids.astype(np.uint64), num_threads=self.num_threads)
         self._labels = self._read_labels()
-        self._layout = None  # the graph in memory is no longer the file's
+        self._forget_file()  # the graph in memory is no longer the file's
 
     def save(self) -> None:
         """Write the graph to :attr:`path` and its parameters to the sidecar JSON."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._index.save_index(str(self.path))
-        self._layout = None  # written anew: read back through hnswlib until reopened
+        self._forget_file()  # written anew: read back through hnswlib until reopened
         params = {
             "space": SPACE,
             "dim": self.dim,
@@ -302,28 +325,25 @@ class DenseIndex:
     def _vectors_of(self, labels: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """``(m, dim)`` float32: the stored vectors of ``labels`` (all in the index), read
         :data:`_READ_CHUNK` at a time. While the graph is the file's they are read from the file
-        (the very bytes hnswlib loaded): hnswlib's ``get_items`` builds a Python float per
-        component (~16 KB and ~0.1 ms a vector: 50K vectors took 0.8 GB and 6.5 s)."""
+        (the very bytes hnswlib loaded), one ``pread`` a vector: hnswlib's ``get_items``
+        builds a Python float per component (~16 KB and ~0.1 ms a vector: 50K vectors took
+        0.8 GB and 6.5 s), and a memory map would count every page it faults in (with the
+        kernel's fault-around, most of the file) in this process's RSS."""
         out = np.zeros((len(labels), self.dim), dtype=np.float32)
-        layout = self._layout
+        nbytes = self.dim * 4
         for start in range(0, len(labels), _READ_CHUNK):
             part = labels[start : start + _READ_CHUNK]
-            if layout is None:
+            layout, fd = self._layout, self._fd
+            blob = b""
+            if layout is not None and fd is not None:
+                pos = layout.positions[np.searchsorted(layout.labels, part)]
+                offsets = (_HEADER.size + pos * layout.per_element + layout.data_at).tolist()
+                blob = b"".join(os.pread(fd, nbytes, off) for off in offsets)
+            if len(blob) == nbytes * len(part):
+                out[start : start + len(part)] = np.frombuffer(blob, "<f4").reshape(-1, self.dim)
+            else:
                 got = self._index.get_items(part.astype(np.uint64), return_type="numpy")
                 out[start : start + len(part)] = np.asarray(got, dtype=np.float32)
-                continue
-            pos = layout.positions[np.searchsorted(layout.labels, part)]
-            # mapped for this chunk only: the pages read leave this process's RSS with it
-            mm = np.memmap(
-                self.path,
-                dtype=np.uint8,
-                mode="r",
-                offset=_HEADER.size,
-                shape=(layout.count, layout.per_element),
-            )
-            rows = mm[pos, layout.data_at : layout.data_at + self.dim * 4]  # a copy
-            del mm
-            out[start : start + len(part)] = np.ascontiguousarray(rows).view("<f4")
         return out
 
     def labels(self) -> npt.NDArray[np.int64]:
