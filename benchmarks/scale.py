@@ -277,6 +277,9 @@ def measure(
     if "tui" not in skip and (step := r.step("tui")):
         res["tui_first_paint_s"] = step[2]["first_paint_s"]
         res["tui_open_s"] = step[2]["open_s"]
+        res["tui_first_paint_cpu_s"] = step[2]["first_paint_cpu_s"]
+        if "hybrid_paint_s" in step[2]:
+            res["tui_hybrid_paint_s"] = step[2]["hybrid_paint_s"]
     if done := r.cli("dedup", "dedup", "--dry-run", "--json"):
         res["dedup_dry_run_s"] = round(done[0], 1)
         res["dedup_groups"] = len(json.loads(done[2]).get("groups", []))
@@ -322,6 +325,8 @@ LABELS = [
     ("dataset_query_p50_ms", "datasets query p50 ms"),
     ("cold_search_s", "cold `litsift search` s"),
     ("tui_first_paint_s", "TUI start to first painted results s"),
+    ("tui_first_paint_cpu_s", "TUI start to first painted results CPU s"),
+    ("tui_hybrid_paint_s", "TUI start to first painted hybrid results s"),
     ("add_10k_bm25_s", "+10K papers until BM25-searchable s"),
     ("add_10k_hybrid_s", "+10K papers until hybrid s"),
     ("dedup_dry_run_s", "`litsift dedup --dry-run` s"),

@@ -33,12 +33,15 @@ from litsift.types import (
 
 if TYPE_CHECKING:
     from litsift.config import Config
+    from litsift.errors import LitsiftError
     from litsift.llm.answer import Answer
     from litsift.llm.client import DeltaCallback
     from litsift.llm.judge import AspectJudgement
     from litsift.llm.rerank import RerankResult
+    from litsift.search.datasets.searcher import DatasetSearcher
     from litsift.search.indexer import IndexReport
     from litsift.search.passage_build import PassageBuild
+    from litsift.search.searcher import KindSearcher
     from litsift.service_refs import RefsService
     from litsift.service_review import ReviewService
     from litsift.service_rq import RQReport
@@ -76,6 +79,7 @@ class LitsiftAPI(Protocol):
 
     # -- search ----------------------------------------------------------------------------
     def search(self, query: Query) -> SearchResult: ...
+    def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher: ...
     def has_passages(self) -> bool: ...
     def more_like_this(self, result: SearchResult) -> SearchResult: ...
 
@@ -118,6 +122,10 @@ class LitsiftAPI(Protocol):
         self, kind: Kind, progress: Progress | None = None, chunk: int | None = None
     ) -> tuple[int, int]: ...
     def invalidate(self, kind: Kind | None = None) -> None: ...
+    def load_dense_in_background(
+        self, on_loaded: Callable[[Kind, LitsiftError | None], None] | None
+    ) -> None: ...
+    def dense_loading(self) -> frozenset[Kind]: ...
 
     # -- aspects and LLM -------------------------------------------------------------------
     def decompose(self, query_text: str) -> list[Aspect]: ...

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from litsift.search.aspect_scoring import AspectScorer
     from litsift.search.engine import PassageSearch, SearchEngine
     from litsift.search.pipeline import SearchPipeline
-    from litsift.search.searchers import Searchers
+    from litsift.search.searchers import DenseLoaded, Searchers
     from litsift.search.sentences import SentenceStore
     from litsift.service_rq import RQService
     from litsift.store import Store
@@ -62,6 +62,7 @@ class ServiceParts:
         self._searchers: Searchers | None = None
         self._engine: SearchEngine | None = None
         self._lock = threading.RLock()
+        self._encoder_lock = threading.Lock()
         self._llm: LLMSession | None = None
         self._triage: Triage | None = None
         self._aspect_scorer: AspectScorer | None = None
@@ -69,6 +70,7 @@ class ServiceParts:
         self._rq: RQService | None = None
         self._passages: PassageSearch | None = None
         self._pipeline: SearchPipeline | None = None
+        self._on_dense: DenseLoaded | None = None
         #: held by a caller around each sequence of search / triage calls made from a worker
         #: thread (the TUI's searches, label writes, aspect scoring): one thread at a time
         self.calls_lock = threading.Lock()
@@ -82,17 +84,21 @@ class ServiceParts:
         Raises:
             StoreError: the store cannot be read either (locked, permission, damaged).
         """
-        if self._store is None:
-            from litsift.errors import NoSpaceError, ReadOnlyHomeError
-            from litsift.store import Store
+        store = self._store
+        if store is not None:
+            return store
+        with self._lock:  # two threads asking at start (the TUI's workers) share one store
+            if self._store is None:
+                from litsift.errors import NoSpaceError, ReadOnlyHomeError
+                from litsift.store import Store
 
-            try:
-                self._store = Store(self.paths.store_file)
-            except (ReadOnlyHomeError, NoSpaceError) as err:
-                if not self.paths.store_file.is_file():
-                    raise
-                self._store = Store(self.paths.store_file, readonly=True, write_fault=err)
-        return self._store
+                try:
+                    self._store = Store(self.paths.store_file)
+                except (ReadOnlyHomeError, NoSpaceError) as err:
+                    if not self.paths.store_file.is_file():
+                        raise
+                    self._store = Store(self.paths.store_file, readonly=True, write_fault=err)
+            return self._store
 
     @property
     def read_only_reason(self) -> str | None:
@@ -108,7 +114,7 @@ class ServiceParts:
     @property
     def encoder(self) -> Encoder:
         """The query/passage encoder. Raises ModelNotBuiltError if it cannot be loaded."""
-        with self._lock:
+        with self._encoder_lock:  # its own lock: the UI thread's cheap calls never wait ~1 s
             if self._encoder is None:
                 from litsift.models_onnx import load_encoder
 
@@ -157,7 +163,23 @@ class ServiceParts:
                     lambda: self.sentence_store,
                     lambda: self.engine,
                 )
+                self._searchers.load_dense_in_background(self._on_dense)
             return self._searchers
+
+    def load_dense_in_background(self, on_loaded: DenseLoaded | None) -> None:
+        """Open searchers with BM25 alone and load their dense parts in a thread, calling
+        ``on_loaded(kind, error)`` when one took its place (the TUI: first results before the
+        dense graph is in memory; see :mod:`litsift.search.searchers`). None turns it off."""
+        with self._lock:
+            self._on_dense = on_loaded
+            if self._searchers is not None:
+                self._searchers.load_dense_in_background(on_loaded)
+
+    def dense_loading(self) -> frozenset[Kind]:
+        """Kinds whose dense part is being loaded in the background (cheap; opens nothing)."""
+        with self._lock:
+            searchers = self._searchers
+        return searchers.loading if searchers is not None else frozenset()
 
     @property
     def engine(self) -> SearchEngine:

@@ -20,11 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from litsift.paths import Paths
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 #: Bump when the meaning of a cached response changes (prompt templates, parsing); old rows are
 #: then never hit again.
@@ -134,8 +135,11 @@ class LLMCache:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        import sqlite_utils  # here, not at the top: it imports pandas (~0.7 s), and
+        # ``litsift.cache`` is imported by every search (the embedding cache)
+
         conn = sqlite3.connect(str(self.path), check_same_thread=False)
-        self._db = sqlite_utils.Database(conn)
+        self._db: sqlite_utils.Database = sqlite_utils.Database(conn)
         self._db.enable_wal()
         self._lock = threading.Lock()
         self._ensure_schema()

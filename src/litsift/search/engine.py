@@ -139,10 +139,15 @@ class LocalEngine:
         encoder: Encoder,
         year_by_rowid: npt.NDArray[np.int32],
         ranking: Ranking,
+        load_dense: bool = True,
     ) -> KindSearcher:
+        """See :meth:`SearchEngine.searcher`; ``load_dense=False`` opens BM25 alone and leaves a
+        built dense part to load later (:attr:`KindSearcher.dense_pending`)."""
         from litsift.search.searcher import KindSearcher
 
-        return KindSearcher.open(self.index_root, kind, encoder, year_by_rowid, ranking)
+        return KindSearcher.open(
+            self.index_root, kind, encoder, year_by_rowid, ranking, load_dense=load_dense
+        )
 
     def has_index(self, kind: Kind) -> bool:
         from litsift.search.indexer import index_status

@@ -143,13 +143,15 @@ def open_indexes(
 
 
 def open_parts(
-    index_root: Path, kind: Kind, encoder: Encoder
+    index_root: Path, kind: Kind, encoder: Encoder, load_dense: bool = True
 ) -> tuple[BM25Index | None, DenseIndex | None, Manifest, dict[str, str]]:
     """Open the intact parts of the index pair of ``kind``, after checking its manifest
     against ``encoder`` and its files against their recorded sizes, and checksums where cheap
     (:data:`~litsift.search.manifest.VERIFY_ON_OPEN_BYTES`; every file after a crash
     recovery). A damaged part is marked in the manifest (so ``litsift index`` rebuilds it
-    without ``--check``) and left closed.
+    without ``--check``) and left closed. ``load_dense=False`` checks everything the same way
+    but leaves the dense graph unloaded (its load grows with N: ~1 s per 100K papers), so
+    BM25 can answer first (:meth:`~litsift.search.searcher.KindSearcher.open`).
 
     Returns:
         ``(bm25, dense, manifest, {part: why damaged})``: ``bm25`` is None when that part is
@@ -189,7 +191,7 @@ def open_parts(
     except (IndexDamagedError, IndexMissingError) as err:
         damage["bm25"] = _reason(err.message, directory)
     try:
-        if "dense" not in damage and has_dense and not manifest.dense_behind:
+        if load_dense and "dense" not in damage and has_dense and not manifest.dense_behind:
             dense = DenseIndex.open(directory / "dense.bin")
     except (IndexDamagedError, IndexMissingError) as err:
         damage["dense"] = _reason(err.message, directory)

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 
 FloatVector = npt.NDArray[np.float32]
 
+#: :attr:`KindSearcher.partial` of a searcher opened with BM25 alone while its built dense part
+#: loads in the background (:mod:`litsift.search.searchers`)
+DENSE_LOADING = "dense index loading"
+
 
 @dataclass(frozen=True)
 class Ranking:
@@ -105,6 +109,11 @@ class KindSearcher:
         partial: why this searcher answers with one retriever (e.g. ``"dense index: 1,200 /
             19,588 embedded"``); default: derived from ``manifest`` when ``dense`` is None.
         index_dir: the kind's index directory, where damage found at query time is marked.
+
+    Attributes:
+        dense_pending: True when a built, intact dense part was left unloaded
+            (``open(..., load_dense=False)``): BM25 answers alone until a searcher opened with
+            it takes this one's place.
     """
 
     def __init__(
@@ -135,6 +144,7 @@ class KindSearcher:
             total = m.count if m is not None else bm25.count() if bm25 is not None else 0
             partial = f"dense index: {done:,} / {total:,} embedded"
         self.partial = None if dense is not None and bm25 is not None else partial
+        self.dense_pending = False
 
     @classmethod
     def open(
@@ -144,8 +154,12 @@ class KindSearcher:
         encoder: Encoder,
         year_by_rowid: npt.NDArray[np.int32],
         ranking: Ranking | None = None,
+        load_dense: bool = True,
     ) -> KindSearcher:
         """Open the built indexes of ``kind`` under ``index_root``.
+
+        ``load_dense=False`` checks both parts but loads only BM25: a built, intact dense part
+        is left for later (:attr:`dense_pending`, :data:`DENSE_LOADING` in :attr:`partial`).
 
         Raises:
             IndexMissingError: no index was built for ``kind``.
@@ -158,14 +172,27 @@ class KindSearcher:
         """
         from litsift.search.indexer import index_dir_for, open_parts
 
-        bm25, dense, manifest, damage = open_parts(index_root, kind, encoder)
+        bm25, dense, manifest, damage = open_parts(index_root, kind, encoder, load_dense)
         partial = None
         if "bm25" in damage:
             partial = _damaged_note("BM25", damage["bm25"], "dense")
         elif "dense" in damage:
             partial = _damaged_note("dense", damage["dense"], "BM25")
+        pending = (
+            not load_dense
+            and bm25 is not None
+            and "dense" in manifest.parts
+            and "dense" not in damage
+            and not manifest.dense_behind
+        )
+        if pending:
+            partial = DENSE_LOADING
         directory = index_dir_for(index_root, kind)
-        return cls(kind, bm25, dense, year_by_rowid, encoder, ranking, manifest, partial, directory)
+        searcher = cls(
+            kind, bm25, dense, year_by_rowid, encoder, ranking, manifest, partial, directory
+        )
+        searcher.dense_pending = pending
+        return searcher
 
     # -- pieces ----------------------------------------------------------------------------
     def resolve(self, query: Query) -> Query:

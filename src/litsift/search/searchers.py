@@ -5,6 +5,11 @@ Papers get a :class:`~litsift.search.searcher.KindSearcher`; datasets a
 :class:`~litsift.search.datasets.searcher.DatasetSearcher` composed of the dataset searcher,
 the paper searcher (when the paper index opens) and the store's dataset mention counts (when
 the store has papers).
+
+After :meth:`Searchers.load_dense_in_background` (the TUI, so its first results paint before
+the dense graph is in memory: ~1 s per 100K papers), a local searcher opens with BM25 alone
+(:data:`~litsift.search.searcher.DENSE_LOADING` in its ``partial``) and a thread opens the full
+one, which takes its place; then the callback is called, and the caller searches again.
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ from litsift.search.datasets.mentions import MentionCache
 from litsift.search.datasets.searcher import DatasetSearcher, Evidence
 from litsift.search.engine import LocalEngine
 from litsift.search.searcher import KindSearcher, Ranking
+from litsift.search.years import year_by_rowid
 from litsift.types import Kind
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from litsift.config import SearchSettings
     from litsift.models_onnx import Encoder
     from litsift.search.datasets.popularity import MentionCounts
@@ -29,6 +38,10 @@ if TYPE_CHECKING:
     from litsift.search.searcher import FloatVector
     from litsift.search.sentences import SentenceStore
     from litsift.store import Store
+
+#: ``on_loaded(kind, error)``: the dense part of ``kind`` was loaded in the background (error
+#: None) or could not be (the searcher goes on with BM25 alone and ``error`` says why)
+DenseLoaded = Callable[[Kind, LitsiftError | None], None]
 
 
 class Searchers:
@@ -65,6 +78,29 @@ class Searchers:
         self._datasets: tuple[tuple[int, int, int], DatasetSearcher] | None = None
         self._mentions = MentionCache(store, self._index_dir)
         self._lock = threading.RLock()
+        self._on_dense: DenseLoaded | None = None
+        #: kinds whose dense part a thread is loading
+        self._loading: set[Kind] = set()
+        #: bumped by :meth:`invalidate`: a load started before it is not installed
+        self._generation = 0
+
+    def load_dense_in_background(self, on_loaded: DenseLoaded | None) -> None:
+        """From now on, open each local searcher with BM25 alone and load its dense part in a
+        thread (None: open every part at once again, the default).
+
+        Args:
+            on_loaded: called from the loading thread once the full searcher of a kind took
+                the BM25-only one's place (or could not be opened: the error); not called when
+                the kind was invalidated meanwhile.
+        """
+        with self._lock:
+            self._on_dense = on_loaded
+
+    @property
+    def loading(self) -> frozenset[Kind]:
+        """Kinds whose dense part is being loaded in the background."""
+        with self._lock:
+            return frozenset(self._loading)
 
     def of_kind(self, kind: Kind) -> KindSearcher:
         """The plain searcher of ``kind`` (its own indexes only).
@@ -75,13 +111,56 @@ class Searchers:
         """
         with self._lock:
             if kind not in self._open:
-                self._open[kind] = self._engine().searcher(
-                    kind,
-                    self._encoder(),
-                    self._store.year_by_rowid(kind),
-                    Ranking.for_kind(self._settings, kind),
-                )
+                engine = self._engine()
+                encoder = self._encoder()
+                years = year_by_rowid(self._store, kind, self._index_dir)
+                ranking = Ranking.for_kind(self._settings, kind)
+                on_loaded = self._on_dense
+                if on_loaded is None or not isinstance(engine, LocalEngine):
+                    self._open[kind] = engine.searcher(kind, encoder, years, ranking)
+                else:
+                    first = engine.searcher(kind, encoder, years, ranking, load_dense=False)
+                    self._open[kind] = first
+                    if first.dense_pending:
+                        self._load_dense(engine, first, years, on_loaded)
             return self._open[kind]
+
+    def _load_dense(
+        self,
+        engine: LocalEngine,
+        first: KindSearcher,
+        years: npt.NDArray[np.int32],
+        on_loaded: DenseLoaded,
+    ) -> None:
+        """Open the full searcher of ``first.kind`` in a thread and put it in ``first``'s
+        place (call under the lock)."""
+        kind, generation = first.kind, self._generation
+        self._loading.add(kind)
+
+        def load() -> None:
+            full: KindSearcher | None = None
+            error: LitsiftError | None = None
+            try:
+                full = engine.searcher(kind, first.encoder, years, first.ranking)
+            except LitsiftError as err:
+                error = err
+            except Exception as err:  # a bug: reported like an index error, never lost
+                error = LitsiftError(f"the {kind.table} dense index did not load: {err}", "")
+            with self._lock:
+                current = self._generation == generation and self._open.get(kind) is first
+                if current and full is not None:
+                    self._open[kind] = full
+                    self._datasets = None
+                elif current and error is not None:
+                    first.partial = f"dense index not loaded: {error.message}"
+            try:
+                if current:
+                    on_loaded(kind, error)
+            finally:
+                with self._lock:
+                    self._loading.discard(kind)
+
+        threading.Thread(target=load, name=f"litsift-dense-{kind.value}", daemon=True).start()
 
     def get(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to (datasets: with evidence from papers)."""
@@ -132,6 +211,7 @@ class Searchers:
     def invalidate(self, kind: Kind | None = None) -> None:
         """Drop the open searcher of ``kind`` (all when None), e.g. after an ingest or a build."""
         with self._lock:
+            self._generation += 1
             if kind is None:
                 self._open.clear()
             else:

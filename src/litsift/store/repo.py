@@ -17,16 +17,19 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import sqlite_utils
 
 from litsift.errors import LitsiftError, ReadOnlyHomeError, StoreError
 from litsift.store.faults import machine_fault, place_fault, store_fault
 from litsift.store.records import row_to_record
 from litsift.store.schema import RECORD_COLUMNS, SCHEMA_VERSION, migrate, user_version
 from litsift.types import Kind, Record
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 #: SQLite's default limit of bound parameters is 999 on old builds; stay under it.
 _MAX_PARAMS = 900
@@ -44,7 +47,9 @@ class Store:
 
     Attributes:
         path: the SQLite file (usually ``Paths.store_file``).
-        db: the sqlite-utils database over the connection, for code that needs raw access.
+        db: the sqlite-utils database over the connection, for code that needs raw access
+            (made on first use: importing sqlite-utils imports pandas, ~0.7 s, which opening
+            a store, a search and the TUI never need).
 
     The connection may be used from a worker thread (``check_same_thread=False``); calls are
     serialised by a lock, but an iterator from :meth:`rows_since` should be consumed by one
@@ -107,7 +112,7 @@ class Store:
             conn.close()
             self._drop_copy()
             raise
-        self.db = sqlite_utils.Database(conn, execute_plugins=False)
+        self._db: sqlite_utils.Database | None = None
 
     def _connect_readonly(self) -> sqlite3.Connection:
         uri = self.path.resolve().as_uri()
@@ -348,6 +353,15 @@ class Store:
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r}, readonly={self.readonly})"
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The sqlite-utils database over :attr:`conn` (imported and made on first use)."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self._conn, execute_plugins=False)
+        return self._db
 
     @property
     def conn(self) -> sqlite3.Connection:

@@ -168,6 +168,15 @@ class IndexProgress(Message):
 
 
 @dataclass
+class DenseLoaded(Message):
+    """The dense part of ``kind``'s index, loaded in the background after BM25 answered the
+    first searches, took its place (``error``: it could not be loaded; BM25 goes on alone)."""
+
+    kind: Kind
+    error: Exception | None = None
+
+
+@dataclass
 class IndexLanded(Message):
     """A background build published ``part`` (``"bm25"``, ``"dense"``, ``"passages"`` or
     ``"sentences"``) of ``kind``'s index."""

@@ -277,23 +277,30 @@ class UsageProfiles:
     and robustness) is found through its users. Measured on DataFinder in
     docs/EVALUATION-RESULTS.md (round 5).
 
+    The mentioning papers' vectors are not held: each year bound's centroids are summed from
+    :data:`CHUNK` vectors at a time, in the order of the mentions (so the sums are the same
+    floats whatever the chunking). Held were ``(papers naming a dataset, dim)`` float32, ~1 GB
+    at 1M papers.
+
     Args:
         mentions: the counts, with paper rowids.
         vectors: ``rowids -> (found rowids, (m, dim) vectors)`` over the paper dense index
             (:meth:`litsift.search.dense.DenseIndex.vectors`); papers not in it are skipped.
     """
 
+    #: mentioning papers whose vectors are read at a time
+    CHUNK = 8_192
+
     def __init__(self, mentions: MentionCounts, vectors: VectorLookup) -> None:
         self._ds = np.asarray(sorted(mentions.papers), dtype=np.int64)
         papers = [mentions.papers[int(d)] for d in self._ds]
         years = [mentions.years[int(d)] for d in self._ds]
-        all_papers = np.concatenate(papers) if papers else np.zeros(0, dtype=np.int64)
+        self._papers = (
+            np.concatenate(papers).astype(np.int64) if papers else np.zeros(0, dtype=np.int64)
+        )
         self._owner = np.repeat(np.arange(len(self._ds)), [len(p) for p in papers])
         self._years = np.concatenate(years) if years else np.zeros(0, dtype=np.int32)
-        found, vecs = vectors(np.unique(all_papers))
-        slot = {int(r): i for i, r in enumerate(found)}
-        self._row = np.array([slot.get(int(r), -1) for r in all_papers], dtype=np.int64)
-        self._vecs = vecs
+        self._vectors = vectors
         self._cache: dict[int | None, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
 
     def centroids(
@@ -303,12 +310,20 @@ class UsageProfiles:
         ``max_year`` (papers without a year always count), and their ``(m, dim)`` unit
         centroids. Cached per year bound."""
         if max_year not in self._cache:
-            keep = self._row >= 0
+            keep = np.ones(len(self._papers), dtype=bool)
             if max_year is not None:
                 keep &= self._years <= max_year
-            dim = self._vecs.shape[1] if self._vecs.ndim == 2 else 0
-            sums = np.zeros((len(self._ds), dim), dtype=np.float64)
-            np.add.at(sums, self._owner[keep], self._vecs[self._row[keep]])
+            sums: npt.NDArray[np.float64] | None = None
+            for start in range(0, max(len(self._papers), 1), self.CHUNK):
+                part = slice(start, start + self.CHUNK)
+                ids, owners = self._papers[part][keep[part]], self._owner[part][keep[part]]
+                found, vecs = self._vectors(ids)
+                if sums is None:
+                    dim = vecs.shape[1] if vecs.ndim == 2 else 0
+                    sums = np.zeros((len(self._ds), dim), dtype=np.float64)
+                if len(found):  # found: the ids in the dense index, in the order given
+                    np.add.at(sums, owners[np.isin(ids, found)], vecs)
+            assert sums is not None
             norms = np.linalg.norm(sums, axis=1)
             has = norms > 0
             cents = (sums[has] / norms[has, None]).astype(np.float32)

@@ -9,6 +9,12 @@ searchers are dropped and the current query runs again, BM25 only), then embeds 
 with its progress (done / total, ETA) in the status line, and when it lands the query runs again,
 hybrid. Once every kind it built is hybrid, it stores the records' sentences for aspect scoring
 (``LitsiftService.build_sentences``, progress in the status line too; search is not re-run).
+
+An index that is up to date opens the same way (issue 32): the searchers answer with BM25 alone
+while the dense graph loads in a thread (``LitsiftService.load_dense_in_background``; ~1 s per
+100K papers), the status line saying "dense index loading", and when it is in memory the query
+runs again, hybrid (:class:`DenseLoaded`). The store check then opens the paper searcher at
+once, so the load starts before the first query.
 The worker never holds the screen's service lock (searches go on meanwhile: the store and the
 encoder are thread-safe, and a search reads only published index parts). Closing the
 app cancels the worker: the next progress call stops the build, keeping what was published.
@@ -25,7 +31,14 @@ from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, get_current_worker
 
-from litsift.tui.messages import IndexFailed, IndexLanded, IndexProgress, StoreChecked
+from litsift.errors import LitsiftError
+from litsift.tui.messages import (
+    DenseLoaded,
+    IndexFailed,
+    IndexLanded,
+    IndexProgress,
+    StoreChecked,
+)
 from litsift.tui.screens.empty_store import EmptyStoreScreen
 from litsift.types import Kind
 
@@ -119,9 +132,38 @@ class IndexBuilder(Widget):
         #: kinds being built (until their dense part lands or the build fails)
         self.building: frozenset[Kind] = frozenset()
         self._states: dict[Kind, str] = {}
+        #: kinds whose dense part was loaded and whose query has not run again yet
+        self.dense_landing: set[Kind] = set()
 
     def on_mount(self) -> None:
+        self.service.load_dense_in_background(self._dense_loaded)
         self._check_store()
+
+    def on_unmount(self) -> None:
+        self.service.load_dense_in_background(None)
+
+    @property
+    def dense_pending(self) -> bool:
+        """True while a dense part loads in the background or its query has not run again."""
+        return bool(self.dense_landing or self.service.dense_loading())
+
+    def _dense_loaded(self, kind: Kind, error: LitsiftError | None) -> None:
+        """From the loading thread: before it counts as done (:attr:`dense_pending`)."""
+        self.dense_landing.add(kind)
+        self.post_message(DenseLoaded(kind, error))
+
+    @on(DenseLoaded)
+    def _dense_landed(self, msg: DenseLoaded) -> None:
+        try:
+            if msg.error is not None:
+                self.host.status.show_error(msg.error)
+            kinds = (Kind.PAPER, Kind.DATASET) if msg.kind is Kind.PAPER else (msg.kind,)
+            for kind in kinds:  # dataset search takes evidence from the paper index
+                self.host.tab(kind).shown = None
+            if self.host.kind in kinds and self.host.text.strip():
+                self.host.search(self.host.kind)
+        finally:
+            self.dense_landing.discard(msg.kind)
 
     @work(thread=True, group="store", exit_on_error=False)
     def _check_store(self) -> None:
@@ -134,6 +176,14 @@ class IndexBuilder(Widget):
             self.post_message(StoreChecked({}, frozenset(), err))
             return
         self.post_message(StoreChecked(counts, stale, None, pending))
+        if counts.get(Kind.PAPER) and Kind.PAPER not in stale:
+            # open the paper searcher now (BM25, the dense graph loading in a thread): the
+            # first query finds it open; what fails here is said by that query
+            try:
+                with self.service_lock:
+                    self.service.searcher(Kind.PAPER)
+            except LitsiftError:
+                pass
 
     @on(StoreChecked)
     def _store_checked(self, msg: StoreChecked) -> None:

@@ -161,6 +161,7 @@ class SearchScreen(CommandKeys, Screen[None]):
             or any(self.tab(k).scoring is not None for k in Kind)
             or self.ranking.reordering is not None
             or self.calls.open > 0
+            or self.query_one(IndexBuilder).dense_pending
         )
 
     def on_mount(self) -> None:
