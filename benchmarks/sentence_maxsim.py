@@ -49,7 +49,7 @@ from litsift.paths import shared_data_dir
 from litsift.search.aspects import split_sentences
 from litsift.search.fusion import Fused, interpolate, single
 from litsift.search.query import bm25_query_text
-from litsift.search.sentences import build_sentences
+from litsift.search.sentence_phase import build_sentences
 from litsift.search.text import passage_text
 from litsift.types import Kind, YearRange
 

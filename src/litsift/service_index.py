@@ -207,7 +207,7 @@ class IndexCommands(ServiceParts):
     ) -> tuple[int, int]:
         """Cut and embed the sentences of every record of ``kind`` that lacks them, for aspect
         scoring (the third index phase, after BM25 and dense; resumable, see
-        :func:`litsift.search.sentences.build_sentences`). A kind without the phase
+        :func:`litsift.search.sentence_phase.build_sentences`). A kind without the phase
         (:meth:`sentence_phase`) embeds nothing: rows an earlier phase pinned join the bounded
         cache instead.
 
@@ -215,8 +215,8 @@ class IndexCommands(ServiceParts):
             ``(embedded now, records of kind)``; ``(0, n)`` when the store cannot be opened or
             ``kind`` has no phase.
         """
+        from litsift.search.sentence_phase import build_sentences
         from litsift.search.sentences import BUILD_CHUNK as SENTENCE_CHUNK
-        from litsift.search.sentences import build_sentences
 
         sentences = self.sentence_store
         if sentences is None:

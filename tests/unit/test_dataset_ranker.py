@@ -29,7 +29,8 @@ from litsift.search.datasets.ranker import (
 )
 from litsift.search.datasets.searcher import DatasetSearcher
 from litsift.search.fusion import Fused
-from litsift.search.sentences import best_sentence_cosines, open_sentence_store, sentence_views
+from litsift.search.sentence_phase import best_sentence_cosines
+from litsift.search.sentences import open_sentence_store, sentence_views
 from litsift.service import LitsiftService
 from litsift.types import Kind, Query, YearRange
 from litsift.types import SignalScore as Signal

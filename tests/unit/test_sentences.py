@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from litsift.paths import get_paths
 from litsift.search.aspect_scoring import AspectScorer
 from litsift.search.aspects import decompose, split_sentences
+from litsift.search.sentence_phase import build_sentences
 from litsift.search.sentences import (
     FILE_NAME,
     MAX_SENTENCES,
     SentenceStore,
-    build_sentences,
     open_sentence_store,
 )
 from litsift.search.text import passage_text

@@ -198,8 +198,9 @@ class Searchers:
 
     def _best_sentences(self, rowids: list[int], qvec: FloatVector) -> dict[int, float]:
         """Best query-sentence cosine of each dataset from the stored sentences (see
-        :func:`litsift.search.sentences.best_sentence_cosines`); {} without a sentence store."""
-        from litsift.search.sentences import best_sentence_cosines
+        :func:`litsift.search.sentence_phase.best_sentence_cosines`); {} without a sentence
+        store."""
+        from litsift.search.sentence_phase import best_sentence_cosines
 
         sentences = self._sentences() if self._sentences is not None else None
         return best_sentence_cosines(self._store, sentences, Kind.DATASET, rowids, qvec)

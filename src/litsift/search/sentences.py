@@ -6,7 +6,8 @@ of a hit. Splitting 50 abstracts into sentences (pysbd) costs ~200 ms of CPU and
 one passage per ONNX run, so a vector is a function of its text), so they are computed once and
 kept here: a search then embeds only its aspects.
 
-Two ways in. The *phase* (:func:`build_sentences`, after the dense index) cuts and embeds every
+Two ways in. The *phase* (:func:`~litsift.search.sentence_phase.build_sentences`, after the
+dense index) cuts and embeds every
 record of a kind ahead of time; its rows are pinned. By default a kind has the phase while it
 holds at most 50,000 records (config ``search.sentence_phase``, ``sentence_phase_max_records``:
 the sample and the datasets, whose re-ranker reads every candidate's sentences); past that, a
@@ -39,10 +40,10 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -52,16 +53,11 @@ from litsift.search.text import passage_text
 from litsift.search.vector_codec import pack_vectors, round_vectors, unpack_vectors
 from litsift.types import Kind, Record
 
-if TYPE_CHECKING:
-    from litsift.store import Store
-
 __all__ = [
     "MAX_CACHED",
     "MAX_SENTENCES",
     "SentenceStore",
     "SentenceView",
-    "best_sentence_cosines",
-    "build_sentences",
     "open_sentence_store",
     "pack_vectors",
     "round_vectors",
@@ -364,43 +360,6 @@ class SentenceStore:
             self._db.close()
 
 
-def best_sentence_cosines(
-    store: Store,
-    sentences: SentenceStore | None,
-    kind: Kind,
-    rowids: Sequence[int],
-    qvec: npt.NDArray[np.float32],
-) -> dict[int, float]:
-    """The best cosine between ``qvec`` and one stored sentence of each record (MaxP at
-    sentence granularity; Dai & Callan 2019, "Deeper Text Understanding for IR with Contextual
-    Neural Language Modeling", SIGIR).
-
-    Only stored sentences are used (nothing is embedded here): a record whose sentences are
-    missing or stale (its text changed since they were cut) is left out, and so is every record
-    when ``sentences`` is None.
-
-    Args:
-        store: the record store (``rowids`` are its rowids of ``kind``).
-        sentences: the sentence store, or None.
-        kind: the records' kind.
-        rowids: the records to score.
-        qvec: the ``(dim,)`` L2-normalised query vector of the encoder that embedded them.
-
-    Returns:
-        ``{rowid: cosine}`` for the records with stored sentences.
-    """
-    if sentences is None or not rowids:
-        return {}
-    records = store.get_by_rowids(kind, rowids)
-    views = sentences.get(kind, [(r.id, passage_text(r)) for r in records.values()])
-    out: dict[int, float] = {}
-    for rowid, record in records.items():
-        view = views.get(record.id)
-        if view is not None and len(view.vectors):
-            out[rowid] = float((view.vectors @ qvec).max())
-    return out
-
-
 def open_sentence_store(
     index_root: Path,
     encoder: SentenceEncoder,
@@ -442,47 +401,3 @@ def _remove(path: Path) -> None:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         except OSError:
             pass
-
-
-def build_sentences(
-    store: Store,
-    encoder: SentenceEncoder,
-    kind: Kind,
-    sentences: SentenceStore,
-    progress: Callable[[str, int, int], None] | None = None,
-    chunk: int = BUILD_CHUNK,
-) -> tuple[int, int]:
-    """Cut and embed every record of ``kind`` whose sentences are missing or stale: the phase
-    of ``kind``, whose rows are pinned (kept however full the on-demand cache is).
-
-    Commits every ``chunk`` records, so a killed build keeps its work and the next call resumes
-    with what is left; rows of records no longer in the store are dropped at the end.
-
-    Args:
-        progress: ``progress("sentences", done, total)`` over the records to do; may raise to
-            stop the build (what was committed stays).
-
-    Returns:
-        ``(embedded, total)``: records cut and embedded now, records of ``kind`` in the store.
-    """
-    sentences.set_pinned(kind, True)  # rows scored on demand before the phase are kept
-    stored = sentences.hashes(kind)
-    todo: list[Record] = []
-    seen: set[str] = set()
-    for batch in store.rows_since(kind, 0, batch_size=2000):
-        for record in batch:
-            seen.add(record.id)
-            if stored.get(record.id) != text_hash(passage_text(record)):
-                todo.append(record)
-    if progress is not None:
-        progress("sentences", 0, len(todo))
-    for start in range(0, len(todo), chunk):
-        part = todo[start : start + chunk]
-        views = sentence_views(part, encoder)
-        sentences.put(kind, [(r.id, v) for r, v in zip(part, views, strict=True)], pinned=True)
-        if progress is not None:
-            progress("sentences", start + len(part), len(todo))
-    gone = [doc_id for doc_id in stored if doc_id not in seen]
-    if gone:
-        sentences.delete(kind, gone)
-    return len(todo), len(seen)

@@ -95,7 +95,7 @@ class DatasetSearcher:
             dense index is still being built), for :attr:`partial`.
         best_sentences: ``best_sentences(rowids, qvec) -> {rowid: cosine}``, the best
             query-sentence cosine of each dataset from its stored sentences (the re-ranker's
-            ``max_sent``; :func:`litsift.search.sentences.best_sentence_cosines`); datasets it
+            ``max_sent``; :func:`litsift.search.sentence_phase.best_sentence_cosines`); datasets it
             leaves out, or all when None, get their whole-passage cosine instead.
     """
 
