@@ -96,6 +96,11 @@ class SearchSettings:
     #: ``w = cross_encoder_weight``. Measured in docs/EVALUATION-RESULTS.md (round 10).
     cross_encoder_top: int = 0
     cross_encoder_weight: float = 0.5
+    #: the citation signal (``litsift.search.citation_stage``): while papers are kept, the
+    #: paper hits of the candidate pool linked to them by citations move up (a third RRF run,
+    #: weight ``citation_weight``). Measured by ``benchmarks/citation_search.py``.
+    citation_signal: bool = False
+    citation_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -312,6 +317,8 @@ def _validate(s: SearchSettings) -> None:
     _bounded(s, "cross_encoder_top", 0, 1000)
     if not 0.0 <= s.cross_encoder_weight <= 1.0:
         raise ConfigError("config: search.cross_encoder_weight must be between 0 and 1")
+    if not 0.0 <= s.citation_weight <= 4.0:
+        raise ConfigError("config: search.citation_weight must be between 0 and 4")
     if s.bm25_query not in BM25_QUERY_MODES:
         raise ConfigError(f"config: search.bm25_query must be one of {', '.join(BM25_QUERY_MODES)}")
 

@@ -15,7 +15,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.service import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets.detail_pane import Extras, render_hit
-from litsift.types import Hit, Kind, Label, Paper
+from litsift.types import Hit, Kind, Label, Paper, SignalScore
 from litsift.types.citations import KeptLinks, Neighbour
 from tests.tui.conftest import search, settle
 
@@ -80,3 +80,10 @@ def test_links_render_as_plain_sanitised_text() -> None:
     assert "linked to 6 of your 9 kept papers (cites 1 · cited by 5)" in shown
     assert "cites    Literal [red]x[/red] " in shown and "\x1b" not in shown
     assert "… 2 more cited by (C: citations)" in shown
+
+
+def test_the_search_signal_is_explained_in_words() -> None:
+    """A hit the citation signal moved (signal ``kept``) says how many kept papers it links."""
+    signals = {"bm25": SignalScore(3.2, 7), "kept": SignalScore(2.0, 1)}
+    shown = render_hit(Hit(Paper("key:1", "A linked paper"), 1, 0.03, signals)).plain
+    assert "kept            2   linked to 2 kept papers (rank 1)" in shown
