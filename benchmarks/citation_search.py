@@ -160,6 +160,7 @@ def run_mixed(
         }
         runs: dict[str, dict[str, dict[str, float]]] = {}
         qrels: dict[str, dict[str, int]] = {}
+        linked: dict[str, list[int]] = {}  # hits carrying the signal among the top K
         for n in names:
             for seed in seeds:
                 query_id, kept, relevant = _draw(included[n], seed)
@@ -180,6 +181,8 @@ def run_mixed(
                             continue
                         hits = pipeline.search(Query(title[query_id], Kind.PAPER, k=K)).hits
                         shown = [h for h in hits if h.docid not in out]
+                        moved = sum("kept" in h.signals for h in hits)
+                        linked.setdefault(name, []).append(moved)
                         run = runs.setdefault(name, {})
                         run[qid] = {h.docid: float(K - i) for i, h in enumerate(shown)}
         qids = list(qrels)
@@ -189,6 +192,7 @@ def run_mixed(
         "values": {s: {m: v.tolist() for m, v in vals.items()} for s, vals in values.items()},
         "records": sum(len(r) for r in records.values()),
         "index_s": round(built, 1),
+        "linked_in_top50_mean": {s: float(np.mean(v)) for s, v in linked.items()},
     }
 
 
@@ -245,6 +249,7 @@ def main() -> None:
         report["elapsed_s"] = round(time.perf_counter() - t0, 1)
         for s, row in report["test_summary"].items():
             print(f"  {s:<13} " + "  ".join(f"{k} {v}" for k, v in row.items()))
+        print("hits with the signal in the top 50:", mixed["linked_in_top50_mean"])
         if args.json is not None:
             args.json.write_text(json.dumps(report, indent=1))
         return

@@ -6,7 +6,9 @@ papers each cites or is cited by (:func:`litsift.graph.signal.kept_link_counts`)
 breaking ties -- by weighted reciprocal rank fusion (:func:`litsift.search.fusion.rrf`):
 ``score(d) = 1 / (rrf_k + rank_pool(d)) + w / (rrf_k + rank_kept(d))``. A moved hit carries the
 signal ``kept`` (score: its link count k, rank: its rank in the linked run), which the detail
-pane explains as "linked to k kept papers".
+pane explains as "linked to k kept papers". Kept papers themselves stay at the rank the search
+gave them (searching for a kept paper still finds it first); the other hits are fused around
+them.
 
 With nothing kept, for datasets and for a pool with no linked paper, the inner searcher's
 answer is returned unchanged (same hits, scores and ranks). Measured on the screening sets with
@@ -91,15 +93,25 @@ class CitationStage:
         t = time.perf_counter()
         with self.store.lock:
             links = kept_link_counts(self.store.conn, [h.docid for h in ranked.hits], kept)
+        kept_set = set(kept)
         by_id: dict[str, Hit] = {h.docid: h for h in ranked.hits}
-        if links:
-            fused = fuse_kept_links(list(by_id), links, self.weight, self.rrf_k)
+        others = [d for d in by_id if d not in kept_set]
+        linked = {d: n for d, n in links.items() if d not in kept_set}
+        if linked:
+            fused = iter(fuse_kept_links(others, linked, self.weight, self.rrf_k))
+            # kept papers stay where the search put them; the others fill the remaining ranks
+            order = [
+                (h.docid, -1.0, None) if h.docid in kept_set else next(fused) for h in ranked.hits
+            ]
             hits = []
-            for rank, (doc_id, score, sig) in enumerate(fused[:k], start=1):
+            for rank, (doc_id, score, sig) in enumerate(order[:k], start=1):
                 hit = by_id[doc_id]
                 signals = dict(hit.signals)
                 if sig is not None:
                     signals[KEPT_SIGNAL] = sig
+                if score < 0:  # a kept paper: the fused score of the hit after it
+                    later = [s for _, s, _ in order[rank:] if s >= 0]
+                    score = later[0] if later else 0.0
                 hits.append(replace(hit, rank=rank, score=score, signals=signals))
             ranked.hits = hits
             ranked.signals_used = (*ranked.signals_used, KEPT_SIGNAL)

@@ -77,6 +77,14 @@ def test_a_linked_hit_moves_up_and_says_why(service: LitsiftService) -> None:
         assert ("kept" in h.signals) == (h.docid in links)
         if h.docid in links:
             assert h.signals["kept"].score == links[h.docid] == 1
+    # a kept paper stays at its search rank (searching for it still finds it first)
+    service.set_label(Kind.PAPER, GLOVE, Label.KEEP)
+    try:
+        glove = on.search(Query("GloVe global vectors for word representation", Kind.PAPER))
+    finally:
+        service.set_label(Kind.PAPER, GLOVE, None)
+    assert glove.hits[0].docid == GLOVE and "kept" in glove.hits[1].signals
+    assert glove.hits[0].score >= glove.hits[1].score
     # the unlinked hits keep their relative order
     unlinked = [h.docid for h in fused.hits if h.docid not in links]
     assert unlinked == [d for d in rank if d in set(unlinked)]
