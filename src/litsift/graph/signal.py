@@ -17,6 +17,7 @@ the screening learner retrains on after each decision.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -36,9 +37,6 @@ __all__ = [
     "kept_link_counts",
     "stored_signal",
 ]
-
-#: candidate ids per SQL statement (two IN lists of this size stay under SQLite's 999)
-_CHUNK = 450
 
 
 @dataclass(frozen=True)
@@ -92,28 +90,28 @@ def kept_link_counts(
 ) -> dict[str, int]:
     """``linked`` (k) of each candidate towards ``kept`` read straight from the store's edges:
     the distinct kept papers it cites or is cited by, itself not counted. The same count as
-    :func:`stored_signal`'s ``linked`` without building a graph (a search pool of ``k0``
-    candidates costs one indexed query per 450 of them).
+    :func:`stored_signal`'s ``linked`` without building a graph: one indexed query that reads
+    only the edges between the two sets (both passed as JSON arrays, so any size fits).
 
     Returns:
         ``{candidate id: k}`` for the candidates with ``k > 0`` only.
     """
-    kept_set = set(kept)
-    if not kept_set or not candidates:
+    if not kept or not candidates:
         return {}
     wanted = list(dict.fromkeys(candidates))
+    rows = conn.execute(
+        "SELECT citing, cited FROM citations"
+        " WHERE citing IN (SELECT value FROM json_each(?1))"
+        " AND cited IN (SELECT value FROM json_each(?2))"
+        " UNION SELECT cited, citing FROM citations"
+        " WHERE cited IN (SELECT value FROM json_each(?1))"
+        " AND citing IN (SELECT value FROM json_each(?2))",
+        (json.dumps(wanted), json.dumps(list(kept))),
+    ).fetchall()
     near: dict[str, set[str]] = {}
-    for i in range(0, len(wanted), _CHUNK):
-        chunk = wanted[i : i + _CHUNK]
-        marks = ", ".join("?" * len(chunk))
-        rows = conn.execute(
-            f"SELECT citing, cited FROM citations WHERE citing IN ({marks}) "
-            f"UNION SELECT cited, citing FROM citations WHERE cited IN ({marks})",
-            (*chunk, *chunk),
-        ).fetchall()
-        for c, other in rows:
-            if other in kept_set and other != c:
-                near.setdefault(str(c), set()).add(str(other))
+    for c, other in rows:
+        if other != c:
+            near.setdefault(str(c), set()).add(str(other))
     return {c: len(near[c]) for c in wanted if c in near}
 
 
