@@ -20,6 +20,7 @@ from litsift.errors import LitsiftError
 from litsift.service_refs_fetch import RefsError, RefsFetchReport, Walk
 from litsift.types import Kind, Label, Query, SearchResult
 from litsift.types.citations import (
+    KeptLinks,
     Neighbour,
     Neighbours,
     SnowballCandidate,
@@ -156,6 +157,28 @@ class RefsService:
             doc_id,
             rec.display_title,
             self._ordered([info[k] for k in refs]),
+            self._ordered([info[k] for k in citing]),
+        )
+
+    def kept_links(self, doc_id: str) -> KeptLinks:
+        """How paper ``doc_id`` is linked to the kept papers in the store's edges: the kept
+        papers it cites and those citing it, with their titles (the detail pane's "linked to k
+        of your kept papers"). A paper that is not stored, or nothing kept, gives no links."""
+        from litsift.store import citations
+        from litsift.store.triage import Triage
+
+        store = self._store()
+        kept = set(Triage(store).ids_with_label(Kind.PAPER, Label.KEEP)) - {doc_id}
+        if not kept:
+            return KeptLinks(doc_id)
+        with store.lock:
+            cites = [k for k in citations.references(store.conn, doc_id) if k in kept]
+            citing = [k for k in citations.cited_by(store.conn, doc_id) if k in kept]
+        info = self._neighbours([*cites, *citing])
+        return KeptLinks(
+            doc_id,
+            len(kept),
+            self._ordered([info[k] for k in cites]),
             self._ordered([info[k] for k in citing]),
         )
 

@@ -17,6 +17,7 @@ the screening learner retrains on after each decision.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,13 @@ import scipy.sparse as sp
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["CitationSignal", "SignalFeatures", "citation_signal", "stored_signal"]
+__all__ = [
+    "CitationSignal",
+    "SignalFeatures",
+    "citation_signal",
+    "kept_link_counts",
+    "stored_signal",
+]
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,36 @@ def stored_signal(
 
     g = graph(conn, [*candidates, *kept])
     return {str(k): v for k, v in citation_signal(g, candidates, kept).items()}
+
+
+def kept_link_counts(
+    conn: sqlite3.Connection, candidates: Collection[str], kept: Collection[str]
+) -> dict[str, int]:
+    """``linked`` (k) of each candidate towards ``kept`` read straight from the store's edges:
+    the distinct kept papers it cites or is cited by, itself not counted. The same count as
+    :func:`stored_signal`'s ``linked`` without building a graph: one indexed query that reads
+    only the edges between the two sets (both passed as JSON arrays, so any size fits).
+
+    Returns:
+        ``{candidate id: k}`` for the candidates with ``k > 0`` only.
+    """
+    if not kept or not candidates:
+        return {}
+    wanted = list(dict.fromkeys(candidates))
+    rows = conn.execute(
+        "SELECT citing, cited FROM citations"
+        " WHERE citing IN (SELECT value FROM json_each(?1))"
+        " AND cited IN (SELECT value FROM json_each(?2))"
+        " UNION SELECT cited, citing FROM citations"
+        " WHERE cited IN (SELECT value FROM json_each(?1))"
+        " AND citing IN (SELECT value FROM json_each(?2))",
+        (json.dumps(wanted), json.dumps(list(kept))),
+    ).fetchall()
+    near: dict[str, set[str]] = {}
+    for c, other in rows:
+        if other != c:
+            near.setdefault(str(c), set()).add(str(other))
+    return {c: len(near[c]) for c in wanted if c in near}
 
 
 class SignalFeatures:

@@ -14,7 +14,8 @@ before it, ``search(query) -> hits``, so adding one never edits the others or th
    for a full-text query (:class:`FullText`) the papers of the best passages are fused in by
    document id, their years read from the paper index's year column; then the top ``k`` rows
    are loaded from SQLite in one batch.
-4. The stages of :func:`stages` (today the opt-in cross-encoder) re-rank the loaded hits.
+4. The stages of :func:`stages` (the opt-in cross-encoder; the citation signal while papers
+   are kept, :mod:`litsift.search.citation_stage`) re-rank the loaded hits.
 """
 
 from __future__ import annotations
@@ -300,14 +301,18 @@ class CrossEncoderStage:
         return ranked
 
 
-def stages(first: HitSearcher, settings: SearchSettings) -> HitSearcher:
+def stages(first: HitSearcher, settings: SearchSettings, store: Store | None = None) -> HitSearcher:
     """``first`` with the configured hit-level stages over it, innermost first (the one place a
-    new stage is added)."""
+    new stage is added); the citation signal needs the ``store`` (its labels and edges)."""
     searcher = first
     if settings.cross_encoder_top > 0:
         searcher = CrossEncoderStage(
             searcher, settings.cross_encoder_top, settings.cross_encoder_weight
         )
+    if settings.citation_signal and store is not None:
+        from litsift.search.citation_stage import CitationStage
+
+        searcher = CitationStage(searcher, store, settings.citation_weight, max(settings.rrf_k, 1))
     return searcher
 
 
@@ -335,7 +340,7 @@ class SearchPipeline:
         self.settings = settings
         self.store = store
         self._rq_search = rq_search
-        self.searcher = stages(Retrieval(searchers, store, passages, on_damaged), settings)
+        self.searcher = stages(Retrieval(searchers, store, passages, on_damaged), settings, store)
 
     def search(self, query: Query) -> SearchResult:
         """Run ``query``; unset ``k``, ``k0`` and fusion take the configured defaults and the

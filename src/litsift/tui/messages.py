@@ -21,6 +21,7 @@ from litsift.types import (
     SearchResult,
     YearRange,
 )
+from litsift.types.citations import KeptLinks
 
 
 @dataclass
@@ -96,6 +97,17 @@ class AnnotationsChanged(Message):
     kind: Kind
     annotations: dict[str, Annotation]
     notice: str = ""
+
+
+@dataclass
+class KeptLinksLoaded(Message):
+    """The detail pane's citation links of one paper to the kept papers were read (a worker);
+    ``error`` when reading failed (``links`` is then empty). ``generation``: the pane's links
+    generation when the read started (a label change since makes the read stale)."""
+
+    links: KeptLinks
+    error: Exception | None = None
+    generation: int = 0
 
 
 @dataclass

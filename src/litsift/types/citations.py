@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from litsift.types import Label
 
-__all__ = ["Neighbour", "Neighbours", "SnowballCandidate", "SnowballRound"]
+__all__ = ["KeptLinks", "Neighbour", "Neighbours", "SnowballCandidate", "SnowballRound"]
 
 
 @dataclass(frozen=True)
@@ -91,3 +91,36 @@ class SnowballRound:
 
     seeds: int
     candidates: tuple[SnowballCandidate, ...] = ()
+
+
+@dataclass(frozen=True)
+class KeptLinks:
+    """How one paper is linked to the papers the user kept: the third explainable signal.
+
+    Attributes:
+        doc_id: the paper.
+        kept: how many papers are kept (the paper itself not counted).
+        cites: the kept papers it cites (stored, newest first).
+        cited_by: the kept papers citing it (stored, newest first).
+    """
+
+    doc_id: str
+    kept: int = 0
+    cites: tuple[Neighbour, ...] = ()
+    cited_by: tuple[Neighbour, ...] = ()
+
+    @property
+    def linked(self) -> int:
+        """k: the kept papers it cites or is cited by (one that does both counts once)."""
+        return len({n.key for n in (*self.cites, *self.cited_by)})
+
+    def why(self) -> str:
+        """The signal in words, e.g. ``linked to 2 of your 5 kept papers (cites 1 · cited by
+        1)``; '' when it is linked to none."""
+        if not self.linked:
+            return ""
+        noun = "paper" if self.kept == 1 else "papers"
+        return (
+            f"linked to {self.linked} of your {self.kept} kept {noun} "
+            f"(cites {len(self.cites)} · cited by {len(self.cited_by)})"
+        )

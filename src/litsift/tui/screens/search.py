@@ -63,6 +63,7 @@ from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
 from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
+from litsift.types.citations import KeptLinks
 
 __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
@@ -123,7 +124,7 @@ class SearchScreen(CommandKeys, Screen[None]):
             with TabbedContent(initial=PANE_ID[Kind.PAPER], id="kinds"):
                 for kind in Kind:
                     yield KindTab(kind, self.service.coverage_order)
-            yield DetailPane(id="detail")
+            yield DetailPane(id="detail", read_links=self._read_kept_links)
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield KeyFooter()
         yield IndexBuilder(self.service, self, self.calls.lock)  # checks the store, builds
@@ -162,6 +163,7 @@ class SearchScreen(CommandKeys, Screen[None]):
             or self.ranking.reordering is not None
             or self.calls.open > 0
             or self.query_one(IndexBuilder).dense_pending
+            or self.detail.reading is not None
         )
 
     def on_mount(self) -> None:
@@ -195,6 +197,10 @@ class SearchScreen(CommandKeys, Screen[None]):
         if self.read_only is not None:
             modes.append("read-only: nothing is saved")
         self.status.set_modes(modes)
+
+    def _read_kept_links(self, doc_id: str) -> KeptLinks:
+        with self.calls.lock:  # called in the detail pane's worker
+            return self.service.refs.kept_links(doc_id)
 
     # -- searching -------------------------------------------------------------------------
     @on(SearchRequested)
@@ -349,6 +355,7 @@ class SearchScreen(CommandKeys, Screen[None]):
     def _annotations_changed(self, msg: AnnotationsChanged) -> None:
         """Show fresh annotations; with "more like this" on, rerank by the new labels."""
         self.table(msg.kind).update_annotations(msg.annotations)
+        self.detail.forget_links()  # the kept set may have changed
         self.refresh_detail()
         if msg.notice:
             self.status.show_message(msg.notice)

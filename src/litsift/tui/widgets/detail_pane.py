@@ -1,8 +1,11 @@
 """The detail pane: everything about the highlighted hit, as plain text.
 
-Beside the record it shows the hit's triage state (label, note, tags, collections) and, once the
-aspect worker has run, each query aspect with its 0/1/2 grade (○ ◐ ●) and the evidence sentence
-highlighted in the abstract or description (a style on a span, never markup).
+Beside the record it shows the hit's triage state (label, note, tags, collections), for a paper
+linked by citations to the papers the user kept "linked to k of your kept papers" with a few of
+their titles (read from the store by the pane's own worker, :attr:`DetailPane.read_links`, and
+kept per paper until a label changes), and, once the aspect worker has run, each query aspect
+with its 0/1/2 grade (○ ◐ ●) and the evidence sentence highlighted in the abstract or
+description (a style on a span, never markup).
 
 Abstracts, descriptions and (later) LLM-written fields are user data: they are assembled into a
 :class:`textual.content.Content` from plain strings, so ``[bold]`` in an abstract shows as the
@@ -14,17 +17,21 @@ the data are removed and control characters shown as visible symbols.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from litsift.errors import LitsiftError
 from litsift.text import for_terminal
+from litsift.tui.messages import KeptLinksLoaded
 from litsift.tui.widgets.safe_text import Part, safe_content
-from litsift.types import Annotation, Aspect, Coverage, Dataset, Hit, Paper
+from litsift.types import Annotation, Aspect, Coverage, Dataset, Hit, Kind, Paper
+from litsift.types.citations import KeptLinks, Neighbour
 
 #: order in which retriever signals are listed
 SIGNALS = ("bm25", "dense")
@@ -50,6 +57,8 @@ class Extras:
     llm_grades: tuple[int | None, ...] | None = None
     #: the query's text, for highlighting its words in a matching full-text passage
     query: str = ""
+    #: how the paper is linked to the kept papers (read by a worker; None: not read yet)
+    kept_links: KeptLinks | None = None
 
 
 EMPTY = "—"
@@ -84,6 +93,10 @@ def _scores(hit: Hit) -> Iterator[Part]:
         if name == "popularity":  # litsift.search.popularity: a count, not a score
             yield ("  papers ", "bold")
             yield f"{int(sig.score):10d}   name it (rank {sig.rank} among the candidates)\n"
+        elif name == "kept":  # litsift.search.citation_stage: a link count, not a score
+            yield ("  kept   ", "bold")
+            n = int(sig.score)
+            yield f"{n:10d}   linked to {n} kept paper{'s' if n != 1 else ''} (rank {sig.rank})\n"
         elif name not in SIGNALS:
             yield (f"  {name:<5}  ", "bold")
             yield f"{sig.score:10.4f}   rank {sig.rank}\n"
@@ -100,6 +113,31 @@ def _triage(ann: Annotation) -> Iterator[Part]:
         yield from _field("Collections", ", ".join(ann.collections))
     if ann.note:
         yield from _field("Note", ann.note)
+
+
+#: kept papers named per direction under "Citation links" (the citations screen, C, has all)
+FEW_LINKS = 3
+
+
+def _link_line(direction: str, n: Neighbour) -> Iterator[Part]:
+    yield (f"  {direction:<8} ", "$text-muted")
+    yield " ".join(n.display_title.split())  # one line, whatever the title holds
+    if n.year:
+        yield (f" ({n.year})", "$text-muted")
+    yield "\n"
+
+
+def _kept_links(links: KeptLinks | None) -> Iterator[Part]:
+    """The "linked to k of your kept papers" lines: only when k > 0, with a few titles."""
+    if links is None or not links.linked:
+        return
+    yield from _heading("Citation links")
+    yield ("  " + links.why() + "\n", "$success")
+    for direction, items in (("cites", links.cites), ("cited by", links.cited_by)):
+        for n in items[:FEW_LINKS]:
+            yield from _link_line(direction, n)
+        if len(items) > FEW_LINKS:
+            yield (f"  … {len(items) - FEW_LINKS} more {direction} (C: citations)\n", "$text-muted")
 
 
 def _aspects(extras: Extras) -> Iterator[Part]:
@@ -188,6 +226,7 @@ def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield from _field("URL", paper.url)
     yield from _field("ID", paper.id)
     yield from _triage(extras.annotation)
+    yield from _kept_links(extras.kept_links)
     yield from _aspects(extras)
     if hit.passage is not None:
         yield from _passage(hit, extras)
@@ -226,16 +265,31 @@ def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
     return safe_content(parts)
 
 
+#: reads a paper's links to the kept papers (a blocking service call: run in a worker)
+ReadLinks = Callable[[str], KeptLinks]
+
+
 class DetailPane(VerticalScroll):
-    """Scrollable detail of one hit; focus it (Enter in the table) to scroll with the keys."""
+    """Scrollable detail of one hit; focus it (Enter in the table) to scroll with the keys.
+
+    Args:
+        read_links: how a paper's links to the kept papers are read (under the service lock);
+            None: no citation links are shown.
+    """
 
     #: where the key footer says the focus is
     focus_label = "detail"
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, read_links: ReadLinks | None = None) -> None:
         super().__init__(id=id)
         self.hit: Hit | None = None
         self.extras = Extras()
+        self.read_links = read_links
+        #: the links read so far, per paper id (forgotten when a label changes)
+        self.kept_links: dict[str, KeptLinks] = {}
+        #: the paper whose links a worker is reading, or None
+        self.reading: str | None = None
+        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield Static(render_hit(None), id="detail-body", markup=False)
@@ -245,9 +299,53 @@ class DetailPane(VerticalScroll):
         same = hit is not None and self.hit is not None and hit.docid == self.hit.docid
         self.hit = hit
         self.extras = extras or Extras()
+        if hit is not None and self.extras.kept_links is None:
+            self.extras = replace(self.extras, kept_links=self.kept_links.get(hit.docid))
         self.query_one("#detail-body", Static).update(render_hit(hit, self.extras))
         if not same:
             self.scroll_home(animate=False)
+        self._read_links(hit)
+
+    # -- links to the kept papers ----------------------------------------------------------
+    def forget_links(self) -> None:
+        """A label changed (the kept set may have): read every paper's links again."""
+        self._generation += 1
+        self.kept_links.clear()
+        self.reading = None
+
+    def _read_links(self, hit: Hit | None) -> None:
+        read = self.read_links
+        if read is None or hit is None or hit.kind is not Kind.PAPER:
+            return
+        if hit.docid in self.kept_links or hit.docid == self.reading:
+            return
+        doc_id = self.reading = hit.docid
+        generation = self._generation
+
+        def work() -> None:
+            try:
+                msg = KeptLinksLoaded(read(doc_id), generation=generation)
+            except Exception as err:  # reported, never a crash
+                msg = KeptLinksLoaded(KeptLinks(doc_id), err, generation)
+            self.post_message(msg)
+
+        self.run_worker(work, group="kept-links", thread=True, exit_on_error=False)
+
+    @on(KeptLinksLoaded)
+    def _links_read(self, msg: KeptLinksLoaded) -> None:
+        msg.stop()
+        if msg.generation != self._generation:
+            return  # read before a label changed: a newer read follows
+        doc_id = msg.links.doc_id
+        if doc_id == self.reading:
+            self.reading = None
+        self.kept_links[doc_id] = msg.links  # an error: not read again for this paper
+        if msg.error is not None:
+            err = msg.error
+            text = f"{err.message} — {err.hint}" if isinstance(err, LitsiftError) else str(err)
+            self.notify(text, title="Citation links not read", severity="error", markup=False)
+        elif self.hit is not None and self.hit.docid == doc_id:
+            self.show_hit(self.hit, replace(self.extras, kept_links=msg.links))
 
     @property
     def content(self) -> Content:

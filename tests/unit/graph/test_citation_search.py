@@ -1,0 +1,90 @@
+"""The citation signal in search (issue 31, item 4): on a tiny indexed home built from a real
+OpenAlex page (37 works and their ``referenced_works``), keeping a paper (a bioinformatics tool
+paper) moves the hits linked to it up in a search about word embeddings and says why (signal
+``kept``); with nothing kept -- or the signal off -- the answer is the pipeline's without the
+stage, hit for hit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from litsift.graph.signal import kept_link_counts, stored_signal
+from litsift.paths import get_paths, shared_data_dir
+from litsift.search.pipeline import SearchPipeline
+from litsift.service import LitsiftService
+from litsift.types import Kind, Label, Query
+
+PAGE = (
+    shared_data_dir()
+    / "sources"
+    / "openalex"
+    / "api"
+    / "works_filter-cited_by_two-works_per-page-200_cursor.json"
+)
+GLOVE = "doi:10.3115/v1/d14-1162"
+BTS071 = "doi:10.1093/bioinformatics/bts071"
+QUERY = "neural word embeddings learned from text"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory, encoder: Any) -> Iterator[LitsiftService]:
+    home = tmp_path_factory.mktemp("citation-search") / "home"
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.sources.import_paths(Kind.PAPER, [PAGE]).added == 37
+        svc.build_index(Kind.PAPER)
+        yield svc
+
+
+def pipeline(svc: LitsiftService, on: bool) -> SearchPipeline:
+    settings = replace(svc.config.search, citation_signal=on)
+    return SearchPipeline(settings, svc.searchers, svc.store, lambda: None, svc.rq.search)
+
+
+def test_kept_link_counts_match_the_graph_signal(service: LitsiftService) -> None:
+    conn = service.store.conn
+    ids = [r[0] for r in conn.execute("SELECT id FROM papers ORDER BY id")]
+    kept = [GLOVE, BTS071, "doi:10.1007/978-3-319-02621-3_26"]
+    counts = kept_link_counts(conn, ids, kept)
+    linked = {k: v.linked for k, v in stored_signal(conn, ids, kept).items() if v.linked}
+    assert counts == linked
+    assert counts["doi:10.1045/september2016-duma"] == 2  # cites two of the kept papers
+    assert counts[BTS071] == 1  # a kept paper counts the other kept ones, never itself
+
+
+def test_a_linked_hit_moves_up_and_says_why(service: LitsiftService) -> None:
+    off, on = pipeline(service, False), pipeline(service, True)
+    query = Query(QUERY, Kind.PAPER, k=10)
+    base = off.search(query)
+    # nothing kept: the stage changes nothing, hit for hit (scores, ranks, signals)
+    assert on.search(query).hits == base.hits
+    service.set_label(Kind.PAPER, BTS071, Label.KEEP)
+    try:
+        fused = on.search(query)
+        unchanged = off.search(query)
+    finally:
+        service.set_label(Kind.PAPER, BTS071, None)
+    assert unchanged.hits == base.hits  # the signal off: keeping changes nothing
+    links = kept_link_counts(service.store.conn, [h.docid for h in fused.hits], [BTS071])
+    assert links and "kept" in fused.signals_used
+    rank = {h.docid: h.rank for h in base.hits}
+    moved = [h for h in fused.hits if h.docid in links and h.rank < rank.get(h.docid, 99)]
+    assert moved, "no linked hit moved up"
+    for h in fused.hits:
+        assert ("kept" in h.signals) == (h.docid in links)
+        if h.docid in links:
+            assert h.signals["kept"].score == links[h.docid] == 1
+    # a kept paper stays at its search rank (searching for it still finds it first)
+    service.set_label(Kind.PAPER, GLOVE, Label.KEEP)
+    try:
+        glove = on.search(Query("GloVe global vectors for word representation", Kind.PAPER))
+    finally:
+        service.set_label(Kind.PAPER, GLOVE, None)
+    assert glove.hits[0].docid == GLOVE and "kept" in glove.hits[1].signals
+    assert glove.hits[0].score >= glove.hits[1].score
+    # the unlinked hits keep their relative order
+    unlinked = [h.docid for h in fused.hits if h.docid not in links]
+    assert unlinked == [d for d in rank if d in set(unlinked)]
