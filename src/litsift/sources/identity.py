@@ -416,3 +416,128 @@ class IdentityIndex:
             return False
         other = _strong_ids(entry.ids)
         return not any(strong[s] != other[s] for s in strong.keys() & other.keys())
+
+
+#: ``(title, authors, year, ids, family_names)`` of an incoming record, as
+#: :meth:`IdentityIndex.resolve` takes them
+Incoming = tuple[str, Sequence[str], int | None, Mapping[str, str], Sequence[str]]
+#: papers whose keys one committed transaction of :meth:`StoreIdentityIndex.sync` derives
+SYNC_CHUNK = 20_000
+
+
+class StoreIdentityIndex(IdentityIndex):
+    """An :class:`IdentityIndex` that holds only the stored records a batch of incoming ones
+    may be (issue 32): before matching a batch, :meth:`prefetch` looks up, in the indexed
+    identity keys of the store (:mod:`litsift.store.identities`), the papers sharing an
+    identifier, the exact title key, or a first-author family + year block (within one year,
+    or unknown) with any of them, and adds those (in rowid order, as
+    :meth:`IdentityIndex.from_connection` would have). What an import writes is added with
+    :meth:`add` as before, so duplicates within one import still merge. Memory and rows read
+    per record depend on the record's blocks, not on the store's size; a record without a
+    first author is still compared with every stored title (the keys of every paper are then
+    loaded once, from the key table).
+
+    Answers as :meth:`IdentityIndex.from_connection` does, with one difference in the order
+    of ties: a stored paper loaded for a later batch ranks after what earlier batches loaded.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, kind: Kind) -> None:
+        super().__init__()
+        self.conn, self.kind = conn, kind
+        self._all_loaded = False
+
+    def sync(self, limit: int | None = None) -> int:
+        """Derive the keys of the papers changed since the key tables were last current (at
+        most ``limit`` of them; all when None) and store them, in the caller's transaction;
+        returns how many were derived."""
+        done = 0
+        while limit is None or done < limit:
+            size = SYNC_CHUNK if limit is None else min(SYNC_CHUNK, limit - done)
+            rows = identities.papers_since(self.conn, identities.keys_revision(self.conn), size)
+            if not rows:
+                break
+            keys = []
+            url_ids = []
+            for doc_id, title, authors, year, url, _ in rows:
+                keys.append(
+                    (doc_id, title_key(title), first_family([str(a) for a in authors]), year)
+                )
+                url_ids += [(doc_id, s, v) for s, v in ids_in_text(url).items()]
+            identities.put_keys(self.conn, keys, url_ids, rows[-1][5])
+            done += len(rows)
+        return done
+
+    def prefetch(self, records: Sequence[Incoming]) -> None:
+        """Load the stored records any of ``records`` may be (see the class docstring): one
+        query per key kind (identifiers, title keys, family + year blocks) and 450-900 keys."""
+        pairs = sorted({(s, v) for rec in records for s, v in rec[3].items()})
+        if self.kind is not Kind.PAPER:
+            docs = [d for d in identities.docs_with_ids(self.conn, self.kind, pairs)]
+            for doc_id, ids in sorted(identities.ids_of_docs(self.conn, self.kind, docs).items()):
+                for scheme, value in ids.items():
+                    self.by_id.setdefault((scheme, value), doc_id)
+            return
+        titles: set[str] = set()
+        blocks: set[tuple[str, int]] = set()
+        unknown_year: set[str] = set()
+        every_year: set[str] = set()
+        need_all = False
+        for title, authors, year, _, family_names in records:
+            key = title_key(title)
+            if not key:
+                continue
+            titles.add(key)
+            if len(key.split()) < SHORT_TITLE_WORDS:
+                continue
+            family = first_family(authors, family_names)
+            if not family:
+                need_all = True
+            elif year is None:
+                every_year.add(family)
+            else:
+                blocks.update((family, y) for y in (year - 1, year, year + 1))
+                unknown_year.add(family)
+        if need_all and not self._all_loaded:
+            self._all_loaded = True
+            self._load(identities.titled_keys(self.conn))
+        id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
+        rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
+        rows += identities.keys_with_titles(self.conn, sorted(titles))
+        rows += identities.keys_in_blocks(self.conn, sorted(blocks), sorted(unknown_year))
+        rows += identities.keys_of_families(self.conn, sorted(every_year - unknown_year))
+        self._load(rows)
+
+    def _load(self, rows: Iterable[identities.KeyRow]) -> None:
+        fresh = {row[1]: row for row in rows if row[1] not in self.entries}
+        if not fresh:
+            return
+        docs = list(fresh)
+        stored = identities.ids_of_docs(self.conn, Kind.PAPER, docs)
+        from_url = identities.url_ids_of_docs(self.conn, docs)
+        for rowid, doc_id, key, family, year in sorted(fresh.values()):
+            ids = {**from_url.get(doc_id, {}), **stored.get(doc_id, {})}
+            for scheme, value in ids.items():
+                self.by_id.setdefault((scheme, value), doc_id)
+            if key:
+                self.by_key.setdefault(key, []).append(doc_id)
+                self._keys = None
+            self.entries[doc_id] = _Entry(key, family, year, ids)
+            if family:
+                self.by_family.setdefault(family, {}).setdefault(year, []).append((rowid, doc_id))
+
+    def add(
+        self,
+        doc_id: str,
+        title: str,
+        authors: Sequence[str],
+        year: int | None,
+        ids: Mapping[str, str],
+        family_names: Sequence[str] = (),
+    ) -> None:
+        """Remember a record this import wrote (ranked after every stored one)."""
+        if self._order < _IMPORT_ORDER:
+            self._order = _IMPORT_ORDER
+        super().add(doc_id, title, authors, year, ids, family_names)
+
+
+_IMPORT_ORDER = 1 << 62
