@@ -176,19 +176,21 @@ def docs_with_ids(
     for chunk in _chunks(list(pairs), _PARAMS // 2):
         values = ",".join("(?, ?)" for _ in chunk)
         flat = [x for pair in chunk for x in pair]
+        pairs_cte = f"WITH w(scheme, value) AS (VALUES {values}) "
         found.update(
             str(d)
-            for (d,) in conn.execute(
-                f"SELECT doc_id FROM record_ids WHERE kind = ? AND (scheme, value) IN "
-                f"(VALUES {values})",
-                [kind.value, *flat],
+            for (d,) in conn.execute(  # CROSS JOIN: the wanted ids drive, the key answers
+                pairs_cte + "SELECT r.doc_id FROM w CROSS JOIN record_ids r "
+                "ON r.kind = ? AND r.scheme = w.scheme AND r.value = w.value",
+                [*flat, kind.value],
             )
         )
         if kind is Kind.PAPER:
             found.update(
                 str(d)
                 for (d,) in conn.execute(
-                    f"SELECT doc_id FROM paper_url_ids WHERE (scheme, value) IN (VALUES {values})",
+                    pairs_cte + "SELECT u.doc_id FROM w CROSS JOIN paper_url_ids u "
+                    "ON u.scheme = w.scheme AND u.value = w.value",
                     flat,
                 )
             )
@@ -222,8 +224,12 @@ def keys_in_blocks(
     for chunk in _chunks(list(blocks), _PARAMS // 2):
         values = ",".join("(?, ?)" for _ in chunk)
         flat = [x for pair in chunk for x in pair]
-        out += conn.execute(
-            _KEY_SELECT + f"(k.family, k.year) IN (VALUES {values})", flat
+        out += conn.execute(  # CROSS JOIN: the blocks drive, the (family, year) index answers
+            f"WITH b(family, year) AS (VALUES {values}) "
+            "SELECT p.rowid, k.doc_id, k.title_key, k.family, p.year FROM b "
+            "CROSS JOIN paper_keys k ON k.family = b.family AND k.year = b.year "
+            "JOIN papers p ON p.id = k.doc_id",
+            flat,
         ).fetchall()
     for chunk in _chunks(list(families), _PARAMS):
         marks = ",".join("?" * len(chunk))
