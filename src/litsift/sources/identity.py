@@ -435,7 +435,7 @@ class StoreIdentityIndex(IdentityIndex):
     :meth:`add` as before, so duplicates within one import still merge. Memory and rows read
     per record depend on the record's blocks, not on the store's size; a record without a
     first author is still compared with every stored title (the keys of every paper are then
-    loaded once, from the key table).
+    listed once, from the key table, and compared as before).
 
     Answers as :meth:`IdentityIndex.from_connection` does, with one difference in the order
     of ties: a stored paper loaded for a later batch ranks after what earlier batches loaded.
@@ -444,7 +444,10 @@ class StoreIdentityIndex(IdentityIndex):
     def __init__(self, conn: sqlite3.Connection, kind: Kind) -> None:
         super().__init__()
         self.conn, self.kind = conn, kind
-        self._all_loaded = False
+        #: every stored title key and its doc, rowid order (loaded for a record without a
+        #: first author only)
+        self._store_docs: list[str] | None = None
+        self._store_keys: list[str] = []
 
     def sync(self, limit: int | None = None) -> int:
         """Derive the keys of the papers changed since the key tables were last current (at
@@ -497,15 +500,38 @@ class StoreIdentityIndex(IdentityIndex):
             else:
                 blocks.update((family, y) for y in (year - 1, year, year + 1))
                 unknown_year.add(family)
-        if need_all and not self._all_loaded:
-            self._all_loaded = True
-            self._load(identities.titled_keys(self.conn))
+        if need_all and self._store_docs is None:
+            pairs_all = identities.all_title_keys(self.conn)
+            self._store_docs = [d for d, _ in pairs_all]
+            self._store_keys = [k for _, k in pairs_all]
         id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
         rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
         rows += identities.keys_with_titles(self.conn, sorted(titles))
         rows += identities.keys_in_blocks(self.conn, sorted(blocks), sorted(unknown_year))
         rows += identities.keys_of_families(self.conn, sorted(every_year - unknown_year))
         self._load(rows)
+
+    def _candidates(
+        self, key: str, family: str, year: int | None, short: bool
+    ) -> Iterable[tuple[str, float]]:
+        if family or short or self._store_docs is None:
+            yield from super()._candidates(key, family, year, short)
+            return
+        yield from ((d, 100.0) for d in list(self.by_key.get(key, ())))
+        # no first author: every stored title (the list), then what this import added or
+        # changed (the loaded entries); a listed doc whose key changed since is left to those
+        docs, keys = self._store_docs, self._store_keys
+        for _, score, i in process.extract(
+            key, keys, scorer=fuzz.ratio, score_cutoff=TITLE_MIN_RATIO, limit=5
+        ):
+            if keys[i] == key:
+                continue
+            if docs[i] not in self.entries:
+                self._load(identities.keys_of_docs(self.conn, [docs[i]]))
+            entry = self.entries.get(docs[i])
+            if entry is not None and entry.key == keys[i]:
+                yield docs[i], score
+        yield from super()._candidates(key, family, year, short)
 
     def _load(self, rows: Iterable[identities.KeyRow]) -> None:
         fresh = {row[1]: row for row in rows if row[1] not in self.entries}

@@ -249,10 +249,13 @@ def keys_of_families(conn: sqlite3.Connection, families: Sequence[str]) -> list[
     return out
 
 
-def titled_keys(conn: sqlite3.Connection) -> list[KeyRow]:
-    """:data:`KeyRow` of every stored paper with a title key, in rowid order (the candidates of
-    a record without a first author: compared with every title)."""
-    return conn.execute(_KEY_SELECT + "k.title_key != '' ORDER BY p.rowid").fetchall()
+def all_title_keys(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(doc id, title key)`` of every stored paper with a title key, in rowid order (what a
+    record without a first author is compared with: every title)."""
+    return conn.execute(
+        "SELECT k.doc_id, k.title_key FROM paper_keys k JOIN papers p ON p.id = k.doc_id "
+        "WHERE k.title_key != '' ORDER BY p.rowid"
+    ).fetchall()
 
 
 def url_ids_of_docs(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:
