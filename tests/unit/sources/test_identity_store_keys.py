@@ -89,8 +89,9 @@ def test_store_index_resolves_as_the_whole_store_index(
     tmp_path: Path, sample_rows: list[dict]
 ) -> None:
     """On 2,500 stored real papers, 500 incoming records -- stored papers with a typo or a
-    year off by one, some without authors, and unseen papers -- resolve to the same paper whether the index holds
-    the whole store or only what :meth:`StoreIdentityIndex.prefetch` looked up."""
+    year off by one, some without authors, and unseen papers -- resolve to the same paper
+    whether the index holds the whole store or only what :meth:`StoreIdentityIndex.prefetch`
+    looked up."""
     stored, unseen = sample_rows[:2_500], sample_rows[2_500:2_750]
     incoming = []
     for i, row in enumerate(stored[::10] + unseen):
