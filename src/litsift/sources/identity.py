@@ -462,7 +462,7 @@ class StoreIdentityIndex(IdentityIndex):
             keys = []
             url_ids = []
             for doc_id, title, authors, year, url, _ in rows:
-                keys.append(
+                keys.append(  # title_len is the store's length() of the key
                     (doc_id, title_key(title), first_family([str(a) for a in authors]), year)
                 )
                 url_ids += [(doc_id, s, v) for s, v in ids_in_text(url).items()]
@@ -481,9 +481,9 @@ class StoreIdentityIndex(IdentityIndex):
                     self.by_id.setdefault((scheme, value), doc_id)
             return
         titles: set[str] = set()
-        blocks: set[tuple[str, int]] = set()
-        unknown_year: set[str] = set()
-        every_year: set[str] = set()
+        blocks: set[tuple[str, int, int, int]] = set()
+        unknown_year: set[tuple[str, int, int]] = set()
+        every_year: set[tuple[str, int, int]] = set()
         need_all = False
         for title, authors, year, _, family_names in records:
             key = title_key(title)
@@ -493,13 +493,14 @@ class StoreIdentityIndex(IdentityIndex):
             if len(key.split()) < SHORT_TITLE_WORDS:
                 continue
             family = first_family(authors, family_names)
+            lo, hi = _length_window(len(key))
             if not family:
                 need_all = True
             elif year is None:
-                every_year.add(family)
+                every_year.add((family, lo, hi))
             else:
-                blocks.update((family, y) for y in (year - 1, year, year + 1))
-                unknown_year.add(family)
+                blocks.update((family, y, lo, hi) for y in (year - 1, year, year + 1))
+                unknown_year.add((family, lo, hi))
         if need_all and self._store_docs is None:
             pairs_all = identities.all_title_keys(self.conn)
             self._store_docs = [d for d, _ in pairs_all]
@@ -507,8 +508,9 @@ class StoreIdentityIndex(IdentityIndex):
         id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
         rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
         rows += identities.keys_with_titles(self.conn, sorted(titles))
-        rows += identities.keys_in_blocks(self.conn, sorted(blocks), sorted(unknown_year))
-        rows += identities.keys_of_families(self.conn, sorted(every_year - unknown_year))
+        rows += identities.keys_in_blocks(
+            self.conn, sorted(blocks), sorted(unknown_year), sorted(every_year)
+        )
         self._load(rows)
 
     def _candidates(
@@ -567,3 +569,13 @@ class StoreIdentityIndex(IdentityIndex):
 
 
 _IMPORT_ORDER = 1 << 62
+
+
+def _length_window(length: int) -> tuple[int, int]:
+    """The title-key lengths (characters) another key may have to reach
+    :data:`TITLE_MIN_RATIO` with a key of ``length``: ``fuzz.ratio`` is
+    ``100 * (1 - indel / (la + lb))`` and the indel distance is at least ``|la - lb|``, so
+    ``lb`` lies within ``la * r / (2 - r) .. la * (2 - r) / r`` (``r`` = ratio / 100); one
+    character of slack each side."""
+    r = TITLE_MIN_RATIO / 100
+    return int(length * r / (2 - r)) - 1, int(length * (2 - r) / r) + 2

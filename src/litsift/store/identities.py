@@ -94,7 +94,8 @@ def add_ids(conn: sqlite3.Connection, kind: Kind, doc_id: str, ids: Mapping[str,
 
 #: The matcher's keys of each stored paper, derived from its row (schema migration
 #: ``_identity_keys``): ``title_key`` (:func:`litsift.sources.identity.title_key`), ``family``
-#: (the first author's family key, ``""`` when unknown) and ``year``; ``paper_url_ids`` holds
+#: (the first author's family key, ``""`` when unknown), ``year`` and ``title_len`` (characters
+#: of the title key: a fuzzy match's length lies in a window); ``paper_url_ids`` holds
 #: the identifiers read off its ``url``. Kept current lazily: rows of papers whose ``revision``
 #: is above ``meta['identity_keys_revision']`` are (re)derived before a match
 #: (:func:`papers_since`, :func:`put_keys`); a deleted paper's keys stay until its id comes back
@@ -104,10 +105,11 @@ CREATE TABLE paper_keys (
     doc_id TEXT PRIMARY KEY,
     title_key TEXT NOT NULL,
     family TEXT NOT NULL,
-    year INTEGER
+    year INTEGER,
+    title_len INTEGER NOT NULL
 );
 CREATE INDEX idx_paper_keys_title ON paper_keys(title_key);
-CREATE INDEX idx_paper_keys_family ON paper_keys(family, year);
+CREATE INDEX idx_paper_keys_family ON paper_keys(family, year, title_len);
 CREATE TABLE paper_url_ids (
     doc_id TEXT NOT NULL,
     scheme TEXT NOT NULL,
@@ -152,7 +154,11 @@ def put_keys(
     ``(doc id, scheme, value)`` of the papers of ``keys``; the tables are now current up to
     store revision ``revision``."""
     conn.executemany("DELETE FROM paper_url_ids WHERE doc_id = ?", [(k[0],) for k in keys])
-    conn.executemany("INSERT OR REPLACE INTO paper_keys VALUES (?, ?, ?, ?)", keys)
+    conn.executemany(
+        "INSERT OR REPLACE INTO paper_keys(doc_id, title_key, family, year, title_len) "
+        "VALUES (?1, ?2, ?3, ?4, length(?2))",
+        keys,
+    )
     conn.executemany("INSERT OR REPLACE INTO paper_url_ids VALUES (?, ?, ?)", url_ids)
     conn.execute("UPDATE meta SET value = ? WHERE key = 'identity_keys_revision'", (str(revision),))
 
@@ -216,36 +222,35 @@ def keys_with_titles(conn: sqlite3.Connection, title_keys: Sequence[str]) -> lis
 
 
 def keys_in_blocks(
-    conn: sqlite3.Connection, blocks: Sequence[tuple[str, int]], families: Sequence[str]
+    conn: sqlite3.Connection,
+    blocks: Sequence[tuple[str, int, int, int]],
+    unknown_year: Sequence[tuple[str, int, int]],
+    every_year: Sequence[tuple[str, int, int]],
 ) -> list[KeyRow]:
-    """:data:`KeyRow` of the stored papers whose first author's ``(family, year)`` is one of
-    ``blocks``, or whose family is one of ``families`` and whose year is unknown."""
+    """:data:`KeyRow` of the stored papers in a first-author block whose title key is
+    ``lo..hi`` characters long: ``blocks`` are ``(family, year, lo, hi)``, ``unknown_year``
+    ``(family, lo, hi)`` for the papers of that family without a year, ``every_year``
+    ``(family, lo, hi)`` for every year. The blocks drive the query (CROSS JOIN), the
+    ``(family, year, title_len)`` index answers each."""
+    queries: list[tuple[Sequence[tuple[Any, ...]], str, str]] = [
+        (blocks, "b(family, year, lo, hi)", "k.year = b.year"),
+        (unknown_year, "b(family, lo, hi)", "k.year IS NULL"),
+        (every_year, "b(family, lo, hi)", "1"),
+    ]
     out: list[KeyRow] = []
-    for chunk in _chunks(list(blocks), _PARAMS // 2):
-        values = ",".join("(?, ?)" for _ in chunk)
-        flat = [x for pair in chunk for x in pair]
-        out += conn.execute(  # CROSS JOIN: the blocks drive, the (family, year) index answers
-            f"WITH b(family, year) AS (VALUES {values}) "
-            "SELECT p.rowid, k.doc_id, k.title_key, k.family, p.year FROM b "
-            "CROSS JOIN paper_keys k ON k.family = b.family AND k.year = b.year "
-            "JOIN papers p ON p.id = k.doc_id",
-            flat,
-        ).fetchall()
-    for chunk in _chunks(list(families), _PARAMS):
-        marks = ",".join("?" * len(chunk))
-        out += conn.execute(
-            _KEY_SELECT + f"k.family IN ({marks}) AND k.year IS NULL", list(chunk)
-        ).fetchall()
-    return out
-
-
-def keys_of_families(conn: sqlite3.Connection, families: Sequence[str]) -> list[KeyRow]:
-    """:data:`KeyRow` of every stored paper whose first author's family is in ``families``
-    (any year)."""
-    out: list[KeyRow] = []
-    for chunk in _chunks(list(families), _PARAMS):
-        marks = ",".join("?" * len(chunk))
-        out += conn.execute(_KEY_SELECT + f"k.family IN ({marks})", list(chunk)).fetchall()
+    for wanted, cte, year_rule in queries:
+        if not wanted:
+            continue
+        width = len(wanted[0])
+        for chunk in _chunks(list(wanted), _PARAMS // width):
+            values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
+            out += conn.execute(
+                f"WITH {cte} AS (VALUES {values}) "
+                "SELECT p.rowid, k.doc_id, k.title_key, k.family, p.year FROM b "
+                f"CROSS JOIN paper_keys k ON k.family = b.family AND {year_rule} "
+                "AND k.title_len BETWEEN b.lo AND b.hi JOIN papers p ON p.id = k.doc_id",
+                [x for row in chunk for x in row],
+            ).fetchall()
     return out
 
 
