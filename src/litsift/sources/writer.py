@@ -118,9 +118,9 @@ class RecordWriter:
         """
         if not self._pending:
             return
-        pending, self._pending = self._pending, []
         if not self._keys_current and self.kind is Kind.PAPER:
-            self._catch_up_keys()
+            self._catch_up_keys()  # before taking the batch: a fault here keeps it queued
+        pending, self._pending = self._pending, []
         committed, self.counts = self.counts, IngestReport(kind=self.kind)
         try:
             self._flush(pending)
