@@ -448,6 +448,9 @@ class StoreIdentityIndex(IdentityIndex):
         #: first author only)
         self._store_docs: list[str] | None = None
         self._store_keys: list[str] = []
+        #: the first-author blocks loaded so far: (family, year; None: unknown; "*": every
+        #: year) -> the title-key length window loaded
+        self._blocks: dict[tuple[str, int | str | None], tuple[int, int]] = {}
 
     def sync(self, limit: int | None = None) -> int:
         """Derive the keys of the papers changed since the key tables were last current (at
@@ -481,9 +484,13 @@ class StoreIdentityIndex(IdentityIndex):
                     self.by_id.setdefault((scheme, value), doc_id)
             return
         titles: set[str] = set()
-        blocks: set[tuple[str, int, int, int]] = set()
-        unknown_year: set[tuple[str, int, int]] = set()
-        every_year: set[tuple[str, int, int]] = set()
+        #: (family, year; None: unknown; "*": every year) -> title-key length window wanted
+        wanted: dict[tuple[str, int | str | None], tuple[int, int]] = {}
+
+        def want(block: tuple[str, int | str | None], lo: int, hi: int) -> None:
+            have = wanted.get(block)
+            wanted[block] = (min(lo, have[0]), max(hi, have[1])) if have else (lo, hi)
+
         need_all = False
         for title, authors, year, _, family_names in records:
             key = title_key(title)
@@ -497,10 +504,27 @@ class StoreIdentityIndex(IdentityIndex):
             if not family:
                 need_all = True
             elif year is None:
-                every_year.add((family, lo, hi))
+                want((family, "*"), lo, hi)
             else:
-                blocks.update((family, y, lo, hi) for y in (year - 1, year, year + 1))
-                unknown_year.add((family, lo, hi))
+                for y in (year - 1, year, year + 1, None):
+                    want((family, y), lo, hi)
+        blocks: list[tuple[str, int, int, int]] = []
+        unknown_year: list[tuple[str, int, int]] = []
+        every_year: list[tuple[str, int, int]] = []
+        for block, (lo, hi) in sorted(wanted.items(), key=str):
+            have = self._blocks.get(block) or self._blocks.get((block[0], "*"))
+            if have and have[0] <= lo and hi <= have[1]:
+                continue  # loaded for an earlier batch (what this import wrote is added)
+            if have:
+                lo, hi = min(lo, have[0]), max(hi, have[1])
+            self._blocks[block] = (lo, hi)
+            name, when = block
+            if when == "*":
+                every_year.append((name, lo, hi))
+            elif when is None:
+                unknown_year.append((name, lo, hi))
+            else:
+                blocks.append((name, int(when), lo, hi))
         if need_all and self._store_docs is None:
             pairs_all = identities.all_title_keys(self.conn)
             self._store_docs = [d for d, _ in pairs_all]
@@ -508,9 +532,7 @@ class StoreIdentityIndex(IdentityIndex):
         id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
         rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
         rows += identities.keys_with_titles(self.conn, sorted(titles))
-        rows += identities.keys_in_blocks(
-            self.conn, sorted(blocks), sorted(unknown_year), sorted(every_year)
-        )
+        rows += identities.keys_in_blocks(self.conn, blocks, unknown_year, every_year)
         self._load(rows)
 
     def _candidates(

@@ -168,7 +168,7 @@ def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
 
 
 _KEY_SELECT = (
-    "SELECT p.rowid, k.doc_id, k.title_key, k.family, p.year FROM paper_keys k "
+    "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM paper_keys k "
     "JOIN papers p ON p.id = k.doc_id WHERE "
 )
 
@@ -246,7 +246,7 @@ def keys_in_blocks(
             values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
             out += conn.execute(
                 f"WITH {cte} AS (VALUES {values}) "
-                "SELECT p.rowid, k.doc_id, k.title_key, k.family, p.year FROM b "
+                "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM b "
                 f"CROSS JOIN paper_keys k ON k.family = b.family AND {year_rule} "
                 "AND k.title_len BETWEEN b.lo AND b.hi JOIN papers p ON p.id = k.doc_id",
                 [x for row in chunk for x in row],

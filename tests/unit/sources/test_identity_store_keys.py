@@ -108,9 +108,11 @@ def test_store_index_resolves_as_the_whole_store_index(
         blocked = StoreIdentityIndex(store.conn, Kind.PAPER)
         with store.write_transaction():
             assert blocked.sync() == len({r["id"] for r in stored})
-        blocked.prefetch(incoming)
+        answers = []
+        for batch in (incoming[::2], incoming[1::2]):  # the second reuses blocks of the first
+            blocked.prefetch(batch)
+            answers += [(whole.match(*rec), blocked.match(*rec)) for rec in batch]
         assert len(blocked.entries) < len(whole.entries) / 2  # it did not load everything
-        answers = [(whole.match(*rec), blocked.match(*rec)) for rec in incoming]
     matched = [a for a, _ in answers if a is not None]
     assert len(matched) >= 200  # the stored ones are found (by the whole index)
     assert [a for a, _ in answers] == [b for _, b in answers]
