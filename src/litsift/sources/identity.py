@@ -235,7 +235,8 @@ def _strong_ids(ids: Mapping[str, str]) -> dict[str, str]:
 class IdentityIndex:
     """Identifiers, title keys and first authors of the records of one kind, for matching.
 
-    Built once per import from the store (:meth:`from_connection`), then kept current with
+    Built from the whole store (:meth:`from_connection`) or, as an import does, from the
+    stored records a batch may be (:class:`StoreIdentityIndex`), then kept current with
     :meth:`add` as records are written, so duplicates within one import merge too.
 
     The fuzzy-title candidates of a record are blocked by first author *and year*
