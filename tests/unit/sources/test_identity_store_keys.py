@@ -152,3 +152,36 @@ def test_the_key_tables_fill_on_the_first_import(tmp_path: Path, sample_rows: li
     assert filled == 100
     with sqlite3.connect(tmp_path / "s.sqlite") as conn:
         assert conn.execute("SELECT COUNT(*) FROM paper_url_ids").fetchone()[0] > 0
+
+
+def test_an_interrupted_key_fill_keeps_its_committed_chunks_and_resumes(
+    tmp_path: Path, sample_rows: list[dict], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keys of a store are derived in committed chunks: a fill stopped in its third chunk
+    (the disk filled up while storing it) keeps the first two, the import stops with the
+    machine's fault, and the next import derives the rest and imports its records."""
+    from litsift.errors import MachineFaultError, NoSpaceError
+    from litsift.sources import identity, writer
+    from litsift.store import identities
+
+    monkeypatch.setattr(writer, "SYNC_CHUNK", 100)
+    monkeypatch.setattr(identity, "SYNC_CHUNK", 100)
+    real_put = identities.put_keys
+    calls = [0]
+
+    def put_keys_failing_third(*args: object) -> None:
+        calls[0] += 1
+        if calls[0] == 3:
+            raise NoSpaceError("no space left on the device", "free some space")
+        real_put(*args)  # type: ignore[arg-type]
+
+    with _store(tmp_path / "s.sqlite", sample_rows[:250]) as store:
+        monkeypatch.setattr(identities, "put_keys", put_keys_failing_third)
+        with pytest.raises(MachineFaultError):
+            import_paths(store, [WARM_UP], Kind.PAPER)
+        kept = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        monkeypatch.setattr(identities, "put_keys", real_put)
+        report = import_paths(store, [WARM_UP], Kind.PAPER)
+        filled = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+    assert kept == 200
+    assert filled == 250 and report.added > 0
