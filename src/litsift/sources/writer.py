@@ -3,7 +3,8 @@
 For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
 
 1. **match** it against the store (and what this import already wrote) with
-   :class:`~litsift.sources.identity.IdentityIndex`;
+   :class:`~litsift.sources.identity.StoreIdentityIndex`, which looks up per batch only the
+   stored papers its records may be (shared identifier, title key, first author + year);
 2. **merge** onto the match -- missing fields filled, the richer (longer) abstract kept, every
    identifier kept, the stored author list never replaced by a different list of people
    (only filled when empty, or completed when it was cut short) -- or insert a new row whose
@@ -32,7 +33,8 @@ from typing import Any
 from litsift.sources.base import BadItem, SourceRecord, clean_text
 from litsift.sources.citation_edges import CitationWriter
 from litsift.sources.identity import (
-    IdentityIndex,
+    SYNC_CHUNK,
+    StoreIdentityIndex,
     extends_persons,
     person_keys,
     work_key,
@@ -91,7 +93,8 @@ class RecordWriter:
         self.conn = store.conn
         self.fetched_at = fetched_at or now_iso()
         self.counts = IngestReport(kind=kind)
-        self.index = IdentityIndex.from_connection(self.conn, kind)
+        self.index = StoreIdentityIndex(self.conn, kind)
+        self._keys_current = False
         self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
         self.edges = CitationWriter(self.conn)
 
@@ -116,6 +119,8 @@ class RecordWriter:
         """
         if not self._pending:
             return
+        if not self._keys_current and self.kind is Kind.PAPER:
+            self._catch_up_keys()  # before taking the batch: a fault here keeps it queued
         pending, self._pending = self._pending, []
         committed, self.counts = self.counts, IngestReport(kind=self.kind)
         try:
@@ -126,9 +131,28 @@ class RecordWriter:
         committed.fold(self.counts)
         self.counts = committed
 
+    def _catch_up_keys(self) -> None:
+        """Derive the identity keys of the papers changed since the last import, a committed
+        chunk at a time (a store from before the key tables fills here once; an interrupted
+        fill resumes at its last chunk)."""
+        while True:
+            with self.store.write_transaction():
+                if not self.index.sync(limit=SYNC_CHUNK):
+                    break
+        self._keys_current = True
+
     def _flush(self, pending: list[tuple[str, str, SourceRecord | BadItem]]) -> None:
         with self.store.write_transaction() as conn:
             revision = merges.current_revision(conn)
+            if self.kind is Kind.PAPER:  # what another writer changed since (usually nothing)
+                self.index.sync()
+            self.index.prefetch(
+                [
+                    (clean_text(item.title), item.authors, item.year, item.ids, item.family_names)
+                    for _, _, item in pending
+                    if isinstance(item, SourceRecord) and item.kind is not Kind.DATASET
+                ]
+            )
             for fmt, file, item in pending:
                 self.counts.read += 1
                 if isinstance(item, BadItem):
@@ -183,7 +207,7 @@ class RecordWriter:
         )
         self._write_side_tables(fmt, file, rec, doc_id)
         self.edges.write(fmt, rec, doc_id, values[1], identities.json_list(values[3]))
-        # the index learns what is stored (as IdentityIndex.from_connection reads it), not how
+        # the index learns what is stored (as the key tables derive it), not how
         # this source spelled it, so a re-import matches as this import did
         authors = identities.json_list(values[3])
         self.index.add(doc_id, values[1], authors, values[4], self._ids_of(doc_id))

@@ -88,3 +88,189 @@ def add_ids(conn: sqlite3.Connection, kind: Kind, doc_id: str, ids: Mapping[str,
         "INSERT OR IGNORE INTO record_ids(kind, doc_id, scheme, value) VALUES (?, ?, ?, ?)",
         [(kind.value, doc_id, s, v) for s, v in ids.items()],
     )
+
+
+# ---------------------------------------------------------------- identity keys (issue 32)
+
+#: The matcher's keys of each stored paper, derived from its row (schema migration
+#: ``_identity_keys``): ``title_key`` (:func:`litsift.sources.identity.title_key`), ``family``
+#: (the first author's family key, ``""`` when unknown), ``year`` and ``title_len`` (characters
+#: of the title key: a fuzzy match's length lies in a window); ``paper_url_ids`` holds
+#: the identifiers read off its ``url``. Kept current lazily: rows of papers whose ``revision``
+#: is above ``meta['identity_keys_revision']`` are (re)derived before a match
+#: (:func:`papers_since`, :func:`put_keys`); a deleted paper's keys stay until its id comes back
+#: and are never returned (every lookup joins ``papers``).
+KEYS_SQL = """
+CREATE TABLE paper_keys (
+    doc_id TEXT PRIMARY KEY,
+    title_key TEXT NOT NULL,
+    family TEXT NOT NULL,
+    year INTEGER,
+    title_len INTEGER NOT NULL
+);
+CREATE INDEX idx_paper_keys_title ON paper_keys(title_key);
+CREATE INDEX idx_paper_keys_family ON paper_keys(family, year, title_len);
+CREATE TABLE paper_url_ids (
+    doc_id TEXT NOT NULL,
+    scheme TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (doc_id, scheme)
+);
+CREATE INDEX idx_paper_url_ids_value ON paper_url_ids(scheme, value);
+INSERT INTO meta(key, value) VALUES ('identity_keys_revision', '-1')
+"""
+
+#: ``(rowid, doc id, title key, family, year)`` of one stored paper
+KeyRow = tuple[int, str, str, str, int | None]
+#: ``(doc id, title, authors, year, url, revision)`` of a paper whose keys are out of date
+ChangedRow = tuple[str, str, list[Any], int | None, str | None, int]
+_PARAMS = 900  # bound parameters a query (SQLite's historical limit is 999)
+
+
+def keys_revision(conn: sqlite3.Connection) -> int:
+    """The store revision up to which :data:`KEYS_SQL`'s tables are current (-1: none)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'identity_keys_revision'").fetchone()
+    return int(row[0]) if row else -1
+
+
+def papers_since(conn: sqlite3.Connection, revision: int, limit: int) -> list[ChangedRow]:
+    """At most ``limit`` papers changed after ``revision``, in revision order, ``authors``
+    decoded (``[]`` when not a JSON list)."""
+    rows = conn.execute(
+        "SELECT id, title, authors, year, url, revision FROM papers WHERE revision > ? "
+        "ORDER BY revision LIMIT ?",
+        (revision, limit),
+    )
+    return [(d, t, json_list(a), y, u, r) for d, t, a, y, u, r in rows]
+
+
+def put_keys(
+    conn: sqlite3.Connection,
+    keys: Sequence[tuple[str, str, str, int | None]],
+    url_ids: Sequence[tuple[str, str, str]],
+    revision: int,
+) -> None:
+    """Replace the keys ``(doc id, title key, family, year)`` and url identifiers
+    ``(doc id, scheme, value)`` of the papers of ``keys``; the tables are now current up to
+    store revision ``revision``."""
+    conn.executemany("DELETE FROM paper_url_ids WHERE doc_id = ?", [(k[0],) for k in keys])
+    conn.executemany(
+        "INSERT OR REPLACE INTO paper_keys(doc_id, title_key, family, year, title_len) "
+        "VALUES (?1, ?2, ?3, ?4, length(?2))",
+        keys,
+    )
+    conn.executemany("INSERT OR REPLACE INTO paper_url_ids VALUES (?, ?, ?)", url_ids)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'identity_keys_revision'", (str(revision),))
+
+
+def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+_KEY_SELECT = (
+    "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM paper_keys k "
+    "JOIN papers p ON p.id = k.doc_id WHERE "
+)
+
+
+def docs_with_ids(
+    conn: sqlite3.Connection, kind: Kind, pairs: Sequence[tuple[str, str]]
+) -> set[str]:
+    """The docs of ``kind`` holding any identifier ``(scheme, value)`` of ``pairs``, in
+    ``record_ids`` or (papers) read off their url; one query per 450 pairs and table."""
+    found: set[str] = set()
+    for chunk in _chunks(list(pairs), _PARAMS // 2):
+        values = ",".join("(?, ?)" for _ in chunk)
+        flat = [x for pair in chunk for x in pair]
+        pairs_cte = f"WITH w(scheme, value) AS (VALUES {values}) "
+        found.update(
+            str(d)
+            for (d,) in conn.execute(  # CROSS JOIN: the wanted ids drive, the key answers
+                pairs_cte + "SELECT r.doc_id FROM w CROSS JOIN record_ids r "
+                "ON r.kind = ? AND r.scheme = w.scheme AND r.value = w.value",
+                [*flat, kind.value],
+            )
+        )
+        if kind is Kind.PAPER:
+            found.update(
+                str(d)
+                for (d,) in conn.execute(
+                    pairs_cte + "SELECT u.doc_id FROM w CROSS JOIN paper_url_ids u "
+                    "ON u.scheme = w.scheme AND u.value = w.value",
+                    flat,
+                )
+            )
+    return found
+
+
+def keys_of_docs(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[KeyRow]:
+    """:data:`KeyRow` of the stored papers ``doc_ids`` (in no particular order)."""
+    out: list[KeyRow] = []
+    for chunk in _chunks(list(doc_ids), _PARAMS):
+        marks = ",".join("?" * len(chunk))
+        out += conn.execute(_KEY_SELECT + f"k.doc_id IN ({marks})", list(chunk)).fetchall()
+    return out
+
+
+def keys_with_titles(conn: sqlite3.Connection, title_keys: Sequence[str]) -> list[KeyRow]:
+    """:data:`KeyRow` of the stored papers whose title key is one of ``title_keys``."""
+    out: list[KeyRow] = []
+    for chunk in _chunks(list(title_keys), _PARAMS):
+        marks = ",".join("?" * len(chunk))
+        out += conn.execute(_KEY_SELECT + f"k.title_key IN ({marks})", list(chunk)).fetchall()
+    return out
+
+
+def keys_in_blocks(
+    conn: sqlite3.Connection,
+    blocks: Sequence[tuple[str, int, int, int]],
+    unknown_year: Sequence[tuple[str, int, int]],
+    every_year: Sequence[tuple[str, int, int]],
+) -> list[KeyRow]:
+    """:data:`KeyRow` of the stored papers in a first-author block whose title key is
+    ``lo..hi`` characters long: ``blocks`` are ``(family, year, lo, hi)``, ``unknown_year``
+    ``(family, lo, hi)`` for the papers of that family without a year, ``every_year``
+    ``(family, lo, hi)`` for every year. The blocks drive the query (CROSS JOIN), the
+    ``(family, year, title_len)`` index answers each."""
+    queries: list[tuple[Sequence[tuple[Any, ...]], str, str]] = [
+        (blocks, "b(family, year, lo, hi)", "k.year = b.year"),
+        (unknown_year, "b(family, lo, hi)", "k.year IS NULL"),
+        (every_year, "b(family, lo, hi)", "1"),
+    ]
+    out: list[KeyRow] = []
+    for wanted, cte, year_rule in queries:
+        if not wanted:
+            continue
+        width = len(wanted[0])
+        for chunk in _chunks(list(wanted), _PARAMS // width):
+            values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
+            out += conn.execute(
+                f"WITH {cte} AS (VALUES {values}) "
+                "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM b "
+                f"CROSS JOIN paper_keys k ON k.family = b.family AND {year_rule} "
+                "AND k.title_len BETWEEN b.lo AND b.hi JOIN papers p ON p.id = k.doc_id",
+                [x for row in chunk for x in row],
+            ).fetchall()
+    return out
+
+
+def all_title_keys(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(doc id, title key)`` of every stored paper with a title key, in rowid order (what a
+    record without a first author is compared with: every title)."""
+    return conn.execute(
+        "SELECT k.doc_id, k.title_key FROM paper_keys k JOIN papers p ON p.id = k.doc_id "
+        "WHERE k.title_key != '' ORDER BY p.rowid"
+    ).fetchall()
+
+
+def url_ids_of_docs(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``{doc_id: {scheme: value}}`` of the identifiers read off the urls of ``doc_ids``."""
+    out: dict[str, dict[str, str]] = {}
+    for chunk in _chunks(list(doc_ids), _PARAMS):
+        marks = ",".join("?" * len(chunk))
+        for doc_id, scheme, value in conn.execute(
+            f"SELECT doc_id, scheme, value FROM paper_url_ids WHERE doc_id IN ({marks})",
+            list(chunk),
+        ):
+            out.setdefault(str(doc_id), {})[str(scheme)] = str(value)
+    return out

@@ -373,6 +373,18 @@ def _citation_labels(conn: sqlite3.Connection) -> None:
     conn.execute(LABELS_SQL)
 
 
+def _identity_keys(conn: sqlite3.Connection) -> None:
+    """Identity keys: each paper's title key, first-author family + year and url identifiers,
+    indexed, so an import looks up the stored papers a record may be instead of loading them
+    all (issue 32; :data:`litsift.store.identities.KEYS_SQL`). Filled lazily from the papers'
+    revisions on the first import, in committed chunks (an interrupted fill resumes)."""
+    from litsift.store.identities import KEYS_SQL
+
+    for statement in KEYS_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -385,6 +397,7 @@ MIGRATIONS: list[Migration] = [
     _refs_fetches,
     _v_reviews,
     _citation_labels,
+    _identity_keys,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
