@@ -17,7 +17,6 @@ the screening learner retrains on after each decision.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -98,16 +97,10 @@ def kept_link_counts(
     """
     if not kept or not candidates:
         return {}
+    from litsift.store.citations import links_between
+
     wanted = list(dict.fromkeys(candidates))
-    rows = conn.execute(
-        "SELECT citing, cited FROM citations"
-        " WHERE citing IN (SELECT value FROM json_each(?1))"
-        " AND cited IN (SELECT value FROM json_each(?2))"
-        " UNION SELECT cited, citing FROM citations"
-        " WHERE cited IN (SELECT value FROM json_each(?1))"
-        " AND citing IN (SELECT value FROM json_each(?2))",
-        (json.dumps(wanted), json.dumps(list(kept))),
-    ).fetchall()
+    rows = links_between(conn, wanted, list(kept))
     near: dict[str, set[str]] = {}
     for c, other in rows:
         if other != c:

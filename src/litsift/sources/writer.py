@@ -3,7 +3,7 @@
 For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
 
 1. **match** it against the store (and what this import already wrote) with
-   :class:`~litsift.sources.identity.StoreIdentityIndex`, which looks up per batch only the
+   :class:`~litsift.sources.identity_store.StoreIdentityIndex`, which looks up per batch only the
    stored papers its records may be (shared identifier, title key, first author + year);
 2. **merge** onto the match -- missing fields filled, the richer (longer) abstract kept, every
    identifier kept, the stored author list never replaced by a different list of people
@@ -32,13 +32,8 @@ from typing import Any
 
 from litsift.sources.base import BadItem, SourceRecord, clean_text
 from litsift.sources.citation_edges import CitationWriter
-from litsift.sources.identity import (
-    SYNC_CHUNK,
-    StoreIdentityIndex,
-    extends_persons,
-    person_keys,
-    work_key,
-)
+from litsift.sources.identity import extends_persons, person_keys, work_key
+from litsift.sources.identity_store import SYNC_CHUNK, StoreIdentityIndex
 from litsift.sources.ids import ids_in_text, preferred
 from litsift.store import identities, merges, provenance
 from litsift.store.history import now_iso

@@ -24,7 +24,7 @@ them in :meth:`litsift.store.repo.Store.write_transaction`).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -261,6 +261,26 @@ def graph(conn: sqlite3.Connection, doc_ids: Collection[str] | None = None) -> n
     stored = _stored(conn, list(g.nodes))
     nx.set_node_attributes(g, {n: n in stored for n in g.nodes}, "stored")
     return g
+
+
+def links_between(
+    conn: sqlite3.Connection, docs: Sequence[str], others: Sequence[str]
+) -> list[tuple[str, str]]:
+    """``(doc, other)`` for every edge, either direction, between a doc of ``docs`` and one of
+    ``others``: one indexed query reading only those edges (both sets passed as JSON arrays,
+    so any size fits)."""
+    import json
+
+    rows = conn.execute(
+        "SELECT citing, cited FROM citations"
+        " WHERE citing IN (SELECT value FROM json_each(?1))"
+        " AND cited IN (SELECT value FROM json_each(?2))"
+        " UNION SELECT cited, citing FROM citations"
+        " WHERE cited IN (SELECT value FROM json_each(?1))"
+        " AND citing IN (SELECT value FROM json_each(?2))",
+        (json.dumps(list(docs)), json.dumps(list(others))),
+    ).fetchall()
+    return [(str(a), str(b)) for a, b in rows]
 
 
 def _stored(conn: sqlite3.Connection, keys: list[str]) -> set[str]:

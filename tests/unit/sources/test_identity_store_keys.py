@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from litsift.sources.identity import IdentityIndex, StoreIdentityIndex
+from litsift.sources.identity import IdentityIndex
+from litsift.sources.identity_store import StoreIdentityIndex
 from litsift.sources.importer import import_paths
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind
@@ -161,11 +162,11 @@ def test_an_interrupted_key_fill_keeps_its_committed_chunks_and_resumes(
     (the disk filled up while storing it) keeps the first two, the import stops with the
     machine's fault, and the next import derives the rest and imports its records."""
     from litsift.errors import MachineFaultError, NoSpaceError
-    from litsift.sources import identity, writer
+    from litsift.sources import identity_store, writer
     from litsift.store import identities
 
     monkeypatch.setattr(writer, "SYNC_CHUNK", 100)
-    monkeypatch.setattr(identity, "SYNC_CHUNK", 100)
+    monkeypatch.setattr(identity_store, "SYNC_CHUNK", 100)
     real_put = identities.put_keys
     calls = [0]
 
