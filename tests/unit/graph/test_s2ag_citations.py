@@ -13,7 +13,6 @@ from click.testing import CliRunner
 from litsift.cli import main
 from litsift.paths import get_paths, shared_data_dir
 from litsift.service import LitsiftService
-from litsift.sources.s2ag_citations import SOURCE
 from litsift.store import citations
 from litsift.types import Kind
 
@@ -40,7 +39,7 @@ def _edges(lines: list[bytes]) -> set[tuple[str, str]]:
 def _stored_edges(home: Path) -> set[tuple[str, str]]:
     with LitsiftService(get_paths(home)) as svc:
         rows = svc.store.conn.execute(
-            "SELECT citing, cited FROM citations WHERE source = ?", (SOURCE,)
+            "SELECT citing, cited FROM citations WHERE source = 's2ag'"
         ).fetchall()
     return {(str(a), str(b)) for a, b in rows}
 
