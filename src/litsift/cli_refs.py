@@ -121,6 +121,7 @@ def refs_import(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> N
 
     \b
       litsift refs import citations/*.gz
+      litsift refs import citations/          # a folder: its files
 
     Each line is an edge from the citing to the cited corpus id; edges between papers in the
     store join them at once (papers imported later join their edges when they arrive).

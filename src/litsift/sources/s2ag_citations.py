@@ -134,10 +134,6 @@ def _open(path: Path) -> io.BufferedIOBase:
         return fh
     except FileNotFoundError:
         raise IngestError(f"{path}: no such file", "check the path") from None
-    except IsADirectoryError:
-        raise IngestError(
-            f"{path}: a directory", "name the files (a release's citations/*.gz)"
-        ) from None
     except OSError as err:
         raise IngestError(f"{path}: cannot be read ({err.strerror})", "check the path") from None
 
@@ -171,7 +167,12 @@ def read_citation_lines(path: Path) -> Iterator[CitationLine | Problem]:
             try:
                 raw = fh.readline()
             except (OSError, EOFError, zlib.error):
-                yield Problem(name, str(number + 1), "the gzip stream breaks off here")
+                yield Problem(
+                    name,
+                    str(number + 1),
+                    "the gzip stream breaks off here (the lines before it are kept); "
+                    "hint: download the file again",
+                )
                 return
             if not raw:
                 break
@@ -228,7 +229,8 @@ def import_citation_files(
     """Add the edges of S2AG citations files to ``store``, ``batch`` lines a transaction, so
     an interrupted run keeps the batches written (running it again adds only the rest).
 
-    ``progress(lines_read)`` is called after each batch. A file that cannot be read is one
+    A folder in ``paths`` stands for its files (a release's ``citations/``; hidden ones
+    aside). ``progress(lines_read)`` is called after each batch. A file that cannot be read is one
     ``bad`` entry (``FILE: reason; hint: ...``); the other files are still read.
     """
     from litsift.store import citations
@@ -248,8 +250,14 @@ def import_citation_files(
         if progress is not None:
             progress(report.lines)
 
-    for path in paths:
-        path = Path(path)
+    files: list[Path] = []
+    for path in map(Path, paths):  # a release's citations/ folder: its files, in name order
+        files += (
+            sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            if path.is_dir()
+            else [path]
+        )
+    for path in files:
         try:
             for item in read_citation_lines(path):
                 report.lines += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -85,6 +86,22 @@ def test_broken_lines_are_reported_and_the_others_kept(tmp_path: Path) -> None:
     kept = _edges(lines[:40] + lines[41:60])
     assert _stored_edges(home) == kept
     assert f"{len(kept)} edges added" in out and ", 4 bad" in out
+
+
+def test_a_cut_gzip_download_in_a_folder_keeps_its_whole_lines(tmp_path: Path) -> None:
+    data = CITATIONS.read_bytes()
+    folder = tmp_path / "citations"
+    folder.mkdir()
+    (folder / "part-0.jsonl.gz").write_bytes(data[: len(data) * 3 // 5])  # a partial download
+    whole = zlib.decompressobj(wbits=31).decompress(data[: len(data) * 3 // 5])
+    lines = whole.splitlines(keepends=True)
+    lines = lines[:-1] if not lines[-1].endswith(b"\n") else lines
+    home = tmp_path / "home"
+    code, out, err = _refs_import(home, folder)
+    assert code == 1
+    assert f"part-0.jsonl.gz:{len(lines) + 1}: the gzip stream breaks off here" in err
+    assert _stored_edges(home) == _edges(lines)
+    assert f"{len(_edges(lines))} edges added" in out
 
 
 def test_edges_resolve_to_stored_s2_records_in_either_order(tmp_path: Path) -> None:
