@@ -201,19 +201,27 @@ def read_citation_lines(path: Path) -> Iterator[CitationLine | Problem]:
         raise IngestError(f"{path}: no lines", "download the file again")
 
 
+def _corpus_id(value: object) -> str | None:
+    """Corpus id digits: the lines' plain digit strings as they are (most of the time spent
+    on a line otherwise), anything else through :func:`normalize_corpusid`."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and value[:1] != "0":
+        return value if len(value) <= 12 else None
+    return normalize_corpusid(value)
+
+
 def _line(name: str, number: int, obj: object) -> CitationLine | Problem:
     if not isinstance(obj, dict):
         return Problem(name, str(number), "not a JSON object")
     value = obj.get(CITING_KEY)
     if value is None:
         return Problem(name, str(number), f"no {CITING_KEY}")
-    citing = normalize_corpusid(value)
+    citing = _corpus_id(value)
     if citing is None:
         return Problem(name, str(number), f"{CITING_KEY} {str(value)[:40]!r} is not digits")
     value = obj.get(_CITED_KEY)
     if value is None:
         return CitationLine(number, citing, None)
-    cited = normalize_corpusid(value)
+    cited = _corpus_id(value)
     if cited is None:
         return Problem(name, str(number), f"{_CITED_KEY} {str(value)[:40]!r} is not digits")
     return CitationLine(number, citing, cited)
