@@ -95,7 +95,8 @@ class CitationImportReport:
         if self.self_citations:
             skipped += f", {self.self_citations:,} skipped (cites itself)"
         return (
-            f"{self.lines:,} lines read from {self.files:,} file{s}: "
+            f"{self.lines:,} line{'s' if self.lines != 1 else ''} read from "
+            f"{self.files:,} file{s}: "
             f"{self.edges_added:,} edges added ({self.edges_known:,} already stored), "
             f"{self.resolved:,} resolved to stored records; {skipped}, {len(self.bad):,} bad"
         )

@@ -67,6 +67,23 @@ def test_real_sample_gives_its_edges_and_reimport_adds_none(tmp_path: Path) -> N
     assert _stored_edges(home) == expected
 
 
+def test_later_releases_ids_as_json_numbers_with_a_citationid(tmp_path: Path) -> None:
+    """Releases from 2024 on write the corpus ids as JSON numbers and add ``citationid``
+    (``{"citationid":4740408346,"citingcorpusid":268754447,...}``): the sample so written."""
+    lines = _lines(CITATIONS)
+    rows = [json.loads(line) for line in lines]
+    for i, r in enumerate(rows):
+        r["citationid"] = 4740408346 + i
+        for key in ("citingcorpusid", "citedcorpusid"):
+            r[key] = None if r[key] is None else int(r[key])
+    path = tmp_path / "citations-0000.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    home = tmp_path / "home"
+    code, _, err = _refs_import(home, path)
+    assert code == 0, err
+    assert _stored_edges(home) == _edges(lines)
+
+
 def test_broken_lines_are_reported_and_the_others_kept(tmp_path: Path) -> None:
     lines = _lines(CITATIONS)
     bad = [*lines[:40], b"<html><body>502 Bad Gateway</body></html>\n"]
