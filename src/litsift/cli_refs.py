@@ -1,5 +1,5 @@
-"""``litsift refs``: the citation trail -- fetch references and citing works, show a paper's
-neighbours, export the graph of a collection.
+"""``litsift refs``: the citation trail -- fetch references and citing works, import S2AG
+citation edge files, show a paper's neighbours, export the graph of a collection.
 
 Titles and keys come from services and files: printed through
 :func:`litsift.text.for_terminal`; ``--json`` output is lossless JSON.
@@ -107,6 +107,42 @@ def refs_fetch(
     if report.stopped is not None:
         click.secho(f"error: {for_terminal(report.stopped.message)}", fg="red", err=True)
         click.echo(f"  hint: {for_terminal(report.stopped.hint)}", err=True)
+    if not report.ok:
+        sys.exit(1)
+
+
+@refs_group.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+@reports_errors
+def refs_import(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
+    """Import citation edges from S2AG `citations` dataset files (.jsonl or .jsonl.gz).
+
+    \b
+      litsift refs import citations/*.gz
+      litsift refs import citations/          # a folder: its files
+
+    Each line is an edge from the citing to the cited corpus id; edges between papers in the
+    store join them at once (papers imported later join their edges when they arrive).
+    Lines without a cited corpus id are skipped; bad lines are reported as FILE:LINE and the
+    others kept (exit code 1). Importing a file again adds nothing twice.
+    """
+
+    def progress(lines: int) -> None:
+        if not as_json:
+            click.echo(f"  {lines:,} lines", err=True)
+
+    with open_service(ctx.obj["home"]) as svc:
+        report = svc.refs.import_citations(files, progress=progress)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
+    else:
+        for bad in report.bad[:50]:
+            click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
+        if len(report.bad) > 50:
+            click.echo(f"... and {len(report.bad) - 50:,} more bad lines", err=True)
+        click.echo(report.summary())
     if not report.ok:
         sys.exit(1)
 

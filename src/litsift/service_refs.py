@@ -28,8 +28,11 @@ from litsift.types.citations import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import networkx as nx
 
+    from litsift.sources.s2ag_citations import CitationImportReport
     from litsift.sources.trail import Direction
     from litsift.store import Store
 
@@ -111,6 +114,26 @@ class RefsService:
             max_pages=max_pages,
             progress=progress,
         )
+
+    # -- importing edge files --------------------------------------------------------------
+    def import_citations(
+        self, paths: Sequence[Path], progress: Callable[[int], None] | None = None
+    ) -> CitationImportReport:
+        """Add the edges of S2AG ``citations`` dataset files (``.jsonl`` or ``.jsonl.gz``,
+        streamed) as ``corpusid:CITING -> corpusid:CITED`` edges, resolved to the stored
+        papers that hold those corpus ids; see
+        :func:`litsift.sources.s2ag_citations.import_citation_files` (bad lines and unreadable
+        files are in the report's ``bad``, never raised).
+
+        Raises:
+            StoreLockedError: another process holds the store's write lock.
+        """
+        from litsift.sources.s2ag_citations import import_citation_files
+
+        report = import_citation_files(self._store(), paths, progress=progress)
+        if report.edges_added:
+            self._changed(Kind.PAPER)
+        return report
 
     # -- reading the graph -----------------------------------------------------------------
     def _neighbours(self, keys: Collection[str]) -> dict[str, Neighbour]:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
 from litsift.sources.base import BadItem, DatabaseReader, Format
+from litsift.sources.s2ag_citations import looks_like_citations
 from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
 from litsift.store.repo import Store
@@ -106,6 +107,9 @@ def _unclaimed(file: Path, kind: Kind, head: bytes, bad: bool) -> Problem:
             reason = "not a format litsift reads"
         reason += f": it holds {what}" if what else ""
         hint = _HINT
+        if kind is Kind.PAPER and looks_like_citations(head):
+            reason += ": it holds S2AG citations lines (edges, not papers)"
+            hint = f"import its citation edges with: litsift refs import {file}"
     return Problem(str(file), "", f"{reason}; hint: {hint}" if bad else reason)
 
 

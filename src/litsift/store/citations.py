@@ -34,6 +34,7 @@ __all__ = [
     "CREATE_SQL",
     "LABELS_SQL",
     "add_edges",
+    "add_edges_resolved",
     "add_labels",
     "cited_by",
     "count",
@@ -292,3 +293,56 @@ def _stored(conn: sqlite3.Connection, keys: list[str]) -> set[str]:
             str(r[0]) for r in conn.execute(f"SELECT id FROM papers WHERE id IN ({marks})", chunk)
         )
     return found
+
+
+def add_edges_resolved(
+    conn: sqlite3.Connection, edges: Sequence[tuple[str, str]], source: str
+) -> tuple[int, int, int]:
+    """Store citation edges ``(citing key, cited key)`` from ``source`` with each end that a
+    stored paper holds (``record_ids``) written as that paper's id at once, so an edge stored
+    before (by this or another source) is found, not added again: what a bulk edge file needs
+    (``litsift refs import``). Keys as in :func:`add_edges`; an empty key or an edge from a
+    work to itself (after resolving) is skipped.
+
+    Returns:
+        ``(edges newly stored, edges already stored, edges of ``edges`` with an end that is a
+        stored paper)``.
+    """
+    ends: dict[str, set[str]] = {}
+    for citing, cited in edges:
+        for key in (normalize_key(citing), normalize_key(cited)):
+            if key:
+                scheme, _, value = key.partition(":")
+                ends.setdefault(scheme, set()).add(value)
+    stored: dict[str, str] = {}
+    for scheme, values in ends.items():
+        wanted = list(values)
+        for i in range(0, len(wanted), _MAX_PARAMS):
+            chunk = wanted[i : i + _MAX_PARAMS]
+            marks = ", ".join("?" * len(chunk))
+            stored.update(
+                (f"{scheme}:{v}", str(d))
+                for v, d in conn.execute(
+                    "SELECT r.value, r.doc_id FROM record_ids r JOIN papers p ON p.id = r.doc_id "
+                    f"WHERE r.kind = 'paper' AND r.scheme = ? AND r.value IN ({marks})",
+                    (scheme, *chunk),
+                )
+            )
+    rows: dict[tuple[str, str], None] = {}
+    resolved = 0
+    for citing, cited in edges:
+        a, b = normalize_key(citing), normalize_key(cited)
+        if not a or not b:
+            continue
+        a2, b2 = stored.get(a, a), stored.get(b, b)
+        if a2 == b2:
+            continue
+        resolved += a in stored or b in stored
+        rows[(a2, b2)] = None
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO citations(citing, cited, source) VALUES (?, ?, ?)",
+        [(a, b, source) for a, b in rows],
+    )
+    added = conn.total_changes - before
+    return added, len(rows) - added, resolved
