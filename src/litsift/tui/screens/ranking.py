@@ -4,9 +4,9 @@
 :class:`RankingCommands` is composed by :class:`~litsift.tui.screens.search.SearchScreen`,
 whose ``action_*`` methods and message handlers call it; the per-kind aspect state lives in
 each :class:`~litsift.tui.widgets.kind_tab.KindTab`. Aspect scoring starts after a result is
-shown and runs in its own exclusive worker per kind (after the search that produced the result,
-under the service lock), so the result list is never delayed; its result is dropped if a newer
-search came in meanwhile.
+painted (its worker starts after the screen's next refresh) and runs in its own exclusive worker
+per kind (after the search that produced the result, under the service lock), so the result
+list is never delayed; its result is dropped if a newer search came in meanwhile.
 """
 
 from __future__ import annotations
@@ -39,8 +39,13 @@ class RankingCommands:
         self.reordering: int | None = None
 
     # -- aspects ---------------------------------------------------------------------------
-    def score_aspects(self, kind: Kind, result: SearchResult) -> None:
-        """Start scoring the aspects of ``result``'s query on its hits (edited aspects win)."""
+    def score_aspects(self, kind: Kind, result: SearchResult, after_paint: bool = False) -> None:
+        """Start scoring the aspects of ``result``'s query on its hits (edited aspects win).
+
+        The tab is marked as scoring at once (:attr:`SearchScreen.busy`, the "…" cells);
+        ``after_paint`` starts the worker after the next screen refresh, so its thread does not
+        compete for the interpreter with the frame that paints the new result. A request
+        superseded before its worker starts never starts one."""
         tab = self.screen.tab(kind)
         request = tab.new_aspect_request()
         text = result.query.text
@@ -51,13 +56,22 @@ class RankingCommands:
         aspects = tab.aspects_for(text)
         tab.start_scoring(request)
         hits = list(result.hits)
-        self.screen.run_worker(
-            lambda: self._score_in_thread(request, kind, text, aspects, hits),
-            group=f"aspects-{kind.value}",
-            exclusive=True,
-            thread=True,
-            exit_on_error=False,
-        )
+
+        def start() -> None:
+            if request != tab.aspect_request:
+                return  # a newer search or edit took over before this one started
+            self.screen.run_worker(
+                lambda: self._score_in_thread(request, kind, text, aspects, hits),
+                group=f"aspects-{kind.value}",
+                exclusive=True,
+                thread=True,
+                exit_on_error=False,
+            )
+
+        if after_paint:
+            self.screen.call_after_refresh(start)
+        else:
+            start()
 
     def _score_in_thread(
         self, request: int, kind: Kind, text: str, aspects: list[Aspect] | None, hits: list[Hit]

@@ -274,11 +274,13 @@ class SearchScreen(CommandKeys, Screen[None]):
 
     def _show(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
         kind = result.query.kind
-        self.tab(kind).show_result(result, annotations)
+        scoring = bool(result.query.text.strip() and result.hits)
+        self.tab(kind).show_result(result, annotations, scoring=scoring)
         if kind == self.kind:
             self.status.show_result(result)
             self.show_modes()
-        self.ranking.score_aspects(kind, result)  # after the first paint, in a worker
+        # the "…" is drawn with the rows; the worker starts after they are painted
+        self.ranking.score_aspects(kind, result, after_paint=True)
         self.refresh_bindings()
 
     @on(SearchFailed)

@@ -236,15 +236,23 @@ class DetailPane(VerticalScroll):
         super().__init__(id=id)
         self.hit: Hit | None = None
         self.extras = Extras()
+        #: whether :meth:`show_hit` drew anything yet (the body starts with the hint)
+        self._drawn = False
 
     def compose(self) -> ComposeResult:
         yield Static(render_hit(None), id="detail-body", markup=False)
 
     def show_hit(self, hit: Hit | None, extras: Extras | None = None) -> None:
-        """Show ``hit`` and scroll back to its top; a new hit keeps its position otherwise."""
+        """Show ``hit`` and scroll back to its top when it is another record (the same record
+        keeps its position). The same hit with the same extras is not drawn again: a new result
+        highlights its first row twice (the table's cursor, then the screen's message)."""
+        extras = extras or Extras()
+        if self._drawn and hit == self.hit and extras == self.extras:
+            return
         same = hit is not None and self.hit is not None and hit.docid == self.hit.docid
         self.hit = hit
-        self.extras = extras or Extras()
+        self.extras = extras
+        self._drawn = True
         self.query_one("#detail-body", Static).update(render_hit(hit, self.extras))
         if not same:
             self.scroll_home(animate=False)
