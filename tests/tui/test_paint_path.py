@@ -1,9 +1,9 @@
 """What a new result draws between the keystroke and its painted rows (issue 29 item 5): the
-aspect worker starts after the frame that paints the rows, the table is rebuilt once, the
-detail pane draws the new first row once, and the status line and the tab label draw without
-a layout pass, or not at all when their text is the same. And the behaviour stays: the coverage
-column fills once scoring ends, the detail shows the new selection. Pilot tests over the real
-session store (2,000 papers), read-only."""
+aspect worker starts, and the detail pane draws, after the frame that paints the rows (a frame
+later); the table is rebuilt once, the detail pane draws the new first row once, and the status
+line and the tab label draw without a layout pass, or not at all when their text is the same.
+And the behaviour stays: the coverage column fills once scoring ends, the detail shows the new
+selection. Pilot tests over the real session store (2,000 papers), read-only."""
 
 from __future__ import annotations
 
@@ -50,11 +50,15 @@ async def test_the_aspect_worker_starts_after_the_rows_are_painted_and_fills_the
         counting(screen, "_compositor_refresh", events, lambda: ("frame", rows()))
         # the scoring thread appends too (list.append is atomic)
         counting(screen.ranking, "_score_in_thread", events, lambda *a: ("scoring", ()))
+        body = app.query_one("#detail-body", Static)
+        counting(body, "update", events, lambda *a, **k: ("detail", ()))
         await search(pilot, TWO_ASPECTS)
         new = tuple(h.docid for h in t.hits)
         assert new and ("scoring", ()) in events
         first_paint = events.index(("frame", new))
+        # the rows come first; the detail of the new first row and the scoring after them
         assert events.index(("scoring", ())) > first_paint
+        assert events.index(("detail", ())) > first_paint
         # and the scoring still reaches the table and the detail
         assert "coverage" in [k.value for k in t.columns]
         cells = {t.get_cell(d, "coverage").plain for d in new}

@@ -102,6 +102,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.read_only: str | None = None
         self._request_id = 0
         self._pending: int | None = None
+        self._detail_pending = False  # a new result's detail waits for its rows' frame
 
     @property
     def fulltext(self) -> bool:
@@ -157,6 +158,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         """True while a search, an aspect scoring, a reordering or a triage job is unfinished."""
         return (
             self._pending is not None
+            or self._detail_pending
             or self.query_bar.debouncing
             or any(self.tab(k).scoring is not None for k in Kind)
             or self.ranking.reordering is not None
@@ -279,6 +281,8 @@ class SearchScreen(CommandKeys, Screen[None]):
         if kind == self.kind:
             self.status.show_result(result)
             self.show_modes()
+            self._detail_pending = True  # its highlights wait: the rows are painted first
+            self.call_after_refresh(self._detail_after_paint)
         # the "…" is drawn with the rows; the worker starts after they are painted
         self.ranking.score_aspects(kind, result, after_paint=True)
         self.refresh_bindings()
@@ -301,9 +305,13 @@ class SearchScreen(CommandKeys, Screen[None]):
     # -- results, detail and background results --------------------------------------------
     @on(ResultHighlighted)
     def _highlighted(self, msg: ResultHighlighted) -> None:
-        if msg.kind == self.kind:
+        if msg.kind == self.kind and not self._detail_pending:
             self.detail.show_hit(msg.hit, self.tab(msg.kind).extras(msg.hit))
             self.refresh_bindings()
+
+    def _detail_after_paint(self) -> None:
+        self._detail_pending = False
+        self._highlighted(ResultHighlighted(self.kind, self.table().highlighted_hit))
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
