@@ -256,9 +256,12 @@ def against(args: argparse.Namespace) -> None:
     checkouts = {"before": str(Path(args.against).resolve()), "after": here}
     runs: dict[str, dict[str, Any]] = {}
     passed = ["--queries", str(args.queries), "--sample", str(args.sample), "--raw"]
-    for flag, value in (("--home", args.home), ("--data", args.data)):
-        if value is not None:
-            passed += [flag, str(value)]
+    # the data dir as this checkout finds it: a checkout unpacked elsewhere (/tmp/base) would
+    # look for ../shared/data next to itself
+    data = args.data if args.data is not None else default_data_dir()
+    passed += ["--data", str(data)]
+    if args.home is not None:
+        passed += ["--home", str(args.home)]
     for r in range(args.rounds):
         for name, src in checkouts.items():
             env = {**os.environ, "PYTHONPATH": src}

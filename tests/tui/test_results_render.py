@@ -9,11 +9,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from rich.console import Console
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 
 from litsift.tui.app import create_app
-from litsift.tui.widgets import ResultsTable
+from litsift.tui.widgets import ResultsTable, cached_table
+from litsift.tui.widgets.cached_table import one_line_cell
 from litsift.types import Annotation, Kind, Label
 from tests.tui.conftest import search
 
@@ -42,25 +48,37 @@ def paint_uncached(t: ResultsTable) -> list[Strip]:
 
 @contextmanager
 def rich_renders(t: ResultsTable) -> Iterator[Callable[[], int]]:
-    """Count the table's cells Rich renders inside the block: each cell's ``Text`` goes through
-    ``Console.render_lines`` once (inside its padding); other widgets' renders are not counted.
+    """Count the table's cells rendered inside the block: each cell's ``Text`` goes once
+    through :func:`~litsift.tui.widgets.cached_table.one_line_cell` or, for what it leaves to
+    Rich, ``Console.render_lines`` (inside its padding); other widgets' renders are not counted.
     """
     console = t.app.console
-    real = console.render_lines
+    real, real_line = console.render_lines, cached_table.one_line_cell
     count = 0
+
+    def table_cell(renderable: Any) -> bool:
+        cells = [cell for row in t._data.values() for cell in row.values()]
+        cells += [column.label for column in t.columns.values()]
+        return any(renderable is cell for cell in cells)
 
     def counting(renderable: Any, *args: Any, **kwargs: Any) -> Any:
         nonlocal count
-        cells = [cell for row in t._data.values() for cell in row.values()]
-        cells += [column.label for column in t.columns.values()]
-        count += any(renderable is cell for cell in cells)
+        count += table_cell(renderable)
         return real(renderable, *args, **kwargs)
 
+    def counting_line(cell: Text, *args: Any) -> Any:
+        nonlocal count
+        line = real_line(cell, *args)
+        count += line is not None and table_cell(cell)
+        return line
+
     console.render_lines = counting  # type: ignore[method-assign]
+    cached_table.one_line_cell = counting_line  # type: ignore[assignment]
     try:
         yield lambda: count
     finally:
         console.render_lines = real  # type: ignore[method-assign]
+        cached_table.one_line_cell = real_line
 
 
 def row_ids(t: ResultsTable) -> list[str]:
@@ -167,3 +185,47 @@ async def test_focus_moving_into_the_table_restyles_rows_without_rendering_cells
         assert renders() == 0
         assert focused == paint_uncached(t)
         assert focused[1] != blurred[1]  # the cursor row shows the focus
+
+
+def chars(lines: list[list[Segment]]) -> list[tuple[str, Style | None]]:
+    """Each character with its style (a null style as None): what a terminal shows, whatever
+    the segment boundaries."""
+    return [
+        (ch, None if seg.style is None or seg.style._null else seg.style)
+        for line in lines
+        for seg in line
+        for ch in seg.text
+    ]
+
+
+def test_one_line_cells_render_as_rich_renders_them_padded() -> None:
+    """:func:`one_line_cell` gives the characters and styles Rich gives for the padded cell,
+    for the cells the table shows: ellipsis titles (wide and combining characters, a passage
+    marker span), right-justified numbers, styled glyphs, empty cells, too narrow widths."""
+    console = Console(width=160)
+    title = "Graph Neural Networks for 图神经网络 — a Survey of Über-réseaux 😀 and more text"
+    cells = [
+        Text(title, no_wrap=True, overflow="ellipsis"),
+        Text.assemble(
+            ("§ Results p.4", "cyan"), " ", Text(title), no_wrap=True, overflow="ellipsis"
+        ),
+        Text("12", justify="right"),
+        Text("-1.0297", justify="right"),
+        Text("✓", style="bold green"),
+        Text.assemble(("1.5 ", "bold"), ("██▌ ", "green")),
+        Text("…", style="dim", justify="right"),
+        Text(""),
+        Text("e\u0301te\u0301", justify="center"),
+        Text("ab  ", justify="left"),
+    ]
+    for cell in cells:
+        for width in (3, 4, 6, 8, 10, 17, 60):
+            options = console.options.update_dimensions(width, 1).update(no_wrap=True)
+            expected = console.render_lines(Padding(cell, (0, 1)), options)
+            got = one_line_cell(cell, width, 1, console, console.options)
+            assert got is not None
+            assert chars([got]) == chars(expected), (cell, width)
+    # what it leaves to Rich
+    assert one_line_cell(Text("a\nb"), 10, 1, console, console.options) is None
+    assert one_line_cell(Text("a\tb"), 10, 1, console, console.options) is None
+    assert one_line_cell(Text("ab"), 2, 1, console, console.options) is None

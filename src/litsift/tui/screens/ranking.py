@@ -4,9 +4,9 @@
 :class:`RankingCommands` is composed by :class:`~litsift.tui.screens.search.SearchScreen`,
 whose ``action_*`` methods and message handlers call it; the per-kind aspect state lives in
 each :class:`~litsift.tui.widgets.kind_tab.KindTab`. Aspect scoring starts after a result is
-shown and runs in its own exclusive worker per kind (after the search that produced the result,
-under the service lock), so the result list is never delayed; its result is dropped if a newer
-search came in meanwhile.
+painted (its worker starts after the screen's next refresh) and runs in its own exclusive worker
+per kind (after the search that produced the result, under the service lock), so the result
+list is never delayed; its result is dropped if a newer search came in meanwhile.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from litsift.tui.messages import AspectsJudged, AspectsScored, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.screens.modals import AspectEditScreen
+from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import Aspect, Coverage, Hit, Kind, SearchResult
 
 if TYPE_CHECKING:
@@ -38,9 +39,34 @@ class RankingCommands:
         #: the search request whose result a reordering worker is working on, or None
         self.reordering: int | None = None
 
+    def modes(self) -> list[str]:
+        """The active view modes of the screen, as the status line names them."""
+        screen = self.screen
+        modes = []
+        if screen.triage.label_filter != "all":
+            modes.append(f"show: {FILTER_NAME[screen.triage.label_filter]}")
+        if self.more_like_this:
+            modes.append("more like this")
+        if self.by_coverage:
+            modes.append("by coverage")
+        if screen.fulltext:
+            modes.append("full text (T: off)")
+        elif screen.service.has_passages():  # turned off with T: say that there is full text
+            modes.append("abstracts only (T: full text)")
+        if screen.tab().reranked:
+            modes.append(screen.tab().reranked)
+        if screen.read_only is not None:
+            modes.append("read-only: nothing is saved")
+        return modes
+
     # -- aspects ---------------------------------------------------------------------------
-    def score_aspects(self, kind: Kind, result: SearchResult) -> None:
-        """Start scoring the aspects of ``result``'s query on its hits (edited aspects win)."""
+    def score_aspects(self, kind: Kind, result: SearchResult, after_paint: bool = False) -> None:
+        """Start scoring the aspects of ``result``'s query on its hits (edited aspects win).
+
+        The tab is marked as scoring at once (:attr:`SearchScreen.busy`, the "…" cells);
+        ``after_paint`` starts the worker after the next screen refresh, so its thread does not
+        compete for the interpreter with the frame that paints the new result. A request
+        superseded before its worker starts never starts one."""
         tab = self.screen.tab(kind)
         request = tab.new_aspect_request()
         text = result.query.text
@@ -51,13 +77,22 @@ class RankingCommands:
         aspects = tab.aspects_for(text)
         tab.start_scoring(request)
         hits = list(result.hits)
-        self.screen.run_worker(
-            lambda: self._score_in_thread(request, kind, text, aspects, hits),
-            group=f"aspects-{kind.value}",
-            exclusive=True,
-            thread=True,
-            exit_on_error=False,
-        )
+
+        def start() -> None:
+            if request != tab.aspect_request:
+                return  # a newer search or edit took over before this one started
+            self.screen.run_worker(
+                lambda: self._score_in_thread(request, kind, text, aspects, hits),
+                group=f"aspects-{kind.value}",
+                exclusive=True,
+                thread=True,
+                exit_on_error=False,
+            )
+
+        if after_paint:
+            self.screen.call_after_refresh(start)
+        else:
+            start()
 
     def _score_in_thread(
         self, request: int, kind: Kind, text: str, aspects: list[Aspect] | None, hits: list[Hit]

@@ -61,7 +61,6 @@ from litsift.tui.screens.triage import TriageCommands
 from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
-from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
 from litsift.types.citations import KeptLinks
 
@@ -103,6 +102,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.read_only: str | None = None
         self._request_id = 0
         self._pending: int | None = None
+        self._detail_pending = False  # a new result's detail waits for its rows' frame
 
     @property
     def fulltext(self) -> bool:
@@ -158,6 +158,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         """True while a search, an aspect scoring, a reordering or a triage job is unfinished."""
         return (
             self._pending is not None
+            or self._detail_pending
             or self.query_bar.debouncing
             or any(self.tab(k).scoring is not None for k in Kind)
             or self.ranking.reordering is not None
@@ -180,23 +181,8 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.detail.show_hit(hit, self.tab().extras(hit))
 
     def show_modes(self) -> None:
-        """Put the active view modes in the status line."""
-        modes = []
-        if self.triage.label_filter != "all":
-            modes.append(f"show: {FILTER_NAME[self.triage.label_filter]}")
-        if self.ranking.more_like_this:
-            modes.append("more like this")
-        if self.ranking.by_coverage:
-            modes.append("by coverage")
-        if self.fulltext:
-            modes.append("full text (T: off)")
-        elif self.service.has_passages():  # turned off with T: say that there is full text
-            modes.append("abstracts only (T: full text)")
-        if self.tab().reranked:
-            modes.append(self.tab().reranked)
-        if self.read_only is not None:
-            modes.append("read-only: nothing is saved")
-        self.status.set_modes(modes)
+        """Put the active view modes in the status line (:meth:`RankingCommands.modes`)."""
+        self.status.set_modes(self.ranking.modes())
 
     def _read_kept_links(self, doc_id: str) -> KeptLinks:
         with self.calls.lock:  # called in the detail pane's worker
@@ -281,11 +267,15 @@ class SearchScreen(CommandKeys, Screen[None]):
 
     def _show(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
         kind = result.query.kind
-        self.tab(kind).show_result(result, annotations)
+        scoring = bool(result.query.text.strip() and result.hits)
+        self.tab(kind).show_result(result, annotations, scoring=scoring)
         if kind == self.kind:
             self.status.show_result(result)
             self.show_modes()
-        self.ranking.score_aspects(kind, result)  # after the first paint, in a worker
+            self._detail_pending = True  # its highlights wait: the rows are painted first
+            self.call_after_refresh(self._detail_after_paint)
+        # the "…" is drawn with the rows; the worker starts after they are painted
+        self.ranking.score_aspects(kind, result, after_paint=True)
         self.refresh_bindings()
 
     @on(SearchFailed)
@@ -306,9 +296,13 @@ class SearchScreen(CommandKeys, Screen[None]):
     # -- results, detail and background results --------------------------------------------
     @on(ResultHighlighted)
     def _highlighted(self, msg: ResultHighlighted) -> None:
-        if msg.kind == self.kind:
+        if msg.kind == self.kind and not self._detail_pending:
             self.detail.show_hit(msg.hit, self.tab(msg.kind).extras(msg.hit))
             self.refresh_bindings()
+
+    def _detail_after_paint(self) -> None:
+        self._detail_pending = False
+        self._highlighted(ResultHighlighted(self.kind, self.table().highlighted_hit))
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

@@ -290,17 +290,25 @@ class DetailPane(VerticalScroll):
         #: the paper whose links a worker is reading, or None
         self.reading: str | None = None
         self._generation = 0
+        #: whether :meth:`show_hit` drew anything yet (the body starts with the hint)
+        self._drawn = False
 
     def compose(self) -> ComposeResult:
         yield Static(render_hit(None), id="detail-body", markup=False)
 
     def show_hit(self, hit: Hit | None, extras: Extras | None = None) -> None:
-        """Show ``hit`` and scroll back to its top; a new hit keeps its position otherwise."""
+        """Show ``hit`` and scroll back to its top when it is another record (the same record
+        keeps its position). The same hit with the same extras is not drawn again: a new result
+        highlights its first row twice (the table's cursor, then the screen's message)."""
+        extras = extras or Extras()
+        if hit is not None and extras.kept_links is None:
+            extras = replace(extras, kept_links=self.kept_links.get(hit.docid))
+        if self._drawn and hit == self.hit and extras == self.extras:
+            return
         same = hit is not None and self.hit is not None and hit.docid == self.hit.docid
         self.hit = hit
-        self.extras = extras or Extras()
-        if hit is not None and self.extras.kept_links is None:
-            self.extras = replace(self.extras, kept_links=self.kept_links.get(hit.docid))
+        self.extras = extras
+        self._drawn = True
         self.query_one("#detail-body", Static).update(render_hit(hit, self.extras))
         if not same:
             self.scroll_home(animate=False)

@@ -77,18 +77,34 @@ class KeyFooter(Widget):
         #: (start, end, key) cell ranges of the keys in the rendered line, for clicks
         self._spans: list[tuple[int, int, str]] = []
         self._palette_spans: list[tuple[int, int, str]] = []
+        #: a read of the bindings is scheduled (:meth:`_bindings_changed`)
+        self._reading = False
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         # after the first refresh, as Textual's footer: the screen's widgets exist by then
-        self.call_after_refresh(lambda: self._bindings_changed(self.screen))
+        self.call_after_refresh(self._read_bindings)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[Any]) -> None:
-        if not self.is_attached or screen is not self.screen:
+        """The screen's bindings may have changed: read them once the screen's handler is done.
+
+        A search refreshes the bindings several times in one handler (the request, the focus
+        moving into the table, the result, its highlighted row); reading the active bindings
+        (every ``check_action`` of the chain) once for all of them keeps that work off the
+        frame that paints the result."""
+        if not self.is_attached or screen is not self.screen or self._reading:
             return
+        self._reading = True
+        self.call_next(self._read_bindings)
+
+    def _read_bindings(self) -> None:
+        self._reading = False
+        if not self.is_attached:
+            return
+        screen = self.screen
         shown: list[tuple[str, str, str, bool]] = []
         actions: set[str] = set()
         bindings = screen.active_bindings

@@ -70,16 +70,24 @@ class KindTab(TabPane):
         return self.table.result
 
     # -- results ---------------------------------------------------------------------------
-    def show_result(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
-        """Show a new result (the tab title counts its hits when there is a query)."""
+    def show_result(
+        self, result: SearchResult, annotations: dict[str, Annotation], scoring: bool = False
+    ) -> None:
+        """Show a new result (the tab title counts its hits when there is a query);
+        ``scoring``: its aspect scoring is about to start (the rows are drawn once, with it).
+
+        The title is set only when its text changes: a new label is a relayout of the tab bar
+        (and its underline), mostly for the same "Papers (50)"."""
         self.reranked = ""
         self.shown = (result.query.text, result.query.years)
         title = TAB_LABEL[self.kind]
         if result.query.text.strip():
             title += f" ({len(result.hits)})"
         tabs = next(a for a in self.ancestors if isinstance(a, TabbedContent))
-        tabs.get_tab(self).label = title
-        self.table.show_result(result, annotations)
+        tab = tabs.get_tab(self)
+        if tab.label.plain != title:
+            tab.label = title
+        self.table.show_result(result, annotations, scoring=scoring)
 
     def reorder(self, result: SearchResult, reranked: str | None = None) -> None:
         """Show the same hits in a new order; ``reranked`` names the reordering ("": back to
@@ -124,6 +132,7 @@ class KindTab(TabPane):
         return self.aspect_request
 
     def start_scoring(self, request: int) -> None:
+        """Mark ``request`` as being scored (the table shows "…" where coverage is shown)."""
         self.scoring = request
         self.table.set_coverage(None, scoring=True)
 

@@ -265,14 +265,18 @@ class ResultsTable(CachedTable):
     def on_mount(self) -> None:
         self._rebuild()
 
-    def show_result(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
+    def show_result(
+        self, result: SearchResult, annotations: dict[str, Annotation], scoring: bool = False
+    ) -> None:
         """Replace the rows with ``result``'s hits and put the cursor on the first one.
 
-        Coverage of the previous result is dropped (the aspect worker fills it again).
+        Coverage of the previous result is dropped (the aspect worker fills it again);
+        ``scoring``: show "…" in the coverage column until it does.
         """
         self.result = result
         self.annotations = dict(annotations)
         self.coverages = {}
+        self.scoring = scoring
         self._rebuild(cursor=0)
         self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 
@@ -294,7 +298,15 @@ class ResultsTable(CachedTable):
         show: bool | None = None,
     ) -> None:
         """Show aspect coverage (None clears it); ``scoring`` shows "…" while it runs;
-        ``show`` shows or hides the coverage column (None: as it was)."""
+        ``show`` shows or hides the coverage column (None: as it was). Nothing is rebuilt
+        when none of them changes (no coverage before or after, the same "…" and column)."""
+        if (
+            not coverages
+            and not self.coverages
+            and scoring == self.scoring
+            and (show is None or show == self.show_coverage)
+        ):
+            return
         self.coverages = dict(coverages or {})
         self.scoring = scoring
         if show is not None:

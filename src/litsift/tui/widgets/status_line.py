@@ -6,7 +6,9 @@ result answered by BM25 alone says so (``BM25 only — dense index: 1,200 / 19,5
 and a background build shows its progress after the index state. One segment per fact: while a
 build's progress is shown, the result says only ``BM25 only`` (the counter is the build's
 segment, so the line never shows two counters of the same index).
-Timings can be hidden (``show_timings=False``) so snapshots are deterministic. Messages and
+Timings can be hidden (``show_timings=False``) so snapshots are deterministic. The line has a
+fixed size: a change repaints it without a layout pass, and a change to the same text (the modes
+set again after each result) repaints nothing. Messages and
 errors (which may quote data or a model's reply) are shown through
 :func:`litsift.text.for_terminal`, on one line.
 """
@@ -58,6 +60,8 @@ class StatusLine(Static):
         self.modes: tuple[str, ...] = ()
         self._main: Content = Content("")
         self._shown: Content = Content("")
+        #: whether :attr:`_shown` was given to the widget (the first update always is)
+        self._painted = False
         #: the result shown: its segments and why it is partial ((prefix, reason) or None)
         self._result: tuple[list[str], tuple[str, str] | None] | None = None
 
@@ -81,8 +85,12 @@ class StatusLine(Static):
         for state in (self.index_state, self.build_state):
             if state:
                 parts += [(" · ", "$text-muted"), (state, "$text-muted")]
-        self._shown = Content.assemble(*parts)
-        self.update(self._shown)
+        shown = Content.assemble(*parts)
+        if shown == self._shown and self._painted:
+            return  # e.g. the same modes after every result: nothing to repaint
+        self._shown, self._painted = shown, True
+        # one line of fixed height (litsift.tcss): a repaint, never a layout pass
+        self.update(shown, layout=False)
 
     def show_result(self, result: SearchResult) -> None:
         n = len(result.hits)

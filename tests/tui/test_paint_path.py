@@ -1,0 +1,125 @@
+"""What a new result draws between the keystroke and its painted rows (issue 29 item 5): the
+aspect worker starts, and the detail pane draws, after the frame that paints the rows (a frame
+later); the table is rebuilt once, the detail pane draws the new first row once, and the status
+line and the tab label draw without a layout pass, or not at all when their text is the same.
+And the behaviour stays: the coverage column fills once scoring ends, the detail shows the new
+selection. Pilot tests over the real session store (2,000 papers), read-only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from litsift.tui.app import create_app
+from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
+from litsift.types import Kind
+from tests.tui.conftest import search
+
+SIZE = (120, 40)
+#: two aspects: the coverage column is shown (tests/tui/test_first_hour.py)
+TWO_ASPECTS = "retrieval-augmented generation, knowledge graphs and question answering"
+
+
+def table(app: Any) -> ResultsTable:
+    return app.search_screen.table(Kind.PAPER)
+
+
+def counting(obj: Any, name: str, calls: list[Any], record: Callable[..., Any]) -> None:
+    """Wrap ``obj.name`` (on the instance) so each call appends ``record(*args, **kwargs)``."""
+    real = getattr(obj, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        calls.append(record(*args, **kwargs))
+        return real(*args, **kwargs)
+
+    setattr(obj, name, wrapper)
+
+
+async def test_the_aspect_worker_starts_after_the_rows_are_painted_and_fills_the_column(
+    service: Any,
+) -> None:
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "dialogue state tracking")
+        screen, t = app.search_screen, table(app)
+        events: list[tuple[str, tuple[str, ...]]] = []  # in the order they happened
+        rows = lambda: tuple(str(row.key.value) for row in t.ordered_rows)  # noqa: E731
+        counting(screen, "_compositor_refresh", events, lambda: ("frame", rows()))
+        # the scoring thread appends too (list.append is atomic)
+        counting(screen.ranking, "_score_in_thread", events, lambda *a: ("scoring", ()))
+        body = app.query_one("#detail-body", Static)
+        counting(body, "update", events, lambda *a, **k: ("detail", ()))
+        await search(pilot, TWO_ASPECTS)
+        new = tuple(h.docid for h in t.hits)
+        assert new and ("scoring", ()) in events
+        first_paint = events.index(("frame", new))
+        # the rows come first; the detail of the new first row and the scoring after them
+        assert events.index(("scoring", ())) > first_paint
+        assert events.index(("detail", ())) > first_paint
+        # and the scoring still reaches the table and the detail
+        assert "coverage" in [k.value for k in t.columns]
+        cells = {t.get_cell(d, "coverage").plain for d in new}
+        assert "…" not in cells and all(cell.strip() for cell in cells)
+        assert "Aspects — coverage" in app.query_one(DetailPane).text
+
+
+async def test_a_new_result_redraws_only_what_changed(service: Any) -> None:
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        screen, t = app.search_screen, table(app)
+        status = app.query_one(StatusLine)
+        body = app.query_one("#detail-body", Static)
+        tab = app.query_one("#kinds").get_tab(screen.tab())  # type: ignore[attr-defined]
+        label = tab.label.plain
+        rebuilt: list[Any] = []
+        drawn: list[Any] = []
+        layouts: list[bool] = []
+        relabelled: list[Any] = []
+        counting(t, "show_rows", rebuilt, lambda *a, **k: 1)
+        counting(body, "update", drawn, lambda *a, **k: 1)
+        counting(status, "refresh", layouts, lambda *a, **k: bool(k.get("layout")))
+        counting(tab, "update", relabelled, lambda *a, **k: 1)
+        shown: list[int] = []
+
+        def show(*args: Any) -> None:
+            before = len(rebuilt)
+            real_show(*args)
+            shown.append(len(rebuilt) - before)
+
+        real_show = screen._show
+        screen._show = show
+        await search(pilot, "statistical machine translation")  # one aspect, 50 rows again
+        assert t.hits and shown == [1]  # the rows and the "…" of the scoring in one rebuild
+        assert len(drawn) == 1  # the new first row, once (the scoring left its extras as they were)
+        assert screen.detail.hit == t.hits[0]
+        assert status.text.startswith(f"{len(t.hits)} results") and not any(layouts)
+        modes = len(layouts)
+        screen.show_modes()  # the same modes again: nothing to repaint
+        assert len(layouts) == modes
+        assert len(relabelled) == (tab.label.plain != label)
+
+
+async def test_the_detail_follows_a_new_result_set(service: Any) -> None:
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        t = table(app)
+        detail = app.query_one(DetailPane)
+        body = app.query_one("#detail-body", Static)
+        await search(pilot, "graph neural networks")
+        assert len(t.hits) > 4
+        for _ in range(3):
+            await pilot.press("down")  # Enter left the focus in the table
+        await pilot.pause()
+        assert t.cursor_row == 3 and detail.hit == t.hits[3]
+        await search(pilot, "convolutional neural networks for image classification")
+        first = t.hits[0]
+        assert t.cursor_row == 0 and detail.hit == first
+        painted = body.visual  # what the pane draws: the new first row
+        assert isinstance(painted, Content) and painted.plain == detail.text
+        assert painted.plain.startswith(first.record.title[:20])
+        await search(pilot, "graph neural networks")  # back: the same hits, its first row again
+        assert detail.hit == t.hits[0] and body.visual.plain == detail.text  # type: ignore[union-attr]
