@@ -353,7 +353,11 @@ class DetailPane(VerticalScroll):
             text = f"{err.message} — {err.hint}" if isinstance(err, LitsiftError) else str(err)
             self.notify(text, title="Citation links not read", severity="error", markup=False)
         elif self.hit is not None and self.hit.docid == doc_id:
-            self.show_hit(self.hit, replace(self.extras, kept_links=msg.links))
+            shown = self.extras.kept_links
+            if msg.links.linked or (shown is not None and shown.linked):
+                self.show_hit(self.hit, replace(self.extras, kept_links=msg.links))
+            else:  # linked to none: nothing to draw (the pane shows no section for it)
+                self.extras = replace(self.extras, kept_links=msg.links)
 
     @property
     def content(self) -> Content:
