@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from litsift.graph.signal import SignalFeatures
     from litsift.models_onnx import Encoder
     from litsift.review.session import ReviewModel, StopState
     from litsift.store import Store
@@ -73,6 +74,7 @@ class ScreeningSession:
         self.notes = {r.doc_id: r.note for r, _ in records}
         self.row_of = {p.id: i for i, p in enumerate(self.papers)}
         self.texts = [record_text(p.title, p.abstract) for p in self.papers]
+        self.citations = review_citations(store, [p.id for p in self.papers])
         self._lock = threading.Lock()
         #: row -> decision, and the rows the reviewer decided here or before, in order
         self.decisions: dict[int, str] = {}
@@ -251,7 +253,7 @@ class ScreeningSession:
         model = self._model
         if model is None:
             query = " ".join([self.info.criteria, *self.info.keywords])
-            model = self._model = ReviewModel(self.texts, query, self._dense)
+            model = self._model = ReviewModel(self.texts, query, self._dense, self.citations)
         with self._lock:
             version = self.version
             rows = list(self.decisions)
@@ -277,3 +279,17 @@ class ScreeningSession:
             if self.current is None and self.queue:
                 self.current = self.queue.pop(0)
             return version == self.version
+
+
+def review_citations(store: Store, doc_ids: list[str]) -> SignalFeatures | None:
+    """The citation features of a review's records (rows in ``doc_ids`` order) from the
+    store's edges one step out (references and citing works, stored or external), or None
+    when no record cites or is cited by anything: the learning order then reads text only.
+    """
+    from litsift.graph.signal import SignalFeatures
+    from litsift.store.citations import graph
+
+    g = graph(store.conn, doc_ids)
+    if g.number_of_edges() == 0:
+        return None
+    return SignalFeatures(g, doc_ids)

@@ -260,3 +260,46 @@ def test_a_screening_set_keeps_its_references_as_citation_edges(svc: LitsiftServ
     both = conn.execute("SELECT citing, cited FROM citations").fetchall()
     resolved = [(a, b) for a, b in both if a in stored and b in stored]
     assert inside and len(resolved) == len(inside)  # the set cites some of its own records
+
+
+def test_a_review_with_citation_edges_ranks_with_the_evals_citation_signal(
+    svc: LitsiftService,
+) -> None:
+    """A review whose records carry citation edges (Donners' OpenAlex references) ranks with
+    the citation signal, the same features ``litsift eval screening``'s ``litsift`` builds
+    from the set file; a review without edges reads text only."""
+
+    from litsift.graph.signal import SignalFeatures
+    from litsift.graph.snowball import set_graph
+    from litsift.review.data import load_review_set
+    from litsift.review.session import ReviewModel
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    svc.reviews.create("refs", [DONNERS], labels=3)  # 3 includes: the signal joins the fit
+    session = svc.reviews.open("refs")
+    assert session.citations is not None
+    # the store's edges give the set file's features, row for row (a paper's file line)
+    with svc.store.lock:
+        lines = dict(
+            svc.store.conn.execute(
+                "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS),)
+            ).fetchall()
+        )
+    rows = [int(lines[p.id]) - 1 for p in session.papers]
+    s = load_review_set(DONNERS)
+    ref = SignalFeatures(set_graph(s.openalex_ids, s.references), list(range(s.labels.size)))
+    for name in ("linked", "coupling", "cocitation"):
+        ours, theirs = getattr(session.citations, name), getattr(ref, name)[rows][:, rows]
+        assert ours.nnz > 0 and abs(ours - theirs).sum() == 0
+    _, order, _, model = session.retrain()
+    assert model == "tfidf-svm + citations"
+    decided = list(session.decisions)
+    y = [0 if session.decisions[r] == "exclude" else 1 for r in decided]
+    assert sum(y) == 3
+    text_only = ReviewModel(session.texts).rank(decided, y)
+    assert text_only.model == "tfidf-svm" and text_only.order != order
+    assert sorted(text_only.order) == sorted(order)
+
+    svc.reviews.create("tele", [EMBASE, PUBMED])  # RIS / nbib without references
+    assert svc.reviews.open("tele").citations is None

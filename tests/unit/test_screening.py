@@ -153,7 +153,7 @@ def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
             "--seeds",
             "1",
             "--systems",
-            "litsift,tfidf-svm",
+            "litsift,litsift-text,tfidf-svm",
             "--json",
         ],
     )
@@ -163,7 +163,8 @@ def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
 
 def test_cli_json_shape(screening_json: dict) -> None:
     data = screening_json
-    assert data["benchmark"] == "screening" and data["systems"] == ["litsift", "tfidf-svm"]
+    assert data["benchmark"] == "screening"
+    assert data["systems"] == ["litsift", "litsift-text", "tfidf-svm"]
     assert set(data["results"]) == set(SMALL_SETS)
     assert data["sets"]["Donners_2021"] == {"records": 258, "included": 15}
     for name in SMALL_SETS:
@@ -195,6 +196,28 @@ def test_learning_order_beats_random_on_real_sets(screening_json: dict) -> None:
         row = screening_json["results"][name]["litsift"]
         assert row["RRF@10"]["mean"] > 0.3
         assert row["ATD/M"]["mean"] < 0.35
+
+
+def test_litsift_reads_citations_only_where_the_set_has_references(screening_json: dict) -> None:
+    """``litsift`` is the app's default order: on Donners (OpenAlex ``referenced_works``) the
+    citation signal joins the fit and changes the order; on Antihistamines (no references)
+    ``litsift`` is exactly ``litsift-text``."""
+    res = screening_json["results"]
+    donners = res["Donners_2021"]
+    assert donners["litsift"]["ATD"]["mean"] != donners["litsift-text"]["ATD"]["mean"]
+    assert (
+        screening_json["curves"]["Donners_2021"]["litsift"]
+        != (screening_json["curves"]["Donners_2021"]["litsift-text"])
+    )
+    anti = res["Cohen_2006_Antihistamines"]
+    for m in ("WSS@95", "RRF@10", "ATD"):
+        assert anti["litsift"][m]["mean"] == anti["litsift-text"][m]["mean"]
+    assert (
+        screening_json["curves"]["Cohen_2006_Antihistamines"]["litsift"]
+        == (screening_json["curves"]["Cohen_2006_Antihistamines"]["litsift-text"])
+    )
+    (note,) = [n for n in screening_json["notes"] if n.startswith("litsift = ")]
+    assert "(Donners_2021)" in note
 
 
 def test_stopping_rules_fire_on_a_real_set(screening_json: dict) -> None:

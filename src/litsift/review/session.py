@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +18,7 @@ from litsift.review.learner import (
     ORDERS,
     OrderSpec,
     balanced_weights,
+    citation_columns,
     tfidf_matrix,
 )
 from litsift.review.stopping import (
@@ -28,6 +30,9 @@ from litsift.review.stopping import (
     hypergeometric_test,
     knee,
 )
+
+if TYPE_CHECKING:
+    from litsift.graph.signal import SignalFeatures
 
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
@@ -63,11 +68,18 @@ class Ranking:
 class ReviewModel:
     """Features of one review's records and the learning order over them.
 
+    The default order (what ``litsift eval screening`` measures as ``litsift``): TF-IDF, the
+    encoder's vectors beside it once given, and the citation signal towards the included
+    records when the records carry citation edges (:func:`litsift.review.learner.
+    citation_columns`, recomputed at each fit).
+
     Args:
         texts: ``(N,)`` ``title\\nabstract`` per record.
         query: criteria text and keywords (ranks records before the first include and
             exclude are known; may be empty).
         dense: ``(N, d)`` unit vectors of the encoder, or None (then TF-IDF only).
+        citations: the records' citation features (rows in ``texts`` order), or None when
+            the records have no citation edges.
     """
 
     def __init__(
@@ -75,8 +87,10 @@ class ReviewModel:
         texts: Sequence[str],
         query: str = "",
         dense: npt.NDArray[np.float32] | None = None,
+        citations: SignalFeatures | None = None,
     ) -> None:
         self.n = len(texts)
+        self.citations = citations
         self.spec: OrderSpec = ORDERS[DEFAULT_ORDER if dense is not None else TFIDF_ORDER]
         # the criteria row is fitted with the records (one vocabulary), then set apart
         both = tfidf_matrix([*texts, query or " "]) if texts else sp.csr_matrix((0, 1))
@@ -112,10 +126,17 @@ class ReviewModel:
                 return Ranking(pool.tolist(), None, "import order")
             sims = np.asarray((self.tfidf[pool] @ self.query_vector.T).toarray()).ravel()
             return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), None, "criteria")
-        scores = svm_scores(self.spec, self.x, rows, labels, np.concatenate([rows, pool]))
+        x, name = self.x, self.spec.name
+        if self.citations is not None:
+            included = np.zeros(self.n, dtype=bool)
+            included[rows[labels == 1]] = True
+            extra = citation_columns(self.citations, included)
+            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
+            name = f"{name} + citations"
+        scores = svm_scores(self.spec, x, rows, labels, np.concatenate([rows, pool]))
         order = pool[np.argsort(-scores[rows.size :], kind="stable")]
         estimate = platt_estimate(scores[: rows.size], labels, scores[rows.size :])
-        return Ranking(order.tolist(), estimate, self.spec.name)
+        return Ranking(order.tolist(), estimate, name)
 
 
 def svm_scores(
