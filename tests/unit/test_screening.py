@@ -101,6 +101,26 @@ def test_hypergeometric_rule_fires_when_the_exclusions_certify_95_percent() -> N
     assert hypergeometric_test(y[:60], n_records=2000) is None
 
 
+# --- the estimate of includes left -----------------------------------------------------
+
+
+def test_rate_curve_estimate_reads_the_decay_of_the_includes() -> None:
+    from litsift.review.estimate import rate_curve_estimate
+
+    assert rate_curve_estimate([0] * 50, 500) == 0.0  # no include: no rate to fit
+    assert rate_curve_estimate([1, 0, 1], 0) == 0.0
+    # a flat rate of 1 in 10 over 200 records: about 1 in 10 of the 800 left
+    flat = ([0] * 5 + [1] + [0] * 4) * 20  # no decay: each ten has its include mid-way
+    assert rate_curve_estimate(flat, 800) == pytest.approx(80.0, rel=0.05)
+    # the same 20 includes front-loaded and then none for 150 records: nearly none left
+    front = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0] * 2 + [1, 0] * 2 + [0] * 150
+    assert sum(front) == 16 and rate_curve_estimate(front, 800) < 1.0
+    # the estimate never exceeds the records left
+    assert rate_curve_estimate([1] * 10, 5) <= 5.0
+    with pytest.raises(ValueError, match="unknown rate shape"):
+        rate_curve_estimate(flat, 10, "linear")
+
+
 # --- real review sets ------------------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
-"""One review's learning order while a person screens it: rank the unscreened records, estimate
-how many includes remain, and each stopping rule's state. Pure numpy / scikit-learn; the
-service (:mod:`litsift.service_review`) feeds it the store's records and decisions.
+"""One review's learning order while a person screens it: rank the unscreened records, and each
+stopping rule's state (the estimate of includes left is :mod:`litsift.review.estimate`'s).
+Pure numpy / scikit-learn; the service (:mod:`litsift.service_review`) feeds it the store's
+records and decisions.
 """
 
 from __future__ import annotations
@@ -56,12 +57,10 @@ class Ranking:
 
     Attributes:
         order: ``(m,)`` unscreened rows, best first.
-        estimate: the model's estimate of includes among them (None before both classes).
         model: which order ranked them (``criteria`` / ``import`` before the first fit).
     """
 
     order: list[int]
-    estimate: float | None
     model: str
 
 
@@ -120,12 +119,12 @@ class ReviewModel:
         seen[rows] = True
         pool = np.flatnonzero(~seen).astype(np.int64)
         if pool.size == 0:
-            return Ranking([], 0.0, self.spec.name)
+            return Ranking([], self.spec.name)
         if labels.size == 0 or labels.all() or not labels.any():
             if self.query_vector is None:
-                return Ranking(pool.tolist(), None, "import order")
+                return Ranking(pool.tolist(), "import order")
             sims = np.asarray((self.tfidf[pool] @ self.query_vector.T).toarray()).ravel()
-            return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), None, "criteria")
+            return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), "criteria")
         x, name = self.x, self.spec.name
         if self.citations is not None:
             included = np.zeros(self.n, dtype=bool)
@@ -133,10 +132,8 @@ class ReviewModel:
             extra = citation_columns(self.citations, included)
             x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
             name = f"{name} + citations"
-        scores = svm_scores(self.spec, x, rows, labels, np.concatenate([rows, pool]))
-        order = pool[np.argsort(-scores[rows.size :], kind="stable")]
-        estimate = platt_estimate(scores[: rows.size], labels, scores[rows.size :])
-        return Ranking(order.tolist(), estimate, name)
+        scores = svm_scores(self.spec, x, rows, labels, pool)
+        return Ranking(pool[np.argsort(-scores, kind="stable")].tolist(), name)
 
 
 def svm_scores(
@@ -148,8 +145,7 @@ def svm_scores(
 ) -> npt.NDArray[np.float64]:
     """The learning order's model (:func:`litsift.review.learner.rank_pool`: a linear SVM with
     balanced sample weights) fitted on ``labelled``; its ``(m,)`` decision values of ``rows``
-    (the pool's order is theirs, best first; the labelled rows' feed :func:`platt_estimate`).
-    """
+    (the pool's order is theirs, best first)."""
     from sklearn.svm import LinearSVC
 
     model = LinearSVC(C=spec.c, loss="squared_hinge")
@@ -166,9 +162,10 @@ def platt_estimate(
     by Platt scaling (a 1-D logistic regression of the labels on the labelled records' values;
     Platt 1999, "Probabilistic outputs for support vector machines"), summed over the pool.
 
-    The labelled records were fitted on and were screened first (the likeliest), so this is a
-    rough figure, not a guarantee: the hypergeometric stopping rule is the one with a
-    guarantee.
+    The labelled records were fitted on and were screened first (the likeliest), so this is far
+    too high early on (``benchmarks/screening_estimate.py``): reviews show
+    :func:`litsift.review.estimate.rate_curve_estimate` instead; kept as the baseline it was
+    measured against.
     """
     from sklearn.linear_model import LogisticRegression
 
