@@ -12,7 +12,7 @@ records are screened, each estimator guesses the includes left among the rest:
 * ``platt`` -- the model retrained on those decisions, its decision values Platt-scaled and
   summed over the pool (:func:`litsift.review.session.platt_estimate`; what the screen showed);
 * ``poisson-exp`` / ``poisson-hyp`` -- :func:`litsift.review.estimate.rate_curve_estimate` on
-  the labels in screening order (Sneyd & Stevenson 2021), exponential / hyperbolic rate.
+  the labels in screening order (Sneyd & Stevenson 2019, EMNLP), exponential / hyperbolic rate.
 
 It prints per estimator and checkpoint the mean absolute error (records) over sets x seeds, the
 mean signed error (bias) and the mean over sets of the error relative to the set's includes;

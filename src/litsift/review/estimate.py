@@ -2,9 +2,10 @@
 
 :func:`rate_curve_estimate` fits the rate at which includes turned up along the screening order
 so far and integrates it over the records not yet screened: the point estimate of the
-inhomogeneous Poisson process model of Sneyd & Stevenson (2021, "Modelling Stopping Criteria
-for Search Results using Poisson Processes", EMNLP), which fits the relevant documents'
-arrival rate on a ranking with an exponential or hyperbolic rate function. It reads only the
+inhomogeneous Poisson process model of Sneyd & Stevenson (2019, "Modelling Stopping Criteria
+for Search Results using Poisson Processes", EMNLP-IJCNLP, ACL Anthology D19-1351), which fits
+the relevant documents' arrival rate down a ranking with an exponential rate function (a
+hyperbolic one is offered as an alternative). It reads only the
 labels in screening order, so it cannot be fooled by a classifier scored on the records it was
 fitted to (the weakness of :func:`litsift.review.session.platt_estimate`, which sums calibrated
 probabilities over the pool and is far too high early on).
