@@ -1,5 +1,5 @@
 """How the citation signal joins the screening learner: the variants tried before choosing
-``CITATION_WEIGHT`` and ``CITATION_MIN_INCLUDED`` (:mod:`litsift.review.simulate`).
+``CITATION_WEIGHT`` and ``CITATION_MIN_INCLUDED`` (:mod:`litsift.review.learner`).
 
 Usage (from the repository root, with ../shared/data beside it)::
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import litsift.review.simulate as simulate
+import litsift.review.learner as learner
 from litsift.eval.snowball import report_to_json, run_snowball
 from litsift.paths import shared_data_dir
 
@@ -44,9 +44,9 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.variants.split(","):
         columns, first, weight = VARIANTS[name]
-        simulate.CITATION_COLUMNS = columns
-        simulate.CITATION_MIN_INCLUDED = first
-        simulate.CITATION_WEIGHT = weight
+        learner.CITATION_COLUMNS = columns
+        learner.CITATION_MIN_INCLUDED = first
+        learner.CITATION_WEIGHT = weight
         data = report_to_json(run_snowball(args.data, seeds=args.seeds, order=args.order))
         rows = {
             s: tuple(

@@ -41,7 +41,8 @@ from litsift.cli_common import progress_bar, reports_errors
     "--systems",
     default=None,
     help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
-    "screening: litsift,asreview or an order (tfidf-svm, dense-svm, tfidf+dense); "
+    "screening: litsift (the default order, with citations where the set has references), "
+    "litsift-text (without), asreview or an order (tfidf-svm, dense-svm, tfidf+dense); "
     "snowball: the learning order (default tfidf+dense-0.2).",
 )
 @click.option("--sets", default=None, help="screening: comma list of review sets (default: all).")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from litsift.graph.signal import SignalFeatures
     from litsift.models_onnx import Encoder
     from litsift.review.session import ReviewModel, StopState
     from litsift.store import Store
@@ -31,7 +32,9 @@ class ScreeningProgress:
     Attributes:
         screened: records with a decision (priors included); ``total``: records.
         included: records included; ``maybe``: records marked maybe.
-        estimate: the model's expected includes among the unscreened (None before it can fit).
+        estimate: expected includes among the unscreened records, from the rate at which the
+            reviewer's screening found them (:meth:`ScreeningSession.estimate`; None before
+            the reviewer's first include).
         curve: includes found (by the reviewer, priors aside) after evenly spaced numbers of
             screened records (a sparkline).
         stops: each stopping rule's state.
@@ -73,6 +76,7 @@ class ScreeningSession:
         self.notes = {r.doc_id: r.note for r, _ in records}
         self.row_of = {p.id: i for i, p in enumerate(self.papers)}
         self.texts = [record_text(p.title, p.abstract) for p in self.papers]
+        self.citations = review_citations(store, [p.id for p in self.papers])
         self._lock = threading.Lock()
         #: row -> decision, and the rows the reviewer decided here or before, in order
         self.decisions: dict[int, str] = {}
@@ -89,7 +93,6 @@ class ScreeningSession:
         self.queue: list[int] = [i for i in range(len(self.papers)) if i not in self.decisions]
         self.current: int | None = self.queue.pop(0) if self.queue else None
         self.model_name = "import order"
-        self.estimate: float | None = None
         self._model: ReviewModel | None = None
         self.version = 0  # bumped by every decision/undo: a stale retraining is re-queued
 
@@ -134,6 +137,19 @@ class ScreeningSession:
         with self._lock:
             values = list(self.decisions.values())
         return len(values), len(self.papers), values.count("include"), values.count("maybe")
+
+    @property
+    def estimate(self) -> float | None:
+        """Expected includes among the unscreened records: the rate at which the reviewer's
+        decisions in screening order found them, fitted and extrapolated
+        (:func:`litsift.review.estimate.rate_curve_estimate`; microseconds). None before the
+        reviewer's first include or maybe (no rate to fit yet)."""
+        from litsift.review.estimate import rate_curve_estimate
+
+        with self._lock:
+            seq = [0 if self.decisions.get(r) == "exclude" else 1 for r in self.user_rows]
+            left = len(self.papers) - len(self.decisions)
+        return rate_curve_estimate(seq, left) if any(seq) else None
 
     def progress(self) -> ScreeningProgress:
         """Counts, the gain curve and the stopping rules' states (stopping: ~10 ms for 2,000
@@ -240,40 +256,52 @@ class ScreeningSession:
             self._model = None  # rebuilt with the dense block by the next retrain
         return True
 
-    def retrain(self) -> tuple[int, list[int], float | None, str]:
+    def retrain(self) -> tuple[int, list[int], str]:
         """Rank the unscreened records on the decisions so far (thread-safe; seconds at most).
 
         Returns:
-            ``(version, order, estimate, model)`` for :meth:`apply`.
+            ``(version, order, model)`` for :meth:`apply`.
         """
         from litsift.review.session import ReviewModel
 
         model = self._model
         if model is None:
             query = " ".join([self.info.criteria, *self.info.keywords])
-            model = self._model = ReviewModel(self.texts, query, self._dense)
+            model = self._model = ReviewModel(self.texts, query, self._dense, self.citations)
         with self._lock:
             version = self.version
             rows = list(self.decisions)
             y = [0 if self.decisions[r] == "exclude" else 1 for r in rows]
         ranking = model.rank(rows, y)
-        return version, ranking.order, ranking.estimate, ranking.model
+        return version, ranking.order, ranking.model
 
-    def apply(
-        self, result: tuple[int, list[int], float | None, str], keep_current: bool = True
-    ) -> bool:
+    def apply(self, result: tuple[int, list[int], str], keep_current: bool = True) -> bool:
         """Put a retraining's order in place (the record on screen stays, unless
         ``keep_current`` is False: then the order's first record comes on screen).
 
         Returns:
             False when decisions arrived since it started (the caller retrains again).
         """
-        version, order, estimate, model = result
+        version, order, model = result
         with self._lock:
             if not keep_current:
                 self.current = None
             self.queue = [r for r in order if r not in self.decisions and r != self.current]
-            self.estimate, self.model_name = estimate, model
+            self.model_name = model
             if self.current is None and self.queue:
                 self.current = self.queue.pop(0)
             return version == self.version
+
+
+def review_citations(store: Store, doc_ids: list[str]) -> SignalFeatures | None:
+    """The citation features of a review's records (rows in ``doc_ids`` order) from the
+    store's edges one step out (references and citing works, stored or external), or None
+    when no record cites or is cited by anything: the learning order then reads text only.
+    """
+    from litsift.graph.signal import SignalFeatures
+    from litsift.store.citations import graph
+
+    g = graph(store.conn, doc_ids)
+    if g.number_of_edges() == 0:
+        return None
+    return SignalFeatures(g, doc_ids)

@@ -101,6 +101,26 @@ def test_hypergeometric_rule_fires_when_the_exclusions_certify_95_percent() -> N
     assert hypergeometric_test(y[:60], n_records=2000) is None
 
 
+# --- the estimate of includes left -----------------------------------------------------
+
+
+def test_rate_curve_estimate_reads_the_decay_of_the_includes() -> None:
+    from litsift.review.estimate import rate_curve_estimate
+
+    assert rate_curve_estimate([0] * 50, 500) == 0.0  # no include: no rate to fit
+    assert rate_curve_estimate([1, 0, 1], 0) == 0.0
+    # a flat rate of 1 in 10 over 200 records: about 1 in 10 of the 800 left
+    flat = ([0] * 5 + [1] + [0] * 4) * 20  # no decay: each ten has its include mid-way
+    assert rate_curve_estimate(flat, 800) == pytest.approx(80.0, rel=0.05)
+    # the same 20 includes front-loaded and then none for 150 records: nearly none left
+    front = [1, 1, 0, 1, 1, 1, 0, 1, 1, 0] * 2 + [1, 0] * 2 + [0] * 150
+    assert sum(front) == 16 and rate_curve_estimate(front, 800) < 1.0
+    # the estimate never exceeds the records left
+    assert rate_curve_estimate([1] * 10, 5) <= 5.0
+    with pytest.raises(ValueError, match="unknown rate shape"):
+        rate_curve_estimate(flat, 10, "linear")
+
+
 # --- real review sets ------------------------------------------------------------------
 
 
@@ -153,7 +173,7 @@ def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
             "--seeds",
             "1",
             "--systems",
-            "litsift,tfidf-svm",
+            "litsift,litsift-text,tfidf-svm",
             "--json",
         ],
     )
@@ -163,7 +183,8 @@ def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
 
 def test_cli_json_shape(screening_json: dict) -> None:
     data = screening_json
-    assert data["benchmark"] == "screening" and data["systems"] == ["litsift", "tfidf-svm"]
+    assert data["benchmark"] == "screening"
+    assert data["systems"] == ["litsift", "litsift-text", "tfidf-svm"]
     assert set(data["results"]) == set(SMALL_SETS)
     assert data["sets"]["Donners_2021"] == {"records": 258, "included": 15}
     for name in SMALL_SETS:
@@ -195,6 +216,28 @@ def test_learning_order_beats_random_on_real_sets(screening_json: dict) -> None:
         row = screening_json["results"][name]["litsift"]
         assert row["RRF@10"]["mean"] > 0.3
         assert row["ATD/M"]["mean"] < 0.35
+
+
+def test_litsift_reads_citations_only_where_the_set_has_references(screening_json: dict) -> None:
+    """``litsift`` is the app's default order: on Donners (OpenAlex ``referenced_works``) the
+    citation signal joins the fit and changes the order; on Antihistamines (no references)
+    ``litsift`` is exactly ``litsift-text``."""
+    res = screening_json["results"]
+    donners = res["Donners_2021"]
+    assert donners["litsift"]["ATD"]["mean"] != donners["litsift-text"]["ATD"]["mean"]
+    assert (
+        screening_json["curves"]["Donners_2021"]["litsift"]
+        != (screening_json["curves"]["Donners_2021"]["litsift-text"])
+    )
+    anti = res["Cohen_2006_Antihistamines"]
+    for m in ("WSS@95", "RRF@10", "ATD"):
+        assert anti["litsift"][m]["mean"] == anti["litsift-text"][m]["mean"]
+    assert (
+        screening_json["curves"]["Cohen_2006_Antihistamines"]["litsift"]
+        == (screening_json["curves"]["Cohen_2006_Antihistamines"]["litsift-text"])
+    )
+    (note,) = [n for n in screening_json["notes"] if n.startswith("litsift = ")]
+    assert "(Donners_2021)" in note
 
 
 def test_stopping_rules_fire_on_a_real_set(screening_json: dict) -> None:

@@ -4,6 +4,11 @@ Runs every (set, system, seed) of the protocol in ``shared/data/eval/screening/R
 (:mod:`litsift.review.simulate`), then reports per set the mean and standard deviation over
 seeds, per system the mean and median over sets, and paired tests over sets of ``litsift``
 against each other system.
+
+``litsift`` is the order a review uses by default (:class:`litsift.review.session.ReviewModel`):
+:data:`litsift.review.learner.DEFAULT_ORDER`, with the citation signal towards the included
+decisions (:func:`litsift.review.learner.citation_columns`) when the set's records carry
+references (``referenced_works``); ``litsift-text`` is the same order without citations.
 """
 
 from __future__ import annotations
@@ -19,13 +24,24 @@ import numpy as np
 
 from litsift.errors import EvalError
 from litsift.eval.measures import paired_test
+from litsift.graph.signal import SignalFeatures
+from litsift.graph.snowball import set_graph
 from litsift.review.data import ReviewSet, find_sets, load_review_set
-from litsift.review.learner import DEFAULT_ORDER, ORDERS, feature_matrix, tfidf_matrix
+from litsift.review.learner import (
+    CITATION_MIN_INCLUDED,
+    CITATION_WEIGHT,
+    DEFAULT_ORDER,
+    ORDERS,
+    feature_matrix,
+    tfidf_matrix,
+)
 from litsift.review.measures import CURVE_POINTS
 from litsift.review.simulate import RETRAIN_FRACTION, SimulationRun, asreview_python, run_once
 
-#: Systems besides the named orders of :data:`litsift.review.learner.ORDERS`.
+#: Systems besides the named orders of :data:`litsift.review.learner.ORDERS`: the app's default
+#: (citations where the set has references), the same without citations, and ASReview.
 LITSIFT = "litsift"
+LITSIFT_TEXT = "litsift-text"
 ASREVIEW = "asreview"
 DEFAULT_SYSTEMS = (LITSIFT, ASREVIEW)
 #: Reported measures; ATD is in records, the others are fractions.
@@ -56,7 +72,7 @@ class ScreeningReport:
 
 def all_systems() -> list[str]:
     """Names ``--systems`` accepts."""
-    return [LITSIFT, ASREVIEW, *ORDERS]
+    return [LITSIFT, LITSIFT_TEXT, ASREVIEW, *ORDERS]
 
 
 def _check_systems(systems: Sequence[str] | None) -> tuple[list[str], bool]:
@@ -110,14 +126,20 @@ def run_screening(
     counts: dict[str, int] = {}
     included: dict[str, int] = {}
     total = len(paths) * len(chosen) * seeds
+    with_refs: list[str] = []
     for path in paths:
         review = load_review_set(path)
         notes += list(review.problems)
+        if review.references:
+            with_refs.append(review.name)
         counts[review.name] = int(review.labels.size)
         included[review.name] = int(review.labels.sum())
         runs += _run_set(review, chosen, seeds, python, progress, len(runs), total, encoder)
     notes.append(
-        f"litsift = {DEFAULT_ORDER}; retrain after each include and when the labelled set grew "
+        f"litsift = {DEFAULT_ORDER} + the citation signal (weight {CITATION_WEIGHT}, from "
+        f"{CITATION_MIN_INCLUDED} includes) on sets with references "
+        f"({', '.join(with_refs) or 'none here'}); {LITSIFT_TEXT} = {DEFAULT_ORDER} alone; "
+        "retrain after each include and when the labelled set grew "
         f"by {RETRAIN_FRACTION:.0%}; batch size 1; priors: 1 included + 1 excluded per seed"
     )
     return ScreeningReport(
@@ -142,7 +164,11 @@ def _run_set(
     total: int,
     encoder: Encoder | None,
 ) -> list[SimulationRun]:
-    specs = {s: ORDERS[DEFAULT_ORDER if s == LITSIFT else s] for s in systems if s != ASREVIEW}
+    specs = {
+        s: ORDERS[DEFAULT_ORDER if s in (LITSIFT, LITSIFT_TEXT) else s]
+        for s in systems
+        if s != ASREVIEW
+    }
     texts = review.texts
     tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
     dense = None
@@ -152,12 +178,18 @@ def _run_set(
 
             encoder = load_encoder()
         dense = encoder.encode_passages(texts)
+    citations = None
+    if LITSIFT in systems and review.references:
+        citations = SignalFeatures(
+            set_graph(review.openalex_ids, review.references), list(range(review.labels.size))
+        )
     out = []
     for system in systems:
         spec = specs.get(system)
         x = feature_matrix(spec, tfidf, dense) if spec is not None else None
+        signal = citations if system == LITSIFT else None
         for seed in range(seeds):
-            out.append(run_once(review, system, seed, spec, x, python))
+            out.append(run_once(review, system, seed, spec, x, python, citations=signal))
             if progress is not None:
                 progress("screening", done + len(out), total)
     return out

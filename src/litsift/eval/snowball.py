@@ -30,13 +30,15 @@ from litsift.eval.measures import paired_test
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import SnowballRun, set_graph, snowball
 from litsift.review.data import ReviewSet, find_sets, load_review_set
-from litsift.review.learner import DEFAULT_ORDER, ORDERS, feature_matrix, tfidf_matrix
-from litsift.review.simulate import (
+from litsift.review.learner import (
     CITATION_MIN_INCLUDED,
     CITATION_WEIGHT,
-    SimulationRun,
-    run_once,
+    DEFAULT_ORDER,
+    ORDERS,
+    feature_matrix,
+    tfidf_matrix,
 )
+from litsift.review.simulate import SimulationRun, run_once
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder

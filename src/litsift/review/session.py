@@ -1,12 +1,14 @@
-"""One review's learning order while a person screens it: rank the unscreened records, estimate
-how many includes remain, and each stopping rule's state. Pure numpy / scikit-learn; the
-service (:mod:`litsift.service_review`) feeds it the store's records and decisions.
+"""One review's learning order while a person screens it: rank the unscreened records, and each
+stopping rule's state (the estimate of includes left is :mod:`litsift.review.estimate`'s).
+Pure numpy / scikit-learn; the service (:mod:`litsift.service_review`) feeds it the store's
+records and decisions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +19,7 @@ from litsift.review.learner import (
     ORDERS,
     OrderSpec,
     balanced_weights,
+    citation_columns,
     tfidf_matrix,
 )
 from litsift.review.stopping import (
@@ -28,6 +31,9 @@ from litsift.review.stopping import (
     hypergeometric_test,
     knee,
 )
+
+if TYPE_CHECKING:
+    from litsift.graph.signal import SignalFeatures
 
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
@@ -51,23 +57,28 @@ class Ranking:
 
     Attributes:
         order: ``(m,)`` unscreened rows, best first.
-        estimate: the model's estimate of includes among them (None before both classes).
         model: which order ranked them (``criteria`` / ``import`` before the first fit).
     """
 
     order: list[int]
-    estimate: float | None
     model: str
 
 
 class ReviewModel:
     """Features of one review's records and the learning order over them.
 
+    The default order (what ``litsift eval screening`` measures as ``litsift``): TF-IDF, the
+    encoder's vectors beside it once given, and the citation signal towards the included
+    records when the records carry citation edges (:func:`litsift.review.learner.
+    citation_columns`, recomputed at each fit).
+
     Args:
         texts: ``(N,)`` ``title\\nabstract`` per record.
         query: criteria text and keywords (ranks records before the first include and
             exclude are known; may be empty).
         dense: ``(N, d)`` unit vectors of the encoder, or None (then TF-IDF only).
+        citations: the records' citation features (rows in ``texts`` order), or None when
+            the records have no citation edges.
     """
 
     def __init__(
@@ -75,8 +86,10 @@ class ReviewModel:
         texts: Sequence[str],
         query: str = "",
         dense: npt.NDArray[np.float32] | None = None,
+        citations: SignalFeatures | None = None,
     ) -> None:
         self.n = len(texts)
+        self.citations = citations
         self.spec: OrderSpec = ORDERS[DEFAULT_ORDER if dense is not None else TFIDF_ORDER]
         # the criteria row is fitted with the records (one vocabulary), then set apart
         both = tfidf_matrix([*texts, query or " "]) if texts else sp.csr_matrix((0, 1))
@@ -106,16 +119,21 @@ class ReviewModel:
         seen[rows] = True
         pool = np.flatnonzero(~seen).astype(np.int64)
         if pool.size == 0:
-            return Ranking([], 0.0, self.spec.name)
+            return Ranking([], self.spec.name)
         if labels.size == 0 or labels.all() or not labels.any():
             if self.query_vector is None:
-                return Ranking(pool.tolist(), None, "import order")
+                return Ranking(pool.tolist(), "import order")
             sims = np.asarray((self.tfidf[pool] @ self.query_vector.T).toarray()).ravel()
-            return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), None, "criteria")
-        scores = svm_scores(self.spec, self.x, rows, labels, np.concatenate([rows, pool]))
-        order = pool[np.argsort(-scores[rows.size :], kind="stable")]
-        estimate = platt_estimate(scores[: rows.size], labels, scores[rows.size :])
-        return Ranking(order.tolist(), estimate, self.spec.name)
+            return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), "criteria")
+        x, name = self.x, self.spec.name
+        if self.citations is not None:
+            included = np.zeros(self.n, dtype=bool)
+            included[rows[labels == 1]] = True
+            extra = citation_columns(self.citations, included)
+            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
+            name = f"{name} + citations"
+        scores = svm_scores(self.spec, x, rows, labels, pool)
+        return Ranking(pool[np.argsort(-scores, kind="stable")].tolist(), name)
 
 
 def svm_scores(
@@ -127,8 +145,7 @@ def svm_scores(
 ) -> npt.NDArray[np.float64]:
     """The learning order's model (:func:`litsift.review.learner.rank_pool`: a linear SVM with
     balanced sample weights) fitted on ``labelled``; its ``(m,)`` decision values of ``rows``
-    (the pool's order is theirs, best first; the labelled rows' feed :func:`platt_estimate`).
-    """
+    (the pool's order is theirs, best first)."""
     from sklearn.svm import LinearSVC
 
     model = LinearSVC(C=spec.c, loss="squared_hinge")
@@ -145,9 +162,10 @@ def platt_estimate(
     by Platt scaling (a 1-D logistic regression of the labels on the labelled records' values;
     Platt 1999, "Probabilistic outputs for support vector machines"), summed over the pool.
 
-    The labelled records were fitted on and were screened first (the likeliest), so this is a
-    rough figure, not a guarantee: the hypergeometric stopping rule is the one with a
-    guarantee.
+    The labelled records were fitted on and were screened first (the likeliest), so this is far
+    too high early on (``benchmarks/screening_estimate.py``): reviews show
+    :func:`litsift.review.estimate.rate_curve_estimate` instead; kept as the baseline it was
+    measured against.
     """
     from sklearn.linear_model import LogisticRegression
 

@@ -24,7 +24,12 @@ import numpy.typing as npt
 from litsift.errors import EvalError
 from litsift.graph.signal import SignalFeatures
 from litsift.review.data import ReviewSet
-from litsift.review.learner import FloatMatrix, OrderSpec, rank_pool
+from litsift.review.learner import (
+    FloatMatrix,
+    OrderSpec,
+    citation_columns,
+    rank_pool,
+)
 from litsift.review.measures import recall_curve, screening_measures
 from litsift.review.stopping import StopPoint, stop_points
 
@@ -34,17 +39,6 @@ RETRAIN_FRACTION = 0.02
 #: Environment variable naming a Python that has the ``asreview`` package.
 ASREVIEW_PYTHON_ENV = "LITSIFT_ASREVIEW_PYTHON"
 ASREVIEW_TIMEOUT_S = 3600
-#: Scale of the citation-signal columns (each 0..1) beside the order's features. 0.3 and
-#: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 4 variants (weight 1 or 0.3, from the
-#: first or third include, all columns or ``linked`` only) on the 4 sets with references, order
-#: tfidf-svm, seeds 0-2 (``benchmarks/citation_signal_variants.py``); ``litsift eval snowball``
-#: measures the choice with the default order.
-CITATION_WEIGHT = 0.3
-#: Columns of the signal used (0 linked, 1 coupling, 2 co-citation).
-CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
-#: The signal joins the fit once this many included decisions exist: with one include, that
-#: record's own signal towards the others is 0 and the fit learns a negative weight.
-CITATION_MIN_INCLUDED = 3
 #: Extra features towards the included rows: ``(N,)`` bool -> ``(N, e)`` float32.
 Signal = Callable[[npt.NDArray[np.bool_]], npt.NDArray[np.float32]]
 
@@ -215,8 +209,8 @@ def run_once(
         seed: the seed of the permutation and the priors.
         spec, x: a litsift order and its ``(N, d)`` features in file order; None for asreview.
         python: the interpreter with asreview (system ``asreview``).
-        citations: the set's citation signal in file order: its three columns (scaled by
-            :data:`CITATION_WEIGHT`) join ``x`` at each fit.
+        citations: the set's citation signal in file order: its columns
+            (:func:`litsift.review.learner.citation_columns`) join ``x`` at each fit.
 
     Raises:
         EvalError: asreview missing or failing.
@@ -233,10 +227,7 @@ def run_once(
             permuted = citations.permuted(p.perm)
 
             def signal(included: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
-                x = permuted.matrix(included)[:, list(CITATION_COLUMNS)]
-                if int(included.sum()) < CITATION_MIN_INCLUDED:
-                    x = np.zeros_like(x)  # too few includes to learn a weight from
-                return x * np.float32(CITATION_WEIGHT)
+                return citation_columns(permuted, included)
 
         order, fits = learning_order(spec, x[p.perm], y, priors, signal=signal)
     else:

@@ -235,15 +235,15 @@ class ScreeningScreen(Screen[None]):
         self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
 
     def show_counts(self) -> None:
-        """The progress line: screened n of N, included, maybe, the model's estimate."""
+        """The progress line: screened n of N, included, maybe, the estimate of includes left."""
         if self.session is None:
             return
         screened, total, included, maybe = self.session.counts()
         est = self.session.estimate
         estimate = (
-            f"model's estimate: ~{est:.0f} includes left (high early on)"
+            f"~{est:.0f} includes left (from the rate of includes so far)"
             if est is not None
-            else "model's estimate: after an include and an exclude"
+            else "includes left: estimated after your first include"
         )
         line = (
             f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
