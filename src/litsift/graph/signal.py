@@ -123,7 +123,8 @@ class SignalFeatures:
         import networkx as nx
 
         n = len(records)
-        externals = [v for v in g.nodes if v not in set(records)]
+        inside = set(records)
+        externals = [v for v in g.nodes if v not in inside]
         adj = sp.csr_matrix(
             nx.to_scipy_sparse_array(g, nodelist=[*records, *externals], dtype=np.float32)
         )
