@@ -24,7 +24,7 @@ from litsift.store.reviews import ReviewError, current_decisions
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
 EMBASE = DATA / "telemonitoring_embase-export_13-records.ris"
 PUBMED = DATA / "telemonitoring_pubmed_7-records.nbib"
-SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+SETS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening").resolve()
 DONNERS = SETS / "Donners_2021.jsonl.gz"
 
 
