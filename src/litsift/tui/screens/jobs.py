@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from textual.dom import DOMNode
 from textual.message import Message
+from textual.message_pump import MessagePump
 
 from litsift.tui.messages import Notice
 
@@ -74,3 +75,17 @@ class ServiceCalls:
     def job_done(self) -> None:
         """The host handled a :class:`JobDone`."""
         self._open = max(0, self._open - 1)
+
+
+def after_paint(pump: MessagePump, callback: Callable[[], None]) -> None:
+    """Run ``callback`` once, after the next refresh of the screen shown, and at the latest
+    after 0.2 s: Textual runs after-refresh callbacks on the screen shown then, so a screen
+    pushed over ``pump``'s and popped meanwhile would drop them (and leave the app busy)."""
+    pending = [callback]
+
+    def once() -> None:
+        if pending:
+            pending.pop()()
+
+    pump.call_after_refresh(once)
+    pump.set_timer(0.2, once)

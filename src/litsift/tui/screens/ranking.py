@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from litsift.tui.messages import AspectsJudged, AspectsScored, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
+from litsift.tui.screens.jobs import after_paint as run_after_paint
 from litsift.tui.screens.modals import AspectEditScreen
 from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import Aspect, Coverage, Hit, Kind, SearchResult
@@ -90,7 +91,7 @@ class RankingCommands:
             )
 
         if after_paint:
-            self.screen.call_after_refresh(start)
+            run_after_paint(self.screen, start)
         else:
             start()
 

@@ -47,7 +47,7 @@ from litsift.tui.messages import (
 )
 from litsift.tui.screens.command_keys import CommandKeys, typed_in_query
 from litsift.tui.screens.indexing import IndexBuilder
-from litsift.tui.screens.jobs import JobDone, ServiceCalls
+from litsift.tui.screens.jobs import JobDone, ServiceCalls, after_paint
 from litsift.tui.screens.keys import (
     NEEDS_HIT,
     NEEDS_LLM,
@@ -273,7 +273,7 @@ class SearchScreen(CommandKeys, Screen[None]):
             self.status.show_result(result)
             self.show_modes()
             self._detail_pending = True  # its highlights wait: the rows are painted first
-            self.call_after_refresh(self._detail_after_paint)
+            after_paint(self, self._detail_after_paint)
         # the "…" is drawn with the rows; the worker starts after they are painted
         self.ranking.score_aspects(kind, result, after_paint=True)
         self.refresh_bindings()
