@@ -49,8 +49,11 @@ async def test_a_truncated_dense_part_is_searched_around_then_rebuilt(
                 result = screen.tab(Kind.DATASET).result
                 assert result is not None and result.hits
                 assert result.signals_used == ("bm25",) and result.partial is not None
-                # BM25 only, and the rebuild's progress once (the build segment counts)
-                assert "BM25 only" in status.text and status.text.count("dense index") == 1
+                # BM25 only, and why: the damaged part (a search before the rebuild dropped
+                # it) or the rebuild's progress; at most one progress counter, never doubled
+                assert "BM25 only" in status.text
+                assert "damaged" in status.text or "embedded" in status.text
+                assert status.text.count("embedded") <= 1
             finally:
                 gate.set()
 
