@@ -172,7 +172,7 @@ def rank_pool(
 
     if extra is not None:
         x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
-    model = LinearSVC(C=spec.c, loss="squared_hinge")
+    model = LinearSVC(C=spec.c, loss="squared_hinge", random_state=0)  # liblinear shuffles
     model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
     scores = model.decision_function(x[pool])
     return pool[np.argsort(-scores, kind="stable")]

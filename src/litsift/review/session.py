@@ -148,7 +148,7 @@ def svm_scores(
     (the pool's order is theirs, best first)."""
     from sklearn.svm import LinearSVC
 
-    model = LinearSVC(C=spec.c, loss="squared_hinge")
+    model = LinearSVC(C=spec.c, loss="squared_hinge", random_state=0)  # liblinear shuffles
     model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
     return np.asarray(model.decision_function(x[rows]), dtype=np.float64)
 
