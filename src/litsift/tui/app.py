@@ -22,8 +22,10 @@ from litsift.errors import LitsiftError
 from litsift.service_api import LitsiftAPI
 from litsift.text import for_terminal
 from litsift.tui.screens import HelpScreen, SearchScreen
+from litsift.tui.screens.citations import CitationsScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
 from litsift.tui.screens.keys import RANKING_BINDINGS, SCREEN_BINDINGS, TRIAGE_BINDINGS
+from litsift.tui.screens.screening import SCREENING_BINDINGS
 from litsift.tui.widgets import ResultsTable
 from litsift.types import Kind
 
@@ -141,6 +143,9 @@ class LitsiftApp(App[None]):
             ("results", ResultsTable.BINDINGS),
             ("results, detail", TRIAGE_BINDINGS),
             ("results, detail", RANKING_BINDINGS),
+            # its label keys are the results' (same ids, so one keymap entry moves both)
+            ("citations", [b for b in CitationsScreen.BINDINGS if b not in TRIAGE_BINDINGS]),
+            ("screening", SCREENING_BINDINGS),
         ]
 
     def action_help(self) -> None:
