@@ -32,7 +32,8 @@ all threads): the phase's CPU per 1,000 records and bytes per record; per query,
 of the top 10 / 50 hits cold (nothing stored: cut, embed, write to the cache: the cost of
 never-seen hits before the two steps, and of the background step now), provisional (nothing
 stored: passage vectors read from a real hnswlib ``dense.bin`` of the pool, as the service reads
-them; what the TUI waits for now), provisional without stored vectors (each hit's passage
+them; what the TUI waits for now, in one call and ten hits a call as its worker makes them),
+provisional without stored vectors (each hit's passage
 embedded, the embedding cache off), warm (a new scorer over the cache file: what a new search
 of shown hits costs) and in memory (the same scorer again).
 
@@ -227,6 +228,13 @@ def cost(views: dict[str, SentenceView], pool: list[Record], enc, n_queries: int
                 )
                 rows.setdefault((n, "provisional"), []).append(time.process_time() - t)
                 assert all(c.provisional for c in now) and store.count(Kind.PAPER) == 0
+                t = time.process_time()
+                scorer = AspectScorer(enc, sentences=store)
+                for at in range(0, n, 10):  # as the TUI's worker calls it
+                    scorer.score(aspects, hits[at : at + 10], passage_vectors=stored)
+                rows.setdefault((n, "provisional, 10 hits a call"), []).append(
+                    time.process_time() - t
+                )
                 t = time.process_time()
                 AspectScorer(enc, sentences=store).score(aspects, hits, passage_vectors=embedded)
                 rows.setdefault((n, "provisional, passages embedded"), []).append(

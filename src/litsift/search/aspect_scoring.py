@@ -86,6 +86,10 @@ PASSAGE_LAMBDA: float = 0.3
 #: Records whose sentence embeddings a scorer keeps in memory, the least recently scored dropped
 #: first (~12 KB each as float32: ~24 MB; the sentence store keeps more on disk).
 MAX_CACHED_RECORDS = 2_000
+#: Aspect lists whose query vectors a scorer keeps (the TUI scores a result's hits ten at a
+#: time, and refines them after: the same aspects, embedded once; a list is embedded as a
+#: whole, so its vectors are those of one call).
+MAX_CACHED_ASPECT_LISTS = 8
 
 T = TypeVar("T", Hit, Record)
 
@@ -150,8 +154,9 @@ class AspectScorer:
     :data:`MAX_CACHED_RECORDS`, least recently used dropped first), the ``sentences`` store
     (:mod:`litsift.search.sentences`: the phase's rows, or records scored earlier), or the
     encoder (then written to the store's bounded cache). They are keyed by record id with a
-    hash of its text, so an edited record is cut and embedded again. Aspect texts are embedded
-    on every call (they are few and the user may edit them).
+    hash of its text, so an edited record is cut and embedded again. An aspect list is embedded
+    once (its vectors kept for the next calls with the same list: a result's chunks, their
+    refinement).
 
     Args:
         encoder: a bi-encoder; aspects are embedded as queries, sentences as passages.
@@ -189,6 +194,20 @@ class AspectScorer:
         self.passage_lexical_weight = float(passage_lexical_weight)
         self.sentences = sentences
         self._docs: OrderedDict[tuple[str, str, bytes], _DocView] = OrderedDict()
+        self._aspects: OrderedDict[tuple[str, ...], FloatArray] = OrderedDict()
+
+    def _aspect_vectors(self, aspect_texts: Sequence[str]) -> FloatArray:
+        """``(n, dim)``: the query vectors of the aspect list, embedded once per list (the last
+        :data:`MAX_CACHED_ASPECT_LISTS` lists kept)."""
+        key = tuple(aspect_texts)
+        got = self._aspects.get(key)
+        if got is None:
+            got = self.encoder.encode_queries(list(aspect_texts))
+            self._aspects[key] = got
+            while len(self._aspects) > MAX_CACHED_ASPECT_LISTS:
+                self._aspects.popitem(last=False)
+        self._aspects.move_to_end(key)
+        return got
 
     def _keep(self, key: tuple[str, str, bytes], view: _DocView) -> None:
         self._docs[key] = view
@@ -310,7 +329,7 @@ class AspectScorer:
         best = np.full((n, r), -1, dtype=np.int64)
         if n == 0 or r == 0:
             return sim, lex, best
-        q = self.encoder.encode_queries(list(aspect_texts))
+        q = self._aspect_vectors(aspect_texts)
         terms = [stem_terms(t) for t in aspect_texts]
         for j, view in enumerate(views):
             if len(view.spans):
