@@ -135,3 +135,56 @@ def test_with_the_sentence_phase_grades_are_the_sentence_grades_at_once(
         now = svc.score_aspects(aspects, hits, provisional=True)
         assert not any(c.provisional for c in now) and counting.passages == 0
         assert now == AspectScorer(encoder).score(aspects, [h.record for h in hits])
+
+
+def test_a_full_text_hit_is_graded_from_its_passage_and_the_full_text_passage(
+    paper_slice_rows: list[dict], encoder: Any
+) -> None:
+    rows = paper_slice_rows[20:24]
+    records = [Paper(id=r["id"], title=r["title"], abstract=r.get("abstract") or "") for r in rows]
+    # a full-text search's matching passage per hit (real text: another paper's abstract)
+    extra = [r.get("abstract") or "" for r in paper_slice_rows[30:33]] + [""]
+    aspects = decompose(QUERY)
+    counting = CountingEncoder(encoder)
+    scorer = AspectScorer(counting)  # type: ignore[arg-type]
+    first = scorer.score(aspects, records, extra, passage_vectors=_passages(counting))
+    assert all(c.provisional for c in first)
+    # one vector per record and per full-text passage, not their sentences
+    assert counting.passages == len(records) + sum(1 for e in extra if e)
+    assert all(s.evidence is None for c in first for s in c.scores)
+    final = scorer.score(aspects, records, extra)
+    assert not any(c.provisional for c in final)
+    assert final == AspectScorer(encoder).score(aspects, records, extra)
+
+
+class CountingQueries(CountingEncoder):
+    """The real encoder, counting its ``encode_queries`` calls too."""
+
+    def __init__(self, encoder: Any) -> None:
+        super().__init__(encoder)
+        self.query_calls = 0
+
+    def encode_queries(self, texts: Any) -> Any:
+        self.query_calls += 1
+        return self.encoder.encode_queries(texts)
+
+
+def test_an_aspect_list_is_embedded_once_for_a_result_scored_in_chunks(
+    paper_slice_rows: list[dict], encoder: Any
+) -> None:
+    records = [
+        Paper(id=r["id"], title=r["title"], abstract=r["abstract"]) for r in paper_slice_rows[:4]
+    ]
+    aspects = decompose(QUERY)
+    counting = CountingQueries(encoder)
+    scorer = AspectScorer(counting)  # type: ignore[arg-type]
+    chunks = [
+        *scorer.score(aspects, records[:2], passage_vectors=_passages(encoder)),
+        *scorer.score(aspects, records[2:], passage_vectors=_passages(encoder)),
+    ]
+    refined = scorer.score(aspects, records)  # the refinement: the same aspects again
+    assert counting.query_calls == 1  # the TUI's chunks and refinement embed them once
+    assert [c.provisional for c in chunks] == [True] * 4
+    assert refined == AspectScorer(encoder).score(aspects, records)
+    scorer.score(aspects[:1], records)  # an edited list is embedded anew
+    assert counting.query_calls == 2

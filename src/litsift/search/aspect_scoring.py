@@ -153,7 +153,9 @@ class AspectScorer:
     A record's sentence spans and vectors come from, in order: this scorer's memory (at most
     :data:`MAX_CACHED_RECORDS`, least recently used dropped first), the ``sentences`` store
     (:mod:`litsift.search.sentences`: the phase's rows, or records scored earlier), or the
-    encoder (then written to the store's bounded cache). They are keyed by record id with a
+    encoder (then written to the store's bounded cache) -- or, when the caller passes
+    ``passage_vectors`` (:meth:`score`), instead of the encoder, the record's one passage
+    vector, for provisional grades. They are keyed by record id with a
     hash of its text, so an edited record is cut and embedded again. An aspect list is embedded
     once (its vectors kept for the next calls with the same list: a result's chunks, their
     refinement).
