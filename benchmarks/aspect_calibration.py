@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspect_scoring import AspectScorer, TextEncoder
+from litsift.search.aspect_scoring import AspectScorer, TextEncoder, record_text
 from litsift.types import Aspect, Record
 
 
@@ -201,6 +201,7 @@ def calibrate(
     candidates_path: Path | None = None,
     fixed: tuple[float, float, float] | None = None,
     sentences: Any = None,
+    passage: bool = False,
 ) -> Calibration:
     """Choose ``λ``, ``t1`` and ``t2`` on the DORIS-MAE dev queries; how the constants were set.
 
@@ -231,6 +232,10 @@ def calibrate(
         sentences: where the scorer looks the candidates' sentence vectors up first (an
             ``AspectScorer`` ``sentences`` argument: ``benchmarks/aspect_storage.py`` passes
             vectors stored in other layouts, or one passage vector per record).
+        passage: grade each candidate from its one bi-encoder passage vector
+            (``encode_passages([record_text(c)])``, what the dense index holds) instead of its
+            sentences: the path of provisional grades (``AspectScorer.score`` with
+            ``passage_vectors``), which sets ``PASSAGE_LAMBDA`` / ``PASSAGE_THRESHOLDS``.
 
     Returns:
         The chosen values with their fit diagnostics.
@@ -250,7 +255,14 @@ def calibrate(
         items = list(q.aspects) + [s for subs in q.sub_aspects for s in subs]
         texts.extend(items)
         owner.extend([qi] * len(items))
-    sim, lex, _ = AspectScorer(encoder, (0.0, 0.0), 0.0, sentences=sentences).raw(texts, cands)
+    enc = encoder
+    vectors = (
+        (lambda records: enc.encode_passages([record_text(r) for r in records]))
+        if passage
+        else None
+    )
+    scorer = AspectScorer(encoder, (0.0, 0.0), 0.0, sentences=sentences)
+    sim, lex, _ = scorer.raw(texts, cands, passage_vectors=vectors)
     owner_arr = np.asarray(owner, dtype=np.int64)
     nq = len(queries)
     own_col = np.asarray([col[q.best_candidate.id] for q in queries], dtype=np.int64)

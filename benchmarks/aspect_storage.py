@@ -21,11 +21,21 @@ Quality, per variant (both measures the project reports for aspects on DORIS-MAE
    + ``--papers`` papers ranked by dense similarity, the top 20 re-ordered by coverage of the
    automatic aspects at the shipped blend (0.5) and at 0 (coverage only).
 
+The two-step scorer that ships (issue 32): a hit whose sentences are not stored is graded
+at once from its passage vector (``AspectScorer.score(..., passage_vectors=...)``, the shipped
+``PASSAGE_LAMBDA`` / ``PASSAGE_THRESHOLDS``: the "provisional" rows), then its sentences are
+embedded and its grades are the ``int8`` ones (the "final" rows equal them:
+``tests/unit/test_provisional_aspects.py``).
+
 Cost (``int8``, a real ``sentences.sqlite`` in a temporary directory; CPU s of the process,
 all threads): the phase's CPU per 1,000 records and bytes per record; per query, aspect scoring
-of the top 10 / 50 hits cold (nothing stored: cut, embed, write to the cache), warm (a new
-scorer over the cache file: what a new search of shown hits costs) and in memory (the same
-scorer again).
+of the top 10 / 50 hits cold (nothing stored: cut, embed, write to the cache: the cost of
+never-seen hits before the two steps, and of the background step now), provisional (nothing
+stored: passage vectors read from a real hnswlib ``dense.bin`` of the pool, as the service reads
+them; what the TUI waits for now, in one call and ten hits a call as its worker makes them),
+provisional without stored vectors (each hit's passage
+embedded, the embedding cache off), warm (a new scorer over the cache file: what a new search
+of shown hits costs) and in memory (the same scorer again).
 
 Run: ``nice -n 5 python benchmarks/aspect_storage.py [--papers 400] [--cost-queries 3]``
 (~5 min on 2 cores, most of it embedding ~4,000 sentences).
@@ -48,10 +58,13 @@ from litsift.models_onnx import load_encoder
 from litsift.search.aspect_scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,
+    PASSAGE_LAMBDA,
+    PASSAGE_THRESHOLDS,
     AspectScorer,
     coverage_order,
 )
 from litsift.search.aspects import decompose, split_sentences
+from litsift.search.dense import DenseIndex
 from litsift.search.sentences import (
     MAX_SENTENCES,
     SentenceStore,
@@ -130,6 +143,13 @@ def quality(views: dict[str, dict[str, SentenceView]], pool: list[Record], enc, 
                 f"{name:8s} | {label:9s} | {cal.balanced_accuracy:.3f}    | {cal.mae_best:.3f}    "
                 f"| {cal.pairwise_accuracy:.3f}        | {cal.lexical_weight}, {cal.thresholds}"
             )
+    # the two-step scorer's first step as it ships: every candidate never seen (no sentences)
+    cal = calibrate(DEV, enc, fixed=(PASSAGE_LAMBDA, *PASSAGE_THRESHOLDS), passage=True)
+    print(
+        f"two-step | provisional | {cal.balanced_accuracy:.3f}  | {cal.mae_best:.3f}    "
+        f"| {cal.pairwise_accuracy:.3f}        | {cal.lexical_weight}, {cal.thresholds}"
+    )
+    print("two-step | final     | = int8 shipped (the same scorer, the sentences embedded)")
     q_emb = enc.encode_queries([q.query for q in queries])
     doc_emb = np.stack([views["passage"][r.id].vectors[0] for r in pool])
     qrels = {str(q.query_id): {q.best_candidate.id: 1} for q in queries}
@@ -154,6 +174,23 @@ def quality(views: dict[str, dict[str, SentenceView]], pool: list[Record], enc, 
                     for qid, order in top.items()
                 }
                 print(f"{name:8s} {label:7s} blend {blend:.1f}  {_measure(qrels, run)}")
+    by_id = {r.id: views["passage"][r.id].vectors[0] for r in pool}
+    scorer = AspectScorer(enc)  # no sentences anywhere: every hit graded provisionally
+
+    def passage_vectors(records: object) -> np.ndarray:
+        return np.stack([by_id[r.id] for r in records])  # type: ignore[attr-defined]
+
+    covs = {
+        qid: scorer.score(aspects[qid], order[:depth], passage_vectors=passage_vectors)
+        for qid, order in top.items()
+    }
+    assert all(c.provisional for cs in covs.values() for c in cs)
+    for blend in (0.5, 0.0):
+        run = {
+            qid: _run(coverage_order(order[:depth], covs[qid], blend) + order[depth:])
+            for qid, order in top.items()
+        }
+        print(f"two-step provisional blend {blend:.1f}  {_measure(qrels, run)}")
 
 
 def cost(views: dict[str, SentenceView], pool: list[Record], enc, n_queries: int) -> None:  # type: ignore[no-untyped-def]
@@ -162,7 +199,21 @@ def cost(views: dict[str, SentenceView], pool: list[Record], enc, n_queries: int
     q_emb = enc.encode_queries([q.query for q in queries[:n_queries]])
     print(f"== cost per query (int8 cache; {n_queries} DORIS-MAE queries; CPU ms, all threads)")
     passage_vecs = {r.id: views[r.id] for r in pool}
+    rowid_of = {r.id: i for i, r in enumerate(pool)}
     rows: dict[tuple[int, str], list[float]] = {}
+    dense_dir = tempfile.TemporaryDirectory()
+    dense = DenseIndex.create(Path(dense_dir.name) / "dense.bin", enc.dim, len(pool))
+    dense.add(np.arange(len(pool)), np.stack([passage_vecs[r.id].vectors[0] for r in pool]))
+    dense.save()
+    dense = DenseIndex.open(Path(dense_dir.name) / "dense.bin")  # read from the file, as served
+
+    def stored(records: list[Record]) -> np.ndarray:
+        _found, vecs = dense.vectors([rowid_of[r.id] for r in records])
+        return vecs
+
+    def embedded(records: list[Record]) -> np.ndarray:
+        return np.asarray(enc.encode_passages([passage_text(r) for r in records]))
+
     for q, qe in zip(queries[:n_queries], q_emb, strict=True):
         aspects = decompose(q.query)
         sims = np.asarray([float(passage_vecs[r.id].vectors[0] @ qe) for r in pool])
@@ -171,6 +222,24 @@ def cost(views: dict[str, SentenceView], pool: list[Record], enc, n_queries: int
             hits = order[:n]
             with tempfile.TemporaryDirectory() as tmp:
                 store = SentenceStore(Path(tmp) / "sentences.sqlite", enc.cache_key, enc.dim)
+                t = time.process_time()
+                now = AspectScorer(enc, sentences=store).score(
+                    aspects, hits, passage_vectors=stored
+                )
+                rows.setdefault((n, "provisional"), []).append(time.process_time() - t)
+                assert all(c.provisional for c in now) and store.count(Kind.PAPER) == 0
+                t = time.process_time()
+                scorer = AspectScorer(enc, sentences=store)
+                for at in range(0, n, 10):  # as the TUI's worker calls it
+                    scorer.score(aspects, hits[at : at + 10], passage_vectors=stored)
+                rows.setdefault((n, "provisional, 10 hits a call"), []).append(
+                    time.process_time() - t
+                )
+                t = time.process_time()
+                AspectScorer(enc, sentences=store).score(aspects, hits, passage_vectors=embedded)
+                rows.setdefault((n, "provisional, passages embedded"), []).append(
+                    time.process_time() - t
+                )
                 t = time.process_time()
                 first = AspectScorer(enc, sentences=store).score(aspects, hits)
                 rows.setdefault((n, "cold"), []).append(time.process_time() - t)
@@ -190,7 +259,11 @@ def cost(views: dict[str, SentenceView], pool: list[Record], enc, n_queries: int
         print(f"   query {q.query_id}: {len(aspects)} aspects")
     for (n, how), secs in sorted(rows.items()):
         ms = 1000 * np.median(secs)
-        print(f"   top {n:2d} {how:7s}: {ms:7.0f} ms (median; max {1000 * max(secs):.0f})")
+        print(
+            f"   top {n:2d} {how:30s}: {ms:7.0f} ms (median; min {1000 * min(secs):.0f}, "
+            f"max {1000 * max(secs):.0f})"
+        )
+    dense_dir.cleanup()
 
 
 def storage(views: dict[str, SentenceView], enc, cpu_s: float) -> None:  # type: ignore[no-untyped-def]

@@ -8,9 +8,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from litsift.service_parts import ServiceParts
-from litsift.types import Aspect, Hit, Passage
+from litsift.types import Aspect, Hit, Passage, Record
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from litsift.llm.answer import Answer
     from litsift.llm.client import ChatClient, DeltaCallback
     from litsift.llm.judge import AspectJudgement
@@ -29,10 +32,22 @@ class AspectLLMCommands(ServiceParts):
 
         return decompose(query_text)
 
-    def score_aspects(self, aspects: Sequence[Aspect], hits: Sequence[Hit]) -> list[Coverage]:
+    def score_aspects(
+        self, aspects: Sequence[Aspect], hits: Sequence[Hit], provisional: bool = False
+    ) -> list[Coverage]:
         """Per-aspect 0/1/2 grades with evidence sentences for each hit (DORIS-MAE scale).
 
         A hit of a full-text search is graded on its record's text and its matching passage.
+
+        Args:
+            aspects: the aspects to grade.
+            hits: the hits to grade.
+            provisional: grade the hits whose sentence vectors are not stored (nor in the
+                scorer's memory) at once from their passage vector in the dense index
+                (embedded only where the index lacks it) instead of embedding their sentences:
+                their Coverage says ``provisional``; a call without it gives their sentence
+                grades (and keeps their sentences). See
+                :meth:`litsift.search.aspect_scoring.AspectScorer.score`.
 
         Returns one Coverage per hit, in the hits' order.
         """
@@ -43,7 +58,28 @@ class AspectLLMCommands(ServiceParts):
                 self._aspect_scorer = AspectScorer(self.encoder, sentences=self.sentence_store)
             scorer = self._aspect_scorer
         extra = [h.passage.text if h.passage is not None else "" for h in hits]
-        return scorer.score(list(aspects), [h.record for h in hits], extra)
+        vectors = self._passage_vectors if provisional else None
+        return scorer.score(list(aspects), [h.record for h in hits], extra, vectors)
+
+    def _passage_vectors(self, records: Sequence[Record]) -> npt.NDArray[np.float32]:
+        """``(len(records), dim)`` float32: each record's passage vector as its kind's dense
+        index stores it; embedded (one vector each) where the index lacks it or cannot be
+        opened."""
+        import numpy as np
+
+        from litsift.errors import LitsiftError
+
+        out = np.zeros((len(records), self.encoder.dim), dtype=np.float32)
+        for kind in {r.kind for r in records}:
+            at = [i for i, r in enumerate(records) if r.kind is kind]
+            part = [records[i] for i in at]
+            try:
+                out[at] = self.searchers.of_kind(kind).record_vectors(part)
+            except LitsiftError:  # no index of the kind (yet): its passages are embedded
+                from litsift.search.text import passage_text
+
+                out[at] = self.encoder.encode_passages([passage_text(r) for r in part])
+        return out
 
     def coverage_order(
         self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0

@@ -16,6 +16,8 @@ import pytest
 from litsift.search.aspect_scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,
+    PASSAGE_LAMBDA,
+    PASSAGE_THRESHOLDS,
     AspectScorer,
     Coverage,
     coverage_order,
@@ -256,6 +258,18 @@ def test_calibration_reproduces_constants(encoder) -> None:  # type: ignore[no-u
     assert shipped.balanced_accuracy >= cal.balanced_accuracy - 0.01
     assert shipped.mae_best <= cal.mae_best + 0.03
     assert shipped.mean_pred_best > shipped.mean_pred_other
+
+
+def test_passage_calibration_reproduces_the_provisional_constants(encoder) -> None:  # type: ignore[no-untyped-def]
+    # provisional grades (one passage vector per record: never-seen hits, issue 32) have their
+    # own constants, fitted the same way; near-optimal on any CPU (see above)
+    cal = calibrate(DEV, encoder, passage=True)
+    assert cal.n_queries == 40 and cal.n_candidates == 99
+    assert cal.lexical_weight == pytest.approx(PASSAGE_LAMBDA, abs=0.15)
+    assert cal.thresholds[0] == pytest.approx(PASSAGE_THRESHOLDS[0], abs=0.03)
+    assert cal.thresholds[1] == pytest.approx(PASSAGE_THRESHOLDS[1], abs=0.04)
+    # nearly as discriminative as the sentences (0.79 / 0.98 there)
+    assert cal.balanced_accuracy > 0.75 and cal.pairwise_accuracy > 0.95
 
 
 def test_match_expert_aspects(doris, encoder) -> None:  # type: ignore[no-untyped-def]

@@ -258,6 +258,8 @@ _LAZY = {
         "AspectScorer",
         "CALIBRATED_LAMBDA",
         "CALIBRATED_THRESHOLDS",
+        "PASSAGE_LAMBDA",
+        "PASSAGE_THRESHOLDS",
         "Coverage",
         "coverage_order",
         "record_text",

@@ -11,7 +11,10 @@ dense index) cuts and embeds every
 record of a kind ahead of time; its rows are pinned. By default a kind has the phase while it
 holds at most 50,000 records (config ``search.sentence_phase``, ``sentence_phase_max_records``:
 the sample and the datasets, whose re-ranker reads every candidate's sentences); past that, a
-hit is cut and embedded *on demand*, the first time it is scored, and kept in a bounded cache:
+hit is graded at once from its passage vector (*provisional* grades,
+:mod:`litsift.search.aspect_scoring`), and its sentences are cut and embedded *on demand*
+after that (the TUI's aspect worker, once the provisional grades are shown) and kept in a
+bounded cache:
 at most ``max_cached`` unpinned rows, the least recently used dropped first (a read refreshes a
 row). At 1M papers the
 phase would cost ~12 CPU hours (41-47 CPU s per 1,000 papers on this 2-core machine) and ~3.7 GB;

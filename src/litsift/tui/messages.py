@@ -127,7 +127,11 @@ class Notice(Message):
 
 @dataclass
 class AspectsScored(Message):
-    """Aspect coverage of a result's hits was computed (``request_id`` as for searches)."""
+    """Aspect coverage of a result's hits was computed (``request_id`` as for searches).
+
+    ``refining``: some coverages are provisional and their sentence grades follow in later
+    messages of the same request; ``refined``: this message replaces an earlier one's
+    provisional coverages (same aspects: what the LLM judged of them stays)."""
 
     request: int
     kind: Kind
@@ -135,6 +139,8 @@ class AspectsScored(Message):
     aspects: list[Aspect]
     coverages: list[Coverage]
     error: Exception | None = None
+    refining: bool = False
+    refined: bool = False
 
 
 @dataclass

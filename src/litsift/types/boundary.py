@@ -138,12 +138,16 @@ class Coverage:
         scores: one :class:`AspectScore` per aspect, in aspect order.
         normalised: DORIS-MAE's normalised score, ``sum(grades) / len(aspects)``, 0–2.
         mean_combined: mean of the ungraded ``combined`` scores (a finer tie-breaker).
+        provisional: graded from the record's one passage vector, not its sentences (a hit
+            whose sentences were not embedded yet; its scores carry no evidence sentence):
+            the sentence grades replace it when they are ready.
     """
 
     doc_id: str
     scores: tuple[AspectScore, ...]
     normalised: float
     mean_combined: float
+    provisional: bool = False
 
 
 #: Citation export formats (``litsift.export``).

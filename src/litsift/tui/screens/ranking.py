@@ -6,7 +6,11 @@ whose ``action_*`` methods and message handlers call it; the per-kind aspect sta
 each :class:`~litsift.tui.widgets.kind_tab.KindTab`. Aspect scoring starts after a result is
 painted (its worker starts after the screen's next refresh) and runs in its own exclusive worker
 per kind (after the search that produced the result, under the service lock), so the result
-list is never delayed; its result is dropped if a newer search came in meanwhile.
+list is never delayed; its result is dropped if a newer search came in meanwhile. Hits whose
+sentence vectors are not stored (a kind without the sentence phase, hits never scored before)
+are first graded provisionally from their passage vectors (no sentence embedded: the column
+fills at once, dimmed), then their sentences are embedded ten hits at a time and each chunk's
+grades replace the provisional ones.
 """
 
 from __future__ import annotations
@@ -107,23 +111,52 @@ class RankingCommands:
                 found = aspects if aspects is not None else screen.service.decompose(text)
             coverages: list[Coverage] = []
             # a chunk at a time, releasing the lock between chunks: a new search waits for
-            # one chunk at most, and a superseded request stops early
+            # one chunk at most, and a superseded request stops early. Hits whose sentences
+            # are not stored get provisional grades from their passage vectors at once...
             for start in range(0, len(hits), ASPECT_CHUNK):
                 with lock:
                     if request != tab.aspect_request:
                         return
                     chunk = hits[start : start + ASPECT_CHUNK]
-                    coverages += screen.service.score_aspects(found, chunk)
+                    coverages += screen.service.score_aspects(found, chunk, provisional=True)
         except Exception as err:  # shown in the status line; the results stay
             screen.post_message(AspectsScored(request, kind, text, [], [], err))
             return
-        screen.post_message(AspectsScored(request, kind, text, found, coverages))
+        todo = [j for j, c in enumerate(coverages) if c.provisional]
+        screen.post_message(
+            AspectsScored(request, kind, text, found, coverages, refining=bool(todo))
+        )
+        # ...then their sentences are embedded, best hits first, and the grades replaced
+        for start in range(0, len(todo), ASPECT_CHUNK):
+            at = todo[start : start + ASPECT_CHUNK]
+            try:
+                with lock:
+                    if request != tab.aspect_request:
+                        return
+                    refined = screen.service.score_aspects(found, [hits[j] for j in at])
+            except Exception as err:  # the provisional grades stay
+                msg = AspectsScored(request, kind, text, [], [], err, refined=True)
+                screen.post_message(msg)
+                return
+            coverages = list(coverages)  # the message posted before keeps its own list
+            for j, cov in zip(at, refined, strict=True):
+                coverages[j] = cov
+            more = start + ASPECT_CHUNK < len(todo)
+            screen.post_message(
+                AspectsScored(request, kind, text, found, coverages, refining=more, refined=True)
+            )
 
     def aspects_scored(self, msg: AspectsScored) -> None:
         tab = self.screen.tab(msg.kind)
         if msg.request != tab.aspect_request:
             return  # a newer search or edit superseded it
-        tab.aspects_scored(msg.aspects, msg.coverages, failed=msg.error is not None)
+        tab.aspects_scored(
+            msg.aspects,
+            msg.coverages,
+            failed=msg.error is not None,
+            refining=msg.refining,
+            refined=msg.refined,
+        )
         if msg.error is not None:
             self.screen.status.show_error(msg.error)
         self.screen.refresh_detail()

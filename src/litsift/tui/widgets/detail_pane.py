@@ -145,6 +145,8 @@ def _aspects(extras: Extras) -> Iterator[Part]:
         return
     cov = extras.coverage
     title = "Aspects" if cov is None else f"Aspects — coverage {cov.normalised:.2f} / 2"
+    if cov is not None and cov.provisional:
+        title += " (provisional: its sentences are being graded)"
     yield from _heading(title)
     if cov is None:
         yield ("  scoring aspects…\n" if extras.scoring else "  not scored\n", "$text-muted")

@@ -143,13 +143,28 @@ class KindTab(TabPane):
         self.table.set_coverage(None, show=self.aspects_shown)
 
     def aspects_scored(
-        self, aspects: list[Aspect], coverages: list[Coverage], failed: bool = False
+        self,
+        aspects: list[Aspect],
+        coverages: list[Coverage],
+        failed: bool = False,
+        refining: bool = False,
+        refined: bool = False,
     ) -> None:
-        """Show the coverage of a finished scoring (``failed``: clear it); grades are reset."""
-        self.scoring = None
+        """Show the coverage of a scoring (``failed``: clear it); the LLM's grades are reset.
+
+        ``refining``: provisional coverages whose sentence grades follow (the tab stays
+        scoring); ``refined``: they replace provisional ones of the same aspects (an LLM
+        judgement of them stays; a failed refinement keeps the provisional ones)."""
+        self.scoring = self.scoring if refining else None
+        if failed and refined:  # the provisional coverages stay
+            self.table.set_coverage(dict(self.table.coverages), show=self.aspects_shown)
+            return
         if failed:
             self.table.set_coverage(None)
         else:
             self.aspects = list(aspects)
-            self.table.set_coverage({c.doc_id: c for c in coverages}, show=self.aspects_shown)
-        self.llm_grades = {}  # judged against the previous aspects
+            self.table.set_coverage(
+                {c.doc_id: c for c in coverages}, scoring=refining, show=self.aspects_shown
+            )
+        if not refined:
+            self.llm_grades = {}  # judged against the previous aspects

@@ -154,6 +154,8 @@ def _coverage(hit: Hit, info: RowInfo) -> Text:
         return Text("…" if info.scoring else "", style="dim", justify="right")
     value = info.coverage.normalised
     style = "green" if value >= 1.5 else "yellow" if value >= 1.0 else "dim"
+    if info.coverage.provisional:  # from the passage vector: dim until its sentences grade it
+        return Text.assemble((f"{value:.1f} ", "dim"), (coverage_bar(value), "dim"))
     return Text.assemble((f"{value:.1f} ", "bold"), (coverage_bar(value), style))
 
 
