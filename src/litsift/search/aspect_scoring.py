@@ -34,12 +34,13 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from litsift.search.aspects import content_terms, split_sentences
+from litsift.search.coverage import coverage_order as coverage_order  # re-exported
 from litsift.search.sentences import MAX_SENTENCES as MAX_SENTENCES
 from litsift.search.sentences import (
     SentenceStore,
@@ -49,7 +50,7 @@ from litsift.search.sentences import (
     text_hash,
 )
 from litsift.search.text import passage_text
-from litsift.types import Aspect, Hit, Record
+from litsift.types import Aspect, Record
 from litsift.types import AspectScore as AspectScore  # re-exported: defined in types
 from litsift.types import Coverage as Coverage
 
@@ -91,7 +92,6 @@ MAX_CACHED_RECORDS = 2_000
 #: whole, so its vectors are those of one call).
 MAX_CACHED_ASPECT_LISTS = 8
 
-T = TypeVar("T", Hit, Record)
 
 #: ``passage_vectors(records)``: ``(len(records), dim)`` float32 L2-normalised bi-encoder
 #: passage vectors of the records (read from the dense index; embedded where it lacks them).
@@ -432,46 +432,3 @@ class AspectScorer:
                 )
             )
         return out
-
-
-def _doc_id(item: Hit | Record) -> str:
-    return item.docid if isinstance(item, Hit) else item.id
-
-
-def coverage_order(
-    items: Sequence[T], coverages: Sequence[Coverage], blend: float = 0.0
-) -> list[T]:
-    """The "aspect coverage" ordering of a candidate pool.
-
-    Each item covered by ``coverages`` gets
-    ``key = (1 - blend)·normalised/2 + blend·(1 - (p - 1)/n)``, where ``p`` is its 1-based
-    position in ``items`` (the fused ranking) and ``n = len(items)``; ties are broken by
-    ``mean_combined``, then by position. Items without a coverage (beyond the scored top-k)
-    follow the covered ones in their original order.
-
-    Args:
-        items: hits or records, best first.
-        coverages: from :meth:`AspectScorer.score`, matched to items by doc id.
-        blend: weight of the original rank in ``[0, 1]``; 0 = coverage only, 1 = unchanged.
-
-    Returns:
-        A new list with the same items.
-
-    Raises:
-        ValueError: ``blend`` outside ``[0, 1]``.
-    """
-    if not 0.0 <= blend <= 1.0:
-        raise ValueError(f"blend must be in [0, 1], got {blend}")
-    by_id = {c.doc_id: c for c in coverages}
-    n = len(items)
-    keyed: list[tuple[float, float, int]] = []
-    rest: list[int] = []
-    for p, item in enumerate(items):
-        cov = by_id.get(_doc_id(item))
-        if cov is None:
-            rest.append(p)
-            continue
-        key = (1.0 - blend) * cov.normalised / 2.0 + blend * (1.0 - p / n)
-        keyed.append((-round(key, 9), -cov.mean_combined, p))
-    keyed.sort()
-    return [items[p] for *_, p in keyed] + [items[p] for p in rest]
