@@ -127,7 +127,8 @@ INSERT INTO meta(key, value) VALUES ('identity_keys_revision', '-1')
 #: primary key holds no NULL), and how many papers hold each token, so a match looks up the
 #: papers sharing the rarest words of a title instead of every title (a record without a first
 #: author) or every paper of a common first author (Wang + 2021). Kept current by
-#: :func:`put_keys` with the keys; the migration empties the key tables so that the next
+#: :func:`put_keys` with the keys. The migration drops the first-author block index (no
+#: lookup uses it now) and empties the key tables so that the next
 #: import derives keys and tokens together, in committed chunks.
 TOKENS_SQL = """
 CREATE TABLE paper_title_tokens (
@@ -141,6 +142,7 @@ CREATE TABLE title_token_counts (
     token TEXT PRIMARY KEY,
     papers INTEGER NOT NULL
 ) WITHOUT ROWID;
+DROP INDEX idx_paper_keys_family;
 DELETE FROM paper_keys;
 DELETE FROM paper_url_ids;
 UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'

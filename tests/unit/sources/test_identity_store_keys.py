@@ -6,6 +6,10 @@ import 10K records into a 1M store). The keys a match needs now live in indexed 
 (``paper_keys``, ``paper_url_ids``; :mod:`litsift.store.identities`), derived once from the
 papers' revisions, and each batch looks up only the papers that share an identifier, the title
 key or a first-author + year block with its records (:class:`StoreIdentityIndex`).
+For the fuzzy title rule, only the papers sharing one of a record's rarest title words
+(``paper_title_tokens``), in its first author's family, year window and title-length window,
+are read: a record without authors is not compared with every title, nor one of a common first
+author with the whole first-author + year block.
 """
 
 from __future__ import annotations
