@@ -112,6 +112,17 @@ class StoreIdentityIndex(IdentityIndex):
             titles.add(key)
             if len(key.split()) >= SHORT_TITLE_WORDS:
                 fuzzy.append((key, first_family(authors, family_names), year))
+        id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
+        rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
+        rows += identities.keys_with_titles(self.conn, sorted(titles))
+        self._load(rows + self._sharing_rare_words(fuzzy))
+
+    def _sharing_rare_words(
+        self, fuzzy: Sequence[tuple[str, str, int | None]]
+    ) -> list[identities.KeyRow]:
+        """The key rows of the stored papers that the fuzzy title rule may match with any of
+        ``fuzzy`` (``(title key, family, year)``): sharing one of its rarest title words, in
+        its blocks (see the class docstring); postings looked up before are not read again."""
         words = sorted({t for key, _, _ in fuzzy for t in title_tokens(key)} - self._counts.keys())
         self._counts.update(dict.fromkeys(words, 0))
         self._counts.update(identities.token_counts(self.conn, words))
@@ -121,13 +132,27 @@ class StoreIdentityIndex(IdentityIndex):
             wanted.update((t, family, year, lo, hi) for t in self._rarest(key))
         wanted -= self._asked  # looked up for an earlier batch (what this import wrote is added)
         self._asked |= wanted
-        id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
-        rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
-        rows += identities.keys_with_titles(self.conn, sorted(titles))
-        rows += identities.keys_sharing_tokens(
+        return identities.keys_sharing_tokens(
             self.conn, sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
         )
-        self._load(rows)
+
+    def near_pairs(self, papers: Sequence[identities.KeyRow]) -> list[tuple[str, str]]:
+        """``(doc, other)`` for each stored paper of ``papers`` (:data:`KeyRow`, keys current)
+        and each stored paper whose title key reaches :data:`TITLE_MIN_RATIO` with its own
+        in the blocks the fuzzy title rule compares it with (first author, year, title
+        length; the papers sharing one of its rarest title words): the candidates ``litsift
+        dedup`` runs the matcher on. Short titles (exact rule only) have none."""
+        fuzzy = [
+            (key, family, year)
+            for _, _, key, family, year in papers
+            if key and len(key.split()) >= SHORT_TITLE_WORDS
+        ]
+        self._load(self._sharing_rare_words(fuzzy))
+        pairs = []
+        for _, doc_id, key, family, year in papers:
+            if key and len(key.split()) >= SHORT_TITLE_WORDS:
+                pairs += [(doc_id, d) for d, _ in self._candidates(key, family, year, False)]
+        return [(a, b) for a, b in pairs if a != b]
 
     def _rarest(self, key: str) -> list[str]:
         """The :data:`BLOCK_TOKENS` words of title key ``key`` that the fewest stored papers
