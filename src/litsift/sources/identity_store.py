@@ -115,12 +115,12 @@ class StoreIdentityIndex(IdentityIndex):
         id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
         rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
         rows += identities.keys_with_titles(self.conn, sorted(titles))
-        self._load(rows + self._sharing_rare_words(fuzzy))
+        self._load(rows + [row for _, row in self._sharing_rare_words(fuzzy)])
 
     def _sharing_rare_words(
         self, fuzzy: Sequence[tuple[str, str, int | None]]
-    ) -> list[identities.KeyRow]:
-        """The key rows of the stored papers that the fuzzy title rule may match with any of
+    ) -> list[tuple[str, identities.KeyRow]]:
+        """``(word, key row)`` of the stored papers that the fuzzy title rule may match with any of
         ``fuzzy`` (``(title key, family, year)``): sharing one of its rarest title words, in
         its blocks (see the class docstring); postings looked up before are not read again."""
         words = sorted({t for key, _, _ in fuzzy for t in title_tokens(key)} - self._counts.keys())
@@ -142,17 +142,26 @@ class StoreIdentityIndex(IdentityIndex):
         in the blocks the fuzzy title rule compares it with (first author, year, title
         length; the papers sharing one of its rarest title words): the candidates ``litsift
         dedup`` runs the matcher on. Short titles (exact rule only) have none."""
-        fuzzy = [
-            (key, family, year)
-            for _, _, key, family, year in papers
-            if key and len(key.split()) >= SHORT_TITLE_WORDS
-        ]
-        self._load(self._sharing_rare_words(fuzzy))
+        fuzzy = [row for row in papers if row[2] and len(row[2].split()) >= SHORT_TITLE_WORDS]
+        #: the keys alone (no identifiers: only titles are compared), by the word they share
+        by_word: dict[str, dict[str, tuple[str, str, int | None]]] = {}
+        for word, (_, doc_id, key, family, year) in self._sharing_rare_words(
+            [(key, family, year) for _, _, key, family, year in fuzzy]
+        ):
+            by_word.setdefault(word, {})[doc_id] = (key, family, year)
         pairs = []
-        for _, doc_id, key, family, year in papers:
-            if key and len(key.split()) >= SHORT_TITLE_WORDS:
-                pairs += [(doc_id, d) for d, _ in self._candidates(key, family, year, False)]
-        return [(a, b) for a, b in pairs if a != b]
+        for _, doc_id, key, family, year in fuzzy:
+            pool: dict[str, tuple[str, str, int | None]] = {}
+            for word in self._rarest(key):
+                pool.update(by_word.get(word, {}))
+            for other, (other_key, other_family, other_year) in pool.items():
+                if other == doc_id or (family and other_family != family):
+                    continue
+                if year is not None and other_year is not None and abs(year - other_year) > 1:
+                    continue
+                if other_key == key or fuzz.ratio(key, other_key) >= TITLE_MIN_RATIO:
+                    pairs.append((doc_id, other))
+        return pairs
 
     def _rarest(self, key: str) -> list[str]:
         """The :data:`BLOCK_TOKENS` words of title key ``key`` that the fewest stored papers

@@ -306,8 +306,8 @@ def token_counts(conn: sqlite3.Connection, tokens: Sequence[str]) -> dict[str, i
 
 def keys_sharing_tokens(
     conn: sqlite3.Connection, wanted: Sequence[tuple[str, str, int | None, int, int]]
-) -> list[KeyRow]:
-    """:data:`KeyRow` of the stored papers whose title key holds a blocking token, one
+) -> list[tuple[str, KeyRow]]:
+    """``(token, KeyRow)`` of the stored papers whose title key holds a blocking token, one
     ``(token, family, year, lo, hi)`` of ``wanted`` each: of first author ``family`` (any
     when ``""``), a year within one of ``year`` or unknown (any year when ``year`` is None),
     and a title key ``lo..hi`` characters long. The wanted tokens drive the query (CROSS
@@ -323,22 +323,25 @@ def keys_sharing_tokens(
         (known, "w(token, family, year, lo, hi)", "t.year = w.year AND t.title_len BETWEEN"),
         (unknown, "w(token, family, lo, hi)", "t.title_len BETWEEN"),
     ]
-    out: list[KeyRow] = []
+    out: list[tuple[str, KeyRow]] = []
     for rows, cte, posting in queries:
         if not rows:
             continue
         width = len(rows[0])
         for chunk in _chunks(rows, _PARAMS // width):
             values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
-            out += conn.execute(
-                f"WITH {cte} AS (VALUES {values}) "
-                "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
-                f"CROSS JOIN paper_title_tokens t ON t.token = w.token AND {posting} w.lo AND w.hi "
-                "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
-                "AND (w.family = '' OR k.family = w.family) "
-                "JOIN papers p ON p.id = k.doc_id",
-                [x for row in chunk for x in row],
-            ).fetchall()
+            out += (
+                (token, (rowid, doc_id, key, family, year))
+                for token, rowid, doc_id, key, family, year in conn.execute(
+                    f"WITH {cte} AS (VALUES {values}) "
+                    "SELECT w.token, p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
+                    f"CROSS JOIN paper_title_tokens t ON t.token = w.token AND {posting} w.lo "
+                    "AND w.hi CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
+                    "AND (w.family = '' OR k.family = w.family) "
+                    "JOIN papers p ON p.id = k.doc_id",
+                    [x for row in chunk for x in row],
+                )
+            )
     return out
 
 
