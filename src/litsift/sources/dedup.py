@@ -1,8 +1,7 @@
 """``litsift dedup``: find stored papers that are one work, and merge them.
 
 Groups are found with the matcher of :mod:`litsift.sources.identity` (same identifier, or
-title + first author + year), run in rowid order over the stored papers that may have a
-duplicate (found in the indexed identity keys, :func:`find_duplicates`): each paper is matched
+title + first author + year), run over the stored papers in rowid order: each paper is matched
 against the ones before it; papers that share an identifier but have clearly different titles
 are listed as conflicts, not grouped. Merging keeps the oldest row (lowest rowid: its index
 entries and citekey stay valid), fills its missing fields from the others, keeps the longest
@@ -18,9 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from litsift.errors import MachineFaultError
 from litsift.sources.identity import IdentityIndex
-from litsift.sources.identity_store import SYNC_CHUNK, StoreIdentityIndex
 from litsift.sources.ids import ids_in_text
 from litsift.sources.writer import merge_fields
 from litsift.store import identities, merges
@@ -78,57 +75,11 @@ class DedupPlan:
         }
 
 
-#: stored papers whose near-duplicate candidates one step of :func:`find_duplicates` looks up
-DEDUP_CHUNK = 2_000
-
-
 def find_duplicates(store: Store) -> DedupPlan:
-    """The duplicate groups among the stored papers (nothing is changed but the derived
-    identity keys, brought up to date first as an import does).
-
-    The matcher runs only over the papers that may have a duplicate, found in the indexed
-    identity keys (issue 32): those sharing an identifier or a title key with another paper
-    (a GROUP BY each), and those whose title reaches the fuzzy rule's ratio with a paper in
-    its blocks (the papers sharing one of its rarest title words, looked up a chunk at a
-    time). A paper that is none of these would have matched nothing, so the groups are the
-    ones the matcher finds over the whole store, and memory follows the candidates, not the
-    store. On a home that cannot be written (keys out of date, read-only), the whole store is
-    matched in memory as before.
-    """
-    try:
-        _derive_keys(store)
-    except MachineFaultError:
-        with store.lock:
-            rows = identities.identity_rows(store.conn)
-            ids = identities.ids_by_doc(store.conn, Kind.PAPER)
-        return _plan(rows, ids, len(rows))
+    """The duplicate groups among the stored papers (nothing is changed)."""
     with store.lock:
-        conn = store.conn
-        docs = identities.docs_sharing_ids(conn) | identities.docs_sharing_title_keys(conn)
-        rowid = 0
-        while chunk := identities.key_rows_after(conn, rowid, DEDUP_CHUNK):
-            rowid = chunk[-1][0]
-            docs.update(
-                d for pair in StoreIdentityIndex(conn, Kind.PAPER).near_pairs(chunk) for d in pair
-            )
-        rows = identities.identity_rows_of(conn, sorted(docs))
-        ids = identities.ids_of_docs(conn, Kind.PAPER, [row[0] for row in rows])
-        papers = identities.count_papers(conn)
-    return _plan(rows, ids, papers)
-
-
-def _derive_keys(store: Store) -> None:
-    index = StoreIdentityIndex(store.conn, Kind.PAPER)
-    while True:
-        with store.write_transaction():
-            if not index.sync(limit=SYNC_CHUNK):
-                return
-
-
-def _plan(
-    rows: list[identities.IdentityRow], ids: dict[str, dict[str, str]], papers: int
-) -> DedupPlan:
-    """The matcher run over ``rows`` (rowid order): each paper against the ones before it."""
+        ids = identities.ids_by_doc(store.conn, Kind.PAPER)
+        rows = identities.identity_rows(store.conn)
     index = IdentityIndex()
     groups: dict[str, DedupGroup] = {}
     owner: dict[str, str] = {}
@@ -152,7 +103,7 @@ def _plan(
     titles = {doc_id: title for doc_id, title, *_ in rows}
     for group in groups.values():
         group.titles = {d: titles[d] for d in [group.keep, *(m[0] for m in group.merge)]}
-    return DedupPlan(list(groups.values()), papers, conflicts)
+    return DedupPlan(list(groups.values()), len(rows), conflicts)
 
 
 def _row(conn: sqlite3.Connection, doc_id: str) -> dict[str, Any] | None:

@@ -112,17 +112,6 @@ class StoreIdentityIndex(IdentityIndex):
             titles.add(key)
             if len(key.split()) >= SHORT_TITLE_WORDS:
                 fuzzy.append((key, first_family(authors, family_names), year))
-        id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
-        rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
-        rows += identities.keys_with_titles(self.conn, sorted(titles))
-        self._load(rows + [row for _, row in self._sharing_rare_words(fuzzy)])
-
-    def _sharing_rare_words(
-        self, fuzzy: Sequence[tuple[str, str, int | None]]
-    ) -> list[tuple[str, identities.KeyRow]]:
-        """``(word, key row)`` of the stored papers that the fuzzy title rule may match with any of
-        ``fuzzy`` (``(title key, family, year)``): sharing one of its rarest title words, in
-        its blocks (see the class docstring); postings looked up before are not read again."""
         words = sorted({t for key, _, _ in fuzzy for t in title_tokens(key)} - self._counts.keys())
         self._counts.update(dict.fromkeys(words, 0))
         self._counts.update(identities.token_counts(self.conn, words))
@@ -132,36 +121,13 @@ class StoreIdentityIndex(IdentityIndex):
             wanted.update((t, family, year, lo, hi) for t in self._rarest(key))
         wanted -= self._asked  # looked up for an earlier batch (what this import wrote is added)
         self._asked |= wanted
-        return identities.keys_sharing_tokens(
+        id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
+        rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
+        rows += identities.keys_with_titles(self.conn, sorted(titles))
+        rows += identities.keys_sharing_tokens(
             self.conn, sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
         )
-
-    def near_pairs(self, papers: Sequence[identities.KeyRow]) -> list[tuple[str, str]]:
-        """``(doc, other)`` for each stored paper of ``papers`` (:data:`KeyRow`, keys current)
-        and each stored paper whose title key reaches :data:`TITLE_MIN_RATIO` with its own
-        in the blocks the fuzzy title rule compares it with (first author, year, title
-        length; the papers sharing one of its rarest title words): the candidates ``litsift
-        dedup`` runs the matcher on. Short titles (exact rule only) have none."""
-        fuzzy = [row for row in papers if row[2] and len(row[2].split()) >= SHORT_TITLE_WORDS]
-        #: the keys alone (no identifiers: only titles are compared), by the word they share
-        by_word: dict[str, dict[str, tuple[str, str, int | None]]] = {}
-        for word, (_, doc_id, key, family, year) in self._sharing_rare_words(
-            [(key, family, year) for _, _, key, family, year in fuzzy]
-        ):
-            by_word.setdefault(word, {})[doc_id] = (key, family, year)
-        pairs = []
-        for _, doc_id, key, family, year in fuzzy:
-            pool: dict[str, tuple[str, str, int | None]] = {}
-            for word in self._rarest(key):
-                pool.update(by_word.get(word, {}))
-            for other, (other_key, other_family, other_year) in pool.items():
-                if other == doc_id or (family and other_family != family):
-                    continue
-                if year is not None and other_year is not None and abs(year - other_year) > 1:
-                    continue
-                if other_key == key or fuzz.ratio(key, other_key) >= TITLE_MIN_RATIO:
-                    pairs.append((doc_id, other))
-        return pairs
+        self._load(rows)
 
     def _rarest(self, key: str) -> list[str]:
         """The :data:`BLOCK_TOKENS` words of title key ``key`` that the fewest stored papers

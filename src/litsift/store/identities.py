@@ -306,8 +306,8 @@ def token_counts(conn: sqlite3.Connection, tokens: Sequence[str]) -> dict[str, i
 
 def keys_sharing_tokens(
     conn: sqlite3.Connection, wanted: Sequence[tuple[str, str, int | None, int, int]]
-) -> list[tuple[str, KeyRow]]:
-    """``(token, KeyRow)`` of the stored papers whose title key holds a blocking token, one
+) -> list[KeyRow]:
+    """:data:`KeyRow` of the stored papers whose title key holds a blocking token, one
     ``(token, family, year, lo, hi)`` of ``wanted`` each: of first author ``family`` (any
     when ``""``), a year within one of ``year`` or unknown (any year when ``year`` is None),
     and a title key ``lo..hi`` characters long. The wanted tokens drive the query (CROSS
@@ -323,25 +323,22 @@ def keys_sharing_tokens(
         (known, "w(token, family, year, lo, hi)", "t.year = w.year AND t.title_len BETWEEN"),
         (unknown, "w(token, family, lo, hi)", "t.title_len BETWEEN"),
     ]
-    out: list[tuple[str, KeyRow]] = []
+    out: list[KeyRow] = []
     for rows, cte, posting in queries:
         if not rows:
             continue
         width = len(rows[0])
         for chunk in _chunks(rows, _PARAMS // width):
             values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
-            out += (
-                (token, (rowid, doc_id, key, family, year))
-                for token, rowid, doc_id, key, family, year in conn.execute(
-                    f"WITH {cte} AS (VALUES {values}) "
-                    "SELECT w.token, p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
-                    f"CROSS JOIN paper_title_tokens t ON t.token = w.token AND {posting} w.lo "
-                    "AND w.hi CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
-                    "AND (w.family = '' OR k.family = w.family) "
-                    "JOIN papers p ON p.id = k.doc_id",
-                    [x for row in chunk for x in row],
-                )
-            )
+            out += conn.execute(
+                f"WITH {cte} AS (VALUES {values}) "
+                "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
+                f"CROSS JOIN paper_title_tokens t ON t.token = w.token AND {posting} w.lo AND w.hi "
+                "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
+                "AND (w.family = '' OR k.family = w.family) "
+                "JOIN papers p ON p.id = k.doc_id",
+                [x for row in chunk for x in row],
+            ).fetchall()
     return out
 
 
@@ -356,60 +353,3 @@ def url_ids_of_docs(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[st
         ):
             out.setdefault(str(doc_id), {})[str(scheme)] = str(value)
     return out
-
-
-# ------------------------------------------------ duplicate candidates (issue 32, dedup)
-
-
-def docs_sharing_ids(conn: sqlite3.Connection) -> set[str]:
-    """The stored papers holding an identifier ``(scheme, value)`` that another stored paper
-    holds too (in ``record_ids`` or read off its url): one GROUP BY over the identifiers."""
-    rows = conn.execute(
-        "WITH ids(scheme, value, doc_id) AS ("
-        " SELECT scheme, value, doc_id FROM record_ids WHERE kind = ?"
-        " UNION SELECT scheme, value, doc_id FROM paper_url_ids),"
-        " live AS (SELECT i.scheme, i.value, i.doc_id FROM ids i JOIN papers p ON p.id = i.doc_id),"
-        " shared AS (SELECT scheme, value FROM live GROUP BY scheme, value"
-        "  HAVING COUNT(DISTINCT doc_id) > 1) "
-        "SELECT DISTINCT l.doc_id FROM live l JOIN shared s "
-        "ON s.scheme = l.scheme AND s.value = l.value",
-        (Kind.PAPER.value,),
-    )
-    return {str(d) for (d,) in rows}
-
-
-def docs_sharing_title_keys(conn: sqlite3.Connection) -> set[str]:
-    """The stored papers whose title key another stored paper has too (GROUP BY title key)."""
-    rows = conn.execute(
-        "WITH live AS (SELECT k.doc_id, k.title_key FROM paper_keys k "
-        " JOIN papers p ON p.id = k.doc_id WHERE k.title_key != ''),"
-        " shared AS (SELECT title_key FROM live GROUP BY title_key HAVING COUNT(*) > 1) "
-        "SELECT l.doc_id FROM live l JOIN shared s ON s.title_key = l.title_key"
-    )
-    return {str(d) for (d,) in rows}
-
-
-def key_rows_after(conn: sqlite3.Connection, rowid: int, limit: int) -> list[KeyRow]:
-    """:data:`KeyRow` of at most ``limit`` stored papers after paper rowid ``rowid``, in rowid
-    order (a pass over the store in chunks)."""
-    return conn.execute(
-        _KEY_SELECT + "p.rowid > ? ORDER BY p.rowid LIMIT ?", (rowid, limit)
-    ).fetchall()
-
-
-def identity_rows_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> list[IdentityRow]:
-    """:data:`IdentityRow` of the stored papers ``doc_ids``, in rowid order."""
-    out: list[tuple[int, IdentityRow]] = []
-    for chunk in _chunks(list(doc_ids), _PARAMS):
-        marks = ",".join("?" * len(chunk))
-        for rowid, d, t, a, y, u in conn.execute(
-            f"SELECT rowid, id, title, authors, year, url FROM papers WHERE id IN ({marks})",
-            list(chunk),
-        ):
-            out.append((rowid, (d, t, json_list(a), y, u)))
-    return [row for _, row in sorted(out, key=lambda r: r[0])]
-
-
-def count_papers(conn: sqlite3.Connection) -> int:
-    """How many papers are stored."""
-    return int(conn.execute("SELECT COUNT(*) FROM papers").fetchone()[0])

@@ -311,37 +311,3 @@ def test_title_tokens_and_their_counts_follow_a_retitled_paper(
         held[token] = held.get(token, 0) + 1
     assert {t: n for t, n in counts.items() if n} == held
     assert ("retitled", changed["id"]) in expected
-
-
-def test_dedup_holds_only_the_candidates_in_memory(
-    tmp_path: Path, sample_rows: list[dict], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``litsift dedup`` finds the same 20 duplicates (stored papers again, under another id,
-    with a typo in the title or without authors) in a 300- and a 3,000-paper store, and its
-    peak Python memory hardly grows: it loads the papers that share an identifier or title key
-    or reach the title ratio with a paper sharing a rare title word, a chunk of keys at a
-    time, not every paper into one index (before: 0.5 -> 5.4 MB; now 1.0 -> 1.2 MB)."""
-    import tracemalloc
-
-    from litsift.sources import dedup
-
-    monkeypatch.setattr(dedup, "DEDUP_CHUNK", 200, raising=False)
-    originals = [r for r in sample_rows[:300] if _fuzzy_ok(r)][:20]
-    copies = [
-        dict(r, id=f"copy:{i}", url=None, title=_typo(r["title"]))
-        | ({"authors": []} if i % 2 else {})
-        for i, r in enumerate(originals)
-    ]
-    peaks, found = [], []
-    for n in (300, 3_000):
-        with _store(tmp_path / f"s{n}.sqlite", sample_rows[:n] + copies) as store:
-            dedup.find_duplicates(store)  # derives the keys once (as an import would have)
-            tracemalloc.start()
-            plan = dedup.find_duplicates(store)
-            peaks.append(tracemalloc.get_traced_memory()[1])
-            tracemalloc.stop()
-        found.append(sorted((g.keep, d) for g in plan.groups for d, _, _ in g.merge))
-    expected = sorted((r["id"], c["id"]) for r, c in zip(originals, copies, strict=True))
-    assert found == [expected, expected]
-    small, large = peaks
-    assert large < 2 * small, peaks
