@@ -68,6 +68,7 @@ __all__ = [
     "same_persons",
     "title_key",
     "title_ref_key",
+    "title_tokens",
     "titles_agree",
     "work_key",
 ]
@@ -102,6 +103,8 @@ _STOP_WORDS = frozenset(
     "a an the of and or in on for to with by at from as is are via into its their our".split()
 )
 _SHORT_TOKEN = 4
+#: the shortest word of a title that is a blocking token (:func:`title_tokens`)
+TOKEN_MIN_CHARS = 3
 
 
 def title_key(title: str) -> str:
@@ -109,6 +112,13 @@ def title_key(title: str) -> str:
     punctuation removed, single spaces. ``"{BERT}: Pre-training..." -> "bert pre training ..."``."""
     text = anyascii(_LATEX_CMD_RE.sub(" ", title or "")).lower()
     return _NON_ALNUM_RE.sub(" ", text).strip()
+
+
+def title_tokens(key: str) -> list[str]:
+    """The blocking tokens of a :func:`title_key` form: its distinct words of at least
+    :data:`TOKEN_MIN_CHARS` characters that are not stop words, sorted.
+    ``"bert pre training of deep ..." -> ["bert", "deep", "pre", "training", ...]``."""
+    return sorted({t for t in key.split() if len(t) >= TOKEN_MIN_CHARS and t not in _STOP_WORDS})
 
 
 def _marks(tokens: Sequence[str]) -> tuple[str, Counter[str]]:

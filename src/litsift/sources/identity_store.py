@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 from litsift.sources.identity import (
     SHORT_TITLE_WORDS,
@@ -22,43 +22,54 @@ from litsift.sources.identity import (
     _Entry,
     first_family,
     title_key,
+    title_tokens,
 )
 from litsift.sources.ids import ids_in_text
 from litsift.store import identities
 from litsift.types import Kind
 
-__all__ = ["SYNC_CHUNK", "StoreIdentityIndex"]
+__all__ = ["BLOCK_TOKENS", "SYNC_CHUNK", "StoreIdentityIndex"]
 
 #: papers whose keys one committed transaction of :meth:`StoreIdentityIndex.sync` derives
 SYNC_CHUNK = 20_000
+#: how many of a title's rarest words (in the store) a record's fuzzy-title candidates share
+#: one of: a near-identical title (``fuzz.ratio`` >= 93) keeps most of its words, so a stored
+#: version is missed only when all of these are spelt otherwise in it
+BLOCK_TOKENS = 3
 
 
 class StoreIdentityIndex(IdentityIndex):
     """An :class:`IdentityIndex` that holds only the stored records a batch of incoming ones
     may be (issue 32): before matching a batch, :meth:`prefetch` looks up, in the indexed
     identity keys of the store (:mod:`litsift.store.identities`), the papers sharing an
-    identifier, the exact title key, or a first-author family + year block (within one year,
-    or unknown) with any of them, and adds those (in rowid order, as
-    :meth:`IdentityIndex.from_connection` would have). What an import writes is added with
-    :meth:`add` as before, so duplicates within one import still merge. Memory and rows read
-    per record depend on the record's blocks, not on the store's size; a record without a
-    first author is still compared with every stored title (the keys of every paper are then
-    listed once, from the key table, and compared as before).
+    identifier or the exact title key with any of them, and, for the fuzzy title rule, the
+    papers whose title holds one of the record's :data:`BLOCK_TOKENS` rarest title words
+    (:func:`~litsift.sources.identity.title_tokens`, rarest by the store's counts) and that the
+    rule allows: the same first author's family when the record has one, a year within one or
+    unknown, a title length that can reach the ratio. A record without a first author is thus
+    no longer compared with every stored title, nor one of a common first author (Wang, 2021)
+    with every paper of that block: rows read and memory follow the records' rarest words,
+    not the store's size. What an import writes is added with :meth:`add` as before, so
+    duplicates within one import still merge.
 
-    Answers as :meth:`IdentityIndex.from_connection` does, with one difference in the order
-    of ties: a stored paper loaded for a later batch ranks after what earlier batches loaded.
+    Answers as :meth:`IdentityIndex.from_connection` does (a stored version whose title is
+    near-identical but spells each of those rarest words otherwise is the one it misses),
+    with one difference in the order of ties: a stored paper loaded for a later batch ranks
+    after what earlier batches loaded.
     """
 
     def __init__(self, conn: sqlite3.Connection, kind: Kind) -> None:
         super().__init__()
         self.conn, self.kind = conn, kind
-        #: every stored title key and its doc, rowid order (loaded for a record without a
-        #: first author only)
-        self._store_docs: list[str] | None = None
-        self._store_keys: list[str] = []
-        #: the first-author blocks loaded so far: (family, year; None: unknown; "*": every
-        #: year) -> the title-key length window loaded
-        self._blocks: dict[tuple[str, int | str | None], tuple[int, int]] = {}
+        #: title token -> the loaded or added docs whose title key holds it (records without
+        #: a first author are compared with the docs sharing one of their words)
+        self.by_token: dict[str, set[str]] = {}
+        #: doc -> rank among loaded (rowid) and added (after every stored one) docs
+        self._rank: dict[str, int] = {}
+        #: title word -> stored papers holding it (0: none), as prefetch first read it
+        self._counts: dict[str, int] = {}
+        #: the ``(token, family, year, lo, hi)`` postings looked up so far
+        self._asked: set[tuple[str, str, int | None, int, int]] = set()
 
     def sync(self, limit: int | None = None) -> int:
         """Derive the keys of the papers changed since the key tables were last current (at
@@ -77,13 +88,14 @@ class StoreIdentityIndex(IdentityIndex):
                     (doc_id, title_key(title), first_family([str(a) for a in authors]), year)
                 )
                 url_ids += [(doc_id, s, v) for s, v in ids_in_text(url).items()]
-            identities.put_keys(self.conn, keys, url_ids, rows[-1][5])
+            identities.put_keys(self.conn, keys, url_ids, rows[-1][5], title_tokens)
             done += len(rows)
         return done
 
     def prefetch(self, records: Sequence[Incoming]) -> None:
         """Load the stored records any of ``records`` may be (see the class docstring): one
-        query per key kind (identifiers, title keys, family + year blocks) and 450-900 keys."""
+        query per key kind (identifiers, title keys, title tokens) and 450-900 keys, and one
+        for the counts of the records' title words."""
         pairs = sorted({(s, v) for rec in records for s, v in rec[3].items()})
         if self.kind is not Kind.PAPER:
             docs = [d for d in identities.docs_with_ids(self.conn, self.kind, pairs)]
@@ -92,78 +104,58 @@ class StoreIdentityIndex(IdentityIndex):
                     self.by_id.setdefault((scheme, value), doc_id)
             return
         titles: set[str] = set()
-        #: (family, year; None: unknown; "*": every year) -> title-key length window wanted
-        wanted: dict[tuple[str, int | str | None], tuple[int, int]] = {}
-
-        def want(block: tuple[str, int | str | None], lo: int, hi: int) -> None:
-            have = wanted.get(block)
-            wanted[block] = (min(lo, have[0]), max(hi, have[1])) if have else (lo, hi)
-
-        need_all = False
+        fuzzy: list[tuple[str, str, int | None]] = []
         for title, authors, year, _, family_names in records:
             key = title_key(title)
             if not key:
                 continue
             titles.add(key)
-            if len(key.split()) < SHORT_TITLE_WORDS:
-                continue
-            family = first_family(authors, family_names)
+            if len(key.split()) >= SHORT_TITLE_WORDS:
+                fuzzy.append((key, first_family(authors, family_names), year))
+        words = sorted({t for key, _, _ in fuzzy for t in title_tokens(key)} - self._counts.keys())
+        self._counts.update(dict.fromkeys(words, 0))
+        self._counts.update(identities.token_counts(self.conn, words))
+        wanted: set[tuple[str, str, int | None, int, int]] = set()
+        for key, family, year in fuzzy:
             lo, hi = _length_window(len(key))
-            if not family:
-                need_all = True
-            elif year is None:
-                want((family, "*"), lo, hi)
-            else:
-                for y in (year - 1, year, year + 1, None):
-                    want((family, y), lo, hi)
-        blocks: list[tuple[str, int, int, int]] = []
-        unknown_year: list[tuple[str, int, int]] = []
-        every_year: list[tuple[str, int, int]] = []
-        for block, (lo, hi) in sorted(wanted.items(), key=str):
-            have = self._blocks.get(block) or self._blocks.get((block[0], "*"))
-            if have and have[0] <= lo and hi <= have[1]:
-                continue  # loaded for an earlier batch (what this import wrote is added)
-            if have:
-                lo, hi = min(lo, have[0]), max(hi, have[1])
-            self._blocks[block] = (lo, hi)
-            name, when = block
-            if when == "*":
-                every_year.append((name, lo, hi))
-            elif when is None:
-                unknown_year.append((name, lo, hi))
-            else:
-                blocks.append((name, int(when), lo, hi))
-        if need_all and self._store_docs is None:
-            pairs_all = identities.all_title_keys(self.conn)
-            self._store_docs = [d for d, _ in pairs_all]
-            self._store_keys = [k for _, k in pairs_all]
+            wanted.update((t, family, year, lo, hi) for t in self._rarest(key))
+        wanted -= self._asked  # looked up for an earlier batch (what this import wrote is added)
+        self._asked |= wanted
         id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
         rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
         rows += identities.keys_with_titles(self.conn, sorted(titles))
-        rows += identities.keys_in_blocks(self.conn, blocks, unknown_year, every_year)
+        rows += identities.keys_sharing_tokens(
+            self.conn, sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
+        )
         self._load(rows)
+
+    def _rarest(self, key: str) -> list[str]:
+        """The :data:`BLOCK_TOKENS` words of title key ``key`` that the fewest stored papers
+        hold (and at least one), ties by the word."""
+        rare = sorted((n, t) for t in title_tokens(key) if (n := self._counts.get(t, 0)))
+        return [t for _, t in rare[:BLOCK_TOKENS]]
 
     def _candidates(
         self, key: str, family: str, year: int | None, short: bool
     ) -> Iterable[tuple[str, float]]:
-        if family or short or self._store_docs is None:
+        if family or short:
             yield from super()._candidates(key, family, year, short)
             return
         yield from ((d, 100.0) for d in list(self.by_key.get(key, ())))
-        # no first author: every stored title (the list), then what this import added or
-        # changed (the loaded entries); a listed doc whose key changed since is left to those
-        docs, keys = self._store_docs, self._store_keys
-        for _, score, i in process.extract(
-            key, keys, scorer=fuzz.ratio, score_cutoff=TITLE_MIN_RATIO, limit=5
-        ):
-            if keys[i] == key:
-                continue
-            if docs[i] not in self.entries:
-                self._load(identities.keys_of_docs(self.conn, [docs[i]]))
-            entry = self.entries.get(docs[i])
-            if entry is not None and entry.key == keys[i]:
-                yield docs[i], score
-        yield from super()._candidates(key, family, year, short)
+        # no first author: the loaded and added titles sharing one of its rarest words (what
+        # prefetch looked up) or a word the store had not (what this import added), best
+        # first as process.extract ranks them
+        words = self._rarest(key) + [t for t in title_tokens(key) if not self._counts.get(t)]
+        pool = {d for t in words for d in self.by_token.get(t, ())}
+        scored = []
+        for doc_id in pool:
+            other = self.entries[doc_id].key
+            if other and other != key:
+                score = fuzz.ratio(key, other)
+                if score >= TITLE_MIN_RATIO:
+                    scored.append((-score, self._rank[doc_id], doc_id))
+        for score, _, doc_id in sorted(scored):
+            yield doc_id, -score
 
     def _load(self, rows: Iterable[identities.KeyRow]) -> None:
         fresh = {row[1]: row for row in rows if row[1] not in self.entries}
@@ -180,6 +172,9 @@ class StoreIdentityIndex(IdentityIndex):
                 self.by_key.setdefault(key, []).append(doc_id)
                 self._keys = None
             self.entries[doc_id] = _Entry(key, family, year, ids)
+            self._rank[doc_id] = rowid
+            for token in title_tokens(key):
+                self.by_token.setdefault(token, set()).add(doc_id)
             if family:
                 self.by_family.setdefault(family, {}).setdefault(year, []).append((rowid, doc_id))
 
@@ -196,6 +191,9 @@ class StoreIdentityIndex(IdentityIndex):
         if self._order < _IMPORT_ORDER:
             self._order = _IMPORT_ORDER
         super().add(doc_id, title, authors, year, ids, family_names)
+        self._rank.setdefault(doc_id, _IMPORT_ORDER + len(self._rank))
+        for token in title_tokens(self.entries[doc_id].key):
+            self.by_token.setdefault(token, set()).add(doc_id)
 
 
 _IMPORT_ORDER = 1 << 62

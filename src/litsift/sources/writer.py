@@ -4,7 +4,7 @@ For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
 
 1. **match** it against the store (and what this import already wrote) with
    :class:`~litsift.sources.identity_store.StoreIdentityIndex`, which looks up per batch only the
-   stored papers its records may be (shared identifier, title key, first author + year);
+   stored papers its records may be (shared identifier, title key, one of its rarest title words);
 2. **merge** onto the match -- missing fields filled, the richer (longer) abstract kept, every
    identifier kept, the stored author list never replaced by a different list of people
    (only filled when empty, or completed when it was cut short) -- or insert a new row whose

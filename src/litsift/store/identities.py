@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from litsift.types import Kind
@@ -120,6 +121,34 @@ CREATE INDEX idx_paper_url_ids_value ON paper_url_ids(scheme, value);
 INSERT INTO meta(key, value) VALUES ('identity_keys_revision', '-1')
 """
 
+#: Title blocking tokens (schema migration ``_title_tokens``, issue 32): ``(token, year,
+#: title_len, doc id)`` for each content word of each paper's title key
+#: (:func:`litsift.sources.identity.title_tokens`; year :data:`_NO_YEAR` when unknown: a
+#: primary key holds no NULL), and how many papers hold each token, so a match looks up the
+#: papers sharing the rarest words of a title instead of every title (a record without a first
+#: author) or every paper of a common first author (Wang + 2021). Kept current by
+#: :func:`put_keys` with the keys. The migration drops the first-author block index (no
+#: lookup uses it now) and empties the key tables so that the next
+#: import derives keys and tokens together, in committed chunks.
+TOKENS_SQL = """
+CREATE TABLE paper_title_tokens (
+    token TEXT NOT NULL,
+    year INTEGER NOT NULL,
+    title_len INTEGER NOT NULL,
+    doc_id TEXT NOT NULL,
+    PRIMARY KEY (token, year, title_len, doc_id)
+) WITHOUT ROWID;
+CREATE TABLE title_token_counts (
+    token TEXT PRIMARY KEY,
+    papers INTEGER NOT NULL
+) WITHOUT ROWID;
+DROP INDEX idx_paper_keys_family;
+DELETE FROM paper_keys;
+DELETE FROM paper_url_ids;
+UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
+"""
+_NO_YEAR = -1
+
 #: ``(rowid, doc id, title key, family, year)`` of one stored paper
 KeyRow = tuple[int, str, str, str, int | None]
 #: ``(doc id, title, authors, year, url, revision)`` of a paper whose keys are out of date
@@ -149,10 +178,44 @@ def put_keys(
     keys: Sequence[tuple[str, str, str, int | None]],
     url_ids: Sequence[tuple[str, str, str]],
     revision: int,
+    tokens_of: Callable[[str], Iterable[str]],
 ) -> None:
     """Replace the keys ``(doc id, title key, family, year)`` and url identifiers
-    ``(doc id, scheme, value)`` of the papers of ``keys``; the tables are now current up to
-    store revision ``revision``."""
+    ``(doc id, scheme, value)`` of the papers of ``keys``, and their title blocking tokens
+    (``tokens_of(title key)``; :data:`TOKENS_SQL`, counts kept current); the tables are now
+    current up to store revision ``revision``."""
+    old: dict[str, tuple[str, int | None]] = {}
+    for chunk in _chunks([k[0] for k in keys], _PARAMS):
+        marks = ",".join("?" * len(chunk))
+        for doc_id, key, year in conn.execute(
+            f"SELECT doc_id, title_key, year FROM paper_keys WHERE doc_id IN ({marks})", chunk
+        ):
+            old[doc_id] = (key, year)
+    gone: list[tuple[str, int, int, str]] = []
+    added: list[tuple[str, int, int, str]] = []
+    delta: Counter[str] = Counter()
+    for doc_id, key, _, year in keys:
+        before = old.get(doc_id)
+        if before == (key, year):
+            continue  # same title key and year: same tokens
+        if before is not None:
+            for token in tokens_of(before[0]):
+                gone.append((token, _year_of(before[1]), len(before[0]), doc_id))
+                delta[token] -= 1
+        for token in tokens_of(key):
+            added.append((token, _year_of(year), len(key), doc_id))
+            delta[token] += 1
+    conn.executemany(
+        "DELETE FROM paper_title_tokens WHERE token = ? AND year = ? AND title_len = ? "
+        "AND doc_id = ?",
+        gone,
+    )
+    conn.executemany("INSERT OR IGNORE INTO paper_title_tokens VALUES (?, ?, ?, ?)", added)
+    conn.executemany(
+        "INSERT INTO title_token_counts(token, papers) VALUES (?, ?) "
+        "ON CONFLICT(token) DO UPDATE SET papers = papers + excluded.papers",
+        sorted((t, n) for t, n in delta.items() if n),
+    )
     conn.executemany("DELETE FROM paper_url_ids WHERE doc_id = ?", [(k[0],) for k in keys])
     conn.executemany(
         "INSERT OR REPLACE INTO paper_keys(doc_id, title_key, family, year, title_len) "
@@ -161,6 +224,10 @@ def put_keys(
     )
     conn.executemany("INSERT OR REPLACE INTO paper_url_ids VALUES (?, ?, ?)", url_ids)
     conn.execute("UPDATE meta SET value = ? WHERE key = 'identity_keys_revision'", (str(revision),))
+
+
+def _year_of(year: int | None) -> int:
+    return _NO_YEAR if year is None else int(year)
 
 
 def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
@@ -221,46 +288,58 @@ def keys_with_titles(conn: sqlite3.Connection, title_keys: Sequence[str]) -> lis
     return out
 
 
-def keys_in_blocks(
-    conn: sqlite3.Connection,
-    blocks: Sequence[tuple[str, int, int, int]],
-    unknown_year: Sequence[tuple[str, int, int]],
-    every_year: Sequence[tuple[str, int, int]],
-) -> list[KeyRow]:
-    """:data:`KeyRow` of the stored papers in a first-author block whose title key is
-    ``lo..hi`` characters long: ``blocks`` are ``(family, year, lo, hi)``, ``unknown_year``
-    ``(family, lo, hi)`` for the papers of that family without a year, ``every_year``
-    ``(family, lo, hi)`` for every year. The blocks drive the query (CROSS JOIN), the
-    ``(family, year, title_len)`` index answers each."""
-    queries: list[tuple[Sequence[tuple[Any, ...]], str, str]] = [
-        (blocks, "b(family, year, lo, hi)", "k.year = b.year"),
-        (unknown_year, "b(family, lo, hi)", "k.year IS NULL"),
-        (every_year, "b(family, lo, hi)", "1"),
-    ]
-    out: list[KeyRow] = []
-    for wanted, cte, year_rule in queries:
-        if not wanted:
-            continue
-        width = len(wanted[0])
-        for chunk in _chunks(list(wanted), _PARAMS // width):
-            values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
-            out += conn.execute(
-                f"WITH {cte} AS (VALUES {values}) "
-                "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM b "
-                f"CROSS JOIN paper_keys k ON k.family = b.family AND {year_rule} "
-                "AND k.title_len BETWEEN b.lo AND b.hi JOIN papers p ON p.id = k.doc_id",
-                [x for row in chunk for x in row],
+def token_counts(conn: sqlite3.Connection, tokens: Sequence[str]) -> dict[str, int]:
+    """``{token: papers}``: how many stored papers' title keys hold each of ``tokens`` (a
+    deleted paper's tokens still count; tokens of no paper are left out)."""
+    out: dict[str, int] = {}
+    for chunk in _chunks(list(tokens), _PARAMS):
+        marks = ",".join("?" * len(chunk))
+        out.update(
+            conn.execute(
+                f"SELECT token, papers FROM title_token_counts WHERE token IN ({marks}) "
+                "AND papers > 0",
+                list(chunk),
             ).fetchall()
+        )
     return out
 
 
-def all_title_keys(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """``(doc id, title key)`` of every stored paper with a title key, in rowid order (what a
-    record without a first author is compared with: every title)."""
-    return conn.execute(
-        "SELECT k.doc_id, k.title_key FROM paper_keys k JOIN papers p ON p.id = k.doc_id "
-        "WHERE k.title_key != '' ORDER BY p.rowid"
-    ).fetchall()
+def keys_sharing_tokens(
+    conn: sqlite3.Connection, wanted: Sequence[tuple[str, str, int | None, int, int]]
+) -> list[KeyRow]:
+    """:data:`KeyRow` of the stored papers whose title key holds a blocking token, one
+    ``(token, family, year, lo, hi)`` of ``wanted`` each: of first author ``family`` (any
+    when ``""``), a year within one of ``year`` or unknown (any year when ``year`` is None),
+    and a title key ``lo..hi`` characters long. The wanted tokens drive the query (CROSS
+    JOIN): the rows read are the postings of those tokens in those years, not the store."""
+    known = [
+        (token, family, y, lo, hi)
+        for token, family, year, lo, hi in wanted
+        if year is not None
+        for y in (year - 1, year, year + 1, _NO_YEAR)
+    ]
+    unknown = [(token, family, lo, hi) for token, family, year, lo, hi in wanted if year is None]
+    queries: list[tuple[Sequence[tuple[Any, ...]], str, str]] = [
+        (known, "w(token, family, year, lo, hi)", "t.year = w.year AND t.title_len BETWEEN"),
+        (unknown, "w(token, family, lo, hi)", "t.title_len BETWEEN"),
+    ]
+    out: list[KeyRow] = []
+    for rows, cte, posting in queries:
+        if not rows:
+            continue
+        width = len(rows[0])
+        for chunk in _chunks(rows, _PARAMS // width):
+            values = ",".join("(" + ", ".join("?" * width) + ")" for _ in chunk)
+            out += conn.execute(
+                f"WITH {cte} AS (VALUES {values}) "
+                "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
+                f"CROSS JOIN paper_title_tokens t ON t.token = w.token AND {posting} w.lo AND w.hi "
+                "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
+                "AND (w.family = '' OR k.family = w.family) "
+                "JOIN papers p ON p.id = k.doc_id",
+                [x for row in chunk for x in row],
+            ).fetchall()
+    return out
 
 
 def url_ids_of_docs(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:

@@ -385,6 +385,19 @@ def _identity_keys(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+def _title_tokens(conn: sqlite3.Connection) -> None:
+    """Title blocking tokens: each paper's title words with their year, and how many papers
+    hold each word, so a record is compared only with the stored papers sharing one of its
+    title's rarest words (issue 32; :data:`litsift.store.identities.TOKENS_SQL`). The key
+    tables are emptied: the next import derives keys and tokens together, in committed chunks
+    (an interrupted fill resumes)."""
+    from litsift.store.identities import TOKENS_SQL
+
+    for statement in TOKENS_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -398,6 +411,7 @@ MIGRATIONS: list[Migration] = [
     _v_reviews,
     _citation_labels,
     _identity_keys,
+    _title_tokens,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
