@@ -151,6 +151,9 @@ class KeyFooter(Widget):
         if self._palette is not None:
             key, display, description, enabled = self._palette
             right, self._palette_spans = keys(((key, display, description.lower(), enabled),))
+            room = right.cell_len  # justified right in its room, as a right-justified column
+            right.rstrip()
+            right.pad_left(room - right.cell_len)
         # the keys cut with "…" where the palette's key starts, the palette's key at the right
         # end: what a two-column grid lays out, without measuring a Rich table on every repaint
         left.truncate(max(0, self.size.width - right.cell_len), overflow="ellipsis", pad=True)
