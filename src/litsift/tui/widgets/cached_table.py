@@ -17,9 +17,15 @@ painted results that was most of the main loop's time (``benchmarks/tui_latency.
   unwrapped line, without its renderable protocol: about a quarter of the time); the row's
   style (zebra stripe, cursor, hover, the row/column meta that mouse clicks read) is applied
   to the cached segments as Rich's ``Styled`` applies it;
+* a cell styled for its place (the row/column meta that mouse clicks read, the zebra stripe,
+  the cursor/hover styles) is cached by its content, place and those styles: a new result set
+  styles its new titles, venues and scores, not the ranks, empty labels or headers that are
+  the same in the same place;
 * a row's line is cached by its cells' contents, its index and the cursor/hover state, so a
   change elsewhere (the cursor moving, one cell updated) renders only the rows it touched;
-* the table's and its components' styles are read once per frame, not once per line;
+* the table's and its components' styles, and the settings every line reads (reactive
+  attributes, the columns' widths: :class:`FrameSettings`), are read once per frame, not once
+  per line or cell;
 * new rows are not measured: every column has a fixed width and every row is one line.
 
 Anything else (fixed rows or columns, row labels, a cell or column cursor, multi-line rows,
