@@ -158,7 +158,8 @@ async def test_a_new_count_in_the_tab_label_moves_no_tab_and_no_underline(servic
 
 async def test_typing_in_the_query_repaints_the_input_without_a_layout_pass(service: Any) -> None:
     """Each key sets the input's virtual size (its text's width): a repaint of the input, not
-    a layout pass of the screen per keystroke. The text still scrolls to show the cursor."""
+    a layout pass of the screen per keystroke (Textual's Input asks for one on every key). The
+    text still scrolls to show the cursor."""
     app = create_app(service, show_timings=False)
     async with app.run_test(size=(60, 24)) as pilot:
         await pilot.pause()
@@ -169,6 +170,8 @@ async def test_typing_in_the_query_repaints_the_input_without_a_layout_pass(serv
         text = "retrieval augmented generation with knowledge graphs"
         await pilot.press(*[c if c != " " else "space" for c in text])
         await pilot.pause()
-        assert bar.value == text and layouts and not any(layouts)
+        # one at most: when the text first overflows, the input's (hidden) horizontal
+        # scrollbar state flips in a layout pass; not one per key
+        assert bar.value == text and len(layouts) >= len(text) and sum(layouts) <= 1
         assert bar.virtual_size.width > bar.size.width and bar.scroll_x > 0
         assert bar.cursor_position == len(text)
