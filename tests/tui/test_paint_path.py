@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.content import Content
 from textual.widgets import Input, Static, Tab, Tabs
 
 from litsift.tui.app import create_app
-from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
+from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine, query_bar
 from litsift.tui.widgets.kind_tab import PANE_ID
 from litsift.types import Kind
 from tests.tui.conftest import search
@@ -156,18 +157,21 @@ async def test_a_new_count_in_the_tab_label_moves_no_tab_and_no_underline(servic
         assert papers.label.plain == "Papers" and where() == before
 
 
-async def test_typing_in_the_query_repaints_the_input_without_a_layout_pass(service: Any) -> None:
+async def test_typing_in_the_query_repaints_the_input_without_a_layout_pass(
+    service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each key sets the input's virtual size (its text's width): a repaint of the input, not
     a layout pass of the screen per keystroke (Textual's Input asks for one on every key). The
     text still scrolls to show the cursor."""
+    monkeypatch.setattr(query_bar, "DEBOUNCE_S", 60.0)  # no search while typing: keys only
     app = create_app(service, show_timings=False)
-    async with app.run_test(size=(60, 24)) as pilot:
+    async with app.run_test(size=(40, 20)) as pilot:  # a query input of ~16 cells
         await pilot.pause()
         bar = app.query_one("#query", Input)
         bar.focus()
         layouts: list[bool] = []
         counting(bar, "refresh", layouts, lambda *a, **k: bool(k.get("layout")))
-        text = "retrieval augmented generation with knowledge graphs"
+        text = "dense retrieval models"
         await pilot.press(*[c if c != " " else "space" for c in text])
         await pilot.pause()
         # one at most: when the text first overflows, the input's (hidden) horizontal
