@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.console import Console, ConsoleOptions, RenderResult
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -32,17 +31,6 @@ __all__ = ["KeyFooter"]
 
 #: (key, key display, description, enabled) of each shown binding
 Shown = tuple[tuple[str, str, str, bool], ...]
-
-
-class _RichLine:
-    """One line of Rich text rendered by Rich (Textual would convert a bare ``Text`` to its own
-    ``Content``, which pads the line with other styles than Rich's grid did)."""
-
-    def __init__(self, text: Text) -> None:
-        self.text = text
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.text
 
 
 class KeyFooter(Widget):
@@ -139,7 +127,7 @@ class KeyFooter(Widget):
             self._shown, self._palette, self._where = tuple(shown), palette, where
             self.refresh()  # a repaint: the height is fixed, nothing to lay out
 
-    def render(self) -> _RichLine:
+    def render(self) -> Text:
         key_style = self.get_component_rich_style("key-footer--key")
         desc_style = self.get_component_rich_style("key-footer--description")
         off = self.get_component_rich_style("key-footer--disabled")
@@ -170,7 +158,7 @@ class KeyFooter(Widget):
         # end: what a two-column grid lays out, without measuring a Rich table on every repaint
         left.truncate(max(0, self.size.width - right.cell_len), overflow="ellipsis", pad=True)
         left.append_text(right)
-        return _RichLine(left)
+        return left
 
     @property
     def where(self) -> str:
