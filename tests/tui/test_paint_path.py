@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import Input, Static, Tab, Tabs
 
 from litsift.tui.app import create_app
-from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
+from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine, query_bar
+from litsift.tui.widgets.kind_tab import PANE_ID
 from litsift.types import Kind
 from tests.tui.conftest import search
 
@@ -123,3 +125,57 @@ async def test_the_detail_follows_a_new_result_set(service: Any) -> None:
         assert painted.plain.startswith(first.record.title[:20])
         await search(pilot, "graph neural networks")  # back: the same hits, its first row again
         assert detail.hit == t.hits[0] and body.visual.plain == detail.text  # type: ignore[union-attr]
+
+
+async def test_a_new_count_in_the_tab_label_moves_no_tab_and_no_underline(service: Any) -> None:
+    """The tab label counts the hits ("Papers (50)"); the tabs have a fixed width, so a new
+    count (from the empty query's "Papers") neither moves a tab nor starts the underline's
+    0.3 s animation, whose frames would run into the next query's."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        tabs = app.query_one("#kinds").query_one(Tabs)
+        underline = tabs.query_one("Underline")
+        papers, datasets = (tabs.query_one(f"#--content-tab-{k}", Tab) for k in PANE_ID.values())
+
+        def where() -> tuple[Any, ...]:
+            return (
+                papers.region,
+                datasets.region,
+                underline.highlight_start,  # type: ignore[attr-defined]
+                underline.highlight_end,  # type: ignore[attr-defined]
+            )
+
+        before = where()
+        await search(pilot, "dialogue state tracking")
+        assert papers.label.plain == f"Papers ({len(table(app).hits)})"
+        animator = app.animator
+        assert not animator.is_being_animated(underline, "highlight_start")
+        assert not animator.is_being_animated(underline, "highlight_end")
+        assert where() == before
+        await search(pilot, "")  # back to "Papers"
+        assert papers.label.plain == "Papers" and where() == before
+
+
+async def test_typing_in_the_query_repaints_the_input_without_a_layout_pass(
+    service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each key sets the input's virtual size (its text's width): a repaint of the input, not
+    a layout pass of the screen per keystroke (Textual's Input asks for one on every key). The
+    text still scrolls to show the cursor."""
+    monkeypatch.setattr(query_bar, "DEBOUNCE_S", 60.0)  # no search while typing: keys only
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=(40, 20)) as pilot:  # a query input of ~16 cells
+        await pilot.pause()
+        bar = app.query_one("#query", Input)
+        bar.focus()
+        layouts: list[bool] = []
+        counting(bar, "refresh", layouts, lambda *a, **k: bool(k.get("layout")))
+        text = "dense retrieval models"
+        await pilot.press(*[c if c != " " else "space" for c in text])
+        await pilot.pause()
+        # one at most: when the text first overflows, the input's (hidden) horizontal
+        # scrollbar state flips in a layout pass; not one per key
+        assert bar.value == text and len(layouts) >= len(text) and sum(layouts) <= 1
+        assert bar.virtual_size.width > bar.size.width and bar.scroll_x > 0
+        assert bar.cursor_position == len(text)

@@ -16,12 +16,13 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.widgets import Input
 
 from litsift.tui.app import create_app
 from litsift.tui.widgets import ResultsTable, cached_table
 from litsift.tui.widgets.cached_table import one_line_cell
 from litsift.types import Annotation, Kind, Label
-from tests.tui.conftest import search
+from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
 
@@ -229,3 +230,43 @@ def test_one_line_cells_render_as_rich_renders_them_padded() -> None:
     assert one_line_cell(Text("a\nb"), 10, 1, console, console.options) is None
     assert one_line_cell(Text("a\tb"), 10, 1, console, console.options) is None
     assert one_line_cell(Text("ab"), 2, 1, console, console.options) is None
+
+
+async def test_a_new_result_styles_only_the_cells_that_differ_in_their_place(service: Any) -> None:
+    """A cell's styled lines depend on its content, its place (row, column: the mouse's meta,
+    the zebra stripe) and the cursor styles: the ranks, empty labels and headers of a new
+    result set are not styled again; the new titles are. The lines still equal DataTable's
+    with the cursor moved (a cached cell never carries another place's style)."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        t = table(app)
+        await search(pilot, "neural machine translation")
+        first = row_ids(t)
+        styled: list[tuple[int, int]] = []  # (row, column) of each cell styled
+        real = Style.from_meta
+
+        def from_meta(meta: dict[str, Any] | None) -> Style:
+            if meta and "row" in meta and "out_of_bounds" not in meta:
+                styled.append((meta["row"], meta["column"]))
+            return real(meta)
+
+        query = app.query_one("#query", Input)
+        query.focus()
+        await pilot.pause()  # the table, blurred, is painted (its tint changes) before the count
+        Style.from_meta = from_meta  # type: ignore[assignment,method-assign]
+        try:
+            query.value = "statistical machine translation"  # one aspect, as the first
+            await pilot.press("enter")  # the focus moves back into the table, as before
+            await settle(pilot)
+        finally:
+            Style.from_meta = real  # type: ignore[method-assign]
+        assert row_ids(t) != first and len(t.hits) > 10
+        columns = [c.key.value for c in t.ordered_columns]
+        by_column = {key: {r for r, c in styled if c == i} for i, key in enumerate(columns)}
+        assert by_column["title"]  # new titles are styled
+        assert not by_column["rank"] and not by_column["label"]  # the same in the same place
+        assert not [r for r, _ in styled if r == -1]  # nor the header
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert t.cursor_row == 2
+        assert paint(t) == paint_uncached(t)

@@ -17,9 +17,15 @@ painted results that was most of the main loop's time (``benchmarks/tui_latency.
   unwrapped line, without its renderable protocol: about a quarter of the time); the row's
   style (zebra stripe, cursor, hover, the row/column meta that mouse clicks read) is applied
   to the cached segments as Rich's ``Styled`` applies it;
+* a cell styled for its place (the row/column meta that mouse clicks read, the zebra stripe,
+  the cursor/hover styles) is cached by its content, place and those styles: a new result set
+  styles its new titles, venues and scores, not the ranks, empty labels or headers that are
+  the same in the same place;
 * a row's line is cached by its cells' contents, its index and the cursor/hover state, so a
   change elsewhere (the cursor moving, one cell updated) renders only the rows it touched;
-* the table's and its components' styles are read once per frame, not once per line;
+* the table's and its components' styles, and the settings every line reads (reactive
+  attributes, the columns' widths: :class:`FrameSettings`), are read once per frame, not once
+  per line or cell;
 * new rows are not measured: every column has a fixed width and every row is one line.
 
 Anything else (fixed rows or columns, row labels, a cell or column cursor, multi-line rows,
@@ -29,6 +35,7 @@ cells that are not ``Text``) is rendered by ``DataTable`` itself.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console, ConsoleOptions
@@ -54,6 +61,8 @@ RowLines = tuple[list[list[Segment]], list[list[Segment]]]
 CELL_CACHE_SIZE = 4096
 #: row lines kept
 ROW_CACHE_SIZE = 1024
+#: cells kept with their row's style (350 places in 50 rows, zebra and cursor variants)
+STYLED_CACHE_SIZE = 4096
 
 
 def cell_signature(cell: Text) -> Hashable:
@@ -105,6 +114,29 @@ def one_line_cell(
 _NULL = Style.null()
 
 
+@dataclass(frozen=True, slots=True)
+class FrameSettings:
+    """What every line of a frame reads from the table (reactive attributes, the columns'
+    widths), read once per frame instead of once per cell."""
+
+    #: every line is rendered by :class:`CachedTable` (see the module docstring)
+    plain: bool
+    cell_padding: int
+    header_height: int
+    show_cursor: bool
+    hover_cursor: bool
+    #: the cursor's foreground / background follow the CSS
+    css_foreground: bool
+    css_background: bool
+    zebra_stripes: bool
+    #: render width of each column, left to right (padding included)
+    widths: tuple[int, ...]
+    #: the table's content width and its row labels' width
+    width: int
+    label_width: int
+    pseudo_classes: Hashable
+
+
 class CachedTable(DataTable[Text]):
     """A row-cursor ``DataTable`` of one-line ``Text`` cells, filled by :meth:`show_rows`."""
 
@@ -121,8 +153,12 @@ class CachedTable(DataTable[Text]):
             CELL_CACHE_SIZE
         )
         self._row_lines: LRUCache[tuple[Hashable, ...], RowLines] = LRUCache(ROW_CACHE_SIZE)
+        #: a cell's lines with its row's style, by content, place and the styles applied
+        self._styled_lines: LRUCache[tuple[Hashable, ...], CellLines] = LRUCache(STYLED_CACHE_SIZE)
         #: styles read during the frame being rendered (None outside :meth:`render_lines`)
         self._frame_styles: dict[str, Style] | None = None
+        #: the settings of the frame being rendered (None outside :meth:`render_lines`)
+        self._frame: FrameSettings | None = None
 
     # -- contents --------------------------------------------------------------------------
     def show_rows(
@@ -185,18 +221,47 @@ class CachedTable(DataTable[Text]):
         return style
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._frame_styles = {}
+        self._frame_styles, self._frame = {}, None
         try:
             return super().render_lines(crop)
         finally:
-            self._frame_styles = None
+            self._frame_styles = self._frame = None
+
+    def _settings(self) -> FrameSettings:
+        """The settings of the frame being rendered (read at its first line, after
+        ``DataTable.render_lines`` updated the pseudo classes), or read now outside a frame."""
+        if self._frame is not None:
+            return self._frame
+        settings = FrameSettings(
+            plain=(
+                self.cached
+                and self.cursor_type == "row"
+                and not self.fixed_columns
+                and not self.fixed_rows
+                and not self._should_render_row_labels
+            ),
+            cell_padding=self.cell_padding,
+            header_height=self.header_height,
+            show_cursor=self.show_cursor,
+            hover_cursor=self._show_hover_cursor,
+            css_foreground=self.cursor_foreground_priority == "css",
+            css_background=self.cursor_background_priority == "css",
+            zebra_stripes=self.zebra_stripes,
+            widths=tuple(column.get_render_width(self) for column in self.ordered_columns),
+            width=self.size.width,
+            label_width=self._row_label_column_width,
+            pseudo_classes=self._pseudo_class_state,
+        )
+        if self._frame_styles is not None:  # inside render_lines
+            self._frame = settings
+        return settings
 
     def _get_row_style(self, row_index: int, base_style: Style) -> Style:
         if row_index == -1:
             return self._component_style("datatable--header")
         if row_index < self.fixed_rows:
             return self._component_style("datatable--fixed")
-        if self.zebra_stripes:
+        if self._settings().zebra_stripes:
             return self._component_style(
                 "datatable--odd-row" if row_index % 2 else "datatable--even-row"
             )
@@ -204,13 +269,7 @@ class CachedTable(DataTable[Text]):
 
     def _plain_rows(self) -> bool:
         """True when every line is rendered here (see the module docstring)."""
-        return (
-            self.cached
-            and self.cursor_type == "row"
-            and not self.fixed_columns
-            and not self.fixed_rows
-            and not self._should_render_row_labels
-        )
+        return self._settings().plain
 
     def _row_cells(self, row_index: int) -> list[Text] | None:
         """The ``Text`` cells of a one-line row (index -1: the header's labels), or None."""
@@ -239,9 +298,10 @@ class CachedTable(DataTable[Text]):
         cells = self._row_cells(row_index) if self._plain_rows() and column_index >= 0 else None
         if cells is None or column_index >= len(cells):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        return self._styled_cell(
+        lines = self._styled_cell(
             cells[column_index], row_index, column_index, base_style, width, cursor, hover
         )
+        return [list(line) for line in lines]  # the caller may pad it: the cache keeps its own
 
     def _styled_cell(
         self,
@@ -253,20 +313,22 @@ class CachedTable(DataTable[Text]):
         cursor: bool,
         hover: bool,
     ) -> CellLines:
+        settings = self._settings()
         header = row_index == -1
-        height = self.header_height if header else 1
-        key = (cell_signature(cell), width, height, self.cell_padding)
+        height = settings.header_height if header else 1
+        padding = settings.cell_padding
+        key = (cell_signature(cell), width, height, padding)
         lines = self._cell_lines.get(key)
         if lines is None:
             console, options = self.app.console, self.app.console_options
-            one = one_line_cell(cell, width, self.cell_padding, console, options)
+            one = one_line_cell(cell, width, padding, console, options)
             if height == 1 and one is not None:
                 lines = [one]
             else:
                 options = options.update_dimensions(width, height)
                 if height == 1:
                     options = options.update(no_wrap=True)
-                lines = console.render_lines(Padding(cell, (0, self.cell_padding)), options)
+                lines = console.render_lines(Padding(cell, (0, padding)), options)
             self._cell_lines[key] = lines
         # what DataTable gives rich's Styled: the mouse's meta, then the cursor/hover styles
         component_style, post_style = self._get_styles_to_render_cell(
@@ -275,14 +337,21 @@ class CachedTable(DataTable[Text]):
             False,
             hover,
             cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self.cursor_foreground_priority == "css",
-            self.cursor_background_priority == "css",
+            settings.show_cursor,
+            settings.hover_cursor,
+            settings.css_foreground,
+            settings.css_background,
         )
-        meta = Style.from_meta({"row": row_index, "column": column_index})
-        pre_style = base_style + meta + component_style
-        return [list(Segment.apply_style(line, pre_style, post_style)) for line in lines]
+        # the styled lines depend on nothing else: the same rank, label, year or empty
+        # coverage in the same place of the next result is not styled again
+        styled_key = (key, row_index, column_index, base_style, component_style, post_style)
+        styled = self._styled_lines.get(styled_key)
+        if styled is None:
+            meta = Style.from_meta({"row": row_index, "column": column_index})
+            pre_style = base_style + meta + component_style
+            styled = [list(Segment.apply_style(line, pre_style, post_style)) for line in lines]
+            self._styled_lines[styled_key] = styled
+        return styled
 
     def _render_line_in_row(
         self,
@@ -296,27 +365,22 @@ class CachedTable(DataTable[Text]):
         fixed cells, no labels), cached by the row's cell contents and cursor/hover state."""
         index = self._row_locations.get(row_key) if row_key in self._row_locations else None
         row_index = -1 if index is None else index
-        cells = self._row_cells(row_index) if self._plain_rows() else None
+        settings = self._settings()
+        cells = self._row_cells(row_index) if settings.plain else None
         if cells is None:
             return super()._render_line_in_row(
                 row_key, line_no, base_style, cursor_location, hover_location
             )
-        columns = self.ordered_columns
-        widths = tuple(column.get_render_width(self) for column in columns)
+        widths = settings.widths
         cursor, hover = cursor_location.row == row_index, hover_location.row == row_index
         key = (
             row_index,
             line_no,
             tuple(cell_signature(cell) for cell in cells),
-            widths,
             base_style,
             cursor,
             hover,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self._pseudo_class_state,
-            self.size.width,
-            self._row_label_column_width,
+            settings,
         )
         cached = self._row_lines.get(key)
         if cached is not None:
@@ -327,15 +391,15 @@ class CachedTable(DataTable[Text]):
             for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
         ]
         # the rest of the width, styled like the row (DataTable's "extend" segment)
-        remaining = max(0, self.size.width - sum(widths) - self._row_label_column_width)
+        remaining = max(0, settings.width - sum(widths) - settings.label_width)
         extend_style, _ = self._get_styles_to_render_cell(
             row_index == -1,
             False,
             False,
             hover,
             cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
+            settings.show_cursor,
+            settings.hover_cursor,
             False,
             False,
         )

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.widget import Widget
@@ -128,7 +127,7 @@ class KeyFooter(Widget):
             self._shown, self._palette, self._where = tuple(shown), palette, where
             self.refresh()  # a repaint: the height is fixed, nothing to lay out
 
-    def render(self) -> Table:
+    def render(self) -> Text:
         key_style = self.get_component_rich_style("key-footer--key")
         desc_style = self.get_component_rich_style("key-footer--description")
         off = self.get_component_rich_style("key-footer--disabled")
@@ -147,17 +146,19 @@ class KeyFooter(Widget):
             return line, spans
 
         left, self._spans = keys(self._shown, self._where)
-        grid = Table.grid(expand=True)
-        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        if self._palette is None:
-            grid.add_row(left)
-            self._palette_spans = []
-            return grid
-        key, display, description, enabled = self._palette
-        right, self._palette_spans = keys(((key, display, description.lower(), enabled),))
-        grid.add_column(justify="right", no_wrap=True, width=right.cell_len)
-        grid.add_row(left, right)
-        return grid
+        right = Text(end="")
+        self._palette_spans = []
+        if self._palette is not None:
+            key, display, description, enabled = self._palette
+            right, self._palette_spans = keys(((key, display, description.lower(), enabled),))
+            room = right.cell_len  # justified right in its room, as a right-justified column
+            right.rstrip()
+            right.pad_left(room - right.cell_len)
+        # the keys cut with "…" where the palette's key starts, the palette's key at the right
+        # end: what a two-column grid lays out, without measuring a Rich table on every repaint
+        left.truncate(max(0, self.size.width - right.cell_len), overflow="ellipsis", pad=True)
+        left.append_text(right)
+        return left
 
     @property
     def where(self) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.validation import Regex
 from textual.widgets import Input
@@ -33,7 +35,14 @@ _YEAR = Regex(r"^\d{4}$", failure_description="a year has four digits, e.g. 2015
 
 class BarInput(Input):
     """An input of the query bar. Textual's Input binds Up/Down to scrolling, which a one-line
-    input never needs; here they pass on to the screen, where Down moves into the results."""
+    input never needs; here they pass on to the screen, where Down moves into the results.
+
+    Textual's Input sets its virtual size (the text's width) on every key, and a widget's
+    virtual size is a reactive that lays out the whole screen when it changes: a layout pass
+    per keystroke. The bar's inputs have a fixed size (``litsift.tcss``) and scroll their text
+    by the virtual size alone, so here a new one repaints the input only."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("scroll_up", "scroll_down"):
