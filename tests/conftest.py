@@ -70,6 +70,23 @@ SESSION_INDEX_FIXTURES = frozenset({"built_home", "service"})
 TIERS = ("core", "encoder", "index", "tui")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n 2``, the CI command), the controller prepares what the workers
+    share before it starts them: the ONNX export of the default encoder (two workers exporting
+    into the same models directory at once would remove each other's temporary directories)
+    and one passage-vector cache directory (SQLite in WAL mode, safe across processes), so a
+    text embedded by one worker is a cache hit for the other."""
+    import os
+    import tempfile
+
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        if not os.environ.get("LITSIFT_TEST_EMBED_CACHE"):
+            os.environ["LITSIFT_TEST_EMBED_CACHE"] = tempfile.mkdtemp(prefix="litsift-embed-")
+        from litsift.models_onnx import load_encoder
+
+        load_encoder()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its one tier, from where it is and the fixtures it uses (directly or
     through other fixtures): ``tui`` (the Textual app, tests/tui/), ``index`` (the
@@ -88,6 +105,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         else:
             tier = "core"
         item.add_marker(getattr(pytest.mark, tier))
+        if fixtures & SESSION_INDEX_FIXTURES:
+            # one worker builds the session index and runs every test on it (--dist loadgroup)
+            item.add_marker(pytest.mark.xdist_group("session_index"))
 
 
 @pytest.fixture(scope="session")
