@@ -87,6 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
         load_encoder()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its one tier, from where it is and the fixtures it uses (directly or
     through other fixtures): ``tui`` (the Textual app, tests/tui/), ``index`` (the
