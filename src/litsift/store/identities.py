@@ -147,6 +147,42 @@ DELETE FROM paper_keys;
 DELETE FROM paper_url_ids;
 UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
 """
+
+#: First-author title postings (schema migration ``_family_tokens``, issue 32):
+#: ``(family, token, year, title_len, doc id)`` for each title word of each paper that has a
+#: first author, so a record with a first author reads the postings of its rarest words *in
+#: that family*, an index range, instead of every paper holding the word in its year window
+#: (a common word's postings grow with the store: at 300K papers a record read thousands of
+#: rows to keep the few of its first author). :data:`TOKENS_SQL`'s postings stay for records
+#: without a first author. Kept current by :func:`put_keys`. The migration rebuilds the key
+#: tables empty so that the next import derives keys and both postings together, in
+#: committed chunks.
+FAMILY_TOKENS_SQL = """
+CREATE TABLE paper_family_tokens (
+    family TEXT NOT NULL,
+    token TEXT NOT NULL,
+    year INTEGER NOT NULL,
+    title_len INTEGER NOT NULL,
+    doc_id TEXT NOT NULL,
+    PRIMARY KEY (family, token, year, title_len, doc_id)
+) WITHOUT ROWID;
+DROP TABLE paper_title_tokens;
+DROP TABLE title_token_counts;
+CREATE TABLE paper_title_tokens (
+    token TEXT NOT NULL,
+    year INTEGER NOT NULL,
+    title_len INTEGER NOT NULL,
+    doc_id TEXT NOT NULL,
+    PRIMARY KEY (token, year, title_len, doc_id)
+) WITHOUT ROWID;
+CREATE TABLE title_token_counts (
+    token TEXT PRIMARY KEY,
+    papers INTEGER NOT NULL
+) WITHOUT ROWID;
+DELETE FROM paper_keys;
+DELETE FROM paper_url_ids;
+UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
+"""
 _NO_YEAR = -1
 
 #: ``(rowid, doc id, title key, family, year)`` of one stored paper
@@ -182,35 +218,48 @@ def put_keys(
 ) -> None:
     """Replace the keys ``(doc id, title key, family, year)`` and url identifiers
     ``(doc id, scheme, value)`` of the papers of ``keys``, and their title blocking tokens
-    (``tokens_of(title key)``; :data:`TOKENS_SQL`, counts kept current); the tables are now
-    current up to store revision ``revision``."""
-    old: dict[str, tuple[str, int | None]] = {}
+    (``tokens_of(title key)``; :data:`TOKENS_SQL`, counts kept current, and
+    :data:`FAMILY_TOKENS_SQL` for a paper with a first author); the tables are now current up
+    to store revision ``revision``."""
+    old: dict[str, tuple[str, str, int | None]] = {}
     for chunk in _chunks([k[0] for k in keys], _PARAMS):
         marks = ",".join("?" * len(chunk))
-        for doc_id, key, year in conn.execute(
-            f"SELECT doc_id, title_key, year FROM paper_keys WHERE doc_id IN ({marks})", chunk
+        for doc_id, key, family, year in conn.execute(
+            f"SELECT doc_id, title_key, family, year FROM paper_keys WHERE doc_id IN ({marks})",
+            chunk,
         ):
-            old[doc_id] = (key, year)
-    gone: list[tuple[str, int, int, str]] = []
-    added: list[tuple[str, int, int, str]] = []
+            old[doc_id] = (key, family, year)
+    gone: list[tuple[str, str, int, int, str]] = []
+    added: list[tuple[str, str, int, int, str]] = []
     delta: Counter[str] = Counter()
-    for doc_id, key, _, year in keys:
+    for doc_id, key, family, year in keys:
         before = old.get(doc_id)
-        if before == (key, year):
-            continue  # same title key and year: same tokens
+        if before == (key, family, year):
+            continue  # same title key, first author and year: same postings
         if before is not None:
             for token in tokens_of(before[0]):
-                gone.append((token, _year_of(before[1]), len(before[0]), doc_id))
+                gone.append((before[1], token, _year_of(before[2]), len(before[0]), doc_id))
                 delta[token] -= 1
         for token in tokens_of(key):
-            added.append((token, _year_of(year), len(key), doc_id))
+            added.append((family, token, _year_of(year), len(key), doc_id))
             delta[token] += 1
     conn.executemany(
         "DELETE FROM paper_title_tokens WHERE token = ? AND year = ? AND title_len = ? "
         "AND doc_id = ?",
-        gone,
+        [row[1:] for row in gone],
     )
-    conn.executemany("INSERT OR IGNORE INTO paper_title_tokens VALUES (?, ?, ?, ?)", added)
+    conn.executemany(
+        "DELETE FROM paper_family_tokens WHERE family = ? AND token = ? AND year = ? "
+        "AND title_len = ? AND doc_id = ?",
+        [row for row in gone if row[0]],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO paper_title_tokens VALUES (?, ?, ?, ?)", [row[1:] for row in added]
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO paper_family_tokens VALUES (?, ?, ?, ?, ?)",
+        [row for row in added if row[0]],
+    )
     conn.executemany(
         "INSERT INTO title_token_counts(token, papers) VALUES (?, ?) "
         "ON CONFLICT(token) DO UPDATE SET papers = papers + excluded.papers",
@@ -311,18 +360,27 @@ def keys_sharing_tokens(
     ``(token, family, year, lo, hi)`` of ``wanted`` each: of first author ``family`` (any
     when ``""``), a year within one of ``year`` or unknown (any year when ``year`` is None),
     and a title key ``lo..hi`` characters long. The wanted tokens drive the query (CROSS
-    JOIN): the rows read are the postings of those tokens in those years, not the store."""
-    known = [
-        (token, family, y, lo, hi)
-        for token, family, year, lo, hi in wanted
-        if year is not None
-        for y in (year - 1, year, year + 1, _NO_YEAR)
-    ]
-    unknown = [(token, family, lo, hi) for token, family, year, lo, hi in wanted if year is None]
-    queries: list[tuple[Sequence[tuple[Any, ...]], str, str]] = [
-        (known, "w(token, family, year, lo, hi)", "t.year = w.year AND t.title_len BETWEEN"),
-        (unknown, "w(token, family, lo, hi)", "t.title_len BETWEEN"),
-    ]
+    JOIN): the rows read are the postings of those tokens in those years -- of that first
+    author when ``family`` is given (:data:`FAMILY_TOKENS_SQL`) -- not the store."""
+    queries: list[tuple[list[tuple[Any, ...]], str, str]] = []
+    for with_family in (False, True):
+        known = [
+            (token, family, y, lo, hi)
+            for token, family, year, lo, hi in wanted
+            if year is not None and bool(family) is with_family
+            for y in (year - 1, year, year + 1, _NO_YEAR)
+        ]
+        unknown = [
+            (token, family, lo, hi)
+            for token, family, year, lo, hi in wanted
+            if year is None and bool(family) is with_family
+        ]
+        if with_family:
+            posting = "paper_family_tokens t ON t.family = w.family AND t.token = w.token AND "
+        else:
+            posting = "paper_title_tokens t ON t.token = w.token AND "
+        queries.append((known, "w(token, family, year, lo, hi)", posting + "t.year = w.year AND "))
+        queries.append((unknown, "w(token, family, lo, hi)", posting))
     out: list[KeyRow] = []
     for rows, cte, posting in queries:
         if not rows:
@@ -333,7 +391,7 @@ def keys_sharing_tokens(
             out += conn.execute(
                 f"WITH {cte} AS (VALUES {values}) "
                 "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
-                f"CROSS JOIN paper_title_tokens t ON t.token = w.token AND {posting} w.lo AND w.hi "
+                f"CROSS JOIN {posting}t.title_len BETWEEN w.lo AND w.hi "
                 "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
                 "AND (w.family = '' OR k.family = w.family) "
                 "JOIN papers p ON p.id = k.doc_id",

@@ -398,6 +398,19 @@ def _title_tokens(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+def _family_tokens(conn: sqlite3.Connection) -> None:
+    """First-author title postings: each title word of each paper with its first author's
+    family, so a record with a first author reads only that family's postings of its rarest
+    words, however common the words are in the store (issue 32;
+    :data:`litsift.store.identities.FAMILY_TOKENS_SQL`). The key tables are rebuilt empty:
+    the next import derives keys and postings together, in committed chunks."""
+    from litsift.store.identities import FAMILY_TOKENS_SQL
+
+    for statement in FAMILY_TOKENS_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -412,6 +425,7 @@ MIGRATIONS: list[Migration] = [
     _citation_labels,
     _identity_keys,
     _title_tokens,
+    _family_tokens,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
