@@ -371,3 +371,42 @@ def test_title_tokens_and_their_counts_follow_a_retitled_paper(
         held[token] = held.get(token, 0) + 1
     assert {t: n for t, n in counts.items() if n} == held
     assert ("retitled", changed["id"]) in expected
+
+
+def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
+    tmp_path: Path, sample_rows: list[dict]
+) -> None:
+    """Each title word of every keyed paper with a first author is posted under that author's
+    family; a retitled paper and a paper whose first author changed move to their new postings,
+    and a paper that lost its authors leaves them (records without a first author read the
+    word postings of every family)."""
+    from litsift.sources.identity import first_family, title_tokens
+
+    rows = [r for r in sample_rows[:200] if r.get("authors")]
+    with _store(tmp_path / "s.sqlite", rows) as store:
+        index = StoreIdentityIndex(store.conn, Kind.PAPER)
+        with store.write_transaction():
+            index.sync()
+        changed = [
+            dict(rows[0], title="Retitled: a study of identity keys in stored records"),
+            dict(rows[1], authors=["Ada Lovelace", *rows[1]["authors"]]),
+            dict(rows[2], authors=[]),
+        ]
+        update = tmp_path / "update.jsonl"
+        update.write_text("".join(json.dumps(r) + "\n" for r in changed), encoding="utf-8")
+        ingest_jsonl(store, Kind.PAPER, update)
+        with store.write_transaction():
+            assert index.sync() == 3
+        postings = store.conn.execute(
+            "SELECT family, token, doc_id FROM paper_family_tokens"
+        ).fetchall()
+    papers = {r["id"]: r for r in rows} | {r["id"]: r for r in changed}
+    expected = {
+        (family, token, doc_id)
+        for doc_id, r in papers.items()
+        if (family := first_family(r["authors"]))
+        for token in title_tokens(title_key(r["title"]))
+    }
+    assert set(postings) == expected
+    assert ("lovelace", title_tokens(title_key(rows[1]["title"]))[0], rows[1]["id"]) in expected
+    assert not any(doc_id == rows[2]["id"] for _, _, doc_id in postings)
