@@ -243,10 +243,14 @@ def put_keys(
         for token in tokens_of(key):
             added.append((family, token, _year_of(year), len(key), doc_id))
             delta[token] += 1
+    # in key order: each B-tree page is visited once (a first fill of 300K papers: ~8 rows
+    # a paper in each posting table)
+    gone.sort()
+    added.sort()
     conn.executemany(
         "DELETE FROM paper_title_tokens WHERE token = ? AND year = ? AND title_len = ? "
         "AND doc_id = ?",
-        [row[1:] for row in gone],
+        sorted(row[1:] for row in gone),
     )
     conn.executemany(
         "DELETE FROM paper_family_tokens WHERE family = ? AND token = ? AND year = ? "
@@ -254,7 +258,8 @@ def put_keys(
         [row for row in gone if row[0]],
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO paper_title_tokens VALUES (?, ?, ?, ?)", [row[1:] for row in added]
+        "INSERT OR IGNORE INTO paper_title_tokens VALUES (?, ?, ?, ?)",
+        sorted(row[1:] for row in added),
     )
     conn.executemany(
         "INSERT OR IGNORE INTO paper_family_tokens VALUES (?, ?, ?, ?, ?)",
