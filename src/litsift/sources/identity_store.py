@@ -48,8 +48,10 @@ class StoreIdentityIndex(IdentityIndex):
     rule allows: the same first author's family when the record has one, a year within one or
     unknown, a title length that can reach the ratio. A record without a first author is thus
     no longer compared with every stored title, nor one of a common first author (Wang, 2021)
-    with every paper of that block: rows read and memory follow the records' rarest words,
-    not the store's size. What an import writes is added with :meth:`add` as before, so
+    with every paper of that block; and a record with a first author reads only that author's
+    postings of its words (``paper_family_tokens``), not every paper holding a common word in
+    its year window: rows read and memory follow the records' rarest words and authors, not
+    the store's size. What an import writes is added with :meth:`add` as before, so
     duplicates within one import still merge.
 
     Answers as :meth:`IdentityIndex.from_connection` does (a stored version whose title is

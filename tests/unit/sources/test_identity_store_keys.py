@@ -9,7 +9,9 @@ key or a first-author + year block with its records (:class:`StoreIdentityIndex`
 For the fuzzy title rule, only the papers sharing one of a record's rarest title words
 (``paper_title_tokens``), in its first author's family, year window and title-length window,
 are read: a record without authors is not compared with every title, nor one of a common first
-author with the whole first-author + year block.
+author with the whole first-author + year block. A record with a first author reads that
+author's postings of its rarest words (``paper_family_tokens``), so a common word's postings,
+which grow with the store, are not read.
 """
 
 from __future__ import annotations
