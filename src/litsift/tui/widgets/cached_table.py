@@ -34,7 +34,7 @@ cells that are not ``Text``) is rendered by ``DataTable`` itself.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +159,15 @@ class CachedTable(DataTable[Text]):
         self._frame_styles: dict[str, Style] | None = None
         #: the settings of the frame being rendered (None outside :meth:`render_lines`)
         self._frame: FrameSettings | None = None
+        #: callbacks waiting for the next frame that renders this table (:meth:`when_painted`)
+        self._paint_waiters: list[Callable[[], None]] = []
+
+    def when_painted(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` after the next frame that renders this table (its lines as they are
+        now): once per call, after the frame is written. A table never rendered again (hidden,
+        or a screen pushed over it) never runs it: give it a timer too
+        (:func:`litsift.tui.screens.jobs.after_paint`)."""
+        self._paint_waiters.append(callback)
 
     # -- contents --------------------------------------------------------------------------
     def show_rows(
@@ -226,6 +235,9 @@ class CachedTable(DataTable[Text]):
             return super().render_lines(crop)
         finally:
             self._frame_styles = self._frame = None
+            waiters, self._paint_waiters = self._paint_waiters, []
+            for callback in waiters:  # called inside the frame: they run after it
+                self.call_after_refresh(callback)
 
     def _settings(self) -> FrameSettings:
         """The settings of the frame being rendered (read at its first line, after
