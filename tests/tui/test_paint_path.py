@@ -18,7 +18,7 @@ from litsift.tui.app import create_app
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine, query_bar
 from litsift.tui.widgets.kind_tab import PANE_ID
 from litsift.types import Kind
-from tests.tui.conftest import search
+from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
 #: two aspects: the coverage column is shown (tests/tui/test_first_hour.py)
@@ -66,6 +66,32 @@ async def test_the_aspect_worker_starts_after_the_rows_are_painted_and_fills_the
         cells = {t.get_cell(d, "coverage").plain for d in new}
         assert "…" not in cells and all(cell.strip() for cell in cells)
         assert "Aspects — coverage" in app.query_one(DetailPane).text
+
+
+async def test_from_an_empty_table_the_detail_and_the_scoring_wait_for_the_rows_frame(
+    service: Any,
+) -> None:
+    """0 -> 50 rows: the screen can go idle before the table's repaint reaches it, and Textual
+    then runs after-refresh callbacks at once; the detail and the aspect worker must still
+    start after the frame in which the table renders the new rows, not in it."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, t = app.search_screen, table(app)
+        assert not t.hits
+        events: list[tuple[str, tuple[str, ...]]] = []
+        rows = lambda *a: ("table", tuple(h.docid for h in t.hits))  # noqa: E731
+        counting(t, "render_lines", events, rows)
+        counting(screen.ranking, "_score_in_thread", events, lambda *a: ("scoring", ()))
+        body = app.query_one("#detail-body", Static)
+        counting(body, "update", events, lambda *a, **k: ("detail", ()))
+        await search(pilot, "dialogue state tracking")
+        new = tuple(h.docid for h in t.hits)
+        assert new and ("table", new) in events
+        rendered = events.index(("table", new))
+        assert events.index(("detail", ())) > rendered
+        assert events.index(("scoring", ())) > rendered
+        assert screen.detail.hit == t.hits[0]
 
 
 async def test_a_new_result_redraws_only_what_changed(service: Any) -> None:
