@@ -94,6 +94,31 @@ async def test_from_an_empty_table_the_detail_and_the_scoring_wait_for_the_rows_
         assert screen.detail.hit == t.hits[0]
 
 
+async def test_a_first_result_set_is_painted_without_a_layout_pass(service: Any) -> None:
+    """0 -> 50 rows: the tab's new count ("Papers (50)") and the table's new height are a
+    repaint (fixed-width tabs, a scrollbar always shown), not a layout pass of the screen
+    before the rows' frame; the scrollbar still follows the rows and the cursor still
+    scrolls them into view."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, t = app.search_screen, table(app)
+        events: list[tuple[str, tuple[str, ...]]] = []
+        counting(screen, "_refresh_layout", events, lambda *a, **k: ("layout", ()))
+        counting(t, "render_lines", events, lambda *a: ("table", tuple(h.docid for h in t.hits)))
+        await search(pilot, "dialogue state tracking")
+        new = tuple(h.docid for h in t.hits)
+        assert len(new) > t.size.height  # more rows than fit: the scrollbar has a thumb
+        rendered = events.index(("table", new))
+        assert ("layout", ()) not in events[:rendered]
+        tab = app.query_one("#kinds").get_tab(screen.tab())  # type: ignore[attr-defined]
+        assert tab.label.plain == f"Papers ({len(new)})"
+        assert t.vertical_scrollbar.window_virtual_size == len(new) + 1  # rows + header
+        await pilot.press("G")  # the last row: scrolled into view
+        await pilot.pause()
+        assert t.cursor_row == len(new) - 1 and t.scroll_y == t.max_scroll_y > 0
+
+
 async def test_a_new_result_redraws_only_what_changed(service: Any) -> None:
     app = create_app(service, show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
