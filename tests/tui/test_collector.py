@@ -40,7 +40,7 @@ async def test_no_collection_between_the_request_and_the_painted_rows(service: A
     assert gc.get_freeze_count() == 0 and gc.isenabled()  # closed: nothing left frozen
 
 
-async def test_a_hold_ends_by_itself_and_leaves_collection_as_it_found_it(
+async def test_a_hold_ends_by_itself_or_with_the_app_and_leaves_collection_as_it_was(
     service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(collector, "HOLD_LIMIT_S", 0.05)
@@ -59,3 +59,6 @@ async def test_a_hold_ends_by_itself_and_leaves_collection_as_it_found_it(
             assert not gc.isenabled()
         finally:
             gc.enable()
+        hold.hold()  # the app closes before the rows come: collection is on again after it
+        assert not gc.isenabled()
+    assert gc.isenabled() and not hold.held

@@ -79,7 +79,10 @@ class LitsiftApp(App[None]):
         self.call_after_refresh(CollectorHold.freeze_startup)
 
     def on_unmount(self) -> None:
-        CollectorHold.unfreeze()  # another app in this process (the tests) starts afresh
+        # a hold the app's end cut short, and what it froze: another app in this process (the
+        # tests) starts with collection as it was
+        self.search_screen.collector.release()
+        CollectorHold.unfreeze()
 
     @work(thread=True, exclusive=True, group="arrivals", exit_on_error=False)
     def check_arrivals(self) -> None:
