@@ -20,7 +20,9 @@ from an idle app; aspect scoring runs after the paint and is not in the figures.
 in-process ``service.search`` of the same queries measured in the same run (the floor the UI adds
 to). The main thread's CPU time over the same span (``time.thread_time``: the event loop, the
 screen's handlers, layout and rendering; not the search worker's thread) is printed too: on a
-shared machine the wall time also waits for other processes, the CPU time much less.
+shared machine the wall time also waits for other processes, the CPU time much less. So is
+the time spent in Python's garbage collector inside the same span (any thread: a collection
+stops them all), which the TUI keeps out of it (:mod:`litsift.tui.collector`).
 
 ``--home DIR`` measures on another home instead (the DataFinder home takes ~15 min to build
 on two cores): when ``DIR`` holds no papers, every 10th paper of the shared sample
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -84,9 +87,11 @@ class PaintClock:
     writes (``Screen._compositor_refresh``) after ``SearchScreen._show`` took the result and
     after the results table has rendered lines again (``ResultsTable.render_lines``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_paint: Any = None) -> None:
         #: query text -> (perf_counter, main thread's CPU seconds) at the paint
         self.painted: dict[str, tuple[float, float]] = {}
+        #: called with the query text at each paint recorded
+        self.on_paint = on_paint
         self._waiting: str | None = None
         self._table_drawn = False
         clock = self
@@ -108,8 +113,11 @@ class PaintClock:
         def _compositor_refresh(screen: Screen[Any]) -> None:
             frame(screen)
             if clock._waiting is not None and clock._table_drawn:
-                clock.painted.setdefault(clock._waiting, (time.perf_counter(), time.thread_time()))
+                text = clock._waiting
+                clock.painted.setdefault(text, (time.perf_counter(), time.thread_time()))
                 clock._waiting = None
+                if clock.on_paint is not None:
+                    clock.on_paint(text)
 
         SearchScreen._show = _show  # type: ignore[method-assign]
         ResultsTable.render_lines = render_lines  # type: ignore[method-assign]
@@ -140,10 +148,41 @@ def keys_of(text: str) -> list[str]:
     return [_character_to_key(c) for c in text]
 
 
+class GCClock:
+    """Milliseconds spent in Python's garbage collector (any thread) from a keystroke to the
+    paint of one query text's results."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.text = ""
+        self.ms = 0.0
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        elif self.on:
+            self.ms += 1000 * (time.perf_counter() - self._start)
+
+    def window(self, text: str) -> None:
+        """Start counting from zero until the results of ``text`` are painted."""
+        self.on, self.ms, self.text = True, 0.0, text
+
+    def stop(self, text: str) -> None:
+        """The results of ``text`` are painted: stop counting if they are the awaited ones."""
+        if text == self.text:
+            self.on = False
+
+
+MODES = ("typed", "enter", "typed_cpu", "enter_cpu", "typed_gc", "enter_gc")
+
+
 async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[float]]:
-    clock = PaintClock()
+    collector = GCClock()
+    clock = PaintClock(on_paint=collector.stop)
     app = create_app(svc)
-    times: dict[str, list[float]] = {m: [] for m in ("typed", "enter", "typed_cpu", "enter_cpu")}
+    times: dict[str, list[float]] = {m: [] for m in MODES}
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         bar = app.query_one("#query", Input)
@@ -159,14 +198,17 @@ async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[flo
                     keys = keys_of(text)
                     await pilot.press(*keys[:-1])
                     t0, c0 = time.perf_counter(), time.thread_time()
+                    collector.window(text)
                     await pilot.press(keys[-1])
                 else:
                     bar.value = text
                     t0, c0 = time.perf_counter(), time.thread_time()
+                    collector.window(text)
                     await pilot.press("enter")
                 painted, cpu = await wait_painted(pilot, clock, text)
                 times[mode].append(1000 * (painted - t0))
                 times[f"{mode}_cpu"].append(1000 * (cpu - c0))
+                times[f"{mode}_gc"].append(collector.ms)
                 await settle(pilot)
                 bar.focus()
     return times
@@ -225,6 +267,8 @@ def report(runs: dict[str, dict[str, Any]]) -> None:
         "Enter -> paint (no debounce)": "enter",
         "  main thread CPU, typed": "typed_cpu",
         "  main thread CPU, Enter": "enter_cpu",
+        "  garbage collection, typed": "typed_gc",
+        "  garbage collection, Enter": "enter_gc",
         "service.search alone (peer, in-process)": "peer",
     }
     names = list(runs)
@@ -234,7 +278,7 @@ def report(runs: dict[str, dict[str, Any]]) -> None:
     for label, mode in modes.items():
         cells, stats = "", []
         for run in runs.values():
-            values = run[mode]
+            values = run[mode] or [0.0]
             stats.append((statistics.median(values), pct(values, 95)))
             cells += f" {stats[-1][0]:14.1f} {stats[-1][1]:7.1f}"
         if len(stats) > 1:
@@ -286,8 +330,8 @@ def against(args: argparse.Namespace) -> None:
                 file=sys.stderr,
             )
             pooled = runs.setdefault(name, {"queries": run["queries"], "corpus": run["corpus"]})
-            for mode in ("typed", "enter", "typed_cpu", "enter_cpu", "peer"):
-                pooled.setdefault(mode, []).extend(run[mode])
+            for mode in (*MODES, "peer"):
+                pooled.setdefault(mode, []).extend(run.get(mode, []))
     report(runs)
 
 

@@ -18,7 +18,7 @@ from litsift.tui.app import create_app
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine, query_bar
 from litsift.tui.widgets.kind_tab import PANE_ID
 from litsift.types import Kind
-from tests.tui.conftest import search
+from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
 #: two aspects: the coverage column is shown (tests/tui/test_first_hour.py)
@@ -68,6 +68,57 @@ async def test_the_aspect_worker_starts_after_the_rows_are_painted_and_fills_the
         assert "Aspects — coverage" in app.query_one(DetailPane).text
 
 
+async def test_from_an_empty_table_the_detail_and_the_scoring_wait_for_the_rows_frame(
+    service: Any,
+) -> None:
+    """0 -> 50 rows: the screen can go idle before the table's repaint reaches it, and Textual
+    then runs after-refresh callbacks at once; the detail and the aspect worker must still
+    start after the frame in which the table renders the new rows, not in it."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, t = app.search_screen, table(app)
+        assert not t.hits
+        events: list[tuple[str, tuple[str, ...]]] = []
+        rows = lambda *a: ("table", tuple(h.docid for h in t.hits))  # noqa: E731
+        counting(t, "render_lines", events, rows)
+        counting(screen.ranking, "_score_in_thread", events, lambda *a: ("scoring", ()))
+        body = app.query_one("#detail-body", Static)
+        counting(body, "update", events, lambda *a, **k: ("detail", ()))
+        await search(pilot, "dialogue state tracking")
+        new = tuple(h.docid for h in t.hits)
+        assert new and ("table", new) in events
+        rendered = events.index(("table", new))
+        assert events.index(("detail", ())) > rendered
+        assert events.index(("scoring", ())) > rendered
+        assert screen.detail.hit == t.hits[0]
+
+
+async def test_a_first_result_set_is_painted_without_a_layout_pass(service: Any) -> None:
+    """0 -> 50 rows: the tab's new count ("Papers (50)") and the table's new height are a
+    repaint (fixed-width tabs, a scrollbar always shown), not a layout pass of the screen
+    before the rows' frame; the scrollbar still follows the rows and the cursor still
+    scrolls them into view."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, t = app.search_screen, table(app)
+        events: list[tuple[str, tuple[str, ...]]] = []
+        counting(screen, "_refresh_layout", events, lambda *a, **k: ("layout", ()))
+        counting(t, "render_lines", events, lambda *a: ("table", tuple(h.docid for h in t.hits)))
+        await search(pilot, "dialogue state tracking")
+        new = tuple(h.docid for h in t.hits)
+        assert len(new) > t.size.height  # more rows than fit: the scrollbar has a thumb
+        rendered = events.index(("table", new))
+        assert ("layout", ()) not in events[:rendered]
+        tab = app.query_one("#kinds").get_tab(screen.tab())  # type: ignore[attr-defined]
+        assert tab.label.plain == f"Papers ({len(new)})"
+        assert t.vertical_scrollbar.window_virtual_size == len(new) + 1  # rows + header
+        await pilot.press("G")  # the last row: scrolled into view
+        await pilot.pause()
+        assert t.cursor_row == len(new) - 1 and t.scroll_y == t.max_scroll_y > 0
+
+
 async def test_a_new_result_redraws_only_what_changed(service: Any) -> None:
     app = create_app(service, show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -76,15 +127,14 @@ async def test_a_new_result_redraws_only_what_changed(service: Any) -> None:
         status = app.query_one(StatusLine)
         body = app.query_one("#detail-body", Static)
         tab = app.query_one("#kinds").get_tab(screen.tab())  # type: ignore[attr-defined]
-        label = tab.label.plain
         rebuilt: list[Any] = []
         drawn: list[Any] = []
         layouts: list[bool] = []
-        relabelled: list[Any] = []
+        tab_layouts: list[bool] = []
         counting(t, "show_rows", rebuilt, lambda *a, **k: 1)
         counting(body, "update", drawn, lambda *a, **k: 1)
         counting(status, "refresh", layouts, lambda *a, **k: bool(k.get("layout")))
-        counting(tab, "update", relabelled, lambda *a, **k: 1)
+        counting(tab, "refresh", tab_layouts, lambda *a, **k: bool(k.get("layout")))
         shown: list[int] = []
 
         def show(*args: Any) -> None:
@@ -102,7 +152,8 @@ async def test_a_new_result_redraws_only_what_changed(service: Any) -> None:
         modes = len(layouts)
         screen.show_modes()  # the same modes again: nothing to repaint
         assert len(layouts) == modes
-        assert len(relabelled) == (tab.label.plain != label)
+        # a new count ("Papers (50)") repaints the tab: never a layout pass
+        assert not any(tab_layouts) and tab.label.plain == f"Papers ({len(t.hits)})"
 
 
 async def test_the_detail_follows_a_new_result_set(service: Any) -> None:

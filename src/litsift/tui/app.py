@@ -21,6 +21,7 @@ from litsift.config import Config
 from litsift.errors import LitsiftError
 from litsift.service_api import LitsiftAPI
 from litsift.text import for_terminal
+from litsift.tui.collector import CollectorHold
 from litsift.tui.screens import HelpScreen, SearchScreen
 from litsift.tui.screens.citations import CitationsScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
@@ -74,6 +75,14 @@ class LitsiftApp(App[None]):
             )
         self.set_keymap(self.config.keymap)
         self.check_arrivals()
+        # what the app started with is not walked by later collections (tui/collector.py)
+        self.call_after_refresh(CollectorHold.freeze_startup)
+
+    def on_unmount(self) -> None:
+        # a hold the app's end cut short, and what it froze: another app in this process (the
+        # tests) starts with collection as it was
+        self.search_screen.collector.release()
+        CollectorHold.unfreeze()
 
     @work(thread=True, exclusive=True, group="arrivals", exit_on_error=False)
     def check_arrivals(self) -> None:

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from litsift.tui.messages import Notice
+from litsift.tui.widgets.cached_table import CachedTable
 
 #: a background job: runs in a worker thread, returns the message to post (or None)
 Job = Callable[[], Message | None]
@@ -77,15 +78,24 @@ class ServiceCalls:
         self._open = max(0, self._open - 1)
 
 
-def after_paint(pump: MessagePump, callback: Callable[[], None]) -> None:
+def after_paint(
+    pump: MessagePump, callback: Callable[[], None], painted: CachedTable | None = None
+) -> None:
     """Run ``callback`` once, after the next refresh of the screen shown, and at the latest
     after 0.2 s: Textual runs after-refresh callbacks on the screen shown then, so a screen
-    pushed over ``pump``'s and popped meanwhile would drop them (and leave the app busy)."""
+    pushed over ``pump``'s and popped meanwhile would drop them (and leave the app busy).
+
+    ``painted``: after the frame that renders this table, not merely the next refresh (a
+    screen that is idle before the table's repaint reaches it runs its after-refresh callbacks
+    at once: the callback would run, and its work be drawn, in the rows' frame)."""
     pending = [callback]
 
     def once() -> None:
         if pending:
             pending.pop()()
 
-    pump.call_after_refresh(once)
+    if painted is not None:
+        painted.when_painted(once)
+    else:
+        pump.call_after_refresh(once)
     pump.set_timer(0.2, once)

@@ -95,7 +95,7 @@ class RankingCommands:
             )
 
         if after_paint:
-            run_after_paint(self.screen, start)
+            run_after_paint(self.screen, start, tab.table)
         else:
             start()
 

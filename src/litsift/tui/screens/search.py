@@ -31,6 +31,7 @@ from textual.worker import get_current_worker
 from litsift.config import SearchSettings
 from litsift.errors import LitsiftError
 from litsift.service_api import LitsiftAPI
+from litsift.tui.collector import CollectorHold
 from litsift.tui.messages import (
     AnnotationsChanged,
     AspectsJudged,
@@ -103,6 +104,8 @@ class SearchScreen(CommandKeys, Screen[None]):
         self._request_id = 0
         self._pending: int | None = None
         self._detail_pending = False  # a new result's detail waits for its rows' frame
+        #: garbage collection waits from a search request to its painted rows
+        self.collector = CollectorHold(self)
 
     @property
     def fulltext(self) -> bool:
@@ -192,6 +195,7 @@ class SearchScreen(CommandKeys, Screen[None]):
     @on(SearchRequested)
     def _search_requested(self, msg: SearchRequested) -> None:
         self.text, self.years = msg.text, msg.years
+        self.collector.hold()
         self.refresh_bindings()
         self.search(self.kind)
         if msg.submitted:
@@ -273,7 +277,7 @@ class SearchScreen(CommandKeys, Screen[None]):
             self.status.show_result(result)
             self.show_modes()
             self._detail_pending = True  # its highlights wait: the rows are painted first
-            after_paint(self, self._detail_after_paint)
+            after_paint(self, self._detail_after_paint, self.tab(kind).table)
         # the "…" is drawn with the rows; the worker starts after they are painted
         self.ranking.score_aspects(kind, result, after_paint=True)
         self.refresh_bindings()
@@ -283,6 +287,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         if msg.request_id != self._request_id:
             return
         self._pending = None
+        self.collector.release()
         self.tab(msg.query.kind).shown = None  # retry on the next request
         self.status.show_error(msg.error)
         if not isinstance(msg.error, LitsiftError):
@@ -302,6 +307,7 @@ class SearchScreen(CommandKeys, Screen[None]):
 
     def _detail_after_paint(self) -> None:
         self._detail_pending = False
+        self.collector.release()  # the rows are painted: collect now, not in their frame
         self._highlighted(ResultHighlighted(self.kind, self.table().highlighted_hit))
 
     @on(TabbedContent.TabActivated)

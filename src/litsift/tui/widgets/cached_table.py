@@ -34,12 +34,10 @@ cells that are not ``Text``) is rendered by ``DataTable`` itself.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
-from rich.console import Console, ConsoleOptions
-from rich.containers import Lines
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
@@ -50,6 +48,10 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
+
+from litsift.tui.widgets.cell_lines import cell_signature, one_line_cell
+
+__all__ = ["CachedTable", "FrameSettings", "cell_signature", "one_line_cell"]
 
 #: one rendered cell: its lines, each a list of segments
 CellLines = list[list[Segment]]
@@ -63,55 +65,6 @@ CELL_CACHE_SIZE = 4096
 ROW_CACHE_SIZE = 1024
 #: cells kept with their row's style (350 places in 50 rows, zebra and cursor variants)
 STYLED_CACHE_SIZE = 4096
-
-
-def cell_signature(cell: Text) -> Hashable:
-    """What a ``Text`` cell's rendering depends on besides its width: text, spans, options."""
-    return (
-        cell.plain,
-        tuple(cell.spans),
-        cell.style,
-        cell.justify,
-        cell.overflow,
-        cell.no_wrap,
-        cell.end,
-        cell.tab_size,
-    )
-
-
-def one_line_cell(
-    cell: Text, width: int, padding: int, console: Console, options: ConsoleOptions
-) -> list[Segment] | None:
-    """The one line Rich renders for ``Padding(cell, (0, padding))`` in ``width`` cells with
-    ``no_wrap`` (what ``DataTable`` renders for a one-line cell), without Rich's renderable
-    machinery: the same steps as ``Text.wrap`` for one unwrapped line (justify, truncate), the
-    text's spans rendered by ``Text.render``, then padded. The characters and their styles equal
-    Rich's (``tests/tui/test_results_render.py`` compares them); segment boundaries may differ,
-    which a ``Strip``'s ``simplify`` evens out.
-
-    Returns None for what it does not cover (a newline or tab in the text, overflow "ignore",
-    an ``end`` other than a newline, no room inside the padding): render those through Rich.
-    """
-    inner = width - 2 * padding
-    plain = cell.plain
-    if inner < 1 or "\n" in plain or "\t" in plain or cell.end not in ("\n", ""):
-        return None
-    justify = cell.justify or options.justify or "default"
-    overflow = cell.overflow or options.overflow or "fold"
-    if overflow == "ignore":
-        return None
-    line = cell.copy()
-    if justify != "default":
-        Lines([line]).justify(console, inner, justify=justify, overflow=overflow)
-    line.truncate(inner, overflow=overflow)
-    # Text.__rich_console__ joins its lines: the text's own style becomes a span
-    segments = list(Text("\n").join([line]).render(console))
-    segments = Segment.adjust_line_length(segments, inner, style=_NULL, pad=True)
-    pad = Segment(" " * padding, _NULL)
-    return [pad, *segments, pad] if padding else segments
-
-
-_NULL = Style.null()
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +112,17 @@ class CachedTable(DataTable[Text]):
         self._frame_styles: dict[str, Style] | None = None
         #: the settings of the frame being rendered (None outside :meth:`render_lines`)
         self._frame: FrameSettings | None = None
+        #: True while the virtual size is set without a layout pass (:meth:`_update_dimensions`)
+        self._sizing = False
+        #: callbacks waiting for the next frame that renders this table (:meth:`when_painted`)
+        self._paint_waiters: list[Callable[[], None]] = []
+
+    def when_painted(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` after the next frame that renders this table (its lines as they are
+        now): once per call, after the frame is written. A table never rendered again (hidden,
+        or a screen pushed over it) never runs it: give it a timer too
+        (:func:`litsift.tui.screens.jobs.after_paint`)."""
+        self._paint_waiters.append(callback)
 
     # -- contents --------------------------------------------------------------------------
     def show_rows(
@@ -226,6 +190,9 @@ class CachedTable(DataTable[Text]):
             return super().render_lines(crop)
         finally:
             self._frame_styles = self._frame = None
+            waiters, self._paint_waiters = self._paint_waiters, []
+            for callback in waiters:  # called inside the frame: they run after it
+                self.call_after_refresh(callback)
 
     def _settings(self) -> FrameSettings:
         """The settings of the frame being rendered (read at its first line, after
@@ -412,7 +379,10 @@ class CachedTable(DataTable[Text]):
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """The virtual size; new rows are measured only when a column's width or a row's
-        height depends on its contents."""
+        height depends on its contents. With the vertical scrollbar always shown (CSS
+        ``overflow-y: scroll``), a new number of rows (0 -> 50 on a first search) changes
+        the scrollbar's thumb and the table's lines, not the screen's layout: no layout pass,
+        and the frame that paints the rows repaints what changed, not the whole screen."""
         rows = list(new_rows)
         fixed = (
             self.cached
@@ -422,7 +392,35 @@ class CachedTable(DataTable[Text]):
                 for key in rows
             )
         )
-        super()._update_dimensions(() if fixed else rows)
+        if not (fixed and self.styles.overflow_y == "scroll"):
+            super()._update_dimensions(() if fixed else rows)
+            return
+        # the scrollbar is always shown: a new row count is its thumb, not a layout pass
+        before = self.virtual_size
+        self._sizing = True
+        try:
+            super()._update_dimensions(())
+        finally:
+            self._sizing = False
+        after = self.virtual_size
+        if after.width != before.width:  # new columns: the horizontal scrollbar may change
+            self.refresh(layout=True)
+        elif after != before:
+            self._scroll_update(after)
+            self.refresh()
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        """As ``Widget.refresh``; no layout pass for a new virtual height (see
+        :meth:`_update_dimensions`)."""
+        return super().refresh(
+            *regions, repaint=repaint, layout=layout and not self._sizing, recompose=recompose
+        )
 
     def notify_style_update(self) -> None:
         """A style changed (focus moved in or out, a theme): rows are styled again. A cell's

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.app import ComposeResult
-from textual.widgets import TabbedContent, TabPane
+from textual.content import Content
+from textual.widgets import Static, Tab, TabbedContent, TabPane
 
 from litsift.tui.widgets.detail_pane import Extras
 from litsift.tui.widgets.results_table import ResultsTable
@@ -24,6 +25,15 @@ TAB_LABEL = {Kind.PAPER: "Papers", Kind.DATASET: "Datasets"}
 
 #: ``service.coverage_order``: hits sorted by their coverage
 CoverageSort = Callable[[list[Hit], list[Coverage]], list[Hit]]
+
+
+def relabel(tab: Tab, label: str) -> None:
+    """Set ``tab``'s label as a repaint: the kind tabs have a fixed width (``litsift.tcss``),
+    so a new count ("Papers" -> "Papers (50)") moves nothing. ``Tab.label`` would ask for a
+    layout pass of the screen (and a full repaint) in the frame that paints the new rows, and
+    move the underline (``Tab.Relabelled``) that stays where it is."""
+    tab._label = Content.from_text(label)  # what Tab.label sets, without Tab.update
+    Static.update(tab, tab._label, layout=False)
 
 
 class KindTab(TabPane):
@@ -76,8 +86,8 @@ class KindTab(TabPane):
         """Show a new result (the tab title counts its hits when there is a query);
         ``scoring``: its aspect scoring is about to start (the rows are drawn once, with it).
 
-        The title is set only when its text changes: a new label is a relayout of the tab bar
-        (and its underline), mostly for the same "Papers (50)"."""
+        The title is set only when its text changes, and without a layout pass
+        (:func:`relabel`)."""
         self.reranked = ""
         self.shown = (result.query.text, result.query.years)
         title = TAB_LABEL[self.kind]
@@ -86,7 +96,7 @@ class KindTab(TabPane):
         tabs = next(a for a in self.ancestors if isinstance(a, TabbedContent))
         tab = tabs.get_tab(self)
         if tab.label.plain != title:
-            tab.label = title
+            relabel(tab, title)
         self.table.show_result(result, annotations, scoring=scoring)
 
     def reorder(self, result: SearchResult, reranked: str | None = None) -> None:
