@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 
 from litsift.cache.embeddings import EmbeddingCache
 from litsift.models_onnx.encoder import Encoder
-from litsift.models_onnx.pool import POOL_CHUNK, POOL_MIN, EmbedPool, embed_workers
+from litsift.models_onnx.pool import POOL_MIN, EmbedPool, embed_workers
 
 from ..conftest import PAPERS_GZ, read_jsonl_gz
 
@@ -62,63 +61,6 @@ def test_a_killed_worker_falls_back_in_process(encoder: Encoder, titles: list[st
             os.kill(pid, signal.SIGKILL)
         again = enc.encode_passages(titles)
         assert not pool.usable  # broken: closed, and the batch was embedded in-process
-    assert np.array_equal(again, expected)
-
-
-class _WatchedCache(EmbeddingCache):
-    """The real cache; each ``put`` also notes how many chunks the pool still had queued or
-    running at that moment."""
-
-    def __init__(self, path: Path, pool: EmbedPool) -> None:
-        super().__init__(path)
-        self.pool = pool
-        self.queued_at_put: list[int] = []
-
-    def put(self, encoder_key: str, texts: Sequence[str], vectors: np.ndarray) -> None:
-        assert self.pool._executor is not None
-        self.queued_at_put.append(len(self.pool._executor._pending_work_items))  # type: ignore[attr-defined]
-        super().put(encoder_key, texts, vectors)
-
-
-def test_workers_keep_embedding_while_the_cache_is_written(
-    encoder: Encoder, titles: list[str], tmp_path: Path
-) -> None:
-    """Issue 32: a build's chunks are all queued at once and each is cached as it comes back,
-    so the workers never wait for the main process (before: steps of 512 passages, each
-    finished by every worker before its cache write, the other worker idle at each step's end)."""
-    enc = fresh(encoder)
-    alone = enc.encode_passages(titles)
-    with enc.worker_pool(2):
-        pool = enc._pool
-        assert isinstance(pool, EmbedPool)
-        enc.encode_passages(titles[:POOL_CHUNK])  # in-process (below POOL_MIN); pool not used
-        cache = _WatchedCache(tmp_path / "embeddings.sqlite", pool)
-        enc.passage_cache = cache
-        seen: list[int] = []
-        pooled = enc.encode_passages(titles, progress=lambda d, _t: seen.append(d))
-    assert np.array_equal(pooled, alone)
-    assert len(cache.queued_at_put) == -(-len(titles) // POOL_CHUNK)  # one write per chunk
-    assert cache.queued_at_put[0] >= 1  # the first chunk was cached while others still ran
-    assert seen == sorted(seen) and seen[-1] == len(titles)
-    stored, found = cache.get(enc.cache_key, [enc.spec.passage_prefix + t for t in titles], enc.dim)
-    assert found.all() and np.array_equal(stored, alone)
-
-
-def test_a_killed_worker_mid_build_keeps_the_cached_chunks(
-    encoder: Encoder, titles: list[str], tmp_path: Path
-) -> None:
-    enc = fresh(encoder)
-    expected = enc.encode_passages(titles)
-    enc.passage_cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
-    with enc.worker_pool(2):
-        pool = enc._pool
-        assert isinstance(pool, EmbedPool)
-        enc.encode_passages(["warm " + t for t in titles])  # the workers are up
-        assert pool._executor is not None
-        for pid in list(pool._executor._processes):
-            os.kill(pid, signal.SIGKILL)
-        again = enc.encode_passages(titles)
-        assert not pool.usable  # broken: the rest was embedded in-process
     assert np.array_equal(again, expected)
 
 

@@ -27,7 +27,7 @@ from tokenizers import Encoding, Tokenizer
 
 from litsift.errors import ModelError, ModelNotBuiltError
 from litsift.models_onnx.export import build_onnx, onnx_path_for
-from litsift.models_onnx.pool import POOL_MIN, EmbedPool, embed_workers
+from litsift.models_onnx.pool import POOL_CHUNK, POOL_MIN, EmbedPool, embed_workers
 from litsift.models_onnx.registry import DEFAULT_MODEL, ModelSpec, get_spec
 from litsift.models_onnx.source import EXPORT_HINT, export_available, missing_export_modules
 
@@ -213,21 +213,13 @@ class Encoder:
             progress(hits, len(full))
         done = hits
         pool = self._pool
-        if pool is not None and len(missing) >= POOL_MIN:
-            # every chunk is queued at once and cached as it comes back: the workers never
-            # wait for a cache write (a killed build keeps the chunks already cached)
-            for fresh in pool.chunks([full[i] for i in missing]):
-                idx = missing[done - hits : done - hits + len(fresh)]
-                out[idx] = fresh
-                cache.put(self.cache_key, [full[i] for i in idx], fresh)
-                done += len(idx)
-                if progress is not None:
-                    progress(done, len(full))
-            missing = missing[done - hits :]  # all but what a broken pool left undone
-        for start in range(0, len(missing), CACHE_CHUNK):
-            idx = missing[start : start + CACHE_CHUNK]
+        # a killed build keeps its chunks; with worker processes, chunks big enough to share
+        pooled = pool is not None and len(missing) >= POOL_MIN
+        step = max(POOL_MIN, 4 * POOL_CHUNK * pool.workers) if pool and pooled else CACHE_CHUNK
+        for start in range(0, len(missing), step):
+            idx = missing[start : start + step]
             todo = [full[i] for i in idx]
-            fresh = self._encode(todo, batch_size, None, pooled=False)  # progress once cached
+            fresh = self._encode(todo, batch_size, None)  # progress once it is cached
             out[idx] = fresh
             cache.put(self.cache_key, todo, fresh)
             done += len(idx)

@@ -16,7 +16,7 @@ something to embed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -86,22 +86,6 @@ class EmbedPool:
     def usable(self) -> bool:
         """False once a worker died (the caller then embeds in-process)."""
         return self._executor is not None
-
-    def chunks(self, texts: list[str]) -> Iterator[FloatArray]:
-        """Vectors of consecutive ``POOL_CHUNK``-text chunks of already-prefixed passages, in
-        input order, as they come back. Every chunk is queued at once, so the workers keep
-        embedding while the caller stores the chunks already yielded (cache writes, progress).
-
-        Stops early, after closing the pool, when a worker died (out of memory, a signal):
-        the caller embeds what is left in-process (the yielded chunks tell how far it got).
-        """
-        if self._executor is None:
-            return
-        parts = [texts[i : i + POOL_CHUNK] for i in range(0, len(texts), POOL_CHUNK)]
-        try:
-            yield from self._executor.map(_embed, parts)
-        except BrokenProcessPool:
-            self.close()
 
     def encode(
         self, texts: list[str], progress: Callable[[int, int], None] | None
