@@ -42,7 +42,9 @@ QUERY_BATCH = 64
 #: passages (and their padding); alone, it is a function of its text only -- the same vector
 #: in an incremental ingest, a rebuild or any subset (issue 15, item 2). Measured on this
 #: 2-core CPU, 400 abstracts: 42.1 passages/s at batch 1 vs 38.1 at batch 32 (no padding to
-#: compute), benchmarks/encoder_throughput.py --batch-size.
+#: compute), benchmarks/encoder_throughput.py --batch-size. On an Intel Xeon with AMX (issue
+#: 32), one thread, length-sorted batches: 47.3 / 43.9 / 30.1 passages/s at 1 / 4 / 16, so a
+#: token budget per batch would not pay either (benchmarks/embed_rate.py --levers).
 PASSAGE_BATCH = 1
 #: Passages embedded between two writes to the passage cache.
 CACHE_CHUNK = 64

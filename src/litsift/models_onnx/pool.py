@@ -4,7 +4,9 @@ One passage per ONNX run (litsift's batch size, so that a vector depends on its 
 parallelises badly over ONNX Runtime's intra-op threads; one process per core does not.
 ``benchmarks/embed_scaleout.py`` measured it: on a 16-core Xeon, 16 workers x 1 thread embed
 465.8 passages/s against 94.2 for one process with 16 threads (4.9x); on this project's 2-core
-machines 2 workers x 1 thread give about 1.5x. The vectors are identical to the in-process ones
+machines 2 workers x 1 thread give about 1.5x (AMD EPYC: ~60 passages/s; Intel Xeon with AMX:
+69-79, vs 36-47 for one process x 1 thread and 38-62 for one process x 2 threads;
+``benchmarks/embed_rate.py --layouts``, issue 32). The vectors are identical to the in-process ones
 (same ONNX file, same tokenizer, same batch size), so a corpus embedded here is searched with
 queries embedded in-process.
 
