@@ -230,3 +230,32 @@ async def test_typing_in_the_query_repaints_the_input_without_a_layout_pass(
         assert bar.value == text and len(layouts) >= len(text) and sum(layouts) <= 1
         assert bar.virtual_size.width > bar.size.width and bar.scroll_x > 0
         assert bar.cursor_position == len(text)
+
+
+async def test_enter_moves_into_the_results_and_records_the_query_after_the_rows_frame(
+    service: Any,
+) -> None:
+    """Enter: the focus move (it redraws the key footer and the bindings) and the history write
+    (it queues for the service's lock) come after the frame that paints the rows, not before
+    the search; the results still get the focus and the query still reaches the history."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, t = app.search_screen, table(app)
+        events: list[tuple[str, tuple[str, ...]]] = []
+        counting(t, "render_lines", events, lambda *a: ("table", tuple(h.docid for h in t.hits)))
+        counting(t, "focus", events, lambda *a, **k: ("focus", ()))
+        counting(screen.triage, "record_submitted", events, lambda q: ("history", (q.text,)))
+        await search(pilot, "dialogue state tracking")
+        new = tuple(h.docid for h in t.hits)
+        assert new
+        rendered = events.index(("table", new))
+        assert events.index(("focus", ())) > rendered
+        assert events.index(("history", ("dialogue state tracking",))) > rendered
+        assert screen.focused is t
+        # Enter again on the query the table already shows: no search to wait for
+        events.clear()
+        screen.query_one("#query", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert ("history", ("dialogue state tracking",)) in events and screen.focused is t

@@ -199,8 +199,9 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.refresh_bindings()
         self.search(self.kind)
         if msg.submitted:
-            self.triage.record_submitted()
-            self.table().focus()
+            self.triage.submit(pending=self._pending is not None)
+        else:  # typing again after Enter: stay in the query
+            self.triage.submitted_painted(focus=False)
 
     @on(QueryInvalid)
     def _query_invalid(self, msg: QueryInvalid) -> None:
@@ -288,15 +289,12 @@ class SearchScreen(CommandKeys, Screen[None]):
             return
         self._pending = None
         self.collector.release()
+        self.triage.submitted_painted()
         self.tab(msg.query.kind).shown = None  # retry on the next request
         self.status.show_error(msg.error)
         if not isinstance(msg.error, LitsiftError):
-            self.notify(
-                f"{type(msg.error).__name__}: {msg.error}",
-                title="Search failed",
-                severity="error",
-                markup=False,
-            )
+            text = f"{type(msg.error).__name__}: {msg.error}"
+            self.notify(text, title="Search failed", severity="error", markup=False)
 
     # -- results, detail and background results --------------------------------------------
     @on(ResultHighlighted)
@@ -309,6 +307,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         self._detail_pending = False
         self.collector.release()  # the rows are painted: collect now, not in their frame
         self._highlighted(ResultHighlighted(self.kind, self.table().highlighted_hit))
+        self.triage.submitted_painted()
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

@@ -41,6 +41,8 @@ class TriageCommands:
         self.screen = screen
         #: the label filter of both tables
         self.label_filter: LabelFilter = "all"
+        #: the query submitted with Enter whose rows are not painted yet
+        self.submitted: Query | None = None
 
     # -- labels ----------------------------------------------------------------------------
     def label(self, label: str) -> None:
@@ -139,12 +141,33 @@ class TriageCommands:
         )
 
     # -- history and saved searches --------------------------------------------------------
-    def record_submitted(self) -> None:
-        """Add the submitted query to the history (called on Enter, not per keystroke)."""
+    def submit(self, pending: bool) -> None:
+        """Enter in the query bar: the results get the focus and the query goes to the history
+        once its rows are painted (:meth:`submitted_painted`; at once when ``pending`` is False,
+        i.e. the table already shows them). Not before: the focus move redraws the key footer
+        and bindings in the frame that would paint the rows, and the history write would queue
+        for the service's lock ahead of the search."""
         screen = self.screen
-        if not screen.text.strip():
+        self.submitted = Query(screen.text, screen.kind, screen.years)
+        if not pending:
+            self.submitted_painted()
+
+    def submitted_painted(self, focus: bool = True) -> None:
+        """The submitted query's rows are painted (or it failed, or ``focus`` False: the user
+        typed on): record it and, with ``focus``, move into the results. No-op otherwise."""
+        query, self.submitted = self.submitted, None
+        if query is not None:
+            self.record_submitted(query)
+            if focus:
+                self.screen.table().focus()
+
+    def record_submitted(self, query: Query | None = None) -> None:
+        """Add ``query`` (default: the screen's current one) to the history (on Enter, not per
+        keystroke)."""
+        screen = self.screen
+        query = query or Query(screen.text, screen.kind, screen.years)
+        if not query.text.strip():
             return
-        query = Query(screen.text, screen.kind, screen.years)
 
         def job() -> Message | None:
             screen.service.record_query(query)
