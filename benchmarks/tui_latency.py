@@ -15,8 +15,11 @@ real queries (DataFinder keyphrase queries, papers tab, default settings: ``tui_
 "Painted" is the first frame the compositor writes (``Screen._compositor_refresh``) after the
 search screen has shown the result (``SearchScreen._show``) and the results table has rendered
 its lines again: the terminal has the new rows. Between queries the app
-settles (search, aspect scoring of the 50 rows and any other worker finish), so each time starts
-from an idle app; aspect scoring runs after the paint and is not in the figures. The peer is the
+settles (search, aspect scoring of the 50 rows and any other worker finish, and the screen paints
+what they changed: the detail pane's layout pass), so each time starts from an idle app; in typed
+mode the screen paints the earlier keys' query bar before the last key (at most 25 ms, as between
+a typist's keys; the debounce is still running). Aspect scoring runs after the paint and is not
+in the figures. The peer is the
 in-process ``service.search`` of the same queries measured in the same run (the floor the UI adds
 to). The main thread's CPU time over the same span (``time.thread_time``: the event loop, the
 screen's handlers, layout and rendering; not the search worker's thread) is printed too: on a
@@ -40,13 +43,14 @@ branched from (``git archive <commit> src | tar -x -C /tmp/base``) rather than a
 Usage::
 
     python benchmarks/tui_latency.py [--queries 30] [--home DIR [--sample 2000]]
-        [--against /tmp/base/src --rounds 3]
+        [--against /tmp/base/src --rounds 3] [--profile spans.prof]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import json
 import os
@@ -57,6 +61,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+# first: the app's package sets the screen's frame rate before Textual is imported, as the CLI does
+import litsift.tui  # noqa: F401
+
+# isort: split
 import numpy as np
 from textual.keys import _character_to_key
 from textual.screen import Screen
@@ -124,14 +132,36 @@ class PaintClock:
         Screen._compositor_refresh = _compositor_refresh  # type: ignore[method-assign]
 
 
+def screen_pending(app: Any) -> bool:
+    """True while the screen has a layout, scroll or repaint waiting for its next frame (the
+    screen's update timer paints at most ``TEXTUAL_FPS`` frames a second)."""
+    screen = app.screen
+    return bool(
+        screen._layout_required
+        or screen._scroll_required
+        or screen._repaint_required
+        or screen._dirty_widgets
+    )
+
+
+async def screen_idle(pilot: Any, limit_s: float = 0.5) -> None:
+    """Wait (at most ``limit_s``) until the screen has painted what it has pending."""
+    end = time.perf_counter() + limit_s
+    while screen_pending(pilot.app) and time.perf_counter() < end:
+        await pilot.pause(0.002)
+
+
 async def settle(pilot: Any) -> None:
-    """Wait until the app has no search, debounce, aspect scoring or job left."""
+    """Wait until the app has no search, debounce, aspect scoring or job left, and the screen
+    has painted what they changed (the detail pane's layout after the previous result)."""
     app = pilot.app
     for _ in range(6000):
         await app.workers.wait_for_complete()
         await pilot.pause()
         if not app.search_screen.busy:
-            return
+            await screen_idle(pilot)
+            if not app.search_screen.busy:
+                return
         await pilot.pause(0.02)
     raise RuntimeError("the app never settled")
 
@@ -178,9 +208,18 @@ class GCClock:
 MODES = ("typed", "enter", "typed_cpu", "enter_cpu", "typed_gc", "enter_gc")
 
 
-async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[float]]:
+async def session(
+    svc: LitsiftService, queries: list[str], profile: Path | None = None
+) -> dict[str, list[float]]:
     collector = GCClock()
-    clock = PaintClock(on_paint=collector.stop)
+    profiler = cProfile.Profile() if profile is not None else None
+
+    def painted(text: str) -> None:
+        collector.stop(text)
+        if profiler is not None:
+            profiler.disable()
+
+    clock = PaintClock(on_paint=painted)
     app = create_app(svc)
     times: dict[str, list[float]] = {m: [] for m in MODES}
     async with app.run_test(size=(160, 50)) as pilot:
@@ -197,13 +236,20 @@ async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[flo
                 if mode == "typed":
                     keys = keys_of(text)
                     await pilot.press(*keys[:-1])
+                    # the frames of the keys before (the query bar) are painted, as between
+                    # the keys of a typist; the last key still restarts the debounce
+                    await screen_idle(pilot, limit_s=0.025)
                     t0, c0 = time.perf_counter(), time.thread_time()
                     collector.window(text)
+                    if profiler is not None:
+                        profiler.enable()
                     await pilot.press(keys[-1])
                 else:
                     bar.value = text
                     t0, c0 = time.perf_counter(), time.thread_time()
                     collector.window(text)
+                    if profiler is not None:
+                        profiler.enable()
                     await pilot.press("enter")
                 painted, cpu = await wait_painted(pilot, clock, text)
                 times[mode].append(1000 * (painted - t0))
@@ -211,6 +257,8 @@ async def session(svc: LitsiftService, queries: list[str]) -> dict[str, list[flo
                 times[f"{mode}_gc"].append(collector.ms)
                 await settle(pilot)
                 bar.focus()
+    if profiler is not None and profile is not None:
+        profiler.dump_stats(profile)
     return times
 
 
@@ -242,7 +290,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         svc, _ = prepare_home(bench, eval_home(bench))
     keyphrase = next(s for s in bench.query_sets if "keyphrase" in s.name)
     queries = [q.text for q in keyphrase.queries[: args.queries]]
-    times = asyncio.run(session(svc, queries))
+    times = asyncio.run(session(svc, queries, args.profile))
     k0 = max(svc.config.search.k0, svc.config.search.tui_k)
     peer: list[float] = []
     for timed in (False, True):
@@ -282,7 +330,11 @@ def report(runs: dict[str, dict[str, Any]]) -> None:
             stats.append((statistics.median(values), pct(values, 95)))
             cells += f" {stats[-1][0]:14.1f} {stats[-1][1]:7.1f}"
         if len(stats) > 1:
-            cells += f" {stats[-1][0] / stats[0][0]:8.2f} {stats[-1][1] / stats[0][1]:4.2f}"
+            p50, p95 = (
+                f"{a / b:.2f}" if b else "--"
+                for a, b in ((stats[-1][0], stats[0][0]), (stats[-1][1], stats[0][1]))
+            )
+            cells += f" {p50:>8s} {p95:>4s}"
         print(f"{label:44s}{cells}")
     last = runs[names[-1]]
     for label, mode in (("typed (debounce included)", "typed"), ("Enter", "enter")):
@@ -343,6 +395,12 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=2000, help="papers put in an empty --home")
     ap.add_argument("--against", default=None, help="another checkout's src/ to compare with")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --against")
+    ap.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="write a cProfile of the main thread inside the measured spans to this file",
+    )
     ap.add_argument("--raw", action="store_true", help="print one JSON line of raw times")
     args = ap.parse_args()
     if args.against is not None:

@@ -243,23 +243,22 @@ async def test_a_new_result_styles_only_the_cells_that_differ_in_their_place(ser
         await search(pilot, "neural machine translation")
         first = row_ids(t)
         styled: list[tuple[int, int]] = []  # (row, column) of each cell styled
-        real = Style.from_meta
+        real = t._place_meta  # a cell being styled reads its place's meta
 
-        def from_meta(meta: dict[str, Any] | None) -> Style:
-            if meta and "row" in meta and "out_of_bounds" not in meta:
-                styled.append((meta["row"], meta["column"]))
-            return real(meta)
+        def place_meta(row: int, column: int) -> Style:
+            styled.append((row, column))
+            return real(row, column)
 
         query = app.query_one("#query", Input)
         query.focus()
         await pilot.pause()  # the table, blurred, is painted (its tint changes) before the count
-        Style.from_meta = from_meta  # type: ignore[assignment,method-assign]
+        t._place_meta = place_meta  # type: ignore[method-assign]
         try:
             query.value = "statistical machine translation"  # one aspect, as the first
             await pilot.press("enter")  # the focus moves back into the table, as before
             await settle(pilot)
         finally:
-            Style.from_meta = real  # type: ignore[method-assign]
+            del t._place_meta
         assert row_ids(t) != first and len(t.hits) > 10
         columns = [c.key.value for c in t.ordered_columns]
         by_column = {key: {r for r, c in styled if c == i} for i, key in enumerate(columns)}

@@ -281,7 +281,8 @@ class SearchScreen(CommandKeys, Screen[None]):
             after_paint(self, self._detail_after_paint, self.tab(kind).table)
         # the "…" is drawn with the rows; the worker starts after they are painted
         self.ranking.score_aspects(kind, result, after_paint=True)
-        self.refresh_bindings()
+        if kind != self.kind:  # the shown tab's keys are read after its rows are painted
+            self.refresh_bindings()
 
     @on(SearchFailed)
     def _search_failed(self, msg: SearchFailed) -> None:

@@ -22,11 +22,15 @@ painted results that was most of the main loop's time (``benchmarks/tui_latency.
   styles its new titles, venues and scores, not the ranks, empty labels or headers that are
   the same in the same place;
 * a row's line is cached by its cells' contents, its index and the cursor/hover state, so a
-  change elsewhere (the cursor moving, one cell updated) renders only the rows it touched;
+  change elsewhere (the cursor moving, one cell updated) renders only the rows it touched; its
+  strip (cut to the scroll offset, measured, simplified) is kept with it;
+* the cursor/hover styles are read once per row and the mouse's meta once per place, not once
+  per cell;
 * the table's and its components' styles, and the settings every line reads (reactive
   attributes, the columns' widths: :class:`FrameSettings`), are read once per frame, not once
   per line or cell;
-* new rows are not measured: every column has a fixed width and every row is one line.
+* new rows are not measured: every column has a fixed width and every row is one line
+  (:class:`~litsift.tui.widgets.fixed_rows.FixedRowsTable`).
 
 Anything else (fixed rows or columns, row labels, a cell or column cursor, multi-line rows,
 cells that are not ``Text``) is rendered by ``DataTable`` itself.
@@ -34,22 +38,25 @@ cells that are not ``Text``) is rendered by ``DataTable`` itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from itertools import chain
+from typing import Any
 
+from rich.cells import cell_len
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual._segment_tools import line_crop
 from textual.cache import LRUCache
 from textual.coordinate import Coordinate
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.strip import Strip
-from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from litsift.tui.widgets.cell_lines import cell_signature, one_line_cell
+from litsift.tui.widgets.fixed_rows import FixedRowsTable
 
 __all__ = ["CachedTable", "FrameSettings", "cell_signature", "one_line_cell"]
 
@@ -76,6 +83,7 @@ class FrameSettings:
     plain: bool
     cell_padding: int
     header_height: int
+    show_header: bool
     show_cursor: bool
     hover_cursor: bool
     #: the cursor's foreground / background follow the CSS
@@ -90,14 +98,11 @@ class FrameSettings:
     pseudo_classes: Hashable
 
 
-class CachedTable(DataTable[Text]):
+class CachedTable(FixedRowsTable):
     """A row-cursor ``DataTable`` of one-line ``Text`` cells, filled by :meth:`show_rows`."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        #: render through the caches; False renders every line through ``DataTable`` alone
-        #: (the tests compare the two)
-        self.cached = True
         #: (key, label, width) of the columns built, and the keys of the rows built, in order
         self._layout: tuple[tuple[str, str, int], ...] = ()
         self._row_ids: tuple[str, ...] = ()
@@ -108,12 +113,18 @@ class CachedTable(DataTable[Text]):
         self._row_lines: LRUCache[tuple[Hashable, ...], RowLines] = LRUCache(ROW_CACHE_SIZE)
         #: a cell's lines with its row's style, by content, place and the styles applied
         self._styled_lines: LRUCache[tuple[Hashable, ...], CellLines] = LRUCache(STYLED_CACHE_SIZE)
+        #: a line's strip, by the row lines it was cut from (identity), crop and width
+        self._strips: LRUCache[tuple[int, int, int, int, Style], tuple[RowLines, Strip]] = LRUCache(
+            ROW_CACHE_SIZE
+        )
+        #: the mouse's row/column meta of each place
+        self._meta: dict[tuple[int, int], Style] = {}
         #: styles read during the frame being rendered (None outside :meth:`render_lines`)
         self._frame_styles: dict[str, Style] | None = None
         #: the settings of the frame being rendered (None outside :meth:`render_lines`)
         self._frame: FrameSettings | None = None
-        #: True while the virtual size is set without a layout pass (:meth:`_update_dimensions`)
-        self._sizing = False
+        #: the scroll offset of the frame being rendered (None outside :meth:`render_lines`)
+        self._frame_scroll: Offset | None = None
         #: callbacks waiting for the next frame that renders this table (:meth:`when_painted`)
         self._paint_waiters: list[Callable[[], None]] = []
 
@@ -185,11 +196,11 @@ class CachedTable(DataTable[Text]):
         return style
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._frame_styles, self._frame = {}, None
+        self._frame_styles, self._frame, self._frame_scroll = {}, None, None
         try:
             return super().render_lines(crop)
         finally:
-            self._frame_styles = self._frame = None
+            self._frame_styles = self._frame = self._frame_scroll = None
             waiters, self._paint_waiters = self._paint_waiters, []
             for callback in waiters:  # called inside the frame: they run after it
                 self.call_after_refresh(callback)
@@ -209,6 +220,7 @@ class CachedTable(DataTable[Text]):
             ),
             cell_padding=self.cell_padding,
             header_height=self.header_height,
+            show_header=self.show_header,
             show_cursor=self.show_cursor,
             hover_cursor=self._show_hover_cursor,
             css_foreground=self.cursor_foreground_priority == "css",
@@ -265,26 +277,53 @@ class CachedTable(DataTable[Text]):
         cells = self._row_cells(row_index) if self._plain_rows() and column_index >= 0 else None
         if cells is None or column_index >= len(cells):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        cell = cells[column_index]
+        styles = self._cell_styles(row_index == -1, cursor, hover)
         lines = self._styled_cell(
-            cells[column_index], row_index, column_index, base_style, width, cursor, hover
+            cell, cell_signature(cell), row_index, column_index, base_style, width, styles
         )
         return [list(line) for line in lines]  # the caller may pad it: the cache keeps its own
+
+    def _cell_styles(self, header: bool, cursor: bool, hover: bool) -> tuple[Style, Style]:
+        """What ``DataTable`` gives rich's ``Styled`` for the cells of a row: the cursor/hover
+        style before a cell's own styles and the one after (the same for every cell of a row)."""
+        settings = self._settings()
+        return self._get_styles_to_render_cell(
+            header,
+            False,
+            False,
+            hover,
+            cursor,
+            settings.show_cursor,
+            settings.hover_cursor,
+            settings.css_foreground,
+            settings.css_background,
+        )
+
+    def _place_meta(self, row_index: int, column_index: int) -> Style:
+        """The row/column meta mouse clicks read, one ``Style`` per place."""
+        meta = self._meta.get((row_index, column_index))
+        if meta is None:
+            if len(self._meta) > STYLED_CACHE_SIZE:
+                self._meta.clear()
+            meta = Style.from_meta({"row": row_index, "column": column_index})
+            self._meta[row_index, column_index] = meta
+        return meta
 
     def _styled_cell(
         self,
         cell: Text,
+        signature: Hashable,
         row_index: int,
         column_index: int,
         base_style: Style,
         width: int,
-        cursor: bool,
-        hover: bool,
+        styles: tuple[Style, Style],
     ) -> CellLines:
         settings = self._settings()
-        header = row_index == -1
-        height = settings.header_height if header else 1
+        height = settings.header_height if row_index == -1 else 1
         padding = settings.cell_padding
-        key = (cell_signature(cell), width, height, padding)
+        key = (signature, width, height, padding)
         lines = self._cell_lines.get(key)
         if lines is None:
             console, options = self.app.console, self.app.console_options
@@ -297,25 +336,14 @@ class CachedTable(DataTable[Text]):
                     options = options.update(no_wrap=True)
                 lines = console.render_lines(Padding(cell, (0, padding)), options)
             self._cell_lines[key] = lines
-        # what DataTable gives rich's Styled: the mouse's meta, then the cursor/hover styles
-        component_style, post_style = self._get_styles_to_render_cell(
-            header,
-            False,
-            False,
-            hover,
-            cursor,
-            settings.show_cursor,
-            settings.hover_cursor,
-            settings.css_foreground,
-            settings.css_background,
-        )
+        # what DataTable gives rich's Styled: the mouse's meta, then the cursor/hover styles;
         # the styled lines depend on nothing else: the same rank, label, year or empty
         # coverage in the same place of the next result is not styled again
+        component_style, post_style = styles
         styled_key = (key, row_index, column_index, base_style, component_style, post_style)
         styled = self._styled_lines.get(styled_key)
         if styled is None:
-            meta = Style.from_meta({"row": row_index, "column": column_index})
-            pre_style = base_style + meta + component_style
+            pre_style = base_style + self._place_meta(row_index, column_index) + component_style
             styled = [list(Segment.apply_style(line, pre_style, post_style)) for line in lines]
             self._styled_lines[styled_key] = styled
         return styled
@@ -340,22 +368,18 @@ class CachedTable(DataTable[Text]):
             )
         widths = settings.widths
         cursor, hover = cursor_location.row == row_index, hover_location.row == row_index
-        key = (
-            row_index,
-            line_no,
-            tuple(cell_signature(cell) for cell in cells),
-            base_style,
-            cursor,
-            hover,
-            settings,
-        )
+        signatures = tuple(cell_signature(cell) for cell in cells)
+        key = (row_index, line_no, signatures, base_style, cursor, hover, settings)
         cached = self._row_lines.get(key)
         if cached is not None:
             return cached
         row_style = self._get_row_style(row_index, base_style)
+        styles = self._cell_styles(row_index == -1, cursor, hover)
         scrollable = [
-            self._styled_cell(cell, row_index, index, row_style, width, cursor, hover)[line_no]
-            for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
+            self._styled_cell(cell, signature, row_index, index, row_style, width, styles)[line_no]
+            for index, (cell, signature, width) in enumerate(
+                zip(cells, signatures, widths, strict=True)
+            )
         ]
         # the rest of the width, styled like the row (DataTable's "extend" segment)
         remaining = max(0, settings.width - sum(widths) - settings.label_width)
@@ -377,50 +401,43 @@ class CachedTable(DataTable[Text]):
         self._row_lines[key] = lines
         return lines
 
-    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        """The virtual size; new rows are measured only when a column's width or a row's
-        height depends on its contents. With the vertical scrollbar always shown (CSS
-        ``overflow-y: scroll``), a new number of rows (0 -> 50 on a first search) changes
-        the scrollbar's thumb and the table's lines, not the screen's layout: no layout pass,
-        and the frame that paints the rows repaints what changed, not the whole screen."""
-        rows = list(new_rows)
-        fixed = (
-            self.cached
-            and all(not column.auto_width for column in self.columns.values())
-            and all(
-                (row := self.rows.get(key)) is None or (not row.auto_height and row.label is None)
-                for key in rows
-            )
-        )
-        if not (fixed and self.styles.overflow_y == "scroll"):
-            super()._update_dimensions(() if fixed else rows)
-            return
-        # the scrollbar is always shown: a new row count is its thumb, not a layout pass
-        before = self.virtual_size
-        self._sizing = True
-        try:
-            super()._update_dimensions(())
-        finally:
-            self._sizing = False
-        after = self.virtual_size
-        if after.width != before.width:  # new columns: the horizontal scrollbar may change
-            self.refresh(layout=True)
-        elif after != before:
-            self._scroll_update(after)
-            self.refresh()
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the table as ``DataTable.render_line`` renders it; in a table of plain
+        rows (no fixed rows) with the frame's scroll offset and style read once."""
+        settings = self._settings()
+        if not settings.plain:
+            return super().render_line(y)
+        scroll = self._frame_scroll
+        if scroll is None:
+            scroll = self._frame_scroll = self.scroll_offset
+        scroll_x, scroll_y = scroll
+        if y >= (settings.header_height if settings.show_header else 0):
+            y += scroll_y
+        return self._render_line(y, scroll_x, scroll_x + settings.width, self.rich_style)
 
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        """As ``Widget.refresh``; no layout pass for a new virtual height (see
-        :meth:`_update_dimensions`)."""
-        return super().refresh(
-            *regions, repaint=repaint, layout=layout and not self._sizing, recompose=recompose
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """A (cropped) line as ``DataTable._render_line`` renders it, cached by the row lines it
+        is cut from: a line whose row did not change is not cut and measured again."""
+        settings = self._settings()
+        if not settings.plain:
+            return super()._render_line(y, x1, x2, base_style)
+        try:
+            row_key, line_no = self._get_offsets(y)
+        except LookupError:
+            return Strip.blank(settings.width, base_style)
+        row_lines = self._render_line_in_row(
+            row_key, line_no, base_style, self.cursor_coordinate, self.hover_coordinate
         )
+        key = (id(row_lines), x1, x2, settings.width, base_style)
+        cached = self._strips.get(key)
+        if cached is not None and cached[0] is row_lines:
+            return cached[1]
+        segments = list(chain.from_iterable(row_lines[1]))
+        total = sum(cell_len(segment.text) for segment in segments)
+        cropped = segments if x1 == 0 and x2 >= total else line_crop(segments, x1, x2, total)
+        strip = Strip(cropped).adjust_cell_length(settings.width, base_style).simplify()
+        self._strips[key] = (row_lines, strip)
+        return strip
 
     def notify_style_update(self) -> None:
         """A style changed (focus moved in or out, a theme): rows are styled again. A cell's
