@@ -9,8 +9,11 @@ blocks, not the store's size.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from itertools import combinations
 
 from rapidfuzz import fuzz
 
@@ -28,7 +31,7 @@ from litsift.sources.ids import ids_in_text
 from litsift.store import identities
 from litsift.types import Kind
 
-__all__ = ["BLOCK_TOKENS", "SYNC_CHUNK", "StoreIdentityIndex"]
+__all__ = ["BLOCK_TOKENS", "BLOCK_WORDS", "SYNC_CHUNK", "StoreIdentityIndex", "title_blocks"]
 
 #: papers whose keys one committed transaction of :meth:`StoreIdentityIndex.sync` derives
 SYNC_CHUNK = 20_000
@@ -36,6 +39,47 @@ SYNC_CHUNK = 20_000
 #: one of: a near-identical title (``fuzz.ratio`` >= 93) keeps most of its words, so a stored
 #: version is missed only when all of these are spelt otherwise in it
 BLOCK_TOKENS = 3
+#: how many of a title's words (the first in a fixed order: :func:`title_blocks`) its title
+#: blocks are drawn from
+BLOCK_WORDS = 5
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_rank(word: str) -> bytes:
+    """A word's place in the fixed order blocks draw words in: its 8-byte BLAKE2b digest."""
+    return hashlib.blake2b(word.encode(), digest_size=8).digest()
+
+
+def _block_id(words: Sequence[str]) -> int:
+    digest = hashlib.blake2b(" ".join(words).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def title_blocks(key: str) -> list[int]:
+    """The title blocks of a :func:`~litsift.sources.identity.title_key` form, sorted signed
+    64-bit ids (``[]`` when it has fewer than 3 :func:`~litsift.sources.identity.title_tokens`):
+    one per 3-word subset of its :data:`BLOCK_WORDS` words of smallest :func:`_word_rank` (a
+    BLAKE2b digest: a fixed order, not the store's counts, which drift as it grows), and, for
+    a title of at most 4 words, one per 2-word subset too; at most 10 blocks.
+
+    Why a near-identical title shares a block: let ``A`` and ``B`` be the word sets of two
+    titles, ``S`` their common words, ``a = |A - S|`` and ``b = |B - S|``, and ``m`` =
+    :data:`BLOCK_WORDS`. Each of the ``min(|S|, m - max(a, b))`` smallest-ranked words of ``S``
+    has fewer than ``m - max(a, b)`` smaller words in ``S`` and at most ``a`` (``b``) smaller
+    ones outside it, so it is among the ``m`` drawn from ``A`` and from ``B``. Hence the two
+    share a 3-word block when ``|S| >= 3`` and ``max(a, b) <= m - 3`` (two substituted,
+    added or dropped words on either side), and a 2-word block when both have at most 4 words
+    and ``|S| >= 2``. A block's postings are the titles holding all of its words among their
+    first ``m``: a few papers however large the store (a word's postings grow with it).
+    """
+    words = title_tokens(key)
+    if len(words) < 3:
+        return []
+    drawn = sorted(sorted(words, key=_word_rank)[:BLOCK_WORDS])
+    subsets: list[tuple[str, ...]] = list(combinations(drawn, 3))
+    if len(words) <= 4:
+        subsets += combinations(drawn, 2)
+    return sorted({_block_id(s) for s in subsets})
 
 
 class StoreIdentityIndex(IdentityIndex):
@@ -72,6 +116,10 @@ class StoreIdentityIndex(IdentityIndex):
         self._counts: dict[str, int] = {}
         #: the ``(token, family, year, lo, hi)`` postings looked up so far
         self._asked: set[tuple[str, str, int | None, int, int]] = set()
+        #: title block -> the loaded or added docs holding it (:func:`title_blocks`)
+        self.by_block: dict[int, set[str]] = {}
+        #: the ``(block, year, lo, hi)`` postings looked up so far
+        self._asked_blocks: set[tuple[int, int | None, int, int]] = set()
 
     def sync(self, limit: int | None = None) -> int:
         """Derive the keys of the papers changed since the key tables were last current (at
@@ -90,7 +138,7 @@ class StoreIdentityIndex(IdentityIndex):
                     (doc_id, title_key(title), first_family([str(a) for a in authors]), year)
                 )
                 url_ids += [(doc_id, s, v) for s, v in ids_in_text(url).items()]
-            identities.put_keys(self.conn, keys, url_ids, rows[-1][5], title_tokens)
+            identities.put_keys(self.conn, keys, url_ids, rows[-1][5], title_tokens, title_blocks)
             done += len(rows)
         return done
 
@@ -107,13 +155,23 @@ class StoreIdentityIndex(IdentityIndex):
             return
         titles: set[str] = set()
         fuzzy: list[tuple[str, str, int | None]] = []
+        blocks: set[tuple[int, int | None, int, int]] = set()
         for title, authors, year, _, family_names in records:
             key = title_key(title)
             if not key:
                 continue
             titles.add(key)
-            if len(key.split()) >= SHORT_TITLE_WORDS:
-                fuzzy.append((key, first_family(authors, family_names), year))
+            if len(key.split()) < SHORT_TITLE_WORDS:
+                continue
+            family = first_family(authors, family_names)
+            held = [] if family else title_blocks(key)
+            if held:  # no first author: the papers sharing a title block
+                lo, hi = _length_window(len(key))
+                blocks.update((b, year, lo, hi) for b in held)
+            else:  # a first author's postings of its rarest words (any family: < 3 words)
+                fuzzy.append((key, family, year))
+        blocks -= self._asked_blocks
+        self._asked_blocks |= blocks
         words = sorted({t for key, _, _ in fuzzy for t in title_tokens(key)} - self._counts.keys())
         self._counts.update(dict.fromkeys(words, 0))
         self._counts.update(identities.token_counts(self.conn, words))
@@ -128,6 +186,9 @@ class StoreIdentityIndex(IdentityIndex):
         rows += identities.keys_with_titles(self.conn, sorted(titles))
         rows += identities.keys_sharing_tokens(
             self.conn, sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
+        )
+        rows += identities.keys_sharing_blocks(
+            self.conn, sorted(blocks, key=lambda w: (w[0], w[1] or 0, w[2], w[3]))
         )
         self._load(rows)
 
@@ -144,11 +205,16 @@ class StoreIdentityIndex(IdentityIndex):
             yield from super()._candidates(key, family, year, short)
             return
         yield from ((d, 100.0) for d in list(self.by_key.get(key, ())))
-        # no first author: the loaded and added titles sharing one of its rarest words (what
-        # prefetch looked up) or a word the store had not (what this import added), best
-        # first as process.extract ranks them
-        words = self._rarest(key) + [t for t in title_tokens(key) if not self._counts.get(t)]
-        pool = {d for t in words for d in self.by_token.get(t, ())}
+        # no first author: the loaded and added titles sharing a title block with it (what
+        # prefetch looked up, and what this import added), or, for a title of fewer than 3
+        # words, one of its rarest words or a word the store had not; best first as
+        # process.extract ranks them
+        held = title_blocks(key)
+        if held:
+            pool = {d for b in held for d in self.by_block.get(b, ())}
+        else:
+            words = self._rarest(key) + [t for t in title_tokens(key) if not self._counts.get(t)]
+            pool = {d for t in words for d in self.by_token.get(t, ())}
         scored = []
         for doc_id in pool:
             other = self.entries[doc_id].key
@@ -177,6 +243,8 @@ class StoreIdentityIndex(IdentityIndex):
             self._rank[doc_id] = rowid
             for token in title_tokens(key):
                 self.by_token.setdefault(token, set()).add(doc_id)
+            for block in title_blocks(key):
+                self.by_block.setdefault(block, set()).add(doc_id)
             if family:
                 self.by_family.setdefault(family, {}).setdefault(year, []).append((rowid, doc_id))
 
@@ -194,8 +262,11 @@ class StoreIdentityIndex(IdentityIndex):
             self._order = _IMPORT_ORDER
         super().add(doc_id, title, authors, year, ids, family_names)
         self._rank.setdefault(doc_id, _IMPORT_ORDER + len(self._rank))
-        for token in title_tokens(self.entries[doc_id].key):
+        key = self.entries[doc_id].key
+        for token in title_tokens(key):
             self.by_token.setdefault(token, set()).add(doc_id)
+        for block in title_blocks(key):
+            self.by_block.setdefault(block, set()).add(doc_id)
 
 
 _IMPORT_ORDER = 1 << 62

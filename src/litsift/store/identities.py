@@ -183,6 +183,30 @@ DELETE FROM paper_keys;
 DELETE FROM paper_url_ids;
 UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
 """
+#: Title word-set blocks (schema migration ``_title_blocks``, issue 32): ``(block, year,
+#: title_len, doc id)`` for each blocking key of each paper's title key
+#: (:func:`litsift.sources.identity_store.title_blocks`: a 64-bit hash of three -- or, in a
+#: title of at most four words, two -- of its words, chosen by a fixed order of the words, not
+#: by the store's counts), so a record without a first author reads the papers sharing a
+#: block with it, postings that stay short as the store grows, instead of every paper holding
+#: one of its rarest words in its year window. Kept current by :func:`put_keys`. The migration
+#: empties the key tables so that the next import derives keys, postings and blocks together,
+#: in committed chunks.
+BLOCKS_SQL = """
+CREATE TABLE paper_title_blocks (
+    block INTEGER NOT NULL,
+    year INTEGER NOT NULL,
+    title_len INTEGER NOT NULL,
+    doc_id TEXT NOT NULL,
+    PRIMARY KEY (block, title_len, year, doc_id)
+) WITHOUT ROWID;
+DELETE FROM paper_title_tokens;
+DELETE FROM paper_family_tokens;
+DELETE FROM title_token_counts;
+DELETE FROM paper_keys;
+DELETE FROM paper_url_ids;
+UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
+"""
 _NO_YEAR = -1
 
 #: ``(rowid, doc id, title key, family, year)`` of one stored paper
@@ -215,12 +239,14 @@ def put_keys(
     url_ids: Sequence[tuple[str, str, str]],
     revision: int,
     tokens_of: Callable[[str], Iterable[str]],
+    blocks_of: Callable[[str], Iterable[int]],
 ) -> None:
     """Replace the keys ``(doc id, title key, family, year)`` and url identifiers
-    ``(doc id, scheme, value)`` of the papers of ``keys``, and their title blocking tokens
+    ``(doc id, scheme, value)`` of the papers of ``keys``, their title blocking tokens
     (``tokens_of(title key)``; :data:`TOKENS_SQL`, counts kept current, and
-    :data:`FAMILY_TOKENS_SQL` for a paper with a first author); the tables are now current up
-    to store revision ``revision``."""
+    :data:`FAMILY_TOKENS_SQL` for a paper with a first author) and their title blocks
+    (``blocks_of(title key)``, signed 64-bit integers; :data:`BLOCKS_SQL`); the tables are now
+    current up to store revision ``revision``."""
     old: dict[str, tuple[str, str, int | None]] = {}
     for chunk in _chunks([k[0] for k in keys], _PARAMS):
         marks = ",".join("?" * len(chunk))
@@ -231,6 +257,8 @@ def put_keys(
             old[doc_id] = (key, family, year)
     gone: list[tuple[str, str, int, int, str]] = []
     added: list[tuple[str, str, int, int, str]] = []
+    blocks_gone: list[tuple[int, int, int, str]] = []
+    blocks_added: list[tuple[int, int, int, str]] = []
     delta: Counter[str] = Counter()
     for doc_id, key, family, year in keys:
         before = old.get(doc_id)
@@ -240,9 +268,13 @@ def put_keys(
             for token in tokens_of(before[0]):
                 gone.append((before[1], token, _year_of(before[2]), len(before[0]), doc_id))
                 delta[token] -= 1
+            blocks_gone += [
+                (b, len(before[0]), _year_of(before[2]), doc_id) for b in blocks_of(before[0])
+            ]
         for token in tokens_of(key):
             added.append((family, token, _year_of(year), len(key), doc_id))
             delta[token] += 1
+        blocks_added += [(b, len(key), _year_of(year), doc_id) for b in blocks_of(key)]
     # in key order: each B-tree page is visited once (a first fill of 300K papers: ~8 rows
     # a paper in each posting table)
     gone.sort()
@@ -264,6 +296,16 @@ def put_keys(
     conn.executemany(
         "INSERT OR IGNORE INTO paper_family_tokens VALUES (?, ?, ?, ?, ?)",
         [row for row in added if row[0]],
+    )
+    conn.executemany(
+        "DELETE FROM paper_title_blocks WHERE block = ? AND title_len = ? AND year = ? "
+        "AND doc_id = ?",
+        sorted(blocks_gone),
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO paper_title_blocks(block, title_len, year, doc_id) "
+        "VALUES (?, ?, ?, ?)",
+        sorted(blocks_added),
     )
     conn.executemany(
         "INSERT INTO title_token_counts(token, papers) VALUES (?, ?) "
@@ -402,6 +444,31 @@ def keys_sharing_tokens(
                 "JOIN papers p ON p.id = k.doc_id",
                 [x for row in chunk for x in row],
             ).fetchall()
+    return out
+
+
+def keys_sharing_blocks(
+    conn: sqlite3.Connection, wanted: Sequence[tuple[int, int | None, int, int]]
+) -> list[KeyRow]:
+    """:data:`KeyRow` of the stored papers holding a title block, one ``(block, year, lo, hi)``
+    of ``wanted`` each (:data:`BLOCKS_SQL`): a title key ``lo..hi`` characters long and a
+    year within one of ``year`` or unknown (any year when ``year`` is None). The wanted blocks
+    drive the query (CROSS JOIN): one primary-key range per block (its postings in the
+    title-length window, the year checked on each), not the store."""
+    out: list[KeyRow] = []
+    for chunk in _chunks(list(wanted), _PARAMS // 4):
+        values = ",".join("(?, ?, ?, ?)" for _ in chunk)
+        out += conn.execute(
+            f"WITH w(block, year, lo, hi) AS (VALUES {values}) "
+            "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
+            "CROSS JOIN paper_title_blocks t ON t.block = w.block "
+            "AND t.title_len BETWEEN w.lo AND w.hi "
+            f"AND (w.year IS NULL OR t.year = {_NO_YEAR} "
+            "OR t.year BETWEEN w.year - 1 AND w.year + 1) "
+            "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
+            "JOIN papers p ON p.id = k.doc_id",
+            [x for row in chunk for x in row],
+        ).fetchall()
     return out
 
 
