@@ -6,12 +6,13 @@ import 10K records into a 1M store). The keys a match needs now live in indexed 
 (``paper_keys``, ``paper_url_ids``; :mod:`litsift.store.identities`), derived once from the
 papers' revisions, and each batch looks up only the papers that share an identifier, the title
 key or a first-author + year block with its records (:class:`StoreIdentityIndex`).
-For the fuzzy title rule, only the papers sharing one of a record's rarest title words
-(``paper_title_tokens``), in its first author's family, year window and title-length window,
-are read: a record without authors is not compared with every title, nor one of a common first
-author with the whole first-author + year block. A record with a first author reads that
-author's postings of its rarest words (``paper_family_tokens``), so a common word's postings,
-which grow with the store, are not read.
+For the fuzzy title rule, only the papers in a record's year window and title-length window
+that share one of its rarest title words within its first author's family
+(``paper_family_tokens``) are read, or, for a record without authors, the papers sharing one of
+its title blocks (three of its words in a fixed order; ``paper_title_blocks``): a record
+without authors is not compared with every title, nor one of a common first author with the
+whole first-author + year block, and neither reads the postings of a common word, which grow
+with the store.
 """
 
 from __future__ import annotations
