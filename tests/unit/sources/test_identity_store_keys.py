@@ -541,3 +541,38 @@ def test_the_block_lookup_reads_one_primary_key_range_per_block(tmp_path: Path) 
         "SEARCH t USING PRIMARY KEY (block=? AND title_len>? AND title_len<?)"
     ), plan
     assert not any(step.startswith("SCAN") and step != "SCAN w" for step in plan[2:]), plan
+
+
+def test_a_store_upgraded_to_title_blocks_refills_its_keys_on_the_next_import(
+    tmp_path: Path, sample_rows: list[dict]
+) -> None:
+    """A store keyed before title blocks (word postings of every family, no blocks) is
+    migrated on open: the word postings are dropped and the key tables emptied, and the next
+    import derives every paper's keys and blocks again, then matches a record without authors
+    by its blocks."""
+    from litsift.sources.identity_store import title_blocks
+    from litsift.store.schema import MIGRATIONS
+    from litsift.store.schema_identity import _title_blocks
+
+    rows = sample_rows[:100]
+    path = tmp_path / "s.sqlite"
+    with _store(path, rows) as store, store.write_transaction():
+        StoreIdentityIndex(store.conn, Kind.PAPER).sync()
+    with sqlite3.connect(path) as conn:  # as the schema before ``_title_blocks`` left it
+        conn.execute("DROP TABLE paper_title_blocks")
+        conn.execute(
+            "CREATE TABLE paper_title_tokens (token TEXT NOT NULL, year INTEGER NOT NULL, "
+            "title_len INTEGER NOT NULL, doc_id TEXT NOT NULL, "
+            "PRIMARY KEY (token, year, title_len, doc_id)) WITHOUT ROWID"
+        )
+        conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_title_blocks)}")
+    paper = next(r for r in rows if _fuzzy_ok(r) and r.get("year"))
+    record = _csl_file(tmp_path / "one.json", [(_typo(paper["title"]), [], paper["year"])])
+    with Store(path) as store:
+        tables = {n for (n,) in store.conn.execute("SELECT name FROM sqlite_master")}
+        emptied = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        report = import_paths(store, [record], Kind.PAPER)
+        blocks = set(store.conn.execute("SELECT block, doc_id FROM paper_title_blocks"))
+    assert "paper_title_tokens" not in tables and emptied == 0
+    assert blocks == {(b, r["id"]) for r in rows for b in title_blocks(title_key(r["title"]))}
+    assert [doc for _, doc, _ in report.merges] == [paper["id"]]
