@@ -134,8 +134,9 @@ class StoreIdentityIndex(IdentityIndex):
         self._counts: dict[str, int] = {}
         #: the ``(token, family, year, lo, hi)`` postings looked up so far
         self._asked: set[tuple[str, str, int | None, int, int]] = set()
-        #: title block -> the loaded or added docs holding it (:func:`title_blocks`): records
-        #: without a first author are compared with the docs sharing one of their blocks
+        #: title block -> the docs holding it (:func:`title_blocks`) that its looked-up
+        #: postings gave or that this import added: records without a first author are
+        #: compared with the docs sharing one of their blocks
         self.by_block: dict[int, set[str]] = {}
         #: the ``(block, year, lo, hi)`` postings looked up so far
         self._asked_blocks: set[tuple[int, int | None, int, int]] = set()
@@ -205,10 +206,12 @@ class StoreIdentityIndex(IdentityIndex):
         rows += identities.keys_sharing_tokens(
             self.conn, sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
         )
-        rows += identities.keys_sharing_blocks(
+        held = identities.keys_sharing_blocks(
             self.conn, sorted(blocks, key=lambda w: (w[0], w[1] or 0, w[2], w[3]))
         )
-        self._load(rows)
+        self._load(rows + [row[1:] for row in held])
+        for block, _, doc_id, *_ in held:  # what a record without a first author is shown
+            self.by_block.setdefault(block, set()).add(doc_id)
 
     def _rarest(self, key: str) -> list[str]:
         """The :data:`BLOCK_TOKENS` words of title key ``key`` that the fewest stored papers
@@ -253,8 +256,6 @@ class StoreIdentityIndex(IdentityIndex):
                 self._keys = None
             self.entries[doc_id] = _Entry(key, family, year, ids)
             self._rank[doc_id] = rowid
-            for block in title_blocks(key):
-                self.by_block.setdefault(block, set()).add(doc_id)
             if family:
                 self.by_family.setdefault(family, {}).setdefault(year, []).append((rowid, doc_id))
 

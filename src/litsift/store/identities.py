@@ -212,6 +212,8 @@ _NO_YEAR = -1
 
 #: ``(rowid, doc id, title key, family, year)`` of one stored paper
 KeyRow = tuple[int, str, str, str, int | None]
+#: ``(block, rowid, doc id, title key, family, year)``: a stored paper holding a title block
+BlockRow = tuple[int, int, str, str, str, int | None]
 #: ``(doc id, title, authors, year, url, revision)`` of a paper whose keys are out of date
 ChangedRow = tuple[str, str, list[Any], int | None, str | None, int]
 _PARAMS = 900  # bound parameters a query (SQLite's historical limit is 999)
@@ -439,7 +441,7 @@ def blocks_sql(rows: int) -> str:
     values = ",".join("(?, ?, ?, ?)" for _ in range(rows))
     return (
         f"WITH w(block, year, lo, hi) AS (VALUES {values}) "
-        "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
+        "SELECT t.block, p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
         "CROSS JOIN paper_title_blocks t ON t.block = w.block "
         "AND t.title_len BETWEEN w.lo AND w.hi "
         f"AND (w.year IS NULL OR t.year = {_NO_YEAR} "
@@ -451,13 +453,13 @@ def blocks_sql(rows: int) -> str:
 
 def keys_sharing_blocks(
     conn: sqlite3.Connection, wanted: Sequence[tuple[int, int | None, int, int]]
-) -> list[KeyRow]:
-    """:data:`KeyRow` of the stored papers holding a title block, one ``(block, year, lo, hi)``
-    of ``wanted`` each (:data:`BLOCKS_SQL`): a title key ``lo..hi`` characters long and a
+) -> list[BlockRow]:
+    """:data:`BlockRow` of the stored papers holding a title block, one ``(block, year, lo,
+    hi)`` of ``wanted`` each (:data:`BLOCKS_SQL`): a title key ``lo..hi`` characters long and a
     year within one of ``year`` or unknown (any year when ``year`` is None); a paper holding
     several comes once per block. One query (:func:`blocks_sql`) per 225 blocks: the rows read
     are the postings of those blocks, not the store."""
-    out: list[KeyRow] = []
+    out: list[BlockRow] = []
     for chunk in _chunks(list(wanted), _PARAMS // 4):
         flat = [x for row in chunk for x in row]
         out += conn.execute(blocks_sql(len(chunk)), flat).fetchall()
