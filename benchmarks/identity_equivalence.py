@@ -7,8 +7,10 @@ in memory, every title compared: the reference) and with
 papers its indexed keys and title-word postings give), and counts the records whose answer
 (matched paper and reason, or none) differs. Incoming records:
 
-* sample papers (every 5th), each in four perturbed versions: a typo in the title; no
-  authors; the year + 1 and two typos; no authors and no year;
+* sample papers (every 5th), each in six perturbed versions: a typo in the title; no
+  authors; the year + 1 and two typos; no authors and no year; a typo and no authors; the
+  year + 1, two typos and no authors (the last two: the fuzzy title rule without a first
+  author, which reads title blocks);
 * every paper entry of ``shared/data/sources`` (the third-party exports litsift reads), as
   read, and again without its authors.
 
@@ -64,6 +66,8 @@ def perturbed(rows: list[dict[str, Any]], every: int) -> list[Record]:
         out.append((title, [], year, {}, []))
         out.append((_typo(title, 2), authors, year + 1 if year else None, {}, []))
         out.append((title, [], None, {}, []))
+        out.append((_typo(title), [], year, {}, []))
+        out.append((_typo(title, 2), [], year + 1 if year else None, {}, []))
     return out
 
 

@@ -183,10 +183,37 @@ DELETE FROM paper_keys;
 DELETE FROM paper_url_ids;
 UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
 """
+#: Title word-set blocks (schema migration ``_title_blocks``, issue 32): ``(block, title_len,
+#: year, doc id)`` for each block of each paper's title key
+#: (:func:`litsift.sources.identity_store.title_blocks`: a 64-bit id of three of its words --
+#: two or one in a short title -- chosen by a fixed order of the words, not by the store's
+#: counts), so a record without a first author reads the papers sharing a block with it,
+#: postings that stay short as the store grows, instead of every paper holding one of its
+#: rarest words in its year window. Kept current by :func:`put_keys`. The migration drops
+#: :data:`TOKENS_SQL`'s word postings (no lookup reads them now; the counts stay, for the
+#: first-author postings) and empties the key tables so that the next import derives keys,
+#: postings and blocks together, in committed chunks.
+BLOCKS_SQL = """
+CREATE TABLE paper_title_blocks (
+    block INTEGER NOT NULL,
+    year INTEGER NOT NULL,
+    title_len INTEGER NOT NULL,
+    doc_id TEXT NOT NULL,
+    PRIMARY KEY (block, title_len, year, doc_id)
+) WITHOUT ROWID;
+DROP TABLE paper_title_tokens;
+DELETE FROM paper_family_tokens;
+DELETE FROM title_token_counts;
+DELETE FROM paper_keys;
+DELETE FROM paper_url_ids;
+UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
+"""
 _NO_YEAR = -1
 
 #: ``(rowid, doc id, title key, family, year)`` of one stored paper
 KeyRow = tuple[int, str, str, str, int | None]
+#: ``(block, rowid, doc id, title key, family, year)``: a stored paper holding a title block
+BlockRow = tuple[int, int, str, str, str, int | None]
 #: ``(doc id, title, authors, year, url, revision)`` of a paper whose keys are out of date
 ChangedRow = tuple[str, str, list[Any], int | None, str | None, int]
 _PARAMS = 900  # bound parameters a query (SQLite's historical limit is 999)
@@ -215,12 +242,14 @@ def put_keys(
     url_ids: Sequence[tuple[str, str, str]],
     revision: int,
     tokens_of: Callable[[str], Iterable[str]],
+    blocks_of: Callable[[str], Iterable[int]],
 ) -> None:
     """Replace the keys ``(doc id, title key, family, year)`` and url identifiers
-    ``(doc id, scheme, value)`` of the papers of ``keys``, and their title blocking tokens
-    (``tokens_of(title key)``; :data:`TOKENS_SQL`, counts kept current, and
-    :data:`FAMILY_TOKENS_SQL` for a paper with a first author); the tables are now current up
-    to store revision ``revision``."""
+    ``(doc id, scheme, value)`` of the papers of ``keys``, their title blocking tokens
+    (``tokens_of(title key)``: their counts, :data:`TOKENS_SQL`, and
+    :data:`FAMILY_TOKENS_SQL` for a paper with a first author) and their title blocks
+    (``blocks_of(title key)``, signed 64-bit integers; :data:`BLOCKS_SQL`); the tables are now
+    current up to store revision ``revision``."""
     old: dict[str, tuple[str, str, int | None]] = {}
     for chunk in _chunks([k[0] for k in keys], _PARAMS):
         marks = ",".join("?" * len(chunk))
@@ -231,6 +260,8 @@ def put_keys(
             old[doc_id] = (key, family, year)
     gone: list[tuple[str, str, int, int, str]] = []
     added: list[tuple[str, str, int, int, str]] = []
+    blocks_gone: list[tuple[int, int, int, str]] = []
+    blocks_added: list[tuple[int, int, int, str]] = []
     delta: Counter[str] = Counter()
     for doc_id, key, family, year in keys:
         before = old.get(doc_id)
@@ -240,30 +271,35 @@ def put_keys(
             for token in tokens_of(before[0]):
                 gone.append((before[1], token, _year_of(before[2]), len(before[0]), doc_id))
                 delta[token] -= 1
+            blocks_gone += [
+                (b, len(before[0]), _year_of(before[2]), doc_id) for b in blocks_of(before[0])
+            ]
         for token in tokens_of(key):
             added.append((family, token, _year_of(year), len(key), doc_id))
             delta[token] += 1
+        blocks_added += [(b, len(key), _year_of(year), doc_id) for b in blocks_of(key)]
     # in key order: each B-tree page is visited once (a first fill of 300K papers: ~8 rows
     # a paper in each posting table)
     gone.sort()
     added.sort()
-    conn.executemany(
-        "DELETE FROM paper_title_tokens WHERE token = ? AND year = ? AND title_len = ? "
-        "AND doc_id = ?",
-        sorted(row[1:] for row in gone),
-    )
     conn.executemany(
         "DELETE FROM paper_family_tokens WHERE family = ? AND token = ? AND year = ? "
         "AND title_len = ? AND doc_id = ?",
         [row for row in gone if row[0]],
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO paper_title_tokens VALUES (?, ?, ?, ?)",
-        sorted(row[1:] for row in added),
-    )
-    conn.executemany(
         "INSERT OR IGNORE INTO paper_family_tokens VALUES (?, ?, ?, ?, ?)",
         [row for row in added if row[0]],
+    )
+    conn.executemany(
+        "DELETE FROM paper_title_blocks WHERE block = ? AND title_len = ? AND year = ? "
+        "AND doc_id = ?",
+        sorted(blocks_gone),
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO paper_title_blocks(block, title_len, year, doc_id) "
+        "VALUES (?, ?, ?, ?)",
+        sorted(blocks_added),
     )
     conn.executemany(
         "INSERT INTO title_token_counts(token, papers) VALUES (?, ?) "
@@ -362,32 +398,25 @@ def keys_sharing_tokens(
     conn: sqlite3.Connection, wanted: Sequence[tuple[str, str, int | None, int, int]]
 ) -> list[KeyRow]:
     """:data:`KeyRow` of the stored papers whose title key holds a blocking token, one
-    ``(token, family, year, lo, hi)`` of ``wanted`` each: of first author ``family`` (any
-    when ``""``), a year within one of ``year`` or unknown (any year when ``year`` is None),
-    and a title key ``lo..hi`` characters long. The wanted tokens drive the query (CROSS
-    JOIN): the rows read are the postings of those tokens in those years -- of that first
-    author when ``family`` is given (:data:`FAMILY_TOKENS_SQL`) -- not the store."""
-    queries: list[tuple[list[tuple[Any, ...]], str, str]] = []
-    for with_family in (False, True):
-        known = [
-            (token, family, y, lo, hi)
-            for token, family, year, lo, hi in wanted
-            if year is not None and bool(family) is with_family
-            for y in (year - 1, year, year + 1, _NO_YEAR)
-        ]
-        unknown = [
-            (token, family, lo, hi)
-            for token, family, year, lo, hi in wanted
-            if year is None and bool(family) is with_family
-        ]
-        if with_family:
-            posting = "paper_family_tokens t ON t.family = w.family AND t.token = w.token AND "
-        else:
-            posting = "paper_title_tokens t ON t.token = w.token AND "
-        queries.append((known, "w(token, family, year, lo, hi)", posting + "t.year = w.year AND "))
-        queries.append((unknown, "w(token, family, lo, hi)", posting))
+    ``(token, family, year, lo, hi)`` of ``wanted`` each: of first author ``family``, a year
+    within one of ``year`` or unknown (any year when ``year`` is None), and a title key
+    ``lo..hi`` characters long. The wanted tokens drive the query (CROSS JOIN): the rows read
+    are that first author's postings of those tokens in those years
+    (:data:`FAMILY_TOKENS_SQL`), not the store. (A record without a first author reads title
+    blocks: :func:`keys_sharing_blocks`.)"""
+    known = [
+        (token, family, y, lo, hi)
+        for token, family, year, lo, hi in wanted
+        if year is not None
+        for y in (year - 1, year, year + 1, _NO_YEAR)
+    ]
+    unknown = [(token, family, lo, hi) for token, family, year, lo, hi in wanted if year is None]
+    posting = "paper_family_tokens t ON t.family = w.family AND t.token = w.token AND "
     out: list[KeyRow] = []
-    for rows, cte, posting in queries:
+    for rows, cte, year_term in (
+        (known, "w(token, family, year, lo, hi)", "t.year = w.year AND "),
+        (unknown, "w(token, family, lo, hi)", ""),
+    ):
         if not rows:
             continue
         width = len(rows[0])
@@ -396,12 +425,44 @@ def keys_sharing_tokens(
             out += conn.execute(
                 f"WITH {cte} AS (VALUES {values}) "
                 "SELECT p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
-                f"CROSS JOIN {posting}t.title_len BETWEEN w.lo AND w.hi "
-                "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
-                "AND (w.family = '' OR k.family = w.family) "
+                f"CROSS JOIN {posting}{year_term}t.title_len BETWEEN w.lo AND w.hi "
+                "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id AND k.family = w.family "
                 "JOIN papers p ON p.id = k.doc_id",
                 [x for row in chunk for x in row],
             ).fetchall()
+    return out
+
+
+def blocks_sql(rows: int) -> str:
+    """The query of :func:`keys_sharing_blocks` for ``rows`` wanted blocks, bound as ``rows``
+    flat ``(block, year, lo, hi)`` quadruples: the wanted blocks drive (CROSS JOIN), each
+    reads one primary-key range of ``paper_title_blocks`` (the block's postings in the
+    title-length window; the year is checked on each posting)."""
+    values = ",".join("(?, ?, ?, ?)" for _ in range(rows))
+    return (
+        f"WITH w(block, year, lo, hi) AS (VALUES {values}) "
+        "SELECT t.block, p.rowid, k.doc_id, k.title_key, k.family, k.year FROM w "
+        "CROSS JOIN paper_title_blocks t ON t.block = w.block "
+        "AND t.title_len BETWEEN w.lo AND w.hi "
+        f"AND (w.year IS NULL OR t.year = {_NO_YEAR} "
+        "OR t.year BETWEEN w.year - 1 AND w.year + 1) "
+        "CROSS JOIN paper_keys k ON k.doc_id = t.doc_id "
+        "JOIN papers p ON p.id = k.doc_id"
+    )
+
+
+def keys_sharing_blocks(
+    conn: sqlite3.Connection, wanted: Sequence[tuple[int, int | None, int, int]]
+) -> list[BlockRow]:
+    """:data:`BlockRow` of the stored papers holding a title block, one ``(block, year, lo,
+    hi)`` of ``wanted`` each (:data:`BLOCKS_SQL`): a title key ``lo..hi`` characters long and a
+    year within one of ``year`` or unknown (any year when ``year`` is None); a paper holding
+    several comes once per block. One query (:func:`blocks_sql`) per 225 blocks: the rows read
+    are the postings of those blocks, not the store."""
+    out: list[BlockRow] = []
+    for chunk in _chunks(list(wanted), _PARAMS // 4):
+        flat = [x for row in chunk for x in row]
+        out += conn.execute(blocks_sql(len(chunk)), flat).fetchall()
     return out
 
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from litsift.store.schema_identity import _family_tokens, _identity_keys, _title_tokens
+from litsift.store.schema_identity import (
+    _family_tokens,
+    _identity_keys,
+    _title_blocks,
+    _title_tokens,
+)
 from litsift.types import Kind
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -389,6 +394,7 @@ MIGRATIONS: list[Migration] = [
     _identity_keys,
     _title_tokens,
     _family_tokens,
+    _title_blocks,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

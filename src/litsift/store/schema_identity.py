@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["_family_tokens", "_identity_keys", "_title_tokens"]
+__all__ = ["_family_tokens", "_identity_keys", "_title_blocks", "_title_tokens"]
 
 
 def _identity_keys(conn: sqlite3.Connection) -> None:
@@ -44,5 +44,19 @@ def _family_tokens(conn: sqlite3.Connection) -> None:
     from litsift.store.identities import FAMILY_TOKENS_SQL
 
     for statement in FAMILY_TOKENS_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _title_blocks(conn: sqlite3.Connection) -> None:
+    """Title blocks: for each paper, hashes of three (two in a title of at most four words)
+    of its title's words, chosen by a fixed order of the words, so a record without a first
+    author reads the papers sharing a block with it -- postings that stay short as the store
+    grows -- instead of every paper holding one of its rarest words (issue 32;
+    :data:`litsift.store.identities.BLOCKS_SQL`). The key tables are emptied: the next import
+    derives keys, postings and blocks together, in committed chunks."""
+    from litsift.store.identities import BLOCKS_SQL
+
+    for statement in BLOCKS_SQL.split(";"):
         if statement.strip():
             conn.execute(statement)
