@@ -93,121 +93,6 @@ def add_ids(conn: sqlite3.Connection, kind: Kind, doc_id: str, ids: Mapping[str,
 
 # ---------------------------------------------------------------- identity keys (issue 32)
 
-#: The matcher's keys of each stored paper, derived from its row (schema migration
-#: ``_identity_keys``): ``title_key`` (:func:`litsift.sources.identity.title_key`), ``family``
-#: (the first author's family key, ``""`` when unknown), ``year`` and ``title_len`` (characters
-#: of the title key: a fuzzy match's length lies in a window); ``paper_url_ids`` holds
-#: the identifiers read off its ``url``. Kept current lazily: rows of papers whose ``revision``
-#: is above ``meta['identity_keys_revision']`` are (re)derived before a match
-#: (:func:`papers_since`, :func:`put_keys`); a deleted paper's keys stay until its id comes back
-#: and are never returned (every lookup joins ``papers``).
-KEYS_SQL = """
-CREATE TABLE paper_keys (
-    doc_id TEXT PRIMARY KEY,
-    title_key TEXT NOT NULL,
-    family TEXT NOT NULL,
-    year INTEGER,
-    title_len INTEGER NOT NULL
-);
-CREATE INDEX idx_paper_keys_title ON paper_keys(title_key);
-CREATE INDEX idx_paper_keys_family ON paper_keys(family, year, title_len);
-CREATE TABLE paper_url_ids (
-    doc_id TEXT NOT NULL,
-    scheme TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (doc_id, scheme)
-);
-CREATE INDEX idx_paper_url_ids_value ON paper_url_ids(scheme, value);
-INSERT INTO meta(key, value) VALUES ('identity_keys_revision', '-1')
-"""
-
-#: Title blocking tokens (schema migration ``_title_tokens``, issue 32): ``(token, year,
-#: title_len, doc id)`` for each content word of each paper's title key
-#: (:func:`litsift.sources.identity.title_tokens`; year :data:`_NO_YEAR` when unknown: a
-#: primary key holds no NULL), and how many papers hold each token, so a match looks up the
-#: papers sharing the rarest words of a title instead of every title (a record without a first
-#: author) or every paper of a common first author (Wang + 2021). Kept current by
-#: :func:`put_keys` with the keys. The migration drops the first-author block index (no
-#: lookup uses it now) and empties the key tables so that the next
-#: import derives keys and tokens together, in committed chunks.
-TOKENS_SQL = """
-CREATE TABLE paper_title_tokens (
-    token TEXT NOT NULL,
-    year INTEGER NOT NULL,
-    title_len INTEGER NOT NULL,
-    doc_id TEXT NOT NULL,
-    PRIMARY KEY (token, year, title_len, doc_id)
-) WITHOUT ROWID;
-CREATE TABLE title_token_counts (
-    token TEXT PRIMARY KEY,
-    papers INTEGER NOT NULL
-) WITHOUT ROWID;
-DROP INDEX idx_paper_keys_family;
-DELETE FROM paper_keys;
-DELETE FROM paper_url_ids;
-UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
-"""
-
-#: First-author title postings (schema migration ``_family_tokens``, issue 32):
-#: ``(family, token, year, title_len, doc id)`` for each title word of each paper that has a
-#: first author, so a record with a first author reads the postings of its rarest words *in
-#: that family*, an index range, instead of every paper holding the word in its year window
-#: (a common word's postings grow with the store: at 300K papers a record read thousands of
-#: rows to keep the few of its first author). :data:`TOKENS_SQL`'s postings stay for records
-#: without a first author. Kept current by :func:`put_keys`. The migration rebuilds the key
-#: tables empty so that the next import derives keys and both postings together, in
-#: committed chunks.
-FAMILY_TOKENS_SQL = """
-CREATE TABLE paper_family_tokens (
-    family TEXT NOT NULL,
-    token TEXT NOT NULL,
-    year INTEGER NOT NULL,
-    title_len INTEGER NOT NULL,
-    doc_id TEXT NOT NULL,
-    PRIMARY KEY (family, token, year, title_len, doc_id)
-) WITHOUT ROWID;
-DROP TABLE paper_title_tokens;
-DROP TABLE title_token_counts;
-CREATE TABLE paper_title_tokens (
-    token TEXT NOT NULL,
-    year INTEGER NOT NULL,
-    title_len INTEGER NOT NULL,
-    doc_id TEXT NOT NULL,
-    PRIMARY KEY (token, year, title_len, doc_id)
-) WITHOUT ROWID;
-CREATE TABLE title_token_counts (
-    token TEXT PRIMARY KEY,
-    papers INTEGER NOT NULL
-) WITHOUT ROWID;
-DELETE FROM paper_keys;
-DELETE FROM paper_url_ids;
-UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
-"""
-#: Title word-set blocks (schema migration ``_title_blocks``, issue 32): ``(block, title_len,
-#: year, doc id)`` for each block of each paper's title key
-#: (:func:`litsift.sources.identity_store.title_blocks`: a 64-bit id of three of its words --
-#: two or one in a short title -- chosen by a fixed order of the words, not by the store's
-#: counts), so a record without a first author reads the papers sharing a block with it,
-#: postings that stay short as the store grows, instead of every paper holding one of its
-#: rarest words in its year window. Kept current by :func:`put_keys`. The migration drops
-#: :data:`TOKENS_SQL`'s word postings (no lookup reads them now; the counts stay, for the
-#: first-author postings) and empties the key tables so that the next import derives keys,
-#: postings and blocks together, in committed chunks.
-BLOCKS_SQL = """
-CREATE TABLE paper_title_blocks (
-    block INTEGER NOT NULL,
-    year INTEGER NOT NULL,
-    title_len INTEGER NOT NULL,
-    doc_id TEXT NOT NULL,
-    PRIMARY KEY (block, title_len, year, doc_id)
-) WITHOUT ROWID;
-DROP TABLE paper_title_tokens;
-DELETE FROM paper_family_tokens;
-DELETE FROM title_token_counts;
-DELETE FROM paper_keys;
-DELETE FROM paper_url_ids;
-UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
-"""
 _NO_YEAR = -1
 
 #: ``(rowid, doc id, title key, family, year)`` of one stored paper
@@ -220,7 +105,8 @@ _PARAMS = 900  # bound parameters a query (SQLite's historical limit is 999)
 
 
 def keys_revision(conn: sqlite3.Connection) -> int:
-    """The store revision up to which :data:`KEYS_SQL`'s tables are current (-1: none)."""
+    """The store revision up to which the key tables are current (-1: none; their DDL:
+    :mod:`litsift.store.schema_identity`)."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'identity_keys_revision'").fetchone()
     return int(row[0]) if row else -1
 
@@ -246,10 +132,11 @@ def put_keys(
 ) -> None:
     """Replace the keys ``(doc id, title key, family, year)`` and url identifiers
     ``(doc id, scheme, value)`` of the papers of ``keys``, their title blocking tokens
-    (``tokens_of(title key)``: their counts, :data:`TOKENS_SQL`, and
-    :data:`FAMILY_TOKENS_SQL` for a paper with a first author) and their title blocks
-    (``blocks_of(title key)``, signed 64-bit integers; :data:`BLOCKS_SQL`); the tables are now
-    current up to store revision ``revision``."""
+    (``tokens_of(title key)``: their counts, ``TOKENS_SQL``, and
+    ``FAMILY_TOKENS_SQL`` for a paper with a first author) and their title blocks
+    (``blocks_of(title key)``, signed 64-bit integers; ``BLOCKS_SQL``; all in
+    :mod:`litsift.store.schema_identity`); the tables are now current up to store revision
+    ``revision``."""
     old: dict[str, tuple[str, str, int | None]] = {}
     for chunk in _chunks([k[0] for k in keys], _PARAMS):
         marks = ",".join("?" * len(chunk))
@@ -402,7 +289,7 @@ def keys_sharing_tokens(
     within one of ``year`` or unknown (any year when ``year`` is None), and a title key
     ``lo..hi`` characters long. The wanted tokens drive the query (CROSS JOIN): the rows read
     are that first author's postings of those tokens in those years
-    (:data:`FAMILY_TOKENS_SQL`), not the store. (A record without a first author reads title
+    (``FAMILY_TOKENS_SQL``), not the store. (A record without a first author reads title
     blocks: :func:`keys_sharing_blocks`.)"""
     known = [
         (token, family, y, lo, hi)
