@@ -85,6 +85,24 @@ def _import_counting_steps(store: Store, path: Path) -> tuple[int, IngestReport]
     return steps[0], report
 
 
+def _steps_into_300_and_3000(
+    tmp_path: Path, papers: list[dict], path: Path, probes: list[dict]
+) -> list[int]:
+    """SQLite steps (hundreds) of importing ``path`` into stores of the first 300 and 3,000
+    ``papers`` (keys current before the import); every probe must merge with its paper."""
+    steps = []
+    for n in (300, 3_000):
+        with _store(tmp_path / f"s{n}.sqlite", papers[:n]) as store:
+            import_paths(store, [WARM_UP], Kind.PAPER)  # derives the store's keys once
+            with store.write_transaction():  # and those of what it wrote: keys all current
+                StoreIdentityIndex(store.conn, Kind.PAPER).sync()
+            done, report = _import_counting_steps(store, path)
+            steps.append(done)
+            assert {doc for _, doc, _ in report.merges} == {p["id"] for p in probes}
+            assert report.merged == len(probes) and report.added == 0
+    return steps
+
+
 def test_importing_costs_the_same_store_work_in_a_store_ten_times_larger(
     tmp_path: Path, sample_rows: list[dict]
 ) -> None:
@@ -331,18 +349,8 @@ def test_common_title_words_cost_the_same_store_work_in_a_store_ten_times_larger
     path = _csl_file(
         tmp_path / "common.json", [(_typo(p["title"]), p["authors"], p["year"]) for p in probes]
     )
-    steps = []
-    for n in (300, 3_000):
-        with _store(tmp_path / f"s{n}.sqlite", papers[:n]) as store:
-            import_paths(store, [WARM_UP], Kind.PAPER)  # derives the store's keys once
-            with store.write_transaction():  # and those of what it wrote: keys all current
-                StoreIdentityIndex(store.conn, Kind.PAPER).sync()
-            done, report = _import_counting_steps(store, path)
-            steps.append(done)
-            assert {doc for _, doc, _ in report.merges} == {p["id"] for p in probes}
-            assert report.merged == len(probes) and report.added == 0
-    small, large = steps
-    assert large < 1.3 * small, steps
+    small, large = _steps_into_300_and_3000(tmp_path, papers, path, probes)
+    assert large < 1.3 * small, (small, large)
 
 
 def test_title_token_counts_follow_a_retitled_paper(
@@ -445,18 +453,8 @@ def test_records_without_authors_cost_the_same_store_work_when_their_words_are_t
         tmp_path / "no-authors.json",
         [(_typo(p["title"]), [], p["year"] + i % 2) for i, p in enumerate(probes)],
     )
-    steps = []
-    for n in (300, 3_000):
-        with _store(tmp_path / f"s{n}.sqlite", papers[:n]) as store:
-            import_paths(store, [WARM_UP], Kind.PAPER)  # derives the store's keys once
-            with store.write_transaction():  # and those of what it wrote: keys all current
-                StoreIdentityIndex(store.conn, Kind.PAPER).sync()
-            done, report = _import_counting_steps(store, path)
-            steps.append(done)
-            assert {doc for _, doc, _ in report.merges} == {p["id"] for p in probes}
-            assert report.merged == len(probes) and report.added == 0
-    small, large = steps
-    assert large < 1.5 * small, steps
+    small, large = _steps_into_300_and_3000(tmp_path, papers, path, probes)
+    assert large < 1.5 * small, (small, large)
 
 
 def test_a_record_without_authors_loads_only_papers_sharing_a_title_block(

@@ -284,9 +284,12 @@ class CachedTable(FixedRowsTable):
         )
         return [list(line) for line in lines]  # the caller may pad it: the cache keeps its own
 
-    def _cell_styles(self, header: bool, cursor: bool, hover: bool) -> tuple[Style, Style]:
+    def _cell_styles(
+        self, header: bool, cursor: bool, hover: bool, css: bool = True
+    ) -> tuple[Style, Style]:
         """What ``DataTable`` gives rich's ``Styled`` for the cells of a row: the cursor/hover
-        style before a cell's own styles and the one after (the same for every cell of a row)."""
+        style before a cell's own styles and the one after (the same for every cell of a row);
+        ``css`` False: without the cursor's CSS priorities (the row's "extend" segment)."""
         settings = self._settings()
         return self._get_styles_to_render_cell(
             header,
@@ -296,8 +299,8 @@ class CachedTable(FixedRowsTable):
             cursor,
             settings.show_cursor,
             settings.hover_cursor,
-            settings.css_foreground,
-            settings.css_background,
+            css and settings.css_foreground,
+            css and settings.css_background,
         )
 
     def _place_meta(self, row_index: int, column_index: int) -> Style:
@@ -383,17 +386,7 @@ class CachedTable(FixedRowsTable):
         ]
         # the rest of the width, styled like the row (DataTable's "extend" segment)
         remaining = max(0, settings.width - sum(widths) - settings.label_width)
-        extend_style, _ = self._get_styles_to_render_cell(
-            row_index == -1,
-            False,
-            False,
-            hover,
-            cursor,
-            settings.show_cursor,
-            settings.hover_cursor,
-            False,
-            False,
-        )
+        extend_style, _ = self._cell_styles(row_index == -1, cursor, hover, css=False)
         extend_style = row_style + extend_style
         extend_style += Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
         scrollable.append([Segment(" " * remaining, extend_style)])
