@@ -103,6 +103,16 @@ def _steps_into_300_and_3000(
     return steps
 
 
+def _revise(store: Store, index: StoreIdentityIndex, tmp_path: Path, changed: list[dict]) -> int:
+    """Ingest ``changed`` rows (revisions of stored papers) as JSONL, then derive the keys of
+    what changed: how many papers :meth:`StoreIdentityIndex.sync` derived."""
+    update = tmp_path / "update.jsonl"
+    update.write_text("".join(json.dumps(r) + "\n" for r in changed), encoding="utf-8")
+    ingest_jsonl(store, Kind.PAPER, update)
+    with store.write_transaction():
+        return index.sync()
+
+
 def test_importing_costs_the_same_store_work_in_a_store_ten_times_larger(
     tmp_path: Path, sample_rows: list[dict]
 ) -> None:
@@ -163,11 +173,7 @@ def test_keys_follow_papers_changed_after_they_were_derived(
         with store.write_transaction():
             index.sync()  # the import's last batch: the keys are current
         changed = dict(rows[0], title="Retitled: a study of identity keys in stored records")
-        update = tmp_path / "update.jsonl"
-        update.write_text(json.dumps(changed) + "\n", encoding="utf-8")
-        ingest_jsonl(store, Kind.PAPER, update)
-        with store.write_transaction():
-            assert index.sync() == 1
+        assert _revise(store, index, tmp_path, [changed]) == 1
         record = (changed["title"], changed["authors"], changed["year"], {}, ())
         index.prefetch([record])
         match = index.match(*record)
@@ -368,11 +374,7 @@ def test_title_token_counts_follow_a_retitled_paper(
         with store.write_transaction():
             index.sync()
         changed = dict(rows[0], title="Retitled: a study of identity keys in stored records")
-        update = tmp_path / "update.jsonl"
-        update.write_text(json.dumps(changed) + "\n", encoding="utf-8")
-        ingest_jsonl(store, Kind.PAPER, update)
-        with store.write_transaction():
-            index.sync()
+        _revise(store, index, tmp_path, [changed])
         counts = dict(store.conn.execute("SELECT token, papers FROM title_token_counts"))
     titles = {r["id"]: r["title"] for r in rows} | {changed["id"]: changed["title"]}
     held = Counter(t for title in titles.values() for t in title_tokens(title_key(title)))
@@ -385,8 +387,8 @@ def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
 ) -> None:
     """Each title word of every keyed paper with a first author is posted under that author's
     family; a retitled paper and a paper whose first author changed move to their new postings,
-    and a paper that lost its authors leaves them (records without a first author read the
-    word postings of every family)."""
+    and a paper that lost its authors leaves them (a record without a first author reads title
+    blocks instead)."""
     from litsift.sources.identity import first_family, title_tokens
 
     rows = [r for r in sample_rows[:200] if r.get("authors")]
@@ -399,11 +401,7 @@ def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
             dict(rows[1], authors=["Ada Lovelace", *rows[1]["authors"]]),
             dict(rows[2], authors=[]),
         ]
-        update = tmp_path / "update.jsonl"
-        update.write_text("".join(json.dumps(r) + "\n" for r in changed), encoding="utf-8")
-        ingest_jsonl(store, Kind.PAPER, update)
-        with store.write_transaction():
-            assert index.sync() == 3
+        assert _revise(store, index, tmp_path, changed) == 3
         postings = store.conn.execute(
             "SELECT family, token, doc_id FROM paper_family_tokens"
         ).fetchall()
@@ -500,11 +498,7 @@ def test_title_blocks_follow_a_retitled_paper_and_a_new_year(
             dict(rows[0], title="Retitled: a study of identity keys in stored records"),
             dict(rows[1], year=rows[1]["year"] - 3),
         ]
-        update = tmp_path / "update.jsonl"
-        update.write_text("".join(json.dumps(r) + "\n" for r in changed), encoding="utf-8")
-        ingest_jsonl(store, Kind.PAPER, update)
-        with store.write_transaction():
-            assert index.sync() == 2
+        assert _revise(store, index, tmp_path, changed) == 2
         blocks = store.conn.execute(
             "SELECT block, year, title_len, doc_id FROM paper_title_blocks"
         ).fetchall()
