@@ -402,7 +402,9 @@ class CachedTable(FixedRowsTable):
             return super().render_line(y)
         scroll = self._frame_scroll
         if scroll is None:
-            scroll = self._frame_scroll = self.scroll_offset
+            scroll = self.scroll_offset
+            if self._frame_styles is not None:  # inside render_lines: read once per frame
+                self._frame_scroll = scroll
         scroll_x, scroll_y = scroll
         if y >= (settings.header_height if settings.show_header else 0):
             y += scroll_y
