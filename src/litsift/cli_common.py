@@ -58,10 +58,14 @@ def reports_errors(fn: F) -> F:
                 click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
                 sys.exit(1)
             what = for_terminal(f"{type(e).__name__}: {e}")[:300]
+            from litsift import logs
+
+            logs.get("cli").error("%s failed", fn.__name__, exc_info=e)
+            where = logs.current()
             click.secho(f"error: litsift failed unexpectedly ({what})", fg="red", err=True)
             click.echo(
                 "  hint: this is a bug in litsift; please report it with the command you ran "
-                "(LITSIFT_DEBUG=1 shows the traceback)",
+                + (f"and the traceback in {where}" if where else "(LITSIFT_DEBUG=1 shows it)"),
                 err=True,
             )
             sys.exit(2)
@@ -102,11 +106,13 @@ def open_service(home: str | None, engine: str | None = None) -> LitsiftService:
     """The service of ``home``; ``engine`` ("local" or "milvus") overrides ``[engine] kind``."""
     from dataclasses import replace
 
+    from litsift import logs
     from litsift.config import load_config
     from litsift.paths import get_paths
     from litsift.service import LitsiftService
 
     paths = get_paths(home)
+    logs.setup(paths.log_file)
     if engine is None:
         return LitsiftService(paths)
     config = load_config(paths.config_file)
@@ -142,6 +148,14 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
                 tasks[stage] = bar.add_task(stage, total=total or None)
             bar.update(tasks[stage], completed=done, total=total or None)
 
+        def say(text: str) -> None:
+            """A line above the live bar (``click.echo`` would be glued to the bar's line)."""
+            if bar.live.is_started and console.is_terminal:
+                console.print(text, markup=False, highlight=False, soft_wrap=True)
+            else:
+                click.echo(text)
+
+        update.say = say  # type: ignore[attr-defined]
         yield update
 
 

@@ -6,7 +6,7 @@ and ``answer`` (registered on :func:`litsift.cli.main`), and the index building 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -41,9 +41,12 @@ def index_kinds(
     quiet: bool,
     check: bool = False,
     dense: bool = True,
+    seen: dict[str, tuple[str, int, int]] | None = None,
 ) -> None:
     """Build each kind's index: BM25 first (reported as searchable), then, with ``dense``, the
-    dense part with its progress."""
+    dense part with its progress. ``seen`` (when given) gets each kind's last
+    ``(stage, done, total)``, for the message of an interrupted build."""
+    seen = {} if seen is None else seen
     for k in kinds:
         if svc.store.count(k) == 0:
             click.echo(f"{k.table}: nothing to index")
@@ -55,23 +58,34 @@ def index_kinds(
             if not damage:
                 click.echo(f"{k.table}: every index file matches its checksum")
 
-        def bm25_ready(report: IndexReport, k: Kind = k) -> None:
-            then = (
-                "; the dense index is embedded next (Ctrl-C stops it; the next `litsift "
-                "index` resumes after the last published chunk)"
-                if dense
-                else ""
-            )
-            click.echo(f"{k.table}: BM25 ready, searchable now ({report.summary()}){then}")
-
         with progress_bar(not quiet) as bar:
+            say = getattr(bar, "say", click.echo)  # above a live bar, not glued to its line
+
+            def bm25_ready(report: IndexReport, k: Kind = k, say: Any = say) -> None:
+                then = (
+                    "; the dense index is embedded next (Ctrl-C stops it and keeps what is "
+                    "embedded; the next `litsift index` goes on from there)"
+                    if dense
+                    else ""
+                )
+                say(f"{k.table}: BM25 ready, searchable now ({report.summary()}){then}")
+
+            def tracked(stage: str, done: int, total: int, k: Kind = k, bar: Any = bar) -> None:
+                seen[k.table] = (stage, done, total)
+                bar(stage, done, total)
+
             report = svc.build_index(
-                k, rebuild=rebuild, progress=bar, dense=dense, on_bm25=bm25_ready
+                k, rebuild=rebuild, progress=tracked, dense=dense, on_bm25=bm25_ready
             )
         if dense:
             click.echo(f"{k.table}: {report.summary()}")
             with progress_bar(not quiet) as bar:
-                embedded, total = svc.build_sentences(k, progress=bar)
+
+                def tracked_sentences(stage: str, done: int, total: int, k: Kind = k) -> None:
+                    seen[k.table] = ("sentences", done, total)
+                    bar(stage, done, total)
+
+                embedded, total = svc.build_sentences(k, progress=tracked_sentences)
             repaired = svc.sentences_repaired()
             if repaired is not None:
                 click.echo(f"repaired aspect sentences: {for_terminal(repaired)}", err=True)
@@ -143,8 +157,34 @@ def index(
             _embed_with_ray(svc, kinds, ray_address, quiet)
         if svc.config.engine.kind == "milvus":
             _push(svc, kinds, rebuild, quiet)
-        else:
-            index_kinds(svc, kinds, rebuild, quiet, check=check)
+            return
+        seen: dict[str, tuple[str, int, int]] = {}
+        try:
+            index_kinds(svc, kinds, rebuild, quiet, check=check, seen=seen)
+        except KeyboardInterrupt:
+            click.echo(_interrupted(seen, svc.paths.embeddings_file is not None), err=True)
+            ctx.exit(130)
+
+
+def _interrupted(seen: dict[str, tuple[str, int, int]], cached: bool) -> str:
+    """What a Ctrl-C kept: BM25 is published before any vector is embedded, and each chunk of
+    vectors goes to the embedding cache as it is done (not embedded again by the next run)."""
+    lines = ["stopped (Ctrl-C); nothing published is lost:"]
+    for table, (stage, done, total) in seen.items():
+        if stage == "bm25":
+            lines.append(f"  {table}: BM25 was being built; the previous index stays in use")
+            continue
+        what = {"embed": "vectors", "hnsw": "vectors", "sentences": "aspect sentences"}.get(
+            stage, stage
+        )
+        kept = (
+            "kept in the embedding cache, not embedded again"
+            if cached
+            else "kept only up to the last published chunk (the embedding cache is off)"
+        )
+        lines.append(f"  {table}: BM25 searchable; {done:,} of {total:,} {what} done, {kept}")
+    lines.append("  run `litsift index` again to finish where it stopped")
+    return "\n".join(lines)
 
 
 def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet: bool) -> None:

@@ -35,6 +35,12 @@ class Paths:
         return self.data_dir / "litsift.sqlite"
 
     @property
+    def log_file(self) -> Path:
+        """The log file (:mod:`litsift.logs`): errors of background work with tracebacks, and
+        third-party warnings, kept off the terminal. ``litsift config`` shows it."""
+        return self.cache_dir / "litsift.log"
+
+    @property
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
 

@@ -72,3 +72,72 @@ def test_worker_count_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("LITSIFT_EMBED_WORKERS", "1")
     enc_pool_off = embed_workers()
     assert enc_pool_off == 1
+
+
+# A fresh interpreter (the resource tracker starts once a process) embeds POOL_MIN + 4 real
+# titles through the pool under the conditions of the script's argument, and prints what it saw.
+_CHILD = r"""
+import json, sys
+from pathlib import Path
+import numpy as np
+from litsift.models_onnx.encoder import Encoder
+from litsift.models_onnx.registry import get_spec
+
+onnx, tokenizer, titles_file, mode = sys.argv[1:5]
+titles = json.loads(Path(titles_file).read_text())
+enc = Encoder(get_spec("all-MiniLM-L6-v2"), Path(onnx), Path(tokenizer))
+alone = enc.encode_passages(titles)
+
+class Captured:  # what a running Textual app puts in sys.stderr: fileno() is -1
+    def write(self, text): return len(text)
+    def flush(self): pass
+    def fileno(self): return -1
+
+if mode == "textual":
+    sys.stderr = Captured()
+elif mode == "no-spawn":  # new processes cannot be started at all
+    import multiprocessing
+    multiprocessing.set_executable("/nonexistent/python")
+with enc.worker_pool(2):
+    started = enc._pool is not None
+    pooled = enc.encode_passages(titles)
+print(json.dumps({"started": started, "same": bool(np.array_equal(alone, pooled)),
+                  "note": enc.pool_note}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["textual", "no-spawn"])
+def test_the_pool_starts_inside_a_textual_app_and_falls_back_when_it_cannot(
+    encoder: Encoder, titles: list[str], tmp_path: Path, mode: str
+) -> None:
+    """Inside a Textual app sys.stderr.fileno() is -1, which multiprocessing's resource tracker
+    passed on to the child ("bad value(s) in fds_to_keep": the TUI never turned hybrid). The pool
+    starts there now; where no process can be spawned, the build embeds in-process and says so."""
+    import json
+    import subprocess
+    import sys
+
+    titles_file = tmp_path / "titles.json"
+    titles_file.write_text(json.dumps(titles))
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            str(encoder.onnx_path),
+            str(encoder.tokenizer_path),
+            str(titles_file),
+            mode,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["same"]  # the same vectors either way
+    if mode == "textual":
+        assert seen["started"] and seen["note"] is None
+    else:
+        assert seen["note"] is not None and seen["note"].startswith("one process")

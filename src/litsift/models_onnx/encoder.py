@@ -25,9 +25,15 @@ import numpy.typing as npt
 import onnxruntime as ort
 from tokenizers import Encoding, Tokenizer
 
+from litsift import logs
 from litsift.errors import ModelError, ModelNotBuiltError
 from litsift.models_onnx.export import build_onnx, onnx_path_for
-from litsift.models_onnx.pool import POOL_CHUNK, POOL_MIN, EmbedPool, embed_workers
+from litsift.models_onnx.pool import (
+    POOL_MIN,
+    EmbedPool,
+    PoolUnavailable,
+    embed_workers,
+)
 from litsift.models_onnx.registry import DEFAULT_MODEL, ModelSpec, get_spec
 from litsift.models_onnx.source import EXPORT_HINT, export_available, missing_export_modules
 
@@ -105,6 +111,9 @@ class Encoder:
         self.tokenizer_path = tokenizer_path
         #: worker processes that embed large batches while :meth:`worker_pool` is open
         self._pool: EmbedPool | None = None
+        #: why index builds embed in this process although workers were asked for (the pool
+        #: could not start, or its workers died), for the status line; None while they work
+        self.pool_note: str | None = None
         hint = f"rebuild it: litsift models build --model {spec.model_id} --force"
         try:
             data = onnx_path.read_bytes()
@@ -215,11 +224,25 @@ class Encoder:
             progress(hits, len(full))
         done = hits
         pool = self._pool
-        # a killed build keeps its chunks; with worker processes, chunks big enough to share
-        pooled = pool is not None and len(missing) >= POOL_MIN
-        step = max(POOL_MIN, 4 * POOL_CHUNK * pool.workers) if pool and pooled else CACHE_CHUNK
-        for start in range(0, len(missing), step):
-            idx = missing[start : start + step]
+        if pool is not None and len(missing) >= POOL_MIN:
+            # worker processes: each chunk is cached as it arrives, so an interrupted build
+            # keeps all but the chunks in flight and the next one embeds only the rest
+            todo_all = [full[i] for i in missing]
+            kept = 0
+
+            def on_part(offset: int, vectors: FloatArray) -> None:
+                nonlocal done, kept
+                out[missing[offset : offset + len(vectors)]] = vectors
+                cache.put(self.cache_key, todo_all[offset : offset + len(vectors)], vectors)
+                kept = offset + len(vectors)
+                done += len(vectors)
+                if progress is not None:
+                    progress(done, len(full))
+
+            pooled = pool.encode(todo_all, None, on_part)
+            missing = missing[kept:] if pooled is None else missing[:0]
+        for start in range(0, len(missing), CACHE_CHUNK):
+            idx = missing[start : start + CACHE_CHUNK]
             todo = [full[i] for i in idx]
             fresh = self._encode(todo, batch_size, None)  # progress once it is cached
             out[idx] = fresh
@@ -266,12 +289,20 @@ class Encoder:
         if count < 2 or self._pool is not None:
             yield
             return
-        pool = EmbedPool(self, count)
+        try:
+            pool = EmbedPool(self, count)
+        except PoolUnavailable as err:  # embed in-process: slower, never not at all
+            logs.get("encoder").warning("embedding worker processes unavailable: %s", err)
+            self.pool_note = f"one process: worker processes could not start ({err})"
+            yield
+            return
         self._pool = pool
         try:
             yield
         finally:
             self._pool = None
+            if pool.broken is not None:
+                self.pool_note = f"one process: the worker processes stopped ({pool.broken})"
             pool.close()
 
     def embed_prefixed(self, texts: list[str]) -> FloatArray:

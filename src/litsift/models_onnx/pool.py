@@ -12,13 +12,21 @@ queries embedded in-process.
 
 Used by index builds through :meth:`litsift.models_onnx.encoder.Encoder.worker_pool`; the
 workers are started with ``spawn`` (the caller may be a threaded TUI) and only when there is
-something to embed.
+something to embed. Inside a running Textual app ``sys.stderr`` is a capture object whose
+``fileno()`` is -1, and multiprocessing's resource tracker (started by the pool's queues) passes
+that to the child: ``ValueError: bad value(s) in fds_to_keep`` (issue 45). The tracker is
+therefore started here with the log file as its standard error, and the workers write theirs to
+the log file too, never over the app's screen. A pool that cannot start raises
+:class:`PoolUnavailable`; the encoder then embeds in-process and says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import signal
+import sys
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -28,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from litsift import logs
 from litsift.models_onnx.registry import ModelSpec
 
 if TYPE_CHECKING:
@@ -54,8 +63,51 @@ def embed_workers() -> int:
     return os.cpu_count() or 1
 
 
-def _init(spec: ModelSpec, onnx_path: str, tokenizer_path: str) -> None:
+class PoolUnavailable(RuntimeError):
+    """The worker processes could not be started (the message says why)."""
+
+
+@contextlib.contextmanager
+def _real_stderr(log: str | None) -> Iterator[None]:
+    """While open, ``sys.stderr`` has a real file descriptor: the log file (or ``/dev/null``)
+    when the current one has none (a Textual app's capture object answers ``fileno()`` with
+    -1), else unchanged."""
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable:
+        yield
+        return
+    saved = sys.stderr
+    with open(log or os.devnull, "a", encoding="utf-8") as sink:
+        sys.stderr = sink
+        try:
+            yield
+        finally:
+            sys.stderr = saved
+
+
+def _start_tracker(log: str | None) -> None:
+    """Start multiprocessing's resource tracker (once a process) with a usable standard error
+    (the log file inside a TUI), before the pool's queues would start it with ``fileno() == -1``."""
+    from multiprocessing import resource_tracker
+
+    with _real_stderr(log):
+        resource_tracker.ensure_running()
+
+
+def _init(spec: ModelSpec, onnx_path: str, tokenizer_path: str, log: str | None) -> None:
     global _worker
+    # Ctrl-C in a terminal reaches the whole process group: the caller decides to stop (and
+    # terminates the workers); a worker dying of KeyboardInterrupt mid-chunk would break the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if log is not None:  # a worker never writes over the caller's screen
+        with contextlib.suppress(OSError):
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.close(fd)
     from litsift.models_onnx.encoder import Encoder
 
     _worker = Encoder(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
@@ -73,16 +125,34 @@ class EmbedPool:
     Args:
         encoder: The in-process encoder whose ONNX file and tokenizer the workers load.
         workers: Process count (>= 2).
+
+    Raises:
+        PoolUnavailable: the processes cannot be started here (the cause is chained).
     """
 
     def __init__(self, encoder: Encoder, workers: int) -> None:
         self.workers = workers
-        self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=get_context("spawn"),
-            initializer=_init,
-            initargs=(encoder.spec, str(encoder.onnx_path), str(encoder.tokenizer_path)),
-        )
+        log = logs.current()
+        log_name = str(log) if log is not None else None
+        try:
+            _start_tracker(log_name)
+            with _real_stderr(log_name):
+                self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
+                    max_workers=workers,
+                    mp_context=get_context("spawn"),
+                    initializer=_init,
+                    initargs=(
+                        encoder.spec,
+                        str(encoder.onnx_path),
+                        str(encoder.tokenizer_path),
+                        log_name,
+                    ),
+                )
+        except (OSError, ValueError, RuntimeError, ImportError) as err:
+            raise PoolUnavailable(f"{type(err).__name__}: {err}") from err
+
+    #: why the pool stopped working, once it did
+    broken: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -90,11 +160,22 @@ class EmbedPool:
         return self._executor is not None
 
     def encode(
-        self, texts: list[str], progress: Callable[[int, int], None] | None
+        self,
+        texts: list[str],
+        progress: Callable[[int, int], None] | None,
+        on_part: Callable[[int, FloatArray], None] | None = None,
     ) -> FloatArray | None:
         """``(len(texts), dim)`` vectors of already-prefixed passages in input order, or None
         when the pool broke (a worker was killed: out of memory, a signal); the caller then
-        embeds in-process, so a build never fails for the pool's sake."""
+        embeds in-process, so a build never fails for the pool's sake.
+
+        Args:
+            texts: Prefixed passages.
+            progress: ``progress(done, len(texts))`` after each chunk of :data:`POOL_CHUNK`.
+            on_part: ``on_part(offset, vectors)`` as each chunk arrives, in order (the caller
+                caches it at once, so an interrupt loses at most the chunks in flight); when
+                None is returned, the chunks passed to it are all that was embedded.
+        """
         if self._executor is None:
             return None
         chunks = [texts[i : i + POOL_CHUNK] for i in range(0, len(texts), POOL_CHUNK)]
@@ -102,17 +183,41 @@ class EmbedPool:
         done = 0
         try:
             for part in self._executor.map(_embed, chunks):
+                if on_part is not None:
+                    on_part(done, part)
                 parts.append(part)
                 done += len(part)
                 if progress is not None:
                     progress(done, len(texts))
-        except BrokenProcessPool:
+        except (BrokenProcessPool, OSError, ValueError) as err:
+            # a worker was killed, or could not be spawned (fds, limits): in-process instead
+            logs.get("pool").warning("embedding workers stopped: %r; embedding in-process", err)
+            self.broken = f"{type(err).__name__}: {err}"
             self.close()
             return None
+        except BaseException:  # Ctrl-C, a closing app: stop now, not after the queued chunks
+            self.close(abort=True)
+            raise
         return np.vstack(parts)
 
-    def close(self) -> None:
-        """Stop the workers (pending chunks are cancelled)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+    def close(self, abort: bool = False) -> None:
+        """Stop the workers: pending chunks are cancelled; with ``abort`` the running ones too
+        (the processes are terminated instead of awaited), so an interrupt returns at once."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        if not abort:
+            executor.shutdown(wait=True, cancel_futures=True)
+            return
+        terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
+        if callable(terminate):
+            terminate()
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.join(timeout=1.0)
