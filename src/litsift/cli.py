@@ -38,6 +38,13 @@ def main(ctx: click.Context, home: str | None) -> None:
     """litsift: literature search and dataset recommendation in the terminal.
 
     Without a subcommand, opens the TUI on the current store.
+
+    \b
+    Examples:
+      litsift demo                        # try it on the sample corpus
+      litsift ingest papers library.bib   # import your own papers
+      litsift                             # open the TUI on them
+      litsift --home ~/lab-library        # a store kept in another directory
     """
     ctx.ensure_object(dict)
     ctx.obj["home"] = home
@@ -72,6 +79,11 @@ def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
 
     The TUI embeds the dense index in the background (search is BM25-only until it lands);
     with --no-tui both indexes are built before exiting.
+
+    \b
+    Examples:
+      litsift demo                                   # sample from ../shared/data
+      litsift demo --data ~/litsift-sample --no-tui  # build everything, then exit
     """
     from litsift.paths import shared_data_dir
     from litsift.types import Kind
@@ -96,7 +108,13 @@ def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
 
 @main.group()
 def models() -> None:
-    """Build and inspect the encoder's ONNX file."""
+    """Build and inspect the encoder's ONNX file.
+
+    \b
+    Examples:
+      litsift models list
+      litsift models info
+    """
 
 
 @models.command("build")
@@ -105,7 +123,13 @@ def models() -> None:
 @click.pass_context
 @reports_errors
 def models_build(ctx: click.Context, model: str | None, force: bool) -> None:
-    """Export the encoder to ONNX and quantise it to int8 (needs the `export` extra)."""
+    """Export the encoder to ONNX and quantise it to int8 (needs the `export` extra).
+
+    \b
+    Examples:
+      litsift models build
+      litsift models build --model BAAI/bge-small-en-v1.5 --force
+    """
     from litsift.models_onnx import build_onnx, get_spec
 
     svc = open_service(ctx.obj["home"])
@@ -120,7 +144,13 @@ def models_build(ctx: click.Context, model: str | None, force: bool) -> None:
 @reports_errors
 def models_list(ctx: click.Context, as_json: bool) -> None:
     """Every registered encoder: source, licence, pooling, max length, and whether it is
-    ready here (exported, or shipped in an installed package)."""
+    ready here (exported, or shipped in an installed package).
+
+    \b
+    Examples:
+      litsift models list
+      litsift models list --json
+    """
     from litsift.models_onnx.cli_support import list_models
 
     svc = open_service(ctx.obj["home"])
@@ -144,7 +174,13 @@ def models_list(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @reports_errors
 def models_info(ctx: click.Context, model: str | None) -> None:
-    """Print the encoder's id, dimension, ONNX path and sha256 as JSON."""
+    """Print the encoder's id, dimension, ONNX path and sha256 as JSON.
+
+    \b
+    Examples:
+      litsift models info
+      litsift models info --model all-MiniLM-L6-v2
+    """
     from litsift.models_onnx.cli_support import describe
 
     svc = open_service(ctx.obj["home"])
@@ -157,7 +193,15 @@ def models_info(ctx: click.Context, model: str | None) -> None:
 @click.pass_context
 @reports_errors
 def config(ctx: click.Context) -> None:
-    """Show paths, row counts and index state as JSON (and validate config.toml)."""
+    """Show paths, row counts and index state as JSON (and validate config.toml).
+
+    The JSON names the config file, the store and the models directory.
+
+    \b
+    Examples:
+      litsift config
+      litsift --home ~/lab-library config
+    """
     with open_service(ctx.obj["home"]) as svc:
         click.echo(
             json.dumps({"config_file": str(svc.paths.config_file), **svc.describe()}, indent=2)
@@ -180,7 +224,14 @@ def config(ctx: click.Context) -> None:
 def export_cmd(
     ctx: click.Context, what: str, fmt: str, datasets_: bool, output: Path | None
 ) -> None:
-    """Export WHAT (kept | maybe | discarded | a collection name) with stable [@citekey]s."""
+    """Export WHAT (kept | maybe | discarded | a collection name) with stable [@citekey]s.
+
+    \b
+    Examples:
+      litsift export kept --format bibtex -o kept.bib
+      litsift export "my collection" --format csl-json -o thesis.json
+      litsift export maybe --format markdown
+    """
     from litsift.types import Kind
 
     with open_service(ctx.obj["home"]) as svc:

@@ -115,6 +115,12 @@ def eval_cmd(
     simulates active-learning screening of labelled reviews (litsift vs ASReview); snowball
     follows references and citing papers from a few included records of the reviews that carry
     references, and screens with and without the citation signal.
+
+    \b
+    Examples:
+      litsift eval scifact
+      litsift eval datafinder --half heldout --systems bm25,dense,hybrid
+      litsift eval screening --seeds 5 --systems litsift,litsift-text --json
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 

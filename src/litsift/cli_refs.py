@@ -21,7 +21,14 @@ __all__ = ["refs_group"]
 
 @click.group("refs")
 def refs_group() -> None:
-    """The citation trail: references (backward) and citing papers (forward)."""
+    """The citation trail: references (backward) and citing papers (forward).
+
+    \b
+    Examples:
+      litsift refs fetch --kept
+      litsift refs show acl2021:2021.acl-long.24
+      litsift refs export --format graphml -o kept.graphml
+    """
 
 
 @refs_group.command("fetch")
@@ -57,6 +64,7 @@ def refs_fetch(
     """Fetch the references and citing papers of papers (IDS, --kept or --collection).
 
     \b
+    Examples:
       litsift refs fetch --kept                      # both directions, from OpenAlex
       litsift refs fetch --backward doi:10.1/abc     # only its references
       litsift refs fetch --collection thesis --source s2
@@ -120,6 +128,7 @@ def refs_import(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> N
     """Import citation edges from S2AG `citations` dataset files (.jsonl or .jsonl.gz).
 
     \b
+    Examples:
       litsift refs import citations/*.gz
       litsift refs import citations/          # a folder: its files
 
@@ -153,7 +162,13 @@ def refs_import(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> N
 @click.pass_context
 @reports_errors
 def refs_show(ctx: click.Context, doc_id: str, as_json: bool) -> None:
-    """List a paper's references and the papers citing it (stored ones first)."""
+    """List a paper's references and the papers citing it (stored ones first).
+
+    \b
+    Examples:
+      litsift refs show acl2021:2021.acl-long.24
+      litsift refs show acl2021:2021.acl-long.24 --json
+    """
     with open_service(ctx.obj["home"]) as svc:
         got = svc.refs.neighbours(doc_id)
     if as_json:
@@ -197,7 +212,13 @@ def refs_show(ctx: click.Context, doc_id: str, as_json: bool) -> None:
 @reports_errors
 def refs_export(ctx: click.Context, collection: str | None, fmt: str, output: Path | None) -> None:
     """Export the citation graph of COLLECTION's papers (default: the kept papers), with their
-    references and citing works; nodes carry title, year, label and whether they are stored."""
+    references and citing works; nodes carry title, year, label and whether they are stored.
+
+    \b
+    Examples:
+      litsift refs export --format graphml -o kept.graphml   # the kept papers, for Gephi
+      litsift refs export thesis --format dot -o thesis.dot  # a collection, for Graphviz
+    """
     with open_service(ctx.obj["home"]) as svc:
         text = svc.refs.export(collection, fmt)
     if output is None:

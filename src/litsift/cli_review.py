@@ -37,7 +37,14 @@ def _labels(value: str) -> str | int:
 
 @click.group("review")
 def review_group() -> None:
-    """Systematic reviews: candidate records from search exports, screened in the TUI."""
+    """Systematic reviews: candidate records from search exports, screened in the TUI.
+
+    \b
+    Examples:
+      litsift review new statins --from pubmed.nbib --from embase.ris
+      litsift review screen statins
+      litsift review export statins --format ris --which include -o included.ris
+    """
 
 
 @review_group.command("new")
@@ -72,7 +79,13 @@ def review_new(
     labels: str,
     as_json: bool,
 ) -> None:
-    """Make review NAME of the records in the --from files (duplicates are grouped)."""
+    """Make review NAME of the records in the --from files (duplicates are grouped).
+
+    \b
+    Examples:
+      litsift review new statins --from pubmed.nbib --from embase.ris --from scopus.csv
+      litsift review new statins --from pubmed.nbib --criteria @criteria.txt --keywords statin,LDL
+    """
     policy = _labels(labels)
     words = [w.strip() for w in keywords.split(",") if w.strip()]
     with open_service(ctx.obj["home"]) as svc:
@@ -115,7 +128,13 @@ def review_new(
 @click.pass_context
 @reports_errors
 def review_list(ctx: click.Context, as_json: bool) -> None:
-    """Every review with its records and decisions."""
+    """Every review with its records and decisions.
+
+    \b
+    Examples:
+      litsift review list
+      litsift review list --json
+    """
     with open_service(ctx.obj["home"]) as svc:
         found = svc.reviews.all()
     if as_json:
@@ -140,7 +159,13 @@ def review_list(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @reports_errors
 def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
-    """NAME's criteria, PRISMA counts and groups of duplicates."""
+    """NAME's criteria, PRISMA counts and groups of duplicates.
+
+    \b
+    Examples:
+      litsift review show statins
+      litsift review show statins --json
+    """
     with open_service(ctx.obj["home"]) as svc:
         info = svc.reviews.info(name)
         counts = svc.reviews.prisma(name)
@@ -196,7 +221,13 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.pass_context
 @reports_errors
 def review_export(ctx: click.Context, name: str, fmt: str, which: str, output: Path | None) -> None:
-    """NAME's records with their decisions (CSV column / RIS LB) and notes."""
+    """NAME's records with their decisions (CSV column / RIS LB) and notes.
+
+    \b
+    Examples:
+      litsift review export statins -o statins.csv
+      litsift review export statins --format ris --which include -o included.ris
+    """
     with open_service(ctx.obj["home"]) as svc:
         text = svc.reviews.export(name, fmt, which)
     if output is None:
@@ -211,7 +242,12 @@ def review_export(ctx: click.Context, name: str, fmt: str, which: str, output: P
 @click.pass_context
 @reports_errors
 def review_delete(ctx: click.Context, name: str) -> None:
-    """Drop review NAME and its decisions (its papers stay in the store)."""
+    """Drop review NAME and its decisions (its papers stay in the store).
+
+    \b
+    Example:
+      litsift review delete statins
+    """
     with open_service(ctx.obj["home"]) as svc:
         svc.reviews.delete(name)
     click.echo(f"deleted review {for_terminal(name)}")
@@ -222,7 +258,12 @@ def review_delete(ctx: click.Context, name: str) -> None:
 @click.pass_context
 @reports_errors
 def review_screen(ctx: click.Context, name: str) -> None:
-    """Screen NAME in the TUI, one record at a time in the learning order."""
+    """Screen NAME in the TUI, one record at a time in the learning order.
+
+    \b
+    Example:
+      litsift review screen statins
+    """
     from litsift.tui.screens.screening import create_screening_app
 
     svc = open_service(ctx.obj["home"])
@@ -250,7 +291,13 @@ def feed_cmd(
     as_json: bool,
 ) -> None:
     """Papers `litsift sync` brought in since the last look, ranked by COLLECTION's papers
-    (default: your kept papers) against your discarded ones."""
+    (default: your kept papers) against your discarded ones.
+
+    \b
+    Examples:
+      litsift feed                  # ranked by your kept papers
+      litsift feed thesis -k 10     # ranked by the collection "thesis"
+    """
     with open_service(ctx.obj["home"]) as svc:
         got = svc.reviews.feed(collection, since, mark_seen=not keep_unseen)
     top = got.papers[:limit]

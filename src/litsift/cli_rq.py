@@ -19,7 +19,13 @@ if TYPE_CHECKING:
 
 @click.group("rq")
 def rq_group() -> None:
-    """Research questions: each paper's PROBLEM and METHOD ("Can P be solved by M?")."""
+    """Research questions: each paper's PROBLEM and METHOD ("Can P be solved by M?").
+
+    \b
+    Examples:
+      litsift rq extract
+      litsift rq similar acl2021:2021.acl-long.24 --same method
+    """
 
 
 @rq_group.command("extract")
@@ -42,7 +48,14 @@ def rq_extract(
 ) -> None:
     """Fill the problem and method of papers that lack them: offline by default (sentences of
     the abstract picked by the encoder and cue phrases), or with --llm. Both are shown as
-    unverified, with how they were made."""
+    unverified, with how they were made.
+
+    \b
+    Examples:
+      litsift rq extract                          # every paper without one, offline
+      litsift rq extract --years 2020:2022 --limit 500
+      litsift rq extract --llm --id acl2021:2021.acl-long.24
+    """
     from litsift.types import YearRange
 
     with open_service(ctx.obj["home"]) as svc, progress_bar(not as_json) as bar:
@@ -80,7 +93,12 @@ def rq_extract(
 @click.pass_context
 @reports_errors
 def rq_show(ctx: click.Context, doc_id: str) -> None:
-    """Show a paper's problem and method and how they were made."""
+    """Show a paper's problem and method and how they were made.
+
+    \b
+    Example:
+      litsift rq show acl2021:2021.acl-long.24
+    """
     from litsift.errors import QueryError
     from litsift.types import Kind, Paper
 
@@ -108,7 +126,13 @@ def rq_show(ctx: click.Context, doc_id: str) -> None:
 @click.pass_context
 @reports_errors
 def rq_similar(ctx: click.Context, doc_id: str, same: str, k: int, as_json: bool) -> None:
-    """Papers with the same problem (or method) as DOC_ID, ranked by BM25 on that field."""
+    """Papers with the same problem (or method) as DOC_ID, ranked by BM25 on that field.
+
+    \b
+    Examples:
+      litsift rq similar acl2021:2021.acl-long.24
+      litsift rq similar acl2021:2021.acl-long.24 --same method -k 20
+    """
     field: Field = "problem" if same == "problem" else "method"
     with open_service(ctx.obj["home"]) as svc:
         result = svc.rq.similar(doc_id, field, k)

@@ -148,6 +148,12 @@ def index(
     With --engine milvus (or [engine] kind = "milvus") the rows new or changed since the last
     push go to the Milvus collections instead, in resumable batches. With --ray, the rows
     whose vectors are not in the embedding cache are embedded by Ray Data first.
+
+    \b
+    Examples:
+      litsift index                 # papers and datasets: new and changed rows
+      litsift index papers --check  # verify every checksum, rebuild damaged parts
+      litsift index --rebuild       # re-embed everything
     """
     from litsift.types import Kind
 
@@ -292,7 +298,14 @@ def search(
     as_json: bool,
     engine: str | None,
 ) -> None:
-    """Search papers (or --datasets) for QUERY and print the ranked hits."""
+    """Search papers (or --datasets) for QUERY and print the ranked hits.
+
+    \b
+    Examples:
+      litsift search "contrastive learning for sentence embeddings" --years 2019:2022
+      litsift search "question answering over tables" --datasets -k 5
+      litsift search "problem: hallucination in summarisation" --json
+    """
     from litsift.output import hits_to_json_text, hits_to_table
     from litsift.types import Kind, Query, YearRange
 
@@ -349,7 +362,15 @@ def answer(
     do_rerank: bool,
     as_json: bool,
 ) -> None:
-    """Answer QUESTION from the top papers with citations checked against what was sent."""
+    """Answer QUESTION from the top papers with citations checked against what was sent.
+
+    Needs an [llm] endpoint in config.toml.
+
+    \b
+    Examples:
+      litsift answer "How do retrieval-augmented models reduce hallucination?" --years 2020:
+      litsift answer "Which datasets test multi-hop reasoning?" --rerank --json
+    """
     from litsift.llm.answer import answer_to_json
     from litsift.text import json_for_terminal
     from litsift.types import Kind, Query, YearRange

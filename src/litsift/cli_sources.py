@@ -60,6 +60,14 @@ def ingest(
     files use (.bib, .ris, .nbib, .pdf, ...) -- is FILE: reason; hint. Other unreadable
     files found in a directory (images; .json, .csv, .xml, .txt, .md that are no export)
     are listed as skipped. The exit code is 1 if anything was bad.
+
+    \b
+    Examples:
+      litsift ingest papers library.bib             # BibTeX / biblatex
+      litsift ingest papers ~/Zotero                # a Zotero data directory
+      litsift ingest papers ~/papers/ --json        # a folder of PDFs, report as JSON
+      litsift ingest papers savedrecs.txt --format wos
+      litsift ingest datasets datasets.jsonl
     """
     with open_service(ctx.obj["home"]) as svc:
 
@@ -89,7 +97,12 @@ def ingest(
 @click.pass_context
 @reports_errors
 def formats_cmd(ctx: click.Context) -> None:
-    """List the formats `litsift ingest` reads (names for --format)."""
+    """List the formats `litsift ingest` reads (names for --format).
+
+    \b
+    Example:
+      litsift formats
+    """
     from litsift.service_sources import SourceService
 
     for name, kind, description in SourceService.format_table():
@@ -104,6 +117,11 @@ def formats_cmd(ctx: click.Context) -> None:
 def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """Merge stored papers that are one work (same DOI/arXiv/... id, or same title, first
     author and year within one). Labels, notes, tags and collections follow the merged record.
+
+    \b
+    Examples:
+      litsift dedup --dry-run      # list what would merge
+      litsift dedup                # merge it
     """
     with open_service(ctx.obj["home"]) as svc:
         plan = svc.sources.dedup(apply=not dry_run)
@@ -167,6 +185,7 @@ def sync_cmd(
     """Fetch new papers from arXiv, OpenAlex, Semantic Scholar or Crossref.
 
     \b
+    Examples:
       litsift sync arxiv --set cs --from 2026-11-01   # OAI-PMH harvest of a set
       litsift sync arxiv --query "cat:cs.CL AND ti:retrieval"
       litsift sync openalex --search "dataset recommendation"

@@ -288,7 +288,7 @@ async def test_markup_in_data_renders_literally(markup_service: Any) -> None:
 
 
 async def test_readme_key_table_matches_the_bindings(service: Any) -> None:
-    """README's "Using the TUI" table lists exactly the app's bindings and default keys."""
+    """README's "Keys" table lists exactly the app's bindings and default keys."""
     from pathlib import Path
 
     from litsift.tui.screens.help import help_rows

@@ -91,8 +91,9 @@ def test_litsift_home_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_readme_config_block_is_valid_and_shows_the_search_defaults() -> None:
-    """The ``config.toml`` example in README.md parses, and its [search] values are the
-    defaults (so the documented defaults cannot drift from the code)."""
+    """The ``config.toml`` examples in README.md (Configuration, and the [llm] one of the LLM
+    section) parse, and the [search] values shown are the defaults (so the documented defaults
+    cannot drift from the code)."""
     import re
     import tomllib
     from dataclasses import asdict
@@ -102,8 +103,30 @@ def test_readme_config_block_is_valid_and_shows_the_search_defaults() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```toml\n(\[search\].*?)```", readme, re.S)
     assert block is not None, "README lost its config.toml example"
+    llm = re.search(r"```toml\n(\[llm\].*?)```", readme, re.S)
+    assert llm is not None, "README lost its [llm] example"
     raw = tomllib.loads(block.group(1))
-    parsed = parse_config(raw)
+    parsed = parse_config({**raw, **tomllib.loads(llm.group(1))})
     assert raw["search"] == {k: v for k, v in asdict(Config().search).items() if k in raw["search"]}
     assert set(raw["search"]) >= {"fusion", "bm25_weight", "dataset_bm25_weight", "tui_k"}
     assert parsed.llm.configured
+
+
+def test_configuration_doc_blocks_are_valid_and_show_every_search_default() -> None:
+    """docs/CONFIGURATION.md (every key, moved from README.md): each ``toml`` block parses,
+    and its [search] block lists every search setting with its default value."""
+    import re
+    import tomllib
+    from dataclasses import asdict
+
+    from litsift.config import Config
+
+    doc = (Path(__file__).parents[2] / "docs" / "CONFIGURATION.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", doc, re.S)
+    assert len(blocks) >= 3
+    for block in blocks:
+        parse_config(tomllib.loads(block))
+    raw = tomllib.loads(next(b for b in blocks if b.startswith("[search]")))
+    defaults = asdict(Config().search)
+    assert raw["search"] == defaults  # every key, each at its default
+    assert parse_config(raw).llm.configured

@@ -12,7 +12,7 @@ them.
 
 With nothing kept, for datasets and for a pool with no linked paper, the inner searcher's
 answer is returned unchanged (same hits, scores and ranks). Measured on the screening sets with
-references (``benchmarks/citation_search.py``; README "Citation signal in search").
+references (``benchmarks/citation_search.py``; docs/EVALUATION.md, "Citations").
 """
 
 from __future__ import annotations
