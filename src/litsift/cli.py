@@ -195,7 +195,8 @@ def models_info(ctx: click.Context, model: str | None) -> None:
 def config(ctx: click.Context) -> None:
     """Show paths, row counts and index state as JSON (and validate config.toml).
 
-    The JSON names the config file, the store and the models directory.
+    The JSON names the config file, the store, the models directory and the log file
+    (errors of background work with their tracebacks).
 
     \b
     Examples:

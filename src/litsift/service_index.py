@@ -293,6 +293,8 @@ class IndexCommands(ServiceParts):
             "home": str(self.paths.data_dir),
             "store": str(self.paths.store_file),
             "models_dir": str(self.paths.models_dir),
+            #: errors of background work with tracebacks, and third-party warnings
+            "log_file": str(self.log_path or self.paths.log_file),
         }
         for kind in Kind:
             m = self.index_status(kind)

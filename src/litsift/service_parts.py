@@ -23,6 +23,8 @@ from litsift.paths import Paths, get_paths
 from litsift.types import Kind
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
     from litsift.search.aspect_scoring import AspectScorer
@@ -99,6 +101,14 @@ class ServiceParts:
                         raise
                     self._store = Store(self.paths.store_file, readonly=True, write_fault=err)
             return self._store
+
+    @property
+    def log_path(self) -> Path | None:
+        """The log file (:mod:`litsift.logs`) where errors of background work are written with
+        their tracebacks, or None when it cannot be written (a read-only home)."""
+        from litsift import logs
+
+        return logs.current() or logs.setup(self.paths.log_file)
 
     @property
     def read_only_reason(self) -> str | None:

@@ -239,12 +239,21 @@ class Encoder:
                 if progress is not None:
                     progress(done, len(full))
 
-            pooled = pool.encode(todo_all, None, on_part)
+            def tick() -> None:
+                if progress is not None:
+                    progress(done, len(full))
+
+            pooled = pool.encode(todo_all, None, on_part, tick)
             missing = missing[kept:] if pooled is None else missing[:0]
+
+        def each(_d: int, _t: int) -> None:  # what the caller raises stops the build now
+            if progress is not None:
+                progress(done, len(full))  # the count moves once a chunk is cached
+
         for start in range(0, len(missing), CACHE_CHUNK):
             idx = missing[start : start + CACHE_CHUNK]
             todo = [full[i] for i in idx]
-            fresh = self._encode(todo, batch_size, None)  # progress once it is cached
+            fresh = self._encode(todo, batch_size, each, pooled=False)
             out[idx] = fresh
             cache.put(self.cache_key, todo, fresh)
             done += len(idx)

@@ -28,6 +28,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
@@ -48,6 +49,8 @@ FloatArray = npt.NDArray[np.float32]
 POOL_CHUNK = 64
 #: Fewer texts than this are embedded in-process (a worker's start costs about a second).
 POOL_MIN = 256
+#: Seconds between two ``tick`` calls while a chunk is awaited (how soon a stop is heard).
+TICK_S = 0.05
 #: The environment variable that sets the worker count (``1`` turns the pool off).
 WORKERS_ENV = "LITSIFT_EMBED_WORKERS"
 
@@ -164,6 +167,7 @@ class EmbedPool:
         texts: list[str],
         progress: Callable[[int, int], None] | None,
         on_part: Callable[[int, FloatArray], None] | None = None,
+        tick: Callable[[], None] | None = None,
     ) -> FloatArray | None:
         """``(len(texts), dim)`` vectors of already-prefixed passages in input order, or None
         when the pool broke (a worker was killed: out of memory, a signal); the caller then
@@ -175,6 +179,8 @@ class EmbedPool:
             on_part: ``on_part(offset, vectors)`` as each chunk arrives, in order (the caller
                 caches it at once, so an interrupt loses at most the chunks in flight); when
                 None is returned, the chunks passed to it are all that was embedded.
+            tick: Called every :data:`TICK_S` while a chunk is awaited; what it raises (a
+                closing app's cancellation) stops the workers at once and propagates.
         """
         if self._executor is None:
             return None
@@ -182,7 +188,15 @@ class EmbedPool:
         parts: list[FloatArray] = []
         done = 0
         try:
-            for part in self._executor.map(_embed, chunks):
+            futures = [self._executor.submit(_embed, chunk) for chunk in chunks]
+            for future in futures:
+                while True:  # the caller hears from us every TICK_S: it may stop the build
+                    try:
+                        part = future.result(timeout=TICK_S)
+                        break
+                    except FuturesTimeout:
+                        if tick is not None:
+                            tick()
                 if on_part is not None:
                     on_part(done, part)
                 parts.append(part)
