@@ -145,7 +145,7 @@ Reader = Callable[[Path], Iterator[SourceRecord | BadItem | Notice]]
 Sniffer = Callable[[bytes, Path], int]
 #: reads several files as one database (BibTeX's ``\bibliography{abbrev,biblio,crossref}``):
 #: yields ``(file, record or bad item)``; a file it cannot use is ``BadItem("", reason)``
-DatabaseReader = Callable[[Sequence[Path]], Iterator[tuple[Path, SourceRecord | BadItem]]]
+DatabaseReader = Callable[[Sequence[Path]], Iterator[tuple[Path, SourceRecord | BadItem | Notice]]]
 
 
 @dataclass(frozen=True)

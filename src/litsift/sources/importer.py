@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
-from litsift.sources.base import BadItem, DatabaseReader, Format
+from litsift.sources.base import BadItem, DatabaseReader, Format, Notice
 from litsift.sources.s2ag_citations import looks_like_citations
 from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
@@ -324,7 +324,8 @@ def _read_database(
                 )
                 continue
             writer.add(fmt, str(current), item)
-            read[current] = read.get(current, 0) + 1
+            if not isinstance(item, Notice):
+                read[current] = read.get(current, 0) + 1
         writer.flush()
     except MachineFaultError as err:  # the machine's fault, never the files'
         raise _stopped(err, str(current), writer, report) from err
