@@ -20,7 +20,7 @@ __all__ = ["dedup_cmd", "formats_cmd", "ingest", "sync_cmd"]
 
 _SHOW_BAD = 20
 #: keys of an import report that a sync row leaves out (a sync reads no files)
-_NOT_SYNC_KEYS = ("kind", "skipped", "files", "elapsed_s")
+_NOT_SYNC_KEYS = ("kind", "skipped", "files", "warnings", "elapsed_s")
 
 
 @click.command()
@@ -83,6 +83,11 @@ def ingest(
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
         if len(report.bad) > _SHOW_BAD:
             click.echo(f"... and {len(report.bad) - _SHOW_BAD:,} more bad entries", err=True)
+        if report.warnings and not quiet:
+            for warning in report.warnings[:_SHOW_BAD]:
+                click.echo(f"warning {for_terminal(str(warning), keep_newlines=False)}", err=True)
+            if len(report.warnings) > _SHOW_BAD:
+                click.echo(f"... and {len(report.warnings) - _SHOW_BAD:,} more warnings", err=True)
         if report.skipped and not quiet:
             for skip in report.skipped[:_SHOW_BAD]:
                 click.echo(f"skipped {for_terminal(str(skip), keep_newlines=False)}", err=True)

@@ -37,6 +37,7 @@ from litsift.types import Kind
 __all__ = [
     "BadItem",
     "Format",
+    "Notice",
     "Page",
     "SourceRecord",
     "clean_text",
@@ -105,6 +106,18 @@ class BadItem:
     reason: str
 
 
+@dataclass(frozen=True)
+class Notice:
+    """A remark about the file or one entry that costs nothing: the entry (if any) is read
+    all the same. ``message`` is a warning (``FILE:LOCATION: message`` in the report's
+    ``warnings``; ``location`` ``""`` for the whole file), ``layout`` names the variant of the
+    format the reader recognised (``ieee``, ``springer``: the report's ``files[].layout``)."""
+
+    location: str
+    message: str = ""
+    layout: str = ""
+
+
 @dataclass
 class Page:
     """One page of a paged API response (OAI-PMH, arXiv API, OpenAlex, S2, Crossref).
@@ -126,13 +139,13 @@ class Page:
     high_water: str | None = None
 
 
-Reader = Callable[[Path], Iterator[SourceRecord | BadItem]]
+Reader = Callable[[Path], Iterator[SourceRecord | BadItem | Notice]]
 #: ``sniff(head, path) -> confidence`` in 0..100; ``head`` is the first 64 KiB of the file
 #: (decompressed when gzip), or b"" for a directory.
 Sniffer = Callable[[bytes, Path], int]
 #: reads several files as one database (BibTeX's ``\bibliography{abbrev,biblio,crossref}``):
 #: yields ``(file, record or bad item)``; a file it cannot use is ``BadItem("", reason)``
-DatabaseReader = Callable[[Sequence[Path]], Iterator[tuple[Path, SourceRecord | BadItem]]]
+DatabaseReader = Callable[[Sequence[Path]], Iterator[tuple[Path, SourceRecord | BadItem | Notice]]]
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from bibtexparser.middlewares.names import (
 from bibtexparser.middlewares.parsestack import default_parse_stack
 from pylatexenc.latex2text import LatexNodes2Text
 
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, year_from
+from litsift.sources.base import BadItem, Format, Notice, SourceRecord, clean_text, year_from
 from litsift.sources.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
@@ -314,7 +314,7 @@ def _parse_string(text: str, shared: Mapping[str, str] | None = None) -> Library
 
 def read_bibtex_database(
     paths: Sequence[Path],
-) -> Iterator[tuple[Path, SourceRecord | BadItem]]:
+) -> Iterator[tuple[Path, SourceRecord | BadItem | Notice]]:
     """Every entry of the ``.bib`` files ``paths`` read as ONE BibTeX database, as
     ``\\bibliography{abbrev,biblio,crossref}`` makes them: an ``@string`` of one file expands
     in the others, a ``crossref`` or ``xdata`` key may be in any file, and the order of the
@@ -342,7 +342,7 @@ def read_bibtex_database(
     yield from database.records()
 
 
-def read_bibtex(path: Path) -> Iterator[SourceRecord | BadItem]:
+def read_bibtex(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     """Every entry of one ``.bib`` file (a database of one file, see
     :func:`read_bibtex_database`) as a record; unparseable blocks as bad items.
 

@@ -26,7 +26,7 @@ from bibtexparser.middlewares.parsestack import default_parse_stack
 from bibtexparser.splitter import Splitter
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, SourceRecord, read_text
+from litsift.sources.base import BadItem, Notice, SourceRecord, read_text
 from litsift.sources.bibtex import (
     _ORDINAL,
     _RECORD_TYPES_SKIP,
@@ -36,6 +36,7 @@ from litsift.sources.bibtex import (
     _parse_string,
     _record,
 )
+from litsift.sources.bibtex_blocks import drop_comment_lines, repair_blocks
 from litsift.sources.bibtex_inherit import CONTAINER_TYPES, inherit_crossref, inherit_xdata
 
 __all__ = ["Database", "load"]
@@ -51,6 +52,7 @@ class _BibFile:
     entries: list[tuple[model.Entry, int, int]] = field(default_factory=list)
     bad: list[BadItem] = field(default_factory=list)
     index: dict[str, model.Entry] = field(default_factory=dict)
+    notices: list[Notice] = field(default_factory=list)
 
 
 def _split(path: Path) -> _BibFile:
@@ -59,10 +61,11 @@ def _split(path: Path) -> _BibFile:
     Raises:
         IngestError: the file cannot be read or split.
     """
-    text = read_text(path, "latin-1")  # old BibTeX files are often Latin-1
+    text = drop_comment_lines(read_text(path, "latin-1"))  # old files are often Latin-1
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
     try:
-        return _BibFile(path, text, Splitter(bibstr=text).split())
+        library, notices = repair_blocks(Splitter(bibstr=text).split())
+        return _BibFile(path, text, library, notices=notices)
     except Exception as err:
         raise IngestError(
             f"{path}: not BibTeX ({err or 'the parser gave up'})", "check the file"
@@ -296,7 +299,7 @@ class Database:
                 out.append(item)
         return " and ".join(out)
 
-    def records(self) -> Iterator[tuple[Path, SourceRecord | BadItem]]:
+    def records(self) -> Iterator[tuple[Path, SourceRecord | BadItem | Notice]]:
         """``(file, record or bad item)`` of every entry that is a work (not ``@string``,
         ``@preamble``, ``@xdata``, ``@set``, nor a container named in a ``crossref``), file by
         file in the order given, each file's bad blocks after its entries."""
@@ -321,6 +324,8 @@ class Database:
                 except Exception as err:
                     reason = f"cannot be read ({err or 'the parser gave up'})"
                     yield bib.path, BadItem(location, reason[:200])
+            for notice in bib.notices:
+                yield bib.path, notice
             for bad in bib.bad:
                 yield bib.path, bad
 

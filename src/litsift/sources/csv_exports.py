@@ -19,9 +19,19 @@ Each is recognised by its header row and read with the csv module (UTF-8 with or
 
 Authors are read as persons by :func:`litsift.sources.csv_people.people` (re-exported here).
 
+Vendors rename columns between export versions: each column is read under every name it has
+had (:data:`ALIASES`: IEEE Xplore and SpringerLink have written the year as ``Year`` and as
+``Publication Year``), and IEEE Xplore exports of ~2014-2017 start with a line holding the
+search URL before the header (skipped). The layout recognised is a
+:class:`~litsift.sources.base.Notice` (``files[].layout`` in ``litsift ingest --json``), and
+each column the layout reads that the header lacks is a warning, so a renamed column is never
+lost in silence.
+
 Records are located as ``row N`` (the header is row 1). A row the file ends inside -- an open
 quoted cell, fewer cells than the header, or a last cell cut before its line break -- is a
-:class:`~litsift.sources.base.BadItem` at ``line L`` (the row's first line), never a record.
+:class:`~litsift.sources.base.BadItem` at ``line L`` (the row's first line), never a record. A
+last row without a line break whose last cell is unquoted is whole when that cell holds a value
+the column already had (SpringerLink's ``Article``, ``Chapter``), else it may be cut.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from litsift.errors import IngestError
 from litsift.sources.base import (
     BadItem,
     Format,
+    Notice,
     SourceRecord,
     clean_text,
     decode_text,
@@ -47,7 +58,7 @@ from litsift.sources.csv_people import people
 from litsift.sources.ids import ids_in_text, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
-__all__ = ["FORMATS", "LAYOUTS", "Layout", "people", "read_csv_export"]
+__all__ = ["ALIASES", "FORMATS", "LAYOUTS", "Layout", "people", "read_csv_export"]
 
 
 @dataclass(frozen=True)
@@ -133,12 +144,49 @@ LAYOUTS: tuple[Layout, ...] = (
 )
 
 
+#: other names a column has had in the vendors' exports (read when the layout's is absent)
+ALIASES: dict[str, tuple[str, ...]] = {
+    "Publication Year": ("Year", "Publication year"),
+    "Year": ("Publication Year",),
+    "Publication Title": ("Publication", "Source Title"),
+    "Author Keywords": ("Author keywords", "Keywords"),
+    "PDF Link": ("Document URL", "URL"),
+    "Item DOI": ("DOI",),
+    "URL": ("Link",),
+}
+#: columns a layout reads that are worth a warning when the header lacks them
+_EXPECTED = ("authors", "year", "venue", "doi")
+
+
+def _header_names(header: list[str]) -> set[str]:
+    return {h.strip().lstrip("\ufeff") for h in header}
+
+
 def _layout(header: list[str]) -> Layout | None:
-    names = {h.strip().lstrip("\ufeff") for h in header}
+    names = _header_names(header)
     for layout in LAYOUTS:
         if set(layout.required) <= names:
             return layout
     return None
+
+
+def _column(name: str, col: dict[str, int]) -> int:
+    """The index of column ``name`` under its own name or an alias; -1 when absent."""
+    if not name:
+        return -1
+    for candidate in (name, *ALIASES.get(name, ())):
+        if candidate in col:
+            return col[candidate]
+    return -1
+
+
+def _missing(layout: Layout, col: dict[str, int]) -> list[str]:
+    """The expected columns of ``layout`` that the header has under none of their names."""
+    return [
+        getattr(layout, f)
+        for f in _EXPECTED
+        if getattr(layout, f) and _column(getattr(layout, f), col) < 0
+    ]
 
 
 # --- rows --------------------------------------------------------------------------------
@@ -180,8 +228,9 @@ def _blank(row: _Row) -> bool:
     )
 
 
-def _cut_reason(row: _Row, n_columns: int) -> str | None:
-    """Why the file's last row is cut, or None when it is whole."""
+def _cut_reason(row: _Row, n_columns: int, seen_last: set[str]) -> str | None:
+    """Why the file's last row is cut, or None when it is whole (``seen_last``: the values
+    the last column had in the rows before)."""
     try:
         for _ in csv.reader(io.StringIO(row.raw, newline=""), strict=True):
             pass
@@ -192,7 +241,7 @@ def _cut_reason(row: _Row, n_columns: int) -> str | None:
         return None
     if len(row.cells) < n_columns:
         return f"the file ends after {len(row.cells)} of the {n_columns} columns of this row"
-    if not row.raw.endswith('"'):
+    if not row.raw.endswith('"') and row.cells[-1].strip() not in seen_last:
         return "the file ends inside the last cell of this row (no line break after it)"
     return None
 
@@ -212,6 +261,8 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
     rows = _rows(text)
     try:
         first = next(rows, None)
+        if first is not None and _layout(first.cells) is None and _preamble(first.cells):
+            first = next(rows, None)  # IEEE Xplore ~2014-2017: the search URL, then the header
     except csv.Error as err:
         raise IngestError(f"not a readable CSV file ({err})", "check the file") from None
     header = first.cells if first else []
@@ -225,13 +276,21 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
         raise IngestError(
             "the file ends inside its header row", "the download was cut: export it again"
         )
-    col = {h.strip().lstrip("\ufeff"): i for i, h in enumerate(header)}
+    col: dict[str, int] = {}
+    for i, h in enumerate(header):
+        col.setdefault(h.strip().lstrip("\ufeff"), i)
+    yield Notice("", layout=layout.name)
+    for name in _missing(layout, col):
+        why = f"no column {name!r} in this {layout.name} export: its values are not read"
+        yield Notice("", why)
     pending: tuple[int, _Row] | None = None  # held back until we know it is not the last row
+    seen_last: set[str] = set()
     last = first
     try:
         for n, row in enumerate(rows, start=2):
             if pending is not None:
                 yield _item(*pending, layout, col, len(header), last=False)
+                seen_last.add(pending[1].cells[-1].strip() if pending[1].cells else "")
             pending = (n, row) if not _blank(row) else None
             last = row
     except csv.Error as err:  # the reader cannot go on past this (an over-long cell)
@@ -239,26 +298,38 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
         yield BadItem(f"line {line}", f"unreadable CSV ({err}); the rows after it are not read")
         return
     if pending is not None:
-        yield _item(*pending, layout, col, len(header), last=True)
+        yield _item(*pending, layout, col, len(header), last=True, seen_last=seen_last)
+
+
+def _preamble(cells: list[str]) -> bool:
+    """A line before the header that IEEE Xplore wrote: the search URL (and the date)."""
+    return bool(cells) and cells[0].strip().startswith(("http://", "https://")) and len(cells) <= 3
 
 
 def _item(
-    n: int, row: _Row, layout: Layout, col: dict[str, int], n_columns: int, last: bool
+    n: int,
+    row: _Row,
+    layout: Layout,
+    col: dict[str, int],
+    n_columns: int,
+    last: bool,
+    seen_last: set[str] | None = None,
 ) -> SourceRecord | BadItem:
     if last:
-        reason = _cut_reason(row, n_columns)
+        reason = _cut_reason(row, n_columns, seen_last or set())
         if reason:
             return BadItem(f"line {row.line}", f"row {n} is cut: {reason}; it is not imported")
     cells = row.cells
 
     def get(name: str) -> str:
-        i = col.get(name, -1) if name else -1
+        i = _column(name, col)
         value = clean_text(cells[i]) if 0 <= i < len(cells) else ""
         return "" if value == "NA" else value  # R's write.csv marks empty cells NA
 
     title = get(layout.title)
     if not title:
-        why = "no title" if len(cells) > col[layout.title] else f"only {len(cells)} columns"
+        has_title = len(cells) > _column(layout.title, col)
+        why = "no title" if has_title else f"only {len(cells)} columns"
         return BadItem(f"line {row.line}", f"row {n}: {why}, the header has {n_columns}")
     authors, families = people(
         get(layout.authors), layout.names, get(layout.full_names), get(layout.author_ids)
@@ -301,11 +372,13 @@ def _eid(cells: list[str]) -> str:
 
 def _sniff(head: bytes, path: Path) -> int:
     try:
-        first = head.decode("utf-8-sig", errors="replace").splitlines()[0]
-        header = next(csv.reader([first]))
-    except (IndexError, csv.Error, StopIteration):
+        lines = head.decode("utf-8-sig", errors="replace").splitlines()[:2]
+        rows = list(csv.reader(lines))
+    except csv.Error:
         return 0
-    return 90 if _layout(header) else 0
+    if rows and _layout(rows[0]) is None and _preamble(rows[0]):
+        rows = rows[1:]
+    return 90 if rows and _layout(rows[0]) else 0
 
 
 FORMATS = [

@@ -83,6 +83,16 @@ def _given_first(name: str) -> tuple[str, str]:
     return name, " ".join(words[max(start, 0) :])
 
 
+def _given_first_or_inverted(name: str, sep: str) -> tuple[str, str]:
+    """A ``;``-separated name as :func:`_given_first`, or ``Family, Given`` when it holds a
+    comma that is not a suffix's (IEEE Xplore exports of ~2015: ``Vancea, F.; Vancea, C.``)."""
+    if sep == ";" and name.count(",") == 1:
+        family, given = (p.strip() for p in name.split(","))
+        if family and given and not _SUFFIX_RE.match(given):
+            return _given_family(given, family)
+    return _given_first(name)
+
+
 def _glue_suffixes(parts: list[str]) -> list[str]:
     """``["Vaccaro M.", "Jr.", "Zaghi A.E."]`` -> ``["Vaccaro M., Jr.", "Zaghi A.E."]``."""
     out: list[str] = []
@@ -131,7 +141,8 @@ def people(
         text: the ``Authors`` cell.
         names: how ``text`` writes people: ``scopus`` (``Surname I.`` separated by ``;`` or, in
             older exports, ``,``), ``given-family;`` / ``given-family,`` (``Given Family``
-            separated by ``;`` / ``,``), ``run-together`` (SpringerLink: no separator).
+            separated by ``;`` / ``,``; ``Family, Given`` too when ``;`` separates them),
+            ``run-together`` (SpringerLink: no separator).
         full_names: Scopus ``Author full names`` (``Surname, Given (id); ...``); used instead
             of ``text`` when given.
         author_ids: Scopus ``Author(s) ID`` (``id;id;`` or ``id; id``): its count tells the two
@@ -156,6 +167,6 @@ def people(
         pairs = [_given_first(p) for p in _split_run_together(text)]
     else:
         sep = names[-1]
-        pairs = [_given_first(p) for p in _glue_suffixes(text.split(sep))]
+        pairs = [_given_first_or_inverted(p, sep) for p in _glue_suffixes(text.split(sep))]
     pairs = [(d, f) for d, f in pairs if d]
     return [d for d, _ in pairs], [f for _, f in pairs]

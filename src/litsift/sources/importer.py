@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
-from litsift.sources.base import BadItem, DatabaseReader, Format
+from litsift.sources.base import BadItem, DatabaseReader, Format, Notice
 from litsift.sources.s2ag_citations import looks_like_citations
 from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
@@ -70,6 +71,27 @@ _HINT = "export it again, or name its format with --format NAME (litsift formats
 _EXCEPTION_NAME_RE = re.compile(
     r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)\b:?\s*"
 )
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why ``path`` is no file to open -- a FIFO (opening it waits for a writer forever), a
+    device, a socket -- or None for a regular file or a directory (symbolic links followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # reading it then says why
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    what = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    return f"{what}, not a file: not opened"
 
 
 def _formats_named(file: Path, kind: Kind) -> list[str]:
@@ -151,9 +173,18 @@ def plan(
         path = Path(path)
         if not path.exists():
             raise IngestError(f"{path}: no such file or directory", "check the path")
+        special = _not_regular(path)
+        if special is not None:  # named on the command line: bad, never opened
+            bad.append(Problem(str(path), "", f"{special}; hint: name a file or a folder"))
+            continue
         if forced is not None:
             if path.is_dir() and not forced.directory:
-                todo.extend((p, forced) for p in _walk(path))
+                for p in _walk(path):
+                    special = _not_regular(p)
+                    if special is None:
+                        todo.append((p, forced))
+                    else:
+                        skipped.append(Problem(str(p), "", special))
             else:
                 todo.append((path, forced))
             continue
@@ -166,6 +197,10 @@ def plan(
                 continue
             candidates = list(_walk(path))
         for file in candidates:
+            special = None if explicit else _not_regular(file)
+            if special is not None:  # a FIFO, device or socket in the folder: never opened
+                skipped.append(Problem(str(file), "", special))
+                continue
             # a file the user named, or one whose name says it is one of ours, must be read
             ours = explicit or (
                 bool(_formats_named(file, kind))
@@ -324,7 +359,8 @@ def _read_database(
                 )
                 continue
             writer.add(fmt, str(current), item)
-            read[current] = read.get(current, 0) + 1
+            if not isinstance(item, Notice):
+                read[current] = read.get(current, 0) + 1
         writer.flush()
     except MachineFaultError as err:  # the machine's fault, never the files'
         raise _stopped(err, str(current), writer, report) from err

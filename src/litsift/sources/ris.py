@@ -202,19 +202,31 @@ def _first(entry: dict[str, Any], *keys: str) -> Any:
     return None
 
 
+#: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
+_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
+
+
 def _people(names: list[str]) -> tuple[list[str], list[str]]:
+    """RIS names (``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix`` or
+    ``Given Family [Suffix]``) as display names ``Given Family Suffix`` and family names."""
     authors, families = [], []
     for name in names:
         name = clean_text(name)
         if not name:
             continue
         if "," in name:
-            family, given = (p.strip() for p in name.split(",", 1))
-            authors.append(f"{given} {family}".strip())
+            parts = [p.strip() for p in name.split(",")]
+            suffixes = [p for p in parts[1:] if _SUFFIX_RE.match(p)]
+            rest = [p for p in parts[1:] if p and not _SUFFIX_RE.match(p)]
+            family, given = parts[0], " ".join(rest)
+            authors.append(" ".join(p for p in (given, family, *suffixes) if p))
             families.append(family)
         else:
+            words = name.split(" ")
+            while len(words) > 2 and _SUFFIX_RE.match(words[-1]):
+                words = words[:-1]
             authors.append(name)
-            families.append(name.split(" ")[-1])
+            families.append(words[-1])
     return authors, families
 
 

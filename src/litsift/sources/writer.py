@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from litsift.sources.base import BadItem, SourceRecord, clean_text
+from litsift.sources.base import BadItem, Notice, SourceRecord, clean_text
 from litsift.sources.citation_edges import CitationWriter
 from litsift.sources.identity import extends_persons, person_keys, work_key
 from litsift.sources.identity_store import SYNC_CHUNK, StoreIdentityIndex
@@ -95,13 +95,23 @@ class RecordWriter:
 
     # ------------------------------------------------------------------ public
 
-    def add(self, fmt: str, file: str, item: SourceRecord | BadItem) -> None:
-        """Queue one record (or bad item) read from ``file`` in format ``fmt``."""
+    def add(self, fmt: str, file: str, item: SourceRecord | BadItem | Notice) -> None:
+        """Queue one record (or bad item) read from ``file`` in format ``fmt``; a
+        :class:`~litsift.sources.base.Notice` goes straight to the report (a warning, the
+        file's layout) and counts as no entry."""
+        if isinstance(item, Notice):
+            if item.layout:
+                self.counts.layouts[file] = item.layout
+            if item.message:
+                self.counts.warnings.append(Problem(file, item.location, item.message))
+            return
         self._pending.append((fmt, file, item))
         if len(self._pending) >= BATCH:
             self.flush()
 
-    def add_all(self, fmt: str, file: str, items: Iterable[SourceRecord | BadItem]) -> None:
+    def add_all(
+        self, fmt: str, file: str, items: Iterable[SourceRecord | BadItem | Notice]
+    ) -> None:
         for item in items:
             self.add(fmt, file, item)
 

@@ -65,6 +65,9 @@ class IngestReport:
         skipped: files found in a directory that no format of this kind claims and whose
             names are not ours, or that hold the other kind.
         files: ``(file, format, entries read)`` per file read.
+        warnings: remarks that cost nothing (a repeated field, a control character removed,
+            an expected column missing), ``FILE:LOCATION: message``; not bad.
+        layouts: file -> the variant of its format the reader recognised (``ieee``).
         elapsed_s: wall time in seconds.
     """
 
@@ -81,6 +84,8 @@ class IngestReport:
     conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
     skipped: list[Problem] = field(default_factory=list)
     files: list[tuple[str, str, int]] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    layouts: dict[str, str] = field(default_factory=dict)
     elapsed_s: float = 0.0
 
     @property
@@ -99,6 +104,8 @@ class IngestReport:
         self.bad.extend(other.bad)
         self.merges.extend(other.merges)
         self.conflicts.extend(other.conflicts)
+        self.warnings.extend(other.warnings)
+        self.layouts.update(other.layouts)
 
     def summary(self) -> str:
         """One line: ``papers.jsonl.gz: 3,327 read, 3,294 added, ... in 0.4 s`` for a JSONL
@@ -111,6 +118,7 @@ class IngestReport:
                 f"{self.merged:,} merged, {self.unchanged:,} unchanged, {len(self.bad):,} bad"
                 + (f", {len(self.conflicts):,} id conflicts" if self.conflicts else "")
                 + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
+                + (f", {len(self.warnings):,} warnings" if self.warnings else "")
                 + f" in {self.elapsed_s:.1f} s"
             )
         text = (
@@ -141,6 +149,11 @@ class IngestReport:
                 for e, d, i, t in self.conflicts
             ],
             "skipped": [str(p) for p in self.skipped],
-            "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in self.files],
+            "warnings": [str(p) for p in self.warnings],
+            "files": [
+                {"file": f, "format": fmt, "read": n}
+                | ({"layout": self.layouts[f]} if f in self.layouts else {})
+                for f, fmt, n in self.files
+            ],
             "elapsed_s": round(self.elapsed_s, 3),
         }

@@ -24,7 +24,7 @@ BIB = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
 COUNTS = {
     "bbt-1436_journal-abbreviations_month-macros.bib": 506,
     "bbt-1641_jabref-5.1-groups.bib": 19,
-    "bbt-2660_plus-in-field-name.bib": 284,
+    "bbt-2660_plus-in-field-name.bib": 283,  # a 284th, `%@ARTICLE{10.1:18`, is commented out
     "bbt-873_user-library_crossref_duplicate-keys.bib": 988,
     "bbt_mendeley-export_duplicate-keys.bib": 512,
     "biblatex-examples.bib": 89,
@@ -47,9 +47,9 @@ def _read(name: str) -> tuple[list[SourceRecord], list[BadItem]]:
 def test_every_entry_of_the_sample_is_read(name: str, count: int) -> None:
     records, bad = _read(name)
     assert (len(records), bad) == (count, [])
-    # 75 entries of bbt-2660 (APA style-test fixtures) really have no title: the import then
-    # reports each as "no title"
-    assert sum(1 for r in records if not r.title) == (75 if "2660" in name else 0)
+    # 74 entries of bbt-2660 (APA style-test fixtures) really have no title: the import then
+    # reports each as "no title" (a 75th, commented out with %, is no entry)
+    assert sum(1 for r in records if not r.title) == (74 if "2660" in name else 0)
     assert registry.detect(BIB / name).name == "bibtex"
 
 

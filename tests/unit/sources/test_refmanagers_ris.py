@@ -9,7 +9,7 @@ import pytest
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
 from litsift.sources import registry
-from litsift.sources.base import BadItem, SourceRecord
+from litsift.sources.base import BadItem, Notice, SourceRecord
 from litsift.sources.ris import read_ris
 
 RM = shared_data_dir() / "sources" / "reference-managers"
@@ -84,7 +84,11 @@ def test_bad_input(tmp_path: Path) -> None:
 def test_database_csv_exports(name: str, count: int) -> None:
     fmt = registry.detect(RM / "database-exports" / name)
     assert fmt is not None and fmt.name == "csv-export"
-    items = list(fmt.read(RM / "database-exports" / name))
+    read = list(fmt.read(RM / "database-exports" / name))
+    # the layout recognised comes first (a Notice, no entry); every column it reads is there
+    layout = name.removeprefix("litstudy_").split("-")[0].replace("springerlink", "springer")
+    assert [(n.layout, n.message) for n in read if isinstance(n, Notice)] == [(layout, "")]
+    items = [i for i in read if not isinstance(i, Notice)]
     assert len(items) == count and all(isinstance(i, SourceRecord) and i.title for i in items)
     with_doi = {"litstudy_ieee-xplore-export.csv": 10, "litstudy_scopus-export.csv": 44}
     assert sum(1 for i in items if isinstance(i, SourceRecord) and i.ids.get("doi")) == (
