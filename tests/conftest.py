@@ -67,7 +67,7 @@ def scifact_slice(
 #: fixtures that stand for the session-built index (a test using any, even through another
 #: fixture, is in the ``index`` tier)
 SESSION_INDEX_FIXTURES = frozenset({"built_home", "service"})
-TIERS = ("core", "encoder", "index", "tui")
+TIERS = ("core", "encoder", "index", "tui", "terminal")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -90,14 +90,20 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its one tier, from where it is and the fixtures it uses (directly or
-    through other fixtures): ``tui`` (the Textual app, tests/tui/), ``index`` (the
+    through other fixtures): ``terminal`` (litsift in a real terminal, tests/terminal/), ``tui``
+    (the Textual app under Pilot, tests/tui/), ``index`` (the
     session-built index), ``encoder`` (loads the ONNX encoder, builds its own small indexes),
     else ``core`` (fast and pure: no model, no session index). Each tier runs alone with
     ``-m TIER``; the plain run still runs every test."""
     tui_dir = Path(__file__).parent / "tui"
+    terminal_dir = Path(__file__).parent / "terminal"
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
-        if tui_dir in Path(str(item.path)).parents:
+        if terminal_dir in Path(str(item.path)).parents:
+            tier = "terminal"
+            # one worker runs them one after the other: each starts litsift with 2 workers
+            item.add_marker(pytest.mark.xdist_group("terminal"))
+        elif tui_dir in Path(str(item.path)).parents:
             tier = "tui"
         elif fixtures & SESSION_INDEX_FIXTURES:
             tier = "index"

@@ -54,13 +54,14 @@ def setup(path: Path) -> Path | None:
         except OSError:
             handler, found = logging.NullHandler(), None
         handler.setFormatter(logging.Formatter(_FORMAT))
-        for name in (LOGGER, "py.warnings"):
-            logger = logging.getLogger(name)
-            if _handler is not None:
-                logger.removeHandler(_handler)
-            logger.addHandler(handler)
-            logger.setLevel(logging.INFO)
-            logger.propagate = False  # never to the root's last-resort handler (stderr)
+        # on the root logger: litsift's records, captured warnings ("py.warnings") and any
+        # library's warnings propagate there; a root with a handler also keeps a library's
+        # bare logging.warning() from calling basicConfig (which prints "WARNING:root:" lines)
+        root = logging.getLogger()
+        if _handler is not None:
+            root.removeHandler(_handler)
+        root.addHandler(handler)
+        logging.getLogger(LOGGER).setLevel(logging.INFO)
         if _handler is not None:
             _handler.close()
         _handler, _path = handler, found

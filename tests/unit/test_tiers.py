@@ -1,5 +1,5 @@
 """Test tiers (issue 28 item 8, as bm25s keeps tests/core apart): tests/conftest.py marks each
-test with one tier -- ``core``, ``encoder``, ``index`` or ``tui`` -- from where it is and the
+test with one tier -- ``core``, ``encoder``, ``index``, ``tui`` or ``terminal`` -- from where it is and the
 fixtures it uses, and ``-m TIER`` runs one tier alone."""
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ import pytest
 from tests.conftest import SESSION_INDEX_FIXTURES, TIERS
 
 TUI_DIR = Path(__file__).resolve().parents[1] / "tui"
+TERMINAL_DIR = Path(__file__).resolve().parents[1] / "terminal"
 
 
 def expected_tier(item: pytest.Item) -> str:
     fixtures = set(getattr(item, "fixturenames", ()))
+    if TERMINAL_DIR in Path(str(item.path)).parents:
+        return "terminal"
     if TUI_DIR in Path(str(item.path)).parents:
         return "tui"
     if fixtures & SESSION_INDEX_FIXTURES:

@@ -19,12 +19,14 @@ torch, transformers, optimum and onnx are imported only inside :func:`build_onnx
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -221,10 +223,42 @@ def build_onnx(
     return target
 
 
+@contextlib.contextmanager
+def _quiet_libraries() -> Iterator[None]:
+    """While open, transformers' and optimum's log records (``torch_dtype is deprecated``,
+    "Please install accelerate") propagate to the root logger -- litsift's log file
+    (:mod:`litsift.logs`) -- instead of their own stderr handlers; torch's ``TracerWarning``
+    and other warnings already go there through ``logging.captureWarnings``."""
+    switched = []
+    for name in ("transformers.utils.logging", "optimum.utils.logging"):
+        try:
+            module = importlib.import_module(name)
+            module.disable_default_handler()
+            module.enable_propagation()
+            switched.append(module)
+        except (ImportError, AttributeError):
+            continue
+    try:
+        yield
+    finally:
+        for module in switched:
+            module.enable_default_handler()
+            module.disable_propagation()
+
+
 def _export_fp32(source_dir: Path, out_dir: Path) -> Path:
     """optimum export of a local model directory; returns ``out_dir/model.onnx``."""
     from optimum.exporters.onnx import main_export
 
+    with _quiet_libraries():
+        _main_export(main_export, source_dir, out_dir)
+    path = out_dir / "model.onnx"
+    if not path.is_file():
+        raise ModelError(f"optimum wrote no model.onnx into {out_dir}", hint="see the log above")
+    return path
+
+
+def _main_export(main_export: Callable[..., Any], source_dir: Path, out_dir: Path) -> None:
     main_export(
         str(source_dir),
         output=out_dir,
@@ -233,10 +267,6 @@ def _export_fp32(source_dir: Path, out_dir: Path) -> Path:
         device="cpu",
         local_files_only=True,
     )
-    path = out_dir / "model.onnx"
-    if not path.is_file():
-        raise ModelError(f"optimum wrote no model.onnx into {out_dir}", hint="see the log above")
-    return path
 
 
 def _quantize(fp32_path: Path, int8_path: Path) -> None:

@@ -29,7 +29,7 @@ from textual.widgets import DataTable, Input, TabbedContent
 from textual.worker import get_current_worker
 
 from litsift.config import SearchSettings
-from litsift.errors import LitsiftError
+from litsift.errors import IndexMissingError, LitsiftError
 from litsift.service_api import LitsiftAPI
 from litsift.tui.collector import CollectorHold
 from litsift.tui.messages import (
@@ -292,6 +292,11 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.collector.release()
         self.triage.submitted_painted()
         self.tab(msg.query.kind).shown = None  # retry on the next request
+        if isinstance(msg.error, IndexMissingError):
+            # a first start: the IndexBuilder is building it (a failed build says so itself);
+            # the query runs again when BM25 lands
+            self.status.show_message("building the BM25 index — this search runs when it is ready")
+            return
         self.status.show_error(msg.error)
         if not isinstance(msg.error, LitsiftError):
             text = f"{type(msg.error).__name__}: {msg.error}"

@@ -1,0 +1,153 @@
+"""litsift in a real terminal (tmux): what a person does first, checked on the screen they see.
+
+Each test failed on the code before issue 45's fixes: in a terminal the embedding pool could not
+start inside Textual (``ValueError: bad value(s) in fds_to_keep``) and every search stayed
+``BM25 only``; Ctrl+Q during a build took 6-10 s; Ctrl-C in ``litsift index`` printed a bare
+``Aborted!`` and kept nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED_DATA
+from tests.terminal.conftest import LITSIFT, Terminal, papers_file, run_litsift
+
+#: a status line of a result answered by both retrievers (no "BM25 only" on screen)
+RESULTS = re.compile(r"\b\d+ results? · ")
+
+
+def _env(home: Path, cache: Path, **more: str) -> dict[str, str]:
+    """The pane's environment: this home, an embedding cache of the test's own (so vectors are
+    really embedded, by the worker processes), two embedding workers as on a laptop."""
+    return {
+        "LITSIFT_HOME": str(home),
+        "LITSIFT_EMBED_CACHE_DIR": str(cache),
+        "LITSIFT_EMBED_WORKERS": "2",
+        **more,
+    }
+
+
+def _no_error(screen: str) -> str:
+    assert "unexpected error" not in screen and "✖" not in screen, screen
+    return screen
+
+
+def _hybrid(screen: str) -> bool:
+    _no_error(screen)
+    return RESULTS.search(screen) is not None and "BM25 only" not in screen
+
+
+def test_a_fresh_ingest_turns_hybrid_in_the_app_without_litsift_index(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    """ingest -> litsift: the app builds BM25, embeds the dense index with its worker processes
+    (300 papers > the pool's minimum batch) and the results turn hybrid by themselves."""
+    home = tmp_path / "home"
+    run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 300)))
+    t = terminal()
+    t.start(LITSIFT, _env(home, tmp_path / "cache"))
+    t.wait_for("Search: a full sentence or keyphrases", timeout=30)
+    t.type("neural machine translation")
+    screen = t.wait_for(_hybrid, timeout=180)
+    assert "neural machine translation" in screen
+    t.keys("C-q")
+    t.wait_exit(10)
+    assert t.exit_status() == 0
+    config = run_litsift(home, "config")
+    assert '"embedded": 300' in config, config
+    log = Path(re.search(r'"log_file": "([^"]+)"', config).group(1))  # type: ignore[union-attr]
+    assert "Traceback" not in (log.read_text() if log.exists() else "")
+
+
+def test_query_down_and_plus_keep_the_first_hit(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 120)))
+    cache = Path(os.environ.get("LITSIFT_TEST_EMBED_CACHE") or tmp_path / "cache")
+    run_litsift(home, "index", "--quiet", env={"LITSIFT_EMBED_CACHE_DIR": str(cache)})
+    t = terminal()
+    t.start(LITSIFT, _env(home, cache))
+    t.wait_for("Search: a full sentence or keyphrases", timeout=30)
+    t.type("graph neural networks")
+    t.wait_for(_hybrid, timeout=60)
+    t.keys("Down")
+    t.wait_for(r"results ▸", timeout=10)  # the footer: the results have the keys now
+    t.keys("+")
+    t.wait_for(r"Label: keep", timeout=10)
+    t.keys("C-q")
+    t.wait_exit(10)
+    kept = run_litsift(home, "export", "kept", "--format", "markdown")
+    assert kept.count("\n- ") + kept.startswith("- ") == 1, kept  # exactly one paper kept
+    first = run_litsift(home, "search", "graph neural networks", "--json", "-k", "1")
+    assert first.strip() and first.split('"title": "')[1].split('"')[0][:40] in kept
+
+
+def test_ctrl_q_during_a_build_returns_to_the_shell_within_2_s(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 1500)))
+    t = terminal()
+    t.start(LITSIFT, _env(home, tmp_path / "cache"))
+    t.wait_for(lambda s: bool(re.search(r"dense index: papers [1-9]", _no_error(s))), 120)
+    t.keys("C-q")
+    seconds = t.wait_exit(2.0)
+    assert t.exit_status() == 0, f"exit status {t.exit_status()} after {seconds:.2f} s"
+    vectors = _cached_vectors(tmp_path / "cache")
+    assert vectors > 0  # what was embedded before the stop is kept for the next start
+
+
+def test_litsift_demo_up_to_its_first_results(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    """``litsift demo`` on a fresh home: ingests the sample corpus, builds BM25, opens the app;
+    a query gets results at once (BM25 while the dense index embeds), Ctrl+Q leaves at once."""
+    t = terminal()
+    env = _env(tmp_path / "home", tmp_path / "cache")
+    t.start(f"{LITSIFT} demo --data {SHARED_DATA}", env)
+    t.wait_for("Search: a full sentence or keyphrases", timeout=240)
+    t.type("question answering over tables")
+    screen = t.wait_for(lambda s: RESULTS.search(_no_error(s)) is not None, timeout=60)
+    assert "19,6" in screen  # "store: 19,6xx papers, 3,3xx datasets"
+    t.keys("C-q")
+    t.wait_exit(5)
+    assert t.exit_status() == 0
+
+
+def test_ctrl_c_in_litsift_index_keeps_what_was_embedded_and_the_next_run_finishes(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    home, cache = tmp_path / "home", tmp_path / "cache"
+    run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 400, start=3000)))
+    t = terminal()
+    t.start(f"{LITSIFT} index papers", _env(home, cache))
+    t.wait_for(r"embed .* ([1-9]\d{2,})/400", timeout=120)  # >= 100 vectors embedded
+    t.keys("C-c")
+    seconds = t.wait_exit(2.0)
+    screen = t.screen()
+    assert t.exit_status() == 130, f"{t.exit_status()} after {seconds:.2f} s:\n{screen}"
+    assert "Aborted!" not in screen and "Traceback" not in screen
+    kept = re.search(r"papers: BM25 searchable; ([\d,]+) of 400 vectors done, kept", screen)
+    assert kept is not None, screen
+    assert "run `litsift index` again" in screen
+    done = int(kept.group(1).replace(",", ""))
+    assert 64 <= _cached_vectors(cache) and done >= 64
+    run_litsift(home, "index", "papers", "--quiet", env={"LITSIFT_EMBED_CACHE_DIR": str(cache)})
+    assert '"embedded": 400' in run_litsift(home, "config")
+
+
+def _cached_vectors(cache: Path) -> int:
+    """Vectors in an embedding cache directory (litsift.cache.embeddings)."""
+    path = cache / "embeddings.sqlite"
+    if not path.exists():
+        pytest.fail(f"no embedding cache at {path}")
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
