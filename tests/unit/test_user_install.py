@@ -1,0 +1,90 @@
+"""The user install (issue 45): the wheel carries the default encoder, requires no torch, and
+litsift ingests, indexes and searches in an interpreter where torch, transformers and optimum
+cannot be imported -- what `pipx install .` gives a person who only wants to search."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.terminal.conftest import papers_file
+
+SHIPPED = REPO / "src" / "litsift" / "models_onnx" / "data" / "all-MiniLM-L6-v2"
+#: what only the `export` extra may bring
+EXPORT_ONLY = ("torch", "transformers", "optimum", "sentence-transformers", "sentence_transformers")
+
+
+def test_the_wheel_carries_the_encoder_and_requires_no_torch(tmp_path: Path) -> None:
+    pytest.importorskip("build")
+    pytest.importorskip("hatchling")
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (wheel,) = tmp_path.glob("litsift-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        model = z.read("litsift/models_onnx/data/all-MiniLM-L6-v2/model.onnx")
+        tokenizer = z.read("litsift/models_onnx/data/all-MiniLM-L6-v2/tokenizer.json")
+        (meta_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = z.read(meta_name).decode()
+    shipped = hashlib.sha256((SHIPPED / "model.onnx").read_bytes()).hexdigest()
+    assert hashlib.sha256(model).hexdigest() == shipped
+    assert tokenizer == (SHIPPED / "tokenizer.json").read_bytes()
+    required = [
+        line.split(":", 1)[1].strip()
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist:") and "extra ==" not in line
+    ]
+    assert required and not [r for r in required if r.lower().startswith(EXPORT_ONLY)]
+    assert "litsift/cli.py" in names and "litsift/tui/litsift.tcss" in names
+
+
+_WITHOUT_TORCH = """
+import sys
+for name in {blocked!r}:
+    sys.modules[name] = None  # `import name` raises ImportError, as where it is not installed
+from litsift.cli import main
+sys.argv = ["litsift", *sys.argv[1:]]
+main()
+"""
+
+
+def test_ingest_index_and_search_where_torch_cannot_be_imported(tmp_path: Path) -> None:
+    code = _WITHOUT_TORCH.format(
+        blocked=("torch", "transformers", "optimum", "sentence_transformers")
+    )
+    env = {**os.environ, "LITSIFT_HOME": str(tmp_path / "home")}
+    env.setdefault("LITSIFT_EMBED_CACHE_DIR", str(tmp_path / "cache"))
+
+    def litsift(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "Warning" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    assert litsift("--version").startswith("litsift, version ")
+    litsift("ingest", "papers", str(papers_file(tmp_path, 60)))
+    litsift("index", "papers", "--quiet")
+    hits = json.loads(litsift("search", "machine translation", "--json", "-k", "3"))
+    assert len(hits["hits"]) == 3 and hits["signals_used"] == ["bm25", "dense"]
