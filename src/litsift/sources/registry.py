@@ -27,6 +27,7 @@ MODULES: tuple[str, ...] = (
     # reference managers and database exports
     "bibtex",
     "ris",
+    "refer",
     "medline",
     "csl_json",
     "bbt_json",
