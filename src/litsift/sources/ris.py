@@ -13,7 +13,8 @@ record numbers (``1.`` before ``TY  -``) are skipped.
 
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
 ``AU``/``A1`` authors (``Family, Given``), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
-``T3`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them), ``KW`` tags,
+``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
+publisher's page name such as ``/full`` cut off), ``KW`` tags,
 ``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``.
 
@@ -264,7 +265,14 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         family_names=families,
         year=year_from(_first(entry, "year", "publication_year", "date")),
         venue=clean_text(
-            _first(entry, "secondary_title", "journal_name", "alternate_title3", "alternate_title1")
+            _first(
+                entry,
+                "secondary_title",
+                "journal_name",
+                "alternate_title3",
+                "alternate_title1",
+                "alternate_title2",  # JA: the only journal field of Cochrane CENTRAL
+            )
         ),
         url=clean_text(urls[0]) if urls else "",
         ids=_ids(entry),
