@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "csl_json",
     "bbt_json",
     "zotero",
+    "zotero_rdf",
     "csv_exports",
     # scholarly services (files saved from their APIs / bulk dumps)
     "arxiv",
