@@ -42,8 +42,10 @@ __all__ = [
     "SourceRecord",
     "clean_text",
     "labelled",
+    "looks_binary",
     "read_bytes",
     "read_text",
+    "scrub_controls",
     "year_from",
 ]
 
@@ -199,6 +201,71 @@ def clean_text(text: Any) -> str:
 
         text = ftfy.fix_encoding(text)
     return _WS_RE.sub(" ", text).strip()
+
+
+#: C0 controls but tab, line feed and carriage return; DEL; C1 controls: never stored
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL_BYTES = frozenset(b for b in range(32) if b not in (9, 10, 12, 13, 27))
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes, UTF-16/32 already as UTF-8) is binary data
+    rather than text: more than 1 % NUL bytes or 5 % other control bytes in its first 8 KiB.
+    One stray NUL in a title is text with a bad byte (it costs its record a warning), not a
+    binary file."""
+    sample = head[:8192]
+    if not sample:
+        return False
+    nuls = sample.count(0)
+    controls = sum(1 for b in sample if b in _CONTROL_BYTES)
+    return nuls * 100 > len(sample) or controls * 20 > len(sample)
+
+
+def _scrub(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        clean = _CONTROL_RE.sub("", value)
+        return clean, clean != value
+    if isinstance(value, list):
+        pairs = [_scrub(v) for v in value]
+        return [v for v, _ in pairs], any(c for _, c in pairs)
+    if isinstance(value, tuple):
+        pairs = [_scrub(v) for v in value]
+        return tuple(v for v, _ in pairs), any(c for _, c in pairs)
+    if isinstance(value, dict):
+        pairs = {k: _scrub(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in pairs.items()}, any(c for _, c in pairs.values())
+    return value, False
+
+
+#: the text fields of a record that :func:`scrub_controls` cleans
+_TEXT_FIELDS = (
+    "title",
+    "abstract",
+    "authors",
+    "family_names",
+    "venue",
+    "url",
+    "license",
+    "tags",
+    "collections",
+    "notes",
+    "source_key",
+    "sections",
+    "dataset",
+)
+
+
+def scrub_controls(record: SourceRecord) -> list[str]:
+    """Remove control characters (C0 but tab / line feed / carriage return, DEL, C1: a NUL
+    in a title) from ``record``'s text fields, in place, whatever format it came from; the
+    names of the fields that held any (for a warning)."""
+    changed = []
+    for name in _TEXT_FIELDS:
+        value, dirty = _scrub(getattr(record, name))
+        if dirty:
+            setattr(record, name, value)
+            changed.append(name)
+    return changed
 
 
 def year_from(value: Any) -> int | None:

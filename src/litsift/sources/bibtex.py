@@ -42,7 +42,15 @@ from bibtexparser.middlewares.names import (
 from bibtexparser.middlewares.parsestack import default_parse_stack
 from pylatexenc.latex2text import LatexNodes2Text
 
-from litsift.sources.base import BadItem, Format, Notice, SourceRecord, clean_text, year_from
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    Notice,
+    SourceRecord,
+    clean_text,
+    looks_binary,
+    year_from,
+)
 from litsift.sources.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
@@ -56,7 +64,7 @@ _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
 
 def sniff_bibtex(head: bytes, path: Path) -> int:
     """90 for text with ``@type{`` entry openings; 0 otherwise."""
-    if head.startswith(b"%PDF") or b"\x00" in head[:4096]:
+    if head.startswith(b"%PDF") or looks_binary(head):
         return 0
     hits = len(_ENTRY_RE.findall(head))
     if hits == 0:

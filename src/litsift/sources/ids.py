@@ -72,6 +72,12 @@ _DBLP_REC_RE = re.compile(
 _DBLP_TOC_RE = re.compile(
     r"dblp\.(?:org|uni-trier\.de)/db/((?:conf|journals)/[a-z0-9\-]+)/[^\s#]*#([A-Za-z0-9\-]+)"
 )
+#: what follows the DOI in a publisher's link (Cochrane ``/doi/10.1002/central/CN-1/full``,
+#: Wiley ``/doi/10.1002/x/abstract``, ``/epdf``, ``/pdf``): not part of the DOI
+_URL_PAGE_RE = re.compile(
+    r"/(?:full|abstract|pdf|epdf|pdfdirect|epub|fulltext|full-text|html|summary|references"
+    r"|figures|citedby|suppl|supplemental|meta|info|issuetoc|toc)(?:[/?#].*)?$"
+)
 _S2_RE = re.compile(r"^[0-9a-f]{40}$")
 _OPENALEX_RE = re.compile(r"(?:openalex\.org/)?([WwAaSsIiCcPpFfTt][0-9]+)$")
 
@@ -277,6 +283,8 @@ def ids_in_text(text: Any) -> dict[str, str]:
         if dblp:
             found["dblp"] = dblp
     doi = normalize_doi(value) if ("10." in value) else None
+    if doi and "://" in value:  # a publisher's page: the DOI ends before the page's name
+        doi = _URL_PAGE_RE.sub("", doi)
     if doi and "arxiv" not in doi:
         found["doi"] = doi
     elif doi:  # arXiv's own DataCite DOIs: 10.48550/arxiv.2101.00001

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
-from litsift.sources.base import BadItem, DatabaseReader, Format, Notice
+from litsift.sources.base import BadItem, DatabaseReader, Format, Notice, looks_binary
 from litsift.sources.s2ag_citations import looks_like_citations
 from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
@@ -113,9 +113,7 @@ def _unclaimed(file: Path, kind: Kind, head: bytes, bad: bool) -> Problem:
         reason, hint = "empty file (0 bytes)", "export or download it again"
     else:
         what = next((label for magic, label in _MAGIC if head.startswith(magic)), "")
-        sample = head[:8192]
-        controls = sum(1 for b in sample if b < 9 or 13 < b < 32)
-        if not what and (b"\x00" in sample or controls > len(sample) // 20):
+        if not what and looks_binary(head):
             what = "binary data, not text"
         named = _formats_named(file, kind)
         ext = "." + file.name.lower().removesuffix(".gz").rsplit(".", 1)[-1]

@@ -27,10 +27,12 @@ MODULES: tuple[str, ...] = (
     # reference managers and database exports
     "bibtex",
     "ris",
+    "refer",
     "medline",
     "csl_json",
     "bbt_json",
     "zotero",
+    "zotero_rdf",
     "csv_exports",
     # scholarly services (files saved from their APIs / bulk dumps)
     "arxiv",

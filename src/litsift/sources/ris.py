@@ -13,7 +13,8 @@ record numbers (``1.`` before ``TY  -``) are skipped.
 
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
 ``AU``/``A1`` authors (``Family, Given``), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
-``T3`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them), ``KW`` tags,
+``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
+publisher's page name such as ``/full`` cut off), ``KW`` tags,
 ``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``.
 
@@ -43,7 +44,7 @@ from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read
 from litsift.sources.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
-__all__ = ["FORMATS", "TaggedParser", "TaggedRecord", "read_ris", "read_wos"]
+__all__ = ["FORMATS", "TaggedParser", "TaggedRecord", "read_ris", "read_wos", "split_people"]
 
 _RIS_TAG_RE = re.compile(rb"^(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
 _WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
@@ -206,7 +207,7 @@ def _first(entry: dict[str, Any], *keys: str) -> Any:
 _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
 
 
-def _people(names: list[str]) -> tuple[list[str], list[str]]:
+def split_people(names: list[str]) -> tuple[list[str], list[str]]:
     """RIS names (``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix`` or
     ``Given Family [Suffix]``) as display names ``Given Family Suffix`` and family names."""
     authors, families = [], []
@@ -253,7 +254,7 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
 
 
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    authors, families = _people(list(entry.get("authors") or entry.get("first_authors") or []))
+    authors, families = split_people(list(entry.get("authors") or entry.get("first_authors") or []))
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
     return SourceRecord(
@@ -264,7 +265,14 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         family_names=families,
         year=year_from(_first(entry, "year", "publication_year", "date")),
         venue=clean_text(
-            _first(entry, "secondary_title", "journal_name", "alternate_title3", "alternate_title1")
+            _first(
+                entry,
+                "secondary_title",
+                "journal_name",
+                "alternate_title3",
+                "alternate_title1",
+                "alternate_title2",  # JA: the only journal field of Cochrane CENTRAL
+            )
         ),
         url=clean_text(urls[0]) if urls else "",
         ids=_ids(entry),
@@ -275,7 +283,9 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
 
 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    authors, families = _people(list(entry.get("author_full_name") or entry.get("authors") or []))
+    authors, families = split_people(
+        list(entry.get("author_full_name") or entry.get("authors") or [])
+    )
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
         "pmid": normalize_pmid(_first(entry, "pubmed_id")),

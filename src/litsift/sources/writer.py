@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from litsift.sources.base import BadItem, Notice, SourceRecord, clean_text
+from litsift.sources.base import BadItem, Notice, SourceRecord, clean_text, scrub_controls
 from litsift.sources.citation_edges import CitationWriter
 from litsift.sources.identity import extends_persons, person_keys, work_key
 from litsift.sources.identity_store import SYNC_CHUNK, StoreIdentityIndex
@@ -105,6 +105,14 @@ class RecordWriter:
             if item.message:
                 self.counts.warnings.append(Problem(file, item.location, item.message))
             return
+        if isinstance(item, SourceRecord):
+            dirty = scrub_controls(item)
+            if dirty:  # a NUL in a title: the record is kept without it
+                self.counts.warnings.append(
+                    Problem(
+                        file, item.location, f"control characters removed from {', '.join(dirty)}"
+                    )
+                )
         self._pending.append((fmt, file, item))
         if len(self._pending) >= BATCH:
             self.flush()
