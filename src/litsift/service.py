@@ -123,7 +123,9 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
             p = progress
 
             def cb(done: int, total: int | None) -> None:
-                p("ingest", done, total or 0)
+                # reading counts lines (no total yet), then storing counts to the unique rows:
+                # two stages, so one bar does not run full on an unknown total and restart
+                p("read" if total is None else "ingest", done, total or 0)
 
         report = ingest_jsonl(self.store, kind, path, progress=cb)
         self.searchers.invalidate(kind)

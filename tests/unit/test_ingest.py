@@ -158,7 +158,7 @@ def test_bad_lines_are_reported_by_line_number_and_good_lines_kept(
     assert "'authors'" in reasons[10]
     assert all(isinstance(b, BadLine) for b in report.bad)
     assert not report.ok
-    assert "6 bad lines" in report.summary() and "line 2" in report.summary()
+    assert "6 bad in" in report.summary() and "line 2" in report.summary()
     assert (report.read, report.added) == (9, 3)
     assert store.count(Kind.PAPER) == 3
     kept = store.get(Kind.PAPER, good[1]["id"])

@@ -108,26 +108,28 @@ class IngestReport:
         self.layouts.update(other.layouts)
 
     def summary(self) -> str:
-        """One line: ``papers.jsonl.gz: 3,327 read, 3,294 added, ... in 0.4 s`` for a JSONL
-        ingest, ``3 files: 988 read, 960 added, ... in 1.2 s`` for an import."""
-        if self.path is None:
-            n = len(self.files)
-            return (
-                f"{n:,} file{'s' if n != 1 else ''}: "
-                f"{self.read:,} read, {self.added:,} added, {self.updated:,} updated, "
-                f"{self.merged:,} merged, {self.unchanged:,} unchanged, {len(self.bad):,} bad"
-                + (f", {len(self.conflicts):,} id conflicts" if self.conflicts else "")
-                + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
-                + (f", {len(self.warnings):,} warnings" if self.warnings else "")
-                + f" in {self.elapsed_s:.1f} s"
-            )
-        text = (
-            f"{self.path.name or self.path}: {self.read:,} read, {self.added:,} added, "
-            f"{self.updated:,} updated, {self.unchanged:,} unchanged, "
-            f"{self.duplicates:,} duplicate ids, {len(self.bad):,} bad lines "
-            f"in {self.elapsed_s:.1f} s"
+        """One line in one vocabulary for every ingest (issue 45: the JSONL line said
+        "duplicate ids" where an import said "unchanged"): ``papers.jsonl.gz: 3,327 read,
+        3,294 added, 0 updated, 0 merged, 33 unchanged, 0 bad in 0.4 s`` for one file,
+        ``3 files: 988 read, ...`` for an import. A record whose id came twice in one file is
+        unchanged the second time (``(33 repeated ids)`` says so); the first bad one is quoted."""
+        n = len(self.files)
+        where = (
+            f"{n:,} file{'s' if n != 1 else ''}"
+            if self.path is None
+            else f"{self.path.name or self.path}"
         )
-        if self.bad:
+        text = (
+            f"{where}: {self.read:,} read, {self.added:,} added, {self.updated:,} updated, "
+            f"{self.merged:,} merged, {self.unchanged + self.duplicates:,} unchanged"
+            + (f" ({self.duplicates:,} repeated ids)" if self.duplicates else "")
+            + f", {len(self.bad):,} bad"
+            + (f", {len(self.conflicts):,} id conflicts" if self.conflicts else "")
+            + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
+            + (f", {len(self.warnings):,} warnings" if self.warnings else "")
+            + f" in {self.elapsed_s:.1f} s"
+        )
+        if self.path is not None and self.bad:
             first = self.bad[0]
             text += f" (first bad: line {first.line_no}: {first.reason})"
         return text
