@@ -2,7 +2,8 @@
 
 ``hits_to_json`` is the scripting contract of ``litsift search --json``; its keys are stable:
 ``query``, ``kind``, ``years``, ``fulltext`` (whether papers' full text was searched: the
-default once it is indexed, ``--no-fulltext`` turns it off), ``elapsed_ms``, ``signals_used``
+default once it is indexed, ``--no-fulltext`` turns it off), ``elapsed_ms``, ``engine``
+(``local`` or ``milvus at <uri>``), ``signals_used``
 (the retrievers that ran:
 ``["bm25"]`` while the dense index is being built), ``partial`` (null, or why the answer is not
 the full hybrid), ``hits`` (each: ``rank``, ``id``, ``title``,
@@ -65,6 +66,7 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
         "fulltext": q.fulltext,
         "fusion": q.fusion,
         "elapsed_ms": round(result.elapsed_s * 1000, 1),
+        "engine": result.engine,
         "signals_used": list(result.signals_used),
         "partial": result.partial,
         "hits": hits,

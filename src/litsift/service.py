@@ -16,6 +16,7 @@ Thread-safety: a service may be used from one worker thread at a time for search
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -177,7 +178,10 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
             IndexMismatchError: the index was built by another encoder.
             QueryError: unknown fusion method or bad k/k0.
         """
-        return self.pipeline.search(query)
+        result = self.pipeline.search(query)
+        engine = self.engine
+        where = engine.name if engine.name == "local" else f"{engine.name} at {engine.where}"
+        return dataclasses.replace(result, engine=where)
 
     def vectors(self, kind: Kind, records: Sequence[Record]) -> np.ndarray:
         """Embeddings of records, ``(n, dim)`` float32 (see :meth:`KindSearcher.record_vectors`)."""

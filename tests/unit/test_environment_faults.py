@@ -426,6 +426,7 @@ def test_read_only_mount_searches_with_the_dense_index(
         found = litsift(view, "search", QUERY, "-k", "5", "--json")
     assert_no_bug_no_loss(found)
     assert json.loads(found.stdout)["signals_used"] == ["bm25", "dense"]
+    assert json.loads(found.stdout)["engine"] == "local"  # which engine answered (issue 42)
     assert hit_ids(found) == hit_ids(writable)
     assert "cannot be saved" in found.stderr
 

@@ -262,8 +262,12 @@ def test_cli_index_and_search_on_milvus_and_an_unreachable_server(
         ["--home", str(home), "search", "neural networks", "--engine", "milvus", "--json"],
     )
     assert out.exit_code == 0, out.output
-    hits = json.loads(out.stdout)["hits"]
+    answer = json.loads(out.stdout)
+    hits = answer["hits"]
     assert len(hits) == 10 and all(set(h["signals"]) == {"bm25", "dense"} for h in hits)
+    # the answer names its engine (issue 42 item 3): Milvus Lite's file in the index dir
+    assert answer["engine"] == f"milvus at {get_paths(home).index_dir / 'cli.db'}"
+    assert answer["signals_used"] == ["bm25", "dense"]
     # a server that is not there: our message and hint, no traceback, no exception name
     (home / "config.toml").write_text(
         f'[engine]\nkind = "milvus"\nuri = "http://127.0.0.1:{_free_port()}"\n', "utf-8"

@@ -1,6 +1,6 @@
 """Test tiers (issue 28 item 8, as bm25s keeps tests/core apart): tests/conftest.py marks each
-test with one tier -- ``core``, ``encoder``, ``index``, ``tui`` or ``terminal`` -- from where it is and the
-fixtures it uses, and ``-m TIER`` runs one tier alone."""
+test with one tier -- ``core``, ``encoder``, ``index``, ``tui`` or ``terminal`` -- from where it
+is and the fixtures it uses, and ``-m TIER`` runs one tier alone."""
 
 from __future__ import annotations
 

@@ -87,7 +87,13 @@ class DenseRetriever(Protocol):
 class SearchEngine(Protocol):
     """Opens the searcher of a kind over this engine's retrievers."""
 
+    #: ``"local"`` or ``"milvus"``
     name: str
+
+    @property
+    def where(self) -> str:
+        """Where its retrievers run: the index directory, or the Milvus URI."""
+        ...
 
     def searcher(
         self,
@@ -132,6 +138,11 @@ class LocalEngine:
 
     def __init__(self, index_root: Path) -> None:
         self.index_root = Path(index_root)
+
+    @property
+    def where(self) -> str:
+        """The index directory."""
+        return str(self.index_root)
 
     def searcher(
         self,

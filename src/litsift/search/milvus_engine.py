@@ -129,6 +129,11 @@ class MilvusEngine:
 
     name = "milvus"
 
+    @property
+    def where(self) -> str:
+        """The Milvus URI (a server URL or a Milvus Lite file)."""
+        return self.uri
+
     def __init__(self, uri: str, token: str, prefix: str, index_root: Path) -> None:
         self.uri = uri
         self.prefix = prefix

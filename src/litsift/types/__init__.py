@@ -283,8 +283,8 @@ class SearchResult:
     """The answer to one :class:`Query`: hits best first, with timings in seconds.
 
     ``signals_used`` names the retrievers that ran (``("bm25",)`` while the dense index is
-    being built); ``partial`` says why the answer is not the full hybrid, e.g. ``"dense index:
-    1,200 / 19,588 embedded"`` (None when it is)."""
+    being built), ``engine`` where they ran; ``partial`` says why the answer is not the full
+    hybrid, e.g. ``"dense index: 1,200 / 19,588 embedded"`` (None when it is)."""
 
     query: Query
     hits: tuple[Hit, ...]
@@ -292,6 +292,9 @@ class SearchResult:
     timings: Mapping[str, float] = field(default_factory=dict)
     signals_used: tuple[str, ...] = ()
     partial: str | None = None
+    #: where BM25 and dense ran: ``"local"`` (tantivy + hnswlib in the home) or
+    #: ``"milvus at <uri>"`` (``[engine]``); "" when not said
+    engine: str = ""
 
 
 class Label(StrEnum):
