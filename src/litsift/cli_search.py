@@ -79,6 +79,8 @@ def index_kinds(
             )
         if dense:
             click.echo(f"{k.table}: {report.summary()}")
+            if svc.embedding_note is not None:  # slower, still complete: said, not hidden
+                click.echo(f"note: embedded in {for_terminal(svc.embedding_note)}", err=True)
             with progress_bar(not quiet) as bar:
 
                 def tracked_sentences(stage: str, done: int, total: int, k: Kind = k) -> None:

@@ -137,6 +137,14 @@ class ServiceParts:
                 self._encoder.passage_cache = open_cache(self.paths.embeddings_file)
             return self._encoder
 
+    @property
+    def embedding_note(self) -> str | None:
+        """Why index builds embed in one process although worker processes were asked for
+        (they could not start here, or died), for the status line; None while they work or
+        before any build loaded the encoder."""
+        with self._encoder_lock:
+            return self._encoder.pool_note if self._encoder is not None else None
+
     def close(self) -> None:
         with self._lock:
             self._searchers = None
