@@ -1,0 +1,68 @@
+"""Issue 44 item 7: defects found screening real reviews as a reviewer would (the review sets of
+``shared/data/eval/screening``, a real store, the real encoder; no mocks)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli import main
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+
+SETS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening").resolve()
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[LitsiftService]:
+    with LitsiftService(get_paths(tmp_path / "home")) as s:
+        yield s
+
+
+def _needs_donners() -> None:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+
+
+def _into_closed_pipe(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``litsift ARGS | head -0``: stdout is a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "PYTHONPATH": str(SRC), "LITSIFT_HOME": str(home)}
+    env.pop("LITSIFT_DEBUG", None)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "litsift", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_every_command_piped_into_a_closed_reader_ends_quietly(tmp_path: Path) -> None:
+    _needs_donners()
+    home = tmp_path / "home"
+    made = CliRunner().invoke(
+        main, ["--home", str(home), "review", "new", "d", "--from", str(DONNERS)]
+    )
+    assert "257 to screen" in made.stdout, made.output
+    for args in (["review", "show", "d"], ["review", "list"], ["review", "export", "d"],
+                 ["--help"], ["review", "--help"]):  # fmt: skip
+        done = _into_closed_pipe(home, *args)
+        assert done.stderr == "", (args, done.stderr)
+        assert done.returncode in (0, 141), (args, done.returncode)
+    wrong = _into_closed_pipe(home, "review", "show", "nope")  # a real error is still told
+    assert wrong.returncode == 1 and "no review named 'nope'" in wrong.stderr
