@@ -218,10 +218,12 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
 
 
 def gain_curve(sequence: Sequence[int], width: int = CURVE_WIDTH) -> list[float]:
-    """Includes found after each screened record, sampled at ≤ ``width`` evenly spaced points
-    (the last point is the total found); empty before the first record."""
-    found = np.cumsum(np.asarray(sequence, dtype=np.int64))
-    if found.size == 0:
+    """Includes found after 0, 1, 2, ... screened records, sampled at ≤ ``width`` evenly spaced
+    points: the first point is the origin (0 found at 0 screened), so a curve with nothing
+    found is flat at zero, not one full bar; the last point is the total found. Empty before
+    the first record."""
+    found = np.concatenate([[0], np.cumsum(np.asarray(sequence, dtype=np.int64))])
+    if found.size == 1:
         return []
     at = np.unique(np.linspace(0, found.size - 1, min(width, found.size)).round().astype(int))
     return [float(v) for v in found[at]]

@@ -255,7 +255,8 @@ class ScreeningScreen(Screen[None]):
     def show_progress(self, progress: ScreeningProgress) -> None:
         """The progress line, the gain curve and the stop panel."""
         self.show_counts()
-        self.query_one("#screening-curve", Sparkline).data = progress.curve or [0.0]
+        # [] draws a flat line; a single value would draw one full bar
+        self.query_one("#screening-curve", Sparkline).data = progress.curve
         parts: list[Part] = [("Stopping rules (none stops on its own)\n", "bold")]
         for s in progress.stops:
             mark = ("● fired  ", "bold red") if s.fired_at else ("○ running", "dim")

@@ -1,0 +1,64 @@
+"""Issue 44 item 7: the screening screen as a reviewer sees it, on a real review set (Donners
+2021, real SQLite, the TF-IDF learner): the gain curve, the progress line and the keys."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.widgets import Sparkline
+
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+
+SIZE = (120, 40)
+SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+
+
+@pytest.fixture
+def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("donners", [DONNERS], labels=1)
+        yield svc
+
+
+async def wait_idle(pilot: Any) -> ScreeningScreen:
+    for _ in range(500):
+        await pilot.pause(0.02)
+        screen = pilot.app.screen
+        if isinstance(screen, ScreeningScreen) and not screen.busy:
+            await pilot.pause()
+            return screen
+    raise AssertionError("the screening screen never settled")
+
+
+def drawn(widget: Sparkline) -> str:
+    """The sparkline as the terminal shows it (its characters, no colours)."""
+    out = io.StringIO()
+    Console(file=out, width=widget.size.width, color_system=None).print(widget.render())
+    return out.getvalue().strip()
+
+
+async def test_the_gain_curve_is_flat_while_nothing_is_found(
+    review_service: LitsiftService,
+) -> None:
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        curve = screen.query_one("#screening-curve", Sparkline)
+        assert drawn(curve) and "█" not in drawn(curve)  # nothing screened yet
+        for _ in range(2):  # one exclusion, then two: still nothing found
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            assert "█" not in drawn(curve), drawn(curve)
+        await pilot.press("i")  # the first include lifts the end of the curve
+        await wait_idle(pilot)
+        assert drawn(curve).endswith("█")
