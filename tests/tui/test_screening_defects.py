@@ -62,3 +62,19 @@ async def test_the_gain_curve_is_flat_while_nothing_is_found(
         await pilot.press("i")  # the first include lifts the end of the curve
         await wait_idle(pilot)
         assert drawn(curve).endswith("█")
+
+
+async def test_the_progress_line_counts_the_prior_includes_as_includes(
+    review_service: LitsiftService,
+) -> None:
+    """One prior include: the line says 'included 1', so it must not say the estimate comes
+    'after your first include'."""
+    from textual.widgets import Static
+
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        line = str(screen.query_one("#screening-progress", Static).render())
+        assert "screened 2 of 257 · included 1 ·" in line, line
+        assert "after your first include" not in line
+        assert "estimated once you include a record here" in line

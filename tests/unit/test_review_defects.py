@@ -66,3 +66,24 @@ def test_every_command_piped_into_a_closed_reader_ends_quietly(tmp_path: Path) -
         assert done.returncode in (0, 141), (args, done.returncode)
     wrong = _into_closed_pipe(home, "review", "show", "nope")  # a real error is still told
     assert wrong.returncode == 1 and "no review named 'nope'" in wrong.stderr
+
+
+def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
+    svc: LitsiftService,
+) -> None:
+    """Donners with its 15 includes and 110 excludes as prior decisions leaves 132 records to
+    screen: at 257 of 257 the knee has read every record, it does not 'wait for 150 screened'."""
+    _needs_donners()
+    made = svc.reviews.create("d", [DONNERS], labels=110)
+    assert made.priors == 125
+    session = svc.reviews.open("d")
+    while session.current_paper() is not None:
+        session.decide("exclude")
+    progress = session.progress()
+    assert (progress.screened, progress.total) == (257, 257)
+    stops = {s.rule: s.detail for s in progress.stops}
+    assert stops["knee"] == "fired after 132 screened", stops  # not 'waits for 150 screened'
+    every = svc.reviews.create("all", [DONNERS])  # every record a prior: no rule has anything
+    assert every.priors == 257
+    for state in svc.reviews.open("all").progress().stops:
+        assert state.detail == "no record to screen (every record has a prior decision)"

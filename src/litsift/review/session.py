@@ -180,28 +180,33 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     Args:
         sequence: ``(s,)`` 0/1 labels of the records screened in the learning order (priors
             dropped; a maybe counts as 1).
-        n_records: records to screen besides the priors.
+        n_records: records to screen besides the priors (the knee waits for
+            ``min(150, n_records)`` screened: never for more records than there are).
         prior_included: includes known before screening.
     """
     y = np.asarray(sequence, dtype=np.int64)
     s = int(y.size)
+    if n_records <= 0:  # every record came with a prior decision: nothing for a rule to read
+        why = "no record to screen (every record has a prior decision)"
+        return [StopState(rule, None, why) for rule in ("consecutive", "knee", "hypergeometric")]
     states = []
     need = max(CONSECUTIVE_MIN, int(np.ceil(CONSECUTIVE_FRACTION * n_records)))
     at = consecutive_exclusions(y, need, prior_included) if s else None
     run = s - (int(np.flatnonzero(y)[-1]) + 1 if y.any() else 0)
-    states.append(
-        StopState(
-            "consecutive",
-            at,
-            f"fired after {at} screened" if at else f"{run} of {need} exclusions in a row",
-        )
-    )
-    at = knee(y, prior_included=prior_included) if s >= KNEE_MIN_RANK else None
+    detail = f"{run} of {need} exclusions in a row"
+    if need > n_records:
+        detail += f" (cannot fire: only {n_records:,} records to screen)"
+    states.append(StopState("consecutive", at, f"fired after {at} screened" if at else detail))
+    # the knee waits for 150 screened (Cormack & Grossman), or for every record when fewer
+    wait = min(KNEE_MIN_RANK, n_records)
+    at = knee(y, wait, prior_included) if s >= wait else None
     detail = (
         f"fired after {at} screened"
         if at
-        else f"waits for {KNEE_MIN_RANK} screened"
-        if s < KNEE_MIN_RANK
+        else f"waits for {wait} screened"
+        if s < wait
+        else "no knee in the gain curve"
+        if s >= n_records
         else "no knee in the gain curve yet"
     )
     states.append(StopState("knee", at, detail))

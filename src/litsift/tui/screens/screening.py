@@ -240,11 +240,14 @@ class ScreeningScreen(Screen[None]):
             return
         screened, total, included, maybe = self.session.counts()
         est = self.session.estimate
-        estimate = (
-            f"~{est:.0f} includes left (from the rate of includes so far)"
-            if est is not None
-            else "includes left: estimated after your first include"
-        )
+        if screened >= total:
+            estimate = "no record left to screen"
+        elif est is not None:
+            estimate = f"~{est:.0f} includes left (from the rate of includes so far)"
+        elif included or maybe:  # prior decisions only: they carry no rate along the order
+            estimate = "includes left: estimated once you include a record here"
+        else:
+            estimate = "includes left: estimated after your first include"
         line = (
             f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
             f"{estimate} · order: {self.session.model_name}"
