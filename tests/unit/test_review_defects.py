@@ -87,3 +87,41 @@ def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
     assert every.priors == 257
     for state in svc.reviews.open("all").progress().stops:
         assert state.detail == "no record to screen (every record has a prior decision)"
+
+
+def test_a_review_s_ris_export_read_back_keeps_decisions_notes_and_ids(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """Export Donners (with decisions and notes, and its two records without a DOI whose id is
+    ``openalex:W…``) as RIS and make a review of it in a fresh home: the same ids, decisions
+    and notes."""
+    from litsift.store.review_decisions import decide, set_note
+    from litsift.store.reviews import current_decisions
+
+    _needs_donners()
+    svc.reviews.create("d", [DONNERS], labels="none")
+    session = svc.reviews.open("d")
+    ids = [p.id for p in session.papers]
+    openalex_only = [i for i in ids if i.startswith("openalex:")]
+    assert len(openalex_only) == 2, openalex_only
+    picks = [ids[0], ids[1], ids[2], *openalex_only]
+    chosen = dict(zip(picks, ["include", "exclude", "maybe", "exclude", "include"], strict=True))
+    decide(svc.store, "d", list(chosen.items()))
+    set_note(svc.store, "d", ids[1], "animal study")
+    set_note(svc.store, "d", openalex_only[0], "no PK data; conference abstract")
+    ris = tmp_path / "d.ris"
+    ris.write_text(svc.reviews.export("d", "ris"), encoding="utf-8")
+
+    with LitsiftService(get_paths(tmp_path / "other")) as fresh:
+        made = fresh.reviews.create("back", [ris])
+        assert made.problems == [] and made.prisma.records == 257
+        assert made.priors == 5
+        records = {r.doc_id: r for r, _ in fresh.reviews.records("back")}
+        assert set(records) == set(ids)  # ID - openalex:W… is the id again, not a hash key
+        got = {d: v for d, v, _ in current_decisions(fresh.store, "back")}
+        assert got == chosen
+        assert records[ids[1]].note == "animal study"
+        assert records[openalex_only[0]].note == "no PK data; conference abstract"
+        assert sum(bool(r.note) for r in records.values()) == 2
+        again = fresh.reviews.create("bare", [ris], labels="none")  # decisions left out
+        assert again.priors == 0 and records[ids[1]].note
