@@ -102,7 +102,7 @@ class ReviewService:
         marks: dict[tuple[str, str], tuple[str, str]] = {}
         try:
             if others:
-                report = import_paths(store, others, Kind.PAPER)
+                report = import_paths(store, others, Kind.PAPER, keep_untitled=True)
                 problems.extend(report.bad)
                 for file, fmt, n in report.files:
                     if fmt.startswith("jsonl"):  # ingested, but keeps no entry locations
@@ -280,7 +280,7 @@ def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tupl
     from litsift.sources.screening_jsonl import FORMAT, read_screening_set
     from litsift.sources.writer import RecordWriter
 
-    writer = RecordWriter(store, Kind.PAPER)
+    writer = RecordWriter(store, Kind.PAPER, keep_untitled=True)
     labels: dict[tuple[str, str], int] = {}
     file = str(path)
     try:

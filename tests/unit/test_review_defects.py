@@ -58,7 +58,7 @@ def test_every_command_piped_into_a_closed_reader_ends_quietly(tmp_path: Path) -
     made = CliRunner().invoke(
         main, ["--home", str(home), "review", "new", "d", "--from", str(DONNERS)]
     )
-    assert "257 to screen" in made.stdout, made.output
+    assert "258 to screen" in made.stdout, made.output
     for args in (["review", "show", "d"], ["review", "list"], ["review", "export", "d"],
                  ["--help"], ["review", "--help"]):  # fmt: skip
         done = _into_closed_pipe(home, *args)
@@ -71,8 +71,8 @@ def test_every_command_piped_into_a_closed_reader_ends_quietly(tmp_path: Path) -
 def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
     svc: LitsiftService,
 ) -> None:
-    """Donners with its 15 includes and 110 excludes as prior decisions leaves 132 records to
-    screen: at 257 of 257 the knee has read every record, it does not 'wait for 150 screened'."""
+    """Donners with its 15 includes and 110 excludes as prior decisions leaves 133 records to
+    screen: at 258 of 258 the knee has read every record, it does not 'wait for 150 screened'."""
     _needs_donners()
     made = svc.reviews.create("d", [DONNERS], labels=110)
     assert made.priors == 125
@@ -80,11 +80,11 @@ def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
     while session.current_paper() is not None:
         session.decide("exclude")
     progress = session.progress()
-    assert (progress.screened, progress.total) == (257, 257)
+    assert (progress.screened, progress.total) == (258, 258)
     stops = {s.rule: s.detail for s in progress.stops}
-    assert stops["knee"] == "fired after 132 screened", stops  # not 'waits for 150 screened'
+    assert stops["knee"] == "fired after 133 screened", stops  # not 'waits for 150 screened'
     every = svc.reviews.create("all", [DONNERS])  # every record a prior: no rule has anything
-    assert every.priors == 257
+    assert every.priors == 258
     for state in svc.reviews.open("all").progress().stops:
         assert state.detail == "no record to screen (every record has a prior decision)"
 
@@ -114,7 +114,7 @@ def test_a_review_s_ris_export_read_back_keeps_decisions_notes_and_ids(
 
     with LitsiftService(get_paths(tmp_path / "other")) as fresh:
         made = fresh.reviews.create("back", [ris])
-        assert made.problems == [] and made.prisma.records == 257
+        assert made.problems == [] and made.prisma.records == 258
         assert made.priors == 5
         records = {r.doc_id: r for r, _ in fresh.reviews.records("back")}
         assert set(records) == set(ids)  # ID - openalex:W… is the id again, not a hash key
@@ -125,3 +125,42 @@ def test_a_review_s_ris_export_read_back_keeps_decisions_notes_and_ids(
         assert sum(bool(r.note) for r in records.values()) == 2
         again = fresh.reviews.create("bare", [ris], labels="none")  # decisions left out
         assert again.priors == 0 and records[ids[1]].note
+
+
+def _donners_line(n: int) -> dict[str, object]:
+    import gzip
+    import json
+
+    with gzip.open(DONNERS, "rt", encoding="utf-8") as fh:
+        return json.loads(fh.read().split("\n")[n - 1])
+
+
+def test_a_record_with_abstract_and_doi_but_no_title_is_screened_not_dropped(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """Donners line 226 (an abstract and DOI 10.1002/cpt.v103.s1, no title) is a record of the
+    review, labelled by its DOI and the first words of its abstract; so is the same record in
+    an RIS export without a TI line. A line with neither title nor id is still a bad entry."""
+    _needs_donners()
+    row = _donners_line(226)
+    assert row["title"] == "" and row["doi"] == "10.1002/cpt.v103.s1"
+    made = svc.reviews.create("d", [DONNERS])
+    assert made.problems == [] and made.prisma.records == 258
+    label = "[no title] doi:10.1002/cpt.v103.s1 · BACKGROUND: Emicizumab (ACE910) is a"
+    untitled = [p for _, p in svc.reviews.records("d") if p.title.startswith("[no title]")]
+    assert [p.title[: len(label)] for p in untitled] == [label]
+    assert untitled[0].abstract == row["abstract"]
+
+    ris = tmp_path / "untitled.ris"
+    ris.write_text(
+        f"TY  - JOUR\nAB  - {row['abstract']}\nDO  - {row['doi']}\nPY  - 2018\nER  - \n\n"
+        "TY  - JOUR\nAB  - An abstract without any identifier.\nER  - \n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    home = str(tmp_path / "fresh")
+    done = runner.invoke(main, ["--home", home, "review", "new", "r", "--from", str(ris)])
+    assert "1 to screen" in done.stdout, done.output
+    assert f"{ris}:record 2: no title" in done.stderr  # no id: nothing to label it by
+    shown = runner.invoke(main, ["--home", home, "review", "export", "r"])
+    assert "[no title] doi:10.1002/cpt.v103.s1 · BACKGROUND" in shown.stdout
