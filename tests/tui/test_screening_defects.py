@@ -78,3 +78,34 @@ async def test_the_progress_line_counts_the_prior_includes_as_includes(
         assert "screened 2 of 258 · included 1 ·" in line, line
         assert "after your first include" not in line
         assert "estimated once you include a record here" in line
+
+
+def footer_keys(app: Any) -> dict[str, str]:
+    """The keys the footer offers now: ``{key: description}``."""
+    return {
+        b.binding.key: b.binding.description
+        for b in app.screen.active_bindings.values()
+        if b.binding.show and b.enabled and app.screen.check_action(b.binding.action, ()) is True
+    }
+
+
+async def test_esc_goes_back_and_q_quits_as_the_footer_says(
+    review_service: LitsiftService,
+) -> None:
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await wait_idle(pilot)
+        keys = footer_keys(app)
+        assert "escape" not in keys, keys  # nothing to go back to: no "Back"
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert app.is_running and app.screen is first  # esc does not quit
+        app.push_screen(ScreeningScreen(review_service, "donners", dense=False))
+        await wait_idle(pilot)
+        assert footer_keys(app).get("escape") == "Back"
+        await pilot.press("escape")  # back to the screen below
+        await pilot.pause(0.1)
+        assert app.is_running and app.screen is first
+        await pilot.press("q")
+        await pilot.pause(0.1)
+    assert app.return_code == 0 and not app.is_running

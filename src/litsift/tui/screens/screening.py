@@ -1,7 +1,8 @@
 """Screening a systematic review: one record at a time in the learning order.
 
 Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
-Keys: ``i`` include, ``x`` exclude, ``m`` maybe, ``u`` undo, ``n`` note, Esc back. A key
+Keys: ``i`` include, ``x`` exclude, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (to the
+screen below; ``litsift review screen`` has none: q / Ctrl+Q quit it). A key
 records the decision (one SQLite insert) and shows the next record of the queue the last
 retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
 and its order replaces the queue when it is done (the record on screen stays). The progress
@@ -43,7 +44,9 @@ SCREENING_BINDINGS: list[BindingType] = [
     Binding("m", "decide('maybe')", "Maybe", id="screening_maybe"),
     Binding("u", "undo", "Undo", id="screening_undo", tooltip="Undo the last decision"),
     Binding("n", "note", "Note", id="screening_note", tooltip="Note on this record"),
-    Binding("escape", "close", "Back", id="screening_back", tooltip="Back to search"),
+    Binding(
+        "escape", "close", "Back", id="screening_back", tooltip="Back (review screen: q quits)"
+    ),
 ]
 
 
@@ -315,11 +318,16 @@ class ScreeningScreen(Screen[None]):
         prompt = PromptScreen("Note", paper.title, session.note_of(paper.id), "why (in)eligible")
         self.app.push_screen(prompt, done)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc goes back, so only where there is a screen to go back to (F4 in the app): in
+        ``litsift review screen`` it is neither shown nor run, and q / Ctrl+Q quit."""
+        if action == "close":
+            return len(self.app.screen_stack) > 1
+        return True
+
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
-        else:
-            self.app.exit()
 
 
 def open_last_review(app: LitsiftApp) -> None:
@@ -341,7 +349,8 @@ def open_last_review(app: LitsiftApp) -> None:
 
 def create_screening_app(service: LitsiftAPI, review: str, *, dense: bool = True) -> LitsiftApp:
     """The app with review ``review``'s screening screen as its only screen (``litsift review
-    screen``; the search screen is not mounted, so nothing is indexed meanwhile); Esc quits."""
+    screen``; the search screen is not mounted, so nothing is indexed meanwhile): q / Ctrl+Q
+    quit, Esc has nothing to go back to."""
     from litsift.tui import app as app_module
     from litsift.tui.app import LitsiftApp
 
