@@ -164,3 +164,14 @@ def test_a_record_with_abstract_and_doi_but_no_title_is_screened_not_dropped(
     assert f"{ris}:record 2: no title" in done.stderr  # no id: nothing to label it by
     shown = runner.invoke(main, ["--home", home, "review", "export", "r"])
     assert "[no title] doi:10.1002/cpt.v103.s1 · BACKGROUND" in shown.stdout
+
+
+def test_readme_and_docs_name_the_consecutive_rule_the_code_runs() -> None:
+    from litsift.review.stopping import CONSECUTIVE_FRACTION, CONSECUTIVE_MIN
+
+    rule = f"max({CONSECUTIVE_MIN}, {CONSECUTIVE_FRACTION * 100:.0f} % of the records"
+    root = SRC.parent
+    for doc in ("README.md", "docs/EVALUATION.md"):
+        text = " ".join((root / doc).read_text(encoding="utf-8").split())
+        assert rule in text, doc
+        assert "100 consecutive" not in text, doc
