@@ -175,3 +175,10 @@ def test_readme_and_docs_name_the_consecutive_rule_the_code_runs() -> None:
         text = " ".join((root / doc).read_text(encoding="utf-8").split())
         assert rule in text, doc
         assert "100 consecutive" not in text, doc
+
+
+def test_readme_keeps_asreview_in_its_own_venv() -> None:
+    """asreview pins rispy~=0.9: installed beside litsift it downgrades rispy."""
+    text = " ".join((SRC.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "`rispy~=0.9`" in text and "do **not** install `asreview` beside litsift" in text
+    assert "LITSIFT_ASREVIEW_PYTHON=../venv-asreview/bin/python litsift eval screening" in text
