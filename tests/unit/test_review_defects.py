@@ -182,3 +182,20 @@ def test_readme_keeps_asreview_in_its_own_venv() -> None:
     text = " ".join((SRC.parent / "README.md").read_text(encoding="utf-8").split())
     assert "`rispy~=0.9`" in text and "do **not** install `asreview` beside litsift" in text
     assert "LITSIFT_ASREVIEW_PYTHON=../venv-asreview/bin/python litsift eval screening" in text
+
+
+def test_the_eval_json_says_which_asreview_ran() -> None:
+    """Without ASReview in the run the key is there and null; with it (where a python with
+    asreview is found: LITSIFT_ASREVIEW_PYTHON) its version, model and interpreter."""
+    from litsift.eval.screening import report_to_json, run_screening
+    from litsift.review.simulate import asreview_python
+
+    _needs_donners()
+    ours = report_to_json(run_screening(SETS, ["Donners_2021"], 1, ["tfidf-svm"]))
+    assert ours["asreview"] is None
+    python = asreview_python()
+    if python is None:
+        pytest.skip("no python with asreview here (LITSIFT_ASREVIEW_PYTHON)")
+    theirs = report_to_json(run_screening(SETS, ["Donners_2021"], 1, ["asreview"]))
+    info = theirs["asreview"]
+    assert info["python"] == python and info["version"][:1].isdigit() and info["model"]
