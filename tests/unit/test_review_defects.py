@@ -199,3 +199,26 @@ def test_the_eval_json_says_which_asreview_ran() -> None:
     theirs = report_to_json(run_screening(SETS, ["Donners_2021"], 1, ["asreview"]))
     info = theirs["asreview"]
     assert info["python"] == python and info["version"][:1].isdigit() and info["model"]
+
+
+def test_eval_screening_embeds_a_set_once_through_the_shared_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``eval screening`` on Donners with the dense order fills the passage-vector cache
+    (LITSIFT_EMBED_CACHE_DIR points it at tmp_path): the next run embeds nothing."""
+    from litsift.cache.embeddings import open_cache
+    from litsift.eval.screening import run_screening
+    from litsift.models_onnx import load_encoder
+    from litsift.review.data import load_review_set
+
+    _needs_donners()
+    monkeypatch.setenv("LITSIFT_EMBED_CACHE_DIR", str(tmp_path / "vectors"))
+    run_screening(SETS, ["Donners_2021"], 1, ["dense-svm"])
+    file = get_paths(None).embeddings_file
+    assert file is not None and file.is_file()
+    encoder = load_encoder()
+    texts = [encoder.spec.passage_prefix + t for t in load_review_set(DONNERS).texts]
+    cache = open_cache(file)
+    assert cache is not None
+    _, found = cache.get(encoder.cache_key, texts, encoder.dim)
+    assert found.all(), f"{int((~found).sum())} of {len(texts)} texts not cached"

@@ -83,6 +83,23 @@ def asreview_info(runs: Sequence[SimulationRun], python: str | None) -> dict[str
     return {"version": parts[1], "model": parts[2], "python": python or ""}
 
 
+def cached_encoder(encoder: Encoder | None = None) -> Encoder:
+    """``encoder`` (default: the default one, loaded) reading and filling the passage-vector
+    cache every litsift home shares (:mod:`litsift.cache.embeddings`, as index builds and the
+    screening screen use it): a set's texts are embedded once, not on every run."""
+    from litsift.cache.embeddings import open_cache
+    from litsift.paths import get_paths
+
+    if encoder is None:
+        from litsift.models_onnx import load_encoder
+
+        encoder = load_encoder()
+    file = get_paths(None).embeddings_file
+    if encoder.passage_cache is None and file is not None:
+        encoder.passage_cache = open_cache(file)
+    return encoder
+
+
 def all_systems() -> list[str]:
     """Names ``--systems`` accepts."""
     return [LITSIFT, LITSIFT_TEXT, ASREVIEW, *ORDERS]
@@ -187,10 +204,7 @@ def _run_set(
     tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
     dense = None
     if any(o.needs_dense for o in specs.values()):
-        if encoder is None:
-            from litsift.models_onnx import load_encoder
-
-            encoder = load_encoder()
+        encoder = cached_encoder(encoder)
         dense = encoder.encode_passages(texts)
     citations = None
     if LITSIFT in systems and review.references:
