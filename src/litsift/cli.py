@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from litsift.cli_common import (
+    LitsiftGroup,
     home_option,
     open_service,
     reports_errors,
@@ -29,7 +30,7 @@ from litsift.cli_sources import dedup_cmd, formats_cmd, ingest, sync_cmd
 from litsift.errors import LitsiftError
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=LitsiftGroup, invoke_without_command=True)
 @home_option
 @click.version_option(package_name="litsift")
 @click.pass_context

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 KIND_CHOICE = click.Choice(["papers", "datasets"])
+#: Exit status when stdout's reader went away (``| head``): 128 + SIGPIPE, as a shell reports a
+#: command killed by the signal.
+EXIT_PIPE_CLOSED = 141
 
 
 def kind_named(name: str) -> Kind:
@@ -49,6 +52,8 @@ def reports_errors(fn: F) -> F:
             sys.exit(1)
         except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
             raise
+        except BrokenPipeError:  # `litsift ... | head`: the reader is gone, nothing to say
+            pipe_closed()
         except Exception as e:  # a bug: still our message + hint, the traceback on request
             if os.environ.get("LITSIFT_DEBUG"):
                 raise
@@ -71,6 +76,36 @@ def reports_errors(fn: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+def pipe_closed() -> NoReturn:
+    """The reader of stdout went away (``litsift review show X | head -1``): end quietly, as
+    ``cat`` killed by SIGPIPE does (exit status 141 = 128 + SIGPIPE), with stdout pointed at
+    /dev/null so that the interpreter's last flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout to point elsewhere
+        pass
+    sys.exit(EXIT_PIPE_CLOSED)
+
+
+class LitsiftGroup(click.Group):
+    """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
+    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # buffered output meets a closed pipe here, not at exit
+        except BrokenPipeError:
+            pipe_closed()
+        except SystemExit:  # click's own EPIPE handling (``--help | head``) says 1
+            if "PacifyFlushWrapper" in type(sys.stdout).__name__:
+                pipe_closed()
+            raise
 
 
 def _machine_fault(err: BaseException) -> LitsiftError | None:

@@ -74,7 +74,9 @@ class ReviewService:
             paths: files or directories in any format ``litsift ingest papers`` reads, and
                 labelled screening sets (JSON Lines with ``label_included``).
             labels: a screening set's labels as prior decisions: ``"all"``, ``"none"`` or N
-                (N included and N excluded records drawn with seed 0).
+                (N included and N excluded records drawn with seed 0). A review's own RIS
+                export read back keeps its ``LB`` decisions as prior decisions (unless
+                ``"none"``), its ``N1`` notes and its record ids (``ID``).
 
         Raises:
             ReviewError: the name is bad or taken, or the files held no record.
@@ -97,15 +99,18 @@ class ReviewService:
         problems: list[Problem] = []
         files: list[tuple[str, str, int]] = []
         prior_labels: dict[tuple[str, str], int] = {}
+        marks: dict[tuple[str, str], tuple[str, str]] = {}
         try:
             if others:
-                report = import_paths(store, others, Kind.PAPER)
+                report = import_paths(store, others, Kind.PAPER, keep_untitled=True)
                 problems.extend(report.bad)
                 for file, fmt, n in report.files:
                     if fmt.startswith("jsonl"):  # ingested, but keeps no entry locations
                         problems.append(_jsonl_problem(file))
                     else:
                         files.append((file, fmt, n))
+                    if fmt == "ris":  # a review's own export: its LB decisions and N1 notes
+                        marks.update(_ris_marks(file))
             for path in sets:
                 n, bad, got = _import_set(store, path)
                 problems.extend(bad)
@@ -134,8 +139,14 @@ class ReviewService:
             grouped[doc_id] = grouped.get(doc_id, 0) + 1
         reviews.add_records(store, name, grouped)
         decisions = _prior_decisions(entries, prior_labels, labels)
+        marked, notes = _marked(entries, marks)
+        if labels != "none":  # a screening set's labels first; an export's decisions fill in
+            taken = {d for d, _ in decisions}
+            decisions += [(d, v) for d, v in marked.items() if d not in taken]
         if decisions:
             review_decisions.decide(store, name, decisions, source="prior")
+        for doc_id, note in notes.items():
+            review_decisions.set_note(store, name, doc_id, note)
         return ReviewCreated(
             reviews.get_review(store, name),
             reviews.prisma(store, name),
@@ -269,7 +280,7 @@ def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tupl
     from litsift.sources.screening_jsonl import FORMAT, read_screening_set
     from litsift.sources.writer import RecordWriter
 
-    writer = RecordWriter(store, Kind.PAPER)
+    writer = RecordWriter(store, Kind.PAPER, keep_untitled=True)
     labels: dict[tuple[str, str], int] = {}
     file = str(path)
     try:
@@ -329,6 +340,31 @@ def _prior_decisions(
         pick += [str(d) for d in rng.permutation(exc)[:n]] if exc else []
         docs = pick
     return [(d, "include" if by_doc[d] else "exclude") for d in docs]
+
+
+def _ris_marks(file: str) -> dict[tuple[str, str], tuple[str, str]]:
+    from litsift.sources.ris import review_marks
+    from litsift.store.reviews import DECISIONS
+
+    return {(file, loc): got for loc, got in review_marks(Path(file), DECISIONS).items()}
+
+
+def _marked(
+    entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], tuple[str, str]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """``({doc_id: decision}, {doc_id: note})`` of the entries of RIS files that carry a
+    review's decision or note (``litsift review export --format ris`` read back); a record
+    of several entries keeps the strongest decision (include, maybe, exclude) and every note."""
+    rank = {"include": 3, "maybe": 2, "exclude": 1}
+    decided: dict[str, str] = {}
+    notes: dict[str, list[str]] = {}
+    for doc_id, file, loc in entries:
+        decision, note = marks.get((file, loc), ("", ""))
+        if decision and rank[decision] > rank.get(decided.get(doc_id, ""), 0):
+            decided[doc_id] = decision
+        if note and note not in notes.setdefault(doc_id, []):
+            notes[doc_id].append(note)
+    return decided, {d: "; ".join(n) for d, n in notes.items() if n}
 
 
 def _ids_of(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:

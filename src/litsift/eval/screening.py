@@ -68,6 +68,36 @@ class ScreeningReport:
     n_included: dict[str, int]
     notes: tuple[str, ...]
     elapsed_s: float
+    #: ``{"version", "model", "python"}`` of the ASReview that ran (``--systems asreview``),
+    #: else None
+    asreview: dict[str, str] | None = None
+
+
+def asreview_info(runs: Sequence[SimulationRun], python: str | None) -> dict[str, str] | None:
+    """The version and model ASReview reported on its runs (its note ``asreview VERSION
+    MODEL``), and the interpreter that ran it; None when no run was ASReview's."""
+    said = next((r.notes[0] for r in runs if r.system == ASREVIEW and r.notes), "")
+    parts = said.split(" ", 2)
+    if len(parts) < 3 or parts[0] != ASREVIEW:
+        return None
+    return {"version": parts[1], "model": parts[2], "python": python or ""}
+
+
+def cached_encoder(encoder: Encoder | None = None) -> Encoder:
+    """``encoder`` (default: the default one, loaded) reading and filling the passage-vector
+    cache every litsift home shares (:mod:`litsift.cache.embeddings`, as index builds and the
+    screening screen use it): a set's texts are embedded once, not on every run."""
+    from litsift.cache.embeddings import open_cache
+    from litsift.paths import get_paths
+
+    if encoder is None:
+        from litsift.models_onnx import load_encoder
+
+        encoder = load_encoder()
+    file = get_paths(None).embeddings_file
+    if encoder.passage_cache is None and file is not None:
+        encoder.passage_cache = open_cache(file)
+    return encoder
 
 
 def all_systems() -> list[str]:
@@ -151,6 +181,7 @@ def run_screening(
         included,
         tuple(notes),
         time.perf_counter() - start,
+        asreview_info(runs, python),
     )
 
 
@@ -173,10 +204,7 @@ def _run_set(
     tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
     dense = None
     if any(o.needs_dense for o in specs.values()):
-        if encoder is None:
-            from litsift.models_onnx import load_encoder
-
-            encoder = load_encoder()
+        encoder = cached_encoder(encoder)
         dense = encoder.encode_passages(texts)
     citations = None
     if LITSIFT in systems and review.references:
@@ -230,7 +258,8 @@ def report_to_json(report: ScreeningReport) -> dict[str, Any]:
     "std", "n"}}}}, "summary": {system: {measure: {"mean", "median"}}}, "curves": {set:
     {system: [recall at each of "curve_points"]}}, "priors": {set: {seed: [included id,
     excluded id]}}, "comparisons": [{"system", "other", "measure", "diff", "p_value", "wins",
-    "losses", "n"}], "notes", "elapsed_s"}``. Comparisons pair the per-set means of
+    "losses", "n"}], "asreview": {"version", "model", "python"} or null, "notes",
+    "elapsed_s"}``. Comparisons pair the per-set means of
     ``litsift`` (or the first system) with each other system's over sets (``diff`` = litsift −
     other; lower is better for ATD).
     """
@@ -296,6 +325,7 @@ def report_to_json(report: ScreeningReport) -> dict[str, Any]:
         "curves": curves,
         "priors": priors,
         "comparisons": comparisons,
+        "asreview": report.asreview,
         "notes": list(report.notes),
         "elapsed_s": report.elapsed_s,
     }
@@ -366,4 +396,5 @@ def merge_reports(reports: Sequence[ScreeningReport], elapsed_s: float) -> Scree
         {k: v for r in reports for k, v in r.n_included.items()},
         tuple(notes),
         elapsed_s,
+        next((r.asreview for r in reports if r.asreview), None),
     )

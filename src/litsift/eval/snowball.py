@@ -173,11 +173,9 @@ def _run_set(
     tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
     dense = None
     if spec.needs_dense:
-        if encoder is None:
-            from litsift.models_onnx import load_encoder
+        from litsift.eval.screening import cached_encoder
 
-            encoder = load_encoder()
-        dense = encoder.encode_passages(review.texts)
+        dense = cached_encoder(encoder).encode_passages(review.texts)
     x = feature_matrix(spec, tfidf, dense)
     features = SignalFeatures(g, list(range(n)))
     included = np.flatnonzero(review.labels)

@@ -180,28 +180,33 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     Args:
         sequence: ``(s,)`` 0/1 labels of the records screened in the learning order (priors
             dropped; a maybe counts as 1).
-        n_records: records to screen besides the priors.
+        n_records: records to screen besides the priors (the knee waits for
+            ``min(150, n_records)`` screened: never for more records than there are).
         prior_included: includes known before screening.
     """
     y = np.asarray(sequence, dtype=np.int64)
     s = int(y.size)
+    if n_records <= 0:  # every record came with a prior decision: nothing for a rule to read
+        why = "no record to screen (every record has a prior decision)"
+        return [StopState(rule, None, why) for rule in ("consecutive", "knee", "hypergeometric")]
     states = []
     need = max(CONSECUTIVE_MIN, int(np.ceil(CONSECUTIVE_FRACTION * n_records)))
     at = consecutive_exclusions(y, need, prior_included) if s else None
     run = s - (int(np.flatnonzero(y)[-1]) + 1 if y.any() else 0)
-    states.append(
-        StopState(
-            "consecutive",
-            at,
-            f"fired after {at} screened" if at else f"{run} of {need} exclusions in a row",
-        )
-    )
-    at = knee(y, prior_included=prior_included) if s >= KNEE_MIN_RANK else None
+    detail = f"{run} of {need} exclusions in a row"
+    if need > n_records:
+        detail += f" (cannot fire: only {n_records:,} records to screen)"
+    states.append(StopState("consecutive", at, f"fired after {at} screened" if at else detail))
+    # the knee waits for 150 screened (Cormack & Grossman), or for every record when fewer
+    wait = min(KNEE_MIN_RANK, n_records)
+    at = knee(y, wait, prior_included) if s >= wait else None
     detail = (
         f"fired after {at} screened"
         if at
-        else f"waits for {KNEE_MIN_RANK} screened"
-        if s < KNEE_MIN_RANK
+        else f"waits for {wait} screened"
+        if s < wait
+        else "no knee in the gain curve"
+        if s >= n_records
         else "no knee in the gain curve yet"
     )
     states.append(StopState("knee", at, detail))
@@ -218,10 +223,12 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
 
 
 def gain_curve(sequence: Sequence[int], width: int = CURVE_WIDTH) -> list[float]:
-    """Includes found after each screened record, sampled at ≤ ``width`` evenly spaced points
-    (the last point is the total found); empty before the first record."""
-    found = np.cumsum(np.asarray(sequence, dtype=np.int64))
-    if found.size == 0:
+    """Includes found after 0, 1, 2, ... screened records, sampled at ≤ ``width`` evenly spaced
+    points: the first point is the origin (0 found at 0 screened), so a curve with nothing
+    found is flat at zero, not one full bar; the last point is the total found. Empty before
+    the first record."""
+    found = np.concatenate([[0], np.cumsum(np.asarray(sequence, dtype=np.int64))])
+    if found.size == 1:
         return []
     at = np.unique(np.linspace(0, found.size - 1, min(width, found.size)).round().astype(int))
     return [float(v) for v in found[at]]

@@ -190,6 +190,23 @@ def labelled(refs: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in refs.items() if v}
 
 
+#: Words of the abstract in the label of a record without a title (:func:`untitled_label`).
+UNTITLED_WORDS = 12
+
+
+def untitled_label(ids: dict[str, str], abstract: str) -> str:
+    """What stands for the title of a record that has an abstract and a DOI (or another
+    identifier) but no title, so that it can be screened rather than dropped:
+    ``[no title] doi:10.1002/x · the first words of the abstract…``; ``""`` when the record
+    lacks either (it stays a bad entry)."""
+    words = clean_text(abstract).split()
+    key = next((f"{s}:{ids[s]}" for s in ("doi", "pmid", "openalex", "arxiv") if ids.get(s)), "")
+    if not words or not key:
+        return ""
+    more = "…" if len(words) > UNTITLED_WORDS else ""
+    return f"[no title] {key} · {' '.join(words[:UNTITLED_WORDS])}{more}"
+
+
 def clean_text(text: Any) -> str:
     """``text`` as one line of plain text: whitespace runs collapsed, ends stripped; ``""`` for
     None or non-strings. Double-encoded UTF-8 ("JosÃ© RaÃºl", as arXiv's API writes some

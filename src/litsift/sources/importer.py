@@ -247,6 +247,7 @@ def import_paths(
     kind: Kind = Kind.PAPER,
     fmt_name: str | None = None,
     progress: ImportProgress | None = None,
+    keep_untitled: bool = False,
 ) -> IngestReport:
     """Import every record found under ``paths`` into ``store``.
 
@@ -256,6 +257,8 @@ def import_paths(
         kind: papers or datasets.
         fmt_name: force this format (``--format``) instead of detecting each file's.
         progress: optional callback, see :data:`ImportProgress`.
+        keep_untitled: keep papers with an abstract and an id but no title
+            (:class:`~litsift.sources.writer.RecordWriter`; a review's records).
 
     Returns:
         The report; ``report.ok`` is False when some entry or file was bad (the caller should
@@ -277,7 +280,7 @@ def import_paths(
     todo, skipped, unreadable = plan(paths, kind, fmt_name)
     report = IngestReport(kind=kind, skipped=skipped)  # path None: a report of many files
     databases = _databases(todo)  # every .bib of this call is one \bibliography{a,b,c}
-    writer = RecordWriter(store, kind)
+    writer = RecordWriter(store, kind, keep_untitled=keep_untitled)
     writer.counts.bad.extend(unreadable)
     for i, (path, fmt) in enumerate(todo):
         label = str(path)
@@ -300,7 +303,8 @@ def import_paths(
                 continue
             writer.counts.fold(sub)
             report.files.append((label, fmt.name, sub.read))
-            old, writer = writer, RecordWriter(store, kind)  # the JSONL rows join the index
+            # the JSONL rows join the index
+            old, writer = writer, RecordWriter(store, kind, keep_untitled=keep_untitled)
             writer.counts = old.counts
             continue
         before = writer.counts.read

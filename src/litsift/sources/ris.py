@@ -41,10 +41,25 @@ from rispy.config import TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPIN
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
-from litsift.sources.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
+from litsift.sources.ids import (
+    SCHEMES,
+    ids_in_text,
+    normalize,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+)
 from litsift.types import Kind
 
-__all__ = ["FORMATS", "TaggedParser", "TaggedRecord", "read_ris", "read_wos", "split_people"]
+__all__ = [
+    "FORMATS",
+    "TaggedParser",
+    "TaggedRecord",
+    "read_ris",
+    "read_wos",
+    "review_marks",
+    "split_people",
+]
 
 _RIS_TAG_RE = re.compile(rb"^(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
 _WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
@@ -247,6 +262,12 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
             if isinstance(value, str) and value.strip().isdigit():
                 ids["pmid"] = normalize_pmid(value) or ""
                 break
+    own = _first(entry, "id")  # litsift's own record id (review export): ``openalex:W123``
+    if isinstance(own, str) and ":" in own:
+        scheme, value = own.strip().split(":", 1)
+        norm = normalize(scheme, value) if scheme in SCHEMES else None
+        if norm:
+            ids.setdefault(scheme, norm)
     pmc = _first(entry, "custom2")
     if isinstance(pmc, str) and re.fullmatch(r"\s*PMC[0-9]+\s*", pmc):
         ids["pmcid"] = normalize_pmcid(pmc) or ""
@@ -305,13 +326,16 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
     )
 
 
+def _parser(text: str, wos: bool) -> TaggedParser:
+    if wos:
+        return _WosParser()
+    one_space = any(m.group(1) in TAG_KEY_MAPPING for m in _ONE_SPACE_TAG_RE.finditer(text))
+    return (_RisOneSpaceParser if one_space else _RisParser)(skip_unknown_tags=False)
+
+
 def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
     text = read_text(path)
-    if wos:
-        parser: TaggedParser = _WosParser()
-    else:
-        one_space = any(m.group(1) in TAG_KEY_MAPPING for m in _ONE_SPACE_TAG_RE.finditer(text))
-        parser = (_RisOneSpaceParser if one_space else _RisParser)(skip_unknown_tags=False)
+    parser = _parser(text, wos)
     found = False
     for item in parser.records(text):
         found = True
@@ -368,3 +392,24 @@ FORMATS = [
         description="Web of Science plain-text (ISI tagged) export",
     ),
 ]
+
+
+def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """``{location: (decision, note)}`` of the RIS records that carry a review's decision
+    (``LB`` one of ``decisions``, as ``litsift review export --format ris`` writes it; else
+    ``""``) or note (``N1``), at the locations :func:`read_ris` gives; ``{}`` for a file that
+    cannot be read (the import has told that already)."""
+    try:
+        text = read_text(path)
+    except IngestError:
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for item in _parser(text, wos=False).records(text):
+        if isinstance(item, BadItem):
+            continue
+        label = clean_text(item.fields.get("label")).lower()
+        notes = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
+        decision = label if label in decisions else ""
+        if decision or notes:
+            out[f"record {item.number}"] = (decision, "; ".join(notes))
+    return out

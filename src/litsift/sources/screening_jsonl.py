@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from litsift.sources.base import BadItem, SourceRecord, clean_text, year_from
+from litsift.sources.base import BadItem, SourceRecord, clean_text, untitled_label, year_from
 from litsift.sources.ids import normalize_doi, normalize_openalex, reference_keys
 
 __all__ = ["FORMAT", "is_screening_set", "read_screening_set"]
@@ -61,7 +61,8 @@ def read_screening_set(path: Path) -> Iterator[tuple[SourceRecord | BadItem, int
     Yields:
         ``(record, label)``: label 1 = included, 0 = excluded, None = no usable label (the
         record is still read); or ``(BadItem, None)`` for a line that is not a JSON object
-        or has no title.
+        or has no title (a line with an abstract and a DOI or OpenAlex id but no title is
+        kept, :func:`~litsift.sources.base.untitled_label` standing for its title).
 
     Raises:
         OSError, EOFError, UnicodeDecodeError: the file cannot be read (the caller reports it).
@@ -78,10 +79,6 @@ def read_screening_set(path: Path) -> Iterator[tuple[SourceRecord | BadItem, int
         if not isinstance(row, dict):
             yield BadItem(loc, "not a JSON object"), None
             continue
-        title = clean_text(row.get("title"))
-        if not title:
-            yield BadItem(loc, "no title"), None
-            continue
         ids = {
             scheme: value
             for scheme, value in (
@@ -90,6 +87,10 @@ def read_screening_set(path: Path) -> Iterator[tuple[SourceRecord | BadItem, int
             )
             if value
         }
+        title = clean_text(row.get("title")) or untitled_label(ids, row.get("abstract") or "")
+        if not title:
+            yield BadItem(loc, "no title"), None
+            continue
         raw = str(row.get("label_included", "")).strip()
         label = int(raw) if raw in ("0", "1") else None
         rec = SourceRecord(

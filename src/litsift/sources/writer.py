@@ -30,7 +30,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from litsift.sources.base import BadItem, Notice, SourceRecord, clean_text, scrub_controls
+from litsift.sources.base import (
+    BadItem,
+    Notice,
+    SourceRecord,
+    clean_text,
+    scrub_controls,
+    untitled_label,
+)
 from litsift.sources.citation_edges import CitationWriter
 from litsift.sources.identity import extends_persons, person_keys, work_key
 from litsift.sources.identity_store import SYNC_CHUNK, StoreIdentityIndex
@@ -83,8 +90,18 @@ def merge_fields(stored: dict[str, Any], other: dict[str, Any]) -> dict[str, Any
 class RecordWriter:
     """Writes the records of one import run into ``store`` (one thread)."""
 
-    def __init__(self, store: Store, kind: Kind = Kind.PAPER, fetched_at: str | None = None):
+    def __init__(
+        self,
+        store: Store,
+        kind: Kind = Kind.PAPER,
+        fetched_at: str | None = None,
+        keep_untitled: bool = False,
+    ):
+        """``keep_untitled``: a paper with an abstract and a DOI (or another id) but no title
+        and no stored paper to join is kept under :func:`~litsift.sources.base.untitled_label`
+        (a review screens it) instead of being a bad entry."""
         self.store, self.kind = store, kind
+        self.keep_untitled = keep_untitled
         self.conn = store.conn
         self.fetched_at = fetched_at or now_iso()
         self.counts = IngestReport(kind=kind)
@@ -187,10 +204,14 @@ class RecordWriter:
         match = found.match
         if not title:  # an abstract-only record (S2AG ``abstracts``) joins its stored paper
             if match is None or match.reason == "title":
-                raise InvalidRecord(
-                    "no title" + (" and no stored paper with its ids" if rec.ids else "")
-                )
-            title = self.index.entries[match.doc_id].key and self._stored_title(match.doc_id)
+                title = untitled_label(rec.ids, rec.abstract) if self.keep_untitled else ""
+                if not title:
+                    raise InvalidRecord(
+                        "no title" + (" and no stored paper with its ids" if rec.ids else "")
+                    )
+                match = None
+            else:
+                title = self.index.entries[match.doc_id].key and self._stored_title(match.doc_id)
         doc_id = match.doc_id if match else self._new_id(rec, title)
         old = merges.paper_row(self.conn, doc_id)
         if old is None and match is not None:  # id known only from record_ids of a deleted row

@@ -1,7 +1,8 @@
 """Screening a systematic review: one record at a time in the learning order.
 
 Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
-Keys: ``i`` include, ``x`` exclude, ``m`` maybe, ``u`` undo, ``n`` note, Esc back. A key
+Keys: ``i`` include, ``x`` exclude, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (to the
+screen below; ``litsift review screen`` has none: q / Ctrl+Q quit it). A key
 records the decision (one SQLite insert) and shows the next record of the queue the last
 retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
 and its order replaces the queue when it is done (the record on screen stays). The progress
@@ -43,7 +44,9 @@ SCREENING_BINDINGS: list[BindingType] = [
     Binding("m", "decide('maybe')", "Maybe", id="screening_maybe"),
     Binding("u", "undo", "Undo", id="screening_undo", tooltip="Undo the last decision"),
     Binding("n", "note", "Note", id="screening_note", tooltip="Note on this record"),
-    Binding("escape", "close", "Back", id="screening_back", tooltip="Back to search"),
+    Binding(
+        "escape", "close", "Back", id="screening_back", tooltip="Back (review screen: q quits)"
+    ),
 ]
 
 
@@ -240,11 +243,14 @@ class ScreeningScreen(Screen[None]):
             return
         screened, total, included, maybe = self.session.counts()
         est = self.session.estimate
-        estimate = (
-            f"~{est:.0f} includes left (from the rate of includes so far)"
-            if est is not None
-            else "includes left: estimated after your first include"
-        )
+        if screened >= total:
+            estimate = "no record left to screen"
+        elif est is not None:
+            estimate = f"~{est:.0f} includes left (from the rate of includes so far)"
+        elif included or maybe:  # prior decisions only: they carry no rate along the order
+            estimate = "includes left: estimated once you include a record here"
+        else:
+            estimate = "includes left: estimated after your first include"
         line = (
             f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
             f"{estimate} · order: {self.session.model_name}"
@@ -255,7 +261,8 @@ class ScreeningScreen(Screen[None]):
     def show_progress(self, progress: ScreeningProgress) -> None:
         """The progress line, the gain curve and the stop panel."""
         self.show_counts()
-        self.query_one("#screening-curve", Sparkline).data = progress.curve or [0.0]
+        # [] draws a flat line; a single value would draw one full bar
+        self.query_one("#screening-curve", Sparkline).data = progress.curve
         parts: list[Part] = [("Stopping rules (none stops on its own)\n", "bold")]
         for s in progress.stops:
             mark = ("● fired  ", "bold red") if s.fired_at else ("○ running", "dim")
@@ -311,11 +318,16 @@ class ScreeningScreen(Screen[None]):
         prompt = PromptScreen("Note", paper.title, session.note_of(paper.id), "why (in)eligible")
         self.app.push_screen(prompt, done)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc goes back, so only where there is a screen to go back to (F4 in the app): in
+        ``litsift review screen`` it is neither shown nor run, and q / Ctrl+Q quit."""
+        if action == "close":
+            return len(self.app.screen_stack) > 1
+        return True
+
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
-        else:
-            self.app.exit()
 
 
 def open_last_review(app: LitsiftApp) -> None:
@@ -337,7 +349,8 @@ def open_last_review(app: LitsiftApp) -> None:
 
 def create_screening_app(service: LitsiftAPI, review: str, *, dense: bool = True) -> LitsiftApp:
     """The app with review ``review``'s screening screen as its only screen (``litsift review
-    screen``; the search screen is not mounted, so nothing is indexed meanwhile); Esc quits."""
+    screen``; the search screen is not mounted, so nothing is indexed meanwhile): q / Ctrl+Q
+    quit, Esc has nothing to go back to."""
     from litsift.tui import app as app_module
     from litsift.tui.app import LitsiftApp
 

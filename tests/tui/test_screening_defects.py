@@ -1,0 +1,111 @@
+"""Issue 44 item 7: the screening screen as a reviewer sees it, on a real review set (Donners
+2021, real SQLite, the TF-IDF learner): the gain curve, the progress line and the keys."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.widgets import Sparkline
+
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+
+SIZE = (120, 40)
+SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+
+
+@pytest.fixture
+def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("donners", [DONNERS], labels=1)
+        yield svc
+
+
+async def wait_idle(pilot: Any) -> ScreeningScreen:
+    for _ in range(500):
+        await pilot.pause(0.02)
+        screen = pilot.app.screen
+        if isinstance(screen, ScreeningScreen) and not screen.busy:
+            await pilot.pause()
+            return screen
+    raise AssertionError("the screening screen never settled")
+
+
+def drawn(widget: Sparkline) -> str:
+    """The sparkline as the terminal shows it (its characters, no colours)."""
+    out = io.StringIO()
+    Console(file=out, width=widget.size.width, color_system=None).print(widget.render())
+    return out.getvalue().strip()
+
+
+async def test_the_gain_curve_is_flat_while_nothing_is_found(
+    review_service: LitsiftService,
+) -> None:
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        curve = screen.query_one("#screening-curve", Sparkline)
+        assert drawn(curve) and "█" not in drawn(curve)  # nothing screened yet
+        for _ in range(2):  # one exclusion, then two: still nothing found
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            assert "█" not in drawn(curve), drawn(curve)
+        await pilot.press("i")  # the first include lifts the end of the curve
+        await wait_idle(pilot)
+        assert drawn(curve).endswith("█")
+
+
+async def test_the_progress_line_counts_the_prior_includes_as_includes(
+    review_service: LitsiftService,
+) -> None:
+    """One prior include: the line says 'included 1', so it must not say the estimate comes
+    'after your first include'."""
+    from textual.widgets import Static
+
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        line = str(screen.query_one("#screening-progress", Static).render())
+        assert "screened 2 of 258 · included 1 ·" in line, line
+        assert "after your first include" not in line
+        assert "estimated once you include a record here" in line
+
+
+def footer_keys(app: Any) -> dict[str, str]:
+    """The keys the footer offers now: ``{key: description}``."""
+    return {
+        b.binding.key: b.binding.description
+        for b in app.screen.active_bindings.values()
+        if b.binding.show and b.enabled and app.screen.check_action(b.binding.action, ()) is True
+    }
+
+
+async def test_esc_goes_back_and_q_quits_as_the_footer_says(
+    review_service: LitsiftService,
+) -> None:
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await wait_idle(pilot)
+        keys = footer_keys(app)
+        assert "escape" not in keys, keys  # nothing to go back to: no "Back"
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert app.is_running and app.screen is first  # esc does not quit
+        app.push_screen(ScreeningScreen(review_service, "donners", dense=False))
+        await wait_idle(pilot)
+        assert footer_keys(app).get("escape") == "Back"
+        await pilot.press("escape")  # back to the screen below
+        await pilot.pause(0.1)
+        assert app.is_running and app.screen is first
+        await pilot.press("q")
+        await pilot.pause(0.1)
+    assert app.return_code == 0 and not app.is_running

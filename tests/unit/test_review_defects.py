@@ -1,0 +1,224 @@
+"""Issue 44 item 7: defects found screening real reviews as a reviewer would (the review sets of
+``shared/data/eval/screening``, a real store, the real encoder; no mocks)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli import main
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+
+SETS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening").resolve()
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[LitsiftService]:
+    with LitsiftService(get_paths(tmp_path / "home")) as s:
+        yield s
+
+
+def _needs_donners() -> None:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+
+
+def _into_closed_pipe(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``litsift ARGS | head -0``: stdout is a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "PYTHONPATH": str(SRC), "LITSIFT_HOME": str(home)}
+    env.pop("LITSIFT_DEBUG", None)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "litsift", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_every_command_piped_into_a_closed_reader_ends_quietly(tmp_path: Path) -> None:
+    _needs_donners()
+    home = tmp_path / "home"
+    made = CliRunner().invoke(
+        main, ["--home", str(home), "review", "new", "d", "--from", str(DONNERS)]
+    )
+    assert "258 to screen" in made.stdout, made.output
+    for args in (["review", "show", "d"], ["review", "list"], ["review", "export", "d"],
+                 ["--help"], ["review", "--help"]):  # fmt: skip
+        done = _into_closed_pipe(home, *args)
+        assert done.stderr == "", (args, done.stderr)
+        assert done.returncode in (0, 141), (args, done.returncode)
+    wrong = _into_closed_pipe(home, "review", "show", "nope")  # a real error is still told
+    assert wrong.returncode == 1 and "no review named 'nope'" in wrong.stderr
+
+
+def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
+    svc: LitsiftService,
+) -> None:
+    """Donners with its 15 includes and 110 excludes as prior decisions leaves 133 records to
+    screen: at 258 of 258 the knee has read every record, it does not 'wait for 150 screened'."""
+    _needs_donners()
+    made = svc.reviews.create("d", [DONNERS], labels=110)
+    assert made.priors == 125
+    session = svc.reviews.open("d")
+    while session.current_paper() is not None:
+        session.decide("exclude")
+    progress = session.progress()
+    assert (progress.screened, progress.total) == (258, 258)
+    stops = {s.rule: s.detail for s in progress.stops}
+    assert stops["knee"] == "fired after 133 screened", stops  # not 'waits for 150 screened'
+    every = svc.reviews.create("all", [DONNERS])  # every record a prior: no rule has anything
+    assert every.priors == 258
+    for state in svc.reviews.open("all").progress().stops:
+        assert state.detail == "no record to screen (every record has a prior decision)"
+
+
+def test_a_review_s_ris_export_read_back_keeps_decisions_notes_and_ids(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """Export Donners (with decisions and notes, and its two records without a DOI whose id is
+    ``openalex:W…``) as RIS and make a review of it in a fresh home: the same ids, decisions
+    and notes."""
+    from litsift.store.review_decisions import decide, set_note
+    from litsift.store.reviews import current_decisions
+
+    _needs_donners()
+    svc.reviews.create("d", [DONNERS], labels="none")
+    session = svc.reviews.open("d")
+    ids = [p.id for p in session.papers]
+    openalex_only = [i for i in ids if i.startswith("openalex:")]
+    assert len(openalex_only) == 2, openalex_only
+    picks = [ids[0], ids[1], ids[2], *openalex_only]
+    chosen = dict(zip(picks, ["include", "exclude", "maybe", "exclude", "include"], strict=True))
+    decide(svc.store, "d", list(chosen.items()))
+    set_note(svc.store, "d", ids[1], "animal study")
+    set_note(svc.store, "d", openalex_only[0], "no PK data; conference abstract")
+    ris = tmp_path / "d.ris"
+    ris.write_text(svc.reviews.export("d", "ris"), encoding="utf-8")
+
+    with LitsiftService(get_paths(tmp_path / "other")) as fresh:
+        made = fresh.reviews.create("back", [ris])
+        assert made.problems == [] and made.prisma.records == 258
+        assert made.priors == 5
+        records = {r.doc_id: r for r, _ in fresh.reviews.records("back")}
+        assert set(records) == set(ids)  # ID - openalex:W… is the id again, not a hash key
+        got = {d: v for d, v, _ in current_decisions(fresh.store, "back")}
+        assert got == chosen
+        assert records[ids[1]].note == "animal study"
+        assert records[openalex_only[0]].note == "no PK data; conference abstract"
+        assert sum(bool(r.note) for r in records.values()) == 2
+        again = fresh.reviews.create("bare", [ris], labels="none")  # decisions left out
+        assert again.priors == 0 and records[ids[1]].note
+
+
+def _donners_line(n: int) -> dict[str, object]:
+    import gzip
+    import json
+
+    with gzip.open(DONNERS, "rt", encoding="utf-8") as fh:
+        return json.loads(fh.read().split("\n")[n - 1])
+
+
+def test_a_record_with_abstract_and_doi_but_no_title_is_screened_not_dropped(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """Donners line 226 (an abstract and DOI 10.1002/cpt.v103.s1, no title) is a record of the
+    review, labelled by its DOI and the first words of its abstract; so is the same record in
+    an RIS export without a TI line. A line with neither title nor id is still a bad entry."""
+    _needs_donners()
+    row = _donners_line(226)
+    assert row["title"] == "" and row["doi"] == "10.1002/cpt.v103.s1"
+    made = svc.reviews.create("d", [DONNERS])
+    assert made.problems == [] and made.prisma.records == 258
+    label = "[no title] doi:10.1002/cpt.v103.s1 · BACKGROUND: Emicizumab (ACE910) is a"
+    untitled = [p for _, p in svc.reviews.records("d") if p.title.startswith("[no title]")]
+    assert [p.title[: len(label)] for p in untitled] == [label]
+    assert untitled[0].abstract == row["abstract"]
+
+    ris = tmp_path / "untitled.ris"
+    ris.write_text(
+        f"TY  - JOUR\nAB  - {row['abstract']}\nDO  - {row['doi']}\nPY  - 2018\nER  - \n\n"
+        "TY  - JOUR\nAB  - An abstract without any identifier.\nER  - \n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    home = str(tmp_path / "fresh")
+    done = runner.invoke(main, ["--home", home, "review", "new", "r", "--from", str(ris)])
+    assert "1 to screen" in done.stdout, done.output
+    assert f"{ris}:record 2: no title" in done.stderr  # no id: nothing to label it by
+    shown = runner.invoke(main, ["--home", home, "review", "export", "r"])
+    assert "[no title] doi:10.1002/cpt.v103.s1 · BACKGROUND" in shown.stdout
+
+
+def test_readme_and_docs_name_the_consecutive_rule_the_code_runs() -> None:
+    from litsift.review.stopping import CONSECUTIVE_FRACTION, CONSECUTIVE_MIN
+
+    rule = f"max({CONSECUTIVE_MIN}, {CONSECUTIVE_FRACTION * 100:.0f} % of the records"
+    root = SRC.parent
+    for doc in ("README.md", "docs/EVALUATION.md"):
+        text = " ".join((root / doc).read_text(encoding="utf-8").split())
+        assert rule in text, doc
+        assert "100 consecutive" not in text, doc
+
+
+def test_readme_keeps_asreview_in_its_own_venv() -> None:
+    """asreview pins rispy~=0.9: installed beside litsift it downgrades rispy."""
+    text = " ".join((SRC.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "`rispy~=0.9`" in text and "do **not** install `asreview` beside litsift" in text
+    assert "LITSIFT_ASREVIEW_PYTHON=../venv-asreview/bin/python litsift eval screening" in text
+
+
+def test_the_eval_json_says_which_asreview_ran() -> None:
+    """Without ASReview in the run the key is there and null; with it (where a python with
+    asreview is found: LITSIFT_ASREVIEW_PYTHON) its version, model and interpreter."""
+    from litsift.eval.screening import report_to_json, run_screening
+    from litsift.review.simulate import asreview_python
+
+    _needs_donners()
+    ours = report_to_json(run_screening(SETS, ["Donners_2021"], 1, ["tfidf-svm"]))
+    assert ours["asreview"] is None
+    python = asreview_python()
+    if python is None:
+        pytest.skip("no python with asreview here (LITSIFT_ASREVIEW_PYTHON)")
+    theirs = report_to_json(run_screening(SETS, ["Donners_2021"], 1, ["asreview"]))
+    info = theirs["asreview"]
+    assert info["python"] == python and info["version"][:1].isdigit() and info["model"]
+
+
+def test_eval_screening_embeds_a_set_once_through_the_shared_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``eval screening`` on Donners with the dense order fills the passage-vector cache
+    (LITSIFT_EMBED_CACHE_DIR points it at tmp_path): the next run embeds nothing."""
+    from litsift.cache.embeddings import open_cache
+    from litsift.eval.screening import run_screening
+    from litsift.models_onnx import load_encoder
+    from litsift.review.data import load_review_set
+
+    _needs_donners()
+    monkeypatch.setenv("LITSIFT_EMBED_CACHE_DIR", str(tmp_path / "vectors"))
+    run_screening(SETS, ["Donners_2021"], 1, ["dense-svm"])
+    file = get_paths(None).embeddings_file
+    assert file is not None and file.is_file()
+    encoder = load_encoder()
+    texts = [encoder.spec.passage_prefix + t for t in load_review_set(DONNERS).texts]
+    cache = open_cache(file)
+    assert cache is not None
+    _, found = cache.get(encoder.cache_key, texts, encoder.dim)
+    assert found.all(), f"{int((~found).sum())} of {len(texts)} texts not cached"
