@@ -104,6 +104,8 @@ class SearchScreen(CommandKeys, Screen[None]):
         self._request_id = 0
         self._pending: int | None = None
         self._detail_pending = False  # a new result's detail waits for its rows' frame
+        #: a tab switch from the results: the shown tab's table takes the focus
+        self._switch_focus = False
         #: garbage collection waits from a search request to its painted rows
         self.collector = CollectorHold(self)
 
@@ -313,6 +315,9 @@ class SearchScreen(CommandKeys, Screen[None]):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         kind = Kind.PAPER if event.pane.id == PANE_ID[Kind.PAPER] else Kind.DATASET
+        if self._switch_focus:  # the results had the focus: the new tab's results take it
+            self._switch_focus = False
+            self.tab(kind).table.focus()
         if kind == self.kind and self.tab(kind).shown is not None:
             return
         self.kind = kind
@@ -404,6 +409,10 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.action_show_kind(Kind.DATASET if self.kind == Kind.PAPER else Kind.PAPER)
 
     def action_show_kind(self, kind: str) -> None:
+        """Show the tab of ``kind``. From the results, the focus moves to the new tab's results
+        (the table that had it is hidden: no widget would take the keys otherwise)."""
+        focused = self.focused
+        self._switch_focus = focused is None or isinstance(focused, ResultsTable)
         self.query_one(TabbedContent).active = PANE_ID[Kind(kind)]
 
     def action_clear_years(self) -> None:
