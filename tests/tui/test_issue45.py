@@ -22,6 +22,7 @@ from litsift.tui.widgets.footer import KeyFooter
 from litsift.types import Kind
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
 from tests.tui.conftest import search, settle
+from tests.tui.test_snapshot import screen_lines
 
 SIZE = (120, 30)
 
@@ -111,3 +112,54 @@ async def test_focus_coming_back_to_the_query_selects_nothing(small_service: Any
             await pilot.pause()
             assert app.focused is query
             assert query.selected_text == ""
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 30), (160, 40)])
+async def test_layout_keeps_titles_readable_and_the_score_visible(
+    small_service: Any, size: tuple[int, int]
+) -> None:
+    """At 80 columns the detail pane makes way for the results (Enter shows it in their
+    place, Esc brings them back); wider terminals show both. Titles get 30+ cells and the
+    Score column is on screen at every size; a 4-digit year is shown whole."""
+    app = create_app(small_service, show_timings=False)
+    async with app.run_test(size=size) as pilot:
+        await search(pilot, "neural machine translation", ("2020", ""))
+        papers = table(app, Kind.PAPER)
+        hit = papers.highlighted_hit
+        assert hit is not None
+        lines = screen_lines(app.export_screenshot())
+        header = next(line for line in lines if " # " in line and "Title" in line)
+        assert "Score" in header
+        assert f"{hit.score:.4f}" in next(line for line in lines if line.startswith("   1 "))
+        title = next(c for c in papers.columns.values() if c.key == "title")
+        assert title.width >= 30
+        assert "2020" in "".join(lines[:3])  # the from-year box
+        narrow = size[0] < 100
+        assert app.search_screen.detail.display is not narrow
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is app.search_screen.detail
+        kinds = app.query_one("#kinds")
+        assert app.search_screen.detail.display and kinds.display is not narrow
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is papers and kinds.display
+        assert app.search_screen.detail.display is not narrow
+
+
+async def test_year_boxes_show_four_digits(empty_service: Any) -> None:
+    """A typed year is shown whole, the cursor after it (it showed ``020``)."""
+    app = create_app(empty_service, show_timings=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("escape")  # the empty-store screen
+        for side in ("from", "to"):
+            year = app.query_one(f"#year-{side}", Input)
+            year.focus()
+            await pilot.pause()
+            for digit in "2020":
+                await pilot.press(digit)
+            await pilot.pause()
+            assert year.render_line(0).text.strip() == "2020"

@@ -337,6 +337,6 @@ class RankingCommands:
                 screen.detail.show_hit(hit, screen.tab().extras(hit))
             else:
                 screen.detail.show_hit(hit)
-            screen.detail.focus()
+            screen.open_detail()
 
         screen.app.push_screen(AnswerScreen(screen.service, result.query.text, result.hits), opened)

@@ -24,7 +24,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, TabbedContent
 from textual.worker import get_current_worker
 
@@ -56,10 +55,11 @@ from litsift.tui.screens.keys import (
     SCREEN_BINDINGS,
     TRIAGE_BINDINGS,
 )
+from litsift.tui.screens.navigation import NavScreen
 from litsift.tui.screens.ranking import RankingCommands
 from litsift.tui.screens.rq import RQCommands
 from litsift.tui.screens.triage import TriageCommands
-from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
+from litsift.tui.widgets import DetailPane, QueryBar, StatusLine
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
 from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
@@ -70,7 +70,7 @@ __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 _PROMPT = "Type a query (Enter searches at once, ↓ moves into the results) · F1 help · Ctrl+Q quits"
 
 
-class SearchScreen(CommandKeys, Screen[None]):
+class SearchScreen(CommandKeys, NavScreen):
     """Search papers and datasets from the keyboard.
 
     Args:
@@ -104,8 +104,6 @@ class SearchScreen(CommandKeys, Screen[None]):
         self._request_id = 0
         self._pending: int | None = None
         self._detail_pending = False  # a new result's detail waits for its rows' frame
-        #: a tab switch from the results: the shown tab's table takes the focus
-        self._switch_focus = False
         #: garbage collection waits from a search request to its painted rows
         self.collector = CollectorHold(self)
 
@@ -133,25 +131,6 @@ class SearchScreen(CommandKeys, Screen[None]):
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield KeyFooter()
         yield IndexBuilder(self.service, self, self.calls.lock)  # checks the store, builds
-
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one("#status", StatusLine)
-
-    @property
-    def detail(self) -> DetailPane:
-        return self.query_one("#detail", DetailPane)
-
-    @property
-    def query_bar(self) -> QueryBar:
-        return self.query_one("#query-bar", QueryBar)
-
-    def tab(self, kind: Kind | None = None) -> KindTab:
-        """The tab of ``kind`` (default: the one shown)."""
-        return self.query_one(f"#{PANE_ID[kind or self.kind]}", KindTab)
-
-    def table(self, kind: Kind | None = None) -> ResultsTable:
-        return self.tab(kind).table
 
     @property
     def request_id(self) -> int:
@@ -315,9 +294,7 @@ class SearchScreen(CommandKeys, Screen[None]):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         kind = Kind.PAPER if event.pane.id == PANE_ID[Kind.PAPER] else Kind.DATASET
-        if self._switch_focus:  # the results had the focus: the new tab's results take it
-            self._switch_focus = False
-            self.tab(kind).table.focus()
+        self.tab_shown(kind)
         if kind == self.kind and self.tab(kind).shown is not None:
             return
         self.kind = kind
@@ -329,7 +306,7 @@ class SearchScreen(CommandKeys, Screen[None]):
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.detail.focus()
+        self.open_detail()
 
     @on(JobDone)
     def _job_done(self, done: JobDone) -> None:
@@ -381,39 +358,9 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.ranking.reordered(msg)
 
     # -- actions ---------------------------------------------------------------------------
-    def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
-
-    def action_focus_results(self) -> None:
-        """Down / Ctrl+N in the query bar: into the results of the tab shown."""
-        self.table().focus()
-
     @on(LeftResults)
     def _left_results(self, msg: LeftResults) -> None:
         self.action_focus_query()
-
-    def _in_query_bar(self) -> bool:
-        focused = self.focused
-        return focused is not None and (
-            focused is self.query_bar or self.query_bar in focused.ancestors
-        )
-
-    def action_back(self) -> None:
-        focused = self.focused
-        if focused is not None and (focused is self.detail or self.detail in focused.ancestors):
-            self.table().focus()
-        else:
-            self.action_focus_query()
-
-    def action_toggle_kind(self) -> None:
-        self.action_show_kind(Kind.DATASET if self.kind == Kind.PAPER else Kind.PAPER)
-
-    def action_show_kind(self, kind: str) -> None:
-        """Show the tab of ``kind``. From the results, the focus moves to the new tab's results
-        (the table that had it is hidden: no widget would take the keys otherwise)."""
-        focused = self.focused
-        self._switch_focus = focused is None or isinstance(focused, ResultsTable)
-        self.query_one(TabbedContent).active = PANE_ID[Kind(kind)]
 
     def action_clear_years(self) -> None:
         self.query_bar.clear_years()
