@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from litsift.config import Config
     from litsift.errors import LitsiftError
     from litsift.llm.answer import Answer
-    from litsift.llm.client import DeltaCallback
+    from litsift.llm.client import ChatClient, DeltaCallback
     from litsift.llm.judge import AspectJudgement
     from litsift.llm.rerank import RerankResult
     from litsift.search.datasets.searcher import DatasetSearcher
@@ -138,6 +138,10 @@ class LitsiftAPI(Protocol):
     def judge_aspects(
         self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
     ) -> AspectJudgement: ...
+    def llm_client(self) -> ChatClient:
+        """The LLM client (raises LLMNotConfiguredError, with its hint, without an endpoint)."""
+        ...
+
     def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult: ...
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
