@@ -17,9 +17,10 @@ from textual.widgets import Input
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.tui.app import create_app
-from litsift.tui.widgets import ResultsTable
+from litsift.tui.screens.indexing import Meter
+from litsift.tui.widgets import ResultsTable, StatusLine
 from litsift.tui.widgets.footer import KeyFooter
-from litsift.types import Kind
+from litsift.types import Kind, Query, SearchResult
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
 from tests.tui.conftest import search, settle
 from tests.tui.test_snapshot import screen_lines
@@ -163,3 +164,114 @@ async def test_year_boxes_show_four_digits(empty_service: Any) -> None:
                 await pilot.press(digit)
             await pilot.pause()
             assert year.render_line(0).text.strip() == "2020"
+
+
+@pytest.mark.parametrize("total", [600, 19_639])
+async def test_build_progress_fits_80_columns_with_the_result(
+    empty_service: Any, total: int
+) -> None:
+    """A BM25-only result while its dense part is built: count, kind, years, why and the
+    build's progress with its ETA fit one line of 80 columns (the store's counts are cut)."""
+    app = create_app(empty_service)  # with timings, as the app runs
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("escape")  # the empty-store screen
+        status = app.query_one("#status", StatusLine)
+        status.show_result(
+            SearchResult(
+                Query("dialogue", Kind.PAPER),
+                (),
+                0.066,
+                signals_used=("bm25",),
+                partial=f"dense index: 0 / {total:,} embedded",
+            )
+        )
+        meter = Meter(Kind.PAPER)
+        meter.text("embed", 0, total, 100.0)
+        status.set_build_state(meter.text("embed", total // 2, total, 112.0))
+        await pilot.pause()
+        shown = status.render_line(0).text.strip()
+        assert shown.startswith("0 results · 66 ms · papers · any year · BM25 only, dense ")
+        assert "ETA 12 s" in shown, shown
+        assert "store:" in status.text and "store:" not in shown
+
+
+async def test_a_background_error_names_its_job_and_stays_until_read(
+    small_service: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An index build's error says which job failed and what to do (with the service's log
+    file), and stays in the status line across searches until ^o shows it."""
+    from litsift.tui.messages import IndexFailed
+    from litsift.tui.screens.indexing import IndexBuilder
+    from litsift.tui.screens.job_errors import JobErrorScreen
+
+    log = tmp_path / "litsift.log"
+    monkeypatch.setattr(small_service, "log_path", log, raising=False)
+    app = create_app(small_service, show_timings=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        footer = app.query_one(KeyFooter)
+        assert "Read error" not in footer.text
+        builder = app.query_one(IndexBuilder)
+        builder.post_message(IndexFailed(Kind.PAPER, RuntimeError("disk went away")))
+        await pilot.pause()
+        await search(pilot, "neural machine translation")
+        await search(pilot, "dialogue")
+        status = app.query_one("#status", StatusLine)
+        assert status.text.startswith("✖ building the papers index failed · ^o read · ")
+        assert "report it with the query" not in status.text
+        await pilot.pause()
+        assert "^o Read error" in footer.text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        shown = app.screen
+        assert isinstance(shown, JobErrorScreen)
+        assert "Building the papers index failed" in shown.text
+        assert "RuntimeError: disk went away" in shown.text
+        assert "litsift index" in shown.text and str(log) in shown.text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "✖" not in status.text and "Read error" not in footer.text
+
+
+async def test_detail_says_dense_did_not_run_for_a_bm25_only_result(small_service: Any) -> None:
+    from dataclasses import replace
+
+    app = create_app(small_service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        screen = app.search_screen
+        result = screen.tab().result
+        assert result is not None and result.signals_used == ("bm25", "dense")
+        hits = tuple(
+            replace(h, signals={"bm25": h.signals["bm25"]})
+            for h in result.hits
+            if "bm25" in h.signals
+        )
+        why = "dense index: 0 / 40 embedded"
+        bm25_only = replace(result, hits=hits, signals_used=("bm25",), partial=why)
+        assert hits and "dense" in result.hits[0].signals
+        screen.tab().show_result(bm25_only, {})
+        screen.refresh_detail()
+        await pilot.pause()
+        text = screen.detail.text
+        assert f"did not run ({why})" in text
+        assert "not among this retriever's candidates" not in text
+
+
+async def test_answer_without_an_llm_says_what_to_configure(small_service: Any) -> None:
+    """``w`` (and the other LLM keys) without an endpoint: the CLI's explanation, not nothing."""
+    assert not small_service.llm_configured
+    app = create_app(small_service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        footer = app.query_one(KeyFooter)
+        assert "w Answer" in footer.text
+        for key in ("w", "r"):
+            app.search_screen.status.show_message("")
+            await pilot.press(key)
+            await settle(pilot)
+            status = app.query_one("#status", StatusLine).text
+            assert "no LLM endpoint configured" in status, key
+            assert "set [llm] base_url and model in config.toml" in status
+        assert app.screen is app.search_screen  # no answer screen opened

@@ -205,7 +205,9 @@ class IndexLanded(Message):
 
 @dataclass
 class IndexFailed(Message):
-    """A background build of ``kind`` stopped with ``error`` (what was published stays)."""
+    """A background build of ``kind`` stopped with ``error`` (what was published stays);
+    ``job``: the phase that failed (``index``, ``passages``, ``sentences``)."""
 
     kind: Kind
     error: Exception
+    job: str = "index"

@@ -47,8 +47,10 @@ from litsift.tui.messages import (
 )
 from litsift.tui.screens.command_keys import CommandKeys, typed_in_query
 from litsift.tui.screens.indexing import IndexBuilder
+from litsift.tui.screens.job_errors import JobErrors
 from litsift.tui.screens.jobs import JobDone, ServiceCalls, after_paint
 from litsift.tui.screens.keys import (
+    ERROR_BINDINGS,
     NEEDS_HIT,
     NEEDS_LLM,
     RANKING_BINDINGS,
@@ -81,7 +83,12 @@ class SearchScreen(CommandKeys, NavScreen):
 
     AUTO_FOCUS = "#query"
     # the footer lists them in this order (ranking, triage, then the screen's own)
-    BINDINGS: ClassVar[list[BindingType]] = [*RANKING_BINDINGS, *TRIAGE_BINDINGS, *SCREEN_BINDINGS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *ERROR_BINDINGS,
+        *RANKING_BINDINGS,
+        *TRIAGE_BINDINGS,
+        *SCREEN_BINDINGS,
+    ]
 
     def __init__(
         self, service: LitsiftAPI, settings: SearchSettings, *, show_timings: bool = True
@@ -97,6 +104,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
         self.rq = RQCommands(self)
+        self.job_errors = JobErrors(self)
         #: the user's full-text choice (key T); None follows the library (see :attr:`fulltext`)
         self._fulltext: bool | None = None
         #: why labels, notes and history cannot be saved here (a read-only home), or None
@@ -362,6 +370,13 @@ class SearchScreen(CommandKeys, NavScreen):
     def _left_results(self, msg: LeftResults) -> None:
         self.action_focus_query()
 
+    def job_failed(self, job: str, kind: Kind, error: Exception) -> None:
+        """A background job (an index build) failed: said until read (``^o``)."""
+        self.job_errors.failed(job, kind, error)
+
+    def action_read_errors(self) -> None:
+        self.job_errors.open()
+
     def action_clear_years(self) -> None:
         self.query_bar.clear_years()
 
@@ -388,6 +403,8 @@ class SearchScreen(CommandKeys, NavScreen):
         self.search(self.kind, force=True)  # the rows carry the new problem / method
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "read_errors":
+            return bool(self.job_errors.unread)
         if action == "focus_results":  # only from the query bar: elsewhere Down moves a cursor
             return self._in_query_bar()
         if self._in_query_bar() and typed_in_query(self._bindings.key_to_bindings, action):
