@@ -55,10 +55,10 @@ class RankingCommands:
             modes.append("more like this")
         if self.by_coverage:
             modes.append("by coverage")
-        if screen.fulltext:
-            modes.append("full text (T: off)")
+        if screen.fulltext:  # the state, then what T does
+            modes.append("full text: on — T turns off")
         elif screen.service.has_passages():  # turned off with T: say that there is full text
-            modes.append("abstracts only (T: full text)")
+            modes.append("full text: off — T turns on")
         if screen.tab().reranked:
             modes.append(screen.tab().reranked)
         if screen.read_only is not None:

@@ -71,6 +71,13 @@ __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
 _PROMPT = "Type a query (Enter searches at once, ↓ moves into the results) · F1 help · Ctrl+Q quits"
 
+#: T in a library without indexed full text
+_NO_FULLTEXT = (
+    "no full text in this library",
+    "import PDFs, GROBID TEI, JATS or S2ORC files (litsift ingest papers PATH); litsift "
+    "indexes their text when it starts",
+)
+
 
 class SearchScreen(CommandKeys, NavScreen):
     """Search papers and datasets from the keyboard.
@@ -381,6 +388,9 @@ class SearchScreen(CommandKeys, NavScreen):
         self.query_bar.clear_years()
 
     def action_toggle_fulltext(self) -> None:
+        if not self.fulltext and not self.service.has_passages():
+            self.status.show_error(_NO_FULLTEXT)  # nothing to turn on
+            return
         self.fulltext = not self.fulltext
         self.show_modes()
         self.search(Kind.PAPER, force=True)
