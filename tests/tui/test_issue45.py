@@ -275,3 +275,41 @@ async def test_answer_without_an_llm_says_what_to_configure(small_service: Any) 
             assert "no LLM endpoint configured" in status, key
             assert "set [llm] base_url and model in config.toml" in status
         assert app.screen is app.search_screen  # no answer screen opened
+
+
+async def test_fulltext_key_without_full_text_says_there_is_none(small_service: Any) -> None:
+    """T in a library without indexed full text turns nothing on: it says so and how to add
+    full text; no full-text mode appears."""
+    assert not small_service.has_passages()
+    app = create_app(small_service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        await pilot.press("T")
+        await settle(pilot)
+        status = app.query_one("#status", StatusLine).text
+        assert "no full text in this library" in status and "litsift ingest papers" in status
+        assert "[full text" not in status
+        assert not app.search_screen.fulltext
+        result = table(app, Kind.PAPER).result
+        assert result is not None and not result.query.fulltext
+
+
+async def test_undo_names_the_title(small_service: Any) -> None:
+    from litsift.tui.screens.triage import TITLE_CHARS, short_title
+
+    app = create_app(small_service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        hit = table(app, Kind.PAPER).highlighted_hit
+        assert hit is not None
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        status = app.query_one("#status", StatusLine).text
+        title = short_title(hit.record.display_title)
+        assert f"undone: {title} is unlabelled" in status
+        assert hit.docid not in status
+    hostile = short_title("a\x1b[31m b\n c" * 20)
+    assert hostile.endswith("…") and "\x1b" not in hostile and "\n" not in hostile
+    assert len(short_title("x" * 200)) == TITLE_CHARS

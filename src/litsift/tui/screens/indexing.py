@@ -214,7 +214,8 @@ class IndexBuilder(Widget):
             return
         status.set_index_state(msg.counts, frozenset())  # stale kinds are built right away
         if not any(msg.counts.values()):
-            self.app.push_screen(EmptyStoreScreen(str(self.service.store_path)))
+            formats = self.service.ingest_formats()
+            self.app.push_screen(EmptyStoreScreen(str(self.service.store_path), formats))
         elif msg.stale or msg.sentences_pending:
             self.building = msg.stale
             also = msg.stale | msg.sentences_pending
