@@ -194,6 +194,10 @@ async def test_build_progress_fits_80_columns_with_the_result(
         assert shown.startswith("0 results · 66 ms · papers · any year · BM25 only, dense ")
         assert "ETA 12 s" in shown, shown
         assert "store:" in status.text and "store:" not in shown
+        app.search_screen.on_mount()  # the prompt, before any query: the build first
+        await pilot.pause()
+        shown = status.render_line(0).text.strip()
+        assert shown.startswith("building dense ") and "ETA 12 s · Type a query" in shown
 
 
 async def test_a_background_error_names_its_job_and_stays_until_read(
@@ -313,3 +317,12 @@ async def test_undo_names_the_title(small_service: Any) -> None:
     hostile = short_title("a\x1b[31m b\n c" * 20)
     assert hostile.endswith("…") and "\x1b" not in hostile and "\n" not in hostile
     assert len(short_title("x" * 200)) == TITLE_CHARS
+
+
+def test_scores_fit_their_column() -> None:
+    """BM25-only scores (13.7562) and the re-ranker's (-1.0297) are never cut."""
+    from litsift.tui.widgets.results_table import SCORE_WIDTH, score_text
+
+    assert score_text(0.95481) == "0.9548" and score_text(-1.02968) == "-1.0297"
+    assert score_text(13.75623) == "13.7562" and score_text(105.12345) == "105.123"
+    assert all(len(score_text(s)) <= SCORE_WIDTH for s in (-12345.6, 99999.99, 123456.7))

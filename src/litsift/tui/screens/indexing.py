@@ -92,12 +92,13 @@ _STAGE = {
 
 
 def done_of(done: int, total: int) -> str:
-    """``320/600``; ``50%`` from 10,000 rows on (the status line's room is for both the
-    result and the build at 80 columns)."""
+    """``320/600``; ``12%`` from 1,000 rows on: the status line has room for the result and
+    the build at 80 columns (``50 results · 13 ms · papers · any year · BM25 only, dense 12%
+    · ETA 32 s``)."""
     if not total:
         return f"{done:,}"
-    if total < 10_000:
-        return f"{done:,}/{total:,}"
+    if total < 1_000:
+        return f"{done}/{total}"
     return f"{100 * done // total}%"
 
 

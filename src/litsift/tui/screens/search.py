@@ -421,7 +421,7 @@ class SearchScreen(CommandKeys, NavScreen):
             return False  # the key types into the query: hidden from the footer there
         if action == "clear_years":
             years = self.query(".year").results(Input)
-            return True if any(y.value for y in years) else None
+            return any(y.value for y in years)  # hidden with no year: nothing to clear
         if action in NEEDS_HIT:
             return True if self.table().highlighted_hit is not None else None
         if action in NEEDS_LLM:  # without an LLM the key says what to configure

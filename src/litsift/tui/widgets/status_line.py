@@ -59,6 +59,8 @@ class StatusLine(Static):
         self.build_state = ""
         #: an unread background error (screens/job_errors.py), first until it is read
         self.alert = ""
+        #: the main text is a message (a hint such as the prompt), shown after a build's progress
+        self._hint = False
         self.modes: tuple[str, ...] = ()
         self._main: Content = Content("")
         self._shown: Content = Content("")
@@ -90,6 +92,9 @@ class StatusLine(Static):
         if self._result is not None:
             self._main, merged = self._result_content()
         parts: list[str | tuple[str, str] | Content] = [self._main]
+        if self._hint and self.build_state:  # a hint (the prompt) after the live progress
+            parts = [(self.build_state, "$text-muted"), (" · ", "$text-muted"), self._main]
+            merged = True
         if self.alert:
             parts[:0] = [(self.alert, "bold $error"), (" · ", "$text-muted")]
         # the build and the modes before the store's counts: those are cut in a narrow terminal
@@ -116,11 +121,12 @@ class StatusLine(Static):
         if result.partial:
             only = "BM25 only — " if result.signals_used == ("bm25",) else ""
             partial = (only, for_terminal(result.partial, keep_newlines=False))
-        self._result = (bits, partial)
+        self._result, self._hint = (bits, partial), False
         self._refresh()
 
     def show_busy(self, kind: Kind, years: YearRange) -> None:
         self._result = None
+        self._hint = False
         self._main = Content.assemble(
             ("searching…", "italic"), f" · {kind.table} · {years_label(years)}"
         )
@@ -129,12 +135,13 @@ class StatusLine(Static):
     def show_message(self, text: str) -> None:
         self._result = None
         self._main = Content(for_terminal(text, keep_newlines=False))
+        self._hint = True
         self._refresh()
 
     def show_error(self, error: Exception | tuple[str, str]) -> None:
         message, hint = error_text(error) if isinstance(error, Exception) else error
         message, hint = (for_terminal(x, keep_newlines=False) for x in (message, hint))
-        self._result = None
+        self._result, self._hint = None, False
         parts: list[str | tuple[str, str]] = [("✖ " + message, "bold $error")]
         if hint:
             parts.append((f" — {hint}", "$warning"))
