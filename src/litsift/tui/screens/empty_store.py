@@ -12,12 +12,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-#: the commands that fill an empty store, with what each does
+#: the commands that fill an empty store, with what each does (one line each at 80 columns)
 INGEST_STEPS: tuple[tuple[str, str], ...] = (
-    ("litsift demo", "ingest and index a sample corpus in one go"),
-    ("litsift ingest papers PATH...", "add papers: files or folders, any format below"),
-    ("litsift ingest datasets PATH...", "add datasets"),
-    ("litsift index", "build the indexes (litsift also builds them when it starts)"),
+    ("litsift demo", "a sample corpus, ingested and indexed"),
+    ("litsift ingest papers PATH...", "files or folders, formats below"),
+    ("litsift ingest datasets PATH...", "the same, for datasets"),
+    ("litsift index", "build the indexes (also done at start)"),
 )
 
 #: ``(name, kind, description)`` of a format ``litsift ingest`` reads
