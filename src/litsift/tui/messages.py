@@ -88,6 +88,8 @@ class StoreChecked(Message):
     error: Exception | None = None
     #: kinds whose sentence phase was started and not finished (resumed after the builds)
     sentences_pending: frozenset[Kind] = frozenset()
+    #: nothing can be written in this home (no build is started: it would fail)
+    read_only: bool = False
 
 
 @dataclass

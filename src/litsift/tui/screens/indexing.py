@@ -194,10 +194,11 @@ class IndexBuilder(Widget):
                 counts = self.service.counts()
                 stale = frozenset(k for k in Kind if self.service.needs_index(k))
                 pending = frozenset(k for k in Kind if self.service.sentences_pending(k))
+                read_only = self.service.read_only_reason is not None
         except Exception as err:  # reported in the status line, never a crash
             self.post_message(StoreChecked({}, frozenset(), err))
             return
-        self.post_message(StoreChecked(counts, stale, None, pending))
+        self.post_message(StoreChecked(counts, stale, None, pending, read_only))
         if counts.get(Kind.PAPER) and Kind.PAPER not in stale:
             # open the paper searcher now (BM25, the dense graph loading in a thread): the
             # first query finds it open; what fails here is said by that query
@@ -213,11 +214,12 @@ class IndexBuilder(Widget):
         if msg.error is not None:
             self.host.job_failed("check", Kind.PAPER, msg.error)
             return
-        status.set_index_state(msg.counts, frozenset())  # stale kinds are built right away
+        # stale kinds are built right away, but in a read-only home (a build would fail)
+        status.set_index_state(msg.counts, msg.stale if msg.read_only else frozenset())
         if not any(msg.counts.values()):
             formats = self.service.ingest_formats()
             self.app.push_screen(EmptyStoreScreen(str(self.service.store_path), formats))
-        elif msg.stale or msg.sentences_pending:
+        elif (msg.stale or msg.sentences_pending) and not msg.read_only:
             self.building = msg.stale
             also = msg.stale | msg.sentences_pending
             self._build(
