@@ -112,6 +112,13 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
     def is_empty(self) -> bool:
         return not any(self.counts().values())
 
+    def ingest_formats(self) -> list[tuple[str, str, str]]:
+        """``(name, kind, description)`` of every format ``litsift ingest`` reads (the
+        sources registry; the TUI's empty-store screen lists them)."""
+        from litsift.service_sources import SourceService
+
+        return SourceService.format_table()
+
     def get(self, kind: Kind, doc_id: str) -> Record | None:
         return self.store.get(kind, doc_id)
 

@@ -258,12 +258,15 @@ async def test_empty_store_screen_says_how_to_ingest(empty_service: Any) -> None
         assert isinstance(app.screen, EmptyStoreScreen), app.screen.query_one(StatusLine).text
         text = app.screen.text
         for cmd in (
-            "litsift ingest papers FILE.jsonl",
-            "litsift ingest datasets FILE.jsonl",
+            "litsift ingest papers PATH...",
+            "litsift ingest datasets PATH...",
             "litsift index",
             "litsift demo",
         ):
             assert cmd in text
+        # the formats of the sources registry, through the service
+        for name, _kind, _what in empty_service.ingest_formats():
+            assert name in text
         await pilot.press("escape")
         assert not isinstance(app.screen, EmptyStoreScreen)
         await search(pilot, "anything")  # reported in the status line, not a crash

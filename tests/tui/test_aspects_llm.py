@@ -97,15 +97,17 @@ async def test_aspect_column_detail_editing_and_order(service: Any) -> None:
         assert "a shared subword vocabulary" in detail.text
 
 
-async def test_llm_actions_are_disabled_without_endpoint(service: Any) -> None:
+async def test_llm_actions_explain_themselves_without_endpoint(service: Any) -> None:
     app = create_app(service)
     async with app.run_test(size=SIZE) as pilot:
         await search(pilot, "machine translation")
-        assert app.search_screen.check_action("answer", ()) is None
-        assert app.search_screen.check_action("llm_rerank", ()) is None
+        # enabled: without an endpoint the keys say what to configure (issue 45)
+        assert app.search_screen.check_action("answer", ()) is True
+        assert app.search_screen.check_action("llm_rerank", ()) is True
         await pilot.press("w", "r")
         await settle(pilot)
         assert not isinstance(app.screen, AnswerScreen)
+        assert "no LLM endpoint configured" in app.search_screen.status.text
         # the help screen and the command palette list the new actions
         await pilot.press("f1")
         listed = {bid for *_, bid in app.screen.rows}  # type: ignore[attr-defined]

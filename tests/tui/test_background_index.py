@@ -63,7 +63,7 @@ async def test_bm25_first_then_hybrid_when_the_background_build_lands(
         async with app.run_test(size=SIZE) as pilot:
             status = app.query_one("#status", StatusLine)
             try:
-                await wait_for(pilot, lambda: "dense index: datasets 0 / 60" in status.text, "BM25")
+                await wait_for(pilot, lambda: "building dataset dense 0/60" in status.text, "BM25")
                 screen = app.search_screen
                 screen.action_show_kind(Kind.DATASET.value)
                 query = app.query_one("#query", Input)
@@ -74,10 +74,9 @@ async def test_bm25_first_then_hybrid_when_the_background_build_lands(
                 assert result is not None and result.hits
                 assert result.signals_used == ("bm25",)
                 assert all(set(h.signals) == {"bm25"} for h in result.hits)
-                # one counter: the build's segment carries the progress, the result says why
-                assert "BM25 only" in status.text and status.text.count("embedded") == 1
-                assert "dense index: datasets 0 / 60 embedded" in status.text
-                assert "dense index: datasets 0 / 60 embedded (0%)" in status.text
+                # one counter, short: the result says BM25 only, with the build's progress
+                assert "BM25 only, dataset dense 0/60" in status.text
+                assert "embedded" not in status.text and status.text.count("0/60") == 1
             finally:
                 gate.set()
 
@@ -89,7 +88,7 @@ async def test_bm25_first_then_hybrid_when_the_background_build_lands(
             result = screen.tab(Kind.DATASET).result
             assert result is not None and result.partial is None
             assert any("dense" in h.signals for h in result.hits)
-            assert "BM25 only" not in status.text and "dense index" not in status.text
+            assert "BM25 only" not in status.text and "dataset dense" not in status.text
             await app.workers.wait_for_complete()
             # then the third phase stored every dataset's sentences, and nothing is pending
             assert svc.sentence_store is not None

@@ -246,7 +246,7 @@ async def test_feed_view_lists_the_synced_papers_in_the_feed_order(tmp_path: Pat
             first, second = (p.title for p in expected.papers[:2])
             assert listed.index(first[:40]) < listed.index(second[:40])
             head = str(feed.query_one("#feed-head").render())
-            assert "57 new papers since ever, ranked by tfidf-svm" in head
+            assert "57 new papers since the start, ranked by tfidf-svm" in head
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.screen, ScreeningScreen)

@@ -266,7 +266,7 @@ async def test_full_text_is_on_by_default_and_t_turns_it_off(tmp_path: Path, enc
         app = create_app(svc)
         async with app.run_test(size=SIZE) as pilot:
             await search(pilot, "pretraining SciBERT from scratch on a TPU v3-8 for one week")
-            assert "full text (T: off)" in status(app)
+            assert "full text: on — T turns off" in status(app)
             result = table(app).result
             assert result is not None and result.query.fulltext
             hit = next(
@@ -288,7 +288,7 @@ async def test_full_text_is_on_by_default_and_t_turns_it_off(tmp_path: Path, enc
             t.focus()
             await pilot.press("T")
             await settle(pilot)
-            assert "abstracts only (T: full text)" in status(app)
+            assert "full text: off — T turns on" in status(app)
             result = table(app).result
             assert result is not None and not result.query.fulltext
             assert all(h.passage is None for h in table(app).hits)
@@ -296,4 +296,4 @@ async def test_full_text_is_on_by_default_and_t_turns_it_off(tmp_path: Path, enc
             await pilot.press("T")
             await settle(pilot)
             assert table(app).result.query.fulltext  # type: ignore[union-attr]
-            assert "full text (T: off)" in status(app)
+            assert "full text: on — T turns off" in status(app)

@@ -25,7 +25,12 @@ from litsift.tui.collector import CollectorHold
 from litsift.tui.screens import HelpScreen, SearchScreen
 from litsift.tui.screens.citations import CitationsScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
-from litsift.tui.screens.keys import RANKING_BINDINGS, SCREEN_BINDINGS, TRIAGE_BINDINGS
+from litsift.tui.screens.keys import (
+    ERROR_BINDINGS,
+    RANKING_BINDINGS,
+    SCREEN_BINDINGS,
+    TRIAGE_BINDINGS,
+)
 from litsift.tui.screens.screening import SCREENING_BINDINGS
 from litsift.tui.widgets import ResultsTable
 from litsift.types import Kind
@@ -148,7 +153,7 @@ class LitsiftApp(App[None]):
         """Every binding of the app, grouped by where it works (for the help screen)."""
         return [
             ("anywhere", self.BINDINGS),
-            ("main screen", SCREEN_BINDINGS),
+            ("main screen", [*SCREEN_BINDINGS, *ERROR_BINDINGS]),
             ("results", ResultsTable.BINDINGS),
             ("results, detail", TRIAGE_BINDINGS),
             ("results, detail", RANKING_BINDINGS),

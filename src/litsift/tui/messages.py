@@ -88,6 +88,8 @@ class StoreChecked(Message):
     error: Exception | None = None
     #: kinds whose sentence phase was started and not finished (resumed after the builds)
     sentences_pending: frozenset[Kind] = frozenset()
+    #: nothing can be written in this home (no build is started: it would fail)
+    read_only: bool = False
 
 
 @dataclass
@@ -205,7 +207,9 @@ class IndexLanded(Message):
 
 @dataclass
 class IndexFailed(Message):
-    """A background build of ``kind`` stopped with ``error`` (what was published stays)."""
+    """A background build of ``kind`` stopped with ``error`` (what was published stays);
+    ``job``: the phase that failed (``index``, ``passages``, ``sentences``)."""
 
     kind: Kind
     error: Exception
+    job: str = "index"

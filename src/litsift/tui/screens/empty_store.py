@@ -1,34 +1,46 @@
-"""Shown when the store holds no papers and no datasets: how to fill it."""
+"""Shown when the store holds no papers and no datasets: how to fill it, and what it reads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-#: the commands that fill an empty store, with what each does
+#: the commands that fill an empty store, with what each does (one line each at 80 columns)
 INGEST_STEPS: tuple[tuple[str, str], ...] = (
-    ("litsift ingest papers FILE.jsonl", "add papers (id, title, abstract, authors, year, venue…)"),
-    ("litsift ingest datasets FILE.jsonl", "add datasets (id, variants, description, year…)"),
-    ("litsift index", "build the BM25 and dense indexes"),
-    ("litsift demo", "or: ingest and index the sample corpus in one go"),
+    ("litsift demo", "a sample corpus, ingested and indexed"),
+    ("litsift ingest papers PATH...", "files or folders, formats below"),
+    ("litsift ingest datasets PATH...", "the same, for datasets"),
+    ("litsift index", "build the indexes (also done at start)"),
 )
 
+#: ``(name, kind, description)`` of a format ``litsift ingest`` reads
+Format = tuple[str, str, str]
 
-def empty_store_text(store: str) -> Content:
-    """The instructions, with the store path (plain text, never markup)."""
+
+def empty_store_text(store: str, formats: Sequence[Format] = ()) -> Content:
+    """The instructions, with the store path and the formats litsift reads (``formats``,
+    from the sources registry through the service); plain text, never markup."""
     parts: list[str | tuple[str, str]] = [
         ("The store is empty.", "bold"),
-        f"\n{store}\n\nQuit (q) and fill it from a shell:\n\n",
+        f"\n{store}\n\nQuit (q) and fill it from a shell:\n",
     ]
+    width = max(len(cmd) for cmd, _ in INGEST_STEPS)
     for cmd, what in INGEST_STEPS:
-        parts += [("  " + cmd, "bold $accent"), (f"\n      {what}\n", "$text-muted")]
-    parts.append("\nJSONL(.gz): one record per line. Esc closes this screen.")
+        parts += [("  " + cmd.ljust(width), "bold $accent"), (f"  {what}\n", "$text-muted")]
+    if formats:
+        parts.append("\nFormats (detected per file; litsift formats describes each):\n")
+        for kind, label in (("paper", "papers"), ("dataset", "datasets")):
+            names = [name for name, k, _ in formats if k == kind]
+            if names:
+                parts += [(f"  {label}: ", "bold"), ", ".join(names) + "\n"]
+    parts.append("\nEsc closes this screen.")
     return Content.assemble(*parts)
 
 
@@ -40,18 +52,23 @@ class EmptyStoreScreen(ModalScreen[None]):
         Binding("q", "app.quit", "Quit", show=True),
     ]
 
-    def __init__(self, store: str) -> None:
+    def __init__(self, store: str, formats: Sequence[Format] = ()) -> None:
         super().__init__(id="empty-store-screen")
         self.store = store
+        self.formats = tuple(formats)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="empty-box") as box:
+        with VerticalScroll(id="empty-box") as box:
             box.border_title = "litsift — nothing to search yet"
-            yield Static(empty_store_text(self.store), id="empty-text", markup=False)
+            yield Static(self.content, id="empty-text", markup=False)
+
+    @property
+    def content(self) -> Content:
+        return empty_store_text(self.store, self.formats)
 
     @property
     def text(self) -> str:
-        return empty_store_text(self.store).plain
+        return self.content.plain
 
     def action_close(self) -> None:
         self.dismiss(None)

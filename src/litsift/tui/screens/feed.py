@@ -69,7 +69,7 @@ class FeedScreen(ModalScreen[None]):
 
     def _show(self, got: FeedResult) -> None:
         self.result = got
-        when = got.since[:16].replace("T", " ") if got.since else "ever"
+        when = got.since[:16].replace("T", " ") if got.since else "the start"
         head = (
             f"{len(got.papers):,} new paper{'s' if len(got.papers) != 1 else ''} since {when}, "
             f"ranked by {got.model} ({got.liked:,} kept, {got.disliked:,} discarded)"

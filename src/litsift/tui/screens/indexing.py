@@ -64,6 +64,8 @@ class Host(Protocol):
 
     def search(self, kind: Kind, force: bool = False) -> None: ...
 
+    def job_failed(self, job: str, kind: Kind, error: Exception) -> None: ...
+
 
 class BuildCancelled(Exception):
     """The app is closing: the background build stops (what it published stays usable)."""
@@ -76,6 +78,28 @@ def eta_text(seconds: float) -> str:
         return f"ETA {s} s"
     m = round(s / 60)
     return f"ETA {m} min" if m < 60 else f"ETA {m // 60} h {m % 60} min"
+
+
+#: how the status line names a build's stage
+_STAGE = {
+    "bm25": "BM25",
+    "embed": "dense",
+    "hnsw": "dense graph",
+    "push": "dense (Milvus)",
+    "sentences": "aspect sentences",
+    "passages": "full text",
+}
+
+
+def done_of(done: int, total: int) -> str:
+    """``320/600``; ``12%`` from 1,000 rows on: the status line has room for the result and
+    the build at 80 columns (``50 results · 13 ms · papers · any year · BM25 only, dense 12%
+    · ETA 32 s``)."""
+    if not total:
+        return f"{done:,}"
+    if total < 1_000:
+        return f"{done}/{total}"
+    return f"{100 * done // total}%"
 
 
 class Meter:
@@ -96,21 +120,19 @@ class Meter:
         return False
 
     def text(self, stage: str, done: int, total: int, now: float) -> str:
-        of = f"{done:,} / {total:,}" if total else f"{done:,}"
+        """Short enough to share 80 columns with a result's count (``building dense
+        320/600 · ETA 12 s``; a dataset build says ``building dataset dense ...``)."""
+        of = done_of(done, total)
+        what = ("dataset " if self.kind is Kind.DATASET else "") + _STAGE.get(stage, "dense")
         if stage == "bm25":
-            return f"BM25 index: {self.kind.table} {of}"
+            return f"building {what} {of}"
         if self._first is None or self._first[2] != stage:
             self._first = (now, done, stage)
-        pct = f" ({100 * done // total}%)" if total else ""
         t0, d0, _ = self._first
         eta = ""
         if done > d0 and total > done:
-            eta = ", " + eta_text((total - done) * (now - t0) / (done - d0))
-        if stage == "sentences":
-            return f"aspect sentences: {self.kind.table} {of} embedded{pct}{eta}"
-        if stage == "passages":
-            return f"full text: passages {of} embedded{pct}{eta}"
-        return f"dense index: {self.kind.table} {of} embedded{pct}{eta}"
+            eta = " · " + eta_text((total - done) * (now - t0) / (done - d0))
+        return f"building {what} {of}{eta}"
 
 
 class IndexBuilder(Widget):
@@ -156,7 +178,7 @@ class IndexBuilder(Widget):
     def _dense_landed(self, msg: DenseLoaded) -> None:
         try:
             if msg.error is not None:
-                self.host.status.show_error(msg.error)
+                self.host.job_failed("load", msg.kind, msg.error)
             kinds = (Kind.PAPER, Kind.DATASET) if msg.kind is Kind.PAPER else (msg.kind,)
             for kind in kinds:  # dataset search takes evidence from the paper index
                 self.host.tab(kind).shown = None
@@ -172,10 +194,11 @@ class IndexBuilder(Widget):
                 counts = self.service.counts()
                 stale = frozenset(k for k in Kind if self.service.needs_index(k))
                 pending = frozenset(k for k in Kind if self.service.sentences_pending(k))
+                read_only = self.service.read_only_reason is not None
         except Exception as err:  # reported in the status line, never a crash
             self.post_message(StoreChecked({}, frozenset(), err))
             return
-        self.post_message(StoreChecked(counts, stale, None, pending))
+        self.post_message(StoreChecked(counts, stale, None, pending, read_only))
         if counts.get(Kind.PAPER) and Kind.PAPER not in stale:
             # open the paper searcher now (BM25, the dense graph loading in a thread): the
             # first query finds it open; what fails here is said by that query
@@ -189,12 +212,14 @@ class IndexBuilder(Widget):
     def _store_checked(self, msg: StoreChecked) -> None:
         status = self.host.status
         if msg.error is not None:
-            status.show_error(msg.error)
+            self.host.job_failed("check", Kind.PAPER, msg.error)
             return
-        status.set_index_state(msg.counts, frozenset())  # stale kinds are built right away
+        # stale kinds are built right away, but in a read-only home (a build would fail)
+        status.set_index_state(msg.counts, msg.stale if msg.read_only else frozenset())
         if not any(msg.counts.values()):
-            self.app.push_screen(EmptyStoreScreen(str(self.service.store_path)))
-        elif msg.stale or msg.sentences_pending:
+            formats = self.service.ingest_formats()
+            self.app.push_screen(EmptyStoreScreen(str(self.service.store_path), formats))
+        elif (msg.stale or msg.sentences_pending) and not msg.read_only:
             self.building = msg.stale
             also = msg.stale | msg.sentences_pending
             self._build(
@@ -238,7 +263,7 @@ class IndexBuilder(Widget):
             except BuildCancelled:
                 return
             except Exception as err:  # full-text search stays as it was: reported
-                self.post_message(IndexFailed(Kind.PAPER, err))
+                self.post_message(IndexFailed(Kind.PAPER, err, "passages"))
             else:
                 if not built.unchanged:
                     self.post_message(IndexLanded(Kind.PAPER, "passages"))
@@ -250,7 +275,7 @@ class IndexBuilder(Widget):
             except BuildCancelled:
                 return
             except Exception as err:  # scoring still embeds per search: reported, not fatal
-                self.post_message(IndexFailed(kind, err))
+                self.post_message(IndexFailed(kind, err, "sentences"))
                 continue
             self.post_message(IndexLanded(kind, "sentences"))
 
@@ -259,7 +284,8 @@ class IndexBuilder(Widget):
 
     @on(IndexProgress)
     def _progress(self, msg: IndexProgress) -> None:
-        if msg.kind in self.building or msg.text.startswith(("aspect sentences", "full text")):
+        later = (" aspect sentences ", " full text ")  # phases after the kind's own build
+        if msg.kind in self.building or any(p in msg.text for p in later):
             self._states[msg.kind] = msg.text
             self._show_states()
 
@@ -287,4 +313,4 @@ class IndexBuilder(Widget):
         self.building = self.building - {msg.kind}
         self._states.pop(msg.kind, None)
         self._show_states()
-        self.host.status.show_error(msg.error)
+        self.host.job_failed(msg.job, msg.kind, msg.error)

@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from textual.binding import Binding, BindingType
 
+#: an unread background error (screens/job_errors.py): first in the footer while there is one
+ERROR_BINDINGS: list[BindingType] = [
+    Binding(
+        "ctrl+o",
+        "read_errors",
+        "Read error",
+        id="read_errors",
+        tooltip="Read the errors of background jobs (index builds)",
+    ),
+]
+
 #: the main screen's own keys
 SCREEN_BINDINGS: list[BindingType] = [
     Binding(

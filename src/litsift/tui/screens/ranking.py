@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from litsift.tui.messages import AspectsJudged, AspectsScored, Reorder, Reordered
+from litsift.errors import LitsiftError
+from litsift.tui.messages import AspectsJudged, AspectsScored, Notice, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.screens.jobs import after_paint as run_after_paint
 from litsift.tui.screens.modals import AspectEditScreen
@@ -54,10 +55,10 @@ class RankingCommands:
             modes.append("more like this")
         if self.by_coverage:
             modes.append("by coverage")
-        if screen.fulltext:
-            modes.append("full text (T: off)")
+        if screen.fulltext:  # the state, then what T does
+            modes.append("full text: on — T turns off")
         elif screen.service.has_passages():  # turned off with T: say that there is full text
-            modes.append("abstracts only (T: full text)")
+            modes.append("full text: off — T turns on")
         if screen.tab().reranked:
             modes.append(screen.tab().reranked)
         if screen.read_only is not None:
@@ -162,9 +163,22 @@ class RankingCommands:
         self.screen.refresh_detail()
         self.screen.refresh_bindings()
 
+    def llm_missing(self) -> bool:
+        """True, with the CLI's explanation (the service's own error: what to set, where), when
+        no LLM endpoint is configured: an LLM key says why it does nothing."""
+        if self.screen.service.llm_configured:
+            return False
+        try:
+            self.screen.service.llm_client()
+        except LitsiftError as err:
+            self.screen.post_message(Notice(error=err))
+        return True
+
     def judge_aspects(self) -> None:
         """Ask the LLM to grade the current aspects on the top results (a worker)."""
         screen = self.screen
+        if self.llm_missing():
+            return
         tab = screen.tab()
         result, aspects = tab.result, list(tab.aspects)
         if result is None or not result.hits or not aspects:
@@ -271,6 +285,8 @@ class RankingCommands:
 
     # -- LLM -------------------------------------------------------------------------------
     def llm_rerank(self) -> None:
+        if self.llm_missing():
+            return
         result = self.screen.tab().result
         if result is None or not result.hits:
             return
@@ -323,6 +339,8 @@ class RankingCommands:
 
     def answer(self) -> None:
         screen = self.screen
+        if self.llm_missing():
+            return
         result = screen.tab().result
         if result is None or not result.hits:
             return
@@ -337,6 +355,6 @@ class RankingCommands:
                 screen.detail.show_hit(hit, screen.tab().extras(hit))
             else:
                 screen.detail.show_hit(hit)
-            screen.detail.focus()
+            screen.open_detail()
 
         screen.app.push_screen(AnswerScreen(screen.service, result.query.text, result.hits), opened)

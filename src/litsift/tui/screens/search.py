@@ -24,7 +24,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, TabbedContent
 from textual.worker import get_current_worker
 
@@ -48,18 +47,21 @@ from litsift.tui.messages import (
 )
 from litsift.tui.screens.command_keys import CommandKeys, typed_in_query
 from litsift.tui.screens.indexing import IndexBuilder
+from litsift.tui.screens.job_errors import JobErrors
 from litsift.tui.screens.jobs import JobDone, ServiceCalls, after_paint
 from litsift.tui.screens.keys import (
+    ERROR_BINDINGS,
     NEEDS_HIT,
     NEEDS_LLM,
     RANKING_BINDINGS,
     SCREEN_BINDINGS,
     TRIAGE_BINDINGS,
 )
+from litsift.tui.screens.navigation import NavScreen
 from litsift.tui.screens.ranking import RankingCommands
 from litsift.tui.screens.rq import RQCommands
 from litsift.tui.screens.triage import TriageCommands
-from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
+from litsift.tui.widgets import DetailPane, QueryBar, StatusLine
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
 from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
@@ -69,8 +71,15 @@ __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
 _PROMPT = "Type a query (Enter searches at once, ↓ moves into the results) · F1 help · Ctrl+Q quits"
 
+#: T in a library without indexed full text
+_NO_FULLTEXT = (
+    "no full text in this library",
+    "import PDFs, GROBID TEI, JATS or S2ORC files (litsift ingest papers PATH); litsift "
+    "indexes their text when it starts",
+)
 
-class SearchScreen(CommandKeys, Screen[None]):
+
+class SearchScreen(CommandKeys, NavScreen):
     """Search papers and datasets from the keyboard.
 
     Args:
@@ -81,7 +90,12 @@ class SearchScreen(CommandKeys, Screen[None]):
 
     AUTO_FOCUS = "#query"
     # the footer lists them in this order (ranking, triage, then the screen's own)
-    BINDINGS: ClassVar[list[BindingType]] = [*RANKING_BINDINGS, *TRIAGE_BINDINGS, *SCREEN_BINDINGS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *ERROR_BINDINGS,
+        *RANKING_BINDINGS,
+        *TRIAGE_BINDINGS,
+        *SCREEN_BINDINGS,
+    ]
 
     def __init__(
         self, service: LitsiftAPI, settings: SearchSettings, *, show_timings: bool = True
@@ -97,6 +111,7 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.triage = TriageCommands(self)
         self.ranking = RankingCommands(self)
         self.rq = RQCommands(self)
+        self.job_errors = JobErrors(self)
         #: the user's full-text choice (key T); None follows the library (see :attr:`fulltext`)
         self._fulltext: bool | None = None
         #: why labels, notes and history cannot be saved here (a read-only home), or None
@@ -131,25 +146,6 @@ class SearchScreen(CommandKeys, Screen[None]):
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield KeyFooter()
         yield IndexBuilder(self.service, self, self.calls.lock)  # checks the store, builds
-
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one("#status", StatusLine)
-
-    @property
-    def detail(self) -> DetailPane:
-        return self.query_one("#detail", DetailPane)
-
-    @property
-    def query_bar(self) -> QueryBar:
-        return self.query_one("#query-bar", QueryBar)
-
-    def tab(self, kind: Kind | None = None) -> KindTab:
-        """The tab of ``kind`` (default: the one shown)."""
-        return self.query_one(f"#{PANE_ID[kind or self.kind]}", KindTab)
-
-    def table(self, kind: Kind | None = None) -> ResultsTable:
-        return self.tab(kind).table
 
     @property
     def request_id(self) -> int:
@@ -318,6 +314,7 @@ class SearchScreen(CommandKeys, Screen[None]):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         kind = Kind.PAPER if event.pane.id == PANE_ID[Kind.PAPER] else Kind.DATASET
+        self.tab_shown(kind)
         if kind == self.kind and self.tab(kind).shown is not None:
             return
         self.kind = kind
@@ -329,7 +326,7 @@ class SearchScreen(CommandKeys, Screen[None]):
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.detail.focus()
+        self.open_detail()
 
     @on(JobDone)
     def _job_done(self, done: JobDone) -> None:
@@ -381,40 +378,24 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.ranking.reordered(msg)
 
     # -- actions ---------------------------------------------------------------------------
-    def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
-
-    def action_focus_results(self) -> None:
-        """Down / Ctrl+N in the query bar: into the results of the tab shown."""
-        self.table().focus()
-
     @on(LeftResults)
     def _left_results(self, msg: LeftResults) -> None:
         self.action_focus_query()
 
-    def _in_query_bar(self) -> bool:
-        focused = self.focused
-        return focused is not None and (
-            focused is self.query_bar or self.query_bar in focused.ancestors
-        )
+    def job_failed(self, job: str, kind: Kind, error: Exception) -> None:
+        """A background job (an index build) failed: said until read (``^o``)."""
+        self.job_errors.failed(job, kind, error)
 
-    def action_back(self) -> None:
-        focused = self.focused
-        if focused is not None and (focused is self.detail or self.detail in focused.ancestors):
-            self.table().focus()
-        else:
-            self.action_focus_query()
-
-    def action_toggle_kind(self) -> None:
-        self.action_show_kind(Kind.DATASET if self.kind == Kind.PAPER else Kind.PAPER)
-
-    def action_show_kind(self, kind: str) -> None:
-        self.query_one(TabbedContent).active = PANE_ID[Kind(kind)]
+    def action_read_errors(self) -> None:
+        self.job_errors.open()
 
     def action_clear_years(self) -> None:
         self.query_bar.clear_years()
 
     def action_toggle_fulltext(self) -> None:
+        if not self.fulltext and not self.service.has_passages():
+            self.status.show_error(_NO_FULLTEXT)  # nothing to turn on
+            return
         self.fulltext = not self.fulltext
         self.show_modes()
         self.search(Kind.PAPER, force=True)
@@ -437,17 +418,19 @@ class SearchScreen(CommandKeys, Screen[None]):
         self.search(self.kind, force=True)  # the rows carry the new problem / method
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "read_errors":
+            return bool(self.job_errors.unread)
         if action == "focus_results":  # only from the query bar: elsewhere Down moves a cursor
             return self._in_query_bar()
         if self._in_query_bar() and typed_in_query(self._bindings.key_to_bindings, action):
             return False  # the key types into the query: hidden from the footer there
         if action == "clear_years":
             years = self.query(".year").results(Input)
-            return True if any(y.value for y in years) else None
+            return any(y.value for y in years)  # hidden with no year: nothing to clear
         if action in NEEDS_HIT:
             return True if self.table().highlighted_hit is not None else None
-        if action in NEEDS_LLM:
-            return True if self.service.llm_configured and self.table().hits else None
+        if action in NEEDS_LLM:  # without an LLM the key says what to configure
+            return True if self.table().hits else None
         if action == "edit_aspects":
             return True if self.tab().aspects else None
         return True

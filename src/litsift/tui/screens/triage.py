@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from litsift.text import for_terminal
 from litsift.tui.messages import AnnotationsChanged, Notice
 from litsift.tui.screens.modals import (
     ExportRequest,
@@ -29,6 +30,16 @@ from litsift.types import LABEL_FILTERS, HistoryEntry, Kind, Label, LabelFilter,
 
 if TYPE_CHECKING:
     from litsift.tui.screens.search import SearchScreen
+
+
+#: the longest title a status message quotes
+TITLE_CHARS = 60
+
+
+def short_title(title: str) -> str:
+    """``title`` on one line, terminal-safe, cut to :data:`TITLE_CHARS` with "…"."""
+    text = " ".join(for_terminal(title, keep_newlines=False).split())
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 class TriageCommands:
@@ -59,7 +70,9 @@ class TriageCommands:
 
         def job() -> Message:
             screen.service.set_label(kind, doc_id, new)
-            done = f"{hit.record.display_title[:60]}: {new.value if new else 'label cleared'}"
+            done = (
+                f"{short_title(hit.record.display_title)}: {new.value if new else 'label cleared'}"
+            )
             return AnnotationsChanged(kind, screen.service.annotations(kind, [doc_id]), done)
 
         screen.calls.run_job(job)
@@ -73,8 +86,10 @@ class TriageCommands:
                 return Notice("nothing to undo")
             kind, doc_id, restored = undone
             what = restored.value if restored else "unlabelled"
+            record = service.get(kind, doc_id)
+            title = short_title(record.display_title if record is not None else doc_id)
             return AnnotationsChanged(
-                kind, service.annotations(kind, [doc_id]), f"undone: {doc_id} is {what}"
+                kind, service.annotations(kind, [doc_id]), f"undone: {title} is {what}"
             )
 
         self.screen.calls.run_job(job)

@@ -59,6 +59,10 @@ class Extras:
     query: str = ""
     #: how the paper is linked to the kept papers (read by a worker; None: not read yet)
     kept_links: KeptLinks | None = None
+    #: the retrievers that ran for the result (``SearchResult.signals_used``; () unknown)
+    signals_used: tuple[str, ...] = ()
+    #: why the result is not the full hybrid (``SearchResult.partial``), or ""
+    partial: str = ""
 
 
 EMPTY = "—"
@@ -76,7 +80,7 @@ def _heading(title: str) -> Iterator[Part]:
     yield "\n"
 
 
-def _scores(hit: Hit) -> Iterator[Part]:
+def _scores(hit: Hit, extras: Extras) -> Iterator[Part]:
     yield from _heading("Scores")
     # a dataset pool re-ranked by litsift.search.dataset_ranker keeps its fused score as the
     # "hybrid" signal; the hit's own score is then the ranker's
@@ -85,7 +89,10 @@ def _scores(hit: Hit) -> Iterator[Part]:
     for name in SIGNALS:
         yield (f"  {name:<5}  ", "bold")
         sig = hit.signals.get(name)
-        if sig is None:
+        if sig is None and extras.signals_used and name not in extras.signals_used:
+            why = extras.partial or "not available for this search"
+            yield (f"         —   did not run ({why})\n", "$text-muted")
+        elif sig is None:
             yield ("         —   not among this retriever's candidates\n", "$text-muted")
         else:
             yield f"{sig.score:10.4f}   rank {sig.rank}\n"
@@ -232,7 +239,7 @@ def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     yield from _aspects(extras)
     if hit.passage is not None:
         yield from _passage(hit, extras)
-    yield from _scores(hit)
+    yield from _scores(hit, extras)
     source = extras.annotation.rq_source
     yield from _heading(f"Research question ({source})" if source else "Research question")
     yield from _field("Problem", paper.problem)
@@ -252,7 +259,7 @@ def _dataset(hit: Hit, ds: Dataset, extras: Extras) -> Iterator[Part]:
     yield from _field("URL", ds.url)
     yield from _triage(extras.annotation)
     yield from _aspects(extras)
-    yield from _scores(hit)
+    yield from _scores(hit, extras)
     yield from _heading("Description")
     yield _body(ds.description, "no description", extras.coverage)
 

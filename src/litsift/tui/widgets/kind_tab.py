@@ -121,13 +121,16 @@ class KindTab(TabPane):
         if hit is None:
             return Extras()
         shown = self.aspects_shown
+        result = self.result
         return Extras(
             annotation=self.table.info(hit).annotation,
             aspects=tuple(self.aspects) if shown else (),
             coverage=self.table.coverages.get(hit.docid) if shown else None,
             scoring=self.scoring is not None and shown,
             llm_grades=self.llm_grades.get(hit.docid),
-            query=self.result.query.text if self.result is not None else "",
+            query=result.query.text if result is not None else "",
+            signals_used=result.signals_used if result is not None else (),
+            partial=(result.partial or "") if result is not None else "",
         )
 
     # -- aspects ---------------------------------------------------------------------------

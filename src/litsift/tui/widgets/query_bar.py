@@ -9,6 +9,8 @@ accept digits only; a half-typed year or a reversed range marks the input invali
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -43,6 +45,11 @@ class BarInput(Input):
     by the virtual size alone, so here a new one repaints the input only."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        # the focus coming back (``/``, Esc, a closed modal) never selects the text: a key
+        # typed then (``q``) would replace the query
+        super().__init__(select_on_focus=False, **kwargs)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("scroll_up", "scroll_down"):

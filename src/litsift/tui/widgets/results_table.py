@@ -110,8 +110,21 @@ def _title(hit: Hit, info: RowInfo) -> Text:
     return cell
 
 
+#: cells of the Score column: 0.9548, 13.756 (BM25 alone), -1.0297 (the dataset re-ranker)
+SCORE_WIDTH = 7
+
+
+def score_text(score: float, width: int = SCORE_WIDTH) -> str:
+    """``score`` with as many decimals (at most four) as fit in ``width`` cells."""
+    for decimals in (4, 3, 2, 1):
+        text = f"{score:.{decimals}f}"
+        if len(text) <= width:
+            return text
+    return f"{score:.0f}"
+
+
 def _score(hit: Hit, info: RowInfo) -> Text:
-    return Text(f"{hit.score:.4f}", justify="right")
+    return Text(score_text(hit.score), justify="right")
 
 
 def _rank(hit: Hit, info: RowInfo) -> Text:
@@ -177,7 +190,7 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
         Column("year", "Year", 4, _year),
         Column("venue", "Venue", 10, _venue),
         Column("coverage", "Cover", 8, _coverage),
-        Column("score", "Score", 6, _score),
+        Column("score", "Score", SCORE_WIDTH, _score),
     ),
     Kind.DATASET: (
         Column("rank", "#", 3, _rank),
@@ -186,8 +199,7 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
         Column("year", "Year", 4, _year),
         Column("aliases", "Aliases", 16, _aliases),
         Column("coverage", "Cover", 8, _coverage),
-        # the dataset re-ranker's scores can be negative ("-1.0297")
-        Column("score", "Score", 7, _score),
+        Column("score", "Score", SCORE_WIDTH, _score),
     ),
 }
 

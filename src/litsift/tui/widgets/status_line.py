@@ -57,6 +57,10 @@ class StatusLine(Static):
         self.show_timings = show_timings
         self.index_state = ""
         self.build_state = ""
+        #: an unread background error (screens/job_errors.py), first until it is read
+        self.alert = ""
+        #: the main text is a message (a hint such as the prompt), shown after a build's progress
+        self._hint = False
         self.modes: tuple[str, ...] = ()
         self._main: Content = Content("")
         self._shown: Content = Content("")
@@ -65,26 +69,41 @@ class StatusLine(Static):
         #: the result shown: its segments and why it is partial ((prefix, reason) or None)
         self._result: tuple[list[str], tuple[str, str] | None] | None = None
 
-    def _result_content(self) -> Content:
+    def _result_content(self) -> tuple[Content, bool]:
+        """The result's segments, and whether they carry the build's progress (a BM25-only
+        answer while its dense part is built: ``BM25 only, dense 320/600 · ETA 12 s``)."""
         assert self._result is not None
         bits, partial = self._result
+        merged = False
         if partial is not None:
             only, reason = partial
             if self.build_state and only and _COUNTER.search(reason):
-                bits = [*bits, only.removesuffix(" — ")]  # the build segment counts
+                only = only.removesuffix(" — ")  # the build segment counts
+                if self.build_state.startswith("building "):
+                    only += ", " + self.build_state.removeprefix("building ")
+                    merged = True
+                bits = [*bits, only]
             else:
                 bits = [*bits, only + reason]
-        return Content(" · ".join(bits))
+        return Content(" · ".join(bits)), merged
 
     def _refresh(self) -> None:
+        merged = False
         if self._result is not None:
-            self._main = self._result_content()
+            self._main, merged = self._result_content()
         parts: list[str | tuple[str, str] | Content] = [self._main]
+        if self._hint and self.build_state:  # a hint (the prompt) after the live progress
+            parts = [(self.build_state, "$text-muted"), (" · ", "$text-muted"), self._main]
+            merged = True
+        if self.alert:
+            parts[:0] = [(self.alert, "bold $error"), (" · ", "$text-muted")]
+        # the build and the modes before the store's counts: those are cut in a narrow terminal
+        if self.build_state and not merged:
+            parts += [(" · ", "$text-muted"), (self.build_state, "$text-muted")]
         for mode in self.modes:
             parts += [" ", (f"[{mode}]", "bold $accent")]
-        for state in (self.index_state, self.build_state):
-            if state:
-                parts += [(" · ", "$text-muted"), (state, "$text-muted")]
+        if self.index_state:
+            parts += [(" · ", "$text-muted"), (self.index_state, "$text-muted")]
         shown = Content.assemble(*parts)
         if shown == self._shown and self._painted:
             return  # e.g. the same modes after every result: nothing to repaint
@@ -102,11 +121,12 @@ class StatusLine(Static):
         if result.partial:
             only = "BM25 only — " if result.signals_used == ("bm25",) else ""
             partial = (only, for_terminal(result.partial, keep_newlines=False))
-        self._result = (bits, partial)
+        self._result, self._hint = (bits, partial), False
         self._refresh()
 
     def show_busy(self, kind: Kind, years: YearRange) -> None:
         self._result = None
+        self._hint = False
         self._main = Content.assemble(
             ("searching…", "italic"), f" · {kind.table} · {years_label(years)}"
         )
@@ -115,12 +135,13 @@ class StatusLine(Static):
     def show_message(self, text: str) -> None:
         self._result = None
         self._main = Content(for_terminal(text, keep_newlines=False))
+        self._hint = True
         self._refresh()
 
     def show_error(self, error: Exception | tuple[str, str]) -> None:
         message, hint = error_text(error) if isinstance(error, Exception) else error
         message, hint = (for_terminal(x, keep_newlines=False) for x in (message, hint))
-        self._result = None
+        self._result, self._hint = None, False
         parts: list[str | tuple[str, str]] = [("✖ " + message, "bold $error")]
         if hint:
             parts.append((f" — {hint}", "$warning"))
@@ -143,6 +164,11 @@ class StatusLine(Static):
     def set_build_state(self, text: str) -> None:
         """Show a background build's progress (done / total, ETA); "" clears it."""
         self.build_state = for_terminal(text, keep_newlines=False)
+        self._refresh()
+
+    def set_alert(self, text: str) -> None:
+        """Show ``text`` first until it is cleared ("" clears it): an unread background error."""
+        self.alert = for_terminal(text, keep_newlines=False)
         self._refresh()
 
     @property

@@ -1,0 +1,121 @@
+"""Where the focus goes on the main screen, and the layout that follows the terminal's width.
+
+:class:`NavScreen` is the base of :class:`~litsift.tui.screens.search.SearchScreen`: it finds
+the screen's parts (query bar, tabs, tables, detail, status line) and moves the focus between
+them. The rule: the focus is always on a widget that takes the keys the footer shows. A tab
+switch (``^t``, F2/F3) from the results gives the focus to the new tab's results (the table
+that had it is hidden); from the query, the query keeps it.
+
+Below :data:`NARROW_BELOW` columns the detail pane is hidden (Textual's horizontal breakpoints
+set ``-narrow`` on the screen, ``litsift.tcss``), so the table keeps the width a readable title
+and the Score column need; opening the detail (Enter) shows it in the table's place
+(``-reading``) until the focus leaves it (Esc back to the results).
+"""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TabbedContent
+
+from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
+from litsift.tui.widgets.kind_tab import PANE_ID, KindTab
+from litsift.types import Kind
+
+__all__ = ["NARROW_BELOW", "NavScreen"]
+
+#: terminals narrower than this many columns show the results without the detail pane
+NARROW_BELOW = 100
+
+
+class NavScreen(Screen[None]):
+    """The main screen's parts and focus moves (see the module docstring)."""
+
+    # unannotated: Screen declares it as an instance variable (``ClassVar[...] | None``)
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012
+        (0, "-narrow"),
+        (NARROW_BELOW, "-wide"),
+    ]
+
+    #: the kind of the tab shown
+    kind: Kind = Kind.PAPER
+    #: a tab switch from the results: the shown tab's table takes the focus
+    _switch_focus = False
+
+    # -- parts -----------------------------------------------------------------------------
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    @property
+    def query_bar(self) -> QueryBar:
+        return self.query_one("#query-bar", QueryBar)
+
+    def tab(self, kind: Kind | None = None) -> KindTab:
+        """The tab of ``kind`` (default: the one shown)."""
+        return self.query_one(f"#{PANE_ID[kind or self.kind]}", KindTab)
+
+    def table(self, kind: Kind | None = None) -> ResultsTable:
+        return self.tab(kind).table
+
+    # -- focus -----------------------------------------------------------------------------
+    def _in(self, widget: Widget) -> bool:
+        focused = self.focused
+        return focused is not None and (focused is widget or widget in focused.ancestors)
+
+    def _in_query_bar(self) -> bool:
+        return self._in(self.query_bar)
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_focus_results(self) -> None:
+        """Down / Ctrl+N in the query bar: into the results of the tab shown."""
+        self._focus_after_layout(self.table(), reading=False)
+
+    def open_detail(self) -> None:
+        """Put the focus in the detail pane (in a narrow terminal it takes the table's place)."""
+        self._focus_after_layout(self.detail, reading=True)
+
+    def action_back(self) -> None:
+        """Esc: detail → results → query."""
+        if self._in(self.detail):
+            self._focus_after_layout(self.table(), reading=False)
+        else:
+            self.action_focus_query()
+
+    def _focus_after_layout(self, widget: Widget, reading: bool) -> None:
+        """Focus ``widget`` once the ``-reading`` layout shows it (a hidden widget takes no
+        focus); at once when the layout does not change."""
+        if self.has_class("-reading") == reading:
+            widget.focus()
+            return
+        self.set_class(reading, "-reading")
+        self.call_after_refresh(widget.focus)
+
+    def on_descendant_focus(self) -> None:
+        """The focus left the detail (``/``, a click): the table comes back."""
+        if self.has_class("-reading") and not self._in(self.detail):
+            self.remove_class("-reading")
+
+    # -- tabs ------------------------------------------------------------------------------
+    def action_toggle_kind(self) -> None:
+        self.action_show_kind(Kind.DATASET if self.kind == Kind.PAPER else Kind.PAPER)
+
+    def action_show_kind(self, kind: str) -> None:
+        """Show the tab of ``kind``. From the results, the focus moves to the new tab's results
+        (the table that had it is hidden: no widget would take the keys otherwise)."""
+        focused = self.focused
+        self._switch_focus = focused is None or isinstance(focused, ResultsTable)
+        self.query_one(TabbedContent).active = PANE_ID[Kind(kind)]
+
+    def tab_shown(self, kind: Kind) -> None:
+        """The tab of ``kind`` is shown (``TabbedContent.TabActivated``): the focus follows a
+        switch made from the results."""
+        if self._switch_focus:
+            self._switch_focus = False
+            self.table(kind).focus()
