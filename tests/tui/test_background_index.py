@@ -147,3 +147,52 @@ async def test_imported_full_text_is_indexed_in_the_background(
             await app.workers.wait_for_complete()
         result = svc.search(Query("electrospun graphene nanofibers", Kind.PAPER, fulltext=True))
         assert result.hits and result.hits[0].passage is not None
+
+
+async def test_the_build_embeds_in_one_process_when_no_worker_can_start_and_says_so(
+    tmp_path: Path, encoder: Any, monkeypatch: Any
+) -> None:
+    """Issue 45 item 1: where worker processes cannot be started (here: no interpreter to
+    spawn), the app's build embeds in-process -- the results still turn hybrid -- and its
+    status line says "one process"; never BM25 only forever."""
+    import multiprocessing
+    import multiprocessing.spawn
+
+    from litsift.models_onnx import Encoder
+    from tests.conftest import PAPERS_GZ
+
+    rows = read_jsonl_gz(PAPERS_GZ)[:300]  # over the pool's minimum batch
+    src = tmp_path / "papers.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setenv("LITSIFT_EMBED_WORKERS", "2")
+    monkeypatch.setenv("LITSIFT_EMBED_CACHE_DIR", str(tmp_path / "cache"))  # really embedded
+    fresh = Encoder(encoder.spec, encoder.onnx_path, encoder.tokenizer_path)
+    executable = multiprocessing.spawn.get_executable()
+    multiprocessing.set_executable(str(tmp_path / "no-python-here"))
+    seen: list[str] = []
+    try:
+        with LitsiftService(get_paths(tmp_path / "home"), encoder=fresh) as svc:
+            assert svc.ingest(Kind.PAPER, src).ok
+            app = create_app(svc, show_timings=False)
+            async with app.run_test(size=SIZE) as pilot:
+                status = app.query_one("#status", StatusLine)
+
+                def one_process() -> bool:
+                    seen.append(status.text)
+                    return "one process" in status.text
+
+                await wait_for(pilot, one_process, "the one-process note")
+                assert "building dense" in seen[-1]
+                query = app.query_one("#query", Input)
+                query.value = "neural machine translation"
+                await pilot.press("enter")
+                screen = app.search_screen
+                await wait_for(
+                    pilot,
+                    lambda: (r := screen.tab().result) is not None and "dense" in r.signals_used,
+                    "a hybrid result",
+                )
+                app.exit()
+            assert svc.embedding_note is not None and "one process" in svc.embedding_note
+    finally:
+        multiprocessing.set_executable(executable)

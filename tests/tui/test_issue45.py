@@ -209,8 +209,8 @@ async def test_a_background_error_names_its_job_and_stays_until_read(
     from litsift.tui.screens.indexing import IndexBuilder
     from litsift.tui.screens.job_errors import JobErrorScreen
 
-    log = tmp_path / "litsift.log"
-    monkeypatch.setattr(small_service, "log_path", log, raising=False)
+    log = small_service.log_path  # litsift.logs: the home's log file
+    assert log is not None
     app = create_app(small_service, show_timings=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -233,6 +233,7 @@ async def test_a_background_error_names_its_job_and_stays_until_read(
         assert "Building the papers index failed" in shown.text
         assert "RuntimeError: disk went away" in shown.text
         assert "litsift index" in shown.text and str(log) in shown.text
+        assert "RuntimeError: disk went away" in log.read_text()  # kept after it is read
         await pilot.press("escape")
         await pilot.pause()
         assert "✖" not in status.text and "Read error" not in footer.text

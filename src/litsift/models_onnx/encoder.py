@@ -111,9 +111,7 @@ class Encoder:
         self.tokenizer_path = tokenizer_path
         #: worker processes that embed large batches while :meth:`worker_pool` is open
         self._pool: EmbedPool | None = None
-        #: why index builds embed in this process although workers were asked for (the pool
-        #: could not start, or its workers died), for the status line; None while they work
-        self.pool_note: str | None = None
+        self._pool_note: str | None = None
         hint = f"rebuild it: litsift models build --model {spec.model_id} --force"
         try:
             data = onnx_path.read_bytes()
@@ -298,11 +296,12 @@ class Encoder:
         if count < 2 or self._pool is not None:
             yield
             return
+        self._pool_note = None
         try:
             pool = EmbedPool(self, count)
         except PoolUnavailable as err:  # embed in-process: slower, never not at all
             logs.get("encoder").warning("embedding worker processes unavailable: %s", err)
-            self.pool_note = f"one process: worker processes could not start ({err})"
+            self._pool_note = f"one process: worker processes could not start ({err})"
             yield
             return
         self._pool = pool
@@ -311,8 +310,18 @@ class Encoder:
         finally:
             self._pool = None
             if pool.broken is not None:
-                self.pool_note = f"one process: the worker processes stopped ({pool.broken})"
+                self._pool_note = f"one process: the worker processes stopped ({pool.broken})"
             pool.close()
+
+    @property
+    def pool_note(self) -> str | None:
+        """Why index builds embed in this process although workers were asked for (the pool
+        could not start, or its workers died, during this build or the last), for the status
+        line; None while they work."""
+        pool = self._pool
+        if pool is not None and pool.broken is not None:
+            return f"one process: the worker processes stopped ({pool.broken})"
+        return self._pool_note
 
     def embed_prefixed(self, texts: list[str]) -> FloatArray:
         """``(len(texts), dim)`` vectors of texts that already carry their prefix, in-process at

@@ -236,7 +236,10 @@ class IndexBuilder(Widget):
                 raise BuildCancelled("the app is closing")
             now = time.monotonic()
             if meter.due(now, stage, done, total):
-                self.post_message(IndexProgress(kind, meter.text(stage, done, total, now)))
+                text = meter.text(stage, done, total, now)
+                if stage == "embed" and self.service.embedding_note is not None:
+                    text += " · one process"  # slower: the worker processes could not run
+                self.post_message(IndexProgress(kind, text))
 
         return progress
 

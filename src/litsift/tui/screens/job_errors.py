@@ -10,6 +10,7 @@ when the service has one (``service.log_path``).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -129,7 +130,9 @@ class JobErrors:
     def failed(self, job: str, kind: Kind, error: Exception) -> None:
         """A background job failed: a toast, and a status segment that stays until read."""
         screen = self.screen
-        err = JobError.of(job, kind, error, getattr(screen.service, "log_path", None))
+        # the log file keeps it (with its traceback) after the screen has moved on
+        logging.getLogger("litsift.tui").error("%s (%s) failed", job, kind.value, exc_info=error)
+        err = JobError.of(job, kind, error, screen.service.log_path)
         self.unread.append(err)
         screen.notify(
             f"{err.error}\n{WHAT_TO_DO.get(job, '')}\n^o shows it again",
