@@ -1,22 +1,22 @@
-"""Regenerate ``docs/screenshot.svg``, the main screen README shows.
+"""Regenerate ``docs/screenshot.svg``, the main screen README shows, from the demo corpus.
 
-Builds a home from a slice of the sample data (every 10th paper, 2,000 of them, and every
-dataset: the slice the tests use) in a temporary directory, indexes it (BM25 and dense; set
-``LITSIFT_EMBED_CACHE_DIR`` to a passage cache to reuse vectors), runs the app headless with
-Textual's Pilot at 130 x 36 cells, types a two-aspect query, moves into the results, and saves
-the frame as SVG (Textual's ``export_screenshot``).
+Uses a home that ``litsift demo --no-tui`` built (``--home DIR``: 19.6K papers and 3.3K datasets,
+BM25 and dense indexes, aspect sentences), or builds that home in a temporary directory first
+(about 20 minutes on 2 cores; set ``LITSIFT_EMBED_CACHE_DIR`` to a passage cache to reuse
+vectors). Runs the app headless with Textual's Pilot at 120 x 36 cells, types a two-aspect query
+whose rows cover its aspects differently, moves into the results, and saves the frame as SVG
+(Textual's ``export_screenshot``).
 
 Usage::
 
-    python docs/make_screenshot.py [--out docs/screenshot.svg] [--query "..."]
+    litsift --home ~/demo-home demo --no-tui
+    python docs/make_screenshot.py --home ~/demo-home [--out docs/screenshot.svg] [--query "..."]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
-import json
 import tempfile
 from pathlib import Path
 
@@ -26,15 +26,7 @@ from litsift.tui.app import create_app
 from litsift.types import Kind
 
 QUERY = "dialogue state tracking across domains, evaluated on MultiWOZ"
-
-
-def _slice(tmp: Path) -> Path:
-    src = shared_data_dir() / "papers" / "ml-nlp-papers.jsonl.gz"
-    with gzip.open(src, "rt", encoding="utf-8", newline="\n") as f:
-        rows = [json.loads(line) for line in f.read().split("\n") if line.strip()]
-    out = tmp / "papers.jsonl"
-    out.write_text("".join(json.dumps(r) + "\n" for r in rows[::10][:2000]), encoding="utf-8")
-    return out
+SIZE = (120, 36)
 
 
 async def _shoot(svc: LitsiftService, query: str, size: tuple[int, int]) -> str:
@@ -56,15 +48,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "screenshot.svg")
     parser.add_argument("--query", default=QUERY)
+    parser.add_argument("--home", type=Path, default=None, help="a home `litsift demo` built")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
+        home = args.home or Path(tmp) / "home"
         with LitsiftService(get_paths(home)) as svc:
-            svc.ingest(Kind.PAPER, _slice(Path(tmp)))
-            svc.ingest(Kind.DATASET, shared_data_dir() / "datasets" / "pwc-datasets.jsonl.gz")
-            for kind in Kind:  # aspect sentences are embedded when first shown
-                svc.build_index(kind)
-            svg = asyncio.run(_shoot(svc, args.query, (130, 36)))
+            if args.home is None:  # the demo corpus, as `litsift demo --no-tui` builds it
+                data = shared_data_dir()
+                svc.ingest(Kind.PAPER, data / "papers" / "ml-nlp-papers.jsonl.gz")
+                svc.ingest(Kind.DATASET, data / "datasets" / "pwc-datasets.jsonl.gz")
+                for kind in Kind:
+                    svc.build_index(kind)
+                    svc.build_sentences(kind)
+            svg = asyncio.run(_shoot(svc, args.query, SIZE))
     args.out.write_text(svg, encoding="utf-8")
     print(f"wrote {args.out} ({len(svg):,} bytes)")
 
