@@ -44,6 +44,7 @@ def review_group() -> None:
       litsift review new statins --from pubmed.nbib --from embase.ris
       litsift review screen statins
       litsift review export statins --format ris --which include -o included.ris
+      litsift review prisma statins -o prisma.svg
     """
 
 

@@ -1,6 +1,6 @@
-"""``litsift review show / reasons / merge / conflicts / resolve``: a review's PRISMA
+"""``litsift review show / reasons / merge / conflicts / resolve / prisma``: a review's PRISMA
 counts per stage with the reasons for exclusion, two reviewers' decisions merged from files,
-their conflicts and agreement. Added to ``litsift review``
+their conflicts and agreement, and the PRISMA 2020 flow diagram. Added to ``litsift review``
 by :mod:`litsift.cli`."""
 
 from __future__ import annotations
@@ -246,10 +246,33 @@ def review_resolve(
     click.echo(f"{for_terminal(doc_id)}: {decision} at {stage}; {left:,} conflicts left")
 
 
+@click.command("prisma")
+@click.argument("name")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="FILE.svg, .png or .pdf (default: NAME-prisma.svg).",
+)  # fmt: skip
+@click.pass_context
+@reports_errors
+def review_prisma(ctx: click.Context, name: str, output: Path | None) -> None:
+    """Draw NAME's PRISMA 2020 flow diagram (needs matplotlib: pip install "litsift[plots]").
+
+    \b
+    Examples:
+      litsift review prisma statins
+      litsift review prisma statins -o prisma.png
+    """
+    target = output or Path(f"{name}-prisma.svg")
+    with open_service(ctx.obj["home"]) as svc:
+        svc.reviews.prisma_diagram(name, target)
+    click.echo(f"wrote {target}")
+
+
 ROUND_COMMANDS = [
     review_show,
     review_reasons,
     review_merge,
     review_conflicts,
     review_resolve,
+    review_prisma,
 ]

@@ -183,6 +183,13 @@ class ReviewService(ReviewRounds):
 
         return prisma(self._store(), name)
 
+    def prisma_diagram(self, name: str, output: Path) -> Path:
+        """Draw the review's PRISMA 2020 flow diagram (:mod:`litsift.review.prisma_diagram`;
+        raises ConfigError without matplotlib, the ``plots`` extra)."""
+        from litsift.review.prisma_diagram import draw_prisma
+
+        return draw_prisma(self.prisma(name).to_json(), output, f"PRISMA 2020 flow: {name}")
+
     def duplicate_groups(self, name: str) -> dict[str, list[str]]:
         """``{doc_id: ["FILE:LOCATION", ...]}`` of records that stand for several entries."""
         from litsift.store.reviews import duplicate_groups

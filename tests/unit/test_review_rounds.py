@@ -9,6 +9,8 @@ import csv
 import io
 import json
 import re
+import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score
 
 from litsift.cli import main
+from litsift.errors import ConfigError
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.store.reviews import ReviewError, current_decisions
@@ -227,3 +230,79 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
         anon.write_text(s.reviews.export_decisions("don"), encoding="utf-8")
     bad = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(anon)])
     assert bad.exit_code != 0 and "without a reviewer name" in bad.output
+
+
+# --- 4. PRISMA 2020 flow diagram --------------------------------------------------------------
+
+
+def _svg_counts(path: Path) -> dict[str, list[str]]:
+    """``{box id: [text line, ...]}`` read from the SVG's text elements."""
+    ns = "{http://www.w3.org/2000/svg}"
+    out: dict[str, list[str]] = {}
+    for g in ET.parse(path).iter(f"{ns}g"):
+        if (g.get("id") or "").startswith("prisma-"):
+            out[str(g.get("id"))] = ["".join(t.itertext()) for t in g.iter(f"{ns}text")]
+    return out
+
+
+def _n(line: str) -> int:
+    match = re.search(r"\(n = ([\d,]+)\)", line)
+    assert match, line
+    return int(match.group(1).replace(",", ""))
+
+
+def test_the_prisma_diagram_draws_the_counts_review_show_gives(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    labels = truth(svc)
+    svc.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+    screen_all(svc, "don", labels, limit=200)  # 58 records left unscreened
+    full = screen_all(svc, "don", labels, stage="fulltext", flip_every=4)
+    assert full  # some reports excluded at full text, with reasons
+    home = str(tmp_path / "home")
+    svc.close()
+    runner = CliRunner()
+    shown = json.loads(
+        runner.invoke(main, ["--home", home, "review", "show", "don", "--json"]).output
+    )
+    c = shown["prisma"]
+    out = tmp_path / "prisma.svg"
+    made = runner.invoke(main, ["--home", home, "review", "prisma", "don", "-o", str(out)])
+    assert made.exit_code == 0, made.output
+    box = _svg_counts(out)
+    assert _n(box["prisma-identified"][0]) == c["identified"] == 258
+    assert [_n(x) for x in box["prisma-identified"][1:]] == list(c["sources"].values())
+    assert _n(box["prisma-removed"][1]) == c["duplicates_removed"]
+    assert _n(box["prisma-screened"][0]) == c["records"]
+    assert _n(box["prisma-excluded"][0]) == c["excluded"] > 0
+    assert {x.strip().rsplit(" (n", 1)[0]: _n(x) for x in box["prisma-excluded"][1:]} == c[
+        "reasons"
+    ]
+    assert _n(box["prisma-pending"][0]) == c["unscreened"] == 58
+    f = c["fulltext"]
+    assert [_n(x) for x in box["prisma-sought"]] == [f["sought"], f["pdfs"]]
+    assert _n(box["prisma-assessed"][0]) == f["assessed"] == len(full)
+    assert _n(box["prisma-reports-excluded"][0]) == f["excluded"] > 0
+    assert {x.strip().rsplit(" (n", 1)[0]: _n(x) for x in box["prisma-reports-excluded"][1:]} == f[
+        "reasons"
+    ]
+    assert _n(box["prisma-included"][0]) == f["included"] > 0
+    png = tmp_path / "prisma.png"
+    assert (
+        runner.invoke(main, ["--home", home, "review", "prisma", "don", "-o", str(png)]).exit_code
+        == 0
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_prisma_diagram_without_matplotlib_says_what_to_install(
+    svc: LitsiftService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    svc.reviews.create("don", [DONNERS])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
+    with pytest.raises(ConfigError, match="needs matplotlib") as err:
+        svc.reviews.prisma_diagram("don", tmp_path / "p.svg")
+    assert 'pip install "litsift[plots]"' in err.value.hint
+    with pytest.raises(ConfigError, match="cannot draw"):
+        svc.reviews.prisma_diagram("don", tmp_path / "p.txt")
