@@ -24,6 +24,7 @@ from litsift.cli_common import (
 from litsift.cli_eval import eval_cmd
 from litsift.cli_refs import refs_group
 from litsift.cli_review import feed_cmd, review_group
+from litsift.cli_review_rounds import ROUND_COMMANDS
 from litsift.cli_rq import rq_group
 from litsift.cli_search import answer, index, index_kinds, ingest_and_report, search
 from litsift.cli_sources import dedup_cmd, formats_cmd, ingest, sync_cmd
@@ -252,6 +253,8 @@ main.add_command(formats_cmd)
 main.add_command(dedup_cmd)
 main.add_command(sync_cmd)
 main.add_command(refs_group)
+for _command in ROUND_COMMANDS:  # show, reasons, merge, conflicts, resolve, prisma
+    review_group.add_command(_command)
 main.add_command(review_group)
 main.add_command(feed_cmd)
 main.add_command(index)

@@ -44,6 +44,7 @@ def review_group() -> None:
       litsift review new statins --from pubmed.nbib --from embase.ris
       litsift review screen statins
       litsift review export statins --format ris --which include -o included.ris
+      litsift review prisma statins -o prisma.svg
     """
 
 
@@ -61,6 +62,11 @@ def review_group() -> None:
 @click.option("--criteria", default="", help="Inclusion criteria as text, or @FILE.")
 @click.option("--keywords", default="", help="Comma list of words highlighted while screening.")
 @click.option(
+    "--reasons",
+    default="",
+    help="Comma list of exclusion reasons (keys 1-9 while screening; at most 9).",
+)
+@click.option(
     "--labels",
     "labels",
     default="all",
@@ -76,6 +82,7 @@ def review_new(
     paths: tuple[Path, ...],
     criteria: str,
     keywords: str,
+    reasons: str,
     labels: str,
     as_json: bool,
 ) -> None:
@@ -85,11 +92,13 @@ def review_new(
     Examples:
       litsift review new statins --from pubmed.nbib --from embase.ris --from scopus.csv
       litsift review new statins --from pubmed.nbib --criteria @criteria.txt --keywords statin,LDL
+      litsift review new statins --from pubmed.nbib --reasons "wrong population,wrong design"
     """
     policy = _labels(labels)
     words = [w.strip() for w in keywords.split(",") if w.strip()]
+    why = [w.strip() for w in reasons.split(",") if w.strip()]
     with open_service(ctx.obj["home"]) as svc:
-        made = svc.reviews.create(name, list(paths), _criteria(criteria), words, policy)
+        made = svc.reviews.create(name, list(paths), _criteria(criteria), words, policy, why)
     for p in made.problems[:20]:
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:
@@ -153,63 +162,24 @@ def review_list(ctx: click.Context, as_json: bool) -> None:
         )
 
 
-@review_group.command("show")
-@click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print the counts and groups as JSON.")
-@click.pass_context
-@reports_errors
-def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
-    """NAME's criteria, PRISMA counts and groups of duplicates.
-
-    \b
-    Examples:
-      litsift review show statins
-      litsift review show statins --json
-    """
-    with open_service(ctx.obj["home"]) as svc:
-        info = svc.reviews.info(name)
-        counts = svc.reviews.prisma(name)
-        groups = svc.reviews.duplicate_groups(name)
-    if as_json:
-        out = {
-            "review": info.name,
-            "criteria": info.criteria,
-            "keywords": list(info.keywords),
-            "prisma": counts.to_json(),
-            "duplicate_groups": groups,
-        }
-        click.echo(json.dumps(out, ensure_ascii=True))
-        return
-    click.echo(f"review {for_terminal(info.name)} (created {info.created_at[:10]})")
-    if info.criteria:
-        click.echo(f"criteria: {for_terminal(info.criteria)}")
-    if info.keywords:
-        click.echo(f"keywords: {for_terminal(', '.join(info.keywords))}")
-    labels = {
-        "identified": "records identified",
-        "duplicates_removed": "duplicates removed (grouped)",
-        "records": "records screened for",
-        "screened": "records screened",
-        "excluded": "records excluded",
-        "included": "records included",
-        "maybe": "records marked maybe",
-        "unscreened": "records not yet screened",
-        "bad": "entries not readable",
-    }
-    for key, value in counts.to_json().items():
-        click.echo(f"  {labels[key]:<30} {value:>7,}")
-    if groups:
-        click.echo(f"groups of duplicates ({len(groups):,}):")
-        for doc_id, where in list(groups.items())[:50]:
-            click.echo(f"  {for_terminal(doc_id, keep_newlines=False)}:")
-            for entry in where:
-                click.echo(f"    {for_terminal(entry, keep_newlines=False)}")
+STAGE_OPTION = click.option(
+    "--stage",
+    type=click.Choice(["tiab", "fulltext"]),
+    default="tiab",
+    show_default=True,
+    help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
+)
 
 
 @review_group.command("export")
 @click.argument("name")
 @click.option(
-    "--format", "fmt", type=click.Choice(["csv", "ris"]), default="csv", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "ris", "decisions"]),
+    default="csv",
+    show_default=True,
+    help="decisions: every stage's decisions of the reviewers, for litsift review merge.",
 )
 @click.option(
     "--which",
@@ -217,19 +187,36 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
     default="all",
     show_default=True,
 )
+@STAGE_OPTION
+@click.option("--reviewer", default=None, help="--format decisions: this reviewer's only.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.pass_context
 @reports_errors
-def review_export(ctx: click.Context, name: str, fmt: str, which: str, output: Path | None) -> None:
-    """NAME's records with their decisions (CSV column / RIS LB) and notes.
+def review_export(
+    ctx: click.Context,
+    name: str,
+    fmt: str,
+    which: str,
+    stage: str,
+    reviewer: str | None,
+    output: Path | None,
+) -> None:
+    """NAME's records of a stage with their decisions (CSV column / RIS LB), exclusion
+    reasons (CSV column / RIS N1) and notes; or the reviewers' decisions for another
+    reviewer's litsift review merge.
 
     \b
     Examples:
       litsift review export statins -o statins.csv
       litsift review export statins --format ris --which include -o included.ris
+      litsift review export statins --stage fulltext -o fulltext.csv
+      litsift review export statins --format decisions --reviewer alice -o alice.jsonl
     """
     with open_service(ctx.obj["home"]) as svc:
-        text = svc.reviews.export(name, fmt, which)
+        if fmt == "decisions":
+            text = svc.reviews.export_decisions(name, reviewer)
+        else:
+            text = svc.reviews.export(name, fmt, which, stage)
     if output is None:
         click.echo(text, nl=not text.endswith("\n"))
     else:
@@ -255,21 +242,26 @@ def review_delete(ctx: click.Context, name: str) -> None:
 
 @review_group.command("screen")
 @click.argument("name")
+@STAGE_OPTION
+@click.option("--reviewer", default="", help="Screen blind under this name (two reviewers).")
 @click.pass_context
 @reports_errors
-def review_screen(ctx: click.Context, name: str) -> None:
-    """Screen NAME in the TUI, one record at a time in the learning order.
+def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> None:
+    """Screen NAME in the TUI, one record at a time in the learning order (keys 1-9 exclude
+    with the review's reasons).
 
     \b
-    Example:
+    Examples:
       litsift review screen statins
+      litsift review screen statins --reviewer alice
+      litsift review screen statins --stage fulltext
     """
     from litsift.tui.screens.screening import create_screening_app
 
     svc = open_service(ctx.obj["home"])
     try:
         svc.reviews.info(name)  # an unknown name is told here, not in the TUI
-        create_screening_app(svc, name).run()
+        create_screening_app(svc, name, stage=stage, reviewer=reviewer.strip()).run()
     finally:
         svc.close()
 

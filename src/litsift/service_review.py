@@ -10,15 +10,14 @@ duplicates group onto one paper as in any import; the labelled screening sets of
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from litsift.store import identities, provenance
-from litsift.types import Kind, Paper
+from litsift.service_review_rounds import ReviewRounds
+from litsift.store import provenance
+from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from litsift.service_screening import ScreeningSession
     from litsift.sources.writer import Problem
     from litsift.store import Store
-    from litsift.store.reviews import Prisma, ReviewInfo, ReviewRecord
+    from litsift.store.reviews import Prisma, ReviewInfo
 
 __all__ = ["ReviewCreated", "ReviewService"]
 
@@ -46,8 +45,9 @@ class ReviewCreated:
     priors: int = 0
 
 
-class ReviewService:
-    """Reviews on one store (see :mod:`litsift.store.reviews`)."""
+class ReviewService(ReviewRounds):
+    """Reviews on one store (see :mod:`litsift.store.reviews`); reasons, stages and two
+    reviewers come from :class:`~litsift.service_review_rounds.ReviewRounds`."""
 
     def __init__(
         self,
@@ -67,6 +67,7 @@ class ReviewService:
         criteria: str = "",
         keywords: Sequence[str] = (),
         labels: LabelPolicy = "all",
+        reasons: Sequence[str] = (),
     ) -> ReviewCreated:
         """Import ``paths`` and make review ``name`` of what they hold.
 
@@ -77,6 +78,7 @@ class ReviewService:
                 (N included and N excluded records drawn with seed 0). A review's own RIS
                 export read back keeps its ``LB`` decisions as prior decisions (unless
                 ``"none"``), its ``N1`` notes and its record ids (``ID``).
+            reasons: exclusion reasons offered while screening (keys 1-9).
 
         Raises:
             ReviewError: the name is bad or taken, or the files held no record.
@@ -85,9 +87,14 @@ class ReviewService:
         from litsift.errors import IngestError
         from litsift.sources.importer import import_paths
         from litsift.sources.screening_jsonl import is_screening_set
-        from litsift.store import review_decisions, reviews
+        from litsift.store import review_decisions, review_stages, reviews
 
         store = self._store()
+        if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
+            raise reviews.ReviewError(
+                f"at most {review_stages.MAX_REASONS} exclusion reasons (keys 1-9)",
+                "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
+            )
         resolved = [Path(p).resolve() for p in paths]
         for p in resolved:
             if not p.exists():
@@ -134,6 +141,8 @@ class ReviewService:
             bad_per_file[problem.file] = bad_per_file.get(problem.file, 0) + 1
         file_rows = [(f, fmt, per_file.get(f, 0), bad_per_file.get(f, 0)) for f, fmt, _ in files]
         name = reviews.create_review(store, name, criteria, keywords, file_rows)
+        if reasons:
+            review_stages.set_reasons(store, name, reasons)
         grouped: dict[str, int] = {}
         for doc_id, _, _ in entries:
             grouped[doc_id] = grouped.get(doc_id, 0) + 1
@@ -174,23 +183,18 @@ class ReviewService:
 
         return prisma(self._store(), name)
 
+    def prisma_diagram(self, name: str, output: Path) -> Path:
+        """Draw the review's PRISMA 2020 flow diagram (:mod:`litsift.review.prisma_diagram`;
+        raises ConfigError without matplotlib, the ``plots`` extra)."""
+        from litsift.review.prisma_diagram import draw_prisma
+
+        return draw_prisma(self.prisma(name).to_json(), output, f"PRISMA 2020 flow: {name}")
+
     def duplicate_groups(self, name: str) -> dict[str, list[str]]:
         """``{doc_id: ["FILE:LOCATION", ...]}`` of records that stand for several entries."""
         from litsift.store.reviews import duplicate_groups
 
         return duplicate_groups(self._store(), name)
-
-    def records(self, name: str) -> list[tuple[ReviewRecord, Paper]]:
-        """Every record of the review with its paper, in import order."""
-        from litsift.store.reviews import review_records
-
-        store = self._store()
-        out = []
-        for r in review_records(store, name):
-            paper = store.get(Kind.PAPER, r.doc_id)
-            if isinstance(paper, Paper):
-                out.append((r, paper))
-        return out
 
     def delete(self, name: str) -> None:
         """Drop the review and its decisions (its papers stay in the store)."""
@@ -204,36 +208,6 @@ class ReviewService:
 
         return last_opened(self._store())
 
-    def export(self, name: str, fmt: str, which: str = "all") -> str:
-        """The review's records with their decisions and notes.
-
-        Args:
-            fmt: ``csv`` (one row per record: id, decision, source, note, title, year, venue,
-                doi, pmid, entries) or ``ris`` (``LB`` = decision, ``N1`` = note).
-            which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
-                ``unscreened``).
-
-        Raises:
-            ReviewError: unknown review, format or decision.
-        """
-        from litsift.store.reviews import DECISIONS, ReviewError
-
-        if which not in ("all", "unscreened", *DECISIONS):
-            raise ReviewError(
-                f"cannot export {which!r}", "choose all, include, exclude, maybe or unscreened"
-            )
-        rows = [
-            (r, p)
-            for r, p in self.records(name)
-            if which == "all" or (r.decision or "unscreened") == which
-        ]
-        ids = _ids_of(self._store(), [r.doc_id for r, _ in rows])
-        if fmt == "csv":
-            return _to_csv(rows, ids)
-        if fmt == "ris":
-            return _to_ris(rows, ids)
-        raise ReviewError(f"unknown export format {fmt!r}", "choose csv or ris")
-
     def feed(
         self, collection: str | None = None, since: str | None = None, mark_seen: bool = True
     ) -> FeedResult:
@@ -244,12 +218,13 @@ class ReviewService:
         return feed(self._store(), collection, since, mark_seen)
 
     # -- screening -------------------------------------------------------------------------
-    def open(self, name: str) -> ScreeningSession:
-        """Load a review for screening (its TF-IDF features are built here: ~1 s for 2,000
-        records; call it off the UI thread).
+    def open(self, name: str, stage: str = "tiab", reviewer: str = "") -> ScreeningSession:
+        """Load a review's ``stage`` for screening by ``reviewer`` (blind: the session holds
+        their decisions and the priors only; its TF-IDF features are built here: ~1 s for
+        2,000 records; call it off the UI thread).
 
         Raises:
-            ReviewError: no such review.
+            ReviewError: no such review or stage.
         """
         from litsift.service_screening import ScreeningSession
         from litsift.store import reviews
@@ -258,7 +233,8 @@ class ReviewService:
         info = reviews.get_review(store, name)
         if not store.readonly:
             reviews.mark_opened(store, name)
-        return ScreeningSession(store, info, self.records(name), self._encoder)
+        records = self.records(name, stage, reviewer)
+        return ScreeningSession(store, info, records, self._encoder, stage, reviewer)
 
 
 def _jsonl_problem(file: str) -> Problem:
@@ -365,65 +341,3 @@ def _marked(
         if note and note not in notes.setdefault(doc_id, []):
             notes[doc_id].append(note)
     return decided, {d: "; ".join(n) for d, n in notes.items() if n}
-
-
-def _ids_of(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:
-    with store.lock:
-        return identities.ids_of_docs(store.conn, Kind.PAPER, doc_ids)
-
-
-_CSV_COLUMNS = (
-    "id", "decision", "source", "note", "title", "year", "venue", "doi", "pmid", "entries",
-)  # fmt: skip
-
-
-def _to_csv(rows: Sequence[tuple[ReviewRecord, Paper]], ids: dict[str, dict[str, str]]) -> str:
-    buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(_CSV_COLUMNS)
-    for r, p in rows:
-        got = ids.get(r.doc_id, {})
-        out.writerow(
-            [
-                r.doc_id,
-                r.decision or "",
-                r.source or "",
-                r.note,
-                p.title,
-                p.year or "",
-                p.venue,
-                got.get("doi", ""),
-                got.get("pmid", ""),
-                r.entries,
-            ]
-        )
-    return buf.getvalue()
-
-
-def _to_ris(rows: Sequence[tuple[ReviewRecord, Paper]], ids: dict[str, dict[str, str]]) -> str:
-    import rispy
-
-    refs: list[dict[str, Any]] = []
-    for r, p in rows:
-        got = ids.get(r.doc_id, {})
-        ref: dict[str, Any] = {"type_of_reference": "JOUR", "id": r.doc_id, "title": p.title}
-        if p.authors:
-            ref["authors"] = list(p.authors)
-        if p.year is not None:
-            ref["year"] = str(p.year)
-        if p.venue:
-            ref["journal_name"] = p.venue
-        if p.abstract:
-            ref["abstract"] = p.abstract
-        if "doi" in got:
-            ref["doi"] = got["doi"]
-        ref["label"] = r.decision or "unscreened"
-        if r.note:
-            ref["notes"] = [r.note]
-        refs.append(ref)
-
-    class _Writer(rispy.RisWriter):  # type: ignore[misc]
-        def set_header(self, count: int) -> str:  # no "1." counter lines between records
-            return ""
-
-    return str(rispy.dumps(refs, implementation=_Writer, skip_unknown_tags=True))

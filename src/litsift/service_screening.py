@@ -66,17 +66,26 @@ class ScreeningSession:
         info: ReviewInfo,
         records: list[tuple[ReviewRecord, Paper]],
         encoder: Callable[[], Encoder] | None = None,
+        stage: str = "tiab",
+        reviewer: str = "",
     ) -> None:
         from litsift.review.data import record_text
+        from litsift.store.review_stages import attachment_paths, get_reasons
 
         self._encoder = encoder
         self._dense: npt.NDArray[np.float32] | None = None
         self.store, self.info = store, info
+        #: the stage screened (``tiab`` / ``fulltext``) and who screens it (blind: only their
+        #: decisions and the priors are loaded, and the learner trains on this stage's only)
+        self.stage, self.reviewer = stage, reviewer
+        self.reasons = get_reasons(store, info.name)
         self.papers = [p for _, p in records]
         self.notes = {r.doc_id: r.note for r, _ in records}
         self.row_of = {p.id: i for i, p in enumerate(self.papers)}
         self.texts = [record_text(p.title, p.abstract) for p in self.papers]
         self.citations = review_citations(store, [p.id for p in self.papers])
+        self.reason_of = {r.doc_id: r.reason for r, _ in records}
+        self.pdfs = attachment_paths(store, [p.id for p in self.papers]) if stage != "tiab" else {}
         self._lock = threading.Lock()
         #: row -> decision, and the rows the reviewer decided here or before, in order
         self.decisions: dict[int, str] = {}
@@ -84,7 +93,7 @@ class ScreeningSession:
         self.prior_rows: list[int] = []
         from litsift.store.reviews import current_decisions
 
-        for doc_id, decision, source in current_decisions(store, info.name):
+        for doc_id, decision, source in current_decisions(store, info.name, stage, reviewer):
             row = self.row_of.get(doc_id)
             if row is None:
                 continue
@@ -172,8 +181,9 @@ class ScreeningSession:
         )
 
     # -- decisions -----------------------------------------------------------------------
-    def decide(self, decision: str) -> Paper | None:
-        """Record ``decision`` for the current record and move to the next one.
+    def decide(self, decision: str, reason: str = "") -> Paper | None:
+        """Record ``decision`` (with its exclusion ``reason``) for the current record and move
+        to the next one.
 
         Returns:
             The next record, or None when none is left.
@@ -185,7 +195,10 @@ class ScreeningSession:
 
         if self.current is None:
             return None
-        decide(self.store, self.name, [(self.papers[self.current].id, decision)])
+        doc_id = self.papers[self.current].id
+        decide(self.store, self.name, [(doc_id, decision)], stage=self.stage,
+               reviewer=self.reviewer, reason=reason)  # fmt: skip
+        self.reason_of[doc_id] = reason if decision == "exclude" else ""
         with self._lock:
             self.decisions[self.current] = decision
             if self.current in self.user_rows:
@@ -205,10 +218,11 @@ class ScreeningSession:
         from litsift.store.review_decisions import undo
         from litsift.store.reviews import current_decisions
 
-        doc_id = undo(self.store, self.name)
+        doc_id = undo(self.store, self.name, self.stage, self.reviewer)
         if doc_id is None:
             return None
-        restored = {d: v for d, v, s in current_decisions(self.store, self.name)}
+        mine = current_decisions(self.store, self.name, self.stage, self.reviewer)
+        restored = {d: v for d, v, s in mine}
         with self._lock:
             row = self.row_of[doc_id]
             if row in self.user_rows:

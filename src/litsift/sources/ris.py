@@ -53,6 +53,7 @@ from litsift.types import Kind
 
 __all__ = [
     "FORMATS",
+    "REASON_PREFIX",
     "TaggedParser",
     "TaggedRecord",
     "read_ris",
@@ -394,6 +395,11 @@ FORMATS = [
 ]
 
 
+#: How ``litsift review export --format ris`` writes an exclusion reason as an ``N1`` line (not
+#: read back as a note).
+REASON_PREFIX = "Exclusion reason: "
+
+
 def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, tuple[str, str]]:
     """``{location: (decision, note)}`` of the RIS records that carry a review's decision
     (``LB`` one of ``decisions``, as ``litsift review export --format ris`` writes it; else
@@ -408,7 +414,11 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, tuple[str,
         if isinstance(item, BadItem):
             continue
         label = clean_text(item.fields.get("label")).lower()
-        notes = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
+        notes = [
+            clean_text(n)
+            for n in item.fields.get("notes") or []
+            if clean_text(n) and not clean_text(n).startswith(REASON_PREFIX)
+        ]
         decision = label if label in decisions else ""
         if decision or notes:
             out[f"record {item.number}"] = (decision, "; ".join(notes))

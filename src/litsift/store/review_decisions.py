@@ -17,31 +17,49 @@ __all__ = ["decide", "set_note", "undo"]
 
 
 def decide(
-    store: Store, name: str, decisions: Sequence[tuple[str, str]], source: str = "user"
+    store: Store,
+    name: str,
+    decisions: Sequence[tuple[str, str]],
+    source: str = "user",
+    *,
+    stage: str = "tiab",
+    reviewer: str = "",
+    reason: str = "",
 ) -> None:
     """Record decisions, in order, in one transaction.
 
     Args:
         decisions: ``(doc_id, decision)`` pairs; decision one of :data:`DECISIONS`.
-        source: ``user``, or ``prior`` for labels read from an imported file.
+        source: ``user``, ``prior`` for labels read from an imported file, or ``resolved``
+            for the third decision that settles two reviewers' conflict.
+        stage: ``tiab`` or ``fulltext`` (:data:`litsift.store.review_stages.STAGES`).
+        reviewer: who decided (``""``: the unnamed single reviewer).
+        reason: the exclusion reason (kept with an exclude only).
 
     Raises:
-        ReviewError: an unknown decision.
+        ReviewError: an unknown decision or stage.
     """
+    from litsift.store.review_stages import STAGES
+
     bad = sorted({d for _, d in decisions if d not in DECISIONS})
     if bad:
         raise ReviewError(f"unknown decision {bad[0]!r}", f"use one of {', '.join(DECISIONS)}")
+    if stage not in STAGES:
+        raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
     now = now_iso()
     with store.write_transaction() as conn:
         conn.executemany(
-            "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(name, doc_id, d, source, now) for doc_id, d in decisions],
+            "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at, stage, "
+            "reviewer, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (name, doc_id, d, source, now, stage, reviewer, reason if d == "exclude" else "")
+                for doc_id, d in decisions
+            ],
         )
 
 
-def undo(store: Store, name: str) -> str | None:
-    """Take back the newest decision the user made (priors are never undone).
+def undo(store: Store, name: str, stage: str = "tiab", reviewer: str = "") -> str | None:
+    """Take back the newest decision ``reviewer`` made at ``stage`` (priors are never undone).
 
     Returns:
         The record whose decision was taken back (it then has its previous decision, or none),
@@ -50,8 +68,8 @@ def undo(store: Store, name: str) -> str | None:
     with store.write_transaction() as conn:
         row = conn.execute(
             "SELECT id, doc_id FROM review_decisions WHERE review = ? AND undone = 0 "
-            "AND source = 'user' ORDER BY id DESC LIMIT 1",
-            (name,),
+            "AND source = 'user' AND stage = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
+            (name, stage, reviewer),
         ).fetchone()
         if row is None:
             return None

@@ -16,7 +16,8 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from litsift.errors import LitsiftError
 from litsift.store.history import now_iso
@@ -75,11 +76,12 @@ class ReviewRecord:
     note: str
     decision: str | None
     source: str | None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
 class Prisma:
-    """PRISMA 2020 flow counts of a review's title/abstract screening.
+    """PRISMA 2020 flow counts of a review: title/abstract screening, then full text.
 
     Attributes:
         identified: entries read from the review's files.
@@ -89,6 +91,13 @@ class Prisma:
         excluded, included, maybe: records per decision.
         unscreened: records without a decision.
         bad: entries of the files that could not be read (reported at import).
+        conflicts: records two reviewers decided differently, not resolved yet.
+        reasons: ``{reason: records}`` excluded at title/abstract (``""``: none given).
+        sources: ``{file: entries}`` identified per file the review was built from.
+        fulltext: the full-text stage's counts: ``sought`` (records not excluded at
+            title/abstract), ``pdfs`` (of them with a PDF in the library), ``assessed``,
+            ``excluded``, ``included``, ``maybe``, ``conflicts``, ``unassessed`` and
+            ``reasons`` (excluded per reason).
     """
 
     identified: int
@@ -100,8 +109,12 @@ class Prisma:
     maybe: int
     unscreened: int
     bad: int
+    conflicts: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, int] = field(default_factory=dict)
+    fulltext: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, Any]:
         """The counts as a plain dict, in flow order."""
         return dict(self.__dict__)
 
@@ -226,7 +239,7 @@ def list_reviews(store: Store) -> list[ReviewInfo]:
         decided = dict(
             store.conn.execute(
                 "SELECT review, COUNT(DISTINCT doc_id) FROM review_decisions WHERE undone = 0 "
-                "GROUP BY review"
+                "AND stage = 'tiab' GROUP BY review"
             ).fetchall()
         )
     return [
@@ -237,37 +250,52 @@ def list_reviews(store: Store) -> list[ReviewInfo]:
     ]
 
 
-def current_decisions(store: Store, name: str) -> list[tuple[str, str, str]]:
-    """``(doc_id, decision, source)`` of each decided record, in the order of its decision
-    (oldest first): the newest active row of each record."""
-    with store.lock:
-        rows = store.conn.execute(
-            "SELECT doc_id, decision, source FROM review_decisions WHERE id IN "
-            "(SELECT MAX(id) FROM review_decisions WHERE review = ? AND undone = 0 "
-            "GROUP BY doc_id) ORDER BY id",
-            (name,),
-        ).fetchall()
-    return [(str(d), str(v), str(s)) for d, v, s in rows]
+def current_decisions(
+    store: Store, name: str, stage: str = "tiab", reviewer: str | None = None
+) -> list[tuple[str, str, str]]:
+    """``(doc_id, decision, source)`` of each decided record of ``stage``, in the order of
+    its decision (oldest first): the final decisions (reviewers agreeing, or a resolution), or
+    with ``reviewer`` what that reviewer decided (and the priors)."""
+    from litsift.store import review_stages as rs
+
+    rows = rs.stage_rows(store, name, stage)
+    got = rs.final_decisions(rows) if reviewer is None else rs.reviewer_decisions(rows, reviewer)
+    return [(r.doc_id, r.decision, r.source) for r in got]
 
 
-def review_records(store: Store, name: str) -> list[ReviewRecord]:
-    """Every record of a review in import order, with its current decision.
+def review_records(
+    store: Store, name: str, stage: str = "tiab", reviewer: str | None = None
+) -> list[ReviewRecord]:
+    """Every record of a review's ``stage`` in import order, with its current decision (see
+    :func:`current_decisions`): at ``fulltext`` the records not excluded at title/abstract.
 
     Raises:
         ReviewError: no such review.
     """
+    from litsift.store import review_stages as rs
+
     _require(store, name)
-    decided = {d: (v, s) for d, v, s in current_decisions(store, name)}
+    rows = rs.stage_rows(store, name, stage)
+    got = rs.final_decisions(rows) if reviewer is None else rs.reviewer_decisions(rows, reviewer)
+    decided = {r.doc_id: r for r in got}
+    keep = None
+    if stage != "tiab":
+        keep = {d for d, v, _ in current_decisions(store, name) if v in ("include", "maybe")}
     with store.lock:
-        rows = store.conn.execute(
+        found = store.conn.execute(
             "SELECT doc_id, position, entries, note FROM review_records WHERE review = ? "
             "ORDER BY position",
             (name,),
         ).fetchall()
     out = []
-    for doc_id, pos, n, note in rows:
-        decision, source = decided.get(str(doc_id), (None, None))
-        out.append(ReviewRecord(str(doc_id), int(pos), int(n), str(note), decision, source))
+    for doc_id, pos, n, note in found:
+        if keep is not None and doc_id not in keep:
+            continue
+        r = decided.get(str(doc_id))
+        out.append(
+            ReviewRecord(str(doc_id), int(pos), int(n), str(note), r.decision if r else None,
+                         r.source if r else None, r.reason if r else "")
+        )  # fmt: skip
     return out
 
 
@@ -332,24 +360,56 @@ def prisma(store: Store, name: str) -> Prisma:
     Raises:
         ReviewError: no such review.
     """
+    from litsift.store import review_stages as rs
+
     records = review_records(store, name)
     with store.lock:
-        identified, bad = store.conn.execute(
-            "SELECT COALESCE(SUM(entries), 0), COALESCE(SUM(bad), 0) FROM review_files "
-            "WHERE review = ?",
-            (name,),
-        ).fetchone()
+        files = store.conn.execute(
+            "SELECT file, entries, bad FROM review_files WHERE review = ? ORDER BY rowid", (name,)
+        ).fetchall()
     grouped = sum(r.entries for r in records)
-    by = {d: sum(1 for r in records if r.decision == d) for d in DECISIONS}
-    screened = sum(by.values())
+    tiab = _stage_counts(records, rs.stage_rows(store, name, "tiab"))
+    sought = review_records(store, name, "fulltext")
+    full = _stage_counts(sought, rs.stage_rows(store, name, "fulltext"))
+    pdfs = rs.attachment_paths(store, [r.doc_id for r in sought])
     return Prisma(
-        identified=int(identified),
+        identified=sum(int(n) for _, n, _ in files),
         duplicates_removed=max(int(grouped) - len(records), 0),
         records=len(records),
-        screened=screened,
-        excluded=by["exclude"],
-        included=by["include"],
-        maybe=by["maybe"],
-        unscreened=len(records) - screened,
-        bad=int(bad),
+        screened=tiab["screened"],
+        excluded=tiab["excluded"],
+        included=tiab["included"],
+        maybe=tiab["maybe"],
+        unscreened=len(records) - tiab["screened"],
+        bad=sum(int(b) for _, _, b in files),
+        conflicts=tiab["conflicts"],
+        reasons=tiab["reasons"],
+        sources={str(f): int(n) for f, n, _ in files},
+        fulltext={
+            "sought": len(sought),
+            "pdfs": sum(1 for r in sought if r.doc_id in pdfs),
+            "assessed": full["screened"],
+            "excluded": full["excluded"],
+            "included": full["included"],
+            "maybe": full["maybe"],
+            "conflicts": full["conflicts"],
+            "unassessed": len(sought) - full["screened"],
+            "reasons": full["reasons"],
+        },
     )
+
+
+def _stage_counts(records: Sequence[ReviewRecord], rows: Sequence[Any]) -> dict[str, Any]:
+    """Decided records per decision, conflicts and exclusions per reason of one stage."""
+    from litsift.store.review_stages import conflicts
+
+    by = {d: sum(1 for r in records if r.decision == d) for d in DECISIONS}
+    reasons: dict[str, int] = {}
+    for r in records:
+        if r.decision == "exclude":
+            reasons[r.reason] = reasons.get(r.reason, 0) + 1
+    in_stage = {r.doc_id for r in records}
+    clash = sum(1 for d in conflicts(rows) if d in in_stage)
+    return {"screened": sum(by.values()), "excluded": by["exclude"], "included": by["include"],
+            "maybe": by["maybe"], "conflicts": clash,
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip

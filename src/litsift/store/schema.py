@@ -379,6 +379,16 @@ def _citation_labels(conn: sqlite3.Connection) -> None:
     conn.execute(LABELS_SQL)
 
 
+def _review_rounds(conn: sqlite3.Connection) -> None:
+    """Screening rounds (:mod:`litsift.store.review_stages`): a review's exclusion reasons, and
+    each decision's stage (``tiab`` / ``fulltext``), reviewer and reason."""
+    from litsift.store.review_stages import ROUNDS_SQL
+
+    for statement in ROUNDS_SQL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -395,6 +405,7 @@ MIGRATIONS: list[Migration] = [
     _title_tokens,
     _family_tokens,
     _title_blocks,
+    _review_rounds,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

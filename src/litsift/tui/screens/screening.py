@@ -1,7 +1,8 @@
 """Screening a systematic review: one record at a time in the learning order.
 
 Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
-Keys: ``i`` include, ``x`` exclude, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (to the
+Keys: ``i`` include, ``x`` exclude, ``1``-``9`` exclude with the review's reason of that
+number, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (to the
 screen below; ``litsift review screen`` has none: q / Ctrl+Q quit it). A key
 records the decision (one SQLite insert) and shows the next record of the queue the last
 retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -77,11 +78,21 @@ class ScreeningScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_name("screening.tcss")
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
 
-    def __init__(self, service: LitsiftAPI, review: str, *, dense: bool = True) -> None:
+    def __init__(
+        self,
+        service: LitsiftAPI,
+        review: str,
+        *,
+        dense: bool = True,
+        stage: str = "tiab",
+        reviewer: str = "",
+    ) -> None:
         """Args: ``dense``: also embed the records in the background and then rank with
-        TF-IDF beside the encoder's vectors (litsift's default order)."""
+        TF-IDF beside the encoder's vectors (litsift's default order); ``stage``: ``tiab``
+        or ``fulltext``; ``reviewer``: who screens (blind to the other reviewers)."""
         super().__init__()
         self.service, self.review, self.dense = service, review, dense
+        self.stage, self.reviewer = stage, reviewer
         self.embedding = False
         self.session: ScreeningSession | None = None
         self.retraining = False
@@ -118,7 +129,7 @@ class ScreeningScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="screening-load", exit_on_error=False)
     def load(self) -> None:
         try:
-            session = self.service.reviews.open(self.review)
+            session = self.service.reviews.open(self.review, self.stage, self.reviewer)
             session.apply(session.retrain(), keep_current=False)  # the learner's first pick
             progress = session.progress()
         except LitsiftError as err:
@@ -136,10 +147,17 @@ class ScreeningScreen(Screen[None]):
         self.session = session
         self._keywords, self._terms = session.highlight_terms()
         parts: list[Part] = [("Review ", "bold"), (session.name, "bold")]
+        stage = "full text" if session.stage == "fulltext" else "title/abstract"
+        parts += [f"  ·  stage: {stage}"]
+        if session.reviewer:
+            parts += [f"  ·  reviewer: {session.reviewer}"]
         if session.criteria:
             parts += ["  ·  criteria: ", *highlighted(session.criteria, self._keywords, [])]
         if session.keywords:
             parts += ["  ·  keywords: ", *[(k + " ", KEYWORD_STYLE) for k in session.keywords]]
+        if session.reasons:
+            keyed = [f"{i} {r}" for i, r in enumerate(session.reasons, 1)]
+            parts += ["\nexclude with a reason: ", ("  ".join(keyed), "bold")]
         self.query_one("#screening-criteria", Static).update(safe_content(parts))
         self.show_record()
         self.show_progress(progress)
@@ -231,6 +249,8 @@ class ScreeningScreen(Screen[None]):
             "\n\n",
             *highlighted(paper.abstract or "(no abstract)", k, t),
         ]
+        for path in self.session.pdfs.get(paper.id, []):
+            parts += ["\nPDF: ", (path, "underline")]
         note = self.session.note_of(paper.id)
         if note:
             parts += ["\n\nnote: ", (note, "italic")]
@@ -270,12 +290,28 @@ class ScreeningScreen(Screen[None]):
         self.query_one("#screening-stops", Static).update(safe_content(parts))
 
     # -- keys -------------------------------------------------------------------------------
-    def action_decide(self, decision: str) -> None:
+    def on_key(self, event: events.Key) -> None:
+        """Keys 1-9 (not bindings: the help table keeps one row per action)."""
+        if event.character and event.character in "123456789" and len(event.character) == 1:
+            event.stop()
+            self.action_reason(int(event.character))
+
+    def action_reason(self, key: int) -> None:
+        """Keys 1-9: exclude the record with the review's reason of that number."""
+        if self.session is None:
+            return
+        if key > len(self.session.reasons):
+            hint = "litsift review reasons NAME 'wrong population' 'wrong design' ..."
+            self.app.notify(f"no exclusion reason {key}: {hint}", title="screening", markup=False)
+            return
+        self.action_decide("exclude", self.session.reasons[key - 1])
+
+    def action_decide(self, decision: str, reason: str = "") -> None:
         if self.session is None or self.session.current_paper() is None:
             return
         start = time.perf_counter()
         try:
-            self.session.decide(decision)
+            self.session.decide(decision, reason)
         except LitsiftError as err:
             self._failed(err)
             return
@@ -347,7 +383,14 @@ def open_last_review(app: LitsiftApp) -> None:
     app.push_screen(ScreeningScreen(app.service, name))
 
 
-def create_screening_app(service: LitsiftAPI, review: str, *, dense: bool = True) -> LitsiftApp:
+def create_screening_app(
+    service: LitsiftAPI,
+    review: str,
+    *,
+    dense: bool = True,
+    stage: str = "tiab",
+    reviewer: str = "",
+) -> LitsiftApp:
     """The app with review ``review``'s screening screen as its only screen (``litsift review
     screen``; the search screen is not mounted, so nothing is indexed meanwhile): q / Ctrl+Q
     quit, Esc has nothing to go back to."""
@@ -358,6 +401,6 @@ def create_screening_app(service: LitsiftAPI, review: str, *, dense: bool = True
         CSS_PATH = str(Path(app_module.__file__).with_name("litsift.tcss"))
 
         def get_default_screen(self) -> Screen[None]:
-            return ScreeningScreen(service, review, dense=dense)
+            return ScreeningScreen(service, review, dense=dense, stage=stage, reviewer=reviewer)
 
     return ScreeningApp(service)

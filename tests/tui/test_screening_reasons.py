@@ -1,0 +1,55 @@
+"""Issue 44: keys 1-9 exclude with the review's reason of that number, under the reviewer's
+name and at the stage the screen was opened on (a real review, real SQLite)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.store.review_stages import stage_rows
+from litsift.tui.screens.screening import create_screening_app
+from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
+
+REASONS = ["wrong population", "wrong intervention", "wrong design"]
+
+
+@pytest.fixture
+def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("donners", [DONNERS], labels=1, reasons=REASONS)
+        yield svc
+
+
+async def test_number_keys_exclude_with_a_reason(review_service: LitsiftService) -> None:
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False, reviewer="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None and session.reviewer == "alice"
+        bar = str(screen.query_one("#screening-criteria", Static).render())
+        assert "1 wrong population" in bar and "3 wrong design" in bar and "alice" in bar
+        first = session.current_paper()
+        assert first is not None
+        await pilot.press("3")
+        screen = await wait_idle(pilot)
+        second = session.current_paper()
+        assert second is not None and second.id != first.id
+        await pilot.press("9")  # no reason 9: nothing is decided
+        await wait_idle(pilot)
+        assert session.current_paper() == second
+        await pilot.press("1")
+        await wait_idle(pilot)
+    mine = [r for r in stage_rows(svc.store, "donners") if r.source == "user"]
+    assert [(r.doc_id, r.decision, r.reason, r.reviewer, r.decided_at[:0]) for r in mine] == [
+        (first.id, "exclude", "wrong design", "alice", ""),
+        (second.id, "exclude", "wrong population", "alice", ""),
+    ]
+    assert svc.reviews.prisma("donners").reasons["wrong design"] == 1

@@ -1,0 +1,308 @@
+"""Issue 44, screening round 2: exclusion reasons, the title/abstract and full-text stages, two
+reviewers merged from files (conflicts, resolution, Cohen's kappa) and the PRISMA 2020 flow
+diagram, on a real review (Donners 2021, ``shared/data/eval/screening``: its records and its
+published inclusion decisions), a real library export with PDFs, and a real SQLite store."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import rispy
+from click.testing import CliRunner
+from sklearn.metrics import cohen_kappa_score
+
+from litsift.cli import main
+from litsift.errors import ConfigError
+from litsift.paths import get_paths
+from litsift.service import LitsiftService
+from litsift.store.reviews import ReviewError, current_decisions
+from tests.conftest import EVAL_DIR, SHARED_DATA
+
+DONNERS = EVAL_DIR / "screening" / "Donners_2021.jsonl.gz"
+LIBRARY = SHARED_DATA / "sources" / "reference-managers" / "bibtex"
+THESIS_BIB = LIBRARY / "thesis-psychology_zotero-bbt-export.bib"
+REASONS = ["wrong population", "wrong intervention", "wrong design"]
+
+pytestmark = pytest.mark.skipif(not DONNERS.is_file(), reason=f"{DONNERS} not here")
+
+
+def _svc(home: Path) -> LitsiftService:
+    return LitsiftService(get_paths(home))
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[LitsiftService]:
+    with _svc(tmp_path / "home") as s:
+        yield s
+
+
+def truth(svc: LitsiftService) -> dict[str, str]:
+    """The review's published decisions by record id (a review of every label as priors)."""
+    if "truth" not in {r.name for r in svc.reviews.all()}:
+        svc.reviews.create("truth", [DONNERS])
+    return {d: v for d, v, _ in current_decisions(svc.store, "truth")}
+
+
+def screen_all(
+    svc: LitsiftService,
+    name: str,
+    labels: dict[str, str],
+    reviewer: str = "",
+    stage: str = "tiab",
+    flip_every: int = 0,
+    limit: int | None = None,
+) -> list[tuple[str, str, str]]:
+    """A reviewer screens ``name`` in the session's order, deciding as the review did (every
+    ``flip_every``-th record the other way); an exclude gets reason ``i % len(REASONS)``.
+    Returns ``(doc_id, decision, reason)`` in screening order."""
+    session = svc.reviews.open(name, stage, reviewer)
+    done: list[tuple[str, str, str]] = []
+    while (paper := session.current_paper()) is not None and (limit is None or len(done) < limit):
+        decision = labels[paper.id]
+        if flip_every and len(done) % flip_every == flip_every - 1:
+            decision = "exclude" if decision == "include" else "include"
+        reason = REASONS[len(done) % len(REASONS)] if decision == "exclude" else ""
+        session.decide(decision, reason)
+        done.append((paper.id, decision, reason))
+    return done
+
+
+# --- 1. exclusion reasons -------------------------------------------------------------------
+
+
+def test_exclusion_reasons_are_stored_exported_and_counted(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    labels = truth(svc)
+    svc.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+    assert svc.reviews.reasons("don") == REASONS
+    done = screen_all(svc, "don", labels, limit=60)
+    want: dict[str, int] = {}
+    for _, d, why in done:
+        if d == "exclude":
+            want[why] = want.get(why, 0) + 1
+    c = svc.reviews.prisma("don")
+    assert c.reasons == dict(sorted(want.items(), key=lambda kv: (-kv[1], kv[0])))
+    assert sum(c.reasons.values()) == c.excluded == sum(1 for _, d, _ in done if d == "exclude")
+
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(svc.reviews.export("don", "csv")))}
+    for doc_id, d, why in done:
+        assert (rows[doc_id]["decision"], rows[doc_id]["reason"]) == (d, why)
+    ris = svc.reviews.export("don", "ris", which="exclude")
+    refs = rispy.loads(ris)
+    assert len(refs) == c.excluded
+    by_id = {d: why for d, _, why in done}
+    assert all(r["notes"] == [f"Exclusion reason: {by_id[r['id']]}"] for r in refs)
+    # read back as a review: the decisions come back, the reason is not taken for a note
+    path = tmp_path / "excluded.ris"
+    path.write_text(ris, encoding="utf-8")
+    back = svc.reviews.create("back", [path])
+    assert back.prisma.excluded == c.excluded
+    assert all(r.note == "" for r, _ in svc.reviews.records("back"))
+
+    runner, home = CliRunner(), str(tmp_path / "home")
+    svc.close()
+    shown = runner.invoke(main, ["--home", home, "review", "show", "don"])
+    assert shown.exit_code == 0, shown.output
+    for why, n in want.items():
+        assert re.search(rf"{why}\s+{n}\n", shown.output)
+    set_ = runner.invoke(main, ["--home", home, "review", "reasons", "don", "a", "b", "a"])
+    assert set_.output.splitlines() == ["1  a", "2  b"]
+    many = runner.invoke(main, ["--home", home, "review", "reasons", "don", *"abcdefghij"])
+    assert many.exit_code != 0 and "at most 9" in many.output
+
+
+# --- 2. stages ------------------------------------------------------------------------------
+
+
+def test_the_fulltext_stage_holds_the_records_not_excluded_and_learns_on_its_own(
+    svc: LitsiftService,
+) -> None:
+    svc.reviews.create("don", [DONNERS], reasons=REASONS)  # the published decisions as priors
+    tiab = svc.reviews.open("don")
+    assert len(tiab.papers) == 258 and len(tiab.decisions) == 258
+    full = svc.reviews.open("don", "fulltext")
+    included = {d for d, v, _ in current_decisions(svc.store, "don") if v == "include"}
+    assert {p.id for p in full.papers} == included and len(included) == 15
+    assert full.decisions == {}  # the title/abstract decisions are not this stage's
+    full.apply(full.retrain(), keep_current=False)
+    first = full.current_paper()
+    assert first is not None
+    full.decide("exclude", "wrong design")
+    full.decide("include")
+    # the learner of the full-text stage trains on its two decisions only
+    assert sorted(full.decisions.values()) == ["exclude", "include"]
+    _, order, model = full.retrain()
+    assert len(order) == 13 and model != "import order"
+    c = svc.reviews.prisma("don")
+    assert (c.screened, c.included, c.excluded) == (258, 15, 243)  # title/abstract untouched
+    f = c.fulltext
+    assert (f["sought"], f["assessed"], f["included"], f["excluded"], f["unassessed"]) == (
+        15, 2, 1, 1, 13,
+    )  # fmt: skip
+    assert f["reasons"] == {"wrong design": 1}
+    rows = list(csv.DictReader(io.StringIO(svc.reviews.export("don", "csv", stage="fulltext"))))
+    assert len(rows) == 15 and {r["stage"] for r in rows} == {"fulltext"}
+    assert [r["reason"] for r in rows if r["id"] == first.id] == ["wrong design"]
+    with pytest.raises(ReviewError, match="unknown stage"):
+        svc.reviews.open("don", "abstract")
+
+
+def test_the_fulltext_stage_shows_the_pdfs_the_library_has(svc: LitsiftService) -> None:
+    made = svc.reviews.create("thesis", [THESIS_BIB], labels="none")
+    assert made.prisma.records > 400
+    session = svc.reviews.open("thesis")
+    for _ in range(5):  # the first five in import order: the library has PDFs of them
+        session.decide("include")
+    session.decide("exclude", "")
+    full = svc.reviews.open("thesis", "fulltext")
+    assert len(full.papers) == 5
+    with_pdf = [p for p in full.papers if full.pdfs.get(p.id)]
+    assert len(with_pdf) >= 4
+    assert all(path.lower().endswith(".pdf") for p in with_pdf for path in full.pdfs[p.id])
+    assert any("Ajzen_1991" in path for p in with_pdf for path in full.pdfs[p.id])
+    rows = list(csv.DictReader(io.StringIO(svc.reviews.export("thesis", "csv", stage="fulltext"))))
+    assert sum(1 for r in rows if r["pdf"].endswith(".pdf")) == len(with_pdf)
+    assert svc.reviews.prisma("thesis").fulltext["pdfs"] == len(with_pdf)
+
+
+# --- 3. two reviewers -----------------------------------------------------------------------
+
+
+def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: Path) -> None:
+    with _svc(tmp_path / "alice") as a, _svc(tmp_path / "bob") as b:
+        labels = truth(a)
+        for s in (a, b):
+            s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        alice = screen_all(a, "don", labels, reviewer="alice")
+        bob = screen_all(b, "don", labels, reviewer="bob", flip_every=12)
+        (tmp_path / "bob.jsonl").write_text(b.reviews.export_decisions("don"), encoding="utf-8")
+    flipped = {d for d, v, _ in bob if v != labels[d]}
+    assert len(alice) == len(bob) == 258 and len(flipped) == 258 // 12
+
+    with _svc(tmp_path / "alice") as a:
+        got = a.reviews.merge("don", [tmp_path / "bob.jsonl"])
+        assert got == {"added": 258, "known": 0, "unmatched": 0}
+        assert a.reviews.merge("don", [tmp_path / "bob.jsonl"])["added"] == 0  # idempotent
+        found = a.reviews.conflicts("don")
+        assert {c.doc_id for c in found} == flipped
+        assert set(found[0].votes) == {"alice", "bob"}
+        # agreement as sklearn computes it on the records both decided
+        va, vb = dict((d, v) for d, v, _ in alice), dict((d, v) for d, v, _ in bob)
+        docs = sorted(va)
+        (k,) = a.reviews.agreement("don")
+        assert (k.a, k.b, k.both, k.agreed) == ("alice", "bob", 258, 258 - len(flipped))
+        want = cohen_kappa_score([va[d] for d in docs], [vb[d] for d in docs])
+        assert k.kappa == pytest.approx(want) and 0.3 < want < 0.9
+        # blind: alice's session holds her own decisions only
+        session = a.reviews.open("don", reviewer="alice")
+        mine = {session.papers[r].id: v for r, v in session.decisions.items()}
+        assert mine == va
+        c = a.reviews.prisma("don")
+        assert c.conflicts == len(flipped) and c.screened == 258 - len(flipped)
+        target = found[0].doc_id
+        a.reviews.resolve("don", target, labels[target], reviewer="carol")
+        assert len(a.reviews.conflicts("don")) == len(flipped) - 1
+        final = dict((d, v) for d, v, _ in current_decisions(a.store, "don"))
+        assert final[target] == labels[target]
+        with pytest.raises(ReviewError, match="not a record"):
+            a.reviews.resolve("don", "doi:10.0/none", "include")
+
+    home = str(tmp_path / "alice")
+    out = CliRunner().invoke(main, ["--home", home, "review", "conflicts", "don", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert len(data["conflicts"]) == len(flipped) - 1
+    assert data["agreement"][0]["kappa"] == pytest.approx(want)
+    # a file of decisions without a reviewer name is refused
+    anon = tmp_path / "anon.jsonl"
+    with _svc(tmp_path / "anon") as s:
+        s.reviews.create("don", [DONNERS], labels="none")
+        screen_all(s, "don", labels, limit=3)
+        anon.write_text(s.reviews.export_decisions("don"), encoding="utf-8")
+    bad = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(anon)])
+    assert bad.exit_code != 0 and "without a reviewer name" in bad.output
+
+
+# --- 4. PRISMA 2020 flow diagram --------------------------------------------------------------
+
+
+def _svg_counts(path: Path) -> dict[str, list[str]]:
+    """``{box id: [text line, ...]}`` read from the SVG's text elements."""
+    ns = "{http://www.w3.org/2000/svg}"
+    out: dict[str, list[str]] = {}
+    for g in ET.parse(path).iter(f"{ns}g"):
+        if (g.get("id") or "").startswith("prisma-"):
+            out[str(g.get("id"))] = ["".join(t.itertext()) for t in g.iter(f"{ns}text")]
+    return out
+
+
+def _n(line: str) -> int:
+    match = re.search(r"\(n = ([\d,]+)\)", line)
+    assert match, line
+    return int(match.group(1).replace(",", ""))
+
+
+def test_the_prisma_diagram_draws_the_counts_review_show_gives(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    labels = truth(svc)
+    svc.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+    screen_all(svc, "don", labels, limit=200)  # 58 records left unscreened
+    full = screen_all(svc, "don", labels, stage="fulltext", flip_every=4)
+    assert full  # some reports excluded at full text, with reasons
+    home = str(tmp_path / "home")
+    svc.close()
+    runner = CliRunner()
+    shown = json.loads(
+        runner.invoke(main, ["--home", home, "review", "show", "don", "--json"]).output
+    )
+    c = shown["prisma"]
+    out = tmp_path / "prisma.svg"
+    made = runner.invoke(main, ["--home", home, "review", "prisma", "don", "-o", str(out)])
+    assert made.exit_code == 0, made.output
+    box = _svg_counts(out)
+    assert _n(box["prisma-identified"][0]) == c["identified"] == 258
+    assert [_n(x) for x in box["prisma-identified"][1:]] == list(c["sources"].values())
+    assert _n(box["prisma-removed"][1]) == c["duplicates_removed"]
+    assert _n(box["prisma-screened"][0]) == c["records"]
+    assert _n(box["prisma-excluded"][0]) == c["excluded"] > 0
+    assert {x.strip().rsplit(" (n", 1)[0]: _n(x) for x in box["prisma-excluded"][1:]} == c[
+        "reasons"
+    ]
+    assert _n(box["prisma-pending"][0]) == c["unscreened"] == 58
+    f = c["fulltext"]
+    assert [_n(x) for x in box["prisma-sought"]] == [f["sought"], f["pdfs"]]
+    assert _n(box["prisma-assessed"][0]) == f["assessed"] == len(full)
+    assert _n(box["prisma-reports-excluded"][0]) == f["excluded"] > 0
+    assert {x.strip().rsplit(" (n", 1)[0]: _n(x) for x in box["prisma-reports-excluded"][1:]} == f[
+        "reasons"
+    ]
+    assert _n(box["prisma-included"][0]) == f["included"] > 0
+    png = tmp_path / "prisma.png"
+    assert (
+        runner.invoke(main, ["--home", home, "review", "prisma", "don", "-o", str(png)]).exit_code
+        == 0
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_prisma_diagram_without_matplotlib_says_what_to_install(
+    svc: LitsiftService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    svc.reviews.create("don", [DONNERS])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
+    with pytest.raises(ConfigError, match="needs matplotlib") as err:
+        svc.reviews.prisma_diagram("don", tmp_path / "p.svg")
+    assert 'pip install "litsift[plots]"' in err.value.hint
+    with pytest.raises(ConfigError, match="cannot draw"):
+        svc.reviews.prisma_diagram("don", tmp_path / "p.txt")
