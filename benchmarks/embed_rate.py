@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
-from litsift.models_onnx.encoder import Encoder, load_encoder
+from litsift.models_onnx import Encoder, load_encoder
 from litsift.models_onnx.registry import get_spec
 from litsift.paths import shared_data_dir
 
