@@ -60,6 +60,9 @@ __all__ = ["RayEmbedReport", "embed_with_ray", "plan_blocks"]
 
 #: Passages per block: one actor call, one cache commit, one progress step.
 RAY_BLOCK = 256
+#: A job of fewer blocks than this per actor is cut into smaller ones (of at least MIN_BLOCK).
+BLOCKS_PER_ACTOR = 4
+MIN_BLOCK = 16
 #: Blocks Ray Data may prefetch for the driver's consumer (besides the one being written).
 PREFETCH = 1
 
@@ -129,8 +132,22 @@ class _EmbedBlock:
         return {"key": keys, "vector": vectors.reshape(len(texts), self.encoder.dim)}
 
 
+def _token_auth_if_token() -> None:
+    """Joining a cluster: send Ray's auth token when there is one. ``ray start --head``
+    (Ray 2.60) turns token authentication on and saves the token in ~/.ray/auth_token, but a
+    driver joining by address sends it only with ``RAY_AUTH_MODE=token`` (else it retries
+    "InvalidAuthToken" for ever). An explicit ``RAY_AUTH_MODE`` is left alone."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    token_file = Path(os.environ.get("RAY_AUTH_TOKEN_PATH", "~/.ray/auth_token")).expanduser()
+    if os.environ.get("RAY_AUTH_TOKEN") or token_file.is_file():
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 def _init_ray(address: str, actors: int | None) -> tuple[int, bool]:
     """Start (or join) Ray. Returns (actors to run, whether Ray was started here)."""
+    if address != "local":
+        _token_auth_if_token()  # before Ray is imported: it reads RAY_AUTH_MODE once
     try:
         import ray
     except ImportError as err:
@@ -257,8 +274,9 @@ def embed_with_ray(
     begin = time.perf_counter()
     pool, started_here = _init_ray(address, actors)
     started = time.perf_counter() - begin
-    if len(blocks) < pool:  # at least one block per actor, so every actor gets work
-        size = -(-todo // pool)
+    if len(blocks) < BLOCKS_PER_ACTOR * pool:  # a small job: smaller blocks, so every actor
+        # gets work, the last blocks even out across actors and progress moves
+        size = max(MIN_BLOCK, -(-todo // (BLOCKS_PER_ACTOR * pool)))
         flat = np.concatenate(blocks)
         blocks = [flat[s : s + size] for s in range(0, todo, size)]
     put_keyed = encoder.passage_cache.put_keyed  # type: ignore[union-attr]
