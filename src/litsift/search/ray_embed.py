@@ -162,10 +162,9 @@ def _init_ray(address: str, actors: int | None) -> tuple[int, bool]:
             "log_to_driver": False,
             "configure_logging": False,
         }
+        kwargs["address"] = address  # "local": a new Ray, even where a cluster runs
         if address == "local":
             kwargs["num_cpus"] = actors or os.cpu_count() or 1
-        else:
-            kwargs["address"] = address
         try:
             ray.init(**kwargs)
         except (ConnectionError, RuntimeError, ValueError) as err:
