@@ -37,7 +37,7 @@ import logging
 import os
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -221,7 +221,7 @@ def plan_blocks(
 
 def _blocks_out(
     blocks: list[npt.NDArray[np.int64]], encoder: Encoder, store: Store, kind: Kind, pool: int
-) -> Iterator[dict[str, Any]]:
+) -> Generator[dict[str, Any], None, None]:
     """Step 2: the Ray Data job, its output blocks as they land (a generator: closing it
     stops the job)."""
     import ray.data
@@ -299,6 +299,6 @@ def embed_with_ray(
         if started_here:
             import ray
 
-            ray.shutdown()  # type: ignore[no-untyped-call]
+            ray.shutdown()
     seconds = time.perf_counter() - begin
     return RayEmbedReport(kind, total, done, pool, seconds, started, written, max_held)
