@@ -10,7 +10,9 @@ Steps:
                 stored record's passage text: its real all-MiniLM vector where the shared test
                 cache (``LITSIFT_TEST_EMBED_CACHE``, ``/work/embed-cache``) has it, else a
                 stand-in (a real sample vector + Gaussian noise, renormalised), so the dense
-                build measures the hnswlib structure without hours of embedding
+                build measures the hnswlib structure without hours of embedding. Without that
+                cache (or with none of the store's texts in it) the step embeds the first
+                ``LITSIFT_SCALE_SEED_VECTORS`` (256) papers itself and draws from those
     dense       ``LitsiftService.build_index(kind)`` (BM25 up to date, then dense from the cache)
     search      service search latency: papers hybrid with and without a year filter, datasets
     tui         the TUI (``create_app`` + Textual Pilot) from service open to the first painted
@@ -40,6 +42,9 @@ DATA = shared_data_dir()
 PAPERS_GZ = DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 DATAFINDER = DATA / "eval" / "datafinder" / "test_data.jsonl"
 REAL_CACHE = Path(os.environ.get("LITSIFT_TEST_EMBED_CACHE", "/work/embed-cache"))
+#: Papers embedded here for real vectors when REAL_CACHE is missing or has none of the store's
+#: texts: the stand-ins are drawn from them (``LITSIFT_SCALE_SEED_VECTORS``).
+SEED = int(os.environ.get("LITSIFT_SCALE_SEED_VECTORS", "256"))
 
 
 def rss_mb() -> float:
@@ -75,6 +80,21 @@ def step_bm25(home: str) -> dict[str, Any]:
     return out
 
 
+def seed_vectors(svc: Any, n: int) -> dict[str, np.ndarray]:
+    """Real vectors of the first ``n`` stored papers' passages, embedded now with the real
+    encoder (~10 s for 256 on 2 cores), so the step needs no cache made elsewhere."""
+    from litsift.search.text import passage_text
+
+    texts: list[str] = []
+    for batch in svc.store.rows_since(Kind.PAPER, 0, batch_size=max(1, n)):
+        texts = list(dict.fromkeys(passage_text(r) for r in batch))
+        break
+    if not texts:
+        return {}
+    print(f"standins: embedding {len(texts)} real passages to draw from", file=sys.stderr)
+    return dict(zip(texts, svc.encoder.encode_passages(texts), strict=True))
+
+
 def step_standins(home: str) -> dict[str, Any]:
     from litsift.cache.embeddings import EmbeddingCache
     from litsift.search.text import passage_text
@@ -89,6 +109,7 @@ def step_standins(home: str) -> dict[str, Any]:
         rng = np.random.default_rng(0)
         pool: list[np.ndarray] = []
         found_real = standins = 0
+        seeded: dict[str, np.ndarray] | None = None if real is None else {}
         for kind in (Kind.PAPER, Kind.DATASET):
             for batch in svc.store.rows_since(kind, 0, batch_size=2000):
                 texts = [passage_text(r) for r in batch]
@@ -96,6 +117,12 @@ def step_standins(home: str) -> dict[str, Any]:
                 have = np.zeros(len(texts), dtype=bool)
                 if real is not None:
                     vecs, have = real.get(enc.cache_key, texts, enc.dim)
+                if seeded is None or (not pool and not have.any() and not seeded):
+                    seeded = seed_vectors(svc, SEED)  # no shared cache, or none of its texts
+                    pool.extend(seeded.values())
+                for i, t in enumerate(texts):
+                    if not have[i] and t in seeded:
+                        vecs[i], have[i] = seeded[t], True
                 found_real += int(have.sum())
                 if have.any() and len(pool) < 50_000:
                     pool.extend(vecs[have])

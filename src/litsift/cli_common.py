@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -201,3 +202,38 @@ home_option = click.option(
     default=None,
     help="Directory for the store, indexes and config (default: XDG dirs; env LITSIFT_HOME).",
 )
+
+
+class ProgressLine:
+    """A progress callback writing one line per landed block: rows done, rate, ETA
+    (``litsift index --ray``: on stderr, readable in a log where a bar is not)."""
+
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
+        self.write = write
+        self.clock = clock
+        self.start: float | None = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = self.clock()
+        if self.start is None:
+            self.start = now
+            self.write(f"{stage}: {total:,} passages to embed")
+            return
+        self.write(f"{stage}: {self.line(done, total, now - self.start)}")
+
+    @staticmethod
+    def line(done: int, total: int, elapsed: float) -> str:
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        left = "?" if eta == float("inf") else _duration(eta)
+        share = 100.0 * done / total if total else 100.0
+        return f"{done:,}/{total:,} ({share:.0f} %), {rate:.1f} passages/s, ETA {left}"
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"

@@ -196,9 +196,13 @@ def _interrupted(seen: dict[str, tuple[str, int, int]], cached: bool) -> str:
 
 
 def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet: bool) -> None:
+    """One stderr line per block landed in the cache (rows done, rate, ETA): a Ray job runs
+    long and often in a log, where a live bar is not readable."""
+    from litsift.cli_common import ProgressLine
+
     for k in kinds:
-        with progress_bar(not quiet) as bar:
-            report = svc.embed_with_ray(k, address, progress=bar)
+        line = None if quiet else ProgressLine(lambda text: click.echo(text, err=True))
+        report = svc.embed_with_ray(k, address, progress=line)
         click.echo(f"{k.table}: {report.summary()}")
 
 

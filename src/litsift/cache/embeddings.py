@@ -105,6 +105,34 @@ class EmbeddingCache:
             self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
             self._db.commit()
 
+    def has(self, encoder_key: str, texts: Sequence[str]) -> npt.NDArray[np.bool_]:
+        """A ``(len(texts),)`` bool mask of the texts cached under ``encoder_key`` (no vector
+        is read: a planning pass over a large store stays light)."""
+        keys = [self.key(encoder_key, t) for t in texts]
+        unique = list(dict.fromkeys(keys))
+        present: set[bytes] = set()
+        with self._lock:
+            for start in range(0, len(unique), _MAX_PARAMS):
+                chunk = unique[start : start + _MAX_PARAMS]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key FROM vectors WHERE key IN ({marks})", chunk
+                ).fetchall()
+                present.update(bytes(k) for (k,) in rows)
+        return np.fromiter((k in present for k in keys), dtype=bool, count=len(keys))
+
+    def put_keyed(self, keys: Sequence[bytes], vectors: npt.NDArray[np.float32]) -> None:
+        """Store ``vectors[i]`` under the ready-made key ``keys[i]`` (:meth:`key`, computed
+        where the text was, e.g. in a Ray actor); existing rows are kept. One commit."""
+        if len(keys) == 0:
+            return
+        arr = np.asarray(vectors, dtype="<f4")
+        dim = int(arr.shape[1])
+        rows = [(bytes(k), dim, arr[i].tobytes()) for i, k in enumerate(keys)]
+        with self._lock:
+            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
+            self._db.commit()
+
     def count(self) -> int:
         """Rows in the cache (all encoders)."""
         with self._lock:
