@@ -213,6 +213,9 @@ def test_eval_screening_embeds_a_set_once_through_the_shared_cache(
 
     _needs_donners()
     monkeypatch.setenv("LITSIFT_EMBED_CACHE_DIR", str(tmp_path / "vectors"))
+    # the process's encoder may already read another cache (the test session's): start it
+    # without one, as a fresh `litsift eval screening` process does
+    monkeypatch.setattr(load_encoder(), "passage_cache", None)
     run_screening(SETS, ["Donners_2021"], 1, ["dense-svm"])
     file = get_paths(None).embeddings_file
     assert file is not None and file.is_file()

@@ -46,7 +46,7 @@ ALTER TABLE reviews ADD COLUMN reasons TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE review_decisions ADD COLUMN stage TEXT NOT NULL DEFAULT 'tiab';
 ALTER TABLE review_decisions ADD COLUMN reviewer TEXT NOT NULL DEFAULT '';
 ALTER TABLE review_decisions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
-CREATE INDEX idx_review_decisions_stage ON review_decisions(review, stage, doc_id)
+CREATE INDEX IF NOT EXISTS idx_review_decisions_stage ON review_decisions(review, stage, doc_id)
 """
 
 

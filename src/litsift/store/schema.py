@@ -382,9 +382,16 @@ def _citation_labels(conn: sqlite3.Connection) -> None:
 def _review_rounds(conn: sqlite3.Connection) -> None:
     """Screening rounds (:mod:`litsift.store.review_stages`): a review's exclusion reasons, and
     each decision's stage (``tiab`` / ``fulltext``), reviewer and reason."""
+    import re
+
     from litsift.store.review_stages import ROUNDS_SQL
 
     for statement in ROUNDS_SQL.split(";"):
+        added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", statement)
+        if added is not None:  # idempotent: a store re-migrated from an older version has it
+            have = {row[1] for row in conn.execute(f"PRAGMA table_info({added.group(1)})")}
+            if added.group(2) in have:
+                continue
         if statement.strip():
             conn.execute(statement)
 
