@@ -139,7 +139,11 @@ class LitsiftAPI(Protocol):
     # -- aspects and LLM -------------------------------------------------------------------
     def decompose(self, query_text: str) -> list[Aspect]: ...
     def score_aspects(
-        self, aspects: Sequence[Aspect], hits: Sequence[Hit], provisional: bool = False
+        self,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        provisional: bool = False,
+        cancelled: Callable[[], bool] | None = None,
     ) -> list[Coverage]: ...
     def coverage_order(
         self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0

@@ -4,7 +4,7 @@ coverage order, LLM rerank, per-aspect judgements and cited answers
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from litsift.service_parts import ServiceParts
@@ -33,7 +33,11 @@ class AspectLLMCommands(ServiceParts):
         return decompose(query_text)
 
     def score_aspects(
-        self, aspects: Sequence[Aspect], hits: Sequence[Hit], provisional: bool = False
+        self,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        provisional: bool = False,
+        cancelled: Callable[[], bool] | None = None,
     ) -> list[Coverage]:
         """Per-aspect 0/1/2 grades with evidence sentences for each hit (DORIS-MAE scale).
 
@@ -48,6 +52,9 @@ class AspectLLMCommands(ServiceParts):
                 their Coverage says ``provisional``; a call without it gives their sentence
                 grades (and keeps their sentences). See
                 :meth:`litsift.search.aspect_scoring.AspectScorer.score`.
+            cancelled: checked before each sentence is embedded; once true the call raises
+                :class:`~litsift.models_onnx.encoder.EmbeddingCancelled` (a closing app, a
+                superseded search) instead of embedding the rest.
 
         Returns one Coverage per hit, in the hits' order.
         """
@@ -59,7 +66,10 @@ class AspectLLMCommands(ServiceParts):
             scorer = self._aspect_scorer
         extra = [h.passage.text if h.passage is not None else "" for h in hits]
         vectors = self._passage_vectors if provisional else None
-        return scorer.score(list(aspects), [h.record for h in hits], extra, vectors)
+        if cancelled is None:
+            return scorer.score(list(aspects), [h.record for h in hits], extra, vectors)
+        with self.encoder.cancellable(cancelled):
+            return scorer.score(list(aspects), [h.record for h in hits], extra, vectors)
 
     def _passage_vectors(self, records: Sequence[Record]) -> npt.NDArray[np.float32]:
         """``(len(records), dim)`` float32: each record's passage vector as its kind's dense

@@ -377,3 +377,32 @@ def test_token_vectors_mean_pool_to_the_passage_vector(
         assert len(ids) == min(encoder.token_count(text), encoder.max_length)
         mean = hidden.mean(axis=0)
         assert np.allclose(mean / np.linalg.norm(mean), vec, atol=1e-5)
+
+
+def test_a_cancellable_embedding_stops_within_one_text_in_its_own_thread_only(
+    encoder: Encoder, abstracts: list[str]
+) -> None:
+    """A closing app's aspect scoring stops at the next text (it held the app's exit for
+    seconds, issue 45); a search embedding its query in another thread meanwhile is not
+    affected."""
+    import threading
+
+    from litsift.models_onnx.encoder import EmbeddingCancelled
+
+    fresh = Encoder(encoder.spec, encoder.onnx_path)  # no vector cache: every text is embedded
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    other: list[np.ndarray] = []
+    with fresh.cancellable(cancelled):
+        thread = threading.Thread(target=lambda: other.append(fresh.encode_queries(["x y"])))
+        thread.start()
+        thread.join()
+        with pytest.raises(EmbeddingCancelled):
+            fresh.encode_passages(abstracts)
+    assert len(asked) == 4  # checked before each text, stopped at the fourth
+    assert other and other[0].shape == (1, 384)
+    assert fresh.encode_passages(abstracts[:2]).shape == (2, 384)  # outside the block: as ever

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -51,6 +52,14 @@ QUERY_BATCH = 64
 PASSAGE_BATCH = 1
 #: Passages embedded between two writes to the passage cache.
 CACHE_CHUNK = 64
+
+
+class EmbeddingCancelled(Exception):
+    """An embedding call stopped because its thread's ``cancelled()`` became true
+    (:meth:`Encoder.cancellable`): e.g. the app is closing, or a newer search superseded it."""
+
+
+_local = threading.local()
 
 
 class VectorCache(Protocol):
@@ -320,6 +329,22 @@ class Encoder:
             return f"one process: the worker processes stopped ({pool.broken})"
         return self._pool_note
 
+    @contextlib.contextmanager
+    def cancellable(self, cancelled: Callable[[], bool]) -> Iterator[None]:
+        """While open, this thread's embedding calls check ``cancelled()`` before each ONNX
+        run and raise :class:`EmbeddingCancelled` once it is true (other threads, e.g.
+        searches, are not affected), so work a closing app no longer needs stops within one
+        text instead of finishing its batch.
+
+        Raises (inside the block): EmbeddingCancelled.
+        """
+        outer = getattr(_local, "cancelled", None)
+        _local.cancelled = cancelled
+        try:
+            yield
+        finally:
+            _local.cancelled = outer
+
     def embed_prefixed(self, texts: list[str]) -> FloatArray:
         """``(len(texts), dim)`` vectors of texts that already carry their prefix, in-process at
         the passage batch size (what a pool worker runs)."""
@@ -352,6 +377,9 @@ class Encoder:
             lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64)
             order = np.argsort(-lengths, kind="stable")
             for b in range(0, len(order), batch_size):
+                cancelled = getattr(_local, "cancelled", None)
+                if cancelled is not None and cancelled():
+                    raise EmbeddingCancelled("embedding stopped: no longer needed")
                 idx = order[b : b + batch_size]
                 out[start + idx] = self._run([encodings[i] for i in idx])
                 done += len(idx)

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from textual.worker import get_current_worker
+
 from litsift.errors import LitsiftError
 from litsift.tui.messages import AspectsJudged, AspectsScored, Notice, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
@@ -105,6 +107,11 @@ class RankingCommands:
     ) -> None:
         screen, tab = self.screen, self.screen.tab(kind)
         lock = screen.calls.lock
+        worker = get_current_worker()
+
+        def cancelled() -> bool:  # a closing app or a newer search: stop within one sentence
+            return worker.is_cancelled or request != tab.aspect_request
+
         try:
             with lock:
                 if request != tab.aspect_request:
@@ -119,7 +126,9 @@ class RankingCommands:
                     if request != tab.aspect_request:
                         return
                     chunk = hits[start : start + ASPECT_CHUNK]
-                    coverages += screen.service.score_aspects(found, chunk, provisional=True)
+                    coverages += screen.service.score_aspects(
+                        found, chunk, provisional=True, cancelled=cancelled
+                    )
         except Exception as err:  # shown in the status line; the results stay
             screen.post_message(AspectsScored(request, kind, text, [], [], err))
             return
@@ -134,7 +143,9 @@ class RankingCommands:
                 with lock:
                     if request != tab.aspect_request:
                         return
-                    refined = screen.service.score_aspects(found, [hits[j] for j in at])
+                    refined = screen.service.score_aspects(
+                        found, [hits[j] for j in at], cancelled=cancelled
+                    )
             except Exception as err:  # the provisional grades stay
                 msg = AspectsScored(request, kind, text, [], [], err, refined=True)
                 screen.post_message(msg)
