@@ -42,21 +42,37 @@ def index_kinds(
     check: bool = False,
     dense: bool = True,
     seen: dict[str, tuple[str, int, int]] | None = None,
-) -> None:
+) -> bool:
     """Build each kind's index: BM25 first (reported as searchable), then, with ``dense``, the
     dense part with its progress. ``seen`` (when given) gets each kind's last
-    ``(stage, done, total)``, for the message of an interrupted build."""
+    ``(stage, done, total)``, for the message of an interrupted build. With ``check`` on a
+    read-only home every index is checked without writing and nothing is built. Returns
+    False when such a check found damage."""
     seen = {} if seen is None else seen
+    read_only = svc.read_only_reason if check else None
+    intact = True
     for k in kinds:
         if svc.store.count(k) == 0:
             click.echo(f"{k.table}: nothing to index")
             continue
         if check:  # damaged parts are marked in the manifest; the build below rebuilds them
-            damage = svc.check_index(k)
+            damage = svc.check_index(k, mark=read_only is None)
             for part, why in damage.items():
                 click.echo(f"{k.table}: damaged {part}: {for_terminal(why)}", err=True)
             if not damage:
                 click.echo(f"{k.table}: every index file matches its checksum")
+            intact = intact and not (damage and read_only)  # a writable home repairs it
+        if read_only is not None:  # checked as it is; nothing can be rebuilt here
+            if k.value == "paper" and svc.has_passages():
+                why = svc.check_passages()
+                intact = intact and why is None
+                click.echo(
+                    f"full text: damaged: {for_terminal(why)}"
+                    if why
+                    else "full text: every index file matches its checksum",
+                    err=why is not None,
+                )
+            continue
 
         with progress_bar(not quiet) as bar:
             say = getattr(bar, "say", click.echo)  # above a live bar, not glued to its line
@@ -106,6 +122,9 @@ def index_kinds(
                         f"full text: {built.passages:,} passages of {built.papers:,} papers "
                         f"indexed ({state}, {built.bytes / 1e6:.1f} MB)"
                     )
+    if read_only is not None:
+        click.echo(f"note: {for_terminal(read_only)}; checked, nothing rebuilt", err=True)
+    return intact
 
 
 ENGINE_OPTION = click.option(
@@ -168,7 +187,8 @@ def index(
             return
         seen: dict[str, tuple[str, int, int]] = {}
         try:
-            index_kinds(svc, kinds, rebuild, quiet, check=check, seen=seen)
+            if not index_kinds(svc, kinds, rebuild, quiet, check=check, seen=seen):
+                ctx.exit(1)
         except KeyboardInterrupt:
             click.echo(_interrupted(seen, svc.paths.embeddings_file is not None), err=True)
             ctx.exit(130)

@@ -119,13 +119,22 @@ class IndexCommands(ServiceParts):
 
         return embed_with_ray(self.store, self.encoder, kind, address, progress=progress)
 
-    def check_index(self, kind: Kind) -> dict[str, str]:
-        """Verify every index file's checksum (``litsift index --check``); damaged parts are
-        marked so the next :meth:`build_index` rebuilds them. Returns ``{part: reason}``."""
+    def check_index(self, kind: Kind, mark: bool = True) -> dict[str, str]:
+        """Verify every index file's checksum (``litsift index --check``); with ``mark``
+        damaged parts are marked so the next :meth:`build_index` rebuilds them (without, as
+        on a read-only home, nothing is written). Returns ``{part: reason}``."""
         from litsift.search.indexer import check_index
 
         self.searchers.invalidate(kind)
-        return check_index(self.paths.index_dir, kind)
+        return check_index(self.paths.index_dir, kind, mark)
+
+    def check_passages(self) -> str | None:
+        """Why the full-text passage index is damaged (every file's sha256 verified, nothing
+        written), or None when it is intact or absent."""
+        from litsift.search.passage_build import DIR_NAME, passage_damage
+
+        directory = self.paths.index_dir / DIR_NAME
+        return passage_damage(directory, full=True) if directory.is_dir() else None
 
     def index_status(self, kind: Kind) -> Manifest | None:
         from litsift.search.indexer import index_status
