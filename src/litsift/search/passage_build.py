@@ -31,6 +31,7 @@ from litsift.errors import IndexDamagedError
 from litsift.search.bm25 import ANALYZER_NAME, analyzer
 from litsift.search.dense import DenseIndex
 from litsift.search.manifest import FileRecord, cheap_to_verify, check_records, record_tree
+from litsift.search.text import MAX_FIELD_CHARS, MAX_PASSAGE_CHARS
 from litsift.text.passages import passage_input
 from litsift.types import Passage
 
@@ -50,6 +51,11 @@ DIR_NAME = "passages"
 META = "passages.json"
 MANIFEST = "manifest.json"
 EMBED_CHUNK = 256
+#: What the build reads of one paper's full text at most (issue 43): its first 1,000 passages
+#: (~250 words each: a 250,000-word book) and 20,000 characters of each (a passage without
+#: spaces is one "word"); the store keeps them all.
+MAX_PASSAGES_PER_PAPER = 1_000
+MAX_PASSAGE_TEXT_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -66,12 +72,19 @@ class PassageBuild:
     repaired: str | None = None
 
 
-def load_passages(store: Store) -> tuple[list[Passage], dict[str, str]]:
-    """Every stored passage in (doc id, idx) order and the titles of their papers."""
+def load_passages(
+    store: Store, per_paper: int = MAX_PASSAGES_PER_PAPER
+) -> tuple[list[Passage], dict[str, str]]:
+    """The stored passages an index holds, in (doc id, idx) order: a paper's first
+    ``per_paper``, each cut to :data:`MAX_PASSAGE_TEXT_CHARS`, and their papers' titles (cut to
+    :data:`~litsift.search.text.MAX_FIELD_CHARS`)."""
     with store.lock:
         rows = store.conn.execute(
-            "SELECT p.doc_id, p.idx, p.section, p.text, p.source, COALESCE(r.title, ''), p.page "
-            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id ORDER BY p.doc_id, p.idx"
+            "SELECT p.doc_id, p.idx, substr(p.section, 1, ?), substr(p.text, 1, ?), p.source, "
+            "substr(COALESCE(r.title, ''), 1, ?), p.page "
+            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id WHERE p.idx < ? "
+            "ORDER BY p.doc_id, p.idx",
+            (MAX_FIELD_CHARS, MAX_PASSAGE_TEXT_CHARS, MAX_FIELD_CHARS, per_paper),
         ).fetchall()
     passages = [
         Passage(str(d), int(i), str(s), str(t), str(src), None if pg is None else int(pg))
@@ -103,17 +116,19 @@ def build_passage_index(
     progress: Callable[[str, int, int], None] | None = None,
     rebuild: bool = False,
     check: bool = False,
+    per_paper: int = MAX_PASSAGES_PER_PAPER,
 ) -> PassageBuild:
     """(Re)build ``<index_root>/passages`` when the stored passages or the encoder changed,
     ``rebuild`` is set, or the index is damaged (:func:`passage_damage`; with ``check`` every
-    file's sha256 is verified).
+    file's sha256 is verified). A paper's first ``per_paper`` passages are indexed
+    (:func:`load_passages`).
 
     Raises:
         OSError: the index directory cannot be written.
     """
     t0 = time.perf_counter()
     final = Path(index_root) / DIR_NAME
-    passages, titles = load_passages(store)
+    passages, titles = load_passages(store, per_paper)
     signature = _signature(passages, titles, encoder.cache_key)
     papers = len({p.doc_id for p in passages})
     if not passages and not final.exists():  # no full text imported: nothing to build
@@ -129,7 +144,7 @@ def build_passage_index(
     staging = Path(index_root) / f".{DIR_NAME}.staging"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    texts = [passage_input(titles.get(p.doc_id, ""), p) for p in passages]
+    texts = [passage_input(titles.get(p.doc_id, ""), p)[:MAX_PASSAGE_CHARS] for p in passages]
     t_embed = time.perf_counter()
     vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
     with encoder.worker_pool():  # one process per core: same vectors, faster
