@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = ["answer", "index", "index_kinds", "ingest_and_report", "search"]
 
+#: how a build's summary names what changed in the store while it ran
+LATE = " changed during the build are not indexed yet (run `litsift index` again)"
+
 
 def ingest_and_report(svc: LitsiftService, kind: Kind, path: Path, quiet: bool) -> bool:
     with progress_bar(not quiet) as bar:
@@ -64,13 +67,13 @@ def index_kinds(
             intact = intact and not (damage and read_only)  # a writable home repairs it
         if read_only is not None:  # checked as it is; nothing can be rebuilt here
             if k.value == "paper" and svc.has_passages():
-                why = svc.check_passages()
-                intact = intact and why is None
+                hurt = svc.check_passages()
+                intact = intact and hurt is None
                 click.echo(
-                    f"full text: damaged: {for_terminal(why)}"
-                    if why
+                    f"full text: damaged: {for_terminal(hurt)}"
+                    if hurt
                     else "full text: every index file matches its checksum",
-                    err=why is not None,
+                    err=hurt is not None,
                 )
             continue
 
@@ -103,11 +106,11 @@ def index_kinds(
                     seen[k.table] = ("sentences", done, total)
                     bar(stage, done, total)
 
-                embedded, total = svc.build_sentences(k, progress=tracked_sentences)
+                done = svc.build_sentences(k, progress=tracked_sentences)
             repaired = svc.sentences_repaired()
             if repaired is not None:
                 click.echo(f"repaired aspect sentences: {for_terminal(repaired)}", err=True)
-            _say_sentences(svc, k, embedded, total)
+            _say_sentences(svc, k, *done, behind=getattr(done, "behind", 0))
             if k.value == "paper":
                 with progress_bar(not quiet) as bar:
                     built = svc.build_passages(progress=bar, rebuild=rebuild, check=check)
@@ -121,7 +124,11 @@ def index_kinds(
                     click.echo(
                         f"full text: {built.passages:,} passages of {built.papers:,} papers "
                         f"indexed ({state}, {built.bytes / 1e6:.1f} MB)"
+                        + (f"; {built.behind:,} papers{LATE}" if built.behind else "")
                     )
+        late = svc.rows_behind(k)  # ingested during a later phase (sentences, full text)
+        if late > report.behind:
+            click.echo(f"{k.table}: {late:,} rows{LATE}")
     if read_only is not None:
         click.echo(f"note: {for_terminal(read_only)}; checked, nothing rebuilt", err=True)
     return intact
@@ -240,12 +247,15 @@ def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) ->
         _say_sentences(svc, k, embedded, total)
 
 
-def _say_sentences(svc: LitsiftService, kind: Kind, embedded: int, total: int) -> None:
+def _say_sentences(
+    svc: LitsiftService, kind: Kind, embedded: int, total: int, behind: int = 0
+) -> None:
     """What the sentence phase of ``kind`` did, or that ``kind`` has none."""
     if svc.sentence_phase(kind):
         click.echo(
             f"{kind.table}: aspect sentences of {total:,} records stored "
             f"({embedded:,} cut and embedded now)"
+            + (f"; {behind:,} records{LATE}" if behind else "")
         )
         return
     settings = svc.config.search
