@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = ["answer", "index", "index_kinds", "ingest_and_report", "search"]
 
+#: how a build's summary names what changed in the store while it ran
+LATE = " changed during the build are not indexed yet (run `litsift index` again)"
+
 
 def ingest_and_report(svc: LitsiftService, kind: Kind, path: Path, quiet: bool) -> bool:
     with progress_bar(not quiet) as bar:
@@ -42,21 +45,37 @@ def index_kinds(
     check: bool = False,
     dense: bool = True,
     seen: dict[str, tuple[str, int, int]] | None = None,
-) -> None:
+) -> bool:
     """Build each kind's index: BM25 first (reported as searchable), then, with ``dense``, the
     dense part with its progress. ``seen`` (when given) gets each kind's last
-    ``(stage, done, total)``, for the message of an interrupted build."""
+    ``(stage, done, total)``, for the message of an interrupted build. With ``check`` on a
+    read-only home every index is checked without writing and nothing is built. Returns
+    False when such a check found damage."""
     seen = {} if seen is None else seen
+    read_only = svc.read_only_reason if check else None
+    intact = True
     for k in kinds:
         if svc.store.count(k) == 0:
             click.echo(f"{k.table}: nothing to index")
             continue
         if check:  # damaged parts are marked in the manifest; the build below rebuilds them
-            damage = svc.check_index(k)
+            damage = svc.check_index(k, mark=read_only is None)
             for part, why in damage.items():
                 click.echo(f"{k.table}: damaged {part}: {for_terminal(why)}", err=True)
             if not damage:
                 click.echo(f"{k.table}: every index file matches its checksum")
+            intact = intact and not (damage and read_only)  # a writable home repairs it
+        if read_only is not None:  # checked as it is; nothing can be rebuilt here
+            if k.value == "paper" and svc.has_passages():
+                hurt = svc.check_passages()
+                intact = intact and hurt is None
+                click.echo(
+                    f"full text: damaged: {for_terminal(hurt)}"
+                    if hurt
+                    else "full text: every index file matches its checksum",
+                    err=hurt is not None,
+                )
+            continue
 
         with progress_bar(not quiet) as bar:
             say = getattr(bar, "say", click.echo)  # above a live bar, not glued to its line
@@ -87,11 +106,11 @@ def index_kinds(
                     seen[k.table] = ("sentences", done, total)
                     bar(stage, done, total)
 
-                embedded, total = svc.build_sentences(k, progress=tracked_sentences)
+                done = svc.build_sentences(k, progress=tracked_sentences)
             repaired = svc.sentences_repaired()
             if repaired is not None:
                 click.echo(f"repaired aspect sentences: {for_terminal(repaired)}", err=True)
-            _say_sentences(svc, k, embedded, total)
+            _say_sentences(svc, k, *done, behind=getattr(done, "behind", 0))
             if k.value == "paper":
                 with progress_bar(not quiet) as bar:
                     built = svc.build_passages(progress=bar, rebuild=rebuild, check=check)
@@ -105,7 +124,14 @@ def index_kinds(
                     click.echo(
                         f"full text: {built.passages:,} passages of {built.papers:,} papers "
                         f"indexed ({state}, {built.bytes / 1e6:.1f} MB)"
+                        + (f"; {built.behind:,} papers{LATE}" if built.behind else "")
                     )
+        late = svc.rows_behind(k)  # ingested during a later phase (sentences, full text)
+        if late > report.behind:
+            click.echo(f"{k.table}: {late:,} rows{LATE}")
+    if read_only is not None:
+        click.echo(f"note: {for_terminal(read_only)}; checked, nothing rebuilt", err=True)
+    return intact
 
 
 ENGINE_OPTION = click.option(
@@ -168,7 +194,8 @@ def index(
             return
         seen: dict[str, tuple[str, int, int]] = {}
         try:
-            index_kinds(svc, kinds, rebuild, quiet, check=check, seen=seen)
+            if not index_kinds(svc, kinds, rebuild, quiet, check=check, seen=seen):
+                ctx.exit(1)
         except KeyboardInterrupt:
             click.echo(_interrupted(seen, svc.paths.embeddings_file is not None), err=True)
             ctx.exit(130)
@@ -224,12 +251,15 @@ def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) ->
         _say_sentences(svc, k, embedded, total)
 
 
-def _say_sentences(svc: LitsiftService, kind: Kind, embedded: int, total: int) -> None:
+def _say_sentences(
+    svc: LitsiftService, kind: Kind, embedded: int, total: int, behind: int = 0
+) -> None:
     """What the sentence phase of ``kind`` did, or that ``kind`` has none."""
     if svc.sentence_phase(kind):
         click.echo(
             f"{kind.table}: aspect sentences of {total:,} records stored "
             f"({embedded:,} cut and embedded now)"
+            + (f"; {behind:,} records{LATE}" if behind else "")
         )
         return
     settings = svc.config.search

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from litsift.search.milvus_push import PushReport
     from litsift.search.passage_build import PassageBuild
     from litsift.search.ray_embed import RayEmbedReport
+    from litsift.search.sentence_phase import SentenceBuild
     from litsift.search.sentences import SentenceStore
 
 log = logging.getLogger(__name__)
@@ -119,13 +120,22 @@ class IndexCommands(ServiceParts):
 
         return embed_with_ray(self.store, self.encoder, kind, address, progress=progress)
 
-    def check_index(self, kind: Kind) -> dict[str, str]:
-        """Verify every index file's checksum (``litsift index --check``); damaged parts are
-        marked so the next :meth:`build_index` rebuilds them. Returns ``{part: reason}``."""
+    def check_index(self, kind: Kind, mark: bool = True) -> dict[str, str]:
+        """Verify every index file's checksum (``litsift index --check``); with ``mark``
+        damaged parts are marked so the next :meth:`build_index` rebuilds them (without, as
+        on a read-only home, nothing is written). Returns ``{part: reason}``."""
         from litsift.search.indexer import check_index
 
         self.searchers.invalidate(kind)
-        return check_index(self.paths.index_dir, kind)
+        return check_index(self.paths.index_dir, kind, mark)
+
+    def check_passages(self) -> str | None:
+        """Why the full-text passage index is damaged (every file's sha256 verified, nothing
+        written), or None when it is intact or absent."""
+        from litsift.search.passage_build import DIR_NAME, passage_damage
+
+        directory = self.paths.index_dir / DIR_NAME
+        return passage_damage(directory, full=True) if directory.is_dir() else None
 
     def index_status(self, kind: Kind) -> Manifest | None:
         from litsift.search.indexer import index_status
@@ -164,6 +174,14 @@ class IndexCommands(ServiceParts):
         if m is not None and m.revision("bm25") >= self.store.max_revision(kind):
             return None
         return rows, (m.part_count("bm25") if m is not None else 0)
+
+    def rows_behind(self, kind: Kind) -> int:
+        """Rows of ``kind`` changed in the store since its BM25 part's revision (0 with no
+        index): what a build that ran meanwhile did not index."""
+        m = self.index_status(kind)
+        if m is None or self.store.max_revision(kind) <= m.revision("bm25"):
+            return 0
+        return sum(len(b) for b in self.store.rows_since(kind, m.revision("bm25")))
 
     def dataset_mentions(self) -> MentionCounts:
         """How many papers of the store name each dataset, cached on disk."""
@@ -204,7 +222,7 @@ class IndexCommands(ServiceParts):
 
     def build_sentences(
         self, kind: Kind, progress: Progress | None = None, chunk: int | None = None
-    ) -> tuple[int, int]:
+    ) -> SentenceBuild:
         """Cut and embed the sentences of every record of ``kind`` that lacks them, for aspect
         scoring (the third index phase, after BM25 and dense; resumable, see
         :func:`litsift.search.sentence_phase.build_sentences`). A kind without the phase
@@ -213,14 +231,15 @@ class IndexCommands(ServiceParts):
 
         Returns:
             ``(embedded now, records of kind)``; ``(0, n)`` when the store cannot be opened or
-            ``kind`` has no phase.
+            ``kind`` has no phase. Its ``behind`` counts the records changed during the phase
+            that still lack sentences (the store kept moving).
         """
-        from litsift.search.sentence_phase import build_sentences
+        from litsift.search.sentence_phase import SentenceBuild, build_sentences
         from litsift.search.sentences import BUILD_CHUNK as SENTENCE_CHUNK
 
         sentences = self.sentence_store
         if sentences is None:
-            return 0, self.store.count(kind)
+            return SentenceBuild(0, self.store.count(kind))
         marker = self._sentences_marker(kind)
         if not self.sentence_phase(kind):
             marker.unlink(missing_ok=True)
@@ -228,7 +247,7 @@ class IndexCommands(ServiceParts):
                 sentences.set_pinned(kind, False)
             except sqlite3.Error as err:  # derived data: the rows stay as they are
                 log.warning("sentence rows of %s not unpinned: %s", kind.table, err)
-            return 0, self.store.count(kind)
+            return SentenceBuild(0, self.store.count(kind))
         try:
             marker.touch()
         except OSError:
@@ -240,7 +259,7 @@ class IndexCommands(ServiceParts):
         except sqlite3.DatabaseError as err:  # damaged under a quick_check: started again
             sentences = self._reopen_sentences(f"{sentences.path.name}: {err}")
             if sentences is None:
-                return 0, self.store.count(kind)
+                return SentenceBuild(0, self.store.count(kind))
             done = build_sentences(
                 self.store, self.encoder, kind, sentences, progress, chunk or SENTENCE_CHUNK
             )

@@ -72,9 +72,9 @@ def _schema(fields: Iterable[str]) -> tantivy.Schema:
     return sb.build()
 
 
-def _open_tantivy(path: Path) -> tantivy.Index:
+def open_tantivy(path: Path, skip: frozenset[str] = frozenset()) -> tantivy.Index:
     """``tantivy.Index.open(path)``, or the same index from a private copy where ``path``
-    cannot be written.
+    cannot be written (the files named in ``skip``, not tantivy's, are not copied).
 
     tantivy takes its lock file (``.tantivy-meta.lock``) even to open a reader, and its Python
     API has no read-only open; on a read-only home (a read-only mount, a directory of another
@@ -92,7 +92,7 @@ def _open_tantivy(path: Path) -> tantivy.Index:
     copy = Path(tempfile.mkdtemp(prefix="litsift-bm25-"))
     atexit.register(shutil.rmtree, copy, True)
     for file in path.iterdir():  # tantivy's directory is flat; contents only, no read-only modes
-        if file.is_file():
+        if file.is_file() and file.name not in skip:
             shutil.copyfile(file, copy / file.name)
     return tantivy.Index.open(str(copy))
 
@@ -170,7 +170,7 @@ class BM25Index:
                 "run `litsift index --rebuild`",
             )
         try:
-            opened = cls(path, kind, _open_tantivy(path))
+            opened = cls(path, kind, open_tantivy(path))
             opened._get_searcher()
         except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
             if not isinstance(err, Exception) and type(err).__name__ != "PanicException":

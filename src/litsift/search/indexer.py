@@ -101,7 +101,7 @@ def index_status(index_root: Path, kind: Kind) -> Manifest | None:
     return read_manifest(index_dir_for(index_root, kind))
 
 
-def check_index(index_root: Path, kind: Kind) -> dict[str, str]:
+def check_index(index_root: Path, kind: Kind, mark: bool = True) -> dict[str, str]:
     """Verify every file of the index of ``kind`` against its recorded size and sha256
     (``litsift index --check``) and record the damaged parts in the manifest, so that opening
     refuses them and the next build rebuilds them.
@@ -111,8 +111,9 @@ def check_index(index_root: Path, kind: Kind) -> dict[str, str]:
         itself is unreadable (the next build then rebuilds both parts); empty when all is
         well or there is no index.
     """
-    recover(index_root, kind)
-    return check_files(index_dir_for(index_root, kind))
+    if mark:  # a read-only home is checked as it is, nothing written
+        recover(index_root, kind)
+    return check_files(index_dir_for(index_root, kind), mark)
 
 
 def open_indexes(

@@ -382,9 +382,9 @@ def find_damage(directory: Path, manifest: Manifest, full: bool) -> dict[str, st
     return {p: damage[p] for p in PARTS if p in damage}
 
 
-def check_files(directory: Path) -> dict[str, str]:
+def check_files(directory: Path, mark: bool = True) -> dict[str, str]:
     """Verify every file of the index in ``directory`` in full (sizes and sha256; parts
-    without records must open) and mark the damaged parts in its manifest.
+    without records must open) and, with ``mark``, mark the damaged parts in its manifest.
 
     Returns:
         ``{part: reason}``; ``{"manifest": reason}`` when the manifest is unreadable; empty
@@ -397,5 +397,6 @@ def check_files(directory: Path) -> dict[str, str]:
     if manifest is None:
         return {}
     damage = find_damage(directory, manifest, full=True)
-    mark_damaged(directory, manifest, damage)
+    if mark:
+        mark_damaged(directory, manifest, damage)
     return damage

@@ -20,9 +20,9 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import tantivy
@@ -31,6 +31,7 @@ from litsift.errors import IndexDamagedError
 from litsift.search.bm25 import ANALYZER_NAME, analyzer
 from litsift.search.dense import DenseIndex
 from litsift.search.manifest import FileRecord, cheap_to_verify, check_records, record_tree
+from litsift.search.text import MAX_FIELD_CHARS, MAX_PASSAGE_CHARS
 from litsift.text.passages import passage_input
 from litsift.types import Passage
 
@@ -50,12 +51,19 @@ DIR_NAME = "passages"
 META = "passages.json"
 MANIFEST = "manifest.json"
 EMBED_CHUNK = 256
+#: times :func:`build_passage_index` builds again for full text imported while it ran
+CATCH_UP_ROUNDS = 2
+#: What the build reads of one paper's full text at most (issue 43): its first 1,000 passages
+#: (~250 words each: a 250,000-word book) and 20,000 characters of each (a passage without
+#: spaces is one "word"); the store keeps them all.
+MAX_PASSAGES_PER_PAPER = 1_000
+MAX_PASSAGE_TEXT_CHARS = 20_000
 
 
 @dataclass(frozen=True)
 class PassageBuild:
     """What :func:`build_passage_index` did (``repaired``: why the index it replaced was
-    damaged, None when it was sound or absent)."""
+    damaged, None when it was sound or absent; ``behind``: see below)."""
 
     passages: int
     papers: int
@@ -64,14 +72,23 @@ class PassageBuild:
     bytes: int
     unchanged: bool
     repaired: str | None = None
+    #: papers whose stored passages changed during the build and are not in the index yet
+    behind: int = 0
 
 
-def load_passages(store: Store) -> tuple[list[Passage], dict[str, str]]:
-    """Every stored passage in (doc id, idx) order and the titles of their papers."""
+def load_passages(
+    store: Store, per_paper: int = MAX_PASSAGES_PER_PAPER
+) -> tuple[list[Passage], dict[str, str]]:
+    """The stored passages an index holds, in (doc id, idx) order: a paper's first
+    ``per_paper``, each cut to :data:`MAX_PASSAGE_TEXT_CHARS`, and their papers' titles (cut to
+    :data:`~litsift.search.text.MAX_FIELD_CHARS`)."""
     with store.lock:
         rows = store.conn.execute(
-            "SELECT p.doc_id, p.idx, p.section, p.text, p.source, COALESCE(r.title, ''), p.page "
-            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id ORDER BY p.doc_id, p.idx"
+            "SELECT p.doc_id, p.idx, substr(p.section, 1, ?), substr(p.text, 1, ?), p.source, "
+            "substr(COALESCE(r.title, ''), 1, ?), p.page "
+            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id WHERE p.idx < ? "
+            "ORDER BY p.doc_id, p.idx",
+            (MAX_FIELD_CHARS, MAX_PASSAGE_TEXT_CHARS, MAX_FIELD_CHARS, per_paper),
         ).fetchall()
     passages = [
         Passage(str(d), int(i), str(s), str(t), str(src), None if pg is None else int(pg))
@@ -89,6 +106,26 @@ def _signature(passages: Sequence[Passage], titles: dict[str, str], encoder_key:
     return h.hexdigest()
 
 
+def _per_paper(passages: Sequence[Passage], titles: dict[str, str]) -> dict[str, str]:
+    """``{doc id: digest of its passages and title}``: which papers changed between two reads."""
+    digests: dict[str, Any] = {}  # hashlib objects
+    for p in passages:
+        h = digests.get(p.doc_id)
+        if h is None:
+            h = digests[p.doc_id] = hashlib.sha256(titles.get(p.doc_id, "").encode())
+        h.update(f"\0{p.idx}\0{p.section}\0".encode())
+        h.update(p.text.encode("utf-8", "surrogatepass"))
+    return {doc: h.hexdigest() for doc, h in digests.items()}
+
+
+def _late(store: Store, built: dict[str, str], per_paper: int) -> int:
+    """Papers whose stored passages differ from ``built`` (what the index holds) now."""
+    now = _per_paper(*load_passages(store, per_paper))
+    return sum(built.get(doc) != digest for doc, digest in now.items()) + sum(
+        doc not in now for doc in built
+    )
+
+
 def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER_NAME, index_option="freq")
@@ -103,33 +140,62 @@ def build_passage_index(
     progress: Callable[[str, int, int], None] | None = None,
     rebuild: bool = False,
     check: bool = False,
+    per_paper: int = MAX_PASSAGES_PER_PAPER,
+    rounds: int = CATCH_UP_ROUNDS,
 ) -> PassageBuild:
     """(Re)build ``<index_root>/passages`` when the stored passages or the encoder changed,
     ``rebuild`` is set, or the index is damaged (:func:`passage_damage`; with ``check`` every
-    file's sha256 is verified).
+    file's sha256 is verified). A paper's first ``per_paper`` passages are indexed
+    (:func:`load_passages`). Full text imported while it runs (another process) is built in
+    too, up to ``rounds`` more times; papers whose passages still differ from the index are
+    counted in ``behind``.
 
     Raises:
         OSError: the index directory cannot be written.
     """
+    built, digests = _build(store, encoder, index_root, progress, rebuild, check, per_paper)
+    if built.unchanged:
+        return built
+    for _ in range(rounds):
+        if not _late(store, digests, per_paper):
+            return built
+        more, digests = _build(store, encoder, index_root, progress, False, False, per_paper)
+        seconds, embedded_s = built.seconds + more.seconds, built.embedded_s + more.embedded_s
+        built = replace(more, seconds=seconds, embedded_s=embedded_s, repaired=built.repaired)
+    return replace(built, behind=_late(store, digests, per_paper))
+
+
+def _build(
+    store: Store,
+    encoder: Encoder,
+    index_root: Path,
+    progress: Callable[[str, int, int], None] | None,
+    rebuild: bool,
+    check: bool,
+    per_paper: int,
+) -> tuple[PassageBuild, dict[str, str]]:
+    """One build of :func:`build_passage_index`; with the per-paper digests of what it read."""
     t0 = time.perf_counter()
     final = Path(index_root) / DIR_NAME
-    passages, titles = load_passages(store)
+    passages, titles = load_passages(store, per_paper)
     signature = _signature(passages, titles, encoder.cache_key)
-    papers = len({p.doc_id for p in passages})
+    digests = _per_paper(passages, titles)
+    papers = len(digests)
     if not passages and not final.exists():  # no full text imported: nothing to build
-        return PassageBuild(0, 0, 0.0, 0.0, 0, True)
+        return PassageBuild(0, 0, 0.0, 0.0, 0, True), digests
     repaired = _damage_at_build(final, store, encoder, check) if final.exists() else None
     meta_path = final / META
     if meta_path.is_file() and repaired is None and not rebuild:
         try:
             if json.loads(meta_path.read_text(encoding="utf-8")).get("signature") == signature:
-                return PassageBuild(len(passages), papers, 0.0, 0.0, _size(final), True)
+                built = PassageBuild(len(passages), papers, 0.0, 0.0, _size(final), True)
+                return built, digests
         except (OSError, ValueError):
             pass  # damaged: rebuilt below
     staging = Path(index_root) / f".{DIR_NAME}.staging"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    texts = [passage_input(titles.get(p.doc_id, ""), p) for p in passages]
+    texts = [passage_input(titles.get(p.doc_id, ""), p)[:MAX_PASSAGE_CHARS] for p in passages]
     t_embed = time.perf_counter()
     vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
     with encoder.worker_pool():  # one process per core: same vectors, faster
@@ -173,7 +239,8 @@ def build_passage_index(
     os.replace(staging, final)
     shutil.rmtree(old, ignore_errors=True)
     seconds = time.perf_counter() - t0
-    return PassageBuild(len(passages), papers, embedded_s, seconds, _size(final), False, repaired)
+    built = PassageBuild(len(passages), papers, embedded_s, seconds, _size(final), False, repaired)
+    return built, digests
 
 
 def _records(directory: Path) -> dict[str, FileRecord] | None:

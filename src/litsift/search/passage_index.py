@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING
 import tantivy
 
 from litsift.errors import IndexDamagedError, LitsiftError, QueryError
-from litsift.search.bm25 import ANALYZER_NAME, MAX_QUERY_TOKENS, analyzer
+from litsift.search.bm25 import ANALYZER_NAME, MAX_QUERY_TOKENS, analyzer, open_tantivy
 from litsift.search.dense import DenseIndex
 from litsift.search.fusion import Fused, interpolate, ranked, rrf
 from litsift.search.manifest import (
     REBUILD_HINT,
 )
 from litsift.search.passage_build import DIR_NAME, MANIFEST, META, passage_damage
+from litsift.store.faults import machine_fault
 from litsift.types import Hit, Passage
 
 if TYPE_CHECKING:
@@ -74,7 +75,9 @@ class PassageIndex:
         try:
             meta = json.loads((directory / META).read_text(encoding="utf-8"))
             self._labels = [(str(d), int(i)) for d, i in meta["labels"]]
-            self._index = tantivy.Index.open(str(directory))
+            # read-only home: tantivy's lock file cannot be made there, so (as for the paper
+            # index) tantivy reads a private copy of its own files
+            self._index = open_tantivy(directory, frozenset({"dense.bin", META, MANIFEST}))
             self._index.register_tokenizer(ANALYZER_NAME, analyzer())
             self._searcher = self._index.searcher()
             self._dense = DenseIndex.open(directory / "dense.bin")
@@ -85,6 +88,9 @@ class PassageIndex:
         except BaseException as err:  # tantivy raises ValueError; a Rust panic, PanicException
             if not isinstance(err, Exception) and type(err).__name__ != "PanicException":
                 raise
+            fault = machine_fault(err, directory) if isinstance(err, Exception) else None
+            if fault is not None:  # read-only, permission, no space: never called damage
+                raise fault from err
             if isinstance(err, LitsiftError):
                 why = err.message.removeprefix("the dense part is damaged: ")
             else:

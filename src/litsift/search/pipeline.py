@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from litsift.errors import IndexDamagedError, IndexMissingError
+from litsift.errors import IndexDamagedError, IndexMissingError, MachineFaultError
 from litsift.search.passage_index import (
     FULLTEXT_FUSION,
     PASSAGE_GATE_RANK,
@@ -234,6 +234,9 @@ class Retrieval:
             except IndexDamagedError as err:
                 self.on_damaged()
                 note = f"full text not searched: {err.message}; {err.hint}"
+                partial = "; ".join(n for n in (partial, note) if n)
+            except MachineFaultError as err:  # the machine refused a read: not damage
+                note = f"full text not searched: {err.message}"
                 partial = "; ".join(n for n in (partial, note) if n)
         t = time.perf_counter()
         hits = load_hits(self.store, query.kind, items, best)

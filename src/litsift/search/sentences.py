@@ -59,6 +59,7 @@ from litsift.types import Kind, Record
 __all__ = [
     "MAX_CACHED",
     "MAX_SENTENCES",
+    "MAX_SENTENCE_CHARS",
     "SentenceStore",
     "SentenceView",
     "open_sentence_store",
@@ -70,8 +71,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Sentences embedded per record at most (long dataset descriptions are cut).
+#: Sentences embedded per record at most (long dataset descriptions are cut), and characters
+#: of one sentence (a text without full stops is one "sentence"; the encoder reads ~1,500
+#: characters of it). The text cut is :func:`~litsift.search.text.passage_text`, itself at
+#: most ``MAX_PASSAGE_CHARS`` (8,000) characters, so splitting a huge record costs no more.
 MAX_SENTENCES = 64
+MAX_SENTENCE_CHARS = 2_000
 #: Records cut and embedded between two commits of :func:`build_sentences` (a killed build
 #: keeps what it committed).
 BUILD_CHUNK = 64
@@ -135,7 +140,10 @@ def sentence_views(records: Sequence[Record], encoder: SentenceEncoder) -> list[
         One :class:`SentenceView` per record, in order.
     """
     texts = [passage_text(r) for r in records]
-    spans = [split_sentences(t)[:MAX_SENTENCES] for t in texts]
+    spans = [
+        [(s, min(e, s + MAX_SENTENCE_CHARS)) for s, e in split_sentences(t)[:MAX_SENTENCES]]
+        for t in texts
+    ]
     sentences = [t[s:e] for t, sp in zip(texts, spans, strict=True) for s, e in sp]
     vectors = (
         encoder.encode_passages(sentences)

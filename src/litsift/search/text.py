@@ -39,6 +39,14 @@ DEFAULT_BOOSTS: Mapping[Kind, Mapping[str, float]] = MappingProxyType(
     }
 )
 
+#: What an index build reads of one record at most (issue 43: one 5M-character abstract made
+#: ``litsift index`` take 287 s and 1.3 GB): each BM25 field (title + the first 20,000
+#: characters of an abstract, ...), and the passage the bi-encoder embeds and the sentence
+#: phase cuts (the encoder reads 256 word pieces, ~1,500 characters; tokenizing or splitting
+#: megabytes first is what cost). The store keeps the whole text.
+MAX_FIELD_CHARS = 20_000
+MAX_PASSAGE_CHARS = 8_000
+
 #: A Papers-with-Code "Source: [...](...)" / "Image Source: ..." attribution line.
 _SOURCE_LINE_RE = re.compile(r"^\s*(?:Image\s+)?Source\s*:.*$", re.IGNORECASE | re.MULTILINE)
 #: A markdown image ``![alt](url)`` (dropped) and link ``[text](url)`` (kept as ``text``).
@@ -77,28 +85,30 @@ def record_fields(record: Record) -> dict[str, str]:
 
     Returns:
         ``{field name: text}`` with exactly the names of ``FIELDS[record.kind]``; list values
-        (authors, dataset variants) are joined with ``"; "``. :data:`ALL_FIELD` is a paper's
+        (authors, dataset variants) are joined with ``"; "``; each field holds at most
+        :data:`MAX_FIELD_CHARS` characters of its text. :data:`ALL_FIELD` is a paper's
         title and abstract, or a dataset's name, distinct aliases, description cleaned by
         :func:`clean_description` and intro paper title, one per line.
     """
+    cap = MAX_FIELD_CHARS
     if isinstance(record, Paper):
+        title, abstract = record.title[:cap], record.abstract[:cap]
         return {
-            "title": record.title,
-            "abstract": record.abstract,
-            "authors": "; ".join(record.authors),
-            "venue": record.venue,
-            ALL_FIELD: "\n".join(t for t in (record.title, record.abstract) if t),
+            "title": title,
+            "abstract": abstract,
+            "authors": "; ".join(record.authors)[:cap],
+            "venue": record.venue[:cap],
+            ALL_FIELD: "\n".join(t for t in (title, abstract) if t),
         }
     aliases = [v for v in record.variants if v.strip() and v.strip() != record.id.strip()]
-    description = clean_description(record.description)
+    description = clean_description(record.description[:cap])
+    name, intro = record.id[:cap], record.intro_paper_title[:cap]
     return {
-        "name": record.id,
-        "aliases": "; ".join(record.variants),
-        "description": record.description,
-        "intro_paper_title": record.intro_paper_title,
-        ALL_FIELD: "\n".join(
-            t for t in (record.id, "; ".join(aliases), description, record.intro_paper_title) if t
-        ),
+        "name": name,
+        "aliases": "; ".join(record.variants)[:cap],
+        "description": record.description[:cap],
+        "intro_paper_title": intro,
+        ALL_FIELD: "\n".join(t for t in (name, "; ".join(aliases)[:cap], description, intro) if t),
     }
 
 
@@ -115,15 +125,16 @@ def passage_text(record: Record) -> str:
         record: a paper or a dataset.
 
     Returns:
-        One string, stripped.
+        One string, stripped, of at most :data:`MAX_PASSAGE_CHARS` characters (the rest of a
+        huge record is never tokenized nor split into sentences).
     """
     if isinstance(record, Paper):
         title = record.title.strip()
         abstract = record.abstract.strip()
         if title and abstract:
             sep = " " if title.endswith((".", "?", "!")) else ". "
-            return f"{title}{sep}{abstract}"
-        return title or abstract
+            return f"{title}{sep}{abstract}"[:MAX_PASSAGE_CHARS].rstrip()
+        return (title or abstract)[:MAX_PASSAGE_CHARS].rstrip()
     assert isinstance(record, Dataset)
     head = record.id.strip()
     aliases = [v.strip() for v in record.variants if v.strip() and v.strip() != head]
@@ -137,4 +148,4 @@ def passage_text(record: Record) -> str:
     intro = record.intro_paper_title.strip()
     if intro:
         parts.append(f"[{intro}]")
-    return " ".join(parts).strip()
+    return " ".join(parts).strip()[:MAX_PASSAGE_CHARS].rstrip()
