@@ -15,6 +15,7 @@ from textual.widgets import Sparkline
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+from tests.tui.test_screening_screen import wait_idle
 
 SIZE = (120, 40)
 SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
@@ -28,16 +29,6 @@ def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
     with LitsiftService(get_paths(tmp_path / "home")) as svc:
         svc.reviews.create("donners", [DONNERS], labels=1)
         yield svc
-
-
-async def wait_idle(pilot: Any) -> ScreeningScreen:
-    for _ in range(500):
-        await pilot.pause(0.02)
-        screen = pilot.app.screen
-        if isinstance(screen, ScreeningScreen) and not screen.busy:
-            await pilot.pause()
-            return screen
-    raise AssertionError("the screening screen never settled")
 
 
 def drawn(widget: Sparkline) -> str:

@@ -341,25 +341,33 @@ def test_read_only_home_keeps_no_history_and_refuses_labels_with_the_reason(
         assert words not in str(err.value)
 
 
-def test_unwritable_directory_searches_as_a_user_bound_by_permissions(
-    home40: Path, writable_hits: list[str], tmp_path: Path
-) -> None:
-    """The same home made read-only with ``chmod -w`` (a shared lab copy), searched by a
-    process that obeys the permission bits."""
+@contextmanager
+def unwritable(home: Path) -> Iterator[Path]:
+    """``home`` with every write bit cleared while open (restored after), for commands run
+    with ``drop_dac=True`` (root without CAP_DAC_OVERRIDE obeys the bits); skips the test
+    where that cannot be arranged."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to run the CLI without CAP_DAC_OVERRIDE")
-    home = copy_home(home40, tmp_path / "home")
     for path in [home, *home.rglob("*")]:
         path.chmod(path.stat().st_mode & ~0o222)
     try:
         probe = _run("setpriv", "--bounding-set", "-dac_override", "--", "touch", str(home / "x"))
         if probe.returncode == 0:
             pytest.skip("dropping CAP_DAC_OVERRIDE does not make root obey permissions here")
-        found = litsift(home, "search", QUERY, "-k", "5", "--json", drop_dac=True)
-        ingest = litsift(home, "ingest", "papers", str(BIB_FILES[0]), drop_dac=True)
+        yield home
     finally:
         for path in [home, *home.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)
+
+
+def test_unwritable_directory_searches_as_a_user_bound_by_permissions(
+    home40: Path, writable_hits: list[str], tmp_path: Path
+) -> None:
+    """The same home made read-only with ``chmod -w`` (a shared lab copy), searched by a
+    process that obeys the permission bits."""
+    with unwritable(copy_home(home40, tmp_path / "home")) as home:
+        found = litsift(home, "search", QUERY, "-k", "5", "--json", drop_dac=True)
+        ingest = litsift(home, "ingest", "papers", str(BIB_FILES[0]), drop_dac=True)
     assert hit_ids(found) == writable_hits
     assert "may not write in that directory" in found.stderr
     assert_no_bug_no_loss(found)

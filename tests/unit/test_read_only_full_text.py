@@ -11,7 +11,6 @@ system", advised ``litsift index`` (which cannot run there) and left full text o
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -22,11 +21,11 @@ from litsift.service import LitsiftService
 from litsift.types import Kind
 from tests.conftest import PAPERS_GZ, read_jsonl_gz
 from tests.unit.test_environment_faults import (
-    _run,
     assert_no_bug_no_loss,
     litsift,
     read_only_view,
     told,
+    unwritable,
 )
 
 TEI = shared_data_dir() / "sources" / "fulltext" / "grobid-tei"
@@ -102,21 +101,10 @@ def test_read_only_check_names_real_damage_and_writes_nothing(
 def test_unwritable_directory_searches_full_text_as_a_user_bound_by_permissions(
     fulltext_home: Path, tmp_path: Path
 ) -> None:
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to run the CLI without CAP_DAC_OVERRIDE")
-    home = tmp_path / "home"
-    shutil.copytree(fulltext_home, home)
-    for path in [home, *home.rglob("*")]:
-        path.chmod(path.stat().st_mode & ~0o222)
-    try:
-        probe = _run("setpriv", "--bounding-set", "-dac_override", "--", "touch", str(home / "x"))
-        if probe.returncode == 0:
-            pytest.skip("dropping CAP_DAC_OVERRIDE does not make root obey permissions here")
+    shutil.copytree(fulltext_home, tmp_path / "home")
+    with unwritable(tmp_path / "home") as home:
         found = litsift(home, "search", QUERY, "-k", "5", "--json", drop_dac=True)
         check = litsift(home, "index", "papers", "--check", "--quiet", drop_dac=True)
-    finally:
-        for path in [home, *home.rglob("*")]:
-            path.chmod(path.stat().st_mode | 0o200)
     _says_no_damage(found)
     assert json.loads(found.stdout)["signals_used"] == ["bm25", "dense", "passages"]
     _says_no_damage(check)
