@@ -15,11 +15,7 @@ from textual.widgets import Sparkline
 from litsift.paths import get_paths
 from litsift.service import LitsiftService
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
-from tests.tui.test_screening_screen import wait_idle
-
-SIZE = (120, 40)
-SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
-DONNERS = SETS / "Donners_2021.jsonl.gz"
+from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 
 
 @pytest.fixture
