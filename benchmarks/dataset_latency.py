@@ -33,12 +33,12 @@ from pathlib import Path
 import numpy as np
 
 from litsift.config import Config
-from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.peer import PeerBM25
 from litsift.eval.runner import _years, eval_home, prepare_home
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query
 
 

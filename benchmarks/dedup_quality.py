@@ -35,9 +35,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from litsift.paths import shared_data_dir
-from litsift.sources import identity
 from litsift.sources.base import SourceRecord
-from litsift.sources.identity import IdentityIndex
+from litsift.sources.identity import matcher as identity
+from litsift.sources.identity.matcher import IdentityIndex
 from litsift.sources.importer import plan
 from litsift.types import Kind
 

@@ -37,16 +37,17 @@ import numpy.typing as npt
 from tokenizers import Tokenizer
 
 from litsift.config import SearchSettings
-from litsift.eval.benchmarks import load_benchmark, query_half
+from litsift.eval.benchmarks import query_half
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.measures import paired_test, per_query
 from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
 from litsift.eval.trec import trec_id
 from litsift.models_onnx.encoder import Encoder
 from litsift.paths import shared_data_dir
-from litsift.search.fusion import Fused, interpolate, rrf, single
-from litsift.search.query import bm25_query_text
-from litsift.search.text import passage_text
+from litsift.search.retrieval.fusion import Fused, interpolate, rrf, single
+from litsift.search.retrieval.query import bm25_query_text
+from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Kind, YearRange
 
 DATA = shared_data_dir()

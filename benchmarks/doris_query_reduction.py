@@ -21,13 +21,13 @@ from collections import Counter, defaultdict
 import ir_measures
 import numpy as np
 
-from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.measures import paired_test
 from litsift.paths import get_paths
-from litsift.search.fusion import interpolate
-from litsift.search.query import bm25_query_text
-from litsift.service import LitsiftService
+from litsift.search.retrieval.fusion import interpolate
+from litsift.search.retrieval.query import bm25_query_text
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query
 
 TERMS = (None, 40, 25, 15)

@@ -1,7 +1,8 @@
 """Passages per second of index-build embedding on this machine, lever by lever (issue 32).
 
 Everything is measured on one fixed slice of real passages (``title. abstract`` of the shared
-paper sample, as :func:`litsift.search.text.passage_text` builds them) in one run, so the rows
+paper sample, as :func:`litsift.search.retrieval.record_text.passage_text` builds them) in one run,
+so the rows
 compare. Prints, in order:
 
 1. the slice's token-length distribution (how many passages exceed 128 / 192 / 256 tokens);
@@ -65,7 +66,7 @@ def cpu_model() -> str:
 
 def read_passages(n: int, stride: int = 1) -> list[str]:
     """Every ``stride``-th of the first ``n * stride`` non-empty passages of the paper sample,
-    built as :func:`litsift.search.text.passage_text` builds a paper's."""
+    built as :func:`litsift.search.retrieval.record_text.passage_text` builds a paper's."""
     out: list[str] = []
     path = shared_data_dir() / "papers" / "ml-nlp-papers.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as f:

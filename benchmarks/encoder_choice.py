@@ -86,7 +86,7 @@ def main() -> None:
         base = reports[models[0]]
         if not texts:
             svc_home = base.home
-            from litsift.service import LitsiftService
+            from litsift.service.facade import LitsiftService
             from litsift.types import Kind
 
             with LitsiftService(get_paths(svc_home)) as svc:

@@ -4,7 +4,8 @@ Run after ``benchmarks/encoder_choice.py`` (it builds the per-model eval homes a
 ``<cache>/eval-models/``). Prints, not a pass/fail test:
 
 1. **Encoder alone on DataFinder** (tune half, both query types): every dataset passage
-   (:func:`litsift.search.text.passage_text`) and query embedded by each model, exact cosine,
+   (:func:`litsift.search.retrieval.record_text.passage_text`) and query embedded by each model,
+   exact cosine,
    the year cut-off, R@5 and MRR@5 -- no BM25, PRF, usage run, prior or re-ranker, so a gap
    here is the encoder's. Also the mean and standard deviation of the query-dataset cosines
    (bge's are compressed around 0.6).
@@ -34,14 +35,15 @@ import ir_measures
 import numpy as np
 import numpy.typing as npt
 
-from litsift.eval.benchmarks import Benchmark, EvalQuery, load_benchmark, query_half
+from litsift.eval.benchmarks import Benchmark, EvalQuery, query_half
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.measures import paired_test
 from litsift.models_onnx import load_encoder
 from litsift.paths import get_paths
-from litsift.search.dense import DenseIndex
-from litsift.search.fusion import interpolate, rrf
-from litsift.search.text import passage_text
+from litsift.search.retrieval.dense import DenseIndex
+from litsift.search.retrieval.fusion import interpolate, rrf
+from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Dataset
 
 Scores = npt.NDArray[np.float64]

@@ -11,7 +11,7 @@ Printed: passage Recall@k (k = 1, 5, 10: a relevant passage among the top k of t
 index), paper MRR@10 and Recall@10 for abstract-only hybrid search and for ``--fulltext``
 search with each way of combining papers and passages (``FULLTEXT_FUSIONS``) under each
 passage gate (:data:`GATES`: none, or a passage counts only when its dense cosine reaches that
-of the abstract at that rank, :func:`litsift.search.passage_index.dense_floor`), the paired
+of the abstract at that rank, :func:`litsift.search.fulltext.index.dense_floor`), the paired
 randomization test of each against abstract-only search, each question's
 ranks, the passage index build (passages, seconds, seconds per
 1,000 passages, bytes) -- the last line is one JSON object.
@@ -48,16 +48,16 @@ import numpy as np
 
 from litsift.eval.measures import paired_test, per_query
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search import passage_index
-from litsift.search.passage_index import FULLTEXT_FUSIONS
+from litsift.search.fulltext import index as passage_index
+from litsift.search.fulltext.index import FULLTEXT_FUSIONS
 from litsift.search.pipeline import FullText, load_hits
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.text.sentences import split_sentences
 from litsift.types import Hit, Kind, Query
 
 #: seed of the known-item draw (papers, then one sentence of each)
 KNOWN_ITEM_SEED = 29
-#: passage gates measured (:func:`litsift.search.passage_index.dense_floor`; None: no gate)
+#: passage gates measured (:func:`litsift.search.fulltext.index.dense_floor`; None: no gate)
 GATES: tuple[int | None, ...] = (None, 1, 10)
 #: a known-item sentence has at least this many words (shorter ones are headings or fragments)
 MIN_SENTENCE_WORDS = 8

@@ -43,7 +43,7 @@ from typing import Any
 from litsift.config import parse_config
 from litsift.errors import LitsiftError
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
 SHARED = shared_data_dir()

@@ -1,9 +1,10 @@
 """Does blocked identity matching answer as the whole-store index does? (issue 32)
 
 Stores the 19,639 sample papers of ../shared/data/papers, then resolves incoming records two
-ways: with :meth:`litsift.sources.identity.IdentityIndex.from_connection` (every stored paper
+ways: with :meth:`litsift.sources.identity.matcher.IdentityIndex.from_connection` (every stored
+paper
 in memory, every title compared: the reference) and with
-:class:`litsift.sources.identity_store.StoreIdentityIndex` (per batch of 200, only the stored
+:class:`litsift.sources.identity.stored_keys.StoreIdentityIndex` (per batch of 200, only the stored
 papers its indexed keys and title-word postings give), and counts the records whose answer
 (matched paper and reason, or none) differs. Incoming records:
 
@@ -33,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from litsift.sources.base import SourceRecord, clean_text
-from litsift.sources.identity import IdentityIndex
-from litsift.sources.identity_store import StoreIdentityIndex
+from litsift.sources.identity.matcher import IdentityIndex
+from litsift.sources.identity.stored_keys import StoreIdentityIndex
 from litsift.sources.importer import plan
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind

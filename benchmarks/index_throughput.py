@@ -35,7 +35,7 @@ os.environ["LITSIFT_EMBED_CACHE_DIR"] = "off"  # before litsift reads it
 
 from litsift.models_onnx import load_encoder
 from litsift.paths import shared_data_dir
-from litsift.search.text import passage_text
+from litsift.search.retrieval.record_text import passage_text
 from litsift.store.records import normalize, row_to_record
 from litsift.types import Kind
 

@@ -43,7 +43,7 @@ PAPERS_GZ = DATA / "papers" / "ml-nlp-papers.jsonl.gz"
 def build_home(root: Path, papers: int) -> dict[str, str]:
     """A home of the first ``papers`` sample papers and an empty cache; its environment."""
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
     from litsift.types import Kind
 
     src = root / "papers.jsonl"
@@ -65,8 +65,8 @@ def build_home(root: Path, papers: int) -> dict[str, str]:
 def driver(actors: int) -> None:
     """The child: one Ray job on the home of ``$LITSIFT_HOME``; a JSON line on stdout."""
     from litsift.paths import get_paths
-    from litsift.search.ray_embed import embed_with_ray
-    from litsift.service import LitsiftService
+    from litsift.search.engines.ray_embed import embed_with_ray
+    from litsift.service.facade import LitsiftService
     from litsift.types import Kind
 
     start = time.perf_counter()

@@ -207,7 +207,7 @@ class Runner:
 
     def cli(self, name: str, *args: str) -> tuple[float, float, str] | None:
         return self.run(
-            name, [sys.executable, "-m", "litsift.cli", "--home", str(self.home), *args]
+            name, [sys.executable, "-m", "litsift.cli.root", "--home", str(self.home), *args]
         )
 
     def step(

@@ -52,7 +52,7 @@ def rss_mb() -> float:
 
 
 def service(home: str) -> Any:
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
 
     return LitsiftService(get_paths(home))
 
@@ -83,7 +83,7 @@ def step_bm25(home: str) -> dict[str, Any]:
 def seed_vectors(svc: Any, n: int) -> dict[str, np.ndarray]:
     """Real vectors of the first ``n`` stored papers' passages, embedded now with the real
     encoder (~10 s for 256 on 2 cores), so the step needs no cache made elsewhere."""
-    from litsift.search.text import passage_text
+    from litsift.search.retrieval.record_text import passage_text
 
     texts: list[str] = []
     for batch in svc.store.rows_since(Kind.PAPER, 0, batch_size=max(1, n)):
@@ -97,7 +97,7 @@ def seed_vectors(svc: Any, n: int) -> dict[str, np.ndarray]:
 
 def step_standins(home: str) -> dict[str, Any]:
     from litsift.cache.embeddings import EmbeddingCache
-    from litsift.search.text import passage_text
+    from litsift.search.retrieval.record_text import passage_text
 
     t0 = time.perf_counter()
     with service(home) as svc:
@@ -260,7 +260,7 @@ def step_tui(home: str) -> dict[str, Any]:
 def step_encoder(home: str, n: int = 120) -> dict[str, Any]:
     os.environ["LITSIFT_EMBED_CACHE_DIR"] = "off"
     from litsift.models_onnx import load_encoder
-    from litsift.search.text import passage_text
+    from litsift.search.retrieval.record_text import passage_text
     from litsift.store.records import normalize, row_to_record
 
     rows = []

@@ -52,14 +52,14 @@ from typing import Any
 
 import numpy as np
 
-from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.runner import _years, eval_home, prepare_home
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search.aspect_scoring import AspectScorer
-from litsift.search.builder import build_in_two_phases
-from litsift.search.text import ALL_FIELD, record_fields
-from litsift.service import LitsiftService
+from litsift.search.aspects.scoring import AspectScorer
+from litsift.search.build.two_phase import build_in_two_phases
+from litsift.search.retrieval.record_text import ALL_FIELD, record_fields
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
 SHARED = shared_data_dir()

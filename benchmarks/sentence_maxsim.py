@@ -4,7 +4,8 @@ Round 12 of docs/EVALUATION-RESULTS.md (issue 19). A SciFact claim is usually su
 sentence of an abstract, and a DORIS-MAE query's aspects by different sentences of it, while
 the dense index holds one vector per abstract (its 256 first word pieces, mean-pooled). This
 script scores every paper of a benchmark's eval home by its sentences, using the sentence
-vectors litsift already stores for aspect scoring (:mod:`litsift.search.sentences`; built here
+vectors litsift already stores for aspect scoring (:mod:`litsift.search.aspects.sentences`; built
+here
 through ``service.build_sentences`` when missing: ~50K sentences for SciFact, ~150K for
 DORIS-MAE), exactly (brute force, no hnswlib), and prints for each dense variant, alone and as
 the dense side of the default hybrid (min-max interpolation, BM25 weight 0.5, k0 100):
@@ -41,16 +42,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 from doris_attempts import as_trec, top_run  # the same exact-scan helpers as round 7
 
 from litsift.config import SearchSettings
-from litsift.eval.benchmarks import load_benchmark, query_half
+from litsift.eval.benchmarks import query_half
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.measures import paired_test, per_query
 from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
 from litsift.paths import shared_data_dir
-from litsift.search.aspects import split_sentences
-from litsift.search.fusion import Fused, interpolate, single
-from litsift.search.query import bm25_query_text
-from litsift.search.sentence_phase import build_sentences
-from litsift.search.text import passage_text
+from litsift.search.aspects.decompose import split_sentences
+from litsift.search.aspects.sentence_phase import build_sentences
+from litsift.search.retrieval.fusion import Fused, interpolate, single
+from litsift.search.retrieval.query import bm25_query_text
+from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Kind, YearRange
 
 DATA = shared_data_dir()

@@ -43,14 +43,15 @@ import lightgbm  # noqa: F401 -- with its scikit-learn API, before any search lo
 import numpy as np
 
 from litsift.config import Config
-from litsift.eval.benchmarks import load_benchmark, query_half
+from litsift.eval.benchmarks import query_half
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.measures import per_query
 from litsift.eval.runner import _dedupe, _years, eval_home, prepare_home
 from litsift.eval.trec import trec_id
 from litsift.search.datasets.popularity import count_mentions
 from litsift.search.datasets.ranker import FEATURES, MODEL_PATH
-from litsift.search.fusion import Fused
+from litsift.search.retrieval.fusion import Fused
 from litsift.types import Kind, Paper, Query, YearRange
 from litsift.types import SignalScore as Signal
 

@@ -70,11 +70,11 @@ from textual.keys import _character_to_key
 from textual.screen import Screen
 from textual.widgets import Input
 
-from litsift.eval.benchmarks import load_benchmark
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.runner import eval_home, prepare_home
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.search import SearchScreen
 from litsift.tui.widgets import ResultsTable, query_bar

@@ -9,9 +9,10 @@ built on first use by ``litsift eval`` / ``benchmarks/run_eval.py`` and reused h
 
 How: every query of a benchmark is run once per *retriever variant* (a BM25 query mode, a
 dense representation) to depth :data:`DEPTH` with the year filter, and cached under
-``/tmp/litsift-tuning`` (delete it after changing ``search/text.py``: the cache key is the
+``/tmp/litsift-tuning`` (delete it after changing ``search/retrieval/record_text.py``: the cache key
+is the
 setting, not the indexed text); fusion settings are then applied offline with the pure functions of
-:mod:`litsift.search.fusion` and measured with ir-measures (:mod:`litsift.eval.measures`).
+:mod:`litsift.search.retrieval.fusion` and measured with ir-measures (:mod:`litsift.eval.measures`).
 Dense runs are exact (brute-force cosine over the index's stored vectors, or over vectors of
 an alternative passage text embedded once and cached), so they match the hnswlib search up to
 its approximation. The *final* numbers come from ``benchmarks/run_eval.py`` (``service.search``).
@@ -34,16 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from litsift.eval.benchmarks import Benchmark, EvalQuery, load_benchmark
+from litsift.eval.benchmarks import Benchmark, EvalQuery
 from litsift.eval.cli_support import default_data_dir
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.measures import per_query
 from litsift.eval.runner import eval_home, prepare_home
-from litsift.search import fusion
-from litsift.search.bm25 import BM25Index
-from litsift.search.filters import allowed_mask
-from litsift.search.query import bm25_query_text
-from litsift.search.text import passage_text
-from litsift.service import LitsiftService
+from litsift.search.retrieval import fusion
+from litsift.search.retrieval.bm25 import BM25Index
+from litsift.search.retrieval.filters import allowed_mask
+from litsift.search.retrieval.query import bm25_query_text
+from litsift.search.retrieval.record_text import passage_text
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Record, YearRange
 
 CACHE = Path("/tmp/litsift-tuning")
@@ -215,7 +217,7 @@ class Context:
 # ------------------------------------------------------------------------ representations
 def _compose(rec: Any, max_words: int, intro: bool = True, aliases: bool = True) -> str:
     """A dataset passage built from its cleaned description (variants of ``passage_text``)."""
-    from litsift.search.text import clean_description
+    from litsift.search.retrieval.record_text import clean_description
 
     head = rec.id.strip()
     al = [v.strip() for v in rec.variants if v.strip() and v.strip() != head]

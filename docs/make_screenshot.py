@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.types import Kind
 

@@ -161,7 +161,7 @@ def built_home(
 ) -> Iterator[Path]:
     """A LITSIFT_HOME with the paper slice + all datasets ingested and both indexes built."""
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
     from litsift.types import Kind
 
     home = tmp_path_factory.mktemp("home")
@@ -177,7 +177,7 @@ def built_home(
 def service(built_home: Path, encoder) -> Iterator[object]:
     """A read-mostly service over :func:`built_home`. Don't write labels here."""
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
 
     svc = LitsiftService(get_paths(built_home), encoder=encoder)
     yield svc

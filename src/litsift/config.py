@@ -83,12 +83,12 @@ class SearchSettings:
     #: raised to it when smaller). DataFinder tune half, 5-fold CV: pool 100 -> 300 lifted
     #: full-sentence R@5 41.5 -> 47.4 (round 13 of docs/EVALUATION-RESULTS.md).
     dataset_ranker_pool: int = 300
-    #: query handling before BM25 (``litsift.search.query.bm25_query_text``): raw, stop or
+    #: query handling before BM25 (``litsift.search.retrieval.query.bm25_query_text``): raw, stop or
     #: stop+request.
     bm25_query: str = "stop+request"
     #: "aspect coverage" order (TUI ``o``, eval system ``aspects``): the top ``coverage_pool``
     #: hybrid hits re-ordered by ``(1 - blend)·coverage + blend·rank`` (see
-    #: ``litsift.search.aspect_scoring.coverage_order``). DORIS-MAE dev, top 20 of the
+    #: ``litsift.search.aspects.scoring.coverage_order``). DORIS-MAE dev, top 20 of the
     #: candidate pool: blend 0.5 MRR@10 0.784 -> 0.831 (benchmarks/aspect_decomposition.py).
     coverage_pool: int = 20
     coverage_blend: float = 0.5
@@ -97,7 +97,7 @@ class SearchSettings:
     #: ``sentence_phase_max_records`` records), "all", "datasets" or "none". Other kinds are
     #: cut and embedded when a hit is first scored and kept in a bounded cache: the phase costs
     #: ~41-47 CPU s per 1,000 papers (~12 CPU hours at 1M) and ~3.7 KB a paper, and grades are the
-    #: same either way (``litsift.search.sentences``, benchmarks/aspect_storage.py).
+    #: same either way (``litsift.search.aspects.sentences``, benchmarks/aspect_storage.py).
     sentence_phase: str = "auto"
     #: with ``sentence_phase = "auto"``: the most records a kind may have for its phase to run
     #: (50,000 papers: ~35-40 CPU minutes and ~185 MB; the 19.6K-paper sample keeps its phase).
@@ -112,7 +112,7 @@ class SearchSettings:
     #: ``w = cross_encoder_weight``. Measured in docs/EVALUATION-RESULTS.md (round 10).
     cross_encoder_top: int = 0
     cross_encoder_weight: float = 0.5
-    #: the citation signal (``litsift.search.citation_stage``): while papers are kept, the
+    #: the citation signal (``litsift.search.retrieval.citation_stage``): while papers are kept, the
     #: paper hits of the candidate pool linked to them by citations move up (a third RRF run,
     #: weight ``citation_weight``; kept papers stay at their rank). Four screening sets with
     #: references, query by example, 1-3 kept includes, 40 set x seed pairs

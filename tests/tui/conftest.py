@@ -68,7 +68,7 @@ async def search(pilot: Pilot[object], text: str, years: tuple[str, str] = ("", 
 def empty_service(tmp_path: Path) -> Iterator[object]:
     """A service over a fresh, empty home (no encoder is loaded unless a search runs)."""
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
 
     with LitsiftService(get_paths(tmp_path / "home")) as svc:
         yield svc
@@ -78,7 +78,7 @@ def empty_service(tmp_path: Path) -> Iterator[object]:
 def markup_service(tmp_path_factory: pytest.TempPathFactory, encoder: object) -> Iterator[object]:
     """A tiny indexed home whose papers contain markup-like text."""
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
     from litsift.types import Kind
 
     root = tmp_path_factory.mktemp("markup")

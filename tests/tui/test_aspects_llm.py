@@ -13,7 +13,7 @@ from textual.widgets import OptionList, TextArea
 
 from litsift.config import Config
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.screens.modals import AspectEditScreen

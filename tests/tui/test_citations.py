@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store import citations
 from litsift.tui.app import create_app
 from litsift.tui.screens.citations import CitationsScreen

@@ -12,8 +12,8 @@ from typing import Any
 from textual.widgets import Input
 
 from litsift.paths import get_paths
-from litsift.search.indexer import index_dir_for, open_indexes
-from litsift.service import LitsiftService
+from litsift.search.build.index_pair import index_dir_for, open_indexes
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets import StatusLine
 from litsift.types import Kind

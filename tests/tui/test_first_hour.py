@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Input
 
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.tui.widgets.footer import KeyFooter

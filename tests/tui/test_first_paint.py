@@ -17,7 +17,7 @@ _START_AND_SEARCH = """
 import asyncio, sys
 from pathlib import Path
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.types import Kind
 
@@ -61,8 +61,8 @@ async def test_first_results_paint_before_the_dense_index_is_loaded(
     from textual.widgets import Input
 
     from litsift.paths import get_paths
-    from litsift.search.dense import DenseIndex
-    from litsift.service import LitsiftService
+    from litsift.search.retrieval.dense import DenseIndex
+    from litsift.service.facade import LitsiftService
     from litsift.tui.app import create_app
     from litsift.tui.widgets import StatusLine
     from litsift.types import Kind

@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Input
 
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.indexing import Meter
 from litsift.tui.widgets import ResultsTable, StatusLine

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets.detail_pane import Extras, render_hit
 from litsift.types import Hit, Kind, Label, Paper, SignalScore

@@ -13,10 +13,10 @@ from typing import Any
 from textual.widgets import Input
 
 from litsift.paths import get_paths
-from litsift.search.aspect_scoring import AspectScorer
-from litsift.search.aspects import decompose
-from litsift.search.text import passage_text
-from litsift.service import LitsiftService
+from litsift.search.aspects.decompose import decompose
+from litsift.search.aspects.scoring import AspectScorer
+from litsift.search.retrieval.record_text import passage_text
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets import DetailPane
 from litsift.types import Kind, Query

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets import StatusLine
 from tests.tui.conftest import search, settle

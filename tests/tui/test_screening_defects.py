@@ -13,7 +13,7 @@ from rich.console import Console
 from textual.widgets import Sparkline
 
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
 from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 

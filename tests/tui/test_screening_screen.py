@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 
 from litsift.paths import get_paths
 from litsift.review.session import ReviewModel
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store.reviews import ReviewError, current_decisions, review_records
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
@@ -143,7 +143,7 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
 
 def true_labels(svc: LitsiftService) -> dict[str, int]:
     """The review's final decision of each record, joined on the file line it came from."""
-    from litsift.sources.screening_jsonl import read_screening_set
+    from litsift.sources.formats.screening_jsonl import read_screening_set
 
     by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
     with svc.store.lock:

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input, TextArea
 
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.modals import ExportScreen, HistoryScreen, NoteScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from litsift.search.aspect_scoring import (
+from litsift.search.aspects.decompose import (
+    MAX_KEYPHRASE_WORDS,
+    MIN_CONTENT_WORDS,
+    content_terms,
+    decompose,
+    is_keyphrase_query,
+    split_sentences,
+)
+from litsift.search.aspects.scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,
     PASSAGE_LAMBDA,
@@ -23,14 +31,6 @@ from litsift.search.aspect_scoring import (
     coverage_order,
     grade,
     record_text,
-)
-from litsift.search.aspects import (
-    MAX_KEYPHRASE_WORDS,
-    MIN_CONTENT_WORDS,
-    content_terms,
-    decompose,
-    is_keyphrase_query,
-    split_sentences,
 )
 from litsift.types import Aspect, Hit, Paper
 from tests.bench import benchmark_module

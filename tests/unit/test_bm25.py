@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from litsift.search.bm25 import BM25Index, analyzer
-from litsift.search.text import ALL_FIELD, FIELDS, passage_text, record_fields
+from litsift.search.retrieval.bm25 import BM25Index, analyzer
+from litsift.search.retrieval.record_text import ALL_FIELD, FIELDS, passage_text, record_fields
 from litsift.types import Dataset, Kind, Paper, YearRange
 from tests.conftest import DATASETS_GZ, PAPERS_GZ, read_jsonl_gz
 
@@ -97,7 +97,7 @@ def ds_index(tmp_path_factory: pytest.TempPathFactory, datasets: list[Dataset]) 
 def doc_tokens(datasets: list[Dataset]) -> dict[int, set[str]]:
     """Brute force: every analysed token of every scored field (default boost > 0) of every
     dataset."""
-    from litsift.search.text import DEFAULT_BOOSTS
+    from litsift.search.retrieval.record_text import DEFAULT_BOOSTS
 
     an = analyzer()
     out: dict[int, set[str]] = {}
@@ -283,7 +283,7 @@ def test_index_of_an_older_layout_is_refused_with_the_fix(
     import json
 
     from litsift.errors import IndexMismatchError
-    from litsift.search.bm25 import META_FILE
+    from litsift.search.retrieval.bm25 import META_FILE
 
     index = BM25Index.create(tmp_path / "legacy", Kind.DATASET)
     index.add(datasets[:50])
@@ -298,7 +298,7 @@ def test_index_of_an_older_layout_is_refused_with_the_fix(
 
 
 def test_bm25_query_text_modes() -> None:
-    from litsift.search.query import bm25_query_text
+    from litsift.search.retrieval.query import bm25_query_text
 
     q = "I want to build a semi-supervised method for the segmentation of images."
     assert bm25_query_text(q, "raw") == q

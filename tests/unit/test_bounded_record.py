@@ -17,11 +17,16 @@ from pathlib import Path
 import pytest
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search.indexer import open_indexes
-from litsift.search.passage_build import MAX_PASSAGES_PER_PAPER, build_passage_index
-from litsift.search.sentences import MAX_SENTENCE_CHARS, MAX_SENTENCES
-from litsift.search.text import MAX_FIELD_CHARS, MAX_PASSAGE_CHARS, passage_text, record_fields
-from litsift.service import LitsiftService
+from litsift.search.aspects.sentences import MAX_SENTENCE_CHARS, MAX_SENTENCES
+from litsift.search.build.index_pair import open_indexes
+from litsift.search.fulltext.build import MAX_PASSAGES_PER_PAPER, build_passage_index
+from litsift.search.retrieval.record_text import (
+    MAX_FIELD_CHARS,
+    MAX_PASSAGE_CHARS,
+    passage_text,
+    record_fields,
+)
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, YearRange
 from tests.conftest import PAPERS_GZ, read_jsonl_gz
 

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 from litsift.paths import get_paths
-from litsift.search.indexer import open_indexes
-from litsift.service import LitsiftService
+from litsift.search.build.index_pair import open_indexes
+from litsift.service.facade import LitsiftService
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
@@ -64,7 +64,7 @@ def test_rows_ingested_during_the_dense_phase_are_in_bm25_when_the_build_ends(
 def test_when_the_store_keeps_moving_the_report_says_what_is_behind(
     tmp_path: Path, encoder
 ) -> None:  # type: ignore[no-untyped-def]
-    from litsift.search.builder import build_bm25, build_dense, catch_up, merge_reports
+    from litsift.search.build.two_phase import build_bm25, build_dense, catch_up, merge_reports
 
     first, later, _ = _rows(tmp_path)
     home = tmp_path / "home"

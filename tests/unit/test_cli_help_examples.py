@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 
 
 def _commands(

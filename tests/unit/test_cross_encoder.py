@@ -12,7 +12,7 @@ from litsift.config import Config, parse_config
 from litsift.errors import ConfigError
 from litsift.models_onnx.cross_encoder import load_cross_encoder, packaged_cross_encoder
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query
 
 

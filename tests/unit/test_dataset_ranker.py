@@ -15,6 +15,8 @@ import pytest
 
 from litsift.config import Config, SearchSettings
 from litsift.errors import RankerError
+from litsift.search.aspects.sentence_phase import best_sentence_cosines
+from litsift.search.aspects.sentences import open_sentence_store, sentence_views
 from litsift.search.datasets.popularity import MentionCounts
 from litsift.search.datasets.ranker import (
     ABSENT_RANK,
@@ -28,10 +30,8 @@ from litsift.search.datasets.ranker import (
     papers_to_datasets,
 )
 from litsift.search.datasets.searcher import DatasetSearcher
-from litsift.search.fusion import Fused
-from litsift.search.sentence_phase import best_sentence_cosines
-from litsift.search.sentences import open_sentence_store, sentence_views
-from litsift.service import LitsiftService
+from litsift.search.retrieval.fusion import Fused
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
 from litsift.types import SignalScore as Signal
 

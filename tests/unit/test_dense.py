@@ -12,8 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from litsift.search.dense import DenseIndex
-from litsift.search.filters import YEAR_MISSING, allowed_mask
+from litsift.search.retrieval.dense import DenseIndex
+from litsift.search.retrieval.filters import YEAR_MISSING, allowed_mask
 from litsift.types import YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
 

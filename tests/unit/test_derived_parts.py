@@ -25,8 +25,8 @@ from click.testing import CliRunner
 
 from litsift.errors import IndexDamagedError, IndexMissingError
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search.aspects import decompose
-from litsift.service import LitsiftService
+from litsift.search.aspects.decompose import decompose
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query
 from tests.conftest import PAPERS_GZ, read_jsonl_gz
 from tests.unit.test_index_damage import MemoEncoder
@@ -216,7 +216,7 @@ def test_cli_search_notes_the_damage_and_index_repairs_it(home, encoder) -> None
     BM25's hits over the abstracts and a note; `litsift index papers` with a truncated
     sentences.sqlite too (it exited 2 there, and the passage phase never ran) says what it
     repaired; then no note, and `index --check` finds every file sound."""
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     path, _ = home
     truncate(_file(path, "passages/dense.bin"))

@@ -11,8 +11,8 @@ import pytest
 
 from litsift.cache.embeddings import EmbeddingCache
 from litsift.paths import get_paths
-from litsift.search.builder import build_bm25, build_dense
-from litsift.service import LitsiftService
+from litsift.search.build.two_phase import build_bm25, build_dense
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
 

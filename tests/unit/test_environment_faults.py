@@ -25,7 +25,7 @@ import pytest
 
 from litsift.errors import ReadOnlyHomeError, StoreCorruptError, StoreLockedError
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store import Store
 from litsift.store.faults import LOW_SPACE_BYTES, machine_fault
 from litsift.types import Kind, Label
@@ -104,7 +104,7 @@ def litsift(home: Path, *args: str, drop_dac: bool = False) -> subprocess.Comple
     bits (no CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH)."""
     env = {k: v for k, v in os.environ.items() if k not in ("LITSIFT_HOME", "LITSIFT_DEBUG")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), str(REPO)])
-    cmd = [sys.executable, "-c", "from litsift.cli import main; main()", "--home", str(home)]
+    cmd = [sys.executable, "-c", "from litsift.cli.root import main; main()", "--home", str(home)]
     prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
     return subprocess.run(
         [*(prefix if drop_dac else []), *cmd, *args],

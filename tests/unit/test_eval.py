@@ -19,8 +19,9 @@ import pytest
 
 from litsift.errors import EvalError
 from litsift.eval.beir import load_beir, load_doris_mae_dev, load_scifact
-from litsift.eval.benchmarks import datafinder_query_key, load_datafinder, read_jsonl
+from litsift.eval.benchmarks import read_jsonl
 from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
+from litsift.eval.loaders import datafinder_query_key, load_datafinder
 from litsift.eval.measures import bootstrap_std, evaluate, paired_test, per_query
 from litsift.eval.trec import read_qrels, read_run, trec_id, write_run
 from litsift.types import Kind, YearRange

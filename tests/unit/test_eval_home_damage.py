@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 from litsift.eval.cli_support import run_benchmark
-from litsift.search.indexer import index_dir_for, open_indexes
+from litsift.search.build.index_pair import index_dir_for, open_indexes
 from litsift.types import Kind
 from tests.conftest import scifact_slice
 

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search.passage_build import build_passage_index
-from litsift.search.passage_index import paper_run
-from litsift.service import LitsiftService
+from litsift.search.fulltext.build import build_passage_index
+from litsift.search.fulltext.index import paper_run
+from litsift.service.facade import LitsiftService
 from litsift.text.passages import PASSAGE_WORDS, chunk_sections, passage_input
 from litsift.types import Kind, Query, YearRange
 
@@ -119,7 +119,7 @@ def test_a_body_only_answer_is_found_with_full_text_and_not_without(home: Path, 
 
 
 def test_cli_fulltext_json_and_table(home: Path) -> None:
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     runner = CliRunner()
     args = ["--home", str(home), "search", "--fulltext", "-k", "3"]
@@ -183,7 +183,7 @@ def test_answers_cite_full_text_passages_with_their_sections(home: Path, encoder
 
 
 def test_aspect_evidence_can_come_from_the_matching_passage(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
-    from litsift.search.aspect_scoring import record_text
+    from litsift.search.aspects.scoring import record_text
 
     question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
@@ -239,7 +239,7 @@ def test_full_text_on_keeps_abstract_matches_where_they_were(home: Path, encoder
 def test_cli_searches_full_text_by_default_once_indexed(home: Path, tmp_path: Path) -> None:
     """`litsift search` searches full text without a flag once the library has it;
     `--no-fulltext` turns it off; a library without full text searches abstracts."""
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     runner = CliRunner()
     question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
@@ -279,7 +279,7 @@ def test_cli_searches_full_text_by_default_once_indexed(home: Path, tmp_path: Pa
 def test_cli_answer_cites_full_text_by_default(home: Path, srv) -> None:  # type: ignore[no-untyped-def]
     """`litsift answer` cites passages of papers' bodies without --fulltext once the library
     has them, and from abstracts with --no-fulltext."""
-    from litsift.cli import main
+    from litsift.cli.root import main
     from tests.llm_server import chat_reply, configured_home
 
     question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"

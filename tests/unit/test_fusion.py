@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from litsift.errors import QueryError
-from litsift.search.fusion import Fused, fuse, interpolate, normalise, rrf, single
+from litsift.search.retrieval.fusion import Fused, fuse, interpolate, normalise, rrf, single
 from litsift.types import SignalScore as Signal
 
 BM25_RUN = [(10, 12.0), (20, 9.0), (30, 9.0), (40, 1.0)]
@@ -162,7 +162,7 @@ def test_rare_term_matches_stay_in_the_hybrid_top_10(service) -> None:  # type: 
     """On the session store: one-word queries matching 2-10 papers keep far more of their BM25
     matches in the hybrid top 10 than with min-max from the run's own minimum (on the 19.6K
     DataFinder home: 408 of 522 matches of 97 queries kept, against 270)."""
-    from litsift.search.aspects import content_terms
+    from litsift.search.aspects.decompose import content_terms
     from litsift.types import Kind, Query
 
     searcher = service.searchers.of_kind(Kind.PAPER)

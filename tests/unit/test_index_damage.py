@@ -15,15 +15,15 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.errors import IndexDamagedError, IndexMissingError
-from litsift.search.builder import build_in_two_phases
-from litsift.search.indexer import (
+from litsift.search.build.index_pair import (
     MANIFEST,
     check_index,
     index_dir_for,
     index_status,
     open_indexes,
 )
-from litsift.search.searcher import KindSearcher
+from litsift.search.build.two_phase import build_in_two_phases
+from litsift.search.kind_searcher import KindSearcher
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, Query
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
@@ -262,9 +262,9 @@ def test_a_crash_recovery_verifies_checksums(copy, memo_encoder) -> None:  # typ
 def test_search_through_the_service_and_cli_index_check(tmp_path: Path, memo_encoder) -> None:  # type: ignore[no-untyped-def]
     """`LitsiftService.search` on a damaged BM25 part answers from the dense part and says
     so, and `litsift index --check` finds a flipped byte and repairs it."""
-    from litsift.cli import main
+    from litsift.cli.root import main
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
 
     rows = read_jsonl_gz(DATASETS_GZ)[:N_ROWS]
     home = tmp_path / "home"
@@ -298,7 +298,7 @@ def _level0_garbage(path: Path) -> None:
     """Same-size garbage over the elements of an hnswlib file, its header and upper levels
     kept: hnswlib loads it (labels past 2**63 made numpy raise OverflowError, links past the
     graph make it read out of bounds)."""
-    from litsift.search.dense import _HEADER
+    from litsift.search.retrieval.dense import _HEADER
 
     data = bytearray(path.read_bytes())
     head = _HEADER.unpack(data[: _HEADER.size])
@@ -313,7 +313,7 @@ def test_a_large_part_is_checked_by_its_structure_on_open(  # type: ignore[no-un
     """Parts too large to checksum on open (issue 34): same-size garbage in the elements of
     dense.bin is found by the structure check (labels, links), search answers with BM25 and
     says so, and `litsift index` rebuilds the dense part alone."""
-    import litsift.search.manifest as manifest_module
+    import litsift.search.build.manifest as manifest_module
 
     monkeypatch.setattr(manifest_module, "VERIFY_ON_OPEN_BYTES", 0, raising=False)
     root, store, before = copy
@@ -332,7 +332,7 @@ def test_bm25_damage_found_by_the_first_query_is_searched_around(  # type: ignor
     """Garbage inside a large BM25 segment (footer intact: tantivy opens it) surfaces at the
     first query as a tantivy error: the searcher drops BM25, answers from dense, says so and
     marks the part for `litsift index`."""
-    import litsift.search.manifest as manifest_module
+    import litsift.search.build.manifest as manifest_module
 
     monkeypatch.setattr(manifest_module, "VERIFY_ON_OPEN_BYTES", 0, raising=False)
     root, store, before = copy

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
-from litsift.search import manifest as versions  # the part versions
-from litsift.search.builder import build_in_two_phases
-from litsift.search.indexer import (
+from litsift.search.build import manifest as versions  # the part versions
+from litsift.search.build.index_pair import (
     MANIFEST,
     index_dir_for,
     index_status,
     open_indexes,
 )
-from litsift.search.searcher import KindSearcher
+from litsift.search.build.two_phase import build_in_two_phases
+from litsift.search.kind_searcher import KindSearcher
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, Query, YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz

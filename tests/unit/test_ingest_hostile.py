@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
 from litsift.store import IngestReport, Store, ingest_jsonl, ingest_records

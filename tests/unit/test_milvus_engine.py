@@ -29,13 +29,13 @@ from click.testing import CliRunner
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.config import Config, EngineSettings, parse_config
 from litsift.errors import ConfigError, IndexMismatchError, IndexMissingError
 from litsift.paths import get_paths
-from litsift.search.layout import index_dir_for
-from litsift.search.milvus_engine import PROPERTY, MilvusEngine, year_expression
-from litsift.service import LitsiftService
+from litsift.search.build.layout import index_dir_for
+from litsift.search.engines.milvus import PROPERTY, MilvusEngine, year_expression
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
 N_PAPERS = 300
@@ -300,7 +300,7 @@ def test_engine_config_is_validated() -> None:
 
 
 def test_a_missing_token_and_a_bad_lite_path_are_config_errors(tmp_path: Path) -> None:
-    from litsift.search.engine import open_engine
+    from litsift.search.engines.base import open_engine
 
     os.environ.pop("LITSIFT_TEST_NO_SUCH_TOKEN", None)
     with pytest.raises(ConfigError, match="LITSIFT_TEST_NO_SUCH_TOKEN"):

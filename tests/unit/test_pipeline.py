@@ -19,9 +19,9 @@ import numpy.typing as npt
 import pytest
 
 import litsift.tui
-from litsift.search import query as query_module
-from litsift.service import LitsiftService
-from litsift.service_api import LitsiftAPI
+from litsift.search.retrieval import query as query_module
+from litsift.service.api import LitsiftAPI
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
 
 DIRTY = "neural \udcff machine translation \x00 with cafe\u0301 attention"
@@ -31,7 +31,11 @@ DIRTY = "neural \udcff machine translation \x00 with cafe\u0301 attention"
 def cleaner_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every call of ``clean_query_text``, wherever a litsift module bound it (the real
     function runs; each call's input is recorded)."""
-    for name in ("litsift.search.pipeline", "litsift.search.searcher", "litsift.cli"):
+    for name in (
+        "litsift.search.pipeline",
+        "litsift.search.kind_searcher",
+        "litsift.cli.root",
+    ):
         try:  # modules imported on first use bind the real function before it is patched
             importlib.import_module(name)
         except ImportError:

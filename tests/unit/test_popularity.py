@@ -20,8 +20,8 @@ from litsift.search.datasets.popularity import (
     prior,
     with_prior,
 )
-from litsift.search.fusion import Fused
-from litsift.service import LitsiftService
+from litsift.search.retrieval.fusion import Fused
+from litsift.service.facade import LitsiftService
 from litsift.types import Dataset, Kind, Paper, Query, YearRange
 from litsift.types import SignalScore as Signal
 from tests.conftest import DATASETS_GZ, PAPERS_GZ, read_jsonl_gz

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from litsift.paths import get_paths
-from litsift.search.aspect_scoring import PASSAGE_LAMBDA, PASSAGE_THRESHOLDS, AspectScorer
-from litsift.search.aspects import decompose, split_sentences
-from litsift.search.text import passage_text
-from litsift.service import LitsiftService
+from litsift.search.aspects.decompose import decompose, split_sentences
+from litsift.search.aspects.scoring import PASSAGE_LAMBDA, PASSAGE_THRESHOLDS, AspectScorer
+from litsift.search.retrieval.record_text import passage_text
+from litsift.service.facade import LitsiftService
 from litsift.types import Hit, Kind, Paper, Query
 from tests.counting import CountingEncoder
 

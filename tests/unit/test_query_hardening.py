@@ -22,12 +22,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.config import load_config, parse_config
 from litsift.errors import ConfigError, LitsiftError, QueryError
 from litsift.paths import get_paths
-from litsift.search.query import MAX_QUERY_CHARS, bm25_query_text, clean_query_text
-from litsift.service import LitsiftService
+from litsift.search.retrieval.query import MAX_QUERY_CHARS, bm25_query_text, clean_query_text
+from litsift.service.facade import LitsiftService
 from litsift.types import FUSIONS, MAX_K, MAX_K0, Kind, Query, YearRange
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
 
@@ -220,7 +220,7 @@ def test_cli_k_is_range_checked(tiny_home: Path) -> None:
 
 def test_real_argv_with_invalid_utf8(tiny_home: Path) -> None:
     """The real process: bytes in argv, decoded by Python with surrogateescape."""
-    cmd = [sys.executable, "-c", "from litsift.cli import main; main()"]
+    cmd = [sys.executable, "-c", "from litsift.cli.root import main; main()"]
     args = ["--home", str(tiny_home), "search", "-k", "2", "--json"]
     out = subprocess.run(
         [*cmd, *args, os.fsencode("neural \udcff translation")],

@@ -21,12 +21,12 @@ import pytest
 pytest.importorskip("ray")
 
 from litsift.cache.embeddings import EmbeddingCache
-from litsift.cli_common import ProgressLine
+from litsift.cli.common import ProgressLine
 from litsift.models_onnx.encoder import Encoder
 from litsift.paths import get_paths
-from litsift.search.ray_embed import embed_with_ray, plan_blocks
-from litsift.search.text import passage_text
-from litsift.service import LitsiftService
+from litsift.search.engines.ray_embed import embed_with_ray, plan_blocks
+from litsift.search.retrieval.record_text import passage_text
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind
 
 N = 300

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind
 from tests.conftest import PAPERS_GZ, read_jsonl_gz
 from tests.unit.test_environment_faults import (

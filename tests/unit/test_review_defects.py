@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 
 SETS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening").resolve()
 DONNERS = SETS / "Donners_2021.jsonl.gz"

@@ -19,10 +19,10 @@ import rispy
 from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import ConfigError
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store.reviews import ReviewError, current_decisions
 from tests.conftest import EVAL_DIR, SHARED_DATA
 

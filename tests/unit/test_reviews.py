@@ -15,10 +15,10 @@ import pytest
 import rispy
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import get_paths
 from litsift.review.session import gain_curve, stop_states
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store.reviews import ReviewError, current_decisions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
@@ -161,7 +161,7 @@ def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:
 def _write_set_lines(svc: LitsiftService, first: int, last: int, file: str) -> dict[str, int]:
     """Write lines ``first..last`` of the Donners set as read from ``file`` (``sync:NAME`` is
     what ``litsift sync`` writes); ``{doc_id: label}``."""
-    from litsift.sources.screening_jsonl import read_screening_set
+    from litsift.sources.formats.screening_jsonl import read_screening_set
     from litsift.sources.writer import RecordWriter
 
     writer = RecordWriter(svc.store)
@@ -306,7 +306,7 @@ def test_a_review_with_citation_edges_ranks_with_the_evals_citation_signal(
 
 def _true_labels(svc: LitsiftService) -> dict[str, int]:
     """Donners' final decision of each stored record, joined on its file line."""
-    from litsift.sources.screening_jsonl import read_screening_set
+    from litsift.sources.formats.screening_jsonl import read_screening_set
 
     by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
     with svc.store.lock:

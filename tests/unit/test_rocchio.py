@@ -12,8 +12,8 @@ import pytest
 
 from litsift.errors import ModelNotBuiltError
 from litsift.paths import shared_data_dir
-from litsift.search.rocchio import SIGNAL, more_like_this, rerank_hits, rocchio
-from litsift.search.text import passage_text
+from litsift.search.retrieval.record_text import passage_text
+from litsift.search.retrieval.rocchio import SIGNAL, more_like_this, rerank_hits, rocchio
 from litsift.types import Hit, Paper, SignalScore
 
 SHARED_DATA = shared_data_dir()

@@ -15,7 +15,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.rq.evaluate import evaluate_paperrq, format_score, load_paperrq, term_f1
 from litsift.rq.llm import extract_with_llm, parse_rq_reply
 from litsift.rq.offline import OFFLINE_VERSION, extract, rq_text
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store.rq import RQRow, papers_for_rq, rq_info, set_rqs
 from litsift.types import Kind, Label, Paper, Query, YearRange
 from tests.llm_server import ScriptedLLMServer, chat_reply, llm_settings
@@ -204,7 +204,7 @@ def test_store_helpers_and_migration_keep_rows(tmp_path: Path) -> None:
 
 
 def test_cli_rq_commands(home: Path) -> None:
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     runner = CliRunner()
     out = runner.invoke(main, ["--home", str(home), "rq", "extract", "--limit", "10", "--json"])
@@ -227,7 +227,7 @@ def test_cli_rq_commands(home: Path) -> None:
 
 
 def test_cli_eval_paperrq_prints_the_tables(home: Path) -> None:
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     out = CliRunner().invoke(main, ["--home", str(home), "eval", "paperrq"])
     assert out.exit_code == 0, out.output

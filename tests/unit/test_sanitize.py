@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litsift.cli import main
-from litsift.cli_common import reports_errors
+from litsift.cli.common import reports_errors
+from litsift.cli.root import main
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal, json_for_terminal
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
@@ -161,7 +161,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def hostile_home(tmp_path_factory: pytest.TempPathFactory, encoder: Any) -> Path:
     """A home with 8 real datasets + 8 real papers and one hostile record of each, indexed."""
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
     from litsift.types import Kind
 
     root = tmp_path_factory.mktemp("hostile")

@@ -159,7 +159,7 @@ def test_priors_come_from_the_seed_not_file_order() -> None:
 @pytest.fixture(scope="module")
 def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
     """``litsift eval screening`` on the two smallest real sets, one seed, through the CLI."""
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     out = CliRunner().invoke(
         main,
@@ -250,7 +250,7 @@ def test_stopping_rules_fire_on_a_real_set(screening_json: dict) -> None:
 
 
 def test_unknown_system_is_a_clear_error() -> None:
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     out = CliRunner().invoke(
         main, ["eval", "screening", "--data", str(EVAL_DIR.parent), "--systems", "svm9"]

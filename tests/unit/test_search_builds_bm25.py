@@ -9,7 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from tests.conftest import PAPERS_GZ, read_jsonl_gz
 
 

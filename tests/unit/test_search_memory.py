@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from litsift.search.build.index_pair import index_dir_for
 from litsift.search.datasets.popularity import UsageProfiles
-from litsift.search.dense import DenseIndex
-from litsift.search.indexer import index_dir_for
+from litsift.search.retrieval.dense import DenseIndex
 from litsift.types import Kind
 
 

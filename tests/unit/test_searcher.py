@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from litsift.errors import QueryError
-from litsift.search.bm25 import BM25Index
-from litsift.search.dense import DenseIndex
-from litsift.search.fusion import interpolate, rrf, single
-from litsift.search.searcher import KindSearcher, Ranking
-from litsift.search.text import passage_text
+from litsift.search.kind_searcher import KindSearcher, Ranking
+from litsift.search.retrieval.bm25 import BM25Index
+from litsift.search.retrieval.dense import DenseIndex
+from litsift.search.retrieval.fusion import interpolate, rrf, single
+from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Dataset, Kind, Query, YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
 
@@ -106,7 +106,7 @@ def test_dense_prf_and_bm25_query_handling(small_indexes, encoder) -> None:  # t
     """Rocchio PRF moves the query toward its top dense hits (the run after feedback equals a
     search with the Rocchio vector), respects the year filter, and query handling strips
     request words before BM25 without losing the topic words."""
-    from litsift.search.rocchio import rocchio
+    from litsift.search.retrieval.rocchio import rocchio
 
     recs, _bm25, dense, ybr = small_indexes
     target = next(r for r in recs if r.year is not None and r.description)

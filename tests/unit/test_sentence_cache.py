@@ -21,17 +21,17 @@ from click.testing import CliRunner
 from litsift.config import load_config
 from litsift.errors import ConfigError
 from litsift.paths import get_paths
-from litsift.search.aspect_scoring import AspectScorer
-from litsift.search.aspects import decompose
-from litsift.search.sentences import (
+from litsift.search.aspects.decompose import decompose
+from litsift.search.aspects.scoring import AspectScorer
+from litsift.search.aspects.sentences import (
     FILE_NAME,
     SentenceStore,
     pack_vectors,
     sentence_views,
     unpack_vectors,
 )
-from litsift.search.text import passage_text
-from litsift.service import LitsiftService
+from litsift.search.retrieval.record_text import passage_text
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Paper
 from tests.counting import CountingEncoder
 
@@ -54,7 +54,7 @@ def _papers(rows: list[dict], n: int) -> list[Paper]:
 def test_index_runs_no_paper_phase_and_shown_hits_are_scored_on_demand(
     tmp_path: Path, paper_slice_rows: list[dict], encoder
 ) -> None:  # type: ignore[no-untyped-def]
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     home = tmp_path / "home"
     src = tmp_path / "papers.jsonl"
@@ -185,7 +185,7 @@ _KILLED_WRITER = """
 import os, signal, sys
 import numpy as np
 from pathlib import Path
-from litsift.search.sentences import SentenceStore, SentenceView, pack_vectors
+from litsift.search.aspects.sentences import SentenceStore, SentenceView, pack_vectors
 store = SentenceStore(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
 store._db.execute("PRAGMA cache_size = 1")  # dirty pages go to the WAL before the commit
 rng = np.random.default_rng(7)

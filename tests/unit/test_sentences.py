@@ -1,4 +1,5 @@
-"""Stored sentence spans + vectors (litsift.search.sentences): aspect scoring embeds only the
+"""Stored sentence spans + vectors (litsift.search.aspects.sentences): aspect scoring embeds only
+the
 aspects once a record's sentences are stored, with the grades of a fresh embedding; the build is
 incremental and resumable; a damaged or foreign file is started again, never an error. The
 homes here set ``search.sentence_phase = "all"`` so that they keep the phase whatever the
@@ -13,17 +14,17 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.paths import get_paths
-from litsift.search.aspect_scoring import AspectScorer
-from litsift.search.aspects import decompose, split_sentences
-from litsift.search.sentence_phase import build_sentences
-from litsift.search.sentences import (
+from litsift.search.aspects.decompose import decompose, split_sentences
+from litsift.search.aspects.scoring import AspectScorer
+from litsift.search.aspects.sentence_phase import build_sentences
+from litsift.search.aspects.sentences import (
     FILE_NAME,
     MAX_SENTENCES,
     SentenceStore,
     open_sentence_store,
 )
-from litsift.search.text import passage_text
-from litsift.service import LitsiftService
+from litsift.search.retrieval.record_text import passage_text
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind
 from tests.counting import CountingEncoder
 
@@ -156,7 +157,7 @@ def test_damaged_or_foreign_files_are_started_again(tmp_path: Path, encoder) -> 
 
 
 def test_cli_index_stores_sentences(tmp_path: Path, paper_slice_rows: list[dict], encoder) -> None:  # type: ignore[no-untyped-def]
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     home = tmp_path / "home"
     src = tmp_path / "papers.jsonl"

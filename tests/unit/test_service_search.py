@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import QueryError
 from litsift.types import Kind, Paper, Query, YearRange
 
@@ -192,7 +192,7 @@ def test_a_paper_search_loads_nothing_of_the_dataset_pipeline(built_home: Path) 
         "import sys\n"
         "from pathlib import Path\n"
         "from litsift.paths import get_paths\n"
-        "from litsift.service import LitsiftService\n"
+        "from litsift.service.facade import LitsiftService\n"
         "from litsift.types import Kind, Query\n"
         f"svc = LitsiftService(get_paths(Path({str(built_home)!r})))\n"
         "assert svc.search(Query('graph neural networks', Kind.PAPER, k=5)).hits\n"

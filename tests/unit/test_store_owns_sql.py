@@ -16,7 +16,7 @@ from tests.conftest import PAPERS_GZ
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "litsift"
 #: modules outside store/ that may run SQL: zotero.py reads Zotero's own database
-OWN_DATABASES = {"sources/zotero.py"}
+OWN_DATABASES = {"sources/formats/zotero.py"}
 
 
 def test_sql_against_store_tables_lives_in_store() -> None:

@@ -247,7 +247,7 @@ def test_triage_survives_reingest_of_same_and_changed_file(
 
 def test_triage_survives_index_rebuild(tmp_path: Path, slice_rows: list) -> None:
     from litsift.errors import ModelNotBuiltError
-    from litsift.search.builder import build_in_two_phases
+    from litsift.search.build.two_phase import build_in_two_phases
 
     try:
         from litsift.models_onnx import load_encoder

@@ -11,7 +11,7 @@ import pytest
 
 from litsift.errors import QueryError
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Label, Query
 
 
@@ -30,7 +30,7 @@ def test_stored_vectors_match_fresh_encoding(writable_service: LitsiftService) -
     stored = writable_service.vectors(Kind.PAPER, recs)
     assert stored.shape == (5, writable_service.encoder.dim)
     assert np.allclose(np.linalg.norm(stored, axis=1), 1.0, atol=1e-3)
-    from litsift.search.text import passage_text
+    from litsift.search.retrieval.record_text import passage_text
 
     fresh = writable_service.encoder.encode_passages([passage_text(r) for r in recs])
     cos = np.sum(stored * fresh, axis=1)

@@ -14,11 +14,11 @@ import pytest
 
 from litsift.errors import LitsiftError
 from litsift.paths import get_paths
-from litsift.search.builder import build_bm25, build_dense, build_in_two_phases
-from litsift.search.indexer import index_dir_for, index_status
-from litsift.search.layout import write_lock
-from litsift.search.searcher import KindSearcher
-from litsift.service import LitsiftService
+from litsift.search.build.index_pair import index_dir_for, index_status
+from litsift.search.build.layout import write_lock
+from litsift.search.build.two_phase import build_bm25, build_dense, build_in_two_phases
+from litsift.search.kind_searcher import KindSearcher
+from litsift.service.facade import LitsiftService
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, Query
 from tests.conftest import DATASETS_GZ, read_jsonl_gz
@@ -199,7 +199,7 @@ def test_cli_index_says_bm25_is_ready_first_and_search_notes_partial(  # type: i
 ) -> None:
     from click.testing import CliRunner
 
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     home = tmp_path / "home"
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
@@ -226,8 +226,8 @@ def test_cached_vectors_are_not_published_every_chunk(  # type: ignore[no-untype
     a checksum of the whole graph) takes; publishing every ``publish_every`` rows regardless
     made a build of N cached vectors O(N^2) (1M papers: 500 saves of a growing graph). A
     publication now waits for ten times the last one's cost; the result is the same index."""
-    from litsift.search import builder
-    from litsift.search.text import passage_text
+    from litsift.search.build import two_phase as builder
+    from litsift.search.retrieval.record_text import passage_text
 
     store = Store(tmp_path / "store.sqlite")
     ingest_jsonl(store, KIND, write_jsonl(tmp_path / "a.jsonl", rows))

@@ -50,14 +50,14 @@ def test_the_wheel_carries_the_encoder_and_requires_no_torch(tmp_path: Path) -> 
         if line.startswith("Requires-Dist:") and "extra ==" not in line
     ]
     assert required and not [r for r in required if r.lower().startswith(EXPORT_ONLY)]
-    assert "litsift/cli.py" in names and "litsift/tui/litsift.tcss" in names
+    assert "litsift/cli/root.py" in names and "litsift/tui/litsift.tcss" in names
 
 
 _WITHOUT_TORCH = """
 import sys
 for name in {blocked!r}:
     sys.modules[name] = None  # `import name` raises ImportError, as where it is not installed
-from litsift.cli import main
+from litsift.cli.root import main
 sys.argv = ["litsift", *sys.argv[1:]]
 main()
 """

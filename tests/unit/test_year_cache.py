@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from litsift.search.years import cache_paths, year_by_rowid
+from litsift.search.retrieval.years import cache_paths, year_by_rowid
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind
 

@@ -2,7 +2,7 @@
 
 Re-ingesting a corpus, ``litsift index --rebuild``, an evaluation home built again, or a build
 killed half-way and restarted never embed the same text twice: :func:`encode_cached`
-(:mod:`litsift.search.parts`) asks the cache first and embeds only the misses.
+(:mod:`litsift.search.build.fill`) asks the cache first and embeds only the misses.
 
 This is sound only because a passage's vector is a function of its text alone: the encoder
 embeds passages one at a time (``Encoder.encode_passages`` with batch size 1), so int8 dynamic

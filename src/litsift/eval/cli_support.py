@@ -14,7 +14,7 @@ import numpy as np
 
 from litsift.errors import EvalError
 from litsift.eval.beir import load_beir
-from litsift.eval.benchmarks import load_benchmark
+from litsift.eval.loaders import load_benchmark
 from litsift.eval.runner import DEFAULT_SYSTEMS, EvalProgress, EvalReport, run_eval
 from litsift.paths import shared_data_dir
 

@@ -1,7 +1,8 @@
 """A peer BM25 (bm25s) over the same records and text fields, to check our tantivy BM25.
 
 The peer indexes, for every record of the store, the one concatenated BM25 field
-:data:`litsift.search.text.ALL_FIELD` of :func:`litsift.search.text.record_fields` (no
+:data:`litsift.search.retrieval.record_text.ALL_FIELD` of
+:func:`litsift.search.retrieval.record_text.record_fields` (no
 boosts), tokenised by bm25s's own tokenizer (scikit-learn's ``\\b\\w\\w+\\b`` pattern,
 lowercase, bm25s's English stopword list) and PyStemmer's English Snowball stemmer when
 PyStemmer is installed (without it: no stemming, recorded in :attr:`PeerBM25.stemmer`).

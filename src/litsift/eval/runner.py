@@ -24,7 +24,7 @@ from litsift.eval.measures import MeasureValue, PairedTest, paired_test, per_que
 from litsift.eval.published import PublishedRow
 from litsift.eval.trec import read_run, trec_id, write_run
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store import ingest_records
 from litsift.types import Kind, Query, YearRange
 

@@ -32,7 +32,7 @@ from concurrent.futures import TimeoutError as FuturesTimeout
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -40,10 +40,22 @@ import numpy.typing as npt
 from litsift import logs
 from litsift.models_onnx.registry import ModelSpec
 
-if TYPE_CHECKING:
-    from litsift.models_onnx.encoder import Encoder
-
 FloatArray = npt.NDArray[np.float32]
+
+
+class WorkerEncoder(Protocol):
+    """What a worker holds: an encoder of ``spec`` loaded from its ONNX file and tokenizer
+    (:class:`litsift.models_onnx.encoder.Encoder`; its class is passed to the workers, so this
+    module does not import it)."""
+
+    spec: ModelSpec
+    onnx_path: Path
+    tokenizer_path: Path
+
+    def embed_prefixed(self, texts: list[str]) -> FloatArray:
+        """``(len(texts), dim)`` vectors of already-prefixed passages."""
+        ...
+
 
 #: Texts per task sent to a worker: small enough to balance the load and report progress.
 POOL_CHUNK = 64
@@ -54,7 +66,7 @@ TICK_S = 0.05
 #: The environment variable that sets the worker count (``1`` turns the pool off).
 WORKERS_ENV = "LITSIFT_EMBED_WORKERS"
 
-_worker: Encoder | None = None
+_worker: WorkerEncoder | None = None
 
 
 def embed_workers() -> int:
@@ -100,7 +112,13 @@ def _start_tracker(log: str | None) -> None:
         resource_tracker.ensure_running()
 
 
-def _init(spec: ModelSpec, onnx_path: str, tokenizer_path: str, log: str | None) -> None:
+def _init(
+    encoder_class: Callable[..., WorkerEncoder],
+    spec: ModelSpec,
+    onnx_path: str,
+    tokenizer_path: str,
+    log: str | None,
+) -> None:
     global _worker
     # Ctrl-C in a terminal reaches the whole process group: the caller decides to stop (and
     # terminates the workers); a worker dying of KeyboardInterrupt mid-chunk would break the pool
@@ -111,9 +129,7 @@ def _init(spec: ModelSpec, onnx_path: str, tokenizer_path: str, log: str | None)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
             os.close(fd)
-    from litsift.models_onnx.encoder import Encoder
-
-    _worker = Encoder(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
+    _worker = encoder_class(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
 
 
 def _embed(texts: list[str]) -> FloatArray:
@@ -133,7 +149,7 @@ class EmbedPool:
         PoolUnavailable: the processes cannot be started here (the cause is chained).
     """
 
-    def __init__(self, encoder: Encoder, workers: int) -> None:
+    def __init__(self, encoder: WorkerEncoder, workers: int) -> None:
         self.workers = workers
         log = logs.current()
         log_name = str(log) if log is not None else None
@@ -145,6 +161,7 @@ class EmbedPool:
                     mp_context=get_context("spawn"),
                     initializer=_init,
                     initargs=(
+                        type(encoder),
                         encoder.spec,
                         str(encoder.onnx_path),
                         str(encoder.tokenizer_path),

@@ -1,6 +1,6 @@
 """One review's learning order while a person screens it: rank the unscreened records, and each
 stopping rule's state (the estimate of includes left is :mod:`litsift.review.estimate`'s).
-Pure numpy / scikit-learn; the service (:mod:`litsift.service_review`) feeds it the store's
+Pure numpy / scikit-learn; the service (:mod:`litsift.service.review`) feeds it the store's
 records and decisions.
 """
 

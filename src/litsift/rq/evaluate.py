@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from litsift.rq.offline import RQEncoder, extract_many, rq_text
-from litsift.search.aspect_scoring import stem_terms
-from litsift.search.aspects import split_sentences
+from litsift.search.aspects.decompose import split_sentences
+from litsift.search.aspects.scoring import stem_terms
 
 __all__ = [
     "PUBLISHED_JUDGES",

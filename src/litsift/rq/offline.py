@@ -8,7 +8,7 @@ for each role and trims it to the span that carries the role:
 * each sentence ``s`` gets a role score
   ``score_r(s) = cos(E_p(s), mean_k E_q(prototype_{r,k})) + w_cue · cue_r(s) + w_pos · pos_r(s)``
   where ``E_q`` / ``E_p`` are the bi-encoder's query / passage sides (sentence vectors are
-  those aspect scoring stores, :mod:`litsift.search.sentences`), ``cue_r`` counts role cue
+  those aspect scoring stores, :mod:`litsift.search.aspects.sentences`), ``cue_r`` counts role cue
   phrases (capped), ``pos_r`` prefers early sentences for the problem and later ones for the
   method (``1 - i/(m-1)`` and ``i/(m-1)``);
 * the method sentence is the best-scoring one; the problem sentence is the best-scoring one
@@ -34,7 +34,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects import split_sentences
+from litsift.search.aspects.decompose import split_sentences
 
 __all__ = [
     "OFFLINE_VERSION",

@@ -14,7 +14,7 @@ from typing import Literal
 
 import tantivy
 
-from litsift.search.bm25 import ANALYZER_NAME, MAX_QUERY_TOKENS, analyzer
+from litsift.search.retrieval.bm25 import ANALYZER_NAME, MAX_QUERY_TOKENS, analyzer
 from litsift.types import YearRange
 
 __all__ = ["FIELDS", "Field", "RQIndex"]

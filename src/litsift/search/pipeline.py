@@ -6,7 +6,7 @@ The shape of pyserini's ``HybridSearcher`` (castorini/pyserini
 pyterrier-style stages (``retriever >> reranker``: each stage is a searcher over the one
 before it, ``search(query) -> hits``, so adding one never edits the others or the service):
 
-1. :func:`resolve_query` cleans the text (:func:`~litsift.search.query.clean_query_text`),
+1. :func:`resolve_query` cleans the text (:func:`~litsift.search.retrieval.query.clean_query_text`),
    fills unset ``k`` / ``k0`` / fusion from ``[search]`` and applies the k0 rule -- the only
    place either happens; searchers and the CLI take the text as given.
 2. ``problem: ...`` / ``method: ...`` go to the research-question search (:func:`split_rq_query`).
@@ -15,7 +15,7 @@ before it, ``search(query) -> hits``, so adding one never edits the others or th
    document id, their years read from the paper index's year column; then the top ``k`` rows
    are loaded from SQLite in one batch.
 4. The stages of :func:`stages` (the opt-in cross-encoder; the citation signal while papers
-   are kept, :mod:`litsift.search.citation_stage`) re-rank the loaded hits.
+   are kept, :mod:`litsift.search.retrieval.citation_stage`) re-rank the loaded hits.
 """
 
 from __future__ import annotations
@@ -23,19 +23,19 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
 
 from litsift.errors import IndexDamagedError, IndexMissingError, MachineFaultError
-from litsift.search.passage_index import (
+from litsift.search.fulltext.index import (
     FULLTEXT_FUSION,
     PASSAGE_GATE_RANK,
     dense_floor,
     fuse_fulltext,
     paper_run,
 )
-from litsift.search.query import clean_query_text
-from litsift.search.stages import cross_encode
+from litsift.search.retrieval.query import clean_query_text
+from litsift.search.retrieval.stages import HitSearcher, Ranked, cross_encode
 from litsift.types import Hit, Kind, Passage, Query, SearchResult, SignalScore
 
 if TYPE_CHECKING:
@@ -43,17 +43,15 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from litsift.config import SearchSettings
-    from litsift.search.engine import PassageSearch
-    from litsift.search.fusion import Fused
-    from litsift.search.searchers import Searchers
+    from litsift.search.engines.base import PassageSearch
+    from litsift.search.open_searchers import Searchers
+    from litsift.search.retrieval.fusion import Fused
     from litsift.store import Store
 
 __all__ = [
     "RQ_PREFIX",
     "CrossEncoderStage",
     "FullText",
-    "HitSearcher",
-    "Ranked",
     "Retrieval",
     "SearchPipeline",
     "load_hits",
@@ -81,7 +79,8 @@ def split_rq_query(text: str) -> tuple[RQField | None, str]:
 
 
 def resolve_query(query: Query, settings: SearchSettings) -> Query:
-    """``query`` with its text cleaned (:func:`~litsift.search.query.clean_query_text`) and
+    """``query`` with its text cleaned (:func:`~litsift.search.retrieval.query.clean_query_text`)
+    and
     unset ``k``, ``k0`` and fusion taken from ``settings``, ``k0`` raised by the k0 rule
     (:meth:`~litsift.types.Query.with_defaults`).
 
@@ -93,37 +92,11 @@ def resolve_query(query: Query, settings: SearchSettings) -> Query:
 
 
 @dataclass
-class Ranked:
-    """What a hit-level searcher returns for one resolved query.
-
-    Attributes:
-        hits: best first, ranks from 1.
-        signals_used: the retrievers and stages that ran (``("bm25", "dense", "passages")``).
-        partial: why the answer is less than the full hybrid (None when it is not).
-        timings: seconds per step (``bm25``, ``encode``, ``dense``, ``fuse``, ``passages``,
-            ``load``, ``cross_encoder``, ... those that ran).
-    """
-
-    hits: list[Hit]
-    signals_used: tuple[str, ...]
-    partial: str | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-class HitSearcher(Protocol):
-    """A searcher that returns loaded hits: :class:`Retrieval`, or a stage over one."""
-
-    def search(self, query: Query) -> Ranked:
-        """The hits of a resolved ``query`` (``k``, ``k0`` and fusion set)."""
-        ...
-
-
-@dataclass
 class FullText:
     """The papers of the best full-text passages, fused with the paper run by document id.
 
     A passage takes part only when it is as close to the query (dense cosine) as the
-    ``gate``-th closest abstract of the paper run (:func:`~litsift.search.passage_index.
+    ``gate``-th closest abstract of the paper run (:func:`~litsift.search.fulltext.index.
     dense_floor`): without it every paper with full text would enter every result list at its
     passage rank, however weak its best passage (``benchmarks/fulltext_eval.py --known-item``).
     A hit still carries its paper's best passage when the gate kept that passage out.
@@ -133,7 +106,7 @@ class FullText:
         store: id <-> rowid lookups (no row is loaded here).
         year_of: the indexed year of a paper rowid (``KindSearcher.year_of``): the year filter
             of passage-only papers is read from the paper index's year column.
-        method: how the two runs are combined (:func:`~litsift.search.passage_index.
+        method: how the two runs are combined (:func:`~litsift.search.fulltext.index.
             fuse_fulltext`).
         gate: the abstract rank whose dense cosine a passage must reach; None: no gate.
     """
@@ -272,7 +245,8 @@ def load_hits(
 @dataclass
 class CrossEncoderStage:
     """Re-score the top ``top`` paper hits of ``inner`` with a cross-encoder
-    (:func:`litsift.search.stages.cross_encode`); other kinds and single hits pass through.
+    (:func:`litsift.search.retrieval.stages.cross_encode`); other kinds and single hits pass
+    through.
 
     Attributes:
         inner: the searcher whose hits are re-scored.
@@ -313,7 +287,7 @@ def stages(first: HitSearcher, settings: SearchSettings, store: Store | None = N
             searcher, settings.cross_encoder_top, settings.cross_encoder_weight
         )
     if settings.citation_signal and store is not None:
-        from litsift.search.citation_stage import CitationStage
+        from litsift.search.retrieval.citation_stage import CitationStage
 
         searcher = CitationStage(searcher, store, settings.citation_weight, max(settings.rrf_k, 1))
     return searcher

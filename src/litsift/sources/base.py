@@ -15,8 +15,8 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
 * ``authors``: display names, ``"Given Family"`` order when the source gives both parts;
   ``family_names`` holds the family names in the same order (used by de-duplication).
 * ``year``: an int, or None.
-* ``ids``: scheme -> value, each normalised by :mod:`litsift.sources.ids` (see
-  :data:`litsift.sources.ids.SCHEMES`); absent schemes are left out.
+* ``ids``: scheme -> value, each normalised by :mod:`litsift.sources.identity.ids` (see
+  :data:`litsift.sources.identity.ids.SCHEMES`); absent schemes are left out.
 * ``location``: where in the file the entry is, for reports and provenance.
 """
 
@@ -90,12 +90,12 @@ class SourceRecord:
     section_pages: list[int] = field(default_factory=list)
     dataset: dict[str, Any] | None = None
     #: citation keys of the works this record cites (``doi:10.1/x``, ``openalex:W1``;
-    #: :func:`litsift.sources.ids.citation_key`), in the source's order
+    #: :func:`litsift.sources.identity.ids.citation_key`), in the source's order
     references: list[str] = field(default_factory=list)
     #: citation keys of works that cite this record (S2 ``citations``)
     cited_by: list[str] = field(default_factory=list)
     #: how the source names the works of ``references`` / ``cited_by``, by key:
-    #: ``"Title (First author, 2019)"`` (:func:`litsift.sources.identity.reference_label`)
+    #: ``"Title (First author, 2019)"`` (:func:`litsift.sources.identity.matcher.reference_label`)
     reference_labels: dict[str, str] = field(default_factory=dict)
 
 

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from litsift.sources.base import SourceRecord
-from litsift.sources.identity import title_ref_key
+from litsift.sources.identity.matcher import title_ref_key
 from litsift.store import citations, identities
 
 __all__ = ["CitationWriter"]

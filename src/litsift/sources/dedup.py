@@ -1,6 +1,6 @@
 """``litsift dedup``: find stored papers that are one work, and merge them.
 
-Groups are found with the matcher of :mod:`litsift.sources.identity` (same identifier, or
+Groups are found with the matcher of :mod:`litsift.sources.identity.matcher` (same identifier, or
 title + first author + year), run over the stored papers in rowid order: each paper is matched
 against the ones before it; papers that share an identifier but have clearly different titles
 are listed as conflicts, not grouped. Merging keeps the oldest row (lowest rowid: its index
@@ -17,8 +17,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from litsift.sources.identity import IdentityIndex
-from litsift.sources.ids import ids_in_text
+from litsift.sources.identity.ids import ids_in_text
+from litsift.sources.identity.matcher import IdentityIndex
 from litsift.sources.writer import merge_fields
 from litsift.store import identities, merges
 from litsift.store.records import content_hash, normalize

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
 from litsift.sources.base import BadItem, DatabaseReader, Format, Notice, looks_binary
-from litsift.sources.s2ag_citations import looks_like_citations
+from litsift.sources.formats.s2ag_citations import looks_like_citations
 from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
 from litsift.store.repo import Store
@@ -96,7 +96,7 @@ def _not_regular(path: Path) -> str | None:
 
 def _formats_named(file: Path, kind: Kind) -> list[str]:
     """The formats of ``kind`` whose file-name endings ``file`` has (``.gz`` aside)."""
-    from litsift.sources import registry
+    from litsift.sources.formats import registry
 
     name = file.name.lower().removesuffix(".gz")
     return [
@@ -156,7 +156,7 @@ def plan(
     Raises:
         IngestError: a PATH does not exist, or ``fmt_name`` is unknown or of the other kind.
     """
-    from litsift.sources import registry
+    from litsift.sources.formats import registry
 
     forced = registry.get(fmt_name) if fmt_name else None
     if forced is not None and forced.kind is not kind:

@@ -3,16 +3,18 @@
 For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
 
 1. **match** it against the store (and what this import already wrote) with
-   :class:`~litsift.sources.identity_store.StoreIdentityIndex`, which looks up per batch only the
+   :class:`~litsift.sources.identity.stored_keys.StoreIdentityIndex`, which looks up per batch only
+   the
    stored papers its records may be (shared identifier, title key, one of its rarest title words);
 2. **merge** onto the match -- missing fields filled, the richer (longer) abstract kept, every
    identifier kept, the stored author list never replaced by a different list of people
    (only filled when empty, or completed when it was cut short) -- or insert a new row whose
    id is the record's best identifier (``doi:...``, ``arxiv:...``;
-   :func:`litsift.sources.ids.preferred`) or, when it has none or another row holds it,
+   :func:`litsift.sources.identity.ids.preferred`) or, when it has none or another row holds it,
    ``key:`` + a hash of title, first author and year. A record sharing an identifier with a
    stored paper of a clearly different title is an identifier **conflict**
-   (:class:`~litsift.sources.identity.Conflict`): listed in ``IngestReport.conflicts``, not merged;
+   (:class:`~litsift.sources.identity.matcher.Conflict`): listed in ``IngestReport.conflicts``, not
+   merged;
 3. remember its provenance ``(format, file, location, fetched_at)``; a record whose provenance
    is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
    any other match is a duplicate from another entry or source (``merged``);
@@ -39,9 +41,9 @@ from litsift.sources.base import (
     untitled_label,
 )
 from litsift.sources.citation_edges import CitationWriter
-from litsift.sources.identity import extends_persons, person_keys, work_key
-from litsift.sources.identity_store import SYNC_CHUNK, StoreIdentityIndex
-from litsift.sources.ids import ids_in_text, preferred
+from litsift.sources.identity.ids import ids_in_text, preferred
+from litsift.sources.identity.matcher import extends_persons, person_keys, work_key
+from litsift.sources.identity.stored_keys import SYNC_CHUNK, StoreIdentityIndex
 from litsift.store import identities, merges, provenance
 from litsift.store.history import now_iso
 from litsift.store.merges import upsert
@@ -58,7 +60,7 @@ _MAX_NOTE_CHARS = 20_000
 
 def merge_authors(stored: list[str], other: list[str]) -> list[str]:
     """The author list of a merged paper: ``stored`` unless it is empty (then ``other``) or
-    cut short (its people, by :func:`~litsift.sources.identity.person_key`, are the first of
+    cut short (its people, by :func:`~litsift.sources.identity.matcher.person_key`, are the first of
     ``other``'s: then ``stored`` followed by ``other``'s remaining names). A stored list is
     never replaced by a different list of people, whatever their lengths."""
     if not person_keys(stored):

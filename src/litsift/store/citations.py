@@ -4,7 +4,8 @@ An edge is ``(citing, cited)``; each end is a **key**:
 
 * a stored paper's id (``papers.id``: ``doi:10.18653/v1/2020.acl-main.207``, ``key:1a2b...``), or
 * an external identifier of a work not (yet) in the store, spelled ``scheme:value`` with the
-  value normalised by :func:`litsift.sources.ids.citation_key` (``doi:10.1145/3292500.3330701``,
+  value normalised by :func:`litsift.sources.identity.ids.citation_key`
+  (``doi:10.1145/3292500.3330701``,
   ``openalex:W2162348455``, ``s2:<40 hex>``, ``arxiv:2101.00001``, ``pmid:123``, ...).
 
 Importers add the edges a record carries (OpenAlex ``referenced_works``, S2 ``references`` /
@@ -80,7 +81,7 @@ def normalize_key(key: str) -> str | None:
 def add_edges(conn: sqlite3.Connection, edges: Iterable[tuple[str, str]], source: str) -> int:
     """Store citation edges ``(citing key, cited key)`` read from ``source`` (the format or
     service: ``openalex``, ``grobid-tei``, ...). Keys come normalised (external ones made by
-    :func:`litsift.sources.ids.citation_key`); an edge with an empty key or from a key to
+    :func:`litsift.sources.identity.ids.citation_key`); an edge with an empty key or from a key to
     itself is skipped, and an edge already stored keeps its first source. An external end that
     a stored paper already holds (``record_ids``) is rewritten to that paper's id at once.
 

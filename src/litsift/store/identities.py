@@ -1,7 +1,7 @@
 """Records' external identifiers in the store (table ``record_ids``) and the rows a matcher
 needs to recognise a stored record (title, authors, year, url).
 
-The matcher itself (:class:`litsift.sources.identity.IdentityIndex`) lives in ``sources``;
+The matcher itself (:class:`litsift.sources.identity.matcher.IdentityIndex`) lives in ``sources``;
 this module is the SQL it and the import writer run.
 """
 

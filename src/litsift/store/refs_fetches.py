@@ -1,6 +1,6 @@
 """Checkpoints of ``litsift refs fetch`` (table ``refs_fetches``): per (source, seed paper,
 direction) the paging token of the first page not yet written, the pages written, and whether
-the walk reached its end (:mod:`litsift.sources.trail`)."""
+the walk reached its end (:mod:`litsift.sources.online.trail`)."""
 
 from __future__ import annotations
 

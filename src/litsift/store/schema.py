@@ -221,11 +221,11 @@ def _v3_sources(conn: sqlite3.Connection) -> None:
     """Version 3: imported records' identifiers and provenance, attachments, saved syncs.
 
     ``record_ids`` maps each normalised identifier (``doi``, ``arxiv``, ...; see
-    :mod:`litsift.sources.ids`) to the one record that holds it, so the same paper arriving
+    :mod:`litsift.sources.identity.ids`) to the one record that holds it, so the same paper arriving
     through another format or service lands on the same row. ``provenance`` remembers every
     (format, file, location) a record was read from -- the key that tells a re-import of the
     same entry from a duplicate arriving through another one. ``saved_syncs`` holds each saved
-    online sync with its high-water mark (:mod:`litsift.sources.sync`).
+    online sync with its high-water mark (:mod:`litsift.sources.online.sync`).
     """
     for statement in _V3.split(";"):
         if statement.strip():
@@ -283,7 +283,7 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
     """Version 6: where an interrupted sync stopped. ``resume_token`` is the paging token
     (OAI-PMH resumptionToken, cursor, start offset) of the first page not yet written, and
     ``resume_high_water`` the newest datestamp among the pages written before it; both are NULL
-    once a walk ends (:mod:`litsift.sources.sync`)."""
+    once a walk ends (:mod:`litsift.sources.online.sync`)."""
     conn.execute("ALTER TABLE saved_syncs ADD COLUMN resume_token TEXT")
     conn.execute("ALTER TABLE saved_syncs ADD COLUMN resume_high_water TEXT")
 
@@ -367,7 +367,7 @@ CREATE TABLE refs_fetches (
 def _refs_fetches(conn: sqlite3.Connection) -> None:
     """Checkpoints of ``litsift refs fetch``: per (source, seed paper, direction) the paging
     token of the first page not yet written (NULL: not started or finished), pages written,
-    and ``done`` once the walk reached its end (:mod:`litsift.sources.trail`)."""
+    and ``done`` once the walk reached its end (:mod:`litsift.sources.online.trail`)."""
     conn.execute(_REFS_FETCHES)
 
 

@@ -20,7 +20,8 @@ __all__ = [
 ]
 
 #: The matcher's keys of each stored paper, derived from its row (schema migration
-#: ``_identity_keys``): ``title_key`` (:func:`litsift.sources.identity.title_key`), ``family``
+#: ``_identity_keys``): ``title_key`` (:func:`litsift.sources.identity.matcher.title_key`),
+#: ``family``
 #: (the first author's family key, ``""`` when unknown), ``year`` and ``title_len`` (characters
 #: of the title key: a fuzzy match's length lies in a window); ``paper_url_ids`` holds
 #: the identifiers read off its ``url``. Kept current lazily: rows of papers whose ``revision``
@@ -49,7 +50,7 @@ INSERT INTO meta(key, value) VALUES ('identity_keys_revision', '-1')
 
 #: Title blocking tokens (schema migration ``_title_tokens``, issue 32): ``(token, year,
 #: title_len, doc id)`` for each content word of each paper's title key
-#: (:func:`litsift.sources.identity.title_tokens`; year :data:`_NO_YEAR` when unknown: a
+#: (:func:`litsift.sources.identity.matcher.title_tokens`; year :data:`_NO_YEAR` when unknown: a
 #: primary key holds no NULL), and how many papers hold each token, so a match looks up the
 #: papers sharing the rarest words of a title instead of every title (a record without a first
 #: author) or every paper of a common first author (Wang + 2021). Kept current by
@@ -111,7 +112,7 @@ UPDATE meta SET value = '-1' WHERE key = 'identity_keys_revision'
 """
 #: Title word-set blocks (schema migration ``_title_blocks``, issue 32): ``(block, title_len,
 #: year, doc id)`` for each block of each paper's title key
-#: (:func:`litsift.sources.identity_store.title_blocks`: a 64-bit id of three of its words --
+#: (:func:`litsift.sources.identity.stored_keys.title_blocks`: a 64-bit id of three of its words --
 #: two or one in a short title -- chosen by a fixed order of the words, not by the store's
 #: counts), so a record without a first author reads the papers sharing a block with it,
 #: postings that stay short as the store grows, instead of every paper holding one of its

@@ -1,6 +1,6 @@
 """Saved syncs (table ``saved_syncs``): each one's source, parameters, high-water mark, last run
 and the checkpoint of an unfinished walk; and when the user last looked at what syncs brought
-in (``meta.arrivals_seen_at``). The fetching itself is :mod:`litsift.sources.sync`.
+in (``meta.arrivals_seen_at``). The fetching itself is :mod:`litsift.sources.online.sync`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ __all__ = ["SyncSpec", "arrivals_seen_at", "load_syncs", "mark_arrivals_seen", "
 
 @dataclass
 class SyncSpec:
-    """A (saved) sync: ``name``, ``source`` (a key of :data:`litsift.sources.sync.SOURCES`)
+    """A (saved) sync: ``name``, ``source`` (a key of :data:`litsift.sources.online.sync.SOURCES`)
     and its ``params``."""
 
     name: str

@@ -2,7 +2,7 @@
 
 OpenScholar's datastore (Asai et al., 2024, §3.1) is 250-word passages of full papers with the
 title prepended for embedding; PaperQA2 chunks a user's PDFs the same way. :func:`chunk_sections`
-cuts along the structure the importers give (:mod:`litsift.sources.pdf`, ``fulltext``): a
+cuts along the structure the importers give (:mod:`litsift.sources.formats.pdf`, ``fulltext``): a
 passage never spans two sections, paragraphs of a section are joined until the next would pass
 ``words``, and a paragraph longer than ``words`` is split at sentence ends
 (:func:`litsift.text.sentences.split_sentences`).

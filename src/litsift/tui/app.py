@@ -19,7 +19,7 @@ from textual.screen import Screen
 
 from litsift.config import Config
 from litsift.errors import LitsiftError
-from litsift.service_api import LitsiftAPI
+from litsift.service.api import LitsiftAPI
 from litsift.text import for_terminal
 from litsift.tui.collector import CollectorHold
 from litsift.tui.screens import HelpScreen, SearchScreen
@@ -37,7 +37,7 @@ from litsift.types import Kind
 
 
 class LitsiftApp(App[None]):
-    """litsift's terminal UI over one service (:class:`~litsift.service_api.LitsiftAPI`)."""
+    """litsift's terminal UI over one service (:class:`~litsift.service.api.LitsiftAPI`)."""
 
     CSS_PATH = "litsift.tcss"
     TITLE = "litsift"

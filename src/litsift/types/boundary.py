@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar, get_args
 
-from litsift.types import Kind, Label, YearRange
+from litsift.types.core import Kind, Label, YearRange
 
 # Triage annotations and filters, query history, aspect coverage and export formats: returned by
 # LitsiftService and read by the TUI; their old homes (store/, search/, export/) re-export them.
@@ -116,7 +116,7 @@ class AspectScore:
         bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
         combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
         evidence: ``(start, end)`` of the best-matching sentence in the record's passage text
-            (``litsift.search.aspect_scoring.record_text``), or None when it has no text.
+            (``litsift.search.aspects.scoring.record_text``), or None when it has no text.
         evidence_text: that sentence (``""`` if none).
     """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from litsift.types import Label
+from litsift.types.core import Label
 
 __all__ = ["KeptLinks", "Neighbour", "Neighbours", "SnowballCandidate", "SnowballRound"]
 

@@ -15,7 +15,7 @@ import pytest
 from litsift.graph.signal import kept_link_counts, stored_signal
 from litsift.paths import get_paths, shared_data_dir
 from litsift.search.pipeline import SearchPipeline
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Label, Query
 
 PAGE = (

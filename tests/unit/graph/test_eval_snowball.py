@@ -33,7 +33,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(*args: str) -> tuple[int, str]:
-    from litsift.cli import main
+    from litsift.cli.root import main
 
     out = CliRunner().invoke(main, ["eval", "snowball", *args])
     return out.exit_code, out.output

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import get_paths, shared_data_dir
-from litsift.service import LitsiftService
+from litsift.service.facade import LitsiftService
 from litsift.store import citations
 from tests.unit.sources.recorded_server import RecordedServer
 

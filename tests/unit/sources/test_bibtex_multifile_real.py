@@ -20,10 +20,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, SourceRecord
-from litsift.sources.bibtex import read_bibtex, read_bibtex_database
+from litsift.sources.formats.bibtex import read_bibtex, read_bibtex_database
 from litsift.sources.importer import import_paths
 from litsift.store import Store
 

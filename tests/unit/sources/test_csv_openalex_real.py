@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, SourceRecord
-from litsift.sources.csv_exports import people, read_csv_export
-from litsift.sources.openalex import read_openalex
+from litsift.sources.formats import registry
+from litsift.sources.formats.csv_exports import people, read_csv_export
+from litsift.sources.formats.openalex import read_openalex
 
 DATA = Path(__file__).parents[2] / "data" / "imports" / "csv-openalex"
 SRC = shared_data_dir() / "sources"

@@ -8,13 +8,13 @@ import pymupdf
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import SourceRecord
-from litsift.sources.identity import title_key
-from litsift.sources.pdf import read_pdf
+from litsift.sources.formats import registry
+from litsift.sources.formats.pdf import read_pdf
+from litsift.sources.identity.matcher import title_key
 
 PDF = shared_data_dir() / "sources" / "fulltext" / "pdf"
 #: file prefix -> (title as the README gives it, DOI printed in the PDF or None)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from rapidfuzz import fuzz
 
-from litsift.sources import identity
-from litsift.sources.identity import IdentityIndex, first_family, title_key
+from litsift.sources.identity import matcher as identity
+from litsift.sources.identity.matcher import IdentityIndex, first_family, title_key
 from tests.conftest import PAPERS_GZ
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from litsift.sources.identity import IdentityIndex, title_key, titles_agree
-from litsift.sources.identity_store import StoreIdentityIndex
+from litsift.sources.identity.matcher import IdentityIndex, title_key, titles_agree
+from litsift.sources.identity.stored_keys import StoreIdentityIndex
 from litsift.sources.importer import import_paths
 from litsift.store import Store, ingest_jsonl
 from litsift.store.report import IngestReport
@@ -200,7 +200,8 @@ def test_an_interrupted_key_fill_keeps_its_committed_chunks_and_resumes(
     (the disk filled up while storing it) keeps the first two, the import stops with the
     machine's fault, and the next import derives the rest and imports its records."""
     from litsift.errors import MachineFaultError, NoSpaceError
-    from litsift.sources import identity_store, writer
+    from litsift.sources import writer
+    from litsift.sources.identity import stored_keys as identity_store
     from litsift.store import identities
 
     monkeypatch.setattr(writer, "SYNC_CHUNK", 100)
@@ -366,7 +367,7 @@ def test_title_token_counts_follow_a_retitled_paper(
     retitled paper moves from its old words to its new ones (the counts pick a record's
     rarest words; the word postings of every family they came with were dropped for title
     blocks, ident4)."""
-    from litsift.sources.identity import title_tokens
+    from litsift.sources.identity.matcher import title_tokens
 
     rows = sample_rows[:200]
     with _store(tmp_path / "s.sqlite", rows) as store:
@@ -389,7 +390,7 @@ def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
     family; a retitled paper and a paper whose first author changed move to their new postings,
     and a paper that lost its authors leaves them (a record without a first author reads title
     blocks instead)."""
-    from litsift.sources.identity import first_family, title_tokens
+    from litsift.sources.identity.matcher import first_family, title_tokens
 
     rows = [r for r in sample_rows[:200] if r.get("authors")]
     with _store(tmp_path / "s.sqlite", rows) as store:
@@ -463,7 +464,7 @@ def test_a_record_without_authors_loads_only_papers_sharing_a_title_block(
     papers looked up for them are only those sharing a title block with them (before: every
     paper holding one of their 3 rarest words in the year and length windows, 281 papers
     for the 10 where blocks give 52)."""
-    from litsift.sources.identity_store import title_blocks
+    from litsift.sources.identity.stored_keys import title_blocks
 
     words = [r for r in sample_rows[:300] if r.get("authors") and r.get("year")]
     papers = _recombined(words, 3_000)
@@ -487,7 +488,7 @@ def test_title_blocks_follow_a_retitled_paper_and_a_new_year(
     """Each keyed paper's title blocks are stored with its year and title length; a paper
     retitled or given another year by a later ingest moves to its new blocks, and a record
     without authors then finds it by its new title."""
-    from litsift.sources.identity_store import title_blocks
+    from litsift.sources.identity.stored_keys import title_blocks
 
     rows = [r for r in sample_rows[:200] if r.get("year")]
     with _store(tmp_path / "s.sqlite", rows) as store:
@@ -542,7 +543,7 @@ def test_a_store_upgraded_to_title_blocks_refills_its_keys_on_the_next_import(
     migrated on open: the word postings are dropped and the key tables emptied, and the next
     import derives every paper's keys and blocks again, then matches a record without authors
     by its blocks."""
-    from litsift.sources.identity_store import title_blocks
+    from litsift.sources.identity.stored_keys import title_blocks
     from litsift.store.schema import MIGRATIONS
     from litsift.store.schema_identity import _title_blocks
 

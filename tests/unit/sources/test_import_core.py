@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.sources.base import BadItem, SourceRecord
 from litsift.sources.dedup import apply, find_duplicates
-from litsift.sources.identity import IdentityIndex, title_key
+from litsift.sources.identity.matcher import IdentityIndex, title_key
 from litsift.sources.writer import RecordWriter
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind

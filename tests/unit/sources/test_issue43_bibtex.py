@@ -10,10 +10,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import shared_data_dir
 from litsift.sources.base import BadItem, Notice, SourceRecord
-from litsift.sources.bibtex import read_bibtex
+from litsift.sources.formats.bibtex import read_bibtex
 
 DATA = Path(__file__).parents[2] / "data" / "imports" / "bibtex-repairs"
 MACROS = DATA / "plume-bib_bibstring-abbrev.bib"

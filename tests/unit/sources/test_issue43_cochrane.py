@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from litsift.sources.base import SourceRecord
-from litsift.sources.ids import ids_in_text
-from litsift.sources.ris import read_ris
+from litsift.sources.formats.ris import read_ris
+from litsift.sources.identity.ids import ids_in_text
 
 CENTRAL = (
     Path(__file__).parents[2]

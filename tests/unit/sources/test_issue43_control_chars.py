@@ -15,7 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import shared_data_dir
 from litsift.sources.base import looks_binary
 from litsift.store.repo import Store

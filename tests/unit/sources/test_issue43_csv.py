@@ -15,10 +15,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
-from litsift.sources import registry
+from litsift.cli.root import main
 from litsift.sources.base import BadItem, Notice, SourceRecord
-from litsift.sources.csv_exports import read_csv_export
+from litsift.sources.formats import registry
+from litsift.sources.formats.csv_exports import read_csv_export
 
 DATA = Path(__file__).parents[2] / "data" / "imports" / "csv-vendors"
 IEEE_2015 = DATA / "ieee-xplore-2015_year-column_url-preamble.csv"

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
-from litsift.sources.ris import read_ris
+from litsift.sources.formats.ris import read_ris
 
 RIS = shared_data_dir() / "sources" / "reference-managers" / "ris"
 IEEE_RIS = RIS / "litstudy_ieee-xplore-export.ris"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
-from litsift.sources import registry
+from litsift.cli.root import main
 from litsift.sources.base import BadItem, SourceRecord
-from litsift.sources.refer import read_refer
+from litsift.sources.formats import registry
+from litsift.sources.formats.refer import read_refer
 
 DATA = Path(__file__).parents[2] / "data" / "imports"
 AIS = DATA / "refer" / "colrev_ais-elibrary_enl.txt"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from litsift.cli import main
-from litsift.sources import registry
+from litsift.cli.root import main
 from litsift.sources.base import BadItem, SourceRecord
-from litsift.sources.zotero_rdf import read_zotero_rdf
+from litsift.sources.formats import registry
+from litsift.sources.formats.zotero_rdf import read_zotero_rdf
 
 RDF = (
     Path(__file__).parents[2]

@@ -7,7 +7,7 @@ import json
 
 from litsift.paths import shared_data_dir
 from litsift.sources.base import clean_text
-from litsift.sources.bibtex import _L2T, _LATEX_RE, latex
+from litsift.sources.formats.bibtex_entries import _L2T, _LATEX_RE, latex
 
 SRC = shared_data_dir() / "sources"
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
-from litsift.sources.bibtex import read_bibtex
-from litsift.sources.identity import IdentityIndex
+from litsift.sources.formats.bibtex import read_bibtex
+from litsift.sources.identity.matcher import IdentityIndex
 from litsift.sources.importer import import_paths, plan
 from litsift.sources.writer import merge_fields
 from litsift.store import Store
@@ -80,7 +80,7 @@ def test_conflict_threshold_lies_in_the_gap_of_real_identifier_sharing_pairs() -
     >= 98 (one work) or < 50 (two works) on token_set_ratio: the threshold 60 is in the gap."""
     from rapidfuzz import fuzz
 
-    from litsift.sources.identity import ID_CONFLICT_MAX_RATIO, title_key
+    from litsift.sources.identity.matcher import ID_CONFLICT_MAX_RATIO, title_key
 
     todo = plan([BIB, REFS / "csl-json"], Kind.PAPER)[0]
     by_doi: dict[str, list[str]] = {}
@@ -210,7 +210,7 @@ def test_title_rule_still_merges_renderings_of_one_title(stored: str, incoming: 
 
 
 def test_person_names_in_every_export_form_are_one_person() -> None:
-    from litsift.sources.identity import person_key, same_persons
+    from litsift.sources.identity.matcher import person_key, same_persons
 
     assert person_key("{Yarin Gal}") == person_key("Gal, Yarin") == ("gal", "y")
     assert same_persons(["{Yarin Gal}", "Zoubin Ghahramani"], ["Gal, Yarin", "Ghahramani, Z."])
@@ -285,7 +285,7 @@ def test_merging_never_replaces_the_stored_people(
         assert merged == (other if other else stored)
         return
     assert merged[: len(kept)] == kept
-    from litsift.sources.identity import person_keys
+    from litsift.sources.identity.matcher import person_keys
 
     if merged != stored:  # continued: the stored people are the first of other's
         assert person_keys(merged) == person_keys(other)

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, Notice, SourceRecord
+from litsift.sources.formats import registry
 
 SRC = shared_data_dir() / "sources"
 RM = SRC / "reference-managers"

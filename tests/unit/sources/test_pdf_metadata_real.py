@@ -18,13 +18,13 @@ import pymupdf
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.paths import get_paths, shared_data_dir
 from litsift.sources.base import SourceRecord
-from litsift.sources.identity import title_key
-from litsift.sources.pdf import read_pdf
-from litsift.sources.pdf_front import printed_year
-from litsift.sources.person_names import metadata_persons, split_persons
+from litsift.sources.formats.pdf import read_pdf
+from litsift.sources.formats.pdf_front import printed_year
+from litsift.sources.identity.matcher import title_key
+from litsift.sources.identity.person_names import metadata_persons, split_persons
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "imports" / "pdf"
 SHARED = shared_data_dir() / "sources" / "fulltext" / "pdf"

@@ -8,9 +8,9 @@ import pytest
 
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, SourceRecord
-from litsift.sources.bibtex import read_bibtex
+from litsift.sources.formats import registry
+from litsift.sources.formats.bibtex import read_bibtex
 
 BIB = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
 
@@ -118,7 +118,7 @@ def test_not_bibtex_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_string_concatenation_is_resolved(tmp_path: Path) -> None:
-    from litsift.sources.bibtex import _parse_string
+    from litsift.sources.formats.bibtex_entries import _parse_string
 
     # real files concatenate month macros with literals (ACL Anthology: oct # "-" # nov)
     lib = _parse_string((BIB / "thesis-nlp_acl-anthology-heavy.bib").read_text())
@@ -147,7 +147,7 @@ def test_mendeley_entries_without_a_key_lend_nothing_to_other_entries() -> None:
     # The Mendeley export has 37 entries written "@article{," -- the first is in "Mémoires du
     # livre". An entry without a crossref must not take fields from the key-less one (before
     # the fix 206 of the 512 records got that venue).
-    from litsift.sources.bibtex import _parse_string
+    from litsift.sources.formats.bibtex_entries import _parse_string
 
     path = BIB / "bbt_mendeley-export_duplicate-keys.bib"
     records = [i for i in read_bibtex(path) if isinstance(i, SourceRecord)]

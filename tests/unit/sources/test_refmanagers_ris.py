@@ -8,9 +8,9 @@ import pytest
 
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, Notice, SourceRecord
-from litsift.sources.ris import read_ris
+from litsift.sources.formats import registry
+from litsift.sources.formats.ris import read_ris
 
 RM = shared_data_dir() / "sources" / "reference-managers"
 COUNTS = {  # records per file, as ../shared/data/sources/README.md gives them

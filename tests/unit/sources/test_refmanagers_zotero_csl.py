@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import SourceRecord
-from litsift.sources.zotero import read_zotero
+from litsift.sources.formats import registry
+from litsift.sources.formats.zotero import read_zotero
 
 RM = shared_data_dir() / "sources" / "reference-managers"
 ZOTERO9 = RM / "zotero-sqlite" / "better-bibtex-test-profile_zotero9_54items.sqlite"
@@ -88,7 +88,7 @@ def test_bbt_json_collections_and_tags() -> None:
 def test_a_broken_gzip_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "library.bib.gz"
     bad.write_bytes(b"\x1f\x8b\x08\x00" + b"not deflate data at all" * 4)
-    from litsift.sources.bibtex import read_bibtex
+    from litsift.sources.formats.bibtex import read_bibtex
 
     with pytest.raises(IngestError, match="broken gzip"):
         list(read_bibtex(bad))

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, SourceRecord
+from litsift.sources.formats import registry
+from litsift.sources.formats.medline import read_medline
+from litsift.sources.formats.ris import read_ris, read_wos
 from litsift.sources.importer import import_paths
-from litsift.sources.medline import read_medline
-from litsift.sources.ris import read_ris, read_wos
 from litsift.store.repo import Store
 
 DATA = Path(__file__).parents[2] / "data" / "imports" / "ris-medline"

@@ -9,11 +9,11 @@ import pytest
 
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, SourceRecord
-from litsift.sources.crossref import parse_page as crossref_page
-from litsift.sources.openalex import parse_page as openalex_page
-from litsift.sources.s2 import parse_page as s2_page
+from litsift.sources.formats import registry
+from litsift.sources.formats.crossref import parse_page as crossref_page
+from litsift.sources.formats.openalex import parse_page as openalex_page
+from litsift.sources.formats.s2 import parse_page as s2_page
 
 SRC = shared_data_dir() / "sources"
 
@@ -160,7 +160,7 @@ def test_openalex_abstracts_are_plain_text() -> None:
     import glob
     import json as _json
 
-    from litsift.sources.openalex import abstract_from_inverted_index
+    from litsift.sources.formats.openalex import abstract_from_inverted_index
 
     seen = 0
     for path in glob.glob(str(SRC / "openalex" / "api" / "*.json")):

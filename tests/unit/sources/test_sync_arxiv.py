@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import IngestError, LitsiftError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
-from litsift.sources.arxiv import parse_atom_page, parse_oai_page
 from litsift.sources.base import SourceRecord
-from litsift.sources.http import PoliteClient, retry_after_seconds
-from litsift.sources.sync import SyncSpec, run_sync
+from litsift.sources.formats import registry
+from litsift.sources.formats.arxiv import parse_atom_page, parse_oai_page
+from litsift.sources.online.http import PoliteClient, retry_after_seconds
+from litsift.sources.online.sync import SyncSpec, run_sync
 from litsift.types import Kind
 from tests.unit.sources.recorded_server import RecordedServer
 
@@ -195,7 +195,7 @@ def test_cli_sync_saves_the_sync_and_runs_it_again_for_what_is_new(tmp_path: Pat
         assert row["added"] == 0 and row["unchanged"] == 8
         assert server.requests[2][1]["from"] == "2015-01-03"
     from litsift.paths import get_paths
-    from litsift.service import LitsiftService
+    from litsift.service.facade import LitsiftService
 
     with LitsiftService(get_paths(home)) as svc:
         assert svc.sources.arrivals() == 8
@@ -279,7 +279,7 @@ def test_cli_sync_stopped_midway_goes_on_where_it_stopped(tmp_path: Path) -> Non
         out = CliRunner().invoke(main, [*args, "--json"])
         assert out.exit_code != 0 and "Traceback" not in out.output
         from litsift.paths import get_paths
-        from litsift.service import LitsiftService
+        from litsift.service.facade import LitsiftService
 
         with LitsiftService(get_paths(home)) as svc:
             (saved,) = svc.sources.saved_syncs()

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.config import ConfigError, load_config
 from litsift.errors import LitsiftError
 from litsift.paths import get_paths
-from litsift.service import LitsiftService
-from litsift.sources.http import FetchError, PoliteClient
-from litsift.sources.sync import SyncSpec, run_sync
+from litsift.service.facade import LitsiftService
+from litsift.sources.online.http import FetchError, PoliteClient
+from litsift.sources.online.sync import SyncSpec, run_sync
 from litsift.types import Kind
 from tests.unit.sources.recorded_server import RecordedServer
 from tests.unit.sources.test_sync_arxiv import PAGE1, PAGE2, XML

@@ -27,11 +27,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from litsift.cli import main
+from litsift.cli.root import main
 from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import BadItem, SourceRecord, decode_text
+from litsift.sources.formats import registry
 from litsift.sources.importer import import_paths
 from litsift.store import Store
 from litsift.types import Kind

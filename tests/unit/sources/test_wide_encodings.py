@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from litsift.paths import shared_data_dir
-from litsift.sources import registry
 from litsift.sources.base import SourceRecord, decode_text
+from litsift.sources.formats import registry
 from litsift.store.jsonl import wide_encoding
 
 RM = shared_data_dir() / "sources" / "reference-managers"

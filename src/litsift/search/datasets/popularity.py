@@ -37,7 +37,7 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.fusion import DocId, Fused, ranked
+from litsift.search.retrieval.fusion import DocId, Fused, ranked
 from litsift.types import Dataset, Paper, SignalScore
 
 #: bump when the matching rules change: cached counts are then recomputed
@@ -285,7 +285,8 @@ class UsageProfiles:
     Args:
         mentions: the counts, with paper rowids.
         vectors: ``rowids -> (found rowids, (m, dim) vectors)`` over the paper dense index
-            (:meth:`litsift.search.dense.DenseIndex.vectors`); papers not in it are skipped.
+            (:meth:`litsift.search.retrieval.dense.DenseIndex.vectors`); papers not in it are
+            skipped.
     """
 
     #: mentioning papers whose vectors are read at a time

@@ -37,7 +37,8 @@ Feature vector of one candidate (:data:`FEATURES`, in order):
 * ``year_gap``: query year bound (the current year when the query has none) minus the
   dataset's year, 0 when the dataset has no year; ``has_year``: 1 if it has one;
 * ``max_sent``: the best cosine between the query and one sentence of the dataset's passage
-  (its stored aspect sentences, :func:`litsift.search.sentence_phase.best_sentence_cosines`; the
+  (its stored aspect sentences, :func:`litsift.search.aspects.sentence_phase.best_sentence_cosines`;
+  the
   whole-passage cosine when they are not stored yet). Added in round 12: a full-sentence query
   often matches one sentence of a long description.
 """
@@ -56,7 +57,7 @@ import numpy.typing as npt
 
 from litsift.errors import RankerError
 from litsift.search.datasets.popularity import USAGE, MentionCounts, prior
-from litsift.search.fusion import DocId, Fused, ranked
+from litsift.search.retrieval.fusion import DocId, Fused, ranked
 from litsift.types import SignalScore
 
 #: the model file shipped with litsift (LightGBM text format)

@@ -37,12 +37,12 @@ from litsift.search.datasets.ranker import (
     default_ranker,
     papers_to_datasets,
 )
-from litsift.search.fusion import DocId, Fused
+from litsift.search.retrieval.fusion import DocId, Fused
 from litsift.types import MULTI_RUN_FUSIONS, Kind, Query
 
 if TYPE_CHECKING:
     from litsift.config import SearchSettings
-    from litsift.search.searcher import FloatVector, KindSearcher
+    from litsift.search.kind_searcher import FloatVector, KindSearcher
 
 #: Defaults of :class:`Evidence`, each the best value on DataFinder's tune half.
 #: Popularity prior weight: 1.5 alone (round 3), 0.25 next to the usage run (round 5).
@@ -95,7 +95,8 @@ class DatasetSearcher:
             dense index is still being built), for :attr:`partial`.
         best_sentences: ``best_sentences(rowids, qvec) -> {rowid: cosine}``, the best
             query-sentence cosine of each dataset from its stored sentences (the re-ranker's
-            ``max_sent``; :func:`litsift.search.sentence_phase.best_sentence_cosines`); datasets it
+            ``max_sent``; :func:`litsift.search.aspects.sentence_phase.best_sentence_cosines`);
+            datasets it
             leaves out, or all when None, get their whole-passage cosine instead.
     """
 

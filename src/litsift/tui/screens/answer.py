@@ -29,8 +29,8 @@ from litsift.tui.widgets.status_line import error_text
 from litsift.types import Hit
 
 if TYPE_CHECKING:
-    from litsift.service import Answer
-    from litsift.service_api import LitsiftAPI
+    from litsift.service.api import LitsiftAPI
+    from litsift.service.facade import Answer
 
 Part = str | tuple[str, str]
 

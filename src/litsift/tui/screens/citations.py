@@ -7,7 +7,7 @@ snowball rounds from the kept papers.
   stores them.
 * ``S`` a snowball round: the references and citing works of every kept paper that carry no
   label yet, ranked by how many kept papers they link to, bibliographic coupling, co-citation
-  and hybrid relevance to the current query (:meth:`litsift.service_refs.RefsService.snowball`);
+  and hybrid relevance to the current query (:meth:`litsift.service.refs.RefsService.snowball`);
   label them with the usual keys (``+``/``y`` keep, ``m`` maybe, ``-``/``x`` discard) and press
   ``S`` again for the next round, until nothing new is linked.
 
@@ -38,7 +38,7 @@ from litsift.types import Kind, Label
 from litsift.types.citations import Neighbour, Neighbours, SnowballRound
 
 if TYPE_CHECKING:
-    from litsift.service_api import LitsiftAPI
+    from litsift.service.api import LitsiftAPI
 
 __all__ = ["CitationsScreen"]
 

@@ -17,8 +17,8 @@ from litsift.errors import LitsiftError
 from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
-    from litsift.service_api import LitsiftAPI
-    from litsift.service_feed import FeedResult
+    from litsift.service.api import LitsiftAPI
+    from litsift.service.feed import FeedResult
 
 __all__ = ["FeedScreen"]
 

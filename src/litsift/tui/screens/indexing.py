@@ -43,7 +43,7 @@ from litsift.tui.screens.empty_store import EmptyStoreScreen
 from litsift.types import Kind
 
 if TYPE_CHECKING:
-    from litsift.service_api import LitsiftAPI
+    from litsift.service.api import LitsiftAPI
     from litsift.tui.widgets import StatusLine
     from litsift.tui.widgets.kind_tab import KindTab
 

@@ -1,7 +1,7 @@
 """Serialised service calls: one lock for every call, and an ordered queue of triage writes.
 
 Service calls are serialised by :attr:`ServiceCalls.lock`, the service's own
-``calls_lock`` (the threading rule lives with the service, :mod:`litsift.service_api`):
+``calls_lock`` (the threading rule lives with the service, :mod:`litsift.service.api`):
 searches, triage jobs and aspect scoring use the encoder and the store one thread at a time.
 Triage writes (labels, notes, collections, saved searches, exports) run in order: each job is
 queued and a draining worker pops them first-in first-out under a lock, so "label, then undo"
@@ -40,7 +40,7 @@ class ServiceCalls:
 
     Args:
         host: the node whose workers run the jobs and which receives :class:`JobDone`.
-        lock: the service's ``calls_lock`` (:class:`litsift.service_api.LitsiftAPI`).
+        lock: the service's ``calls_lock`` (:class:`litsift.service.api.LitsiftAPI`).
     """
 
     def __init__(self, host: DOMNode, lock: threading.Lock) -> None:

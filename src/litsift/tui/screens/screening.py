@@ -31,8 +31,8 @@ from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
-    from litsift.service_api import LitsiftAPI
-    from litsift.service_screening import ScreeningProgress, ScreeningSession
+    from litsift.service.api import LitsiftAPI
+    from litsift.service.screening import ScreeningProgress, ScreeningSession
     from litsift.tui.app import LitsiftApp
 
 __all__ = ["ScreeningScreen", "create_screening_app", "open_last_review"]

@@ -29,7 +29,7 @@ from textual.worker import get_current_worker
 
 from litsift.config import SearchSettings
 from litsift.errors import IndexMissingError, LitsiftError
-from litsift.service_api import LitsiftAPI
+from litsift.service.api import LitsiftAPI
 from litsift.tui.collector import CollectorHold
 from litsift.tui.messages import (
     AnnotationsChanged,

@@ -100,7 +100,7 @@ def _scores(hit: Hit, extras: Extras) -> Iterator[Part]:
         if name == "popularity":  # litsift.search.popularity: a count, not a score
             yield ("  papers ", "bold")
             yield f"{int(sig.score):10d}   name it (rank {sig.rank} among the candidates)\n"
-        elif name == "kept":  # litsift.search.citation_stage: a link count, not a score
+        elif name == "kept":  # litsift.search.retrieval.citation_stage: a link count, not a score
             yield ("  kept   ", "bold")
             n = int(sig.score)
             yield f"{n:10d}   linked to {n} kept paper{'s' if n != 1 else ''} (rank {sig.rank})\n"

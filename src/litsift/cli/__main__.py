@@ -1,0 +1,5 @@
+"""``python -m litsift.cli`` runs the ``litsift`` command."""
+
+from litsift.cli.root import main
+
+main()

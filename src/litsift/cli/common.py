@@ -1,0 +1,239 @@
+"""What every ``litsift`` command shares: error reporting, the service, the progress bar."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from litsift.errors import LitsiftError
+from litsift.text import for_terminal
+
+if TYPE_CHECKING:
+    from litsift.service.facade import LitsiftService, Progress
+    from litsift.types import Kind
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+KIND_CHOICE = click.Choice(["papers", "datasets"])
+#: Exit status when stdout's reader went away (``| head``): 128 + SIGPIPE, as a shell reports a
+#: command killed by the signal.
+EXIT_PIPE_CLOSED = 141
+
+
+def kind_named(name: str) -> Kind:
+    from litsift.types import Kind
+
+    return Kind.PAPER if name == "papers" else Kind.DATASET
+
+
+def reports_errors(fn: F) -> F:
+    """Turn LitsiftError into a two-line message on stderr and exit code 1, and any other
+    exception (a bug) into our own two lines and exit code 2 -- never a traceback, unless
+    ``LITSIFT_DEBUG`` is set. Click's own exceptions (usage errors, abort) pass through.
+
+    Messages can quote data (a title, a line of a file, a model's reply): they are printed
+    through :func:`litsift.text.for_terminal`, so they never carry an escape sequence.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except LitsiftError as e:
+            click.secho(f"error: {for_terminal(e.message)}", fg="red", err=True)
+            if e.hint:
+                click.echo(f"  hint: {for_terminal(e.hint)}", err=True)
+            sys.exit(1)
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except BrokenPipeError:  # `litsift ... | head`: the reader is gone, nothing to say
+            pipe_closed()
+        except Exception as e:  # a bug: still our message + hint, the traceback on request
+            if os.environ.get("LITSIFT_DEBUG"):
+                raise
+            fault = _machine_fault(e)
+            if fault is not None:  # a full disk, a read-only home, a lock: not a bug
+                click.secho(f"error: {for_terminal(fault.message)}", fg="red", err=True)
+                click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
+                sys.exit(1)
+            what = for_terminal(f"{type(e).__name__}: {e}")[:300]
+            from litsift import logs
+
+            logs.get("cli").error("%s failed", fn.__name__, exc_info=e)
+            where = logs.current()
+            click.secho(f"error: litsift failed unexpectedly ({what})", fg="red", err=True)
+            click.echo(
+                "  hint: this is a bug in litsift; please report it with the command you ran "
+                + (f"and the traceback in {where}" if where else "(LITSIFT_DEBUG=1 shows it)"),
+                err=True,
+            )
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def pipe_closed() -> NoReturn:
+    """The reader of stdout went away (``litsift review show X | head -1``): end quietly, as
+    ``cat`` killed by SIGPIPE does (exit status 141 = 128 + SIGPIPE), with stdout pointed at
+    /dev/null so that the interpreter's last flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout to point elsewhere
+        pass
+    sys.exit(EXIT_PIPE_CLOSED)
+
+
+class LitsiftGroup(click.Group):
+    """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
+    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # buffered output meets a closed pipe here, not at exit
+        except BrokenPipeError:
+            pipe_closed()
+        except SystemExit:  # click's own EPIPE handling (``--help | head``) says 1
+            if "PacifyFlushWrapper" in type(sys.stdout).__name__:
+                pipe_closed()
+            raise
+
+
+def _machine_fault(err: BaseException) -> LitsiftError | None:
+    """The machine's fault behind an error no layer below named (a library's "No space left
+    on device", SQLite's "database or disk is full"), placed at the command's home; or a
+    damaged store, when SQLite says so and ``PRAGMA quick_check`` agrees."""
+    import sqlite3
+
+    from litsift.errors import StoreCorruptError
+    from litsift.paths import get_paths
+    from litsift.store import fault_in_chain, store_fault
+
+    ctx = click.get_current_context(silent=True)
+    home = ctx.find_root().params.get("home") if ctx is not None else None
+    try:
+        paths = get_paths(home)
+    except Exception:  # no home to point at: the error itself still decides
+        return fault_in_chain(err)
+    fault = fault_in_chain(err, paths.data_dir)
+    if fault is not None:
+        return fault
+    cause: BaseException | None = err
+    while cause is not None:
+        code = (getattr(cause, "sqlite_errorcode", None) or 0) & 0xFF
+        if isinstance(cause, sqlite3.DatabaseError) and code in (11, 26):  # CORRUPT, NOTADB
+            told = store_fault(cause, paths.store_file)
+            return told if isinstance(told, StoreCorruptError) else None
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def open_service(home: str | None, engine: str | None = None) -> LitsiftService:
+    """The service of ``home``; ``engine`` ("local" or "milvus") overrides ``[engine] kind``."""
+    from dataclasses import replace
+
+    from litsift import logs
+    from litsift.config import load_config
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+
+    paths = get_paths(home)
+    logs.setup(paths.log_file)
+    if engine is None:
+        return LitsiftService(paths)
+    config = load_config(paths.config_file)
+    return LitsiftService(paths, config=replace(config, engine=replace(config.engine, kind=engine)))
+
+
+@contextmanager
+def progress_bar(enabled: bool = True) -> Iterator[Progress]:
+    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description:>10}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not enabled,
+        transient=False,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total or None)
+            bar.update(tasks[stage], completed=done, total=total or None)
+
+        def say(text: str) -> None:
+            """A line above the live bar (``click.echo`` would be glued to the bar's line)."""
+            if bar.live.is_started and console.is_terminal:
+                console.print(text, markup=False, highlight=False, soft_wrap=True)
+            else:
+                click.echo(text)
+
+        update.say = say  # type: ignore[attr-defined]
+        yield update
+
+
+home_option = click.option(
+    "--home",
+    envvar="LITSIFT_HOME",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Directory for the store, indexes and config (default: XDG dirs; env LITSIFT_HOME).",
+)
+
+
+class ProgressLine:
+    """A progress callback writing one line per landed block: rows done, rate, ETA
+    (``litsift index --ray``: on stderr, readable in a log where a bar is not)."""
+
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
+        self.write = write
+        self.clock = clock
+        self.start: float | None = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = self.clock()
+        if self.start is None:
+            self.start = now
+            self.write(f"{stage}: {total:,} passages to embed")
+            return
+        self.write(f"{stage}: {self.line(done, total, now - self.start)}")
+
+    @staticmethod
+    def line(done: int, total: int, elapsed: float) -> str:
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        left = "?" if eta == float("inf") else _duration(eta)
+        share = 100.0 * done / total if total else 100.0
+        return f"{done:,}/{total:,} ({share:.0f} %), {rate:.1f} passages/s, ETA {left}"
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"

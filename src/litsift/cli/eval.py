@@ -1,0 +1,196 @@
+"""``litsift eval``: ranking measured with each benchmark's protocol (never the user's store)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from litsift.cli.common import progress_bar, reports_errors
+
+
+@click.command("eval")
+@click.argument(
+    "benchmark",
+    type=click.Choice(
+        [
+            "datafinder",
+            "scifact",
+            "doris-mae-dev",
+            "beir",
+            "trec",
+            "paperrq",
+            "screening",
+            "snowball",
+        ]
+    ),
+)
+@click.option(
+    "--data",
+    "data_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Evaluation data dir (default: ../shared/data).",
+)
+@click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--measures", default=None, help="ir-measures names, e.g. nDCG@10,R@100,RR@10.")
+@click.option(
+    "--systems",
+    default=None,
+    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
+    "screening: litsift (the default order, with citations where the set has references), "
+    "litsift-text (without), asreview or an order (tfidf-svm, dense-svm, tfidf+dense); "
+    "snowball: the learning order (default tfidf+dense-0.2).",
+)
+@click.option("--sets", default=None, help="screening: comma list of review sets (default: all).")
+@click.option(
+    "--seeds",
+    type=click.IntRange(1),
+    default=5,
+    help="screening, snowball: runs per set (seeds 0..N-1).",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="First N queries only.")
+@click.option(
+    "--query-field",
+    type=click.Choice(["query", "keyphrase_query", "both"]),
+    default="both",
+    help="DataFinder: which query text to run.",
+)
+@click.option(
+    "--eval-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Store for the benchmark's corpus (default: a per-corpus cache dir).",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where TREC run files go (default: runs/BENCHMARK).",
+)
+@click.option(
+    "--half",
+    type=click.Choice(["tune", "heldout"]),
+    default=None,
+    help="Only one fixed half of the queries (tune: defaults were tuned on it).",
+)
+@click.option(
+    "--llm", "use_llm", is_flag=True, help="paperrq: also extract with the configured LLM."
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "milvus"]),
+    default=None,
+    help="Where BM25 + dense run (milvus: a Milvus Lite file in the benchmark's home).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
+@click.pass_context
+@reports_errors
+def eval_cmd(
+    ctx: click.Context,
+    benchmark: str,
+    data_dir: Path | None,
+    corpus: Path | None,
+    queries: Path | None,
+    qrels: Path | None,
+    measures: str | None,
+    systems: str | None,
+    limit: int | None,
+    query_field: str,
+    eval_home: Path | None,
+    runs_dir: Path | None,
+    half: str | None,
+    sets: str | None,
+    seeds: int,
+    use_llm: bool,
+    engine: str | None,
+    as_json: bool,
+) -> None:
+    """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
+
+    paperrq evaluates research-question extraction instead (PaperRQ annotations); screening
+    simulates active-learning screening of labelled reviews (litsift vs ASReview); snowball
+    follows references and citing papers from a few included records of the reviews that carry
+    references, and screens with and without the citation signal.
+
+    \b
+    Examples:
+      litsift eval scifact
+      litsift eval datafinder --half heldout --systems bm25,dense,hybrid
+      litsift eval screening --seeds 5 --systems litsift,litsift-text --json
+    """
+    from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
+
+    if benchmark == "paperrq":
+        from litsift.cli.rq import run_paperrq
+
+        run_paperrq(data_dir, ctx.obj["home"] if ctx.obj else None, use_llm, as_json)
+        return
+    if benchmark == "screening":
+        _screening(data_dir, sets, seeds, systems, as_json)
+        return
+    if benchmark == "snowball":
+        _snowball(data_dir, sets, seeds, systems, as_json)
+        return
+
+    with progress_bar(not as_json) as bar:
+        report = run_benchmark(
+            benchmark,
+            data_dir=data_dir,
+            corpus=corpus,
+            queries=queries,
+            qrels=qrels,
+            measures=measures,
+            systems=systems,
+            limit=limit,
+            query_field=query_field,
+            home=eval_home,
+            runs_dir=runs_dir,
+            half=half,
+            progress=bar,
+            engine=engine,
+        )
+    if as_json:
+        click.echo(json.dumps(report_to_json(report), indent=2))
+    else:
+        click.echo(format_table(report))
+
+
+def _screening(
+    data_dir: Path | None, sets: str | None, seeds: int, systems: str | None, as_json: bool
+) -> None:
+    from litsift.eval import screening
+    from litsift.eval.cli_support import default_data_dir, split_list
+
+    with progress_bar(not as_json) as bar:
+        report = screening.run_screening(
+            data_dir or default_data_dir(),
+            split_list(sets),
+            seeds,
+            split_list(systems),
+            progress=bar,
+        )
+    data = screening.report_to_json(report)
+    click.echo(json.dumps(data, indent=2) if as_json else screening.format_table(data))
+
+
+def _snowball(
+    data_dir: Path | None, sets: str | None, seeds: int, order: str | None, as_json: bool
+) -> None:
+    from litsift.eval import snowball
+    from litsift.eval.cli_support import default_data_dir, split_list
+    from litsift.review.learner import DEFAULT_ORDER
+
+    with progress_bar(not as_json) as bar:
+        report = snowball.run_snowball(
+            data_dir or default_data_dir(),
+            split_list(sets),
+            seeds,
+            order or DEFAULT_ORDER,
+            progress=bar,
+        )
+    data = snowball.report_to_json(report)
+    click.echo(json.dumps(data, indent=2) if as_json else snowball.format_table(data))

@@ -1,0 +1,321 @@
+"""``litsift review``: make a systematic review from search exports, list, show, export, screen."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from litsift.cli.common import open_service, reports_errors
+from litsift.text import for_terminal
+
+
+def _criteria(value: str) -> str:
+    """``--criteria``: the text, or ``@FILE``'s text."""
+    from litsift.errors import IngestError
+
+    if not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = "not UTF-8 text" if isinstance(err, UnicodeDecodeError) else (err.strerror or "")
+        raise IngestError(
+            f"{path}: cannot read the criteria ({why})", "give the text, or @FILE of UTF-8 text"
+        ) from err
+
+
+def _labels(value: str) -> str | int:
+    if value in ("all", "none"):
+        return value
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    raise click.BadParameter("all, none or a positive number N", param_hint="--labels")
+
+
+@click.group("review")
+def review_group() -> None:
+    """Systematic reviews: candidate records from search exports, screened in the TUI.
+
+    \b
+    Examples:
+      litsift review new statins --from pubmed.nbib --from embase.ris
+      litsift review screen statins
+      litsift review export statins --format ris --which include -o included.ris
+      litsift review prisma statins -o prisma.svg
+    """
+
+
+@review_group.command("new")
+@click.argument("name")
+@click.option(
+    "--from",
+    "paths",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A search export (RIS, nbib, CSV, BibTeX, ... or a labelled screening set .jsonl.gz); "
+    "repeatable.",
+)
+@click.option("--criteria", default="", help="Inclusion criteria as text, or @FILE.")
+@click.option("--keywords", default="", help="Comma list of words highlighted while screening.")
+@click.option(
+    "--reasons",
+    default="",
+    help="Comma list of exclusion reasons (keys 1-9 while screening; at most 9).",
+)
+@click.option(
+    "--labels",
+    "labels",
+    default="all",
+    show_default=True,
+    help="A screening set's labels as prior decisions: all, none, or N included + N excluded.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+@reports_errors
+def review_new(
+    ctx: click.Context,
+    name: str,
+    paths: tuple[Path, ...],
+    criteria: str,
+    keywords: str,
+    reasons: str,
+    labels: str,
+    as_json: bool,
+) -> None:
+    """Make review NAME of the records in the --from files (duplicates are grouped).
+
+    \b
+    Examples:
+      litsift review new statins --from pubmed.nbib --from embase.ris --from scopus.csv
+      litsift review new statins --from pubmed.nbib --criteria @criteria.txt --keywords statin,LDL
+      litsift review new statins --from pubmed.nbib --reasons "wrong population,wrong design"
+    """
+    policy = _labels(labels)
+    words = [w.strip() for w in keywords.split(",") if w.strip()]
+    why = [w.strip() for w in reasons.split(",") if w.strip()]
+    with open_service(ctx.obj["home"]) as svc:
+        made = svc.reviews.create(name, list(paths), _criteria(criteria), words, policy, why)
+    for p in made.problems[:20]:
+        click.echo(for_terminal(str(p), keep_newlines=False), err=True)
+    if len(made.problems) > 20:
+        click.echo(f"... and {len(made.problems) - 20} more bad entries", err=True)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "review": made.info.name,
+                    "prisma": made.prisma.to_json(),
+                    "priors": made.priors,
+                    "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in made.files],
+                    "bad": [str(p) for p in made.problems],
+                },
+                ensure_ascii=True,
+            )
+        )
+        if made.problems:
+            ctx.exit(1)
+        return
+    c = made.prisma
+    click.echo(
+        f"review {for_terminal(made.info.name)}: {c.identified:,} records identified in "
+        f"{len(made.files)} file{'s' if len(made.files) != 1 else ''}, "
+        f"{c.duplicates_removed:,} duplicates grouped, {c.records:,} to screen"
+        + (f", {made.priors:,} prior decisions" if made.priors else "")
+        + (f", {len(made.problems):,} bad entries skipped" if made.problems else "")
+    )
+    click.echo(f"screen it: litsift review screen {for_terminal(made.info.name)}")
+    if made.problems:  # as litsift ingest: the good records are kept, the exit status says
+        ctx.exit(1)
+
+
+@review_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the reviews as JSON.")
+@click.pass_context
+@reports_errors
+def review_list(ctx: click.Context, as_json: bool) -> None:
+    """Every review with its records and decisions.
+
+    \b
+    Examples:
+      litsift review list
+      litsift review list --json
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        found = svc.reviews.all()
+    if as_json:
+        rows = [
+            {"name": r.name, "records": r.records, "decided": r.decided, "created": r.created_at}
+            for r in found
+        ]
+        click.echo(json.dumps(rows, ensure_ascii=True))
+        return
+    if not found:
+        click.echo("no reviews yet: litsift review new NAME --from FILE")
+    for r in found:
+        click.echo(
+            f"{for_terminal(r.name, keep_newlines=False)}: {r.decided:,} of {r.records:,} "
+            f"screened (created {r.created_at[:10]})"
+        )
+
+
+STAGE_OPTION = click.option(
+    "--stage",
+    type=click.Choice(["tiab", "fulltext"]),
+    default="tiab",
+    show_default=True,
+    help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
+)
+
+
+@review_group.command("export")
+@click.argument("name")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "ris", "decisions"]),
+    default="csv",
+    show_default=True,
+    help="decisions: every stage's decisions of the reviewers, for litsift review merge.",
+)
+@click.option(
+    "--which",
+    type=click.Choice(["all", "include", "exclude", "maybe", "unscreened"]),
+    default="all",
+    show_default=True,
+)
+@STAGE_OPTION
+@click.option("--reviewer", default=None, help="--format decisions: this reviewer's only.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.pass_context
+@reports_errors
+def review_export(
+    ctx: click.Context,
+    name: str,
+    fmt: str,
+    which: str,
+    stage: str,
+    reviewer: str | None,
+    output: Path | None,
+) -> None:
+    """NAME's records of a stage with their decisions (CSV column / RIS LB), exclusion
+    reasons (CSV column / RIS N1) and notes; or the reviewers' decisions for another
+    reviewer's litsift review merge.
+
+    \b
+    Examples:
+      litsift review export statins -o statins.csv
+      litsift review export statins --format ris --which include -o included.ris
+      litsift review export statins --stage fulltext -o fulltext.csv
+      litsift review export statins --format decisions --reviewer alice -o alice.jsonl
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        if fmt == "decisions":
+            text = svc.reviews.export_decisions(name, reviewer)
+        else:
+            text = svc.reviews.export(name, fmt, which, stage)
+    if output is None:
+        click.echo(text, nl=not text.endswith("\n"))
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+
+
+@review_group.command("delete")
+@click.argument("name")
+@click.pass_context
+@reports_errors
+def review_delete(ctx: click.Context, name: str) -> None:
+    """Drop review NAME and its decisions (its papers stay in the store).
+
+    \b
+    Example:
+      litsift review delete statins
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        svc.reviews.delete(name)
+    click.echo(f"deleted review {for_terminal(name)}")
+
+
+@review_group.command("screen")
+@click.argument("name")
+@STAGE_OPTION
+@click.option("--reviewer", default="", help="Screen blind under this name (two reviewers).")
+@click.pass_context
+@reports_errors
+def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> None:
+    """Screen NAME in the TUI, one record at a time in the learning order (keys 1-9 exclude
+    with the review's reasons).
+
+    \b
+    Examples:
+      litsift review screen statins
+      litsift review screen statins --reviewer alice
+      litsift review screen statins --stage fulltext
+    """
+    from litsift.tui.screens.screening import create_screening_app
+
+    svc = open_service(ctx.obj["home"])
+    try:
+        svc.reviews.info(name)  # an unknown name is told here, not in the TUI
+        create_screening_app(svc, name, stage=stage, reviewer=reviewer.strip()).run()
+    finally:
+        svc.close()
+
+
+@click.command("feed")
+@click.argument("collection", required=False)
+@click.option("-k", "--limit", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--since", default=None, help="Rank papers synced after this ISO date instead.")
+@click.option("--keep-unseen", is_flag=True, help="Do not count this look as seen.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranked papers as JSON.")
+@click.pass_context
+@reports_errors
+def feed_cmd(
+    ctx: click.Context,
+    collection: str | None,
+    limit: int,
+    since: str | None,
+    keep_unseen: bool,
+    as_json: bool,
+) -> None:
+    """Papers `litsift sync` brought in since the last look, ranked by COLLECTION's papers
+    (default: your kept papers) against your discarded ones.
+
+    \b
+    Examples:
+      litsift feed                  # ranked by your kept papers
+      litsift feed thesis -k 10     # ranked by the collection "thesis"
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        got = svc.reviews.feed(collection, since, mark_seen=not keep_unseen)
+    top = got.papers[:limit]
+    if as_json:
+        out = {
+            "feed": got.feed,
+            "since": got.since,
+            "new": len(got.papers),
+            "model": got.model,
+            "liked": got.liked,
+            "disliked": got.disliked,
+            "background": got.background,
+            "papers": [{"id": p.id, "title": p.title, "year": p.year} for p in top],
+        }
+        click.echo(json.dumps(out, ensure_ascii=True))
+        return
+    when = got.since[:16].replace("T", " ") if got.since else "ever"
+    click.echo(
+        f"{len(got.papers):,} new paper{'s' if len(got.papers) != 1 else ''} since {when}, "
+        f"ranked by {got.model} ({got.liked:,} liked, {got.disliked:,} discarded, "
+        f"{got.background:,} others as negatives)"
+    )
+    if not got.liked and got.papers:
+        click.echo(
+            "  hint: keep some papers (y in the TUI) or name a collection to rank by it", err=True
+        )
+    for i, p in enumerate(top, 1):
+        title = for_terminal(p.title, keep_newlines=False)
+        click.echo(f"{i:>3}. {title} ({p.year or 'n.d.'}) — {for_terminal(p.id)}")

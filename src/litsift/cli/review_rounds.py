@@ -1,0 +1,278 @@
+"""``litsift review show / reasons / merge / conflicts / resolve / prisma``: a review's PRISMA
+counts per stage with the reasons for exclusion, two reviewers' decisions merged from files,
+their conflicts and agreement, and the PRISMA 2020 flow diagram. Added to ``litsift review``
+by :mod:`litsift.cli.root`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from litsift.cli.common import open_service, reports_errors
+from litsift.text import for_terminal
+
+__all__ = ["ROUND_COMMANDS"]
+
+_STAGE = click.option(
+    "--stage",
+    type=click.Choice(["tiab", "fulltext"]),
+    default="tiab",
+    show_default=True,
+    help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
+)
+_LABELS = {
+    "identified": "records identified",
+    "duplicates_removed": "duplicates removed (grouped)",
+    "records": "records screened for",
+    "screened": "records screened",
+    "excluded": "records excluded",
+    "included": "records included",
+    "maybe": "records marked maybe",
+    "conflicts": "records in conflict",
+    "unscreened": "records not yet screened",
+    "bad": "entries not readable",
+    "sought": "reports sought (not excluded)",
+    "pdfs": "reports with a PDF",
+    "assessed": "reports assessed",
+    "unassessed": "reports not yet assessed",
+}
+
+
+def _echo_reasons(reasons: dict[str, int]) -> None:
+    for reason, n in reasons.items():
+        click.echo(f"      {for_terminal(reason or 'no reason given', keep_newlines=False):<26} "
+                   f"{n:>7,}")  # fmt: skip
+
+
+def _kappa(a: Any) -> str:
+    k = "undefined (one label only)" if a.kappa is None else f"{a.kappa:.3f}"
+    who = " and ".join(for_terminal(x or "(unnamed)", keep_newlines=False) for x in (a.a, a.b))
+    return f"{who}: {a.both:,} records both decided, {a.agreed:,} agreed, Cohen's kappa {k}"
+
+
+@click.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts and groups as JSON.")
+@click.pass_context
+@reports_errors
+def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
+    """NAME's criteria, reasons, PRISMA counts per stage (exclusions per reason), reviewers'
+    agreement and groups of duplicates.
+
+    \b
+    Examples:
+      litsift review show statins
+      litsift review show statins --json
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        info = svc.reviews.info(name)
+        counts = svc.reviews.prisma(name)
+        groups = svc.reviews.duplicate_groups(name)
+        reasons = svc.reviews.reasons(name)
+        agree = {s: svc.reviews.agreement(name, s) for s in ("tiab", "fulltext")}
+    if as_json:
+        out = {
+            "review": info.name,
+            "criteria": info.criteria,
+            "keywords": list(info.keywords),
+            "reasons": reasons,
+            "prisma": counts.to_json(),
+            "agreement": {s: [a.__dict__ for a in got] for s, got in agree.items()},
+            "duplicate_groups": groups,
+        }
+        click.echo(json.dumps(out, ensure_ascii=True))
+        return
+    click.echo(f"review {for_terminal(info.name)} (created {info.created_at[:10]})")
+    if info.criteria:
+        click.echo(f"criteria: {for_terminal(info.criteria)}")
+    if info.keywords:
+        click.echo(f"keywords: {for_terminal(', '.join(info.keywords))}")
+    if reasons:
+        keyed = "; ".join(f"{i} {r}" for i, r in enumerate(reasons, 1))
+        click.echo(f"exclusion reasons: {for_terminal(keyed, keep_newlines=False)}")
+    c = counts.to_json()
+    click.echo("identified per source:")
+    for file, n in c["sources"].items():
+        click.echo(f"  {for_terminal(Path(file).name, keep_newlines=False):<30} {n:>7,}")
+    click.echo("title/abstract:")
+    for key in ("identified", "duplicates_removed", "records", "screened", "included",
+                "excluded", "maybe", "conflicts", "unscreened", "bad"):  # fmt: skip
+        click.echo(f"  {_LABELS[key]:<30} {c[key]:>7,}")
+        if key == "excluded":
+            _echo_reasons(c["reasons"])
+    click.echo("full text:")
+    full = c["fulltext"]
+    for key in ("sought", "pdfs", "assessed", "included", "excluded", "maybe", "conflicts",
+                "unassessed"):  # fmt: skip
+        label = (
+            _LABELS[key]
+            if key in ("sought", "pdfs", "assessed", "unassessed")
+            else (
+                "studies included"
+                if key == "included"
+                else _LABELS[key].replace("records", "reports")
+            )
+        )
+        click.echo(f"  {label:<30} {full[key]:>7,}")
+        if key == "excluded":
+            _echo_reasons(full["reasons"])
+    for stage, got in agree.items():
+        for a in got:
+            click.echo(f"agreement ({stage}): {_kappa(a)}")
+    if groups:
+        click.echo(f"groups of duplicates ({len(groups):,}):")
+        for doc_id, where in list(groups.items())[:50]:
+            click.echo(f"  {for_terminal(doc_id, keep_newlines=False)}:")
+            for entry in where:
+                click.echo(f"    {for_terminal(entry, keep_newlines=False)}")
+
+
+@click.command("reasons")
+@click.argument("name")
+@click.argument("reasons", nargs=-1)
+@click.pass_context
+@reports_errors
+def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...]) -> None:
+    """Set NAME's exclusion reasons (keys 1-9 while screening), or show them.
+
+    \b
+    Examples:
+      litsift review reasons statins "wrong population" "wrong design" "wrong outcome"
+      litsift review reasons statins
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        got = svc.reviews.set_reasons(name, reasons) if reasons else svc.reviews.reasons(name)
+    if not got:
+        click.echo(f"no exclusion reasons: litsift review reasons {name} 'wrong population' ...")
+    for i, reason in enumerate(got, 1):
+        click.echo(f"{i}  {for_terminal(reason, keep_newlines=False)}")
+
+
+@click.command("merge")
+@click.argument("name")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.pass_context
+@reports_errors
+def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...]) -> None:
+    """Merge other reviewers' decisions (files of `litsift review export --format decisions`)
+    into NAME; merging a file twice adds nothing.
+
+    \b
+    Examples:
+      litsift review merge statins bob.jsonl
+      litsift review merge statins alice.jsonl bob.jsonl
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        got = svc.reviews.merge(name, list(files))
+        left = len(svc.reviews.conflicts(name)) + len(svc.reviews.conflicts(name, "fulltext"))
+    click.echo(
+        f"merged {got['added']:,} decisions ({got['known']:,} already here, "
+        f"{got['unmatched']:,} of records not in the review); {left:,} conflicts: "
+        f"litsift review conflicts {for_terminal(name)}"
+    )
+
+
+@click.command("conflicts")
+@click.argument("name")
+@_STAGE
+@click.option("--json", "as_json", is_flag=True, help="Print the conflicts as JSON.")
+@click.pass_context
+@reports_errors
+def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -> None:
+    """The records NAME's reviewers decided differently, and their agreement (Cohen's kappa).
+
+    \b
+    Examples:
+      litsift review conflicts statins
+      litsift review conflicts statins --stage fulltext --json
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        found = svc.reviews.conflicts(name, stage)
+        agree = svc.reviews.agreement(name, stage)
+    if as_json:
+        out = {
+            "stage": stage,
+            "conflicts": [c.__dict__ for c in found],
+            "agreement": [a.__dict__ for a in agree],
+        }
+        click.echo(json.dumps(out, ensure_ascii=True))
+        return
+    for a in agree:
+        click.echo(_kappa(a))
+    click.echo(f"{len(found):,} conflicts at {stage}")
+    for c in found:
+        votes = ", ".join(
+            f"{for_terminal(who or '(unnamed)', keep_newlines=False)} {v}"
+            + (f" ({for_terminal(why, keep_newlines=False)})" if why else "")
+            for who, (v, why) in c.votes.items()
+        )
+        click.echo(f"  {for_terminal(c.doc_id)}  {for_terminal(c.title[:70], keep_newlines=False)}")
+        click.echo(f"    {votes}")
+    if found:
+        click.echo(f"resolve one: litsift review resolve {for_terminal(name)} ID include|exclude")
+
+
+@click.command("resolve")
+@click.argument("name")
+@click.argument("doc_id")
+@click.argument("decision", type=click.Choice(["include", "exclude", "maybe"]))
+@click.option("--reason", default="", help="The exclusion reason of an exclude.")
+@click.option("--reviewer", default="", help="Who resolves (the third reviewer).")
+@_STAGE
+@click.pass_context
+@reports_errors
+def review_resolve(
+    ctx: click.Context,
+    name: str,
+    doc_id: str,
+    decision: str,
+    reason: str,
+    reviewer: str,
+    stage: str,
+) -> None:
+    """Settle a conflict of NAME on record DOC_ID with a third decision.
+
+    \b
+    Examples:
+      litsift review resolve statins doi:10.1056/nejmoa1410489 include --reviewer carol
+      litsift review resolve statins pmid:123456 exclude --reason "wrong design"
+    """
+    with open_service(ctx.obj["home"]) as svc:
+        svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
+        left = len(svc.reviews.conflicts(name, stage))
+    click.echo(f"{for_terminal(doc_id)}: {decision} at {stage}; {left:,} conflicts left")
+
+
+@click.command("prisma")
+@click.argument("name")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="FILE.svg, .png or .pdf (default: NAME-prisma.svg).",
+)  # fmt: skip
+@click.pass_context
+@reports_errors
+def review_prisma(ctx: click.Context, name: str, output: Path | None) -> None:
+    """Draw NAME's PRISMA 2020 flow diagram (needs matplotlib: pip install "litsift[plots]").
+
+    \b
+    Examples:
+      litsift review prisma statins
+      litsift review prisma statins -o prisma.png
+    """
+    target = output or Path(f"{name}-prisma.svg")
+    with open_service(ctx.obj["home"]) as svc:
+        svc.reviews.prisma_diagram(name, target)
+    click.echo(f"wrote {target}")
+
+
+ROUND_COMMANDS = [
+    review_show,
+    review_reasons,
+    review_merge,
+    review_conflicts,
+    review_resolve,
+    review_prisma,
+]

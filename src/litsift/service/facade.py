@@ -1,0 +1,228 @@
+"""LitsiftService: the one door the TUI, the CLI and the evaluation use.
+
+It owns the store, the encoder and the searchers of one ``LITSIFT_HOME``
+(:mod:`litsift.service.parts`) and only wires: a search goes to the home's
+:class:`~litsift.search.pipeline.SearchPipeline` (query resolved once, the kind's
+searcher,
+full text, one row load, stages); builds, triage and the aspect/LLM calls are method groups of
+their own modules (:mod:`litsift.service.index`, :mod:`litsift.service.triage`,
+:mod:`litsift.service.llm`), imports and syncs :mod:`litsift.service.sources`, research
+questions :mod:`litsift.service.rq`. ``../shared/docs/ARCHITECTURE.md``, "Data flow of one
+search".
+
+Thread-safety: a service may be used from one worker thread at a time for search and triage
+(hold :attr:`calls_lock` around such calls from a worker); SQLite connections are opened with
+``check_same_thread=False``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from litsift.service.index import IndexCommands
+from litsift.service.llm import AspectLLMCommands
+from litsift.service.parts import Progress
+from litsift.service.triage import TriageCommands
+from litsift.types import FUSIONS, Kind, Query, Record, SearchResult, YearRange
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from litsift.llm.answer import Answer as Answer
+    from litsift.search.build.index_pair import (
+        IndexReport as IndexReport,  # what build_index returns
+    )
+    from litsift.search.datasets.searcher import DatasetSearcher
+    from litsift.search.kind_searcher import KindSearcher
+    from litsift.search.pipeline import SearchPipeline
+    from litsift.service.refs import RefsService
+    from litsift.service.review import ReviewService
+    from litsift.service.rq import RQReport, RQService
+    from litsift.service.sources import SourceService
+    from litsift.store import IngestReport
+
+__all__ = ["FUSIONS", "LitsiftService", "Progress"]
+
+
+class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
+    """Facade over one litsift home (store + indexes + encoder + config).
+
+    Args:
+        paths: the directories to use; default :func:`litsift.paths.get_paths`.
+        config: settings; default read from ``paths.config_file``.
+        encoder: an already-loaded encoder (tests share one); default loaded lazily.
+    """
+
+    @property
+    def sources(self) -> SourceService:
+        """Imports, de-duplication and syncs (:mod:`litsift.service.sources`)."""
+        from litsift.service.sources import SourceService
+
+        return SourceService(
+            lambda: self.store, lambda kind: self.searchers.invalidate(kind), self.config
+        )
+
+    @property
+    def refs(self) -> RefsService:
+        """Citation trail: fetch, references / cited-by, snowballing, graph export
+        (:mod:`litsift.service.refs`)."""
+        from litsift.service.refs import RefsService
+
+        return RefsService(
+            lambda: self.store,
+            lambda kind: self.searchers.invalidate(kind),
+            self.config,
+            self.search,
+        )
+
+    @property
+    def reviews(self) -> ReviewService:
+        """Systematic reviews: make, show, export, screen (:mod:`litsift.service.review`)."""
+        from litsift.service.review import ReviewService
+
+        return ReviewService(
+            lambda: self.store, lambda kind: self.searchers.invalidate(kind), lambda: self.encoder
+        )
+
+    @property
+    def rq(self) -> RQService:
+        """Research questions: extraction, provenance, search (:mod:`litsift.service.rq`)."""
+        from litsift.service.rq import RQService
+
+        with self._lock:
+            if self._rq is None:
+                self._rq = RQService(
+                    lambda: self.store,
+                    lambda: self.encoder,
+                    lambda: self.sentence_store,
+                    lambda: self.llm,
+                )
+            return self._rq
+
+    @property
+    def store_path(self) -> Path:
+        """The home's SQLite file."""
+        return self.paths.store_file
+
+    # -- data ------------------------------------------------------------------------------
+    def counts(self) -> dict[Kind, int]:
+        """Rows per kind in the store."""
+        return {kind: self.store.count(kind) for kind in Kind}
+
+    def is_empty(self) -> bool:
+        return not any(self.counts().values())
+
+    def ingest_formats(self) -> list[tuple[str, str, str]]:
+        """``(name, kind, description)`` of every format ``litsift ingest`` reads (the
+        sources registry; the TUI's empty-store screen lists them)."""
+        from litsift.service.sources import SourceService
+
+        return SourceService.format_table()
+
+    def get(self, kind: Kind, doc_id: str) -> Record | None:
+        return self.store.get(kind, doc_id)
+
+    def ingest(self, kind: Kind, path: Path, progress: Progress | None = None) -> IngestReport:
+        """Upsert a JSONL(.gz) file into the store. Bad lines are reported, good ones kept."""
+        from litsift.store import ingest_jsonl
+
+        cb = None
+        if progress is not None:
+            p = progress
+
+            def cb(done: int, total: int | None) -> None:
+                # reading counts lines (no total yet), then storing counts to the unique rows:
+                # two stages, so one bar does not run full on an unknown total and restart
+                p("read" if total is None else "ingest", done, total or 0)
+
+        report = ingest_jsonl(self.store, kind, path, progress=cb)
+        self.searchers.invalidate(kind)
+        return report
+
+    def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
+        """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a
+        ``DatasetSearcher`` (with evidence from the store's papers) for datasets.
+
+        Raises:
+            IndexMissingError, IndexMismatchError, IndexDamagedError: the index can't serve.
+        """
+        return self.searchers.get(kind)
+
+    @property
+    def pipeline(self) -> SearchPipeline:
+        """The home's search pipeline (:mod:`litsift.search.pipeline`), built on first
+        use."""
+        with self._lock:
+            if self._pipeline is None:
+                from litsift.search.pipeline import SearchPipeline
+
+                self._pipeline = SearchPipeline(
+                    self.config.search,
+                    self.searchers,
+                    self.store,
+                    lambda: self.passage_index,
+                    self.rq.search,
+                    self._forget_passages,
+                )
+            return self._pipeline
+
+    def _forget_passages(self) -> None:
+        with self._lock:
+            self._passages = None
+
+    def search(self, query: Query) -> SearchResult:
+        """Run one query through the home's :attr:`pipeline`.
+
+        Unset ``k``, ``k0`` and ``fusion`` take the configured defaults; the returned
+        ``SearchResult.query`` has them filled in (and its text cleaned).
+
+        Returns:
+            hits best first; each carries the final score and each signal's score and rank;
+            ``signals_used`` and ``partial`` say when the dense index is not built yet and
+            the answer is BM25 alone.
+
+        Raises:
+            IndexMissingError: no index was built for ``query.kind``.
+            IndexMismatchError: the index was built by another encoder.
+            QueryError: unknown fusion method or bad k/k0.
+        """
+        result = self.pipeline.search(query)
+        engine = self.engine
+        where = engine.name if engine.name == "local" else f"{engine.name} at {engine.where}"
+        return dataclasses.replace(result, engine=where)
+
+    def vectors(self, kind: Kind, records: Sequence[Record]) -> np.ndarray:
+        """Embeddings of records, ``(n, dim)`` float32 (see :meth:`KindSearcher.record_vectors`)."""
+        return self.searchers.of_kind(kind).record_vectors(records)
+
+    def extract_rq(
+        self,
+        *,
+        use_llm: bool = False,
+        doc_ids: Sequence[str] | None = None,
+        replace: bool = False,
+        years: YearRange | None = None,
+        limit: int | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> RQReport:
+        """Fill papers' problem and method; see :meth:`litsift.service.rq.RQService.extract`."""
+        return self.rq.extract(
+            use_llm=use_llm,
+            limit=limit,
+            years=years,
+            doc_ids=doc_ids,
+            replace=replace,
+            progress=progress,
+        )
+
+    def arrivals(self, mark_seen: bool = False) -> int:
+        """Papers that saved syncs brought in since the last look (``mark_seen``: count them
+        as seen now); see :class:`litsift.service.sources.SourceService`."""
+        sources = self.sources
+        count = sources.arrivals()
+        if count and mark_seen:
+            sources.mark_arrivals_seen()
+        return count

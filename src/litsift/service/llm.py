@@ -1,0 +1,145 @@
+"""Aspects and the optional LLM through the service: offline decomposition and grades,
+coverage order, LLM rerank, per-aspect judgements and cited answers
+(:mod:`litsift.search.aspects.scoring`, :mod:`litsift.llm.session`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from litsift.service.parts import ServiceParts
+from litsift.types import Aspect, Hit, Passage, Record
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from litsift.llm.answer import Answer
+    from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.judge import AspectJudgement
+    from litsift.llm.rerank import RerankResult
+    from litsift.search.aspects.scoring import Coverage
+
+__all__ = ["AspectLLMCommands"]
+
+
+class AspectLLMCommands(ServiceParts):
+    """Aspects and LLM calls of one home (mixed into
+    :class:`litsift.service.facade.LitsiftService`)."""
+
+    def decompose(self, query_text: str) -> list[Aspect]:
+        """Offline, deterministic aspects of a query (sentences, clauses or keyphrases)."""
+        from litsift.search.aspects.decompose import decompose
+
+        return decompose(query_text)
+
+    def score_aspects(
+        self,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        provisional: bool = False,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[Coverage]:
+        """Per-aspect 0/1/2 grades with evidence sentences for each hit (DORIS-MAE scale).
+
+        A hit of a full-text search is graded on its record's text and its matching passage.
+
+        Args:
+            aspects: the aspects to grade.
+            hits: the hits to grade.
+            provisional: grade the hits whose sentence vectors are not stored (nor in the
+                scorer's memory) at once from their passage vector in the dense index
+                (embedded only where the index lacks it) instead of embedding their sentences:
+                their Coverage says ``provisional``; a call without it gives their sentence
+                grades (and keeps their sentences). See
+                :meth:`litsift.search.aspects.scoring.AspectScorer.score`.
+            cancelled: checked before each sentence is embedded; once true the call raises
+                :class:`~litsift.models_onnx.encoder.EmbeddingCancelled` (a closing app, a
+                superseded search) instead of embedding the rest.
+
+        Returns one Coverage per hit, in the hits' order.
+        """
+        from litsift.search.aspects.scoring import AspectScorer
+
+        with self._lock:
+            if self._aspect_scorer is None:
+                self._aspect_scorer = AspectScorer(self.encoder, sentences=self.sentence_store)
+            scorer = self._aspect_scorer
+        extra = [h.passage.text if h.passage is not None else "" for h in hits]
+        vectors = self._passage_vectors if provisional else None
+        if cancelled is None:
+            return scorer.score(list(aspects), [h.record for h in hits], extra, vectors)
+        with self.encoder.cancellable(cancelled):
+            return scorer.score(list(aspects), [h.record for h in hits], extra, vectors)
+
+    def _passage_vectors(self, records: Sequence[Record]) -> npt.NDArray[np.float32]:
+        """``(len(records), dim)`` float32: each record's passage vector as its kind's dense
+        index stores it; embedded (one vector each) where the index lacks it or cannot be
+        opened."""
+        import numpy as np
+
+        from litsift.errors import LitsiftError
+
+        out = np.zeros((len(records), self.encoder.dim), dtype=np.float32)
+        for kind in {r.kind for r in records}:
+            at = [i for i, r in enumerate(records) if r.kind is kind]
+            part = [records[i] for i in at]
+            try:
+                out[at] = self.searchers.of_kind(kind).record_vectors(part)
+            except LitsiftError:  # no index of the kind (yet): its passages are embedded
+                from litsift.search.retrieval.record_text import passage_text
+
+                out[at] = self.encoder.encode_passages([passage_text(r) for r in part])
+        return out
+
+    def coverage_order(
+        self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0
+    ) -> list[Hit]:
+        """The hits in "aspect coverage" order: DORIS-MAE normalised score first, ties by mean
+        combined score, then original position; hits without a coverage follow in their order.
+
+        Args:
+            hits: best first; coverages: from :meth:`score_aspects`, matched by doc id;
+            blend: weight of the original rank in ``[0, 1]`` (0 = coverage only).
+
+        Raises:
+            ValueError: ``blend`` outside ``[0, 1]``.
+        """
+        from litsift.search.aspects.scoring import coverage_order
+
+        return coverage_order(list(hits), coverages, blend)
+
+    @property
+    def llm_configured(self) -> bool:
+        return self.config.llm.configured
+
+    def llm_client(self) -> ChatClient:
+        """See :meth:`LLMSession.client` (raises LLMNotConfiguredError)."""
+        return self.llm.client()
+
+    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+        """Listwise LLM rerank of the top hits; see :meth:`LLMSession.rerank`."""
+        return self.llm.rerank(query_text, hits)
+
+    def judge_aspects(
+        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+    ) -> AspectJudgement:
+        """LLM 0/1/2 grades per aspect; see :meth:`LLMSession.judge_aspects`."""
+        return self.llm.judge_aspects(query_text, aspects, hits)
+
+    def answer(
+        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
+    ) -> Answer:
+        """A cited answer with every citation checked; see :meth:`LLMSession.answer`.
+
+        When the hits come from a full-text search (a hit carries a passage), papers with
+        indexed full text are cited from their best passages for ``question`` (at most
+        ``llm.answer_passages_per_record`` each), not from their abstracts."""
+        fulltext: dict[str, list[Passage]] | None = None
+        if any(h.passage is not None for h in hits):
+            index = self.passage_index
+            if index is not None:
+                fulltext = {}
+                for found in index.search(question, k=200):
+                    fulltext.setdefault(found.passage.doc_id, []).append(found.passage)
+        return self.llm.answer(question, hits, on_delta, fulltext)

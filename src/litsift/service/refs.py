@@ -1,0 +1,295 @@
+"""The part of the service door that walks the citation trail: ``litsift refs fetch``, a
+paper's references and citing works, the snowball step from the kept papers, graph export.
+
+Reached as ``LitsiftService.refs``. Works fetched for the trail are written like any import
+(matched and merged onto stored papers by identifier; new ones stored, provenance
+``refs:openalex`` / ``refs:s2``), so they can be shown, searched after the next index build and
+triaged; the edges go to :mod:`litsift.store.citations`. Each walk -- (source, seed,
+direction) -- keeps its checkpoint in ``refs_fetches``: a finished one is not fetched again
+(unless ``refresh``), an interrupted one resumes at its first unwritten page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from litsift.config import Config
+from litsift.errors import LitsiftError
+from litsift.service.refs_fetch import RefsError, RefsFetchReport, Walk
+from litsift.types import Kind, Label, Query, SearchResult
+from litsift.types.citations import (
+    KeptLinks,
+    Neighbour,
+    Neighbours,
+    SnowballCandidate,
+    SnowballRound,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import networkx as nx
+
+    from litsift.sources.formats.s2ag_citations import CitationImportReport
+    from litsift.sources.online.trail import Direction
+    from litsift.store import Store
+
+__all__ = ["RefsError", "RefsFetchReport", "RefsService", "Walk"]
+
+
+class RefsService:
+    """Citation trail, snowballing and graph export on one store."""
+
+    def __init__(
+        self,
+        store: Callable[[], Store],
+        changed: Callable[[Kind], None],
+        config: Config | None = None,
+        search: Callable[[Query], SearchResult] | None = None,
+    ) -> None:
+        self._store = store
+        self._changed = changed
+        self._config = config or Config()
+        self._search = search
+
+    # -- seeds -----------------------------------------------------------------------------
+    def seeds(
+        self, kept: bool = False, collection: str | None = None, ids: Sequence[str] = ()
+    ) -> list[str]:
+        """Paper ids to walk from: the kept papers, a collection's papers, or ``ids``.
+
+        Raises:
+            RefsError: an id is not a stored paper; nothing is kept; the selection is empty.
+            TriageError: no collection of that name.
+        """
+        from litsift.store.triage import Triage
+
+        store = self._store()
+        triage = Triage(store)
+        out: list[str] = []
+        if kept:
+            out += triage.ids_with_label(Kind.PAPER, Label.KEEP)
+            if not out:
+                raise RefsError(
+                    "no paper is kept yet", "keep papers in the TUI (key +), or name ids"
+                )
+        if collection is not None:
+            out += [d for k, d in triage.collection_items(collection) if k is Kind.PAPER]
+        for doc_id in ids:
+            if store.get(Kind.PAPER, doc_id) is None:
+                raise RefsError(
+                    f"no stored paper has the id {doc_id!r}",
+                    "ids are as `litsift search --json` prints them (doi:…, arxiv:…, key:…)",
+                )
+            out.append(doc_id)
+        if not out:
+            raise RefsError("no papers to walk from", "name ids, --kept or --collection NAME")
+        return list(dict.fromkeys(out))
+
+    # -- fetch -----------------------------------------------------------------------------
+    def fetch(
+        self,
+        doc_ids: Sequence[str],
+        directions: Sequence[Direction] = ("backward", "forward"),
+        source: str = "openalex",
+        *,
+        refresh: bool = False,
+        max_pages: int | None = None,
+        progress: Callable[[str, str, int, int | None], None] | None = None,
+    ) -> RefsFetchReport:
+        """Fetch the references and/or citing works of each paper from ``source``; arguments,
+        return value and resumption as :func:`litsift.service.refs_fetch.fetch_walks`."""
+        from litsift.service.refs_fetch import fetch_walks
+
+        return fetch_walks(
+            self._store,
+            self._changed,
+            self._config,
+            doc_ids,
+            directions,
+            source,
+            refresh=refresh,
+            max_pages=max_pages,
+            progress=progress,
+        )
+
+    # -- importing edge files --------------------------------------------------------------
+    def import_citations(
+        self, paths: Sequence[Path], progress: Callable[[int], None] | None = None
+    ) -> CitationImportReport:
+        """Add the edges of S2AG ``citations`` dataset files (``.jsonl`` or ``.jsonl.gz``,
+        streamed) as ``corpusid:CITING -> corpusid:CITED`` edges, resolved to the stored
+        papers that hold those corpus ids; see
+        :func:`litsift.sources.formats.s2ag_citations.import_citation_files` (bad lines and
+        unreadable
+        files are in the report's ``bad``, never raised).
+
+        Raises:
+            StoreLockedError: another process holds the store's write lock.
+        """
+        from litsift.sources.formats.s2ag_citations import import_citation_files
+
+        report = import_citation_files(self._store(), paths, progress=progress)
+        if report.edges_added:
+            self._changed(Kind.PAPER)
+        return report
+
+    # -- reading the graph -----------------------------------------------------------------
+    def _neighbours(self, keys: Collection[str]) -> dict[str, Neighbour]:
+        from litsift.store.triage import Triage
+
+        store = self._store()
+        keys = list(dict.fromkeys(keys))
+        labels = Triage(store).labels(Kind.PAPER, keys)
+        out: dict[str, Neighbour] = {}
+        for key in keys:
+            rec = store.get(Kind.PAPER, key)
+            if rec is None:
+                out[key] = Neighbour(key)
+            else:
+                out[key] = Neighbour(
+                    key, rec.display_title, getattr(rec, "year", None), True, labels.get(key)
+                )
+        return out
+
+    @staticmethod
+    def _ordered(items: Collection[Neighbour]) -> tuple[Neighbour, ...]:
+        return tuple(
+            sorted(items, key=lambda n: (not n.stored, -(n.year or 0), n.title.lower(), n.key))
+        )
+
+    def neighbours(self, doc_id: str) -> Neighbours:
+        """The references and citing works of paper ``doc_id`` in the store's edges, stored
+        papers first (newest first), then external keys.
+
+        Raises:
+            RefsError: no stored paper ``doc_id``.
+        """
+        from litsift.store import citations
+
+        store = self._store()
+        rec = store.get(Kind.PAPER, doc_id)
+        if rec is None:
+            raise RefsError(f"no stored paper has the id {doc_id!r}", "pick a stored paper")
+        with store.lock:
+            refs = citations.references(store.conn, doc_id)
+            citing = citations.cited_by(store.conn, doc_id)
+        info = self._neighbours([*refs, *citing])
+        return Neighbours(
+            doc_id,
+            rec.display_title,
+            self._ordered([info[k] for k in refs]),
+            self._ordered([info[k] for k in citing]),
+        )
+
+    def kept_links(self, doc_id: str) -> KeptLinks:
+        """How paper ``doc_id`` is linked to the kept papers in the store's edges: the kept
+        papers it cites and those citing it, with their titles (the detail pane's "linked to k
+        of your kept papers"). A paper that is not stored, or nothing kept, gives no links."""
+        from litsift.store import citations
+        from litsift.store.triage import Triage
+
+        store = self._store()
+        kept = set(Triage(store).ids_with_label(Kind.PAPER, Label.KEEP)) - {doc_id}
+        if not kept:
+            return KeptLinks(doc_id)
+        with store.lock:
+            cites = [k for k in citations.references(store.conn, doc_id) if k in kept]
+            citing = [k for k in citations.cited_by(store.conn, doc_id) if k in kept]
+        info = self._neighbours([*cites, *citing])
+        return KeptLinks(
+            doc_id,
+            len(kept),
+            self._ordered([info[k] for k in cites]),
+            self._ordered([info[k] for k in citing]),
+        )
+
+    def graph(self, doc_ids: Collection[str] | None = None) -> nx.DiGraph:
+        """The citation graph around ``doc_ids`` (one step out; all edges with None), nodes
+        carrying ``title``, ``year``, ``stored``, ``triage`` (the label) and ``member`` (in
+        ``doc_ids``)."""
+        import networkx as nx
+
+        from litsift.store import citations
+
+        store = self._store()
+        with store.lock:
+            g = citations.graph(store.conn, doc_ids)
+        info = self._neighbours(list(g.nodes))
+        members = set(doc_ids) if doc_ids is not None else set(g.nodes)
+        nx.set_node_attributes(
+            g,
+            {
+                k: {
+                    "title": n.title,
+                    "year": n.year,
+                    "stored": n.stored,
+                    "triage": n.label.value if n.label else None,
+                    "member": k in members,
+                }
+                for k, n in info.items()
+            },
+        )
+        return g
+
+    def export(self, collection: str | None, fmt: str) -> str:
+        """The citation graph of a collection's papers (None: the kept papers) and their
+        references and citing works, as ``graphml``, ``dot`` or ``json`` (node-link) text.
+
+        Raises:
+            RefsError: nothing kept / an empty collection; an unknown format.
+            TriageError: no collection of that name.
+        """
+        from litsift.graph.export import GRAPH_FORMATS, write_graph
+
+        if fmt not in GRAPH_FORMATS:
+            raise RefsError(
+                f"unknown graph format {fmt!r}", f"use one of: {', '.join(GRAPH_FORMATS)}"
+            )
+        ids = self.seeds(kept=collection is None, collection=collection)
+        return write_graph(self.graph(ids), fmt)
+
+    # -- snowballing -----------------------------------------------------------------------
+    def relevance(self, query_text: str, keys: Collection[str]) -> dict[str, float]:
+        """Hybrid relevance of ``keys`` to ``query_text`` in [0, 1]: ``1 - rank / n`` of each
+        key among the ``n`` hits of the configured hybrid search (BM25 + dense, ``k = k0``);
+        keys it does not return (or every key, without a query or an index) get nothing."""
+        if not query_text.strip() or self._search is None or not keys:
+            return {}
+        k = max(self._config.search.k0, self._config.search.k)
+        try:
+            result = self._search(Query(query_text, Kind.PAPER, k=k))
+        except LitsiftError:
+            return {}  # no index yet: the graph alone ranks
+        wanted = set(keys)
+        n = len(result.hits) or 1
+        return {h.docid: 1.0 - i / n for i, h in enumerate(result.hits) if h.docid in wanted}
+
+    def snowball(self, query_text: str = "") -> SnowballRound:
+        """One snowball step from the kept papers (:mod:`litsift.graph.rounds`): their
+        references and citing works that carry no label yet, ranked. Labelling candidates and
+        calling again is the next round; an empty round means nothing new is linked.
+
+        Raises:
+            RefsError: no paper is kept.
+        """
+        from litsift.graph.rounds import candidates_of, rank_candidates
+        from litsift.store import citations
+        from litsift.store.triage import Triage
+
+        store = self._store()
+        triage = Triage(store)
+        kept = triage.ids_with_label(Kind.PAPER, Label.KEEP)
+        if not kept:
+            raise RefsError("snowballing starts from kept papers", "keep a few papers first (+)")
+        with store.lock:
+            labelled = set(triage.labelled_ids(Kind.PAPER))
+            near = candidates_of(citations.graph(store.conn, kept), kept, labelled)
+            g = citations.graph(store.conn, {*kept, *near})
+        rel = self.relevance(query_text, near)
+        ranked = rank_candidates(g, kept, labelled, rel)
+        info = self._neighbours([c.neighbour.key for c in ranked])
+        out: list[SnowballCandidate] = [replace(c, neighbour=info[c.neighbour.key]) for c in ranked]
+        return SnowballRound(len(kept), tuple(out))

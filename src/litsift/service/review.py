@@ -1,0 +1,343 @@
+"""The part of the service door for systematic reviews: make one from files, list, show, export,
+and screen it (:class:`~litsift.service.screening.ScreeningSession`, what the TUI's screening
+screen drives); the feed is :mod:`litsift.service.feed`.
+
+Reached as ``LitsiftService.reviews``. A review's files go through the importer
+(:func:`litsift.sources.importer.import_paths`), so its records are papers of the store and
+duplicates group onto one paper as in any import; the labelled screening sets of
+``shared/data/eval/screening`` are read with their labels as prior decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from litsift.service.review_rounds import ReviewRounds
+from litsift.store import provenance
+from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.models_onnx import Encoder
+    from litsift.service.feed import FeedResult
+    from litsift.service.screening import ScreeningSession
+    from litsift.sources.writer import Problem
+    from litsift.store import Store
+    from litsift.store.reviews import Prisma, ReviewInfo
+
+__all__ = ["ReviewCreated", "ReviewService"]
+
+#: ``--labels``: every label of a screening set, none, or N included + N excluded (seed 0).
+LabelPolicy = str | int
+
+
+@dataclass
+class ReviewCreated:
+    """What ``litsift review new`` did: the review, its PRISMA counts, the entries that could
+    not be read (``FILE:LOCATION: reason``), the files read and the prior decisions taken."""
+
+    info: ReviewInfo
+    prisma: Prisma
+    problems: list[Problem] = field(default_factory=list)
+    files: list[tuple[str, str, int]] = field(default_factory=list)
+    priors: int = 0
+
+
+class ReviewService(ReviewRounds):
+    """Reviews on one store (see :mod:`litsift.store.reviews`); reasons, stages and two
+    reviewers come from :class:`~litsift.service.review_rounds.ReviewRounds`."""
+
+    def __init__(
+        self,
+        store: Callable[[], Store],
+        changed: Callable[[Kind], None],
+        encoder: Callable[[], Encoder] | None = None,
+    ) -> None:
+        self._store = store
+        self._changed = changed
+        self._encoder = encoder
+
+    # -- making ----------------------------------------------------------------------------
+    def create(
+        self,
+        name: str,
+        paths: Sequence[Path],
+        criteria: str = "",
+        keywords: Sequence[str] = (),
+        labels: LabelPolicy = "all",
+        reasons: Sequence[str] = (),
+    ) -> ReviewCreated:
+        """Import ``paths`` and make review ``name`` of what they hold.
+
+        Args:
+            paths: files or directories in any format ``litsift ingest papers`` reads, and
+                labelled screening sets (JSON Lines with ``label_included``).
+            labels: a screening set's labels as prior decisions: ``"all"``, ``"none"`` or N
+                (N included and N excluded records drawn with seed 0). A review's own RIS
+                export read back keeps its ``LB`` decisions as prior decisions (unless
+                ``"none"``), its ``N1`` notes and its record ids (``ID``).
+            reasons: exclusion reasons offered while screening (keys 1-9).
+
+        Raises:
+            ReviewError: the name is bad or taken, or the files held no record.
+            IngestError: a path does not exist.
+        """
+        from litsift.errors import IngestError
+        from litsift.sources.formats.screening_jsonl import is_screening_set
+        from litsift.sources.importer import import_paths
+        from litsift.store import review_decisions, review_stages, reviews
+
+        store = self._store()
+        if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
+            raise reviews.ReviewError(
+                f"at most {review_stages.MAX_REASONS} exclusion reasons (keys 1-9)",
+                "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
+            )
+        resolved = [Path(p).resolve() for p in paths]
+        for p in resolved:
+            if not p.exists():
+                raise IngestError(f"{p}: no such file or directory", "check the path")
+        if name in {r.name for r in reviews.list_reviews(store)}:
+            reviews.create_review(store, name)  # raises: the name is taken
+        sets = [p for p in resolved if is_screening_set(p)]
+        others = [p for p in resolved if p not in sets]
+        problems: list[Problem] = []
+        files: list[tuple[str, str, int]] = []
+        prior_labels: dict[tuple[str, str], int] = {}
+        marks: dict[tuple[str, str], tuple[str, str]] = {}
+        try:
+            if others:
+                report = import_paths(store, others, Kind.PAPER, keep_untitled=True)
+                problems.extend(report.bad)
+                for file, fmt, n in report.files:
+                    if fmt.startswith("jsonl"):  # ingested, but keeps no entry locations
+                        problems.append(_jsonl_problem(file))
+                    else:
+                        files.append((file, fmt, n))
+                    if fmt == "ris":  # a review's own export: its LB decisions and N1 notes
+                        marks.update(_ris_marks(file))
+            for path in sets:
+                n, bad, got = _import_set(store, path)
+                problems.extend(bad)
+                files.append((str(path), "screening-jsonl", n))
+                prior_labels.update(got)
+        finally:
+            self._changed(Kind.PAPER)
+        entries = _entries_of(store, [f for f, _, _ in files])
+        if not entries:
+            why = f": {problems[0]}" if problems else ""
+            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+            raise reviews.ReviewError(
+                f"the files held no record to screen{why}{more}",
+                "check the files (litsift formats lists what litsift reads)",
+            )
+        per_file: dict[str, int] = {}
+        for _, file, _ in entries:
+            per_file[file] = per_file.get(file, 0) + 1
+        bad_per_file: dict[str, int] = {}
+        for problem in problems:
+            bad_per_file[problem.file] = bad_per_file.get(problem.file, 0) + 1
+        file_rows = [(f, fmt, per_file.get(f, 0), bad_per_file.get(f, 0)) for f, fmt, _ in files]
+        name = reviews.create_review(store, name, criteria, keywords, file_rows)
+        if reasons:
+            review_stages.set_reasons(store, name, reasons)
+        grouped: dict[str, int] = {}
+        for doc_id, _, _ in entries:
+            grouped[doc_id] = grouped.get(doc_id, 0) + 1
+        reviews.add_records(store, name, grouped)
+        decisions = _prior_decisions(entries, prior_labels, labels)
+        marked, notes = _marked(entries, marks)
+        if labels != "none":  # a screening set's labels first; an export's decisions fill in
+            taken = {d for d, _ in decisions}
+            decisions += [(d, v) for d, v in marked.items() if d not in taken]
+        if decisions:
+            review_decisions.decide(store, name, decisions, source="prior")
+        for doc_id, note in notes.items():
+            review_decisions.set_note(store, name, doc_id, note)
+        return ReviewCreated(
+            reviews.get_review(store, name),
+            reviews.prisma(store, name),
+            problems,
+            files,
+            len(decisions),
+        )
+
+    # -- reading ---------------------------------------------------------------------------
+    def all(self) -> list[ReviewInfo]:
+        """Every review, newest first."""
+        from litsift.store.reviews import list_reviews
+
+        return list_reviews(self._store())
+
+    def info(self, name: str) -> ReviewInfo:
+        """One review (raises ReviewError when unknown)."""
+        from litsift.store.reviews import get_review
+
+        return get_review(self._store(), name)
+
+    def prisma(self, name: str) -> Prisma:
+        """The review's PRISMA counts."""
+        from litsift.store.reviews import prisma
+
+        return prisma(self._store(), name)
+
+    def prisma_diagram(self, name: str, output: Path) -> Path:
+        """Draw the review's PRISMA 2020 flow diagram (:mod:`litsift.review.prisma_diagram`;
+        raises ConfigError without matplotlib, the ``plots`` extra)."""
+        from litsift.review.prisma_diagram import draw_prisma
+
+        return draw_prisma(self.prisma(name).to_json(), output, f"PRISMA 2020 flow: {name}")
+
+    def duplicate_groups(self, name: str) -> dict[str, list[str]]:
+        """``{doc_id: ["FILE:LOCATION", ...]}`` of records that stand for several entries."""
+        from litsift.store.reviews import duplicate_groups
+
+        return duplicate_groups(self._store(), name)
+
+    def delete(self, name: str) -> None:
+        """Drop the review and its decisions (its papers stay in the store)."""
+        from litsift.store.reviews import delete_review
+
+        delete_review(self._store(), name)
+
+    def last_opened(self) -> str | None:
+        """The review screened last, else the newest, else None."""
+        from litsift.store.reviews import last_opened
+
+        return last_opened(self._store())
+
+    def feed(
+        self, collection: str | None = None, since: str | None = None, mark_seen: bool = True
+    ) -> FeedResult:
+        """Papers synced since the feed's last look, ranked by what the collection (or the
+        kept papers) holds against the discarded ones; see :func:`litsift.service.feed.feed`."""
+        from litsift.service.feed import feed
+
+        return feed(self._store(), collection, since, mark_seen)
+
+    # -- screening -------------------------------------------------------------------------
+    def open(self, name: str, stage: str = "tiab", reviewer: str = "") -> ScreeningSession:
+        """Load a review's ``stage`` for screening by ``reviewer`` (blind: the session holds
+        their decisions and the priors only; its TF-IDF features are built here: ~1 s for
+        2,000 records; call it off the UI thread).
+
+        Raises:
+            ReviewError: no such review or stage.
+        """
+        from litsift.service.screening import ScreeningSession
+        from litsift.store import reviews
+
+        store = self._store()
+        info = reviews.get_review(store, name)
+        if not store.readonly:
+            reviews.mark_opened(store, name)
+        records = self.records(name, stage, reviewer)
+        return ScreeningSession(store, info, records, self._encoder, stage, reviewer)
+
+
+def _jsonl_problem(file: str) -> Problem:
+    from litsift.sources.writer import Problem
+
+    return Problem(
+        file,
+        "",
+        "litsift's own JSONL is ingested into the store but not into a review (it keeps no "
+        "entry locations to group duplicates by); hint: give the search export itself "
+        "(RIS, nbib, CSV, BibTeX), or a screening set with label_included",
+    )
+
+
+def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tuple[str, str], int]]:
+    """Write one screening set's records; ``(entries read, bad lines, {(file, line): label})``."""
+    from litsift.errors import IngestError
+    from litsift.sources.formats.screening_jsonl import FORMAT, read_screening_set
+    from litsift.sources.importer import file_problem
+    from litsift.sources.writer import RecordWriter
+
+    writer = RecordWriter(store, Kind.PAPER, keep_untitled=True)
+    labels: dict[tuple[str, str], int] = {}
+    file = str(path)
+    try:
+        for item, label in read_screening_set(path):
+            writer.add(FORMAT, file, item)
+            if label is not None:
+                labels[(file, item.location)] = label
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        writer.flush()
+        why = "not gzip or cut short" if isinstance(err, EOFError | OSError) else "not UTF-8"
+        writer.counts.bad.append(
+            file_problem(file, IngestError(f"cannot be read ({why})", "download it again"))
+        )
+    writer.flush()
+    return writer.counts.read, writer.counts.bad, labels
+
+
+def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(doc_id, file, location)`` of every paper entry read from ``files``, in file order
+    then entry order."""
+    from litsift.store.reviews import natural_key
+
+    out: list[tuple[str, str, str]] = []
+    with store.lock:
+        for file in dict.fromkeys(files):
+            rows = [
+                (d, file, loc)
+                for d, loc in provenance.entries_of_file(store.conn, Kind.PAPER, file)
+            ]
+            out.extend(sorted(rows, key=lambda r: natural_key(r[2])))
+    return out
+
+
+def _prior_decisions(
+    entries: Sequence[tuple[str, str, str]],
+    labels: dict[tuple[str, str], int],
+    policy: LabelPolicy,
+) -> list[tuple[str, str]]:
+    """Prior decisions from a screening set's labels: a record is included when any of its
+    entries was (duplicates with different labels keep the include)."""
+    import numpy as np
+
+    by_doc: dict[str, int] = {}
+    for doc_id, file, loc in entries:
+        label = labels.get((file, loc))
+        if label is not None:
+            by_doc[doc_id] = max(by_doc.get(doc_id, 0), label)
+    if policy == "none" or not by_doc:
+        return []
+    docs = list(by_doc)
+    if policy != "all":
+        n = int(policy)
+        rng = np.random.default_rng(0)
+        inc = [d for d in docs if by_doc[d] == 1]
+        exc = [d for d in docs if by_doc[d] == 0]
+        pick = [str(d) for d in rng.permutation(inc)[:n]] if inc else []
+        pick += [str(d) for d in rng.permutation(exc)[:n]] if exc else []
+        docs = pick
+    return [(d, "include" if by_doc[d] else "exclude") for d in docs]
+
+
+def _ris_marks(file: str) -> dict[tuple[str, str], tuple[str, str]]:
+    from litsift.sources.formats.ris import review_marks
+    from litsift.store.reviews import DECISIONS
+
+    return {(file, loc): got for loc, got in review_marks(Path(file), DECISIONS).items()}
+
+
+def _marked(
+    entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], tuple[str, str]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """``({doc_id: decision}, {doc_id: note})`` of the entries of RIS files that carry a
+    review's decision or note (``litsift review export --format ris`` read back); a record
+    of several entries keeps the strongest decision (include, maybe, exclude) and every note."""
+    rank = {"include": 3, "maybe": 2, "exclude": 1}
+    decided: dict[str, str] = {}
+    notes: dict[str, list[str]] = {}
+    for doc_id, file, loc in entries:
+        decision, note = marks.get((file, loc), ("", ""))
+        if decision and rank[decision] > rank.get(decided.get(doc_id, ""), 0):
+            decided[doc_id] = decision
+        if note and note not in notes.setdefault(doc_id, []):
+            notes[doc_id].append(note)
+    return decided, {d: "; ".join(n) for d, n in notes.items() if n}

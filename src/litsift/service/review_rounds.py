@@ -1,0 +1,352 @@
+"""The screening-round part of the review service (a base of
+:class:`~litsift.service.review.ReviewService`): exclusion reasons, exports with the stage's
+decisions and reasons, two reviewers' decisions exported to a file and merged from files,
+their conflicts, the third decision that resolves one, and their agreement (Cohen's kappa).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from litsift.sources.formats.ris import REASON_PREFIX
+from litsift.store import identities
+from litsift.types import Kind, Paper
+
+if TYPE_CHECKING:
+    from litsift.store import Store
+    from litsift.store.reviews import ReviewRecord
+
+__all__ = ["Agreement", "Conflict", "ReviewRounds"]
+
+#: First key of a decisions file (``litsift review export --format decisions``).
+DECISIONS_FORMAT = "litsift-review-decisions"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A record two reviewers decided differently: ``votes`` = ``{reviewer: (decision,
+    reason)}`` (the unnamed reviewer and the priors as ``""``)."""
+
+    doc_id: str
+    title: str
+    votes: dict[str, tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Two reviewers' agreement on the records both decided at one stage: ``kappa`` is
+    Cohen's kappa over include / exclude / maybe (None when undefined: one label only)."""
+
+    a: str
+    b: str
+    both: int
+    agreed: int
+    kappa: float | None
+
+
+class ReviewRounds:
+    """Reasons, stages and reviewers of reviews (see the module docstring)."""
+
+    _store: Callable[[], Store]
+
+    def records(
+        self, name: str, stage: str = "tiab", reviewer: str | None = None
+    ) -> list[tuple[ReviewRecord, Paper]]:
+        """Every record of the review's ``stage`` with its paper, in import order."""
+        from litsift.store.reviews import review_records
+
+        _check_stage(stage)
+        store = self._store()
+        out = []
+        for r in review_records(store, name, stage, reviewer):
+            paper = store.get(Kind.PAPER, r.doc_id)
+            if isinstance(paper, Paper):
+                out.append((r, paper))
+        return out
+
+    # -- reasons ---------------------------------------------------------------------------
+    def reasons(self, name: str) -> list[str]:
+        """The review's exclusion reasons (key 1 first)."""
+        from litsift.store.review_stages import get_reasons
+
+        return get_reasons(self._store(), name)
+
+    def set_reasons(self, name: str, reasons: Sequence[str]) -> list[str]:
+        """Replace the review's exclusion reasons (at most 9: keys 1-9 while screening)."""
+        from litsift.store.review_stages import set_reasons
+
+        return set_reasons(self._store(), name, reasons)
+
+    # -- exports ---------------------------------------------------------------------------
+    def export(self, name: str, fmt: str, which: str = "all", stage: str = "tiab") -> str:
+        """The records of ``stage`` with their final decisions, reasons and notes.
+
+        Args:
+            fmt: ``csv`` (one row per record: id, decision, reason, stage, source, note,
+                title, year, venue, doi, pmid, entries, pdf) or ``ris`` (``LB`` = decision,
+                ``N1`` = note and ``Exclusion reason: ...``).
+            which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
+                ``unscreened``).
+
+        Raises:
+            ReviewError: unknown review, format, stage or decision.
+        """
+        from litsift.store.review_stages import attachment_paths
+        from litsift.store.reviews import DECISIONS, ReviewError
+
+        _check_stage(stage)
+        if which not in ("all", "unscreened", *DECISIONS):
+            raise ReviewError(
+                f"cannot export {which!r}", "choose all, include, exclude, maybe or unscreened"
+            )
+        rows = [
+            (r, p)
+            for r, p in self.records(name, stage)
+            if which == "all" or (r.decision or "unscreened") == which
+        ]
+        store = self._store()
+        with store.lock:
+            ids = identities.ids_of_docs(store.conn, Kind.PAPER, [r.doc_id for r, _ in rows])
+        if fmt == "csv":
+            return _to_csv(rows, ids, stage, attachment_paths(store, [r.doc_id for r, _ in rows]))
+        if fmt == "ris":
+            return _to_ris(rows, ids)
+        raise ReviewError(f"unknown export format {fmt!r}", "choose csv, ris or decisions")
+
+    def export_decisions(self, name: str, reviewer: str | None = None) -> str:
+        """Every stage's current decisions of the review's reviewers (of ``reviewer`` only
+        when given; priors left out: they come with the review's files) as JSON Lines, for
+        :meth:`merge` in another reviewer's litsift."""
+        from litsift.store.review_stages import STAGES, stage_rows
+
+        store = self._store()
+        lines = [json.dumps({"format": DECISIONS_FORMAT, "version": 1, "review": name})]
+        for stage in STAGES:
+            rows = [
+                r
+                for r in stage_rows(store, name, stage)
+                if r.source != "prior" and (reviewer is None or r.reviewer == reviewer)
+            ]
+            with store.lock:
+                ids = identities.ids_of_docs(store.conn, Kind.PAPER, [r.doc_id for r in rows])
+            for r in rows:
+                got = ids.get(r.doc_id, {})
+                lines.append(json.dumps(
+                    {"doc_id": r.doc_id, "doi": got.get("doi", ""), "stage": stage,
+                     "reviewer": r.reviewer, "decision": r.decision, "reason": r.reason,
+                     "source": r.source, "decided_at": r.decided_at},
+                    ensure_ascii=True,
+                ))  # fmt: skip
+        return "\n".join(lines) + "\n"
+
+    def merge(self, name: str, paths: Sequence[Path]) -> dict[str, int]:
+        """Merge other reviewers' decisions files into the review (no server: each reviewer
+        screens in their own litsift, exports, and one merges). A record is matched by its id,
+        else its DOI; a decision of the unnamed reviewer is refused (it would mix with this
+        litsift's own); merging a file twice adds nothing.
+
+        Returns:
+            ``{"added": n, "known": n, "unmatched": n}``.
+
+        Raises:
+            ReviewError: no such review, a file that is no decisions file, or a decision
+                without a reviewer name.
+        """
+        from litsift.store.review_stages import STAGES, DecisionRow, merge_rows
+        from litsift.store.reviews import DECISIONS, ReviewError
+
+        store = self._store()
+        docs = {r.doc_id for r, _ in self.records(name)}
+        with store.lock:
+            by_doi = {
+                v["doi"]: d
+                for d, v in identities.ids_of_docs(store.conn, Kind.PAPER, sorted(docs)).items()
+                if "doi" in v
+            }
+        per_stage: dict[str, list[DecisionRow]] = {s: [] for s in STAGES}
+        unmatched = 0
+        for path in paths:
+            for n, item in enumerate(_read_decisions(Path(path)), start=2):
+                where = f"{path}:{n}"
+                if not item.get("reviewer"):
+                    raise ReviewError(
+                        f"{where}: a decision without a reviewer name",
+                        "screen with litsift review screen NAME --reviewer YOU, then export",
+                    )
+                if item.get("stage") not in STAGES or item.get("decision") not in DECISIONS:
+                    raise ReviewError(f"{where}: unknown stage or decision", "export it again")
+                doc = item.get("doc_id") if item.get("doc_id") in docs else None
+                doc = doc or by_doi.get(str(item.get("doi") or ""))
+                if doc is None:
+                    unmatched += 1
+                    continue
+                per_stage[str(item["stage"])].append(
+                    DecisionRow(0, doc, str(item["decision"]), str(item.get("source") or "user"),
+                                str(item["reviewer"]), str(item.get("reason") or ""),
+                                str(item.get("decided_at") or ""))
+                )  # fmt: skip
+        added = sum(merge_rows(store, name, rows, s) for s, rows in per_stage.items() if rows)
+        total = sum(len(rows) for rows in per_stage.values())
+        return {"added": added, "known": total - added, "unmatched": unmatched}
+
+    # -- two reviewers ---------------------------------------------------------------------
+    def reviewers(self, name: str, stage: str = "tiab") -> list[str]:
+        """The named reviewers who decided at ``stage`` (resolutions aside), sorted."""
+        from litsift.store.review_stages import stage_rows
+
+        _check_stage(stage)
+        rows = stage_rows(self._store(), name, stage)
+        return sorted({r.reviewer for r in rows if r.reviewer and r.source == "user"})
+
+    def conflicts(self, name: str, stage: str = "tiab") -> list[Conflict]:
+        """The records whose reviewers disagree at ``stage`` and that no one resolved yet."""
+        from litsift.store.review_stages import conflicts, stage_rows
+
+        _check_stage(stage)
+        store = self._store()
+        out = []
+        for doc_id, rows in conflicts(stage_rows(store, name, stage)).items():
+            paper = store.get(Kind.PAPER, doc_id)
+            title = paper.title if isinstance(paper, Paper) else ""
+            out.append(Conflict(doc_id, title, {r.reviewer: (r.decision, r.reason) for r in rows}))
+        return out
+
+    def resolve(
+        self,
+        name: str,
+        doc_id: str,
+        decision: str,
+        reason: str = "",
+        stage: str = "tiab",
+        reviewer: str = "",
+    ) -> None:
+        """Settle a record with a third decision (it becomes the record's final decision).
+
+        Raises:
+            ReviewError: the record is not in the stage, an unknown decision or stage.
+        """
+        from litsift.store.review_decisions import decide
+        from litsift.store.reviews import ReviewError
+
+        _check_stage(stage)
+        if doc_id not in {r.doc_id for r, _ in self.records(name, stage)}:
+            raise ReviewError(
+                f"{doc_id} is not a record of review {name!r} at stage {stage}",
+                f"litsift review conflicts {name} lists the records to resolve",
+            )
+        decide(self._store(), name, [(doc_id, decision)], "resolved", stage=stage,
+               reviewer=reviewer, reason=reason)  # fmt: skip
+
+    def agreement(self, name: str, stage: str = "tiab") -> list[Agreement]:
+        """Cohen's kappa of each pair of reviewers on the records both decided at ``stage``
+        (``sklearn.metrics.cohen_kappa_score``; the unnamed reviewer counts as ``""``)."""
+        import math
+        import warnings
+        from itertools import combinations
+
+        from sklearn.metrics import cohen_kappa_score
+
+        from litsift.store.review_stages import stage_rows
+
+        _check_stage(stage)
+        votes: dict[str, dict[str, str]] = {}
+        for r in stage_rows(self._store(), name, stage):
+            if r.source == "user":
+                votes.setdefault(r.reviewer, {})[r.doc_id] = r.decision
+        out = []
+        for a, b in combinations(sorted(votes), 2):
+            both = [d for d in votes[a] if d in votes[b]]
+            x, y = [votes[a][d] for d in both], [votes[b][d] for d in both]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                k = float(cohen_kappa_score(x, y)) if both else math.nan
+            agreed = sum(1 for i, j in zip(x, y, strict=True) if i == j)
+            out.append(Agreement(a, b, len(both), agreed, None if math.isnan(k) else k))
+        return out
+
+
+def _check_stage(stage: str) -> None:
+    from litsift.store.review_stages import STAGES
+    from litsift.store.reviews import ReviewError
+
+    if stage not in STAGES:
+        raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
+
+
+def _read_decisions(path: Path) -> list[dict[str, Any]]:
+    """The decisions of a file :meth:`ReviewRounds.export_decisions` wrote."""
+    from litsift.store.reviews import ReviewError
+
+    hint = "give a file of litsift review export NAME --format decisions"
+    try:
+        lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]
+        head = json.loads(lines[0]) if lines else {}
+        items = [json.loads(ln) for ln in lines[1:]]
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ReviewError(f"{path}: cannot be read as a decisions file ({err})", hint) from err
+    if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
+        raise ReviewError(f"{path}: not a litsift decisions file", hint)
+    return [i for i in items if isinstance(i, dict)]
+
+
+_CSV_COLUMNS = (
+    "id", "decision", "reason", "stage", "source", "note", "title", "year", "venue", "doi",
+    "pmid", "entries", "pdf",
+)  # fmt: skip
+
+
+def _to_csv(
+    rows: Sequence[tuple[ReviewRecord, Paper]],
+    ids: dict[str, dict[str, str]],
+    stage: str,
+    pdfs: dict[str, list[str]],
+) -> str:
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(_CSV_COLUMNS)
+    for r, p in rows:
+        got = ids.get(r.doc_id, {})
+        out.writerow(
+            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", r.note, p.title,
+             p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
+             "; ".join(pdfs.get(r.doc_id, []))]
+        )  # fmt: skip
+    return buf.getvalue()
+
+
+def _to_ris(rows: Sequence[tuple[ReviewRecord, Paper]], ids: dict[str, dict[str, str]]) -> str:
+    import rispy
+
+    refs: list[dict[str, Any]] = []
+    for r, p in rows:
+        got = ids.get(r.doc_id, {})
+        ref: dict[str, Any] = {"type_of_reference": "JOUR", "id": r.doc_id, "title": p.title}
+        if p.authors:
+            ref["authors"] = list(p.authors)
+        if p.year is not None:
+            ref["year"] = str(p.year)
+        if p.venue:
+            ref["journal_name"] = p.venue
+        if p.abstract:
+            ref["abstract"] = p.abstract
+        if "doi" in got:
+            ref["doi"] = got["doi"]
+        ref["label"] = r.decision or "unscreened"
+        notes = [r.note] if r.note else []
+        if r.reason:
+            notes.append(f"{REASON_PREFIX}{r.reason}")  # not read back as a note
+        if notes:
+            ref["notes"] = notes
+        refs.append(ref)
+
+    class _Writer(rispy.RisWriter):  # type: ignore[misc]
+        def set_header(self, count: int) -> str:  # no "1." counter lines between records
+            return ""
+
+    return str(rispy.dumps(refs, implementation=_Writer, skip_unknown_tags=True))

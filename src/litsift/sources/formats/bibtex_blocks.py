@@ -1,0 +1,115 @@
+"""Repairs of a split BibTeX file before its macros are resolved (used by
+:mod:`litsift.sources.formats.bibtex_db`):
+
+* ``%`` comment lines outside entries are dropped (kept as empty lines, so line numbers stay):
+  a commented-out ``% @string{osdi = {...}}`` is no macro and a commented-out entry no entry,
+  as biber and JabRef read them (bibtexparser would parse both);
+* an entry that gives a field twice (``pages`` twice, ``keywords`` once per keyword) keeps the
+  first value, as BibTeX does, and goes through the parse stack like any entry (names split,
+  braces and quotes removed); the repeated fields are reported per entry;
+* an ``@string`` macro defined again is no duplicate *entry*: the later definition wins, as in
+  BibTeX, and the redefinition is reported.
+"""
+
+from __future__ import annotations
+
+from bibtexparser import model
+from bibtexparser.library import Library
+
+from litsift.sources.base import Notice
+
+__all__ = ["drop_comment_lines", "repair_blocks"]
+
+
+def drop_comment_lines(text: str) -> str:
+    """``text`` with every line that starts with ``%`` outside an entry (brace depth 0)
+    emptied; a ``%`` line inside a braced value (an abstract wrapped before ``% of``) stays."""
+    if "%" not in text:
+        return text
+    out: list[str] = []
+    depth = 0
+    for line in text.split("\n"):
+        if depth == 0 and line.lstrip().startswith("%"):
+            out.append("")
+            continue
+        out.append(line)
+        escaped = False
+        for ch in line:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth = max(depth - 1, 0)
+    return "\n".join(out)
+
+
+def _first_values(entry: model.Entry) -> tuple[model.Entry, list[str]]:
+    """``entry`` with each field once (its first value), and the names given more than once."""
+    seen: dict[str, model.Field] = {}
+    repeated: list[str] = []
+    for f in entry.fields:
+        if f.key in seen:
+            if f.key not in repeated:
+                repeated.append(f.key)
+            continue
+        seen[f.key] = f
+    kept = model.Entry(
+        entry.entry_type,
+        entry.key,
+        list(seen.values()),
+        start_line=entry.start_line,
+        raw=entry.raw,
+    )
+    return kept, repeated
+
+
+def _where(entry: model.Entry) -> str:
+    if entry.key.strip():
+        return f"entry {entry.key}"
+    return f"entry without a key, line {(entry.start_line or 0) + 1}"
+
+
+def repair_blocks(library: Library) -> tuple[Library, list[Notice]]:
+    """``library`` (as split) with repeated fields and redefined macros resolved, and a
+    :class:`~litsift.sources.base.Notice` for each."""
+    blocks: list[model.Block] = []
+    notices: list[Notice] = []
+    macro_at: dict[str, int] = {}  # lower-case macro name -> index in blocks
+    changed = False
+    for block in library.blocks:
+        kept = getattr(block, "ignore_error_block", None)
+        if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(kept, model.Entry):
+            entry, repeated = _first_values(kept)
+            names = ", ".join(repeated)
+            notices.append(
+                Notice(_where(entry), f"field given more than once ({names}): the first kept")
+            )
+            blocks.append(entry)
+            changed = True
+            continue
+        string = block if isinstance(block, model.String) else kept
+        if isinstance(string, model.String):
+            name = string.key.lower()
+            if name in macro_at:  # BibTeX: the later @string replaces the earlier
+                first = blocks[macro_at[name]]
+                line = (first.start_line or 0) + 1
+                notices.append(
+                    Notice(
+                        f"line {(string.start_line or 0) + 1}",
+                        f"@string {string.key} defined again (first on line {line}): "
+                        "the later definition is used",
+                    )
+                )
+                blocks[macro_at[name]] = string
+                changed = True
+                continue
+            macro_at[name] = len(blocks)
+            blocks.append(string)
+            continue
+        blocks.append(block)
+    if not changed:
+        return library, notices
+    return Library(blocks, fail_on_duplicate_key=False), notices

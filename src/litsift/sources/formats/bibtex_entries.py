@@ -1,0 +1,295 @@
+"""The entries of a BibTeX file: sniffing, fields, names, LaTeX, ``@string`` macros and ``#``
+concatenation, and the record an entry becomes; the format itself is
+:mod:`litsift.sources.formats.bibtex`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bibtexparser import model
+from bibtexparser.entrypoint import parse_string
+from bibtexparser.library import Library
+from bibtexparser.middlewares.middleware import LibraryMiddleware
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    parse_single_name_into_parts,
+    split_multiple_persons_names,
+)
+from bibtexparser.middlewares.parsestack import default_parse_stack
+from pylatexenc.latex2text import LatexNodes2Text
+
+from litsift.sources.base import (
+    SourceRecord,
+    clean_text,
+    looks_binary,
+    year_from,
+)
+from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
+
+__all__ = ["ConcatenationMiddleware", "latex", "sniff_bibtex"]
+
+_ENTRY_RE = re.compile(rb"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
+_RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
+_L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+_ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
+
+
+def sniff_bibtex(head: bytes, path: Path) -> int:
+    """90 for text with ``@type{`` entry openings; 0 otherwise."""
+    if head.startswith(b"%PDF") or looks_binary(head):
+        return 0
+    hits = len(_ENTRY_RE.findall(head))
+    if hits == 0:
+        return 0
+    return 90 if hits >= 1 else 0
+
+
+#: what pylatexenc would change in a value; text without any of it is returned as it is
+_LATEX_RE = re.compile(r"[\\{}$~%^_&#]|--|``|''|<<|>>|!`|\?`")
+
+
+def latex(text: Any) -> str:
+    """A BibTeX value as plain Unicode text (pylatexenc; braces and commands removed).
+
+    Text with nothing LaTeX would interpret (:data:`_LATEX_RE`) skips pylatexenc: on the 400
+    titles and abstracts of the arXiv snapshot sample, 0.72 ms a value instead of 1.39."""
+    if not isinstance(text, str) or not text:
+        return ""
+    if _LATEX_RE.search(text) is None:
+        return clean_text(text)
+    try:
+        out = _L2T.latex_to_text(text)
+    except Exception:
+        out = re.sub(r"[{}]|\\[a-zA-Z]+\s*", "", text)
+    return clean_text(out)
+
+
+def _names(value: str) -> tuple[list[str], list[str]]:
+    authors, families = [], []
+    for person in split_multiple_persons_names(value):
+        if not person.strip() or person.strip().lower() == "others":
+            continue
+        try:
+            parts = parse_single_name_into_parts(person, strict=False)
+        except (InvalidNameError, ValueError):
+            authors.append(latex(person))
+            families.append(latex(person).split(" ")[-1])
+            continue
+        first = latex(" ".join(parts.first))
+        family = latex(" ".join([*parts.von, *parts.last]))
+        jr = latex(" ".join(parts.jr))
+        display = " ".join(p for p in (first, family) if p) + (f" {jr}" if jr else "")
+        if display:
+            authors.append(display)
+            families.append(latex(" ".join(parts.last)) or family)
+    return authors, families
+
+
+_PATH_RE = re.compile(r"([A-Za-z]:\\[^:;]+|/[^:;]+|[^:;]*\.pdf)", re.IGNORECASE)
+
+
+def _attachments(value: str) -> list[Path]:
+    """Local files of a ``file`` field: Zotero / Better BibTeX ``C\\:\\\\x.pdf`` (escaped
+    ``:`` and ``\\``), JabRef ``desc:path:type``, Mendeley ``:path:pdf``; ``;`` separates files."""
+    out = []
+    for item in re.split(r"(?<!\\);", value):
+        text = re.sub(r"\\(.)", r"\1", item.strip())
+        match = _PATH_RE.search(text)
+        if match and match.group(1).strip():
+            out.append(Path(match.group(1).strip()))
+    return out
+
+
+def _split_list(value: str) -> list[str]:
+    return [latex(v) for v in re.split(r"\s*[,;]\s*", value) if latex(v)]
+
+
+def _fields(entry: model.Entry) -> dict[str, str]:
+    return {
+        f.key.lower(): f.value if isinstance(f.value, str) else str(f.value) for f in entry.fields
+    }
+
+
+def _record(key: str, etype: str, fields: dict[str, str], location: str) -> SourceRecord:
+    authors, families = _names(fields.get("author") or fields.get("editor") or "")
+    ids: dict[str, str] = {}
+    ids.update(ids_in_text(fields.get("url", "")))
+    # dblp's own exports name the record in biburl / bibsource
+    dblp = ids_in_text(f"{fields.get('biburl', '')} {fields.get('bibsource', '')}").get("dblp")
+    if dblp:
+        ids.setdefault("dblp", dblp)
+    doi = normalize_doi(fields.get("doi"))
+    if doi:
+        ids["doi"] = doi
+    prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").lower()
+    eprint = fields.get("eprint") or ""
+    if eprint and (prefix == "arxiv" or (not prefix and normalize_arxiv(eprint))):
+        arxiv = normalize_arxiv(eprint)
+        if arxiv:
+            ids["arxiv"] = arxiv
+    pmid = normalize_pmid(fields.get("pmid"))
+    if pmid:
+        ids["pmid"] = pmid
+    venue = next(
+        (
+            latex(fields[k])
+            for k in (
+                "journal",
+                "journaltitle",
+                "booktitle",
+                "school",
+                "institution",
+                "publisher",
+                "howpublished",
+            )
+            if fields.get(k)
+        ),
+        "",
+    )
+    notes = [latex(fields[k]) for k in ("annote", "annotation") if fields.get(k)]
+    return SourceRecord(
+        location=location,
+        title=latex(fields.get("title", "")),
+        abstract=latex(fields.get("abstract", "")),
+        authors=authors,
+        family_names=families,
+        year=year_from(fields.get("year")) or year_from(fields.get("date")),
+        venue=venue,
+        url=clean_text(fields.get("url", "")),
+        ids=ids,
+        tags=_split_list(fields.get("keywords", "")),
+        collections=_split_list(fields.get("groups", "")),
+        notes=[n for n in notes if n],
+        attachments=_attachments(fields.get("file", "")),
+        source_key=key,
+    )
+
+
+#: BibTeX's predefined month macros (btxdoc, "The month field")
+_MONTHS = dict(
+    zip(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        (
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ),
+        strict=True,
+    )
+)
+
+
+def _concat_parts(value: str) -> list[str] | None:
+    """The ``#``-separated parts of a raw field value, or None when it has no ``#`` outside
+    braces and quotes (``{C# and F#}`` and ``"a # b"`` are single values)."""
+    parts: list[str] = []
+    depth, quoted, start = 0, False, 0
+    for i, ch in enumerate(value):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == '"' and depth == 0:
+            quoted = not quoted
+        elif ch == "#" and depth == 0 and not quoted:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    if not parts:
+        return None
+    parts.append(value[start:].strip())
+    return parts
+
+
+class _Macros:
+    """``@string`` macros while a file is read: the file's own (case-insensitive, later
+    definitions win, a macro may concatenate earlier ones), then ``shared`` ones of the other
+    files of the database, then BibTeX's month macros. Values are plain contents, no quotes."""
+
+    def __init__(self, shared: Mapping[str, str] | None = None) -> None:
+        self.own: dict[str, str] = {}
+        self.shared = shared or {}
+
+    def get(self, name: str) -> str | None:
+        low = name.lower()
+        return self.own.get(low, self.shared.get(low))
+
+    def literal(self, part: str) -> str:
+        if len(part) >= 2 and part[0] + part[-1] in ('""', "{}"):
+            return part[1:-1]
+        found = self.get(part)
+        if found is not None:
+            return found
+        return _MONTHS.get(part.lower(), part)
+
+    def resolve(self, value: Any) -> Any:
+        """A raw field value with its macros expanded, braced; other values as they are."""
+        if not isinstance(value, str):
+            return value
+        parts = _concat_parts(value)
+        if parts is not None:
+            return "{" + "".join(self.literal(p) for p in parts) + "}"
+        bare = value.strip()
+        if bare and bare[0] not in '{"' and not bare.isdigit():
+            found = self.get(bare)
+            if found is not None:
+                return "{" + found + "}"
+        return value
+
+    def define(self, name: str, raw: Any) -> None:
+        self.own[name.lower()] = self.literal(str(self.resolve(raw)))
+
+
+class ConcatenationMiddleware(LibraryMiddleware):
+    """Resolve ``@string`` macros and concatenation: ``title = pre # " Learning for " # {x}``.
+
+    Each part is a quoted or braced literal (its content), an ``@string`` macro (its value;
+    names are case-insensitive, later definitions win, macros may concatenate earlier ones),
+    a month macro (``jan`` -> ``January``) or a number; an unknown macro stays as written. A
+    bare macro (``journal = tec``) is resolved too, from the file's own macros and then from
+    ``shared`` (the macros of the other files of a multi-file database). The resolved value
+    is braced, so the default stack's enclosing remover strips it like any other. Runs before
+    bibtexparser's default parse stack (BibTeX semantics per btxdoc, "String").
+    """
+
+    def __init__(self, shared: Mapping[str, str] | None = None) -> None:
+        super().__init__(allow_inplace_modification=True)
+        self.shared = shared
+
+    @classmethod
+    def metadata_key(cls) -> str:
+        return "ResolveConcatenation"
+
+    def transform(self, library: Library) -> Library:
+        macros = _Macros(self.shared)
+        for string in library.strings:
+            string.value = macros.resolve(string.value)
+            macros.define(string.key, string.value)
+        for entry in library.entries:
+            for f in entry.fields:
+                f.value = macros.resolve(f.value)
+        return library
+
+
+def _file_macros(raw: Library, shared: Mapping[str, str]) -> dict[str, str]:
+    """The ``@string`` macros a split (not yet resolved) file defines: lower-case name ->
+    value; the file is not changed."""
+    macros = _Macros(shared)
+    for string in raw.strings:
+        macros.define(string.key, string.value)
+    return macros.own
+
+
+def _parse_string(text: str, shared: Mapping[str, str] | None = None) -> Library:
+    return parse_string(text, [ConcatenationMiddleware(shared), *default_parse_stack()])

@@ -1,0 +1,425 @@
+"""RIS files (Zotero, EndNote, Scopus, Web of Science, Embase, Ovid, ProQuest, Rayyan, IEEE
+Xplore) and Web of Science plain-text ("ISI tagged") exports, read line by line with rispy's
+tag tables and parser classes, so that every record knows its line.
+
+Tag grammar read (RIS): a line ``XY  - value`` -- two characters (an upper-case letter, then a
+letter or digit), two spaces, a hyphen, a space. Files with an RIS tag followed by one space
+(``TY - JOUR``: DataCite's and DSpace's RIS, Islandora) are read with one or two spaces before
+the hyphen (not every file: a wrapped abstract line "US - based" would become a tag); a
+missing space after the hyphen (``A1  -Bergel, F``) and a bare ``ER`` line are accepted. Lines
+without a tag continue the tag above (EndNote writes several keywords under one ``KW``). Line
+ends are normalised (IEEE Xplore mixes CR, LF and CRLF), a UTF-8 BOM is dropped, and Ovid's
+record numbers (``1.`` before ``TY  -``) are skipped.
+
+rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
+``AU``/``A1`` authors (``Family, Given``), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
+``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
+publisher's page name such as ``/full`` cut off), ``KW`` tags,
+``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
+``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``.
+
+Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
+``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` author keywords, ``UT`` accession number.
+Tags rispy has no name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds
+next) are kept under ``unknown_tag``, never fatal.
+
+A record is ``TY`` (``PT`` in WoS) ... ``ER``. A file that ends inside a record (a cut
+download, a truncated copy) yields that record as a :class:`BadItem` at its first line, and
+the complete records before it as usual; so does a record that a new ``TY`` interrupts. Tags
+after an ``ER`` start a record even without ``TY``/``PT`` (Rayyan's examples leave it out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar, NamedTuple
+
+import rispy
+from rispy.config import TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPING
+
+from litsift.errors import IngestError
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.identity.ids import (
+    SCHEMES,
+    ids_in_text,
+    normalize,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+)
+from litsift.types import Kind
+
+__all__ = [
+    "FORMATS",
+    "REASON_PREFIX",
+    "TaggedParser",
+    "TaggedRecord",
+    "read_ris",
+    "read_wos",
+    "review_marks",
+    "split_people",
+]
+
+_RIS_TAG_RE = re.compile(rb"^(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
+_WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
+#: a line with an RIS tag and one space before the hyphen (``TY - JOUR``)
+_ONE_SPACE_TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) -(?: |$)", re.MULTILINE)
+#: databases whose RIS accession number (``AN``) is a PubMed id
+_PUBMED_DB_RE = re.compile(r"medline|pubmed|\bnlm\b", re.IGNORECASE)
+
+
+class TaggedRecord(NamedTuple):
+    """One complete record of a tagged file: its first ``line`` (1-based), its ordinal
+    ``number`` among the file's records (1-based) and rispy's ``fields`` dict."""
+
+    line: int
+    number: int
+    fields: dict[str, Any]
+
+
+class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no type hints
+    """rispy's parser read line by line: records carry their first line, and a record the
+    file ends inside (or a new start tag interrupts) is a :class:`BadItem`, not lost.
+
+    Subclasses set rispy's ``START_TAG``, ``END_TAG`` (``""`` when a blank line ends a
+    record, as in MEDLINE), ``DEFAULT_MAPPING``, ``DEFAULT_LIST_TAGS``, ``DEFAULT_IGNORE``,
+    and :attr:`TAG_RE`.
+    """
+
+    #: a tagged line: group 1 the tag, group 2 (optional) the value; other lines continue
+    #: the tag above
+    TAG_RE: ClassVar[re.Pattern[str]] = re.compile(r"^([A-Z][A-Z0-9])  -(?: ?(.*))?$")
+    #: True: an untagged line continues the last item of a list tag (MEDLINE wraps long
+    #: MeSH headings); False: it is a new item (EndNote writes keywords one a line under
+    #: one ``KW``)
+    JOIN_LIST_CONTINUATION: ClassVar[bool] = False
+    #: how messages name the end of a record
+    END_NAME: ClassVar[str] = "'ER  - '"
+    #: a tag that ends the file, and so the record open before it (WoS ``EF``)
+    FILE_END_TAG: ClassVar[str] = "\0"
+
+    def parse_line(self, line: str) -> tuple[str | None, str]:
+        """``(tag, value)`` of a tagged line, ``(None, text)`` of a continuation line."""
+        if self.END_TAG and line.rstrip() == self.END_TAG:
+            return self.END_TAG, ""
+        m = self.TAG_RE.match(line)
+        if m:
+            return m.group(1).rstrip(), (m.group(2) or "").strip()
+        return None, line.strip()
+
+    def _continue(self, record: dict[str, Any], tag: str, text: str) -> None:
+        name = self.mapping.get(tag)
+        value = record.get(name) if name else None
+        if self.JOIN_LIST_CONTINUATION and tag in self.list_tags and value:
+            value[-1] = f"{value[-1]} {text}"
+        elif name is not None and name not in record:  # continuing an empty first line
+            self._add_tag(record, tag, text)
+        else:
+            self._add_tag(record, tag, text, extend_multiline=True)
+
+    def complete(self, record: dict[str, Any], ended_by_newline: bool) -> bool:
+        """Whether a record the file ends inside is complete anyway (MEDLINE has no end
+        tag); False for formats with an end tag."""
+        return False
+
+    def records(self, text: str) -> Iterator[TaggedRecord | BadItem]:
+        """Every record of ``text`` (line ends already ``\\n``), in file order.
+
+        A record starts at its start tag, or at any other tag after the end of the last one
+        (Rayyan's examples leave out ``TY`` / ``PT``); such a record without its start tag
+        counts only when its end tag closes it: Ovid writes stray tags (``NL  -``) after
+        ``ER`` that belong to no record.
+        """
+        record: dict[str, Any] | None = None
+        start = number = 0
+        started = False  # the open record began with the start tag
+        last_tag: str | None = None
+        lines = text.split("\n")
+        ended_by_newline = lines[-1] == ""
+        if ended_by_newline:  # the "" after the last line end is not a (blank) line
+            lines.pop()
+        for n, line in enumerate(lines, start=1):
+            if not line.strip():
+                if n == len(lines) and not ended_by_newline:
+                    continue  # cut inside the indent of a continuation line: not a blank line
+                if not self.END_TAG and record is not None:
+                    yield TaggedRecord(start, number, record)
+                    record = None
+                continue
+            tag, value = self.parse_line(line)
+            if tag == self.START_TAG and record is not None:
+                if started:
+                    yield BadItem(
+                        f"line {start}",
+                        f"record has no {self.END_NAME} line before the next record "
+                        f"(line {n}); skipped",
+                    )
+                record = None
+            if record is None:
+                if tag is None or tag in self.ignore or tag == self.END_TAG:
+                    continue
+                record, start, last_tag, started = {}, n, tag, tag == self.START_TAG
+                number += 1
+                self._add_tag(record, tag, value)
+                continue
+            if tag is None:
+                if last_tag is not None and last_tag not in self.ignore:
+                    self._continue(record, last_tag, value)
+                continue
+            last_tag = tag
+            if tag == self.END_TAG or tag == self.FILE_END_TAG:
+                yield TaggedRecord(start, number, record)
+                record = None
+            elif tag not in self.ignore:
+                self._add_tag(record, tag, value)
+        if record is not None and started:
+            if self.complete(record, ended_by_newline):
+                yield TaggedRecord(start, number, record)
+            else:
+                yield BadItem(
+                    f"line {start}",
+                    f"record cut short: the file ends before its {self.END_NAME} line "
+                    "(a truncated download or copy?)",
+                )
+
+
+class _RisParser(TaggedParser):
+    DEFAULT_IGNORE: ClassVar[list[str]] = []
+
+
+class _RisOneSpaceParser(_RisParser):
+    TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) {1,2}-(?: ?(.*))?$")
+
+
+class _WosParser(TaggedParser):
+    START_TAG = "PT"
+    DEFAULT_IGNORE: ClassVar[list[str]] = ["FN", "VR", "EF"]
+    #: rispy's WoS table, plus tags it has no name for yet; "UK" files any other tag under
+    #: ``unknown_tag`` instead of failing on it
+    DEFAULT_MAPPING: ClassVar[dict[str, str]] = {
+        **WOK_TAG_KEY_MAPPING,
+        "C3": "affiliations",
+        "WE": "web_of_science_index",
+        "UK": "unknown_tag",
+    }
+    DEFAULT_LIST_TAGS: ClassVar[list[str]] = WOK_LIST_TYPE_TAGS
+    DEFAULT_DELIMITER_MAPPING: ClassVar[dict[str, str]] = {}
+    TAG_RE = re.compile(r"^([A-Z][A-Z0-9])(?: (.*))?$")
+    END_NAME = "'ER'"
+    FILE_END_TAG = "EF"
+
+
+def _first(entry: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        value = entry.get(key)
+        if value:
+            return value[0] if isinstance(value, list) else value
+    return None
+
+
+#: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
+_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
+
+
+def split_people(names: list[str]) -> tuple[list[str], list[str]]:
+    """RIS names (``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix`` or
+    ``Given Family [Suffix]``) as display names ``Given Family Suffix`` and family names."""
+    authors, families = [], []
+    for name in names:
+        name = clean_text(name)
+        if not name:
+            continue
+        if "," in name:
+            parts = [p.strip() for p in name.split(",")]
+            suffixes = [p for p in parts[1:] if _SUFFIX_RE.match(p)]
+            rest = [p for p in parts[1:] if p and not _SUFFIX_RE.match(p)]
+            family, given = parts[0], " ".join(rest)
+            authors.append(" ".join(p for p in (given, family, *suffixes) if p))
+            families.append(family)
+        else:
+            words = name.split(" ")
+            while len(words) > 2 and _SUFFIX_RE.match(words[-1]):
+                words = words[:-1]
+            authors.append(name)
+            families.append(words[-1])
+    return authors, families
+
+
+def _ids(entry: dict[str, Any]) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for url in entry.get("urls") or []:
+        ids.update(ids_in_text(url))
+    doi = normalize_doi(_first(entry, "doi"))
+    if doi:
+        ids["doi"] = doi
+    database = " ".join(
+        str(_first(entry, k) or "") for k in ("name_of_database", "database_provider")
+    )
+    if _PUBMED_DB_RE.search(database):  # EndNote / Ovid: AN; Embase: C5
+        for key in ("accession_number", "custom5"):
+            value = _first(entry, key)
+            if isinstance(value, str) and value.strip().isdigit():
+                ids["pmid"] = normalize_pmid(value) or ""
+                break
+    own = _first(entry, "id")  # litsift's own record id (review export): ``openalex:W123``
+    if isinstance(own, str) and ":" in own:
+        scheme, value = own.strip().split(":", 1)
+        norm = normalize(scheme, value) if scheme in SCHEMES else None
+        if norm:
+            ids.setdefault(scheme, norm)
+    pmc = _first(entry, "custom2")
+    if isinstance(pmc, str) and re.fullmatch(r"\s*PMC[0-9]+\s*", pmc):
+        ids["pmcid"] = normalize_pmcid(pmc) or ""
+    return {k: v for k, v in ids.items() if v}
+
+
+def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
+    authors, families = split_people(list(entry.get("authors") or entry.get("first_authors") or []))
+    files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
+    urls = entry.get("urls") or []
+    return SourceRecord(
+        location=f"record {n}",
+        title=clean_text(_first(entry, "title", "primary_title", "short_title")),
+        abstract=clean_text(_first(entry, "abstract", "notes_abstract")),
+        authors=authors,
+        family_names=families,
+        year=year_from(_first(entry, "year", "publication_year", "date")),
+        venue=clean_text(
+            _first(
+                entry,
+                "secondary_title",
+                "journal_name",
+                "alternate_title3",
+                "alternate_title1",
+                "alternate_title2",  # JA: the only journal field of Cochrane CENTRAL
+            )
+        ),
+        url=clean_text(urls[0]) if urls else "",
+        ids=_ids(entry),
+        tags=[clean_text(k) for k in entry.get("keywords") or [] if clean_text(k)],
+        attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
+        source_key=clean_text(_first(entry, "id")),
+    )
+
+
+def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
+    authors, families = split_people(
+        list(entry.get("author_full_name") or entry.get("authors") or [])
+    )
+    ids = {
+        "doi": normalize_doi(_first(entry, "doi")),
+        "pmid": normalize_pmid(_first(entry, "pubmed_id")),
+    }
+    keywords = (_first(entry, "author_keywords") or "").split(";")
+    return SourceRecord(
+        location=f"record {n}",
+        title=clean_text(_first(entry, "document_title", "title")),
+        abstract=clean_text(_first(entry, "abstract")),
+        authors=authors,
+        family_names=families,
+        year=year_from(_first(entry, "publication_year", "publication_date")),
+        venue=clean_text(_first(entry, "publication_name")),
+        ids={k: v for k, v in ids.items() if v},
+        tags=[clean_text(k) for k in keywords if clean_text(k)],
+        source_key=clean_text(_first(entry, "accession_number", "unique_id")),
+    )
+
+
+def _parser(text: str, wos: bool) -> TaggedParser:
+    if wos:
+        return _WosParser()
+    one_space = any(m.group(1) in TAG_KEY_MAPPING for m in _ONE_SPACE_TAG_RE.finditer(text))
+    return (_RisOneSpaceParser if one_space else _RisParser)(skip_unknown_tags=False)
+
+
+def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
+    text = read_text(path)
+    parser = _parser(text, wos)
+    found = False
+    for item in parser.records(text):
+        found = True
+        if isinstance(item, BadItem):
+            yield item
+            continue
+        try:
+            yield (_wos_record if wos else _ris_record)(item.fields, item.number)
+        except (TypeError, ValueError, AttributeError) as err:  # a field of an odd shape
+            yield BadItem(f"line {item.line}", f"record cannot be read ({err})"[:200])
+    if not found:
+        what = "Web of Science export (records start with 'PT ')" if wos else "RIS"
+        raise IngestError(
+            f"holds no records: not {'a ' if wos else ''}{what}",
+            "check that the file is an export with 'TY  - ' ... 'ER  - ' records",
+        )
+
+
+def read_ris(path: Path) -> Iterator[SourceRecord | BadItem]:
+    """Every record of an RIS file; a record the file ends inside is a :class:`BadItem`
+    located at its first line (``line 120``).
+
+    Raises:
+        IngestError: the file cannot be read or holds no RIS record.
+    """
+    return _read(path, wos=False)
+
+
+def read_wos(path: Path) -> Iterator[SourceRecord | BadItem]:
+    """Every record of a Web of Science plain-text export; a record the file ends inside is
+    a :class:`BadItem` located at its first line.
+
+    Raises:
+        IngestError: the file cannot be read or holds no WoS record.
+    """
+    return _read(path, wos=True)
+
+
+FORMATS = [
+    Format(
+        name="ris",
+        kind=Kind.PAPER,
+        read=read_ris,
+        sniff=lambda head, path: 90 if _RIS_TAG_RE.search(head.replace(b"\r", b"\n")) else 0,
+        extensions=(".ris", ".enw"),
+        description="RIS (.ris): Zotero, EndNote, Scopus, WoS, Embase, Ovid, IEEE Xplore",
+    ),
+    Format(
+        name="wos",
+        kind=Kind.PAPER,
+        read=read_wos,
+        sniff=lambda head, path: 95 if _WOS_RE.search(head[:200]) else 0,
+        extensions=(".txt", ".ciw"),
+        description="Web of Science plain-text (ISI tagged) export",
+    ),
+]
+
+
+#: How ``litsift review export --format ris`` writes an exclusion reason as an ``N1`` line (not
+#: read back as a note).
+REASON_PREFIX = "Exclusion reason: "
+
+
+def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """``{location: (decision, note)}`` of the RIS records that carry a review's decision
+    (``LB`` one of ``decisions``, as ``litsift review export --format ris`` writes it; else
+    ``""``) or note (``N1``), at the locations :func:`read_ris` gives; ``{}`` for a file that
+    cannot be read (the import has told that already)."""
+    try:
+        text = read_text(path)
+    except IngestError:
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for item in _parser(text, wos=False).records(text):
+        if isinstance(item, BadItem):
+            continue
+        label = clean_text(item.fields.get("label")).lower()
+        notes = [
+            clean_text(n)
+            for n in item.fields.get("notes") or []
+            if clean_text(n) and not clean_text(n).startswith(REASON_PREFIX)
+        ]
+        decision = label if label in decisions else ""
+        if decision or notes:
+            out[f"record {item.number}"] = (decision, "; ".join(notes))
+    return out

@@ -1,0 +1,1 @@
+"""Online sources: the polite HTTP client, ``litsift sync`` and ``litsift refs fetch``."""
