@@ -5,7 +5,8 @@ hit's sentence vectors come from, four ways:
 
 * ``float32``: the encoder's vectors as they are (reference; never stored);
 * ``float16``: the store's layout before (the phase, ~6 KB a paper);
-* ``int8``: one float32 scale per vector (``litsift.search.aspects.sentences.pack_vectors``), the
+* ``int8``: one float32 scale per vector (``litsift.search.retrieval.vector_codec.pack_vectors``),
+the
 layout
   now, for the phase and for the on-demand cache alike;
 * ``passage``: no sentence vectors at all: one vector per record, its bi-encoder passage (what
@@ -56,7 +57,7 @@ from aspect_decomposition import DEV, _papers  # benchmarks/
 from ir_measures import RR, R
 
 from litsift.models_onnx import load_encoder
-from litsift.search.aspects.decompose import decompose, split_sentences
+from litsift.search.aspects.decompose import decompose
 from litsift.search.aspects.scoring import (
     CALIBRATED_LAMBDA,
     CALIBRATED_THRESHOLDS,
@@ -65,16 +66,11 @@ from litsift.search.aspects.scoring import (
     AspectScorer,
     coverage_order,
 )
-from litsift.search.aspects.sentences import (
-    MAX_SENTENCES,
-    SentenceStore,
-    SentenceView,
-    pack_vectors,
-    round_vectors,
-    text_hash,
-)
+from litsift.search.aspects.sentences import MAX_SENTENCES, SentenceStore, SentenceView, text_hash
 from litsift.search.retrieval.dense import DenseIndex
 from litsift.search.retrieval.record_text import passage_text
+from litsift.search.retrieval.vector_codec import pack_vectors, round_vectors
+from litsift.text.sentences import split_sentences
 from litsift.types import Kind, Record
 
 VARIANTS = ("float32", "float16", "int8", "passage")

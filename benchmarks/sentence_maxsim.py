@@ -48,11 +48,11 @@ from litsift.eval.measures import paired_test, per_query
 from litsift.eval.runner import eval_home, prepare_home
 from litsift.eval.trec import Run as TrecRun
 from litsift.paths import shared_data_dir
-from litsift.search.aspects.decompose import split_sentences
 from litsift.search.aspects.sentence_phase import build_sentences
 from litsift.search.retrieval.fusion import Fused, interpolate, single
 from litsift.search.retrieval.query import bm25_query_text
 from litsift.search.retrieval.record_text import passage_text
+from litsift.text.sentences import split_sentences
 from litsift.types import Kind, YearRange
 
 DATA = shared_data_dir()

@@ -19,7 +19,6 @@ from litsift.search.aspects.decompose import (
     content_terms,
     decompose,
     is_keyphrase_query,
-    split_sentences,
 )
 from litsift.search.aspects.scoring import (
     CALIBRATED_LAMBDA,
@@ -32,6 +31,7 @@ from litsift.search.aspects.scoring import (
     grade,
     record_text,
 )
+from litsift.text.sentences import split_sentences
 from litsift.types import Aspect, Hit, Paper
 from tests.bench import benchmark_module
 from tests.conftest import EVAL_DIR

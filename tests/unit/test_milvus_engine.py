@@ -34,7 +34,8 @@ from litsift.config import Config, EngineSettings, parse_config
 from litsift.errors import ConfigError, IndexMismatchError, IndexMissingError
 from litsift.paths import get_paths
 from litsift.search.build.layout import index_dir_for
-from litsift.search.engines.milvus import PROPERTY, MilvusEngine, year_expression
+from litsift.search.engines.milvus import MilvusEngine
+from litsift.search.engines.milvus_collections import PROPERTY, year_expression
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
 

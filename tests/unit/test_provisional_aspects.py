@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from litsift.paths import get_paths
-from litsift.search.aspects.decompose import decompose, split_sentences
+from litsift.search.aspects.decompose import decompose
 from litsift.search.aspects.scoring import PASSAGE_LAMBDA, PASSAGE_THRESHOLDS, AspectScorer
 from litsift.search.retrieval.record_text import passage_text
 from litsift.service.facade import LitsiftService
+from litsift.text.sentences import split_sentences
 from litsift.types import Hit, Kind, Paper, Query
 from tests.counting import CountingEncoder
 

@@ -23,14 +23,9 @@ from litsift.errors import ConfigError
 from litsift.paths import get_paths
 from litsift.search.aspects.decompose import decompose
 from litsift.search.aspects.scoring import AspectScorer
-from litsift.search.aspects.sentences import (
-    FILE_NAME,
-    SentenceStore,
-    pack_vectors,
-    sentence_views,
-    unpack_vectors,
-)
+from litsift.search.aspects.sentences import FILE_NAME, SentenceStore, sentence_views
 from litsift.search.retrieval.record_text import passage_text
+from litsift.search.retrieval.vector_codec import pack_vectors, unpack_vectors
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Paper
 from tests.counting import CountingEncoder
@@ -185,7 +180,8 @@ _KILLED_WRITER = """
 import os, signal, sys
 import numpy as np
 from pathlib import Path
-from litsift.search.aspects.sentences import SentenceStore, SentenceView, pack_vectors
+from litsift.search.aspects.sentences import SentenceStore, SentenceView
+from litsift.search.retrieval.vector_codec import pack_vectors
 store = SentenceStore(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
 store._db.execute("PRAGMA cache_size = 1")  # dirty pages go to the WAL before the commit
 rng = np.random.default_rng(7)

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.paths import get_paths
-from litsift.search.aspects.decompose import decompose, split_sentences
+from litsift.search.aspects.decompose import decompose
 from litsift.search.aspects.scoring import AspectScorer
 from litsift.search.aspects.sentence_phase import build_sentences
 from litsift.search.aspects.sentences import (
@@ -25,6 +25,7 @@ from litsift.search.aspects.sentences import (
 )
 from litsift.search.retrieval.record_text import passage_text
 from litsift.service.facade import LitsiftService
+from litsift.text.sentences import split_sentences
 from litsift.types import Kind
 from tests.counting import CountingEncoder
 

@@ -202,7 +202,7 @@ def sync_cmd(
     Base URLs, politeness delays and the contact email are in config.toml ([sources]).
     """
     from litsift.errors import LitsiftError
-    from litsift.sources.online.sync import SyncSpec
+    from litsift.types import SyncSpec
 
     spec = None
     if source is not None:

@@ -9,17 +9,9 @@ or tui/.
 from __future__ import annotations
 
 from litsift.export.citekeys import ExportError, assign_citekeys, citekey_base, citekey_for
-from litsift.export.formats import (
-    EXPORT_FORMATS,
-    FORMAT_SUFFIX,
-    ExportFormat,
-    export_records,
-    to_bibtex,
-    to_csl_json,
-    to_markdown,
-    to_ris,
-)
+from litsift.export.formats import export_records, to_bibtex, to_csl_json, to_markdown, to_ris
 from litsift.export.select import LABEL_SELECTORS, export_command_impl, select_records
+from litsift.types import EXPORT_FORMATS, FORMAT_SUFFIX, ExportFormat
 
 __all__ = [
     "EXPORT_FORMATS",

@@ -25,10 +25,10 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from litsift.export.citekeys import ExportError, assign_citekeys
 from litsift.export.names import split_authors
 from litsift.store.repo import Store
-from litsift.types import EXPORT_FORMATS as EXPORT_FORMATS  # the formats are defined in types
-from litsift.types import FORMAT_SUFFIX as FORMAT_SUFFIX
-from litsift.types import ExportFormat as ExportFormat
-from litsift.types import Paper, Record
+from litsift.types import (
+    Paper,
+    Record,
+)
 
 #: Full proceedings names of venues known by acronym (the sample corpus's venues and kin).
 KNOWN_VENUES: dict[str, str] = {
@@ -364,10 +364,7 @@ def export_records(store: Store, records: Sequence[Record], fmt: str) -> str:
 
 
 __all__ = [
-    "EXPORT_FORMATS",
-    "FORMAT_SUFFIX",
     "KNOWN_VENUES",
-    "ExportFormat",
     "Venue",
     "export_records",
     "latex",

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from litsift.errors import QueryError
-from litsift.llm.budget import CallStats
+from litsift.cache.llm_cache import CallStats
+from litsift.errors import LLMError, QueryError
 from litsift.llm.citations import (
     Passage,
     Sentence,
@@ -24,10 +24,10 @@ from litsift.llm.citations import (
     build_passages,
     verify_citations,
 )
-from litsift.llm.client import ChatClient, DeltaCallback
-from litsift.llm.errors import LLMError
+from litsift.llm.client import ChatClient
 from litsift.llm.judge import judge_attribution
 from litsift.llm.prompts import answer_messages, feedback_messages, revise_messages
+from litsift.llm.protocol import DeltaCallback
 from litsift.types import Dataset, Hit, Record
 from litsift.types import Passage as TextPassage
 

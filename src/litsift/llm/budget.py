@@ -12,14 +12,11 @@ import math
 import threading
 from collections.abc import Iterable
 
-from litsift.cache.llm_cache import CallStats, Usage
 from litsift.config import LLMSettings
 from litsift.llm.errors import LLMBudgetError
 
 __all__ = [
     "Budget",
-    "CallStats",
-    "Usage",
     "cost_usd",
     "estimate_prompt_tokens",
     "estimate_tokens",

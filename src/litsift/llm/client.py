@@ -28,8 +28,9 @@ from typing import Any
 import httpx
 
 from litsift.cache import CachedResponse, LLMCache, cache_key, prompt_hash
+from litsift.cache.llm_cache import Usage
 from litsift.config import LLMSettings
-from litsift.llm.budget import Budget, Usage, cost_usd, estimate_prompt_tokens, estimate_tokens
+from litsift.llm.budget import Budget, cost_usd, estimate_prompt_tokens, estimate_tokens
 from litsift.llm.endpoint import Endpoint, Retry
 from litsift.llm.errors import LLMAuthError, LLMConnectionError, LLMNotConfiguredError
 from litsift.llm.protocol import (
@@ -45,7 +46,7 @@ from litsift.net.deadline import DeadlineTransport
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ChatClient", "ChatStream", "Completion", "DeltaCallback", "Message", "chat_url"]
+__all__ = ["ChatClient"]
 
 
 class ChatClient:

@@ -23,11 +23,11 @@ from typing import Any
 import httpx
 
 from litsift.config import LLMSettings
+from litsift.errors import LLMError
 from litsift.llm.errors import (
     LLMAuthError,
     LLMConnectionError,
     LLMContextOverflowError,
-    LLMError,
     LLMRateLimitError,
     LLMResponseError,
     LLMServerError,

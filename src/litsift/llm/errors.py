@@ -48,7 +48,6 @@ __all__ = [
     "LLMBudgetError",
     "LLMConnectionError",
     "LLMContextOverflowError",
-    "LLMError",
     "LLMNotConfiguredError",
     "LLMRateLimitError",
     "LLMResponseError",

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from litsift.llm.budget import CallStats
+from litsift.cache.llm_cache import CallStats
+from litsift.errors import LLMError
 from litsift.llm.citations import Passage, Sentence, strip_markers
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMError
 from litsift.llm.prompts import (
     ATTRIBUTION_LABELS,
     aspect_messages,

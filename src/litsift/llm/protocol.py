@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from litsift.llm.budget import Usage
+from litsift.cache.llm_cache import Usage
 
 #: a chat message: ``{"role": "system" | "user" | "assistant", "content": str}``.
 Message = dict[str, str]

@@ -14,9 +14,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from litsift.llm.budget import CallStats, estimate_prompt_tokens
+from litsift.cache.llm_cache import CallStats
+from litsift.errors import LLMError
+from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMContextOverflowError, LLMError
+from litsift.llm.errors import LLMContextOverflowError
 from litsift.llm.prompts import rankgpt_messages, truncate_words
 from litsift.types import Dataset, Hit, Record
 

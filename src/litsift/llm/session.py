@@ -15,8 +15,9 @@ from litsift.llm.errors import LLMNotConfiguredError
 if TYPE_CHECKING:
     from litsift.config import LLMSettings
     from litsift.llm.answer import Answer
-    from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.client import ChatClient
     from litsift.llm.judge import AspectJudgement
+    from litsift.llm.protocol import DeltaCallback
     from litsift.llm.rerank import RerankResult
     from litsift.paths import Paths
     from litsift.types import Aspect, Hit, Passage

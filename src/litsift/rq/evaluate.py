@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from litsift.rq.offline import RQEncoder, extract_many, rq_text
-from litsift.search.aspects.decompose import split_sentences
 from litsift.search.aspects.scoring import stem_terms
+from litsift.text.sentences import split_sentences
 
 __all__ = [
     "PUBLISHED_JUDGES",

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from litsift.errors import LLMError
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMError
 from litsift.llm.prompts import RQ_PROMPT_VERSION, rq_messages
 from litsift.rq.offline import Extraction
 

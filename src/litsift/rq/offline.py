@@ -34,7 +34,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects.decompose import split_sentences
+from litsift.text.sentences import split_sentences
 
 __all__ = [
     "OFFLINE_VERSION",

@@ -37,8 +37,9 @@ if TYPE_CHECKING:
     from litsift.config import Config
     from litsift.errors import LitsiftError
     from litsift.llm.answer import Answer
-    from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.client import ChatClient
     from litsift.llm.judge import AspectJudgement
+    from litsift.llm.protocol import DeltaCallback
     from litsift.llm.rerank import RerankResult
     from litsift.search.build.index_pair import IndexReport
     from litsift.search.datasets.searcher import DatasetSearcher

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from litsift.llm.answer import Answer
-    from litsift.llm.client import ChatClient, DeltaCallback
+    from litsift.llm.client import ChatClient
     from litsift.llm.judge import AspectJudgement
+    from litsift.llm.protocol import DeltaCallback
     from litsift.llm.rerank import RerankResult
     from litsift.search.aspects.scoring import Coverage
 

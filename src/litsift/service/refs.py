@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from litsift.sources.formats.s2ag_citations import CitationImportReport
-    from litsift.sources.online.trail import Direction
     from litsift.store import Store
+    from litsift.store.refs_fetches import Direction
 
 __all__ = ["RefsError", "RefsFetchReport", "RefsService", "Walk"]
 

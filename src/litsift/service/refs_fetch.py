@@ -16,8 +16,8 @@ from litsift.errors import LitsiftError
 from litsift.types import Kind
 
 if TYPE_CHECKING:
-    from litsift.sources.online.trail import Direction
     from litsift.store import Store
+    from litsift.store.refs_fetches import Direction
     from litsift.store.report import IngestReport
 
 __all__ = ["RefsError", "RefsFetchReport", "Walk", "fetch_walks", "ids_of"]

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.service.feed import FeedResult
     from litsift.service.screening import ScreeningSession
-    from litsift.sources.writer import Problem
     from litsift.store import Store
+    from litsift.store.report import Problem
     from litsift.store.reviews import Prisma, ReviewInfo
 
 __all__ = ["ReviewCreated", "ReviewService"]
@@ -238,7 +238,7 @@ class ReviewService(ReviewRounds):
 
 
 def _jsonl_problem(file: str) -> Problem:
-    from litsift.sources.writer import Problem
+    from litsift.store.report import Problem
 
     return Problem(
         file,

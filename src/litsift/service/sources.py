@@ -17,8 +17,9 @@ from litsift.types import Kind
 if TYPE_CHECKING:
     from litsift.sources.dedup import DedupPlan
     from litsift.sources.importer import ImportProgress
-    from litsift.sources.online.sync import SyncResult, SyncSpec
+    from litsift.sources.online.sync import SyncResult
     from litsift.store import IngestReport, Store
+    from litsift.types import SyncSpec
 
 __all__ = ["SourceService"]
 
@@ -98,7 +99,7 @@ class SourceService:
 
     def saved_syncs(self) -> list[SyncSpec]:
         """Every saved sync of this store."""
-        from litsift.sources.online.sync import load_syncs
+        from litsift.store.syncs import load_syncs
 
         store = self._store()
         with store.lock:
@@ -125,8 +126,9 @@ class SourceService:
         from litsift import __version__
         from litsift.sources.base import BadItem
         from litsift.sources.online.http import PoliteClient
-        from litsift.sources.online.sync import load_syncs, now_utc, run_sync, save_sync
+        from litsift.sources.online.sync import now_utc, run_sync
         from litsift.sources.writer import RecordWriter
+        from litsift.store.syncs import load_syncs, save_sync
 
         store = self._store()
         with store.lock:

@@ -42,7 +42,8 @@ from litsift.sources.base import (
 )
 from litsift.sources.citation_edges import CitationWriter
 from litsift.sources.identity.ids import ids_in_text, preferred
-from litsift.sources.identity.matcher import extends_persons, person_keys, work_key
+from litsift.sources.identity.matcher import work_key
+from litsift.sources.identity.person_keys import extends_persons, person_keys
 from litsift.sources.identity.stored_keys import SYNC_CHUNK, StoreIdentityIndex
 from litsift.store import identities, merges, provenance
 from litsift.store.history import now_iso
@@ -52,7 +53,7 @@ from litsift.store.repo import Store
 from litsift.store.report import IngestReport, Problem
 from litsift.types import Kind
 
-__all__ = ["BATCH", "IngestReport", "Problem", "RecordWriter", "merge_fields", "upsert"]
+__all__ = ["BATCH", "RecordWriter", "merge_fields"]
 
 BATCH = 200
 _MAX_NOTE_CHARS = 20_000
@@ -60,7 +61,8 @@ _MAX_NOTE_CHARS = 20_000
 
 def merge_authors(stored: list[str], other: list[str]) -> list[str]:
     """The author list of a merged paper: ``stored`` unless it is empty (then ``other``) or
-    cut short (its people, by :func:`~litsift.sources.identity.matcher.person_key`, are the first of
+    cut short (its people, by :func:`~litsift.sources.identity.person_keys.person_key`, are the
+    first of
     ``other``'s: then ``stored`` followed by ``other``'s remaining names). A stored list is
     never replaced by a different list of people, whatever their lengths."""
     if not person_keys(stored):

@@ -7,26 +7,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
 
-__all__ = ["SyncSpec", "arrivals_seen_at", "load_syncs", "mark_arrivals_seen", "save_sync"]
+from litsift.types import SyncSpec
 
-
-@dataclass
-class SyncSpec:
-    """A (saved) sync: ``name``, ``source`` (a key of :data:`litsift.sources.online.sync.SOURCES`)
-    and its ``params``."""
-
-    name: str
-    source: str
-    params: dict[str, str] = field(default_factory=dict)
-    high_water: str | None = None
-    last_run_at: str | None = None
-    last_added: int = 0
-    #: the paging token of the first page an interrupted walk did not write (None: no walk
-    #: to finish), and the newest datestamp among the pages it wrote
-    resume_token: str | None = None
-    resume_high_water: str | None = None
+__all__ = ["arrivals_seen_at", "load_syncs", "mark_arrivals_seen", "save_sync"]
 
 
 def load_syncs(conn: sqlite3.Connection) -> list[SyncSpec]:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from litsift.text.sentences import split_sentences
 from litsift.types import Passage
 
-__all__ = ["PASSAGE_WORDS", "Passage", "chunk_sections", "chunk_sections_paged", "passage_input"]
+__all__ = ["PASSAGE_WORDS", "chunk_sections", "chunk_sections_paged", "passage_input"]
 
 #: target passage length in words (OpenScholar: 250)
 PASSAGE_WORDS = 250

@@ -5,7 +5,7 @@ label filters, query history, aspect coverage and export formats. Returned by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar, get_args
 
 from litsift.types.core import Kind, Label, YearRange
@@ -160,3 +160,20 @@ FORMAT_SUFFIX: dict[ExportFormat, str] = {
     "csl-json": ".json",
     "markdown": ".md",
 }
+
+
+@dataclass
+class SyncSpec:
+    """A (saved) sync: ``name``, ``source`` (a key of :data:`litsift.sources.online.sync.SOURCES`)
+    and its ``params``."""
+
+    name: str
+    source: str
+    params: dict[str, str] = field(default_factory=dict)
+    high_water: str | None = None
+    last_run_at: str | None = None
+    last_added: int = 0
+    #: the paging token of the first page an interrupted walk did not write (None: no walk
+    #: to finish), and the newest datestamp among the pages it wrote
+    resume_token: str | None = None
+    resume_high_water: str | None = None

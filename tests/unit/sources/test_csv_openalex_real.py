@@ -25,7 +25,8 @@ from litsift.errors import IngestError
 from litsift.paths import shared_data_dir
 from litsift.sources.base import BadItem, SourceRecord
 from litsift.sources.formats import registry
-from litsift.sources.formats.csv_exports import people, read_csv_export
+from litsift.sources.formats.csv_exports import read_csv_export
+from litsift.sources.formats.csv_people import people
 from litsift.sources.formats.openalex import read_openalex
 
 DATA = Path(__file__).parents[2] / "data" / "imports" / "csv-openalex"

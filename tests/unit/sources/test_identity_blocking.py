@@ -17,7 +17,8 @@ import pytest
 from rapidfuzz import fuzz
 
 from litsift.sources.identity import matcher as identity
-from litsift.sources.identity.matcher import IdentityIndex, first_family, title_key
+from litsift.sources.identity.matcher import IdentityIndex, title_key
+from litsift.sources.identity.person_keys import first_family
 from tests.conftest import PAPERS_GZ
 
 

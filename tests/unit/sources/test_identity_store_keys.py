@@ -390,7 +390,8 @@ def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
     family; a retitled paper and a paper whose first author changed move to their new postings,
     and a paper that lost its authors leaves them (a record without a first author reads title
     blocks instead)."""
-    from litsift.sources.identity.matcher import first_family, title_tokens
+    from litsift.sources.identity.matcher import title_tokens
+    from litsift.sources.identity.person_keys import first_family
 
     rows = [r for r in sample_rows[:200] if r.get("authors")]
     with _store(tmp_path / "s.sqlite", rows) as store:

@@ -210,7 +210,7 @@ def test_title_rule_still_merges_renderings_of_one_title(stored: str, incoming: 
 
 
 def test_person_names_in_every_export_form_are_one_person() -> None:
-    from litsift.sources.identity.matcher import person_key, same_persons
+    from litsift.sources.identity.person_keys import person_key, same_persons
 
     assert person_key("{Yarin Gal}") == person_key("Gal, Yarin") == ("gal", "y")
     assert same_persons(["{Yarin Gal}", "Zoubin Ghahramani"], ["Gal, Yarin", "Ghahramani, Z."])
@@ -285,7 +285,7 @@ def test_merging_never_replaces_the_stored_people(
         assert merged == (other if other else stored)
         return
     assert merged[: len(kept)] == kept
-    from litsift.sources.identity.matcher import person_keys
+    from litsift.sources.identity.person_keys import person_keys
 
     if merged != stored:  # continued: the stored people are the first of other's
         assert person_keys(merged) == person_keys(other)

@@ -17,8 +17,8 @@ from litsift.sources.base import SourceRecord
 from litsift.sources.formats import registry
 from litsift.sources.formats.arxiv import parse_atom_page, parse_oai_page
 from litsift.sources.online.http import PoliteClient, retry_after_seconds
-from litsift.sources.online.sync import SyncSpec, run_sync
-from litsift.types import Kind
+from litsift.sources.online.sync import run_sync
+from litsift.types import Kind, SyncSpec
 from tests.unit.sources.recorded_server import RecordedServer
 
 ARXIV = shared_data_dir() / "sources" / "arxiv"

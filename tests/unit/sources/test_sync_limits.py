@@ -21,8 +21,8 @@ from litsift.errors import LitsiftError
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.sources.online.http import FetchError, PoliteClient
-from litsift.sources.online.sync import SyncSpec, run_sync
-from litsift.types import Kind
+from litsift.sources.online.sync import run_sync
+from litsift.types import Kind, SyncSpec
 from tests.unit.sources.recorded_server import RecordedServer
 from tests.unit.sources.test_sync_arxiv import PAGE1, PAGE2, XML
 

@@ -9,7 +9,8 @@ import pytest
 from litsift.errors import LitsiftError
 from litsift.paths import shared_data_dir
 from litsift.sources.online.http import PoliteClient
-from litsift.sources.online.sync import SyncSpec, run_sync
+from litsift.sources.online.sync import run_sync
+from litsift.types import SyncSpec
 from tests.unit.sources.recorded_server import RecordedServer
 
 SRC = shared_data_dir() / "sources"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from litsift.text.sentences import split_sentences as split_sentences
+from litsift.text.sentences import split_sentences
 from litsift.types import Aspect
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "content_terms",
     "decompose",
     "is_keyphrase_query",
-    "split_sentences",
 ]
 
 #: A clause cut is kept only if both sides have at least this many content words.

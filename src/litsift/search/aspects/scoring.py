@@ -1,7 +1,7 @@
 """Per-aspect scores of records on DORIS-MAE's 0/1/2 scale, coverage ordering and calibration.
 
 For an aspect ``a`` and a record ``d`` split into sentences ``d_1..d_m``
-(:func:`litsift.search.aspects.decompose.split_sentences` over :func:`record_text`):
+(:func:`litsift.text.sentences.split_sentences` over :func:`record_text`):
 
 * ``similarity = max_j cos(E_q(a), E_p(d_j))`` — sentence-by-sentence max-sim with the
   bi-encoder, the variant that helped models trained on short queries in DORIS-MAE
@@ -40,16 +40,12 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.search.aspects.coverage import coverage_order as coverage_order  # re-exported
-from litsift.search.aspects.decompose import content_terms, split_sentences
+from litsift.search.aspects.decompose import content_terms
 from litsift.search.aspects.sentences import MAX_SENTENCES as MAX_SENTENCES
-from litsift.search.aspects.sentences import (
-    SentenceStore,
-    SentenceView,
-    round_vectors,
-    sentence_views,
-    text_hash,
-)
+from litsift.search.aspects.sentences import SentenceStore, SentenceView, sentence_views, text_hash
 from litsift.search.retrieval.record_text import passage_text
+from litsift.search.retrieval.vector_codec import round_vectors
+from litsift.text.sentences import split_sentences
 from litsift.types import Aspect, Record
 from litsift.types import AspectScore as AspectScore  # re-exported: defined in types
 from litsift.types import Coverage as Coverage

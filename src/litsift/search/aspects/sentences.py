@@ -51,9 +51,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects.decompose import split_sentences
 from litsift.search.retrieval.record_text import passage_text
-from litsift.search.retrieval.vector_codec import pack_vectors, round_vectors, unpack_vectors
+from litsift.search.retrieval.vector_codec import pack_vectors, unpack_vectors
+from litsift.text.sentences import split_sentences
 from litsift.types import Kind, Record
 
 __all__ = [
@@ -63,10 +63,7 @@ __all__ = [
     "SentenceStore",
     "SentenceView",
     "open_sentence_store",
-    "pack_vectors",
-    "round_vectors",
     "sentence_view",
-    "unpack_vectors",
 ]
 
 log = logging.getLogger(__name__)

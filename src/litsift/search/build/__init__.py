@@ -1,1 +1,2 @@
-"""Index builds: the two-phase build, where indexes live, their manifests and the index pair of a kind."""
+"""Index builds: the two-phase build, where indexes live, their manifests and the index pair of a
+kind."""

@@ -1,9 +1,11 @@
 """Opens the BM25 + dense index pair of one kind of record; its status and checks.
 
 Layout and publishing (staging dir, swap, crash recovery, the one-writer lock) are in
-:mod:`litsift.search.build.layout`; the manifest, which versions the two parts apart and records every
+:mod:`litsift.search.build.layout`; the manifest, which versions the two parts apart and records
+every
 file's size and checksum, in :mod:`litsift.search.build.manifest`. Builds have one path,
-:func:`litsift.search.build.two_phase.build_in_two_phases`: BM25 published first, the dense part after
+:func:`litsift.search.build.two_phase.build_in_two_phases`: BM25 published first, the dense part
+after
 it (what ``litsift index``, ``litsift demo``, the TUI, tests and benchmarks use). A kind whose
 dense part is missing or behind its BM25 part opens with no dense index: BM25-only search;
 :func:`open_parts` also leaves out a damaged part (BM25 alone, or dense alone) and says why.
@@ -16,8 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
-from litsift.search.retrieval.bm25 import BM25Index
-from litsift.search.retrieval.dense import DenseIndex
 from litsift.search.build.layout import BATCH_SIZE as BATCH_SIZE  # re-exported
 from litsift.search.build.layout import index_dir_for as index_dir_for  # re-exported
 from litsift.search.build.layout import recover
@@ -31,6 +31,8 @@ from litsift.search.build.manifest import (
     read_manifest,
     verify_files,
 )
+from litsift.search.retrieval.bm25 import BM25Index
+from litsift.search.retrieval.dense import DenseIndex
 from litsift.types import Kind
 
 if TYPE_CHECKING:

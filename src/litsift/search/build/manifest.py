@@ -12,7 +12,8 @@ part) until ``litsift index`` rebuilds it. The same records (:func:`record_tree`
 passage index (:mod:`litsift.search.fulltext.index`).
 Manifests written before ``files`` existed have none: their sizes are unknown (nothing is
 checked) and the next build records them. The parts are published apart
-(:mod:`litsift.search.build.two_phase`: BM25 first, then the dense part in chunks), so each records the
+(:mod:`litsift.search.build.two_phase`: BM25 first, then the dense part in chunks), so each records
+the
 store revision and the rows it covers (``revisions``, ``counts``); a dense part that is missing
 (not in ``parts``) or behind the BM25 part leaves the kind searchable by BM25 alone.
 """
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
 
 #: Version of the BM25 part (``bm25/``, tantivy): bump when its schema, analyzer or indexed text
-#: changes; the next build (:func:`~litsift.search.build.two_phase.build_in_two_phases`) then rebuilds
+#: changes; the next build (:func:`~litsift.search.build.two_phase.build_in_two_phases`) then
+# rebuilds
 #: only that part from the store (no re-embedding).
 BM25_VERSION = 2
 #: Version of the dense part (``dense.bin``/``dense.json``, hnswlib): bump when the embedded text

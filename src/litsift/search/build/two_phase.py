@@ -2,7 +2,8 @@
 
 :func:`build_bm25` brings the BM25 part of a kind up to the store and publishes it at once,
 keeping the dense part as it was (a dense part of an older revision than BM25 is "behind": the
-searchers then use BM25 alone, :func:`litsift.search.build.index_pair.open_indexes`). :func:`build_dense`
+searchers then use BM25 alone, :func:`litsift.search.build.index_pair.open_indexes`).
+:func:`build_dense`
 then embeds the rows the dense part lacks, up to the BM25 part's revision, and publishes the
 dense part every ``publish_every`` rows and at the end. Each publication is a swap of the whole
 index directory (:mod:`litsift.search.build.layout`; the BM25 files are hard links, the dense files
@@ -28,8 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from litsift.errors import IndexDamagedError, IndexMissingError
-from litsift.search.retrieval.bm25 import BM25Index
-from litsift.search.retrieval.dense import DenseIndex
+from litsift.search.build.fill import (
+    index_bm25,
+    index_dense,
+    new_manifest,
+    read_current,
+    record_if_unrecorded,
+)
 from litsift.search.build.index_pair import IndexReport
 from litsift.search.build.index_pair import merge_reports as merge_reports  # re-exported
 from litsift.search.build.layout import (
@@ -54,13 +60,8 @@ from litsift.search.build.manifest import (
     verify_files,
     write_manifest,
 )
-from litsift.search.build.fill import (
-    index_bm25,
-    index_dense,
-    new_manifest,
-    read_current,
-    record_if_unrecorded,
-)
+from litsift.search.retrieval.bm25 import BM25Index
+from litsift.search.retrieval.dense import DenseIndex
 from litsift.types import Kind
 
 if TYPE_CHECKING:
@@ -413,7 +414,8 @@ def build_in_two_phases(
 
     Args:
         store: the SQLite store (``rows_since``, ``max_revision``, ``count``).
-        encoder: the bi-encoder embedding :func:`~litsift.search.retrieval.record_text.passage_text`.
+        encoder: the bi-encoder embedding
+        :func:`~litsift.search.retrieval.record_text.passage_text`.
         kind: papers or datasets.
         index_root: the directory of all indexes (``Paths.index_dir``).
         rebuild: build both parts from scratch (the old dense part stays published until the

@@ -256,7 +256,6 @@ __all__ = [
     "PAPER_DEPTH",
     "SIGNAL",
     "DatasetRanker",
-    "RankerError",
     "dataset_features",
     "default_ranker",
     "papers_to_datasets",

@@ -3,7 +3,8 @@ index (:class:`MilvusPassages`) and pushed from the store (:func:`push_passages`
 
 One row per passage: ``id`` (VARCHAR primary, ``"<doc id>\\x1f<idx>"``), ``kind``, ``dense``
 (HNSW, inner product) and ``text`` (``section + text`` analysed by litsift, BM25 on
-``text_bm25``); the collection property :data:`~litsift.search.engines.milvus.PROPERTY` names
+``text_bm25``); the collection property :data:`~litsift.search.engines.milvus_collections.PROPERTY`
+names
 the encoder.
 """
 

@@ -58,7 +58,7 @@ from litsift.sources.formats.csv_people import people
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmid
 from litsift.types import Kind
 
-__all__ = ["ALIASES", "FORMATS", "LAYOUTS", "Layout", "people", "read_csv_export"]
+__all__ = ["ALIASES", "FORMATS", "LAYOUTS", "Layout", "read_csv_export"]
 
 
 @dataclass(frozen=True)

@@ -40,12 +40,7 @@ from rapidfuzz import fuzz, process
 
 from litsift.sources.identity.ids import ids_in_text, preferred
 from litsift.sources.identity.person_keys import (
-    extends_persons,
-    family_key,
     first_family,
-    person_key,
-    person_keys,
-    same_persons,
 )
 from litsift.store import identities
 from litsift.types import Kind
@@ -58,14 +53,8 @@ __all__ = [
     "IdentityIndex",
     "Match",
     "Resolution",
-    "extends_persons",
-    "family_key",
-    "first_family",
-    "person_key",
-    "person_keys",
     "reference_key",
     "reference_label",
-    "same_persons",
     "title_key",
     "title_ref_key",
     "title_tokens",

@@ -24,10 +24,10 @@ from litsift.sources.identity.matcher import (
     IdentityIndex,
     Incoming,
     _Entry,
-    first_family,
     title_key,
     title_tokens,
 )
+from litsift.sources.identity.person_keys import first_family
 from litsift.store import identities
 from litsift.types import Kind
 

@@ -34,7 +34,6 @@ from litsift.store.refs_fetches import Checkpoint, Direction, load_checkpoint, s
 __all__ = [
     "DIRECTIONS",
     "TRAIL_SOURCES",
-    "Direction",
     "TrailError",
     "TrailResult",
     "fetch_trail",
