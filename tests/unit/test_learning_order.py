@@ -109,3 +109,37 @@ def test_a_fit_scores_and_ranks_as_one_model() -> None:
         cold.scores(pool)
     blind = LearningOrder.build(review_spec(dense=False), texts).fit([], [])
     assert blind.name == "import order" and blind.rank(pool).tolist() == pool.tolist()
+
+
+# --- one RIS writer -----------------------------------------------------------------------------
+
+RIS_DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+
+
+def test_one_paper_exported_from_the_library_and_from_a_review_gives_one_ris(
+    svc: LitsiftService,
+) -> None:
+    """The review's RIS export is the library's RIS entry of each paper (one writer,
+    :func:`litsift.export.formats.ris_reference`) with the review's record id as ``ID`` and its
+    ``LB`` decision and ``N1`` note added: the other lines are identical."""
+    import rispy
+
+    from litsift.export.formats import to_ris
+    from litsift.store.review_decisions import set_note
+
+    svc.reviews.create("tele", [RIS_DATA / "telemonitoring_embase-export_13-records.ris"])
+    records = svc.reviews.records("tele")
+    paper = next(p for _, p in records if p.authors and p.venue and p.abstract)
+    decide(svc.store, "tele", [(paper.id, "exclude")])
+    set_note(svc.store, "tele", paper.id, "no wearable device")
+    review_ris = svc.reviews.export("tele", "ris", which="exclude")
+    (ref,) = rispy.loads(review_ris)
+    library_ris = to_ris(svc.store, [paper], {paper.id: ref.get("doi", "")})
+
+    def bibliographic(text: str) -> list[str]:
+        return [ln for ln in text.splitlines() if ln[:2] not in ("ID", "LB", "N1")]
+
+    assert bibliographic(review_ris) == bibliographic(library_ris)
+    assert (ref["id"], ref["label"], ref["notes"]) == (paper.id, "exclude", ["no wearable device"])
+    assert ref["secondary_title"] and ref["authors"] and ref["abstract"]
+    assert ref.get("doi")  # the review export keeps the DOI the import found
