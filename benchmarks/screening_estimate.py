@@ -36,22 +36,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
-import scipy.sparse as sp
 
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import set_graph
 from litsift.paths import shared_data_dir
 from litsift.review.data import find_sets, load_review_set
 from litsift.review.estimate import rate_curve_estimate
-from litsift.review.learner import (
-    DEFAULT_ORDER,
-    ORDERS,
-    citation_columns,
-    feature_matrix,
-    tfidf_matrix,
-)
-from litsift.review.session import platt_estimate, svm_scores
+from litsift.review.learner import DEFAULT_ORDER, ORDERS, LearningOrder
+from litsift.review.session import platt_estimate
 from litsift.review.simulate import draw_priors, learning_order
 
 CHECKPOINTS = (0.10, 0.25, 0.50)
@@ -63,32 +55,22 @@ def one_set(name: str, data: Path, seeds: int) -> list[dict[str, Any]]:
     from litsift.models_onnx import load_encoder
 
     review = load_review_set(find_sets(data, [name])[0])
-    spec = ORDERS[DEFAULT_ORDER]
     dense = load_encoder().encode_passages(review.texts)
-    x_file = feature_matrix(spec, tfidf_matrix(review.texts), dense)
     features = None
     if review.references:
         features = SignalFeatures(
             set_graph(review.openalex_ids, review.references), list(range(review.labels.size))
         )
+    in_file_order = LearningOrder.build(ORDERS[DEFAULT_ORDER], review.texts, dense, features)
     rows: list[dict[str, Any]] = []
     for seed in range(seeds):
         p = draw_priors(review.labels, seed)
         y = review.labels[p.perm].astype(np.int64)
-        x = sp.csr_matrix(x_file[p.perm])
-        permuted = features.permuted(p.perm) if features is not None else None
-        signal = None
-        if permuted is not None:
-
-            def signal(
-                included: npt.NDArray[np.bool_], f: SignalFeatures = permuted
-            ) -> npt.NDArray[np.float32]:
-                return citation_columns(f, included)
-
+        order = in_file_order.permuted(p.perm)
         priors = [p.included, p.excluded]
-        order, _ = learning_order(spec, x, y, (p.included, p.excluded), signal=signal)
-        rest = [r for r in range(y.size) if r not in set(order) and r not in priors]
-        full = [*order, *rest]  # after the last include, the rest in pool order (all 0)
+        screened, _ = learning_order(order, y, (p.included, p.excluded))
+        rest = [r for r in range(y.size) if r not in set(screened) and r not in priors]
+        full = [*screened, *rest]  # after the last include, the rest in pool order (all 0)
         seq = y[np.asarray(full, dtype=np.int64)]
         m = seq.size
         for frac in CHECKPOINTS:
@@ -96,12 +78,7 @@ def one_set(name: str, data: Path, seeds: int) -> list[dict[str, Any]]:
             labelled = np.asarray(priors + full[:k], dtype=np.int64)
             pool = np.asarray(full[k:], dtype=np.int64)
             truth = float(seq[k:].sum())
-            xx = x
-            if signal is not None:
-                inc = np.zeros(y.size, dtype=bool)
-                inc[labelled[y[labelled] == 1]] = True
-                xx = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(signal(inc))]))
-            scores = svm_scores(spec, xx, labelled, y[labelled], np.concatenate([labelled, pool]))
+            scores = order.fit(labelled, y[labelled]).scores(np.concatenate([labelled, pool]))
             est = {
                 "platt": platt_estimate(
                     scores[: labelled.size], y[labelled], scores[labelled.size :]

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from litsift.paths import get_paths
-from litsift.review.session import ReviewModel
+from litsift.review.learner import LearningOrder, review_spec
 from litsift.service.facade import LitsiftService
 from litsift.store.reviews import ReviewError, current_decisions, review_records
 from litsift.tui.screens.modals import PromptScreen
@@ -57,7 +57,9 @@ def learner_first(svc: LitsiftService, texts: list[str], query: str) -> str:
     decided = current_decisions(store, "donners")
     rows = [row[d] for d, _, _ in decided]
     y = [0 if v == "exclude" else 1 for _, v, _ in decided]
-    return records[ReviewModel(texts, query).rank(rows, y).order[0]].doc_id
+    order = LearningOrder.build(review_spec(dense=False), texts, criteria=query)
+    pool = [i for i in range(len(records)) if i not in set(rows)]
+    return records[int(order.fit(rows, y).rank(pool)[0])].doc_id
 
 
 async def test_screening_keys_store_decisions_and_follow_the_learner(

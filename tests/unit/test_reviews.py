@@ -214,25 +214,6 @@ def test_feed_ranks_synced_papers_by_the_kept_ones(svc: LitsiftService) -> None:
         svc.reviews.feed("nope")
 
 
-def test_the_screening_order_is_the_learners() -> None:
-    """The review's model ranks the pool as the simulation's learning order does."""
-    import numpy as np
-
-    from litsift.review.data import load_review_set
-    from litsift.review.learner import rank_pool
-    from litsift.review.session import ReviewModel
-
-    if not DONNERS.is_file():
-        pytest.skip(f"{DONNERS} not here")
-    s = load_review_set(DONNERS)
-    model = ReviewModel(s.texts)
-    y = s.labels.astype(np.int64)
-    rows = np.concatenate([np.flatnonzero(y)[:3], np.flatnonzero(y == 0)[:30]]).astype(np.int64)
-    pool = np.setdiff1d(np.arange(y.size), rows).astype(np.int64)
-    ranking = model.rank(rows.tolist(), y[rows].tolist())
-    assert ranking.order == rank_pool(model.spec, model.x, rows, y[rows], pool).tolist()
-
-
 def test_a_screening_set_keeps_its_references_as_citation_edges(svc: LitsiftService) -> None:
     """The sets' OpenAlex ``referenced_works`` become citation edges (issue 31), and an edge
     whose cited work is a record of the set resolves to that record."""
@@ -271,7 +252,7 @@ def test_a_review_with_citation_edges_ranks_with_the_evals_citation_signal(
     from litsift.graph.signal import SignalFeatures
     from litsift.graph.snowball import set_graph
     from litsift.review.data import load_review_set
-    from litsift.review.session import ReviewModel
+    from litsift.review.learner import LearningOrder, review_spec
 
     if not DONNERS.is_file():
         pytest.skip(f"{DONNERS} not here")
@@ -296,9 +277,10 @@ def test_a_review_with_citation_edges_ranks_with_the_evals_citation_signal(
     decided = list(session.decisions)
     y = [0 if session.decisions[r] == "exclude" else 1 for r in decided]
     assert sum(y) == 3
-    text_only = ReviewModel(session.texts).rank(decided, y)
-    assert text_only.model == "tfidf-svm" and text_only.order != order
-    assert sorted(text_only.order) == sorted(order)
+    pool = [i for i in range(len(session.papers)) if i not in session.decisions]
+    text_only = LearningOrder.build(review_spec(dense=False), session.texts).fit(decided, y)
+    assert text_only.name == "tfidf-svm" and text_only.rank(pool).tolist() != order
+    assert sorted(text_only.rank(pool).tolist()) == sorted(order)
 
     svc.reviews.create("tele", [EMBASE, PUBMED])  # RIS / nbib without references
     assert svc.reviews.open("tele").citations is None
@@ -327,7 +309,8 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
     figure (the model's Platt-scaled scores summed over the pool) is far too high."""
     import numpy as np
 
-    from litsift.review.session import ReviewModel, platt_estimate, svm_scores
+    from litsift.review.learner import LearningOrder, review_spec
+    from litsift.review.session import platt_estimate
 
     if not DONNERS.is_file():
         pytest.skip(f"{DONNERS} not here")
@@ -351,8 +334,8 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
         rows = np.asarray(list(session.decisions), dtype=np.int64)
         y = np.asarray([truth[session.papers[r].id] for r in rows], dtype=np.int64)
         pool = np.setdiff1d(np.arange(total), rows).astype(np.int64)
-        model = ReviewModel(session.texts)
-        scores = svm_scores(model.spec, model.x, rows, y, np.concatenate([rows, pool]))
+        fit = LearningOrder.build(review_spec(dense=False), session.texts).fit(rows, y)
+        scores = fit.scores(np.concatenate([rows, pool]))
         platt = platt_estimate(scores[: rows.size], y, scores[rows.size :])
         found[round(100 * frac)] = (float(left), estimate, platt)
     print("includes left (truth, estimate, Platt):", found)

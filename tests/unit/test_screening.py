@@ -263,14 +263,11 @@ def test_unknown_system_is_a_clear_error() -> None:
 def test_asreview_runs_on_the_same_priors() -> None:
     """ASReview's default (ELAS u4) through its own Simulate loop; our replica of it
     (tfidf-svm) ranks the same records close to it."""
-    from litsift.review.learner import ORDERS, feature_matrix, tfidf_matrix
+    from litsift.review.learner import ORDERS, LearningOrder
 
     review = load_review_set(find_sets(EVAL_DIR, ["Donners_2021"])[0])
-    theirs = run_once(review, "asreview", 0, None, None, asreview_python())
-    spec = ORDERS["tfidf-svm"]
-    ours = run_once(
-        review, "tfidf-svm", 0, spec, feature_matrix(spec, tfidf_matrix(review.texts), None)
-    )
+    theirs = run_once(review, "asreview", 0, None, asreview_python())
+    ours = run_once(review, "tfidf-svm", 0, LearningOrder.build(ORDERS["tfidf-svm"], review.texts))
     assert theirs.prior_ids == ours.prior_ids
     assert theirs.notes[0].startswith("asreview ")
     assert theirs.sequence.sum() == 14 and theirs.sequence.size == 256

@@ -5,10 +5,11 @@ Runs every (set, system, seed) of the protocol in ``shared/data/eval/screening/R
 seeds, per system the mean and median over sets, and paired tests over sets of ``litsift``
 against each other system.
 
-``litsift`` is the order a review uses by default (:class:`litsift.review.session.ReviewModel`):
-:data:`litsift.review.learner.DEFAULT_ORDER`, with the citation signal towards the included
-decisions (:func:`litsift.review.learner.citation_columns`) when the set's records carry
-references (``referenced_works``); ``litsift-text`` is the same order without citations.
+``litsift`` is the order a review uses by default, run by the object the screening session runs
+(:class:`litsift.review.learner.LearningOrder`): :data:`litsift.review.learner.DEFAULT_ORDER`,
+with the citation signal towards the included decisions
+(:func:`litsift.review.learner.citation_columns`) when the set's records carry references
+(``referenced_works``); ``litsift-text`` is the same order without citations.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from litsift.review.learner import (
     CITATION_WEIGHT,
     DEFAULT_ORDER,
     ORDERS,
+    LearningOrder,
     feature_matrix,
     tfidf_matrix,
 )
@@ -214,10 +216,12 @@ def _run_set(
     out = []
     for system in systems:
         spec = specs.get(system)
-        x = feature_matrix(spec, tfidf, dense) if spec is not None else None
-        signal = citations if system == LITSIFT else None
+        order = None
+        if spec is not None:
+            signal = citations if system == LITSIFT else None
+            order = LearningOrder(spec, feature_matrix(spec, tfidf, dense), signal)
         for seed in range(seeds):
-            out.append(run_once(review, system, seed, spec, x, python, citations=signal))
+            out.append(run_once(review, system, seed, order, python))
             if progress is not None:
                 progress("screening", done + len(out), total)
     return out

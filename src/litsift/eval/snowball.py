@@ -35,6 +35,7 @@ from litsift.review.learner import (
     CITATION_WEIGHT,
     DEFAULT_ORDER,
     ORDERS,
+    LearningOrder,
     feature_matrix,
     tfidf_matrix,
 )
@@ -176,8 +177,8 @@ def _run_set(
         from litsift.eval.screening import cached_encoder
 
         dense = cached_encoder(encoder).encode_passages(review.texts)
-    x = feature_matrix(spec, tfidf, dense)
-    features = SignalFeatures(g, list(range(n)))
+    text_only = LearningOrder(spec, feature_matrix(spec, tfidf, dense))
+    with_citations = text_only.with_citations(SignalFeatures(g, list(range(n))))
     included = np.flatnonzero(review.labels)
     out = []
     for seed in range(seeds):
@@ -185,8 +186,8 @@ def _run_set(
         start = sorted(int(i) for i in rng.choice(included, min(START, included.size), False))
         ball = snowball(g, review.labels, start)
         screening = {
-            LITSIFT: run_once(review, LITSIFT, seed, spec, x),
-            WITH_CITATIONS: run_once(review, WITH_CITATIONS, seed, spec, x, citations=features),
+            LITSIFT: run_once(review, LITSIFT, seed, text_only),
+            WITH_CITATIONS: run_once(review, WITH_CITATIONS, seed, with_citations),
         }
         ids = tuple(review.record_ids[i] for i in start)
         out.append(SetRun(review.name, seed, ball, ids, screening))

@@ -70,12 +70,14 @@ class Venue:
         container: proceedings or journal title (empty for ``misc``).
         short: a short form for Markdown (``"ACL 2021"``, ``"Submitted to ICLR 2018"``).
         note: a note field (``"Submitted to ICLR 2018"`` for rejected submissions).
+        unpublished: a rejected or withdrawn submission.
     """
 
     bibtex_type: Literal["inproceedings", "article", "misc"]
     container: str = ""
     short: str = ""
     note: str = ""
+    unpublished: bool = False
 
     @property
     def csl_type(self) -> str:
@@ -88,9 +90,13 @@ class Venue:
 
     @property
     def ris_type(self) -> str:
-        """The RIS reference type (``CONF``, ``JOUR``, ``UNPB``, ``GEN``)."""
+        """The RIS reference type: ``CONF``, ``JOUR`` (also a venue of unknown kind: a
+        ``T2`` is read as the journal), ``UNPB`` (rejected or withdrawn submissions) or
+        ``GEN`` (no venue)."""
+        if self.unpublished:
+            return "UNPB"
         return {"inproceedings": "CONF", "article": "JOUR"}.get(
-            self.bibtex_type, "UNPB" if self.note else "GEN"
+            self.bibtex_type, "JOUR" if self.note else "GEN"
         )
 
 
@@ -105,7 +111,7 @@ def venue_of(record: Paper) -> Venue:
     status = record.status.strip().lower()
     if status in _UNPUBLISHED:
         note = f"Submitted to {venue}{when}"
-        return Venue("misc", short=note, note=note)
+        return Venue("misc", short=note, note=note, unpublished=True)
     key = venue.upper()
     if key in _JOURNALS or _JOURNAL_RE.search(venue):
         return Venue("article", container=venue, short=f"{venue}{when}")
@@ -213,41 +219,79 @@ class _RisWriter(rispy.RisWriter):  # type: ignore[misc]
         return ""
 
 
-def _ris_ref(record: Record, key: str) -> dict[str, Any]:
-    ref: dict[str, Any] = {"id": key}
+def ris_reference(
+    record: Record,
+    key: str,
+    doi: str = "",
+    label: str = "",
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One record as a rispy reference: the one RIS entry litsift writes (the library export,
+    :func:`to_ris`, and a review's export, ``litsift review export --format ris``).
+
+    Tags in order: ``TY`` (:attr:`Venue.ris_type`; ``DATA`` for datasets), ``ID`` = ``key``,
+    ``TI``, ``AU`` one line per author as ``Last, First``, ``T2`` the venue (the proceedings'
+    or journal's full name where known), ``PY``, ``UR``, ``DO``, ``AB``, then the caller's
+    ``LB`` and ``N1`` lines (a review's decision and notes, read back by
+    :func:`litsift.sources.formats.ris.review_marks`).
+
+    Args:
+        record: a paper or a dataset.
+        key: the ``ID``: a citation key, or a review's record id (``openalex:W…``, read back as
+            an identifier).
+        doi: the record's DOI (``""``: none).
+        label: the ``LB`` value (``""``: none).
+        notes: ``N1`` lines.
+    """
+    ref: dict[str, Any] = {}
     if isinstance(record, Paper):
         v = venue_of(record)
         ref["type_of_reference"] = v.ris_type
+        ref["id"] = key
         ref["title"] = _flat(record.title)
         people = split_authors(record.authors)
         if people:
             ref["authors"] = [p.inverted for p in people]
-        if v.container:
-            ref["secondary_title"] = v.container
-        if v.note:
-            ref["notes"] = [v.note]
+        venue = v.container or _flat(record.venue)
+        if venue:
+            ref["secondary_title"] = venue
         abstract = record.abstract
     else:
         ref["type_of_reference"] = "DATA"
+        ref["id"] = key
         ref["title"] = _flat(record.id)
         abstract = record.description
     if record.year is not None:
         ref["year"] = str(record.year)
-    if record.url:
+    if record.url.strip():
         ref["urls"] = [record.url.strip()]
+    if doi:
+        ref["doi"] = doi
     if abstract.strip():
         ref["abstract"] = _flat(abstract)
+    if label:
+        ref["label"] = label
+    if notes:
+        ref["notes"] = list(notes)
     return ref
 
 
-def to_ris(store: Store, records: Sequence[Record]) -> str:
-    """RIS references (``TY`` ... ``ER``), one per record, written by rispy.
+def dump_ris(refs: Sequence[dict[str, Any]]) -> str:
+    """``refs`` (from :func:`ris_reference`) as RIS text: ``TY`` … ``ER`` per reference, no
+    counter lines between them."""
+    return str(rispy.dumps(list(refs), implementation=_RisWriter))
 
-    Types: ``CONF``, ``JOUR``, ``UNPB`` (rejected submissions), ``GEN``, ``DATA`` (datasets);
-    ``ID`` is the citation key, ``AU`` one line per author as ``Last, First``.
+
+def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None = None) -> str:
+    """RIS references (``TY`` ... ``ER``), one per record sorted by citation key
+    (:func:`ris_reference`; ``ID`` is the citation key).
+
+    Args:
+        dois: ``{doc_id: DOI}`` of the papers that have one (``DO``).
     """
-    refs = [_ris_ref(r, k) for k, r in _keyed(store, records)]
-    return str(rispy.dumps(refs, implementation=_RisWriter))
+    dois = dois or {}
+    refs = [ris_reference(r, k, dois.get(r.id, "")) for k, r in _keyed(store, records)]
+    return dump_ris(refs)
 
 
 def _rq_note(paper: Paper) -> str:

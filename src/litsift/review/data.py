@@ -52,8 +52,17 @@ class ReviewSet:
         return [record_text(t, a) for t, a in zip(self.titles, self.abstracts, strict=True)]
 
 
+#: How the label standing for a missing title starts (:func:`litsift.sources.base.
+#: untitled_label`): an identifier and the abstract's first words, not the record's title.
+UNTITLED_PREFIX = "[no title] "
+
+
 def record_text(title: str, abstract: str) -> str:
-    """What the models read of a record: ``title\\nabstract``, stripped."""
+    """What the models read of a record: ``title\\nabstract``, stripped; a stored record
+    without a title (its title is :data:`UNTITLED_PREFIX` ...) reads as its abstract alone, as
+    the same record of a screening set does in ``litsift eval screening``."""
+    if title.startswith(UNTITLED_PREFIX):
+        title = ""
     return f"{title}\n{abstract}".strip()
 
 

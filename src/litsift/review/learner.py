@@ -4,13 +4,19 @@ Parts as in ASReview (``asreview/models/``): a feature matrix (TF-IDF, the encod
 vectors, or both side by side), a linear classifier fitted with balanced sample weights, and the
 "maximum" query (highest score first). :data:`ORDERS` names the combinations measured by
 ``litsift eval screening``; :data:`DEFAULT_ORDER` is the one reviews use.
+
+:class:`LearningOrder` is the one executor of an order (as ASReview's ``ActiveLearningCycle``
+serves both its app and its ``Simulate``): the screening session
+(:mod:`litsift.service.screening`), the feeds (:mod:`litsift.service.feed`) and the simulation
+of ``litsift eval screening`` / ``eval snowball`` (:mod:`litsift.review.simulate`) all build
+one and call :meth:`LearningOrder.fit` then :meth:`Fit.rank`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +76,8 @@ ORDERS: dict[str, OrderSpec] = {
 #: ``benchmarks/screening_eval.py``): best mean WSS@95, RRF@10 and ATD, but its lead over
 #: ASReview's default (+2.2 points WSS@95) is not significant over 12 sets (p = 0.23).
 DEFAULT_ORDER = "tfidf+dense-0.2"
+#: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
+TFIDF_ORDER = "tfidf-svm"
 
 #: Scale of the citation-signal columns (each 0..1) beside the order's features. 0.3 and
 #: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 4 variants (weight 1 or 0.3, from the
@@ -88,7 +96,8 @@ CITATION_MIN_INCLUDED = 3
 def citation_columns(
     signal: SignalFeatures, included: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.float32]:
-    """The citation signal as the learner's extra columns (``extra`` of :func:`rank_pool`).
+    """The citation signal as the learner's extra columns (beside the features at each
+    :meth:`LearningOrder.fit`).
 
     Args:
         signal: the records' citation features (rows in the order of ``included``).
@@ -112,10 +121,18 @@ def tfidf_matrix(texts: Sequence[str]) -> sp.csr_matrix:
     Returns:
         ``(len(texts), vocabulary)`` sparse float64.
     """
+    return _tfidf(texts, "")[0]
+
+
+def _tfidf(texts: Sequence[str], query: str) -> tuple[sp.csr_matrix, sp.csr_matrix | None]:
+    """:func:`tfidf_matrix` of ``texts`` and ``query``'s ``(1, vocabulary)`` row in the records'
+    vocabulary (None for a blank query): the query is not a record, so it is not fitted on."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95)
-    return sp.csr_matrix(vectorizer.fit_transform(texts))
+    x = sp.csr_matrix(vectorizer.fit_transform(texts))
+    q = sp.csr_matrix(vectorizer.transform([query])) if query.strip() else None
+    return x, q
 
 
 def feature_matrix(
@@ -145,34 +162,158 @@ def balanced_weights(y: npt.NDArray[np.integer], ratio: float) -> npt.NDArray[np
     return np.asarray(w * (len(y) / w.sum()), dtype=np.float64)
 
 
-def rank_pool(
-    spec: OrderSpec,
-    x: FloatMatrix,
-    labelled: npt.NDArray[np.int64],
-    y: npt.NDArray[np.integer],
-    pool: npt.NDArray[np.int64],
-    extra: npt.NDArray[np.float32] | None = None,
-) -> npt.NDArray[np.int64]:
-    """Fit on the labelled rows, return ``pool`` rows best first (ties keep pool order).
+def review_spec(dense: bool) -> OrderSpec:
+    """The order a review (and a feed) uses: :data:`DEFAULT_ORDER` once the encoder's vectors
+    are there, else :data:`TFIDF_ORDER`."""
+    return ORDERS[DEFAULT_ORDER if dense else TFIDF_ORDER]
 
-    Args:
+
+@dataclass(frozen=True, eq=False)
+class LearningOrder:
+    """One order over one set of records: the features, built once, and the model fitted on
+    each set of decisions (:meth:`fit`). Frozen: a fit returns a :class:`Fit`, so a worker
+    thread can fit while another ranks.
+
+    Attributes:
         spec: the order.
-        x: ``(N, d)`` features of every record.
-        labelled: ``(n,)`` rows with decisions; ``y``: their ``(n,)`` 0/1 decisions (both
-            classes present).
-        pool: ``(m,)`` unlabelled rows.
-        extra: ``(N, e)`` columns added beside ``x`` for this fit only: features that change
-            with the decisions (the citation signal towards the included rows,
-            :class:`litsift.graph.signal.SignalFeatures`).
-
-    Returns:
-        ``(m,)`` the pool's rows in screening order.
+        x: ``(N, d)`` features of every record (:func:`feature_matrix`).
+        citations: the records' citation features (rows as ``x``'s), or None; when given, the
+            citation signal towards the included rows joins ``x`` at each fit
+            (:func:`citation_columns`).
+        criteria: ``(N,)`` cosine similarity of each record's TF-IDF to the review's criteria
+            (ranks the records before the first fit), or None (then import order).
     """
-    from sklearn.svm import LinearSVC
 
-    if extra is not None:
-        x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
-    model = LinearSVC(C=spec.c, loss="squared_hinge", random_state=0)  # liblinear shuffles
-    model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
-    scores = model.decision_function(x[pool])
-    return pool[np.argsort(-scores, kind="stable")]
+    spec: OrderSpec
+    x: FloatMatrix
+    citations: SignalFeatures | None = None
+    criteria: npt.NDArray[np.float64] | None = None
+
+    @classmethod
+    def build(
+        cls,
+        spec: OrderSpec,
+        texts: Sequence[str],
+        dense: npt.NDArray[np.float32] | None = None,
+        citations: SignalFeatures | None = None,
+        criteria: str = "",
+    ) -> LearningOrder:
+        """The order ``spec`` over ``texts``.
+
+        Args:
+            spec: the order.
+            texts: ``(N,)`` ``title\\nabstract`` per record
+                (:func:`litsift.review.data.record_text`).
+            dense: ``(N, d)`` unit vectors of the encoder (needed when ``spec`` reads them).
+            citations: see :attr:`citations`.
+            criteria: the review's criteria and keywords (may be empty): TF-IDF in the
+                records' vocabulary, never fitted on.
+
+        Raises:
+            ValueError: ``spec`` needs the dense vectors and none were given.
+        """
+        n = len(texts)
+        if n == 0:
+            return cls(spec, sp.csr_matrix((0, 1)), citations)
+        tfidf, query = _tfidf(texts, criteria)
+        sims = None
+        if query is not None:
+            sims = np.asarray((tfidf @ query.T).toarray(), dtype=np.float64).ravel()
+        return cls(spec, feature_matrix(spec, tfidf, dense), citations, sims)
+
+    @property
+    def n(self) -> int:
+        """Records ``N``."""
+        return int(self.x.shape[0])
+
+    def with_citations(self, citations: SignalFeatures | None) -> LearningOrder:
+        """The same features with ``citations`` (None: text only)."""
+        return replace(self, citations=citations)
+
+    def permuted(self, perm: npt.NDArray[np.int64]) -> LearningOrder:
+        """The order over the records taken in ``perm``'s order (``(N,)`` row indices): row
+        ``i`` of the result is row ``perm[i]`` here (the simulation's shuffled pool)."""
+        x = self.x[perm]
+        return LearningOrder(
+            self.spec,
+            sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x),
+            None if self.citations is None else self.citations.permuted(perm),
+            None if self.criteria is None else self.criteria[perm],
+        )
+
+    def fit(
+        self,
+        labelled: Sequence[int] | npt.NDArray[np.int64],
+        y: Sequence[int] | npt.NDArray[np.integer],
+    ) -> Fit:
+        """Fit the order's model on the decisions so far.
+
+        A linear SVM (squared hinge, ``C = spec.c``, liblinear with ``random_state=0``) on the
+        labelled rows with ASReview's balanced sample weights (:func:`balanced_weights`);
+        with :attr:`citations`, :func:`citation_columns` towards the rows decided include are
+        added beside ``x`` for this fit. Without both an include and an exclude there is
+        nothing to fit: the fit ranks by :attr:`criteria` (else keeps the pool's order).
+
+        Args:
+            labelled: ``(n,)`` rows with a decision, in the order they were decided (the
+                order reaches liblinear, so the app and the simulation pass it alike).
+            y: their ``(n,)`` 0/1 labels (1 = include; a maybe counts as 1).
+        """
+        rows = np.asarray(labelled, dtype=np.int64)
+        labels = np.asarray(y, dtype=np.int64)
+        if labels.size == 0 or labels.all() or not labels.any():
+            return Fit(self, None, self.x, "import order" if self.criteria is None else "criteria")
+        from sklearn.svm import LinearSVC
+
+        x, name = self.x, self.spec.name
+        if self.citations is not None:
+            included = np.zeros(self.n, dtype=bool)
+            included[rows[labels == 1]] = True
+            extra = citation_columns(self.citations, included)
+            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
+            name = f"{name} + citations"
+        model = LinearSVC(C=self.spec.c, loss="squared_hinge", random_state=0)
+        model.fit(x[rows], labels, sample_weight=balanced_weights(labels, self.spec.ratio))
+        return Fit(self, model, x, name)
+
+
+@dataclass(frozen=True, eq=False)
+class Fit:
+    """One fit of a :class:`LearningOrder`.
+
+    Attributes:
+        order: the order fitted.
+        model: the fitted ``LinearSVC``, or None before both classes were decided.
+        x: ``(N, d + e)`` the features it was fitted on (with this fit's citation columns).
+        name: what ranks (``tfidf+dense-0.2 + citations``, ``criteria``, ``import order``).
+    """
+
+    order: LearningOrder
+    model: Any
+    x: FloatMatrix
+    name: str
+
+    def scores(self, rows: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """``(m,)`` the model's decision values of ``rows`` (higher = likelier include).
+
+        Raises:
+            ValueError: nothing was fitted (no include or no exclude yet).
+        """
+        if self.model is None:
+            raise ValueError(
+                f"no model to score with ({self.name}): decide an include and an exclude"
+            )
+        idx = np.asarray(rows, dtype=np.int64)
+        return np.asarray(self.model.decision_function(self.x[idx]), dtype=np.float64)
+
+    def rank(self, pool: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """``pool``'s ``(m,)`` rows best first: by :meth:`scores`, else by the criteria, else
+        as given; ties keep the pool's order (a stable sort)."""
+        rows = np.asarray(pool, dtype=np.int64)
+        if self.model is not None:
+            key = self.scores(rows)
+        elif self.order.criteria is not None:
+            key = self.order.criteria[rows]
+        else:
+            return rows
+        return rows[np.argsort(-key, kind="stable")]

@@ -1,27 +1,18 @@
-"""One review's learning order while a person screens it: rank the unscreened records, and each
-stopping rule's state (the estimate of includes left is :mod:`litsift.review.estimate`'s).
-Pure numpy / scikit-learn; the service (:mod:`litsift.service.review`) feeds it the store's
-records and decisions.
+"""One review while a person screens it: each stopping rule's state, the gain curve, and the
+Platt-scaled estimate kept as a baseline (the estimate of includes left is
+:mod:`litsift.review.estimate`'s; the order itself is :class:`litsift.review.learner.
+LearningOrder`). Pure numpy / scikit-learn; the service (:mod:`litsift.service.screening`)
+feeds it the store's decisions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
-from litsift.review.learner import (
-    DEFAULT_ORDER,
-    ORDERS,
-    OrderSpec,
-    balanced_weights,
-    citation_columns,
-    tfidf_matrix,
-)
 from litsift.review.stopping import (
     CONSECUTIVE_FRACTION,
     CONSECUTIVE_MIN,
@@ -32,11 +23,6 @@ from litsift.review.stopping import (
     knee,
 )
 
-if TYPE_CHECKING:
-    from litsift.graph.signal import SignalFeatures
-
-#: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
-TFIDF_ORDER = "tfidf-svm"
 #: Points of the gain curve shown as a sparkline.
 CURVE_WIDTH = 48
 
@@ -49,108 +35,6 @@ class StopState:
     rule: str
     fired_at: int | None
     detail: str
-
-
-@dataclass(frozen=True)
-class Ranking:
-    """What one retraining gives.
-
-    Attributes:
-        order: ``(m,)`` unscreened rows, best first.
-        model: which order ranked them (``criteria`` / ``import`` before the first fit).
-    """
-
-    order: list[int]
-    model: str
-
-
-class ReviewModel:
-    """Features of one review's records and the learning order over them.
-
-    The default order (what ``litsift eval screening`` measures as ``litsift``): TF-IDF, the
-    encoder's vectors beside it once given, and the citation signal towards the included
-    records when the records carry citation edges (:func:`litsift.review.learner.
-    citation_columns`, recomputed at each fit).
-
-    Args:
-        texts: ``(N,)`` ``title\\nabstract`` per record.
-        query: criteria text and keywords (ranks records before the first include and
-            exclude are known; may be empty).
-        dense: ``(N, d)`` unit vectors of the encoder, or None (then TF-IDF only).
-        citations: the records' citation features (rows in ``texts`` order), or None when
-            the records have no citation edges.
-    """
-
-    def __init__(
-        self,
-        texts: Sequence[str],
-        query: str = "",
-        dense: npt.NDArray[np.float32] | None = None,
-        citations: SignalFeatures | None = None,
-    ) -> None:
-        self.n = len(texts)
-        self.citations = citations
-        self.spec: OrderSpec = ORDERS[DEFAULT_ORDER if dense is not None else TFIDF_ORDER]
-        # the criteria row is fitted with the records (one vocabulary), then set apart
-        both = tfidf_matrix([*texts, query or " "]) if texts else sp.csr_matrix((0, 1))
-        tfidf = sp.csr_matrix(both[: self.n])
-        self.query_vector = sp.csr_matrix(both[self.n :]) if query.strip() else None
-        self.x: sp.csr_matrix = (
-            tfidf
-            if dense is None
-            else sp.csr_matrix(sp.hstack([tfidf, sp.csr_matrix(dense * self.spec.dense_weight)]))
-        )
-        self.tfidf = tfidf
-
-    def rank(self, labelled: Sequence[int], y: Sequence[int]) -> Ranking:
-        """Rank every row not in ``labelled``.
-
-        Args:
-            labelled: rows with a decision; ``y`` their 0/1 labels (1 = include; a maybe
-                counts as 1, so the model looks for more like it).
-
-        Returns:
-            The ranking; by similarity to the criteria (else import order) until both an
-            include and an exclude are known.
-        """
-        rows = np.asarray(labelled, dtype=np.int64)
-        labels = np.asarray(y, dtype=np.int64)
-        seen = np.zeros(self.n, dtype=bool)
-        seen[rows] = True
-        pool = np.flatnonzero(~seen).astype(np.int64)
-        if pool.size == 0:
-            return Ranking([], self.spec.name)
-        if labels.size == 0 or labels.all() or not labels.any():
-            if self.query_vector is None:
-                return Ranking(pool.tolist(), "import order")
-            sims = np.asarray((self.tfidf[pool] @ self.query_vector.T).toarray()).ravel()
-            return Ranking(pool[np.argsort(-sims, kind="stable")].tolist(), "criteria")
-        x, name = self.x, self.spec.name
-        if self.citations is not None:
-            included = np.zeros(self.n, dtype=bool)
-            included[rows[labels == 1]] = True
-            extra = citation_columns(self.citations, included)
-            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
-            name = f"{name} + citations"
-        scores = svm_scores(self.spec, x, rows, labels, pool)
-        return Ranking(pool[np.argsort(-scores, kind="stable")].tolist(), name)
-
-
-def svm_scores(
-    spec: OrderSpec,
-    x: sp.csr_matrix,
-    labelled: npt.NDArray[np.int64],
-    y: npt.NDArray[np.int64],
-    rows: npt.NDArray[np.int64],
-) -> npt.NDArray[np.float64]:
-    """The learning order's model (:func:`litsift.review.learner.rank_pool`: a linear SVM with
-    balanced sample weights) fitted on ``labelled``; its ``(m,)`` decision values of ``rows``
-    (the pool's order is theirs, best first)."""
-    from sklearn.svm import LinearSVC
-
-    model = LinearSVC(C=spec.c, loss="squared_hinge", random_state=0)  # liblinear shuffles
-    model.fit(x[labelled], y, sample_weight=balanced_weights(y, spec.ratio))
-    return np.asarray(model.decision_function(x[rows]), dtype=np.float64)
 
 
 def platt_estimate(

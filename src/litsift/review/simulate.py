@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,14 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.errors import EvalError
-from litsift.graph.signal import SignalFeatures
 from litsift.review.data import ReviewSet
-from litsift.review.learner import (
-    FloatMatrix,
-    OrderSpec,
-    citation_columns,
-    rank_pool,
-)
+from litsift.review.learner import LearningOrder
 from litsift.review.measures import recall_curve, screening_measures
 from litsift.review.stopping import StopPoint, stop_points
 
@@ -39,8 +32,6 @@ RETRAIN_FRACTION = 0.02
 #: Environment variable naming a Python that has the ``asreview`` package.
 ASREVIEW_PYTHON_ENV = "LITSIFT_ASREVIEW_PYTHON"
 ASREVIEW_TIMEOUT_S = 3600
-#: Extra features towards the included rows: ``(N,)`` bool -> ``(N, e)`` float32.
-Signal = Callable[[npt.NDArray[np.bool_]], npt.NDArray[np.float32]]
 
 
 @dataclass(frozen=True)
@@ -64,21 +55,19 @@ def draw_priors(labels: npt.NDArray[np.integer], seed: int) -> Priors:
 
 
 def learning_order(
-    spec: OrderSpec,
-    x: FloatMatrix,
+    order: LearningOrder,
     y: npt.NDArray[np.integer],
     priors: tuple[int, int],
     retrain_fraction: float = RETRAIN_FRACTION,
-    signal: Signal | None = None,
 ) -> tuple[list[int], int]:
-    """Screen with ``spec`` until every include of ``y`` is found.
+    """Screen with ``order`` until every include of ``y`` is found: the app's
+    :meth:`LearningOrder.fit` / :meth:`~litsift.review.learner.Fit.rank`, with the true label
+    revealed after each record.
 
     Args:
-        spec: the order; ``x``: ``(N, d)`` features and ``y``: ``(N,)`` labels, both already
-            permuted; ``priors``: the rows labelled first.
+        order: the order over the records already permuted (:meth:`LearningOrder.permuted`);
+            ``y``: their ``(N,)`` labels; ``priors``: the rows labelled first.
         retrain_fraction: see :data:`RETRAIN_FRACTION` (0 = after every record).
-        signal: ``signal(included)`` -> ``(N, e)`` extra features towards the rows flagged
-            included so far (``(N,)`` bool), recomputed at each fit (the citation signal).
 
     Returns:
         The rows screened after the priors, in order, and the number of model fits.
@@ -88,7 +77,7 @@ def learning_order(
     labelled: list[int] = list(priors)
     is_labelled[list(priors)] = True
     remaining = int(y.sum()) - int(y[list(priors)].sum())
-    order: list[int] = []
+    screened: list[int] = []
     queue: list[int] = []
     fitted_at = 0
     fits = 0
@@ -97,20 +86,17 @@ def learning_order(
         if not queue or grown >= max(1, int(retrain_fraction * fitted_at)):
             rows = np.asarray(labelled, dtype=np.int64)
             pool = np.flatnonzero(~is_labelled).astype(np.int64)
-            extra = None
-            if signal is not None:
-                extra = signal(is_labelled & (y == 1))
-            queue = rank_pool(spec, x, rows, y[rows], pool, extra).tolist()[::-1]
+            queue = order.fit(rows, y[rows]).rank(pool).tolist()[::-1]
             fitted_at = len(labelled)
             fits += 1
         row = queue.pop()
         is_labelled[row] = True
         labelled.append(row)
-        order.append(row)
+        screened.append(row)
         if y[row]:
             remaining -= 1
             queue = []  # retrain after every include
-    return order, fits
+    return screened, fits
 
 
 def asreview_python() -> str | None:
@@ -196,10 +182,8 @@ def run_once(
     review: ReviewSet,
     system: str,
     seed: int,
-    spec: OrderSpec | None,
-    x: FloatMatrix | None,
+    order: LearningOrder | None,
     python: str | None = None,
-    citations: SignalFeatures | None = None,
 ) -> SimulationRun:
     """Simulate one system on one seed.
 
@@ -207,10 +191,9 @@ def run_once(
         review: the set.
         system: its name in the report.
         seed: the seed of the permutation and the priors.
-        spec, x: a litsift order and its ``(N, d)`` features in file order; None for asreview.
+        order: a litsift order over the set's records in file order (with the set's
+            citation features when the system reads them); None for asreview.
         python: the interpreter with asreview (system ``asreview``).
-        citations: the set's citation signal in file order: its columns
-            (:func:`litsift.review.learner.citation_columns`) join ``x`` at each fit.
 
     Raises:
         EvalError: asreview missing or failing.
@@ -221,15 +204,8 @@ def run_once(
     start = time.perf_counter()
     notes: tuple[str, ...] = ()
     fits: int | None = None
-    if spec is not None and x is not None:
-        signal = None
-        if citations is not None:
-            permuted = citations.permuted(p.perm)
-
-            def signal(included: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
-                return citation_columns(permuted, included)
-
-        order, fits = learning_order(spec, x[p.perm], y, priors, signal=signal)
+    if order is not None:
+        screened, fits = learning_order(order.permuted(p.perm), y, priors)
     else:
         if python is None:
             raise EvalError(
@@ -238,12 +214,12 @@ def run_once(
             )
         titles = [review.titles[i] for i in p.perm]
         abstracts = [review.abstracts[i] for i in p.perm]
-        order, version = asreview_order(titles, abstracts, y, priors, python)
+        screened, version = asreview_order(titles, abstracts, y, priors, python)
         notes = (version,)
     elapsed = time.perf_counter() - start
     m = y.size - 2
     seq = np.zeros(m, dtype=np.int8)
-    seq[: len(order)] = y[np.asarray(order, dtype=np.int64)]
+    seq[: len(screened)] = y[np.asarray(screened, dtype=np.int64)]
     ids = (review.record_ids[int(p.perm[p.included])], review.record_ids[int(p.perm[p.excluded])])
     return SimulationRun(
         review.name,

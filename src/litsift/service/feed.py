@@ -53,7 +53,7 @@ def feed(
         ReviewError: unknown collection.
     """
     from litsift.review.data import record_text
-    from litsift.review.session import ReviewModel
+    from litsift.review.learner import LearningOrder, review_spec
     from litsift.store import feeds
 
     name = collection or "kept"
@@ -77,9 +77,10 @@ def feed(
         texts = [record_text(papers[d].title, papers[d].abstract) for d in rows]
         texts += [record_text(p.title, p.abstract) for p in new_papers]
         y = [1 if i < len(liked) else 0 for i, d in enumerate(train) if d in papers]
-        ranking = ReviewModel(texts).rank(list(range(len(rows))), y)
-        new_papers = [new_papers[i - len(rows)] for i in ranking.order]
-        model = ranking.model
+        fit = LearningOrder.build(review_spec(dense=False), texts).fit(range(len(rows)), y)
+        order = fit.rank(range(len(rows), len(texts)))
+        new_papers = [new_papers[i - len(rows)] for i in order.tolist()]
+        model = fit.name
     if mark_seen and not store.readonly:
         feeds.mark_feed_seen(store, name)
     return FeedResult(name, last, new_papers, len(liked), len(disliked), len(background), model)

@@ -321,32 +321,15 @@ def _to_csv(
 
 
 def _to_ris(rows: Sequence[tuple[ReviewRecord, Paper]], ids: dict[str, dict[str, str]]) -> str:
-    import rispy
+    """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
+    ``ID`` = the record id) with the review's ``LB`` decision and ``N1`` note and reason."""
+    from litsift.export.formats import dump_ris, ris_reference
 
     refs: list[dict[str, Any]] = []
     for r, p in rows:
-        got = ids.get(r.doc_id, {})
-        ref: dict[str, Any] = {"type_of_reference": "JOUR", "id": r.doc_id, "title": p.title}
-        if p.authors:
-            ref["authors"] = list(p.authors)
-        if p.year is not None:
-            ref["year"] = str(p.year)
-        if p.venue:
-            ref["journal_name"] = p.venue
-        if p.abstract:
-            ref["abstract"] = p.abstract
-        if "doi" in got:
-            ref["doi"] = got["doi"]
-        ref["label"] = r.decision or "unscreened"
         notes = [r.note] if r.note else []
         if r.reason:
             notes.append(f"{REASON_PREFIX}{r.reason}")  # not read back as a note
-        if notes:
-            ref["notes"] = notes
-        refs.append(ref)
-
-    class _Writer(rispy.RisWriter):  # type: ignore[misc]
-        def set_header(self, count: int) -> str:  # no "1." counter lines between records
-            return ""
-
-    return str(rispy.dumps(refs, implementation=_Writer, skip_unknown_tags=True))
+        doi = ids.get(r.doc_id, {}).get("doi", "")
+        refs.append(ris_reference(p, r.doc_id, doi, r.decision or "unscreened", notes))
+    return dump_ris(refs)

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
     from litsift.graph.signal import SignalFeatures
     from litsift.models_onnx import Encoder
-    from litsift.review.session import ReviewModel, StopState
+    from litsift.review.learner import LearningOrder
+    from litsift.review.session import StopState
     from litsift.store import Store
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
@@ -102,7 +103,7 @@ class ScreeningSession:
         self.queue: list[int] = [i for i in range(len(self.papers)) if i not in self.decisions]
         self.current: int | None = self.queue.pop(0) if self.queue else None
         self.model_name = "import order"
-        self._model: ReviewModel | None = None
+        self._order: LearningOrder | None = None
         self.version = 0  # bumped by every decision/undo: a stale retraining is re-queued
 
     # -- what the screen shows -----------------------------------------------------------
@@ -267,7 +268,7 @@ class ScreeningSession:
         vectors = np.asarray(self._encoder().encode_passages(self.texts), dtype=np.float32)
         with self._lock:
             self._dense = vectors
-            self._model = None  # rebuilt with the dense block by the next retrain
+            self._order = None  # rebuilt with the dense block by the next retrain
         return True
 
     def retrain(self) -> tuple[int, list[int], str]:
@@ -276,18 +277,21 @@ class ScreeningSession:
         Returns:
             ``(version, order, model)`` for :meth:`apply`.
         """
-        from litsift.review.session import ReviewModel
+        from litsift.review.learner import LearningOrder, review_spec
 
-        model = self._model
-        if model is None:
+        order = self._order
+        if order is None:
             query = " ".join([self.info.criteria, *self.info.keywords])
-            model = self._model = ReviewModel(self.texts, query, self._dense, self.citations)
+            spec = review_spec(self._dense is not None)
+            order = LearningOrder.build(spec, self.texts, self._dense, self.citations, query)
+            self._order = order
         with self._lock:
             version = self.version
             rows = list(self.decisions)
             y = [0 if self.decisions[r] == "exclude" else 1 for r in rows]
-        ranking = model.rank(rows, y)
-        return version, ranking.order, ranking.model
+            pool = [i for i in range(len(self.papers)) if i not in self.decisions]
+        fit = order.fit(rows, y)
+        return version, fit.rank(pool).tolist(), fit.name
 
     def apply(self, result: tuple[int, list[int], str], keep_current: bool = True) -> bool:
         """Put a retraining's order in place (the record on screen stays, unless

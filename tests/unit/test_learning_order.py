@@ -1,0 +1,145 @@
+"""One learning order (issue 41): the screening screen's session and ``litsift eval screening``'s
+simulation run the same :class:`~litsift.review.learner.LearningOrder`, so from the same
+decisions they pick the same records in the same order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from litsift.graph.signal import SignalFeatures
+from litsift.graph.snowball import set_graph
+from litsift.paths import get_paths
+from litsift.review.data import load_review_set
+from litsift.review.learner import (
+    ORDERS,
+    TFIDF_ORDER,
+    LearningOrder,
+    review_spec,
+    tfidf_matrix,
+)
+from litsift.review.simulate import draw_priors, learning_order
+from litsift.service.facade import LitsiftService
+from litsift.store.review_decisions import decide
+
+SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+#: The smallest set with references: the citation signal joins the fit from the 3rd include.
+DONNERS = SETS / "Donners_2021.jsonl.gz"
+#: Records screened after the priors in the comparison (past the 3rd include on seed 0).
+STEPS = 40
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[LitsiftService]:
+    with LitsiftService(get_paths(tmp_path / "home")) as s:
+        yield s
+
+
+def test_the_app_and_the_simulation_screen_in_the_same_order(svc: LitsiftService) -> None:
+    """Seed 0's priors decided in a review made from the set, then the app's next record taken
+    and decided with its true label STEPS times, retraining after each decision: the records
+    are those the simulation screens (retraining after each record) from the set file, with
+    the same order and the citation signal built from the set's ``referenced_works``."""
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    review = load_review_set(DONNERS)
+    n = int(review.labels.size)
+    p = draw_priors(review.labels, 0)
+
+    # the simulation, as `litsift eval screening --systems tfidf-svm` runs it plus citations
+    signal = SignalFeatures(set_graph(review.openalex_ids, review.references), list(range(n)))
+    order = LearningOrder(ORDERS[TFIDF_ORDER], tfidf_matrix(review.texts), signal)
+    y = review.labels[p.perm]
+    screened, fits = learning_order(
+        order.permuted(p.perm), y, (p.included, p.excluded), retrain_fraction=0
+    )
+    simulated = [int(p.perm[r]) for r in screened[:STEPS]]  # file rows
+    assert fits == len(screened) and len(simulated) == STEPS
+    assert int(review.labels[simulated].sum()) >= 3  # the citation signal took part
+
+    # the app: a review of the same file, the same priors, the screen's retrain-and-apply
+    svc.reviews.create("donners", [DONNERS], labels="none")
+    session = svc.reviews.open("donners")
+    assert len(session.papers) == n and session.citations is not None
+    # store rows are file rows, and the model reads the same words from them
+    assert [" ".join(t.split()) for t in session.texts] == [
+        " ".join(t.split()) for t in review.texts
+    ]
+    inc, exc = int(p.perm[p.included]), int(p.perm[p.excluded])
+    decide(svc.store, "donners", [(session.papers[inc].id, "include")])
+    decide(svc.store, "donners", [(session.papers[exc].id, "exclude")])
+    session = svc.reviews.open("donners")
+    assert list(session.decisions) == [inc, exc]
+    picked: list[int] = []
+    names: set[str] = set()
+    for _ in range(STEPS):
+        version, queue, name = session.retrain()
+        names.add(name)
+        assert session.apply((version, queue, name), keep_current=False)
+        row = session.current
+        assert row is not None
+        picked.append(row)
+        session.decide("include" if review.labels[row] else "exclude")
+    assert picked == simulated
+    assert names == {"tfidf-svm + citations"}
+
+
+def test_a_fit_scores_and_ranks_as_one_model() -> None:
+    """``rank`` is ``scores`` sorted (ties in pool order); before both classes are decided
+    the order ranks by the criteria, else keeps the pool's order."""
+    texts = [
+        "emicizumab pharmacokinetics in haemophilia A",
+        "emicizumab dosing and plasma levels",
+        "a survey of deep learning",
+        "knee surgery outcomes",
+        "emicizumab in children with haemophilia",
+    ]
+    order = LearningOrder.build(review_spec(dense=False), texts, criteria="emicizumab")
+    pool = np.array([2, 3, 4, 1], dtype=np.int64)
+    fit = order.fit([0, 3], [1, 0])
+    scores = fit.scores(pool)
+    assert fit.rank(pool).tolist() == pool[np.argsort(-scores, kind="stable")].tolist()
+    assert fit.rank(pool)[:2].tolist() in ([4, 1], [1, 4])
+    cold = order.fit([0], [1])
+    assert cold.name == "criteria" and cold.rank(pool).tolist()[-2:] == [2, 3]
+    with pytest.raises(ValueError, match="decide an include and an exclude"):
+        cold.scores(pool)
+    blind = LearningOrder.build(review_spec(dense=False), texts).fit([], [])
+    assert blind.name == "import order" and blind.rank(pool).tolist() == pool.tolist()
+
+
+# --- one RIS writer -----------------------------------------------------------------------------
+
+RIS_DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+
+
+def test_one_paper_exported_from_the_library_and_from_a_review_gives_one_ris(
+    svc: LitsiftService,
+) -> None:
+    """The review's RIS export is the library's RIS entry of each paper (one writer,
+    :func:`litsift.export.formats.ris_reference`) with the review's record id as ``ID`` and its
+    ``LB`` decision and ``N1`` note added: the other lines are identical."""
+    import rispy
+
+    from litsift.export.formats import to_ris
+    from litsift.store.review_decisions import set_note
+
+    svc.reviews.create("tele", [RIS_DATA / "telemonitoring_embase-export_13-records.ris"])
+    records = svc.reviews.records("tele")
+    paper = next(p for _, p in records if p.authors and p.venue and p.abstract)
+    decide(svc.store, "tele", [(paper.id, "exclude")])
+    set_note(svc.store, "tele", paper.id, "no wearable device")
+    review_ris = svc.reviews.export("tele", "ris", which="exclude")
+    (ref,) = rispy.loads(review_ris)
+    library_ris = to_ris(svc.store, [paper], {paper.id: ref.get("doi", "")})
+
+    def bibliographic(text: str) -> list[str]:
+        return [ln for ln in text.splitlines() if ln[:2] not in ("ID", "LB", "N1")]
+
+    assert bibliographic(review_ris) == bibliographic(library_ris)
+    assert (ref["id"], ref["label"], ref["notes"]) == (paper.id, "exclude", ["no wearable device"])
+    assert ref["secondary_title"] and ref["authors"] and ref["abstract"]
+    assert ref.get("doi")  # the review export keeps the DOI the import found
