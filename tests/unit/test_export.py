@@ -100,6 +100,26 @@ def test_split_name_particles_suffixes_and_lumped_lists() -> None:
     assert ascii_fold("Søgaard Łukasz") == "Sogaard Lukasz"
 
 
+@pytest.mark.parametrize(
+    ("written", "family", "given"),
+    [
+        ("Iyer V", "Iyer", "V"),  # MEDLINE / Vancouver: initials after the family name
+        ("Smith JW", "Smith", "JW"),
+        ("Unnikrishnan M.A.", "Unnikrishnan", "M.A."),
+        ("van der Berg JH", "Berg", "JH"),
+        ("Iyer, V.", "Iyer", "V."),
+        ("J. Smith", "Smith", "J."),
+        ("John Smith", "Smith", "John"),
+    ],
+)
+def test_initials_after_the_family_name_stay_given_names(
+    written: str, family: str, given: str
+) -> None:
+    """A review of MEDLINE records exported as RIS once wrote ``AU  - V, Iyer``."""
+    person = split_name(written)
+    assert (person.family, person.given) == (family, given)
+
+
 def test_citekeys_are_better_bibtex_style_and_persisted(store: Store, paper_rows: list) -> None:
     recs = papers(store, paper_rows)
     keys = assign_citekeys(store, recs)

@@ -17,6 +17,9 @@ from anyascii import anyascii
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
 _SUFFIX_RE = re.compile(r"^(?:jr|sr|jnr|snr)\.?$|^(?:ii|iii|iv)$", re.IGNORECASE)
+#: given-name initials written after the family name (MEDLINE / Vancouver: ``"Iyer V"``,
+#: ``"Smith JW"``, Scopus: ``"Unnikrishnan M.A."``)
+_INITIALS_RE = re.compile(r"^(?:[A-Z]\.?-?){1,3}$")
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,8 @@ class Person:
 
 
 def split_name(name: str) -> Person:
-    """Split one author name (``"First Middle von Last Jr."`` or ``"von Last, Jr, First"``).
+    """Split one author name (``"First Middle von Last Jr."``, ``"von Last, Jr, First"`` or
+    ``"Last FM"``, initials after the family name as MEDLINE writes them).
 
     Never raises: a name BibTeX cannot parse keeps its text as the family name.
     """
@@ -72,6 +76,13 @@ def split_name(name: str) -> Person:
         text_to_parse, suffix = " ".join(tokens[:-1]), tokens[-1]
     else:
         text_to_parse = text
+    words = text_to_parse.split()
+    if "," not in text_to_parse and len(words) >= 2 and not _INITIALS_RE.match(words[0]):
+        cut = len(words)
+        while cut > 1 and _INITIALS_RE.match(words[cut - 1]):
+            cut -= 1
+        if cut < len(words):  # "Iyer V": family first, initials after it
+            text_to_parse = f"{' '.join(words[:cut])}, {' '.join(words[cut:])}"
     try:
         np = parse_single_name_into_parts(text_to_parse, strict=False)
     except Exception:  # bibtexparser raises bare errors on odd braces; keep the text
