@@ -321,7 +321,9 @@ FORMATS = [
         kind=Kind.PAPER,
         read=read_wos_table,
         sniff=_sniff,
-        extensions=(".txt", ".tsv", ".tab", ".csv"),
+        # no ".txt": savedrecs.txt is recognised by its header row, and the message for a .txt
+        # no format reads keeps naming the plain-text formats (wos, refer, medline)
+        extensions=(".tsv", ".tab", ".csv"),
         description="Web of Science full-record export: tab-delimited savedrecs.txt or CSV",
     )
 ]
