@@ -120,7 +120,11 @@ def _failure(block: model.ParsingFailedBlock) -> str:
     error = block.error
     if "end of file" in str(getattr(error, "abort_reason", "")):
         return _CUT_REASON
-    lines = str(error or "").strip().splitlines()
+    # bibtexparser's BlockAbortedException has an empty str(); its reason is ``abort_reason``
+    lines = (
+        str(error or "").strip().splitlines()
+        or str(getattr(error, "abort_reason", "") or "").strip().splitlines()
+    )
     return "unparseable BibTeX: " + (lines[0] if lines else "cannot be parsed")[:200]
 
 

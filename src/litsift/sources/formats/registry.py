@@ -33,6 +33,7 @@ MODULES: tuple[str, ...] = (
     "zotero",
     "zotero_rdf",
     "csv_exports",
+    "wos_tabular",
     # scholarly services (files saved from their APIs / bulk dumps)
     "arxiv",
     "openalex",
