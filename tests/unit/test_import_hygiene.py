@@ -53,7 +53,7 @@ def test_every_module_is_in_a_layer_and_under_the_ui_library_contracts() -> None
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    (layers,) = [c for c in contracts if c["type"] == "layers" and "containers" not in c]
     layered = {m.strip() for layer in layers["layers"] for m in layer.split("|")}
     src = REPO / "src" / "litsift"
     modules = {
