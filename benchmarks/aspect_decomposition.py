@@ -30,13 +30,9 @@ from ir_measures import RR, R
 
 from litsift.models_onnx import load_encoder
 from litsift.paths import shared_data_dir
+from litsift.search.aspects.coverage import coverage_order
 from litsift.search.aspects.decompose import decompose
-from litsift.search.aspects.scoring import (
-    CALIBRATED_LAMBDA,
-    CALIBRATED_THRESHOLDS,
-    AspectScorer,
-    coverage_order,
-)
+from litsift.search.aspects.scoring import CALIBRATED_LAMBDA, CALIBRATED_THRESHOLDS, AspectScorer
 from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Aspect, Paper, Record
 

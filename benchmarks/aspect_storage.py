@@ -57,6 +57,7 @@ from aspect_decomposition import DEV, _papers  # benchmarks/
 from ir_measures import RR, R
 
 from litsift.models_onnx import load_encoder
+from litsift.search.aspects.coverage import coverage_order
 from litsift.search.aspects.decompose import decompose
 from litsift.search.aspects.scoring import (
     CALIBRATED_LAMBDA,
@@ -64,7 +65,6 @@ from litsift.search.aspects.scoring import (
     PASSAGE_LAMBDA,
     PASSAGE_THRESHOLDS,
     AspectScorer,
-    coverage_order,
 )
 from litsift.search.aspects.sentences import MAX_SENTENCES, SentenceStore, SentenceView, text_hash
 from litsift.search.retrieval.dense import DenseIndex

@@ -88,7 +88,7 @@ class SearchSettings:
     bm25_query: str = "stop+request"
     #: "aspect coverage" order (TUI ``o``, eval system ``aspects``): the top ``coverage_pool``
     #: hybrid hits re-ordered by ``(1 - blend)·coverage + blend·rank`` (see
-    #: ``litsift.search.aspects.scoring.coverage_order``). DORIS-MAE dev, top 20 of the
+    #: ``litsift.search.aspects.coverage.coverage_order``). DORIS-MAE dev, top 20 of the
     #: candidate pool: blend 0.5 MRR@10 0.784 -> 0.831 (benchmarks/aspect_decomposition.py).
     coverage_pool: int = 20
     coverage_blend: float = 0.5

@@ -12,7 +12,8 @@ from typing import Any
 from textual.widgets import Input
 
 from litsift.paths import get_paths
-from litsift.search.build.index_pair import index_dir_for, open_indexes
+from litsift.search.build.index_pair import open_indexes
+from litsift.search.build.layout import index_dir_for
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets import StatusLine

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from litsift.search.aspects.coverage import coverage_order
 from litsift.search.aspects.decompose import (
     MAX_KEYPHRASE_WORDS,
     MIN_CONTENT_WORDS,
@@ -26,13 +27,11 @@ from litsift.search.aspects.scoring import (
     PASSAGE_LAMBDA,
     PASSAGE_THRESHOLDS,
     AspectScorer,
-    Coverage,
-    coverage_order,
     grade,
     record_text,
 )
 from litsift.text.sentences import split_sentences
-from litsift.types import Aspect, Hit, Paper
+from litsift.types import Aspect, Coverage, Hit, Paper
 from tests.bench import benchmark_module
 from tests.conftest import EVAL_DIR
 

@@ -64,7 +64,8 @@ def test_rows_ingested_during_the_dense_phase_are_in_bm25_when_the_build_ends(
 def test_when_the_store_keeps_moving_the_report_says_what_is_behind(
     tmp_path: Path, encoder
 ) -> None:  # type: ignore[no-untyped-def]
-    from litsift.search.build.two_phase import build_bm25, build_dense, catch_up, merge_reports
+    from litsift.search.build.index_pair import merge_reports
+    from litsift.search.build.two_phase import build_bm25, build_dense, catch_up
 
     first, later, _ = _rows(tmp_path)
     home = tmp_path / "home"

@@ -8,7 +8,8 @@ import random
 from pathlib import Path
 
 from litsift.eval.cli_support import run_benchmark
-from litsift.search.build.index_pair import index_dir_for, open_indexes
+from litsift.search.build.index_pair import open_indexes
+from litsift.search.build.layout import index_dir_for
 from litsift.types import Kind
 from tests.conftest import scifact_slice
 

@@ -15,13 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.errors import IndexDamagedError, IndexMissingError
-from litsift.search.build.index_pair import (
-    MANIFEST,
-    check_index,
-    index_dir_for,
-    index_status,
-    open_indexes,
-)
+from litsift.search.build.index_pair import check_index, index_status, open_indexes
+from litsift.search.build.layout import index_dir_for
+from litsift.search.build.manifest import MANIFEST
 from litsift.search.build.two_phase import build_in_two_phases
 from litsift.search.kind_searcher import KindSearcher
 from litsift.store import Store, ingest_jsonl

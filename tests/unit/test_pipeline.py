@@ -142,11 +142,12 @@ def test_the_service_owns_the_lock_the_tui_serialises_calls_with(
     assert app.search_screen.calls.lock is service.calls_lock
 
 
-def test_a_stage_is_a_searcher_over_the_one_before(service: LitsiftService) -> None:
-    """A stage wraps any hit searcher (``search(query) -> hits``) without the service: here
-    the cross-encoder stage re-scores the first retrieval's top 5 with a real bi-encoder's
-    cosine as its scorer (weight 1: the re-scorer's order alone)."""
-    from litsift.search.pipeline import CrossEncoderStage, Retrieval, resolve_query
+def test_a_stage_runs_over_the_ranked_results_of_the_ones_before(service: LitsiftService) -> None:
+    """Stages compose with ``>>`` over one ranked-results type, without the service: here the
+    cross-encoder stage re-scores the first retrieval's top 5 with a real bi-encoder's cosine
+    as its scorer (weight 1: the re-scorer's order alone)."""
+    from litsift.search.pipeline import KindRetrieval, LoadRows, resolve_query
+    from litsift.search.retrieval.stages import CrossEncoderStage, Ranked
 
     encoder = service.encoder
 
@@ -156,12 +157,33 @@ def test_a_stage_is_a_searcher_over_the_one_before(service: LitsiftService) -> N
 
     query = Query("graph neural networks for molecules", Kind.PAPER, k=10)
     query = resolve_query(query, service.config.search)
-    first = Retrieval(service.searchers, service.store, lambda: None)
-    base = first.search(query)
-    staged = CrossEncoderStage(first, top=5, weight=1.0, score=cosine).search(query)
+    first = KindRetrieval(service.searchers) >> LoadRows(service.store)
+    base = first(Ranked(query))
+    assert base.runs == {} and len(base.fused) == len(base.candidates) == len(base.hits) == 10
+    staged = (first >> CrossEncoderStage(top=5, weight=1.0, score=cosine))(Ranked(query))
     assert staged.signals_used == (*base.signals_used, "cross_encoder")
     assert [h.docid for h in staged.hits[5:]] == [h.docid for h in base.hits[5:]]
     assert {h.docid for h in staged.hits[:5]} == {h.docid for h in base.hits[:5]}
     logits = [h.signals["cross_encoder"].score for h in staged.hits[:5]]
     assert logits == sorted(logits, reverse=True)
     assert [h.rank for h in staged.hits] == list(range(1, len(base.hits) + 1))
+
+
+def test_bm25_dense_and_fusion_are_stages_of_the_kind_searcher(service: LitsiftService) -> None:
+    """``KindSearcher.search`` is ``BM25Run >> DenseRun >> Fusion``: the runs it fuses are
+    those of :meth:`KindSearcher.runs`, and each stage alone fills only its field."""
+    from litsift.search.kind_searcher import BM25Run, DenseRun, Fusion
+    from litsift.search.pipeline import resolve_query
+    from litsift.search.retrieval.stages import Ranked
+
+    searcher = service.searchers.of_kind(Kind.PAPER)
+    query = resolve_query(
+        Query("contrastive learning of sentence embeddings", Kind.PAPER), service.config.search
+    )
+    bm25 = BM25Run(searcher)(Ranked(query))
+    assert set(bm25.runs) == {"bm25"} and bm25.qvec is None and bm25.fused == []
+    chained = (BM25Run(searcher) >> DenseRun(searcher) >> Fusion(searcher))(Ranked(query))
+    assert chained.runs == searcher.runs(query) and chained.qvec is not None
+    assert [(f.docid, f.score) for f in chained.fused] == [
+        (f.docid, f.score) for f in searcher.search(query)
+    ]

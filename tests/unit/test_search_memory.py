@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from litsift.search.build.index_pair import index_dir_for
+from litsift.search.build.layout import index_dir_for
 from litsift.search.datasets.popularity import UsageProfiles
 from litsift.search.retrieval.dense import DenseIndex
 from litsift.types import Kind

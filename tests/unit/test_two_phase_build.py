@@ -14,8 +14,8 @@ import pytest
 
 from litsift.errors import LitsiftError
 from litsift.paths import get_paths
-from litsift.search.build.index_pair import index_dir_for, index_status
-from litsift.search.build.layout import write_lock
+from litsift.search.build.index_pair import index_status
+from litsift.search.build.layout import index_dir_for, write_lock
 from litsift.search.build.two_phase import build_bm25, build_dense, build_in_two_phases
 from litsift.search.kind_searcher import KindSearcher
 from litsift.service.facade import LitsiftService

@@ -31,6 +31,7 @@ from litsift.search.retrieval.fusion import Fused, Norm, Run, fuse
 from litsift.search.retrieval.query import bm25_query_text
 from litsift.search.retrieval.record_text import passage_text
 from litsift.search.retrieval.rocchio import rocchio
+from litsift.search.retrieval.stages import Ranked, Stage
 from litsift.types import MULTI_RUN_FUSIONS, Hit, Kind, Query, Record, YearRange
 
 if TYPE_CHECKING:
@@ -170,7 +171,8 @@ class KindSearcher:
         damaged part (:func:`~litsift.search.build.index_pair.open_parts`) opens as None too, and
         :attr:`partial` says which and how to repair it.
         """
-        from litsift.search.build.index_pair import index_dir_for, open_parts
+        from litsift.search.build.index_pair import open_parts
+        from litsift.search.build.layout import index_dir_for
 
         bm25, dense, manifest, damage = open_parts(index_root, kind, encoder, load_dense)
         partial = None
@@ -275,7 +277,7 @@ class KindSearcher:
         y = int(self.year_by_rowid[rowid]) if 0 <= rowid < len(self.year_by_rowid) else YEAR_MISSING
         return None if y == YEAR_MISSING else y
 
-    # -- search ----------------------------------------------------------------------------
+    # -- search: BM25 >> dense >> fusion -------------------------------------------------------
     def runs(
         self,
         query: Query,
@@ -283,32 +285,17 @@ class KindSearcher:
         timings: dict[str, float] | None = None,
     ) -> dict[str, Run]:
         """Each retriever's candidates for ``query``: ``{"bm25": run, "dense": run}``, only
-        those its fusion uses, ``candidate_depth(k0, k)`` each, best first.
+        those its fusion uses, ``candidate_depth(k0, k)`` each, best first
+        (:class:`BM25Run` ``>>`` :class:`DenseRun`).
 
         Args:
             query: the query (unset fields take this searcher's defaults).
             qvec: the query vector when already encoded.
             timings: if given, filled with seconds spent in ``bm25``, ``encode``, ``dense``.
         """
-        q = self.resolve(query)
-        assert q.k0 is not None
         spent = timings if timings is not None else {}
-        out: dict[str, Run] = {}
-        t = time.perf_counter()
-        if q.fusion != "dense":
-            out["bm25"] = self.bm25_run(
-                bm25_query_text(q.text, self.ranking.bm25_query), q.k0, q.years
-            )
-            spent["bm25"], t = time.perf_counter() - t, time.perf_counter()
-            if self.bm25 is None:  # found damaged just now: dense alone
-                return self.runs(query, qvec, timings)
-        if q.fusion != "bm25":
-            if qvec is None:
-                qvec = self.encode(q.text)
-            spent["encode"], t = time.perf_counter() - t, time.perf_counter()
-            out["dense"] = self.dense_run(qvec, q.k0, q.years, self.ranking.prf_docs)
-            spent["dense"] = time.perf_counter() - t
-        return out
+        ranked = Ranked(self.resolve(query), qvec=qvec, timings=spent)
+        return (BM25Run(self) >> DenseRun(self))(ranked).runs
 
     def search(
         self,
@@ -319,7 +306,8 @@ class KindSearcher:
         qvec: FloatVector | None = None,
         timings: dict[str, float] | None = None,
     ) -> list[Fused]:
-        """Retrieve, fuse, cut: the top ``k`` of :meth:`runs` fused by the query's fusion.
+        """Retrieve, fuse, cut: ``BM25Run >> DenseRun >> Fusion`` over one
+        :class:`~litsift.search.retrieval.stages.Ranked`.
 
         Args:
             query: the query; empty or whitespace-only text gives no hits.
@@ -341,36 +329,10 @@ class KindSearcher:
         q = self.resolve(query)
         if not q.text.strip():
             return []
-        assert q.fusion is not None and q.k is not None
         spent = timings if timings is not None else {}
-        runs = self.runs(q, qvec, spent)
-        q = self.resolve(q)  # dense alone if BM25 was found damaged by this query
-        assert q.fusion is not None and q.k is not None
-        t = time.perf_counter()
-        if extra_runs and q.fusion in MULTI_RUN_FUSIONS:
-            pool = {docid for run in runs.values() for docid, _ in run}
-            for name, run in extra_runs.items():
-                kept = [(docid, score) for docid, score in run if docid in pool]
-                if kept:
-                    runs[name] = kept
-        r = self.ranking
-        limit = q.k if depth is None else depth
-        # a BM25 run shorter than k0 holds every document matching a query term: the others
-        # score 0, which is its minmax floor (issue 19: rare exact matches keep their credit)
-        bm25 = runs.get("bm25")
-        short = bm25 is not None and q.k0 is not None and len(bm25) < q.k0
-        exhaustive = {"bm25": 0.0} if short else None
-        fused = fuse(
-            runs,
-            q.fusion,
-            weights or r.weights,
-            rrf_k=r.rrf_k,
-            norm=r.norm,
-            limit=limit,
-            exhaustive=exhaustive,
-        )
-        spent["fuse"] = time.perf_counter() - t
-        return fused
+        ranked = Ranked(q, qvec=qvec, timings=spent)
+        chain = BM25Run(self) >> DenseRun(self) >> Fusion(self, extra_runs, weights, depth)
+        return chain(ranked).fused
 
     def vectors(self, rowids: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], FloatVector]:
         """Stored vectors of ``rowids`` (no re-encoding): ``(found rowids, (m, dim))``; none
@@ -403,21 +365,13 @@ class KindSearcher:
         discarded: Sequence[Record] = (),
     ) -> tuple[Hit, ...]:
         """Re-rank ``hits`` by cosine to the Rocchio vector of the query, the kept records and
-        the discarded ones (:func:`litsift.search.retrieval.rocchio.rerank_hits`, IIR §9.1.1
-        weights).
+        the discarded ones (the :class:`RocchioFeedback` stage).
 
         Raises:
             ValueError: nothing to build a Rocchio vector from.
         """
-        from litsift.search.retrieval.rocchio import rerank_hits
-
-        return rerank_hits(
-            hits,
-            self.record_vectors([h.record for h in hits]),
-            self.encode(query_text),
-            self.record_vectors(kept),
-            self.record_vectors(discarded) if discarded else None,
-        )
+        ranked = Ranked(Query(query_text, self.kind), hits=list(hits))
+        return tuple(RocchioFeedback(self, kept, discarded)(ranked).hits)
 
     def count(self) -> int:
         """Documents in the dense index (0 while it is not built)."""
@@ -429,3 +383,131 @@ def _damaged_note(part: str, why: str, other: str) -> str:
     TUI put "BM25 only — " before a note when BM25 alone answered)."""
     only = "" if other == "BM25" else f"{other} only — "
     return f"{only}{part} index damaged ({why}); run `litsift index` to rebuild it"
+
+
+@dataclass
+class BM25Run(Stage):
+    """The sparse retriever as a stage: BM25's ``k0`` candidates of the query text after
+    query handling (``ranking.bm25_query``), the year filter pushed down, as ``runs["bm25"]``.
+    Skipped when the fusion is ``dense``; a BM25 part found damaged by this query leaves the
+    search to dense alone (the query's fusion becomes ``dense``)."""
+
+    searcher: KindSearcher
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        q = ranked.query
+        if q.fusion == "dense":
+            return ranked
+        assert q.k0 is not None
+        t = time.perf_counter()
+        text = bm25_query_text(q.text, self.searcher.ranking.bm25_query)
+        ranked.runs["bm25"] = self.searcher.bm25_run(text, q.k0, q.years)
+        ranked.timings["bm25"] = time.perf_counter() - t
+        if self.searcher.bm25 is None:  # found damaged just now: dense alone
+            del ranked.runs["bm25"]
+            ranked.query = self.searcher.resolve(q)
+        return ranked
+
+
+@dataclass
+class DenseRun(Stage):
+    """The dense retriever as a stage: the query encoded once (kept in ``qvec``), its ``k0``
+    nearest records with the year filter pushed down and the configured pseudo-relevance
+    feedback, as ``runs["dense"]``. Skipped when the fusion is ``bm25``."""
+
+    searcher: KindSearcher
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        q = ranked.query
+        if q.fusion == "bm25":
+            return ranked
+        assert q.k0 is not None
+        t = time.perf_counter()
+        if ranked.qvec is None:
+            ranked.qvec = self.searcher.encode(q.text)
+        ranked.timings["encode"], t = time.perf_counter() - t, time.perf_counter()
+        prf = self.searcher.ranking.prf_docs
+        ranked.runs["dense"] = self.searcher.dense_run(ranked.qvec, q.k0, q.years, prf)
+        ranked.timings["dense"] = time.perf_counter() - t
+        return ranked
+
+
+@dataclass
+class Fusion(Stage):
+    """The runs fused by the query's fusion (:func:`litsift.search.retrieval.fusion.fuse`) and
+    cut to ``depth`` (default the query's ``k``), as ``fused``.
+
+    Attributes:
+        searcher: whose ranking (weights, RRF constant, normalisation) fuses.
+        extra_runs: further runs fused with BM25 and dense (multi-run fusions only); they
+            re-score the retrievers' candidates and never add one.
+        weights: per-run fusion weights; default ``ranking.weights``.
+        depth: how many fused results to keep.
+    """
+
+    searcher: KindSearcher
+    extra_runs: Mapping[str, Run] | None = None
+    weights: Mapping[str, float] | None = None
+    depth: int | None = None
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        q = self.searcher.resolve(ranked.query)  # dense alone if BM25 was found damaged
+        assert q.fusion is not None and q.k is not None and q.k0 is not None
+        runs = ranked.runs
+        t = time.perf_counter()
+        if self.extra_runs and q.fusion in MULTI_RUN_FUSIONS:
+            pool = {docid for run in runs.values() for docid, _ in run}
+            for name, run in self.extra_runs.items():
+                kept = [(docid, score) for docid, score in run if docid in pool]
+                if kept:
+                    runs[name] = kept
+        r = self.searcher.ranking
+        limit = q.k if self.depth is None else self.depth
+        # a BM25 run shorter than k0 holds every document matching a query term: the others
+        # score 0, which is its minmax floor (issue 19: rare exact matches keep their credit)
+        bm25 = runs.get("bm25")
+        short = bm25 is not None and len(bm25) < q.k0
+        exhaustive = {"bm25": 0.0} if short else None
+        ranked.fused = fuse(
+            runs,
+            q.fusion,
+            self.weights or r.weights,
+            rrf_k=r.rrf_k,
+            norm=r.norm,
+            limit=limit,
+            exhaustive=exhaustive,
+        )
+        ranked.timings["fuse"] = time.perf_counter() - t
+        return ranked
+
+
+@dataclass
+class RocchioFeedback(Stage):
+    """Relevance feedback as a stage over loaded hits: re-rank them by cosine to the Rocchio
+    vector of the query, the ``kept`` records and the ``discarded`` ones
+    (:func:`litsift.search.retrieval.rocchio.rerank_hits`, IIR §9.1.1 weights); vectors are
+    read back from the dense index, the query encoded unless ``qvec`` holds it.
+
+    Raises (when called):
+        ValueError: nothing to build a Rocchio vector from.
+    """
+
+    searcher: KindSearcher
+    kept: Sequence[Record]
+    discarded: Sequence[Record] = ()
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        from litsift.search.retrieval.rocchio import rerank_hits
+
+        s = self.searcher
+        qvec = ranked.qvec if ranked.qvec is not None else s.encode(ranked.query.text)
+        ranked.hits = list(
+            rerank_hits(
+                ranked.hits,
+                s.record_vectors([h.record for h in ranked.hits]),
+                qvec,
+                s.record_vectors(self.kept),
+                s.record_vectors(self.discarded) if self.discarded else None,
+            )
+        )
+        return ranked

@@ -1,21 +1,21 @@
-"""One search from query to hits: the query resolved once, the kind's searcher, full-text
-passages fused by document id, one batched row load, then the hit-level stages.
-
-The shape of pyserini's ``HybridSearcher`` (castorini/pyserini
-``pyserini/search/hybrid/_searcher.py``: one object runs the retrievers and fuses once) with
-pyterrier-style stages (``retriever >> reranker``: each stage is a searcher over the one
-before it, ``search(query) -> hits``, so adding one never edits the others or the service):
+"""One search from query to hits, as a chain of stages over one ranked-results type
+(:class:`~litsift.search.retrieval.stages.Ranked`, composed with ``>>``: pyterrier's
+``retriever >> reranker``, terrier-org/pyterrier ``pyterrier/transformer.py``), the retrievers
+fused once as in pyserini's ``HybridSearcher`` (castorini/pyserini
+``pyserini/search/hybrid/_searcher.py``). Adding a stage never edits the others or the service:
 
 1. :func:`resolve_query` cleans the text (:func:`~litsift.search.retrieval.query.clean_query_text`),
    fills unset ``k`` / ``k0`` / fusion from ``[search]`` and applies the k0 rule -- the only
    place either happens; searchers and the CLI take the text as given.
 2. ``problem: ...`` / ``method: ...`` go to the research-question search (:func:`split_rq_query`).
-3. :class:`Retrieval` runs the kind's searcher (rowids, year filter inside BM25 and hnswlib);
-   for a full-text query (:class:`FullText`) the papers of the best passages are fused in by
-   document id, their years read from the paper index's year column; then the top ``k`` rows
-   are loaded from SQLite in one batch.
-4. The stages of :func:`stages` (the opt-in cross-encoder; the citation signal while papers
-   are kept, :mod:`litsift.search.retrieval.citation_stage`) re-rank the loaded hits.
+3. :func:`stages` builds the chain: :class:`KindRetrieval` (the kind's searcher, itself
+   ``BM25Run >> DenseRun >> Fusion`` with the year filter inside BM25 and hnswlib),
+   :class:`FullTextStage` (for a full-text query the papers of the best passages fused in by
+   document id, their years read from the paper index's year column), :class:`LoadRows` (the
+   top rows from SQLite in one batch), then the hit stages: the opt-in cross-encoder and the
+   citation signal while papers are kept (:mod:`litsift.search.retrieval.citation_stage`,
+   which widens the candidate pool), and a final cut to ``k``. Rocchio feedback ("more like
+   this") and the aspect coverage order are stages over a result's loaded hits.
 """
 
 from __future__ import annotations
@@ -34,14 +34,19 @@ from litsift.search.fulltext.index import (
     fuse_fulltext,
     paper_run,
 )
+from litsift.search.retrieval.citation_stage import CitationStage
 from litsift.search.retrieval.query import clean_query_text
-from litsift.search.retrieval.stages import HitSearcher, Ranked, cross_encode
-from litsift.types import Hit, Kind, Passage, Query, SearchResult, SignalScore
+from litsift.search.retrieval.stages import (
+    Candidate,
+    Chain,
+    CrossEncoderStage,
+    Cut,
+    Ranked,
+    Stage,
+)
+from litsift.types import Hit, Kind, Passage, Query, SearchResult
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
     from litsift.config import SearchSettings
     from litsift.search.engines.base import PassageSearch
     from litsift.search.open_searchers import Searchers
@@ -50,9 +55,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RQ_PREFIX",
-    "CrossEncoderStage",
     "FullText",
-    "Retrieval",
+    "FullTextStage",
+    "KindRetrieval",
+    "LoadRows",
     "SearchPipeline",
     "load_hits",
     "resolve_query",
@@ -64,8 +70,6 @@ __all__ = [
 RQ_PREFIX = re.compile(r"^\s*(problem|method)\s*:\s*", re.IGNORECASE)
 #: the research-question fields a query can be routed to
 RQField = Literal["problem", "method"]
-#: a fused paper before its row is loaded: ``(rowid, score, {signal: (score, rank)})``
-Candidate = tuple[int, float, Mapping[str, SignalScore]]
 
 
 def split_rq_query(text: str) -> tuple[RQField | None, str]:
@@ -163,13 +167,39 @@ class FullText:
 
 
 @dataclass
-class Retrieval:
-    """The first searcher of every pipeline: the kind's searcher, full text fused in for a
-    full-text paper query, then one batched row load.
+class KindRetrieval(Stage):
+    """The first stage of every search: the kind's searcher (``BM25Run >> DenseRun >>
+    Fusion``, :mod:`litsift.search.kind_searcher`; the dataset searcher adds its usage run and
+    re-ranker) sets ``fused`` and the ``candidates`` before any row is read.
+
+    Raises (when called):
+        IndexMissingError, IndexMismatchError, IndexDamagedError: the kind's index cannot
+            serve.
+        QueryError: bad k / k0 / fusion.
+    """
+
+    searchers: Searchers
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        searcher = self.searchers.get(ranked.query.kind)
+        ranked.fused = searcher.search(ranked.query, timings=ranked.timings)
+        # after the search: BM25 may have been found damaged
+        ranked.signals_used = (*ranked.signals_used, *searcher.signals(ranked.query))
+        if searcher.partial:
+            ranked.note(searcher.partial)
+        ranked.candidates = [(int(f.docid), float(f.score), f.signals) for f in ranked.fused]
+        return ranked
+
+
+@dataclass
+class FullTextStage(Stage):
+    """For a full-text paper query, the papers of the best passages fused into the
+    candidates by document id (:class:`FullText`); a damaged passage index is a note in
+    ``partial``, never an error.
 
     Attributes:
-        searchers: the open searchers of the home.
-        store: where the rows are loaded from.
+        searchers: the open searchers (the paper index's year column).
+        store: id <-> rowid lookups.
         passages: returns the passage index (None without full text); may raise
             IndexDamagedError.
         on_damaged: called when the passage index is found damaged (the service forgets it).
@@ -180,41 +210,38 @@ class Retrieval:
     passages: Callable[[], PassageSearch | None]
     on_damaged: Callable[[], None] = lambda: None
 
-    def search(self, query: Query) -> Ranked:
-        """Hits of ``query`` (resolved), see the class docstring.
-
-        Raises:
-            IndexMissingError, IndexMismatchError, IndexDamagedError: the kind's index cannot
-                serve.
-            QueryError: bad k / k0 / fusion.
-        """
-        timings: dict[str, float] = {}
-        searcher = self.searchers.get(query.kind)
-        fused = searcher.search(query, timings=timings)
-        used = searcher.signals(query)  # after the search: BM25 may have been found damaged
-        partial = searcher.partial
-        items: list[Candidate] = [(int(f.docid), float(f.score), f.signals) for f in fused]
-        best: dict[int, Passage] = {}
-        if query.fulltext and query.kind is Kind.PAPER:
-            t = time.perf_counter()
-            try:
-                index = self.passages()
-                if index is not None:
-                    paper_year = self.searchers.of_kind(Kind.PAPER).year_of
-                    items, best = FullText(index, self.store, paper_year).fuse(query, fused)
-                    used = (*used, "passages")
-                    timings["passages"] = time.perf_counter() - t
-            except IndexDamagedError as err:
-                self.on_damaged()
-                note = f"full text not searched: {err.message}; {err.hint}"
-                partial = "; ".join(n for n in (partial, note) if n)
-            except MachineFaultError as err:  # the machine refused a read: not damage
-                note = f"full text not searched: {err.message}"
-                partial = "; ".join(n for n in (partial, note) if n)
+    def __call__(self, ranked: Ranked) -> Ranked:
+        query = ranked.query
+        if not (query.fulltext and query.kind is Kind.PAPER):
+            return ranked
         t = time.perf_counter()
-        hits = load_hits(self.store, query.kind, items, best)
-        timings["load"] = time.perf_counter() - t
-        return Ranked(hits, used, partial, timings)
+        try:
+            index = self.passages()
+            if index is not None:
+                paper_year = self.searchers.of_kind(Kind.PAPER).year_of
+                fulltext = FullText(index, self.store, paper_year)
+                ranked.candidates, ranked.passages = fulltext.fuse(query, ranked.fused)
+                ranked.signals_used = (*ranked.signals_used, "passages")
+                ranked.timings["passages"] = time.perf_counter() - t
+        except IndexDamagedError as err:
+            self.on_damaged()
+            ranked.note(f"full text not searched: {err.message}; {err.hint}")
+        except MachineFaultError as err:  # the machine refused a read: not damage
+            ranked.note(f"full text not searched: {err.message}")
+        return ranked
+
+
+@dataclass
+class LoadRows(Stage):
+    """The candidates' rows loaded in one batch (:func:`load_hits`): ``hits``."""
+
+    store: Store
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        t = time.perf_counter()
+        ranked.hits = load_hits(self.store, ranked.query.kind, ranked.candidates, ranked.passages)
+        ranked.timings["load"] = time.perf_counter() - t
+        return ranked
 
 
 def load_hits(
@@ -242,55 +269,29 @@ def load_hits(
     return hits
 
 
-@dataclass
-class CrossEncoderStage:
-    """Re-score the top ``top`` paper hits of ``inner`` with a cross-encoder
-    (:func:`litsift.search.retrieval.stages.cross_encode`); other kinds and single hits pass
-    through.
-
-    Attributes:
-        inner: the searcher whose hits are re-scored.
-        top: how many hits are re-scored.
-        weight: the cross-encoder's share in [0, 1].
-        score: ``score(query, passages) -> (n,) float32 logits``; default the packaged
-            cross-encoder (:func:`litsift.models_onnx.cross_encoder.load_cross_encoder`,
-            loaded on the first re-scored query; raises ModelNotBuiltError without it).
-    """
-
-    inner: HitSearcher
-    top: int
-    weight: float
-    score: Callable[[str, Sequence[str]], npt.NDArray[np.float32]] | None = None
-
-    def search(self, query: Query) -> Ranked:
-        ranked = self.inner.search(query)
-        if query.kind is not Kind.PAPER or len(ranked.hits) < 2:
-            return ranked
-        t = time.perf_counter()
-        score = self.score
-        if score is None:
-            from litsift.models_onnx.cross_encoder import load_cross_encoder
-
-            score = load_cross_encoder().score  # one per process
-        ranked.hits = cross_encode(query.text, ranked.hits, self.top, self.weight, score)
-        ranked.timings["cross_encoder"] = time.perf_counter() - t
-        ranked.signals_used = (*ranked.signals_used, "cross_encoder")
-        return ranked
-
-
-def stages(first: HitSearcher, settings: SearchSettings, store: Store | None = None) -> HitSearcher:
-    """``first`` with the configured hit-level stages over it, innermost first (the one place a
-    new stage is added); the citation signal needs the ``store`` (its labels and edges)."""
-    searcher = first
+def stages(
+    searchers: Searchers,
+    store: Store,
+    passages: Callable[[], PassageSearch | None],
+    settings: SearchSettings,
+    on_damaged: Callable[[], None] = lambda: None,
+) -> Chain:
+    """The chain of one home's search, in order (the one place a new stage is added):
+    ``KindRetrieval >> FullTextStage >> LoadRows`` then the configured hit stages (the opt-in
+    cross-encoder; the citation signal, which needs the ``store``'s labels and edges) and
+    :class:`~litsift.search.retrieval.stages.Cut`."""
+    chain = (
+        KindRetrieval(searchers)
+        >> FullTextStage(searchers, store, passages, on_damaged)
+        >> LoadRows(store)
+    )
     if settings.cross_encoder_top > 0:
-        searcher = CrossEncoderStage(
-            searcher, settings.cross_encoder_top, settings.cross_encoder_weight
+        chain = chain >> CrossEncoderStage(
+            settings.cross_encoder_top, settings.cross_encoder_weight
         )
-    if settings.citation_signal and store is not None:
-        from litsift.search.retrieval.citation_stage import CitationStage
-
-        searcher = CitationStage(searcher, store, settings.citation_weight, max(settings.rrf_k, 1))
-    return searcher
+    if settings.citation_signal:
+        chain = chain >> CitationStage(store, settings.citation_weight, max(settings.rrf_k, 1))
+    return chain >> Cut()
 
 
 class SearchPipeline:
@@ -317,7 +318,7 @@ class SearchPipeline:
         self.settings = settings
         self.store = store
         self._rq_search = rq_search
-        self.searcher = stages(Retrieval(searchers, store, passages, on_damaged), settings, store)
+        self.chain = stages(searchers, store, passages, settings, on_damaged)
 
     def search(self, query: Query) -> SearchResult:
         """Run ``query``; unset ``k``, ``k0`` and fusion take the configured defaults and the
@@ -341,7 +342,8 @@ class SearchPipeline:
                 f"no {query.kind.table} in the store yet",
                 f"litsift ingest {query.kind.table} FILE.jsonl, then litsift index",
             )
-        ranked = self.searcher.search(query)
+        assert query.k is not None
+        ranked = self.chain(Ranked(self.chain.pool(query), k=query.k))
         elapsed = time.perf_counter() - t0
         return SearchResult(
             query, tuple(ranked.hits), elapsed, ranked.timings, ranked.signals_used, ranked.partial

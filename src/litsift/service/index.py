@@ -151,7 +151,7 @@ class IndexCommands(ServiceParts):
         Always False on a Milvus engine: its collections are pushed by ``litsift index``."""
         if self.config.engine.kind != "local":
             return False
-        from litsift.search.build.index_pair import index_dir_for
+        from litsift.search.build.layout import index_dir_for
         from litsift.search.build.manifest import verify_files
 
         if self.store.count(kind) == 0:

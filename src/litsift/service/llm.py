@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from litsift.service.parts import ServiceParts
-from litsift.types import Aspect, Hit, Passage, Record
+from litsift.types import Aspect, Hit, Kind, Passage, Query, Record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from litsift.llm.judge import AspectJudgement
     from litsift.llm.protocol import DeltaCallback
     from litsift.llm.rerank import RerankResult
-    from litsift.search.aspects.scoring import Coverage
+    from litsift.types import Coverage
 
 __all__ = ["AspectLLMCommands"]
 
@@ -106,9 +106,11 @@ class AspectLLMCommands(ServiceParts):
         Raises:
             ValueError: ``blend`` outside ``[0, 1]``.
         """
-        from litsift.search.aspects.scoring import coverage_order
+        from litsift.search.aspects.coverage import AspectOrder
+        from litsift.search.retrieval.stages import Ranked
 
-        return coverage_order(list(hits), coverages, blend)
+        kind = hits[0].kind if hits else Kind.PAPER
+        return AspectOrder(coverages, blend)(Ranked(Query("", kind), hits=list(hits))).hits
 
     @property
     def llm_configured(self) -> bool:

@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
+from litsift.search.retrieval.stages import Ranked, Stage
 from litsift.types import Coverage, Hit, Record
 
-__all__ = ["coverage_order"]
+__all__ = ["AspectOrder", "coverage_order"]
 
 T = TypeVar("T", Hit, Record)
 
@@ -55,3 +57,21 @@ def coverage_order(
         keyed.append((-round(key, 9), -cov.mean_combined, p))
     keyed.sort()
     return [items[p] for *_, p in keyed] + [items[p] for p in rest]
+
+
+@dataclass(frozen=True)
+class AspectOrder(Stage):
+    """The "aspect coverage" order as a stage over loaded hits (:func:`coverage_order`; hits
+    keep their scores and ranks, as the TUI shows them).
+
+    Attributes:
+        coverages: from :meth:`AspectScorer.score`, matched to hits by doc id.
+        blend: weight of the original rank in ``[0, 1]``; 0 = coverage only.
+    """
+
+    coverages: Sequence[Coverage]
+    blend: float = 0.0
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        ranked.hits = coverage_order(ranked.hits, self.coverages, self.blend)
+        return ranked

@@ -17,8 +17,8 @@ sub-aspects whose ``parent`` is the sentence's index in the returned list. Every
 exactly ``query[start:end]``. An LLM decomposition may replace this one where a client is
 configured; this one is always available.
 
-Scoring of aspects against records lives in :mod:`litsift.search.aspects.scoring`; its public
-names are re-exported here lazily (importing this module stays cheap: no numpy).
+Scoring of aspects against records lives in :mod:`litsift.search.aspects.scoring` (importing
+this module stays cheap: no numpy).
 """
 
 from __future__ import annotations

@@ -39,16 +39,18 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects.coverage import coverage_order as coverage_order  # re-exported
 from litsift.search.aspects.decompose import content_terms
-from litsift.search.aspects.sentences import MAX_SENTENCES as MAX_SENTENCES
-from litsift.search.aspects.sentences import SentenceStore, SentenceView, sentence_views, text_hash
+from litsift.search.aspects.sentences import (
+    MAX_SENTENCES,
+    SentenceStore,
+    SentenceView,
+    sentence_views,
+    text_hash,
+)
 from litsift.search.retrieval.record_text import passage_text
 from litsift.search.retrieval.vector_codec import round_vectors
 from litsift.text.sentences import split_sentences
-from litsift.types import Aspect, Record
-from litsift.types import AspectScore as AspectScore  # re-exported: defined in types
-from litsift.types import Coverage as Coverage
+from litsift.types import Aspect, AspectScore, Coverage, Record
 
 if TYPE_CHECKING:
     import Stemmer

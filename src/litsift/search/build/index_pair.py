@@ -18,10 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
-from litsift.search.build.layout import BATCH_SIZE as BATCH_SIZE  # re-exported
-from litsift.search.build.layout import index_dir_for as index_dir_for  # re-exported
-from litsift.search.build.layout import recover
-from litsift.search.build.manifest import MANIFEST as MANIFEST  # re-exported
+from litsift.search.build.layout import index_dir_for, recover
 from litsift.search.build.manifest import (
     PARTS,
     REBUILD_HINT,

@@ -36,8 +36,7 @@ from litsift.search.build.fill import (
     read_current,
     record_if_unrecorded,
 )
-from litsift.search.build.index_pair import IndexReport
-from litsift.search.build.index_pair import merge_reports as merge_reports  # re-exported
+from litsift.search.build.index_pair import IndexReport, merge_reports
 from litsift.search.build.layout import (
     HNSW_EF_CONSTRUCTION,
     HNSW_M,

@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from litsift.search.retrieval.fusion import rrf
+from litsift.search.retrieval.stages import Ranked, Stage
 from litsift.types import Hit, Kind, Label, Query, SignalScore
 
 if TYPE_CHECKING:
-    from litsift.search.retrieval.stages import HitSearcher, Ranked
     from litsift.store import Store
 
 __all__ = ["KEPT_SIGNAL", "CitationStage", "fuse_kept_links"]
@@ -61,17 +61,17 @@ def fuse_kept_links(
 
 
 @dataclass
-class CitationStage:
+class CitationStage(Stage):
     """Fuse the citation signal into paper searches while papers are kept (module docstring).
+    While papers are kept it widens the pool to ``max(k, k0)`` hits (:meth:`pool`), fuses
+    them and keeps the first :attr:`Ranked.k`.
 
     Attributes:
-        inner: the searcher whose hits are fused.
         store: where the labels and the citation edges are read.
         weight: the linked run's RRF weight (``[search] citation_weight``).
         rrf_k: the RRF constant.
     """
 
-    inner: HitSearcher
     store: Store
     weight: float
     rrf_k: int = 60
@@ -81,15 +81,22 @@ class CitationStage:
 
         return Triage(self.store).ids_with_label(Kind.PAPER, Label.KEEP)
 
-    def search(self, query: Query) -> Ranked:
+    def pool(self, query: Query) -> Query:
+        """The candidate pool: ``max(k, k0)`` hits while papers are kept."""
+        if query.kind is not Kind.PAPER or not self._kept():
+            return query
+        assert query.k is not None and query.k0 is not None
+        return replace(query, k=max(query.k, query.k0))
+
+    def __call__(self, ranked: Ranked) -> Ranked:
+        query = ranked.query
         kept = self._kept() if query.kind is Kind.PAPER else []
         if not kept:
-            return self.inner.search(query)
+            return ranked
         from litsift.graph.signal import kept_link_counts
 
-        assert query.k is not None and query.k0 is not None
-        k = query.k
-        ranked = self.inner.search(replace(query, k=max(k, query.k0)))  # the candidate pool
+        assert query.k is not None
+        k = ranked.k if ranked.k is not None else query.k
         t = time.perf_counter()
         with self.store.lock:
             links = kept_link_counts(self.store.conn, [h.docid for h in ranked.hits], kept)

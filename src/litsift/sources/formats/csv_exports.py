@@ -17,7 +17,7 @@ Each is recognised by its header row and read with the csv module (UTF-8 with or
   name prefixes ``Mc``, ``Mac``, ``De``, ``Di``, ``Le``, ``La``, ... (``McDonald``); honorifics
   (``Prof.``, ``Dr.``) are dropped.
 
-Authors are read as persons by :func:`litsift.sources.formats.csv_people.people` (re-exported here).
+Authors are read as persons by :func:`litsift.sources.formats.csv_people.people`.
 
 Vendors rename columns between export versions: each column is read under every name it has
 had (:data:`ALIASES`: IEEE Xplore and SpringerLink have written the year as ``Year`` and as
