@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
+from litsift.errors import ReviewError
 from litsift.paths import get_paths
 from litsift.review.session import ReviewModel
 from litsift.service.facade import LitsiftService
-from litsift.store.reviews import ReviewError, current_decisions, review_records
+from litsift.store.reviews import current_decisions, review_records
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
 

@@ -16,10 +16,11 @@ import rispy
 from click.testing import CliRunner
 
 from litsift.cli.root import main
+from litsift.errors import ReviewError
 from litsift.paths import get_paths
 from litsift.review.session import gain_curve, stop_states
 from litsift.service.facade import LitsiftService
-from litsift.store.reviews import ReviewError, current_decisions
+from litsift.store.reviews import current_decisions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
 EMBASE = DATA / "telemonitoring_embase-export_13-records.ris"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from litsift.errors import ReviewError
 from litsift.service.review_rounds import ReviewRounds
 from litsift.store import provenance
 from litsift.types import Kind
@@ -91,7 +92,7 @@ class ReviewService(ReviewRounds):
 
         store = self._store()
         if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
-            raise reviews.ReviewError(
+            raise ReviewError(
                 f"at most {review_stages.MAX_REASONS} exclusion reasons (keys 1-9)",
                 "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
             )
@@ -129,7 +130,7 @@ class ReviewService(ReviewRounds):
         if not entries:
             why = f": {problems[0]}" if problems else ""
             more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-            raise reviews.ReviewError(
+            raise ReviewError(
                 f"the files held no record to screen{why}{more}",
                 "check the files (litsift formats lists what litsift reads)",
             )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from litsift.errors import ReviewError
 from litsift.sources.formats.ris import REASON_PREFIX
 from litsift.store import identities
 from litsift.types import Kind, Paper
@@ -98,7 +99,7 @@ class ReviewRounds:
             ReviewError: unknown review, format, stage or decision.
         """
         from litsift.store.review_stages import attachment_paths
-        from litsift.store.reviews import DECISIONS, ReviewError
+        from litsift.store.reviews import DECISIONS
 
         _check_stage(stage)
         if which not in ("all", "unscreened", *DECISIONS):
@@ -159,7 +160,7 @@ class ReviewRounds:
                 without a reviewer name.
         """
         from litsift.store.review_stages import STAGES, DecisionRow, merge_rows
-        from litsift.store.reviews import DECISIONS, ReviewError
+        from litsift.store.reviews import DECISIONS
 
         store = self._store()
         docs = {r.doc_id for r, _ in self.records(name)}
@@ -232,7 +233,6 @@ class ReviewRounds:
             ReviewError: the record is not in the stage, an unknown decision or stage.
         """
         from litsift.store.review_decisions import decide
-        from litsift.store.reviews import ReviewError
 
         _check_stage(stage)
         if doc_id not in {r.doc_id for r, _ in self.records(name, stage)}:
@@ -273,7 +273,6 @@ class ReviewRounds:
 
 def _check_stage(stage: str) -> None:
     from litsift.store.review_stages import STAGES
-    from litsift.store.reviews import ReviewError
 
     if stage not in STAGES:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
@@ -281,8 +280,6 @@ def _check_stage(stage: str) -> None:
 
 def _read_decisions(path: Path) -> list[dict[str, Any]]:
     """The decisions of a file :meth:`ReviewRounds.export_decisions` wrote."""
-    from litsift.store.reviews import ReviewError
-
     hint = "give a file of litsift review export NAME --format decisions"
     try:
         lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = [
-    "CREATE_SQL",
-    "LABELS_SQL",
     "add_edges",
     "add_edges_resolved",
     "add_labels",
@@ -48,25 +46,6 @@ __all__ = [
     "resolve_record",
     "resolve_to",
 ]
-
-#: The table and its index, created by the store migration that adds citations.
-CREATE_SQL = """
-CREATE TABLE citations (
-    citing TEXT NOT NULL,
-    cited TEXT NOT NULL,
-    source TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (citing, cited)
-) WITHOUT ROWID;
-CREATE INDEX idx_citations_cited ON citations(cited)
-"""
-
-#: The labels of external keys, created by the migration after the one that adds citations.
-LABELS_SQL = """
-CREATE TABLE citation_labels (
-    key TEXT PRIMARY KEY,
-    label TEXT NOT NULL
-) WITHOUT ROWID
-"""
 
 _MAX_PARAMS = 900
 

@@ -5,9 +5,9 @@ brought in since, the papers it learns from and a random sample of the rest.
 
 from __future__ import annotations
 
+from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
-from litsift.store.reviews import ReviewError
 
 __all__ = ["feed_seen_at", "judged_papers", "mark_feed_seen", "other_papers", "synced_since"]
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
-from litsift.store.reviews import DECISIONS, ReviewError
+from litsift.store.reviews import DECISIONS
 
 __all__ = ["decide", "set_note", "undo"]
 

@@ -2,12 +2,13 @@
 blind under a name, exclusion reasons, and how their decisions make one decision per record.
 
 Each row of ``review_decisions`` carries its ``stage``, ``reviewer`` and ``reason`` (the
-:data:`ROUNDS_SQL` migration). A reviewer's current decision on a record is their newest active
-row of that stage; ``prior`` rows (labels of an imported file) belong to the unnamed reviewer
-``""``, whose own decisions replace them, as before reviewers had names. A record's *final*
-decision of a stage is the newest ``resolved`` row (the third decision that settles a conflict)
-if any, else the decision every reviewer who decided it agrees on; when they differ it is a
-conflict and the record has no final decision until someone resolves it.
+:data:`litsift.store.schema_tables.ROUNDS_SQL` migration). A reviewer's current decision on a
+record is their newest active row of that stage; ``prior`` rows (labels of an imported file)
+belong to the unnamed reviewer ``""``, whose own decisions replace them, as before reviewers
+had names. A record's *final* decision of a stage is the newest ``resolved`` row (the third
+decision that settles a conflict) if any, else the decision every reviewer who decided it
+agrees on; when they differ it is a conflict and the record has no final decision until
+someone resolves it.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from litsift.errors import ReviewError
 from litsift.store.repo import Store
 
 __all__ = [
     "MAX_REASONS",
-    "ROUNDS_SQL",
     "STAGES",
     "STAGE_NAMES",
     "DecisionRow",
@@ -41,14 +42,6 @@ STAGE_NAMES = {"tiab": "title/abstract", "fulltext": "full text"}
 MAX_REASONS = 9
 _MAX_PARAMS = 900
 
-ROUNDS_SQL = """
-ALTER TABLE reviews ADD COLUMN reasons TEXT NOT NULL DEFAULT '[]';
-ALTER TABLE review_decisions ADD COLUMN stage TEXT NOT NULL DEFAULT 'tiab';
-ALTER TABLE review_decisions ADD COLUMN reviewer TEXT NOT NULL DEFAULT '';
-ALTER TABLE review_decisions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
-CREATE INDEX IF NOT EXISTS idx_review_decisions_stage ON review_decisions(review, stage, doc_id)
-"""
-
 
 @dataclass(frozen=True)
 class DecisionRow:
@@ -65,8 +58,6 @@ class DecisionRow:
 
 
 def _require(store: Store, name: str) -> None:
-    from litsift.store.reviews import ReviewError
-
     with store.lock:
         row = store.conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
     if row is None:
@@ -79,8 +70,6 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
     Raises:
         ReviewError: no such review, or more than :data:`MAX_REASONS` reasons.
     """
-    from litsift.store.reviews import ReviewError
-
     _require(store, name)
     clean = list(dict.fromkeys(" ".join(r.split()) for r in reasons if r.strip()))
     if len(clean) > MAX_REASONS:

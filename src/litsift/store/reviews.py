@@ -19,14 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from litsift.errors import LitsiftError
+from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
 
 __all__ = [
     "DECISIONS",
     "Prisma",
-    "ReviewError",
     "ReviewInfo",
     "ReviewRecord",
     "add_records",
@@ -46,10 +45,6 @@ __all__ = [
 #: The decisions a reviewer makes on a record.
 DECISIONS = ("include", "exclude", "maybe")
 _MAX_PARAMS = 900
-
-
-class ReviewError(LitsiftError):
-    """A review cannot be made, found or changed (unknown name, name taken, bad decision)."""
 
 
 @dataclass(frozen=True)
