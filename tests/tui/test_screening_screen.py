@@ -147,8 +147,8 @@ def true_labels(svc: LitsiftService) -> dict[str, int]:
     from litsift.sources.formats.screening_jsonl import read_screening_set
 
     by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
-    with svc.store.lock:
-        rows = svc.store.conn.execute(
+    with svc.store._lock:
+        rows = svc.store._conn.execute(
             "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS.resolve()),)
         ).fetchall()
     out: dict[str, int] = {}

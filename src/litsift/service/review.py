@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from litsift.errors import ReviewError
 from litsift.service.review_rounds import ReviewRounds
-from litsift.store import provenance
+from litsift.store.repositories import Provenance
 from litsift.types import Kind
 
 if TYPE_CHECKING:
@@ -280,14 +280,11 @@ def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]
     then entry order."""
     from litsift.store.reviews import natural_key
 
+    written = Provenance(store)
     out: list[tuple[str, str, str]] = []
-    with store.lock:
-        for file in dict.fromkeys(files):
-            rows = [
-                (d, file, loc)
-                for d, loc in provenance.entries_of_file(store.conn, Kind.PAPER, file)
-            ]
-            out.extend(sorted(rows, key=lambda r: natural_key(r[2])))
+    for file in dict.fromkeys(files):
+        rows = [(d, file, loc) for d, loc in written.entries_of_file(Kind.PAPER, file)]
+        out.extend(sorted(rows, key=lambda r: natural_key(r[2])))
     return out
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
 from litsift.sources.formats.ris import REASON_PREFIX
-from litsift.store import identities
+from litsift.store.repositories import Identities
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
@@ -112,8 +112,7 @@ class ReviewRounds:
             if which == "all" or (r.decision or "unscreened") == which
         ]
         store = self._store()
-        with store.lock:
-            ids = identities.ids_of_docs(store.conn, Kind.PAPER, [r.doc_id for r, _ in rows])
+        ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r, _ in rows])
         if fmt == "csv":
             return _to_csv(rows, ids, stage, attachment_paths(store, [r.doc_id for r, _ in rows]))
         if fmt == "ris":
@@ -134,8 +133,7 @@ class ReviewRounds:
                 for r in stage_rows(store, name, stage)
                 if r.source != "prior" and (reviewer is None or r.reviewer == reviewer)
             ]
-            with store.lock:
-                ids = identities.ids_of_docs(store.conn, Kind.PAPER, [r.doc_id for r in rows])
+            ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in rows])
             for r in rows:
                 got = ids.get(r.doc_id, {})
                 lines.append(json.dumps(
@@ -164,12 +162,11 @@ class ReviewRounds:
 
         store = self._store()
         docs = {r.doc_id for r, _ in self.records(name)}
-        with store.lock:
-            by_doi = {
-                v["doi"]: d
-                for d, v in identities.ids_of_docs(store.conn, Kind.PAPER, sorted(docs)).items()
-                if "doi" in v
-            }
+        by_doi = {
+            v["doi"]: d
+            for d, v in Identities(store).ids_of_docs(Kind.PAPER, sorted(docs)).items()
+            if "doi" in v
+        }
         per_stage: dict[str, list[DecisionRow]] = {s: [] for s in STAGES}
         unmatched = 0
         for path in paths:

@@ -19,7 +19,7 @@ Importers also keep a label for an external end when the source names the work
 record is fetched.
 
 The functions run in the caller's connection and transaction; they never commit (writers wrap
-them in :meth:`litsift.store.repo.Store.write_transaction`).
+them in :meth:`litsift.store.repo.Store.transaction`).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def decide(
     if stage not in STAGES:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
     now = now_iso()
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         conn.executemany(
             "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at, stage, "
             "reviewer, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -66,7 +66,7 @@ def undo(store: Store, name: str, stage: str = "tiab", reviewer: str = "") -> st
         The record whose decision was taken back (it then has its previous decision, or none),
         or None when there was nothing to undo.
     """
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         row = conn.execute(
             "SELECT id, doc_id FROM review_decisions WHERE review = ? AND undone = 0 "
             "AND source = 'user' AND stage = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
@@ -84,7 +84,7 @@ def set_note(store: Store, name: str, doc_id: str, note: str) -> None:
     Raises:
         ReviewError: the record is not in the review.
     """
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         cur = conn.execute(
             "UPDATE review_records SET note = ? WHERE review = ? AND doc_id = ?",
             (note.strip(), name, doc_id),

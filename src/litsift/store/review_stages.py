@@ -58,8 +58,8 @@ class DecisionRow:
 
 
 def _require(store: Store, name: str) -> None:
-    with store.lock:
-        row = store.conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
+    with store._lock:
+        row = store._conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
     if row is None:
         raise ReviewError(f"no review named {name!r}", "litsift review list shows the reviews")
 
@@ -77,7 +77,7 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
             f"{len(clean)} exclusion reasons: at most {MAX_REASONS} (one key each, 1-9)",
             "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
         )
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         conn.execute("UPDATE reviews SET reasons = ? WHERE name = ?", (json.dumps(clean), name))
     return clean
 
@@ -85,16 +85,16 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
 def get_reasons(store: Store, name: str) -> list[str]:
     """The review's exclusion reasons, key 1 first (raises ReviewError when unknown)."""
     _require(store, name)
-    with store.lock:
-        row = store.conn.execute("SELECT reasons FROM reviews WHERE name = ?", (name,)).fetchone()
+    with store._lock:
+        row = store._conn.execute("SELECT reasons FROM reviews WHERE name = ?", (name,)).fetchone()
     return [str(r) for r in json.loads(row[0] or "[]")]
 
 
 def stage_rows(store: Store, name: str, stage: str = "tiab") -> list[DecisionRow]:
     """Every reviewer's current decision of ``stage`` (and every current resolution), oldest
     first: the newest active row per (record, reviewer, resolution or not)."""
-    with store.lock:
-        rows = store.conn.execute(
+    with store._lock:
+        rows = store._conn.execute(
             "SELECT id, doc_id, decision, source, reviewer, reason, decided_at "
             "FROM review_decisions WHERE id IN (SELECT MAX(id) FROM review_decisions "
             "WHERE review = ? AND stage = ? AND undone = 0 "
@@ -155,7 +155,7 @@ def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str)
         Rows added.
     """
     added = 0
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         for r in rows:
             known = conn.execute(
                 "SELECT 1 FROM review_decisions WHERE review = ? AND doc_id = ? AND stage = ? "
@@ -179,11 +179,11 @@ def attachment_paths(store: Store, doc_ids: Sequence[str]) -> dict[str, list[str
     the imported files' ``file`` fields, Zotero storage...), for the full-text stage."""
     out: dict[str, list[str]] = {}
     ids = list(doc_ids)
-    with store.lock:
+    with store._lock:
         for start in range(0, len(ids), _MAX_PARAMS):
             chunk = ids[start : start + _MAX_PARAMS]
             marks = ",".join("?" * len(chunk))
-            for doc_id, path in store.conn.execute(
+            for doc_id, path in store._conn.execute(
                 f"SELECT doc_id, path FROM attachments WHERE kind = 'paper' AND doc_id IN "
                 f"({marks}) ORDER BY rowid",
                 chunk,

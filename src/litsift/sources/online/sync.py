@@ -36,15 +36,13 @@ from typing import Any
 from litsift.errors import LitsiftError
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.online.http import FetchError, PoliteClient
-from litsift.store.syncs import SyncSpec, load_syncs, save_sync
+from litsift.store.syncs import SyncSpec
 
 __all__ = [
     "SOURCES",
     "SyncResult",
     "SyncSpec",
-    "load_syncs",
     "run_sync",
-    "save_sync",
 ]
 
 Sink = Callable[[list[SourceRecord], list[BadItem], int], None]
