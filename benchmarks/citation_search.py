@@ -71,7 +71,7 @@ def _read_set(path: Path) -> list[dict[str, Any]]:
 
 def _doc_ids(svc: LitsiftService) -> dict[str, str]:
     """OpenAlex W-id -> stored paper id."""
-    rows = svc.store.conn.execute(
+    rows = svc.store._conn.execute(
         "SELECT value, doc_id FROM record_ids WHERE kind = 'paper' AND scheme = 'openalex'"
     ).fetchall()
     return {str(w): str(d) for w, d in rows}

@@ -222,8 +222,8 @@ def default_name() -> str:
 def known_items(svc: LitsiftService, n: int) -> list[tuple[str, str, str]]:
     """``n`` known-item queries of each form: ``(query id, query, target paper id)``, the
     sentences first, then the titles of the same papers."""
-    with svc.store.lock:
-        rows = svc.store.conn.execute(
+    with svc.store._lock:
+        rows = svc.store._conn.execute(
             "SELECT id, title, abstract FROM papers WHERE id NOT IN (SELECT doc_id FROM "
             "passages) AND length(abstract) > 0 ORDER BY id"
         ).fetchall()
@@ -303,8 +303,8 @@ def main() -> None:
     home = args.keep_home or root / "home"
     svc, build_s, built = build_home(home)
     titles = {}
-    with svc.store.lock:
-        for doc_id, title in svc.store.conn.execute(
+    with svc.store._lock:
+        for doc_id, title in svc.store._conn.execute(
             "SELECT id, title FROM papers WHERE id IN (SELECT doc_id FROM passages)"
         ):
             titles[str(doc_id)] = str(title)

@@ -1,7 +1,7 @@
 """Does blocked identity matching answer as the whole-store index does? (issue 32)
 
 Stores the 19,639 sample papers of ../shared/data/papers, then resolves incoming records two
-ways: with :meth:`litsift.sources.identity.matcher.IdentityIndex.from_connection` (every stored
+ways: with :meth:`litsift.sources.identity.matcher.IdentityIndex.from_store` (every stored
 paper
 in memory, every title compared: the reference) and with
 :class:`litsift.sources.identity.stored_keys.StoreIdentityIndex` (per batch of 200, only the stored
@@ -123,9 +123,9 @@ def main() -> None:
         Store(Path(tmp) / "store.sqlite") as store,
     ):
         ingest_jsonl(store, Kind.PAPER, PAPERS_GZ)
-        whole = IdentityIndex.from_connection(store.conn, Kind.PAPER)
-        blocked = StoreIdentityIndex(store.conn, Kind.PAPER)
-        with store.write_transaction():
+        whole = IdentityIndex.from_store(store, Kind.PAPER)
+        blocked = StoreIdentityIndex(store, Kind.PAPER)
+        with store.transaction():
             blocked.sync()
         differ: list[tuple[Record, Any, Any]] = []
         matched = 0

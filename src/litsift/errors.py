@@ -69,6 +69,10 @@ class IndexDamagedError(IndexMismatchError):
     doing so."""
 
 
+class ReviewError(LitsiftError):
+    """A review cannot be made, found or changed (unknown name, name taken, bad decision)."""
+
+
 class MachineFaultError(StoreError):
     """The machine refused a read or write of the home: no space left, a read-only file system,
     a lock held by another process, or a permission. Nothing stored is damaged; the hint says

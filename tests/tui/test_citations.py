@@ -80,7 +80,7 @@ def cells(screen: CitationsScreen, column: int) -> list[str]:
 
 
 async def test_citations_panel_snowball_round_and_label(service: LitsiftService) -> None:
-    conn = service.store.conn
+    conn = service.store._conn
     app = create_app(service, show_timings=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await search(pilot, "GloVe global vectors for word representation")

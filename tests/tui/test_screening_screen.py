@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
+from litsift.errors import ReviewError
 from litsift.paths import get_paths
 from litsift.review.learner import LearningOrder, review_spec
 from litsift.service.facade import LitsiftService
-from litsift.store.reviews import ReviewError, current_decisions, review_records
+from litsift.store.reviews import current_decisions, review_records
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
 
@@ -148,8 +149,8 @@ def true_labels(svc: LitsiftService) -> dict[str, int]:
     from litsift.sources.formats.screening_jsonl import read_screening_set
 
     by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
-    with svc.store.lock:
-        rows = svc.store.conn.execute(
+    with svc.store._lock:
+        rows = svc.store._conn.execute(
             "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS.resolve()),)
         ).fetchall()
     out: dict[str, int] = {}

@@ -290,7 +290,7 @@ def _write_into_wal(store_file: Path, rows: list[dict], tmp_path: Path) -> None:
         "from litsift.store import Store, ingest_jsonl\n"
         "from litsift.types import Kind\n"
         "s = Store(Path(sys.argv[1]))\n"
-        "s.conn.execute('PRAGMA wal_autocheckpoint = 0')\n"
+        "s._conn.execute('PRAGMA wal_autocheckpoint = 0')\n"
         "assert ingest_jsonl(s, Kind.PAPER, Path(sys.argv[2])).ok\n"
         "os._exit(0)\n"
     )

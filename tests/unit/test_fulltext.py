@@ -61,8 +61,8 @@ def home(tmp_path_factory: pytest.TempPathFactory, paper_slice_rows: list[dict],
 
 
 def _doc(svc: LitsiftService, title: str) -> str:
-    with svc.store.lock:
-        row = svc.store.conn.execute(
+    with svc.store._lock:
+        row = svc.store._conn.execute(
             "SELECT id FROM papers WHERE title LIKE ?", (title + "%",)
         ).fetchone()
     assert row is not None, title
@@ -70,16 +70,16 @@ def _doc(svc: LitsiftService, title: str) -> str:
 
 
 def test_passages_are_stored_per_paper_in_reading_order(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
-    with LitsiftService(get_paths(home), encoder=encoder) as svc, svc.store.lock:
-        rows = svc.store.conn.execute(
+    with LitsiftService(get_paths(home), encoder=encoder) as svc, svc.store._lock:
+        rows = svc.store._conn.execute(
             "SELECT doc_id, COUNT(*), MIN(idx), MAX(idx), SUM(LENGTH(text) - "
             "LENGTH(REPLACE(text, ' ', '')) + 1) FROM passages GROUP BY doc_id"
         ).fetchall()
     assert len(rows) >= 7  # TEI / S2ORC / PDF of the same paper merge onto one record
     for _doc_id, n, lo, hi, words in rows:
         assert lo == 0 and hi == n - 1 and words / n <= PASSAGE_WORDS + 40
-    with LitsiftService(get_paths(home), encoder=encoder) as svc, svc.store.lock:
-        pages = svc.store.conn.execute(
+    with LitsiftService(get_paths(home), encoder=encoder) as svc, svc.store._lock:
+        pages = svc.store._conn.execute(
             "SELECT doc_id, source, page FROM passages ORDER BY doc_id, idx"
         ).fetchall()
     by_doc: dict[str, list[int | None]] = {}
@@ -219,8 +219,8 @@ def test_full_text_on_keeps_abstract_matches_where_they_were(home: Path, encoder
     (ungated, every full-text paper entered every list at its passage rank and tied with the
     abstract's first hit)."""
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
-        with svc.store.lock:
-            rows = svc.store.conn.execute(
+        with svc.store._lock:
+            rows = svc.store._conn.execute(
                 "SELECT id, title FROM papers WHERE id NOT IN (SELECT doc_id FROM passages) "
                 "AND length(title) > 20 ORDER BY id LIMIT 12"
             ).fetchall()

@@ -291,7 +291,7 @@ def test_locked_store_raises_store_error_and_keeps_data(tmp_path: Path, papers_j
     other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
     try:
         with Store(path) as s:
-            s.conn.execute("PRAGMA busy_timeout = 0")  # fail at once instead of waiting 10 s
+            s._conn.execute("PRAGMA busy_timeout = 0")  # fail at once instead of waiting 10 s
             with pytest.raises(StoreError, match="locked by another writer") as err:
                 ingest_jsonl(s, Kind.PAPER, papers_jsonl)
             assert err.value.hint

@@ -98,9 +98,9 @@ def test_a_deleted_paper_recounts_in_full(
     cache = MentionCache(store, tmp_path / "indexes")
     counts = cache.get()
     rowid = int(next(iter(counts.papers.values()))[0])  # a paper that mentions a dataset
-    with store.lock:
-        store.conn.execute("DELETE FROM papers WHERE rowid = ?", (rowid,))
-        store.conn.commit()
+    with store._lock:
+        store._conn.execute("DELETE FROM papers WHERE rowid = ?", (rowid,))
+        store._conn.commit()
     ingest_jsonl(store, Kind.PAPER, tmp_path / "more.jsonl")
     reads = PapersRead()
     monkeypatch.setattr(mentions, "count_mentions", reads)

@@ -20,10 +20,10 @@ from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score
 
 from litsift.cli.root import main
-from litsift.errors import ConfigError
+from litsift.errors import ConfigError, ReviewError
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
-from litsift.store.reviews import ReviewError, current_decisions
+from litsift.store.reviews import current_decisions
 from tests.conftest import EVAL_DIR, SHARED_DATA
 
 DONNERS = EVAL_DIR / "screening" / "Donners_2021.jsonl.gz"

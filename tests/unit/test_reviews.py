@@ -16,10 +16,11 @@ import rispy
 from click.testing import CliRunner
 
 from litsift.cli.root import main
+from litsift.errors import ReviewError
 from litsift.paths import get_paths
 from litsift.review.session import gain_curve, stop_states
 from litsift.service.facade import LitsiftService
-from litsift.store.reviews import ReviewError, current_decisions
+from litsift.store.reviews import current_decisions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
 EMBASE = DATA / "telemonitoring_embase-export_13-records.ris"
@@ -171,8 +172,8 @@ def _write_set_lines(svc: LitsiftService, first: int, last: int, file: str) -> d
             writer.add("openalex", file, item)
             labels[item.location] = label
     writer.flush()
-    with svc.store.lock:
-        rows = svc.store.conn.execute(
+    with svc.store._lock:
+        rows = svc.store._conn.execute(
             "SELECT doc_id, location FROM provenance WHERE file = ?", (file,)
         ).fetchall()
     return {str(d): int(labels[loc] or 0) for d, loc in rows}
@@ -227,7 +228,7 @@ def test_a_screening_set_keeps_its_references_as_citation_edges(svc: LitsiftServ
     expected = sum(len(set(r.get("referenced_works") or [])) for r in rows)
     assert expected > 0
     svc.reviews.create("refs", [DONNERS])
-    conn = svc.store.conn
+    conn = svc.store._conn
     assert citations.count(conn) == expected
     ids = {r["record_id"] for r in rows}
     inside = {
@@ -260,9 +261,9 @@ def test_a_review_with_citation_edges_ranks_with_the_evals_citation_signal(
     session = svc.reviews.open("refs")
     assert session.citations is not None
     # the store's edges give the set file's features, row for row (a paper's file line)
-    with svc.store.lock:
+    with svc.store._lock:
         lines = dict(
-            svc.store.conn.execute(
+            svc.store._conn.execute(
                 "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS),)
             ).fetchall()
         )
@@ -291,8 +292,8 @@ def _true_labels(svc: LitsiftService) -> dict[str, int]:
     from litsift.sources.formats.screening_jsonl import read_screening_set
 
     by_line = {item.location: label for item, label in read_screening_set(DONNERS)}
-    with svc.store.lock:
-        rows = svc.store.conn.execute(
+    with svc.store._lock:
+        rows = svc.store._conn.execute(
             "SELECT doc_id, location FROM provenance WHERE file = ?", (str(DONNERS),)
         ).fetchall()
     out: dict[str, int] = {}

@@ -101,7 +101,7 @@ def test_readonly_open_of_missing_store_raises(tmp_path: Path) -> None:
 def test_readonly_store_cannot_be_written(store: Store) -> None:
     assert store.count(Kind.PAPER) == N_SLICE
     with pytest.raises(sqlite3.OperationalError):
-        store.conn.execute("DELETE FROM papers")
+        store._conn.execute("DELETE FROM papers")
 
 
 @pytest.mark.parametrize("readonly", [False, True])

@@ -291,7 +291,7 @@ def test_v1_store_is_migrated_keeping_its_labels(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with Store(path) as store:
-        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         t = Triage(store)
         assert t.labels(Kind.PAPER, ["x"]) == {"x": Label.KEEP}
         t.set_label(Kind.PAPER, "x", Label.MAYBE)

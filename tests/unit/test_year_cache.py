@@ -32,9 +32,9 @@ def test_year_column_is_read_from_the_cache_until_the_store_changes(
         assert all(p.is_file() for p in cache_paths(index_root, Kind.PAPER))
 
         statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
+        store._conn.set_trace_callback(statements.append)
         again = year_by_rowid(store, Kind.PAPER, index_root)
-        store.conn.set_trace_callback(None)
+        store._conn.set_trace_callback(None)
         assert np.array_equal(again, first) and again.dtype == np.int32
         assert statements and not any("year" in s.lower() for s in statements), statements
 

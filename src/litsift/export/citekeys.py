@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 
 from litsift.errors import LitsiftError
 from litsift.export.names import ascii_fold, split_authors
-from litsift.store.history import StoreWriter
+from litsift.store.citekeys import CitationKeys
 from litsift.store.repo import Store
 from litsift.types import Kind, Paper, Record
 
@@ -39,7 +39,6 @@ SKIP_WORDS = frozenset(
 )
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _MAX_DATASET_PART = 40
-_MAX_PARAMS = 400  # two parameters per (kind, doc_id)
 
 
 class ExportError(LitsiftError):
@@ -84,53 +83,9 @@ def _postfixes() -> Iterator[str]:
         n += 1
 
 
-class _Keys(StoreWriter):
-    def existing(self, pairs: Sequence[tuple[Kind, str]]) -> dict[tuple[Kind, str], str]:
-        found: dict[tuple[Kind, str], str] = {}
-        for start in range(0, len(pairs), _MAX_PARAMS):
-            chunk = pairs[start : start + _MAX_PARAMS]
-            where = " OR ".join("(kind = ? AND doc_id = ?)" for _ in chunk)
-            params = [v for k, d in chunk for v in (k.value, d)]
-            for k, d, key in self._read(
-                f"SELECT kind, doc_id, citekey FROM citekeys WHERE {where}", params
-            ):
-                found[(Kind(k), str(d))] = str(key)
-        return found
-
-    def assign(self, records: Sequence[Record]) -> dict[tuple[Kind, str], str]:
-        wanted = {(r.kind, r.id): r for r in records}
-        keys = self.existing(list(wanted))
-        missing = sorted(set(wanted) - set(keys), key=lambda p: (p[0].value, p[1]))
-        if not missing:
-            return keys
-        if self.store.readonly:
-            raise ExportError(
-                f"{len(missing)} records have no citation key yet and the store is read-only",
-                "open the store for writing (close other litsift processes) and export again",
-            )
-        with self._write() as conn:
-            for pair in missing:
-                row = conn.execute(
-                    "SELECT citekey FROM citekeys WHERE kind = ? AND doc_id = ?",
-                    (pair[0].value, pair[1]),
-                ).fetchone()
-                if row is not None:  # another process assigned it meanwhile
-                    keys[pair] = str(row[0])
-                    continue
-                base = citekey_base(wanted[pair])
-                used = {
-                    str(r[0])
-                    for r in conn.execute(
-                        "SELECT citekey FROM citekeys WHERE citekey GLOB ?", (base + "*",)
-                    )
-                }
-                key = next(base + p for p in _postfixes() if base + p not in used)
-                conn.execute(
-                    "INSERT INTO citekeys(kind, doc_id, citekey) VALUES (?, ?, ?)",
-                    (pair[0].value, pair[1], key),
-                )
-                keys[pair] = key
-        return keys
+def _free_key(base: str, used: set[str]) -> str:
+    """``base`` with the first postfix (:func:`_postfixes`) that makes it a key not in ``used``."""
+    return next(base + p for p in _postfixes() if base + p not in used)
 
 
 def assign_citekeys(store: Store, records: Sequence[Record]) -> dict[tuple[Kind, str], str]:
@@ -151,12 +106,24 @@ def assign_citekeys(store: Store, records: Sequence[Record]) -> dict[tuple[Kind,
         ExportError: some record has no key yet and the store is read-only.
         StoreError: another writer held the store for longer than the busy timeout.
     """
-    return _Keys(store).assign(records)
+    wanted = {(r.kind, r.id): r for r in records}
+    table = CitationKeys(store)
+    keys = table.existing(list(wanted))
+    missing = sorted(set(wanted) - set(keys), key=lambda p: (p[0].value, p[1]))
+    if not missing:
+        return keys
+    if store.readonly:
+        raise ExportError(
+            f"{len(missing)} records have no citation key yet and the store is read-only",
+            "open the store for writing (close other litsift processes) and export again",
+        )
+    keys.update(table.store_new({p: citekey_base(wanted[p]) for p in missing}, _free_key))
+    return keys
 
 
 def citekey_for(store: Store, kind: Kind, doc_id: str) -> str | None:
     """The stored key of one record, or None if none was assigned yet (never assigns)."""
-    return _Keys(store).existing([(kind, doc_id)]).get((kind, doc_id))
+    return CitationKeys(store).existing([(kind, doc_id)]).get((kind, doc_id))
 
 
 __all__ = [

@@ -17,7 +17,6 @@ the screening learner retrains on after each decision.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,6 +27,8 @@ import scipy.sparse as sp
 
 if TYPE_CHECKING:
     import networkx as nx
+
+    from litsift.store.repo import Store
 
 __all__ = [
     "CitationSignal",
@@ -73,19 +74,19 @@ def citation_signal(
 
 
 def stored_signal(
-    conn: sqlite3.Connection, candidates: Collection[str], kept: Collection[str]
+    store: Store, candidates: Collection[str], kept: Collection[str]
 ) -> dict[str, CitationSignal]:
     """:func:`citation_signal` of stored papers (ids) towards kept ones, on the store's edges
     (:func:`litsift.store.citations.graph` one step out from both sets, which holds every
     reference and citing paper the three counts read)."""
-    from litsift.store.citations import graph
+    from litsift.store.repositories import Citations
 
-    g = graph(conn, [*candidates, *kept])
+    g = Citations(store).graph([*candidates, *kept])
     return {str(k): v for k, v in citation_signal(g, candidates, kept).items()}
 
 
 def kept_link_counts(
-    conn: sqlite3.Connection, candidates: Collection[str], kept: Collection[str]
+    store: Store, candidates: Collection[str], kept: Collection[str]
 ) -> dict[str, int]:
     """``linked`` (k) of each candidate towards ``kept`` read straight from the store's edges:
     the distinct kept papers it cites or is cited by, itself not counted. The same count as
@@ -97,10 +98,10 @@ def kept_link_counts(
     """
     if not kept or not candidates:
         return {}
-    from litsift.store.citations import links_between
+    from litsift.store.repositories import Citations
 
     wanted = list(dict.fromkeys(candidates))
-    rows = links_between(conn, wanted, list(kept))
+    rows = Citations(store).links_between(wanted, list(kept))
     near: dict[str, set[str]] = {}
     for c, other in rows:
         if other != c:

@@ -167,15 +167,13 @@ class RefsService:
         Raises:
             RefsError: no stored paper ``doc_id``.
         """
-        from litsift.store import citations
+        from litsift.store.repositories import Citations
 
         store = self._store()
         rec = store.get(Kind.PAPER, doc_id)
         if rec is None:
             raise RefsError(f"no stored paper has the id {doc_id!r}", "pick a stored paper")
-        with store.lock:
-            refs = citations.references(store.conn, doc_id)
-            citing = citations.cited_by(store.conn, doc_id)
+        refs, citing = Citations(store).neighbours(doc_id)
         info = self._neighbours([*refs, *citing])
         return Neighbours(
             doc_id,
@@ -188,16 +186,16 @@ class RefsService:
         """How paper ``doc_id`` is linked to the kept papers in the store's edges: the kept
         papers it cites and those citing it, with their titles (the detail pane's "linked to k
         of your kept papers"). A paper that is not stored, or nothing kept, gives no links."""
-        from litsift.store import citations
+        from litsift.store.repositories import Citations
         from litsift.store.triage import Triage
 
         store = self._store()
         kept = set(Triage(store).ids_with_label(Kind.PAPER, Label.KEEP)) - {doc_id}
         if not kept:
             return KeptLinks(doc_id)
-        with store.lock:
-            cites = [k for k in citations.references(store.conn, doc_id) if k in kept]
-            citing = [k for k in citations.cited_by(store.conn, doc_id) if k in kept]
+        refs, cited_by = Citations(store).neighbours(doc_id)
+        cites = [k for k in refs if k in kept]
+        citing = [k for k in cited_by if k in kept]
         info = self._neighbours([*cites, *citing])
         return KeptLinks(
             doc_id,
@@ -212,11 +210,9 @@ class RefsService:
         ``doc_ids``)."""
         import networkx as nx
 
-        from litsift.store import citations
+        from litsift.store.repositories import Citations
 
-        store = self._store()
-        with store.lock:
-            g = citations.graph(store.conn, doc_ids)
+        g = Citations(self._store()).graph(doc_ids)
         info = self._neighbours(list(g.nodes))
         members = set(doc_ids) if doc_ids is not None else set(g.nodes)
         nx.set_node_attributes(
@@ -276,7 +272,7 @@ class RefsService:
             RefsError: no paper is kept.
         """
         from litsift.graph.rounds import candidates_of, rank_candidates
-        from litsift.store import citations
+        from litsift.store.repositories import Citations
         from litsift.store.triage import Triage
 
         store = self._store()
@@ -284,10 +280,10 @@ class RefsService:
         kept = triage.ids_with_label(Kind.PAPER, Label.KEEP)
         if not kept:
             raise RefsError("snowballing starts from kept papers", "keep a few papers first (+)")
-        with store.lock:
-            labelled = set(triage.labelled_ids(Kind.PAPER))
-            near = candidates_of(citations.graph(store.conn, kept), kept, labelled)
-            g = citations.graph(store.conn, {*kept, *near})
+        edges = Citations(store)
+        labelled = set(triage.labelled_ids(Kind.PAPER))
+        near = candidates_of(edges.graph(kept), kept, labelled)
+        g = edges.graph({*kept, *near})
         rel = self.relevance(query_text, near)
         ranked = rank_candidates(g, kept, labelled, rel)
         info = self._neighbours([c.neighbour.key for c in ranked])

@@ -72,10 +72,9 @@ def ids_of(store: Store, doc_id: str) -> dict[str, str]:
     """The identifiers of stored paper ``doc_id`` (``{scheme: value}``), its id's own
     scheme included."""
     from litsift.sources.identity.ids import SCHEMES
-    from litsift.store import identities
+    from litsift.store.repositories import Identities
 
-    with store.lock:
-        ids = identities.ids_of_docs(store.conn, Kind.PAPER, [doc_id]).get(doc_id, {})
+    ids = Identities(store).ids_of_docs(Kind.PAPER, [doc_id]).get(doc_id, {})
     scheme, _, value = doc_id.partition(":")
     if scheme in SCHEMES and value:
         ids.setdefault(scheme, value)
@@ -115,17 +114,15 @@ def fetch_walks(
     from litsift.sources.online.http import FetchError, PoliteClient
     from litsift.sources.online.trail import (
         TRAIL_SOURCES,
-        Checkpoint,
         TrailError,
         fetch_trail,
-        load_checkpoint,
-        save_checkpoint,
         seed_key,
     )
     from litsift.sources.writer import RecordWriter
-    from litsift.store import citations
     from litsift.store.history import now_iso
+    from litsift.store.refs_fetches import Checkpoint
     from litsift.store.report import IngestReport
+    from litsift.store.repositories import Checkpoints, Citations
 
     if source not in TRAIL_SOURCES:
         raise RefsError(f"unknown source {source!r}", f"use one of: {', '.join(TRAIL_SOURCES)}")
@@ -143,16 +140,15 @@ def fetch_walks(
     )
     api_key = os.environ.get(cfg.s2_api_key_env) if cfg.s2_api_key_env else None
     report = RefsFetchReport(source, IngestReport())
-    with store.lock:
-        edges_before = citations.count(store.conn)
+    edges, checkpoints = Citations(store), Checkpoints(store)
+    edges_before = edges.count()
     label = f"refs:{source}"
     try:
         for doc_id in doc_ids:
             for direction in directions:
                 # per walk: a lookup by DOI in the first one stores the seed's OpenAlex id
                 key = seed_key(source, ids_of(store, doc_id))
-                with store.lock:
-                    state = load_checkpoint(store.conn, source, doc_id, direction)
+                state = checkpoints.load(source, doc_id, direction)
                 if state.done and not refresh:
                     report.walks.append(Walk(doc_id, direction, "cached", state.pages))
                     continue
@@ -202,8 +198,8 @@ def fetch_walks(
                         writer.add(source, label, BadItem(where, item.reason))
                     writer.flush()
                     if orphans:
-                        with store.write_transaction() as conn:
-                            citations.add_edges(conn, orphans, source)
+                        with store.transaction():
+                            edges.add_edges(orphans, source)
                     walk.pages += 1
                     walk.records += len(records)
                     if progress is not None:
@@ -218,8 +214,8 @@ def fetch_walks(
                     state.token, state.done = token, token is None
                     state.pages += 1
                     state.fetched_at = now_iso()
-                    with store.write_transaction() as conn:
-                        save_checkpoint(conn, source, doc_id, direction, state)
+                    with store.transaction():
+                        checkpoints.save(source, doc_id, direction, state)
 
                 def seed_found(
                     rec: SourceRecord, writer: RecordWriter = writer, doc_id: str = doc_id
@@ -264,6 +260,5 @@ def fetch_walks(
     finally:
         client.close()
         changed(Kind.PAPER)
-        with store.lock:
-            report.edges_added = citations.count(store.conn) - edges_before
+        report.edges_added = edges.count() - edges_before
     return report

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from litsift.errors import ReviewError
 from litsift.service.review_rounds import ReviewRounds
-from litsift.store import provenance
+from litsift.store.repositories import Provenance
 from litsift.types import Kind
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class ReviewService(ReviewRounds):
 
         store = self._store()
         if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
-            raise reviews.ReviewError(
+            raise ReviewError(
                 f"at most {review_stages.MAX_REASONS} exclusion reasons (keys 1-9)",
                 "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
             )
@@ -129,7 +130,7 @@ class ReviewService(ReviewRounds):
         if not entries:
             why = f": {problems[0]}" if problems else ""
             more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-            raise reviews.ReviewError(
+            raise ReviewError(
                 f"the files held no record to screen{why}{more}",
                 "check the files (litsift formats lists what litsift reads)",
             )
@@ -279,14 +280,11 @@ def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]
     then entry order."""
     from litsift.store.reviews import natural_key
 
+    written = Provenance(store)
     out: list[tuple[str, str, str]] = []
-    with store.lock:
-        for file in dict.fromkeys(files):
-            rows = [
-                (d, file, loc)
-                for d, loc in provenance.entries_of_file(store.conn, Kind.PAPER, file)
-            ]
-            out.extend(sorted(rows, key=lambda r: natural_key(r[2])))
+    for file in dict.fromkeys(files):
+        rows = [(d, file, loc) for d, loc in written.entries_of_file(Kind.PAPER, file)]
+        out.extend(sorted(rows, key=lambda r: natural_key(r[2])))
     return out
 
 

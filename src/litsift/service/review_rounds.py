@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from litsift.errors import ReviewError
 from litsift.sources.formats.ris import REASON_PREFIX
-from litsift.store import identities
+from litsift.store.repositories import Identities
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ class ReviewRounds:
             ReviewError: unknown review, format, stage or decision.
         """
         from litsift.store.review_stages import attachment_paths
-        from litsift.store.reviews import DECISIONS, ReviewError
+        from litsift.store.reviews import DECISIONS
 
         _check_stage(stage)
         if which not in ("all", "unscreened", *DECISIONS):
@@ -111,8 +112,7 @@ class ReviewRounds:
             if which == "all" or (r.decision or "unscreened") == which
         ]
         store = self._store()
-        with store.lock:
-            ids = identities.ids_of_docs(store.conn, Kind.PAPER, [r.doc_id for r, _ in rows])
+        ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r, _ in rows])
         if fmt == "csv":
             return _to_csv(rows, ids, stage, attachment_paths(store, [r.doc_id for r, _ in rows]))
         if fmt == "ris":
@@ -133,8 +133,7 @@ class ReviewRounds:
                 for r in stage_rows(store, name, stage)
                 if r.source != "prior" and (reviewer is None or r.reviewer == reviewer)
             ]
-            with store.lock:
-                ids = identities.ids_of_docs(store.conn, Kind.PAPER, [r.doc_id for r in rows])
+            ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in rows])
             for r in rows:
                 got = ids.get(r.doc_id, {})
                 lines.append(json.dumps(
@@ -159,16 +158,15 @@ class ReviewRounds:
                 without a reviewer name.
         """
         from litsift.store.review_stages import STAGES, DecisionRow, merge_rows
-        from litsift.store.reviews import DECISIONS, ReviewError
+        from litsift.store.reviews import DECISIONS
 
         store = self._store()
         docs = {r.doc_id for r, _ in self.records(name)}
-        with store.lock:
-            by_doi = {
-                v["doi"]: d
-                for d, v in identities.ids_of_docs(store.conn, Kind.PAPER, sorted(docs)).items()
-                if "doi" in v
-            }
+        by_doi = {
+            v["doi"]: d
+            for d, v in Identities(store).ids_of_docs(Kind.PAPER, sorted(docs)).items()
+            if "doi" in v
+        }
         per_stage: dict[str, list[DecisionRow]] = {s: [] for s in STAGES}
         unmatched = 0
         for path in paths:
@@ -232,7 +230,6 @@ class ReviewRounds:
             ReviewError: the record is not in the stage, an unknown decision or stage.
         """
         from litsift.store.review_decisions import decide
-        from litsift.store.reviews import ReviewError
 
         _check_stage(stage)
         if doc_id not in {r.doc_id for r, _ in self.records(name, stage)}:
@@ -273,7 +270,6 @@ class ReviewRounds:
 
 def _check_stage(stage: str) -> None:
     from litsift.store.review_stages import STAGES
-    from litsift.store.reviews import ReviewError
 
     if stage not in STAGES:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
@@ -281,8 +277,6 @@ def _check_stage(stage: str) -> None:
 
 def _read_decisions(path: Path) -> list[dict[str, Any]]:
     """The decisions of a file :meth:`ReviewRounds.export_decisions` wrote."""
-    from litsift.store.reviews import ReviewError
-
     hint = "give a file of litsift review export NAME --format decisions"
     try:
         lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]

@@ -317,9 +317,9 @@ def review_citations(store: Store, doc_ids: list[str]) -> SignalFeatures | None:
     when no record cites or is cited by anything: the learning order then reads text only.
     """
     from litsift.graph.signal import SignalFeatures
-    from litsift.store.citations import graph
+    from litsift.store.repositories import Citations
 
-    g = graph(store.conn, doc_ids)
+    g = Citations(store).graph(doc_ids)
     if g.number_of_edges() == 0:
         return None
     return SignalFeatures(g, doc_ids)

@@ -79,31 +79,26 @@ class SourceService:
     def arrivals(self) -> int:
         """Papers that saved syncs brought in since the last :meth:`mark_arrivals_seen`
         (provenance rows whose file is ``sync:NAME``, newer than the last look)."""
-        from litsift.store.provenance import synced_since
-        from litsift.store.syncs import arrivals_seen_at
+        from litsift.store.repositories import Provenance, SavedSyncs
 
         store = self._store()
-        with store.lock:
-            return synced_since(store.conn, arrivals_seen_at(store.conn))
+        return Provenance(store).synced_since(SavedSyncs(store).arrivals_seen_at())
 
     def mark_arrivals_seen(self) -> None:
         """Remember that the user has seen what syncs brought in until now."""
         from litsift.store.history import now_iso
-        from litsift.store.syncs import mark_arrivals_seen
+        from litsift.store.repositories import SavedSyncs
 
         store = self._store()
         if store.readonly:
             return
-        with store.lock:
-            mark_arrivals_seen(store.conn, now_iso())
+        SavedSyncs(store).mark_arrivals_seen(now_iso())
 
     def saved_syncs(self) -> list[SyncSpec]:
         """Every saved sync of this store."""
-        from litsift.store.syncs import load_syncs
+        from litsift.store.repositories import SavedSyncs
 
-        store = self._store()
-        with store.lock:
-            return load_syncs(store.conn)
+        return SavedSyncs(self._store()).load()
 
     def sync(
         self,
@@ -128,11 +123,11 @@ class SourceService:
         from litsift.sources.online.http import PoliteClient
         from litsift.sources.online.sync import now_utc, run_sync
         from litsift.sources.writer import RecordWriter
-        from litsift.store.syncs import load_syncs, save_sync
+        from litsift.store.repositories import SavedSyncs
 
         store = self._store()
-        with store.lock:
-            saved = {s.name: s for s in load_syncs(store.conn)}
+        syncs = SavedSyncs(store)
+        saved = {s.name: s for s in syncs.load()}
         specs = [spec] if spec is not None else list(saved.values())
         cfg = self._config.sources
         agent = f"litsift/{__version__}" + (f" (mailto:{cfg.mailto})" if cfg.mailto else "")
@@ -148,8 +143,7 @@ class SourceService:
                     )
             else:  # new parameters: a token of the old query means nothing for them
                 job.resume_token = job.resume_high_water = None
-            with store.lock:
-                save_sync(store.conn, job)
+            syncs.save(job)
             settings = cfg.service(job.source)
             client = PoliteClient(
                 delay_s=settings.delay_s,
@@ -187,8 +181,7 @@ class SourceService:
                 # at the next page (high water and parameters of the walk are kept unchanged)
                 job.resume_token = token
                 job.resume_high_water = high_water if token is not None else None
-                with store.lock:
-                    save_sync(store.conn, job)
+                syncs.save(job)
 
             try:
                 result = run_sync(
@@ -210,7 +203,6 @@ class SourceService:
                 job.high_water = result.high_water
             job.last_run_at = now_utc()
             job.last_added = writer.counts.added
-            with store.lock:
-                save_sync(store.conn, job)
+            syncs.save(job)
             done.append((job, result, writer.counts))
         return done

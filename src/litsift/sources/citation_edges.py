@@ -9,12 +9,15 @@ is how a reference that carried no identifier (most GROBID ``biblStruct``) names
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from litsift.sources.base import SourceRecord
 from litsift.sources.identity.matcher import title_ref_key
-from litsift.store import citations, identities
+from litsift.store.repositories import Citations, Identities
+
+if TYPE_CHECKING:
+    from litsift.store.repo import Store
 
 __all__ = ["CitationWriter"]
 
@@ -22,8 +25,8 @@ __all__ = ["CitationWriter"]
 class CitationWriter:
     """Writes the edges of one import run, in the writer's transaction (one thread)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    def __init__(self, store: Store) -> None:
+        self.citations, self.identities = Citations(store), Identities(store)
         #: title key -> stored paper id, read when a reference without identifiers first comes
         self._title_keys: dict[str, str] | None = None
 
@@ -38,12 +41,12 @@ class CitationWriter:
         """Store ``rec``'s edges (source ``fmt``) now that it is stored as ``doc_id`` with
         ``title``/``authors`` (the merged row), and resolve the edges that name it."""
         edges = [(doc_id, k) for k in rec.references] + [(k, doc_id) for k in rec.cited_by]
-        citations.add_edges(self.conn, edges, fmt)
+        self.citations.add_edges(edges, fmt)
         if rec.reference_labels:
-            citations.add_labels(self.conn, rec.reference_labels)
-        citations.resolve_record(self.conn, doc_id)
+            self.citations.add_labels(rec.reference_labels)
+        self.citations.resolve_record(doc_id)
         mine = title_ref_key(title, authors)
-        citations.resolve_to(self.conn, [mine], doc_id)
+        self.citations.resolve_to([mine], doc_id)
         untitled = [k for k in (*rec.references, *rec.cited_by) if k.startswith("title:")]
         if not untitled and self._title_keys is None:
             return
@@ -51,11 +54,11 @@ class CitationWriter:
         keys.setdefault(mine, doc_id)
         for key in untitled:
             if keys.get(key, doc_id) != doc_id:
-                citations.resolve_to(self.conn, [key], keys[key])
+                self.citations.resolve_to([key], keys[key])
 
     def _stored_title_keys(self) -> dict[str, str]:
         if self._title_keys is None:
             self._title_keys = {}
-            for doc_id, title, names, _year, _url in identities.identity_rows(self.conn):
+            for doc_id, title, names, _year, _url in self.identities.identity_rows():
                 self._title_keys.setdefault(title_ref_key(title, names), doc_id)
         return self._title_keys

@@ -13,16 +13,15 @@ compacts the indexes.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from litsift.sources.identity.ids import ids_in_text
 from litsift.sources.identity.matcher import IdentityIndex
 from litsift.sources.writer import merge_fields
-from litsift.store import identities, merges
 from litsift.store.records import content_hash, normalize
 from litsift.store.repo import Store
+from litsift.store.repositories import Identities, Merges
 from litsift.types import Kind
 
 __all__ = ["DedupGroup", "DedupPlan", "apply", "find_duplicates"]
@@ -77,9 +76,9 @@ class DedupPlan:
 
 def find_duplicates(store: Store) -> DedupPlan:
     """The duplicate groups among the stored papers (nothing is changed)."""
-    with store.lock:
-        ids = identities.ids_by_doc(store.conn, Kind.PAPER)
-        rows = identities.identity_rows(store.conn)
+    stored = Identities(store)
+    ids = stored.ids_by_doc(Kind.PAPER)
+    rows = stored.identity_rows()
     index = IdentityIndex()
     groups: dict[str, DedupGroup] = {}
     owner: dict[str, str] = {}
@@ -106,8 +105,8 @@ def find_duplicates(store: Store) -> DedupPlan:
     return DedupPlan(list(groups.values()), len(rows), conflicts)
 
 
-def _row(conn: sqlite3.Connection, doc_id: str) -> dict[str, Any] | None:
-    stored = merges.paper_row(conn, doc_id)
+def _row(rows: Merges, doc_id: str) -> dict[str, Any] | None:
+    stored = rows.paper_row(doc_id)
     if stored is None:
         return None
     fields = stored[0]
@@ -122,23 +121,24 @@ def apply(store: Store, plan: DedupPlan) -> int:
         StoreError: the store is locked by another writer.
     """
     removed = 0
-    with store.write_transaction() as conn:
-        revision = merges.current_revision(conn)
+    rows = Merges(store)
+    with store.transaction():
+        revision = rows.current_revision()
         for group in plan.groups:
-            keep = _row(conn, group.keep)
+            keep = _row(rows, group.keep)
             if keep is None:
                 continue
             merged = keep
             for doc_id, _, _ in group.merge:
-                other = _row(conn, doc_id)
+                other = _row(rows, doc_id)
                 if other is None:
                     continue
                 merged = merge_fields(merged, other)
-                merges.move_record(conn, group.keep, doc_id)
-                merges.delete_paper(conn, doc_id)
+                rows.move_record(group.keep, doc_id)
+                rows.delete_paper(doc_id)
                 removed += 1
             values = normalize(Kind.PAPER, merged)
             revision += 1
-            merges.update_paper(conn, values, content_hash(values), revision)
-        merges.set_revision(conn, revision)
+            rows.update_paper(values, content_hash(values), revision)
+        rows.set_revision(revision)
     return removed

@@ -45,12 +45,12 @@ from litsift.sources.identity.ids import ids_in_text, preferred
 from litsift.sources.identity.matcher import work_key
 from litsift.sources.identity.person_keys import extends_persons, person_keys
 from litsift.sources.identity.stored_keys import SYNC_CHUNK, StoreIdentityIndex
-from litsift.store import identities, merges, provenance
+from litsift.store import identities
 from litsift.store.history import now_iso
-from litsift.store.merges import upsert
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
 from litsift.store.report import IngestReport, Problem
+from litsift.store.repositories import Identities, Merges, Provenance
 from litsift.types import Kind
 
 __all__ = ["BATCH", "RecordWriter", "merge_fields"]
@@ -106,13 +106,13 @@ class RecordWriter:
         (a review screens it) instead of being a bad entry."""
         self.store, self.kind = store, kind
         self.keep_untitled = keep_untitled
-        self.conn = store.conn
+        self.rows, self.ids, self.provenance = Merges(store), Identities(store), Provenance(store)
         self.fetched_at = fetched_at or now_iso()
         self.counts = IngestReport(kind=kind)
-        self.index = StoreIdentityIndex(self.conn, kind)
+        self.index = StoreIdentityIndex(store, kind)
         self._keys_current = False
         self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
-        self.edges = CitationWriter(self.conn)
+        self.edges = CitationWriter(store)
 
     # ------------------------------------------------------------------ public
 
@@ -170,14 +170,14 @@ class RecordWriter:
         chunk at a time (a store from before the key tables fills here once; an interrupted
         fill resumes at its last chunk)."""
         while True:
-            with self.store.write_transaction():
+            with self.store.transaction():
                 if not self.index.sync(limit=SYNC_CHUNK):
                     break
         self._keys_current = True
 
     def _flush(self, pending: list[tuple[str, str, SourceRecord | BadItem]]) -> None:
-        with self.store.write_transaction() as conn:
-            revision = merges.current_revision(conn)
+        with self.store.transaction():
+            revision = self.rows.current_revision()
             if self.kind is Kind.PAPER:  # what another writer changed since (usually nothing)
                 self.index.sync()
             self.index.prefetch(
@@ -196,7 +196,7 @@ class RecordWriter:
                     revision = self._write(fmt, file, item, revision)
                 except InvalidRecord as err:
                     self.counts.bad.append(Problem(file, item.location, str(err)))
-            merges.set_revision(conn, revision)
+            self.rows.set_revision(revision)
 
     # ----------------------------------------------------------------- writing
 
@@ -217,13 +217,13 @@ class RecordWriter:
             else:
                 title = self.index.entries[match.doc_id].key and self._stored_title(match.doc_id)
         doc_id = match.doc_id if match else self._new_id(rec, title)
-        old = merges.paper_row(self.conn, doc_id)
+        old = self.rows.paper_row(doc_id)
         if old is None and match is not None:  # id known only from record_ids of a deleted row
             doc_id, match = self._new_id(rec, title), None
-            old = merges.paper_row(self.conn, doc_id)
+            old = self.rows.paper_row(doc_id)
         values = normalize(Kind.PAPER, self._merged(doc_id, old, rec, title))
         new_hash = content_hash(values)
-        seen_here = provenance.doc_at(self.conn, self.kind, fmt, file, rec.location)
+        seen_here = self.provenance.doc_at(self.kind, fmt, file, rec.location)
         if old is None:
             self.counts.added += 1
         elif seen_here == doc_id:
@@ -238,7 +238,7 @@ class RecordWriter:
             )
         if old is None or old[1] != new_hash:
             revision += 1
-            upsert(self.conn, Kind.PAPER, values, new_hash, revision)
+            self.rows.upsert(Kind.PAPER, values, new_hash, revision)
         self.counts.conflicts.extend(
             (f"{file}:{rec.location}", c.doc_id, f"{c.scheme}:{c.value}", c.score)
             for c in found.conflicts
@@ -252,13 +252,13 @@ class RecordWriter:
         return revision
 
     def _stored_title(self, doc_id: str) -> str:
-        title = merges.paper_title(self.conn, doc_id)
+        title = self.rows.paper_title(doc_id)
         if title is None:
             raise InvalidRecord("no title")
         return title
 
     def _ids_of(self, doc_id: str) -> dict[str, str]:
-        url, stored = identities.ids_of(self.conn, self.kind, doc_id)
+        url, stored = self.ids.ids_of(self.kind, doc_id)
         ids = ids_in_text(url)
         ids.update(stored)
         return ids
@@ -268,7 +268,7 @@ class RecordWriter:
         if best:
             scheme, value = best.split(":", 1)
             owner = self.index.by_id.get((scheme, value))
-            taken = owner is not None and merges.paper_exists(self.conn, owner)
+            taken = owner is not None and self.rows.paper_exists(owner)
             if not taken:
                 return best  # else a paper of another title holds it (a conflict): a key id
         return work_key(title, rec.authors, rec.year, rec.family_names)
@@ -293,21 +293,19 @@ class RecordWriter:
         return merge_fields(old[0], new)
 
     def _write_side_tables(self, fmt: str, file: str, rec: SourceRecord, doc_id: str) -> None:
-        identities.add_ids(self.conn, self.kind, doc_id, rec.ids)
-        provenance.record_provenance(
-            self.conn, self.kind, doc_id, fmt, file, rec.location, self.fetched_at
+        self.ids.add_ids(self.kind, doc_id, rec.ids)
+        self.provenance.record_provenance(
+            self.kind, doc_id, fmt, file, rec.location, self.fetched_at
         )
-        provenance.add_attachments(self.conn, self.kind, doc_id, [str(p) for p in rec.attachments])
+        self.provenance.add_attachments(self.kind, doc_id, [str(p) for p in rec.attachments])
         tags = [" ".join(t.split()) for t in rec.tags if t and t.strip()]
         notes = [n.strip() for n in rec.notes if n and n.strip()]
         if tags or notes:
-            merges.merge_note(self.conn, self.kind, doc_id, tags, notes, _MAX_NOTE_CHARS)
+            self.rows.merge_note(self.kind, doc_id, tags, notes, _MAX_NOTE_CHARS)
         if rec.sections and self.kind is Kind.PAPER:
             self._write_passages(doc_id, rec.sections, rec.section_pages, fmt)
         names = [" ".join(path.split())[:100] for path in rec.collections]
-        merges.add_to_collections(
-            self.conn, self.kind, doc_id, [n for n in names if n], self.fetched_at
-        )
+        self.rows.add_to_collections(self.kind, doc_id, [n for n in names if n], self.fetched_at)
 
     def _write_passages(
         self, doc_id: str, sections: list[tuple[str, str]], pages: list[int], fmt: str
@@ -318,14 +316,14 @@ class RecordWriter:
         chunks = chunk_sections_paged(sections, pages)
         if chunks:
             passages = [(head, page, text) for head, text, page in chunks]
-            merges.replace_passages(self.conn, doc_id, passages, fmt)
+            self.rows.replace_passages(doc_id, passages, fmt)
 
     def _write_dataset(self, fmt: str, file: str, rec: SourceRecord, revision: int) -> int:
         if not rec.dataset:
             raise InvalidRecord("no dataset fields")
         values = normalize(Kind.DATASET, rec.dataset)
         new_hash = content_hash(values)
-        old = merges.content_hash_of(self.conn, Kind.DATASET, values[0])
+        old = self.rows.content_hash_of(Kind.DATASET, values[0])
         if old is None:
             self.counts.added += 1
         elif old == new_hash:
@@ -334,8 +332,8 @@ class RecordWriter:
             self.counts.updated += 1
         if old is None or old != new_hash:
             revision += 1
-            upsert(self.conn, Kind.DATASET, values, new_hash, revision)
-        provenance.record_provenance(
-            self.conn, Kind.DATASET, values[0], fmt, file, rec.location, self.fetched_at
+            self.rows.upsert(Kind.DATASET, values, new_hash, revision)
+        self.provenance.record_provenance(
+            Kind.DATASET, values[0], fmt, file, rec.location, self.fetched_at
         )
         return revision

@@ -19,7 +19,7 @@ Importers also keep a label for an external end when the source names the work
 record is fetched.
 
 The functions run in the caller's connection and transaction; they never commit (writers wrap
-them in :meth:`litsift.store.repo.Store.write_transaction`).
+them in :meth:`litsift.store.repo.Store.transaction`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = [
-    "CREATE_SQL",
-    "LABELS_SQL",
     "add_edges",
     "add_edges_resolved",
     "add_labels",
@@ -48,25 +46,6 @@ __all__ = [
     "resolve_record",
     "resolve_to",
 ]
-
-#: The table and its index, created by the store migration that adds citations.
-CREATE_SQL = """
-CREATE TABLE citations (
-    citing TEXT NOT NULL,
-    cited TEXT NOT NULL,
-    source TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (citing, cited)
-) WITHOUT ROWID;
-CREATE INDEX idx_citations_cited ON citations(cited)
-"""
-
-#: The labels of external keys, created by the migration after the one that adds citations.
-LABELS_SQL = """
-CREATE TABLE citation_labels (
-    key TEXT PRIMARY KEY,
-    label TEXT NOT NULL
-) WITHOUT ROWID
-"""
 
 _MAX_PARAMS = 900
 

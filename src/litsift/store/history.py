@@ -56,7 +56,7 @@ def clean_name(name: str, what: str) -> str:
 class StoreWriter:
     """Base of the triage repositories: short read and write transactions on one store.
 
-    Thread-safe like the store (every call holds ``store.lock``). Writes raise
+    Thread-safe like the store (every call holds ``store._lock``). Writes raise
     :class:`TriageError` on a read-only store.
     """
 
@@ -73,12 +73,12 @@ class StoreWriter:
             raise TriageError(
                 f"the store {self.store.path} is open read-only", "open it for writing to triage"
             )
-        with self.store.write_transaction() as conn:
+        with self.store._write_transaction() as conn:
             yield conn
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        with self.store.lock:
-            return list(self.store.conn.execute(sql, tuple(params)).fetchall())
+        with self.store._lock:
+            return list(self.store._conn.execute(sql, tuple(params)).fetchall())
 
     def _chunked(
         self, sql: str, head: Sequence[object], ids: Sequence[str]

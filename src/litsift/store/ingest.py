@@ -69,7 +69,7 @@ class _Ingest:
         self.store, self.kind, self.report = store, kind, report
         self.progress, self.batch_size = progress, max(1, batch_size)
         self.reader = reader
-        self.conn = store.conn
+        self.conn = store._conn
         self.cols = CONTENT_COLUMNS[kind]
         col_list = ", ".join(self.cols)
         marks = ", ".join("?" * (len(self.cols) + 2))
@@ -83,7 +83,7 @@ class _Ingest:
 
     def run(self, records: Iterable[tuple[int, Any]]) -> IngestReport:
         start = time.perf_counter()
-        with self.store.lock:
+        with self.store._lock:
             self.conn.execute(f"DROP TABLE IF EXISTS {_STAGE}")
             self.conn.execute(
                 f"CREATE TABLE {_STAGE} AS SELECT {', '.join(self.cols)}, content_hash, "

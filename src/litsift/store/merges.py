@@ -2,7 +2,7 @@
 (upsert, read back, update, delete), and what an import or a merge brings along with a record
 (tags and notes, collections, full-text passages) or moves from a duplicate onto its survivor.
 
-Callers hold the write transaction (:meth:`litsift.store.repo.Store.write_transaction`);
+Callers hold the write transaction (:meth:`litsift.store.repo.Store.transaction`);
 nothing here commits. Matching and merge rules live in :mod:`litsift.sources.writer` and
 :mod:`litsift.sources.dedup`.
 """

@@ -53,7 +53,10 @@ class Store:
 
     The connection may be used from a worker thread (``check_same_thread=False``); calls are
     serialised by a lock, but an iterator from :meth:`rows_since` should be consumed by one
-    thread. Use as a context manager, or call :meth:`close`.
+    thread. Connection and lock are the store package's own: code outside it goes through
+    these methods and the repositories of :mod:`litsift.store` (each bound to a store), and
+    spans several writes with :meth:`transaction`. Use as a context manager, or call
+    :meth:`close`.
     """
 
     def __init__(
@@ -298,6 +301,13 @@ class Store:
             sql = f"SELECT COALESCE(MAX(revision), 0) FROM {kind.table}"
             return int(self._conn.execute(sql).fetchone()[0])
 
+    def count_since(self, kind: Kind, revision: int, after: int = 0) -> int:
+        """How many records of ``kind`` have a revision > ``revision`` and a rowid > ``after``
+        (what :meth:`rows_since` has left to yield past rowid ``after``)."""
+        sql = f"SELECT COUNT(*) FROM {kind.table} WHERE revision > ? AND rowid > ?"
+        with self._lock:
+            return int(self._conn.execute(sql, (revision, after)).fetchone()[0])
+
     def max_rowid(self, kind: Kind) -> int:
         """The largest rowid of ``kind`` (0 for an empty table): with :meth:`count` and
         :meth:`max_revision`, enough to tell rows added since from rows deleted (a later row
@@ -356,27 +366,32 @@ class Store:
 
     @property
     def db(self) -> sqlite_utils.Database:
-        """The sqlite-utils database over :attr:`conn` (imported and made on first use)."""
+        """The sqlite-utils database over the store's connection (imported and made on first
+        use)."""
         if self._db is None:
             import sqlite_utils
 
             self._db = sqlite_utils.Database(self._conn, execute_plugins=False)
         return self._db
 
-    @property
-    def conn(self) -> sqlite3.Connection:
-        """The underlying connection (shared with :attr:`db`)."""
-        return self._conn
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction spanning several repository calls: ``BEGIN IMMEDIATE`` under
+        the store's lock, committed when the block ends, rolled back when it raises. The
+        repositories' calls inside the block (each takes the re-entrant lock) join it.
 
-    @property
-    def lock(self) -> threading.RLock:
-        """Held around every statement; writers in this package take it for a whole batch."""
-        return self._lock
+        Raises:
+            StoreLockedError: another process held the write lock past the busy timeout (10 s).
+            MachineFaultError: the store is read-only here, or the disk is full.
+        """
+        with self._write_transaction():
+            yield
 
     @contextmanager
-    def write_transaction(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction under the store's lock: committed when the
-        block ends, rolled back when it raises.
+    def _write_transaction(self) -> Iterator[sqlite3.Connection]:
+        """:meth:`transaction` handing its connection to the store's own modules (nothing
+        outside :mod:`litsift.store` gets it): one ``BEGIN IMMEDIATE`` transaction under the
+        store's lock, committed when the block ends, rolled back when it raises.
 
         Raises:
             StoreLockedError: another process held the write lock past the busy timeout (10 s).
@@ -384,8 +399,8 @@ class Store:
                 raised in the block is reported as such when it is one; others pass through).
         """
         self.require_writable()
-        with self.lock:
-            conn = self.conn
+        with self._lock:
+            conn = self._conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:

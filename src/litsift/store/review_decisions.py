@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
-from litsift.store.reviews import DECISIONS, ReviewError
+from litsift.store.reviews import DECISIONS
 
 __all__ = ["decide", "set_note", "undo"]
 
@@ -47,7 +48,7 @@ def decide(
     if stage not in STAGES:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
     now = now_iso()
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         conn.executemany(
             "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at, stage, "
             "reviewer, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -65,7 +66,7 @@ def undo(store: Store, name: str, stage: str = "tiab", reviewer: str = "") -> st
         The record whose decision was taken back (it then has its previous decision, or none),
         or None when there was nothing to undo.
     """
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         row = conn.execute(
             "SELECT id, doc_id FROM review_decisions WHERE review = ? AND undone = 0 "
             "AND source = 'user' AND stage = ? AND reviewer = ? ORDER BY id DESC LIMIT 1",
@@ -83,7 +84,7 @@ def set_note(store: Store, name: str, doc_id: str, note: str) -> None:
     Raises:
         ReviewError: the record is not in the review.
     """
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         cur = conn.execute(
             "UPDATE review_records SET note = ? WHERE review = ? AND doc_id = ?",
             (note.strip(), name, doc_id),

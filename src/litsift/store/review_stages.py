@@ -2,12 +2,13 @@
 blind under a name, exclusion reasons, and how their decisions make one decision per record.
 
 Each row of ``review_decisions`` carries its ``stage``, ``reviewer`` and ``reason`` (the
-:data:`ROUNDS_SQL` migration). A reviewer's current decision on a record is their newest active
-row of that stage; ``prior`` rows (labels of an imported file) belong to the unnamed reviewer
-``""``, whose own decisions replace them, as before reviewers had names. A record's *final*
-decision of a stage is the newest ``resolved`` row (the third decision that settles a conflict)
-if any, else the decision every reviewer who decided it agrees on; when they differ it is a
-conflict and the record has no final decision until someone resolves it.
+:data:`litsift.store.schema_tables.ROUNDS_SQL` migration). A reviewer's current decision on a
+record is their newest active row of that stage; ``prior`` rows (labels of an imported file)
+belong to the unnamed reviewer ``""``, whose own decisions replace them, as before reviewers
+had names. A record's *final* decision of a stage is the newest ``resolved`` row (the third
+decision that settles a conflict) if any, else the decision every reviewer who decided it
+agrees on; when they differ it is a conflict and the record has no final decision until
+someone resolves it.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from litsift.errors import ReviewError
 from litsift.store.repo import Store
 
 __all__ = [
     "MAX_REASONS",
-    "ROUNDS_SQL",
     "STAGES",
     "STAGE_NAMES",
     "DecisionRow",
@@ -41,14 +42,6 @@ STAGE_NAMES = {"tiab": "title/abstract", "fulltext": "full text"}
 MAX_REASONS = 9
 _MAX_PARAMS = 900
 
-ROUNDS_SQL = """
-ALTER TABLE reviews ADD COLUMN reasons TEXT NOT NULL DEFAULT '[]';
-ALTER TABLE review_decisions ADD COLUMN stage TEXT NOT NULL DEFAULT 'tiab';
-ALTER TABLE review_decisions ADD COLUMN reviewer TEXT NOT NULL DEFAULT '';
-ALTER TABLE review_decisions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
-CREATE INDEX IF NOT EXISTS idx_review_decisions_stage ON review_decisions(review, stage, doc_id)
-"""
-
 
 @dataclass(frozen=True)
 class DecisionRow:
@@ -65,10 +58,8 @@ class DecisionRow:
 
 
 def _require(store: Store, name: str) -> None:
-    from litsift.store.reviews import ReviewError
-
-    with store.lock:
-        row = store.conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
+    with store._lock:
+        row = store._conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
     if row is None:
         raise ReviewError(f"no review named {name!r}", "litsift review list shows the reviews")
 
@@ -79,8 +70,6 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
     Raises:
         ReviewError: no such review, or more than :data:`MAX_REASONS` reasons.
     """
-    from litsift.store.reviews import ReviewError
-
     _require(store, name)
     clean = list(dict.fromkeys(" ".join(r.split()) for r in reasons if r.strip()))
     if len(clean) > MAX_REASONS:
@@ -88,7 +77,7 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
             f"{len(clean)} exclusion reasons: at most {MAX_REASONS} (one key each, 1-9)",
             "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
         )
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         conn.execute("UPDATE reviews SET reasons = ? WHERE name = ?", (json.dumps(clean), name))
     return clean
 
@@ -96,16 +85,16 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
 def get_reasons(store: Store, name: str) -> list[str]:
     """The review's exclusion reasons, key 1 first (raises ReviewError when unknown)."""
     _require(store, name)
-    with store.lock:
-        row = store.conn.execute("SELECT reasons FROM reviews WHERE name = ?", (name,)).fetchone()
+    with store._lock:
+        row = store._conn.execute("SELECT reasons FROM reviews WHERE name = ?", (name,)).fetchone()
     return [str(r) for r in json.loads(row[0] or "[]")]
 
 
 def stage_rows(store: Store, name: str, stage: str = "tiab") -> list[DecisionRow]:
     """Every reviewer's current decision of ``stage`` (and every current resolution), oldest
     first: the newest active row per (record, reviewer, resolution or not)."""
-    with store.lock:
-        rows = store.conn.execute(
+    with store._lock:
+        rows = store._conn.execute(
             "SELECT id, doc_id, decision, source, reviewer, reason, decided_at "
             "FROM review_decisions WHERE id IN (SELECT MAX(id) FROM review_decisions "
             "WHERE review = ? AND stage = ? AND undone = 0 "
@@ -166,7 +155,7 @@ def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str)
         Rows added.
     """
     added = 0
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         for r in rows:
             known = conn.execute(
                 "SELECT 1 FROM review_decisions WHERE review = ? AND doc_id = ? AND stage = ? "
@@ -190,11 +179,11 @@ def attachment_paths(store: Store, doc_ids: Sequence[str]) -> dict[str, list[str
     the imported files' ``file`` fields, Zotero storage...), for the full-text stage."""
     out: dict[str, list[str]] = {}
     ids = list(doc_ids)
-    with store.lock:
+    with store._lock:
         for start in range(0, len(ids), _MAX_PARAMS):
             chunk = ids[start : start + _MAX_PARAMS]
             marks = ",".join("?" * len(chunk))
-            for doc_id, path in store.conn.execute(
+            for doc_id, path in store._conn.execute(
                 f"SELECT doc_id, path FROM attachments WHERE kind = 'paper' AND doc_id IN "
                 f"({marks}) ORDER BY rowid",
                 chunk,

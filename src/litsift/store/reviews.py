@@ -19,14 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from litsift.errors import LitsiftError
+from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
 
 __all__ = [
     "DECISIONS",
     "Prisma",
-    "ReviewError",
     "ReviewInfo",
     "ReviewRecord",
     "add_records",
@@ -46,10 +45,6 @@ __all__ = [
 #: The decisions a reviewer makes on a record.
 DECISIONS = ("include", "exclude", "maybe")
 _MAX_PARAMS = 900
-
-
-class ReviewError(LitsiftError):
-    """A review cannot be made, found or changed (unknown name, name taken, bad decision)."""
 
 
 @dataclass(frozen=True)
@@ -136,8 +131,8 @@ def _clean_name(name: str) -> str:
 
 
 def _require(store: Store, name: str) -> None:
-    with store.lock:
-        row = store.conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
+    with store._lock:
+        row = store._conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone()
     if row is None:
         raise ReviewError(f"no review named {name!r}", "litsift review list shows the reviews")
 
@@ -162,7 +157,7 @@ def create_review(
     """
     name = _clean_name(name)
     words = [k.strip() for k in keywords if k.strip()]
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         if conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone():
             raise ReviewError(
                 f"a review named {name!r} exists",
@@ -186,7 +181,7 @@ def delete_review(store: Store, name: str) -> None:
         ReviewError: no such review.
     """
     _require(store, name)
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         for table in ("review_decisions", "review_records", "review_files"):
             conn.execute(f"DELETE FROM {table} WHERE review = ?", (name,))
         conn.execute("DELETE FROM reviews WHERE name = ?", (name,))
@@ -202,7 +197,7 @@ def add_records(store: Store, name: str, entries: dict[str, int]) -> int:
         Records added.
     """
     added = 0
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         start = conn.execute(
             "SELECT COALESCE(MAX(position), -1) + 1 FROM review_records WHERE review = ?", (name,)
         ).fetchone()[0]
@@ -230,14 +225,14 @@ def get_review(store: Store, name: str) -> ReviewInfo:
 
 def list_reviews(store: Store) -> list[ReviewInfo]:
     """Every review, newest first."""
-    with store.lock:
-        rows = store.conn.execute(
+    with store._lock:
+        rows = store._conn.execute(
             "SELECT name, criteria, keywords, created_at, "
             "(SELECT COUNT(*) FROM review_records r WHERE r.review = v.name) "
             "FROM reviews v ORDER BY created_at DESC, name"
         ).fetchall()
         decided = dict(
-            store.conn.execute(
+            store._conn.execute(
                 "SELECT review, COUNT(DISTINCT doc_id) FROM review_decisions WHERE undone = 0 "
                 "AND stage = 'tiab' GROUP BY review"
             ).fetchall()
@@ -281,8 +276,8 @@ def review_records(
     keep = None
     if stage != "tiab":
         keep = {d for d, v, _ in current_decisions(store, name) if v in ("include", "maybe")}
-    with store.lock:
-        found = store.conn.execute(
+    with store._lock:
+        found = store._conn.execute(
             "SELECT doc_id, position, entries, note FROM review_records WHERE review = ? "
             "ORDER BY position",
             (name,),
@@ -301,14 +296,14 @@ def review_records(
 
 def mark_opened(store: Store, name: str) -> None:
     """Remember that ``name`` was opened for screening now (see :func:`last_opened`)."""
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         conn.execute("UPDATE reviews SET opened_at = ? WHERE name = ?", (now_iso(), name))
 
 
 def last_opened(store: Store) -> str | None:
     """The review screened last, else the newest one, else None."""
-    with store.lock:
-        row = store.conn.execute(
+    with store._lock:
+        row = store._conn.execute(
             "SELECT name FROM reviews ORDER BY COALESCE(opened_at, created_at) DESC LIMIT 1"
         ).fetchone()
     return None if row is None else str(row[0])
@@ -321,16 +316,16 @@ def duplicate_groups(store: Store, name: str) -> dict[str, list[str]]:
         ``{doc_id: ["FILE:LOCATION", ...]}`` from ``provenance``, limited to the review's files,
         for records with at least two entries.
     """
-    with store.lock:
+    with store._lock:
         files = [
             str(f)
-            for (f,) in store.conn.execute(
+            for (f,) in store._conn.execute(
                 "SELECT file FROM review_files WHERE review = ? ORDER BY rowid", (name,)
             )
         ]
         multi = [
             str(d)
-            for (d,) in store.conn.execute(
+            for (d,) in store._conn.execute(
                 "SELECT doc_id FROM review_records WHERE review = ? AND entries > 1 "
                 "ORDER BY position",
                 (name,),
@@ -340,7 +335,7 @@ def duplicate_groups(store: Store, name: str) -> dict[str, list[str]]:
         for start in range(0, len(multi), _MAX_PARAMS):
             chunk = multi[start : start + _MAX_PARAMS]
             marks = ",".join("?" * len(chunk))
-            rows = store.conn.execute(
+            rows = store._conn.execute(
                 f"SELECT doc_id, file, location FROM provenance WHERE kind = 'paper' "
                 f"AND doc_id IN ({marks})",
                 chunk,
@@ -363,8 +358,8 @@ def prisma(store: Store, name: str) -> Prisma:
     from litsift.store import review_stages as rs
 
     records = review_records(store, name)
-    with store.lock:
-        files = store.conn.execute(
+    with store._lock:
+        files = store._conn.execute(
             "SELECT file, entries, bad FROM review_files WHERE review = ? ORDER BY rowid", (name,)
         ).fetchall()
     grouped = sum(r.entries for r in records)

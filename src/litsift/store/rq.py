@@ -74,7 +74,7 @@ def set_rqs(store: Store, rows: Iterable[RQRow]) -> int:
     """
     now = datetime.now(UTC).isoformat(timespec="seconds")
     done = 0
-    with store.write_transaction() as conn:
+    with store._write_transaction() as conn:
         for r in rows:
             cur = conn.execute(
                 "UPDATE papers SET problem = ?, method = ? WHERE id = ?",
@@ -94,11 +94,11 @@ def rq_info(store: Store, doc_ids: Sequence[str]) -> dict[str, StoredRQ]:
     """How the research questions of ``doc_ids`` were made (ids without one are absent)."""
     out: dict[str, StoredRQ] = {}
     ids = list(dict.fromkeys(doc_ids))
-    with store.lock:
+    with store._lock:
         for start in range(0, len(ids), _MAX_PARAMS):
             chunk = ids[start : start + _MAX_PARAMS]
             marks = ",".join("?" * len(chunk))
-            for doc_id, source, created in store.conn.execute(
+            for doc_id, source, created in store._conn.execute(
                 f"SELECT doc_id, source, created_at FROM research_questions "
                 f"WHERE doc_id IN ({marks})",
                 chunk,
@@ -144,15 +144,15 @@ def papers_for_rq(
         f"WHERE {' AND '.join(where)}"
     )
     rowids: list[int] = []
-    with store.lock:
+    with store._lock:
         if doc_ids is None:
-            rowids = [int(r[0]) for r in store.conn.execute(base, params)]
+            rowids = [int(r[0]) for r in store._conn.execute(base, params)]
         else:
             ids = list(dict.fromkeys(doc_ids))
             for start in range(0, len(ids), _MAX_PARAMS):
                 chunk = ids[start : start + _MAX_PARAMS]
                 sql = f"{base} AND p.id IN ({','.join('?' * len(chunk))})"
-                rowids += [int(r[0]) for r in store.conn.execute(sql, [*params, *chunk])]
+                rowids += [int(r[0]) for r in store._conn.execute(sql, [*params, *chunk])]
     rowids = sorted(set(rowids))[:limit] if limit is not None else sorted(set(rowids))
     records = store.get_by_rowids(Kind.PAPER, rowids)
     return [r for r in records.values() if isinstance(r, Paper)]
@@ -160,17 +160,17 @@ def papers_for_rq(
 
 def made_by(store: Store) -> list[str]:
     """Every distinct ``source`` among the stored research questions (``"user"`` included)."""
-    with store.lock:
+    with store._lock:
         return [
-            str(r[0]) for r in store.conn.execute("SELECT DISTINCT source FROM research_questions")
+            str(r[0]) for r in store._conn.execute("SELECT DISTINCT source FROM research_questions")
         ]
 
 
 def rq_state(store: Store) -> tuple[int, str]:
     """``(how many research questions are stored, the newest one's created_at or "")``: it
     changes whenever one is written, so a cached index over them can tell it is stale."""
-    with store.lock:
-        row = store.conn.execute(
+    with store._lock:
+        row = store._conn.execute(
             "SELECT COUNT(*), COALESCE(MAX(created_at), '') FROM research_questions"
         ).fetchone()
     return int(row[0]), str(row[1])
@@ -178,8 +178,8 @@ def rq_state(store: Store) -> tuple[int, str]:
 
 def rq_rows(store: Store) -> list[tuple[int, int | None, str, str]]:
     """``(rowid, year, problem, method)`` of every paper that has a research question."""
-    with store.lock:
-        rows = store.conn.execute(
+    with store._lock:
+        rows = store._conn.execute(
             "SELECT p.rowid, p.year, p.problem, p.method FROM papers p "
             "JOIN research_questions rq ON rq.doc_id = p.id"
         ).fetchall()

@@ -291,7 +291,7 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
 def _v7_citations(conn: sqlite3.Connection) -> None:
     """Version 7: citation edges ``(citing, cited, source)``, each end a stored paper's id or
     an external ``scheme:value`` key not yet resolved (:mod:`litsift.store.citations`)."""
-    from litsift.store.citations import CREATE_SQL
+    from litsift.store.schema_tables import CREATE_SQL
 
     for statement in CREATE_SQL.split(";"):
         if statement.strip():
@@ -374,7 +374,7 @@ def _refs_fetches(conn: sqlite3.Connection) -> None:
 def _citation_labels(conn: sqlite3.Connection) -> None:
     """Citation labels: how a source named a cited work that is not stored (an external key
     of ``citations``): ``"Title (First author, 2019)"`` (:mod:`litsift.store.citations`)."""
-    from litsift.store.citations import LABELS_SQL
+    from litsift.store.schema_tables import LABELS_SQL
 
     conn.execute(LABELS_SQL)
 
@@ -384,7 +384,7 @@ def _review_rounds(conn: sqlite3.Connection) -> None:
     each decision's stage (``tiab`` / ``fulltext``), reviewer and reason."""
     import re
 
-    from litsift.store.review_stages import ROUNDS_SQL
+    from litsift.store.schema_tables import ROUNDS_SQL
 
     for statement in ROUNDS_SQL.split(";"):
         added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", statement)

@@ -65,7 +65,7 @@ class Note:
 class Triage(QueryHistory):
     """Labels, notes, tags, collections and query history of one :class:`Store`.
 
-    Thread-safe like the store (every call holds ``store.lock``). Writes raise
+    Thread-safe like the store (every call holds ``store._lock``). Writes raise
     :class:`TriageError` on a read-only store.
     """
 
@@ -302,9 +302,9 @@ class Triage(QueryHistory):
         Raises:
             TriageError: there is no collection called ``name``.
         """
-        with self.store.lock:
-            self._require_collection(self.store.conn, name)
-            rows = self.store.conn.execute(
+        with self.store._lock:
+            self._require_collection(self.store._conn, name)
+            rows = self.store._conn.execute(
                 "SELECT kind, doc_id FROM collection_items WHERE collection = ? ORDER BY rowid",
                 (name,),
             ).fetchall()

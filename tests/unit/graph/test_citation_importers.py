@@ -63,7 +63,7 @@ def test_importer_keeps_references(name: str, tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         report = import_paths(store, [SRC / name])
         assert report.ok, report.summary()
-        conn = store.conn
+        conn = store._conn
         assert citations.count(conn) == out_edges + in_edges
         if citing is not None:
             refs = citations.references(conn, citing)
@@ -85,22 +85,22 @@ def test_tei_reference_without_identifier_resolves_by_title(tmp_path: Path) -> N
         with Store(tmp_path / f"{order[0].name}.db") as store:
             for path in order:
                 import_paths(store, [path])
-            ids = dict(store.conn.execute("SELECT title, id FROM papers").fetchall())
+            ids = dict(store._conn.execute("SELECT title, id FROM papers").fetchall())
             graph_id = ids["Construction of the Literature Graph in Semantic Scholar"]
             specter_id = next(v for k, v in ids.items() if k.startswith("SPECTER"))
-            assert citations.cited_by(store.conn, graph_id) == [specter_id]
-            assert graph_id in citations.references(store.conn, specter_id)
+            assert citations.cited_by(store._conn, graph_id) == [specter_id]
+            assert graph_id in citations.references(store._conn, specter_id)
 
 
 def test_unstored_cited_works_keep_the_label_the_source_gave(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         import_paths(store, [SRC / "crossref/works_10.1371-journal.pone.0033693.json"])
         import_paths(store, [TEI / "acl-2020.acl-main.207.grobid-0.6.1.tei.xml"])
-        specter = store.conn.execute(
+        specter = store._conn.execute(
             "SELECT id FROM papers WHERE title LIKE 'SPECTER%'"
         ).fetchone()[0]
-        refs = citations.references(store.conn, specter)
-        labels = citations.labels(store.conn, [*refs, "doi:10.1038/sj.npp.1301164"])
+        refs = citations.references(store._conn, specter)
+        labels = citations.labels(store._conn, [*refs, "doi:10.1038/sj.npp.1301164"])
         # Crossref ref1: article-title, author "AF Arnsten", year 2006
         assert labels["doi:10.1038/sj.npp.1301164"] == (
             "Stimulants: Therapeutic actions in ADHD. (AF Arnsten, 2006)"

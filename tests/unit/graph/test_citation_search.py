@@ -45,11 +45,11 @@ def pipeline(svc: LitsiftService, on: bool) -> SearchPipeline:
 
 
 def test_kept_link_counts_match_the_graph_signal(service: LitsiftService) -> None:
-    conn = service.store.conn
+    conn = service.store._conn
     ids = [r[0] for r in conn.execute("SELECT id FROM papers ORDER BY id")]
     kept = [GLOVE, BTS071, "doi:10.1007/978-3-319-02621-3_26"]
-    counts = kept_link_counts(conn, ids, kept)
-    linked = {k: v.linked for k, v in stored_signal(conn, ids, kept).items() if v.linked}
+    counts = kept_link_counts(service.store, ids, kept)
+    linked = {k: v.linked for k, v in stored_signal(service.store, ids, kept).items() if v.linked}
     assert counts == linked
     assert counts["doi:10.1045/september2016-duma"] == 2  # cites two of the kept papers
     assert counts[BTS071] == 1  # a kept paper counts the other kept ones, never itself
@@ -68,7 +68,7 @@ def test_a_linked_hit_moves_up_and_says_why(service: LitsiftService) -> None:
     finally:
         service.set_label(Kind.PAPER, BTS071, None)
     assert unchanged.hits == base.hits  # the signal off: keeping changes nothing
-    links = kept_link_counts(service.store.conn, [h.docid for h in fused.hits], [BTS071])
+    links = kept_link_counts(service.store, [h.docid for h in fused.hits], [BTS071])
     assert links and "kept" in fused.signals_used
     rank = {h.docid: h.rank for h in base.hits}
     moved = [h for h in fused.hits if h.docid in links and h.rank < rank.get(h.docid, 99)]

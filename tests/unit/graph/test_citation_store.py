@@ -20,7 +20,7 @@ def test_openalex_page_keeps_its_references_and_resolves_internal_ones(tmp_path:
     with Store(tmp_path / "s.db") as store:
         report = import_paths(store, [CITED_BY])
         assert report.added == 37
-        conn = store.conn
+        conn = store._conn
         # 37 works with a title carry 1,026 referenced_works (the untitled W2963341956 is a bad
         # item and keeps none); 27 of them name another work of the same page
         assert citations.count(conn) == 1026
@@ -46,7 +46,7 @@ def test_edge_resolves_when_its_record_arrives_by_another_identifier(tmp_path: P
     work = json.loads((OA / "work_W2162348455.json").read_text())
     refs = [w.rsplit("/", 1)[-1] for w in work["referenced_works"]]
     with Store(tmp_path / "s.db") as store:
-        with store.write_transaction() as conn:
+        with store._write_transaction() as conn:
             # a fetched trail named the work by its DOI and by its OpenAlex id, before it arrived
             added = citations.add_edges(
                 conn,
@@ -55,35 +55,35 @@ def test_edge_resolves_when_its_record_arrives_by_another_identifier(tmp_path: P
             )
         assert added == 2
         import_paths(store, [OA / "work_W2162348455.json"])
-        doc = store.conn.execute("SELECT id FROM papers").fetchone()[0]
+        doc = store._conn.execute("SELECT id FROM papers").fetchone()[0]
         # both keys name the one stored paper now: one edge remains
-        assert citations.references(store.conn, "key:someone") == [doc]
-        assert len(citations.references(store.conn, doc)) == len(set(refs)) == 230
-        assert citations.resolve(store.conn) == 0  # nothing left to resolve
+        assert citations.references(store._conn, "key:someone") == [doc]
+        assert len(citations.references(store._conn, doc)) == len(set(refs)) == 230
+        assert citations.resolve(store._conn) == 0  # nothing left to resolve
 
 
 def test_graph_of_a_collection(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         import_paths(store, [CITED_BY])
         glove = "doi:10.3115/v1/d14-1162"
-        g = citations.graph(store.conn, [glove])
+        g = citations.graph(store._conn, [glove])
         assert g.has_edge(glove, "doi:10.57702/kcdhx0zi")
         assert g.nodes[glove]["stored"] and g.nodes["doi:10.57702/kcdhx0zi"]["stored"]
-        assert g.out_degree(glove) == len(citations.references(store.conn, glove))
-        assert citations.graph(store.conn).number_of_edges() == 1026
+        assert g.out_degree(glove) == len(citations.references(store._conn, glove))
+        assert citations.graph(store._conn).number_of_edges() == 1026
 
 
 def test_resolve_rewrites_edges_written_before_their_record(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         import_paths(store, [OA / "work_W2162348455.json"])
-        doc = store.conn.execute("SELECT id FROM papers").fetchone()[0]
-        with store.write_transaction() as conn:  # as a store written by another path holds it
+        doc = store._conn.execute("SELECT id FROM papers").fetchone()[0]
+        with store._write_transaction() as conn:  # as a store written by another path holds it
             conn.execute(
                 "INSERT INTO citations(citing, cited, source) "
                 "VALUES ('key:x', 'openalex:W2162348455', 't')"
             )
-        assert citations.resolve(store.conn) == 1
-        assert citations.references(store.conn, "key:x") == [doc]
+        assert citations.resolve(store._conn) == 1
+        assert citations.references(store._conn, "key:x") == [doc]
 
 
 def test_stored_signal_counts_shared_references(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_stored_signal_counts_shared_references(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         import_paths(store, [CITED_BY])
         key = {d: "doi:" + d.removeprefix("https://doi.org/").lower() for d in refs}
-        signal = stored_signal(store.conn, [key[d] for d in others], [key[glove]])
+        signal = stored_signal(store, [key[d] for d in others], [key[glove]])
         for d in others:
             # references outside the page stay OpenAlex keys on both sides, so shared
             # references count whether or not the cited work is stored

@@ -99,7 +99,7 @@ def test_openalex_walks_both_directions_with_cursor_paging_and_a_429(tmp_path: P
         assert code == 0 and len(server.requests) == 5
         assert [w["status"] for w in json.loads(out)["walks"]] == ["cached", "cached"]
     with LitsiftService(get_paths(home)) as svc:
-        conn = svc.store.conn
+        conn = svc.store._conn
         refs = set(citations.references(conn, SEED))
         citing = set(citations.cited_by(conn, SEED))
         # the 37 titled works of the backward walk are stored papers the seed cites; the 5
@@ -141,7 +141,7 @@ def test_s2_offset_paging_resumes_after_a_dropped_connection(tmp_path: Path) -> 
         assert "the server closed the connection" in err and "run the same command again" in err
         assert "Traceback" not in err and "Error:" not in err.replace("error:", "")
         with LitsiftService(get_paths(home)) as svc:
-            first = len(citations.references(svc.store.conn, SEED))
+            first = len(citations.references(svc.store._conn, SEED))
         code, out, err = _run(home, SEED, "--backward", "--source", "s2", "--json")
         assert code == 0, err
         walk = json.loads(out)["walks"][0]
@@ -152,7 +152,7 @@ def test_s2_offset_paging_resumes_after_a_dropped_connection(tmp_path: Path) -> 
         assert code == 0, err
         assert "1 partial" in out
     with LitsiftService(get_paths(home)) as svc:
-        conn = svc.store.conn
+        conn = svc.store._conn
         refs = citations.references(conn, SEED)
         assert first > 0 and len(refs) > first
         # S2 lists references without ids (paperId null): stored by title, linked all the same
@@ -186,7 +186,7 @@ def test_openalex_looks_up_a_seed_known_only_by_doi(tmp_path: Path) -> None:
             assert svc.sources.import_paths(svc_kind(), [BIB]).ok
             other = next(
                 r[0]
-                for r in svc.store.conn.execute(
+                for r in svc.store._conn.execute(
                     "SELECT id FROM papers WHERE id LIKE 'doi:%' AND id != ? ORDER BY id", (BERT,)
                 )
             )
@@ -205,7 +205,7 @@ def test_openalex_looks_up_a_seed_known_only_by_doi(tmp_path: Path) -> None:
     assert again == 1 and f"{other}: OpenAlex has no work with {other}" in again_err
     assert lookups[0] == f"/works/{BERT}" and lookups.count(f"/works/{BERT}") == 1
     with LitsiftService(get_paths(home)) as svc:
-        conn = svc.store.conn
+        conn = svc.store._conn
         ids = dict(
             conn.execute(
                 "SELECT scheme, value FROM record_ids WHERE doc_id = ?", (BERT,)

@@ -50,7 +50,7 @@ def _citers(conn, key: str) -> set[str]:  # type: ignore[no-untyped-def]
 
 def test_snowball_ranks_by_links_coupling_cocitation_until_nothing_new(home: Path) -> None:
     with LitsiftService(get_paths(home)) as svc:
-        conn = svc.store.conn
+        conn = svc.store._conn
         first = svc.refs.snowball()
         assert first.seeds == 1
         keys = [c.neighbour.key for c in first.candidates]
@@ -92,7 +92,7 @@ def test_export_collection_graph_reads_back(home: Path, tmp_path: Path, fmt: str
     )
     assert result.exit_code == 0, result.stderr
     with LitsiftService(get_paths(home)) as svc:
-        conn = svc.store.conn
+        conn = svc.store._conn
         expected_nodes = {GLOVE} | _refs(conn, GLOVE) | _citers(conn, GLOVE)
     text = out.read_text(encoding="utf-8")
     if fmt == "graphml":

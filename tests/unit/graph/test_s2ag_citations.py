@@ -39,7 +39,7 @@ def _edges(lines: list[bytes]) -> set[tuple[str, str]]:
 
 def _stored_edges(home: Path) -> set[tuple[str, str]]:
     with LitsiftService(get_paths(home)) as svc:
-        rows = svc.store.conn.execute(
+        rows = svc.store._conn.execute(
             "SELECT citing, cited FROM citations WHERE source = 's2ag'"
         ).fetchall()
     return {(str(a), str(b)) for a, b in rows}
@@ -147,11 +147,11 @@ def test_edges_resolve_to_stored_s2_records_in_either_order(tmp_path: Path) -> N
                 assert report.resolved == 2
             doc = {
                 i: str(d)
-                for i, d in svc.store.conn.execute(
+                for i, d in svc.store._conn.execute(
                     "SELECT value, doc_id FROM record_ids WHERE scheme = 'corpusid'"
                 )
             }
-            conn = svc.store.conn
+            conn = svc.store._conn
             assert citations.references(conn, doc[ids[0]]) == sorted(
                 [doc[ids[1]], f"corpusid:{real_cited}"]
             )

@@ -134,7 +134,7 @@ def test_cli_ingest_of_the_files_and_of_their_directory_exits_0(tmp_path: Path) 
         with Store(home / "data" / "litsift.sqlite") as store:
             stored = {
                 (t, tuple(json.loads(a)), y, v)
-                for t, a, y, v in store.conn.execute(
+                for t, a, y, v in store._conn.execute(
                     "SELECT title, authors, year, venue FROM papers"
                 )
             }
@@ -165,7 +165,7 @@ def test_import_paths_keeps_one_report_row_per_file(tmp_path: Path) -> None:
             "abbrev.bib",
         ]
         # without authors.bib and journals.bib their macros stay as written, as BibTeX leaves them
-        venues = {v for (v,) in store.conn.execute("SELECT venue FROM papers")}
+        venues = {v for (v,) in store._conn.execute("SELECT venue FROM papers")}
         assert "tec" in venues
 
 

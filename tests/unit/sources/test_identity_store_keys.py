@@ -1,7 +1,7 @@
 """Identity matching per imported record does not grow with the store (issue 32).
 
 An import used to load every stored paper's title, authors, year, url and identifiers into
-memory before its first record (``IdentityIndex.from_connection``: 76 s CPU and 1.6 GB to
+memory before its first record (``IdentityIndex.from_store``: 76 s CPU and 1.6 GB to
 import 10K records into a 1M store). The keys a match needs now live in indexed tables
 (``paper_keys``, ``paper_url_ids``; :mod:`litsift.store.identities`), derived once from the
 papers' revisions, and each batch looks up only the papers that share an identifier, the title
@@ -76,11 +76,11 @@ def _import_counting_steps(store: Store, path: Path) -> tuple[int, IngestReport]
         steps[0] += 1
         return 0
 
-    store.conn.set_progress_handler(tick, 100)
+    store._conn.set_progress_handler(tick, 100)
     try:
         report = import_paths(store, [path], Kind.PAPER)
     finally:
-        store.conn.set_progress_handler(None, 0)
+        store._conn.set_progress_handler(None, 0)
     assert report.read > 0 and not report.bad
     return steps[0], report
 
@@ -94,8 +94,8 @@ def _steps_into_300_and_3000(
     for n in (300, 3_000):
         with _store(tmp_path / f"s{n}.sqlite", papers[:n]) as store:
             import_paths(store, [WARM_UP], Kind.PAPER)  # derives the store's keys once
-            with store.write_transaction():  # and those of what it wrote: keys all current
-                StoreIdentityIndex(store.conn, Kind.PAPER).sync()
+            with store.transaction():  # and those of what it wrote: keys all current
+                StoreIdentityIndex(store, Kind.PAPER).sync()
             done, report = _import_counting_steps(store, path)
             steps.append(done)
             assert {doc for _, doc, _ in report.merges} == {p["id"] for p in probes}
@@ -109,7 +109,7 @@ def _revise(store: Store, index: StoreIdentityIndex, tmp_path: Path, changed: li
     update = tmp_path / "update.jsonl"
     update.write_text("".join(json.dumps(r) + "\n" for r in changed), encoding="utf-8")
     ingest_jsonl(store, Kind.PAPER, update)
-    with store.write_transaction():
+    with store.transaction():
         return index.sync()
 
 
@@ -147,9 +147,9 @@ def test_store_index_resolves_as_the_whole_store_index(
         authors = [] if i % 7 == 3 else row.get("authors") or []  # compared with every title
         incoming.append((title, authors, year, {}, ()))
     with _store(tmp_path / "s.sqlite", stored) as store:
-        whole = IdentityIndex.from_connection(store.conn, Kind.PAPER)
-        blocked = StoreIdentityIndex(store.conn, Kind.PAPER)
-        with store.write_transaction():
+        whole = IdentityIndex.from_store(store, Kind.PAPER)
+        blocked = StoreIdentityIndex(store, Kind.PAPER)
+        with store.transaction():
             assert blocked.sync() == len({r["id"] for r in stored})
         answers = []
         for batch in (incoming[::2], incoming[1::2]):  # the second reuses blocks of the first
@@ -169,8 +169,8 @@ def test_keys_follow_papers_changed_after_they_were_derived(
     rows = sample_rows[:200]
     with _store(tmp_path / "s.sqlite", rows) as store:
         import_paths(store, [WARM_UP], Kind.PAPER)
-        index = StoreIdentityIndex(store.conn, Kind.PAPER)
-        with store.write_transaction():
+        index = StoreIdentityIndex(store, Kind.PAPER)
+        with store.transaction():
             index.sync()  # the import's last batch: the keys are current
         changed = dict(rows[0], title="Retitled: a study of identity keys in stored records")
         assert _revise(store, index, tmp_path, [changed]) == 1
@@ -184,9 +184,9 @@ def test_the_key_tables_fill_on_the_first_import(tmp_path: Path, sample_rows: li
     """Papers ingested as JSONL have no keys yet; the first import derives the keys of every
     stored paper before its first batch (what it writes itself is derived at the next one)."""
     with _store(tmp_path / "s.sqlite", sample_rows[:100]) as store:
-        keys = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        keys = store._conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
         report = import_paths(store, [WARM_UP], Kind.PAPER)
-        filled = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        filled = store._conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
     assert keys == 0 and report.added > 0
     assert filled == 100
     with sqlite3.connect(tmp_path / "s.sqlite") as conn:
@@ -219,10 +219,10 @@ def test_an_interrupted_key_fill_keeps_its_committed_chunks_and_resumes(
         monkeypatch.setattr(identities, "put_keys", put_keys_failing_third)
         with pytest.raises(MachineFaultError):
             import_paths(store, [WARM_UP], Kind.PAPER)
-        kept = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        kept = store._conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
         monkeypatch.setattr(identities, "put_keys", real_put)
         report = import_paths(store, [WARM_UP], Kind.PAPER)
-        filled = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        filled = store._conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
     assert kept == 200
     assert filled == 250 and report.added > 0
 
@@ -371,12 +371,12 @@ def test_title_token_counts_follow_a_retitled_paper(
 
     rows = sample_rows[:200]
     with _store(tmp_path / "s.sqlite", rows) as store:
-        index = StoreIdentityIndex(store.conn, Kind.PAPER)
-        with store.write_transaction():
+        index = StoreIdentityIndex(store, Kind.PAPER)
+        with store.transaction():
             index.sync()
         changed = dict(rows[0], title="Retitled: a study of identity keys in stored records")
         _revise(store, index, tmp_path, [changed])
-        counts = dict(store.conn.execute("SELECT token, papers FROM title_token_counts"))
+        counts = dict(store._conn.execute("SELECT token, papers FROM title_token_counts"))
     titles = {r["id"]: r["title"] for r in rows} | {changed["id"]: changed["title"]}
     held = Counter(t for title in titles.values() for t in title_tokens(title_key(title)))
     assert {t: n for t, n in counts.items() if n} == dict(held)
@@ -395,8 +395,8 @@ def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
 
     rows = [r for r in sample_rows[:200] if r.get("authors")]
     with _store(tmp_path / "s.sqlite", rows) as store:
-        index = StoreIdentityIndex(store.conn, Kind.PAPER)
-        with store.write_transaction():
+        index = StoreIdentityIndex(store, Kind.PAPER)
+        with store.transaction():
             index.sync()
         changed = [
             dict(rows[0], title="Retitled: a study of identity keys in stored records"),
@@ -404,7 +404,7 @@ def test_first_author_postings_follow_a_retitled_paper_and_a_new_first_author(
             dict(rows[2], authors=[]),
         ]
         assert _revise(store, index, tmp_path, changed) == 3
-        postings = store.conn.execute(
+        postings = store._conn.execute(
             "SELECT family, token, doc_id FROM paper_family_tokens"
         ).fetchall()
     papers = {r["id"]: r for r in rows} | {r["id"]: r for r in changed}
@@ -471,10 +471,10 @@ def test_a_record_without_authors_loads_only_papers_sharing_a_title_block(
     papers = _recombined(words, 3_000)
     probes = _recombined_probes(papers, 10)
     with _store(tmp_path / "s.sqlite", papers) as store:
-        with store.write_transaction():
-            StoreIdentityIndex(store.conn, Kind.PAPER).sync()
+        with store.transaction():
+            StoreIdentityIndex(store, Kind.PAPER).sync()
         for paper in probes:
-            index = StoreIdentityIndex(store.conn, Kind.PAPER)
+            index = StoreIdentityIndex(store, Kind.PAPER)
             record = (_typo(paper["title"]), [], paper["year"] + 1, {}, ())
             index.prefetch([record])
             match = index.match(*record)
@@ -493,19 +493,19 @@ def test_title_blocks_follow_a_retitled_paper_and_a_new_year(
 
     rows = [r for r in sample_rows[:200] if r.get("year")]
     with _store(tmp_path / "s.sqlite", rows) as store:
-        index = StoreIdentityIndex(store.conn, Kind.PAPER)
-        with store.write_transaction():
+        index = StoreIdentityIndex(store, Kind.PAPER)
+        with store.transaction():
             index.sync()
         changed = [
             dict(rows[0], title="Retitled: a study of identity keys in stored records"),
             dict(rows[1], year=rows[1]["year"] - 3),
         ]
         assert _revise(store, index, tmp_path, changed) == 2
-        blocks = store.conn.execute(
+        blocks = store._conn.execute(
             "SELECT block, year, title_len, doc_id FROM paper_title_blocks"
         ).fetchall()
         record = (_typo(changed[0]["title"]), [], changed[0]["year"], {}, ())
-        fresh = StoreIdentityIndex(store.conn, Kind.PAPER)
+        fresh = StoreIdentityIndex(store, Kind.PAPER)
         fresh.prefetch([record])
         match = fresh.match(*record)
     papers = {r["id"]: r for r in rows} | {r["id"]: r for r in changed}
@@ -527,7 +527,7 @@ def test_the_block_lookup_reads_one_primary_key_range_per_block(tmp_path: Path) 
     with Store(tmp_path / "s.sqlite") as store:
         plan = [
             row[3]
-            for row in store.conn.execute(
+            for row in store._conn.execute(
                 "EXPLAIN QUERY PLAN " + blocks_sql(2), [1, 2020, 40, 50, 2, None, 40, 50]
             )
         ]
@@ -550,8 +550,8 @@ def test_a_store_upgraded_to_title_blocks_refills_its_keys_on_the_next_import(
 
     rows = sample_rows[:100]
     path = tmp_path / "s.sqlite"
-    with _store(path, rows) as store, store.write_transaction():
-        StoreIdentityIndex(store.conn, Kind.PAPER).sync()
+    with _store(path, rows) as store, store.transaction():
+        StoreIdentityIndex(store, Kind.PAPER).sync()
     with sqlite3.connect(path) as conn:  # as the schema before ``_title_blocks`` left it
         conn.execute("DROP TABLE paper_title_blocks")
         conn.execute(
@@ -563,10 +563,10 @@ def test_a_store_upgraded_to_title_blocks_refills_its_keys_on_the_next_import(
     paper = next(r for r in rows if _fuzzy_ok(r) and r.get("year"))
     record = _csl_file(tmp_path / "one.json", [(_typo(paper["title"]), [], paper["year"])])
     with Store(path) as store:
-        tables = {n for (n,) in store.conn.execute("SELECT name FROM sqlite_master")}
-        emptied = store.conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
+        tables = {n for (n,) in store._conn.execute("SELECT name FROM sqlite_master")}
+        emptied = store._conn.execute("SELECT COUNT(*) FROM paper_keys").fetchone()[0]
         report = import_paths(store, [record], Kind.PAPER)
-        blocks = set(store.conn.execute("SELECT block, doc_id FROM paper_title_blocks"))
+        blocks = set(store._conn.execute("SELECT block, doc_id FROM paper_title_blocks"))
     assert "paper_title_tokens" not in tables and emptied == 0
     assert blocks == {(b, r["id"]) for r in rows for b in title_blocks(title_key(r["title"]))}
     assert [doc for _, doc, _ in report.merges] == [paper["id"]]

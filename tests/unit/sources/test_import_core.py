@@ -75,11 +75,11 @@ def test_same_identifier_merges_and_fills_fields(tmp_path: Path) -> None:
         assert paper is not None
         assert paper.title == SPECTER  # the stored title is kept
         assert paper.abstract == "We propose SPECTER, a new method." and paper.venue == "ACL"
-        ids = store.conn.execute(
+        ids = store._conn.execute(
             "SELECT scheme, value FROM record_ids WHERE doc_id = ? ORDER BY scheme", (paper.id,)
         ).fetchall()
         assert ids == [("doi", "10.18653/v1/2020.acl-main.207"), ("s2", "a" * 40)]
-        prov = store.conn.execute(
+        prov = store._conn.execute(
             "SELECT format, file, location FROM provenance WHERE doc_id = ? ORDER BY format",
             (paper.id,),
         ).fetchall()
@@ -130,11 +130,11 @@ def test_conflicting_dois_are_never_merged(tmp_path: Path) -> None:
 def test_reimport_is_unchanged_then_updated(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         _write(store, "bibtex", "a.bib", [_rec("entry k")])
-        rev = store.conn.execute("SELECT value FROM meta WHERE key='revision'").fetchone()[0]
+        rev = store._conn.execute("SELECT value FROM meta WHERE key='revision'").fetchone()[0]
         w = _write(store, "bibtex", "a.bib", [_rec("entry k")])
         assert (w.counts.unchanged, w.counts.merged, w.counts.added) == (1, 0, 0)
         assert (
-            store.conn.execute("SELECT value FROM meta WHERE key='revision'").fetchone()[0] == rev
+            store._conn.execute("SELECT value FROM meta WHERE key='revision'").fetchone()[0] == rev
         )
         w = _write(store, "bibtex", "a.bib", [_rec("entry k", venue="ACL 2020")])
         assert w.counts.updated == 1
@@ -174,14 +174,14 @@ def test_tags_notes_collections_and_attachments_land_in_triage(tmp_path: Path) -
             ],
         )
         _write(store, "bibtex", "b.bib", [_rec("entry c", tags=["Embeddings", "citations"])])
-        (doc_id,) = [r[0] for r in store.conn.execute("SELECT id FROM papers")]
+        (doc_id,) = [r[0] for r in store._conn.execute("SELECT id FROM papers")]
         triage = Triage(store)
         note = triage.note(Kind.PAPER, doc_id)
         assert note is not None
         assert note.text == "Read section 3."
         assert note.tags == ("to read", "embeddings", "citations")  # case-insensitive union
         assert triage.collection_items("Thesis/Chapter 2") == [(Kind.PAPER, doc_id)]
-        assert store.conn.execute("SELECT path FROM attachments").fetchall() == [
+        assert store._conn.execute("SELECT path FROM attachments").fetchall() == [
             ("/x/specter.pdf",)
         ]
 

@@ -39,7 +39,7 @@ def _ingest(home: Path, path: Path) -> tuple[dict[str, object], list[str]]:
     out = CliRunner().invoke(main, ["--home", str(home), "ingest", "papers", str(path), "--json"])
     assert "Traceback" not in out.output
     with Store(home / "data" / "litsift.sqlite") as store:
-        rows = store.conn.execute("SELECT title, abstract, authors, venue FROM papers")
+        rows = store._conn.execute("SELECT title, abstract, authors, venue FROM papers")
         texts = [" ".join(str(v) for v in row) for row in rows]
     return {"exit": out.exit_code, **json.loads(out.output)}, texts
 

@@ -35,7 +35,7 @@ def _records(path: Path) -> dict[str, SourceRecord]:
 
 
 def _authors(store: Store, doc_id: str) -> list[str]:
-    row = store.conn.execute("SELECT authors FROM papers WHERE id = ?", (doc_id,)).fetchone()
+    row = store._conn.execute("SELECT authors FROM papers WHERE id = ?", (doc_id,)).fetchone()
     assert row is not None, doc_id
     return list(json.loads(row[0]))
 
@@ -54,7 +54,7 @@ def test_identifier_shared_by_clearly_different_titles_is_a_conflict(tmp_path: P
     ]
     with Store(tmp_path / "s.db") as store:
         report = import_paths(store, files)
-        titles = {t for (t,) in store.conn.execute("SELECT title FROM papers")}
+        titles = {t for (t,) in store._conn.execute("SELECT title FROM papers")}
         conflicts = report.to_json()["conflicts"]
         book_authors = _authors(store, "doi:10.4324/9781315187280")
     for title in (

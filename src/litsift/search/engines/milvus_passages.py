@@ -128,17 +128,9 @@ class MilvusPassages:
         ]
 
     def _load(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Passage]:
-        out: dict[tuple[str, int], Passage] = {}
-        with self._store.lock:
-            for d, i in keys:
-                row = self._store.conn.execute(
-                    "SELECT section, text, source, page FROM passages WHERE doc_id = ? AND idx = ?",
-                    (d, i),
-                ).fetchone()
-                if row is not None:
-                    page = None if row[3] is None else int(row[3])
-                    out[(d, i)] = Passage(d, i, str(row[0]), str(row[1]), str(row[2]), page)
-        return out
+        from litsift.store.passages import passages_at
+
+        return passages_at(self._store, keys)
 
 
 def push_passages(

@@ -140,7 +140,7 @@ def push_kind(
     if not resumed:
         state["target"] = store.max_revision(kind)
     since, after, target = state["revision"], state["cursor"], state["target"]
-    total = _rows_since(store, kind, since, after)
+    total = store.count_since(kind, since, after)
     done = 0
     if progress is not None:
         progress("push", 0, total)
@@ -184,12 +184,3 @@ def _row(
     for field in engine.fields(kind):
         row[field] = analysed(texts.get(field, ""))
     return row
-
-
-def _rows_since(store: Store, kind: Kind, revision: int, after: int) -> int:
-    with store.lock:
-        row = store.conn.execute(
-            f"SELECT COUNT(*) FROM {kind.table} WHERE revision > ? AND rowid > ?",
-            (revision, after),
-        ).fetchone()
-    return int(row[0])

@@ -79,20 +79,9 @@ def load_passages(
     """The stored passages an index holds, in (doc id, idx) order: a paper's first
     ``per_paper``, each cut to :data:`MAX_PASSAGE_TEXT_CHARS`, and their papers' titles (cut to
     :data:`~litsift.search.retrieval.record_text.MAX_FIELD_CHARS`)."""
-    with store.lock:
-        rows = store.conn.execute(
-            "SELECT p.doc_id, p.idx, substr(p.section, 1, ?), substr(p.text, 1, ?), p.source, "
-            "substr(COALESCE(r.title, ''), 1, ?), p.page "
-            "FROM passages p LEFT JOIN papers r ON r.id = p.doc_id WHERE p.idx < ? "
-            "ORDER BY p.doc_id, p.idx",
-            (MAX_FIELD_CHARS, MAX_PASSAGE_TEXT_CHARS, MAX_FIELD_CHARS, per_paper),
-        ).fetchall()
-    passages = [
-        Passage(str(d), int(i), str(s), str(t), str(src), None if pg is None else int(pg))
-        for d, i, s, t, src, _, pg in rows
-    ]
-    titles = {str(r[0]): str(r[5]) for r in rows}
-    return passages, titles
+    from litsift.store.passages import index_passages
+
+    return index_passages(store, per_paper, MAX_FIELD_CHARS, MAX_PASSAGE_TEXT_CHARS)
 
 
 def _signature(passages: Sequence[Passage], titles: dict[str, str], encoder_key: str) -> str:

@@ -180,18 +180,9 @@ class PassageIndex:
     def _load(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Passage]:
         todo = [key for key in keys if key not in self._cache]
         if todo:
-            with self._store.lock:
-                for d, i in todo:
-                    row = self._store.conn.execute(
-                        "SELECT section, text, source, page FROM passages "
-                        "WHERE doc_id = ? AND idx = ?",
-                        (d, i),
-                    ).fetchone()
-                    if row is not None:
-                        page = None if row[3] is None else int(row[3])
-                        self._cache[(d, i)] = Passage(
-                            d, i, str(row[0]), str(row[1]), str(row[2]), page
-                        )
+            from litsift.store.passages import passages_at
+
+            self._cache.update(passages_at(self._store, todo))
         return {key: self._cache[key] for key in keys if key in self._cache}
 
 

@@ -98,8 +98,7 @@ class CitationStage(Stage):
         assert query.k is not None
         k = ranked.k if ranked.k is not None else query.k
         t = time.perf_counter()
-        with self.store.lock:
-            links = kept_link_counts(self.store.conn, [h.docid for h in ranked.hits], kept)
+        links = kept_link_counts(self.store, [h.docid for h in ranked.hits], kept)
         kept_set = set(kept)
         by_id: dict[str, Hit] = {h.docid: h for h in ranked.hits}
         others = [d for d in by_id if d not in kept_set]

@@ -242,16 +242,17 @@ def import_citation_files(
     aside). ``progress(lines_read)`` is called after each batch. A file that cannot be read is one
     ``bad`` entry (``FILE: reason; hint: ...``); the other files are still read.
     """
-    from litsift.store import citations
+    from litsift.store.repositories import Citations
 
+    edges = Citations(store)
     report = CitationImportReport()
     pending: list[tuple[str, str]] = []
 
     def flush() -> None:
         if not pending:
             return
-        with store.write_transaction() as conn:
-            added, known, resolved = citations.add_edges_resolved(conn, pending, SOURCE)
+        with store.transaction():
+            added, known, resolved = edges.add_edges_resolved(pending, SOURCE)
         report.edges_added += added
         report.edges_known += known
         report.resolved += resolved

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from anyascii import anyascii
 from rapidfuzz import fuzz, process
@@ -42,8 +42,11 @@ from litsift.sources.identity.ids import ids_in_text, preferred
 from litsift.sources.identity.person_keys import (
     first_family,
 )
-from litsift.store import identities
+from litsift.store.repositories import Identities
 from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.store.repo import Store
 
 __all__ = [
     "ID_CONFLICT_MAX_RATIO",
@@ -235,7 +238,7 @@ def _strong_ids(ids: Mapping[str, str]) -> dict[str, str]:
 class IdentityIndex:
     """Identifiers, title keys and first authors of the records of one kind, for matching.
 
-    Built from the whole store (:meth:`from_connection`) or, as an import does, from the
+    Built from the whole store (:meth:`from_store`) or, as an import does, from the
     stored records a batch may be (:class:`StoreIdentityIndex`), then kept current with
     :meth:`add` as records are written, so duplicates within one import merge too.
 
@@ -256,16 +259,17 @@ class IdentityIndex:
         self._key_docs: list[str] = []
 
     @classmethod
-    def from_connection(cls, conn: sqlite3.Connection, kind: Kind) -> IdentityIndex:
+    def from_store(cls, store: Store, kind: Kind) -> IdentityIndex:
         """The index over every stored record of ``kind`` and its identifiers.
 
         Identifiers are also read off each paper's ``url`` (an ACL Anthology, arXiv or DOI
         link), so records ingested from JSONL match imported ones.
         """
         index = cls()
-        ids = identities.ids_by_doc(conn, kind)
+        stored = Identities(store)
+        ids = stored.ids_by_doc(kind)
         if kind is Kind.PAPER:
-            for doc_id, title, authors, year, url in identities.identity_rows(conn):
+            for doc_id, title, authors, year, url in stored.identity_rows():
                 doc_ids = {**ids_in_text(url), **ids.get(doc_id, {})}
                 index.add(doc_id, title, [str(a) for a in authors], year, doc_ids)
         else:

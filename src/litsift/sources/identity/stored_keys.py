@@ -1,7 +1,7 @@
 """Identity matching against the store's indexed identity keys (issue 32).
 
 :class:`StoreIdentityIndex` answers as
-:meth:`litsift.sources.identity.matcher.IdentityIndex.from_connection`
+:meth:`litsift.sources.identity.matcher.IdentityIndex.from_store`
 does while loading, per batch of incoming records, only the stored papers they may be
 (:mod:`litsift.store.identities`), so an import's memory and rows read follow its records'
 blocks, not the store's size.
@@ -10,10 +10,10 @@ blocks, not the store's size.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
@@ -29,7 +29,11 @@ from litsift.sources.identity.matcher import (
 )
 from litsift.sources.identity.person_keys import first_family
 from litsift.store import identities
+from litsift.store.repositories import Identities
 from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.store.repo import Store
 
 __all__ = ["BLOCK_TOKENS", "BLOCK_WORDS", "SYNC_CHUNK", "StoreIdentityIndex", "title_blocks"]
 
@@ -119,16 +123,16 @@ class StoreIdentityIndex(IdentityIndex):
     What an import writes is added with :meth:`add` as before, so duplicates within one
     import still merge.
 
-    Answers as :meth:`IdentityIndex.from_connection` does, except for the stored versions
+    Answers as :meth:`IdentityIndex.from_store` does, except for the stored versions
     these keys miss (a first author's near-identical title spelling each of the rarest words
     otherwise; a title without a first author differing in more than two of its first
     :data:`BLOCK_WORDS` words: :func:`title_blocks`), and for one difference in the order of
     ties: a stored paper loaded for a later batch ranks after what earlier batches loaded.
     """
 
-    def __init__(self, conn: sqlite3.Connection, kind: Kind) -> None:
+    def __init__(self, store: Store, kind: Kind) -> None:
         super().__init__()
-        self.conn, self.kind = conn, kind
+        self.stored, self.kind = Identities(store), kind
         #: doc -> rank among loaded (rowid) and added (after every stored one) docs
         self._rank: dict[str, int] = {}
         #: title word -> stored papers holding it (0: none), as prefetch first read it
@@ -149,7 +153,7 @@ class StoreIdentityIndex(IdentityIndex):
         done = 0
         while limit is None or done < limit:
             size = SYNC_CHUNK if limit is None else min(SYNC_CHUNK, limit - done)
-            rows = identities.papers_since(self.conn, identities.keys_revision(self.conn), size)
+            rows = self.stored.papers_since(self.stored.keys_revision(), size)
             if not rows:
                 break
             keys = []
@@ -159,7 +163,7 @@ class StoreIdentityIndex(IdentityIndex):
                     (doc_id, title_key(title), first_family([str(a) for a in authors]), year)
                 )
                 url_ids += [(doc_id, s, v) for s, v in ids_in_text(url).items()]
-            identities.put_keys(self.conn, keys, url_ids, rows[-1][5], title_tokens, title_blocks)
+            self.stored.put_keys(keys, url_ids, rows[-1][5], title_tokens, title_blocks)
             done += len(rows)
         return done
 
@@ -169,8 +173,8 @@ class StoreIdentityIndex(IdentityIndex):
         for the counts of the records' title words."""
         pairs = sorted({(s, v) for rec in records for s, v in rec[3].items()})
         if self.kind is not Kind.PAPER:
-            docs = [d for d in identities.docs_with_ids(self.conn, self.kind, pairs)]
-            for doc_id, ids in sorted(identities.ids_of_docs(self.conn, self.kind, docs).items()):
+            docs = [d for d in self.stored.docs_with_ids(self.kind, pairs)]
+            for doc_id, ids in sorted(self.stored.ids_of_docs(self.kind, docs).items()):
                 for scheme, value in ids.items():
                     self.by_id.setdefault((scheme, value), doc_id)
             return
@@ -194,21 +198,21 @@ class StoreIdentityIndex(IdentityIndex):
         self._asked_blocks |= blocks
         words = sorted({t for key, _, _ in fuzzy for t in title_tokens(key)} - self._counts.keys())
         self._counts.update(dict.fromkeys(words, 0))
-        self._counts.update(identities.token_counts(self.conn, words))
+        self._counts.update(self.stored.token_counts(words))
         wanted: set[tuple[str, str, int | None, int, int]] = set()
         for key, family, year in fuzzy:
             lo, hi = _length_window(len(key))
             wanted.update((t, family, year, lo, hi) for t in self._rarest(key))
         wanted -= self._asked  # looked up for an earlier batch (what this import wrote is added)
         self._asked |= wanted
-        id_docs = identities.docs_with_ids(self.conn, Kind.PAPER, pairs)
-        rows = identities.keys_of_docs(self.conn, sorted(id_docs - self.entries.keys()))
-        rows += identities.keys_with_titles(self.conn, sorted(titles))
-        rows += identities.keys_sharing_tokens(
-            self.conn, sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
+        id_docs = self.stored.docs_with_ids(Kind.PAPER, pairs)
+        rows = self.stored.keys_of_docs(sorted(id_docs - self.entries.keys()))
+        rows += self.stored.keys_with_titles(sorted(titles))
+        rows += self.stored.keys_sharing_tokens(
+            sorted(wanted, key=lambda w: (w[0], w[1], w[2] or 0, w[3], w[4]))
         )
-        held = identities.keys_sharing_blocks(
-            self.conn, sorted(blocks, key=lambda w: (w[0], w[1] or 0, w[2], w[3]))
+        held = self.stored.keys_sharing_blocks(
+            sorted(blocks, key=lambda w: (w[0], w[1] or 0, w[2], w[3]))
         )
         self._load(rows + [row[1:] for row in held])
         for block, _, doc_id, *_ in held:  # what a record without a first author is shown
@@ -246,8 +250,8 @@ class StoreIdentityIndex(IdentityIndex):
         if not fresh:
             return
         docs = list(fresh)
-        stored = identities.ids_of_docs(self.conn, Kind.PAPER, docs)
-        from_url = identities.url_ids_of_docs(self.conn, docs)
+        stored = self.stored.ids_of_docs(Kind.PAPER, docs)
+        from_url = self.stored.url_ids_of_docs(docs)
         for rowid, doc_id, key, family, year in sorted(fresh.values()):
             ids = {**from_url.get(doc_id, {}), **stored.get(doc_id, {})}
             for scheme, value in ids.items():

@@ -29,7 +29,7 @@ from litsift.errors import LitsiftError
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.identity.ids import normalize_ids, normalize_openalex, reference_keys
 from litsift.sources.online.http import FetchError, PoliteClient
-from litsift.store.refs_fetches import Checkpoint, Direction, load_checkpoint, save_checkpoint
+from litsift.store.refs_fetches import Direction
 
 __all__ = [
     "DIRECTIONS",
@@ -285,9 +285,3 @@ def describe(result: TrailResult) -> dict[str, Any]:
         "restarted": result.restarted,
         "complete": result.complete,
     }
-
-
-# ------------------------------------------------------------------ checkpoints (refs_fetches)
-
-
-__all__ += ["Checkpoint", "load_checkpoint", "save_checkpoint"]
