@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from litsift.search.aspects.scoring import AspectScorer, TextEncoder, record_text
+from litsift.search.aspects.scoring import AspectScorer, TextEncoder
+from litsift.search.retrieval.record_text import passage_text as record_text
 from litsift.types import Aspect, Record
 
 

@@ -28,8 +28,8 @@ from litsift.search.aspects.scoring import (
     PASSAGE_THRESHOLDS,
     AspectScorer,
     grade,
-    record_text,
 )
+from litsift.search.retrieval.record_text import passage_text as record_text
 from litsift.text.sentences import split_sentences
 from litsift.types import Aspect, Coverage, Hit, Paper
 from tests.bench import benchmark_module

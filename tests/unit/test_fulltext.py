@@ -183,7 +183,7 @@ def test_answers_cite_full_text_passages_with_their_sections(home: Path, encoder
 
 
 def test_aspect_evidence_can_come_from_the_matching_passage(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
-    from litsift.search.aspects.scoring import record_text
+    from litsift.search.retrieval.record_text import passage_text as record_text
 
     question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
     with LitsiftService(get_paths(home), encoder=encoder) as svc:

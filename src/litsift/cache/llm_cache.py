@@ -74,10 +74,6 @@ class Usage:
     completion_tokens: int = 0
     estimated: bool = False
 
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
 
 @dataclass(frozen=True)
 class CallStats:

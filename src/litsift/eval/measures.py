@@ -218,8 +218,3 @@ def summarise(
         name: MeasureValue(float(v.mean()), bootstrap_std(v), len(qids))
         for name, v in values.items()
     }
-
-
-def as_percent(values: Mapping[str, MeasureValue]) -> dict[str, tuple[float, float]]:
-    """``{measure: (mean %, std %)}`` rounded to 0.1, for tables."""
-    return {k: (round(100 * v.mean, 1), round(100 * v.std, 1)) for k, v in values.items()}

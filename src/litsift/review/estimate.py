@@ -13,7 +13,6 @@ probabilities over the pool and is far too high early on).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -89,13 +88,3 @@ def _mass(shape: str, b: npt.NDArray[np.float64], t: float) -> npt.NDArray[np.fl
     else:
         out[pos] = np.log1p(bp * t) / bp
     return out
-
-
-def estimate_error(
-    sequence: Sequence[int] | npt.NDArray[np.integer], fraction: float, estimate: float
-) -> float:
-    """Absolute error of an estimate of the includes left after screening ``fraction`` of
-    ``sequence`` (the full screening order's labels): ``|estimate − truth|`` in records."""
-    y = np.asarray(sequence, dtype=np.int64)
-    at = math.floor(fraction * y.size)
-    return abs(estimate - float(y[at:].sum()))

@@ -112,9 +112,6 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
         """Rows per kind in the store."""
         return {kind: self.store.count(kind) for kind in Kind}
 
-    def is_empty(self) -> bool:
-        return not any(self.counts().values())
-
     def ingest_formats(self) -> list[tuple[str, str, str]]:
         """``(name, kind, description)`` of every format ``litsift ingest`` reads (the
         sources registry; the TUI's empty-store screen lists them)."""

@@ -116,7 +116,7 @@ class AspectScore:
         bm25_evidence: share of the aspect's stemmed content terms found in the record, [0, 1].
         combined: ``(1 - λ)·similarity + λ·bm25_evidence``, the value graded.
         evidence: ``(start, end)`` of the best-matching sentence in the record's passage text
-            (``litsift.search.aspects.scoring.record_text``), or None when it has no text.
+            (``litsift.search.retrieval.record_text.passage_text``), or None when it has no text.
         evidence_text: that sentence (``""`` if none).
     """
 

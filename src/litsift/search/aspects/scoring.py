@@ -1,7 +1,8 @@
 """Per-aspect scores of records on DORIS-MAE's 0/1/2 scale, coverage ordering and calibration.
 
 For an aspect ``a`` and a record ``d`` split into sentences ``d_1..d_m``
-(:func:`litsift.text.sentences.split_sentences` over :func:`record_text`):
+(:func:`litsift.text.sentences.split_sentences` over the record's bi-encoder passage,
+:func:`~litsift.search.retrieval.record_text.passage_text`):
 
 * ``similarity = max_j cos(E_q(a), E_p(d_j))`` — sentence-by-sentence max-sim with the
   bi-encoder, the variant that helped models trained on short queries in DORIS-MAE
@@ -108,15 +109,6 @@ class TextEncoder(Protocol):
     def encode_queries(self, texts: Sequence[str]) -> FloatArray: ...
 
     def encode_passages(self, texts: Sequence[str]) -> FloatArray: ...
-
-
-def record_text(record: Record) -> str:
-    """The text aspect evidence spans index into: the record's bi-encoder passage.
-
-    Same as :func:`litsift.search.retrieval.record_text.passage_text` (paper: ``"title.
-    abstract"``).
-    """
-    return passage_text(record)
 
 
 @functools.cache
@@ -273,7 +265,7 @@ class AspectScorer:
         todo: dict[tuple[str, str, bytes], Record] = {}
         got_views: dict[tuple[str, str, bytes], _DocView] = {}
         for r in records:
-            text = record_text(r)
+            text = passage_text(r)
             key = (r.kind.value, r.id, text_hash(text))
             keys.append(key)
             if key in self._docs:
@@ -284,7 +276,7 @@ class AspectScorer:
         stored: dict[tuple[str, str], SentenceView] = {}
         if todo and self.sentences is not None:
             for kind in {r.kind for r in todo.values()}:
-                wanted = [(r.id, record_text(r)) for r in todo.values() if r.kind is kind]
+                wanted = [(r.id, passage_text(r)) for r in todo.values() if r.kind is kind]
                 try:
                     got = self.sentences.get(kind, wanted)
                 except sqlite3.Error:  # derived data: embed instead
@@ -295,7 +287,7 @@ class AspectScorer:
             # provisional: one passage vector each, nothing embedded, nothing kept
             vectors = np.asarray(passage_vectors([todo[k] for k in missing]), dtype=np.float32)
             for k, vec in zip(missing, vectors, strict=True):
-                text = record_text(todo[k])
+                text = passage_text(todo[k])
                 whole: tuple[tuple[int, int], ...] = ((0, len(text)),) if text else ()
                 emb = vec.reshape(1, -1) if text else np.zeros((0, len(vec)), dtype=np.float32)
                 got_views[k] = _DocView(text, whole, emb, stem_terms(text), provisional=True)

@@ -281,12 +281,6 @@ def record_tree(directory: Path, skip: frozenset[str] = frozenset()) -> dict[str
     return records
 
 
-def check_records(directory: Path, records: dict[str, FileRecord], full: bool) -> str | None:
-    """Why the files of ``records`` under ``directory`` are damaged (the first missing file,
-    of another size, or with ``full`` failing its sha256; one line naming it), or None."""
-    return _check_part(directory, records, full)
-
-
 def cheap_to_verify(records: dict[str, FileRecord]) -> bool:
     """True when the recorded files total at most :data:`VERIFY_ON_OPEN_BYTES`."""
     return sum(rec["size"] for rec in records.values()) <= VERIFY_ON_OPEN_BYTES
@@ -297,7 +291,9 @@ def record_files(directory: Path) -> FileRecords:
     return {part: record_part(directory, part) for part in PARTS}
 
 
-def _check_part(directory: Path, records: dict[str, FileRecord], full: bool) -> str | None:
+def check_records(directory: Path, records: dict[str, FileRecord], full: bool) -> str | None:
+    """Why the files of ``records`` under ``directory`` are damaged (the first missing file,
+    of another size, or with ``full`` failing its sha256; one line naming it), or None."""
     for rel, rec in sorted(records.items()):
         path = directory / rel
         try:
@@ -334,7 +330,7 @@ def verify_files(
     for part in PARTS:
         records = manifest.files.get(part)
         if part not in damage and records:
-            why = _check_part(directory, records, full or (cheap and cheap_to_verify(records)))
+            why = check_records(directory, records, full or (cheap and cheap_to_verify(records)))
             if why is not None:
                 damage[part] = why
     return {p: damage[p] for p in PARTS if p in damage}

@@ -64,12 +64,6 @@ class _Layout:
     positions: npt.NDArray[np.int64]
 
 
-def _graph_count(path: Path, dim: int, M: int) -> int:
-    """The number of elements in the hnswlib file at ``path``, checked as by :func:`_layout`.
-    Raises ValueError when the file and its parameters disagree."""
-    return _layout(path, dim, M).count
-
-
 def _layout(path: Path, dim: int, M: int) -> _Layout:
     """The level-0 layout of the hnswlib file at ``path``, after checking its header
     against ``dim``, ``M`` and the file size, and its level-0 block: every label a rowid
