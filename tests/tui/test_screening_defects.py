@@ -14,7 +14,8 @@ from textual.widgets import Sparkline
 
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
-from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+from litsift.tui.app import create_screening_app
+from litsift.tui.screens.screening import ScreeningScreen
 from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 
 

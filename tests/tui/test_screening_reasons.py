@@ -12,7 +12,7 @@ from textual.widgets import Static
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.store.review_stages import stage_rows
-from litsift.tui.screens.screening import create_screening_app
+from litsift.tui.app import create_screening_app
 from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 
 REASONS = ["wrong population", "wrong intervention", "wrong design"]

@@ -17,8 +17,9 @@ from litsift.paths import get_paths
 from litsift.review.learner import LearningOrder, review_spec
 from litsift.service.facade import LitsiftService
 from litsift.store.reviews import current_decisions, review_records
+from litsift.tui.app import create_screening_app
 from litsift.tui.screens.modals import PromptScreen
-from litsift.tui.screens.screening import ScreeningScreen, create_screening_app
+from litsift.tui.screens.screening import ScreeningScreen
 
 SIZE = (120, 40)
 SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"

@@ -256,7 +256,7 @@ def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> N
       litsift review screen statins --reviewer alice
       litsift review screen statins --stage fulltext
     """
-    from litsift.tui.screens.screening import create_screening_app
+    from litsift.tui.app import create_screening_app
 
     svc = open_service(ctx.obj["home"])
     try:

@@ -1,5 +1,7 @@
 """The Textual app: wiring only. Search state lives in :class:`SearchScreen`; widgets in
-``widgets/``; styles in ``litsift.tcss``.
+``widgets/``; styles in ``litsift.tcss``. The app factories live here: :func:`create_app`
+(``litsift``) and :func:`create_screening_app` (``litsift review screen``); screens never
+import the app.
 
 Bindings carry ids equal to their action names, and ``Config.keymap`` (binding id → keys) is
 applied with :meth:`textual.app.App.set_keymap` (the pattern of posting's ``app.py``).
@@ -31,7 +33,7 @@ from litsift.tui.screens.keys import (
     SCREEN_BINDINGS,
     TRIAGE_BINDINGS,
 )
-from litsift.tui.screens.screening import SCREENING_BINDINGS
+from litsift.tui.screens.screening import SCREENING_BINDINGS, ScreeningScreen
 from litsift.tui.widgets import ResultsTable
 from litsift.types import Kind
 
@@ -115,9 +117,20 @@ class LitsiftApp(App[None]):
         self.push_screen(FeedScreen(self.service))
 
     def action_screening(self) -> None:
-        from litsift.tui.screens.screening import open_last_review
-
-        open_last_review(self)
+        """F4: screen the review screened last (or say how to make one)."""
+        try:
+            name = self.service.reviews.last_opened()
+        except LitsiftError as err:
+            self.notify(err.message, title="screening", severity="error", markup=False)
+            return
+        if name is None:
+            self.notify(
+                "no review yet: litsift review new NAME --from FILE (RIS, nbib, CSV, BibTeX...)",
+                title="screening",
+                markup=False,
+            )
+            return
+        self.push_screen(ScreeningScreen(self.service, name))
 
     def show_read_only(self, reason: str) -> None:
         """Say once, and keep in the status line, that nothing can be saved in this home."""
@@ -233,3 +246,22 @@ def create_app(
         show_timings: show search milliseconds in the status line (off for snapshot tests).
     """
     return LitsiftApp(service, config, show_timings=show_timings)
+
+
+def create_screening_app(
+    service: LitsiftAPI,
+    review: str,
+    *,
+    dense: bool = True,
+    stage: str = "tiab",
+    reviewer: str = "",
+) -> LitsiftApp:
+    """The app with review ``review``'s screening screen as its only screen (``litsift review
+    screen``; the search screen is not mounted, so nothing is indexed meanwhile): q / Ctrl+Q
+    quit, Esc has nothing to go back to."""
+
+    class ScreeningApp(LitsiftApp):
+        def get_default_screen(self) -> Screen[None]:
+            return ScreeningScreen(service, review, dense=dense, stage=stage, reviewer=reviewer)
+
+    return ScreeningApp(service)

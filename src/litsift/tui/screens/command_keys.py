@@ -1,9 +1,10 @@
 """The main screen's keys that hand over to its command parts: triage (``TRIAGE_BINDINGS``),
-ranking (``RANKING_BINDINGS``) and research questions; and which keys type text in the query.
+ranking (``RANKING_BINDINGS``), research questions and background errors (``^o``); and which
+keys type text in the query.
 
 :class:`CommandKeys` is mixed into :class:`litsift.tui.screens.search.SearchScreen`, which
-creates the parts (``triage``, ``ranking``, ``rq``); Textual finds the ``action_*`` methods on
-the screen as usual.
+creates the parts (``triage``, ``ranking``, ``rq``, ``job_errors``); Textual finds the
+``action_*`` methods on the screen as usual.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 if TYPE_CHECKING:
+    from litsift.tui.screens.job_errors import JobErrors
     from litsift.tui.screens.ranking import RankingCommands
     from litsift.tui.screens.rq import RQCommands
     from litsift.tui.screens.triage import TriageCommands
@@ -40,11 +42,12 @@ def typed_in_query(key_to_bindings: Mapping[str, Sequence[Binding]], action: str
 
 
 class CommandKeys:
-    """Key actions of the main screen that call its triage, ranking and RQ parts."""
+    """Key actions of the main screen that call its triage, ranking, RQ and job-error parts."""
 
     triage: TriageCommands
     ranking: RankingCommands
     rq: RQCommands
+    job_errors: JobErrors
 
     # triage (TRIAGE_BINDINGS) and ranking (RANKING_BINDINGS) keys
     def action_label(self, label: str) -> None:
@@ -94,3 +97,7 @@ class CommandKeys:
 
     def action_same_rq(self, field: str) -> None:
         self.rq.same(field)
+
+    # background errors (ERROR_BINDINGS)
+    def action_read_errors(self) -> None:
+        self.job_errors.open()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,11 +23,9 @@ from textual.widgets import Static
 
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
+from litsift.tui.screens.host import ErrorsHost
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.types import Kind
-
-if TYPE_CHECKING:
-    from litsift.tui.screens.search import SearchScreen
 
 __all__ = ["JobError", "JobErrorScreen", "JobErrors"]
 
@@ -121,9 +119,13 @@ class JobErrorScreen(ModalScreen[None]):
 
 
 class JobErrors:
-    """The unread errors of ``screen``'s background jobs (see the module docstring)."""
+    """The unread errors of ``screen``'s background jobs (see the module docstring).
 
-    def __init__(self, screen: SearchScreen) -> None:
+    Args:
+        screen: the screen whose status line says them (:class:`ErrorsHost`).
+    """
+
+    def __init__(self, screen: ErrorsHost) -> None:
         self.screen = screen
         self.unread: list[JobError] = []
 

@@ -16,16 +16,25 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from textual.dom import DOMNode
 from textual.message import Message
-from textual.message_pump import MessagePump
+from textual.timer import Timer
 
 from litsift.tui.messages import Notice
 from litsift.tui.widgets.cached_table import CachedTable
 
 #: a background job: runs in a worker thread, returns the message to post (or None)
 Job = Callable[[], Message | None]
+
+
+class Refreshing(Protocol):
+    """What :func:`after_paint` calls on the screen (any Textual ``MessagePump`` has it)."""
+
+    def call_after_refresh(self, callback: Callable[[], None]) -> bool: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], None] | None = None) -> Timer: ...
 
 
 @dataclass
@@ -79,7 +88,7 @@ class ServiceCalls:
 
 
 def after_paint(
-    pump: MessagePump, callback: Callable[[], None], painted: CachedTable | None = None
+    pump: Refreshing, callback: Callable[[], None], painted: CachedTable | None = None
 ) -> None:
     """Run ``callback`` once, after the next refresh of the screen shown, and at the latest
     after 0.2 s: Textual runs after-refresh callbacks on the screen shown then, so a screen

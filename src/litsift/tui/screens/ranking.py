@@ -2,7 +2,8 @@
 (Rocchio feedback from the labels) and the optional LLM rerank, aspect judge and cited answer.
 
 :class:`RankingCommands` is composed by :class:`~litsift.tui.screens.search.SearchScreen`,
-whose ``action_*`` methods and message handlers call it; the per-kind aspect state lives in
+whose ``action_*`` methods and message handlers call it (it sees the screen as a
+:class:`~litsift.tui.screens.host.RankingHost`); the per-kind aspect state lives in
 each :class:`~litsift.tui.widgets.kind_tab.KindTab`. Aspect scoring starts after a result is
 painted (its worker starts after the screen's next refresh) and runs in its own exclusive worker
 per kind (after the search that produced the result, under the service lock), so the result
@@ -16,20 +17,16 @@ grades replace the provisional ones.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
 from litsift.tui.messages import AspectsJudged, AspectsScored, Notice, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
+from litsift.tui.screens.host import RankingHost
 from litsift.tui.screens.jobs import after_paint as run_after_paint
 from litsift.tui.screens.modals import AspectEditScreen
-from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import Aspect, Coverage, Hit, Kind, SearchResult
-
-if TYPE_CHECKING:
-    from litsift.tui.screens.search import SearchScreen
 
 #: hits scored per hold of the service lock (a new search waits for one chunk at most)
 ASPECT_CHUNK = 10
@@ -38,7 +35,7 @@ ASPECT_CHUNK = 10
 class RankingCommands:
     """Aspect coverage, more like this, LLM rerank and answer for the results of ``screen``."""
 
-    def __init__(self, screen: SearchScreen) -> None:
+    def __init__(self, screen: RankingHost) -> None:
         self.screen = screen
         #: rerank every search toward the labels
         self.more_like_this = False
@@ -48,30 +45,19 @@ class RankingCommands:
         self.reordering: int | None = None
 
     def modes(self) -> list[str]:
-        """The active view modes of the screen, as the status line names them."""
-        screen = self.screen
+        """The view modes ranking sets (both tabs), as the status line names them."""
         modes = []
-        if screen.triage.label_filter != "all":
-            modes.append(f"show: {FILTER_NAME[screen.triage.label_filter]}")
         if self.more_like_this:
             modes.append("more like this")
         if self.by_coverage:
             modes.append("by coverage")
-        if screen.fulltext:  # the state, then what T does
-            modes.append("full text: on — T turns off")
-        elif screen.service.has_passages():  # turned off with T: say that there is full text
-            modes.append("full text: off — T turns on")
-        if screen.tab().reranked:
-            modes.append(screen.tab().reranked)
-        if screen.read_only is not None:
-            modes.append("read-only: nothing is saved")
         return modes
 
     # -- aspects ---------------------------------------------------------------------------
     def score_aspects(self, kind: Kind, result: SearchResult, after_paint: bool = False) -> None:
         """Start scoring the aspects of ``result``'s query on its hits (edited aspects win).
 
-        The tab is marked as scoring at once (:attr:`SearchScreen.busy`, the "…" cells);
+        The tab is marked as scoring at once (the screen's ``busy``, the "…" cells);
         ``after_paint`` starts the worker after the next screen refresh, so its thread does not
         compete for the interpreter with the frame that paints the new result. A request
         superseded before its worker starts never starts one."""
@@ -80,7 +66,7 @@ class RankingCommands:
         text = result.query.text
         if not text.strip() or not result.hits:
             tab.clear_aspects()
-            self.screen.workers.cancel_group(self.screen, f"aspects-{kind.value}")
+            self.screen.cancel_workers(f"aspects-{kind.value}")
             return
         aspects = tab.aspects_for(text)
         tab.start_scoring(request)

@@ -10,23 +10,24 @@ then ranks papers by that field (BM25, :mod:`litsift.rq.search`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.message import Message
 
 from litsift.tui.messages import Notice, RQExtracted
+from litsift.tui.screens.host import ResultsHost
 from litsift.types import Label, Paper
-
-if TYPE_CHECKING:
-    from litsift.tui.screens.search import SearchScreen
 
 __all__ = ["RQCommands"]
 
 
 class RQCommands:
-    """``R``, ``P`` and ``M`` of ``screen`` (see the module docstring)."""
+    """``R``, ``P`` and ``M`` of ``screen`` (see the module docstring).
 
-    def __init__(self, screen: SearchScreen) -> None:
+    Args:
+        screen: the screen whose results it reads and whose query bar it sets
+            (:class:`~litsift.tui.screens.host.ResultsHost`).
+    """
+
+    def __init__(self, screen: ResultsHost) -> None:
         self.screen = screen
 
     def _paper(self) -> Paper | None:

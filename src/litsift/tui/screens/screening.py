@@ -33,9 +33,8 @@ from litsift.tui.widgets.safe_text import Part, safe_content
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI
     from litsift.service.screening import ScreeningProgress, ScreeningSession
-    from litsift.tui.app import LitsiftApp
 
-__all__ = ["ScreeningScreen", "create_screening_app", "open_last_review"]
+__all__ = ["SCREENING_BINDINGS", "ScreeningScreen"]
 
 KEYWORD_STYLE = "bold black on yellow"
 CRITERIA_STYLE = "bold underline"
@@ -364,43 +363,3 @@ class ScreeningScreen(Screen[None]):
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
-
-
-def open_last_review(app: LitsiftApp) -> None:
-    """F4 in the app: screen the review screened last (or say how to make one)."""
-    try:
-        name = app.service.reviews.last_opened()
-    except LitsiftError as err:
-        app.notify(err.message, title="screening", severity="error", markup=False)
-        return
-    if name is None:
-        app.notify(
-            "no review yet: litsift review new NAME --from FILE (RIS, nbib, CSV, BibTeX...)",
-            title="screening",
-            markup=False,
-        )
-        return
-    app.push_screen(ScreeningScreen(app.service, name))
-
-
-def create_screening_app(
-    service: LitsiftAPI,
-    review: str,
-    *,
-    dense: bool = True,
-    stage: str = "tiab",
-    reviewer: str = "",
-) -> LitsiftApp:
-    """The app with review ``review``'s screening screen as its only screen (``litsift review
-    screen``; the search screen is not mounted, so nothing is indexed meanwhile): q / Ctrl+Q
-    quit, Esc has nothing to go back to."""
-    from litsift.tui import app as app_module
-    from litsift.tui.app import LitsiftApp
-
-    class ScreeningApp(LitsiftApp):
-        CSS_PATH = str(Path(app_module.__file__).with_name("litsift.tcss"))
-
-        def get_default_screen(self) -> Screen[None]:
-            return ScreeningScreen(service, review, dense=dense, stage=stage, reviewer=reviewer)
-
-    return ScreeningApp(service)

@@ -4,9 +4,11 @@ table, detail pane, status line and footer.
 The screen composes its parts, each owning its state: every tab holds the result and aspect
 state of its kind; :class:`TriageCommands` and :class:`RankingCommands` carry the triage and
 ranking behaviour (and the modes that apply to both tabs); :class:`ServiceCalls` serialises the
-service calls and queues triage writes. The screen itself keeps only the query being shown and
-the search requests, and routes keys and messages to those parts; :class:`IndexBuilder` checks
-the store at start and builds, in the background, what the indexes do not cover yet.
+service calls and queues triage writes. The parts see the screen through the narrow Protocols of
+:mod:`~litsift.tui.screens.host` and never import it. The screen itself keeps only the query
+being shown and the search requests, and routes keys and messages to those parts;
+:class:`IndexBuilder` checks the store at start and builds, in the background, what the indexes
+do not cover yet.
 
 Concurrency (textual ``docs/guide/workers.md``): a search runs in an exclusive thread worker of
 group ``"search"``, so a new query cancels the stale one; each request carries an id and a
@@ -180,8 +182,22 @@ class SearchScreen(CommandKeys, NavScreen):
         self.detail.show_hit(hit, self.tab().extras(hit))
 
     def show_modes(self) -> None:
-        """Put the active view modes in the status line (:meth:`RankingCommands.modes`)."""
-        self.status.set_modes(self.ranking.modes())
+        """Put the active view modes in the status line: the parts' (label filter, more like
+        this, by coverage), then full text, the tab's reranking and a read-only home."""
+        modes = [*self.triage.modes(), *self.ranking.modes()]
+        if self.fulltext:  # the state, then what T does
+            modes.append("full text: on — T turns off")
+        elif self.service.has_passages():  # turned off with T: say that there is full text
+            modes.append("full text: off — T turns on")
+        if self.tab().reranked:
+            modes.append(self.tab().reranked)
+        if self.read_only is not None:
+            modes.append("read-only: nothing is saved")
+        self.status.set_modes(modes)
+
+    def cancel_workers(self, group: str) -> None:
+        """Cancel this screen's workers of ``group``."""
+        self.workers.cancel_group(self, group)
 
     def _read_kept_links(self, doc_id: str) -> KeptLinks:
         with self.calls.lock:  # called in the detail pane's worker
@@ -222,7 +238,7 @@ class SearchScreen(CommandKeys, NavScreen):
         )
         if not self.text.strip():  # nothing to search: clear without a worker
             self._pending = None
-            self.workers.cancel_group(self, "search")
+            self.cancel_workers("search")
             tab.base = None
             self._show(SearchResult(query, (), 0.0), {})
             self.status.show_message(_PROMPT)
@@ -385,9 +401,6 @@ class SearchScreen(CommandKeys, NavScreen):
     def job_failed(self, job: str, kind: Kind, error: Exception) -> None:
         """A background job (an index build) failed: said until read (``^o``)."""
         self.job_errors.failed(job, kind, error)
-
-    def action_read_errors(self) -> None:
-        self.job_errors.open()
 
     def action_clear_years(self) -> None:
         self.query_bar.clear_years()

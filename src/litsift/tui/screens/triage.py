@@ -2,7 +2,8 @@
 query history and saved searches, and export.
 
 :class:`TriageCommands` is composed by :class:`~litsift.tui.screens.search.SearchScreen`, whose
-``action_*`` methods call it. Every read or write of the store runs as a queued job
+``action_*`` methods call it; it sees the screen as a
+:class:`~litsift.tui.screens.host.TriageHost`. Every read or write of the store runs as a queued job
 (:meth:`~litsift.tui.screens.jobs.ServiceCalls.run_job`) in a worker thread; label keys update
 the table at once and the job then confirms the stored state. Bindings have ids (``[keymap]``
 names) equal to their action names.
@@ -12,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from litsift.text import for_terminal
 from litsift.tui.messages import AnnotationsChanged, Notice
+from litsift.tui.screens.host import TriageHost
 from litsift.tui.screens.modals import (
     ExportRequest,
     ExportScreen,
@@ -26,11 +27,8 @@ from litsift.tui.screens.modals import (
     NoteScreen,
     PromptScreen,
 )
+from litsift.tui.widgets.results_table import FILTER_NAME
 from litsift.types import LABEL_FILTERS, HistoryEntry, Kind, Label, LabelFilter, Query
-
-if TYPE_CHECKING:
-    from litsift.tui.screens.search import SearchScreen
-
 
 #: the longest title a status message quotes
 TITLE_CHARS = 60
@@ -48,12 +46,18 @@ class TriageCommands:
     #: the collection named last (offered again, across screens)
     last_collection = ""
 
-    def __init__(self, screen: SearchScreen) -> None:
+    def __init__(self, screen: TriageHost) -> None:
         self.screen = screen
         #: the label filter of both tables
         self.label_filter: LabelFilter = "all"
         #: the query submitted with Enter whose rows are not painted yet
         self.submitted: Query | None = None
+
+    def modes(self) -> list[str]:
+        """The view mode triage sets, as the status line names it: the label filter."""
+        if self.label_filter == "all":
+            return []
+        return [f"show: {FILTER_NAME[self.label_filter]}"]
 
     # -- labels ----------------------------------------------------------------------------
     def label(self, label: str) -> None:

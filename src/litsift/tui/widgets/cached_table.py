@@ -34,6 +34,14 @@ painted results that was most of the main loop's time (``benchmarks/tui_latency.
 
 Anything else (fixed rows or columns, row labels, a cell or column cursor, multi-line rows,
 cells that are not ``Text``) is rendered by ``DataTable`` itself.
+
+Why a private override and a pin (issue 41): Textual's public API has no seam between a row's
+cells and a painted line; overriding ``_render_line``, ``_render_line_in_row``, ``_render_cell``
+and ``_get_row_style`` (and ``FixedRowsTable._update_dimensions``) keeps ``DataTable``'s own
+cursor, hover, zebra, header and mouse meta (``tests/tui/test_results_render.py``). A release may
+change them, so ``textual`` is pinned to the tested range (``>=8.2.8,<8.3``) and
+``tests/tui/test_cached_table_pin.py`` fails, naming the pin, when Textual leaves it or those
+methods change; raise the pin only with both test files green on the new version.
 """
 
 from __future__ import annotations
