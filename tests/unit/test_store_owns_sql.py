@@ -1,11 +1,11 @@
-"""Issue 28 items 4 and 6: SQL against the store's tables lives in ``store/``; one ingest
-report type serves the JSONL ingest, imports and syncs; one LLM call-stats type."""
+"""Issue 28 item 6: one ingest report type serves the JSONL ingest, imports and syncs; one LLM
+call-stats type. (That no SQL against the store runs outside ``store/`` is checked, for every
+module, by ``test_architecture_store.py``.)"""
 
 from __future__ import annotations
 
 import gzip
 import json
-import re
 from pathlib import Path
 
 from litsift.sources.importer import import_paths
@@ -13,24 +13,6 @@ from litsift.sources.writer import RecordWriter
 from litsift.store import IngestReport, Store, ingest_jsonl
 from litsift.types import Kind
 from tests.conftest import PAPERS_GZ
-
-SRC = Path(__file__).resolve().parents[2] / "src" / "litsift"
-#: modules outside store/ that may run SQL: zotero.py reads Zotero's own database
-OWN_DATABASES = {"sources/formats/zotero.py"}
-
-
-def test_sql_against_store_tables_lives_in_store() -> None:
-    outside = sorted(SRC.glob("service*.py"))
-    for package in ("sources", "rq", "graph", "review"):
-        outside += sorted((SRC / package).glob("*.py"))
-    found = [
-        f"{path.relative_to(SRC)}:{n}"
-        for path in outside
-        if str(path.relative_to(SRC)) not in OWN_DATABASES
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-        if re.search(r"\.execute(many)?\(", line)
-    ]
-    assert found == []
 
 
 def test_an_import_folds_a_jsonl_files_report_into_the_same_report_type(tmp_path: Path) -> None:
