@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from litsift.errors import QueryError
-from litsift.search.kind_searcher import KindSearcher, Ranking
+from litsift.search.kind_searcher import KindSearcher
 from litsift.search.retrieval.bm25 import BM25Index
 from litsift.search.retrieval.dense import DenseIndex
 from litsift.search.retrieval.fusion import interpolate, rrf, single
+from litsift.search.retrieval.hybrid_stages import Ranking
 from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Dataset, Kind, Query, YearRange
 from tests.conftest import DATASETS_GZ, read_jsonl_gz

@@ -24,7 +24,8 @@ from litsift.errors import LitsiftError
 from litsift.search.datasets.mentions import MentionCache
 from litsift.search.datasets.searcher import DatasetSearcher, Evidence
 from litsift.search.engines.base import LocalEngine
-from litsift.search.kind_searcher import KindSearcher, Ranking
+from litsift.search.kind_searcher import KindSearcher
+from litsift.search.retrieval.hybrid_stages import Ranking
 from litsift.search.retrieval.years import year_by_rowid
 from litsift.types import Kind
 

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from litsift.config import EngineSettings
     from litsift.models_onnx import Encoder
     from litsift.search.fulltext.index import PassageHit
-    from litsift.search.kind_searcher import KindSearcher, Ranking
+    from litsift.search.kind_searcher import KindSearcher
+    from litsift.search.retrieval.hybrid_stages import Ranking
     from litsift.store import Store
 
 __all__ = [

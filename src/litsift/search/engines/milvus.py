@@ -26,7 +26,7 @@ from litsift.types import Kind, YearRange
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.search.build.layout import Progress
-    from litsift.search.kind_searcher import Ranking
+    from litsift.search.retrieval.hybrid_stages import Ranking
     from litsift.store import Store
 
 __all__ = ["MilvusBM25", "MilvusDense", "MilvusEngine"]
