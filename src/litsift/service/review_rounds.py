@@ -271,7 +271,7 @@ class ReviewRounds:
     # -- the recall curve ------------------------------------------------------------------
     def recall_series(
         self, name: str, stage: str = "tiab", reviewer: str | None = None
-    ) -> dict[str, object]:
+    ) -> dict[str, Any]:
         """The review's recall curve at ``stage``: includes found after each record screened,
         in the order of the records' current decisions (the final ones, or ``reviewer``'s),
         prior decisions left out (:func:`litsift.review.recall_plots.review_series`, with
