@@ -86,6 +86,14 @@ from litsift.cli.common import progress_bar, reports_errors
     default=None,
     help="Where BM25 + dense run (milvus: a Milvus Lite file in the benchmark's home).",
 )
+@click.option(
+    "--plot",
+    "plot_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="screening: draw each set's recall curves to DIR/SET.svg, .png and .json "
+    '(needs matplotlib: pip install "litsift[plots]").',
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
 @click.pass_context
 @reports_errors
@@ -107,6 +115,7 @@ def eval_cmd(
     seeds: int,
     use_llm: bool,
     engine: str | None,
+    plot_dir: Path | None,
     as_json: bool,
 ) -> None:
     """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
@@ -121,6 +130,7 @@ def eval_cmd(
       litsift eval scifact
       litsift eval datafinder --half heldout --systems bm25,dense,hybrid
       litsift eval screening --seeds 5 --systems litsift,litsift-text --json
+      litsift eval screening --sets Donners_2021 --seeds 2 --plot curves/
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
@@ -129,8 +139,10 @@ def eval_cmd(
 
         run_paperrq(data_dir, ctx.obj["home"] if ctx.obj else None, use_llm, as_json)
         return
+    if plot_dir is not None and benchmark != "screening":
+        raise click.UsageError("--plot draws the recall curves of eval screening only")
     if benchmark == "screening":
-        _screening(data_dir, sets, seeds, systems, as_json)
+        _screening(data_dir, sets, seeds, systems, as_json, plot_dir)
         return
     if benchmark == "snowball":
         _snowball(data_dir, sets, seeds, systems, as_json)
@@ -160,10 +172,20 @@ def eval_cmd(
 
 
 def _screening(
-    data_dir: Path | None, sets: str | None, seeds: int, systems: str | None, as_json: bool
+    data_dir: Path | None,
+    sets: str | None,
+    seeds: int,
+    systems: str | None,
+    as_json: bool,
+    plot_dir: Path | None = None,
 ) -> None:
     from litsift.eval import screening
     from litsift.eval.cli_support import default_data_dir, split_list
+
+    if plot_dir is not None:  # matplotlib is there before the simulations start
+        from litsift.review.recall_plots import pyplot
+
+        pyplot(plot_dir / "check.svg", "eval screening --plot")
 
     with progress_bar(not as_json) as bar:
         report = screening.run_screening(
@@ -174,7 +196,18 @@ def _screening(
             progress=bar,
         )
     data = screening.report_to_json(report)
+    if plot_dir is not None:
+        from litsift.review.recall_plots import draw_simulation_curves
+
+        data["plots"] = {
+            name: [str(p) for p in draw_simulation_curves(name, runs, plot_dir)]
+            for name in report.sets
+            if (runs := [r for r in report.runs if r.review_set == name])
+        }
     click.echo(json.dumps(data, indent=2) if as_json else screening.format_table(data))
+    if plot_dir is not None and not as_json:
+        for files in data["plots"].values():
+            click.echo(f"wrote {', '.join(files)}")
 
 
 def _snowball(

@@ -1,7 +1,7 @@
-"""``litsift review show / reasons / merge / conflicts / resolve / prisma``: a review's PRISMA
-counts per stage with the reasons for exclusion, two reviewers' decisions merged from files,
-their conflicts and agreement, and the PRISMA 2020 flow diagram. Added to ``litsift review``
-by :mod:`litsift.cli.root`."""
+"""``litsift review show / reasons / merge / conflicts / resolve / prisma / curve``: a review's
+PRISMA counts per stage with the reasons for exclusion, two reviewers' decisions merged from
+files, their conflicts and agreement, the PRISMA 2020 flow diagram and the recall curve. Added
+to ``litsift review`` by :mod:`litsift.cli.root`."""
 
 from __future__ import annotations
 
@@ -268,6 +268,45 @@ def review_prisma(ctx: click.Context, name: str, output: Path | None) -> None:
     click.echo(f"wrote {target}")
 
 
+@click.command("curve")
+@click.argument("name")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="FILE.svg, .png or .pdf (default: NAME-curve.svg).",
+)  # fmt: skip
+@_STAGE
+@click.option("--reviewer", default=None, help="One reviewer's decisions (default: the final).")
+@click.option("--json", "as_json", is_flag=True, help="Also print the plotted series as JSON.")
+@click.pass_context
+@reports_errors
+def review_curve(
+    ctx: click.Context,
+    name: str,
+    output: Path | None,
+    stage: str,
+    reviewer: str | None,
+    as_json: bool,
+) -> None:
+    """Draw NAME's recall curve: includes found against records screened, in screening order
+    (priors left out), with random order's line (needs matplotlib: pip install
+    "litsift[plots]"). The total of includes is unknown until every record is screened, so
+    the counts are absolute.
+
+    \b
+    Examples:
+      litsift review curve statins
+      litsift review curve statins --stage fulltext -o fulltext-curve.png
+    """
+    target = output or Path(f"{name}-curve.svg")
+    with open_service(ctx.obj["home"]) as svc:
+        svc.reviews.recall_diagram(name, target, stage, reviewer)
+        series = svc.reviews.recall_series(name, stage, reviewer) if as_json else None
+    if series is not None:
+        click.echo(json.dumps({"output": str(target), **series}, ensure_ascii=True))
+        return
+    click.echo(f"wrote {target}")
+
+
 ROUND_COMMANDS = [
     review_show,
     review_reasons,
@@ -275,4 +314,5 @@ ROUND_COMMANDS = [
     review_conflicts,
     review_resolve,
     review_prisma,
+    review_curve,
 ]

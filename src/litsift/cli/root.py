@@ -253,7 +253,7 @@ main.add_command(formats_cmd)
 main.add_command(dedup_cmd)
 main.add_command(sync_cmd)
 main.add_command(refs_group)
-for _command in ROUND_COMMANDS:  # show, reasons, merge, conflicts, resolve, prisma
+for _command in ROUND_COMMANDS:  # show, reasons, merge, conflicts, resolve, prisma, curve
     review_group.add_command(_command)
 main.add_command(review_group)
 main.add_command(feed_cmd)
