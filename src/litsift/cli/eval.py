@@ -183,7 +183,7 @@ def _screening(
     from litsift.eval.cli_support import default_data_dir, split_list
 
     if plot_dir is not None:  # matplotlib is there before the simulations start
-        from litsift.review.recall_plots import pyplot
+        from litsift.review.prisma_diagram import pyplot
 
         pyplot(plot_dir / "check.svg", "eval screening --plot")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from litsift.errors import ConfigError
 
-__all__ = ["FORMATS", "box_texts", "draw_prisma"]
+__all__ = ["FORMATS", "box_texts", "draw_prisma", "pyplot"]
 
 #: File types the diagram can be written as (by the output's suffix).
 FORMATS = (".svg", ".png", ".pdf")
@@ -69,11 +69,11 @@ def box_texts(counts: dict[str, Any]) -> dict[str, tuple[str, str]]:
     }  # fmt: skip
 
 
-def draw_prisma(counts: dict[str, Any], output: Path, title: str = "") -> Path:
-    """Draw the diagram of ``counts`` (``Prisma.to_json()``) to ``output`` (.svg, .png, .pdf).
+def pyplot(output: Path, what: str) -> Any:
+    """matplotlib's pyplot on the Agg backend, once ``output``'s suffix is known drawable.
 
     Raises:
-        ConfigError: matplotlib is not installed (the ``plots`` extra), or an unknown suffix.
+        ConfigError: an unknown suffix, or matplotlib is not installed.
     """
     if output.suffix.lower() not in FORMATS:
         raise ConfigError(
@@ -87,9 +87,19 @@ def draw_prisma(counts: dict[str, Any], output: Path, title: str = "") -> Path:
         from matplotlib import pyplot as plt
     except ImportError as err:
         raise ConfigError(
-            "the PRISMA diagram needs matplotlib, which is not installed",
+            f"{what} needs matplotlib, which is not installed",
             'install the extra: pip install "litsift[plots]"',
         ) from err
+    return plt
+
+
+def draw_prisma(counts: dict[str, Any], output: Path, title: str = "") -> Path:
+    """Draw the diagram of ``counts`` (``Prisma.to_json()``) to ``output`` (.svg, .png, .pdf).
+
+    Raises:
+        ConfigError: matplotlib is not installed (the ``plots`` extra), or an unknown suffix.
+    """
+    plt = pyplot(output, "the PRISMA diagram")
     boxes = box_texts(counts)
     rows: list[list[str]] = []  # each main box starts a row; side boxes join the row above
     for box, (column, _) in boxes.items():

@@ -17,47 +17,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from litsift.errors import ConfigError
-from litsift.review.prisma_diagram import FORMATS
+from litsift.review.prisma_diagram import pyplot
 
 if TYPE_CHECKING:
     from litsift.review.simulate import SimulationRun
 
 __all__ = [
-    "FORMATS",
     "draw_review_curve",
     "draw_simulation_curves",
-    "pyplot",
     "review_series",
     "simulation_series",
 ]
 
 #: Colours of the systems ``eval screening`` names (the others take the cycle's next colours).
 _COLOURS = {"litsift": "C0", "litsift-text": "C1", "asreview": "C3"}
-
-
-def pyplot(output: Path, what: str) -> Any:
-    """matplotlib's pyplot on the Agg backend, once ``output``'s suffix is known drawable.
-
-    Raises:
-        ConfigError: an unknown suffix, or matplotlib is not installed.
-    """
-    if output.suffix.lower() not in FORMATS:
-        raise ConfigError(
-            f"{output}: cannot draw a {output.suffix or 'suffix-less'} file",
-            f"name the output {' / '.join('FILE' + f for f in FORMATS)}",
-        )
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        from matplotlib import pyplot as plt
-    except ImportError as err:
-        raise ConfigError(
-            f"{what} needs matplotlib, which is not installed",
-            'install the extra: pip install "litsift[plots]"',
-        ) from err
-    return plt
 
 
 def _save(fig: Any, outputs: Sequence[Path]) -> None:

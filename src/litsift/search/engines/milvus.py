@@ -34,17 +34,9 @@ __all__ = ["MilvusBM25", "MilvusDense", "MilvusEngine"]
 
 class MilvusEngine(MilvusCollections):
     """Papers and datasets in Milvus collections (see
-    :mod:`litsift.search.engines.milvus_collections`).
-
-    Args:
-        uri: ``http://host:19530`` (a server) or an absolute ``.db`` path (Milvus Lite).
-        token: the server's token (``user:password`` or an API key); '' for none.
-        prefix: the collections' name prefix.
-        index_root: the home's index dir (push state lives in ``milvus/`` under it).
-
-    Raises:
-        IndexMissingError: Milvus cannot be reached at ``uri``.
-    """
+    :mod:`litsift.search.engines.milvus_collections`): the engine seam's search, push and
+    passages over :class:`~litsift.search.engines.milvus_collections.MilvusCollections`, whose
+    arguments (URI, token, prefix, index root) and errors it takes."""
 
     name = "milvus"
 
