@@ -31,6 +31,7 @@ from litsift.types import Kind
 
 N = 300
 BLOCK = 50
+pytestmark = pytest.mark.xdist_group("ray")  # one worker runs the Ray tests in turn
 
 
 class Stop(Exception):
@@ -51,7 +52,13 @@ def local_ray():  # type: ignore[no-untyped-def]
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        ray.init(  # a Ray of its own, even while a head of test_ray_address runs
+            address="local",
+            num_cpus=1,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
     yield _deprecations(caught)
     ray.shutdown()
 
