@@ -18,9 +18,9 @@ Thread-safety: a service may be used from one worker thread at a time for search
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from litsift.service.index import IndexCommands
 from litsift.service.llm import AspectLLMCommands
@@ -138,6 +138,26 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
         report = ingest_jsonl(self.store, kind, path, progress=cb)
         self.searchers.invalidate(kind)
         return report
+
+    def ingest_records(
+        self,
+        kind: Kind,
+        records: Iterable[dict[str, Any]],
+        source: Path,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> IngestReport:
+        """Upsert records given as dicts (the JSONL rows' shape; ``source`` names where they
+        came from in the provenance) -- the evaluation's corpora. Bad rows are reported."""
+        from litsift.store import ingest_records
+
+        report = ingest_records(self.store, kind, records, source, progress=progress)
+        if self._searchers is not None:
+            self._searchers.invalidate(kind)
+        return report
+
+    def rows_since(self, kind: Kind, revision: int = 0) -> Iterator[list[Record]]:
+        """The records of ``kind`` changed since store ``revision`` (0: all), in batches."""
+        return self.store.rows_since(kind, revision)
 
     def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a
