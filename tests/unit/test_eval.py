@@ -201,7 +201,7 @@ def test_peer_bm25_year_mask(tmp_path: Path) -> None:
 
     with Store(tmp_path / "s.sqlite") as store:
         ingest_jsonl(store, Kind.DATASET, DATASETS_GZ)
-        peer = PeerBM25(store, Kind.DATASET)
+        peer = PeerBM25(store.rows_since(Kind.DATASET, 0), Kind.DATASET)
         years = dict(zip(peer.docids, peer.years, strict=True))
         unfiltered = peer.search("image segmentation autonomous driving", YearRange(), 50)
         assert unfiltered and any((years[d] or 0) > 2012 for d, _ in unfiltered)

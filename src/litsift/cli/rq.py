@@ -206,7 +206,7 @@ def print_paperrq(report: PaperRQReport) -> None:
 def run_paperrq(data_dir: Path | None, home: str | None, use_llm: bool, as_json: bool) -> None:
     """Load PaperRQ, run the evaluation (with the configured LLM when ``use_llm``), print."""
     from litsift.eval.cli_support import default_data_dir
-    from litsift.rq.evaluate import evaluate_paperrq, load_paperrq
+    from litsift.rq.evaluate import load_paperrq
 
     path = (data_dir or default_data_dir()) / "eval" / "paperrq" / "dataset.csv"
     if not path.is_file():
@@ -215,22 +215,7 @@ def run_paperrq(data_dir: Path | None, home: str | None, use_llm: bool, as_json:
         raise LitsiftError(f"no PaperRQ data at {path}", "pass --data DIR (the eval directory)")
     rows = load_paperrq(path)
     with open_service(home) as svc:
-        llm_extract = None
-        if use_llm:
-            from litsift.rq.llm import extract_with_llm
-
-            client = svc.llm.client()
-
-            def llm_extract(papers: Any) -> list[tuple[str, str] | None]:
-                done = extract_with_llm(
-                    client, [(p.title, p.title, p.abstract, p.introduction) for p in papers]
-                )
-                return [
-                    (d.extraction.problem, d.extraction.method) if d.extraction else None
-                    for d in done
-                ]
-
-        report = evaluate_paperrq(rows, svc.encoder, llm_extract)
+        report = svc.rq.evaluate_paperrq(rows, use_llm=use_llm)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:

@@ -55,7 +55,7 @@ def index_kinds(
     read_only = svc.read_only_reason if check else None
     intact = True
     for k in kinds:
-        if svc.store.count(k) == 0:
+        if svc.counts()[k] == 0:
             click.echo(f"{k.table}: nothing to index")
             continue
         if check:  # damaged parts are marked in the manifest; the build below rebuilds them
@@ -235,7 +235,7 @@ def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet:
 
 def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) -> None:
     for k in kinds:
-        if svc.store.count(k) == 0:
+        if svc.counts()[k] == 0:
             click.echo(f"{k.table}: nothing to index")
             continue
         with progress_bar(not quiet) as bar:

@@ -14,7 +14,7 @@ not post-filtering of a truncated list.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,15 +22,15 @@ import numpy as np
 from litsift.errors import EvalError
 from litsift.eval.trec import trec_id
 from litsift.search import ALL_FIELD, record_fields
-from litsift.store import Store
-from litsift.types import Kind, YearRange
+from litsift.types import Kind, Record, YearRange
 
 #: tantivy's BM25 parameters (tantivy ``src/query/bm25.rs``: K1 = 1.2, B = 0.75).
 K1, B = 1.2, 0.75
 
 
 class PeerBM25:
-    """bm25s over one kind of record of a store.
+    """bm25s over one kind of record of a store, given as its batches of rows
+    (``LitsiftService.rows_since(kind, 0)``).
 
     Attributes:
         docids: ``(n,)`` TREC-safe document ids, in index order.
@@ -38,7 +38,7 @@ class PeerBM25:
         stemmer: ``"english (PyStemmer)"`` or ``"none"``.
     """
 
-    def __init__(self, store: Store, kind: Kind) -> None:
+    def __init__(self, batches: Iterable[Sequence[Record]], kind: Kind) -> None:
         try:
             import bm25s
         except ImportError as e:
@@ -57,7 +57,7 @@ class PeerBM25:
         texts: list[str] = []
         self.docids: list[str] = []
         self.years: list[int | None] = []
-        for batch in store.rows_since(kind, 0):
+        for batch in batches:
             for rec in batch:
                 texts.append(record_fields(rec)[ALL_FIELD])
                 self.docids.append(trec_id(rec.id))

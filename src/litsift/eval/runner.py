@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from litsift.errors import EvalError, IndexMismatchError
+from litsift.errors import EvalError
 from litsift.eval.benchmarks import Benchmark, EvalQuery, QuerySet
 from litsift.eval.measures import MeasureValue, PairedTest, paired_test, per_query, summarise
 from litsift.eval.published import PublishedRow
 from litsift.eval.trec import read_run, trec_id, write_run
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
-from litsift.store import ingest_records
 from litsift.types import Kind, Query, YearRange
 
 if TYPE_CHECKING:
@@ -185,20 +184,20 @@ def prepare_home(
             def cb(n: int, total: int | None) -> None:
                 p("ingest", n, total or 0)
 
-        report = ingest_records(
-            svc.store, benchmark.kind, benchmark.corpus(), Path(benchmark.name), progress=cb
+        report = svc.ingest_records(
+            benchmark.kind, benchmark.corpus(), Path(benchmark.name), progress=cb
         )
         if report.bad:
             notes.append(f"{len(report.bad)} corpus rows rejected by the store: {report.summary()}")
         if benchmark.papers is not None and benchmark.kind is Kind.DATASET:
             # papers for the dataset popularity prior: stored, never indexed
-            papers = ingest_records(
-                svc.store, Kind.PAPER, benchmark.papers(), Path(f"{benchmark.name}-papers")
+            papers = svc.ingest_records(
+                Kind.PAPER, benchmark.papers(), Path(f"{benchmark.name}-papers")
             )
             if papers.bad:
                 notes.append(f"{len(papers.bad)} paper rows rejected: {papers.summary()}")
         seen: dict[str, str] = {}
-        for batch in svc.store.rows_since(benchmark.kind, 0):
+        for batch in svc.rows_since(benchmark.kind, 0):
             for rec in batch:
                 tid = trec_id(rec.id)
                 if tid in seen and seen[tid] != rec.id:
@@ -253,12 +252,7 @@ def _out_of_date(svc: LitsiftService, kind: Kind) -> bool:
     only the stale or damaged part."""
     if svc.check_index(kind):
         return True
-    try:
-        manifest = svc.index_status(kind)
-    except IndexMismatchError:
-        return True
-    stale = manifest is not None and manifest.mismatch(svc.encoder) is not None
-    return stale or svc.needs_index(kind)
+    return svc.index_mismatch(kind) is not None or svc.needs_index(kind)
 
 
 def _years(q: EvalQuery) -> YearRange:
@@ -385,7 +379,7 @@ def run_eval(
         if "bm25s" in chosen:
             from litsift.eval.peer import PeerBM25
 
-            peer = PeerBM25(svc.store, benchmark.kind)
+            peer = PeerBM25(svc.rows_since(benchmark.kind, 0), benchmark.kind)
             notes.append(f"bm25s peer: k1 1.2, b 0.75, lucene idf, stemmer {peer.stemmer}")
         results = []
         for qset in benchmark.query_sets:
@@ -410,10 +404,10 @@ def run_eval(
             published=benchmark.published,
             home=home,
             runs_dir=runs_dir,
-            n_docs=svc.store.count(benchmark.kind),
+            n_docs=svc.counts()[benchmark.kind],
             depth=benchmark.depth,
             hybrid_fusion=svc.config.search.fusion,
-            notes=(*benchmark.notes, *notes, f"engine: {svc.engine.name}"),
+            notes=(*benchmark.notes, *notes, f"engine: {svc.config.engine.kind}"),
             comparisons=compare_systems(results, benchmark.measures),
         )
     finally:

@@ -18,14 +18,12 @@ Thread-safety: a service may be used from one worker thread at a time for search
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from litsift.service.index import IndexCommands
-from litsift.service.llm import AspectLLMCommands
+from litsift.service.door import DoorCommands
 from litsift.service.parts import Progress
-from litsift.service.triage import TriageCommands
 from litsift.types import FUSIONS, Kind, Query, Record, SearchResult, YearRange
 
 if TYPE_CHECKING:
@@ -47,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["FUSIONS", "LitsiftService", "Progress"]
 
 
-class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
+class LitsiftService(DoorCommands):
     """Facade over one litsift home (store + indexes + encoder + config).
 
     Args:
@@ -112,13 +110,6 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
         """Rows per kind in the store."""
         return {kind: self.store.count(kind) for kind in Kind}
 
-    def ingest_formats(self) -> list[tuple[str, str, str]]:
-        """``(name, kind, description)`` of every format ``litsift ingest`` reads (the
-        sources registry; the TUI's empty-store screen lists them)."""
-        from litsift.service.sources import SourceService
-
-        return SourceService.format_table()
-
     def get(self, kind: Kind, doc_id: str) -> Record | None:
         return self.store.get(kind, doc_id)
 
@@ -138,6 +129,35 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
         report = ingest_jsonl(self.store, kind, path, progress=cb)
         self.searchers.invalidate(kind)
         return report
+
+    def ingest_records(
+        self,
+        kind: Kind,
+        records: Iterable[dict[str, Any]],
+        source: Path,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> IngestReport:
+        """Upsert records given as dicts (the JSONL rows' shape; ``source`` names where they
+        came from in the provenance) -- the evaluation's corpora. Bad rows are reported."""
+        from litsift.store import ingest_records
+
+        report = ingest_records(self.store, kind, records, source, progress=progress)
+        if self._searchers is not None:
+            self._searchers.invalidate(kind)
+        return report
+
+    def rows_since(self, kind: Kind, revision: int = 0) -> Iterator[list[Record]]:
+        """The records of ``kind`` changed since store ``revision`` (0: all), in batches."""
+        return self.store.rows_since(kind, revision)
+
+    def open_index(self, kind: Kind) -> None:
+        """Open the searcher of ``kind`` now (BM25, the dense graph loading in a thread), so
+        the first query finds it open.
+
+        Raises:
+            IndexMissingError, IndexMismatchError, IndexDamagedError: the index can't serve.
+        """
+        self.searchers.get(kind)
 
     def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a
@@ -214,12 +234,3 @@ class LitsiftService(IndexCommands, TriageCommands, AspectLLMCommands):
             replace=replace,
             progress=progress,
         )
-
-    def arrivals(self, mark_seen: bool = False) -> int:
-        """Papers that saved syncs brought in since the last look (``mark_seen``: count them
-        as seen now); see :class:`litsift.service.sources.SourceService`."""
-        sources = self.sources
-        count = sources.arrivals()
-        if count and mark_seen:
-            sources.mark_arrivals_seen()
-        return count

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from litsift.errors import ConfigError, IndexDamagedError
+from litsift.errors import ConfigError, IndexDamagedError, IndexMismatchError
 from litsift.service.parts import Progress, ServiceParts
 from litsift.types import Kind
 
@@ -143,6 +143,16 @@ class IndexCommands(ServiceParts):
         from litsift.search.build.index_pair import index_status
 
         return index_status(self.paths.index_dir, kind)
+
+    def index_mismatch(self, kind: Kind) -> str | None:
+        """Why the index of ``kind`` cannot serve this home's encoder as it is (another
+        encoder, a stale or damaged part, an unreadable manifest), in one line; None when it
+        can or there is no index."""
+        try:
+            manifest = self.index_status(kind)
+        except IndexMismatchError as err:
+            return err.message
+        return manifest.mismatch(self.encoder) if manifest is not None else None
 
     def needs_index(self, kind: Kind) -> bool:
         """True if the store has rows the index (either part) does not cover, there is no

@@ -22,6 +22,7 @@ from litsift.types import Hit, Kind, Paper, Query, SearchResult, SignalScore, Ye
 if TYPE_CHECKING:
     from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
+    from litsift.rq.evaluate import PaperRQReport, PaperRQRow
     from litsift.rq.offline import Extraction, FloatArray
     from litsift.rq.search import Field, RQIndex
     from litsift.search.aspects.sentences import SentenceStore
@@ -195,6 +196,28 @@ class RQService:
         report.filled += set_rqs(self._store(), rows)
 
     # -- reading ---------------------------------------------------------------------------
+    def evaluate_paperrq(self, rows: Sequence[PaperRQRow], use_llm: bool = False) -> PaperRQReport:
+        """The PaperRQ evaluation (:func:`litsift.rq.evaluate.evaluate_paperrq`) with this
+        home's encoder and, with ``use_llm``, its LLM's extractions too."""
+        from litsift.rq.evaluate import evaluate_paperrq
+
+        llm_extract = None
+        if use_llm:
+            from litsift.rq.llm import extract_with_llm
+
+            client = self._llm().client()
+
+            def llm_extract(papers: Sequence[PaperRQRow]) -> list[tuple[str, str] | None]:
+                done = extract_with_llm(
+                    client, [(p.title, p.title, p.abstract, p.introduction) for p in papers]
+                )
+                return [
+                    (d.extraction.problem, d.extraction.method) if d.extraction else None
+                    for d in done
+                ]
+
+        return evaluate_paperrq(rows, self._encoder(), llm_extract)
+
     def info(self, doc_ids: Sequence[str]) -> dict[str, StoredRQ]:
         """How the research questions of ``doc_ids`` were made (absent: none)."""
         from litsift.store.rq import rq_info

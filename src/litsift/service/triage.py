@@ -54,9 +54,9 @@ class TriageCommands(ServiceParts):
         """Names of all collections, sorted case-insensitively."""
         return self.triage.collections()
 
-    def history(self, limit: int = 50) -> list[HistoryEntry]:
-        """The newest ``limit`` submitted queries (saved ones included), newest first."""
-        return self.triage.history(limit)
+    def history(self, limit: int = 50, *, saved: bool = False) -> list[HistoryEntry]:
+        """The newest ``limit`` submitted queries, or (``saved``) the saved searches."""
+        return self.triage.saved_searches() if saved else self.triage.history(limit)
 
     def saved_searches(self) -> list[HistoryEntry]:
         """The saved searches, by name."""

@@ -96,11 +96,11 @@ class LitsiftApp(App[None]):
         """Tell how many papers saved syncs (``litsift sync``) brought in since the last look,
         off the UI thread; then count them as seen."""
         try:
-            read_only = self.service.read_only_reason
-            if read_only is not None:  # a mounted snapshot, a full disk: searching works
-                self.call_from_thread(self.show_read_only, read_only)
+            home = self.service.state(mark_arrivals_seen=True)
+            if home.read_only_reason is not None:  # a mounted snapshot, a full disk: searching
+                self.call_from_thread(self.show_read_only, home.read_only_reason)  # works
                 return
-            count = self.service.arrivals(mark_seen=True)
+            count = home.arrivals
         except LitsiftError:
             return  # a missing or locked store says so on the first search
         if count:

@@ -4,8 +4,10 @@ label filters, query history, aspect coverage and export formats. Returned by
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol, TypeVar, get_args
 
 from litsift.types.core import Kind, Label, YearRange
@@ -177,3 +179,45 @@ class SyncSpec:
     #: to finish), and the newest datestamp among the pages it wrote
     resume_token: str | None = None
     resume_high_water: str | None = None
+
+
+@dataclass(frozen=True)
+class HomeState:
+    """One look at a litsift home, for the TUI (``LitsiftAPI.state``): where it lives, whether
+    it can be written, what is stored and indexed, what is still to build, the LLM."""
+
+    store_path: Path
+    #: where errors of background work are logged, None when it cannot be written
+    log_path: Path | None = None
+    #: why nothing can be saved here, None when the home is writable
+    read_only_reason: str | None = None
+    #: why builds embed in one process (worker processes failed), for the status line
+    embedding_note: str | None = None
+    llm_configured: bool = False
+    #: ``(message, hint)`` of why no LLM can be asked (no endpoint), None when one can
+    llm_missing: tuple[str, str] | None = None
+    counts: Mapping[Kind, int] = field(default_factory=dict)
+    #: kinds whose index lacks rows of the store or a part is damaged (built at start)
+    needs_index: frozenset[Kind] = frozenset()
+    #: kinds whose sentence phase was started and did not finish
+    sentences_pending: frozenset[Kind] = frozenset()
+    #: kinds whose dense part is loading in the background
+    dense_loading: frozenset[Kind] = frozenset()
+    collections: tuple[str, ...] = ()
+    #: ``(name, kind, description)`` of every format ``litsift ingest`` reads
+    ingest_formats: tuple[tuple[str, str, str], ...] = ()
+    #: papers saved syncs brought in since the last look
+    arrivals: int = 0
+
+
+#: what ``LitsiftAPI.build`` builds: a kind's index, the papers' full text, aspect sentences
+BuildPart = Literal["index", "passages", "sentences"]
+
+
+class Unchanged(enum.Enum):
+    """``LitsiftAPI.annotate(label=UNCHANGED)``: the label is left as it is (None clears)."""
+
+    UNCHANGED = "unchanged"
+
+
+UNCHANGED = Unchanged.UNCHANGED

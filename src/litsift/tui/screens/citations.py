@@ -328,7 +328,7 @@ class CitationsScreen(Screen[None]):
 
     def _write_label(self, key: str, label: Label | None) -> None:
         def write() -> object:
-            self.service.set_label(Kind.PAPER, key, label)
+            self.service.annotate(Kind.PAPER, key, label=label)
             return self.service.annotations(Kind.PAPER, [key])
 
         def written(annotations: object) -> None:

@@ -191,10 +191,11 @@ class IndexBuilder(Widget):
     def _check_store(self) -> None:
         try:
             with self.service_lock:
-                counts = self.service.counts()
-                stale = frozenset(k for k in Kind if self.service.needs_index(k))
-                pending = frozenset(k for k in Kind if self.service.sentences_pending(k))
-                read_only = self.service.read_only_reason is not None
+                home = self.service.state()
+                counts = dict(home.counts)
+                stale = home.needs_index
+                pending = home.sentences_pending
+                read_only = home.read_only_reason is not None
         except Exception as err:  # reported in the status line, never a crash
             self.post_message(StoreChecked({}, frozenset(), err))
             return
@@ -204,7 +205,7 @@ class IndexBuilder(Widget):
             # first query finds it open; what fails here is said by that query
             try:
                 with self.service_lock:
-                    self.service.searcher(Kind.PAPER)
+                    self.service.open_index(Kind.PAPER)
             except LitsiftError:
                 pass
 
@@ -217,8 +218,9 @@ class IndexBuilder(Widget):
         # stale kinds are built right away, but in a read-only home (a build would fail)
         status.set_index_state(msg.counts, msg.stale if msg.read_only else frozenset())
         if not any(msg.counts.values()):
-            formats = self.service.ingest_formats()
-            self.app.push_screen(EmptyStoreScreen(str(self.service.store_path), formats))
+            home = self.service.state()
+            formats = list(home.ingest_formats)
+            self.app.push_screen(EmptyStoreScreen(str(home.store_path), formats))
         elif (msg.stale or msg.sentences_pending) and not msg.read_only:
             self.building = msg.stale
             also = msg.stale | msg.sentences_pending
@@ -249,11 +251,11 @@ class IndexBuilder(Widget):
         for kind in kinds:
             progress = self._progress_of(kind, worker)
 
-            def bm25_ready(_report: object, kind: Kind = kind) -> None:
+            def bm25_ready(kind: Kind = kind) -> None:
                 self.post_message(IndexLanded(kind, "bm25"))
 
             try:
-                self.service.build_index(kind, progress=progress, on_bm25=bm25_ready)
+                self.service.build(kind, "index", progress, on_bm25=bm25_ready)
             except BuildCancelled:
                 return
             except Exception as err:  # LitsiftError (e.g. another build) or a bug: reported
@@ -262,19 +264,21 @@ class IndexBuilder(Widget):
             self.post_message(IndexLanded(kind, "dense"))
         if Kind.PAPER in kinds:  # imported full text: the passage index (skipped if unchanged)
             try:
-                built = self.service.build_passages(self._progress_of(Kind.PAPER, worker))
+                changed = self.service.build(
+                    Kind.PAPER, "passages", self._progress_of(Kind.PAPER, worker)
+                )
             except BuildCancelled:
                 return
             except Exception as err:  # full-text search stays as it was: reported
                 self.post_message(IndexFailed(Kind.PAPER, err, "passages"))
             else:
-                if not built.unchanged:
+                if changed:
                     self.post_message(IndexLanded(Kind.PAPER, "passages"))
         # third phase, after every kind is hybrid: aspect scoring's sentences, for the kinds just
         # built and those whose sentence phase an earlier run left unfinished
         for kind in sentence_kinds or kinds:
             try:
-                self.service.build_sentences(kind, progress=self._progress_of(kind, worker))
+                self.service.build(kind, "sentences", self._progress_of(kind, worker))
             except BuildCancelled:
                 return
             except Exception as err:  # scoring still embeds per search: reported, not fatal

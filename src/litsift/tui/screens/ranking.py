@@ -165,10 +165,9 @@ class RankingCommands:
         no LLM endpoint is configured: an LLM key says why it does nothing."""
         if self.screen.service.llm_configured:
             return False
-        try:
-            self.screen.service.llm_client()
-        except LitsiftError as err:
-            self.screen.post_message(Notice(error=err))
+        missing = self.screen.service.state().llm_missing
+        if missing is not None:
+            self.screen.post_message(Notice(error=LitsiftError(*missing)))
         return True
 
     def judge_aspects(self) -> None:

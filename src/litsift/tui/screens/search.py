@@ -304,7 +304,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self.collector.release()
         self.triage.submitted_painted()
         self.tab(msg.query.kind).shown = None  # retry on the next request
-        if isinstance(msg.error, IndexMissingError) and self.service.counts()[msg.query.kind]:
+        if isinstance(msg.error, IndexMissingError) and self.service.state().counts[msg.query.kind]:
             # a first start: the IndexBuilder is building it (a failed build says so itself);
             # the query runs again when BM25 lands
             self.status.show_message("building the BM25 index — this search runs when it is ready")

@@ -73,7 +73,7 @@ class TriageCommands:
         screen.refresh_detail()
 
         def job() -> Message:
-            screen.service.set_label(kind, doc_id, new)
+            screen.service.annotate(kind, doc_id, label=new)
             done = (
                 f"{short_title(hit.record.display_title)}: {new.value if new else 'label cleared'}"
             )
@@ -85,7 +85,7 @@ class TriageCommands:
         service = self.screen.service
 
         def job() -> Message:
-            undone = service.undo_label()
+            undone = service.undo()
             if undone is None:
                 return Notice("nothing to undo")
             kind, doc_id, restored = undone
@@ -120,7 +120,7 @@ class TriageCommands:
                 return
 
             def job() -> Message:
-                screen.service.set_note(kind, doc_id, edit.text, edit.tags)
+                screen.service.annotate(kind, doc_id, note=(edit.text, edit.tags))
                 return AnnotationsChanged(
                     kind, screen.service.annotations(kind, [doc_id]), "note saved"
                 )
@@ -142,7 +142,7 @@ class TriageCommands:
             TriageCommands.last_collection = name
 
             def job() -> Message:
-                stored = screen.service.add_to_collection(name, kind, doc_id)
+                stored = screen.service.annotate(kind, doc_id, collection=name)
                 return AnnotationsChanged(
                     kind, screen.service.annotations(kind, [doc_id]), f"added to {stored!r}"
                 )
@@ -189,7 +189,7 @@ class TriageCommands:
             return
 
         def job() -> Message | None:
-            screen.service.record_query(query)
+            screen.service.save_query(query)
             return None
 
         screen.calls.run_job(job)
@@ -203,7 +203,7 @@ class TriageCommands:
         screen = self.screen
         try:
             with screen.calls.lock:
-                saved = screen.service.saved_searches()
+                saved = screen.service.history(saved=True)
                 recent = screen.service.history(50)
         except Exception as err:  # reported, never a crash
             screen.post_message(Notice(error=err))
@@ -237,9 +237,8 @@ class TriageCommands:
                 return
 
             def job() -> Message:
-                hid = screen.service.record_query(query)
-                entry = screen.service.save_search(hid, name)
-                return Notice(f"saved search {entry.name!r}")
+                entry = screen.service.save_query(query, name)
+                return Notice(f"saved search {entry.name if entry else name!r}")
 
             screen.calls.run_job(job)
 
@@ -256,7 +255,7 @@ class TriageCommands:
         screen = self.screen
         try:
             with screen.calls.lock:
-                collections = screen.service.collections()
+                collections = list(screen.service.state().collections)
         except Exception as err:  # reported, never a crash
             screen.post_message(Notice(error=err))
             return
