@@ -117,6 +117,8 @@ class StatusLine(Static):
         if self.show_timings:
             bits.append(f"{result.elapsed_s * 1000:.0f} ms")
         bits += [result.query.kind.table, years_label(result.query.years)]
+        if result.engine and result.engine != "local":  # Milvus: where it answered (issue 42)
+            bits.append(for_terminal(result.engine, keep_newlines=False))
         partial = None
         if result.partial:
             only = "BM25 only — " if result.signals_used == ("bm25",) else ""
