@@ -87,3 +87,26 @@ def test_ingest_json_shows_progress_on_stderr_and_keeps_stdout_for_the_report(
     assert all(" entries (" in line and "entries/s)" in line for line in lines), lines
     quiet = CliRunner().invoke(main, [*args[:4], "--quiet", *args[4:]])
     assert quiet.stderr == "" and json.loads(quiet.stdout)["added"] == 0
+
+
+def test_a_writer_that_starts_its_identity_index_afresh_merges_as_one_that_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the writer holds stays bounded (INDEX_RECORDS): duplicates within one import are
+    then found in the store's key tables, and merge as before."""
+    from litsift.sources import writer
+    from litsift.sources.importer import import_paths
+    from litsift.store import Store
+
+    files = [CROSSREF]  # 989 records, duplicate keys among them
+
+    def stored(home: Path) -> tuple[tuple[int, int, int], set[tuple[str, str]]]:
+        with Store(home / "litsift.sqlite") as store:
+            report = import_paths(store, files)
+            rows = set(store._conn.execute("SELECT id, title FROM papers"))
+        return (report.added, report.merged, len(report.bad)), rows
+
+    whole = stored(tmp_path / "a")
+    monkeypatch.setattr(writer, "INDEX_RECORDS", 50)
+    assert stored(tmp_path / "b") == whole
+    assert whole[0][1] > 0  # the files hold duplicates
