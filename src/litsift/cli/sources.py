@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,11 @@ from litsift.text import for_terminal
 __all__ = ["dedup_cmd", "formats_cmd", "ingest", "sync_cmd"]
 
 _SHOW_BAD = 20
+#: seconds between two progress lines of ``ingest`` while a file is read: on a terminal, and
+#: when stderr goes to a log or a pipe (a long import shows it is alive; short ones, and their
+#: callers that read stdout and stderr together, see no line)
+PROGRESS_EVERY_S = 2.0
+PROGRESS_EVERY_S_LOGGED = 30.0
 #: keys of an import report that a sync row leaves out (a sync reads no files)
 _NOT_SYNC_KEYS = ("kind", "skipped", "files", "warnings", "elapsed_s")
 
@@ -33,7 +39,7 @@ _NOT_SYNC_KEYS = ("kind", "skipped", "files", "warnings", "elapsed_s")
     help="Read every PATH as this format instead of detecting it (see: litsift formats).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--quiet", is_flag=True, help="No progress output.")
+@click.option("--quiet", is_flag=True, help="No progress output (on stderr, also with --json).")
 @click.pass_context
 @reports_errors
 def ingest(
@@ -70,10 +76,23 @@ def ingest(
       litsift ingest datasets datasets.jsonl
     """
     with open_service(ctx.obj["home"]) as svc:
+        start = time.monotonic()
+        shown = {"at": start, "done": 0}
+        every = PROGRESS_EVERY_S if sys.stderr.isatty() else PROGRESS_EVERY_S_LOGGED
 
         def progress(done: int, total: int, records: int) -> None:
-            if not quiet and not as_json and total > 1:
-                click.echo(f"  {done}/{total} files, {records:,} entries", err=True)
+            """A line on stderr (stdout stays the report's, --json's) after each file of many
+            (not with --json), and every PROGRESS_EVERY_S seconds (PROGRESS_EVERY_S_LOGGED
+            when stderr is no terminal) in any case."""
+            now = time.monotonic()
+            file_done = not as_json and total > 1 and done > shown["done"]
+            if quiet or not (file_done or now - shown["at"] >= every):
+                return
+            shown.update(at=now, done=done)
+            rate = records / max(now - start, 1e-6)
+            click.echo(
+                f"  {done}/{total} files, {records:,} entries ({rate:,.0f} entries/s)", err=True
+            )
 
         report = svc.sources.import_paths(kind_named(kind), list(paths), fmt, progress)
     if as_json:

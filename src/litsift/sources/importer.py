@@ -41,8 +41,11 @@ from litsift.types import Kind
 
 __all__ = ["file_problem", "import_paths", "plan"]
 
-#: ``progress(files_done, files_total, records_read)``
+#: ``progress(files_done, files_total, records_read)``: called after each file, and every
+#: :data:`PROGRESS_ITEMS` items while a file is read (``files_done`` then counts the files
+#: before it), so that a 200 MB file shows how far it has got
 ImportProgress = Callable[[int, int, int], None]
+PROGRESS_ITEMS = 1000
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -284,9 +287,15 @@ def import_paths(
     writer.counts.bad.extend(unreadable)
     for i, (path, fmt) in enumerate(todo):
         label = str(path)
+
+        def tick(items: int, files_done: int = i, base: int = writer.counts.read) -> None:
+            """``items`` read from this file so far."""
+            if progress is not None and items % PROGRESS_ITEMS == 0:
+                progress(files_done, len(todo), base + items)
+
         if fmt.read_database is not None:  # read with the other files of its database
             if path in databases:
-                _read_database(writer, report, fmt.name, fmt.read_database, databases[path])
+                _read_database(writer, report, fmt.name, fmt.read_database, databases[path], tick)
             if progress is not None:
                 progress(i + 1, len(todo), writer.counts.read)
             continue
@@ -309,8 +318,9 @@ def import_paths(
             continue
         before = writer.counts.read
         try:
-            for item in fmt.read(path):
+            for n, item in enumerate(fmt.read(path), 1):
                 writer.add(fmt.name, label, item)
+                tick(n)
             writer.flush()
         except MachineFaultError as err:  # the machine's fault, never the file's
             raise _stopped(err, label, writer, report) from err
@@ -347,13 +357,20 @@ def _databases(todo: Sequence[tuple[Path, Format]]) -> dict[Path, list[Path]]:
 
 
 def _read_database(
-    writer: RecordWriter, report: IngestReport, fmt: str, reader: DatabaseReader, paths: list[Path]
+    writer: RecordWriter,
+    report: IngestReport,
+    fmt: str,
+    reader: DatabaseReader,
+    paths: list[Path],
+    tick: Callable[[int], None],
 ) -> None:
-    """Read ``paths`` together with ``reader``; one ``report.files`` row each."""
+    """Read ``paths`` together with ``reader``; one ``report.files`` row each; ``tick(n)``
+    after the n-th item."""
     read = dict.fromkeys(paths, 0)
     current = paths[0]
     try:
-        for current, item in reader(paths):
+        for n, (current, item) in enumerate(reader(paths), 1):
+            tick(n)
             if isinstance(item, BadItem) and not item.location:  # an unusable file
                 writer.flush()
                 writer.counts.bad.append(

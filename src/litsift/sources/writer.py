@@ -56,6 +56,10 @@ from litsift.types import Kind
 __all__ = ["BATCH", "RecordWriter", "merge_fields"]
 
 BATCH = 200
+#: records after which the writer's identity index starts afresh: what it holds grows with
+#: what the import wrote, which is committed and in the store's key tables by then, so the
+#: next batches find it there (a 200 MB BibTeX would otherwise hold 120K papers' keys)
+INDEX_RECORDS = 20_000
 _MAX_NOTE_CHARS = 20_000
 
 
@@ -111,6 +115,7 @@ class RecordWriter:
         self.counts = IngestReport(kind=kind)
         self.index = StoreIdentityIndex(store, kind)
         self._keys_current = False
+        self._indexed = 0  # records written since the identity index was made
         self._pending: list[tuple[str, str, SourceRecord | BadItem]] = []
         self.edges = CitationWriter(store)
 
@@ -164,6 +169,9 @@ class RecordWriter:
             raise
         committed.fold(self.counts)
         self.counts = committed
+        self._indexed += len(pending)
+        if self._indexed >= INDEX_RECORDS:  # see INDEX_RECORDS
+            self.index, self._indexed = StoreIdentityIndex(self.store, self.kind), 0
 
     def _catch_up_keys(self) -> None:
         """Derive the identity keys of the papers changed since the last import, a committed

@@ -26,6 +26,7 @@ from lxml import etree
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
+from litsift.sources.formats.jsonl import first_object_keys
 from litsift.sources.identity.ids import normalize_arxiv, normalize_doi
 from litsift.types import Kind
 
@@ -355,11 +356,18 @@ def _sniff_atom(head: bytes, path: Path) -> int:
     return 95 if b"<feed" in top and (b"arxiv" in top.lower()) else 0
 
 
+#: the snapshot's keys before ``abstract``, all a first line cut inside its abstract shows
+_SNAPSHOT_HEAD_KEYS = {"id", "submitter", "authors", "title", "categories", "abstract"}
+
+
 def _sniff_snapshot(head: bytes, path: Path) -> int:
     line = head.split(b"\n", 1)[0]
-    return (
-        95 if line.startswith(b"{") and b'"authors_parsed"' in line and b'"versions"' in line else 0
-    )
+    if line.startswith(b"{") and b'"authors_parsed"' in line and b'"versions"' in line:
+        return 95
+    if b"\n" not in head and line.startswith(b"{"):  # the head ends inside a long first line
+        keys = first_object_keys(head)
+        return 95 if keys is not None and _SNAPSHOT_HEAD_KEYS <= keys else 0
+    return 0
 
 
 FORMATS = [

@@ -55,8 +55,9 @@ def read_bibtex_database(
         paths: ``.bib`` files (``.gz`` too).
 
     Yields:
-        ``(file, record or bad item)``, file by file in the order given. A file that cannot be
-        read, or holds no BibTeX at all, is one ``BadItem("", reason)``.
+        ``(file, record or bad item)``, file by file in the order given, each file read a
+        chunk of blocks at a time (:mod:`litsift.sources.formats.bibtex_db`). A file that
+        cannot be read, or holds no BibTeX at all, is one ``BadItem("", reason)``.
     """
     database, unusable = load(paths)
     for path, err in unusable:
@@ -69,12 +70,15 @@ def read_bibtex(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     :func:`read_bibtex_database`) as a record; unparseable blocks as bad items.
 
     Raises:
-        IngestError: the file cannot be read or holds no BibTeX entry at all.
+        IngestError: the file cannot be read or holds no BibTeX entry at all (or the parser
+            fails on a chunk of it: the records of the chunks before are yielded first).
     """
     database, unusable = load([path])
     if unusable:
         raise unusable[0][1]
     for _, item in database.records():
+        if isinstance(item, BadItem) and not item.location:
+            raise next(iter(database.failed.values()))
         yield item
 
 

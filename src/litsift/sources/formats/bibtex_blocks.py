@@ -27,7 +27,7 @@ from bibtexparser.splitter import Splitter
 
 from litsift.sources.base import Notice
 
-__all__ = ["drop_comment_lines", "repair_blocks"]
+__all__ = ["drop_comment_line", "drop_comment_lines", "repair_blocks"]
 
 
 def drop_comment_lines(text: str) -> str:
@@ -38,21 +38,32 @@ def drop_comment_lines(text: str) -> str:
     out: list[str] = []
     depth = 0
     for line in text.split("\n"):
-        if depth == 0 and line.lstrip().startswith("%"):
-            out.append("")
-            continue
+        line, depth = drop_comment_line(line, depth)
         out.append(line)
-        escaped = False
-        for ch in line:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth = max(depth - 1, 0)
     return "\n".join(out)
+
+
+_ESCAPED_RE = re.compile(r"\\.")
+
+
+def drop_comment_line(line: str, depth: int) -> tuple[str, int]:
+    """One line of :func:`drop_comment_lines`, read at brace depth ``depth``: the line (empty
+    when it is a ``%`` comment outside an entry) and the depth after it (``\\{`` escapes a
+    brace; a ``}`` at depth 0 leaves it 0)."""
+    if depth == 0 and line.lstrip().startswith("%"):
+        return "", 0
+    if "{" not in line and "}" not in line:
+        return line, depth
+    bare = _ESCAPED_RE.sub("", line) if "\\" in line else line
+    closes = bare.count("}")
+    if depth - closes >= 0:  # the depth cannot reach 0 and be held there
+        return line, depth + bare.count("{") - closes
+    for ch in bare:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+    return line, depth
 
 
 def _first_values(entry: model.Entry) -> tuple[model.Entry, list[str]]:

@@ -1,12 +1,19 @@
-"""A BibTeX database over several files: what ``\\bibliography{abbrev,biblio,crossref}`` reads.
+"""A BibTeX database over several files: what ``\\bibliography{abbrev,biblio,crossref}`` reads,
+read as a stream so that a 200 MB file never sits in memory (issue 43, item 8).
 
-:func:`load` splits every file (bibtexparser's splitter), builds one table of ``@string``
-macros from all of them (a file's own definitions first, then the other files' in path order,
-so the order the files are given in does not matter), resolves each file against it
-(:class:`~litsift.sources.formats.bibtex.ConcatenationMiddleware`), and collects each file's entries
-and bad blocks. :class:`Database` then resolves ``crossref`` and ``xdata`` across the files
-(:mod:`litsift.sources.formats.bibtex_inherit`), expands the argument-less ``\\newcommand`` of the
-``@preamble`` blocks, and yields the records; a container named in a ``crossref`` is not one.
+:func:`load` makes a first, cheap pass over every file (:func:`~litsift.sources.formats.
+bibtex_stream.scan`): its ``@string`` and ``@preamble`` blocks, and the keys its ``crossref`` and
+``xdata`` fields name. It builds one table of ``@string`` macros from all of them (a file's own
+definitions first, then the other files' in path order, so the order the files are given in does
+not matter), and parses the entries those keys name (:func:`~litsift.sources.formats.
+bibtex_stream.referenced_blocks`). :meth:`Database.records` then reads each file a chunk of
+blocks at a time (:func:`~litsift.sources.formats.bibtex_stream.chunks`): split (bibtexparser's
+splitter), repaired, resolved against the macros
+(:class:`~litsift.sources.formats.bibtex_entries.ConcatenationMiddleware`), ``crossref`` and
+``xdata`` inherited across the files (:mod:`litsift.sources.formats.bibtex_inherit`), the
+argument-less ``\\newcommand`` of the ``@preamble`` blocks expanded; a container named in a
+``crossref`` is not a record. What is held at once is one chunk, the macros, the named parents
+and the keys seen (for ``entry KEY (2nd)``).
 
 A block bibtexparser cannot parse is a bad item ``line N`` with its reason (a block the file
 ends inside: "the file ends inside this entry"), after the repairs of :func:`_salvage`.
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +34,8 @@ from bibtexparser.middlewares.parsestack import default_parse_stack
 from bibtexparser.splitter import Splitter
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Notice, SourceRecord, read_text
-from litsift.sources.formats.bibtex_blocks import drop_comment_lines, repair_blocks
+from litsift.sources.base import BadItem, Notice, SourceRecord
+from litsift.sources.formats.bibtex_blocks import repair_blocks
 from litsift.sources.formats.bibtex_entries import (
     _ORDINAL,
     _RECORD_TYPES_SKIP,
@@ -38,46 +46,71 @@ from litsift.sources.formats.bibtex_entries import (
     _record,
 )
 from litsift.sources.formats.bibtex_inherit import CONTAINER_TYPES, inherit_crossref, inherit_xdata
+from litsift.sources.formats.bibtex_stream import (
+    Chunk,
+    Scan,
+    chunks,
+    referenced_blocks,
+    scan,
+    text_encoding,
+)
 
 __all__ = ["Database", "load"]
 
 
 @dataclass
 class _BibFile:
-    """One file of a BibTeX database: its text and its blocks (split, then resolved)."""
+    """One file of a BibTeX database: what the first pass found, and what reading it has
+    gathered so far."""
 
     path: Path
-    text: str
-    library: Library
-    entries: list[tuple[model.Entry, int, int]] = field(default_factory=list)
-    bad: list[BadItem] = field(default_factory=list)
+    encoding: tuple[str, str]
+    scan: Scan
+    #: its ``@string`` and ``@preamble`` blocks, split and repaired (macros not resolved)
+    macros: Library
+    #: the macros its entries see: its own, then the database's
+    resolve: Mapping[str, str] = field(default_factory=dict)
+    #: lower-case key (or ``ids`` alias) -> the first entry of that key, for the keys some
+    #: ``crossref`` or ``xdata`` names
     index: dict[str, model.Entry] = field(default_factory=dict)
+    bad: list[BadItem] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
+    #: key -> how many entries of that key were read so far
+    seen: dict[str, int] = field(default_factory=dict)
+    entries: int = 0
 
 
-def _split(path: Path) -> _BibFile:
-    """The blocks of ``path`` as bibtexparser splits them (macros not yet resolved).
+def _shift(block: model.Block, lines: int, done: set[int]) -> None:
+    """Move ``block`` (and the block a failed one keeps) ``lines`` lines down: bibtexparser
+    counts lines from the start of the text it splits, a chunk starts further on."""
+    if id(block) in done:
+        return
+    done.add(id(block))
+    if block.start_line is not None:
+        block._start_line_in_file = block.start_line + lines  # no setter in bibtexparser 2
+    kept = getattr(block, "ignore_error_block", None)
+    if isinstance(kept, model.Block):
+        _shift(kept, lines, done)
 
-    Raises:
-        IngestError: the file cannot be read or split.
-    """
-    text = drop_comment_lines(read_text(path, "latin-1"))  # old files are often Latin-1
+
+def _split(text: str, first_line: int) -> tuple[Library, list[Notice]]:
+    """The blocks of ``text`` (which starts on 0-based line ``first_line`` of its file) as
+    bibtexparser splits them, repaired (:func:`~litsift.sources.formats.bibtex_blocks.
+    repair_blocks`); macros not yet resolved."""
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # bad blocks are reported
-    try:
-        library, notices = repair_blocks(Splitter(bibstr=text).split())
-        return _BibFile(path, text, library, notices=notices)
-    except Exception as err:
-        raise IngestError(
-            f"{path}: not BibTeX ({err or 'the parser gave up'})", "check the file"
-        ) from None
+    library = Splitter(bibstr=text).split()
+    if first_line:
+        done: set[int] = set()
+        for block in library.blocks:
+            _shift(block, first_line, done)
+    return repair_blocks(library)
 
 
-def _resolve(bib: _BibFile, shared: Mapping[str, str]) -> None:
-    """Run the parse stack on ``bib`` (macros from the file, then ``shared``)."""
-    library = bib.library
-    for middleware in [ConcatenationMiddleware(shared), *default_parse_stack()]:
+def _resolve(library: Library, macros: Mapping[str, str]) -> Library:
+    """Run the parse stack on ``library`` (``macros``: what its entries' macros mean)."""
+    for middleware in [ConcatenationMiddleware(macros), *default_parse_stack()]:
         library = middleware.transform(library)
-    bib.library = library
+    return library
 
 
 #: a ``%`` comment after a field (biber reads them; BibTeX and bibtexparser do not)
@@ -128,44 +161,70 @@ def _failure(block: model.ParsingFailedBlock) -> str:
     return "unparseable BibTeX: " + (lines[0] if lines else "cannot be parsed")[:200]
 
 
-def _collect(bib: _BibFile, shared: Mapping[str, str]) -> None:
-    """Fill ``bib.entries`` (``(entry, ordinal of its key, 0-based line)``, in file order),
-    ``bib.bad`` and ``bib.index`` (lower-case key -> first entry of that key)."""
-    library = bib.library
-    lines = bib.text.splitlines()
-    entries = [(e, 1, e.start_line or 0) for e in library.entries]
-    seen = {e.key: 1 for e in library.entries}
+def _collect(
+    bib: _BibFile, library: Library, chunk: Chunk, macros: Mapping[str, str]
+) -> list[tuple[model.Entry, int, int]]:
+    """The entries of ``library`` (the parsed ``chunk`` of ``bib``) as ``(entry, ordinal of
+    its key in the file, 0-based line)``, in file order; its bad blocks go to ``bib.bad``
+    and ``bib.seen`` counts the keys."""
+    lines = chunk.text.splitlines()
+    seen = bib.seen
+    entries = []
+    for e in library.entries:
+        seen[e.key] = seen.get(e.key, 0) + 1  # 1 unless an earlier chunk had the key
+        entries.append((e, seen[e.key], e.start_line or 0))
     for block in library.failed_blocks:
         kept = block.ignore_error_block
         line0 = block.start_line or 0
         if isinstance(block, model.DuplicateBlockKeyBlock) and isinstance(kept, model.Entry):
             seen[kept.key] = seen.get(kept.key, 1) + 1
-            entries.append((kept, seen[kept.key], line0))
+            # the parse stack passes over failed blocks: a key's later entries go through it
+            # here, as they do when they come in a later chunk than the first
+            parsed = _resolve(Library([kept]), macros).entries
+            entries.append((parsed[0] if parsed else kept, seen[kept.key], line0))
             continue
         if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(kept, model.Entry):
             entries.append((kept, 1, line0))  # a field given twice: the entry is kept (first value)
             seen.setdefault(kept.key, 1)
             continue
-        salvaged = _salvage(_block_text(lines, line0), block.start_line, shared)
+        text = _block_text(lines, line0 - chunk.first_line)
+        salvaged = _salvage(text, block.start_line, macros)
         if salvaged is not None:
             entries.append((salvaged, 1, line0))
             seen.setdefault(salvaged.key, 1)
             continue
         bib.bad.append(BadItem(f"line {line0 + 1}", _failure(block)))
     last = library.blocks[-1] if library.blocks else None
-    if isinstance(last, model.ImplicitComment) and _CUT_HEAD_RE.search(last.raw or ""):
-        head = (last.raw or "").rstrip().rsplit("\n", 1)[-1]
-        line0 = (last.start_line or 0) + (last.raw or "").rstrip().count("\n")
+    raw = (last.raw or "") if isinstance(last, model.ImplicitComment) else ""
+    if chunk.last and _CUT_HEAD_RE.search(raw):
+        head = raw.rstrip().rsplit("\n", 1)[-1]
+        line0 = ((last.start_line if last else 0) or 0) + raw.rstrip().count("\n")
         bib.bad.append(BadItem(f"line {line0 + 1}", f"{_CUT_REASON} ({head.strip()!r})"))
     entries.sort(key=lambda en: en[2])
-    bib.entries = entries
+    bib.entries += len(entries)
+    return entries
+
+
+def _read(bib: _BibFile, chunk: Chunk) -> list[tuple[model.Entry, int, int]]:
+    """The entries of ``chunk`` of ``bib`` (see :func:`_collect`), its notices to
+    ``bib.notices``."""
+    library, notices = _split(chunk.text, chunk.first_line)
+    bib.notices.extend(notices)
+    return _collect(bib, _resolve(library, bib.resolve), chunk, bib.resolve)
+
+
+def _index(entries: list[tuple[model.Entry, int, int]]) -> dict[str, model.Entry]:
+    """Lower-case key -> the first entry of that key, then the ``ids`` aliases (biblatex)
+    of the entries not yet indexed under them."""
+    index: dict[str, model.Entry] = {}
     for entry, n, _ in entries:
         if n == 1:
-            bib.index.setdefault(entry.key.lower(), entry)
+            index.setdefault(entry.key.lower(), entry)
     for entry, n, _ in entries:  # biblatex's aliases: ``ids = {other, keys}``
         ids = next((f.value for f in entry.fields if f.key.lower() == "ids"), "")
         for alias in _keys(str(ids)) if n == 1 else ():
-            bib.index.setdefault(alias, entry)
+            index.setdefault(alias, entry)
+    return index
 
 
 #: biblatex's granular XDATA reference (``xdata=KEY-FIELD[-N]``, default separators)
@@ -220,16 +279,22 @@ class Database:
     key space for ``crossref`` and ``xdata``; whatever the order of the files, a file's own
     macros and keys come first, then the other files' in path order."""
 
-    def __init__(self, files: list[_BibFile]) -> None:
-        self.files = files
+    def __init__(self, files: list[_BibFile], size: int | None = None) -> None:
+        """``size``: blocks per chunk (:data:`~litsift.sources.formats.bibtex_stream.
+        CHUNK_BLOCKS` when None)."""
+        self.files, self.size = files, size
         self.index: dict[str, tuple[int, model.Entry]] = {}
         for fi in sorted(range(len(files)), key=lambda i: str(files[i].path)):
             for key, entry in files[fi].index.items():
                 self.index.setdefault(key, (fi, entry))
         self._memo: dict[tuple[int, str], tuple[dict[str, str], set[str]]] = {}
         self.commands = _preamble_commands(
-            [p.raw or "" for bib in files for p in bib.library.preambles]
+            [p.raw or "" for bib in files for p in bib.macros.preambles]
         )
+        #: the files found unusable while reading them (no BibTeX in them, a parser error)
+        self.failed: dict[Path, IngestError] = {}
+        #: chunks read so far, all files together
+        self.chunks_read = 0
 
     def lookup(self, fi: int, key: str) -> tuple[int, model.Entry] | None:
         """``(file index, entry)`` of the lower-case ``key`` (or ``ids`` alias) as file ``fi``
@@ -242,9 +307,8 @@ class Database:
         that some entry names in its ``crossref``: their data lives on in their children."""
         out = set()
         for fi, bib in enumerate(self.files):
-            for entry, _, _ in bib.entries:
-                ref = next((f.value for f in entry.fields if f.key.lower() == "crossref"), "")
-                found = self.lookup(fi, str(ref).strip().lower()) if ref else None
+            for ref in bib.scan.crossref:
+                found = self.lookup(fi, ref)
                 if found and found[1].entry_type.lower() in CONTAINER_TYPES:
                     out.add(_id(found))
         return out
@@ -306,71 +370,125 @@ class Database:
     def records(self) -> Iterator[tuple[Path, SourceRecord | BadItem | Notice]]:
         """``(file, record or bad item)`` of every entry that is a work (not ``@string``,
         ``@preamble``, ``@xdata``, ``@set``, nor a container named in a ``crossref``), file by
-        file in the order given, each file's bad blocks after its entries."""
+        file in the order given, each file's notices and bad blocks after its entries. A file
+        that turns out to hold no BibTeX, or that the parser fails on, is one
+        ``BadItem("", reason)`` (and in :attr:`failed`); its records read before stay."""
         parents = self.parents()
         for fi, bib in enumerate(self.files):
-            for entry, n, line0 in bib.entries:
-                if entry.entry_type.lower() in _RECORD_TYPES_SKIP:
-                    continue
-                if n == 1 and (fi, entry.key.lower()) in parents:
-                    continue
-                if entry.key.strip():
-                    location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
-                else:  # Mendeley and some hand-kept files write entries without a key
-                    location = f"entry without a key, line {line0 + 1}"
-                try:
-                    fields, taken = self.fields(fi, entry)
-                    if "editor" in taken:  # the volume's editors are not the paper's authors
-                        fields = {k: v for k, v in fields.items() if k != "editor"}
-                    if self.commands:
-                        fields = _expand_commands(fields, self.commands)
-                    yield bib.path, _record(entry.key, entry.entry_type, fields, location)
-                except Exception as err:
-                    reason = f"cannot be read ({err or 'the parser gave up'})"
-                    yield bib.path, BadItem(location, reason[:200])
+            try:
+                for chunk in chunks(bib.path, bib.encoding, self.size, blank_macros=True):
+                    self.chunks_read += 1
+                    for entry, n, line0 in _read(bib, chunk):
+                        item = self._record(fi, entry, n, line0, parents)
+                        if item is not None:
+                            yield bib.path, item
+                if not (bib.entries or bib.bad or bib.macros.strings or bib.macros.preambles):
+                    raise IngestError(f"{bib.path}: holds no BibTeX entries", "is it a .bib?")
+            except IngestError as err:
+                self.failed[bib.path] = err
+                yield bib.path, BadItem("", err.message.removeprefix(f"{bib.path}: "))
+            except Exception as err:  # a library error on this file alone
+                reason = f"not BibTeX ({err or 'the parser gave up'})"
+                self.failed[bib.path] = IngestError(f"{bib.path}: {reason}", "check the file")
+                yield bib.path, BadItem("", reason)
             for notice in bib.notices:
                 yield bib.path, notice
             for bad in bib.bad:
                 yield bib.path, bad
 
+    def _record(
+        self, fi: int, entry: model.Entry, n: int, line0: int, parents: set[tuple[int, str]]
+    ) -> SourceRecord | BadItem | None:
+        """The record of ``entry`` (the ``n``-th of its key, on 0-based line ``line0`` of file
+        ``fi``), a bad item when it cannot be read, None when it is no work."""
+        if entry.entry_type.lower() in _RECORD_TYPES_SKIP:
+            return None
+        if n == 1 and (fi, entry.key.lower()) in parents:
+            return None
+        if entry.key.strip():
+            location = f"entry {entry.key}" + _ORDINAL.get(n, f" ({n}th)")
+        else:  # Mendeley and some hand-kept files write entries without a key
+            location = f"entry without a key, line {line0 + 1}"
+        try:
+            fields, taken = self.fields(fi, entry)
+            if "editor" in taken:  # the volume's editors are not the paper's authors
+                fields = {k: v for k, v in fields.items() if k != "editor"}
+            if self.commands:
+                fields = _expand_commands(fields, self.commands)
+            return _record(entry.key, entry.entry_type, fields, location)
+        except Exception as err:
+            reason = f"cannot be read ({err or 'the parser gave up'})"
+            return BadItem(location, reason[:200])
 
-def load(paths: Sequence[Path]) -> tuple[Database, list[tuple[Path, IngestError]]]:
-    """Split every file, build the database's macro table, resolve each file against it.
+
+def _first_pass(path: Path, size: int | None) -> _BibFile:
+    """The file ``path`` after the first pass: encoding, macros, named keys.
+
+    Raises:
+        IngestError: the file cannot be read, or is not BibTeX.
+    """
+    try:
+        encoding = text_encoding(path)
+        found = scan(path, encoding, size)
+        macros, notices = _split(found.macros, 0)
+    except IngestError:
+        raise
+    except Exception as err:
+        raise IngestError(
+            f"{path}: not BibTeX ({err or 'the parser gave up'})", "check the file"
+        ) from None
+    return _BibFile(path, encoding, found, macros, notices=notices)
+
+
+def load(
+    paths: Sequence[Path], size: int | None = None
+) -> tuple[Database, list[tuple[Path, IngestError]]]:
+    """The first pass over every file (see the module docstring): the database's macro table
+    and the entries that ``crossref`` and ``xdata`` name; the entries themselves are read by
+    :meth:`Database.records`.
+
+    Args:
+        paths: ``.bib`` files (``.gz`` too).
+        size: blocks per chunk (:data:`~litsift.sources.formats.bibtex_stream.CHUNK_BLOCKS`
+            when None).
 
     Returns:
-        The database of the usable files, and ``(file, error)`` for each file that cannot be
-        read, is not BibTeX, or holds no BibTeX block at all (no entry, ``@string``,
-        ``@preamble`` nor bad block).
+        The database of the readable files, and ``(file, error)`` for each file that cannot be
+        read or is not BibTeX (a file found to hold no BibTeX block at all while it is read is
+        one ``BadItem("", reason)`` of :meth:`Database.records`).
     """
     files: list[_BibFile] = []
     unusable: list[tuple[Path, IngestError]] = []
     for path in paths:
         try:
-            files.append(_split(Path(path)))
+            files.append(_first_pass(Path(path), size))
         except IngestError as err:
             unusable.append((Path(path), err))
     first: dict[str, str] = {}
     for bib in sorted(files, key=lambda b: str(b.path)):
-        for key, value in _file_macros(bib.library, {}).items():
+        for key, value in _file_macros(bib.macros, {}).items():
             first.setdefault(key, value)
     shared: dict[str, str] = {}  # again, for macros made of other files' macros
     for bib in sorted(files, key=lambda b: str(b.path)):
-        for key, value in _file_macros(bib.library, first).items():
+        for key, value in _file_macros(bib.macros, first).items():
             shared.setdefault(key, value)
+    named = set().union(*(bib.scan.crossref | bib.scan.xdata for bib in files))
     usable = []
     for bib in files:
-        try:
-            _resolve(bib, shared)
-            _collect(bib, shared)
+        bib.resolve = ChainMap(_file_macros(bib.macros, shared), shared)
+        try:  # the macro blocks the parser gave up on are bad items
+            _collect(bib, _resolve(bib.macros, bib.resolve), Chunk(0, bib.scan.macros, 0), shared)
+            if named:
+                chunk = referenced_blocks(bib.path, bib.encoding, named, size)
+                parents = _BibFile(bib.path, bib.encoding, bib.scan, bib.macros, bib.resolve)
+                bib.index = _index(_read(parents, chunk))
+        except IngestError as err:
+            unusable.append((bib.path, err))
+            continue
         except Exception as err:  # a library error on this file alone
             reason = f"not BibTeX ({err or 'the parser gave up'})"
             unusable.append((bib.path, IngestError(reason, "check the file")))
             continue
-        library = bib.library
-        if not (bib.entries or bib.bad or library.strings or library.preambles):
-            unusable.append(
-                (bib.path, IngestError(f"{bib.path}: holds no BibTeX entries", "is it a .bib?"))
-            )
-            continue
+        bib.entries = 0
         usable.append(bib)
-    return Database(usable), unusable
+    return Database(usable, size), unusable
