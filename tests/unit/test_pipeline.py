@@ -96,7 +96,7 @@ def _protocol_members() -> set[str]:
 
 def test_the_service_has_every_member_of_the_protocol(service: LitsiftService) -> None:
     members = _protocol_members()
-    assert {"search", "set_note", "history", "extract_rq", "invalidate", "calls_lock"} <= members
+    assert {"search", "annotate", "history", "extract_rq", "invalidate", "calls_lock"} <= members
     assert not [m for m in members if not hasattr(service, m)]
     for name in members - {"calls_lock", "config", "read_only_reason", "llm_configured"}:
         ours = getattr(LitsiftService, name)
