@@ -34,6 +34,15 @@ ELAS_C = 0.11
 FloatMatrix: TypeAlias = "npt.NDArray[np.float32] | sp.csr_matrix"
 
 
+#: Scale of the citation-signal columns (each 0..1) beside the order's features. 0.3 and
+#: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 4 variants (weight 1 or 0.3, from the
+#: first or third include, all columns or ``linked`` only) on the 4 sets with references, order
+#: tfidf-svm, seeds 0-2 (``benchmarks/citation_signal_variants.py``); ``litsift eval snowball``
+#: measured the choice with the default order: +4.9 points WSS@95 over the same order without
+#: it (4 sets x 5 seeds, p 0.0002), so reviews whose records carry citation edges use it.
+CITATION_WEIGHT = 0.3
+
+
 @dataclass(frozen=True)
 class OrderSpec:
     """One learning order.
@@ -46,6 +55,11 @@ class OrderSpec:
         ratio: balanced sampling ratio (ASReview ``Balanced``): excluded records weigh
             ``n_incl / (ratio · n_excl)`` before normalising the weights to mean 1.
         dense_weight: scale of the dense block (rows are unit vectors, like TF-IDF's).
+        classifier: ``"svm"`` (linear SVM, squared hinge: ASReview's ELAS u4) or
+            ``"logreg"`` (L2 logistic regression: ASReview's ELAS l2 classifier).
+        citation_weight: scale of the citation-signal columns when the records carry
+            references (:func:`citation_columns`); None: :data:`CITATION_WEIGHT`; 0 turns
+            the signal off.
     """
 
     name: str
@@ -53,6 +67,8 @@ class OrderSpec:
     c: float = ELAS_C
     ratio: float = ELAS_RATIO
     dense_weight: float = 1.0
+    classifier: str = "svm"
+    citation_weight: float | None = None
 
     @property
     def needs_dense(self) -> bool:
@@ -79,13 +95,6 @@ DEFAULT_ORDER = "tfidf+dense-0.2"
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
 
-#: Scale of the citation-signal columns (each 0..1) beside the order's features. 0.3 and
-#: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 4 variants (weight 1 or 0.3, from the
-#: first or third include, all columns or ``linked`` only) on the 4 sets with references, order
-#: tfidf-svm, seeds 0-2 (``benchmarks/citation_signal_variants.py``); ``litsift eval snowball``
-#: measured the choice with the default order: +4.9 points WSS@95 over the same order without
-#: it (4 sets x 5 seeds, p 0.0002), so reviews whose records carry citation edges use it.
-CITATION_WEIGHT = 0.3
 #: Columns of the signal used (0 linked, 1 coupling, 2 co-citation).
 CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
 #: The signal joins the fit once this many included decisions exist: with one include, that
@@ -94,7 +103,7 @@ CITATION_MIN_INCLUDED = 3
 
 
 def citation_columns(
-    signal: SignalFeatures, included: npt.NDArray[np.bool_]
+    signal: SignalFeatures, included: npt.NDArray[np.bool_], weight: float | None = None
 ) -> npt.NDArray[np.float32]:
     """The citation signal as the learner's extra columns (beside the features at each
     :meth:`LearningOrder.fit`).
@@ -102,16 +111,19 @@ def citation_columns(
     Args:
         signal: the records' citation features (rows in the order of ``included``).
         included: ``(N,)`` True for the records decided include (a maybe counts).
+        weight: the scale (default :data:`CITATION_WEIGHT`; an order's
+            :attr:`OrderSpec.citation_weight`).
 
     Returns:
         ``(N, len(CITATION_COLUMNS))`` float32: :meth:`SignalFeatures.matrix` towards the
-        included rows scaled by :data:`CITATION_WEIGHT`; all 0 while fewer than
+        included rows scaled by ``weight``; all 0 while fewer than
         :data:`CITATION_MIN_INCLUDED` records are included (too few to learn a weight from).
     """
     x = signal.matrix(included)[:, list(CITATION_COLUMNS)]
     if int(included.sum()) < CITATION_MIN_INCLUDED:
         return np.zeros_like(x)
-    return np.asarray(x * np.float32(CITATION_WEIGHT), dtype=np.float32)
+    scale = CITATION_WEIGHT if weight is None else weight
+    return np.asarray(x * np.float32(scale), dtype=np.float32)
 
 
 def tfidf_matrix(texts: Sequence[str]) -> sp.csr_matrix:
@@ -248,8 +260,9 @@ class LearningOrder:
     ) -> Fit:
         """Fit the order's model on the decisions so far.
 
-        A linear SVM (squared hinge, ``C = spec.c``, liblinear with ``random_state=0``) on the
-        labelled rows with ASReview's balanced sample weights (:func:`balanced_weights`);
+        A linear SVM (squared hinge, ``C = spec.c``, liblinear with ``random_state=0``; or a
+        logistic regression, :attr:`OrderSpec.classifier`) on the labelled rows with
+        ASReview's balanced sample weights (:func:`balanced_weights`);
         with :attr:`citations`, :func:`citation_columns` towards the rows decided include are
         added beside ``x`` for this fit. Without both an include and an exclude there is
         nothing to fit: the fit ranks by :attr:`criteria` (else keeps the pool's order).
@@ -263,18 +276,33 @@ class LearningOrder:
         labels = np.asarray(y, dtype=np.int64)
         if labels.size == 0 or labels.all() or not labels.any():
             return Fit(self, None, self.x, "import order" if self.criteria is None else "criteria")
-        from sklearn.svm import LinearSVC
-
         x, name = self.x, self.spec.name
-        if self.citations is not None:
+        if self.citations is not None and self.spec.citation_weight != 0:
             included = np.zeros(self.n, dtype=bool)
             included[rows[labels == 1]] = True
-            extra = citation_columns(self.citations, included)
+            extra = citation_columns(self.citations, included, self.spec.citation_weight)
             x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
             name = f"{name} + citations"
-        model = LinearSVC(C=self.spec.c, loss="squared_hinge", random_state=0)
+        model = _classifier(self.spec)
         model.fit(x[rows], labels, sample_weight=balanced_weights(labels, self.spec.ratio))
         return Fit(self, model, x, name)
+
+
+def _classifier(spec: OrderSpec) -> Any:
+    """The unfitted sklearn model of ``spec.classifier``.
+
+    Raises:
+        ValueError: an unknown classifier name.
+    """
+    if spec.classifier == "svm":
+        from sklearn.svm import LinearSVC
+
+        return LinearSVC(C=spec.c, loss="squared_hinge", random_state=0)
+    if spec.classifier == "logreg":
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=spec.c, solver="liblinear", random_state=0)
+    raise ValueError(f"order {spec.name}: unknown classifier {spec.classifier!r} (svm, logreg)")
 
 
 @dataclass(frozen=True, eq=False)
