@@ -39,13 +39,10 @@ from litsift.types import (
 if TYPE_CHECKING:
     from litsift.config import Config
     from litsift.errors import LitsiftError
-    from litsift.llm.answer import Answer
-    from litsift.llm.judge import AspectJudgement
-    from litsift.llm.protocol import DeltaCallback
-    from litsift.llm.rerank import RerankResult
     from litsift.service.refs import RefsService
     from litsift.service.review import ReviewService
     from litsift.service.rq import RQReport
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult
 
 __all__ = ["LitsiftAPI"]
 
@@ -156,5 +153,5 @@ class LitsiftAPI(Protocol):
     ) -> AspectJudgement: ...
     def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult: ...
     def answer(
-        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
+        self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None
     ) -> Answer: ...

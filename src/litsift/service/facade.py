@@ -29,7 +29,6 @@ from litsift.types import FUSIONS, Kind, Query, Record, SearchResult, YearRange
 if TYPE_CHECKING:
     import numpy as np
 
-    from litsift.llm.answer import Answer as Answer
     from litsift.search.build.index_pair import (
         IndexReport as IndexReport,  # what build_index returns
     )

@@ -14,12 +14,10 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from litsift.llm.answer import Answer
     from litsift.llm.client import ChatClient
-    from litsift.llm.judge import AspectJudgement
     from litsift.llm.protocol import DeltaCallback
-    from litsift.llm.rerank import RerankResult
     from litsift.types import Coverage
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult
 
 __all__ = ["AspectLLMCommands"]
 

@@ -30,7 +30,7 @@ from litsift.types import Hit
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI
-    from litsift.service.facade import Answer
+    from litsift.types.llm import Answer
 
 Part = str | tuple[str, str]
 
