@@ -32,6 +32,7 @@ from litsift.types import (
     Label,
     Query,
     Record,
+    RQReport,
     SearchResult,
     Unchanged,
 )
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from litsift.errors import LitsiftError
     from litsift.service.refs import RefsService
     from litsift.service.review import ReviewService
-    from litsift.service.rq import RQReport
     from litsift.types.llm import Answer, AspectJudgement, RerankResult
 
 __all__ = ["LitsiftAPI"]

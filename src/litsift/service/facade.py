@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.service.door import DoorCommands
 from litsift.service.parts import Progress
-from litsift.types import FUSIONS, Kind, Query, Record, SearchResult, YearRange
+from litsift.types import FUSIONS, Kind, Query, Record, RQReport, SearchResult, YearRange
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from litsift.search.pipeline import SearchPipeline
     from litsift.service.refs import RefsService
     from litsift.service.review import ReviewService
-    from litsift.service.rq import RQReport, RQService
+    from litsift.service.rq import RQService
     from litsift.service.sources import SourceService
     from litsift.store import IngestReport
 

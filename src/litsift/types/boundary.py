@@ -1,6 +1,7 @@
 """Records that cross the service boundary beside search results: triage annotations and
-label filters, query history, aspect coverage and export formats. Returned by
-``LitsiftService`` and read by the TUI; import them from :mod:`litsift.types`."""
+label filters, query history, aspect coverage, export formats, a look at the home and a research
+question extraction's report. Returned by ``LitsiftService`` and read by the TUI; import them
+from :mod:`litsift.types`."""
 
 from __future__ import annotations
 
@@ -208,6 +209,34 @@ class HomeState:
     ingest_formats: tuple[tuple[str, str, str], ...] = ()
     #: papers saved syncs brought in since the last look
     arrivals: int = 0
+
+
+@dataclass
+class RQReport:
+    """What an extraction of research questions did (``LitsiftAPI.extract_rq``); the service
+    fills it in as the run goes, the TUI reads :meth:`summary`."""
+
+    method: str
+    papers: int = 0
+    filled: int = 0
+    empty: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def papers_per_s(self) -> float:
+        return self.papers / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        text = (
+            f"{self.method}: {self.filled:,} of {self.papers:,} papers got a problem and method "
+            f"in {self.seconds:.1f} s ({self.papers_per_s:,.0f} papers/s)"
+        )
+        if self.empty:
+            text += f"; {self.empty:,} without a sentence to extract from"
+        if self.failed:
+            text += f"; {len(self.failed):,} failed"
+        return text
 
 
 #: what ``LitsiftAPI.build`` builds: a kind's index, the papers' full text, aspect sentences
