@@ -1,10 +1,11 @@
 """Small frozen records shared by every layer: papers, datasets, queries, hits, labels, and
 the one definition of the ranking vocabulary (fusion names, BM25 query modes, the k0 rule)
 (:mod:`~litsift.types.core`); the records of triage, history, aspect coverage and export that
-the TUI reads (:mod:`~litsift.types.boundary`). Import them from here. Two families of records
+the TUI reads (:mod:`~litsift.types.boundary`). Import them from here. Three families of records
 that cross the service's door are imported from their own modules instead: the citation trail's
-(:mod:`~litsift.types.citations`) and the optional LLM's (:mod:`~litsift.types.llm`, whose
-``Passage`` is a prompt's numbered passage, not :class:`Passage`)."""
+(:mod:`~litsift.types.citations`), reviews' and feeds' (:mod:`~litsift.types.reviews`) and the
+optional LLM's (:mod:`~litsift.types.llm`, whose ``Passage`` is a prompt's numbered passage,
+not :class:`Passage`)."""
 
 from litsift.types.boundary import (
     EXPORT_FORMATS,

@@ -32,7 +32,8 @@ from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI
-    from litsift.service.screening import ScreeningProgress, ScreeningSession
+    from litsift.service.screening import ScreeningSession
+    from litsift.types.reviews import ScreeningProgress
 
 __all__ = ["SCREENING_BINDINGS", "ScreeningScreen"]
 
