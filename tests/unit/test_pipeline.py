@@ -98,12 +98,48 @@ def test_the_service_has_every_member_of_the_protocol(service: LitsiftService) -
     members = _protocol_members()
     assert {"search", "annotate", "history", "extract_rq", "invalidate", "calls_lock"} <= members
     assert not [m for m in members if not hasattr(service, m)]
-    for name in members - {"calls_lock", "config", "read_only_reason", "llm_configured"}:
+    for name in members - {"calls_lock", "config"}:
         ours = getattr(LitsiftService, name)
         theirs = getattr(LitsiftAPI, name)
         if callable(theirs):
             wanted = set(inspect.signature(theirs).parameters)
             assert wanted <= set(inspect.signature(ours).parameters), name
+
+
+def test_the_tuis_glance_never_waits_for_a_load(service: LitsiftService) -> None:
+    """``glance()`` is read on the UI thread: it answers while another thread holds the
+    encoder's lock (a load) and the searchers' lock (a searcher being opened)."""
+    import threading
+    import time
+
+    from litsift.types import Glance
+
+    searchers = service.searchers
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with service._encoder_lock, searchers._lock:
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert held.wait(5)
+        start = time.perf_counter()
+        seen = service.glance()
+        waited = time.perf_counter() - start
+    finally:
+        release.set()
+        thread.join()
+    assert waited < 1.0
+    assert seen == Glance(
+        passages=service.has_passages(),
+        log_path=service.log_path,
+        embedding_note=service.embedding_note,
+        llm_configured=service.config.llm.configured,
+        dense_loading=service.dense_loading(),
+    )
 
 
 def _service_attributes(tree: ast.AST) -> Iterator[tuple[int, str]]:

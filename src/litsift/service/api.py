@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from litsift.types import (
@@ -25,6 +24,7 @@ from litsift.types import (
     Aspect,
     BuildPart,
     Coverage,
+    Glance,
     HistoryEntry,
     Hit,
     HomeState,
@@ -64,19 +64,11 @@ class LitsiftAPI(Protocol):
         collections, ingest formats, sync arrivals (reads the store: off the UI thread)."""
         ...
 
-    def has_passages(self) -> bool:
-        """Whether papers' full text is indexed: a ``stat``, cheap enough for the UI thread
-        (read on every search and status line, so not folded into :meth:`state`)."""
+    def glance(self) -> Glance:
+        """What the UI thread may read at any time (every search and status line): whether
+        full text is indexed (a ``stat``), the log file, the embedding note, the LLM, the
+        dense parts loading; no store access, so not folded into :meth:`state`."""
         ...
-
-    # cheap reads for the UI thread and progress callbacks (no store access), not in state()
-    @property
-    def log_path(self) -> Path | None: ...
-    @property
-    def embedding_note(self) -> str | None: ...
-    @property
-    def llm_configured(self) -> bool: ...
-    def dense_loading(self) -> frozenset[Kind]: ...
 
     @property
     def refs(self) -> RefsService:

@@ -18,6 +18,7 @@ from litsift.service.triage import TriageCommands
 from litsift.types import (
     UNCHANGED,
     BuildPart,
+    Glance,
     HistoryEntry,
     HomeState,
     Kind,
@@ -63,6 +64,18 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
             collections=tuple(self.collections()),
             ingest_formats=tuple(self.ingest_formats()),
             arrivals=self.arrivals(mark_seen=mark_arrivals_seen and read_only is None),
+        )
+
+    def glance(self) -> Glance:
+        """The cheap look for the UI thread (see :class:`litsift.types.Glance`): whether full
+        text is indexed (a ``stat``), the log file, the embedding note, the LLM, the dense parts
+        loading; no store access."""
+        return Glance(
+            passages=self.has_passages(),
+            log_path=self.log_path,
+            embedding_note=self.embedding_note,
+            llm_configured=self.config.llm.configured,
+            dense_loading=self.dense_loading(),
         )
 
     def ingest_formats(self) -> list[tuple[str, str, str]]:

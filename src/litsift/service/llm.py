@@ -110,10 +110,6 @@ class AspectLLMCommands(ServiceParts):
         kind = hits[0].kind if hits else Kind.PAPER
         return AspectOrder(coverages, blend)(Ranked(Query("", kind), hits=list(hits))).hits
 
-    @property
-    def llm_configured(self) -> bool:
-        return self.config.llm.configured
-
     def llm_client(self) -> ChatClient:
         """See :meth:`LLMSession.client` (raises LLMNotConfiguredError)."""
         return self.llm.client()

@@ -183,6 +183,26 @@ class SyncSpec:
 
 
 @dataclass(frozen=True)
+class Glance:
+    """What the UI thread reads of the service at any time (``LitsiftAPI.glance``): a ``stat``
+    and attributes, never the store, so cheap enough for every status line and search.
+
+    Attributes:
+        passages: whether papers' full text is indexed (a search turns full text on by it).
+        log_path: where errors of background work are logged, None when it cannot be written.
+        embedding_note: why builds embed in one process (worker processes failed), or None.
+        llm_configured: whether an LLM endpoint is set (the LLM keys and commands).
+        dense_loading: kinds whose dense part is loading in the background.
+    """
+
+    passages: bool = False
+    log_path: Path | None = None
+    embedding_note: str | None = None
+    llm_configured: bool = False
+    dense_loading: frozenset[Kind] = frozenset()
+
+
+@dataclass(frozen=True)
 class HomeState:
     """One look at a litsift home, for the TUI (``LitsiftAPI.state``): where it lives, whether
     it can be written, what is stored and indexed, what is still to build, the LLM."""

@@ -167,7 +167,7 @@ class IndexBuilder(Widget):
     @property
     def dense_pending(self) -> bool:
         """True while a dense part loads in the background or its query has not run again."""
-        return bool(self.dense_landing or self.service.dense_loading())
+        return bool(self.dense_landing or self.service.glance().dense_loading)
 
     def _dense_loaded(self, kind: Kind, error: LitsiftError | None) -> None:
         """From the loading thread: before it counts as done (:attr:`dense_pending`)."""
@@ -239,7 +239,7 @@ class IndexBuilder(Widget):
             now = time.monotonic()
             if meter.due(now, stage, done, total):
                 text = meter.text(stage, done, total, now)
-                if stage == "embed" and self.service.embedding_note is not None:
+                if stage == "embed" and self.service.glance().embedding_note is not None:
                     text += " · one process"  # slower: the worker processes could not run
                 self.post_message(IndexProgress(kind, text))
 

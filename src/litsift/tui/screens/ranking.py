@@ -163,7 +163,7 @@ class RankingCommands:
     def llm_missing(self) -> bool:
         """True, with the CLI's explanation (the service's own error: what to set, where), when
         no LLM endpoint is configured: an LLM key says why it does nothing."""
-        if self.screen.service.llm_configured:
+        if self.screen.service.glance().llm_configured:
             return False
         missing = self.screen.service.state().llm_missing
         if missing is not None:
