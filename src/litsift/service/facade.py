@@ -95,7 +95,7 @@ class LitsiftService(DoorCommands):
                     lambda: self.store,
                     lambda: self.encoder,
                     lambda: self.sentence_store,
-                    lambda: self.llm,
+                    lambda: self.llm_session,
                 )
             return self._rq
 
@@ -148,15 +148,6 @@ class LitsiftService(DoorCommands):
     def rows_since(self, kind: Kind, revision: int = 0) -> Iterator[list[Record]]:
         """The records of ``kind`` changed since store ``revision`` (0: all), in batches."""
         return self.store.rows_since(kind, revision)
-
-    def open_index(self, kind: Kind) -> None:
-        """Open the searcher of ``kind`` now (BM25, the dense graph loading in a thread), so
-        the first query finds it open.
-
-        Raises:
-            IndexMissingError, IndexMismatchError, IndexDamagedError: the index can't serve.
-        """
-        self.searchers.get(kind)
 
     def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a

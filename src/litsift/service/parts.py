@@ -253,7 +253,7 @@ class ServiceParts:
             return self._sentences
 
     @property
-    def llm(self) -> LLMSession:
+    def llm_session(self) -> LLMSession:
         """The LLM session: one chat client, cache and budget per service."""
         with self._lock:
             if self._llm is None:

@@ -158,11 +158,11 @@ class IndexBuilder(Widget):
         self.dense_landing: set[Kind] = set()
 
     def on_mount(self) -> None:
-        self.service.load_dense_in_background(self._dense_loaded)
+        self.service.indexes.load_dense_in_background(self._dense_loaded)
         self._check_store()
 
     def on_unmount(self) -> None:
-        self.service.load_dense_in_background(None)
+        self.service.indexes.load_dense_in_background(None)
 
     @property
     def dense_pending(self) -> bool:
@@ -205,7 +205,7 @@ class IndexBuilder(Widget):
             # first query finds it open; what fails here is said by that query
             try:
                 with self.service_lock:
-                    self.service.open_index(Kind.PAPER)
+                    self.service.indexes.open(Kind.PAPER)
             except LitsiftError:
                 pass
 
@@ -303,7 +303,7 @@ class IndexBuilder(Widget):
             self._show_states()
             if msg.part == "sentences":
                 return
-        self.service.invalidate(msg.kind)
+        self.service.indexes.invalidate(msg.kind)
         if msg.part == "dense":
             self.building = self.building - {msg.kind}
             self._states.pop(msg.kind, None)

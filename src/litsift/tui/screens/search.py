@@ -143,7 +143,7 @@ class SearchScreen(CommandKeys, NavScreen):
         with Horizontal(id="body"):
             with TabbedContent(initial=PANE_ID[Kind.PAPER], id="kinds"):
                 for kind in Kind:
-                    yield KindTab(kind, self.service.coverage_order)
+                    yield KindTab(kind, self.service.aspects.order)
             yield DetailPane(id="detail", read_links=self._read_kept_links)
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield KeyFooter()
