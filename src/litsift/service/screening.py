@@ -1,6 +1,7 @@
-"""A review being screened (:class:`ScreeningSession`, what the TUI's screening screen drives;
-opened by ``LitsiftService.reviews.open``): the current record, the queue in the learning
-order, the decisions written to the store at once, and the progress and stop panel.
+"""A review being screened (:class:`ScreeningSession`, what the TUI's screening screen drives
+as a :class:`litsift.service.api.ScreeningAPI`; opened by ``LitsiftService.reviews.open``):
+the current record, the queue in the learning order, the decisions written to the store at
+once, and the progress and stop panel.
 """
 
 from __future__ import annotations
