@@ -266,7 +266,7 @@ async def test_detail_says_dense_did_not_run_for_a_bm25_only_result(small_servic
 
 async def test_answer_without_an_llm_says_what_to_configure(small_service: Any) -> None:
     """``w`` (and the other LLM keys) without an endpoint: the CLI's explanation, not nothing."""
-    assert not small_service.llm_configured
+    assert not small_service.glance().llm_configured
     app = create_app(small_service, show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
         await search(pilot, "neural machine translation")
@@ -285,7 +285,7 @@ async def test_answer_without_an_llm_says_what_to_configure(small_service: Any) 
 async def test_fulltext_key_without_full_text_says_there_is_none(small_service: Any) -> None:
     """T in a library without indexed full text turns nothing on: it says so and how to add
     full text; no full-text mode appears."""
-    assert not small_service.has_passages()
+    assert not small_service.glance().passages
     app = create_app(small_service, show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
         await search(pilot, "neural machine translation")

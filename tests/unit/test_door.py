@@ -6,11 +6,18 @@ access)."""
 from __future__ import annotations
 
 import ast
+import threading
+from collections.abc import Sequence
 from pathlib import Path
-
-import pytest
+from typing import TYPE_CHECKING, Protocol
 
 import litsift
+from litsift.types import Hit, Kind
+
+if TYPE_CHECKING:
+    from litsift.service.refs import RefsService
+    from litsift.service.screening import ScreeningSession
+    from litsift.store import IngestReport
 
 SRC = Path(litsift.__file__).parent
 #: the parts of a home the service must not hand out
@@ -66,12 +73,15 @@ DOOR_MODULES = ("litsift.types", "litsift.config", "litsift.errors", "litsift.se
 DOOR_LIMIT = 20
 
 
+def _members(cls: type) -> dict[str, object]:
+    names = {n for n in (*vars(cls), *vars(cls).get("__annotations__", {})) if n[0] != "_"}
+    return {name: getattr(cls, name, None) for name in sorted(names)}
+
+
 def _door_members() -> dict[str, object]:
     from litsift.service import api
 
-    cls = api.LitsiftAPI
-    names = {n for n in (*vars(cls), *vars(cls).get("__annotations__", {})) if n[0] != "_"}
-    return {name: getattr(cls, name, None) for name in sorted(names)}
+    return _members(api.LitsiftAPI)
 
 
 def _door_namespace() -> dict[str, object]:
@@ -89,30 +99,48 @@ def _door_namespace() -> dict[str, object]:
     return ns
 
 
-def _foreign_annotations() -> list[str]:
+def _foreign_annotations(
+    door: type | None = None, names: dict[str, object] | None = None
+) -> list[str]:
     """``member: module.name`` of each type in a door member's annotations that comes from
-    behind the door (search, store, llm, models_onnx, a service module's own classes)."""
+    behind the door (search, store, llm, models_onnx, a service module's own classes); a
+    member that hands out a sub-door (a Protocol of api.py, or of ``door``'s module) is
+    checked through it, as ``member.method: module.name``. ``door`` defaults to
+    ``LitsiftAPI``; ``names`` adds to api.py's namespace."""
     import typing
 
     from litsift.service import api
 
-    ns = _door_namespace()
-    attributes = typing.get_type_hints(api.LitsiftAPI, globalns=ns)
-    found = []
-    for name, member in _door_members().items():
-        func = member.fget if isinstance(member, property) else member
-        if callable(func):
-            hints = list(typing.get_type_hints(func, globalns=ns).values())
-        else:
-            hints = [attributes[name]]
-        for hint in hints:
-            for t in _leaves(hint):
-                module = getattr(t, "__module__", "builtins")
-                if isinstance(t, type) and not (
-                    module in {"builtins", "pathlib", "threading", "_thread", "typing", "types"}
-                    or module.startswith(("collections", *DOOR_MODULES))
-                ):
-                    found.append(f"{name}: {module}.{t.__qualname__}")
+    door = api.LitsiftAPI if door is None else door
+    ns = {**_door_namespace(), **(names or {})}
+    homes = {api.__name__, door.__module__}
+    found: list[str] = []
+    seen: set[type] = set()
+
+    def check(cls: type, members: dict[str, object], prefix: str) -> None:
+        seen.add(cls)
+        attributes = typing.get_type_hints(cls, globalns=ns)
+        for name, member in members.items():
+            func = member.fget if isinstance(member, property) else member
+            if callable(func):
+                hints = list(typing.get_type_hints(func, globalns=ns).values())
+            else:
+                hints = [attributes[name]]
+            for hint in hints:
+                for t in _leaves(hint):
+                    module = getattr(t, "__module__", "builtins")
+                    if not isinstance(t, type):
+                        continue
+                    if module in homes and getattr(t, "_is_protocol", False):
+                        if t not in seen:
+                            check(t, _members(t), f"{prefix}{name}.")
+                    elif not (
+                        module in {"builtins", "pathlib", "threading", "_thread", "typing", "types"}
+                        or module.startswith(("collections", *DOOR_MODULES))
+                    ):
+                        found.append(f"{prefix}{name}: {module}.{t.__qualname__}")
+
+    check(door, _members(door), "")
     return sorted(set(found))
 
 
@@ -125,28 +153,47 @@ def _leaves(hint: object) -> list[object]:
     return [typing.get_origin(hint), *(leaf for a in args for leaf in _leaves(a))]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 41 item 2 unfinished: refs, reviews, the aspect and LLM verbs and four cheap "
-    "getters are still their own members (see the door41 report)",
-)
 def test_the_tuis_door_has_at_most_20_members() -> None:
     members = _door_members()
     assert len(members) <= DOOR_LIMIT, f"{len(members)} members: {', '.join(members)}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 41 item 2 unfinished: refs / reviews hand out RefsService / ReviewService, "
-    "rerank / answer / judge_aspects return litsift.llm records, extract_rq an RQReport",
-)
 def test_the_tuis_door_speaks_only_plain_records() -> None:
     found = _foreign_annotations()
     assert not found, "types from behind the door:\n" + "\n".join(found)
 
 
+class _SubDoor(Protocol):
+    def open(self) -> ScreeningSession: ...
+    def fine(self, kind: Kind) -> list[Hit]: ...
+
+
+class _Door(Protocol):
+    calls_lock: threading.Lock
+
+    @property
+    def refs(self) -> RefsService: ...
+    @property
+    def reviews(self) -> _SubDoor: ...
+    def ingest(self, kinds: Sequence[Kind]) -> IngestReport | None: ...
+
+
 def test_the_door_check_sees_members_and_foreign_types() -> None:
+    from litsift.service.refs import RefsService
+    from litsift.service.screening import ScreeningSession
+    from litsift.store import IngestReport
+
     members = _door_members()
     assert {"calls_lock", "state", "search", "annotate", "build"} <= set(members)
     assert "searcher" not in members and "llm_client" not in members
-    assert any(f.startswith("refs:") for f in _foreign_annotations())
+    names = {
+        "RefsService": RefsService,
+        "ScreeningSession": ScreeningSession,
+        "IngestReport": IngestReport,
+        "_SubDoor": _SubDoor,
+    }
+    assert _foreign_annotations(_Door, names) == [
+        "ingest: litsift.store.report.IngestReport",
+        "refs: litsift.service.refs.RefsService",
+        "reviews.open: litsift.service.screening.ScreeningSession",
+    ]

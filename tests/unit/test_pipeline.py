@@ -20,6 +20,7 @@ import pytest
 
 import litsift.tui
 from litsift.search.retrieval import query as query_module
+from litsift.service import api
 from litsift.service.api import LitsiftAPI
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
@@ -89,46 +90,113 @@ def test_the_resolved_query_is_what_the_searcher_and_history_see(
     assert len(cleaner_calls) == 1
 
 
-def _protocol_members() -> set[str]:
-    members = {n for n, _ in inspect.getmembers(LitsiftAPI) if not n.startswith("_")}
-    return members | set(getattr(LitsiftAPI, "__annotations__", {}))
+#: the door's members that hand out a sub-door, and its Protocol
+SUB_DOORS = {
+    "indexes": api.IndexesAPI,
+    "aspects": api.AspectsAPI,
+    "llm": api.LLMAPI,
+    "refs": api.TrailAPI,
+    "reviews": api.ReviewsAPI,
+}
+
+
+def _protocol_members(protocol: type = LitsiftAPI) -> set[str]:
+    members = {n for n, _ in inspect.getmembers(protocol) if not n.startswith("_")}
+    return members | set(getattr(protocol, "__annotations__", {}))
+
+
+def _has_members_of(ours: object, protocol: type, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The members of ``protocol`` that ``ours`` lacks, or whose parameters it does not take."""
+    missing = []
+    for name in sorted(_protocol_members(protocol) - skip):
+        theirs = getattr(protocol, name)
+        if not hasattr(ours, name):
+            missing.append(name)
+        elif callable(theirs):
+            wanted = set(inspect.signature(theirs).parameters)
+            if not wanted <= set(inspect.signature(getattr(ours, name)).parameters) | {"self"}:
+                missing.append(f"{name}(...)")
+    return missing
 
 
 def test_the_service_has_every_member_of_the_protocol(service: LitsiftService) -> None:
     members = _protocol_members()
-    assert {"search", "annotate", "history", "extract_rq", "invalidate", "calls_lock"} <= members
+    assert {"search", "annotate", "history", "extract_rq", "indexes", "calls_lock"} <= members
+    assert set(SUB_DOORS) <= members
+    assert not _has_members_of(LitsiftService, LitsiftAPI, frozenset({"calls_lock", "config"}))
     assert not [m for m in members if not hasattr(service, m)]
-    for name in members - {"calls_lock", "config", "read_only_reason", "llm_configured"}:
-        ours = getattr(LitsiftService, name)
-        theirs = getattr(LitsiftAPI, name)
-        if callable(theirs):
-            wanted = set(inspect.signature(theirs).parameters)
-            assert wanted <= set(inspect.signature(ours).parameters), name
+    for name, protocol in SUB_DOORS.items():
+        assert not _has_members_of(getattr(service, name), protocol), name
+
+
+def test_the_tuis_glance_never_waits_for_a_load(service: LitsiftService) -> None:
+    """``glance()`` is read on the UI thread: it answers while another thread holds the
+    encoder's lock (a load) and the searchers' lock (a searcher being opened)."""
+    import threading
+    import time
+
+    from litsift.types import Glance
+
+    searchers = service.searchers
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with service._encoder_lock, searchers._lock:
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert held.wait(5)
+        start = time.perf_counter()
+        seen = service.glance()
+        waited = time.perf_counter() - start
+    finally:
+        release.set()
+        thread.join()
+    assert waited < 1.0
+    assert seen == Glance(
+        passages=service.has_passages(),
+        log_path=service.log_path,
+        embedding_note=service.embedding_note,
+        llm_configured=service.config.llm.configured,
+        dense_loading=service.dense_loading(),
+    )
+
+
+def _is_service(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "service") or (
+        isinstance(node, ast.Attribute) and node.attr == "service"
+    )
 
 
 def _service_attributes(tree: ast.AST) -> Iterator[tuple[int, str]]:
-    """``(line, attribute)`` of every ``<...>.service.X`` / ``service.X`` in a module."""
+    """``(line, attribute)`` of every ``<...>.service.X`` / ``service.X`` in a module, and
+    ``(line, "X.Y")`` of every ``service.X.Y``."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute):
             continue
         base = node.value
-        named = (isinstance(base, ast.Name) and base.id == "service") or (
-            isinstance(base, ast.Attribute) and base.attr == "service"
-        )
-        if named:
+        if _is_service(base):
             yield node.lineno, node.attr
+        elif isinstance(base, ast.Attribute) and _is_service(base.value):
+            yield node.lineno, f"{base.attr}.{node.attr}"
 
 
 def test_the_tui_uses_the_service_only_through_the_protocol() -> None:
     """No ``service.triage.*``, ``service.searchers.*``, ``service.rq``, ``service.sources``:
-    every attribute the TUI reads of its service is a member of ``LitsiftAPI``."""
+    every attribute the TUI reads of its service is a member of ``LitsiftAPI``, and every
+    one it reads of a sub-door (``service.aspects.order``) a member of that sub-door."""
     members = _protocol_members()
+    inside = {f"{name}.{m}" for name, p in SUB_DOORS.items() for m in _protocol_members(p)}
     root = Path(litsift.tui.__file__).parent
     outside: list[str] = []
     for path in sorted(root.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for line, attr in _service_attributes(tree):
-            if attr not in members:
+            head = attr.split(".")[0]
+            if head not in members or (head in SUB_DOORS and "." in attr and attr not in inside):
                 outside.append(f"{path.relative_to(root)}:{line}: service.{attr}")
     assert not outside, outside
 

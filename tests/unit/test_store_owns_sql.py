@@ -39,7 +39,7 @@ def test_an_import_folds_a_jsonl_files_report_into_the_same_report_type(tmp_path
 
 def test_the_call_log_and_a_piece_of_work_count_llm_calls_in_one_type(tmp_path: Path) -> None:
     from litsift.cache import LLMCache
-    from litsift.cache.llm_cache import CallStats, Usage
+    from litsift.types.llm import CallStats, Usage
 
     stats = CallStats().add(Usage(12, 3), 0.5, cached=False).add(Usage(), 0.0, cached=True)
     with LLMCache(tmp_path / "llm.sqlite") as cache:

@@ -3,9 +3,7 @@
 from litsift.cache.llm_cache import (
     CACHE_VERSION,
     CachedResponse,
-    CallStats,
     LLMCache,
-    Usage,
     cache_key,
     prompt_hash,
 )
@@ -13,9 +11,7 @@ from litsift.cache.llm_cache import (
 __all__ = [
     "CACHE_VERSION",
     "CachedResponse",
-    "CallStats",
     "LLMCache",
-    "Usage",
     "cache_key",
     "prompt_hash",
 ]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.paths import Paths
+from litsift.types.llm import CallStats
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -64,57 +65,6 @@ class CachedResponse:
     cost_usd: float
     finish_reason: str | None = None
     created_at: str = ""
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens of one call; ``estimated`` is True when the endpoint reported no ``usage``."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    estimated: bool = False
-
-
-@dataclass(frozen=True)
-class CallStats:
-    """What LLM calls cost: calls made, of which answered from the cache, tokens, dollars.
-
-    The total of a piece of work (a rerank, an answer: :meth:`add` per call) and the sums over
-    the call log (:meth:`LLMCache.totals`).
-    """
-
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, usage: Usage, cost: float, cached: bool) -> CallStats:
-        """A new total with one more call added; a cache hit adds no tokens and no cost."""
-        if cached:
-            return CallStats(
-                self.calls + 1,
-                self.cached_calls + 1,
-                self.prompt_tokens,
-                self.completion_tokens,
-                self.cost_usd,
-            )
-        return CallStats(
-            calls=self.calls + 1,
-            cached_calls=self.cached_calls,
-            prompt_tokens=self.prompt_tokens + usage.prompt_tokens,
-            completion_tokens=self.completion_tokens + usage.completion_tokens,
-            cost_usd=self.cost_usd + cost,
-        )
-
-    def __add__(self, other: CallStats) -> CallStats:
-        return CallStats(
-            self.calls + other.calls,
-            self.cached_calls + other.cached_calls,
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cost_usd + other.cost_usd,
-        )
 
 
 def _now() -> str:

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from litsift.cache.llm_cache import CallStats
 from litsift.errors import LLMError, QueryError
 from litsift.llm.citations import (
-    Passage,
-    Sentence,
     StreamedCitations,
     VerifiedText,
     build_passages,
@@ -30,64 +26,12 @@ from litsift.llm.prompts import answer_messages, feedback_messages, revise_messa
 from litsift.llm.protocol import DeltaCallback
 from litsift.types import Dataset, Hit, Record
 from litsift.types import Passage as TextPassage
+from litsift.types.llm import Answer, CallStats, Passage, Reference
 
 #: OpenScholar iterates self-feedback at most 3 times.
 MAX_FEEDBACK_ROUNDS = 3
 
 _FEEDBACK_RE = re.compile(r"^\s*(?:[-*\d.)\s]*)feedback\s*:\s*(.+?)\s*$", re.I | re.M)
-
-
-@dataclass(frozen=True)
-class Reference:
-    """One cited record, built from the store: its passage numbers and bibliographic fields."""
-
-    record: Record
-    passages: tuple[int, ...]
-    #: section headings of the cited full-text passages, in citation order ("" entries skipped)
-    sections: tuple[str, ...] = ()
-
-    @property
-    def docid(self) -> str:
-        return self.record.id
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A verified answer.
-
-    Attributes:
-        question: the question asked.
-        sentences: the answer's sentences, with citations (and verdicts when judged).
-        passages: every passage sent, numbered from 1.
-        references: the cited records, in order of first citation.
-        fabricated: every cited number that named no passage (stripped from the text).
-        raw_text: the model's final text before checking.
-        stats: calls, cache hits, tokens and dollars of every step.
-        model: the model name.
-        feedback_rounds: self-feedback rounds that revised the answer.
-        notes: one-line remarks (a failed judge or feedback step, stripped citations).
-    """
-
-    question: str
-    sentences: tuple[Sentence, ...]
-    passages: tuple[Passage, ...]
-    references: tuple[Reference, ...]
-    fabricated: tuple[int, ...]
-    raw_text: str
-    stats: CallStats
-    model: str
-    feedback_rounds: int = 0
-    notes: tuple[str, ...] = ()
-
-    @property
-    def text(self) -> str:
-        """The answer as shown: fabricated markers stripped."""
-        return "".join(s.text + s.separator for s in self.sentences)
-
-    @property
-    def unsupported(self) -> tuple[int, ...]:
-        """Indices of sentences the judge found unsupported by every passage they cite."""
-        return tuple(i for i, s in enumerate(self.sentences) if s.supported is False)
 
 
 def parse_feedback(text: str) -> list[str]:

@@ -9,83 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 
 from litsift.types import Dataset, Hit, Record
 from litsift.types import Passage as TextPassage
+from litsift.types.llm import MARKER_RE, Passage, Sentence
 
-#: ScholarQABench counts sentences of at least 50 characters as citation-worthy.
-CITATION_WORTHY_CHARS = 50
-
-# [3], [1, 2], [1;2], [2-4], [2–4]
-_MARKER_RE = re.compile(r"\[\s*\d+(?:\s*(?:[,;]|[-–])\s*\d+)*\s*\]")
 _SENT_END_RE = re.compile(r"[.!?][\"')]*(?:\s*\[[\d\s,;\-–]+\])*$")
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One numbered passage of the prompt: a chunk of a record's abstract (or description), or
-    a passage of its imported full text.
-
-    Attributes:
-        number: the ``[n]`` the model cites, from 1.
-        record: the store record it came from.
-        chunk: 0-based chunk index within the record (at most 3 per record), or the full-text
-            passage's index in the paper.
-        text: the chunk text (without the title).
-        section: where the full-text passage is in the paper (``"§ Results, p. 4"``; "" for
-            abstract chunks).
-        fulltext: True when the text is a passage of the paper's full text.
-    """
-
-    number: int
-    record: Record
-    chunk: int
-    text: str
-    section: str = ""
-    fulltext: bool = False
-
-    @property
-    def docid(self) -> str:
-        return self.record.id
-
-    @property
-    def title(self) -> str:
-        return self.record.display_title
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """A sentence of the answer and its citations.
-
-    Attributes:
-        text: the sentence as shown (fabricated markers stripped).
-        citations: passage numbers cited, in order of appearance, without repeats.
-        fabricated: numbers the model cited that name no passage (stripped from ``text``).
-        verdicts: passage number -> AttrScore label, after :func:`judge_attribution`.
-    """
-
-    text: str
-    citations: tuple[int, ...] = ()
-    fabricated: tuple[int, ...] = ()
-    verdicts: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
-    separator: str = ""
-
-    @property
-    def citation_worthy(self) -> bool:
-        return len(strip_markers(self.text)) >= CITATION_WORTHY_CHARS
-
-    @property
-    def supported(self) -> bool | None:
-        """True if a cited passage is Attributable; False if every cited passage was judged and
-        none is; None when not judged (or nothing is cited)."""
-        if not self.verdicts:
-            return None
-        if any(v == "Attributable" for v in self.verdicts.values()):
-            return True
-        return False if all(c in self.verdicts for c in self.citations) else None
 
 
 @dataclass(frozen=True)
@@ -103,11 +34,6 @@ class VerifiedText:
     def cited(self) -> tuple[int, ...]:
         """Passage numbers cited anywhere, in order of first citation."""
         return tuple(dict.fromkeys(n for s in self.sentences for n in s.citations))
-
-
-def strip_markers(text: str) -> str:
-    """``text`` without any ``[n]`` markers."""
-    return " ".join(_MARKER_RE.sub(" ", text).split())
 
 
 def _marker_numbers(marker: str) -> list[int]:
@@ -178,7 +104,7 @@ def verify_citations(text: str, n_passages: int) -> VerifiedText:
             cited.extend(good)
             return "".join(f"[{k}]" for k in dict.fromkeys(good))
 
-        clean = _MARKER_RE.sub(fix, raw)
+        clean = MARKER_RE.sub(fix, raw)
         clean = re.sub(r"[ \t]+([.,;:!?])", r"\1", clean)
         clean = re.sub(r"[ \t]{2,}", " ", clean).rstrip(" \t")
         sentences.append(
@@ -227,12 +153,12 @@ class StreamedCitations:
         if partial is not None and len(text) - partial.start() <= _MAX_PARTIAL_MARKER_CHARS:
             cut = partial.start()
         self._held = text[cut:]
-        return _MARKER_RE.sub(self._mark, text[:cut])
+        return MARKER_RE.sub(self._mark, text[:cut])
 
     def flush(self) -> str:
         """What :meth:`feed` held back, once the stream has ended."""
         out, self._held = self._held, ""
-        return _MARKER_RE.sub(self._mark, out)
+        return MARKER_RE.sub(self._mark, out)
 
 
 def _record_body(record: Record) -> str:

@@ -28,7 +28,6 @@ from typing import Any
 import httpx
 
 from litsift.cache import CachedResponse, LLMCache, cache_key, prompt_hash
-from litsift.cache.llm_cache import Usage
 from litsift.config import LLMSettings
 from litsift.llm.budget import Budget, cost_usd, estimate_prompt_tokens, estimate_tokens
 from litsift.llm.endpoint import Endpoint, Retry
@@ -43,6 +42,7 @@ from litsift.llm.protocol import (
     redact_url,
 )
 from litsift.net.deadline import DeadlineTransport
+from litsift.types.llm import Usage
 
 log = logging.getLogger(__name__)
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from litsift.cache.llm_cache import CallStats
 from litsift.errors import LLMError
-from litsift.llm.citations import Passage, Sentence, strip_markers
 from litsift.llm.client import ChatClient
 from litsift.llm.prompts import (
     ATTRIBUTION_LABELS,
@@ -25,6 +23,7 @@ from litsift.llm.prompts import (
     truncate_words,
 )
 from litsift.types import Aspect, Dataset, Hit
+from litsift.types.llm import AspectJudgement, CallStats, Passage, Sentence, strip_markers
 
 #: (claim, passage) pairs judged per call.
 PAIRS_PER_CALL = 40
@@ -111,21 +110,6 @@ def judge_attribution(
         for i, s in enumerate(sentences)
     )
     return out, stats, error
-
-
-@dataclass(frozen=True)
-class AspectJudgement:
-    """0/1/2 scores per aspect for each judged hit.
-
-    Attributes:
-        scores: docid -> one score per aspect (None where the judge gave none).
-        stats: calls, tokens and cost.
-        error: one-line reason if a call failed; hits judged before it keep their scores.
-    """
-
-    scores: Mapping[str, tuple[int | None, ...]]
-    stats: CallStats
-    error: str | None = None
 
 
 def parse_aspect_scores(text: str, n_aspects: int) -> tuple[int | None, ...]:

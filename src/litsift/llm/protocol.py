@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from litsift.cache.llm_cache import Usage
+from litsift.types.llm import Usage
 
 #: a chat message: ``{"role": "system" | "user" | "assistant", "content": str}``.
 Message = dict[str, str]

@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from litsift.cache.llm_cache import CallStats
 from litsift.errors import LLMError
 from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
 from litsift.llm.errors import LLMContextOverflowError
 from litsift.llm.prompts import rankgpt_messages, truncate_words
 from litsift.types import Dataset, Hit, Record
+from litsift.types.llm import CallStats, RerankReport, RerankResult
 
 #: words kept per candidate (RankGPT's ``max_length`` = 300 words).
 DEFAULT_DOC_WORDS = 300
@@ -129,42 +129,6 @@ def sliding_windows(n: int, window: int, step: int) -> list[tuple[int, int]]:
             return out
         out.append((start, end))
         end -= step
-
-
-@dataclass(frozen=True)
-class RerankReport:
-    """What a rerank did and cost.
-
-    Attributes:
-        stats: calls, cache hits, tokens and dollars.
-        windows: prompts sent (1 when all candidates fit one prompt).
-        reranked: how many top hits were reordered (``n``).
-        error: one-line reason when the rerank failed and the original order was kept.
-        notes: remarks on messy replies and on the window strategy.
-    """
-
-    stats: CallStats
-    windows: int = 0
-    reranked: int = 0
-    error: str | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @property
-    def cached(self) -> bool:
-        """True when every call was answered from the cache."""
-        return self.stats.calls > 0 and self.stats.cached_calls == self.stats.calls
-
-
-@dataclass(frozen=True)
-class RerankResult:
-    """The hits in their new order (``rank`` renumbered from 1) and the report."""
-
-    hits: list[Hit]
-    report: RerankReport
 
 
 def rerank(

@@ -14,13 +14,11 @@ from litsift.llm.errors import LLMNotConfiguredError
 
 if TYPE_CHECKING:
     from litsift.config import LLMSettings
-    from litsift.llm.answer import Answer
     from litsift.llm.client import ChatClient
-    from litsift.llm.judge import AspectJudgement
     from litsift.llm.protocol import DeltaCallback
-    from litsift.llm.rerank import RerankResult
     from litsift.paths import Paths
     from litsift.types import Aspect, Hit, Passage
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult
 
 
 class LLMSession:

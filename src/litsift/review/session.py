@@ -8,7 +8,6 @@ feeds it the store's decisions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -22,19 +21,10 @@ from litsift.review.stopping import (
     hypergeometric_test,
     knee,
 )
+from litsift.types.reviews import StopState
 
 #: Points of the gain curve shown as a sparkline.
 CURVE_WIDTH = 48
-
-
-@dataclass(frozen=True)
-class StopState:
-    """One stopping rule now: ``fired_at`` = records screened when it fired (None = not yet);
-    ``detail`` one line for the panel."""
-
-    rule: str
-    fired_at: int | None
-    detail: str
 
 
 def platt_estimate(

@@ -81,8 +81,9 @@ class Searchers:
         self._mentions = MentionCache(store, self._index_dir)
         self._lock = threading.RLock()
         self._on_dense: DenseLoaded | None = None
-        #: kinds whose dense part a thread is loading
-        self._loading: set[Kind] = set()
+        #: kinds whose dense part a thread is loading (replaced whole under the lock, read
+        #: without it: :attr:`loading` never waits for a searcher being opened)
+        self._loading: frozenset[Kind] = frozenset()
         #: bumped by :meth:`invalidate`: a load started before it is not installed
         self._generation = 0
 
@@ -100,9 +101,9 @@ class Searchers:
 
     @property
     def loading(self) -> frozenset[Kind]:
-        """Kinds whose dense part is being loaded in the background."""
-        with self._lock:
-            return frozenset(self._loading)
+        """Kinds whose dense part is being loaded in the background (lock-free: the UI thread
+        reads it while another thread may hold the lock opening a searcher)."""
+        return self._loading
 
     def of_kind(self, kind: Kind) -> KindSearcher:
         """The plain searcher of ``kind`` (its own indexes only).
@@ -137,7 +138,7 @@ class Searchers:
         """Open the full searcher of ``first.kind`` in a thread and put it in ``first``'s
         place (call under the lock)."""
         kind, generation = first.kind, self._generation
-        self._loading.add(kind)
+        self._loading = self._loading | {kind}
 
         def load() -> None:
             full: KindSearcher | None = None
@@ -160,7 +161,7 @@ class Searchers:
                     on_loaded(kind, error)
             finally:
                 with self._lock:
-                    self._loading.discard(kind)
+                    self._loading = self._loading - {kind}
 
         threading.Thread(target=load, name=f"litsift-dense-{kind.value}", daemon=True).start()
 

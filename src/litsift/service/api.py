@@ -1,12 +1,20 @@
 """What the TUI uses of the service, as one :class:`typing.Protocol` (harlequin's adapter idea:
 the app talks to a narrow door, never to the parts behind it).
 
-:class:`LitsiftAPI` lists every call the TUI makes -- search, triage, history, export,
-research questions, sync arrivals, index state and builds, aspects and the LLM -- as flat
-methods: no ``service.triage.*``, ``service.searchers.*``, ``service.rq.*`` or
-``service.sources.*``. :class:`litsift.service.facade.LitsiftService` satisfies it structurally
-(mypy
-checks that where the app is created); a test double or another backend may too.
+:class:`LitsiftAPI` is the door: 20 members at most (``tests/unit/test_door.py``), each taking
+and returning plain records only -- types of :mod:`litsift.types` (with
+:mod:`litsift.types.citations`, :mod:`litsift.types.reviews` and :mod:`litsift.types.llm`),
+:mod:`litsift.config`, :mod:`litsift.errors`, or the Protocols of this module. Flat verbs
+serve search, triage, history, export, research questions, builds and the looks at the home
+(:meth:`LitsiftAPI.state` off the UI thread, :meth:`LitsiftAPI.glance` on it). Five
+cohesive groups are sub-doors, each a Protocol here: the open indexes
+(:class:`IndexesAPI`), aspect scoring (:class:`AspectsAPI`), the optional LLM
+(:class:`LLMAPI`), the citation trail (:class:`TrailAPI`) and reviews (:class:`ReviewsAPI`,
+whose :meth:`~ReviewsAPI.open` hands out a :class:`ScreeningAPI`). No
+``service.triage.*``, ``service.searchers.*``, ``service.rq.*`` or ``service.sources.*``.
+
+:class:`litsift.service.facade.LitsiftService` satisfies it structurally (mypy checks that
+where the app is created); a test double or another backend may too.
 
 Threading rule (the service side's, not the UI's): the service runs one search or triage call
 sequence at a time. A caller on a worker thread holds :attr:`LitsiftAPI.calls_lock` around
@@ -16,8 +24,7 @@ each such sequence; index builds and LLM calls need not hold it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from litsift.types import (
@@ -25,32 +32,159 @@ from litsift.types import (
     Aspect,
     BuildPart,
     Coverage,
+    Glance,
     HistoryEntry,
     Hit,
     HomeState,
     Kind,
     Label,
+    Paper,
     Query,
     Record,
+    RQReport,
     SearchResult,
     Unchanged,
 )
+from litsift.types.citations import KeptLinks, Neighbours, SnowballRound
+from litsift.types.llm import Answer, AspectJudgement, RerankResult
+from litsift.types.reviews import FeedResult, ScreeningProgress
 
 if TYPE_CHECKING:
     from litsift.config import Config
     from litsift.errors import LitsiftError
-    from litsift.llm.answer import Answer
-    from litsift.llm.judge import AspectJudgement
-    from litsift.llm.protocol import DeltaCallback
-    from litsift.llm.rerank import RerankResult
-    from litsift.service.refs import RefsService
-    from litsift.service.review import ReviewService
-    from litsift.service.rq import RQReport
 
-__all__ = ["LitsiftAPI"]
+__all__ = [
+    "LLMAPI",
+    "AspectsAPI",
+    "IndexesAPI",
+    "LitsiftAPI",
+    "ReviewsAPI",
+    "ScreeningAPI",
+    "TrailAPI",
+]
 
 #: progress(stage, done, total) of a build
 Progress = Callable[[str, int, int], None]
+#: what a retraining of a screening order hands to :meth:`ScreeningAPI.apply`:
+#: ``(version, order of rows, model name)``
+Retrained = tuple[int, list[int], str]
+
+
+class IndexesAPI(Protocol):
+    """The home's open indexes (the searchers a query goes to), as the index builder drives
+    them; building them is :meth:`LitsiftAPI.build`."""
+
+    def open(self, kind: Kind) -> None:
+        """Open the kind's index now, so the first query finds it open (reads the disk: off
+        the UI thread; raises IndexMissingError, IndexMismatchError, IndexDamagedError)."""
+        ...
+
+    def invalidate(self, kind: Kind | None = None) -> None:
+        """Drop the open index of ``kind`` (all with None): a build landed a part, so the
+        next query opens it afresh (cheap)."""
+        ...
+
+    def load_dense_in_background(
+        self, on_loaded: Callable[[Kind, LitsiftError | None], None] | None
+    ) -> None:
+        """From now on open indexes with BM25 alone and load their dense part in a thread,
+        calling ``on_loaded(kind, error)`` from it (None: open every part at once again)."""
+        ...
+
+
+class AspectsAPI(Protocol):
+    """Offline aspect scoring of a query's hits (the aspect column, panel and ``o`` order)."""
+
+    def decompose(self, query_text: str) -> list[Aspect]:
+        """The query's aspects (offline, deterministic)."""
+        ...
+
+    def score(
+        self,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        provisional: bool = False,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[Coverage]:
+        """Per-aspect 0/1/2 grades of each hit (embeds sentences: off the UI thread)."""
+        ...
+
+    def order(
+        self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0
+    ) -> list[Hit]:
+        """The hits in aspect coverage order (pure computation, cheap)."""
+        ...
+
+
+class LLMAPI(Protocol):
+    """The optional LLM (``glance().llm_configured`` says whether one is set); every call goes
+    over the network: off the UI thread. A rerank or a judgement that fails says so in its
+    record (they raise only LLMNotConfiguredError); an answer raises LLM and query errors."""
+
+    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult: ...
+    def judge_aspects(
+        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+    ) -> AspectJudgement: ...
+    def answer(
+        self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None
+    ) -> Answer: ...
+
+
+class TrailAPI(Protocol):
+    """The citation trail around a paper (the citations screen, the detail pane's kept
+    links); every call reads the store: off the UI thread."""
+
+    def neighbours(self, doc_id: str) -> Neighbours: ...
+    def kept_links(self, doc_id: str) -> KeptLinks: ...
+    def snowball(self, query_text: str = "") -> SnowballRound: ...
+    def fetch_trail(self, doc_id: str) -> int:
+        """Fetch the paper's references and citing works (network); the edges added."""
+        ...
+
+
+class ScreeningAPI(Protocol):
+    """One review being screened (the screening screen): the record on screen, the decisions
+    (written at once), the learning order's retraining (a worker thread) and the progress."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def stage(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def criteria(self) -> str: ...
+    @property
+    def keywords(self) -> tuple[str, ...]: ...
+    @property
+    def reasons(self) -> Sequence[str]: ...
+    @property
+    def pdfs(self) -> Mapping[str, Sequence[str]]: ...
+    @property
+    def model_name(self) -> str: ...
+    @property
+    def estimate(self) -> float | None: ...
+    def current_paper(self) -> Paper | None: ...
+    def highlight_terms(self) -> tuple[list[str], list[str]]: ...
+    def note_of(self, doc_id: str) -> str: ...
+    def counts(self) -> tuple[int, int, int, int]: ...
+    def progress(self) -> ScreeningProgress: ...
+    def decide(self, decision: str, reason: str = "") -> Paper | None: ...
+    def undo(self) -> Paper | None: ...
+    def set_note(self, text: str) -> None: ...
+    def embed(self) -> bool: ...
+    def retrain(self) -> Retrained: ...
+    def apply(self, result: Retrained, keep_current: bool = True) -> bool: ...
+
+
+class ReviewsAPI(Protocol):
+    """Systematic reviews and the feed (the screening and feed screens)."""
+
+    def last_opened(self) -> str | None: ...
+    def feed(self, collection: str | None = None) -> FeedResult: ...
+    def open(self, name: str, stage: str = "tiab", reviewer: str = "") -> ScreeningAPI:
+        """Load a review's stage for screening (~1 s: off the UI thread)."""
+        ...
 
 
 class LitsiftAPI(Protocol):
@@ -67,28 +201,10 @@ class LitsiftAPI(Protocol):
         collections, ingest formats, sync arrivals (reads the store: off the UI thread)."""
         ...
 
-    def has_passages(self) -> bool:
-        """Whether papers' full text is indexed: a ``stat``, cheap enough for the UI thread
-        (read on every search and status line, so not folded into :meth:`state`)."""
-        ...
-
-    # cheap reads for the UI thread and progress callbacks (no store access), not in state()
-    @property
-    def log_path(self) -> Path | None: ...
-    @property
-    def embedding_note(self) -> str | None: ...
-    @property
-    def llm_configured(self) -> bool: ...
-    def dense_loading(self) -> frozenset[Kind]: ...
-
-    @property
-    def refs(self) -> RefsService:
-        """Citation trail: references / cited-by, fetch, snowball (the citations screen)."""
-        ...
-
-    @property
-    def reviews(self) -> ReviewService:
-        """Systematic reviews (the screening and feed screens)."""
+    def glance(self) -> Glance:
+        """What the UI thread may read at any time (every search and status line): whether
+        full text is indexed (a ``stat``), the log file, the embedding note, the LLM, the
+        dense parts loading; no store access, so not folded into :meth:`state`."""
         ...
 
     # -- search ----------------------------------------------------------------------------
@@ -118,7 +234,7 @@ class LitsiftAPI(Protocol):
         self, *, use_llm: bool = False, doc_ids: Sequence[str] | None = None, replace: bool = False
     ) -> RQReport: ...
 
-    # -- index builds ----------------------------------------------------------------------
+    # -- indexes ---------------------------------------------------------------------------
     def build(
         self,
         kind: Kind,
@@ -130,31 +246,28 @@ class LitsiftAPI(Protocol):
         """Build a kind's index, the full text or the aspect sentences; False: unchanged."""
         ...
 
-    def open_index(self, kind: Kind) -> None:
-        """Open the kind's index now, so the first query finds it open (raises its error)."""
+    @property
+    def indexes(self) -> IndexesAPI:
+        """The open indexes: open one now, drop one after a build, load dense parts later."""
         ...
 
-    def invalidate(self, kind: Kind | None = None) -> None: ...
-    def load_dense_in_background(
-        self, on_loaded: Callable[[Kind, LitsiftError | None], None] | None
-    ) -> None: ...
+    # -- sub-doors -------------------------------------------------------------------------
+    @property
+    def aspects(self) -> AspectsAPI:
+        """Aspect decomposition, grades and coverage order."""
+        ...
 
-    # -- aspects and LLM -------------------------------------------------------------------
-    def decompose(self, query_text: str) -> list[Aspect]: ...
-    def score_aspects(
-        self,
-        aspects: Sequence[Aspect],
-        hits: Sequence[Hit],
-        provisional: bool = False,
-        cancelled: Callable[[], bool] | None = None,
-    ) -> list[Coverage]: ...
-    def coverage_order(
-        self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0
-    ) -> list[Hit]: ...
-    def judge_aspects(
-        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
-    ) -> AspectJudgement: ...
-    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult: ...
-    def answer(
-        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
-    ) -> Answer: ...
+    @property
+    def llm(self) -> LLMAPI:
+        """The optional LLM: rerank, aspect judgements, cited answers."""
+        ...
+
+    @property
+    def refs(self) -> TrailAPI:
+        """Citation trail: references / cited-by, fetch, snowball (the citations screen)."""
+        ...
+
+    @property
+    def reviews(self) -> ReviewsAPI:
+        """Systematic reviews (the screening and feed screens)."""
+        ...

@@ -1,8 +1,10 @@
 """The verbs of the TUI's door (:class:`litsift.service.api.LitsiftAPI`) that fold the service's
-finer calls into one each: a look at the home (:meth:`DoorCommands.state`), one triage write
-(:meth:`DoorCommands.annotate`), history (:meth:`DoorCommands.save_query`) and one build
-verb (:meth:`DoorCommands.build`). They take and return records of :mod:`litsift.types`;
-nothing behind the door is handed out.
+finer calls into one each: a look at the home (:meth:`DoorCommands.state`) and a cheap one for
+the UI thread (:meth:`DoorCommands.glance`), one triage write (:meth:`DoorCommands.annotate`),
+history (:meth:`DoorCommands.save_query`) and one build verb (:meth:`DoorCommands.build`); and
+three of its sub-doors, thin adapters over the service's own methods: the open indexes
+(:class:`IndexesDoor`), aspects (:class:`AspectsDoor`) and the LLM (:class:`LLMDoor`). They
+take and return records of :mod:`litsift.types`; nothing behind the door is handed out.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from litsift.service.triage import TriageCommands
 from litsift.types import (
     UNCHANGED,
     BuildPart,
+    Glance,
     HistoryEntry,
     HomeState,
     Kind,
@@ -30,8 +33,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from litsift.search.build.index_pair import IndexReport
+    from litsift.types import Aspect, Coverage, Hit
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult
 
-__all__ = ["DoorCommands"]
+__all__ = ["AspectsDoor", "DoorCommands", "IndexesDoor", "LLMDoor"]
 
 
 class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
@@ -46,7 +51,7 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
         llm_missing = None
         if not self.config.llm.configured:
             try:
-                self.llm.client()
+                self.llm_session.client()
             except LitsiftError as err:
                 llm_missing = (err.message, err.hint)
         return HomeState(
@@ -63,6 +68,18 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
             collections=tuple(self.collections()),
             ingest_formats=tuple(self.ingest_formats()),
             arrivals=self.arrivals(mark_seen=mark_arrivals_seen and read_only is None),
+        )
+
+    def glance(self) -> Glance:
+        """The cheap look for the UI thread (see :class:`litsift.types.Glance`): whether full
+        text is indexed (a ``stat``), the log file, the embedding note, the LLM, the dense parts
+        loading; no store access."""
+        return Glance(
+            passages=self.has_passages(),
+            log_path=self.log_path,
+            embedding_note=self.embedding_note,
+            llm_configured=self.config.llm.configured,
+            dense_loading=self.dense_loading(),
         )
 
     def ingest_formats(self) -> list[tuple[str, str, str]]:
@@ -140,3 +157,96 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
 
         self.build_index(kind, progress=progress, on_bm25=bm25_ready if on_bm25 else None)
         return True
+
+    # -- sub-doors (:mod:`litsift.service.api`'s Protocols) -------------------------------------
+    @property
+    def indexes(self) -> IndexesDoor:
+        """The open indexes (:class:`litsift.service.api.IndexesAPI`)."""
+        return IndexesDoor(self)
+
+    @property
+    def aspects(self) -> AspectsDoor:
+        """Aspect scoring (:class:`litsift.service.api.AspectsAPI`)."""
+        return AspectsDoor(self)
+
+    @property
+    def llm(self) -> LLMDoor:
+        """The optional LLM (:class:`litsift.service.api.LLMAPI`)."""
+        return LLMDoor(self)
+
+
+class IndexesDoor:
+    """The open indexes of a service: :class:`litsift.service.api.IndexesAPI`."""
+
+    def __init__(self, service: DoorCommands) -> None:
+        self._service = service
+
+    def open(self, kind: Kind) -> None:
+        """Open the searcher of ``kind`` now (BM25, the dense graph loading in a thread), so
+        the first query finds it open.
+
+        Raises:
+            IndexMissingError, IndexMismatchError, IndexDamagedError: the index can't serve.
+        """
+        self._service.searchers.get(kind)
+
+    def invalidate(self, kind: Kind | None = None) -> None:
+        """See :meth:`litsift.service.parts.ServiceParts.invalidate`."""
+        self._service.invalidate(kind)
+
+    def load_dense_in_background(
+        self, on_loaded: Callable[[Kind, LitsiftError | None], None] | None
+    ) -> None:
+        """See :meth:`litsift.service.parts.ServiceParts.load_dense_in_background`."""
+        self._service.load_dense_in_background(on_loaded)
+
+
+class AspectsDoor:
+    """Aspect scoring of a service: :class:`litsift.service.api.AspectsAPI`."""
+
+    def __init__(self, service: DoorCommands) -> None:
+        self._service = service
+
+    def decompose(self, query_text: str) -> list[Aspect]:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.decompose`."""
+        return self._service.decompose(query_text)
+
+    def score(
+        self,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        provisional: bool = False,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[Coverage]:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.score_aspects`."""
+        return self._service.score_aspects(aspects, hits, provisional, cancelled)
+
+    def order(
+        self, hits: Sequence[Hit], coverages: Sequence[Coverage], blend: float = 0.0
+    ) -> list[Hit]:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.coverage_order`."""
+        return self._service.coverage_order(hits, coverages, blend)
+
+
+class LLMDoor:
+    """The optional LLM of a service: :class:`litsift.service.api.LLMAPI`."""
+
+    def __init__(self, service: DoorCommands) -> None:
+        self._service = service
+
+    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.rerank`."""
+        return self._service.rerank(query_text, hits)
+
+    def judge_aspects(
+        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+    ) -> AspectJudgement:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.judge_aspects`."""
+        return self._service.judge_aspects(query_text, aspects, hits)
+
+    def answer(
+        self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None
+    ) -> Answer:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.answer` (full-text passages cited
+        when the hits come from a full-text search)."""
+        return self._service.answer(question, hits, on_delta)

@@ -24,12 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.service.door import DoorCommands
 from litsift.service.parts import Progress
-from litsift.types import FUSIONS, Kind, Query, Record, SearchResult, YearRange
+from litsift.types import FUSIONS, Kind, Query, Record, RQReport, SearchResult, YearRange
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from litsift.llm.answer import Answer as Answer
     from litsift.search.build.index_pair import (
         IndexReport as IndexReport,  # what build_index returns
     )
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from litsift.search.pipeline import SearchPipeline
     from litsift.service.refs import RefsService
     from litsift.service.review import ReviewService
-    from litsift.service.rq import RQReport, RQService
+    from litsift.service.rq import RQService
     from litsift.service.sources import SourceService
     from litsift.store import IngestReport
 
@@ -96,7 +95,7 @@ class LitsiftService(DoorCommands):
                     lambda: self.store,
                     lambda: self.encoder,
                     lambda: self.sentence_store,
-                    lambda: self.llm,
+                    lambda: self.llm_session,
                 )
             return self._rq
 
@@ -149,15 +148,6 @@ class LitsiftService(DoorCommands):
     def rows_since(self, kind: Kind, revision: int = 0) -> Iterator[list[Record]]:
         """The records of ``kind`` changed since store ``revision`` (0: all), in batches."""
         return self.store.rows_since(kind, revision)
-
-    def open_index(self, kind: Kind) -> None:
-        """Open the searcher of ``kind`` now (BM25, the dense graph loading in a thread), so
-        the first query finds it open.
-
-        Raises:
-            IndexMissingError, IndexMismatchError, IndexDamagedError: the index can't serve.
-        """
-        self.searchers.get(kind)
 
     def searcher(self, kind: Kind) -> KindSearcher | DatasetSearcher:
         """The searcher a query of ``kind`` goes to: a ``KindSearcher`` for papers, a

@@ -6,41 +6,19 @@ the TUI's feed screen; reached as ``LitsiftService.reviews.feed``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from litsift.types import Kind, Paper
+from litsift.types.reviews import FeedResult
 
 if TYPE_CHECKING:
     from litsift.store import Store
 
-__all__ = ["FEED_BACKGROUND", "FeedResult", "feed"]
+__all__ = ["FEED_BACKGROUND", "feed"]
 
 #: Stored papers drawn as background negatives of a feed (arxiv-sanity-lite's SVM takes every
 #: other paper as a negative; a sample keeps a big store's feed in seconds).
 FEED_BACKGROUND = 2000
-
-
-@dataclass(frozen=True)
-class FeedResult:
-    """What ``litsift feed`` ranks.
-
-    Attributes:
-        feed: the collection's name, or ``kept``.
-        since: the last look (ISO 8601 UTC; ``""`` = never).
-        papers: the new papers, best first (all of them; the caller shows the top).
-        liked, disliked: papers the model learnt from (the collection or kept papers; the
-            discarded ones, plus ``background`` other stored papers as negatives).
-        model: the order used (``tfidf-svm``), or ``arrival order`` with nothing to learn from.
-    """
-
-    feed: str
-    since: str
-    papers: list[Paper]
-    liked: int
-    disliked: int
-    background: int
-    model: str
 
 
 def feed(

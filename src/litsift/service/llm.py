@@ -14,12 +14,10 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from litsift.llm.answer import Answer
     from litsift.llm.client import ChatClient
-    from litsift.llm.judge import AspectJudgement
     from litsift.llm.protocol import DeltaCallback
-    from litsift.llm.rerank import RerankResult
     from litsift.types import Coverage
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult
 
 __all__ = ["AspectLLMCommands"]
 
@@ -112,23 +110,19 @@ class AspectLLMCommands(ServiceParts):
         kind = hits[0].kind if hits else Kind.PAPER
         return AspectOrder(coverages, blend)(Ranked(Query("", kind), hits=list(hits))).hits
 
-    @property
-    def llm_configured(self) -> bool:
-        return self.config.llm.configured
-
     def llm_client(self) -> ChatClient:
         """See :meth:`LLMSession.client` (raises LLMNotConfiguredError)."""
-        return self.llm.client()
+        return self.llm_session.client()
 
     def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
         """Listwise LLM rerank of the top hits; see :meth:`LLMSession.rerank`."""
-        return self.llm.rerank(query_text, hits)
+        return self.llm_session.rerank(query_text, hits)
 
     def judge_aspects(
         self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
     ) -> AspectJudgement:
         """LLM 0/1/2 grades per aspect; see :meth:`LLMSession.judge_aspects`."""
-        return self.llm.judge_aspects(query_text, aspects, hits)
+        return self.llm_session.judge_aspects(query_text, aspects, hits)
 
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
@@ -145,4 +139,4 @@ class AspectLLMCommands(ServiceParts):
                 fulltext = {}
                 for found in index.search(question, k=200):
                     fulltext.setdefault(found.passage.doc_id, []).append(found.passage)
-        return self.llm.answer(question, hits, on_delta, fulltext)
+        return self.llm_session.answer(question, hits, on_delta, fulltext)

@@ -141,9 +141,10 @@ class ServiceParts:
     def embedding_note(self) -> str | None:
         """Why index builds embed in one process although worker processes were asked for
         (they could not start here, or died), for the status line; None while they work or
-        before any build loaded the encoder."""
-        with self._encoder_lock:
-            return self._encoder.pool_note if self._encoder is not None else None
+        before any build loaded the encoder. Never waits for the encoder to load (the UI
+        thread reads it: :meth:`litsift.service.door.DoorCommands.glance`)."""
+        encoder = self._encoder  # one reference read: set only once the encoder is whole
+        return encoder.pool_note if encoder is not None else None
 
     def close(self) -> None:
         with self._lock:
@@ -195,9 +196,9 @@ class ServiceParts:
                 self._searchers.load_dense_in_background(on_loaded)
 
     def dense_loading(self) -> frozenset[Kind]:
-        """Kinds whose dense part is being loaded in the background (cheap; opens nothing)."""
-        with self._lock:
-            searchers = self._searchers
+        """Kinds whose dense part is being loaded in the background (cheap; opens nothing and
+        takes no lock: the UI thread reads it)."""
+        searchers = self._searchers  # one reference read
         return searchers.loading if searchers is not None else frozenset()
 
     @property
@@ -252,7 +253,7 @@ class ServiceParts:
             return self._sentences
 
     @property
-    def llm(self) -> LLMSession:
+    def llm_session(self) -> LLMSession:
         """The LLM session: one chat client, cache and budget per service."""
         with self._lock:
             if self._llm is None:

@@ -115,6 +115,25 @@ class RefsService:
             progress=progress,
         )
 
+    def fetch_trail(self, doc_id: str) -> int:
+        """Fetch paper ``doc_id``'s references and citing works from OpenAlex (the citations
+        screen's ``F``; :meth:`fetch` for every option).
+
+        Returns:
+            The citation edges added.
+
+        Raises:
+            LitsiftError: why the fetch stopped (the service could not be reached), or the
+                first walk's problem (another source as the hint).
+        """
+        report = self.fetch([doc_id])
+        if report.stopped is not None:
+            raise report.stopped
+        problems = [w.problem for w in report.walks if w.problem]
+        if problems:
+            raise RefsError(problems[0], "try `litsift refs fetch --source s2`")
+        return report.edges_added
+
     # -- importing edge files --------------------------------------------------------------
     def import_citations(
         self, paths: Sequence[Path], progress: Callable[[int], None] | None = None

@@ -22,11 +22,11 @@ from litsift.types import Kind
 
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
-    from litsift.service.feed import FeedResult
     from litsift.service.screening import ScreeningSession
     from litsift.store import Store
     from litsift.store.report import Problem
     from litsift.store.reviews import Prisma, ReviewInfo
+    from litsift.types.reviews import FeedResult
 
 __all__ = ["ReviewCreated", "ReviewService"]
 

@@ -12,12 +12,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from litsift.errors import QueryError
 from litsift.search.pipeline import RQ_PREFIX, split_rq_query
-from litsift.types import Hit, Kind, Paper, Query, SearchResult, SignalScore, YearRange
+from litsift.types import (
+    Hit,
+    Kind,
+    Paper,
+    Query,
+    RQReport,
+    SearchResult,
+    SignalScore,
+    YearRange,
+)
 
 if TYPE_CHECKING:
     from litsift.llm.session import LLMSession
@@ -29,37 +37,10 @@ if TYPE_CHECKING:
     from litsift.store import Store
     from litsift.store.rq import StoredRQ
 
-__all__ = ["RQ_PREFIX", "RQReport", "RQService", "split_rq_query"]
+__all__ = ["RQ_PREFIX", "RQService", "split_rq_query"]
 
 #: papers extracted and written per transaction (a stopped run keeps what it wrote)
 BATCH = 256
-
-
-@dataclass
-class RQReport:
-    """What an extraction run did."""
-
-    method: str
-    papers: int = 0
-    filled: int = 0
-    empty: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def papers_per_s(self) -> float:
-        return self.papers / self.seconds if self.seconds > 0 else 0.0
-
-    def summary(self) -> str:
-        text = (
-            f"{self.method}: {self.filled:,} of {self.papers:,} papers got a problem and method "
-            f"in {self.seconds:.1f} s ({self.papers_per_s:,.0f} papers/s)"
-        )
-        if self.empty:
-            text += f"; {self.empty:,} without a sentence to extract from"
-        if self.failed:
-            text += f"; {len(self.failed):,} failed"
-        return text
 
 
 class RQService:

@@ -1,16 +1,17 @@
-"""A review being screened (:class:`ScreeningSession`, what the TUI's screening screen drives;
-opened by ``LitsiftService.reviews.open``): the current record, the queue in the learning
-order, the decisions written to the store at once, and the progress and stop panel.
+"""A review being screened (:class:`ScreeningSession`, what the TUI's screening screen drives
+as a :class:`litsift.service.api.ScreeningAPI`; opened by ``LitsiftService.reviews.open``):
+the current record, the queue in the learning order, the decisions written to the store at
+once, and the progress and stop panel.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from litsift.types import Paper
+from litsift.types.reviews import ScreeningProgress
 
 if TYPE_CHECKING:
     import numpy as np
@@ -19,37 +20,10 @@ if TYPE_CHECKING:
     from litsift.graph.signal import SignalFeatures
     from litsift.models_onnx import Encoder
     from litsift.review.learner import LearningOrder
-    from litsift.review.session import StopState
     from litsift.store import Store
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
-__all__ = ["ScreeningProgress", "ScreeningSession"]
-
-
-@dataclass(frozen=True)
-class ScreeningProgress:
-    """The progress line and stop panel of the screening screen.
-
-    Attributes:
-        screened: records with a decision (priors included); ``total``: records.
-        included: records included; ``maybe``: records marked maybe.
-        estimate: expected includes among the unscreened records, from the rate at which the
-            reviewer's screening found them (:meth:`ScreeningSession.estimate`; None before
-            the reviewer's first include).
-        curve: includes found (by the reviewer, priors aside) after evenly spaced numbers of
-            screened records (a sparkline).
-        stops: each stopping rule's state.
-        model: what ranked the queue (an order name, ``criteria`` or ``import order``).
-    """
-
-    screened: int
-    total: int
-    included: int
-    maybe: int
-    estimate: float | None
-    curve: list[float]
-    stops: list[StopState]
-    model: str
+__all__ = ["ScreeningSession"]
 
 
 class ScreeningSession:

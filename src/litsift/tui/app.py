@@ -220,7 +220,7 @@ class LitsiftApp(App[None]):
             ("Edit aspects", "Edit the query's aspects and re-score", s.action_edit_aspects),
         ):
             yield SystemCommand(title, help_text, action)
-        if self.service.llm_configured:
+        if self.service.glance().llm_configured:
             yield SystemCommand(
                 "LLM rerank", "Rerank the results with the LLM", s.action_llm_rerank
             )

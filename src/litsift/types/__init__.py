@@ -1,7 +1,11 @@
 """Small frozen records shared by every layer: papers, datasets, queries, hits, labels, and
 the one definition of the ranking vocabulary (fusion names, BM25 query modes, the k0 rule)
 (:mod:`~litsift.types.core`); the records of triage, history, aspect coverage and export that
-the TUI reads (:mod:`~litsift.types.boundary`). Import them from here."""
+the TUI reads (:mod:`~litsift.types.boundary`). Import them from here. Three families of records
+that cross the service's door are imported from their own modules instead: the citation trail's
+(:mod:`~litsift.types.citations`), reviews' and feeds' (:mod:`~litsift.types.reviews`) and the
+optional LLM's (:mod:`~litsift.types.llm`, whose ``Passage`` is a prompt's numbered passage,
+not :class:`Passage`)."""
 
 from litsift.types.boundary import (
     EXPORT_FORMATS,
@@ -13,9 +17,11 @@ from litsift.types.boundary import (
     BuildPart,
     Coverage,
     ExportFormat,
+    Glance,
     HistoryEntry,
     HomeState,
     LabelFilter,
+    RQReport,
     SyncSpec,
     Unchanged,
     clean_tags,
@@ -64,6 +70,7 @@ __all__ = [
     "Coverage",
     "Dataset",
     "ExportFormat",
+    "Glance",
     "HistoryEntry",
     "Hit",
     "HomeState",
@@ -73,6 +80,7 @@ __all__ = [
     "Paper",
     "Passage",
     "Query",
+    "RQReport",
     "Record",
     "SearchResult",
     "SignalScore",

@@ -1,6 +1,7 @@
 """Records that cross the service boundary beside search results: triage annotations and
-label filters, query history, aspect coverage and export formats. Returned by
-``LitsiftService`` and read by the TUI; import them from :mod:`litsift.types`."""
+label filters, query history, aspect coverage, export formats, a look at the home and a research
+question extraction's report. Returned by ``LitsiftService`` and read by the TUI; import them
+from :mod:`litsift.types`."""
 
 from __future__ import annotations
 
@@ -182,6 +183,26 @@ class SyncSpec:
 
 
 @dataclass(frozen=True)
+class Glance:
+    """What the UI thread reads of the service at any time (``LitsiftAPI.glance``): a ``stat``
+    and attributes, never the store, so cheap enough for every status line and search.
+
+    Attributes:
+        passages: whether papers' full text is indexed (a search turns full text on by it).
+        log_path: where errors of background work are logged, None when it cannot be written.
+        embedding_note: why builds embed in one process (worker processes failed), or None.
+        llm_configured: whether an LLM endpoint is set (the LLM keys and commands).
+        dense_loading: kinds whose dense part is loading in the background.
+    """
+
+    passages: bool = False
+    log_path: Path | None = None
+    embedding_note: str | None = None
+    llm_configured: bool = False
+    dense_loading: frozenset[Kind] = frozenset()
+
+
+@dataclass(frozen=True)
 class HomeState:
     """One look at a litsift home, for the TUI (``LitsiftAPI.state``): where it lives, whether
     it can be written, what is stored and indexed, what is still to build, the LLM."""
@@ -208,6 +229,34 @@ class HomeState:
     ingest_formats: tuple[tuple[str, str, str], ...] = ()
     #: papers saved syncs brought in since the last look
     arrivals: int = 0
+
+
+@dataclass
+class RQReport:
+    """What an extraction of research questions did (``LitsiftAPI.extract_rq``); the service
+    fills it in as the run goes, the TUI reads :meth:`summary`."""
+
+    method: str
+    papers: int = 0
+    filled: int = 0
+    empty: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def papers_per_s(self) -> float:
+        return self.papers / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        text = (
+            f"{self.method}: {self.filled:,} of {self.papers:,} papers got a problem and method "
+            f"in {self.seconds:.1f} s ({self.papers_per_s:,.0f} papers/s)"
+        )
+        if self.empty:
+            text += f"; {self.empty:,} without a sentence to extract from"
+        if self.failed:
+            text += f"; {len(self.failed):,} failed"
+        return text
 
 
 #: what ``LitsiftAPI.build`` builds: a kind's index, the papers' full text, aspect sentences

@@ -30,7 +30,7 @@ from litsift.types import Hit
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI
-    from litsift.service.facade import Answer
+    from litsift.types.llm import Answer
 
 Part = str | tuple[str, str]
 
@@ -68,7 +68,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
     """Streams, then shows, a verified answer; Enter on a reference returns its hit.
 
     Args:
-        service: the only API called (``service.answer`` in a thread worker).
+        service: the only API called (``service.llm.answer`` in a thread worker).
         question: the query text.
         hits: the current results, best first (passages come from the top ones).
     """
@@ -113,7 +113,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
             def on_delta(delta: str) -> None:
                 app.call_from_thread(self._delta, delta)
 
-            answer = self.service.answer(self.question, self.hits, on_delta=on_delta)
+            answer = self.service.llm.answer(self.question, self.hits, on_delta=on_delta)
         except Exception as err:  # LLM/Query errors: shown on the screen, never a crash
             self.app.call_from_thread(self._failed, err)
             return

@@ -7,7 +7,7 @@ snowball rounds from the kept papers.
   stores them.
 * ``S`` a snowball round: the references and citing works of every kept paper that carry no
   label yet, ranked by how many kept papers they link to, bibliographic coupling, co-citation
-  and hybrid relevance to the current query (:meth:`litsift.service.refs.RefsService.snowball`);
+  and hybrid relevance to the current query (:meth:`litsift.service.api.TrailAPI.snowball`);
   label them with the usual keys (``+``/``y`` keep, ``m`` maybe, ``-``/``x`` discard) and press
   ``S`` again for the next round, until nothing new is linked.
 
@@ -196,20 +196,11 @@ class CitationsScreen(Screen[None]):
         """Fetch this paper's trail (both directions, OpenAlex), then reload."""
         self.busy = True
 
-        def run() -> object:
-            report = self.service.refs.fetch([self.doc_id])
-            if report.stopped is not None:
-                raise report.stopped
-            problems = [w.problem for w in report.walks if w.problem]
-            if problems:
-                raise LitsiftError(problems[0], "try `litsift refs fetch --source s2`")
-            return report
-
-        def fetched(report: object) -> None:
-            self.say(f"fetched: {getattr(report, 'edges_added', 0):,} new edges")
+        def fetched(added: object) -> None:
+            self.say(f"fetched: {added if isinstance(added, int) else 0:,} new edges")
             self.load()
 
-        self._call(run, fetched)
+        self._call(lambda: self.service.refs.fetch_trail(self.doc_id), fetched)
 
     # -- showing ---------------------------------------------------------------------------
     def show_mode(self, mode: str) -> None:

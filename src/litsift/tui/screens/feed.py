@@ -18,7 +18,7 @@ from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI
-    from litsift.service.feed import FeedResult
+    from litsift.types.reviews import FeedResult
 
 __all__ = ["FeedScreen"]
 

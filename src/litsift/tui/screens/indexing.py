@@ -158,16 +158,16 @@ class IndexBuilder(Widget):
         self.dense_landing: set[Kind] = set()
 
     def on_mount(self) -> None:
-        self.service.load_dense_in_background(self._dense_loaded)
+        self.service.indexes.load_dense_in_background(self._dense_loaded)
         self._check_store()
 
     def on_unmount(self) -> None:
-        self.service.load_dense_in_background(None)
+        self.service.indexes.load_dense_in_background(None)
 
     @property
     def dense_pending(self) -> bool:
         """True while a dense part loads in the background or its query has not run again."""
-        return bool(self.dense_landing or self.service.dense_loading())
+        return bool(self.dense_landing or self.service.glance().dense_loading)
 
     def _dense_loaded(self, kind: Kind, error: LitsiftError | None) -> None:
         """From the loading thread: before it counts as done (:attr:`dense_pending`)."""
@@ -205,7 +205,7 @@ class IndexBuilder(Widget):
             # first query finds it open; what fails here is said by that query
             try:
                 with self.service_lock:
-                    self.service.open_index(Kind.PAPER)
+                    self.service.indexes.open(Kind.PAPER)
             except LitsiftError:
                 pass
 
@@ -239,7 +239,7 @@ class IndexBuilder(Widget):
             now = time.monotonic()
             if meter.due(now, stage, done, total):
                 text = meter.text(stage, done, total, now)
-                if stage == "embed" and self.service.embedding_note is not None:
+                if stage == "embed" and self.service.glance().embedding_note is not None:
                     text += " · one process"  # slower: the worker processes could not run
                 self.post_message(IndexProgress(kind, text))
 
@@ -303,7 +303,7 @@ class IndexBuilder(Widget):
             self._show_states()
             if msg.part == "sentences":
                 return
-        self.service.invalidate(msg.kind)
+        self.service.indexes.invalidate(msg.kind)
         if msg.part == "dense":
             self.building = self.building - {msg.kind}
             self._states.pop(msg.kind, None)

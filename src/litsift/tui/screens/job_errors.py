@@ -5,7 +5,7 @@ A background job has no query to blame and nobody waiting on it: its error is sa
 and stays at the start of the status line (``✖ building the papers index failed · ^o read``)
 until the user opens it (``^o``, :class:`JobErrorScreen`), whatever is searched meanwhile. The
 full text names the job, the error, what still works and what to do, and the service's log file
-when the service has one (``service.log_path``).
+when the service has one (``service.glance().log_path``).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class JobErrors:
         screen = self.screen
         # the log file keeps it (with its traceback) after the screen has moved on
         logging.getLogger("litsift.tui").error("%s (%s) failed", job, kind.value, exc_info=error)
-        err = JobError.of(job, kind, error, screen.service.log_path)
+        err = JobError.of(job, kind, error, screen.service.glance().log_path)
         self.unread.append(err)
         screen.notify(
             f"{err.error}\n{WHAT_TO_DO.get(job, '')}\n^o shows it again",

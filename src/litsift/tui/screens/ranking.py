@@ -102,7 +102,7 @@ class RankingCommands:
             with lock:
                 if request != tab.aspect_request:
                     return  # superseded while waiting; the newer request scores
-                found = aspects if aspects is not None else screen.service.decompose(text)
+                found = aspects if aspects is not None else screen.service.aspects.decompose(text)
             coverages: list[Coverage] = []
             # a chunk at a time, releasing the lock between chunks: a new search waits for
             # one chunk at most, and a superseded request stops early. Hits whose sentences
@@ -112,7 +112,7 @@ class RankingCommands:
                     if request != tab.aspect_request:
                         return
                     chunk = hits[start : start + ASPECT_CHUNK]
-                    coverages += screen.service.score_aspects(
+                    coverages += screen.service.aspects.score(
                         found, chunk, provisional=True, cancelled=cancelled
                     )
         except Exception as err:  # shown in the status line; the results stay
@@ -129,7 +129,7 @@ class RankingCommands:
                 with lock:
                     if request != tab.aspect_request:
                         return
-                    refined = screen.service.score_aspects(
+                    refined = screen.service.aspects.score(
                         found, [hits[j] for j in at], cancelled=cancelled
                     )
             except Exception as err:  # the provisional grades stay
@@ -163,7 +163,7 @@ class RankingCommands:
     def llm_missing(self) -> bool:
         """True, with the CLI's explanation (the service's own error: what to set, where), when
         no LLM endpoint is configured: an LLM key says why it does nothing."""
-        if self.screen.service.llm_configured:
+        if self.screen.service.glance().llm_configured:
             return False
         missing = self.screen.service.state().llm_missing
         if missing is not None:
@@ -196,7 +196,7 @@ class RankingCommands:
     ) -> None:
         screen = self.screen
         try:
-            done = screen.service.judge_aspects(result.query.text, aspects, result.hits)
+            done = screen.service.llm.judge_aspects(result.query.text, aspects, result.hits)
         except Exception as err:  # LLMNotConfiguredError only; judging never raises LLM errors
             screen.post_message(AspectsJudged(request, kind, {}, "", str(err)))
             return
@@ -299,7 +299,7 @@ class RankingCommands:
     def _rerank_in_thread(self, request_id: int, result: SearchResult) -> None:
         screen, kind, source = self.screen, result.query.kind, Reorder.LLM_RERANK
         try:
-            done = screen.service.rerank(result.query.text, result.hits)
+            done = screen.service.llm.rerank(result.query.text, result.hits)
         except Exception as err:  # LLMNotConfiguredError only; rerank never raises LLM errors
             screen.post_message(Reordered(request_id, kind, None, source, error=err))
             return

@@ -48,7 +48,7 @@ class RQCommands:
         table = screen.table()
         kept = [h.docid for h in table.hits if table.info(h).annotation.label is Label.KEEP]
         ids = list(dict.fromkeys([paper.id, *kept]))
-        use_llm = screen.service.llm_configured
+        use_llm = screen.service.glance().llm_configured
         how = "with the LLM" if use_llm else "offline"
         screen.status.show_message(f"extracting research questions of {len(ids)} paper(s) {how}…")
         service = screen.service

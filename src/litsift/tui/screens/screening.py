@@ -31,8 +31,8 @@ from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
-    from litsift.service.api import LitsiftAPI
-    from litsift.service.screening import ScreeningProgress, ScreeningSession
+    from litsift.service.api import LitsiftAPI, ScreeningAPI
+    from litsift.types.reviews import ScreeningProgress
 
 __all__ = ["SCREENING_BINDINGS", "ScreeningScreen"]
 
@@ -93,7 +93,7 @@ class ScreeningScreen(Screen[None]):
         self.service, self.review, self.dense = service, review, dense
         self.stage, self.reviewer = stage, reviewer
         self.embedding = False
-        self.session: ScreeningSession | None = None
+        self.session: ScreeningAPI | None = None
         self.retraining = False
         self._again = False
         self.retrains = 0
@@ -142,7 +142,7 @@ class ScreeningScreen(Screen[None]):
         self.query_one("#screening-record", Static).update(safe_content([msg]))
         self.app.notify(msg, title="screening", severity="error", markup=False)
 
-    def _loaded(self, session: ScreeningSession, progress: ScreeningProgress) -> None:
+    def _loaded(self, session: ScreeningAPI, progress: ScreeningProgress) -> None:
         self.session = session
         self._keywords, self._terms = session.highlight_terms()
         parts: list[Part] = [("Review ", "bold"), (session.name, "bold")]

@@ -127,11 +127,11 @@ class SearchScreen(CommandKeys, NavScreen):
     @property
     def fulltext(self) -> bool:
         """Search papers' imported full text too: the user's choice (key T) once made, else on
-        whenever the library's full text is indexed (:meth:`LitsiftAPI.has_passages`, so
+        whenever the library's full text is indexed (:meth:`LitsiftAPI.glance`, so
         a passage index built during the session turns it on)."""
         if self._fulltext is not None:
             return self._fulltext
-        return self.service.has_passages()
+        return self.service.glance().passages
 
     @fulltext.setter
     def fulltext(self, on: bool) -> None:
@@ -143,7 +143,7 @@ class SearchScreen(CommandKeys, NavScreen):
         with Horizontal(id="body"):
             with TabbedContent(initial=PANE_ID[Kind.PAPER], id="kinds"):
                 for kind in Kind:
-                    yield KindTab(kind, self.service.coverage_order)
+                    yield KindTab(kind, self.service.aspects.order)
             yield DetailPane(id="detail", read_links=self._read_kept_links)
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield KeyFooter()
@@ -187,7 +187,7 @@ class SearchScreen(CommandKeys, NavScreen):
         modes = [*self.triage.modes(), *self.ranking.modes()]
         if self.fulltext:  # the state, then what T does
             modes.append("full text: on — T turns off")
-        elif self.service.has_passages():  # turned off with T: say that there is full text
+        elif self.service.glance().passages:  # turned off with T: say that there is full text
             modes.append("full text: off — T turns on")
         if self.tab().reranked:
             modes.append(self.tab().reranked)
@@ -406,7 +406,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self.query_bar.clear_years()
 
     def action_toggle_fulltext(self) -> None:
-        if not self.fulltext and not self.service.has_passages():
+        if not self.fulltext and not self.service.glance().passages:
             self.status.show_error(_NO_FULLTEXT)  # nothing to turn on
             return
         self.fulltext = not self.fulltext

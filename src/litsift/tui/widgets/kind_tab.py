@@ -23,7 +23,7 @@ from litsift.types import Annotation, Aspect, Coverage, Hit, Kind, SearchResult,
 PANE_ID = {Kind.PAPER: "papers", Kind.DATASET: "datasets"}
 TAB_LABEL = {Kind.PAPER: "Papers", Kind.DATASET: "Datasets"}
 
-#: ``service.coverage_order``: hits sorted by their coverage
+#: ``service.aspects.order``: hits sorted by their coverage
 CoverageSort = Callable[[list[Hit], list[Coverage]], list[Hit]]
 
 
@@ -41,7 +41,7 @@ class KindTab(TabPane):
 
     Args:
         kind: papers or datasets.
-        coverage_sort: how the table orders hits by coverage (``service.coverage_order``).
+        coverage_sort: how the table orders hits by coverage (``service.aspects.order``).
     """
 
     def __init__(self, kind: Kind, coverage_sort: CoverageSort) -> None:

@@ -231,7 +231,7 @@ class ResultsTable(CachedTable):
         self.show_coverage = False
         self.label_filter: LabelFilter = "all"
         self.by_coverage = False
-        #: sorts hits by coverage (the screen passes ``service.coverage_order``)
+        #: sorts hits by coverage (the screen passes ``service.aspects.order``)
         self.coverage_sort: Callable[[list[Hit], list[Coverage]], list[Hit]] | None = None
         self._shown: tuple[Hit, ...] = ()
         self._title_width = 0

@@ -1,0 +1,69 @@
+"""Records of systematic reviews and feeds that cross the service's door (TUI <-> service): a
+stopping rule's state and the screening screen's progress (what
+:class:`litsift.service.api.ScreeningAPI` reports), and a ranked feed of synced papers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from litsift.types.core import Paper
+
+__all__ = ["FeedResult", "ScreeningProgress", "StopState"]
+
+
+@dataclass(frozen=True)
+class StopState:
+    """One stopping rule now: ``fired_at`` = records screened when it fired (None = not yet);
+    ``detail`` one line for the panel."""
+
+    rule: str
+    fired_at: int | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class ScreeningProgress:
+    """The progress line and stop panel of the screening screen.
+
+    Attributes:
+        screened: records with a decision (priors included); ``total``: records.
+        included: records included; ``maybe``: records marked maybe.
+        estimate: expected includes among the unscreened records, from the rate at which the
+            reviewer's screening found them (``ScreeningAPI.estimate``; None before the
+            reviewer's first include).
+        curve: includes found (by the reviewer, priors aside) after evenly spaced numbers of
+            screened records (a sparkline).
+        stops: each stopping rule's state.
+        model: what ranked the queue (an order name, ``criteria`` or ``import order``).
+    """
+
+    screened: int
+    total: int
+    included: int
+    maybe: int
+    estimate: float | None
+    curve: list[float]
+    stops: list[StopState]
+    model: str
+
+
+@dataclass(frozen=True)
+class FeedResult:
+    """What ``litsift feed`` ranks.
+
+    Attributes:
+        feed: the collection's name, or ``kept``.
+        since: the last look (ISO 8601 UTC; ``""`` = never).
+        papers: the new papers, best first (all of them; the caller shows the top).
+        liked, disliked: papers the model learnt from (the collection or kept papers; the
+            discarded ones, plus ``background`` other stored papers as negatives).
+        model: the order used (``tfidf-svm``), or ``arrival order`` with nothing to learn from.
+    """
+
+    feed: str
+    since: str
+    papers: list[Paper]
+    liked: int
+    disliked: int
+    background: int
+    model: str
