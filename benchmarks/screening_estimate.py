@@ -46,7 +46,7 @@ from litsift.review.learner import DEFAULT_ORDER, ORDERS, LearningOrder
 from litsift.review.session import platt_estimate
 from litsift.review.simulate import draw_priors, learning_order
 
-CHECKPOINTS = (0.10, 0.25, 0.50)
+CHECKPOINTS = (0.05, 0.10, 0.25, 0.50)
 ESTIMATORS = ("platt", "poisson-exp", "poisson-hyp")
 
 
@@ -101,10 +101,57 @@ def one_set(name: str, data: Path, seeds: int) -> list[dict[str, Any]]:
     return rows
 
 
+def from_runs(file: Path, system: str) -> list[dict[str, Any]]:
+    """Rows of the rate-curve estimators on the screening sequences a
+    ``benchmarks/screening_nested.py`` run stored (``--runs``: per run the include positions
+    and the records after the priors), for its ``system``; no simulation.
+
+    ``poisson-exp`` is the maximum-likelihood fit; ``poisson-prior`` averages the decay over a
+    log-normal prior fitted, for each review, on the whole sequences of the *other* reviews
+    (:func:`litsift.review.estimate.fit_decay_prior`, leave one review out).
+    """
+    from litsift.review.estimate import fit_decay_prior
+
+    runs = [json.loads(line) for line in file.read_text().splitlines() if line.strip()]
+    runs = [r for r in runs if r["system"] == system and "hits" in r]
+    if not runs:
+        sys.exit(f"no run of {system} with include positions in {file}")
+    seqs: dict[str, list[np.ndarray]] = {}
+    for r in runs:
+        seq = np.zeros(r["records"], dtype=np.int64)
+        seq[r["hits"]] = 1
+        seqs.setdefault(r["set"], []).append(seq)
+    rows: list[dict[str, Any]] = []
+    for name, own in seqs.items():
+        prior = fit_decay_prior([q for other, qs in seqs.items() if other != name for q in qs])
+        for seed, seq in enumerate(own):
+            m = seq.size
+            for frac in CHECKPOINTS:
+                k = math.floor(frac * m)
+                est = {
+                    "poisson-exp": rate_curve_estimate(seq[:k], m - k),
+                    "poisson-prior": rate_curve_estimate(seq[:k], m - k, prior=prior),
+                }
+                for e, v in est.items():
+                    rows.append(
+                        {
+                            "set": name,
+                            "seed": seed,
+                            "at": frac,
+                            "estimator": e,
+                            "estimate": v,
+                            "truth": float(seq[k:].sum()),
+                            "included": int(seq.sum()) + 1,
+                            "prior": prior,
+                        }
+                    )
+    return rows
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
     """``{estimator: {"@10" …: {"mae", "bias", "rel_mae"}}}`` over sets x seeds."""
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for e in ESTIMATORS:
+    for e in dict.fromkeys(r["estimator"] for r in rows):
         for frac in CHECKPOINTS:
             sel = [r for r in rows if r["estimator"] == e and r["at"] == frac]
             err = np.asarray([r["estimate"] - r["truth"] for r in sel])
@@ -125,6 +172,8 @@ def main() -> None:
     ap.add_argument("--sets", default=None, help="comma list (default: all)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--from-runs", type=Path, default=None, help="screening_nested.py --runs")
+    ap.add_argument("--system", default=DEFAULT_ORDER, help="with --from-runs: whose runs")
     args = ap.parse_args()
     data = args.data or shared_data_dir()
     names = [
@@ -133,21 +182,25 @@ def main() -> None:
     ]
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    for name in names:
+    if args.from_runs:
+        rows = [r for r in from_runs(args.from_runs, args.system) if r["set"] in names]
+        names = [n for n in names if any(r["set"] == n for r in rows)]
+    for name in [] if args.from_runs else names:
         rows += one_set(name, data, args.seeds)
         print(f"{name}: done after {time.perf_counter() - start:.0f} s", file=sys.stderr)
     summary = summarise(rows)
+    estimators = list(summary)
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1), "utf-8")
     print(
-        f"{'estimator':<12} " + " ".join(f"{'MAE/bias ' + c:>22}" for c in summary[ESTIMATORS[0]])
+        f"{'estimator':<12} " + " ".join(f"{'MAE/bias ' + c:>22}" for c in summary[estimators[0]])
     )
     for e, row in summary.items():
         cells = " ".join(f"{v['mae']:9.1f} / {v['bias']:+9.1f}  " for v in row.values())
         print(f"{e:<12} {cells}")
     for name in names:
         cells = []
-        for e in ESTIMATORS:
+        for e in estimators:
             sel = [r for r in rows if r["set"] == name and r["estimator"] == e and r["at"] == 0.25]
             cells.append(f"{e} {np.mean([abs(r['estimate'] - r['truth']) for r in sel]):7.1f}")
         truth = np.mean([r["truth"] for r in rows if r["set"] == name and r["at"] == 0.25])

@@ -307,9 +307,11 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
 ) -> None:
     """Screening Donners in the learner's order with its true decisions: the progress line's
     estimate of includes left stays near the truth at 25 % and 50 % screened, where the old
-    figure (the model's Platt-scaled scores summed over the pool) is far too high."""
+    figure (the model's Platt-scaled scores summed over the pool) is far too high; at 10 % (2
+    left) it is rough, but nearer the truth than the maximum-likelihood rate curve."""
     import numpy as np
 
+    from litsift.review.estimate import rate_curve_estimate
     from litsift.review.learner import LearningOrder, review_spec
     from litsift.review.session import platt_estimate
 
@@ -321,8 +323,8 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
     session.apply(session.retrain(), keep_current=False)
     assert session.estimate is None  # no include of the reviewer's yet: no rate to fit
     total = len(session.papers)
-    found: dict[int, tuple[float, float, float]] = {}
-    for frac in (0.25, 0.5):
+    found: dict[int, tuple[float, float, float, float]] = {}
+    for frac in (0.1, 0.25, 0.5):
         while len(session.decisions) < frac * total:
             paper = session.current_paper()
             assert paper is not None
@@ -338,8 +340,11 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
         fit = LearningOrder.build(review_spec(dense=False), session.texts).fit(rows, y)
         scores = fit.scores(np.concatenate([rows, pool]))
         platt = platt_estimate(scores[: rows.size], y, scores[rows.size :])
-        found[round(100 * frac)] = (float(left), estimate, platt)
-    print("includes left (truth, estimate, Platt):", found)
-    for left, estimate, platt in found.values():
-        assert abs(estimate - left) <= 2
+        seq = [0 if session.decisions[r] == "exclude" else 1 for r in session.user_rows]
+        mle = rate_curve_estimate(seq, total - len(session.decisions))
+        found[round(100 * frac)] = (float(left), estimate, platt, mle)
+    print("includes left (truth, estimate, Platt, maximum likelihood):", found)
+    for at, (left, estimate, platt, mle) in found.items():
+        assert at == 10 or abs(estimate - left) <= 2
         assert abs(estimate - left) < abs(platt - left)
+        assert abs(estimate - left) <= abs(mle - left) + 0.5

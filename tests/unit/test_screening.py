@@ -121,6 +121,41 @@ def test_rate_curve_estimate_reads_the_decay_of_the_includes() -> None:
         rate_curve_estimate(flat, 10, "linear")
 
 
+def _exponential_sequence(n: int, k: int, u: float) -> np.ndarray:
+    """``(n,)`` 0/1 labels with ``k`` includes at the quantiles of a rate ``exp(-u·x/n)``."""
+    b = u / n
+    q = (np.arange(k) + 0.5) / k
+    x = -np.log(1 - q * (1 - np.exp(-b * n))) / b
+    seq = np.zeros(n, dtype=np.int64)
+    seq[np.minimum(x.astype(np.int64), n - 1)] = 1
+    return seq
+
+
+def test_the_decay_prior_is_read_from_whole_sequences_and_tames_a_flat_start() -> None:
+    from litsift.review.estimate import decay_mle, fit_decay_prior, rate_curve_estimate
+
+    # the decay of a whole sequence, relative to its length, is what made it
+    assert decay_mle(_exponential_sequence(1000, 50, 8.0)) * 1000 == pytest.approx(8.0, rel=0.1)
+    seqs = [
+        _exponential_sequence(n, k, u) for n, k, u in ((1000, 50, 8), (2000, 80, 6), (500, 20, 10))
+    ]
+    mean, sd = fit_decay_prior(seqs)
+    assert mean == pytest.approx(np.log(8.0), abs=0.2) and 0 < sd < 0.5
+    # 10 includes, one in every ten of the first 100 records of 1,000: no decay seen yet, so
+    # the maximum-likelihood fit extrapolates the flat rate (90 more); with the prior, reviews
+    # whose includes thinned out as the learner ranked them say far fewer are left
+    flat = ([0] * 5 + [1] + [0] * 4) * 10
+    assert rate_curve_estimate(flat, 900) == pytest.approx(90.0, rel=0.05)
+    assert rate_curve_estimate(flat, 900, prior=(mean, sd)) < 30.0
+    # once the decay shows, the data decide: both near the truth
+    seq = _exponential_sequence(1000, 50, 8.0)
+    truth = int(seq[500:].sum())
+    for prior in (None, (mean, sd)):
+        assert abs(rate_curve_estimate(seq[:500], 500, prior=prior) - truth) <= 1.5
+    with pytest.raises(ValueError, match="two sequences"):
+        fit_decay_prior([np.zeros(100, dtype=np.int64)])
+
+
 # --- real review sets ------------------------------------------------------------------
 
 

@@ -125,15 +125,17 @@ class ScreeningSession:
     @property
     def estimate(self) -> float | None:
         """Expected includes among the unscreened records: the rate at which the reviewer's
-        decisions in screening order found them, fitted and extrapolated
-        (:func:`litsift.review.estimate.rate_curve_estimate`; microseconds). None before the
+        decisions in screening order found them, fitted and extrapolated, its decay averaged
+        over how includes thinned out in other reviews
+        (:func:`litsift.review.estimate.rate_curve_estimate` with
+        :data:`~litsift.review.estimate.DECAY_PRIOR`; microseconds). None before the
         reviewer's first include or maybe (no rate to fit yet)."""
-        from litsift.review.estimate import rate_curve_estimate
+        from litsift.review.estimate import DECAY_PRIOR, rate_curve_estimate
 
         with self._lock:
             seq = [0 if self.decisions.get(r) == "exclude" else 1 for r in self.user_rows]
             left = len(self.papers) - len(self.decisions)
-        return rate_curve_estimate(seq, left) if any(seq) else None
+        return rate_curve_estimate(seq, left, prior=DECAY_PRIOR) if any(seq) else None
 
     def progress(self) -> ScreeningProgress:
         """Counts, the gain curve and the stopping rules' states (stopping: ~10 ms for 2,000
