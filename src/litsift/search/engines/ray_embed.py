@@ -20,7 +20,8 @@ The job streams; the driver never holds the corpus's texts or vectors:
    store read-only, reads its block's rows by rowid, embeds their passages and returns
    ``(cache key, vector)`` rows: texts never travel back.
 3. **Write** (driver): ``iter_batches`` yields the blocks as they land (Ray Data's streaming
-   executor back-pressures the actors; one block is prefetched); each goes into the cache in
+   executor back-pressures the actors: the job's object store budget is a few output blocks
+   per actor, :data:`QUEUED_PER_ACTOR`; one block is prefetched); each goes into the cache in
    one commit before the next is taken, and progress is reported. A kill loses at most the
    blocks in flight.
 
@@ -70,6 +71,8 @@ BLOCKS_PER_ACTOR = 4
 MIN_BLOCK = 16
 #: Blocks Ray Data may prefetch for the driver's consumer (besides the one being written).
 PREFETCH = 1
+#: Output blocks Ray Data may hold in the object store per actor, waiting for the driver.
+QUEUED_PER_ACTOR = 2
 
 
 @dataclass(frozen=True)
@@ -256,6 +259,14 @@ def _blocks_out(
         batch_size=1,  # one block descriptor per call
         compute=ray.data.ActorPoolStrategy(size=pool),
         num_cpus=1,
+    )
+    # Actors faster than the driver's cache writes would queue their output blocks in the
+    # object store up to Ray Data's default budget (a share of the whole store), and the
+    # driver, which maps the store, would grow with them. Limit it to a few blocks each.
+    block_bytes = max(len(b) for b in blocks) * (encoder.dim * 4 + 16)
+    limits = out.context.execution_options.resource_limits
+    out.context.execution_options.resource_limits = limits.copy(
+        object_store_memory=(QUEUED_PER_ACTOR * pool + PREFETCH + 1) * block_bytes
     )
     yield from out.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=PREFETCH)
 
