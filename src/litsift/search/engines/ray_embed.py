@@ -20,7 +20,8 @@ The job streams; the driver never holds the corpus's texts or vectors:
    store read-only, reads its block's rows by rowid, embeds their passages and returns
    ``(cache key, vector)`` rows: texts never travel back.
 3. **Write** (driver): ``iter_batches`` yields the blocks as they land (Ray Data's streaming
-   executor back-pressures the actors; one block is prefetched); each goes into the cache in
+   executor back-pressures the actors: the job's object store budget is a few output blocks
+   per actor, :data:`QUEUED_PER_ACTOR`; one block is prefetched); each goes into the cache in
    one commit before the next is taken, and progress is reported. A kill loses at most the
    blocks in flight.
 
@@ -29,6 +30,11 @@ at the end; any other address is given to ``ray.init`` (``"auto"``, ``"HOST:6379
 ``"ray://HOST:10001"`` for a cluster started with ``ray start --head``: its workers need
 litsift, the ONNX file and the store at the same paths). An actor whose ONNX file differs from
 the driver's (another sha256) refuses to run, so a cluster cannot mix vectors of two models.
+
+``actor`` (default :class:`EmbedBlock`) is the class the actors run. Only a benchmark passes
+another: ``benchmarks/ray_embed.py --stand-in-encoder`` gives a subclass whose vectors are a
+hash of the text instead of the ONNX model's, to measure the driver (whose work does not depend
+on what the actors compute) at sizes the real encoder cannot reach on a small machine.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ if TYPE_CHECKING:
     from litsift.search.build.layout import Progress
     from litsift.store import Store
 
-__all__ = ["RayEmbedReport", "embed_with_ray", "plan_blocks"]
+__all__ = ["EmbedBlock", "RayEmbedReport", "embed_with_ray", "plan_blocks"]
 
 #: Passages per block: one actor call, one cache commit, one progress step.
 RAY_BLOCK = 256
@@ -65,6 +71,8 @@ BLOCKS_PER_ACTOR = 4
 MIN_BLOCK = 16
 #: Blocks Ray Data may prefetch for the driver's consumer (besides the one being written).
 PREFETCH = 1
+#: Output blocks Ray Data may hold in the object store per actor, waiting for the driver.
+QUEUED_PER_ACTOR = 2
 
 
 @dataclass(frozen=True)
@@ -97,9 +105,12 @@ class RayEmbedReport:
         )
 
 
-class _EmbedBlock:
+class EmbedBlock:
     """A Ray actor's callable: the encoder and a read-only store opened once; a block of
-    rowids in, ``(cache key, vector)`` rows out."""
+    rowids in, ``(cache key, vector)`` rows out. The keys are those of the driver's encoder
+    (``cache_key``, ``spec.passage_prefix``); what gives the vectors is ``self.encoder``, an
+    :class:`~litsift.models_onnx.Encoder` here (a subclass may set another object with its
+    ``cache_key``, ``spec``, ``dim`` and ``encode_passages``)."""
 
     def __init__(
         self, spec: ModelSpec, onnx_path: str, store_path: str, kind: str, cache_key: str
@@ -220,7 +231,12 @@ def plan_blocks(
 
 
 def _blocks_out(
-    blocks: list[npt.NDArray[np.int64]], encoder: Encoder, store: Store, kind: Kind, pool: int
+    blocks: list[npt.NDArray[np.int64]],
+    encoder: Encoder,
+    store: Store,
+    kind: Kind,
+    pool: int,
+    actor: type[EmbedBlock],
 ) -> Generator[dict[str, Any], None, None]:
     """Step 2: the Ray Data job, its output blocks as they land (a generator: closing it
     stops the job)."""
@@ -232,7 +248,7 @@ def _blocks_out(
     items = [{"rowids": b} for b in blocks]
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     out = ds.map_batches(
-        _EmbedBlock,
+        actor,
         fn_constructor_kwargs={
             "spec": encoder.spec,
             "onnx_path": str(encoder.onnx_path),
@@ -243,6 +259,14 @@ def _blocks_out(
         batch_size=1,  # one block descriptor per call
         compute=ray.data.ActorPoolStrategy(size=pool),
         num_cpus=1,
+    )
+    # Actors faster than the driver's cache writes would queue their output blocks in the
+    # object store up to Ray Data's default budget (a share of the whole store), and the
+    # driver, which maps the store, would grow with them. Limit it to a few blocks each.
+    block_bytes = max(len(b) for b in blocks) * (encoder.dim * 4 + 16)
+    limits = out.context.execution_options.resource_limits
+    out.context.execution_options.resource_limits = limits.copy(
+        object_store_memory=(QUEUED_PER_ACTOR * pool + PREFETCH + 1) * block_bytes
     )
     yield from out.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=PREFETCH)
 
@@ -255,11 +279,13 @@ def embed_with_ray(
     actors: int | None = None,
     progress: Progress | None = None,
     block_rows: int = RAY_BLOCK,
+    actor: type[EmbedBlock] = EmbedBlock,
 ) -> RayEmbedReport:
     """Embed with Ray the passages of ``kind`` missing from ``encoder``'s embedding cache and
     put them there, block by block (see the module docstring). ``progress("ray", done,
     total)`` is called once before the job and after each block is in the cache; an exception
-    it raises stops the job, the blocks written staying in the cache.
+    it raises stops the job, the blocks written staying in the cache. ``actor``: the class the
+    actors run (the module docstring; only benchmarks pass another).
 
     Raises:
         ConfigError: the encoder has no embedding cache, or Ray cannot be started / reached.
@@ -281,7 +307,7 @@ def embed_with_ray(
     put_keyed = encoder.passage_cache.put_keyed  # type: ignore[union-attr]
     begin = time.perf_counter()
     done = written = held = max_held = 0
-    stream = _blocks_out(blocks, encoder, store, kind, pool)
+    stream = _blocks_out(blocks, encoder, store, kind, pool, actor)
     try:
         for batch in stream:
             held += 1
