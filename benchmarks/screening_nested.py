@@ -74,6 +74,23 @@ CANDIDATES: dict[str, OrderSpec] = {
         _spec("td0.5-C0.3+cit", "tfidf+dense", dense_weight=0.5, c=0.3, citation_weight=0.3),
         _spec("td1.0-C1+cit", "tfidf+dense", dense_weight=1.0, c=1.0, citation_weight=0.3),
         _spec("dense-C1+cit", "dense", c=1.0, citation_weight=0.3),
+        _spec(
+            "td0.2-r2+cit+nn0.3",
+            "tfidf+dense",
+            dense_weight=0.2,
+            ratio=2.0,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+        ),
+        _spec(
+            "td0.2-r2+cit+nn1",
+            "tfidf+dense",
+            dense_weight=0.2,
+            ratio=2.0,
+            citation_weight=0.3,
+            neighbour_weight=1.0,
+        ),
+        _spec("tfidf+cit+nn1", "tfidf", citation_weight=0.3, neighbour_weight=1.0),
     )
 }
 
@@ -91,7 +108,7 @@ def _run_unit(
     from litsift.eval.screening import cached_encoder
     from litsift.graph.signal import SignalFeatures
     from litsift.graph.snowball import set_graph
-    from litsift.review.learner import feature_matrix, tfidf_matrix
+    from litsift.review.learner import tfidf_matrix
     from litsift.review.simulate import run_once
 
     review = load_review_set(Path(path))
@@ -104,7 +121,7 @@ def _run_unit(
             signal = SignalFeatures(
                 set_graph(review.openalex_ids, review.references), list(range(review.labels.size))
             )
-        order = LearningOrder(spec, feature_matrix(spec, tfidf, dense), signal)
+        order = LearningOrder.from_blocks(spec, tfidf, dense, signal)
     out = []
     for seed in seeds:
         run = run_once(review, system, seed, order, python)

@@ -180,9 +180,9 @@ async def test_screening_switches_to_the_default_order_once_the_records_are_embe
             await pilot.press("x")
             screen = await wait_idle(pilot)
             session = screen.session
-            assert session is not None and session.model_name == "tfidf+dense-0.2-r2"
+            assert session is not None and session.model_name == "tfidf+dense-0.2-r2-nn0.3"
             progress = str(screen.query_one("#screening-progress", Static).render())
-            assert "screened 2 of 15" in progress and "order: tfidf+dense-0.2-r2" in progress
+            assert "screened 2 of 15" in progress and "order: tfidf+dense-0.2-r2-nn0.3" in progress
             assert len(current_decisions(svc.store, "tele")) == 2
 
 

@@ -15,8 +15,7 @@ from litsift.graph.snowball import set_graph
 from litsift.paths import get_paths
 from litsift.review.data import load_review_set
 from litsift.review.learner import (
-    ORDERS,
-    TFIDF_ORDER,
+    DEFAULT_ORDER,
     LearningOrder,
     review_spec,
     tfidf_matrix,
@@ -43,22 +42,29 @@ def test_the_app_and_the_simulation_screen_in_the_same_order(svc: LitsiftService
     and decided with its true label STEPS times, retraining after each decision: the records
     are those the simulation screens (retraining after each record) from the set file, with
     the same order and the citation signal built from the set's ``referenced_works``."""
+    names = _app_and_simulation(svc, dense=False)
+    assert names == {"tfidf-svm + citations"}
+
+
+@pytest.mark.encoder
+def test_the_app_and_the_simulation_screen_in_the_same_default_order(
+    svc: LitsiftService,
+) -> None:
+    """The same with the encoder's vectors: the default order (TF-IDF beside the vectors, the
+    nearest-include column, the citation signal) as the screen runs it once the records are
+    embedded, and as ``litsift eval screening`` runs it."""
+    names = _app_and_simulation(svc, dense=True)
+    assert names == {f"{DEFAULT_ORDER} + citations"}
+
+
+def _app_and_simulation(svc: LitsiftService, dense: bool) -> set[str]:
+    """Screen Donners in the app and in the simulation; assert the same records in the same
+    order; the names of the app's fits."""
     if not DONNERS.is_file():
         pytest.skip(f"{DONNERS} not here")
     review = load_review_set(DONNERS)
     n = int(review.labels.size)
     p = draw_priors(review.labels, 0)
-
-    # the simulation, as `litsift eval screening --systems tfidf-svm` runs it plus citations
-    signal = SignalFeatures(set_graph(review.openalex_ids, review.references), list(range(n)))
-    order = LearningOrder(ORDERS[TFIDF_ORDER], tfidf_matrix(review.texts), signal)
-    y = review.labels[p.perm]
-    screened, fits = learning_order(
-        order.permuted(p.perm), y, (p.included, p.excluded), retrain_fraction=0
-    )
-    simulated = [int(p.perm[r]) for r in screened[:STEPS]]  # file rows
-    assert fits == len(screened) and len(simulated) == STEPS
-    assert int(review.labels[simulated].sum()) >= 3  # the citation signal took part
 
     # the app: a review of the same file, the same priors, the screen's retrain-and-apply
     svc.reviews.create("donners", [DONNERS], labels="none")
@@ -68,11 +74,31 @@ def test_the_app_and_the_simulation_screen_in_the_same_order(svc: LitsiftService
     assert [" ".join(t.split()) for t in session.texts] == [
         " ".join(t.split()) for t in review.texts
     ]
+    vectors = None
+    if dense:
+        from litsift.eval.screening import cached_encoder
+
+        vectors = cached_encoder().encode_passages(session.texts)
+
+    # the simulation, as `litsift eval screening` runs it, with the citation signal
+    signal = SignalFeatures(set_graph(review.openalex_ids, review.references), list(range(n)))
+    spec = review_spec(dense)
+    order = LearningOrder.from_blocks(spec, tfidf_matrix(review.texts), vectors, signal)
+    y = review.labels[p.perm]
+    screened, fits = learning_order(
+        order.permuted(p.perm), y, (p.included, p.excluded), retrain_fraction=0
+    )
+    simulated = [int(p.perm[r]) for r in screened[:STEPS]]  # file rows
+    assert fits == len(screened) and len(simulated) == STEPS
+    assert int(review.labels[simulated].sum()) >= 3  # the citation signal took part
+
     inc, exc = int(p.perm[p.included]), int(p.perm[p.excluded])
     decide(svc.store, "donners", [(session.papers[inc].id, "include")])
     decide(svc.store, "donners", [(session.papers[exc].id, "exclude")])
     session = svc.reviews.open("donners")
     assert list(session.decisions) == [inc, exc]
+    if dense:
+        assert session.embed()
     picked: list[int] = []
     names: set[str] = set()
     for _ in range(STEPS):
@@ -84,7 +110,7 @@ def test_the_app_and_the_simulation_screen_in_the_same_order(svc: LitsiftService
         picked.append(row)
         session.decide("include" if review.labels[row] else "exclude")
     assert picked == simulated
-    assert names == {"tfidf-svm + citations"}
+    return names
 
 
 def test_a_fit_scores_and_ranks_as_one_model() -> None:
@@ -143,3 +169,23 @@ def test_one_paper_exported_from_the_library_and_from_a_review_gives_one_ris(
     assert (ref["id"], ref["label"], ref["notes"]) == (paper.id, "exclude", ["no wearable device"])
     assert ref["secondary_title"] and ref["authors"] and ref["abstract"]
     assert ref.get("doi")  # the review export keeps the DOI the import found
+
+
+def test_the_nearest_include_column_ignores_a_records_own_vector() -> None:
+    """The default order's nearest-include column: 0 until 3 includes (one include's own
+    column would be 0 and the fit would learn a negative weight), then each record's highest
+    cosine to an include other than itself, scaled."""
+    import numpy as np
+
+    from litsift.review.learner import neighbour_column
+
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(6, 4)).astype(np.float32)
+    dense /= np.linalg.norm(dense, axis=1, keepdims=True)
+    assert not neighbour_column(dense, np.array([0, 1]), 0.3).any()
+    included = np.array([0, 1, 2])
+    col = neighbour_column(dense, included, 0.5)[:, 0]
+    sims = dense @ dense.T
+    assert col[0] == np.float32(0.5 * max(sims[0, 1], sims[0, 2]))  # not its own 1.0
+    assert col[4] == np.float32(0.5 * sims[4, included].max())
+    assert np.all(col < 0.5)

@@ -34,7 +34,6 @@ from litsift.review.learner import (
     DEFAULT_ORDER,
     ORDERS,
     LearningOrder,
-    feature_matrix,
     tfidf_matrix,
 )
 from litsift.review.measures import CURVE_POINTS
@@ -219,7 +218,7 @@ def _run_set(
         order = None
         if spec is not None:
             signal = citations if system == LITSIFT else None
-            order = LearningOrder(spec, feature_matrix(spec, tfidf, dense), signal)
+            order = LearningOrder.from_blocks(spec, tfidf, dense, signal)
         for seed in range(seeds):
             out.append(run_once(review, system, seed, order, python))
             if progress is not None:

@@ -36,7 +36,6 @@ from litsift.review.learner import (
     DEFAULT_ORDER,
     ORDERS,
     LearningOrder,
-    feature_matrix,
     tfidf_matrix,
 )
 from litsift.review.simulate import SimulationRun, run_once
@@ -177,7 +176,7 @@ def _run_set(
         from litsift.eval.screening import cached_encoder
 
         dense = cached_encoder(encoder).encode_passages(review.texts)
-    text_only = LearningOrder(spec, feature_matrix(spec, tfidf, dense))
+    text_only = LearningOrder.from_blocks(spec, tfidf, dense)
     with_citations = text_only.with_citations(SignalFeatures(g, list(range(n))))
     included = np.flatnonzero(review.labels)
     out = []

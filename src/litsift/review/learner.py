@@ -60,6 +60,9 @@ class OrderSpec:
         citation_weight: scale of the citation-signal columns when the records carry
             references (:func:`citation_columns`); None: :data:`CITATION_WEIGHT`; 0 turns
             the signal off.
+        neighbour_weight: scale of the nearest-include column (:func:`neighbour_column`:
+            each record's highest cosine similarity to another included record, in the
+            encoder's space); 0: none.
     """
 
     name: str
@@ -69,11 +72,12 @@ class OrderSpec:
     dense_weight: float = 1.0
     classifier: str = "svm"
     citation_weight: float | None = None
+    neighbour_weight: float = 0.0
 
     @property
     def needs_dense(self) -> bool:
         """Whether the order reads the encoder's vectors."""
-        return "dense" in self.features
+        return "dense" in self.features or bool(self.neighbour_weight)
 
 
 ORDERS: dict[str, OrderSpec] = {
@@ -86,18 +90,26 @@ ORDERS: dict[str, OrderSpec] = {
         OrderSpec("tfidf+dense-0.3", "tfidf+dense", dense_weight=0.3),
         OrderSpec("tfidf+dense-0.2", "tfidf+dense", dense_weight=0.2),
         OrderSpec("tfidf+dense-0.2-r2", "tfidf+dense", dense_weight=0.2, ratio=2.0),
+        OrderSpec(
+            "tfidf+dense-0.2-r2-nn0.3",
+            "tfidf+dense",
+            dense_weight=0.2,
+            ratio=2.0,
+            neighbour_weight=0.3,
+        ),
     )
 }
 #: The order ``litsift`` uses: ELAS u4's TF-IDF columns beside the encoder's vectors scaled by
-#: 0.2, balanced sampling ratio 2 (excludes weigh more than ELAS's 9.8 gives them), and the
-#: citation signal where the records carry references. Chosen by nested cross-validation over the
-#: 12 sets of ``shared/data/eval/screening`` (``benchmarks/screening_nested.py``: 13 candidate
-#: orders, 5 seeds, ASReview 3.0.8 in the same run; the selection score is the mean of WSS@95 and
-#: RRF@10). On all 12 it ties with the previous default ``tfidf+dense-0.2`` (57.3 points each:
-#: WSS@95 53.9 vs 52.4, RRF@10 60.7 vs 62.2) and wins the tie; held out (chosen on the other 11
-#: for each review) the procedure reaches WSS@95 50.9 and RRF@10 58.7 against ASReview's 48.5
-#: and 58.3 (docs/EVALUATION.md, "Held out").
-DEFAULT_ORDER = "tfidf+dense-0.2-r2"
+#: 0.2, balanced sampling ratio 2 (excludes weigh more than ELAS's 9.8 gives them), the nearest
+#: include's cosine similarity as a column (weight 0.3, :func:`neighbour_column`) and the
+#: citation signal where the records carry references. Chosen by nested cross-validation over
+#: the 12 sets of ``shared/data/eval/screening`` (``benchmarks/screening_nested.py``: 16
+#: candidate orders, 5 seeds, ASReview 3.0.8 in the same run; selection score: the mean of
+#: WSS@95 and RRF@10): on all 12 it scores 57.5 (WSS@95 53.5, RRF@10 61.5) against 57.3 for
+#: the previous default ``tfidf+dense-0.2``; held out (chosen on the other 11 for each review)
+#: the procedure reaches WSS@95 52.1 and RRF@10 59.7 against ASReview's 48.5 and 58.3
+#: (docs/EVALUATION.md, "Held out").
+DEFAULT_ORDER = "tfidf+dense-0.2-r2-nn0.3"
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
 
@@ -206,6 +218,7 @@ class LearningOrder:
     x: FloatMatrix
     citations: SignalFeatures | None = None
     criteria: npt.NDArray[np.float64] | None = None
+    dense: npt.NDArray[np.float32] | None = None
 
     @classmethod
     def build(
@@ -237,7 +250,27 @@ class LearningOrder:
         sims = None
         if query is not None:
             sims = np.asarray((tfidf @ query.T).toarray(), dtype=np.float64).ravel()
-        return cls(spec, feature_matrix(spec, tfidf, dense), citations, sims)
+        near = dense if spec.neighbour_weight and dense is not None else None
+        return cls(spec, feature_matrix(spec, tfidf, dense), citations, sims, near)
+
+    @classmethod
+    def from_blocks(
+        cls,
+        spec: OrderSpec,
+        tfidf: sp.csr_matrix | None,
+        dense: npt.NDArray[np.float32] | None,
+        citations: SignalFeatures | None = None,
+    ) -> LearningOrder:
+        """The order ``spec`` from feature blocks already computed (the simulations compute
+        a set's TF-IDF and vectors once for several orders); no criteria.
+
+        Raises:
+            ValueError: a block the spec needs was not given.
+        """
+        if spec.neighbour_weight and dense is None:
+            raise ValueError(f"order {spec.name} needs the dense vectors (nearest include)")
+        near = dense if spec.neighbour_weight else None
+        return cls(spec, feature_matrix(spec, tfidf, dense), citations, None, near)
 
     @property
     def n(self) -> int:
@@ -257,6 +290,7 @@ class LearningOrder:
             sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x),
             None if self.citations is None else self.citations.permuted(perm),
             None if self.criteria is None else self.criteria[perm],
+            None if self.dense is None else self.dense[perm],
         )
 
     def fit(
@@ -289,9 +323,27 @@ class LearningOrder:
             extra = citation_columns(self.citations, included, self.spec.citation_weight)
             x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
             name = f"{name} + citations"
+        if self.dense is not None and self.spec.neighbour_weight:
+            extra = neighbour_column(self.dense, rows[labels == 1], self.spec.neighbour_weight)
+            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
         model = _classifier(self.spec)
         model.fit(x[rows], labels, sample_weight=balanced_weights(labels, self.spec.ratio))
         return Fit(self, model, x, name)
+
+
+def neighbour_column(
+    dense: npt.NDArray[np.float32], included: npt.NDArray[np.int64], weight: float
+) -> npt.NDArray[np.float32]:
+    """``(N, 1)``: each record's highest cosine similarity to an included record other than
+    itself (``dense`` rows are unit vectors), times ``weight``; all 0 while fewer than
+    :data:`CITATION_MIN_INCLUDED` records are included (an include's own column would be 0
+    beside its one twin, and the fit would learn a negative weight)."""
+    n = dense.shape[0]
+    if included.size < CITATION_MIN_INCLUDED:
+        return np.zeros((n, 1), dtype=np.float32)
+    sims = dense @ dense[included].T
+    sims[included, np.arange(included.size)] = -1.0
+    return np.asarray(sims.max(axis=1, keepdims=True) * weight, dtype=np.float32)
 
 
 def _classifier(spec: OrderSpec) -> Any:
