@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -23,6 +24,9 @@ from litsift.review.learner import (
 from litsift.review.simulate import draw_priors, learning_order
 from litsift.service.facade import LitsiftService
 from litsift.store.review_decisions import decide
+
+if TYPE_CHECKING:
+    from litsift.models_onnx import Encoder
 
 SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
 #: The smallest set with references: the citation signal joins the fit from the 3rd include.
@@ -42,24 +46,23 @@ def test_the_app_and_the_simulation_screen_in_the_same_order(svc: LitsiftService
     and decided with its true label STEPS times, retraining after each decision: the records
     are those the simulation screens (retraining after each record) from the set file, with
     the same order and the citation signal built from the set's ``referenced_works``."""
-    names = _app_and_simulation(svc, dense=False)
+    names = _app_and_simulation(svc, None)
     assert names == {"tfidf-svm + citations"}
 
 
-@pytest.mark.encoder
 def test_the_app_and_the_simulation_screen_in_the_same_default_order(
-    svc: LitsiftService,
+    svc: LitsiftService, encoder: Encoder
 ) -> None:
     """The same with the encoder's vectors: the default order (TF-IDF beside the vectors, the
     nearest-include column, the citation signal) as the screen runs it once the records are
     embedded, and as ``litsift eval screening`` runs it."""
-    names = _app_and_simulation(svc, dense=True)
+    names = _app_and_simulation(svc, encoder)
     assert names == {f"{DEFAULT_ORDER} + citations"}
 
 
-def _app_and_simulation(svc: LitsiftService, dense: bool) -> set[str]:
-    """Screen Donners in the app and in the simulation; assert the same records in the same
-    order; the names of the app's fits."""
+def _app_and_simulation(svc: LitsiftService, encoder: Encoder | None) -> set[str]:
+    """Screen Donners in the app and in the simulation (with the encoder's vectors when one
+    is given); assert the same records in the same order; the names of the app's fits."""
     if not DONNERS.is_file():
         pytest.skip(f"{DONNERS} not here")
     review = load_review_set(DONNERS)
@@ -74,11 +77,8 @@ def _app_and_simulation(svc: LitsiftService, dense: bool) -> set[str]:
     assert [" ".join(t.split()) for t in session.texts] == [
         " ".join(t.split()) for t in review.texts
     ]
-    vectors = None
-    if dense:
-        from litsift.eval.screening import cached_encoder
-
-        vectors = cached_encoder().encode_passages(session.texts)
+    dense = encoder is not None
+    vectors = None if encoder is None else encoder.encode_passages(session.texts)
 
     # the simulation, as `litsift eval screening` runs it, with the citation signal
     signal = SignalFeatures(set_graph(review.openalex_ids, review.references), list(range(n)))
