@@ -86,19 +86,19 @@ def one_set(name: str, data: Path, seeds: int) -> list[dict[str, Any]]:
                 "poisson-exp": rate_curve_estimate(seq[:k], m - k, "exponential"),
                 "poisson-hyp": rate_curve_estimate(seq[:k], m - k, "hyperbolic"),
             }
-            for e, v in est.items():
-                rows.append(
-                    {
-                        "set": name,
-                        "seed": seed,
-                        "at": frac,
-                        "estimator": e,
-                        "estimate": v,
-                        "truth": truth,
-                        "included": int(review.labels.sum()),
-                    }
-                )
+            rows += _rows(name, seed, frac, est, truth, int(review.labels.sum()))
     return rows
+
+
+def _rows(
+    name: str, seed: int, at: float, est: dict[str, float], truth: float, included: int
+) -> list[dict[str, Any]]:
+    """One row per estimator of one (set, seed, checkpoint)."""
+    return [
+        {"set": name, "seed": seed, "at": at, "estimator": e, "estimate": v, "truth": truth,
+         "included": included}
+        for e, v in est.items()
+    ]  # fmt: skip
 
 
 def from_runs(file: Path, system: str) -> list[dict[str, Any]]:
@@ -132,19 +132,8 @@ def from_runs(file: Path, system: str) -> list[dict[str, Any]]:
                     "poisson-exp": rate_curve_estimate(seq[:k], m - k),
                     "poisson-prior": rate_curve_estimate(seq[:k], m - k, prior=prior),
                 }
-                for e, v in est.items():
-                    rows.append(
-                        {
-                            "set": name,
-                            "seed": seed,
-                            "at": frac,
-                            "estimator": e,
-                            "estimate": v,
-                            "truth": float(seq[k:].sum()),
-                            "included": int(seq.sum()) + 1,
-                            "prior": prior,
-                        }
-                    )
+                truth = float(seq[k:].sum())
+                rows += _rows(name, seed, frac, est, truth, int(seq.sum()) + 1)
     return rows
 
 
