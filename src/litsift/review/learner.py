@@ -212,6 +212,8 @@ class LearningOrder:
             (:func:`citation_columns`).
         criteria: ``(N,)`` cosine similarity of each record's TF-IDF to the review's criteria
             (ranks the records before the first fit), or None (then import order).
+        dense: ``(N, d)`` the encoder's unit vectors when the spec reads the nearest include
+            (:attr:`OrderSpec.neighbour_weight`), else None.
     """
 
     spec: OrderSpec
@@ -250,8 +252,7 @@ class LearningOrder:
         sims = None
         if query is not None:
             sims = np.asarray((tfidf @ query.T).toarray(), dtype=np.float64).ravel()
-        near = dense if spec.neighbour_weight and dense is not None else None
-        return cls(spec, feature_matrix(spec, tfidf, dense), citations, sims, near)
+        return replace(cls.from_blocks(spec, tfidf, dense, citations), criteria=sims)
 
     @classmethod
     def from_blocks(
@@ -304,8 +305,9 @@ class LearningOrder:
         logistic regression, :attr:`OrderSpec.classifier`) on the labelled rows with
         ASReview's balanced sample weights (:func:`balanced_weights`);
         with :attr:`citations`, :func:`citation_columns` towards the rows decided include are
-        added beside ``x`` for this fit. Without both an include and an exclude there is
-        nothing to fit: the fit ranks by :attr:`criteria` (else keeps the pool's order).
+        added beside ``x`` for this fit, and with :attr:`dense`, :func:`neighbour_column`.
+        Without both an include and an exclude there is nothing to fit: the fit ranks by
+        :attr:`criteria` (else keeps the pool's order).
 
         Args:
             labelled: ``(n,)`` rows with a decision, in the order they were decided (the
