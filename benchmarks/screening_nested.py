@@ -91,22 +91,6 @@ CANDIDATES: dict[str, OrderSpec] = {
             neighbour_weight=1.0,
         ),
         _spec("tfidf+cit+nn1", "tfidf", citation_weight=0.3, neighbour_weight=1.0),
-        _spec(
-            "td0.2-r2+cit+nn0.3+committee",
-            "tfidf+dense",
-            dense_weight=0.2,
-            ratio=2.0,
-            citation_weight=0.3,
-            neighbour_weight=0.3,
-            classifier="svm+logreg",
-        ),
-        _spec(
-            "td0.5+cit+committee",
-            "tfidf+dense",
-            dense_weight=0.5,
-            citation_weight=0.3,
-            classifier="svm+logreg",
-        ),
     )
 }
 

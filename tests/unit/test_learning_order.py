@@ -189,32 +189,3 @@ def test_the_nearest_include_column_ignores_a_records_own_vector() -> None:
     assert col[0] == np.float32(0.5 * max(sims[0, 1], sims[0, 2]))  # not its own 1.0
     assert col[4] == np.float32(0.5 * sims[4, included].max())
     assert np.all(col < 0.5)
-
-
-def test_a_committee_order_averages_its_members_scaled_values() -> None:
-    """``svm+logreg``: each member's decision values divided by their spread on the training
-    rows, averaged; an unknown classifier is refused by name."""
-    import numpy as np
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.svm import LinearSVC
-
-    from litsift.review.learner import LOGREG_COMMITTEE_C, OrderSpec, balanced_weights
-
-    rng = np.random.default_rng(1)
-    x = rng.normal(size=(60, 5)).astype(np.float32)
-    y = (x[:, 0] > 0.8).astype(np.int64)
-    rows = np.arange(30)
-    spec = OrderSpec("committee", "dense", c=0.5, classifier="svm+logreg")
-    fit = LearningOrder.from_blocks(spec, None, x).fit(rows, y[rows])
-    w = balanced_weights(y[rows], spec.ratio)
-    svm = LinearSVC(C=0.5, random_state=0).fit(x[rows], y[rows], sample_weight=w)
-    lr = LogisticRegression(C=LOGREG_COMMITTEE_C, solver="liblinear", random_state=0)
-    lr.fit(x[rows], y[rows], sample_weight=w)
-    expected = [
-        m.decision_function(x[30:]) / np.std(m.decision_function(x[rows])) for m in (svm, lr)
-    ]
-    assert np.allclose(fit.scores(np.arange(30, 60)), np.mean(expected, axis=0))
-    with pytest.raises(ValueError, match="unknown classifier 'forest'"):
-        LearningOrder.from_blocks(OrderSpec("f", "dense", classifier="forest"), None, x).fit(
-            rows, y[rows]
-        )

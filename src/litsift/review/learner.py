@@ -55,9 +55,8 @@ class OrderSpec:
         ratio: balanced sampling ratio (ASReview ``Balanced``): excluded records weigh
             ``n_incl / (ratio · n_excl)`` before normalising the weights to mean 1.
         dense_weight: scale of the dense block (rows are unit vectors, like TF-IDF's).
-        classifier: ``"svm"`` (linear SVM, squared hinge: ASReview's ELAS u4),
-            ``"logreg"`` (L2 logistic regression: ASReview's ELAS l2 classifier) or
-            ``"svm+logreg"`` (both, their scaled decision values averaged).
+        classifier: ``"svm"`` (linear SVM, squared hinge: ASReview's ELAS u4) or
+            ``"logreg"`` (L2 logistic regression: ASReview's ELAS l2 classifier).
         citation_weight: scale of the citation-signal columns when the records carry
             references (:func:`citation_columns`); None: :data:`CITATION_WEIGHT`; 0 turns
             the signal off.
@@ -363,47 +362,7 @@ def _classifier(spec: OrderSpec) -> Any:
         from sklearn.linear_model import LogisticRegression
 
         return LogisticRegression(C=spec.c, solver="liblinear", random_state=0)
-    if spec.classifier == "svm+logreg":
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.svm import LinearSVC
-
-        return _Committee(
-            (
-                LinearSVC(C=spec.c, loss="squared_hinge", random_state=0),
-                LogisticRegression(C=LOGREG_COMMITTEE_C, solver="liblinear", random_state=0),
-            )
-        )
-    raise ValueError(
-        f"order {spec.name}: unknown classifier {spec.classifier!r} (svm, logreg, svm+logreg)"
-    )
-
-
-#: C of the logistic regression in the ``svm+logreg`` committee.
-LOGREG_COMMITTEE_C = 1.0
-
-
-class _Committee:
-    """Linear models fitted on the same rows whose decision values are averaged, each divided
-    by the standard deviation of its values on the training rows (so neither dominates by its
-    scale); sklearn's ``VotingClassifier`` needs probabilities, which ``LinearSVC`` lacks."""
-
-    def __init__(self, members: Sequence[Any]) -> None:
-        self.members = tuple(members)
-        self.scales: tuple[float, ...] = ()
-
-    def fit(self, x: Any, y: Any, sample_weight: Any = None) -> _Committee:
-        scales = []
-        for m in self.members:
-            m.fit(x, y, sample_weight=sample_weight)
-            scales.append(float(np.std(m.decision_function(x))) or 1.0)
-        self.scales = tuple(scales)
-        return self
-
-    def decision_function(self, x: Any) -> npt.NDArray[np.float64]:
-        values = [
-            m.decision_function(x) / s for m, s in zip(self.members, self.scales, strict=True)
-        ]
-        return np.asarray(np.mean(values, axis=0), dtype=np.float64)
+    raise ValueError(f"order {spec.name}: unknown classifier {spec.classifier!r} (svm, logreg)")
 
 
 @dataclass(frozen=True, eq=False)
