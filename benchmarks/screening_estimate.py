@@ -53,9 +53,10 @@ ESTIMATORS = ("platt", "poisson-exp", "poisson-hyp")
 def one_set(name: str, data: Path, seeds: int) -> list[dict[str, Any]]:
     """Every (seed, checkpoint, estimator) row of one set."""
     from litsift.models_onnx import load_encoder
+    from litsift.service.screening import order_encoder
 
     review = load_review_set(find_sets(data, [name])[0])
-    dense = load_encoder().encode_passages(review.texts)
+    dense = order_encoder(ORDERS[DEFAULT_ORDER], load_encoder()).encode_passages(review.texts)
     features = None
     if review.references:
         features = SignalFeatures(

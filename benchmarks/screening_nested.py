@@ -14,8 +14,12 @@ Usage (from the repository root, ../shared/data beside it; ASReview in its own v
 
     LITSIFT_ASREVIEW_PYTHON=/path/to/venv-asreview/bin/python \\
         python benchmarks/screening_nested.py --seeds 5 --jobs 2 \\
-        --runs nested-runs.jsonl --json nested.json --markdown nested.md
+        --runs nested-runs.jsonl --json nested.json --markdown nested.md \\
+        [--encoders bge-small-en-v1.5-int8]
 
+With ``--encoders``, :data:`ENCODER_CANDIDATES` also run with each named encoder's vectors
+(the dense block and the nearest include), as candidates ``MODEL:candidate`` of the same
+selection; each review's texts are embedded once per encoder through the embedding cache.
 Every finished (system, review, seed) is appended to ``--runs`` at once, so an interrupted
 run resumes where it stopped. Orders that differ only in the citation weight share their runs
 on reviews without references (the signal is off there). It prints tables and asserts
@@ -91,23 +95,59 @@ CANDIDATES: dict[str, OrderSpec] = {
             neighbour_weight=1.0,
         ),
         _spec("tfidf+cit+nn1", "tfidf", citation_weight=0.3, neighbour_weight=1.0),
+        _spec(
+            "td0.5-r2+cit+nn0.3",
+            "tfidf+dense",
+            dense_weight=0.5,
+            ratio=2.0,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+        ),
+        _spec(
+            "td1.0-r2+cit+nn0.3",
+            "tfidf+dense",
+            dense_weight=1.0,
+            ratio=2.0,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+        ),
     )
 }
+#: The candidates also run with each other encoder of ``--encoders`` (their dense block and
+#: nearest include from that encoder's vectors), named ``MODEL:candidate``.
+ENCODER_CANDIDATES = ("td0.2-r2+cit+nn0.3", "td0.5-r2+cit+nn0.3", "td1.0-r2+cit+nn0.3", "td0.5+cit")
+#: The encoder of each candidate that is not the default one (filled by ``--encoders``).
+ENCODER_OF: dict[str, str] = {}
 
 
-def _text_key(spec: OrderSpec) -> str:
+def add_encoder_candidates(model_id: str) -> None:
+    """:data:`ENCODER_CANDIDATES` again, with ``model_id``'s vectors."""
+    for name in ENCODER_CANDIDATES:
+        spec = CANDIDATES[name]
+        CANDIDATES[f"{model_id}:{name}"] = replace(spec, name=f"{model_id}:{name}")
+        ENCODER_OF[f"{model_id}:{name}"] = model_id
+
+
+def _text_key(spec: OrderSpec, encoder: str | None = None) -> str:
     """What a spec computes on a review without references (citation weight irrelevant)."""
     d = asdict(replace(spec, name="", citation_weight=0.0))
-    return json.dumps(d, sort_keys=True)
+    return json.dumps({**d, "encoder": encoder}, sort_keys=True)
 
 
 def _run_unit(
-    path: str, system: str, spec: OrderSpec | None, seeds: Sequence[int], python: str | None
+    path: str,
+    system: str,
+    spec: OrderSpec | None,
+    seeds: Sequence[int],
+    python: str | None,
+    encoder: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Simulate ``system`` on one review for ``seeds`` (one process-pool task)."""
+    """Simulate ``system`` on one review for ``seeds`` (one process-pool task); ``encoder``:
+    the model id whose vectors the order reads (None: the default encoder)."""
     from litsift.eval.screening import cached_encoder
     from litsift.graph.signal import SignalFeatures
     from litsift.graph.snowball import set_graph
+    from litsift.models_onnx import load_encoder
     from litsift.review.learner import tfidf_matrix
     from litsift.review.simulate import run_once
 
@@ -115,7 +155,8 @@ def _run_unit(
     order = None
     if spec is not None:
         tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
-        dense = cached_encoder().encode_passages(review.texts) if spec.needs_dense else None
+        model = None if encoder is None else load_encoder(encoder)
+        dense = cached_encoder(model).encode_passages(review.texts) if spec.needs_dense else None
         signal = None
         if review.references and spec.citation_weight != 0:
             signal = SignalFeatures(
@@ -157,14 +198,14 @@ def _plan(
 ) -> tuple[list[tuple[str, str, OrderSpec | None, list[int]]], dict[tuple[str, str], str]]:
     """Units to run, largest review first, and the alias of each (candidate, review) whose
     runs are another candidate's (same text key on a review without references)."""
-    units: list[tuple[str, str, OrderSpec | None, list[int]]] = []
+    units: list[tuple[str, str, OrderSpec | None, list[int]]] = []  # path, system, spec, seeds
     alias: dict[tuple[str, str], str] = {}
     for review in sorted(reviews, key=lambda r: -r.labels.size):
         name = review.name
         first_of_key: dict[str, str] = {}
         for cand, spec in CANDIDATES.items():
             if not review.references:
-                key = _text_key(spec)
+                key = _text_key(spec, ENCODER_OF.get(cand))
                 if key in first_of_key:
                     alias[(cand, name)] = first_of_key[key]
                     continue
@@ -343,7 +384,15 @@ def main() -> None:
     ap.add_argument("--markdown", type=Path, default=None)
     ap.add_argument("--no-asreview", action="store_true")
     ap.add_argument("--sets", default=None, help="comma list (default: all 12)")
+    ap.add_argument(
+        "--encoders",
+        default="",
+        help="comma list of other encoders' model ids (e.g. bge-small-en-v1.5-int8, the "
+        "[bge] extra): ENCODER_CANDIDATES run again with their vectors",
+    )
     args = ap.parse_args()
+    for model_id in filter(None, args.encoders.split(",")):
+        add_encoder_candidates(model_id)
     data = args.data or shared_data_dir()
     names = args.sets.split(",") if args.sets else None
     paths = {p.name.removesuffix(".jsonl.gz"): p for p in find_sets(data, names)}
@@ -358,7 +407,7 @@ def main() -> None:
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool, args.runs.open("a") as sink:
         futures = [
-            pool.submit(_run_unit, p, system, spec, seeds, python)
+            pool.submit(_run_unit, p, system, spec, seeds, python, ENCODER_OF.get(system))
             for p, system, spec, seeds in units
         ]
         for i, fut in enumerate(as_completed(futures), 1):
@@ -379,7 +428,7 @@ def main() -> None:
         "candidates": candidates_vs_asreview(table, sets),
         "nested": nested(table, sets),
         "table": table,
-        "specs": {c: asdict(s) for c, s in CANDIDATES.items()},
+        "specs": {c: {**asdict(s), "encoder": ENCODER_OF.get(c)} for c, s in CANDIDATES.items()},
         "default_order": asdict(ORDERS[DEFAULT_ORDER]),
     }
     n_records = {r.name: (int(r.labels.size), int(r.labels.sum())) for r in reviews}

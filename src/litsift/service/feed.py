@@ -55,7 +55,7 @@ def feed(
         texts = [record_text(papers[d].title, papers[d].abstract) for d in rows]
         texts += [record_text(p.title, p.abstract) for p in new_papers]
         y = [1 if i < len(liked) else 0 for i, d in enumerate(train) if d in papers]
-        fit = LearningOrder.build(review_spec(dense=False), texts).fit(range(len(rows)), y)
+        fit = LearningOrder.build(review_spec(None), texts).fit(range(len(rows)), y)
         order = fit.rank(range(len(rows), len(texts)))
         new_papers = [new_papers[i - len(rows)] for i in order.tolist()]
         model = fit.name

