@@ -104,6 +104,13 @@ CANDIDATES: dict[str, OrderSpec] = {
             neighbour_weight=0.3,
         ),
         _spec(
+            "td0.5+cit+nn0.3",
+            "tfidf+dense",
+            dense_weight=0.5,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+        ),
+        _spec(
             "td1.0-r2+cit+nn0.3",
             "tfidf+dense",
             dense_weight=1.0,
@@ -115,7 +122,14 @@ CANDIDATES: dict[str, OrderSpec] = {
 }
 #: The candidates also run with each other encoder of ``--encoders`` (their dense block and
 #: nearest include from that encoder's vectors), named ``MODEL:candidate``.
-ENCODER_CANDIDATES = ("td0.2-r2+cit+nn0.3", "td0.5-r2+cit+nn0.3", "td1.0-r2+cit+nn0.3", "td0.5+cit")
+ENCODER_CANDIDATES = (
+    "td0.2-r2+cit+nn0.3",
+    "td0.5-r2+cit+nn0.3",
+    "td1.0-r2+cit+nn0.3",
+    "td0.5+cit",
+    "td0.5-C0.3+cit",
+    "td0.5+cit+nn0.3",
+)
 #: The encoder of each candidate that is not the default one (filled by ``--encoders``).
 ENCODER_OF: dict[str, str] = {}
 
