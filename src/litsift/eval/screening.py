@@ -209,16 +209,17 @@ def _run_set(
 ) -> list[SimulationRun]:
     from litsift.service.screening import order_encoder, screening_encoder
 
-    home = cached_encoder(encoder) if any(s != ASREVIEW for s in systems) else None
-    # litsift's order is the app's: the default order's encoder where it is installed
-    app = None if home is None else review_spec(screening_encoder(home).spec.model_id)
-    if app is not None and {LITSIFT, LITSIFT_TEXT} & set(systems):
+    mine = {LITSIFT, LITSIFT_TEXT} & set(systems)
+    named = [s for s in systems if s not in (LITSIFT, LITSIFT_TEXT, ASREVIEW)]
+    home = None  # the encoder is loaded only when an order reads vectors
+    if mine or any(ORDERS[s].needs_dense for s in named):
+        home = cached_encoder(encoder)
+    specs = {s: ORDERS[s] for s in named}
+    if mine and home is not None:
+        # litsift's order is the app's: the default order's encoder where it is installed
+        app = review_spec(screening_encoder(home).spec.model_id)
         app_orders.add(app.name)
-    specs = {
-        s: app if s in (LITSIFT, LITSIFT_TEXT) and app is not None else ORDERS[s]
-        for s in systems
-        if s != ASREVIEW
-    }
+        specs.update({s: app for s in mine})
     texts = review.texts
     tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
     vectors: dict[str, npt.NDArray[np.float32]] = {}  # per model id
