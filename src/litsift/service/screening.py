@@ -48,7 +48,7 @@ def screening_encoder(home: Encoder, model: str | None = None) -> Encoder:
         encoder = load_encoder(model, build_if_missing=False)
     except ModelNotBuiltError:
         return home
-    if encoder.passage_cache is None:
+    if home.passage_cache is not None:  # this home's cache (the encoder object is shared)
         encoder.passage_cache = home.passage_cache
     return encoder
 
