@@ -111,6 +111,21 @@ CANDIDATES: dict[str, OrderSpec] = {
             neighbour_weight=0.3,
         ),
         _spec(
+            "td0.5-C0.3+cit+nn0.3",
+            "tfidf+dense",
+            dense_weight=0.5,
+            c=0.3,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+        ),
+        _spec(
+            "td0.7+cit+nn0.3",
+            "tfidf+dense",
+            dense_weight=0.7,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+        ),
+        _spec(
             "td1.0-r2+cit+nn0.3",
             "tfidf+dense",
             dense_weight=1.0,
@@ -129,6 +144,8 @@ ENCODER_CANDIDATES = (
     "td0.5+cit",
     "td0.5-C0.3+cit",
     "td0.5+cit+nn0.3",
+    "td0.5-C0.3+cit+nn0.3",
+    "td0.7+cit+nn0.3",
 )
 #: The encoder of each candidate that is not the default one (filled by ``--encoders``).
 ENCODER_OF: dict[str, str] = {}
