@@ -349,7 +349,7 @@ LABELS = [
     ("ingest_per_s", "ingest records/s"),
     ("bm25_build_s", "BM25 build s"),
     ("encoder_per_s", "encoder passages/s (real text)"),
-    ("dense_build_s", "dense build s (stand-in vectors)"),
+    ("dense_build_s", "dense build s"),
     ("disk_mb", "store + indexes MB"),
     ("rss_build_mb", "peak RSS of a build MB"),
     ("rss_search_mb", "search process RSS MB"),
@@ -375,6 +375,11 @@ def table(res: dict[str, Any]) -> str:
     lines = ["| quantity | value |", "|---|---:|"]
     for key, label in LABELS:
         value = res.get(key)
+        if key == "dense_build_s" and "dense_real_vectors" in res:
+            label += (
+                f" ({res['dense_real_vectors']:,} real vectors, "
+                f"{res.get('dense_standin_vectors', 0):,} stand-ins)"
+            )
         lines.append(f"| {label} | {'—' if value is None else value} |")
     return "\n".join(lines)
 
@@ -415,6 +420,8 @@ def main() -> None:
         )
     if res.get("dense_standin_vectors"):
         print(f"{res['dense_standin_vectors']:,} dense vectors are stand-ins (real + noise).")
+    elif res.get("dense_real_vectors"):
+        print(f"All {res['dense_real_vectors']:,} dense vectors are real (embedding cache).")
     print("CPU seconds per step (user + sys of its process): " + json.dumps(res["cpu_s"]))
     for name, why in res["notes"].items():
         print(f"note: {name}: {why}")
