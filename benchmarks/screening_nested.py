@@ -133,6 +133,15 @@ CANDIDATES: dict[str, OrderSpec] = {
             citation_weight=0.3,
             neighbour_weight=0.3,
         ),
+        _spec(
+            "td0.2-r2+cit+nn0.3+lp0.3",
+            "tfidf+dense",
+            dense_weight=0.2,
+            ratio=2.0,
+            citation_weight=0.3,
+            neighbour_weight=0.3,
+            spread_weight=0.3,
+        ),
     )
 }
 #: The candidates also run with each other encoder of ``--encoders`` (their dense block and
@@ -147,16 +156,30 @@ ENCODER_CANDIDATES = (
     "td0.5-C0.3+cit+nn0.3",
     "td0.7+cit+nn0.3",
 )
+#: Candidates run only with the encoders of ``--encoders`` (``MODEL:candidate``): the
+#: label-spreading column (:func:`litsift.review.learner.spread_column`) beside the bge order.
+ENCODER_ONLY_CANDIDATES: tuple[OrderSpec, ...] = tuple(
+    _spec(
+        f"td0.7+cit+nn0.3+lp{w}",
+        "tfidf+dense",
+        dense_weight=0.7,
+        citation_weight=0.3,
+        neighbour_weight=0.3,
+        spread_weight=w,
+    )
+    for w in (0.15, 0.3)
+)
 #: The encoder of each candidate that is not the default one (filled by ``--encoders``).
 ENCODER_OF: dict[str, str] = {}
 
 
 def add_encoder_candidates(model_id: str) -> None:
-    """:data:`ENCODER_CANDIDATES` again, with ``model_id``'s vectors."""
-    for name in ENCODER_CANDIDATES:
-        spec = CANDIDATES[name]
-        CANDIDATES[f"{model_id}:{name}"] = replace(spec, name=f"{model_id}:{name}")
-        ENCODER_OF[f"{model_id}:{name}"] = model_id
+    """:data:`ENCODER_CANDIDATES` again, with ``model_id``'s vectors, and
+    :data:`ENCODER_ONLY_CANDIDATES`."""
+    specs = [CANDIDATES[name] for name in ENCODER_CANDIDATES] + list(ENCODER_ONLY_CANDIDATES)
+    for spec in specs:
+        CANDIDATES[f"{model_id}:{spec.name}"] = replace(spec, name=f"{model_id}:{spec.name}")
+        ENCODER_OF[f"{model_id}:{spec.name}"] = model_id
 
 
 def _text_key(spec: OrderSpec, encoder: str | None = None) -> str:

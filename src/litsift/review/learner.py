@@ -65,6 +65,9 @@ class OrderSpec:
             encoder's space); 0: none.
         encoder: the model id whose vectors the dense block and the nearest include read
             (weights are tuned per encoder); None: the encoder of the home (or of the run).
+        spread_weight: scale of the label-spreading column (:func:`spread_column`: the
+            decisions spread over the records' TF-IDF nearest-neighbour graph,
+            :func:`knn_affinity`); 0: none.
     """
 
     name: str
@@ -76,6 +79,7 @@ class OrderSpec:
     citation_weight: float | None = None
     neighbour_weight: float = 0.0
     encoder: str | None = None
+    spread_weight: float = 0.0
 
     @property
     def needs_dense(self) -> bool:
@@ -140,6 +144,16 @@ DEFAULT_ORDER = "tfidf+bge-0.7-nn0.3"
 HOME_ENCODER_ORDER = "tfidf+dense-0.2-r2-nn0.3"
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
+
+#: Neighbours per record in the TF-IDF graph of the label-spreading column, and how much of a
+#: record's value comes from its neighbours (alpha of Zhou et al. 2004); chosen among k 10 / 20
+#: and alpha 0.7 / 0.9 / 0.99 (docs/EVALUATION.md, "Label spreading").
+SPREAD_NEIGHBOURS = 10
+SPREAD_ALPHA = 0.9
+#: Iterations of the spreading (alpha^30 = 0.04 of the first step is left at 0.9).
+SPREAD_ITERATIONS = 30
+#: The column joins the fit once this many records are included.
+SPREAD_MIN_INCLUDED = 2
 
 #: Columns of the signal used (0 linked, 1 coupling, 2 co-citation).
 CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
@@ -246,6 +260,8 @@ class LearningOrder:
             (ranks the records before the first fit), or None (then import order).
         dense: ``(N, d)`` the encoder's unit vectors when the spec reads the nearest include
             (:attr:`OrderSpec.neighbour_weight`), else None.
+        affinity: ``(N, N)`` the TF-IDF nearest-neighbour graph (:func:`knn_affinity`) when
+            the spec has a label-spreading column (:attr:`OrderSpec.spread_weight`), else None.
     """
 
     spec: OrderSpec
@@ -253,6 +269,7 @@ class LearningOrder:
     citations: SignalFeatures | None = None
     criteria: npt.NDArray[np.float64] | None = None
     dense: npt.NDArray[np.float32] | None = None
+    affinity: sp.csr_matrix | None = None
 
     @classmethod
     def build(
@@ -302,8 +319,11 @@ class LearningOrder:
         """
         if spec.neighbour_weight and dense is None:
             raise ValueError(f"order {spec.name} needs the dense vectors (nearest include)")
+        if spec.spread_weight and tfidf is None:
+            raise ValueError(f"order {spec.name} needs the TF-IDF block (label spreading)")
         near = dense if spec.neighbour_weight else None
-        return cls(spec, feature_matrix(spec, tfidf, dense), citations, None, near)
+        graph = knn_affinity(tfidf) if spec.spread_weight and tfidf is not None else None
+        return cls(spec, feature_matrix(spec, tfidf, dense), citations, None, near, graph)
 
     @property
     def n(self) -> int:
@@ -324,6 +344,7 @@ class LearningOrder:
             None if self.citations is None else self.citations.permuted(perm),
             None if self.criteria is None else self.criteria[perm],
             None if self.dense is None else self.dense[perm],
+            None if self.affinity is None else sp.csr_matrix(self.affinity[perm][:, perm]),
         )
 
     def fit(
@@ -337,7 +358,8 @@ class LearningOrder:
         logistic regression, :attr:`OrderSpec.classifier`) on the labelled rows with
         ASReview's balanced sample weights (:func:`balanced_weights`);
         with :attr:`citations`, :func:`citation_columns` towards the rows decided include are
-        added beside ``x`` for this fit, and with :attr:`dense`, :func:`neighbour_column`.
+        added beside ``x`` for this fit, with :attr:`dense`, :func:`neighbour_column`, and with
+        :attr:`affinity`, :func:`spread_column`.
         Without both an include and an exclude there is nothing to fit: the fit ranks by
         :attr:`criteria` (else keeps the pool's order).
 
@@ -360,6 +382,11 @@ class LearningOrder:
         if self.dense is not None and self.spec.neighbour_weight:
             extra = neighbour_column(self.dense, rows[labels == 1], self.spec.neighbour_weight)
             x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
+        if self.affinity is not None and self.spec.spread_weight:
+            extra = spread_column(
+                self.affinity, rows[labels == 1], rows[labels == 0], self.spec.spread_weight
+            )
+            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(extra)]))
         model = _classifier(self.spec)
         model.fit(x[rows], labels, sample_weight=balanced_weights(labels, self.spec.ratio))
         return Fit(self, model, x, name)
@@ -378,6 +405,68 @@ def neighbour_column(
     sims = dense @ dense[included].T
     sims[included, np.arange(included.size)] = -1.0
     return np.asarray(sims.max(axis=1, keepdims=True) * weight, dtype=np.float32)
+
+
+def knn_affinity(x: FloatMatrix, k: int = SPREAD_NEIGHBOURS) -> sp.csr_matrix:
+    """The normalised affinity ``S = D^-1/2 W D^-1/2`` of the records' k-nearest-neighbour
+    graph (Zhou et al. 2004, "Learning with local and global consistency", NIPS 16):
+    ``W[i, j]`` is the cosine similarity (clipped at 0) when ``j`` is among ``i``'s ``k``
+    nearest rows or ``i`` among ``j``'s, no self loops.
+
+    Args:
+        x: ``(N, d)`` rows of unit length (TF-IDF, or the encoder's vectors).
+        k: neighbours per record (fewer when ``N <= k``).
+
+    Returns:
+        ``(N, N)`` sparse float64, symmetric; all 0 for ``N < 2``.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    n = int(x.shape[0])
+    if n < 2:
+        return sp.csr_matrix((n, n))
+    nn = NearestNeighbors(n_neighbors=min(k, n - 1), metric="cosine", algorithm="brute").fit(x)
+    dist = nn.kneighbors_graph(mode="distance")  # the query row itself is left out
+    w = sp.csr_matrix(dist, dtype=np.float64)
+    w.data = np.maximum(1.0 - w.data, 0.0)
+    w = w.maximum(w.T)
+    degree = np.asarray(w.sum(axis=1)).ravel()
+    inv = sp.diags(1.0 / np.sqrt(np.maximum(degree, 1e-12)))
+    return sp.csr_matrix(inv @ w @ inv)
+
+
+def spread_column(
+    affinity: sp.csr_matrix,
+    included: npt.NDArray[np.int64],
+    excluded: npt.NDArray[np.int64],
+    weight: float,
+) -> npt.NDArray[np.float32]:
+    """``(N, 1)``: the decisions spread over the graph (Zhou et al. 2004, the iteration
+    ``F <- alpha S F + (1 - alpha) Y`` with :data:`SPREAD_ALPHA`, :data:`SPREAD_ITERATIONS`
+    times), then one more step ``S F`` so a decided record's value comes from its neighbours;
+    ``Y`` is ``+1/n_incl`` on the includes and ``-1/n_excl`` on the excludes (each class weighs
+    the same), the column scaled to a largest absolute value of ``weight``. All 0 while fewer
+    than :data:`SPREAD_MIN_INCLUDED` records are included.
+
+    Args:
+        affinity: ``(N, N)`` :func:`knn_affinity`.
+        included, excluded: rows decided include / exclude.
+        weight: the column's scale (:attr:`OrderSpec.spread_weight`).
+    """
+    n = int(affinity.shape[0])
+    if included.size < SPREAD_MIN_INCLUDED:
+        return np.zeros((n, 1), dtype=np.float32)
+    y = np.zeros(n)
+    y[included] = 1.0 / included.size
+    y[excluded] = -1.0 / max(excluded.size, 1)
+    f = y.copy()
+    for _ in range(SPREAD_ITERATIONS):
+        f = SPREAD_ALPHA * (affinity @ f) + (1.0 - SPREAD_ALPHA) * y
+    f = affinity @ f
+    top = float(np.abs(f).max())
+    if top > 0:
+        f = f * (weight / top)
+    return np.asarray(f.reshape(-1, 1), dtype=np.float32)
 
 
 def _classifier(spec: OrderSpec) -> Any:
