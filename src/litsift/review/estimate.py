@@ -29,12 +29,12 @@ DEFAULT_SHAPE = "exponential"
 #: The prior of the screen's estimate (:func:`rate_curve_estimate`'s ``prior``): mean and
 #: standard deviation of ``log(b·N)``, fitted by :func:`fit_decay_prior` on the 60 whole
 #: sequences of the default order (12 shared reviews x 5 seeds, ``benchmarks/screening_nested.py``
-#: runs of ``bge-small-en-v1.5-int8:td0.7+cit+nn0.3``; the previous default's gave 2.19, 0.59).
-#: Fitted on the other 11 reviews for each review in turn, the prior cut the mean absolute
-#: error of the includes left after 5 / 10 / 25 / 50 % screened from 124.6 / 99.3 / 14.9 / 2.0
-#: records (maximum likelihood) to 30.1 / 29.0 / 8.1 / 1.8
+#: runs of ``bge-small-en-v1.5-int8:td0.7+cit+nn0.3+lp0.3``; the previous defaults' gave
+#: 2.23, 0.61 and 2.19, 0.59). Fitted on the other 11 reviews for each review in turn, the prior
+#: cut the mean absolute error of the includes left after 5 / 10 / 25 / 50 % screened from
+#: 154.0 / 109.5 / 10.8 / 2.4 records (maximum likelihood) to 29.1 / 33.2 / 6.0 / 2.1
 #: (``benchmarks/screening_estimate.py --from-runs``).
-DECAY_PRIOR = (2.23, 0.61)
+DECAY_PRIOR = (2.22, 0.61)
 #: Grid of the decay ``b`` over which the profile likelihood is maximised: ``b·s`` from 0 to
 #: ``e^8`` (``s`` = records screened), log-spaced.
 _GRID = np.concatenate([[0.0], np.exp(np.linspace(-8.0, 8.0, 161))])
