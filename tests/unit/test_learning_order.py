@@ -211,7 +211,7 @@ def test_the_nearest_include_column_ignores_a_records_own_vector() -> None:
     cosine to an include other than itself, scaled."""
     import numpy as np
 
-    from litsift.review.learner import neighbour_column
+    from litsift.review.columns import neighbour_column
 
     rng = np.random.default_rng(0)
     dense = rng.normal(size=(6, 4)).astype(np.float32)
@@ -232,7 +232,7 @@ def test_label_spreading_ranks_the_includes_neighbours_first_on_a_real_review() 
     and a decided include's value comes from its neighbours, not from its own label."""
     from sklearn.metrics import roc_auc_score
 
-    from litsift.review.learner import knn_affinity, spread_column
+    from litsift.review.columns import knn_affinity, spread_column
 
     review = load_review_set(DONNERS)
     graph = knn_affinity(tfidf_matrix(review.texts))

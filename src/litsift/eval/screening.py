@@ -11,7 +11,7 @@ with bge-small's vectors where the ``[bge]`` extra is installed, else
 :data:`~litsift.review.learner.HOME_ENCODER_ORDER` with the given encoder's
 (:func:`litsift.review.learner.review_spec`, :func:`litsift.service.screening.screening_encoder`),
 with the citation signal towards the included decisions
-(:func:`litsift.review.learner.citation_columns`) when the set's records carry references
+(:func:`litsift.review.columns.citation_columns`) when the set's records carry references
 (``referenced_works``); ``litsift-text`` is the same order without citations.
 """
 
@@ -30,10 +30,9 @@ from litsift.errors import EvalError
 from litsift.eval.measures import paired_test
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import set_graph
+from litsift.review.columns import CITATION_MIN_INCLUDED, CITATION_WEIGHT
 from litsift.review.data import ReviewSet, find_sets, load_review_set
 from litsift.review.learner import (
-    CITATION_MIN_INCLUDED,
-    CITATION_WEIGHT,
     DEFAULT_ORDER,
     ORDERS,
     LearningOrder,

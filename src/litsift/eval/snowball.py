@@ -29,10 +29,9 @@ from litsift.errors import EvalError
 from litsift.eval.measures import paired_test
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import SnowballRun, set_graph, snowball
+from litsift.review.columns import CITATION_MIN_INCLUDED, CITATION_WEIGHT
 from litsift.review.data import ReviewSet, find_sets, load_review_set
 from litsift.review.learner import (
-    CITATION_MIN_INCLUDED,
-    CITATION_WEIGHT,
     DEFAULT_ORDER,
     ORDERS,
     LearningOrder,

@@ -1,0 +1,145 @@
+"""The columns a learning order adds to its features at each fit, from the decisions so far:
+the citation signal towards the includes (:func:`citation_columns`), the nearest include
+(:func:`neighbour_column`) and the decisions spread over the records' nearest-neighbour graph
+(:func:`knn_affinity`, :func:`spread_column`). :mod:`litsift.review.learner` joins them to the
+features; each is 0 until enough records are included to learn its weight from.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    from litsift.graph.signal import SignalFeatures
+
+#: A feature matrix: dense ``(N, d)`` float32 or sparse CSR.
+FloatMatrix: TypeAlias = "npt.NDArray[np.float32] | sp.csr_matrix"
+
+#: Scale of the citation-signal columns (each 0..1) beside the order's features. 0.3 and
+#: :data:`CITATION_MIN_INCLUDED` = 3 were chosen among 4 variants (weight 1 or 0.3, from the
+#: first or third include, all columns or ``linked`` only) on the 4 sets with references, order
+#: tfidf-svm, seeds 0-2 (``benchmarks/citation_signal_variants.py``); ``litsift eval snowball``
+#: measured the choice with the default order: +4.9 points WSS@95 over the same order without
+#: it (4 sets x 5 seeds, p 0.0002), so reviews whose records carry citation edges use it.
+CITATION_WEIGHT = 0.3
+
+#: Neighbours per record in the TF-IDF graph of the label-spreading column, and how much of a
+#: record's value comes from its neighbours (alpha of Zhou et al. 2004); chosen among k 10 / 20
+#: and alpha 0.7 / 0.9 (docs/EVALUATION.md, "Label spreading").
+SPREAD_NEIGHBOURS = 10
+SPREAD_ALPHA = 0.9
+#: Iterations of the spreading (alpha^30 = 0.04 of the first step is left at 0.9).
+SPREAD_ITERATIONS = 30
+#: The column joins the fit once this many records are included.
+SPREAD_MIN_INCLUDED = 2
+
+#: Columns of the signal used (0 linked, 1 coupling, 2 co-citation).
+CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
+#: The signal joins the fit once this many included decisions exist: with one include, that
+#: record's own signal towards the others is 0 and the fit learns a negative weight.
+CITATION_MIN_INCLUDED = 3
+
+
+def citation_columns(
+    signal: SignalFeatures, included: npt.NDArray[np.bool_], weight: float | None = None
+) -> npt.NDArray[np.float32]:
+    """The citation signal as the learner's extra columns (beside the features at each
+    :meth:`LearningOrder.fit`).
+
+    Args:
+        signal: the records' citation features (rows in the order of ``included``).
+        included: ``(N,)`` True for the records decided include (a maybe counts).
+        weight: the scale (default :data:`CITATION_WEIGHT`; an order's
+            :attr:`OrderSpec.citation_weight`).
+
+    Returns:
+        ``(N, len(CITATION_COLUMNS))`` float32: :meth:`SignalFeatures.matrix` towards the
+        included rows scaled by ``weight``; all 0 while fewer than
+        :data:`CITATION_MIN_INCLUDED` records are included (too few to learn a weight from).
+    """
+    x = signal.matrix(included)[:, list(CITATION_COLUMNS)]
+    if int(included.sum()) < CITATION_MIN_INCLUDED:
+        return np.zeros_like(x)
+    scale = CITATION_WEIGHT if weight is None else weight
+    return np.asarray(x * np.float32(scale), dtype=np.float32)
+
+
+def neighbour_column(
+    dense: npt.NDArray[np.float32], included: npt.NDArray[np.int64], weight: float
+) -> npt.NDArray[np.float32]:
+    """``(N, 1)``: each record's highest cosine similarity to an included record other than
+    itself (``dense`` rows are unit vectors), times ``weight``; all 0 while fewer than
+    :data:`CITATION_MIN_INCLUDED` records are included (an include's own column would be 0
+    beside its one twin, and the fit would learn a negative weight)."""
+    n = dense.shape[0]
+    if included.size < CITATION_MIN_INCLUDED:
+        return np.zeros((n, 1), dtype=np.float32)
+    sims = dense @ dense[included].T
+    sims[included, np.arange(included.size)] = -1.0
+    return np.asarray(sims.max(axis=1, keepdims=True) * weight, dtype=np.float32)
+
+
+def knn_affinity(x: FloatMatrix, k: int = SPREAD_NEIGHBOURS) -> sp.csr_matrix:
+    """The normalised affinity ``S = D^-1/2 W D^-1/2`` of the records' k-nearest-neighbour
+    graph (Zhou et al. 2004, "Learning with local and global consistency", NIPS 16):
+    ``W[i, j]`` is the cosine similarity (clipped at 0) when ``j`` is among ``i``'s ``k``
+    nearest rows or ``i`` among ``j``'s, no self loops.
+
+    Args:
+        x: ``(N, d)`` rows of unit length (TF-IDF, or the encoder's vectors).
+        k: neighbours per record (fewer when ``N <= k``).
+
+    Returns:
+        ``(N, N)`` sparse float64, symmetric; all 0 for ``N < 2``.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    n = int(x.shape[0])
+    if n < 2:
+        return sp.csr_matrix((n, n))
+    nn = NearestNeighbors(n_neighbors=min(k, n - 1), metric="cosine", algorithm="brute").fit(x)
+    dist = nn.kneighbors_graph(mode="distance")  # the query row itself is left out
+    w = sp.csr_matrix(dist, dtype=np.float64)
+    w.data = np.maximum(1.0 - w.data, 0.0)
+    w = w.maximum(w.T)
+    degree = np.asarray(w.sum(axis=1)).ravel()
+    inv = sp.diags(1.0 / np.sqrt(np.maximum(degree, 1e-12)))
+    return sp.csr_matrix(inv @ w @ inv)
+
+
+def spread_column(
+    affinity: sp.csr_matrix,
+    included: npt.NDArray[np.int64],
+    excluded: npt.NDArray[np.int64],
+    weight: float,
+) -> npt.NDArray[np.float32]:
+    """``(N, 1)``: the decisions spread over the graph (Zhou et al. 2004, the iteration
+    ``F <- alpha S F + (1 - alpha) Y`` with :data:`SPREAD_ALPHA`, :data:`SPREAD_ITERATIONS`
+    times), then one more step ``S F`` so a decided record's value comes from its neighbours;
+    ``Y`` is ``+1/n_incl`` on the includes and ``-1/n_excl`` on the excludes (each class weighs
+    the same), the column scaled to a largest absolute value of ``weight``. All 0 while fewer
+    than :data:`SPREAD_MIN_INCLUDED` records are included.
+
+    Args:
+        affinity: ``(N, N)`` :func:`knn_affinity`.
+        included, excluded: rows decided include / exclude.
+        weight: the column's scale (:attr:`OrderSpec.spread_weight`).
+    """
+    n = int(affinity.shape[0])
+    if included.size < SPREAD_MIN_INCLUDED:
+        return np.zeros((n, 1), dtype=np.float32)
+    y = np.zeros(n)
+    y[included] = 1.0 / included.size
+    y[excluded] = -1.0 / max(excluded.size, 1)
+    f = y.copy()
+    for _ in range(SPREAD_ITERATIONS):
+        f = SPREAD_ALPHA * (affinity @ f) + (1.0 - SPREAD_ALPHA) * y
+    f = affinity @ f
+    top = float(np.abs(f).max())
+    if top > 0:
+        f = f * (weight / top)
+    return np.asarray(f.reshape(-1, 1), dtype=np.float32)
