@@ -152,3 +152,33 @@ def _cached_vectors(cache: Path) -> int:
         pytest.fail(f"no embedding cache at {path}")
     with sqlite3.connect(path) as conn:
         return int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+
+def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    """A real review (Donners 2021, 258 records with references) screened in the terminal: the
+    records are embedded in the background and the next retraining runs the default order
+    (TF-IDF, bge's vectors, the nearest include, the label-spreading graph, the citation
+    signal); the decisions typed are stored; ``q`` returns to the shell."""
+    from litsift.review.learner import DEFAULT_ORDER
+
+    donners = SHARED_DATA / "eval" / "screening" / "Donners_2021.jsonl.gz"
+    home = tmp_path / "home"
+    cache = Path(os.environ.get("LITSIFT_TEST_EMBED_CACHE") or tmp_path / "cache")
+    run_litsift(home, "review", "new", "donners", "--from", str(donners), "--labels", "none")
+    t = terminal()
+    t.start(f"{LITSIFT} review screen donners", _env(home, cache))
+    t.wait_for(r"screened 0 of 258", timeout=60)
+    for key in ("i", "x", "i", "x", "x"):
+        t.keys(key)
+    screen = t.wait_for(
+        lambda s: _no_error(s) is not None and f"order: {DEFAULT_ORDER} + citations" in s,
+        timeout=180,
+    )
+    assert re.search(r"screened \d+ of 258", screen), screen
+    t.keys("q")
+    t.wait_exit(10)
+    assert t.exit_status() == 0
+    shown = run_litsift(home, "review", "show", "donners")
+    assert re.search(r"includ\w*\D+2\b", shown) and re.search(r"exclu\w*\D+3\b", shown), shown

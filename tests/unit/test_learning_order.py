@@ -284,3 +284,18 @@ def test_an_order_with_label_spreading_ranks_the_same_records_whatever_the_pool_
     assert np.allclose(moved.scores(where), scores, atol=1e-6)
     plain = LearningOrder.from_blocks(ORDERS["tfidf-svm"], tfidf_matrix(review.texts), None)
     assert not np.allclose(plain.fit(rows, y).scores(np.arange(review.labels.size)), scores)
+
+
+def test_a_review_whose_every_record_is_decided_opens_with_nothing_left(
+    svc: LitsiftService,
+) -> None:
+    """``review new`` takes a labelled set's labels as decisions by default: every record is
+    decided, the first retraining ranks an empty pool (it raised sklearn's "0 sample(s)" in the
+    screen's loading worker, which left the terminal on "opening review…" for good)."""
+    svc.reviews.create("donners", [DONNERS])
+    session = svc.reviews.open("donners")
+    assert len(session.decisions) == len(session.papers) == 258
+    version, queue, name = session.retrain()
+    assert queue == [] and name.startswith("tfidf-svm")
+    assert session.apply((version, queue, name), keep_current=False)
+    assert session.current is None and session.current_paper() is None

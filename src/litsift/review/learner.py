@@ -411,6 +411,8 @@ class Fit:
                 f"no model to score with ({self.name}): decide an include and an exclude"
             )
         idx = np.asarray(rows, dtype=np.int64)
+        if idx.size == 0:  # every record decided: nothing to score (sklearn refuses 0 rows)
+            return np.zeros(0, dtype=np.float64)
         return np.asarray(self.model.decision_function(self.x[idx]), dtype=np.float64)
 
     def rank(self, pool: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

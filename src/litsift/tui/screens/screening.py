@@ -13,6 +13,7 @@ computed in the same worker; no rule stops screening on its own.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from pathlib import Path
@@ -131,14 +132,21 @@ class ScreeningScreen(Screen[None]):
             session = self.service.reviews.open(self.review, self.stage, self.reviewer)
             session.apply(session.retrain(), keep_current=False)  # the learner's first pick
             progress = session.progress()
-        except LitsiftError as err:
+        except Exception as err:  # LitsiftError or a bug: shown on the screen, never a hang
             self.app.call_from_thread(self._failed, err)
             return
         self.app.call_from_thread(self._loaded, session, progress)
 
-    def _failed(self, err: LitsiftError) -> None:
+    def _failed(self, err: Exception) -> None:
         self.retraining = False
-        msg = err.message + (f"; {err.hint}" if err.hint else "")
+        if isinstance(err, LitsiftError):
+            msg = err.message + (f"; {err.hint}" if err.hint else "")
+        else:  # a worker that died silently left "opening review…" on screen for good
+            logging.getLogger("litsift.tui").error("screening failed", exc_info=err)
+            msg = (
+                f"screening failed unexpectedly ({type(err).__name__}); this is a bug in "
+                "litsift: the log file (litsift config) has the details"
+            )
         self.query_one("#screening-record", Static).update(safe_content([msg]))
         self.app.notify(msg, title="screening", severity="error", markup=False)
 
@@ -204,7 +212,7 @@ class ScreeningScreen(Screen[None]):
             result = session.retrain()
             fresh = session.apply(result)
             progress = session.progress()
-        except LitsiftError as err:
+        except Exception as err:  # LitsiftError or a bug: shown on the screen, never a hang
             self.app.call_from_thread(self._failed, err)
             return
         self.app.call_from_thread(self._retrained, progress, fresh)
