@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
 from litsift.review.columns import (
+    FloatMatrix,
     citation_columns,
     knn_affinity,
     neighbour_column,
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
 #: ``asreview/models/models.py``: tuned by its authors on SYNERGY).
 ELAS_RATIO = 9.8
 ELAS_C = 0.11
-
-#: A feature matrix: dense ``(N, d)`` float32 or sparse CSR.
-FloatMatrix: TypeAlias = "npt.NDArray[np.float32] | sp.csr_matrix"
 
 
 @dataclass(frozen=True)
