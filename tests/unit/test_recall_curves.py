@@ -139,6 +139,34 @@ def test_the_review_curve_leaves_priors_out_and_knows_the_total_once_all_are_scr
         svc.reviews.recall_series("pri", "abstract")
 
 
+def test_the_review_curve_ticks_are_whole_records_with_two_includes_found(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """A curve of a few includes (2 in 7 screened: matplotlib's own ticks were 0, 0.25, ...,
+    1.75, 2 includes found) counts whole records on both axes."""
+    pytest.importorskip("matplotlib")
+    labels = _labels(svc)
+    svc.reviews.create("few", [DONNERS], labels="none")
+    session = svc.reviews.open("few")
+    found = 0
+    while found < 2:  # the order's first records until two of Donners' includes are found
+        paper = session.current_paper()
+        assert paper is not None
+        session.decide(labels[paper.id])
+        found += labels[paper.id] == "include"
+    out = svc.reviews.recall_diagram("few", tmp_path / "few.svg")
+    groups = _groups(out)
+    for axis in ("xtick", "ytick"):
+        ticks = [
+            "".join(groups[gid].itertext()).strip()
+            for gid in groups
+            if gid.startswith(f"{axis}_") and "".join(groups[gid].itertext()).strip()
+        ]
+        assert len(ticks) >= 2, (axis, ticks)
+        assert all(t.lstrip("\N{MINUS SIGN}-").replace(",", "").isdigit() for t in ticks), ticks
+    assert svc.reviews.recall_series("few")["includes"] == 2
+
+
 def test_the_review_curve_without_matplotlib_says_what_to_install(
     svc: LitsiftService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -120,6 +120,30 @@ def test_exclusion_reasons_are_stored_exported_and_counted(
     assert many.exit_code != 0 and "at most 9" in many.output
 
 
+def test_review_show_keeps_one_count_column_past_long_file_names_and_reasons(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """Real exports whose file names are longer than the label column (a Web of Science
+    plain-text export, 42 characters) and a long reason: every count still ends in one column."""
+    exports = SHARED_DATA / "sources" / "reference-managers"
+    files = [
+        exports / "ris" / "asreview_scopus-export.ris",
+        exports / "database-exports" / "calcore_web-of-science-plaintext-c3-we.txt",
+    ]
+    long_reason = "not a randomised controlled trial in adult outpatients"
+    svc.reviews.create("mix", files, reasons=[long_reason, "wrong design"])
+    session = svc.reviews.open("mix")
+    session.decide("exclude", reason=long_reason)
+    session.decide("exclude", reason="wrong design")
+    home = str(tmp_path / "home")
+    svc.close()
+    shown = CliRunner().invoke(main, ["--home", home, "review", "show", "mix"])
+    assert shown.exit_code == 0, shown.output
+    counted = [ln for ln in shown.output.splitlines() if re.search(r"\S\s+[\d,]+$", ln)]
+    assert any(files[1].name in ln for ln in counted) and any(long_reason in ln for ln in counted)
+    assert len(counted) >= 20 and len({len(ln) for ln in counted}) == 1, counted
+
+
 # --- 2. stages ------------------------------------------------------------------------------
 
 

@@ -41,10 +41,10 @@ _LABELS = {
 }
 
 
-def _echo_reasons(reasons: dict[str, int]) -> None:
+def _echo_reasons(reasons: dict[str, int], width: int = 30) -> None:
     for reason, n in reasons.items():
-        click.echo(f"      {for_terminal(reason or 'no reason given', keep_newlines=False):<26} "
-                   f"{n:>7,}")  # fmt: skip
+        label = for_terminal(reason or "no reason given", keep_newlines=False)
+        click.echo(f"      {label:<{width - 4}} {n:>7,}")
 
 
 def _kappa(a: Any) -> str:
@@ -94,15 +94,25 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
         keyed = "; ".join(f"{i} {r}" for i, r in enumerate(reasons, 1))
         click.echo(f"exclusion reasons: {for_terminal(keyed, keep_newlines=False)}")
     c = counts.to_json()
+    sources = {for_terminal(Path(f).name, keep_newlines=False): n for f, n in c["sources"].items()}
+    reason_labels = [*c["reasons"], *c["fulltext"]["reasons"]]
+    # one column for the counts, however long a file name or a reason is
+    width = max(
+        [
+            30,
+            *map(len, sources),
+            *(4 + len(for_terminal(r, keep_newlines=False)) for r in reason_labels),
+        ]
+    )
     click.echo("identified per source:")
-    for file, n in c["sources"].items():
-        click.echo(f"  {for_terminal(Path(file).name, keep_newlines=False):<30} {n:>7,}")
+    for file, n in sources.items():
+        click.echo(f"  {file:<{width}} {n:>7,}")
     click.echo("title/abstract:")
     for key in ("identified", "duplicates_removed", "records", "screened", "included",
                 "excluded", "maybe", "conflicts", "unscreened", "bad"):  # fmt: skip
-        click.echo(f"  {_LABELS[key]:<30} {c[key]:>7,}")
+        click.echo(f"  {_LABELS[key]:<{width}} {c[key]:>7,}")
         if key == "excluded":
-            _echo_reasons(c["reasons"])
+            _echo_reasons(c["reasons"], width)
     click.echo("full text:")
     full = c["fulltext"]
     for key in ("sought", "pdfs", "assessed", "included", "excluded", "maybe", "conflicts",
@@ -116,9 +126,9 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
                 else _LABELS[key].replace("records", "reports")
             )
         )
-        click.echo(f"  {label:<30} {full[key]:>7,}")
+        click.echo(f"  {label:<{width}} {full[key]:>7,}")
         if key == "excluded":
-            _echo_reasons(full["reasons"])
+            _echo_reasons(full["reasons"], width)
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")

@@ -81,6 +81,8 @@ def draw_review_curve(series: dict[str, Any], output: Path, title: str) -> Path:
         ConfigError: matplotlib is not installed (the ``plots`` extra), or an unknown suffix.
     """
     plt = pyplot(output, "the recall curve")
+    from matplotlib.ticker import MaxNLocator
+
     n, m, k = series["screened"], series["to_screen"], series["includes"]
     if series["total_known"]:
         sub = f"all {m:,} records screened: {k:,} includes"
@@ -101,6 +103,9 @@ def draw_review_curve(series: dict[str, Any], output: Path, title: str) -> Path:
         diag.set_gid("random")
         ax.set_xlim(0, max(m, 1))
         ax.set_ylim(0, max(k, 1) * 1.05)
+        # counts of records: whole-number ticks (2 includes would otherwise get 1.25, 1.75)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("records screened")
         ax.set_ylabel("includes found")
         ax.set_title(f"{title}\n{sub}")
