@@ -97,3 +97,30 @@ async def test_esc_goes_back_and_q_quits_as_the_footer_says(
         await pilot.press("q")
         await pilot.pause(0.1)
     assert app.return_code == 0 and not app.is_running
+
+
+async def test_f1_in_litsift_review_screen_lists_the_screening_keys_not_the_search_keys(
+    review_service: LitsiftService,
+) -> None:
+    """F1 while screening listed the search screen's keys first (``+ / y`` "Label keep", ``n``
+    "Edit note and tags", ...), the screening keys below the fold and keys 1-9 nowhere."""
+    from litsift.tui.screens import HelpScreen
+
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        rows = app.screen.rows
+        first = [(keys, desc) for keys, desc, where, _ in rows[:7]]
+        assert first[0] == ("i / y / +", "Include") and ("x / -", "Exclude") in first
+        assert ("1 … 9", "Exclude with the review's reason of that number") in first
+        where = {r[2] for r in rows}
+        assert where == {"screening", "anywhere"}, where  # nothing here searches
+        ids = {r[3] for r in rows}
+        assert {"focus_query", "label_keep", "screening"}.isdisjoint(ids) and "quit" in ids
+        await pilot.press("escape")
+        assert isinstance(app.screen, ScreeningScreen)
+        await pilot.press("x")  # and the keys still screen
+        screen = await wait_idle(pilot)
+        assert screen.session is not None and len(screen.session.decisions) == 3

@@ -175,17 +175,41 @@ class LitsiftApp(App[None]):
             ("screening", SCREENING_BINDINGS),
         ]
 
+    #: the search screen is the app's first screen (False in ``litsift review screen``'s app)
+    SEARCHES: ClassVar[bool] = True
+
+    def help_groups(self) -> list[BindingGroup]:
+        """The help's binding groups: on the screening screen its own keys come first (and
+        are, with quit and help, all there is in ``litsift review screen``, where nothing
+        searches); elsewhere every group in :meth:`binding_groups`' order."""
+        groups = self.binding_groups()
+        if not isinstance(self.screen, ScreeningScreen):
+            return groups
+        mine = [g for g in groups if g[0] == "screening"]
+        if not self.SEARCHES:
+            anywhere = [
+                b for b in self.BINDINGS if not (isinstance(b, Binding) and b.id == "screening")
+            ]
+            return [*mine, ("anywhere", anywhere)]
+        return [*mine, *(g for g in groups if g[0] != "screening")]
+
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            rows = help_rows(self, self.binding_groups(), self.config.keymap)
+        if isinstance(self.screen, HelpScreen):
+            return
+        rows = help_rows(self, self.help_groups(), self.config.keymap)
+        if isinstance(self.screen, ScreeningScreen):
+            at = max(i for i, row in enumerate(rows) if row[2] == "screening") + 1
+            rows.insert(
+                at, ("1 … 9", "Exclude with the review's reason of that number", "screening", "")
+            )
+        if self.SEARCHES:
             rows += [
                 ("↑ ↓ / PgUp PgDn", "Move in the results", "results", ""),
                 ("Enter", "Search now (query) / open the detail (results)", "query, results", ""),
                 ("Tab / shift+Tab", "Next / previous field", "anywhere", ""),
-                ("^p", "Command palette", "anywhere", ""),
-                ("^q", "Quit", "anywhere", ""),
             ]
-            self.push_screen(HelpScreen(rows))
+        rows.append(("^p", "Command palette", "anywhere", ""))  # ^q / q: the quit binding's row
+        self.push_screen(HelpScreen(rows))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -261,6 +285,8 @@ def create_screening_app(
     quit, Esc has nothing to go back to."""
 
     class ScreeningApp(LitsiftApp):
+        SEARCHES = False
+
         def get_default_screen(self) -> Screen[None]:
             return ScreeningScreen(service, review, dense=dense, stage=stage, reviewer=reviewer)
 
