@@ -51,6 +51,10 @@ def _first_papers(n: int) -> list[dict[str, str]]:
     return rows
 
 
+#: the module-scoped export and reference vectors (torch) are made once, on one worker
+pytestmark = pytest.mark.xdist_group("encoder_export")
+
+
 @pytest.fixture(scope="module")
 def papers() -> list[dict[str, str]]:
     return _first_papers(N_PAPERS)

@@ -191,6 +191,11 @@ def test_priors_come_from_the_seed_not_file_order() -> None:
     assert (again.perm == a.perm).all() and again.included == a.included
 
 
+#: the tests of one module-scoped ``eval screening`` run share a worker (else each of the two
+#: workers runs it, ~27 s each)
+ON_ONE_WORKER = pytest.mark.xdist_group("screening_json")
+
+
 @pytest.fixture(scope="module")
 def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
     """``litsift eval screening`` on the two smallest real sets, one seed, through the CLI."""
@@ -216,6 +221,7 @@ def screening_json(encoder) -> dict:  # type: ignore[no-untyped-def]
     return json.loads(out.stdout)
 
 
+@ON_ONE_WORKER
 def test_cli_json_shape(screening_json: dict) -> None:
     data = screening_json
     assert data["benchmark"] == "screening"
@@ -245,6 +251,7 @@ def test_cli_json_shape(screening_json: dict) -> None:
     assert atd_row["diff"] == pytest.approx(np.mean(ours) - np.mean(theirs))
 
 
+@ON_ONE_WORKER
 def test_learning_order_beats_random_on_real_sets(screening_json: dict) -> None:
     """Random order gives WSS@95 ≈ 0, RRF@10 ≈ 0.10 and ATD/M ≈ 0.5."""
     for name in SMALL_SETS:
@@ -253,6 +260,7 @@ def test_learning_order_beats_random_on_real_sets(screening_json: dict) -> None:
         assert row["ATD/M"]["mean"] < 0.35
 
 
+@ON_ONE_WORKER
 def test_litsift_reads_citations_only_where_the_set_has_references(screening_json: dict) -> None:
     """``litsift`` is the app's default order: on Donners (OpenAlex ``referenced_works``) the
     citation signal joins the fit and changes the order; on Antihistamines (no references)
@@ -277,6 +285,7 @@ def test_litsift_reads_citations_only_where_the_set_has_references(screening_jso
     assert note.startswith("litsift = tfidf+bge-0.7-nn0.3-lp0.3 + the citation signal")
 
 
+@ON_ONE_WORKER
 def test_stopping_rules_fire_on_a_real_set(screening_json: dict) -> None:
     row = screening_json["results"]["Donners_2021"]["litsift"]
     assert row["stop.consecutive.fired"]["mean"] == 1.0
