@@ -214,7 +214,7 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
 
     with _svc(tmp_path / "alice") as a:
         got = a.reviews.merge("don", [tmp_path / "bob.jsonl"])
-        assert got == {"added": 258, "known": 0, "unmatched": 0}
+        assert got == {"added": 258, "known": 0, "unmatched": 0, "bad": []}
         assert a.reviews.merge("don", [tmp_path / "bob.jsonl"])["added"] == 0  # idempotent
         found = a.reviews.conflicts("don")
         assert {c.doc_id for c in found} == flipped
@@ -254,6 +254,54 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
         anon.write_text(s.reviews.export_decisions("don"), encoding="utf-8")
     bad = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(anon)])
     assert bad.exit_code != 0 and "without a reviewer name" in bad.output
+
+
+def test_a_damaged_decisions_file_merges_its_good_rows_and_names_the_bad_lines(
+    tmp_path: Path,
+) -> None:
+    """A reviewer's exported file, damaged in transit (a line cut in two, a hand-edited
+    decision, a stray JSON list): every good row is merged, each bad one is named by its line;
+    a file whose header is gone, or with nothing to merge, is refused as a whole."""
+    with _svc(tmp_path / "bob") as b:
+        labels = truth(b)
+        b.reviews.create("don", [DONNERS], labels="none")
+        screen_all(b, "don", labels, reviewer="bob", limit=8)
+        lines = b.reviews.export_decisions("don").splitlines()
+    assert len(lines) == 1 + 8
+    damaged = [
+        *lines[:3],  # the header (line 1) and two decisions (lines 2-3)
+        lines[3][:40],  # line 4: a decision cut short
+        "",  # line 5: blank, ignored
+        lines[4].replace('"decision": "', '"decision": "perhaps-'),  # line 6: unknown decision
+        "[1, 2]",  # line 7: JSON, not a decision
+        *lines[5:],  # lines 8-11: four more decisions
+    ]
+    path = tmp_path / "bob.jsonl"
+    path.write_text("\n".join(damaged) + "\n", encoding="utf-8")
+    home = str(tmp_path / "alice")
+    with _svc(tmp_path / "alice") as a:
+        a.reviews.create("don", [DONNERS], labels="none")
+    got = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(path)])
+    assert got.exit_code == 0, got.output
+    assert "merged 6 decisions (0 already here, 0 of records not in the review, 3 rows" in (
+        got.stdout
+    )
+    skipped = [ln.strip() for ln in got.stderr.splitlines()]
+    assert [ln.split(": ", 2)[1] for ln in skipped] == ["line 4", "line 6", "line 7"], skipped
+    assert "not JSON" in skipped[0] and "'perhaps-" in skipped[1] and "a JSON list" in skipped[2]
+    with _svc(tmp_path / "alice") as a:
+        bobs = [d for d in a.reviews.export_decisions("don").splitlines()[1:] if '"bob"' in d]
+        assert len(bobs) == 6
+    headless = tmp_path / "headless.jsonl"
+    headless.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
+    refused = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(headless)])
+    assert refused.exit_code == 1 and "line 1 is not its header" in refused.output
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(lines[0] + "\n" + "{oops\n" * 3, encoding="utf-8")
+    nothing = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(broken)])
+    assert nothing.exit_code == 1 and "nothing merged" in nothing.output
+    assert "line 2: not JSON" in nothing.output and "2 more rows" in nothing.output
+    assert "Traceback" not in got.output + refused.output + nothing.output
 
 
 # --- 4. PRISMA 2020 flow diagram --------------------------------------------------------------

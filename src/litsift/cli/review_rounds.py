@@ -178,11 +178,17 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...]) -> None
     with open_service(ctx.obj["home"]) as svc:
         got = svc.reviews.merge(name, list(files))
         left = len(svc.reviews.conflicts(name)) + len(svc.reviews.conflicts(name, "fulltext"))
+    bad = got["bad"]
+    skipped = f", {len(bad):,} rows not decisions (skipped)" if bad else ""
     click.echo(
         f"merged {got['added']:,} decisions ({got['known']:,} already here, "
-        f"{got['unmatched']:,} of records not in the review); {left:,} conflicts: "
+        f"{got['unmatched']:,} of records not in the review{skipped}); {left:,} conflicts: "
         f"litsift review conflicts {for_terminal(name)}"
     )
+    for why in bad[:20]:
+        click.echo(f"  skipped {for_terminal(why, keep_newlines=False)}", err=True)
+    if len(bad) > 20:
+        click.echo(f"  ... and {len(bad) - 20:,} more", err=True)
 
 
 @click.command("conflicts")

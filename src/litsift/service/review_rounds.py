@@ -145,18 +145,20 @@ class ReviewRounds:
                 ))  # fmt: skip
         return "\n".join(lines) + "\n"
 
-    def merge(self, name: str, paths: Sequence[Path]) -> dict[str, int]:
+    def merge(self, name: str, paths: Sequence[Path]) -> dict[str, Any]:
         """Merge other reviewers' decisions files into the review (no server: each reviewer
         screens in their own litsift, exports, and one merges). A record is matched by its id,
         else its DOI; a decision of the unnamed reviewer is refused (it would mix with this
-        litsift's own); merging a file twice adds nothing.
+        litsift's own); merging a file twice adds nothing. A row that is not a decision (not
+        JSON, no reviewer name, an unknown stage or decision) is reported with its line and
+        skipped; the file's other rows are merged.
 
         Returns:
-            ``{"added": n, "known": n, "unmatched": n}``.
+            ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...]}``.
 
         Raises:
-            ReviewError: no such review, a file that is no decisions file, or a decision
-                without a reviewer name.
+            ReviewError: no such review, a file that is no decisions file, or files with no
+                decision to merge at all (e.g. every row without a reviewer name).
         """
         from litsift.store.review_stages import STAGES, DecisionRow, merge_rows
         from litsift.store.reviews import DECISIONS
@@ -170,29 +172,41 @@ class ReviewRounds:
         }
         per_stage: dict[str, list[DecisionRow]] = {s: [] for s in STAGES}
         unmatched = 0
+        bad: list[str] = []
+        anonymous = 0
         for path in paths:
-            for n, item in enumerate(_read_decisions(Path(path)), start=2):
-                where = f"{path}:{n}"
+            items, skipped = _read_decisions(Path(path))
+            for n, item in items:
                 if not item.get("reviewer"):
-                    raise ReviewError(
-                        f"{where}: a decision without a reviewer name",
-                        "screen with litsift review screen NAME --reviewer YOU, then export",
-                    )
-                if item.get("stage") not in STAGES or item.get("decision") not in DECISIONS:
-                    raise ReviewError(f"{where}: unknown stage or decision", "export it again")
+                    anonymous += 1
+                    skipped.append((n, "a decision without a reviewer name"))
+                    continue
+                stage, decision = item.get("stage"), item.get("decision")
+                if stage not in STAGES or decision not in DECISIONS:
+                    skipped.append((n, f"unknown stage {stage!r} or decision {decision!r}"))
+                    continue
                 doc = item.get("doc_id") if item.get("doc_id") in docs else None
                 doc = doc or by_doi.get(str(item.get("doi") or ""))
                 if doc is None:
                     unmatched += 1
                     continue
-                per_stage[str(item["stage"])].append(
-                    DecisionRow(0, doc, str(item["decision"]), str(item.get("source") or "user"),
+                per_stage[str(stage)].append(
+                    DecisionRow(0, doc, str(decision), str(item.get("source") or "user"),
                                 str(item["reviewer"]), str(item.get("reason") or ""),
                                 str(item.get("decided_at") or ""))
                 )  # fmt: skip
-        added = sum(merge_rows(store, name, rows, s) for s, rows in per_stage.items() if rows)
+            bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
         total = sum(len(rows) for rows in per_stage.values())
-        return {"added": added, "known": total - added, "unmatched": unmatched}
+        if bad and not total and not unmatched:
+            more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
+            hint = (
+                "screen with litsift review screen NAME --reviewer YOU, then export"
+                if anonymous
+                else "export it again: litsift review export NAME --format decisions"
+            )
+            raise ReviewError(f"nothing merged: {bad[0]}{more}", hint)
+        added = sum(merge_rows(store, name, rows, s) for s, rows in per_stage.items() if rows)
+        return {"added": added, "known": total - added, "unmatched": unmatched, "bad": bad}
 
     # -- two reviewers ---------------------------------------------------------------------
     def reviewers(self, name: str, stage: str = "tiab") -> list[str]:
@@ -331,18 +345,39 @@ def _check_stage(stage: str) -> None:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
 
 
-def _read_decisions(path: Path) -> list[dict[str, Any]]:
-    """The decisions of a file :meth:`ReviewRounds.export_decisions` wrote."""
+def _read_decisions(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
+    """The decisions of a file :meth:`ReviewRounds.export_decisions` wrote, each with its line
+    number, and ``(line, why)`` for each row that is not one (the others are kept).
+
+    Raises:
+        ReviewError: the file cannot be read, or its first row is not the decisions header.
+    """
     hint = "give a file of litsift review export NAME --format decisions"
     try:
-        lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]
-        head = json.loads(lines[0]) if lines else {}
-        items = [json.loads(ln) for ln in lines[1:]]
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise ReviewError(f"{path}: cannot be read as a decisions file ({err})", hint) from err
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReviewError(f"{path}: cannot be read ({err})", hint) from err
+    rows = [(n, ln) for n, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
+    try:
+        head = json.loads(rows[0][1]) if rows else None
+    except ValueError:
+        head = None
     if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
-        raise ReviewError(f"{path}: not a litsift decisions file", hint)
-    return [i for i in items if isinstance(i, dict)]
+        where = f" (line {rows[0][0]} is not its header)" if rows else " (the file is empty)"
+        raise ReviewError(f"{path}: not a litsift decisions file{where}", hint)
+    items: list[tuple[int, dict[str, Any]]] = []
+    bad: list[tuple[int, str]] = []
+    for n, line in rows[1:]:
+        try:
+            item = json.loads(line)
+        except ValueError as err:
+            bad.append((n, f"not JSON ({getattr(err, 'msg', err)})"))
+            continue
+        if isinstance(item, dict):
+            items.append((n, item))
+        else:
+            bad.append((n, f"not a decision (a JSON {type(item).__name__})"))
+    return items, bad
 
 
 _CSV_COLUMNS = (
