@@ -124,3 +124,32 @@ async def test_f1_in_litsift_review_screen_lists_the_screening_keys_not_the_sear
         await pilot.press("x")  # and the keys still screen
         screen = await wait_idle(pilot)
         assert screen.session is not None and len(screen.session.decisions) == 3
+
+
+async def test_a_finished_stage_says_what_comes_next(tmp_path: Path) -> None:
+    """Done at title/abstract, the screen pointed at exporting that stage; done at full text
+    it said the same (exporting the title/abstract stage). Now each stage names its next step:
+    the full text after title/abstract, the included studies and the PRISMA diagram after it."""
+    from textual.widgets import Static
+
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("donners", [DONNERS])  # every published decision as a prior
+        app = create_screening_app(svc, "donners", dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            shown = str(screen.query_one("#screening-record", Static).render())
+            assert "Every record has a decision at title/abstract." in shown
+            assert "litsift review screen donners --stage fulltext" in shown
+        full = svc.reviews.open("donners", "fulltext")
+        while full.current_paper() is not None:  # the 15 includes, decided at full text
+            full.decide("include")
+        app = create_screening_app(svc, "donners", dense=False, stage="fulltext")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            shown = str(screen.query_one("#screening-record", Static).render())
+            assert "Every report has a decision at full text." in shown
+            assert "export donners --stage fulltext --format ris --which include" in shown
+            assert "litsift review prisma donners -o prisma.svg" in shown
+    blind = ScreeningScreen(svc, "my review", reviewer="bob")  # quoted for the shell
+    said = "".join(p if isinstance(p, str) else p[0] for p in blind.done_lines())
+    assert "export 'my review' --format decisions --reviewer bob -o bob.jsonl" in said

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -230,21 +231,38 @@ class ScreeningScreen(Screen[None]):
     # -- showing ----------------------------------------------------------------------------
     _shown: str | None = None
 
+    def done_lines(self) -> list[Part]:
+        """What to do once every record of the stage has a decision: the next stage, the
+        export of this stage's includes (or, screening blind, of this reviewer's decisions for
+        ``review merge``) and the PRISMA diagram -- each a command to paste."""
+        name = shlex.quote(self.review)
+        if self.reviewer:
+            who = shlex.quote(self.reviewer)
+            return [
+                (f"Every record has your decision, {self.reviewer}.", "bold"),
+                "\nFor the one who merges: litsift review export "
+                f"{name} --format decisions --reviewer {who} -o {who}.jsonl",
+            ]
+        if self.stage == "tiab":
+            return [
+                ("Every record has a decision at title/abstract.", "bold"),
+                f"\nNext, the full text: litsift review screen {name} --stage fulltext",
+                f"\nThe includes so far: litsift review export {name} --format ris --which include",
+            ]
+        return [
+            ("Every report has a decision at full text.", "bold"),
+            "\nThe included studies: litsift review export "
+            f"{name} --stage fulltext --format ris --which include",
+            f"\nThe PRISMA 2020 diagram: litsift review prisma {name} -o prisma.svg",
+        ]
+
     def show_record(self) -> None:
         """The current record: title, year · venue, abstract, note; keywords highlighted."""
         paper = None if self.session is None else self.session.current_paper()
         box = self.query_one("#screening-record", Static)
         if paper is None or self.session is None:
             self._shown = None
-            name = self.review
-            box.update(
-                safe_content(
-                    [
-                        ("Every record has a decision.", "bold"),
-                        f"\nExport them: litsift review export {name} --format ris",
-                    ]
-                )
-            )
+            box.update(safe_content(self.done_lines()))
             return
         self._shown = paper.id
         k, t = self._keywords, self._terms
