@@ -282,7 +282,7 @@ def test_a_damaged_decisions_file_merges_its_good_rows_and_names_the_bad_lines(
     with _svc(tmp_path / "alice") as a:
         a.reviews.create("don", [DONNERS], labels="none")
     got = CliRunner().invoke(main, ["--home", home, "review", "merge", "don", str(path)])
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == 1, got.output  # as ingest: the good rows kept, the status says
     assert "merged 6 decisions (0 already here, 0 of records not in the review, 3 rows" in (
         got.stdout
     )

@@ -189,6 +189,8 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...]) -> None
         click.echo(f"  skipped {for_terminal(why, keep_newlines=False)}", err=True)
     if len(bad) > 20:
         click.echo(f"  ... and {len(bad) - 20:,} more", err=True)
+    if bad:  # as litsift ingest: the good rows are kept, the exit status says some were not
+        ctx.exit(1)
 
 
 @click.command("conflicts")
