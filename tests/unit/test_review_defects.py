@@ -225,3 +225,40 @@ def test_eval_screening_embeds_a_set_once_through_the_shared_cache(
     assert cache is not None
     _, found = cache.get(encoder.cache_key, texts, encoder.dim)
     assert found.all(), f"{int((~found).sum())} of {len(texts)} texts not cached"
+
+
+def test_review_delete_asks_before_it_drops_a_reviews_decisions(tmp_path: Path) -> None:
+    """`review delete` dropped a review and every decision in it at once, asking nothing: one
+    wrong word in the shell lost the screening. Now a review with decisions goes only on y (or
+    --yes); no answer (end of input) keeps it; a review without decisions goes at once."""
+    _needs_donners()
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)) as s:
+        s.reviews.create("don", [DONNERS], labels=2)  # 2 included + 2 excluded: 4 decided
+        s.reviews.create("empty", [DONNERS], labels="none")
+        s.reviews.create("scripted", [DONNERS], labels=2)
+        session = s.reviews.open("don")
+        session.decide("exclude")
+    runner = CliRunner()
+
+    def delete(*args: str, answer: str | None) -> tuple[int, str]:
+        got = runner.invoke(main, ["--home", str(home), "review", "delete", *args], input=answer)
+        return got.exit_code, got.output
+
+    def names() -> set[str]:
+        with LitsiftService(get_paths(home)) as s:
+            return {r.name for r in s.reviews.all()}
+
+    for answer in ("n\n", "\n", ""):  # no, the default, and no answer at all
+        code, said = delete("don", answer=answer)
+        assert code == 1 and "not deleted: review don with 5 of 258 records decided" in said
+        assert "litsift review delete don --yes" in said and "Traceback" not in said
+        assert names() == {"don", "empty", "scripted"}
+    assert delete("scripted", "--yes", answer=None) == (0, "deleted review scripted\n")
+    with LitsiftService(get_paths(home)) as s:  # kept means kept: the decisions are all there
+        assert s.reviews.info("don").decided == 5
+    assert delete("empty", answer=None) == (0, "deleted review empty\n")  # nothing to lose
+    code, said = delete("don", answer="y\n")
+    assert code == 0 and said.rstrip().endswith("deleted review don") and names() == set()
+    code, said = delete("don", "--yes", answer=None)
+    assert code == 1 and "no review named 'don'" in said

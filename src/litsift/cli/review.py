@@ -226,18 +226,41 @@ def review_export(
 
 @review_group.command("delete")
 @click.argument("name")
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking (for scripts).")
 @click.pass_context
 @reports_errors
-def review_delete(ctx: click.Context, name: str) -> None:
-    """Drop review NAME and its decisions (its papers stay in the store).
+def review_delete(ctx: click.Context, name: str, yes: bool) -> None:
+    """Drop review NAME and its decisions (its papers stay in the store). A review with
+    decisions is deleted only once you answer y (or with --yes): its decisions cannot be
+    brought back.
 
     \b
-    Example:
+    Examples:
       litsift review delete statins
+      litsift review export statins --format decisions -o statins.jsonl && \
+        litsift review delete statins --yes
     """
+    from litsift.errors import ReviewError
+
     with open_service(ctx.obj["home"]) as svc:
+        info = svc.reviews.info(name)  # an unknown name is an error before any question
+        shown = for_terminal(name, keep_newlines=False)
+        if info.decided and not yes:
+            what = f"review {shown} with {info.decided:,} of {info.records:,} records decided"
+            try:
+                sure = click.confirm(
+                    f"Delete {what}? They cannot be brought back", default=False, err=True
+                )
+            except click.Abort:  # no answer (end of input): nothing is deleted
+                sure = False
+            if not sure:
+                raise ReviewError(
+                    f"not deleted: {what}",
+                    f"keep a copy first: litsift review export {name} --format decisions -o "
+                    f"{name}.jsonl; then litsift review delete {name} --yes",
+                )
         svc.reviews.delete(name)
-    click.echo(f"deleted review {for_terminal(name)}")
+    click.echo(f"deleted review {shown}")
 
 
 @review_group.command("screen")
