@@ -160,7 +160,8 @@ def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
     """A real review (Donners 2021, 258 records with references) screened in the terminal: the
     records are embedded in the background and the next retraining runs the default order
     (TF-IDF, bge's vectors, the nearest include, the label-spreading graph, the citation
-    signal); the decisions typed are stored; ``q`` returns to the shell."""
+    signal); the decisions typed are stored; F1 lists this screen's keys; ``q`` returns to the
+    shell."""
     from litsift.review.learner import DEFAULT_ORDER
 
     donners = SHARED_DATA / "eval" / "screening" / "Donners_2021.jsonl.gz"
@@ -177,6 +178,11 @@ def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
         timeout=180,
     )
     assert re.search(r"screened \d+ of 258", screen), screen
+    t.keys("F1")  # the keys of this screen, not the search screen's
+    helped = t.wait_for(r"Exclude with the review's reason", timeout=10)
+    assert "i / y / +" in helped and "Label keep" not in helped, helped
+    t.keys("Escape")
+    t.wait_for(lambda s: "Exclude with the review's reason" not in s, timeout=10)
     t.keys("q")
     t.wait_exit(10)
     assert t.exit_status() == 0

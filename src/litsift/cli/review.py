@@ -237,8 +237,8 @@ def review_delete(ctx: click.Context, name: str, yes: bool) -> None:
     \b
     Examples:
       litsift review delete statins
-      litsift review export statins --format decisions -o statins.jsonl && \
-        litsift review delete statins --yes
+      litsift review export statins --format decisions -o statins.jsonl
+      litsift review delete statins --yes
     """
     from litsift.errors import ReviewError
 
