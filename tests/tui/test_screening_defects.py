@@ -153,3 +153,6 @@ async def test_a_finished_stage_says_what_comes_next(tmp_path: Path) -> None:
     blind = ScreeningScreen(svc, "my review", reviewer="bob")  # quoted for the shell
     said = "".join(p if isinstance(p, str) else p[0] for p in blind.done_lines())
     assert "export 'my review' --format decisions --reviewer bob -o bob.jsonl" in said
+    two = ScreeningScreen(svc, "r", reviewer="bo b")
+    said = "".join(p if isinstance(p, str) else p[0] for p in two.done_lines())
+    assert "--reviewer 'bo b' -o 'bo b.jsonl'" in said

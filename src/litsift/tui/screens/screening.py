@@ -237,11 +237,11 @@ class ScreeningScreen(Screen[None]):
         ``review merge``) and the PRISMA diagram -- each a command to paste."""
         name = shlex.quote(self.review)
         if self.reviewer:
-            who = shlex.quote(self.reviewer)
+            who, out = shlex.quote(self.reviewer), shlex.quote(f"{self.reviewer}.jsonl")
             return [
                 (f"Every record has your decision, {self.reviewer}.", "bold"),
                 "\nFor the one who merges: litsift review export "
-                f"{name} --format decisions --reviewer {who} -o {who}.jsonl",
+                f"{name} --format decisions --reviewer {who} -o {out}",
             ]
         if self.stage == "tiab":
             return [
