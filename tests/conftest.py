@@ -68,6 +68,8 @@ def scifact_slice(
 #: fixture, is in the ``index`` tier)
 SESSION_INDEX_FIXTURES = frozenset({"built_home", "service"})
 TIERS = ("core", "encoder", "index", "tui", "terminal")
+#: the passage-vector cache directory the xdist controller made for this run
+_EMBED_CACHE_MADE = pytest.StashKey[str]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,16 +77,28 @@ def pytest_configure(config: pytest.Config) -> None:
     share before it starts them: the ONNX export of the default encoder (two workers exporting
     into the same models directory at once would remove each other's temporary directories)
     and one passage-vector cache directory (SQLite in WAL mode, safe across processes), so a
-    text embedded by one worker is a cache hit for the other."""
+    text embedded by one worker is a cache hit for the other. The controller removes that
+    directory at the end (``pytest_unconfigure``): left behind, each run kept ~160 MB in /tmp."""
     import os
     import tempfile
 
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         if not os.environ.get("LITSIFT_TEST_EMBED_CACHE"):
-            os.environ["LITSIFT_TEST_EMBED_CACHE"] = tempfile.mkdtemp(prefix="litsift-embed-")
+            made = tempfile.mkdtemp(prefix="litsift-embed-")
+            os.environ["LITSIFT_TEST_EMBED_CACHE"] = made
+            config.stash[_EMBED_CACHE_MADE] = made
         from litsift.models_onnx import load_encoder
 
         load_encoder()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the passage-vector cache directory this run made (not one given by the caller)."""
+    import shutil
+
+    made = config.stash.get(_EMBED_CACHE_MADE, None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the xdist_group marks
