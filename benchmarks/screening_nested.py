@@ -15,15 +15,18 @@ Usage (from the repository root, ../shared/data beside it; ASReview in its own v
     LITSIFT_ASREVIEW_PYTHON=/path/to/venv-asreview/bin/python \\
         python benchmarks/screening_nested.py --seeds 5 --jobs 2 \\
         --runs nested-runs.jsonl --json nested.json --markdown nested.md \\
-        [--encoders bge-small-en-v1.5-int8]
+        [--encoders bge-small-en-v1.5-int8] [--criteria benchmarks/screening_criteria.json]
 
 With ``--encoders``, :data:`ENCODER_CANDIDATES` also run with each named encoder's vectors
 (the dense block and the nearest include), as candidates ``MODEL:candidate`` of the same
 selection; each review's texts are embedded once per encoder through the embedding cache.
 Every finished (system, review, seed) is appended to ``--runs`` at once, so an interrupted
 run resumes where it stopped. Orders that differ only in the citation weight share their runs
-on reviews without references (the signal is off there). It prints tables and asserts
-nothing.
+on reviews without references (the signal is off there), and orders that differ only in the
+criteria weight on reviews without criteria. With ``--criteria`` (each review's question,
+as a reviewer gives it to ``review new --criteria``), the label-spreading candidates also run
+with the criteria column (:data:`CRITERIA_WEIGHTS`); ASReview reads no criteria.
+It prints tables and asserts nothing.
 """
 
 from __future__ import annotations
@@ -169,8 +172,23 @@ ENCODER_ONLY_CANDIDATES: tuple[OrderSpec, ...] = tuple(
     )
     for w in (0.15, 0.3)
 )
+#: With ``--criteria``: the label-spreading bge candidates again with the criteria column
+#: (:func:`litsift.review.columns.criteria_column`) at these weights, ``...+critW``.
+CRITERIA_WEIGHTS = (0.25, 0.5)
 #: The encoder of each candidate that is not the default one (filled by ``--encoders``).
 ENCODER_OF: dict[str, str] = {}
+#: ``{set: criteria text}`` (``--criteria``), read by candidates with a criteria column.
+CRITERIA: dict[str, str] = {}
+
+
+def add_criteria_candidates() -> None:
+    """Each label-spreading candidate of an encoder (``MODEL:...+lpW``) again with the
+    criteria column at each of :data:`CRITERIA_WEIGHTS` (``MODEL:...+lpW+critV``)."""
+    for cand in [c for c in CANDIDATES if c in ENCODER_OF and "+lp" in c]:
+        for w in CRITERIA_WEIGHTS:
+            name = f"{cand}+crit{w}"
+            CANDIDATES[name] = replace(CANDIDATES[cand], name=name, criteria_weight=w)
+            ENCODER_OF[name] = ENCODER_OF[cand]
 
 
 def add_encoder_candidates(model_id: str) -> None:
@@ -182,9 +200,18 @@ def add_encoder_candidates(model_id: str) -> None:
         ENCODER_OF[f"{model_id}:{spec.name}"] = model_id
 
 
-def _text_key(spec: OrderSpec, encoder: str | None = None) -> str:
-    """What a spec computes on a review without references (citation weight irrelevant)."""
-    d = asdict(replace(spec, name="", citation_weight=0.0))
+def _key_on(spec: OrderSpec, review: ReviewSet, encoder: str | None) -> str | None:
+    """What a spec computes on ``review`` when another spec may compute the same: without
+    references the citation weight does not count, without criteria the criteria weight;
+    None when nothing is dropped (the spec's runs are its own)."""
+    drop: dict[str, Any] = {}
+    if not review.references:
+        drop["citation_weight"] = 0.0
+    if not CRITERIA.get(review.name, "").strip():
+        drop["criteria_weight"] = 0.0
+    if not drop:
+        return None
+    d = asdict(replace(spec, name="", **drop))
     return json.dumps({**d, "encoder": encoder}, sort_keys=True)
 
 
@@ -195,9 +222,11 @@ def _run_unit(
     seeds: Sequence[int],
     python: str | None,
     encoder: str | None = None,
+    criteria: str = "",
 ) -> list[dict[str, Any]]:
     """Simulate ``system`` on one review for ``seeds`` (one process-pool task); ``encoder``:
-    the model id whose vectors the order reads (None: the default encoder)."""
+    the model id whose vectors the order reads (None: the default encoder); ``criteria``:
+    the review's criteria text (read when the spec has a criteria column)."""
     from litsift.eval.screening import cached_encoder
     from litsift.graph.signal import SignalFeatures
     from litsift.graph.snowball import set_graph
@@ -210,13 +239,17 @@ def _run_unit(
     if spec is not None:
         tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
         model = None if encoder is None else load_encoder(encoder)
-        dense = cached_encoder(model).encode_passages(review.texts) if spec.needs_dense else None
+        home = cached_encoder(model)
+        dense = home.encode_passages(review.texts) if spec.needs_dense else None
+        query = None
+        if spec.criteria_weight and criteria.strip() and dense is not None:
+            query = home.encode_queries([criteria])[0]
         signal = None
         if review.references and spec.citation_weight != 0:
             signal = SignalFeatures(
                 set_graph(review.openalex_ids, review.references), list(range(review.labels.size))
             )
-        order = LearningOrder.from_blocks(spec, tfidf, dense, signal)
+        order = LearningOrder.from_blocks(spec, tfidf, dense, signal, query)
     out = []
     for seed in seeds:
         run = run_once(review, system, seed, order, python)
@@ -258,8 +291,8 @@ def _plan(
         name = review.name
         first_of_key: dict[str, str] = {}
         for cand, spec in CANDIDATES.items():
-            if not review.references:
-                key = _text_key(spec, ENCODER_OF.get(cand))
+            key = _key_on(spec, review, ENCODER_OF.get(cand))
+            if key is not None:
                 if key in first_of_key:
                     alias[(cand, name)] = first_of_key[key]
                     continue
@@ -444,9 +477,21 @@ def main() -> None:
         help="comma list of other encoders' model ids (e.g. bge-small-en-v1.5-int8, the "
         "[bge] extra): ENCODER_CANDIDATES run again with their vectors",
     )
+    ap.add_argument(
+        "--criteria",
+        type=Path,
+        default=None,
+        help="a JSON file {SET: criteria} (benchmarks/screening_criteria.json): the "
+        "label-spreading candidates of --encoders also run with the criteria column",
+    )
     args = ap.parse_args()
     for model_id in filter(None, args.encoders.split(",")):
         add_encoder_candidates(model_id)
+    if args.criteria is not None:
+        from litsift.review.data import load_criteria
+
+        CRITERIA.update(load_criteria(args.criteria))
+        add_criteria_candidates()
     data = args.data or shared_data_dir()
     names = args.sets.split(",") if args.sets else None
     paths = {p.name.removesuffix(".jsonl.gz"): p for p in find_sets(data, names)}
@@ -461,7 +506,16 @@ def main() -> None:
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool, args.runs.open("a") as sink:
         futures = [
-            pool.submit(_run_unit, p, system, spec, seeds, python, ENCODER_OF.get(system))
+            pool.submit(
+                _run_unit,
+                p,
+                system,
+                spec,
+                seeds,
+                python,
+                ENCODER_OF.get(system),
+                CRITERIA.get(Path(p).name.removesuffix(".jsonl.gz"), ""),
+            )
             for p, system, spec, seeds in units
         ]
         for i, fut in enumerate(as_completed(futures), 1):

@@ -21,6 +21,8 @@ from tests.conftest import EVAL_DIR
 
 SCREENING = EVAL_DIR / "screening"
 SMALL_SETS = ["Donners_2021", "Cohen_2006_Antihistamines"]
+#: the 12 shared reviews' questions (their published titles), for ``eval screening --criteria``
+CRITERIA_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "screening_criteria.json"
 
 
 # --- measures on hand-checkable sequences -------------------------------------------------
@@ -293,6 +295,55 @@ def test_stopping_rules_fire_on_a_real_set(screening_json: dict) -> None:
     # the statistical rule certifies 95 % recall; here it keeps it
     assert row["stop.hypergeometric.recall"]["mean"] >= 0.95
     assert row["stop.hypergeometric.screened"]["mean"] < 1.0
+
+
+@ON_ONE_WORKER
+def test_eval_screening_reads_the_reviews_criteria(screening_json: dict) -> None:
+    """``--criteria`` with the shipped file of the 12 reviews' titles: on Antihistamines the
+    app's order reads its criteria as a column (a note says so, and the screening order
+    changes from the run without criteria); the other sets of the file are not run, so they
+    are ignored."""
+    from litsift.cli.root import main
+
+    name = "Cohen_2006_Antihistamines"
+    out = CliRunner().invoke(
+        main,
+        ["eval", "screening", "--data", str(EVAL_DIR.parent), "--sets", name, "--seeds", "1",
+         "--systems", "litsift", "--criteria", str(CRITERIA_FILE), "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    (note,) = [n for n in data["notes"] if n.startswith("review criteria given")]
+    assert f"1 set(s) ({name})" in note and "asreview" in note
+    assert data["curves"][name]["litsift"] != screening_json["curves"][name]["litsift"]
+
+
+def test_a_bad_criteria_file_is_a_clear_error(tmp_path: Path) -> None:
+    """Not JSON, not an object, a set without text, a set name no file has: each is an
+    EvalError naming the file or the set, raised before any simulation."""
+    from litsift.eval.screening import run_screening
+    from litsift.review.data import load_criteria
+
+    shipped = load_criteria(CRITERIA_FILE)
+    assert len(shipped) == 12 and set(shipped) == {
+        p.name.removesuffix(".jsonl.gz") for p in find_sets(EVAL_DIR)
+    }
+    assert all(len(text.split()) >= 3 for text in shipped.values())
+    bad = tmp_path / "c.json"
+    for text, match in [
+        ("{not json", "is not JSON"),
+        ('["Donners_2021"]', "holds a list, not an object"),
+        ('{"Donners_2021": {"source": "x"}}', "set 'Donners_2021' has no criteria text"),
+    ]:
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(EvalError, match=match):
+            load_criteria(bad)
+    with pytest.raises(EvalError, match="cannot read criteria file"):
+        load_criteria(tmp_path / "missing.json")
+    with pytest.raises(EvalError, match=r"unknown set.*Donners_2012") as err:
+        run_screening(EVAL_DIR, ["Donners_2021"], 1, ["tfidf-svm"],
+                      criteria={"Donners_2012": "emicizumab"})  # fmt: skip
+    assert "Donners_2021" in err.value.hint
 
 
 def test_unknown_system_is_a_clear_error() -> None:

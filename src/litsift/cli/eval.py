@@ -94,6 +94,15 @@ from litsift.cli.common import progress_bar, reports_errors
     help="screening: draw each set's recall curves to DIR/SET.svg, .png and .json "
     '(needs matplotlib: pip install "litsift[plots]").',
 )
+@click.option(
+    "--criteria",
+    "criteria_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="screening: a JSON file {SET: the review's question or criteria} that litsift's "
+    "order reads, as a reviewer gives them to review new --criteria (ASReview does not); "
+    "benchmarks/screening_criteria.json has the 12 shared reviews' titles.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every system's measures as JSON.")
 @click.pass_context
 @reports_errors
@@ -116,6 +125,7 @@ def eval_cmd(
     use_llm: bool,
     engine: str | None,
     plot_dir: Path | None,
+    criteria_file: Path | None,
     as_json: bool,
 ) -> None:
     """Evaluate ranking on BENCHMARK with its paper's protocol (never touches your store).
@@ -131,6 +141,7 @@ def eval_cmd(
       litsift eval datafinder --half heldout --systems bm25,dense,hybrid
       litsift eval screening --seeds 5 --systems litsift,litsift-text --json
       litsift eval screening --sets Donners_2021 --seeds 2 --plot curves/
+      litsift eval screening --criteria benchmarks/screening_criteria.json
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
@@ -141,8 +152,10 @@ def eval_cmd(
         return
     if plot_dir is not None and benchmark != "screening":
         raise click.UsageError("--plot draws the recall curves of eval screening only")
+    if criteria_file is not None and benchmark != "screening":
+        raise click.UsageError("--criteria gives the reviews' criteria to eval screening only")
     if benchmark == "screening":
-        _screening(data_dir, sets, seeds, systems, as_json, plot_dir)
+        _screening(data_dir, sets, seeds, systems, as_json, plot_dir, criteria_file)
         return
     if benchmark == "snowball":
         _snowball(data_dir, sets, seeds, systems, as_json)
@@ -178,9 +191,13 @@ def _screening(
     systems: str | None,
     as_json: bool,
     plot_dir: Path | None = None,
+    criteria_file: Path | None = None,
 ) -> None:
     from litsift.eval import screening
     from litsift.eval.cli_support import default_data_dir, split_list
+    from litsift.review.data import load_criteria
+
+    criteria = load_criteria(criteria_file) if criteria_file is not None else None
 
     if plot_dir is not None:  # matplotlib is there before the simulations start
         from litsift.review.prisma_diagram import pyplot
@@ -194,6 +211,7 @@ def _screening(
             seeds,
             split_list(systems),
             progress=bar,
+            criteria=criteria,
         )
     data = screening.report_to_json(report)
     if plot_dir is not None:

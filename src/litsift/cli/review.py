@@ -59,7 +59,12 @@ def review_group() -> None:
     help="A search export (RIS, nbib, CSV, BibTeX, ... or a labelled screening set .jsonl.gz); "
     "repeatable.",
 )
-@click.option("--criteria", default="", help="Inclusion criteria as text, or @FILE.")
+@click.option(
+    "--criteria",
+    default="",
+    help="The review question or inclusion criteria, as text or @FILE: they order the records "
+    "before the first decision and, with the [bge] extra, stay a column of the learning order.",
+)
 @click.option("--keywords", default="", help="Comma list of words highlighted while screening.")
 @click.option(
     "--reasons",

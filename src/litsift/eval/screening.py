@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,7 @@ from litsift.eval.measures import paired_test
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import set_graph
 from litsift.review.columns import CITATION_MIN_INCLUDED, CITATION_WEIGHT
-from litsift.review.data import ReviewSet, find_sets, load_review_set
+from litsift.review.data import ReviewSet, criteria_of_sets, find_sets, load_review_set
 from litsift.review.learner import (
     DEFAULT_ORDER,
     ORDERS,
@@ -106,6 +106,10 @@ def cached_encoder(encoder: Encoder | None = None) -> Encoder:
     return encoder
 
 
+#: What the report says of the criteria given (``--criteria``).
+CRITERIA_NOTE = "orders with a criteria column fit on it; asreview and the others do not"
+
+
 def all_systems() -> list[str]:
     """Names ``--systems`` accepts."""
     return [LITSIFT, LITSIFT_TEXT, ASREVIEW, *ORDERS]
@@ -129,6 +133,7 @@ def run_screening(
     systems: Sequence[str] | None = None,
     progress: ScreeningProgress | None = None,
     encoder: Encoder | None = None,
+    criteria: Mapping[str, str] | None = None,
 ) -> ScreeningReport:
     """Simulate each system on each set with seeds ``0 … seeds-1``.
 
@@ -141,9 +146,12 @@ def run_screening(
         progress: ``progress(stage, done, total)`` per finished run.
         encoder: an already-loaded encoder for the dense vectors (default
             :func:`litsift.models_onnx.load_encoder`; the passage cache applies).
+        criteria: ``{set name: its review question}`` (``review new --criteria``), read
+            by orders with a criteria column (``OrderSpec.criteria_weight``), not ASReview.
 
     Raises:
-        EvalError: unknown set or system, unreadable set, asreview asked for but missing.
+        EvalError: unknown set or system, unreadable set, asreview asked for but missing,
+            criteria for a set the data dir does not have.
     """
     start = time.perf_counter()
     chosen, explicit = _check_systems(systems)
@@ -158,6 +166,7 @@ def run_screening(
         chosen.remove(ASREVIEW)
         notes.append("asreview not installed: system skipped (pip install 'litsift[benchmark]')")
     paths = find_sets(data_dir, sets)
+    criteria = criteria_of_sets(criteria or {}, data_dir, paths)
     runs: list[SimulationRun] = []
     counts: dict[str, int] = {}
     included: dict[str, int] = {}
@@ -171,9 +180,12 @@ def run_screening(
             with_refs.append(review.name)
         counts[review.name] = int(review.labels.size)
         included[review.name] = int(review.labels.sum())
-        runs += _run_set(
-            review, chosen, seeds, python, progress, len(runs), total, encoder, app_orders
-        )
+        text = criteria.get(review.name, "")
+        where = (progress, len(runs), total)
+        runs += _run_set(review, chosen, seeds, python, *where, encoder, app_orders, text)
+    if criteria:
+        names = ", ".join(sorted(criteria))
+        notes.append(f"review criteria given for {len(criteria)} set(s) ({names}): {CRITERIA_NOTE}")
     app = " / ".join(sorted(app_orders)) or DEFAULT_ORDER
     notes.append(
         f"litsift = {app} + the citation signal (weight {CITATION_WEIGHT}, from "
@@ -205,6 +217,7 @@ def _run_set(
     total: int,
     encoder: Encoder | None,
     app_orders: set[str],
+    criteria: str = "",
 ) -> list[SimulationRun]:
     from litsift.service.screening import order_encoder, screening_encoder
 
@@ -222,11 +235,14 @@ def _run_set(
     texts = review.texts
     tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
     vectors: dict[str, npt.NDArray[np.float32]] = {}  # per model id
+    queries: dict[str, npt.NDArray[np.float32]] = {}  # the criteria, per model id
     for o in specs.values():
         if o.needs_dense and home is not None:
             model = order_encoder(o, home)
             if model.spec.model_id not in vectors:
                 vectors[model.spec.model_id] = model.encode_passages(texts)
+            if criteria.strip() and o.criteria_weight and model.spec.model_id not in queries:
+                queries[model.spec.model_id] = model.encode_queries([criteria])[0]
     citations = None
     if LITSIFT in systems and review.references:
         citations = SignalFeatures(
@@ -238,8 +254,10 @@ def _run_set(
         order = None
         if spec is not None:
             signal = citations if system == LITSIFT else None
-            dense = vectors.get(spec.encoder or home.spec.model_id) if home else None
-            order = LearningOrder.from_blocks(spec, tfidf, dense, signal)
+            model_id = (spec.encoder or home.spec.model_id) if home else None
+            dense = vectors.get(model_id) if model_id else None
+            query = queries.get(model_id) if model_id else None
+            order = LearningOrder.from_blocks(spec, tfidf, dense, signal, query)
         for seed in range(seeds):
             out.append(run_once(review, system, seed, order, python))
             if progress is not None:

@@ -1,12 +1,15 @@
-"""The columns a learning order adds to its features at each fit, from the decisions so far:
-the citation signal towards the includes (:func:`citation_columns`), the nearest include
-(:func:`neighbour_column`) and the decisions spread over the records' nearest-neighbour graph
-(:func:`knn_affinity`, :func:`spread_column`). :mod:`litsift.review.learner` joins them to the
-features; each is 0 until enough records are included to learn its weight from.
+"""The blocks of a learning order's features: the records' TF-IDF (:func:`tfidf_matrix`),
+and the columns added at each fit, from the decisions so far: the citation signal towards the
+includes (:func:`citation_columns`), the nearest include (:func:`neighbour_column`), the
+decisions spread over the records' nearest-neighbour graph (:func:`knn_affinity`,
+:func:`spread_column`) and the records' similarity to the review's criteria
+(:func:`criteria_column`). :mod:`litsift.review.learner` joins them to the features; the
+decision columns are 0 until enough records are included to learn their weight from.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
@@ -42,6 +45,27 @@ CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
 #: The signal joins the fit once this many included decisions exist: with one include, that
 #: record's own signal towards the others is 0 and the fit learns a negative weight.
 CITATION_MIN_INCLUDED = 3
+
+
+def tfidf_matrix(texts: Sequence[str]) -> sp.csr_matrix:
+    """TF-IDF of ``texts`` with ELAS u4's settings: unigrams and bigrams, sublinear tf,
+    ``max_df=0.95``, L2-normalised rows. Fitted on all records (the vocabulary is not a label).
+
+    Returns:
+        ``(len(texts), vocabulary)`` sparse float64.
+    """
+    return tfidf_and_query(texts, "")[0]
+
+
+def tfidf_and_query(texts: Sequence[str], query: str) -> tuple[sp.csr_matrix, sp.csr_matrix | None]:
+    """:func:`tfidf_matrix` of ``texts`` and ``query``'s ``(1, vocabulary)`` row in the records'
+    vocabulary (None for a blank query): the query is not a record, so it is not fitted on."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95)
+    x = sp.csr_matrix(vectorizer.fit_transform(texts))
+    q = sp.csr_matrix(vectorizer.transform([query])) if query.strip() else None
+    return x, q
 
 
 def citation_columns(
@@ -81,6 +105,33 @@ def neighbour_column(
     sims = dense @ dense[included].T
     sims[included, np.arange(included.size)] = -1.0
     return np.asarray(sims.max(axis=1, keepdims=True) * weight, dtype=np.float32)
+
+
+def criteria_column(
+    dense: npt.NDArray[np.float32], query: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float64]:
+    """``(N, 1)``: each record's cosine similarity to the review's criteria, centred at its
+    median over the records and scaled to a largest absolute value of 1 (the order's
+    :attr:`~litsift.review.learner.OrderSpec.criteria_weight` scales it at each fit).
+
+    The criteria text is embedded as a *query* (the encoder's query instruction, as bge's
+    model card asks for short queries against passages) and the records as passages, so it
+    is the dense retrieval score of the review question against every record, kept beside
+    the learned features for the whole screening instead of only ranking the cold start.
+
+    Args:
+        dense: ``(N, d)`` the records' unit vectors.
+        query: ``(d,)`` the criteria's unit vector from the same encoder.
+
+    Returns:
+        ``(N, 1)`` float64 in [-1, 1]; all 0 when every record scores the same.
+    """
+    sims = np.asarray(dense @ np.asarray(query, dtype=np.float32), dtype=np.float64).ravel()
+    if sims.size == 0:
+        return sims.reshape(0, 1)
+    sims = sims - float(np.median(sims))
+    top = float(np.abs(sims).max())
+    return (sims / top if top > 0 else np.zeros_like(sims)).reshape(-1, 1)
 
 
 def knn_affinity(x: FloatMatrix, k: int = SPREAD_NEIGHBOURS) -> sp.csr_matrix:

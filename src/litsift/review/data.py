@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,3 +160,64 @@ def find_sets(data_dir: Path, names: Sequence[str] | None = None) -> list[Path]:
             )
         return [found[n] for n in names]
     return sorted(found.values(), key=lambda p: (p.stat().st_size, p.name))
+
+
+def load_criteria(path: Path) -> dict[str, str]:
+    """A JSON file of review criteria for ``eval screening --criteria``: one object,
+    ``{set name: text}`` (a set's text: its review question or inclusion criteria), or
+    ``{set name: {"criteria": text, ...}}`` (other keys, e.g. a ``"source"``, are kept for
+    people and ignored here). Keys starting with ``_`` are comments.
+
+    Raises:
+        EvalError: the file cannot be read, is not JSON, or is not such an object.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EvalError(
+            f"cannot read criteria file {path}: {exc.strerror or exc}",
+            'give a JSON file: {"SET": "the review question"}',
+        ) from exc
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise EvalError(
+            f"criteria file {path} is not JSON: {exc}",
+            'give a JSON file: {"SET": "the review question"}',
+        ) from exc
+    if not isinstance(data, dict):
+        raise EvalError(
+            f"criteria file {path} holds a {type(data).__name__}, not an object",
+            'give a JSON file: {"SET": "the review question"}',
+        )
+    out: dict[str, str] = {}
+    for name, value in data.items():
+        if str(name).startswith("_"):
+            continue
+        text = value.get("criteria") if isinstance(value, dict) else value
+        if not isinstance(text, str):
+            raise EvalError(
+                f"criteria file {path}: set {name!r} has no criteria text",
+                'write "SET": "text" or "SET": {"criteria": "text"}',
+            )
+        out[str(name)] = text
+    return out
+
+
+def criteria_of_sets(
+    criteria: Mapping[str, str], data_dir: Path, run: Sequence[Path]
+) -> dict[str, str]:
+    """The non-blank criteria of the sets in ``run`` (set files of ``data_dir``).
+
+    Raises:
+        EvalError: a name in ``criteria`` is no set of ``data_dir`` (a typo would otherwise
+            run that review without its criteria, silently).
+    """
+    if criteria:
+        every = {p.name.split(".")[0] for p in find_sets(data_dir)}
+        unknown = sorted(set(criteria) - every)
+        if unknown:
+            raise EvalError(
+                f"criteria given for unknown set(s): {', '.join(unknown)}",
+                f"name the sets as their files are named: {', '.join(sorted(every))}",
+            )
+    names = {p.name.split(".")[0] for p in run}
+    return {k: v for k, v in criteria.items() if v.strip() and k in names}

@@ -101,6 +101,9 @@ class ScreeningSession:
         self._dense: npt.NDArray[np.float32] | None = None
         #: the model whose vectors ``_dense`` holds (it picks the order, :func:`review_spec`)
         self._dense_model: str | None = None
+        #: the review's criteria and keywords embedded as a query by the same encoder (the
+        #: order's criteria column), None without criteria
+        self._criteria_vector: npt.NDArray[np.float32] | None = None
         self.store, self.info = store, info
         #: the stage screened (``tiab`` / ``fulltext``) and who screens it (blind: only their
         #: decisions and the priors are loaded, and the learner trains on this stage's only)
@@ -296,10 +299,19 @@ class ScreeningSession:
 
         encoder = screening_encoder(self._encoder())
         vectors = np.asarray(encoder.encode_passages(self.texts), dtype=np.float32)
+        query = self.criteria_query()
+        criteria = None
+        if query:
+            criteria = np.asarray(encoder.encode_queries([query])[0], dtype=np.float32)
         with self._lock:
             self._dense, self._dense_model = vectors, encoder.spec.model_id
+            self._criteria_vector = criteria
             self._order = None  # rebuilt with the dense block by the next retrain
         return True
+
+    def criteria_query(self) -> str:
+        """The review's criteria and keywords as one query ("" when it has none)."""
+        return " ".join([self.info.criteria, *self.info.keywords]).strip()
 
     def retrain(self) -> tuple[int, list[int], str]:
         """Rank the unscreened records on the decisions so far (thread-safe; seconds at most).
@@ -311,9 +323,15 @@ class ScreeningSession:
 
         order = self._order
         if order is None:
-            query = " ".join([self.info.criteria, *self.info.keywords])
             spec = review_spec(self._dense_model if self._dense is not None else None)
-            order = LearningOrder.build(spec, self.texts, self._dense, self.citations, query)
+            order = LearningOrder.build(
+                spec,
+                self.texts,
+                self._dense,
+                self.citations,
+                self.criteria_query(),
+                self._criteria_vector if self._dense is not None else None,
+            )
             self._order = order
         with self._lock:
             version = self.version
