@@ -120,6 +120,53 @@ def test_exclusion_reasons_are_stored_exported_and_counted(
     assert many.exit_code != 0 and "at most 9" in many.output
 
 
+def test_criteria_given_after_the_review_was_made_reach_the_learning_order(
+    tmp_path: Path,
+) -> None:
+    """A review made without criteria gets them later (``review criteria NAME TEXT`` or
+    ``@FILE``, ``--keywords``): shown back, kept by ``review show``, read by the next
+    screening session's order (its criteria query); '' clears them; a missing review or an
+    unreadable file is our error, not a traceback; escape sequences never reach the
+    terminal."""
+    home = tmp_path / "home"
+    with _svc(home) as s:
+        s.reviews.create("don", [DONNERS], labels="none")
+    runner = CliRunner()
+
+    def run(*args: str) -> list[str]:
+        out = runner.invoke(main, ["--home", str(home), "review", "criteria", "don", *args])
+        assert out.exit_code == 0, out.output
+        return out.output.splitlines()
+
+    assert run() == ["criteria: none: litsift review criteria don 'the review question'",
+                     "keywords: none"]  # fmt: skip
+    title = "Pharmacokinetics and associated efficacy of emicizumab in humans"
+    assert run(title, "--keywords", "emicizumab, ACE910") == [
+        f"criteria: {title}",
+        "keywords: emicizumab, ACE910",
+    ]
+    shown = runner.invoke(main, ["--home", str(home), "review", "show", "don"]).output
+    assert title in shown
+    with _svc(home) as s:
+        assert s.reviews.open("don").criteria_query() == f"{title} emicizumab ACE910"
+    hostile = tmp_path / "criteria.txt"
+    hostile.write_text("Emicizumab\x1b[2J\x1b]0;pwned\x07 in haemophilia A\n", encoding="utf-8")
+    (line, _) = run(f"@{hostile}")
+    assert "\x1b" not in line and "\x07" not in line and "haemophilia A" in line
+    assert run("", "--keywords", "") == [
+        "criteria: none: litsift review criteria don 'the review question'",
+        "keywords: none",
+    ]
+    with _svc(home) as s:
+        assert s.reviews.open("don").criteria_query() == ""
+    for args, message in [
+        (["nope"], "no review named 'nope'"),
+        (["don", f"@{tmp_path / 'missing.txt'}"], "cannot read the criteria"),
+    ]:
+        bad = runner.invoke(main, ["--home", str(home), "review", "criteria", *args])
+        assert bad.exit_code == 1 and message in bad.output and "Traceback" not in bad.output
+
+
 def test_review_show_keeps_one_count_column_past_long_file_names_and_reasons(
     svc: LitsiftService, tmp_path: Path
 ) -> None:

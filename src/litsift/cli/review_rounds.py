@@ -161,6 +161,43 @@ def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...]) -> N
         click.echo(f"{i}  {for_terminal(reason, keep_newlines=False)}")
 
 
+@click.command("criteria")
+@click.argument("name")
+@click.argument("criteria", required=False)
+@click.option("--keywords", default=None, help="Comma list (replaces the keywords; '' clears).")
+@click.pass_context
+@reports_errors
+def review_criteria(
+    ctx: click.Context, name: str, criteria: str | None, keywords: str | None
+) -> None:
+    """Set NAME's criteria (the review question, as text or @FILE) and keywords, or show them.
+
+    The criteria order the records before the first decision and, with the [bge] extra, stay
+    a column of the learning order: the next `litsift review screen` reads them. '' clears.
+
+    \b
+    Examples:
+      litsift review criteria statins "Statins for the primary prevention of heart disease"
+      litsift review criteria statins @criteria.txt --keywords statin,LDL
+      litsift review criteria statins
+    """
+    from litsift.cli.review import _criteria
+
+    text = None if criteria is None else _criteria(criteria)
+    words = None if keywords is None else keywords.split(",")
+    with open_service(ctx.obj["home"]) as svc:
+        if text is None and words is None:
+            info = svc.reviews.info(name)
+        else:
+            info = svc.reviews.set_criteria(name, text, words)
+    shown = (
+        for_terminal(info.criteria, keep_newlines=False)
+        or f"none: litsift review criteria {name} 'the review question'"
+    )
+    click.echo(f"criteria: {shown}")
+    click.echo(f"keywords: {for_terminal(', '.join(info.keywords), keep_newlines=False) or 'none'}")
+
+
 @click.command("merge")
 @click.argument("name")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -327,6 +364,7 @@ def review_curve(
 
 ROUND_COMMANDS = [
     review_show,
+    review_criteria,
     review_reasons,
     review_merge,
     review_conflicts,

@@ -22,7 +22,7 @@ from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
     from litsift.store import Store
-    from litsift.store.reviews import ReviewRecord
+    from litsift.store.reviews import ReviewInfo, ReviewRecord
 
 __all__ = ["Agreement", "Conflict", "ReviewRounds"]
 
@@ -84,6 +84,21 @@ class ReviewRounds:
         from litsift.store.review_stages import set_reasons
 
         return set_reasons(self._store(), name, reasons)
+
+    def set_criteria(
+        self, name: str, criteria: str | None = None, keywords: Sequence[str] | None = None
+    ) -> ReviewInfo:
+        """Replace the review's criteria and/or keywords (None keeps one; "" clears it); the
+        review as it now is. The learning order reads them from the next session on.
+
+        Raises:
+            ReviewError: no such review.
+        """
+        from litsift.store.review_stages import set_criteria
+        from litsift.store.reviews import get_review
+
+        set_criteria(self._store(), name, criteria, keywords)
+        return get_review(self._store(), name)
 
     # -- exports ---------------------------------------------------------------------------
     def export(self, name: str, fmt: str, which: str = "all", stage: str = "tiab") -> str:

@@ -82,6 +82,24 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
     return clean
 
 
+def set_criteria(
+    store: Store, name: str, criteria: str | None = None, keywords: Sequence[str] | None = None
+) -> None:
+    """Replace the review's criteria text and/or keywords (None keeps that one; "" or ``()``
+    clears it). The learning order reads them from the next screening session on.
+
+    Raises:
+        ReviewError: no such review.
+    """
+    _require(store, name)
+    with store._write_transaction() as conn:
+        if criteria is not None:
+            conn.execute("UPDATE reviews SET criteria = ? WHERE name = ?", (criteria.strip(), name))
+        if keywords is not None:
+            words = json.dumps([k.strip() for k in keywords if k.strip()])
+            conn.execute("UPDATE reviews SET keywords = ? WHERE name = ?", (words, name))
+
+
 def get_reasons(store: Store, name: str) -> list[str]:
     """The review's exclusion reasons, key 1 first (raises ReviewError when unknown)."""
     _require(store, name)
