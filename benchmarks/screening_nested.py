@@ -172,7 +172,7 @@ ENCODER_ONLY_CANDIDATES: tuple[OrderSpec, ...] = tuple(
     )
     for w in (0.15, 0.3)
 )
-#: With ``--criteria``: the label-spreading bge candidates again with the criteria column
+#: With ``--criteria``: the label-spreading candidates again with the criteria column
 #: (:func:`litsift.review.columns.criteria_column`) at these weights, ``...+critW``.
 CRITERIA_WEIGHTS = (0.25, 0.5)
 #: The encoder of each candidate that is not the default one (filled by ``--encoders``).
@@ -182,13 +182,15 @@ CRITERIA: dict[str, str] = {}
 
 
 def add_criteria_candidates() -> None:
-    """Each label-spreading candidate of an encoder (``MODEL:...+lpW``) again with the
-    criteria column at each of :data:`CRITERIA_WEIGHTS` (``MODEL:...+lpW+critV``)."""
-    for cand in [c for c in CANDIDATES if c in ENCODER_OF and "+lp" in c]:
+    """Each label-spreading candidate (``...+lpW``, of the default encoder and of each
+    ``--encoders`` one) again with the criteria column at each of :data:`CRITERIA_WEIGHTS`
+    (``...+lpW+critV``)."""
+    for cand in [c for c in CANDIDATES if "+lp" in c and "+crit" not in c]:
         for w in CRITERIA_WEIGHTS:
             name = f"{cand}+crit{w}"
             CANDIDATES[name] = replace(CANDIDATES[cand], name=name, criteria_weight=w)
-            ENCODER_OF[name] = ENCODER_OF[cand]
+            if cand in ENCODER_OF:
+                ENCODER_OF[name] = ENCODER_OF[cand]
 
 
 def add_encoder_candidates(model_id: str) -> None:
@@ -482,7 +484,7 @@ def main() -> None:
         type=Path,
         default=None,
         help="a JSON file {SET: criteria} (benchmarks/screening_criteria.json): the "
-        "label-spreading candidates of --encoders also run with the criteria column",
+        "label-spreading candidates also run with the criteria column",
     )
     args = ap.parse_args()
     for model_id in filter(None, args.encoders.split(",")):

@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -136,6 +137,26 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
             return told if isinstance(told, StoreCorruptError) else None
         cause = cause.__cause__ or cause.__context__
     return None
+
+
+def criteria_text(value: str) -> str:
+    """A review's criteria as given on the command line: the text, or ``@FILE``'s text.
+
+    Raises:
+        IngestError: ``@FILE`` cannot be read as UTF-8 text.
+    """
+    from litsift.errors import IngestError
+
+    if not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = "not UTF-8 text" if isinstance(err, UnicodeDecodeError) else (err.strerror or "")
+        raise IngestError(
+            f"{path}: cannot read the criteria ({why})", "give the text, or @FILE of UTF-8 text"
+        ) from err
 
 
 def open_service(home: str | None, engine: str | None = None) -> LitsiftService:

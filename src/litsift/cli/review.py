@@ -7,24 +7,8 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, reports_errors
+from litsift.cli.common import criteria_text, open_service, reports_errors
 from litsift.text import for_terminal
-
-
-def _criteria(value: str) -> str:
-    """``--criteria``: the text, or ``@FILE``'s text."""
-    from litsift.errors import IngestError
-
-    if not value.startswith("@"):
-        return value
-    path = Path(value[1:])
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        why = "not UTF-8 text" if isinstance(err, UnicodeDecodeError) else (err.strerror or "")
-        raise IngestError(
-            f"{path}: cannot read the criteria ({why})", "give the text, or @FILE of UTF-8 text"
-        ) from err
 
 
 def _labels(value: str) -> str | int:
@@ -63,7 +47,7 @@ def review_group() -> None:
     "--criteria",
     default="",
     help="The review question or inclusion criteria, as text or @FILE: they order the records "
-    "before the first decision and, with the [bge] extra, stay a column of the learning order.",
+    "before the first decision, then stay a column of the learning order.",
 )
 @click.option("--keywords", default="", help="Comma list of words highlighted while screening.")
 @click.option(
@@ -103,7 +87,7 @@ def review_new(
     words = [w.strip() for w in keywords.split(",") if w.strip()]
     why = [w.strip() for w in reasons.split(",") if w.strip()]
     with open_service(ctx.obj["home"]) as svc:
-        made = svc.reviews.create(name, list(paths), _criteria(criteria), words, policy, why)
+        made = svc.reviews.create(name, list(paths), criteria_text(criteria), words, policy, why)
     for p in made.problems[:20]:
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:

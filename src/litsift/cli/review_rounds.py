@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from litsift.cli.common import open_service, reports_errors
+from litsift.cli.common import criteria_text, open_service, reports_errors
 from litsift.text import for_terminal
 
 __all__ = ["ROUND_COMMANDS"]
@@ -172,8 +172,9 @@ def review_criteria(
 ) -> None:
     """Set NAME's criteria (the review question, as text or @FILE) and keywords, or show them.
 
-    The criteria order the records before the first decision and, with the [bge] extra, stay
-    a column of the learning order: the next `litsift review screen` reads them. '' clears.
+    The criteria order the records before the first decision, then stay a column of the
+    learning order (once the records are embedded): the next `litsift review screen` reads
+    them. '' clears.
 
     \b
     Examples:
@@ -181,9 +182,7 @@ def review_criteria(
       litsift review criteria statins @criteria.txt --keywords statin,LDL
       litsift review criteria statins
     """
-    from litsift.cli.review import _criteria
-
-    text = None if criteria is None else _criteria(criteria)
+    text = None if criteria is None else criteria_text(criteria)
     words = None if keywords is None else keywords.split(",")
     with open_service(ctx.obj["home"]) as svc:
         if text is None and words is None:
