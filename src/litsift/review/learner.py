@@ -175,7 +175,8 @@ DEFAULT_ORDER = "tfidf+bge-0.7-nn0.3-lp0.3"
 #: the vectors scaled by 0.2, balanced sampling ratio 2, the nearest include's cosine similarity
 #: as a column (weight 0.3), the label-spreading column (0.3) and the citation signal; the best
 #: of the 22 all-MiniLM-L6-v2 candidates of the same nested run (57.9 on all 12; held out
-#: among those 22 it is chosen in all 12 folds: WSS@95 55.7 and RRF@10 60.1).
+#: among those 22 it is chosen in all 12 folds: WSS@95 55.7 and RRF@10 60.1); with criteria,
+#: their column too (:data:`HOME_CRITERIA_WEIGHT`).
 HOME_ENCODER_ORDER = "tfidf+dense-0.2-r2-nn0.3-lp0.3"
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
