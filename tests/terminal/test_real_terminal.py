@@ -151,7 +151,7 @@ def _cached_vectors(cache: Path) -> int:
     if not path.exists():
         pytest.fail(f"no embedding cache at {path}")
     with sqlite3.connect(path) as conn:
-        return int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+        return int(conn.execute("SELECT count(*) FROM passages").fetchone()[0])
 
 
 def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(

@@ -92,3 +92,58 @@ def test_a_killed_dense_build_resumes_without_re_embedding(
         before = sum(runs)
         assert build_dense(svc.store, encoder, Kind.DATASET, root, rebuild=True).count == N
         assert sum(runs) == before
+
+
+def test_a_vector_sits_in_its_page_and_an_earlier_file_is_read_through(
+    encoder, texts: list[str], tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The cache file holds little more than its vectors (the first layout, WITHOUT ROWID on
+    4 KiB pages, put each 1.5 KB vector on an overflow page: ~4.7 KB a row), and a file made by
+    that layout still answers, its rows read after the new table's."""
+    import sqlite3
+
+    monkeypatch.setattr(encoder, "passage_cache", None)
+    plain = encoder.encode_passages(texts)
+    key = encoder.cache_key
+    prefixed = [encoder.spec.passage_prefix + t for t in texts]
+    # 2,000 random 384-d rows: the size per row, from the file itself
+    rng = np.random.default_rng(0)
+    many = rng.standard_normal((2000, encoder.dim)).astype(np.float32)
+    cache = EmbeddingCache(tmp_path / "new.sqlite")
+    cache.put(key, [f"text {i}" for i in range(2000)], many)
+    cache.close()
+    with sqlite3.connect(tmp_path / "new.sqlite") as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages, size = (
+            conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "page_size")
+        )
+    assert size * pages / 2000 < 1.25 * 4 * encoder.dim  # under 25 % above the vectors
+
+    # a file in the first layout, holding the first 10 vectors
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as conn:
+        conn.execute(
+            "CREATE TABLE vectors (key BLOB PRIMARY KEY, dim INTEGER NOT NULL, "
+            "vector BLOB NOT NULL) WITHOUT ROWID"
+        )
+        conn.executemany(
+            "INSERT INTO vectors VALUES (?, ?, ?)",
+            [
+                (EmbeddingCache.key(key, t), encoder.dim, plain[i].astype("<f4").tobytes())
+                for i, t in enumerate(prefixed[:10])
+            ],
+        )
+    cache = EmbeddingCache(old)
+    assert (
+        cache.count() == 10 and cache.has(key, prefixed[:12]).tolist() == [True] * 10 + [False] * 2
+    )
+    monkeypatch.setattr(encoder, "passage_cache", cache)
+    runs: list[int] = []
+    real_run = encoder._run
+    monkeypatch.setattr(encoder, "_run", lambda enc: runs.append(len(enc)) or real_run(enc))
+    assert np.array_equal(encoder.encode_passages(texts), plain)
+    assert sum(runs) == len(texts) - 10  # the 10 old rows are hits
+    with sqlite3.connect(old) as conn:  # new rows go to the new table only
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 10
+        assert conn.execute("SELECT count(*) FROM passages").fetchone()[0] == len(texts) - 10
+    assert cache.count() == len(texts)

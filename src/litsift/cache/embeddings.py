@@ -12,9 +12,14 @@ batch-size rule; another model or export never reads this model's rows.
 
 The file (``embeddings.sqlite``, SQLite in WAL mode) is shared by every ``LITSIFT_HOME`` like
 the exported models (``Paths.embeddings_file``); several processes may read and write it.
-Rows are ``(key BLOB PRIMARY KEY, dim INTEGER, vector BLOB)``: key = 16-byte BLAKE2b of
-``encoder key + NUL + text``, vector = ``dim`` little-endian float32. 20K passages of a 384-d
-model take ~9 MB.
+Rows of table ``passages`` are ``(key BLOB PRIMARY KEY, dim INTEGER, vector BLOB)``: key =
+16-byte BLAKE2b of ``encoder key + NUL + text``, vector = ``dim`` little-endian float32. It is
+an ordinary (rowid) table on 8 KiB pages, so a 1.5 KB vector sits in its leaf page: 20,213
+passages of a 384-d model take 33 MB (31 MB of vectors). The first layout, table ``vectors``
+``WITHOUT ROWID`` on 4 KiB pages, spilled every such row onto an overflow page (SQLite keeps at
+most ~1 KB of a row in a WITHOUT ROWID leaf): 95 MB for the same rows. A file made by an
+earlier litsift keeps its ``vectors`` rows and is read through (``passages`` first, then
+``vectors``); new rows go to ``passages`` only.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ import numpy.typing as npt
 __all__ = ["EmbeddingCache", "open_cache"]
 
 _MAX_PARAMS = 900
+#: page size of a new cache file: 5 float32 384-d rows per page (SQLite's default 4096 holds 2)
+PAGE_SIZE = 8192
 
 
 class EmbeddingCache:
@@ -45,13 +52,20 @@ class EmbeddingCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect on a new file only
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, dim INTEGER NOT NULL, "
-            "vector BLOB NOT NULL) WITHOUT ROWID"
+            "CREATE TABLE IF NOT EXISTS passages (key BLOB PRIMARY KEY, dim INTEGER NOT NULL, "
+            "vector BLOB NOT NULL)"
         )
         self._db.commit()
+        #: tables read, newest first: ``vectors`` where an earlier litsift made the file
+        self._tables = ["passages"]
+        if self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'"
+        ).fetchone():
+            self._tables.append("vectors")
         self._lock = threading.Lock()
 
     @staticmethod
@@ -77,19 +91,21 @@ class EmbeddingCache:
             where.setdefault(k, []).append(i)
         unique = list(where)
         with self._lock:
-            for start in range(0, len(unique), _MAX_PARAMS):
-                chunk = unique[start : start + _MAX_PARAMS]
-                marks = ", ".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, dim, vector FROM vectors WHERE key IN ({marks})", chunk
-                ).fetchall()
-                for k, d, blob in rows:
-                    if d != dim or len(blob) != 4 * dim:
-                        continue
-                    vec = np.frombuffer(blob, dtype="<f4")
-                    for i in where[bytes(k)]:
-                        out[i] = vec
-                        found[i] = True
+            for table in self._tables:
+                for start in range(0, len(unique), _MAX_PARAMS):
+                    chunk = unique[start : start + _MAX_PARAMS]
+                    marks = ", ".join("?" * len(chunk))
+                    rows = self._db.execute(
+                        f"SELECT key, dim, vector FROM {table} WHERE key IN ({marks})", chunk
+                    ).fetchall()
+                    for k, d, blob in rows:
+                        if d != dim or len(blob) != 4 * dim:
+                            continue
+                        vec = np.frombuffer(blob, dtype="<f4")
+                        for i in where.pop(bytes(k), ()):
+                            out[i] = vec
+                            found[i] = True
+                unique = list(where)  # the misses, for the older table
         return out, found
 
     def put(self, encoder_key: str, texts: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
@@ -102,7 +118,7 @@ class EmbeddingCache:
             for i, t in enumerate(texts)
         ]
         with self._lock:
-            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
+            self._db.executemany("INSERT OR IGNORE INTO passages VALUES (?, ?, ?)", rows)
             self._db.commit()
 
     def has(self, encoder_key: str, texts: Sequence[str]) -> npt.NDArray[np.bool_]:
@@ -112,13 +128,14 @@ class EmbeddingCache:
         unique = list(dict.fromkeys(keys))
         present: set[bytes] = set()
         with self._lock:
-            for start in range(0, len(unique), _MAX_PARAMS):
-                chunk = unique[start : start + _MAX_PARAMS]
-                marks = ", ".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key FROM vectors WHERE key IN ({marks})", chunk
-                ).fetchall()
-                present.update(bytes(k) for (k,) in rows)
+            for table in self._tables:
+                for start in range(0, len(unique), _MAX_PARAMS):
+                    chunk = unique[start : start + _MAX_PARAMS]
+                    marks = ", ".join("?" * len(chunk))
+                    rows = self._db.execute(
+                        f"SELECT key FROM {table} WHERE key IN ({marks})", chunk
+                    ).fetchall()
+                    present.update(bytes(k) for (k,) in rows)
         return np.fromiter((k in present for k in keys), dtype=bool, count=len(keys))
 
     def put_keyed(self, keys: Sequence[bytes], vectors: npt.NDArray[np.float32]) -> None:
@@ -130,13 +147,17 @@ class EmbeddingCache:
         dim = int(arr.shape[1])
         rows = [(bytes(k), dim, arr[i].tobytes()) for i, k in enumerate(keys)]
         with self._lock:
-            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
+            self._db.executemany("INSERT OR IGNORE INTO passages VALUES (?, ?, ?)", rows)
             self._db.commit()
 
     def count(self) -> int:
-        """Rows in the cache (all encoders)."""
+        """Rows in the cache (all encoders; a key in both tables of an earlier file counts
+        once per table)."""
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+            return sum(
+                int(self._db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+                for t in self._tables
+            )
 
     def close(self) -> None:
         with self._lock:
