@@ -201,7 +201,14 @@ def cached(cache_dir: Path) -> int:
         return 0
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
-            return int(db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+            found = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            tables = [t for (t,) in found]
+            # ``passages``; ``vectors`` in a file an earlier litsift made (litsift.cache.embeddings)
+            return sum(
+                int(db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+                for t in ("passages", "vectors")
+                if t in tables
+            )
     except sqlite3.Error:
         return 0
 
