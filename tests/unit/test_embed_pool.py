@@ -64,6 +64,58 @@ def test_a_killed_worker_falls_back_in_process(encoder: Encoder, titles: list[st
     assert np.array_equal(again, expected)
 
 
+def test_chunks_cross_the_pipes_as_paths_and_an_abort_leaves_nothing(
+    encoder: Encoder, titles: list[str]
+) -> None:
+    """Texts and vectors go through the pool's directory, so every pipe message is small
+    enough for one atomic write (a worker terminated mid-write of 98 KB of vectors left half a
+    message, and the process hung at exit); the directory goes with the pool, aborted or not."""
+    import pickle
+    from concurrent.futures import Future
+
+    from litsift.models_onnx import pool as pool_module
+
+    enc = fresh(encoder)
+    expected = enc.encode_passages(titles)
+    sent: list[bytes] = []
+    with enc.worker_pool(2):
+        pool = enc._pool
+        assert isinstance(pool, EmbedPool) and pool._executor is not None
+        directory = Path(str(pool._dir))
+        real_submit = pool._executor.submit
+
+        def submit(fn, *args):  # type: ignore[no-untyped-def]
+            sent.append(pickle.dumps((fn, args)))
+            future: Future = real_submit(fn, *args)
+            future.add_done_callback(lambda f: sent.append(pickle.dumps(f.result())))
+            return future
+
+        pool._executor.submit = submit  # type: ignore[method-assign]
+        assert np.array_equal(enc.encode_passages(titles), expected)
+        assert directory.is_dir() and not any(directory.iterdir())  # each chunk's files removed
+    assert not directory.exists()
+    assert len(sent) == 2 * -(-len(titles) // pool_module.POOL_CHUNK)
+    assert max(len(m) for m in sent) < 4096  # PIPE_BUF on Linux: written whole or not at all
+
+    class Stop(Exception):
+        pass
+
+    with enc.worker_pool(2):
+        pool = enc._pool
+        assert isinstance(pool, EmbedPool)
+        directory = Path(str(pool._dir))
+        with pytest.raises(Stop):
+            pool.encode([enc.spec.passage_prefix + t for t in titles], None, tick=_raise(Stop))
+        assert not pool.usable and not directory.exists()
+
+
+def _raise(exc: type[Exception]):  # type: ignore[no-untyped-def]
+    def tick() -> None:
+        raise exc
+
+    return tick
+
+
 def test_worker_count_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITSIFT_EMBED_WORKERS", "3")
     assert embed_workers() == 3

@@ -18,14 +18,25 @@ that to the child: ``ValueError: bad value(s) in fds_to_keep`` (issue 45). The t
 therefore started here with the log file as its standard error, and the workers write theirs to
 the log file too, never over the app's screen. A pool that cannot start raises
 :class:`PoolUnavailable`; the encoder then embeds in-process and says so.
+
+A chunk's texts and vectors travel through files in a directory of the pool's; the pipes carry
+only their paths. Every message is then a few hundred bytes, which a pipe writes atomically
+(up to ``PIPE_BUF``, 4 KiB on Linux). Sent through the pipes, a chunk's 98 KB of vectors took
+several writes, and a worker terminated between two of them (Ctrl+C aborts the pool) left half a
+message that the executor's manager thread then waited on for ever, and the process hung at
+exit (``benchmarks/pool_interrupt.py`` counts hangs and tracebacks over interrupted pools).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
@@ -132,10 +143,19 @@ def _init(
     _worker = encoder_class(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
 
 
-def _embed(texts: list[str]) -> FloatArray:
+def _embed(texts_path: str, vectors_path: str) -> str:
+    """Embed the JSON list of texts at ``texts_path``; the ``.npy`` vectors are at the returned
+    ``vectors_path`` (written whole, then renamed into place)."""
     if _worker is None:  # pragma: no cover - the initializer always runs first
         raise RuntimeError("embedding worker used before its encoder was loaded")
-    return _worker.embed_prefixed(texts)
+    with open(texts_path, encoding="utf-8") as f:
+        texts = json.load(f)
+    vectors = _worker.embed_prefixed(texts)
+    partial = f"{vectors_path}.part"
+    with open(partial, "wb") as f:
+        np.save(f, np.asarray(vectors, dtype=np.float32))
+    os.replace(partial, vectors_path)
+    return vectors_path
 
 
 class EmbedPool:
@@ -153,7 +173,9 @@ class EmbedPool:
         self.workers = workers
         log = logs.current()
         log_name = str(log) if log is not None else None
+        self._dir: str | None = None
         try:
+            self._dir = tempfile.mkdtemp(prefix="litsift-embed-pool-")
             _start_tracker(log_name)
             with _real_stderr(log_name):
                 self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
@@ -169,6 +191,7 @@ class EmbedPool:
                     ),
                 )
         except (OSError, ValueError, RuntimeError, ImportError) as err:
+            self._remove_dir()
             raise PoolUnavailable(f"{type(err).__name__}: {err}") from err
 
     #: why the pool stopped working, once it did
@@ -205,11 +228,11 @@ class EmbedPool:
         parts: list[FloatArray] = []
         done = 0
         try:
-            futures = [self._executor.submit(_embed, chunk) for chunk in chunks]
+            futures = [self._executor.submit(_embed, *self._write(chunk)) for chunk in chunks]
             for future in futures:
                 while True:  # the caller hears from us every TICK_S: it may stop the build
                     try:
-                        part = future.result(timeout=TICK_S)
+                        part = self._read(future.result(timeout=TICK_S))
                         break
                     except FuturesTimeout:
                         if tick is not None:
@@ -231,12 +254,47 @@ class EmbedPool:
             raise
         return np.vstack(parts)
 
+    def _write(self, chunk: list[str]) -> tuple[str, str]:
+        """Write ``chunk`` for a worker; returns ``(texts path, vectors path)``.
+
+        Raises:
+            OSError: the pool's directory cannot be written (the caller embeds in-process).
+        """
+        if self._dir is None:
+            raise OSError("the embedding pool's directory is gone")
+        base = os.path.join(self._dir, uuid.uuid4().hex)
+        with open(f"{base}.json", "w", encoding="utf-8") as f:
+            json.dump(chunk, f, ensure_ascii=False)
+        return f"{base}.json", f"{base}.npy"
+
+    @staticmethod
+    def _read(vectors_path: str) -> FloatArray:
+        """The vectors a worker wrote; both files of the chunk are removed."""
+        vectors = np.load(vectors_path)
+        for path in (vectors_path, vectors_path[: -len(".npy")] + ".json"):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _remove_dir(self) -> None:
+        directory, self._dir = self._dir, None
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+
     def close(self, abort: bool = False) -> None:
         """Stop the workers: pending chunks are cancelled; with ``abort`` the running ones too
         (the processes are terminated instead of awaited), so an interrupt returns at once."""
         executor, self._executor = self._executor, None
         if executor is None:
+            self._remove_dir()
             return
+        try:
+            self._stop(executor, abort)
+        finally:
+            self._remove_dir()
+
+    @staticmethod
+    def _stop(executor: ProcessPoolExecutor, abort: bool) -> None:
         if not abort:
             executor.shutdown(wait=True, cancel_futures=True)
             return
@@ -245,6 +303,7 @@ class EmbedPool:
             terminate()
             return
         processes = list((getattr(executor, "_processes", None) or {}).values())
+        manager = getattr(executor, "_executor_manager_thread", None)
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             with contextlib.suppress(Exception):
@@ -252,3 +311,11 @@ class EmbedPool:
         for process in processes:
             with contextlib.suppress(Exception):
                 process.join(timeout=1.0)
+        # The executor's manager thread sees the workers gone and closes its wake-up pipe. Were
+        # the interpreter to exit meanwhile (Ctrl+C in `litsift index`), CPython 3.11's exit
+        # hook (concurrent.futures.process._python_exit) would write to that pipe as it closes:
+        # "OSError: [Errno 9] Bad file descriptor" with a traceback on the user's terminal.
+        # Waiting for the thread (a fraction of a second once the workers are gone) closes the race.
+        if manager is not None:
+            with contextlib.suppress(Exception):
+                manager.join(timeout=1.0)
