@@ -27,8 +27,9 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -89,24 +90,26 @@ class EmbeddingCache:
         where: dict[bytes, list[int]] = {}
         for i, k in enumerate(keys):
             where.setdefault(k, []).append(i)
-        unique = list(where)
         with self._lock:
-            for table in self._tables:
-                for start in range(0, len(unique), _MAX_PARAMS):
-                    chunk = unique[start : start + _MAX_PARAMS]
-                    marks = ", ".join("?" * len(chunk))
-                    rows = self._db.execute(
-                        f"SELECT key, dim, vector FROM {table} WHERE key IN ({marks})", chunk
-                    ).fetchall()
-                    for k, d, blob in rows:
-                        if d != dim or len(blob) != 4 * dim:
-                            continue
-                        vec = np.frombuffer(blob, dtype="<f4")
-                        for i in where.pop(bytes(k), ()):
-                            out[i] = vec
-                            found[i] = True
-                unique = list(where)  # the misses, for the older table
+            for table in self._tables:  # a key found in the new table is not asked again
+                for k, d, blob in self._select("key, dim, vector", table, list(where)):
+                    if d != dim or len(blob) != 4 * dim:
+                        continue
+                    vec = np.frombuffer(blob, dtype="<f4")
+                    for i in where.pop(bytes(k), ()):
+                        out[i] = vec
+                        found[i] = True
         return out, found
+
+    def _select(self, columns: str, table: str, keys: list[bytes]) -> Iterator[tuple[Any, ...]]:
+        """``columns`` of the rows of ``table`` whose key is in ``keys``, asked
+        :data:`_MAX_PARAMS` keys at a time (the caller holds the lock)."""
+        for start in range(0, len(keys), _MAX_PARAMS):
+            chunk = keys[start : start + _MAX_PARAMS]
+            marks = ", ".join("?" * len(chunk))
+            yield from self._db.execute(
+                f"SELECT {columns} FROM {table} WHERE key IN ({marks})", chunk
+            ).fetchall()
 
     def put(self, encoder_key: str, texts: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
         """Store ``vectors[i]`` as the vector of ``texts[i]`` (existing rows are kept)."""
@@ -129,13 +132,7 @@ class EmbeddingCache:
         present: set[bytes] = set()
         with self._lock:
             for table in self._tables:
-                for start in range(0, len(unique), _MAX_PARAMS):
-                    chunk = unique[start : start + _MAX_PARAMS]
-                    marks = ", ".join("?" * len(chunk))
-                    rows = self._db.execute(
-                        f"SELECT key FROM {table} WHERE key IN ({marks})", chunk
-                    ).fetchall()
-                    present.update(bytes(k) for (k,) in rows)
+                present.update(bytes(k) for (k,) in self._select("key", table, unique))
         return np.fromiter((k in present for k in keys), dtype=bool, count=len(keys))
 
     def put_keyed(self, keys: Sequence[bytes], vectors: npt.NDArray[np.float32]) -> None:
