@@ -15,7 +15,7 @@ the exported models (``Paths.embeddings_file``); several processes may read and 
 Rows of table ``passages`` are ``(key BLOB PRIMARY KEY, dim INTEGER, vector BLOB)``: key =
 16-byte BLAKE2b of ``encoder key + NUL + text``, vector = ``dim`` little-endian float32. It is
 an ordinary (rowid) table on 8 KiB pages, so a 1.5 KB vector sits in its leaf page: 20,213
-passages of a 384-d model take 33 MB (31 MB of vectors). The first layout, table ``vectors``
+passages of a 384-d model take 34 MB (31 MB of vectors). The first layout, table ``vectors``
 ``WITHOUT ROWID`` on 4 KiB pages, spilled every such row onto an overflow page (SQLite keeps at
 most ~1 KB of a row in a WITHOUT ROWID leaf): 95 MB for the same rows. A file made by an
 earlier litsift keeps its ``vectors`` rows and is read through (``passages`` first, then
