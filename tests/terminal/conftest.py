@@ -63,6 +63,11 @@ class Terminal:
         for key in keys:
             self._tmux("send-keys", "-t", "main", key)
 
+    def burst(self, *keys: str) -> None:
+        """tmux key names and literal strings sent in one ``send-keys``: the app reads them as
+        one burst, as from a fast typist, a paste or a key macro."""
+        self._tmux("send-keys", "-t", "main", *keys)
+
     def type(self, text: str) -> None:
         """``text`` typed literally."""
         self._tmux("send-keys", "-t", "main", "-l", text)

@@ -26,6 +26,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, TextArea
 from textual.widgets.option_list import Option
 
 from litsift.text import for_terminal
+from litsift.tui.widgets.text_inputs import InOrderInput, InOrderTextArea
 from litsift.types import EXPORT_FORMATS, FORMAT_SUFFIX, HistoryEntry, parse_tags
 
 T = TypeVar("T")
@@ -72,7 +73,7 @@ class PromptScreen(_Modal[str]):
         with Vertical(classes="modal-box") as box:
             box.border_title = self.title_text
             yield Label(self.prompt, markup=False)
-            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield InOrderInput(self.value, placeholder=self.placeholder, id="prompt-input")
             yield from self._buttons("OK")
 
     @on(Input.Submitted)
@@ -107,8 +108,12 @@ class NoteScreen(_Modal[NoteEdit]):
             box.border_title = "Note and tags"
             box.border_subtitle = "ctrl+s save · Esc cancel"
             yield Label(self.record_title, markup=False, classes="modal-record")
-            yield TextArea(self.note, id="note-text", soft_wrap=True, show_line_numbers=False)
-            yield Input(", ".join(self.tags), placeholder="tags, comma-separated", id="note-tags")
+            yield InOrderTextArea(
+                self.note, id="note-text", soft_wrap=True, show_line_numbers=False
+            )
+            yield InOrderInput(
+                ", ".join(self.tags), placeholder="tags, comma-separated", id="note-tags"
+            )
             yield from self._buttons()
 
     def action_save(self) -> None:
@@ -146,13 +151,13 @@ class ExportScreen(_Modal[ExportRequest]):
             box.border_subtitle = "ctrl+s export · Esc cancel"
             yield Label("What: kept, maybe, or a collection name", markup=False)
             hint = ", ".join(self.collections) if self.collections else "no collections yet"
-            yield Input("kept", placeholder=hint, id="export-what")
+            yield InOrderInput("kept", placeholder=hint, id="export-what")
             yield Label(f"Collections: {hint}", markup=False, classes="modal-hint")
             yield Select(
                 [(f, f) for f in EXPORT_FORMATS], value="bibtex", allow_blank=False, id="export-fmt"
             )
             yield Label("File (written when you confirm):", markup=False)
-            yield Input(self._auto_path, id="export-path")
+            yield InOrderInput(self._auto_path, id="export-path")
             yield from self._buttons("Export")
 
     @property
@@ -232,7 +237,7 @@ class AspectEditScreen(_Modal[list[str]]):
             box.border_title = "Aspects (one per line)"
             box.border_subtitle = "ctrl+s re-score · Esc cancel"
             yield Label(self.query_text, markup=False, classes="modal-record")
-            yield TextArea("\n".join(self.aspects), id="aspects-text", soft_wrap=True)
+            yield InOrderTextArea("\n".join(self.aspects), id="aspects-text", soft_wrap=True)
             yield from self._buttons("Re-score")
 
     def action_save(self) -> None:

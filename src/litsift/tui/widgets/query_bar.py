@@ -23,6 +23,7 @@ from textual.widgets import Input
 from litsift.errors import QueryError
 from litsift.text import for_terminal
 from litsift.tui.messages import QueryInvalid, SearchRequested
+from litsift.tui.widgets.text_inputs import InOrderInput
 from litsift.types import YearRange
 
 #: seconds of typing quiet before a search runs: long enough to coalesce a burst of keys (a
@@ -35,9 +36,10 @@ DEBOUNCE_S = 0.04
 _YEAR = Regex(r"^\d{4}$", failure_description="a year has four digits, e.g. 2015")
 
 
-class BarInput(Input):
-    """An input of the query bar. Textual's Input binds Up/Down to scrolling, which a one-line
-    input never needs; here they pass on to the screen, where Down moves into the results.
+class BarInput(InOrderInput):
+    """An input of the query bar; its editing keys act in typing order (:mod:`.text_inputs`).
+    Textual's Input binds Up/Down to scrolling, which a one-line input never needs; here they
+    pass on to the screen, where Down moves into the results.
 
     Textual's Input sets its virtual size (the text's width) on every key, and a widget's
     virtual size is a reactive that lays out the whole screen when it changes: a layout pass

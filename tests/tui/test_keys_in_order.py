@@ -1,0 +1,119 @@
+"""Editing keys act in the order typed (Textual issue #6605), in litsift's text inputs.
+
+A terminal delivers a fast typist's keys, a paste of keys or a key macro as one burst. Textual
+inserts a printable key where it lands, while a bound key (Backspace, Ctrl+A, Ctrl+K) bubbles
+to the app first, so the printable keys behind it were applied before it. Here each burst is
+posted to the app in one go, with no wait between keys, as the terminal driver does; the real
+terminal's version of this check is in tests/terminal/test_real_terminal.py.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+
+from litsift.tui.screens.modals import NoteScreen, PromptScreen
+from litsift.tui.widgets.query_bar import BarInput, QueryBar
+from litsift.tui.widgets.text_inputs import InOrderInput, InOrderTextArea
+
+
+def _keys(*items: str) -> list[events.Key]:
+    """Key events for tmux-like items: a key name (``ctrl+a``, ``backspace``) or literal text."""
+    out: list[events.Key] = []
+    for item in items:
+        if item in ("ctrl+a", "ctrl+k", "backspace", "left", "right", "home", "end", "down"):
+            out.append(events.Key(item, None))
+        else:
+            out.extend(events.Key(ch, ch) if ch != " " else events.Key("space", " ") for ch in item)
+    return out
+
+
+class BarApp(App[None]):
+    """The query bar, nested as on the search screen."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(), Horizontal(), Vertical():
+            yield QueryBar(id="bar")
+
+
+async def _burst(app: App[None], *items: str) -> None:
+    for key in _keys(*items):
+        app.post_message(key)
+
+
+@pytest.mark.parametrize(
+    ("before", "burst", "expected"),
+    [
+        ("abc", ("ctrl+a", "ctrl+k", "neural machine translation"), "neural machine translation"),
+        ("", ("graph networkz", "backspace", "s"), "graph networks"),
+        ("", ("retrieval", "home", "dense ", "end", " models"), "dense retrieval models"),
+        ("query", ("left", "left", "backspace", "X"), "quXry"),
+    ],
+)
+async def test_a_burst_of_keys_edits_the_query_in_typing_order(
+    before: str, burst: tuple[str, ...], expected: str
+) -> None:
+    app = BarApp()
+    async with app.run_test(size=(100, 10)) as pilot:
+        query = app.query_one("#query", BarInput)
+        query.focus()
+        for key in _keys(before):
+            await pilot.press(key.key)
+        await pilot.pause()
+        assert query.value == before
+        await _burst(app, *burst)
+        await pilot.pause(0.2)
+        assert query.value == expected
+
+
+async def test_up_and_down_still_leave_the_query_bar() -> None:
+    """Up/Down are refused by the bar's inputs (no scrolling): they reach the screen's bindings
+    instead of being run inline."""
+
+    class Screenful(BarApp):
+        BINDINGS: ClassVar[list[BindingType]] = [("down", "moved('down')", "")]
+        moved: ClassVar[list[str]] = []
+
+        def action_moved(self, where: str) -> None:
+            self.moved.append(where)
+
+    app = Screenful()
+    async with app.run_test(size=(100, 10)) as pilot:
+        app.query_one("#query", BarInput).focus()
+        await _burst(app, "abc", "down")
+        await pilot.pause(0.2)
+        assert app.query_one("#query", BarInput).value == "abc"
+        assert app.moved == ["down"]
+
+
+async def test_the_note_and_prompt_editors_keep_typing_order() -> None:
+    app: App[None] = App()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(NoteScreen("A paper", "old note", ("tag",)))
+        await pilot.pause()
+        note = app.screen.query_one("#note-text", InOrderTextArea)
+        note.focus()
+        await pilot.pause()
+        await _burst(app, "ctrl+a", "ctrl+k", "new notz", "backspace", "e")
+        await pilot.pause(0.2)
+        assert note.text == "new note"
+        tags = app.screen.query_one("#note-tags", InOrderInput)
+        tags.focus()
+        await pilot.pause()
+        await _burst(app, "ctrl+a", "ctrl+k", "a, b")
+        await pilot.pause(0.2)
+        assert tags.value == "a, b"
+        app.pop_screen()
+        app.push_screen(PromptScreen("Collection", "Name", "old"))
+        await pilot.pause()
+        name = app.screen.query_one("#prompt-input", InOrderInput)
+        name.focus()
+        await pilot.pause()
+        await _burst(app, "ctrl+a", "ctrl+k", "reading lisr", "backspace", "t")
+        await pilot.pause(0.2)
+        assert name.value == "reading list"
