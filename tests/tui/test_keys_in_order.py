@@ -26,7 +26,18 @@ def _keys(*items: str) -> list[events.Key]:
     """Key events for tmux-like items: a key name (``ctrl+a``, ``backspace``) or literal text."""
     out: list[events.Key] = []
     for item in items:
-        if item in ("ctrl+a", "ctrl+k", "backspace", "left", "right", "home", "end", "down"):
+        if item in (
+            "ctrl+a",
+            "ctrl+k",
+            "backspace",
+            "left",
+            "right",
+            "home",
+            "end",
+            "down",
+            "tab",
+            "enter",
+        ):
             out.append(events.Key(item, None))
         else:
             out.extend(events.Key(ch, ch) if ch != " " else events.Key("space", " ") for ch in item)
@@ -71,24 +82,42 @@ async def test_a_burst_of_keys_edits_the_query_in_typing_order(
         assert query.value == expected
 
 
-async def test_up_and_down_still_leave_the_query_bar() -> None:
-    """Up/Down are refused by the bar's inputs (no scrolling): they reach the screen's bindings
-    instead of being run inline."""
+async def test_tab_moves_on_before_the_keys_typed_after_it() -> None:
+    """Tab is the screen's binding (focus next): the year typed after it goes to the year."""
+    app = BarApp()
+    async with app.run_test(size=(100, 10)) as pilot:
+        app.query_one("#query", BarInput).focus()
+        await _burst(app, "parsing", "tab", "2015", "tab", "2020")
+        await pilot.pause(0.2)
+        values = [
+            app.query_one(f"#{name}", BarInput).value for name in ("query", "year-from", "year-to")
+        ]
+        assert values == ["parsing", "2015", "2020"]
 
-    class Screenful(BarApp):
-        BINDINGS: ClassVar[list[BindingType]] = [("down", "moved('down')", "")]
-        moved: ClassVar[list[str]] = []
 
-        def action_moved(self, where: str) -> None:
-            self.moved.append(where)
+async def test_down_leaves_the_query_bar_and_the_keys_after_it_follow() -> None:
+    """Up/Down are refused by the bar's inputs (no scrolling), so the screen's Down runs: here,
+    as on the search screen, it focuses another widget. The keys typed after Down go there."""
+
+    class Screenful(App[None]):
+        BINDINGS: ClassVar[list[BindingType]] = [("down", "into_results", "")]
+
+        def compose(self) -> ComposeResult:
+            with Vertical(), Horizontal(), Vertical():
+                yield QueryBar(id="bar")
+            yield InOrderInput(id="results")
+
+        def action_into_results(self) -> None:
+            self.screen.set_focus(self.query_one("#results", InOrderInput))
 
     app = Screenful()
     async with app.run_test(size=(100, 10)) as pilot:
         app.query_one("#query", BarInput).focus()
-        await _burst(app, "abc", "down")
+        await pilot.pause()
+        await _burst(app, "abc", "down", "m+")
         await pilot.pause(0.2)
         assert app.query_one("#query", BarInput).value == "abc"
-        assert app.moved == ["down"]
+        assert app.query_one("#results", InOrderInput).value == "m+"
 
 
 async def test_the_note_and_prompt_editors_keep_typing_order() -> None:
@@ -99,15 +128,11 @@ async def test_the_note_and_prompt_editors_keep_typing_order() -> None:
         note = app.screen.query_one("#note-text", InOrderTextArea)
         note.focus()
         await pilot.pause()
-        await _burst(app, "ctrl+a", "ctrl+k", "new notz", "backspace", "e")
+        await _burst(app, "ctrl+a", "ctrl+k", "new notz", "backspace", "e", "enter", "line 2")
+        await _burst(app, "tab", "ctrl+a", "ctrl+k", "a, b")
         await pilot.pause(0.2)
-        assert note.text == "new note"
-        tags = app.screen.query_one("#note-tags", InOrderInput)
-        tags.focus()
-        await pilot.pause()
-        await _burst(app, "ctrl+a", "ctrl+k", "a, b")
-        await pilot.pause(0.2)
-        assert tags.value == "a, b"
+        assert note.text == "new note\nline 2"  # Enter stays the text area's newline
+        assert app.screen.query_one("#note-tags", InOrderInput).value == "a, b"
         app.pop_screen()
         app.push_screen(PromptScreen("Collection", "Name", "old"))
         await pilot.pause()

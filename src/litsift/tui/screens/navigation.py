@@ -92,7 +92,9 @@ class NavScreen(Screen[None]):
         """Focus ``widget`` once the ``-reading`` layout shows it (a hidden widget takes no
         focus); at once when the layout does not change."""
         if self.has_class("-reading") == reading:
-            widget.focus()
+            # at once, not Widget.focus (queued on the app): keys typed right behind Down
+            # follow the focus into the results (tui/widgets/text_inputs.py)
+            self.set_focus(widget)
             return
         self.set_class(reading, "-reading")
         self.call_after_refresh(widget.focus)

@@ -5,42 +5,67 @@ bound key (Backspace, Ctrl+A, Ctrl+K, arrows) is not handled there: its event bu
 every ancestor's message queue up to the app, which then runs the binding. Keys typed right
 after it are already queued at the input and are inserted first. In litsift's query bar (five
 containers deep), Ctrl+A Ctrl+K typed before "neural machine translation" at terminal speed
-cleared the query *after* the words were in, leaving an empty query or its tail ("on"); a fast
-typist, a paste of keys or a macro, or an event loop slowed by a background index build loses
-or reorders text the same way. Textual issue #6605 (open); the fix proposed there (pull request
-#6631) runs the widget's own bindings inline, which is what :class:`InOrderKeys` does.
+cleared the query *after* the words were in, leaving an empty query or its tail ("on"), and
+digits typed after Tab went into the query instead of the year; a fast typist, a paste of keys
+or a macro, or an event loop slowed by a background index build loses or reorders text the same
+way. Textual issue #6605 (open); the fix proposed there (pull request #6631) runs the widget's
+own bindings inline. :class:`InOrderKeys` does that for the whole binding chain, so focus keys
+(Tab to the year inputs, to a note's tags) keep their place too.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar, cast
+
 from textual import events
+from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 
 class InOrderKeys:
-    """Mixin for a text widget: its own (non-priority) bindings run as the key arrives.
+    """Mixin for a text widget: a bound key runs its binding as the key arrives.
 
-    Only the widget's own bindings are run here, and only when the app would run them
-    (:meth:`~textual.dom.DOMNode.check_action`): priority bindings were checked before the key
-    reached the widget, and a key the widget does not bind (or refuses, e.g. Up/Down in the
-    query bar) bubbles on to the screen's bindings as before.
+    The binding is the one the app would run for the key with this widget focused
+    (:attr:`~textual.screen.Screen.active_bindings`: the widget's own first, then its
+    ancestors', the screen's and the app's; an action refused by ``check_action`` is passed
+    over). Keys the widget types itself (printable ones, Enter in a text area) and priority
+    bindings (the app ran those before the key reached the widget) are left to Textual; so is a
+    key whose binding is disabled or does not handle it: it bubbles up as before. A key that
+    reaches the widget after the focus has moved on goes to the widget focused now: a binding
+    that moves the focus does so at once (``Screen.set_focus``, as Tab does), not through
+    ``Widget.focus``, which queues the change on the app behind the keys. Waiting here for
+    the app's queue instead deadlocks when the binding closes the widget's screen (the app then
+    waits for this widget's handler to end).
     """
 
+    #: non-printable keys the widget inserts as text in its own key handler
+    TYPED_KEYS: ClassVar[frozenset[str]] = frozenset()
+
     async def _on_key(self, event: events.Key) -> None:
-        if not event.is_printable:
-            for binding in self._bindings.key_to_bindings.get(event.key, ()):  # type: ignore[attr-defined]
-                if binding.priority:
-                    continue
-                if await self.app.run_action(binding.action, self):  # type: ignore[attr-defined]
-                    event.stop()
-                    event.prevent_default()
-                    return
-        await super()._on_key(event)  # type: ignore[misc]
+        widget = cast("Widget", self)
+        focused = widget.app.focused
+        if focused is not None and focused is not widget:
+            # the app forwarded this key here before a key ahead of it in the same burst moved
+            # the focus on (Tab): it belongs to the widget focused now, in the order typed
+            event.stop()
+            event.prevent_default()  # a copy goes on: this one's flags stay here
+            focused._forward_event(events.Key(event.key, event.character))  # as App.on_event
+            return
+        typed = event.is_printable or event.key in self.TYPED_KEYS
+        if not typed and not widget.check_consume_key(event.key, event.character):
+            active = widget.screen.active_bindings.get(event.key)
+            if active is None or not active.enabled or active.binding.priority:
+                return  # Textual goes on to the widget's own handler, then bubbles the key
+            if await widget.app.run_action(active.binding.action, active.node):
+                event.stop()
+                event.prevent_default()
 
 
 class InOrderInput(InOrderKeys, Input):
-    """Textual's :class:`~textual.widgets.Input`, editing keys in typing order."""
+    """Textual's :class:`~textual.widgets.Input`, editing and focus keys in typing order."""
 
 
 class InOrderTextArea(InOrderKeys, TextArea):
-    """Textual's :class:`~textual.widgets.TextArea`, editing keys in typing order."""
+    """Textual's :class:`~textual.widgets.TextArea`, editing and focus keys in typing order."""
+
+    TYPED_KEYS = frozenset({"enter"})
