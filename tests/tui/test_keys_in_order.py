@@ -19,7 +19,9 @@ from textual.containers import Horizontal, Vertical
 
 from litsift.tui.screens.modals import NoteScreen, PromptScreen
 from litsift.tui.widgets.query_bar import BarInput, QueryBar
+from litsift.tui.widgets.results_table import ResultsTable
 from litsift.tui.widgets.text_inputs import InOrderInput, InOrderTextArea
+from litsift.types import Kind
 
 
 def _keys(*items: str) -> list[events.Key]:
@@ -40,7 +42,8 @@ def _keys(*items: str) -> list[events.Key]:
         ):
             out.append(events.Key(item, None))
         else:
-            out.extend(events.Key(ch, ch) if ch != " " else events.Key("space", " ") for ch in item)
+            names = {" ": "space", "+": "plus", "/": "slash"}
+            out.extend(events.Key(names.get(ch, ch), ch) for ch in item)
     return out
 
 
@@ -142,3 +145,36 @@ async def test_the_note_and_prompt_editors_keep_typing_order() -> None:
         await _burst(app, "ctrl+a", "ctrl+k", "reading lisr", "backspace", "t")
         await pilot.pause(0.2)
         assert name.value == "reading list"
+
+
+async def test_letters_typed_behind_slash_in_the_results_go_to_the_query() -> None:
+    """In the results every letter is a key binding (``m`` maybe, ``+`` keep): the letters typed
+    right behind ``/`` are the query's, and label nothing."""
+
+    class Results(App[None]):
+        BINDINGS: ClassVar[list[BindingType]] = [
+            ("slash", "focus_query", ""),
+            ("m", "label('maybe')", ""),
+            ("plus", "label('keep')", ""),
+        ]
+        labels: ClassVar[list[str]] = []
+
+        def compose(self) -> ComposeResult:
+            with Vertical(), Horizontal(), Vertical():
+                yield QueryBar(id="bar")
+            yield ResultsTable(Kind.PAPER, id="results")
+
+        def action_focus_query(self) -> None:
+            self.screen.set_focus(self.query_one("#query", BarInput))
+
+        def action_label(self, label: str) -> None:
+            self.labels.append(label)
+
+    app = Results()
+    async with app.run_test(size=(100, 20)) as pilot:
+        app.query_one(ResultsTable).focus()
+        await pilot.pause()
+        await _burst(app, "+", "/", "machine m+")
+        await pilot.pause(0.2)
+        assert app.query_one("#query", BarInput).value == "machine m+"
+        assert app.labels == ["keep"]

@@ -71,7 +71,8 @@ class NavScreen(Screen[None]):
         return self._in(self.query_bar)
 
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        # at once (not Widget.focus): the keys typed right behind "/" follow into the query
+        self.set_focus(self.query_one("#query", Input))
 
     def action_focus_results(self) -> None:
         """Down / Ctrl+N in the query bar: into the results of the tab shown."""

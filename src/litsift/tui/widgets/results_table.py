@@ -32,6 +32,7 @@ from textual.widgets import DataTable
 from litsift.text import for_terminal
 from litsift.tui.messages import LeftResults, ResultHighlighted
 from litsift.tui.widgets.cached_table import CachedTable
+from litsift.tui.widgets.text_inputs import InOrderKeys
 from litsift.types import (
     Annotation,
     Coverage,
@@ -207,8 +208,12 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
 MIN_TITLE_WIDTH = 16
 
 
-class ResultsTable(CachedTable):
-    """Hits of one kind; posts :class:`ResultHighlighted` as the cursor moves."""
+class ResultsTable(InOrderKeys, CachedTable):
+    """Hits of one kind; posts :class:`ResultHighlighted` as the cursor moves. Its keys act in
+    the order typed (:mod:`.text_inputs`): the letters typed right behind ``/`` go to the
+    query, not to the table's triage keys."""
+
+    TYPES_PRINTABLE = False
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False, id="cursor_down", tooltip="Next result"),

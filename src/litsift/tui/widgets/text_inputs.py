@@ -41,6 +41,8 @@ class InOrderKeys:
 
     #: non-printable keys the widget inserts as text in its own key handler
     TYPED_KEYS: ClassVar[frozenset[str]] = frozenset()
+    #: False for a widget that types nothing (a table): its printable keys are bindings too
+    TYPES_PRINTABLE: ClassVar[bool] = True
 
     async def _on_key(self, event: events.Key) -> None:
         widget = cast("Widget", self)
@@ -52,7 +54,7 @@ class InOrderKeys:
             event.prevent_default()  # a copy goes on: this one's flags stay here
             focused._forward_event(events.Key(event.key, event.character))  # as App.on_event
             return
-        typed = event.is_printable or event.key in self.TYPED_KEYS
+        typed = (event.is_printable and self.TYPES_PRINTABLE) or event.key in self.TYPED_KEYS
         if not typed and not widget.check_consume_key(event.key, event.character):
             active = widget.screen.active_bindings.get(event.key)
             if active is None or not active.enabled or active.binding.priority:
