@@ -89,8 +89,14 @@ def test_query_down_and_plus_keep_the_first_hit(
     t.wait_for(r"results ▸", timeout=10)  # the footer: the results have the keys now
     t.keys("+")
     t.wait_for(r"Label: keep", timeout=10)
+    # Up on the first row hands the focus back while the key is handled: the "m" typed right
+    # behind it is the query's, not the table's "maybe"
+    t.burst("Up", "m")
+    t.wait_for(r"▊  graph neural networksm +▎", timeout=10)
     t.keys("C-q")
     t.wait_exit(10)
+    with pytest.raises(AssertionError, match="no papers labelled 'maybe'"):
+        run_litsift(home, "export", "maybe", "--format", "markdown")
     kept = run_litsift(home, "export", "kept", "--format", "markdown")
     assert kept.count("\n- ") + kept.startswith("- ") == 1, kept  # exactly one paper kept
     first = run_litsift(home, "search", "graph neural networks", "--json", "-k", "1")

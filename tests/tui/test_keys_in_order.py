@@ -16,6 +16,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 
 from litsift.tui.screens.modals import NoteScreen, PromptScreen
 from litsift.tui.widgets.query_bar import BarInput, QueryBar
@@ -37,6 +38,7 @@ def _keys(*items: str) -> list[events.Key]:
             "home",
             "end",
             "down",
+            "up",
             "tab",
             "enter",
         ):
@@ -178,3 +180,45 @@ async def test_letters_typed_behind_slash_in_the_results_go_to_the_query() -> No
         await pilot.pause(0.2)
         assert app.query_one("#query", BarInput).value == "machine m+"
         assert app.labels == ["keep"]
+
+
+async def test_letters_typed_behind_up_on_the_first_row_go_to_the_query() -> None:
+    """Up on the first result hands the focus back to the query while the key is handled, so
+    the letters typed right behind it edit the query and label nothing (before, the screen
+    moved the focus when it read a message, after the table had run ``m`` and ``+``)."""
+
+    class Results(Screen[None]):
+        BINDINGS: ClassVar[list[BindingType]] = [
+            ("m", "label('maybe')", ""),
+            ("plus", "label('keep')", ""),
+        ]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.labels: list[str] = []
+
+        def compose(self) -> ComposeResult:
+            with Vertical(), Horizontal(), Vertical():
+                yield QueryBar(id="bar")
+            yield ResultsTable(Kind.PAPER, id="results")
+
+        def action_focus_query(self) -> None:
+            self.set_focus(self.query_one("#query", BarInput))
+
+        def action_label(self, label: str) -> None:
+            self.labels.append(label)
+
+    screen = Results()
+    app: App[None] = App()
+    async with app.run_test(size=(100, 20)) as pilot:
+        app.push_screen(screen)
+        await pilot.pause()
+        table = screen.query_one(ResultsTable)
+        table.add_column("title")
+        table.add_rows([["first"], ["second"]])
+        screen.set_focus(table)
+        await pilot.pause()
+        await _burst(app, "down", "+", "up", "up", "m+ more")
+        await pilot.pause(0.2)
+        assert screen.query_one("#query", BarInput).value == "m+ more"
+        assert screen.labels == ["keep"]

@@ -73,13 +73,6 @@ class ResultHighlighted(Message):
 
 
 @dataclass
-class LeftResults(Message):
-    """Up on the first row of a results table: the cursor leaves the results (to the query)."""
-
-    kind: Kind
-
-
-@dataclass
 class StoreChecked(Message):
     """What the store holds: rows per kind and the kinds whose index is missing or stale."""
 

@@ -37,7 +37,6 @@ from litsift.tui.messages import (
     AnnotationsChanged,
     AspectsJudged,
     AspectsScored,
-    LeftResults,
     Notice,
     QueryInvalid,
     Reordered,
@@ -394,10 +393,6 @@ class SearchScreen(CommandKeys, NavScreen):
         self.ranking.reordered(msg)
 
     # -- actions ---------------------------------------------------------------------------
-    @on(LeftResults)
-    def _left_results(self, msg: LeftResults) -> None:
-        self.action_focus_query()
-
     def job_failed(self, job: str, kind: Kind, error: Exception) -> None:
         """A background job (an index build) failed: said until read (``^o``)."""
         self.job_errors.failed(job, kind, error)

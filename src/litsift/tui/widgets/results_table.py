@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 from rich.text import Text
 from textual import on
@@ -30,7 +30,7 @@ from textual.events import Resize
 from textual.widgets import DataTable
 
 from litsift.text import for_terminal
-from litsift.tui.messages import LeftResults, ResultHighlighted
+from litsift.tui.messages import ResultHighlighted
 from litsift.tui.widgets.cached_table import CachedTable
 from litsift.tui.widgets.text_inputs import InOrderKeys
 from litsift.types import (
@@ -208,6 +208,14 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
 MIN_TITLE_WIDTH = 16
 
 
+@runtime_checkable
+class FocusesQuery(Protocol):
+    """A screen with a query the results table hands the focus back to (Up on the first row)."""
+
+    def action_focus_query(self) -> None:
+        """Focus the query input at once (``Screen.set_focus``)."""
+
+
 class ResultsTable(InOrderKeys, CachedTable):
     """Hits of one kind; posts :class:`ResultHighlighted` as the cursor moves. Its keys act in
     the order typed (:mod:`.text_inputs`): the letters typed right behind ``/`` go to the
@@ -243,9 +251,13 @@ class ResultsTable(InOrderKeys, CachedTable):
 
     def action_cursor_up(self) -> None:
         """Up (or k): the previous row; on the first row, back to the query (search-as-you-type
-        lists do the same: fzf, a browser's address bar, VS Code's palette)."""
+        lists do the same: fzf, a browser's address bar, VS Code's palette). The focus moves
+        at once, while this key is handled (not by a message the screen reads later), so keys
+        typed right behind Up go to the query, not to the table's shortcuts
+        (tui/widgets/text_inputs.py)."""
         if self.cursor_row <= 0:
-            self.post_message(LeftResults(self.kind))
+            if isinstance(self.screen, FocusesQuery):
+                self.screen.action_focus_query()
             return
         super().action_cursor_up()
 
