@@ -249,8 +249,8 @@ def _scrub(value: Any) -> tuple[Any, bool]:
         pairs = [_scrub(v) for v in value]
         return tuple(v for v, _ in pairs), any(c for _, c in pairs)
     if isinstance(value, dict):
-        pairs = {k: _scrub(v) for k, v in value.items()}
-        return {k: v for k, (v, _) in pairs.items()}, any(c for _, c in pairs.values())
+        scrubbed = {k: _scrub(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in scrubbed.items()}, any(c for _, c in scrubbed.values())
     return value, False
 
 

@@ -246,7 +246,7 @@ def _cut_reason(row: _Row, n_columns: int, seen_last: set[str]) -> str | None:
     return None
 
 
-def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem]:
+def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     """Every row of a Scopus / IEEE Xplore / SpringerLink CSV export.
 
     Rows without a title, and a last row the file ends inside (a cut download), are bad items
