@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual import events
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input
 from textual.worker import WorkerCancelled
@@ -62,6 +65,37 @@ async def search(pilot: Pilot[object], text: str, years: tuple[str, str] = ("", 
     query.value = text
     await pilot.press("enter")
     await settle(pilot)
+
+
+def key_events(*items: str) -> list[events.Key]:
+    """Key events for tmux-like items: a key name (``ctrl+a``, ``backspace``) or literal text."""
+    out: list[events.Key] = []
+    for item in items:
+        if item in (
+            "ctrl+a",
+            "ctrl+k",
+            "backspace",
+            "left",
+            "right",
+            "home",
+            "end",
+            "down",
+            "up",
+            "tab",
+            "enter",
+        ):
+            out.append(events.Key(item, None))
+        else:
+            names = {" ": "space", "+": "plus", "/": "slash"}
+            out.extend(events.Key(names.get(ch, ch), ch) for ch in item)
+    return out
+
+
+async def burst(app: App[Any], *items: str) -> None:
+    """Post the key events of ``items`` to ``app`` with no wait between them, as the terminal
+    driver delivers a fast typist's keys (``pilot.press`` waits after each key)."""
+    for key in key_events(*items):
+        app.post_message(key)
 
 
 @pytest.fixture

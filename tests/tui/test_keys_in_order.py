@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 import pytest
-from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -23,30 +22,7 @@ from litsift.tui.widgets.query_bar import BarInput, QueryBar
 from litsift.tui.widgets.results_table import ResultsTable
 from litsift.tui.widgets.text_inputs import InOrderInput, InOrderTextArea
 from litsift.types import Kind
-
-
-def _keys(*items: str) -> list[events.Key]:
-    """Key events for tmux-like items: a key name (``ctrl+a``, ``backspace``) or literal text."""
-    out: list[events.Key] = []
-    for item in items:
-        if item in (
-            "ctrl+a",
-            "ctrl+k",
-            "backspace",
-            "left",
-            "right",
-            "home",
-            "end",
-            "down",
-            "up",
-            "tab",
-            "enter",
-        ):
-            out.append(events.Key(item, None))
-        else:
-            names = {" ": "space", "+": "plus", "/": "slash"}
-            out.extend(events.Key(names.get(ch, ch), ch) for ch in item)
-    return out
+from tests.tui.conftest import burst, key_events
 
 
 class BarApp(App[None]):
@@ -57,13 +33,8 @@ class BarApp(App[None]):
             yield QueryBar(id="bar")
 
 
-async def _burst(app: App[None], *items: str) -> None:
-    for key in _keys(*items):
-        app.post_message(key)
-
-
 @pytest.mark.parametrize(
-    ("before", "burst", "expected"),
+    ("before", "typed", "expected"),
     [
         ("abc", ("ctrl+a", "ctrl+k", "neural machine translation"), "neural machine translation"),
         ("", ("graph networkz", "backspace", "s"), "graph networks"),
@@ -72,17 +43,17 @@ async def _burst(app: App[None], *items: str) -> None:
     ],
 )
 async def test_a_burst_of_keys_edits_the_query_in_typing_order(
-    before: str, burst: tuple[str, ...], expected: str
+    before: str, typed: tuple[str, ...], expected: str
 ) -> None:
     app = BarApp()
     async with app.run_test(size=(100, 10)) as pilot:
         query = app.query_one("#query", BarInput)
         query.focus()
-        for key in _keys(before):
+        for key in key_events(before):
             await pilot.press(key.key)
         await pilot.pause()
         assert query.value == before
-        await _burst(app, *burst)
+        await burst(app, *typed)
         await pilot.pause(0.2)
         assert query.value == expected
 
@@ -92,7 +63,7 @@ async def test_tab_moves_on_before_the_keys_typed_after_it() -> None:
     app = BarApp()
     async with app.run_test(size=(100, 10)) as pilot:
         app.query_one("#query", BarInput).focus()
-        await _burst(app, "parsing", "tab", "2015", "tab", "2020")
+        await burst(app, "parsing", "tab", "2015", "tab", "2020")
         await pilot.pause(0.2)
         values = [
             app.query_one(f"#{name}", BarInput).value for name in ("query", "year-from", "year-to")
@@ -119,7 +90,7 @@ async def test_down_leaves_the_query_bar_and_the_keys_after_it_follow() -> None:
     async with app.run_test(size=(100, 10)) as pilot:
         app.query_one("#query", BarInput).focus()
         await pilot.pause()
-        await _burst(app, "abc", "down", "m+")
+        await burst(app, "abc", "down", "m+")
         await pilot.pause(0.2)
         assert app.query_one("#query", BarInput).value == "abc"
         assert app.query_one("#results", InOrderInput).value == "m+"
@@ -133,8 +104,8 @@ async def test_the_note_and_prompt_editors_keep_typing_order() -> None:
         note = app.screen.query_one("#note-text", InOrderTextArea)
         note.focus()
         await pilot.pause()
-        await _burst(app, "ctrl+a", "ctrl+k", "new notz", "backspace", "e", "enter", "line 2")
-        await _burst(app, "tab", "ctrl+a", "ctrl+k", "a, b")
+        await burst(app, "ctrl+a", "ctrl+k", "new notz", "backspace", "e", "enter", "line 2")
+        await burst(app, "tab", "ctrl+a", "ctrl+k", "a, b")
         await pilot.pause(0.2)
         assert note.text == "new note\nline 2"  # Enter stays the text area's newline
         assert app.screen.query_one("#note-tags", InOrderInput).value == "a, b"
@@ -144,7 +115,7 @@ async def test_the_note_and_prompt_editors_keep_typing_order() -> None:
         name = app.screen.query_one("#prompt-input", InOrderInput)
         name.focus()
         await pilot.pause()
-        await _burst(app, "ctrl+a", "ctrl+k", "reading lisr", "backspace", "t")
+        await burst(app, "ctrl+a", "ctrl+k", "reading lisr", "backspace", "t")
         await pilot.pause(0.2)
         assert name.value == "reading list"
 
@@ -176,7 +147,7 @@ async def test_letters_typed_behind_slash_in_the_results_go_to_the_query() -> No
     async with app.run_test(size=(100, 20)) as pilot:
         app.query_one(ResultsTable).focus()
         await pilot.pause()
-        await _burst(app, "+", "/", "machine m+")
+        await burst(app, "+", "/", "machine m+")
         await pilot.pause(0.2)
         assert app.query_one("#query", BarInput).value == "machine m+"
         assert app.labels == ["keep"]
@@ -218,7 +189,7 @@ async def test_letters_typed_behind_up_on_the_first_row_go_to_the_query() -> Non
         table.add_rows([["first"], ["second"]])
         screen.set_focus(table)
         await pilot.pause()
-        await _burst(app, "down", "+", "up", "up", "m+ more")
+        await burst(app, "down", "+", "up", "up", "m+ more")
         await pilot.pause(0.2)
         assert screen.query_one("#query", BarInput).value == "m+ more"
         assert screen.labels == ["keep"]

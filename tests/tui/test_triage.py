@@ -17,8 +17,8 @@ from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.modals import ExportScreen, HistoryScreen, NoteScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
-from litsift.types import Kind, Label
-from tests.tui.conftest import search, settle
+from litsift.types import Kind, Label, Query
+from tests.tui.conftest import burst, search, settle
 
 SIZE = (120, 40)
 QUERY = "low-resource neural machine translation"
@@ -297,3 +297,25 @@ async def test_full_text_is_on_by_default_and_t_turns_it_off(tmp_path: Path, enc
             await settle(pilot)
             assert table(app).result.query.fulltext  # type: ignore[union-attr]
             assert "full text: on — T turns off" in status(app)
+
+
+async def test_down_and_plus_typed_behind_a_new_query_keep_its_first_hit(
+    wservice: LitsiftService, encoder: Any
+) -> None:
+    """A new query typed over an old one, then Down and + in the same burst (before the new
+    query's search has returned): + keeps the new query's first hit. Before, the focus went to
+    the table at once and + kept the old results' row under the cursor."""
+    new_query = "question answering over knowledge bases"
+    first_new = wservice.search(Query(new_query, Kind.PAPER)).hits[0].docid
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        old_ids = [h.docid for h in table(app).hits]
+        assert first_new not in old_ids[:1]
+        await burst(app, "/", "ctrl+a", "ctrl+k", new_query, "down", "+")
+        await settle(pilot)
+        assert app.query_one("#query", Input).value == new_query
+        assert app.focused is table(app)
+        assert wservice.triage.label(Kind.PAPER, first_new) is Label.KEEP
+        assert wservice.triage.label(Kind.PAPER, old_ids[0]) is None
+        assert column(table(app), "label")[0].startswith("✓")

@@ -155,7 +155,8 @@ class SearchScreen(CommandKeys, NavScreen):
 
     @property
     def busy(self) -> bool:
-        """True while a search, an aspect scoring, a reordering or a triage job is unfinished."""
+        """True while a search, an aspect scoring, a reordering or a triage job is unfinished,
+        or keys typed behind Down wait for the query's rows."""
         return (
             self._pending is not None
             or self._detail_pending
@@ -165,6 +166,7 @@ class SearchScreen(CommandKeys, NavScreen):
             or self.calls.open > 0
             or self.query_one(IndexBuilder).dense_pending
             or self.detail.reading is not None
+            or any(self.table(k).holding for k in Kind)
         )
 
     def on_mount(self) -> None:
@@ -216,6 +218,7 @@ class SearchScreen(CommandKeys, NavScreen):
 
     @on(QueryInvalid)
     def _query_invalid(self, msg: QueryInvalid) -> None:
+        self.release_held_keys()  # no search follows: the keys act on the rows shown
         self.refresh_bindings()
         self.status.show_error((msg.message, msg.hint))
 
@@ -225,6 +228,7 @@ class SearchScreen(CommandKeys, NavScreen):
         if not force and tab.shown == (self.text, self.years) and self._pending is None:
             if kind == self.kind and tab.result is not None:
                 self.status.show_result(tab.result)
+            self.release_held_keys()  # the rows shown are this query's already
             return
         self._request_id += 1
         query = Query(
@@ -302,6 +306,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self._pending = None
         self.collector.release()
         self.triage.submitted_painted()
+        self.release_held_keys()  # said in the status line; the keys act on the rows shown
         self.tab(msg.query.kind).shown = None  # retry on the next request
         if isinstance(msg.error, IndexMissingError) and self.service.state().counts[msg.query.kind]:
             # a first start: the IndexBuilder is building it (a failed build says so itself);
@@ -325,6 +330,34 @@ class SearchScreen(CommandKeys, NavScreen):
         self.collector.release()  # the rows are painted: collect now, not in their frame
         self._highlighted(ResultHighlighted(self.kind, self.table().highlighted_hit))
         self.triage.submitted_painted()
+        if not self._rows_stale():
+            self.release_held_keys()
+
+    # -- keys typed behind Down, before the query's rows -----------------------------------
+    def action_focus_results(self) -> None:
+        """Down / Ctrl+N in the query bar: into the results. While the query typed is still
+        being searched (its debounce running, its request not yet read, its worker busy) it is
+        searched at once, and the table holds the keys typed behind Down until the query's
+        rows are painted: ``+`` right behind Down keeps the new query's first hit, not the old
+        results' row under the cursor."""
+        if self._rows_stale():
+            if self.query_bar.debouncing:
+                self.query_bar.submit(submitted=False)
+            self.table().hold_keys()
+        super().action_focus_results()
+
+    def _rows_stale(self) -> bool:
+        """True while the rows shown are not yet those of the text in the query bar."""
+        return (
+            self._pending is not None
+            or self.query_bar.debouncing
+            or self.query_bar.text != self.text
+        )
+
+    def release_held_keys(self) -> None:
+        """Run the keys the tables held for the query's rows (:meth:`ResultsTable.hold_keys`)."""
+        for kind in Kind:
+            self.table(kind).release_keys()
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

@@ -45,23 +45,27 @@ class InOrderKeys:
     TYPES_PRINTABLE: ClassVar[bool] = True
 
     async def _on_key(self, event: events.Key) -> None:
+        if await self.run_key_in_order(event):
+            event.stop()
+            event.prevent_default()
+
+    async def run_key_in_order(self, event: events.Key) -> bool:
+        """Apply ``event`` now, in its place in the burst; True if it was handled here (passed
+        on to the widget focused now, or its binding ran), False to leave it to Textual."""
         widget = cast("Widget", self)
         focused = widget.app.focused
         if focused is not None and focused is not widget:
             # the app forwarded this key here before a key ahead of it in the same burst moved
             # the focus on (Tab): it belongs to the widget focused now, in the order typed
-            event.stop()
-            event.prevent_default()  # a copy goes on: this one's flags stay here
             focused._forward_event(events.Key(event.key, event.character))  # as App.on_event
-            return
+            return True
         typed = (event.is_printable and self.TYPES_PRINTABLE) or event.key in self.TYPED_KEYS
-        if not typed and not widget.check_consume_key(event.key, event.character):
-            active = widget.screen.active_bindings.get(event.key)
-            if active is None or not active.enabled or active.binding.priority:
-                return  # Textual goes on to the widget's own handler, then bubbles the key
-            if await widget.app.run_action(active.binding.action, active.node):
-                event.stop()
-                event.prevent_default()
+        if typed or widget.check_consume_key(event.key, event.character):
+            return False
+        active = widget.screen.active_bindings.get(event.key)
+        if active is None or not active.enabled or active.binding.priority:
+            return False  # Textual goes on to the widget's own handler, then bubbles the key
+        return await widget.app.run_action(active.binding.action, active.node)
 
 
 class InOrderInput(InOrderKeys, Input):
