@@ -41,6 +41,10 @@ class NavScreen(Screen[None]):
     kind: Kind = Kind.PAPER
     #: a tab switch from the results: the shown tab's table takes the focus
     _switch_focus = False
+    #: the query text of the rows shown or being searched (set by the search screen)
+    text: str = ""
+    #: id of the search request not yet shown (None: none is running or unread)
+    _pending: int | None = None
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -75,8 +79,28 @@ class NavScreen(Screen[None]):
         self.set_focus(self.query_one("#query", Input))
 
     def action_focus_results(self) -> None:
-        """Down / Ctrl+N in the query bar: into the results of the tab shown."""
+        """Down / Ctrl+N in the query bar: into the results of the tab shown.
+
+        While the query typed is still being searched (its debounce running, its request not
+        yet read, its worker busy) it is searched at once, and the table holds the keys typed
+        behind Down until the query's rows are painted (:meth:`release_held_keys`): ``+``
+        right behind Down keeps the new query's first hit, not the old results' row under
+        the cursor."""
+        if self.rows_stale():
+            if self.query_bar.debouncing:
+                self.query_bar.submit(submitted=False)
+            self.table().hold_keys()
         self._focus_after_layout(self.table(), reading=False)
+
+    def rows_stale(self) -> bool:
+        """True while the rows shown are not yet those of the text in the query bar."""
+        bar = self.query_bar
+        return self._pending is not None or bar.debouncing or bar.text != self.text
+
+    def release_held_keys(self) -> None:
+        """Run the keys the tables held for the query's rows (``InOrderKeys.hold_keys``)."""
+        for kind in Kind:
+            self.table(kind).release_keys()
 
     def open_detail(self) -> None:
         """Put the focus in the detail pane (in a narrow terminal it takes the table's place)."""

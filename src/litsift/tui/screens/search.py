@@ -105,8 +105,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self.service = service
         self.settings = settings
         self.show_timings = show_timings
-        self.kind = Kind.PAPER
-        self.text = ""
+        self.kind = Kind.PAPER  # text and _pending: NavScreen's defaults
         self.years = YearRange()
         self.calls = ServiceCalls(self, service.calls_lock)
         self.triage = TriageCommands(self)
@@ -118,7 +117,6 @@ class SearchScreen(CommandKeys, NavScreen):
         #: why labels, notes and history cannot be saved here (a read-only home), or None
         self.read_only: str | None = None
         self._request_id = 0
-        self._pending: int | None = None
         self._detail_pending = False  # a new result's detail waits for its rows' frame
         #: garbage collection waits from a search request to its painted rows
         self.collector = CollectorHold(self)
@@ -155,8 +153,8 @@ class SearchScreen(CommandKeys, NavScreen):
 
     @property
     def busy(self) -> bool:
-        """True while a search, an aspect scoring, a reordering or a triage job is unfinished,
-        or keys typed behind Down wait for the query's rows."""
+        """True while a search, aspect scoring, reordering or triage job is unfinished (or keys
+        typed behind Down wait for the query's rows)."""
         return (
             self._pending is not None
             or self._detail_pending
@@ -330,34 +328,8 @@ class SearchScreen(CommandKeys, NavScreen):
         self.collector.release()  # the rows are painted: collect now, not in their frame
         self._highlighted(ResultHighlighted(self.kind, self.table().highlighted_hit))
         self.triage.submitted_painted()
-        if not self._rows_stale():
+        if not self.rows_stale():  # the query's rows: the keys held behind Down act on them
             self.release_held_keys()
-
-    # -- keys typed behind Down, before the query's rows -----------------------------------
-    def action_focus_results(self) -> None:
-        """Down / Ctrl+N in the query bar: into the results. While the query typed is still
-        being searched (its debounce running, its request not yet read, its worker busy) it is
-        searched at once, and the table holds the keys typed behind Down until the query's
-        rows are painted: ``+`` right behind Down keeps the new query's first hit, not the old
-        results' row under the cursor."""
-        if self._rows_stale():
-            if self.query_bar.debouncing:
-                self.query_bar.submit(submitted=False)
-            self.table().hold_keys()
-        super().action_focus_results()
-
-    def _rows_stale(self) -> bool:
-        """True while the rows shown are not yet those of the text in the query bar."""
-        return (
-            self._pending is not None
-            or self.query_bar.debouncing
-            or self.query_bar.text != self.text
-        )
-
-    def release_held_keys(self) -> None:
-        """Run the keys the tables held for the query's rows (:meth:`ResultsTable.hold_keys`)."""
-        for kind in Kind:
-            self.table(kind).release_keys()
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

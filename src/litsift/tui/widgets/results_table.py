@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.events import Resize
-from textual.message import Message
 from textual.widgets import DataTable
 
 from litsift.text import for_terminal
@@ -217,15 +216,11 @@ class FocusesQuery(Protocol):
         """Focus the query input at once (``Screen.set_focus``)."""
 
 
-class _ReplayHeld(Message):
-    """Run the keys held while the rows were those of an older query (see ``hold_keys``)."""
-
-
 class ResultsTable(InOrderKeys, CachedTable):
     """Hits of one kind; posts :class:`ResultHighlighted` as the cursor moves. Its keys act in
     the order typed (:mod:`.text_inputs`): the letters typed right behind ``/`` go to the
     query, not to the table's triage keys; the keys typed right behind Down, while the rows
-    are still an older query's, wait for the new rows (:meth:`hold_keys`)."""
+    are still an older query's, wait for the new rows (:meth:`~.InOrderKeys.hold_keys`)."""
 
     TYPES_PRINTABLE = False
 
@@ -254,51 +249,6 @@ class ResultsTable(InOrderKeys, CachedTable):
         self.coverage_sort: Callable[[list[Hit], list[Coverage]], list[Hit]] | None = None
         self._shown: tuple[Hit, ...] = ()
         self._title_width = 0
-        #: keys typed while the rows are an older query's (None: not holding)
-        self._held: list[events.Key] | None = None
-        self._replay_posted = False
-
-    # -- keys typed before the rows are the query's ---------------------------------------
-    def hold_keys(self) -> None:
-        """Hold the keys that reach the table from now on, until :meth:`release_keys`.
-
-        The screen calls this when Down moves the focus here while the query typed is still
-        being searched: ``+`` typed right behind Down means the new query's first hit, not the
-        row of the old results under the cursor. Priority keys (Ctrl+Q) never reach the table
-        and are not held."""
-        if self._held is None:
-            self._held = []
-
-    def release_keys(self) -> None:
-        """The rows are the query's (or its search failed): run the held keys, in the order
-        typed, ahead of any key typed after this call."""
-        if self._held is not None and not self._replay_posted:
-            self._replay_posted = True
-            self.post_message(_ReplayHeld())  # keys arriving until it is read are held too
-
-    @property
-    def holding(self) -> bool:
-        """True while keys are held for the query's rows."""
-        return self._held is not None
-
-    async def _on_key(self, event: events.Key) -> None:
-        if self._held is not None:
-            event.stop()
-            event.prevent_default()
-            self._held.append(events.Key(event.key, event.character))
-            return
-        await super()._on_key(event)
-
-    @on(_ReplayHeld)
-    async def _replay_held(self, msg: _ReplayHeld) -> None:
-        msg.stop()
-        held, self._held, self._replay_posted = self._held or [], None, False
-        for key in held:
-            await self.run_key_in_order(key)
-
-    def on_blur(self) -> None:
-        """The focus left (a click elsewhere): the held keys are not waited for any more."""
-        self.release_keys()
 
     def action_cursor_up(self) -> None:
         """Up (or k): the previous row; on the first row, back to the query (search-as-you-type

@@ -18,8 +18,13 @@ from __future__ import annotations
 from typing import ClassVar, cast
 
 from textual import events
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
+
+
+class ReplayHeldKeys(Message):
+    """Run the keys an :class:`InOrderKeys` widget held (:meth:`InOrderKeys.release_keys`)."""
 
 
 class InOrderKeys:
@@ -44,10 +49,53 @@ class InOrderKeys:
     #: False for a widget that types nothing (a table): its printable keys are bindings too
     TYPES_PRINTABLE: ClassVar[bool] = True
 
+    #: keys held until :meth:`release_keys` (None: not holding)
+    _held: list[events.Key] | None = None
+    _replay_posted = False
+
     async def _on_key(self, event: events.Key) -> None:
+        if self._held is not None:
+            event.stop()
+            event.prevent_default()
+            self._held.append(events.Key(event.key, event.character))
+            return
         if await self.run_key_in_order(event):
             event.stop()
             event.prevent_default()
+
+    # -- holding keys until what they act on is shown ----------------------------------------
+    def hold_keys(self) -> None:
+        """Hold the keys that reach the widget from now on, until :meth:`release_keys`.
+
+        The search screen holds the results table's keys when Down moves the focus there while
+        the query typed is still being searched: ``+`` typed right behind Down means the new
+        query's first hit, not the old results' row under the cursor. Priority keys (Ctrl+Q)
+        never reach the widget and are not held."""
+        if self._held is None:
+            self._held = []
+
+    def release_keys(self) -> None:
+        """Run the held keys, in the order typed and ahead of any key typed after this call
+        (those are held too until the replay, a message to this widget, is read)."""
+        if self._held is not None and not self._replay_posted:
+            self._replay_posted = True
+            cast("Widget", self).post_message(ReplayHeldKeys())
+
+    @property
+    def holding(self) -> bool:
+        """True while keys are held (:meth:`hold_keys`)."""
+        return self._held is not None
+
+    async def _on_replay_held_keys(self, message: ReplayHeldKeys) -> None:
+        message.stop()
+        held, self._held, self._replay_posted = self._held or [], None, False
+        for key in held:
+            await self.run_key_in_order(key)
+
+    def _on_blur(self, event: events.Blur) -> None:
+        # the focus left (a click): the held keys are not waited for. Textual calls each
+        # class's own handler along the MRO, so the widget's _on_blur runs as well
+        self.release_keys()
 
     async def run_key_in_order(self, event: events.Key) -> bool:
         """Apply ``event`` now, in its place in the burst; True if it was handled here (passed
