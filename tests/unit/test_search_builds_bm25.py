@@ -46,3 +46,19 @@ def test_search_after_ingest_builds_bm25_first_then_catches_up(tmp_path: Path) -
     assert out.exit_code == 0, out.output
     assert "the BM25 index covers 50 of 60 rows; building BM25 first" in out.stderr
     assert json.loads(out.stdout)["hits"][0]["id"] == str(rows[55]["id"])
+
+
+def test_the_printed_table_counts_its_hits_in_words(tmp_path: Path) -> None:
+    """The table title says "1 hit" for one hit (it said "1 hits"), "3 hits" for three."""
+    rows = read_jsonl_gz(PAPERS_GZ)[:30]
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    ingest = runner.invoke(
+        main, ["--home", home, "ingest", "papers", str(_write(tmp_path / "a.jsonl", rows))]
+    )
+    assert ingest.exit_code == 0, ingest.output
+    one = runner.invoke(main, ["--home", home, "search", rows[3]["title"], "-k", "1"])
+    assert one.exit_code == 0, one.output
+    assert one.stdout.startswith("1 hit · "), one.stdout[:80]
+    three = runner.invoke(main, ["--home", home, "search", rows[3]["title"], "-k", "3"])
+    assert three.stdout.startswith("3 hits · "), three.stdout[:80]

@@ -85,8 +85,9 @@ def hits_to_table(result: SearchResult) -> Table:
 
     is_paper = result.query.kind.value == "paper"
     mode = " · full text" if is_paper and result.query.fulltext else ""
+    n = len(result.hits)
     table = Table(
-        title=f"{len(result.hits)} hits · {result.elapsed_s * 1000:.0f} ms{mode}",
+        title=f"{n} hit{'s' if n != 1 else ''} · {result.elapsed_s * 1000:.0f} ms{mode}",
         title_justify="left",
     )
     table.add_column("#", justify="right")
