@@ -91,14 +91,19 @@ def test_query_down_and_plus_keep_the_first_hit(
         lambda s: "Label: keep" in _no_error(s) and typed.search(s) is not None, timeout=30
     )
     assert "BM25 only" not in labelled  # the new query's rows, from both retrievers
+    # n opens the note editor; the letters behind it are the note's once it has the focus
+    # (they ran as the table's m / x / y on the kept paper before)
+    t.burst("n", "xm mixed", "C-s")
+    t.wait_for(lambda s: "note saved" in _no_error(s), timeout=10)
     # Up on the first row hands the focus back while the key is handled: the "m" typed right
     # behind it is the query's, not the table's "maybe"
     t.burst("Up", "m")
     t.wait_for(r"▊  graph neural networksm +▎", timeout=10)
     t.keys("C-q")
     t.wait_exit(10)
-    with pytest.raises(AssertionError, match="no papers labelled 'maybe'"):
-        run_litsift(home, "export", "maybe", "--format", "markdown")
+    for label in ("maybe", "discarded"):
+        with pytest.raises(AssertionError, match=f"no papers labelled '{label}'"):
+            run_litsift(home, "export", label, "--format", "markdown")
     kept = run_litsift(home, "export", "kept", "--format", "markdown")
     assert kept.count("\n- ") + kept.startswith("- ") == 1, kept  # exactly one paper kept
     first = run_litsift(home, "search", "graph neural networks", "--json", "-k", "1")

@@ -83,7 +83,8 @@ def key_events(*items: str) -> list[events.Key]:
             "up",
             "tab",
             "enter",
-        ):
+            "escape",
+        ) or item.startswith("ctrl+"):
             out.append(events.Key(item, None))
         else:
             names = {" ": "space", "+": "plus", "/": "slash"}

@@ -319,3 +319,24 @@ async def test_down_and_plus_typed_behind_a_new_query_keep_its_first_hit(
         assert wservice.triage.label(Kind.PAPER, first_new) is Label.KEEP
         assert wservice.triage.label(Kind.PAPER, old_ids[0]) is None
         assert column(table(app), "label")[0].startswith("✓")
+
+
+async def test_keys_typed_behind_a_dialog_key_go_into_the_dialog(
+    wservice: LitsiftService,
+) -> None:
+    """``s`` (save search) or ``n`` (note) then the name or note in the same burst: the letters
+    go into the dialog once it has the focus. Before, they reached the table first and ran as
+    its triage keys (``m`` maybe, ``y`` keep, ``x`` discard) on the highlighted paper."""
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        ids = [h.docid for h in table(app).hits]
+        await burst(app, "s", "my xmy", "enter")
+        await settle(pilot)
+        assert [e.name for e in wservice.saved_searches()] == ["my xmy"]
+        await burst(app, "n", "xm mixed", "ctrl+s")
+        await settle(pilot)
+        note = wservice.triage.note(Kind.PAPER, ids[0])
+        assert note is not None and note.text == "xm mixed"
+        assert all(wservice.triage.label(Kind.PAPER, i) is None for i in ids)
+        assert app.focused is table(app)

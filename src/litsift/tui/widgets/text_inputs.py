@@ -10,11 +10,15 @@ digits typed after Tab went into the query instead of the year; a fast typist, a
 or a macro, or an event loop slowed by a background index build loses or reorders text the same
 way. Textual issue #6605 (open); the fix proposed there (pull request #6631) runs the widget's
 own bindings inline. :class:`InOrderKeys` does that for the whole binding chain, so focus keys
-(Tab to the year inputs, to a note's tags) keep their place too.
+(Tab to the year inputs, to a note's tags) keep their place too. A key that opens a dialog
+(``s`` save search, ``n`` note) is followed by the keys typed behind it: those reach this
+widget before the dialog is mounted, and are held until the dialog's input has the focus,
+then passed to it (they ran as the results table's triage keys before).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import ClassVar, cast
 
 from textual import events
@@ -90,22 +94,48 @@ class InOrderKeys:
         message.stop()
         held, self._held, self._replay_posted = self._held or [], None, False
         for key in held:
-            await self.run_key_in_order(key)
+            await self.run_key_in_order(key, replay=True)
 
     def _on_blur(self, event: events.Blur) -> None:
-        # the focus left (a click): the held keys are not waited for. Textual calls each
-        # class's own handler along the MRO, so the widget's _on_blur runs as well
-        self.release_keys()
-
-    async def run_key_in_order(self, event: events.Key) -> bool:
-        """Apply ``event`` now, in its place in the burst; True if it was handled here (passed
-        on to the widget focused now, or its binding ran), False to leave it to Textual."""
+        # the focus left within this screen (a click): the held keys are not waited for.
+        # Textual calls each class's own handler along the MRO: the widget's _on_blur runs too
         widget = cast("Widget", self)
-        focused = widget.app.focused
+        if widget.screen is widget.app.screen:
+            self.release_keys()
+
+    def _release_when_focused(self, tries: int = 50) -> None:
+        """Release the held keys once the screen shown has a focused widget (a dialog's
+        input is focused when it is mounted), checking every 20 ms for up to 1 s."""
+        app = cast("Widget", self).app
+        if app.screen.focused is not None or tries <= 0:
+            self.release_keys()
+        else:
+            app.set_timer(0.02, partial(self._release_when_focused, tries - 1))
+
+    async def run_key_in_order(self, event: events.Key, replay: bool = False) -> bool:
+        """Apply ``event`` now, in its place in the burst; True if it was handled here (held,
+        passed on to the widget focused now, or its binding ran), False to leave it to Textual.
+        ``replay``: a held key being run (it is not held again)."""
+        widget = cast("Widget", self)
+        app = widget.app
+        key = events.Key(event.key, event.character)
+        if widget.screen is not app.screen:
+            # a key ahead of this one opened a screen over this one (a dialog: "s" then the
+            # search's name) or closed this one: the key is the screen's shown now, for its
+            # focused widget once it has one (a dialog just pushed is still mounting)
+            target = app.screen.focused
+            if target is None and not replay:
+                self.hold_keys()
+                cast("list[events.Key]", self._held).append(key)
+                self._release_when_focused()
+                return True
+            (target or app.screen)._forward_event(key)  # as App.on_event
+            return True
+        focused = app.focused
         if focused is not None and focused is not widget:
             # the app forwarded this key here before a key ahead of it in the same burst moved
             # the focus on (Tab): it belongs to the widget focused now, in the order typed
-            focused._forward_event(events.Key(event.key, event.character))  # as App.on_event
+            focused._forward_event(key)  # as App.on_event
             return True
         typed = (event.is_printable and self.TYPES_PRINTABLE) or event.key in self.TYPED_KEYS
         if typed or widget.check_consume_key(event.key, event.character):
@@ -113,7 +143,7 @@ class InOrderKeys:
         active = widget.screen.active_bindings.get(event.key)
         if active is None or not active.enabled or active.binding.priority:
             return False  # Textual goes on to the widget's own handler, then bubbles the key
-        return await widget.app.run_action(active.binding.action, active.node)
+        return await app.run_action(active.binding.action, active.node)
 
 
 class InOrderInput(InOrderKeys, Input):
