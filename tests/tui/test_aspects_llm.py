@@ -156,6 +156,10 @@ async def test_llm_rerank_reorders_per_reply(
         await settle(pilot)
         after = [h.docid for h in table(app).hits]
         assert after == [before[1], before[0], *before[2:]]
+        # the reranking landed while the cursor was on the first paper: it stays on that paper
+        # (now the second row), so the next label key acts on the paper the user looked at
+        highlighted = table(app).highlighted_hit
+        assert highlighted is not None and highlighted.docid == before[0]
         assert "LLM reranked" in status(app)
         (req,) = llm_server.requests
         assert "neural machine translation" in str(req.body["messages"])

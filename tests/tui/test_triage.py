@@ -340,3 +340,27 @@ async def test_keys_typed_behind_a_dialog_key_go_into_the_dialog(
         assert note is not None and note.text == "xm mixed"
         assert all(wservice.triage.label(Kind.PAPER, i) is None for i in ids)
         assert app.focused is table(app)
+
+
+async def test_r_keeps_the_cursor_on_the_paper_it_extracted(wservice: LitsiftService) -> None:
+    """R re-runs the search so the rows carry the new problem and method; the cursor stays on
+    the paper it was on (it went back to the first row, so the next + labelled another)."""
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        t = table(app)
+        await pilot.press("j", "j", "j")
+        on = t.highlighted_hit
+        assert on is not None and t.cursor_row == 3
+        await pilot.press("R")
+        for _ in range(100):
+            await settle(pilot)
+            if "Research question (offline" in app.query_one(DetailPane).text:
+                break
+            await pilot.pause(0.05)
+        assert wservice.get(Kind.PAPER, on.docid).problem  # type: ignore[union-attr]
+        now = t.highlighted_hit
+        assert now is not None and now.docid == on.docid
+        await pilot.press("plus")
+        await settle(pilot)
+        assert wservice.triage.label(Kind.PAPER, on.docid) is Label.KEEP

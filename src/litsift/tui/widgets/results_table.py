@@ -300,22 +300,34 @@ class ResultsTable(InOrderKeys, CachedTable):
     def show_result(
         self, result: SearchResult, annotations: dict[str, Annotation], scoring: bool = False
     ) -> None:
-        """Replace the rows with ``result``'s hits and put the cursor on the first one.
+        """Replace the rows with ``result``'s hits and put the cursor on the first one, or,
+        when ``result`` answers the query shown again (the search re-run after the dense
+        index landed, after ``R`` stored research questions, with full text turned on), on
+        the paper it was on: a result arriving while the user triages must not move the row
+        the next key labels.
 
         Coverage of the previous result is dropped (the aspect worker fills it again);
         ``scoring``: show "…" in the coverage column until it does.
         """
+        shown = self.result.query if self.result is not None else None
+        again = shown is not None and (shown.text, shown.years) == (
+            result.query.text,
+            result.query.years,
+        )
+        current = self.highlighted_hit if again else None
         self.result = result
         self.annotations = dict(annotations)
         self.coverages = {}
         self.scoring = scoring
-        self._rebuild(cursor=0)
+        self._rebuild(cursor=0, keep=current.docid if current else None)
         self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 
     def reorder(self, result: SearchResult) -> None:
-        """Show the same hits in a new order, keeping the annotations and coverage."""
+        """Show the same hits in a new order, keeping the annotations, the coverage and the
+        highlighted hit (an LLM reranking lands while the user triages)."""
+        current = self.highlighted_hit
         self.result = result
-        self._rebuild(cursor=0)
+        self._rebuild(cursor=0, keep=current.docid if current else None)
         self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 
     def update_annotations(self, annotations: dict[str, Annotation]) -> None:
