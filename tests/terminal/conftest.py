@@ -76,6 +76,10 @@ class Terminal:
         """The pane's text as the terminal shows it now."""
         return self._tmux("capture-pane", "-p", "-t", "main").stdout
 
+    def title(self) -> str:
+        """The pane's title (what an OSC 0 or 2 sequence the program wrote would have set)."""
+        return self._tmux("display-message", "-p", "-t", "main", "#{pane_title}").stdout.strip()
+
     def exit_status(self) -> int | None:
         """The command's exit status once it has ended, else None."""
         try:

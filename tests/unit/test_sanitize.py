@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from litsift.cli.common import reports_errors
 from litsift.cli.root import main
 from litsift.errors import LitsiftError
-from litsift.text import for_terminal, json_for_terminal
+from litsift.text import for_terminal, for_terminal_draft, json_for_terminal
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
-from tests.llm_server import ScriptedLLMServer, chat_reply, configured_home, sse_reply
+from tests.llm_server import ScriptedLLMServer, chat_reply, configured_home
 
 #: OSC 0 (set the window title), CSI 2J (erase the display), SGR 31 (red)
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred"
@@ -129,6 +129,64 @@ def test_json_is_lossless_and_carries_no_raw_control(s: str) -> None:
         assert json.loads(text) == obj
 
 
+#: text a terminal shows as is: no control character (Cc), surrogate or bidi control
+_PLAIN = st.text(
+    st.characters(
+        blacklist_categories=("Cc", "Cs"),
+        blacklist_characters="\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",
+    )
+)
+#: an OSC string's body: anything but BEL, ESC and C1 (which end or break it)
+_OSC_BODY = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x07\x1b"))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    before=_PLAIN,
+    body=_OSC_BODY.filter(lambda b: not any(0x80 <= ord(c) <= 0x9F for c in b)),
+    end=st.sampled_from(["\x07", "\x1b\\", "\x9c"]),
+    after=_PLAIN,
+    introducer=st.sampled_from(["\x1b]", "\x9d"]),
+)
+def test_an_osc_sequence_is_removed_whole(
+    before: str, body: str, end: str, after: str, introducer: str
+) -> None:
+    """An OSC string ended by BEL, ``ESC \\`` or 8-bit ST leaves nothing of itself behind (no
+    ``0;title``, no ``␇``), in the final text and in every draft of a stream cut anywhere."""
+    text = before + introducer + body + end + after
+    assert for_terminal(text) == before + after
+    assert for_terminal_draft(text) == before + after
+    for cut in range(len(before), len(text) + 1):
+        shown = for_terminal_draft(text[:cut])
+        assert (before + after).startswith(shown), (cut, shown)
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("Albums \x1b]0;pwned-tit", "Albums "),  # an OSC not ended yet
+        ("Albums \x1b]0;pwned-title\x1b", "Albums "),  # ... up to the ESC of its ST
+        ("Albums \x1b]0;pwned-title\x07are", "Albums are"),  # ended: removed, text follows
+        ("red \x1b[3", "red "),  # a CSI without its final byte
+        ("red \x9b", "red "),  # an 8-bit CSI introducer
+        ("x \x1b", "x "),  # a lone ESC, perhaps the start of a sequence
+        ("x \x1bP1;2", "x "),  # a DCS string not ended yet
+        ("line\r", "line"),  # a CR whose LF may follow
+        ("done \x1b[2J.\x00", "done .␀"),  # complete sequences and controls as for_terminal
+    ],
+)
+def test_draft_holds_back_a_sequence_cut_short(raw: str, shown: str) -> None:
+    assert for_terminal_draft(raw) == shown
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(s=st.one_of(st.text(), _NASTY))
+def test_draft_is_safe(s: str) -> None:
+    shown = for_terminal_draft(s)
+    assert _is_safe(shown) and "\x1b" not in shown
+    assert shown == for_terminal(shown)
+
+
 # -- the CLI ---------------------------------------------------------------------------------
 def _real_rows(path: Path, n: int) -> list[dict[str, Any]]:
     with gzip.open(path, "rt", encoding="utf-8", newline="\n") as f:
@@ -207,15 +265,16 @@ def llm_home(
         yield hostile_home, srv
 
 
-def test_answer_streamed_and_final_text_have_no_escape(
+def test_answer_final_text_has_no_escape(
     llm_home: tuple[Path, ScriptedLLMServer],
 ) -> None:
     home, srv = llm_home
-    srv.push(sse_reply(["Albums are \x1b]0;pw", "ned\x07classified\x1b[2J by ", "genre [1]."]))
+    srv.push(chat_reply("Albums are \x1b]0;pwned\x07classified\x1b[2J by genre [1]."))
     res = CliRunner().invoke(
         main, ["--home", str(home), "answer", "music genre classification"], color=True
     )
     assert res.exit_code == 0, res.output
+    assert "stream" not in srv.requests[-1].body  # stdout is no terminal: no draft to stream
     assert "classified" in res.output and "References" in res.output
     assert "Hostile music genre" in res.output  # the hostile paper is cited, its title cleaned
     assert "\x1b" not in res.output and "\x9b" not in res.output
@@ -247,3 +306,28 @@ def test_reported_errors_are_sanitised() -> None:
     assert res.exit_code == 1
     assert "error: bad title red" in res.output and "hint: hint  here" in res.output
     assert "\x1b" not in res.output and "\x9b" not in res.output
+
+
+def test_answer_prints_the_answer_once_without_remnants_and_each_warning_once(
+    llm_home: tuple[Path, ScriptedLLMServer],
+) -> None:
+    """`litsift answer ... | cat`: stdout is no terminal, so no draft is streamed there; the
+    checked answer appears once, the OSC title sequence leaves no ``0;pwned-title`` and no BEL
+    (raw or ␇), and the stripped [99] is reported once, in one wording."""
+    home, srv = llm_home
+    srv.push(
+        chat_reply(
+            "Albums are \x1b]0;pwned-title\x07classified by genre [1]. Lyrics help too [99]."
+        )
+    )
+    res = CliRunner().invoke(
+        main, ["--home", str(home), "answer", "Which datasets evaluate STS now?"], color=True
+    )
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count("Albums are classified by genre [1].") == 1, res.stdout
+    assert res.stdout.count("Lyrics help too.") == 1 and "[99]" not in res.stdout
+    assert res.stdout.count("References") == 1
+    for remnant in ("0;pwned", "pwned-title", "\x1b", "\x07", "␇", "␛", "\x9b"):
+        assert remnant not in res.stdout and remnant not in res.stderr, remnant
+    assert res.stderr.count("stripped citations") == 1, res.stderr
+    assert "note: stripped citations to passages that were never sent: [99]" in res.stderr

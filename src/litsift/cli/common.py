@@ -1,4 +1,5 @@
-"""What every ``litsift`` command shares: error reporting, the service, the progress bar."""
+"""What every ``litsift`` command shares: error reporting, the service, the progress bar, the
+live view of a streamed LLM draft."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from litsift.errors import LitsiftError
-from litsift.text import for_terminal
+from litsift.text import for_terminal, for_terminal_draft
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+
     from litsift.service.facade import LitsiftService, Progress
     from litsift.types import Kind
 
@@ -214,6 +217,54 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
 
         update.say = say  # type: ignore[attr-defined]
         yield update
+
+
+class _DraftTail:
+    """A streamed draft as a rich renderable: the text so far through
+    :func:`litsift.text.for_terminal_draft`, only as many of its last lines as fit the terminal
+    less one row, so the live view never scrolls and can be erased whole."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.segment import Segment
+        from rich.text import Text
+
+        lines = console.render_lines(Text(for_terminal_draft(self.text)), options, pad=False)
+        for i, line in enumerate(lines[-max(1, console.size.height - 1) :]):
+            if i:
+                yield Segment.line()
+            yield from line
+
+
+@contextmanager
+def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | None]:
+    """Where an LLM's draft is shown while it streams: an ``on_delta`` callback, or None.
+
+    When stdout is a terminal (and ``enabled``), the draft grows in a rich live view on stdout
+    that is erased when the block ends, so the checked text printed after it is shown once. The
+    view shows the whole text so far through :func:`litsift.text.for_terminal_draft`: an
+    escape sequence split across deltas leaves no remnant, and the draft is sanitised exactly
+    as the final text. Anywhere else (a pipe, a file) nothing is streamed: stdout gets only
+    what the command prints after the block.
+
+    Yields:
+        ``on_delta(text)`` for :meth:`LitsiftService.answer`, or None when not streaming.
+    """
+    if not enabled or not sys.stdout.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.live import Live
+
+    view = _DraftTail()
+
+    def on_delta(delta: str) -> None:
+        view.text += delta
+
+    with Live(view, console=Console(force_terminal=True), transient=True, refresh_per_second=8):
+        yield on_delta
 
 
 home_option = click.option(

@@ -407,6 +407,7 @@ def answer(
       litsift answer "How do retrieval-augmented models reduce hallucination?" --years 2020:
       litsift answer "Which datasets test multi-hop reasoning?" --rerank --json
     """
+    from litsift.cli.common import streamed_draft
     from litsift.llm.answer import answer_to_json
     from litsift.text import json_for_terminal
     from litsift.types import Kind, Query, YearRange
@@ -426,14 +427,13 @@ def answer(
                 error = for_terminal(str(rr.report.error))
                 click.echo(f"rerank failed, original order kept: {error}", err=True)
             hits = rr.hits
-        # model text is printed through for_terminal (each delta on its own: a sequence split
-        # across deltas loses its ESC and shows as plain text)
-        stream = None if as_json else (lambda d: click.echo(for_terminal(d), nl=False))
-        ans = svc.answer(question, hits, on_delta=stream)
+        # on a terminal the draft streams in a view erased before the checked text is printed
+        with streamed_draft(enabled=not as_json) as stream:
+            ans = svc.answer(question, hits, on_delta=stream)
     if as_json:
         click.echo(json_for_terminal(answer_to_json(ans)))
         return
-    click.echo("\n\n" + for_terminal(ans.text))
+    click.echo(for_terminal(ans.text))
     click.echo("\nReferences")
     for ref in ans.references:
         rec = ref.record
@@ -442,7 +442,5 @@ def answer(
         click.echo(f"  {marks} {title} ({rec.year or 'n.d.'}) — {rid}")
         for section in ref.sections:
             click.echo(f"      {for_terminal(section, keep_newlines=False)}")
-    if ans.fabricated:
-        click.echo(f"stripped citations to passages never sent: {list(ans.fabricated)}", err=True)
     for note in ans.notes:
         click.echo(f"note: {for_terminal(note)}", err=True)

@@ -33,6 +33,16 @@ _SEQUENCE = re.compile(
     + r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]"
 )
+#: The start of a sequence of :data:`_SEQUENCE` that the end of the text cuts short: an OSC,
+#: DCS, SOS, PM or APC string not yet ended (perhaps by the ESC of its ``ESC \\``), a CSI
+#: without its final byte, ``ESC`` and intermediate bytes; also a ``\r`` whose ``\n`` may follow.
+_OPEN_TAIL = re.compile(
+    r"(?:(?:\x1b\]|\x9d)[^\x07\x1b\x80-\x9f]*|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x80-\x9f]*)"
+    r"\x1b?\Z"
+    r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*\Z"
+    r"|\x1b[\x20-\x2f]*\Z"
+    r"|\r\Z"
+)
 #: bidirectional embeddings, overrides and isolates (Unicode UAX #9, 2.1-2.4): U+202A-U+202E,
 #: U+2066-U+2069 ("Trojan Source", CVE-2021-42574); dropped
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
@@ -85,6 +95,27 @@ def for_terminal(s: str, keep_newlines: bool = True) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return s.translate(_MULTI_LINE if keep_newlines else _ONE_LINE)
+
+
+def for_terminal_draft(s: str) -> str:
+    """The text received so far of a stream (an LLM's draft), made safe as :func:`for_terminal`
+    makes it, for a view that is redrawn as the text grows.
+
+    Sanitising each delta on its own shows the remnants of a sequence split across deltas
+    (``ESC ] 0 ; pw`` + ``ned BEL`` showed ``0;pwned␇``); sanitising the whole text so far shows
+    them until the sequence ends. So a sequence that the end of ``s`` cuts short (an OSC, DCS,
+    SOS, PM or APC string without its terminator, a CSI without its final byte, ``ESC`` and
+    intermediate bytes) is left out here, and so is a final ``\\r`` (its ``\\n`` may follow):
+    once the stream has ended outside any sequence, the result is ``for_terminal(s)``.
+
+    Args:
+        s: the text received so far.
+
+    Returns:
+        The sanitised text, multi-line (``keep_newlines``).
+    """
+    cut = _OPEN_TAIL.search(s)
+    return for_terminal(s if cut is None else s[: cut.start()])
 
 
 #: what ``json.dumps(..., ensure_ascii=False)`` leaves raw but a terminal must not see
