@@ -34,8 +34,8 @@ from litsift.export import (
     to_ris,
 )
 from litsift.export.citekeys import SKIP_WORDS, title_word
-from litsift.export.formats import venue_of
 from litsift.export.names import ascii_fold, split_authors, split_name
+from litsift.export.venues import venue_of
 from litsift.paths import shared_data_dir
 from litsift.store import Store, ingest_records
 from litsift.store.triage import Triage, TriageError

@@ -6,6 +6,10 @@ entries sorted by key, so an export is stable under version control (Better BibT
 pylatexenc (``&`` -> ``{\\&}``, ``ø`` -> ``{\\o}``) except ``$...$`` math with balanced
 braces, which is kept; title words with an inner capital (``BERT``, ``DuReader``) are
 braced so bibliography styles keep their case. RIS is written with rispy.
+
+A record's note and tags (:class:`litsift.store.triage.Note`, set in the TUI or brought by an
+import) are written in each format's own field: BibTeX ``annote`` and ``keywords``, RIS ``N1``
+and one ``KW`` per tag, CSL-JSON ``note`` and ``keyword``, and lines under the Markdown item.
 """
 
 from __future__ import annotations
@@ -13,8 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import rispy
 from bibtexparser.entrypoint import write_string
@@ -24,31 +27,11 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from litsift.export.citekeys import ExportError, assign_citekeys
 from litsift.export.names import split_authors
+from litsift.export.venues import venue_of
 from litsift.store.repo import Store
-from litsift.types import (
-    Paper,
-    Record,
-)
+from litsift.store.triage import Note, Triage
+from litsift.types import Kind, Paper, Record
 
-#: Full proceedings names of venues known by acronym (the sample corpus's venues and kin).
-KNOWN_VENUES: dict[str, str] = {
-    "NEURIPS": "Advances in Neural Information Processing Systems",
-    "NIPS": "Advances in Neural Information Processing Systems",
-    "ICML": "Proceedings of the International Conference on Machine Learning",
-    "ICLR": "International Conference on Learning Representations",
-    "ACL": "Proceedings of the Annual Meeting of the Association for Computational Linguistics",
-    "NAACL": "Proceedings of the Conference of the North American Chapter of the "
-    "Association for Computational Linguistics",
-    "EMNLP": "Proceedings of the Conference on Empirical Methods in Natural Language Processing",
-    "COLING": "Proceedings of the International Conference on Computational Linguistics",
-    "COLM": "Conference on Language Modeling",
-}
-_JOURNALS = {"TACL", "JMLR", "TMLR", "TPAMI", "PAMI", "JAIR", "CL"}
-_UNPUBLISHED = {"reject", "rejected", "withdraw", "withdrawn", "desk reject", "active"}
-_ACL_FAMILY = {"ACL", "NAACL", "EMNLP", "EACL", "AACL"}
-_CONF_RE = re.compile(r"\b(conference|proceedings|symposium|workshop|meeting|congress)\b", re.I)
-_JOURNAL_RE = re.compile(r"\b(journal|transactions|letters|review|magazine)\b", re.I)
-_ACRONYM_RE = re.compile(r"^[A-Z][A-Za-z&-]*[A-Z](?:\s*'?\d{2,4})?$")
 _MATH_RE = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 _INNER_CAP_RE = re.compile(r"\w[^\s]*[A-Z]")
 _LIGATURE_RE = re.compile(r"([-`'])(?=\1)")
@@ -59,68 +42,6 @@ _ENCODER = UnicodeToLatexEncoder(
     unknown_char_policy="keep",
     unknown_char_warning=False,
 )
-
-
-@dataclass(frozen=True)
-class Venue:
-    """Where a record appeared, as each format needs it.
-
-    Attributes:
-        bibtex_type: ``inproceedings``, ``article`` or ``misc``.
-        container: proceedings or journal title (empty for ``misc``).
-        short: a short form for Markdown (``"ACL 2021"``, ``"Submitted to ICLR 2018"``).
-        note: a note field (``"Submitted to ICLR 2018"`` for rejected submissions).
-        unpublished: a rejected or withdrawn submission.
-    """
-
-    bibtex_type: Literal["inproceedings", "article", "misc"]
-    container: str = ""
-    short: str = ""
-    note: str = ""
-    unpublished: bool = False
-
-    @property
-    def csl_type(self) -> str:
-        """The CSL item type (``paper-conference``, ``article-journal``, ``manuscript``...)."""
-        if self.bibtex_type == "inproceedings":
-            return "paper-conference"
-        if self.bibtex_type == "article":
-            return "article-journal"
-        return "manuscript" if self.note else "article"
-
-    @property
-    def ris_type(self) -> str:
-        """The RIS reference type: ``CONF``, ``JOUR`` (also a venue of unknown kind: a
-        ``T2`` is read as the journal), ``UNPB`` (rejected or withdrawn submissions) or
-        ``GEN`` (no venue)."""
-        if self.unpublished:
-            return "UNPB"
-        return {"inproceedings": "CONF", "article": "JOUR"}.get(
-            self.bibtex_type, "JOUR" if self.note else "GEN"
-        )
-
-
-def venue_of(record: Paper) -> Venue:
-    """Classify a paper's venue: a known or conference-like one gives ``inproceedings``, a
-    journal-like one ``article``; rejected/withdrawn submissions and no venue give ``misc``.
-    """
-    venue, year = " ".join(record.venue.split()), record.year
-    when = f" {year}" if year else ""
-    if not venue:
-        return Venue("misc")
-    status = record.status.strip().lower()
-    if status in _UNPUBLISHED:
-        note = f"Submitted to {venue}{when}"
-        return Venue("misc", short=note, note=note, unpublished=True)
-    key = venue.upper()
-    if key in _JOURNALS or _JOURNAL_RE.search(venue):
-        return Venue("article", container=venue, short=f"{venue}{when}")
-    if key in KNOWN_VENUES or _CONF_RE.search(venue) or _ACRONYM_RE.match(venue):
-        if status == "findings" and key in _ACL_FAMILY:
-            findings = f"Findings of the Association for Computational Linguistics: {venue}{when}"
-            return Venue("inproceedings", container=findings, short=f"Findings of {venue}{when}")
-        return Venue("inproceedings", KNOWN_VENUES.get(key, venue), short=f"{venue}{when}")
-    return Venue("misc", short=f"{venue}{when}", note=venue)
 
 
 def _flat(text: str) -> str:
@@ -164,7 +85,7 @@ def _encode_text(text: str, protect_case: bool) -> str:
     )
 
 
-def _bib_entry(record: Record, key: str) -> Entry:
+def _bib_entry(record: Record, key: str, annotation: Note | None = None) -> Entry:
     fields: list[tuple[str, str]] = []
     if isinstance(record, Paper):
         v = venue_of(record)
@@ -189,6 +110,10 @@ def _bib_entry(record: Record, key: str) -> Entry:
         fields.append(("url", record.url.strip()))
     if abstract.strip():
         fields.append(("abstract", latex(_flat(abstract))))
+    if annotation is not None and annotation.tags:
+        fields.append(("keywords", latex(", ".join(annotation.tags))))
+    if annotation is not None and annotation.text.strip():
+        fields.append(("annote", latex(annotation.text.strip())))
     return Entry(entry_type, key, [Field(k, v) for k, v in fields])
 
 
@@ -198,19 +123,39 @@ def _keyed(store: Store, records: Sequence[Record]) -> list[tuple[str, Record]]:
     return sorted(((keys[(r.kind, r.id)], r) for r in unique), key=lambda kr: kr[0])
 
 
+def _notes(store: Store, keyed: Sequence[tuple[str, Record]]) -> dict[tuple[Kind, str], Note]:
+    """``{(kind, id): note}`` of the records that have a note or tags."""
+    triage = Triage(store)
+    return {
+        (kind, doc_id): note
+        for kind in Kind
+        for doc_id, note in triage.notes(kind, [r.id for _, r in keyed if r.kind is kind]).items()
+    }
+
+
+def _note_lines(note: Note | None) -> list[str]:
+    """The note's text, one item per non-empty line (RIS ``N1`` values are one line each)."""
+    return [line.strip() for line in note.text.splitlines() if line.strip()] if note else []
+
+
 def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     """BibTeX entries (``@inproceedings``/``@article``/``@misc``), written by bibtexparser 2.
 
     Fields: ``author`` (``von Last, Jr, First and ...``), ``title``, ``booktitle`` or
-    ``journal``, ``year``, ``note``, ``url``, ``abstract``; datasets are ``@misc`` with
+    ``journal``, ``year``, ``note`` (the venue note), ``url``, ``abstract``, ``keywords`` (the
+    record's tags, comma-separated: what litsift, Zotero and JabRef read back as tags) and
+    ``annote`` (the record's own note: the annotation field, which bibliography styles do not
+    print and litsift reads back as the note); datasets are ``@misc`` with
     ``note = {Dataset}``.
 
     Raises:
         ExportError: see :func:`~litsift.export.citekeys.assign_citekeys`.
     """
     library = Library()
-    for key, record in _keyed(store, records):
-        library.add(_bib_entry(record, key))
+    keyed = _keyed(store, records)
+    notes = _notes(store, keyed)
+    for key, record in keyed:
+        library.add(_bib_entry(record, key, notes.get((record.kind, record.id))))
     return str(write_string(library))
 
 
@@ -225,15 +170,16 @@ def ris_reference(
     doi: str = "",
     label: str = "",
     notes: Sequence[str] = (),
+    keywords: Sequence[str] = (),
 ) -> dict[str, Any]:
     """One record as a rispy reference: the one RIS entry litsift writes (the library export,
     :func:`to_ris`, and a review's export, ``litsift review export --format ris``).
 
     Tags in order: ``TY`` (:attr:`Venue.ris_type`; ``DATA`` for datasets), ``ID`` = ``key``,
     ``TI``, ``AU`` one line per author as ``Last, First``, ``T2`` the venue (the proceedings'
-    or journal's full name where known), ``PY``, ``UR``, ``DO``, ``AB``, then the caller's
-    ``LB`` and ``N1`` lines (a review's decision and notes, read back by
-    :func:`litsift.sources.formats.ris.review_marks`).
+    or journal's full name where known), ``PY``, ``UR``, ``DO``, ``KW`` one line per keyword,
+    ``AB``, then the caller's ``LB`` and ``N1`` lines (a review's decision and notes, read back
+    by :func:`litsift.sources.formats.ris.review_marks`; the library export's record notes).
 
     Args:
         record: a paper or a dataset.
@@ -242,6 +188,7 @@ def ris_reference(
         doi: the record's DOI (``""``: none).
         label: the ``LB`` value (``""``: none).
         notes: ``N1`` lines.
+        keywords: ``KW`` lines (the record's tags).
     """
     ref: dict[str, Any] = {}
     if isinstance(record, Paper):
@@ -267,6 +214,8 @@ def ris_reference(
         ref["urls"] = [record.url.strip()]
     if doi:
         ref["doi"] = doi
+    if keywords:
+        ref["keywords"] = list(keywords)
     if abstract.strip():
         ref["abstract"] = _flat(abstract)
     if label:
@@ -284,13 +233,22 @@ def dump_ris(refs: Sequence[dict[str, Any]]) -> str:
 
 def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None = None) -> str:
     """RIS references (``TY`` ... ``ER``), one per record sorted by citation key
-    (:func:`ris_reference`; ``ID`` is the citation key).
+    (:func:`ris_reference`; ``ID`` is the citation key, ``KW`` one line per tag of the record,
+    ``N1`` one line per line of its note).
 
     Args:
         dois: ``{doc_id: DOI}`` of the papers that have one (``DO``).
     """
     dois = dois or {}
-    refs = [ris_reference(r, k, dois.get(r.id, "")) for k, r in _keyed(store, records)]
+    keyed = _keyed(store, records)
+    notes = _notes(store, keyed)
+    refs = []
+    for key, r in keyed:
+        note = notes.get((r.kind, r.id))
+        tags = note.tags if note else ()
+        refs.append(
+            ris_reference(r, key, dois.get(r.id, ""), notes=_note_lines(note), keywords=tags)
+        )
     return dump_ris(refs)
 
 
@@ -304,8 +262,9 @@ def _rq_note(paper: Paper) -> str:
     return " ".join(parts)
 
 
-def _csl_item(record: Record, key: str) -> dict[str, Any]:
+def _csl_item(record: Record, key: str, note: Note | None = None) -> dict[str, Any]:
     item: dict[str, Any] = {"id": key, "citation-key": key}
+    notes: list[str] = []
     if isinstance(record, Paper):
         v = venue_of(record)
         item["type"] = v.csl_type
@@ -316,8 +275,6 @@ def _csl_item(record: Record, key: str) -> dict[str, Any]:
         notes = [v.note] if v.note else []
         if record.problem.strip() or record.method.strip():
             notes.append(_rq_note(record))
-        if notes:
-            item["note"] = "\n".join(notes)
         abstract = record.abstract
     else:
         item["type"] = "dataset"
@@ -329,6 +286,12 @@ def _csl_item(record: Record, key: str) -> dict[str, Any]:
         item["URL"] = record.url.strip()
     if abstract.strip():
         item["abstract"] = _flat(abstract)
+    if note is not None and note.tags:
+        item["keyword"] = ", ".join(note.tags)
+    if note is not None and note.text.strip():
+        notes.append(note.text.strip())
+    if notes:
+        item["note"] = "\n".join(notes)
     return item
 
 
@@ -337,11 +300,14 @@ def to_csl_json(store: Store, records: Sequence[Record]) -> str:
 
     Variables: ``id`` (= citation key), ``type``, ``title``, ``author`` (``family``,
     ``given``, ``non-dropping-particle``, ``suffix``), ``issued.date-parts``,
-    ``container-title``, ``URL``, ``abstract``, ``note`` (the venue note, then the research
-    question as ``Problem: … Method: …`` when the paper has one). Source: CSL-JSON schema
-    (citation-style-language/schema, ``csl-data.json``).
+    ``container-title``, ``URL``, ``abstract``, ``keyword`` (the record's tags as one
+    comma-separated string, the CSL-JSON convention), ``note`` (the venue note, then the research
+    question as ``Problem: … Method: …`` when the paper has one, then the record's own note, one
+    per line). Source: CSL-JSON schema (citation-style-language/schema, ``csl-data.json``).
     """
-    items = [_csl_item(r, k) for k, r in _keyed(store, records)]
+    keyed = _keyed(store, records)
+    notes = _notes(store, keyed)
+    items = [_csl_item(r, k, notes.get((r.kind, r.id))) for k, r in keyed]
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -359,6 +325,14 @@ def _md_authors(record: Paper) -> str:
     if len(names) == 3:
         return f"{names[0]}, {names[1]}, and {names[2]}"
     return " and ".join(names)
+
+
+def _md_annotation(note: Note | None) -> str:
+    """The indented ``Tags: …`` and ``Note: …`` lines of an item (empty without a note)."""
+    if note is None:
+        return ""
+    tags = f"\n  Tags: {_md(', '.join(note.tags))}" if note.tags else ""
+    return tags + (f"\n  Note: {_md(note.text)}" if note.text.strip() else "")
 
 
 def _md_line(record: Record, key: str) -> str:
@@ -379,11 +353,14 @@ def _md_line(record: Record, key: str) -> str:
 
 def to_markdown(store: Store, records: Sequence[Record]) -> str:
     """A Markdown list, one ``- [@key] Authors (Year). Title. Venue.`` line per record, with an
-    indented ``Problem: … Method: …`` line under papers that have a research question.
+    indented ``Problem: … Method: …`` line under papers that have a research question, then
+    ``Tags: a, b`` and ``Note: …`` (on one line) under records that have them.
 
     Pandoc reads each ``[@key]`` as a citation against the BibTeX or CSL-JSON export.
     """
-    lines = [_md_line(r, k) for k, r in _keyed(store, records)]
+    keyed = _keyed(store, records)
+    notes = _notes(store, keyed)
+    lines = [_md_line(r, k) + _md_annotation(notes.get((r.kind, r.id))) for k, r in keyed]
     return "".join(line + "\n" for line in lines)
 
 
@@ -408,13 +385,10 @@ def export_records(store: Store, records: Sequence[Record], fmt: str) -> str:
 
 
 __all__ = [
-    "KNOWN_VENUES",
-    "Venue",
     "export_records",
     "latex",
     "to_bibtex",
     "to_csl_json",
     "to_markdown",
     "to_ris",
-    "venue_of",
 ]

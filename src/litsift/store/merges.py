@@ -142,14 +142,16 @@ def merge_note(
     max_chars: int,
 ) -> None:
     """Add ``tags`` (those not already there, case-insensitively) and ``notes`` (those not
-    already in the text, while it is under ``max_chars`` characters) to the record's note;
-    the text is cut at ``max_chars``. Nothing is written when nothing is new."""
+    already in the text, whitespace and line breaks aside, while it is under ``max_chars``
+    characters) to the record's note; the text is cut at ``max_chars``. Nothing is written when
+    nothing is new. (A multi-line note exported to BibTeX ``annote`` comes back on one line:
+    re-importing it adds nothing.)"""
     stored = _note(conn, kind, doc_id)
     text, old_tags = stored if stored else ("", [])
     lower = {str(t).lower() for t in old_tags}
     merged_tags = list(old_tags) + [t for t in dict.fromkeys(tags) if t.lower() not in lower]
     for note in notes:
-        if note not in text and len(text) < max_chars:
+        if " ".join(note.split()) not in " ".join(text.split()) and len(text) < max_chars:
             text = f"{text}\n\n{note}".strip()
     if stored is not None and text == stored[0] and merged_tags == old_tags:
         return
