@@ -193,3 +193,28 @@ async def test_letters_typed_behind_up_on_the_first_row_go_to_the_query() -> Non
         await pilot.pause(0.2)
         assert screen.query_one("#query", BarInput).value == "m+ more"
         assert screen.labels == ["keep"]
+
+
+async def test_slash_in_a_year_goes_to_the_query_with_the_keys_behind_it() -> None:
+    """A year holds digits only; ``/`` typed there is the screen's "to the query" (it was
+    dropped by the year's restriction, and the query typed after it was lost)."""
+
+    class Years(App[None]):
+        BINDINGS: ClassVar[list[BindingType]] = [("slash", "focus_query", "")]
+
+        def compose(self) -> ComposeResult:
+            with Vertical(), Horizontal(), Vertical():
+                yield QueryBar(id="bar")
+
+        def action_focus_query(self) -> None:
+            self.screen.set_focus(self.query_one("#query", BarInput))
+
+    app = Years()
+    async with app.run_test(size=(100, 10)) as pilot:
+        app.query_one("#year-from", BarInput).focus()
+        await pilot.pause()
+        await burst(app, "20x1/", "5", "/", "sentiment analysis")
+        await pilot.pause(0.2)
+        assert app.query_one("#year-from", BarInput).value == "201"
+        # in the query "/" is text again
+        assert app.query_one("#query", BarInput).value == "5/sentiment analysis"

@@ -59,6 +59,19 @@ class BarInput(InOrderInput):
         return super().check_action(action, parameters)
 
 
+class YearInput(BarInput):
+    """A year of the range: digits are typed, and a key no year can hold (``/``, a letter)
+    runs the screen's binding instead of being dropped (``/`` goes to the query, as
+    everywhere else; the query typed after it was lost)."""
+
+    TYPES_PRINTABLE = False
+    #: where the key footer says the focus is
+    focus_label = "years"
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and character.isdigit()
+
+
 class QueryBar(Horizontal):
     """Query text + year range. Posts :class:`SearchRequested` or :class:`QueryInvalid`."""
 
@@ -74,7 +87,7 @@ class QueryBar(Horizontal):
         query.border_title = "query (/)"
         yield query
         for side in ("from", "to"):
-            year = BarInput(
+            year = YearInput(
                 placeholder="year",
                 restrict=r"\d{0,4}",
                 max_length=4,
