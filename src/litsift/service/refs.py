@@ -157,31 +157,43 @@ class RefsService:
 
     # -- reading the graph -----------------------------------------------------------------
     def _neighbours(self, keys: Collection[str]) -> dict[str, Neighbour]:
+        """The works ``keys`` as neighbours: a stored paper with its title, year and label; a
+        work not stored with the name its source gave it (``citation_labels``: ``"Title
+        (First author, 2019)"``, e.g. a GROBID reference without identifiers), or no title."""
+        from litsift.store.repositories import Citations
         from litsift.store.triage import Triage
 
         store = self._store()
         keys = list(dict.fromkeys(keys))
         labels = Triage(store).labels(Kind.PAPER, keys)
         out: dict[str, Neighbour] = {}
+        stubs: list[str] = []
         for key in keys:
             rec = store.get(Kind.PAPER, key)
             if rec is None:
-                out[key] = Neighbour(key)
+                stubs.append(key)
             else:
                 out[key] = Neighbour(
                     key, rec.display_title, getattr(rec, "year", None), True, labels.get(key)
                 )
-        return out
+        named = Citations(store).labels(stubs) if stubs else {}
+        for key in stubs:
+            out[key] = Neighbour(key, named.get(key, ""))
+        return {key: out[key] for key in keys}
 
     @staticmethod
     def _ordered(items: Collection[Neighbour]) -> tuple[Neighbour, ...]:
         return tuple(
-            sorted(items, key=lambda n: (not n.stored, -(n.year or 0), n.title.lower(), n.key))
+            sorted(
+                items,
+                key=lambda n: (not n.stored, not n.title, -(n.year or 0), n.title.lower(), n.key),
+            )
         )
 
     def neighbours(self, doc_id: str) -> Neighbours:
         """The references and citing works of paper ``doc_id`` in the store's edges, stored
-        papers first (newest first), then external keys.
+        papers first (newest first), then works not stored: named ones (by name), then bare
+        external keys.
 
         Raises:
             RefsError: no stored paper ``doc_id``.

@@ -56,6 +56,11 @@ class Citations(_Bound):
         with self._lock:
             return citations.add_labels(self._conn, labels)
 
+    def labels(self, keys: Collection[str]) -> dict[str, str]:
+        """:func:`~litsift.store.citations.labels`."""
+        with self._lock:
+            return citations.labels(self._conn, keys)
+
     def resolve_record(self, doc_id: str) -> int:
         """:func:`~litsift.store.citations.resolve_record`."""
         with self._lock:

@@ -2,9 +2,11 @@
 snowball rounds from the kept papers.
 
 * ``1`` references (works the paper cites), ``2`` cited by (works citing it): stored papers
-  first with their labels, then works known only by an identifier (``openalex:W…``,
+  first with their labels, then works not stored, by the name their source gave them (a
+  GROBID or PDF reference: title, first author, year) or by their identifier (``openalex:W…``,
   ``doi:…``) -- ``F`` fetches the paper's trail from OpenAlex (``litsift refs fetch``), which
-  stores them.
+  stores them. ``j``/``k``/``g``/``G`` move the cursor as in the results (same binding ids,
+  so a ``[keymap]`` entry moves both).
 * ``S`` a snowball round: the references and citing works of every kept paper that carry no
   label yet, ranked by how many kept papers they link to, bibliographic coupling, co-citation
   and hybrid relevance to the current query (:meth:`litsift.service.api.TrailAPI.snowball`);
@@ -13,7 +15,10 @@ snowball rounds from the kept papers.
 
 Every service call runs in a thread worker under the search screen's service lock (the UI never
 waits); every string shown (titles, keys, errors) goes through :func:`litsift.text.for_terminal`
-and is never parsed as markup.
+and is never parsed as markup. A person reads titles: a work is named by its title wherever
+text mentions it (status, errors); internal keys (``key:…`` of a stored paper without
+identifiers, ``title:…`` of a reference without any) are never shown, external identifiers
+(``doi:…``) only beside a work that is not stored.
 """
 
 from __future__ import annotations
@@ -43,7 +48,45 @@ if TYPE_CHECKING:
 __all__ = ["CitationsScreen"]
 
 _LABEL_IDS = {"label_keep", "label_maybe", "label_discard"}
-_MODES = {"references": "References", "cited_by": "Cited by", "snowball": "Snowball"}
+#: what the rows of a mode are, singular and plural
+_NOUNS = {"references": ("reference", "references"), "cited_by": ("citing work", "citing works")}
+#: keys of works litsift made up (hashes): they name nothing a person could look up
+_INTERNAL_SCHEMES = {"key", "title"}
+#: the cells beside the title: label, year, identifier or evidence, padding, scroll bar
+_OTHER_COLUMNS = 60
+#: j/k share one footer entry
+_MOVE = Binding.Group("Move")
+_KEY_HINT = "1: references · 2: cited by · F: fetch the trail · S: snowball round"
+
+
+def _count(n: int, nouns: tuple[str, str]) -> str:
+    """``1 reference``, ``52 references``."""
+    return f"{n:,} {nouns[0] if n == 1 else nouns[1]}"
+
+
+def _external(key: str) -> bool:
+    """Whether ``key`` is an identifier a person can look up (``doi:…``, ``openalex:W…``), not
+    one litsift made up."""
+    return key.partition(":")[0] not in _INTERNAL_SCHEMES
+
+
+def _title(n: Neighbour) -> str:
+    """The title column: the work's title (a stub's: as its source named it)."""
+    return n.title or "(no title known)"
+
+
+def _name(n: Neighbour) -> str:
+    """The work as a status message names it: its title in quotes (cut at 60 characters), else
+    its identifier."""
+    if n.title:
+        short = n.title if len(n.title) <= 60 else n.title[:59].rstrip() + "…"
+        return f"“{short}”"
+    return n.key if _external(n.key) else "this reference"
+
+
+def _plain(text: str) -> Text:
+    """A one-line cell of data text (sanitised; a DataTable parses ``str`` cells as markup)."""
+    return Text(for_terminal(text, keep_newlines=False), no_wrap=True, overflow="ellipsis")
 
 
 class CitationsScreen(Screen[None]):
@@ -79,6 +122,11 @@ class CitationsScreen(Screen[None]):
             id="citations_cited_by",
             tooltip="The works citing this paper",
         ),
+        # the results' keys and ids (widgets/results_table.py): one [keymap] entry moves both
+        Binding("j", "cursor_down", "Down", id="cursor_down", group=_MOVE, tooltip="Next row"),
+        Binding("k", "cursor_up", "Up", id="cursor_up", group=_MOVE, tooltip="Previous row"),
+        Binding("g", "first_row", "First", show=False, id="first_result", tooltip="First row"),
+        Binding("G", "last_row", "Last", show=False, id="last_result", tooltip="Last row"),
         Binding(
             "S",
             "snowball",
@@ -158,7 +206,10 @@ class CitationsScreen(Screen[None]):
         done(result)
 
     def _failed(self, text: str) -> None:
+        """Say what failed; an error naming this paper by its key names it by its title."""
         self.busy = False
+        if self.neighbours is not None and self.neighbours.title:
+            text = text.replace(self.doc_id, _name(Neighbour(self.doc_id, self.neighbours.title)))
         self.say(text)
 
     @work(thread=True, exclusive=True, group="citations", exit_on_error=False)
@@ -172,8 +223,8 @@ class CitationsScreen(Screen[None]):
         self.neighbours = result
         self.query_one("#cite-title", Static).update(
             for_terminal(
-                f"{result.title} — {len(result.references)} references, "
-                f"{len(result.cited_by)} citing",
+                f"{result.title} — {_count(len(result.references), _NOUNS['references'])}, "
+                f"{_count(len(result.cited_by), _NOUNS['cited_by'])}",
                 keep_newlines=False,
             )
         )
@@ -197,7 +248,7 @@ class CitationsScreen(Screen[None]):
         self.busy = True
 
         def fetched(added: object) -> None:
-            self.say(f"fetched: {added if isinstance(added, int) else 0:,} new edges")
+            self.say(f"fetched: {added if isinstance(added, int) else 0:,} new citation links")
             self.load()
 
         self._call(lambda: self.service.refs.fetch_trail(self.doc_id), fetched)
@@ -207,6 +258,9 @@ class CitationsScreen(Screen[None]):
         self.mode = mode
         table = self.table
         table.clear()
+        # the title gets the width the other columns leave (an identifier or the snowball's
+        # evidence beside it stays readable)
+        width = max(30, self.size.width - _OTHER_COLUMNS)
         why: dict[str, str] = {}
         if mode == "snowball" and self.round is not None:
             self.rows = [c.neighbour for c in self.round.candidates]
@@ -216,42 +270,44 @@ class CitationsScreen(Screen[None]):
         else:
             self.rows = []
         for n in self.rows:
-            table.add_row(*self._cells(n, why.get(n.key, "")), key=n.key)
+            table.add_row(*self._cells(n, why.get(n.key, ""), width), key=n.key)
         self.say(self._summary())
 
     @staticmethod
-    def _cells(n: Neighbour, why: str) -> tuple[Text, Text, Text, Text]:
-        """A row's cells as plain text (a DataTable parses ``str`` cells as markup)."""
-
-        def plain(text: str) -> Text:
-            return Text(for_terminal(text, keep_newlines=False), no_wrap=True, overflow="ellipsis")
-
+    def _cells(n: Neighbour, why: str, width: int = 200) -> tuple[Text, Text, Text, Text]:
+        """A row's cells as plain text: label, year, title (cut at ``width`` characters), and
+        the snowball's evidence or, for a work not stored, its identifier (a made-up key: just
+        "not stored")."""
+        where = "" if n.stored else (f"{n.key} · not stored" if _external(n.key) else "not stored")
+        title = _title(n)
+        if len(title) > width:
+            title = title[: width - 1].rstrip() + "…"
         return (
-            plain(n.label.value if n.label else ""),
-            plain(str(n.year or "")),
-            plain(n.display_title[:200]),
-            plain(why or ("" if n.stored else n.key)),
+            _plain(n.label.value if n.label else ""),
+            _plain(str(n.year or "")),
+            _plain(title),
+            _plain(why or where),
         )
 
     def _summary(self) -> str:
-        what = _MODES[self.mode]
+        """The status line: what is shown (true counts), then the keys as ``key: action``."""
         if self.mode == "snowball":
             if self.round is None:
                 return "S: a snowball round from the kept papers"
+            kept = _count(self.round.seeds, ("kept paper", "kept papers"))
             if not self.round.candidates:
                 return (
-                    f"round {self.rounds}: nothing new linked to the {self.round.seeds} kept "
-                    "papers (F fetches more of the trail)"
+                    f"round {self.rounds}: nothing new linked to the {kept} · "
+                    "F: fetch more of the trail · 1: references · 2: cited by"
                 )
             return (
-                f"round {self.rounds}: {len(self.rows)} candidates from {self.round.seeds} kept "
-                "papers · + keep, m maybe, - discard · S next round"
+                f"round {self.rounds}: {_count(len(self.rows), ('candidate', 'candidates'))} "
+                f"from {kept} · +: keep · m: maybe · -: discard · S: next round · "
+                "1: references · 2: cited by"
             )
         stubs = sum(1 for n in self.rows if not n.stored)
-        return (
-            f"{what}: {len(self.rows)} ({stubs} not stored; F fetches the trail) · "
-            "1 references · 2 cited by · S snowball"
-        )
+        shown = _count(len(self.rows), _NOUNS[self.mode])
+        return f"showing {shown} ({stubs:,} not stored) · {_KEY_HINT}"
 
     def highlighted(self) -> Neighbour | None:
         row = self.table.cursor_row
@@ -260,6 +316,18 @@ class CitationsScreen(Screen[None]):
     # -- actions ---------------------------------------------------------------------------
     def action_show(self, mode: str) -> None:
         self.show_mode(mode)
+
+    def action_cursor_down(self) -> None:
+        self.table.action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.table.action_cursor_up()
+
+    def action_first_row(self) -> None:
+        self.table.action_scroll_top()
+
+    def action_last_row(self) -> None:
+        self.table.action_scroll_bottom()
 
     def action_snowball(self) -> None:
         self.say("snowball round…")
@@ -277,13 +345,13 @@ class CitationsScreen(Screen[None]):
         if n is None:
             return
         if not n.stored:
-            self.say(f"{n.key} is not stored: F fetches the trail, which stores it")
+            self.say(f"{_name(n)} is not stored, so it cannot be labelled (F: fetch the trail)")
             return
         new = None if n.label == Label(label) else Label(label)
         self._relabel(n.key, new)
         self.busy = True
         self.run_worker(
-            lambda: self._write_label(n.key, new),
+            lambda: self._write_label(n, new),
             thread=True,
             group="citations-label",
             exit_on_error=False,
@@ -315,15 +383,17 @@ class CitationsScreen(Screen[None]):
         self.rows = [replace(x, label=label) if x.key == key else x for x in self.rows]
         table = self.table
         if key in table.rows:
-            table.update_cell(key, table.ordered_columns[0].key, Text(label.value if label else ""))
+            table.update_cell(
+                key, table.ordered_columns[0].key, _plain(label.value if label else "")
+            )
 
-    def _write_label(self, key: str, label: Label | None) -> None:
+    def _write_label(self, n: Neighbour, label: Label | None) -> None:
         def write() -> object:
-            self.service.annotate(Kind.PAPER, key, label=label)
-            return self.service.annotations(Kind.PAPER, [key])
+            self.service.annotate(Kind.PAPER, n.key, label=label)
+            return self.service.annotations(Kind.PAPER, [n.key])
 
         def written(annotations: object) -> None:
-            self.say(f"{key}: {label.value if label else 'label cleared'}")
+            self.say(f"{_name(n)}: {label.value if label else 'label cleared'}")
             if self.post_back is not None and isinstance(annotations, dict):
                 self.post_back(AnnotationsChanged(Kind.PAPER, annotations))
 
