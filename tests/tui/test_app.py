@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 from litsift.config import Config
 from litsift.tui.app import create_app
 from litsift.tui.screens import EmptyStoreScreen, HelpScreen
+from litsift.tui.screens.citations import CitationsScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.types import Kind, Paper
 from tests.tui.conftest import search, settle
@@ -244,6 +245,16 @@ async def test_command_palette_switches_kind(service: Any) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert app.search_screen.kind is Kind.DATASET
+        # a key the hand-kept palette list lacked: the citations of the highlighted paper
+        await pilot.press("ctrl+t")
+        await search(pilot, "machine translation")
+        assert app.search_screen.table().highlighted_hit is not None
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Citations")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CitationsScreen)
 
 
 async def test_empty_store_screen_says_how_to_ingest(empty_service: Any) -> None:

@@ -120,7 +120,9 @@ async def test_llm_actions_explain_themselves_without_endpoint(service: Any) -> 
         assert new_actions <= listed
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Keep", "Undo label", "Export", "More like this", "Edit aspects"} <= titles
+        assert {"Keep", "Undo", "Export", "More like this", "Aspects"} <= titles
+        # every key of the screen is there (the help says so; T, C, R, P, M were missing)
+        assert {"Full text", "Citations", "Extract RQ", "Same problem", "Same method"} <= titles
         assert "Answer" not in titles  # no LLM endpoint configured
 
 

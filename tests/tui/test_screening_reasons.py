@@ -13,6 +13,7 @@ from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.store.review_stages import stage_rows
 from litsift.tui.app import create_screening_app
+from tests.tui.conftest import burst
 from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 
 REASONS = ["wrong population", "wrong intervention", "wrong design"]
@@ -53,3 +54,60 @@ async def test_number_keys_exclude_with_a_reason(review_service: LitsiftService)
         (second.id, "exclude", "wrong population", "alice", ""),
     ]
     assert svc.reviews.prisma("donners").reasons["wrong design"] == 1
+
+
+async def test_a_burst_of_decisions_reasons_and_a_note_lands_in_typing_order(
+    review_service: LitsiftService,
+) -> None:
+    """Keys typed as one burst, as a terminal delivers a fast reviewer's keys: ``x2`` excludes
+    the record on screen without a reason and the next with reason 2 (the digits ran ahead of
+    the letters typed before them: the reason landed on the first record); ``n`` then a note,
+    Enter and ``i``: the note goes in the note and ``i`` includes that record (the note's
+    letters were lost, or ran as decisions)."""
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False, reviewer="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None
+        first = session.current_paper()
+        assert first is not None
+        await burst(app, "x", "2")
+        for _ in range(3):  # each decision retrains; wait until both have landed
+            screen = await wait_idle(pilot)
+        third = session.current_paper()
+        assert third is not None
+        await burst(app, "n", "fast note x", "enter", "i")
+        for _ in range(3):
+            screen = await wait_idle(pilot)
+        assert session.note_of(third.id) == "fast note x"
+    mine = [r for r in stage_rows(svc.store, "donners") if r.source == "user"]
+    assert [(r.decision, r.reason) for r in mine] == [
+        ("exclude", ""),
+        ("exclude", "wrong intervention"),
+        ("include", ""),
+    ]
+    assert mine[0].doc_id == first.id and mine[2].doc_id == third.id
+
+
+async def test_the_command_palette_on_the_screening_screen_offers_its_own_keys(
+    review_service: LitsiftService,
+) -> None:
+    """Ctrl+P on the screening screen lists the screening keys and runs them; it listed the
+    search screen's commands, which crashed the app there (no results table)."""
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False, reviewer="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        titles = {c.title for c in app.get_system_commands(screen)}
+        assert {"Include", "Exclude", "Maybe", "Undo", "Note", "Help"} <= titles
+        assert not titles & {"Keep", "Discard", "Papers", "Citations"}
+        first = screen.session.current_paper() if screen.session else None
+        assert first is not None
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Exclude")
+        await pilot.pause(0.5)  # the palette searches its providers asynchronously
+        await pilot.press("enter")
+        await wait_idle(pilot)
+    mine = [r for r in stage_rows(svc.store, "donners") if r.source == "user"]
+    assert [(r.doc_id, r.decision) for r in mine] == [(first.id, "exclude")]

@@ -270,15 +270,19 @@ class ScreeningSession:
             self.version += 1
         return self.current_paper()
 
-    def set_note(self, text: str) -> None:
-        """Replace the current record's note."""
+    def set_note(self, text: str, doc_id: str | None = None) -> None:
+        """Replace the note of record ``doc_id`` (default: the current record's; the screen
+        names the record the note was opened on, which decisions typed right behind the note
+        may have moved past)."""
         from litsift.store.review_decisions import set_note
 
-        paper = self.current_paper()
-        if paper is None:
-            return
-        set_note(self.store, self.name, paper.id, text)
-        self.notes[paper.id] = text.strip()
+        if doc_id is None:
+            paper = self.current_paper()
+            if paper is None:
+                return
+            doc_id = paper.id
+        set_note(self.store, self.name, doc_id, text)
+        self.notes[doc_id] = text.strip()
 
     # -- the learning order -----------------------------------------------------------------
     def embed(self) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -29,13 +29,16 @@ from litsift.tui.screens.citations import CitationsScreen
 from litsift.tui.screens.help import BindingGroup, help_rows
 from litsift.tui.screens.keys import (
     ERROR_BINDINGS,
+    NEEDS_LLM,
     RANKING_BINDINGS,
     SCREEN_BINDINGS,
     TRIAGE_BINDINGS,
 )
 from litsift.tui.screens.screening import SCREENING_BINDINGS, ScreeningScreen
 from litsift.tui.widgets import ResultsTable
-from litsift.types import Kind
+
+#: keys that only make sense where the focus is (Esc goes back, Down into the results)
+_NOT_IN_PALETTE = frozenset({"back", "close", "focus_results"})
 
 
 class LitsiftApp(App[None]):
@@ -212,51 +215,46 @@ class LitsiftApp(App[None]):
         self.push_screen(HelpScreen(rows))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette's commands: the keys of the screen it was opened on, named as the
+        footer and help name them (a hand-kept list missed T, C, R, P and M, and offered the
+        search screen's commands on the screening screen, where running one crashed)."""
         yield from super().get_system_commands(screen)
-        s = self.search_screen
-        yield SystemCommand("Papers", "Search papers", partial(s.action_show_kind, Kind.PAPER))
-        yield SystemCommand(
-            "Datasets", "Search datasets", partial(s.action_show_kind, Kind.DATASET)
-        )
-        yield SystemCommand("Clear year filter", "Search all years", s.action_clear_years)
-        yield SystemCommand("Focus query", "Put the cursor in the query", s.action_focus_query)
-        for title, help_text, action in (
-            ("Keep", "Label the highlighted result keep", partial(s.action_label, "keep")),
-            ("Maybe", "Label the highlighted result maybe", partial(s.action_label, "maybe")),
-            ("Discard", "Label the highlighted result discard", partial(s.action_label, "discard")),
-            ("Undo label", "Undo the last label change", s.action_undo_label),
-            (
-                "Cycle label filter",
-                "all → unlabelled → kept → maybe → discarded → hide discarded",
-                s.action_cycle_filter,
-            ),
-            ("Edit note and tags", "Note and tags of the highlighted result", s.action_edit_note),
-            (
-                "Add to collection",
-                "Put the highlighted result in a collection",
-                s.action_add_to_collection,
-            ),
-            ("History", "Saved searches and query history", s.action_history),
-            ("Save search", "Save the current search under a name", s.action_save_search),
-            ("Export", "Export kept records or a collection to a file", s.action_export),
-            ("More like this", "Toggle reranking by the labels", s.action_more_like_this),
-            ("Order by coverage", "Toggle ordering by aspect coverage", s.action_coverage_order),
-            ("Edit aspects", "Edit the query's aspects and re-score", s.action_edit_aspects),
-        ):
-            yield SystemCommand(title, help_text, action)
-        if self.service.glance().llm_configured:
+        if screen is self.search_screen:
+            yield from self._search_commands()
             yield SystemCommand(
-                "LLM rerank", "Rerank the results with the LLM", s.action_llm_rerank
+                "Feed", "New synced papers ranked by your kept ones", self.action_feed
             )
-            yield SystemCommand("Answer", "Write a cited answer from the results", s.action_answer)
-            yield SystemCommand(
-                "LLM judge aspects",
-                "Grade each aspect 0/1/2 on the top results with the LLM",
-                s.action_llm_judge_aspects,
-            )
-        yield SystemCommand("Feed", "New synced papers ranked by your kept ones", self.action_feed)
-        yield SystemCommand("Screening", "Screen the last review (F4)", self.action_screening)
+            yield SystemCommand("Screening", "Screen the last review (F4)", self.action_screening)
+        else:
+            bindings = [b for b in type(screen).BINDINGS if isinstance(b, Binding)]
+            yield from _commands(screen, bindings)
         yield SystemCommand("Help", "List the key bindings", self.action_help)
+
+    def _search_commands(self) -> Iterable[SystemCommand]:
+        s = self.search_screen
+        llm = self.service.glance().llm_configured
+        bindings = [
+            b
+            for b in (*SCREEN_BINDINGS, *TRIAGE_BINDINGS, *RANKING_BINDINGS, *ERROR_BINDINGS)
+            if isinstance(b, Binding)
+            and (llm or b.action not in NEEDS_LLM)
+            and (b.action != "read_errors" or s.job_errors.unread)
+        ]
+        yield from _commands(s, bindings)
+
+
+def _commands(screen: Screen[Any], bindings: list[Binding]) -> Iterable[SystemCommand]:
+    """A palette command per action of ``bindings`` (the first binding of each), run on
+    ``screen``; moves that need a place (Esc back, Down into the results) are left out."""
+    seen: set[str] = set()
+    for binding in bindings:
+        action = binding.action
+        if action in seen or action in _NOT_IN_PALETTE or binding.system:
+            continue
+        seen.add(action)
+        yield SystemCommand(
+            binding.description, binding.tooltip or "", partial(screen.run_action, action)
+        )
 
 
 def create_app(

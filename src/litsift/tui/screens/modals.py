@@ -60,6 +60,17 @@ class _Modal(ModalScreen[T | None]):
         self.action_cancel()
 
 
+class _PromptInput(InOrderInput):
+    """The prompt's line: Enter saves (and closes) the prompt while the key is handled, not by
+    a Submitted message the screen reads after the keys typed behind Enter, which went into the
+    line (``n``, a note, Enter, ``i``: the note ended in "i" and nothing was included)."""
+
+    async def action_submit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, PromptScreen):
+            screen.action_save()
+
+
 class PromptScreen(_Modal[str]):
     """Ask for one line of text; Enter or ctrl+s returns it stripped (empty → stays open)."""
 
@@ -73,13 +84,8 @@ class PromptScreen(_Modal[str]):
         with Vertical(classes="modal-box") as box:
             box.border_title = self.title_text
             yield Label(self.prompt, markup=False)
-            yield InOrderInput(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield _PromptInput(self.value, placeholder=self.placeholder, id="prompt-input")
             yield from self._buttons("OK")
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_save()
 
     def action_save(self) -> None:
         text = self.query_one("#prompt-input", Input).value.strip()

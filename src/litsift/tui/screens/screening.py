@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -31,6 +31,7 @@ from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.widgets.safe_text import Part, safe_content
+from litsift.tui.widgets.text_inputs import InOrderScroll
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI, ScreeningAPI
@@ -48,6 +49,13 @@ SCREENING_BINDINGS: list[BindingType] = [
     Binding("n", "note", "Note", id="screening_note", tooltip="Note on this record"),
     Binding(
         "escape", "close", "Back", id="screening_back", tooltip="Back (review screen: q quits)"
+    ),
+    # 1-9: bindings like the letters, so a burst ("x2") is applied in the order typed (a key
+    # handler ran the digits as they arrived, ahead of the letters typed before them); system:
+    # the help shows them as one row "1 … 9" (LitsiftApp.action_help)
+    *(
+        Binding(str(k), f"reason({k})", f"Reason {k}", show=False, system=True, id=f"reason_{k}")
+        for k in range(1, 10)
     ),
 ]
 
@@ -107,7 +115,7 @@ class ScreeningScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="screening"):
             yield Static("", id="screening-criteria")
-            with VerticalScroll(id="screening-record-box"):
+            with InOrderScroll(id="screening-record-box"):
                 yield Static(f"opening review {for_terminal(self.review)}…", id="screening-record")
             yield Static("", id="screening-progress")
             yield Static(
@@ -315,12 +323,6 @@ class ScreeningScreen(Screen[None]):
         self.query_one("#screening-stops", Static).update(safe_content(parts))
 
     # -- keys -------------------------------------------------------------------------------
-    def on_key(self, event: events.Key) -> None:
-        """Keys 1-9 (not bindings: the help table keeps one row per action)."""
-        if event.character and event.character in "123456789" and len(event.character) == 1:
-            event.stop()
-            self.action_reason(int(event.character))
-
     def action_reason(self, key: int) -> None:
         """Keys 1-9: exclude the record with the review's reason of that number."""
         if self.session is None:
@@ -370,7 +372,7 @@ class ScreeningScreen(Screen[None]):
             if text is None:
                 return
             try:
-                session.set_note(text)
+                session.set_note(text, paper.id)
             except LitsiftError as err:
                 self._failed(err)
                 return

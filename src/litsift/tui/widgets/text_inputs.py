@@ -22,6 +22,7 @@ from functools import partial
 from typing import ClassVar, cast
 
 from textual import events
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -154,3 +155,11 @@ class InOrderTextArea(InOrderKeys, TextArea):
     """Textual's :class:`~textual.widgets.TextArea`, editing and focus keys in typing order."""
 
     TYPED_KEYS = frozenset({"enter"})
+
+
+class InOrderScroll(InOrderKeys, VerticalScroll):
+    """A focusable scrolling box whose keys (all bindings: it types nothing) run in typing
+    order: the screening screen's record, where ``x2`` typed fast excluded the record on screen
+    with reason 2 and the next one without, and the note typed behind ``n`` was lost."""
+
+    TYPES_PRINTABLE = False
