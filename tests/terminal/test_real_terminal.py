@@ -8,6 +8,9 @@ start inside Textual (``ValueError: bad value(s) in fds_to_keep``) and every sea
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import os
 import re
 import sqlite3
@@ -208,3 +211,37 @@ def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
     assert t.exit_status() == 0
     shown = run_litsift(home, "review", "show", "donners")
     assert re.search(r"includ\w*\D+2\b", shown) and re.search(r"exclu\w*\D+3\b", shown), shown
+
+
+def test_review_keys_typed_in_a_burst_land_on_their_records(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    """A reviewer's burst in a real terminal: ``x2`` excludes the record on screen without a
+    reason and the next with reason 2 (the digit ran first and put the reason on the first
+    record); ``n``, a note, Enter, ``i`` stores the note and includes that record (the note's
+    letters were lost, or ran as decisions)."""
+    donners = SHARED_DATA / "eval" / "screening" / "Donners_2021.jsonl.gz"
+    home = tmp_path / "home"
+    run_litsift(
+        home, "review", "new", "don", "--from", str(donners), "--labels", "none",
+        "--reasons", "wrong population,wrong design",
+    )  # fmt: skip
+    t = terminal()
+    t.start(f"{LITSIFT} review screen don", _env(home, tmp_path / "cache"))
+    t.wait_for(r"screened 0 of 258", timeout=60)
+    t.burst("x", "2")
+    t.wait_for(lambda s: "screened 2 of 258" in _no_error(s), timeout=30)
+    t.burst("n", "fast note", "Enter", "i")
+    t.wait_for(lambda s: "screened 3 of 258" in _no_error(s), timeout=30)
+    t.keys("q")
+    t.wait_exit(10)
+    out = run_litsift(home, "review", "export", "don", "--format", "decisions")
+    rows = [json.loads(line) for line in out.splitlines()[1:]]
+    assert [(r["decision"], r["reason"]) for r in rows] == [
+        ("exclude", ""),
+        ("exclude", "wrong design"),
+        ("include", ""),
+    ], out
+    table = csv.DictReader(io.StringIO(run_litsift(home, "review", "export", "don")))
+    notes = {r["id"]: r["note"] for r in table if r["note"]}
+    assert notes == {rows[2]["doc_id"]: "fast note"}, notes
