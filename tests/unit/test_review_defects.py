@@ -262,3 +262,14 @@ def test_review_delete_asks_before_it_drops_a_reviews_decisions(tmp_path: Path) 
     assert code == 0 and said.rstrip().endswith("deleted review don") and names() == set()
     code, said = delete("don", "--yes", answer=None)
     assert code == 1 and "no review named 'don'" in said
+
+
+def test_commands_on_a_review_that_does_not_exist_say_so(tmp_path: Path) -> None:
+    """`review conflicts nope` printed "0 conflicts at tiab" and exited 0: every read of a
+    review's decisions (conflicts, agreement, curve, export, ...) now names the missing review."""
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    for args in (["conflicts", "nope"], ["conflicts", "nope", "--json"]):
+        out = runner.invoke(main, ["--home", home, "review", *args])
+        assert out.exit_code == 1, out.output
+        assert "no review named 'nope'" in out.output and "litsift review list" in out.output

@@ -110,7 +110,12 @@ def get_reasons(store: Store, name: str) -> list[str]:
 
 def stage_rows(store: Store, name: str, stage: str = "tiab") -> list[DecisionRow]:
     """Every reviewer's current decision of ``stage`` (and every current resolution), oldest
-    first: the newest active row per (record, reviewer, resolution or not)."""
+    first: the newest active row per (record, reviewer, resolution or not).
+
+    Raises:
+        ReviewError: there is no review ``name`` (checked when no row is found: an empty
+            answer is never given for a misspelt name, e.g. "0 conflicts").
+    """
     with store._lock:
         rows = store._conn.execute(
             "SELECT id, doc_id, decision, source, reviewer, reason, decided_at "
@@ -119,6 +124,8 @@ def stage_rows(store: Store, name: str, stage: str = "tiab") -> list[DecisionRow
             "GROUP BY doc_id, reviewer, source = 'resolved') ORDER BY id",
             (name, stage),
         ).fetchall()
+    if not rows:
+        _require(store, name)
     return [DecisionRow(int(i), str(d), str(v), str(s), str(r), str(w), str(t))
             for i, d, v, s, r, w, t in rows]  # fmt: skip
 
