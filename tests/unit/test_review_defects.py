@@ -273,3 +273,20 @@ def test_commands_on_a_review_that_does_not_exist_say_so(tmp_path: Path) -> None
         out = runner.invoke(main, ["--home", home, "review", *args])
         assert out.exit_code == 1, out.output
         assert "no review named 'nope'" in out.output and "litsift review list" in out.output
+
+
+def test_export_to_dash_writes_stdout_not_a_file_named_dash(tmp_path: Path) -> None:
+    """`-o -` is stdout (it wrote a file named `-` in the working directory)."""
+    _needs_donners()
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    made = runner.invoke(main, ["--home", home, "review", "new", "don", "--from", str(DONNERS)])
+    assert made.exit_code == 0, made.output
+    with runner.isolated_filesystem(temp_dir=tmp_path) as cwd:
+        for args in (["review", "export", "don"], ["export", "kept", "--format", "ris"]):
+            out = runner.invoke(main, ["--home", home, *args, "-o", "-"])
+            assert not (Path(cwd) / "-").exists()
+            if args[0] == "review":
+                assert out.exit_code == 0, out.output
+                assert out.stdout.startswith("id,decision,reason,stage")
+                assert out.stdout.count("\n") == 259  # the header and 258 records

@@ -267,6 +267,19 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
         yield on_delta
 
 
+def write_output(text: str, output: Path | None) -> None:
+    """Write an export to ``output``, or to stdout when it is None or ``-`` (the usual Unix
+    spelling; it made a file named ``-``). On a terminal the text passes through
+    :func:`litsift.text.for_terminal` (a note or a title may hold control characters); a pipe
+    or a file gets it unchanged."""
+    if output is None or str(output) == "-":
+        shown = for_terminal(text) if sys.stdout.isatty() else text
+        click.echo(shown, nl=not shown.endswith("\n"))
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+
+
 home_option = click.option(
     "--home",
     envvar="LITSIFT_HOME",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import criteria_text, open_service, reports_errors
+from litsift.cli.common import criteria_text, open_service, reports_errors, write_output
 from litsift.text import for_terminal
 
 
@@ -206,11 +206,7 @@ def review_export(
             text = svc.reviews.export_decisions(name, reviewer)
         else:
             text = svc.reviews.export(name, fmt, which, stage)
-    if output is None:
-        click.echo(text, nl=not text.endswith("\n"))
-    else:
-        output.write_text(text, encoding="utf-8")
-        click.echo(f"wrote {output}", err=True)
+    write_output(text, output)
 
 
 @review_group.command("delete")

@@ -235,19 +235,12 @@ def export_cmd(
       litsift export "my collection" --format csl-json -o thesis.json
       litsift export maybe --format markdown
     """
-    import sys
-
-    from litsift.text import for_terminal
+    from litsift.cli.common import write_output
     from litsift.types import Kind
 
     with open_service(ctx.obj["home"]) as svc:
         text = svc.export(what, fmt, Kind.DATASET if datasets_ else Kind.PAPER)
-    if output is None:  # a note or a title may hold control characters: never raw to a terminal
-        shown = for_terminal(text) if sys.stdout.isatty() else text
-        click.echo(shown, nl=not shown.endswith("\n"))
-    else:
-        output.write_text(text, encoding="utf-8")
-        click.echo(f"wrote {output}", err=True)
+    write_output(text, output)
 
 
 main.add_command(eval_cmd)

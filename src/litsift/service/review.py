@@ -94,7 +94,7 @@ class ReviewService(ReviewRounds):
         if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
             raise ReviewError(
                 f"at most {review_stages.MAX_REASONS} exclusion reasons (keys 1-9)",
-                "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
+                "merge related reasons into one, e.g. 'wrong population or setting'",
             )
         resolved = [Path(p).resolve() for p in paths]
         for p in resolved:

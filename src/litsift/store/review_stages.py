@@ -75,7 +75,7 @@ def set_reasons(store: Store, name: str, reasons: Sequence[str]) -> list[str]:
     if len(clean) > MAX_REASONS:
         raise ReviewError(
             f"{len(clean)} exclusion reasons: at most {MAX_REASONS} (one key each, 1-9)",
-            "merge some reasons, e.g. 'wrong population,wrong design,wrong outcome'",
+            "merge related reasons into one, e.g. 'wrong population or setting'",
         )
     with store._write_transaction() as conn:
         conn.execute("UPDATE reviews SET reasons = ? WHERE name = ?", (json.dumps(clean), name))
