@@ -290,3 +290,28 @@ def test_export_to_dash_writes_stdout_not_a_file_named_dash(tmp_path: Path) -> N
                 assert out.exit_code == 0, out.output
                 assert out.stdout.startswith("id,decision,reason,stage")
                 assert out.stdout.count("\n") == 259  # the header and 258 records
+
+
+def test_review_new_reads_a_named_format(tmp_path: Path) -> None:
+    """The hint for an unreadable file says "name its format with --format NAME"; `review new`
+    had no such option ("No such option: --format"). A real RIS export (ASReview's RIS test
+    file, Embase), saved as .txt, read as --format ris; an unknown format is refused, no
+    review is made."""
+    ris = SETS.parents[1] / "sources" / "reference-managers" / "ris" / "asreview_embase-export.ris"
+    if not ris.is_file():
+        pytest.skip(f"{ris} not here")
+    src = tmp_path / "embase-export.txt"
+    src.write_bytes(ris.read_bytes())
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    bad = runner.invoke(
+        main, ["--home", home, "review", "new", "x", "--from", str(src), "--format", "nosuch"]
+    )
+    assert bad.exit_code == 1 and "unknown format 'nosuch'" in bad.output, bad.output
+    made = runner.invoke(
+        main,
+        ["--home", home, "review", "new", "emb", "--from", str(src), "--format", "ris", "--json"],
+    )
+    assert made.exit_code == 0, made.output
+    listed = runner.invoke(main, ["--home", home, "review", "list"])
+    assert "emb:" in listed.output and "x:" not in listed.output

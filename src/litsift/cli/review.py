@@ -62,6 +62,13 @@ def review_group() -> None:
     show_default=True,
     help="A screening set's labels as prior decisions: all, none, or N included + N excluded.",
 )
+@click.option(
+    "--format",
+    "fmt",
+    metavar="NAME",
+    default=None,
+    help="Read every --from file as this format instead of detecting it (see: litsift formats).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @reports_errors
@@ -73,6 +80,7 @@ def review_new(
     keywords: str,
     reasons: str,
     labels: str,
+    fmt: str | None,
     as_json: bool,
 ) -> None:
     """Make review NAME of the records in the --from files (duplicates are grouped).
@@ -87,7 +95,9 @@ def review_new(
     words = [w.strip() for w in keywords.split(",") if w.strip()]
     why = [w.strip() for w in reasons.split(",") if w.strip()]
     with open_service(ctx.obj["home"]) as svc:
-        made = svc.reviews.create(name, list(paths), criteria_text(criteria), words, policy, why)
+        made = svc.reviews.create(
+            name, list(paths), criteria_text(criteria), words, policy, why, format_name=fmt
+        )
     for p in made.problems[:20]:
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:

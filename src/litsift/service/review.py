@@ -69,6 +69,7 @@ class ReviewService(ReviewRounds):
         keywords: Sequence[str] = (),
         labels: LabelPolicy = "all",
         reasons: Sequence[str] = (),
+        format_name: str | None = None,
     ) -> ReviewCreated:
         """Import ``paths`` and make review ``name`` of what they hold.
 
@@ -80,6 +81,8 @@ class ReviewService(ReviewRounds):
                 export read back keeps its ``LB`` decisions as prior decisions (unless
                 ``"none"``), its ``N1`` notes and its record ids (``ID``).
             reasons: exclusion reasons offered while screening (keys 1-9).
+            format_name: read every file as this format (a name of ``litsift formats``) instead of
+                detecting it.
 
         Raises:
             ReviewError: the name is bad or taken, or the files held no record.
@@ -110,7 +113,9 @@ class ReviewService(ReviewRounds):
         marks: dict[tuple[str, str], tuple[str, str]] = {}
         try:
             if others:
-                report = import_paths(store, others, Kind.PAPER, keep_untitled=True)
+                report = import_paths(
+                    store, others, Kind.PAPER, fmt_name=format_name, keep_untitled=True
+                )
                 problems.extend(report.bad)
                 for file, fmt, n in report.files:
                     if fmt.startswith("jsonl"):  # ingested, but keeps no entry locations
