@@ -170,6 +170,9 @@ async def test_llm_rerank_reorders_per_reply(
         await settle(pilot)
         assert [h.docid for h in table(app).hits] == after
         assert "rerank failed" in status(app)
+        # said once: the reason, then that the order is kept (it read "rerank failed, original
+        # order kept: ... — the original order is kept")
+        assert status(app).count("order") == 1, status(app)
 
 
 async def test_answer_streams_flags_fabricated_and_opens_reference(

@@ -122,7 +122,7 @@ def test_failed_call_keeps_original_order(srv: ScriptedLLMServer, hits: list[Hit
     assert [h.docid for h in result.hits] == [h.docid for h in hits]
     assert not result.report.ok
     assert result.report.error is not None
-    assert result.report.error.startswith("rerank failed, original order kept")
+    assert result.report.error.startswith("rerank failed: ")
     assert "model crashed" in result.report.error
 
 

@@ -62,3 +62,12 @@ def test_the_printed_table_counts_its_hits_in_words(tmp_path: Path) -> None:
     assert one.stdout.startswith("1 hit · "), one.stdout[:80]
     three = runner.invoke(main, ["--home", home, "search", rows[3]["title"], "-k", "3"])
     assert three.stdout.startswith("3 hits · "), three.stdout[:80]
+
+
+def test_an_empty_query_is_an_error_with_a_hint(tmp_path: Path) -> None:
+    """`litsift search ""` printed "0 hits" and exited 0; now it says the query is empty."""
+    runner = CliRunner()
+    for text in ("", "   "):
+        out = runner.invoke(main, ["--home", str(tmp_path / "home"), "search", text])
+        assert out.exit_code == 1, out.output
+        assert "the query is empty" in out.output and 'litsift search "QUERY"' in out.output

@@ -343,8 +343,11 @@ def search(
       litsift search "problem: hallucination in summarisation" --json
     """
     from litsift.cli.output import hits_to_json_text, hits_to_table
+    from litsift.errors import QueryError
     from litsift.types import Kind, Query, YearRange
 
+    if not query.strip():  # "0 hits" and exit 0 said nothing of why
+        raise QueryError("the query is empty", 'type what to search for: litsift search "QUERY"')
     with open_service(ctx.obj["home"], engine) as svc:
         kind = Kind.DATASET if datasets_ else Kind.PAPER
         # dataset search also reads the papers' index (usage profiles, votes)
@@ -425,7 +428,7 @@ def answer(
             rr = svc.rerank(question, hits)
             if rr.report.error:
                 error = for_terminal(str(rr.report.error))
-                click.echo(f"rerank failed, original order kept: {error}", err=True)
+                click.echo(f"{error}; the original order is kept", err=True)
             hits = rr.hits
         # on a terminal the draft streams in a view erased before the checked text is printed
         with streamed_draft(enabled=not as_json) as stream:
