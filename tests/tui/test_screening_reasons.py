@@ -13,6 +13,7 @@ from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.store.review_stages import stage_rows
 from litsift.tui.app import create_screening_app
+from litsift.tui.screens.modals import PromptScreen
 from tests.tui.conftest import burst
 from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 
@@ -111,3 +112,23 @@ async def test_the_command_palette_on_the_screening_screen_offers_its_own_keys(
         await wait_idle(pilot)
     mine = [r for r in stage_rows(svc.store, "donners") if r.source == "user"]
     assert [(r.doc_id, r.decision) for r in mine] == [(first.id, "exclude")]
+
+
+async def test_ctrl_q_quits_from_the_note_dialog(review_service: LitsiftService) -> None:
+    """The note dialog's footer says "^q Quit": ^q quits from there (app bindings are not
+    active in a dialog unless they are priority bindings; it did nothing)."""
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("n")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, PromptScreen) and app.focused is not None:
+                break
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("q")  # text in the note, not quit
+        await pilot.pause()
+        assert app.return_code is None
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert app.return_code == 0

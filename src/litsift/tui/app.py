@@ -36,21 +36,34 @@ from litsift.tui.screens.keys import (
 )
 from litsift.tui.screens.screening import SCREENING_BINDINGS, ScreeningScreen
 from litsift.tui.widgets import ResultsTable
+from litsift.tui.widgets.text_inputs import DialogKeys
 
 #: keys that only make sense where the focus is (Esc goes back, Down into the results)
 _NOT_IN_PALETTE = frozenset({"back", "close", "focus_results"})
 
 
-class LitsiftApp(App[None]):
+class LitsiftApp(DialogKeys, App[None]):
     """litsift's terminal UI over one service (:class:`~litsift.service.api.LitsiftAPI`)."""
 
     CSS_PATH = "litsift.tcss"
     TITLE = "litsift"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Show this list of keys"),
-        # ctrl+q first: the footer shows the first key, and it quits from the query too, where
-        # "q" is text (Textual's own ctrl+q binding is hidden)
-        Binding("ctrl+q,q", "quit", "Quit", id="quit", tooltip="Quit litsift (q outside text)"),
+        # ctrl+q first: the footer shows the first key. It is a priority binding (as Textual's
+        # own, which this one hides): it quits from a text input and from a dialog too, where
+        # app bindings are otherwise not active (the note dialog's footer said "^q Quit" and
+        # ^q did nothing); "q" quits outside text only (one help row: the same id)
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            id="quit",
+            priority=True,
+            tooltip="Quit litsift (q outside text)",
+        ),
+        Binding(
+            "q", "quit", "Quit", id="quit", show=False, tooltip="Quit litsift (q outside text)"
+        ),
         Binding(
             "f4",
             "screening",

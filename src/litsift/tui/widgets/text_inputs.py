@@ -22,8 +22,10 @@ from functools import partial
 from typing import ClassVar, cast
 
 from textual import events
+from textual.app import App
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
@@ -125,6 +127,9 @@ class InOrderKeys:
             # search's name) or closed this one: the key is the screen's shown now, for its
             # focused widget once it has one (a dialog just pushed is still mounting)
             target = app.screen.focused
+            if target is None and not replay and isinstance(app, DialogKeys):
+                app.hold_for_dialog(key)  # ahead of the keys the app holds: typed before them
+                return True
             if target is None and not replay:
                 self.hold_keys()
                 cast("list[events.Key]", self._held).append(key)
@@ -163,3 +168,63 @@ class InOrderScroll(InOrderKeys, VerticalScroll):
     with reason 2 and the next one without, and the note typed behind ``n`` was lost."""
 
     TYPES_PRINTABLE = False
+
+
+class DialogKeys:
+    """App mixin: keys that arrive while the screen shown is a dialog still being mounted
+    (pushed, nothing in it focused yet) wait for its focus, then go to the focused widget in
+    the order typed.
+
+    Textual forwards such a key to the dialog screen itself, where nothing handles it; the
+    key then bubbles back to the app, whose bindings run against the screen shown *then*: once
+    the dialog had closed, the letters of a note typed at terminal speed behind ``n`` ran as
+    the results table's ``m`` / ``x`` keys (seen in tmux on a loaded machine). Priority
+    bindings (Ctrl+Q) still run at once. Held keys wait at most 1 s (then go where Textual
+    would send them)."""
+
+    #: keys a widget under the dialog received before the dialog opened (typed first)
+    _dialog_early: list[events.Key] | None = None
+    #: keys the app received while the dialog mounts
+    _dialog_held: list[events.Key] | None = None
+
+    async def on_event(self, event: events.Event) -> None:
+        app = cast("App[object]", self)
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self._dialog_held is None and _mounting_dialog(app.screen):
+                self._start_dialog_hold()
+            if self._dialog_held is not None:
+                if not await app._check_bindings(event.key, priority=True):
+                    self._dialog_held.append(event)
+                return
+        await super().on_event(event)  # type: ignore[misc]
+
+    def hold_for_dialog(self, key: events.Key) -> None:
+        """Hold ``key``, which a widget under the dialog received before the dialog opened
+        (:class:`InOrderKeys`): it goes to the dialog ahead of the keys the app holds, which
+        were typed after it. One replay for both: two would race."""
+        if self._dialog_held is None:
+            self._start_dialog_hold()
+        cast("list[events.Key]", self._dialog_early).append(key)
+
+    def _start_dialog_hold(self) -> None:
+        self._dialog_early, self._dialog_held = [], []
+        cast("App[object]", self).set_timer(0.02, partial(self._release_dialog_keys, 50))
+
+    async def _release_dialog_keys(self, tries: int) -> None:
+        app = cast("App[object]", self)
+        if tries > 0 and _mounting_dialog(app.screen):
+            app.set_timer(0.02, partial(self._release_dialog_keys, tries - 1))
+            return
+        held = [*(self._dialog_early or []), *(self._dialog_held or [])]
+        self._dialog_early = self._dialog_held = None
+        for key in held:
+            (app.focused or app.screen)._forward_event(key)  # as App.on_event
+
+
+def _mounting_dialog(screen: Screen[object]) -> bool:
+    """A dialog (modal screen) with nothing focused yet that will have a focused widget."""
+    return (
+        isinstance(screen, ModalScreen)
+        and screen.focused is None
+        and (not screen.is_mounted or bool(screen.focus_chain))
+    )
