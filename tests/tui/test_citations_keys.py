@@ -23,6 +23,7 @@ from litsift.tui.screens.help import help_rows
 from litsift.types import Kind, Label
 from litsift.types.citations import Neighbour
 from tests.tui.conftest import burst, search, settle
+from tests.tui.test_citations import until_idle
 
 SOURCES = shared_data_dir() / "sources"
 TEI = SOURCES / "fulltext" / "grobid-tei" / "acl-2020.acl-main.207.grobid-0.6.1.tei.xml"
@@ -65,15 +66,6 @@ async def open_citations(pilot: Any, service: LitsiftService) -> CitationsScreen
     assert isinstance(screen, CitationsScreen)
     await until_idle(pilot, screen)
     return screen
-
-
-async def until_idle(pilot: Any, screen: CitationsScreen) -> None:
-    for _ in range(400):
-        await settle(pilot)
-        if not screen.busy:
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the citations screen never finished")
 
 
 def status(screen: CitationsScreen) -> str:
