@@ -364,3 +364,29 @@ async def test_r_keeps_the_cursor_on_the_paper_it_extracted(wservice: LitsiftSer
         await pilot.press("plus")
         await settle(pilot)
         assert wservice.triage.label(Kind.PAPER, on.docid) is Label.KEEP
+
+
+async def test_export_asks_before_it_overwrites_a_file(
+    wservice: LitsiftService, tmp_path: Path
+) -> None:
+    """An existing file is not replaced on the first ctrl+s: the dialog says it exists and a
+    second ctrl+s overwrites it (an unrelated file was replaced without a word)."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("my own notes\n", encoding="utf-8")
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("e")
+        screen = await wait_for_screen(pilot, ExportScreen)
+        screen.query_one("#export-path", Input).value = str(precious)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen and precious.read_text(encoding="utf-8") == "my own notes\n"
+        warning = str(screen.query_one("#export-warning").render())
+        assert "precious.txt exists: ctrl+s again overwrites it" in warning
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "overwrote" in status(app)
+    assert bibtexparser.parse_string(precious.read_text(encoding="utf-8")).entries

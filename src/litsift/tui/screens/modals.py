@@ -150,6 +150,8 @@ class ExportScreen(_Modal[ExportRequest]):
         super().__init__(classes="litsift-modal")
         self.collections = [for_terminal(c, keep_newlines=False) for c in collections]
         self._auto_path = default_export_path("kept", "bibtex")
+        #: an existing file the user was told about: a second ctrl+s overwrites it
+        self._overwrite: Path | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
@@ -164,6 +166,7 @@ class ExportScreen(_Modal[ExportRequest]):
             )
             yield Label("File (written when you confirm):", markup=False)
             yield InOrderInput(self._auto_path, id="export-path")
+            yield Label("", markup=False, id="export-warning", classes="modal-hint")
             yield from self._buttons("Export")
 
     @property
@@ -185,10 +188,19 @@ class ExportScreen(_Modal[ExportRequest]):
         self.action_save()
 
     def action_save(self) -> None:
+        """Export, unless the file exists and the user has not been told yet: then say so and
+        wait for a second ctrl+s (an unrelated file was replaced without a word)."""
         what = self.query_one("#export-what", Input).value.strip()
         path = self.query_one("#export-path", Input).value.strip()
-        if what and path:
-            self.dismiss(ExportRequest(what, self.fmt, Path(path).expanduser()))
+        if not (what and path):
+            return
+        target = Path(path).expanduser()
+        if target != self._overwrite and target.exists():  # one stat, on the key press
+            self._overwrite = target
+            warning = f"{for_terminal(str(target), keep_newlines=False)} exists: ctrl+s again "
+            self.query_one("#export-warning", Label).update(warning + "overwrites it")
+            return
+        self.dismiss(ExportRequest(what, self.fmt, target))
 
 
 class HistoryScreen(_Modal[HistoryEntry]):
