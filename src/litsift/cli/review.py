@@ -251,8 +251,9 @@ def review_delete(ctx: click.Context, name: str, yes: bool) -> None:
             if not sure:
                 raise ReviewError(
                     f"not deleted: {what}",
-                    f"keep a copy first: litsift review export {name} --format decisions -o "
-                    f"{name}.jsonl; then litsift review delete {name} --yes",
+                    f"keep a copy first: litsift review export {name} --format ris -o {name}.ris"
+                    f" (litsift review new {name} --from {name}.ris brings its records, "
+                    f"decisions and notes back); then litsift review delete {name} --yes",
                 )
         svc.reviews.delete(name)
     click.echo(f"deleted review {shown}")
