@@ -133,7 +133,7 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
         assert notes[target.id] == "population PK model, check dose"
 
         progress = str(screen.query_one("#screening-progress", Static).render())
-        assert "screened 8 of 258" in progress
+        assert "screened 8 of 257" in progress
         stops = str(screen.query_one("#screening-stops", Static).render())
         for rule in ("consecutive", "knee", "hypergeometric"):
             assert rule in stops

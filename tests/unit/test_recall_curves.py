@@ -81,12 +81,12 @@ def test_the_review_curve_counts_the_includes_in_screening_order(
     svc.reviews.create("don", [DONNERS], labels="none")
     done = _screen(svc, "don", labels, limit=120)  # 138 records left: the total is unknown
     s = svc.reviews.recall_series("don")
-    assert (s["screened"], s["to_screen"], s["priors"]) == (120, 258, {})
+    assert (s["screened"], s["to_screen"], s["priors"]) == (120, 257, {})
     want = [0]
     for d in done:
         want.append(want[-1] + (d == "include"))
     assert s["found"] == want and s["includes"] == want[-1] > 0
-    assert s["total_known"] is False and s["random"] == [[0, 0], [258, want[-1]]]
+    assert s["total_known"] is False and s["random"] == [[0, 0], [257, want[-1]]]
 
     home = str(tmp_path / "home")
     svc.close()
@@ -100,7 +100,7 @@ def test_the_review_curve_counts_the_includes_in_screening_order(
     groups = _groups(out)
     assert {"curve-found", "random"} <= set(groups)
     text = _texts(out)
-    assert "total is unknown (138 of 258 records not yet screened)" in text
+    assert "total is unknown (137 of 257 records not yet screened)" in text
     assert f"includes found ({want[-1]} in 120 screened)" in text
     png = tmp_path / "curve.png"
     made = runner.invoke(main, ["--home", home, "review", "curve", "don", "-o", str(png)])
@@ -119,10 +119,10 @@ def test_the_review_curve_leaves_priors_out_and_knows_the_total_once_all_are_scr
     done = _screen(svc, "pri", labels)
     s = svc.reviews.recall_series("pri")
     assert s["priors"] == {"include": 2, "exclude": 2}
-    assert s["screened"] == s["to_screen"] == 254 == len(done) and s["total_known"] is True
+    assert s["screened"] == s["to_screen"] == 253 == len(done) and s["total_known"] is True
     assert s["includes"] == 15 - 2 == sum(d == "include" for d in done)
     out = svc.reviews.recall_diagram("pri", tmp_path / "pri.svg")
-    assert "all 254 records screened: 13 includes" in _texts(out)
+    assert "all 253 records screened: 13 includes" in _texts(out)
     assert "total is unknown" not in _texts(out)
 
     # full text: the 15 included records, none decided yet, then three
@@ -199,7 +199,7 @@ def test_eval_screening_plot_draws_each_systems_mean_curve_with_its_band(tmp_pat
     assert all(f.is_file() for f in files)
     series = json.loads(files[2].read_text(encoding="utf-8"))["systems"]
     assert list(series) == ["litsift", "litsift-text"]  # asreview did not run: no curve
-    m = 258 - 2  # the priors are not screened
+    m = 258 - 2  # the priors are not screened (the simulation reads the set file as published)
     for system, s in series.items():
         assert (s["seeds"], s["points"]) == (2, m + 1)
         assert s["fraction"][0] == 0.0 and s["fraction"][-1] == 1.0

@@ -199,7 +199,7 @@ def test_the_fulltext_stage_holds_the_records_not_excluded_and_learns_on_its_own
 ) -> None:
     svc.reviews.create("don", [DONNERS], reasons=REASONS)  # the published decisions as priors
     tiab = svc.reviews.open("don")
-    assert len(tiab.papers) == 258 and len(tiab.decisions) == 258
+    assert len(tiab.papers) == 257 and len(tiab.decisions) == 257
     full = svc.reviews.open("don", "fulltext")
     included = {d for d, v, _ in current_decisions(svc.store, "don") if v == "include"}
     assert {p.id for p in full.papers} == included and len(included) == 15
@@ -214,7 +214,7 @@ def test_the_fulltext_stage_holds_the_records_not_excluded_and_learns_on_its_own
     _, order, model = full.retrain()
     assert len(order) == 13 and model != "import order"
     c = svc.reviews.prisma("don")
-    assert (c.screened, c.included, c.excluded) == (258, 15, 243)  # title/abstract untouched
+    assert (c.screened, c.included, c.excluded) == (257, 15, 242)  # title/abstract untouched
     f = c.fulltext
     assert (f["sought"], f["assessed"], f["included"], f["excluded"], f["unassessed"]) == (
         15, 2, 1, 1, 13,
@@ -257,11 +257,11 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
         bob = screen_all(b, "don", labels, reviewer="bob", flip_every=12)
         (tmp_path / "bob.jsonl").write_text(b.reviews.export_decisions("don"), encoding="utf-8")
     flipped = {d for d, v, _ in bob if v != labels[d]}
-    assert len(alice) == len(bob) == 258 and len(flipped) == 258 // 12
+    assert len(alice) == len(bob) == 257 and len(flipped) == 257 // 12
 
     with _svc(tmp_path / "alice") as a:
         got = a.reviews.merge("don", [tmp_path / "bob.jsonl"])
-        assert got == {"added": 258, "known": 0, "unmatched": 0, "bad": []}
+        assert got == {"added": 257, "known": 0, "unmatched": 0, "bad": []}
         assert a.reviews.merge("don", [tmp_path / "bob.jsonl"])["added"] == 0  # idempotent
         found = a.reviews.conflicts("don")
         assert {c.doc_id for c in found} == flipped
@@ -270,7 +270,7 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
         va, vb = dict((d, v) for d, v, _ in alice), dict((d, v) for d, v, _ in bob)
         docs = sorted(va)
         (k,) = a.reviews.agreement("don")
-        assert (k.a, k.b, k.both, k.agreed) == ("alice", "bob", 258, 258 - len(flipped))
+        assert (k.a, k.b, k.both, k.agreed) == ("alice", "bob", 257, 257 - len(flipped))
         want = cohen_kappa_score([va[d] for d in docs], [vb[d] for d in docs])
         assert k.kappa == pytest.approx(want) and 0.3 < want < 0.9
         # blind: alice's session holds her own decisions only
@@ -278,7 +278,7 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
         mine = {session.papers[r].id: v for r, v in session.decisions.items()}
         assert mine == va
         c = a.reviews.prisma("don")
-        assert c.conflicts == len(flipped) and c.screened == 258 - len(flipped)
+        assert c.conflicts == len(flipped) and c.screened == 257 - len(flipped)
         target = found[0].doc_id
         a.reviews.resolve("don", target, labels[target], reviewer="carol")
         assert len(a.reviews.conflicts("don")) == len(flipped) - 1
@@ -376,7 +376,7 @@ def test_the_prisma_diagram_draws_the_counts_review_show_gives(
     pytest.importorskip("matplotlib")
     labels = truth(svc)
     svc.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
-    screen_all(svc, "don", labels, limit=200)  # 58 records left unscreened
+    screen_all(svc, "don", labels, limit=200)  # 57 records left unscreened
     full = screen_all(svc, "don", labels, stage="fulltext", flip_every=4)
     assert full  # some reports excluded at full text, with reasons
     home = str(tmp_path / "home")
@@ -398,7 +398,7 @@ def test_the_prisma_diagram_draws_the_counts_review_show_gives(
     assert {x.strip().rsplit(" (n", 1)[0]: _n(x) for x in box["prisma-excluded"][1:]} == c[
         "reasons"
     ]
-    assert _n(box["prisma-pending"][0]) == c["unscreened"] == 58
+    assert _n(box["prisma-pending"][0]) == c["unscreened"] == 57
     f = c["fulltext"]
     assert [_n(x) for x in box["prisma-sought"]] == [f["sought"], f["pdfs"]]
     assert _n(box["prisma-assessed"][0]) == f["assessed"] == len(full)

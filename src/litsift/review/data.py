@@ -2,6 +2,9 @@
 
 One file is one systematic review: every record its search returned, with the review's final
 decision (``label_included``). Bad lines are reported as ``FILE:LINE: reason`` and skipped.
+Titles and abstracts are read as the app stores and shows them: publishers' markup removed and
+character references decoded (:func:`litsift.text.markup.plain_text`), so the simulation and
+the app's screening read the same words.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.errors import EvalError
+from litsift.text.markup import plain_text
 
 #: Where the sets live below the shared data dir.
 SCREENING_SUBDIR = Path("eval") / "screening"
@@ -97,8 +101,8 @@ def load_review_set(path: Path) -> ReviewSet:
                     problems.append(f"{path}:{lineno}: label_included must be 0 or 1")
                     continue
                 ids.append(str(row.get("record_id", lineno)))
-                titles.append(str(row.get("title") or ""))
-                abstracts.append(str(row.get("abstract") or ""))
+                titles.append(plain_text(str(row.get("title") or "")))
+                abstracts.append(plain_text(str(row.get("abstract") or "")))
                 labels.append(int(label))
                 openalex.append(_short_openalex(row.get("openalex_id")))
                 cited = row.get("referenced_works")

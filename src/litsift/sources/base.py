@@ -11,7 +11,9 @@ it then reports the file as ``FILE: reason`` and goes on with the other files.
 Field conventions (what :mod:`litsift.sources.importer` stores):
 
 * ``title``/``abstract``: plain Unicode text, markup removed (LaTeX via pylatexenc, JATS/HTML
-  tags via lxml), whitespace collapsed; empty string when absent.
+  tags via lxml), whitespace collapsed; empty string when absent. Whatever inline markup and
+  HTML character references a reader leaves (``CO<sub>2</sub> &amp; H<sup>+</sup>``) are
+  removed for every format by :func:`scrub_controls` (:mod:`litsift.text.markup`).
 * ``authors``: display names, ``"Given Family"`` order when the source gives both parts;
   ``family_names`` holds the family names in the same order (used by de-duplication).
 * ``year``: an int, or None.
@@ -32,6 +34,7 @@ from typing import Any
 
 from litsift.errors import IngestError
 from litsift.store.jsonl import wide_encoding
+from litsift.text.markup import plain_text
 from litsift.types import Kind
 
 __all__ = [
@@ -272,16 +275,39 @@ _TEXT_FIELDS = (
 )
 
 
+#: the fields of a record that are shown as text and that :func:`scrub_controls` also clears
+#: of publishers' markup (:func:`litsift.text.markup.plain_text`); not ``url``, ``notes``,
+#: ``sections`` (already text from their XML or HTML parser) or the record's keys
+_MARKUP_FIELDS = ("title", "abstract", "venue", "authors", "family_names")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, str):
+        return plain_text(value)
+    if isinstance(value, list):
+        return [plain_text(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
 def scrub_controls(record: SourceRecord) -> list[str]:
     """Remove control characters (C0 but tab / line feed / carriage return, DEL, C1: a NUL
     in a title) from ``record``'s text fields, in place, whatever format it came from; the
-    names of the fields that held any (for a warning)."""
+    names of the fields that held any (for a warning).
+
+    It also removes the inline markup and decodes the HTML character references that
+    publishers leave in titles, abstracts, venues and author names (``CO<sub>2</sub> &amp;
+    H<sup>+</sup>`` -> ``CO2 & H+``, ``p &lt; 0.05`` -> ``p < 0.05``;
+    :func:`litsift.text.markup.plain_text`), for every format, because they were stored
+    and shown raw: OpenAlex titles, Crossref venues, the screening sets. That is routine
+    cleaning, not a defect of the file, so it is not among the names returned."""
     changed = []
     for name in _TEXT_FIELDS:
         value, dirty = _scrub(getattr(record, name))
         if dirty:
             setattr(record, name, value)
             changed.append(name)
+    for name in _MARKUP_FIELDS:
+        setattr(record, name, _plain(getattr(record, name)))
     return changed
 
 
