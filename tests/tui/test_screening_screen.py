@@ -89,6 +89,13 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
             assert paper is not None
             await pilot.press("i" if labels[paper.id] else "x")
             decided.append(paper.id)
+            # the next record is on screen once the key is handled, from the queue the last
+            # fit left; the retraining the key started runs in a worker
+            moved_on = session.current_paper()
+            assert moved_on is not None and moved_on.id != paper.id
+            assert moved_on.title[:30] in str(
+                screen.query_one("#screening-record", Static).render()
+            )
             assert screen.last_key_s is not None
             key_s.append(screen.last_key_s)
             screen = await wait_idle(pilot)
@@ -102,8 +109,7 @@ async def test_screening_keys_store_decisions_and_follow_the_learner(
         )
         assert session.current_paper().id == learner_first(svc, session.texts, query)  # type: ignore[union-attr]
         assert screen.retrains >= 6
-        # the next record is on screen without waiting for the model (decision stored too)
-        assert statistics.median(key_s) < 0.1, key_s
+        # how long a key took is printed, not asserted (benchmarks/ measure it)
         print(f"key -> next record: median {statistics.median(key_s) * 1000:.1f} ms")
 
         # maybe, then undo brings the record back and removes its decision
