@@ -180,8 +180,8 @@ def _cached_vectors(cache: Path) -> int:
 def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
     terminal: Callable[..., Terminal], tmp_path: Path
 ) -> None:
-    """A real review (Donners 2021, 258 records, 257 once its one duplicate is grouped with references) screened in the terminal: the
-    records are embedded in the background and the next retraining runs the default order
+    """A real review (Donners 2021: 258 records with references, 257 once its one duplicate
+    is grouped) screened in the terminal: the records are embedded in the background and the next retraining runs the default order
     (TF-IDF, bge's vectors, the nearest include, the label-spreading graph, the citation
     signal); the decisions typed are stored; F1 lists this screen's keys; ``q`` returns to the
     shell."""

@@ -15,6 +15,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+#: the help table's narrowest Action column, and the width Keys and Where wrap to when the
+#: terminal is too narrow for their longest cells (80 columns)
+_ACTION_MIN = 16
+_NARROW = 10
+
 #: (where the keys work, that widget's BINDINGS)
 BindingGroup = tuple[str, Iterable[BindingType]]
 
@@ -63,20 +68,55 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-box") as box:
             box.border_title = "litsift — keys"
             box.border_subtitle = "Esc / ? to close"
-            table: DataTable[Text] = DataTable(id="help-table", cursor_type="row")
-            table.add_columns("Keys", "Action", "Where", "[keymap] name")
-            for keys, desc, where, bid in self.rows:
-                table.add_row(
-                    Text(keys, style="bold"), Text(desc), Text(where), Text(bid, style="dim")
-                )
-            yield table
+            yield DataTable[Text](id="help-table", cursor_type="row")
             yield Static(
-                "ctrl+p opens the command palette: every action above by name (labels, filter,\n"
-                "history, export, more like this, aspects; LLM rerank and answer if configured).\n"
-                'Change keys in config.toml: [keymap] then name = "key", e.g. toggle_kind = "f5".',
+                "ctrl+p opens the command palette: every action above by name (labels, "
+                "filter, history, export, more like this, aspects; LLM rerank and answer if "
+                'configured). Change keys in config.toml: [keymap] then name = "key", e.g. '
+                'toggle_kind = "f5".',
                 id="help-note",
                 markup=False,
             )
+
+    def on_resize(self) -> None:
+        table = self.query_one("#help-table", DataTable)
+        # the width inside the table's region less its vertical scrollbar, shown or not yet
+        self._fill(table.region.width - table.styles.scrollbar_size_vertical)
+
+    def _fill(self, width: int) -> None:
+        """Lay the rows out in ``width`` cells: where the longest descriptions do not fit
+        beside the keys, where and ``[keymap]`` columns, the Action column takes what is left
+        and its long descriptions wrap onto more lines, so no column is cut off at 80 columns
+        (the table scrolls down, never sideways)."""
+        table: DataTable[Text] = self.query_one("#help-table", DataTable)
+        if width <= 0 or getattr(self, "_laid_out_for", None) == width:
+            return
+        self._laid_out_for = width
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        header = ("Keys", "Action", "Where", "[keymap] name")
+        widest = [max(len(r[i]) for r in [header, *self.rows]) for i in range(4)]
+        # each column has one cell of padding either side
+        room = width - 2 * len(header)
+        widths: list[int | None] = [None] * 4
+        if sum(widest) > room:  # wrap: Action takes what the others leave, then Keys and Where
+            keys_w, where_w = widest[0], widest[2]
+            if room - keys_w - where_w - widest[3] < _ACTION_MIN:
+                keys_w, where_w = min(keys_w, _NARROW), min(where_w, _NARROW)
+            action_w = max(room - keys_w - where_w - widest[3], _ACTION_MIN)
+            widths = [keys_w, action_w, where_w, widest[3]]
+        for label, w in zip(header, widths, strict=True):
+            table.add_column(Text(label), width=w)  # Text: "[keymap]" is not markup
+        for keys, desc, where, bid in self.rows:
+            table.add_row(
+                Text(keys, style="bold"),
+                Text(desc),
+                Text(where),
+                Text(bid, style="dim"),
+                height=1 if widths[1] is None else None,
+            )
+        if self.rows:
+            table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
