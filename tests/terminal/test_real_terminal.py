@@ -181,10 +181,10 @@ def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
     terminal: Callable[..., Terminal], tmp_path: Path
 ) -> None:
     """A real review (Donners 2021: 258 records with references, 257 once its one duplicate
-    is grouped) screened in the terminal: the records are embedded in the background and the next retraining runs the default order
-    (TF-IDF, bge's vectors, the nearest include, the label-spreading graph, the citation
-    signal); the decisions typed are stored; F1 lists this screen's keys; ``q`` returns to the
-    shell."""
+    is grouped) screened in the terminal: the records are embedded in the background and the
+    next retraining runs the default order (TF-IDF, bge's vectors, the nearest include, the
+    label-spreading graph, the citation signal); the decisions typed are stored; F1 lists this
+    screen's keys; ``q`` returns to the shell."""
     from litsift.review.learner import DEFAULT_ORDER
 
     donners = SHARED_DATA / "eval" / "screening" / "Donners_2021.jsonl.gz"
