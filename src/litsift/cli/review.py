@@ -202,7 +202,9 @@ def review_export(
 ) -> None:
     """NAME's records of a stage with their decisions (CSV column / RIS LB), exclusion
     reasons (CSV column / RIS N1) and notes; or the reviewers' decisions for another
-    reviewer's litsift review merge.
+    reviewer's litsift review merge. A RIS export is a copy of the review: its TY says
+    journal article (JOUR), conference paper (CONF) or unknown (GEN), and its N1 lines keep
+    each stage's decision and reason, so litsift review new --from it restores them.
 
     \b
     Examples:

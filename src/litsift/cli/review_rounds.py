@@ -26,12 +26,12 @@ _STAGE = click.option(
 _LABELS = {
     "identified": "records identified",
     "duplicates_removed": "duplicates removed (grouped)",
-    "records": "records screened for",
+    "records": "records to screen",
     "screened": "records screened",
     "excluded": "records excluded",
     "included": "records included",
     "maybe": "records marked maybe",
-    "conflicts": "records in conflict",
+    "conflicts": "awaiting resolution (conflict)",
     "unscreened": "records not yet screened",
     "bad": "entries not readable",
     "sought": "reports sought (not excluded)",
@@ -85,7 +85,8 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
         }
         click.echo(json.dumps(out, ensure_ascii=True))
         return
-    click.echo(f"review {for_terminal(info.name)} (created {info.created_at[:10]})")
+    shown = for_terminal(info.name, keep_newlines=False)
+    click.echo(f"review {shown} (created {info.created_at[:10]})")
     if info.criteria:
         click.echo(f"criteria: {for_terminal(info.criteria)}")
     if info.keywords:
@@ -129,6 +130,10 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
         click.echo(f"  {label:<{width}} {full[key]:>7,}")
         if key == "excluded":
             _echo_reasons(full["reasons"], width)
+    waiting = c["conflicts"] + full["conflicts"]
+    if waiting:  # screened, in no decision's count until a third decision settles them
+        click.echo(f"{waiting:,} records awaiting resolution: litsift review conflicts {shown}"
+                   + ("" if c["conflicts"] else " --stage fulltext"))  # fmt: skip
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
@@ -200,31 +205,51 @@ def review_criteria(
 @click.command("merge")
 @click.argument("name")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--reviewer", default="",
+    help="Whose are the files' decisions that carry no reviewer's name (default: NAME's own, "
+    "as a backup of a single reviewer's).",
+)  # fmt: skip
 @click.pass_context
 @reports_errors
-def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...]) -> None:
-    """Merge other reviewers' decisions (files of `litsift review export --format decisions`)
-    into NAME; merging a file twice adds nothing.
+def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewer: str) -> None:
+    """Merge reviewers' decisions (files of `litsift review export --format decisions`) into
+    NAME; merging a file twice adds nothing. Decisions made without --reviewer are NAME's own
+    (a backup comes back), or --reviewer's.
 
     \b
     Examples:
       litsift review merge statins bob.jsonl
       litsift review merge statins alice.jsonl bob.jsonl
+      litsift review merge statins statins-backup.jsonl
+      litsift review merge statins carol.jsonl --reviewer carol
     """
     with open_service(ctx.obj["home"]) as svc:
-        got = svc.reviews.merge(name, list(files))
+        got = svc.reviews.merge(name, list(files), reviewer.strip())
         left = len(svc.reviews.conflicts(name)) + len(svc.reviews.conflicts(name, "fulltext"))
-    bad = got["bad"]
-    skipped = f", {len(bad):,} rows not decisions (skipped)" if bad else ""
+    bad, shown = got["bad"], for_terminal(name, keep_newlines=False)
+    skipped = f", {len(bad):,} rows skipped" if bad else ""
     click.echo(
         f"merged {got['added']:,} decisions ({got['known']:,} already here, "
         f"{got['unmatched']:,} of records not in the review{skipped}); {left:,} conflicts: "
-        f"litsift review conflicts {for_terminal(name)}"
+        f"litsift review conflicts {shown}"
     )
+    if got["unnamed"]:
+        click.echo(
+            f"{got['unnamed']:,} of them without a reviewer's name: merged as {shown}'s own "
+            "decisions (--reviewer NAME merges such decisions as NAME's)"
+        )
     for why in bad[:20]:
         click.echo(f"  skipped {for_terminal(why, keep_newlines=False)}", err=True)
     if len(bad) > 20:
         click.echo(f"  ... and {len(bad) - 20:,} more", err=True)
+    if got["differs"]:
+        click.echo(
+            f"  hint: {got['differs']:,} decisions without a reviewer's name differ from "
+            f"{shown}'s own; to merge them as another reviewer's (their records then in "
+            f"conflict): litsift review merge {shown} FILE --reviewer NAME",
+            err=True,
+        )
     if bad:  # as litsift ingest: the good rows are kept, the exit status says some were not
         ctx.exit(1)
 
@@ -287,7 +312,8 @@ def review_resolve(
     reviewer: str,
     stage: str,
 ) -> None:
-    """Settle a conflict of NAME on record DOC_ID with a third decision.
+    """Settle a conflict of NAME on record DOC_ID with a third decision (a record in
+    conflict only; --reason: one of NAME's exclusion reasons, or its key 1-9).
 
     \b
     Examples:

@@ -179,7 +179,8 @@ def ris_reference(
     ``TI``, ``AU`` one line per author as ``Last, First``, ``T2`` the venue (the proceedings'
     or journal's full name where known), ``PY``, ``UR``, ``DO``, ``KW`` one line per keyword,
     ``AB``, then the caller's ``LB`` and ``N1`` lines (a review's decision and notes, read back
-    by :func:`litsift.sources.formats.ris.review_marks`; the library export's record notes).
+    by :func:`litsift.sources.formats.ris_review.review_marks`; the library export's record
+    notes).
 
     Args:
         record: a paper or a dataset.

@@ -24,7 +24,29 @@ KNOWN_VENUES: dict[str, str] = {
     "COLING": "Proceedings of the International Conference on Computational Linguistics",
     "COLM": "Conference on Language Modeling",
 }
-_JOURNALS = {"TACL", "JMLR", "TMLR", "TPAMI", "PAMI", "JAIR", "CL"}
+#: Journals known by an acronym or a short word (upper-case in Web of Science exports), which
+#: the acronym rule below would take for conferences.
+_JOURNALS = {
+    "TACL", "JMLR", "TMLR", "TPAMI", "PAMI", "JAIR", "CL", "AIJ", "JACM", "CACM", "CORR",
+    "BMJ", "JAMA", "NEJM", "CMAJ", "PNAS", "PEERJ", "ELIFE", "AMBIO", "NATURE", "SCIENCE",
+    "CELL", "BLOOD", "LANCET", "PMLA",
+}  # fmt: skip
+#: Conferences known by an acronym longer than :data:`_ACRONYM_LETTERS`.
+_LONG_ACRONYMS = {"INTERSPEECH", "EUROSPEECH", "SIGGRAPH", "SIGMETRICS", "SIGCOMM", "INFOCOM"}
+#: An upper-case word of more letters is a journal's title in Web of Science's upper case
+#: (``BIOCHEMISTRY``, ``SUSTAINABILITY``), not a conference's acronym.
+_ACRONYM_LETTERS = 7
+#: Journals whose title starts like a conference's proceedings
+_JOURNAL_PROCEEDINGS_RE = re.compile(
+    r"^proceedings(?: of the)? (?:national academy|royal society|ieee\s*$|ire\s*$|"
+    r"vldb endowment|acm on )|^proceedings[:.] (?:biological|mathematical)",
+    re.I,
+)
+#: a conference's acronym and year inside a proceedings title (``..., IDA 2023``, ``ICL2018``),
+#: or a year first (IEEE's ``2012 SC Companion: ...``)
+_ACRONYM_YEAR_RE = re.compile(
+    r"(?:^|[\s,(])[A-Z][A-Za-z]*[A-Z]\s?'?(?:19|20)\d{2}\b|^(?:19|20)\d{2} [A-Z0-9]"
+)
 _UNPUBLISHED = {"reject", "rejected", "withdraw", "withdrawn", "desk reject", "active"}
 _ACL_FAMILY = {"ACL", "NAACL", "EMNLP", "EACL", "AACL"}
 _CONF_RE = re.compile(r"\b(conference|proceedings|symposium|workshop|meeting|congress)\b", re.I)
@@ -71,9 +93,20 @@ class Venue:
         )
 
 
+def _is_acronym(venue: str) -> bool:
+    """``ACL``, ``ICLR 2018``, ``INTERSPEECH``: not ``BIOCHEMISTRY`` nor ``TECHTRENDS``."""
+    if not _ACRONYM_RE.match(venue):
+        return False
+    word = re.sub(r"[^A-Za-z]", "", venue)
+    return len(word) <= _ACRONYM_LETTERS or word.upper() in _LONG_ACRONYMS
+
+
 def venue_of(record: Paper) -> Venue:
-    """Classify a paper's venue: a known or conference-like one gives ``inproceedings``, a
-    journal-like one ``article``; rejected/withdrawn submissions and no venue give ``misc``.
+    """Classify a paper's venue: a journal-like one gives ``article`` (``Journal of ...``,
+    ``BMJ``, ``Proceedings of the National Academy of Sciences``), a known or conference-like
+    one ``inproceedings`` (``Proceedings of ...``, ``ACL``, ``..., IDA 2023``); rejected or
+    withdrawn submissions, no venue and a venue of unknown kind give ``misc`` (RIS: ``UNPB``,
+    ``GEN``, and ``JOUR`` for a venue of unknown kind, which is most often a journal's title).
     """
     venue, year = " ".join(record.venue.split()), record.year
     when = f" {year}" if year else ""
@@ -84,9 +117,14 @@ def venue_of(record: Paper) -> Venue:
         note = f"Submitted to {venue}{when}"
         return Venue("misc", short=note, note=note, unpublished=True)
     key = venue.upper()
-    if key in _JOURNALS or _JOURNAL_RE.search(venue):
+    if key in _JOURNALS or _JOURNAL_RE.search(venue) or _JOURNAL_PROCEEDINGS_RE.search(venue):
         return Venue("article", container=venue, short=f"{venue}{when}")
-    if key in KNOWN_VENUES or _CONF_RE.search(venue) or _ACRONYM_RE.match(venue):
+    if (
+        key in KNOWN_VENUES
+        or _CONF_RE.search(venue)
+        or _is_acronym(venue)
+        or _ACRONYM_YEAR_RE.search(venue)
+    ):
         if status == "findings" and key in _ACL_FAMILY:
             findings = f"Findings of the Association for Computational Linguistics: {venue}{when}"
             return Venue("inproceedings", container=findings, short=f"Findings of {venue}{when}")

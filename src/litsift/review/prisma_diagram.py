@@ -2,8 +2,10 @@
 
 The boxes follow the PRISMA 2020 template for new systematic reviews of databases and registers
 (Page et al., BMJ 2021;372:n71, figure 1): identification (records identified per source file,
-removed before screening), screening (records screened and excluded with reasons, reports
-sought, assessed and excluded with reasons) and included. The counts are those of
+removed before screening: duplicates, entries not readable), screening (records screened,
+excluded with reasons, not yet screened; reports sought, not yet assessed; reports assessed,
+excluded with reasons, marked maybe, awaiting resolution) and included. Every main box's count
+is the one above it less its side boxes (:func:`box_texts`). The counts are those of
 :class:`litsift.store.reviews.Prisma` (``litsift review show``). Each box's text element is in
 an SVG group whose id names the box (``prisma-screened`` ...), so the counts can be read back.
 """
@@ -31,7 +33,16 @@ def _reasons(reasons: dict[str, int]) -> list[str]:
 
 
 def box_texts(counts: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """``{box id: (column "main" / "side", text)}`` of the diagram, top to bottom."""
+    """``{box id: (column "main" / "side", text)}`` of the diagram, top to bottom.
+
+    Each main box's count is the one above it less its side boxes' first counts: identified −
+    removed (duplicates, not readable) = screened; screened − excluded − not yet screened =
+    sought; sought − not yet assessed = assessed; assessed − excluded − maybe − awaiting
+    resolution = included. A line indented under a count (a source, a reason, "of them ...")
+    is a part of it, never subtracted again. Records in conflict are screened, awaiting
+    resolution (:class:`litsift.store.reviews.Prisma`): at title/abstract their full text is
+    sought.
+    """
     full = counts.get("fulltext") or {}
     files = counts.get("sources") or {}
     sources = [f"  {Path(f).name} {_n(n)}" for f, n in files.items()]
@@ -39,34 +50,41 @@ def box_texts(counts: dict[str, Any]) -> dict[str, tuple[str, str]]:
     if counts.get("bad"):
         removed.append(f"  Records not readable {_n(counts['bad'])}")
     excluded = [f"Records excluded {_n(counts['excluded'])}", *_reasons(counts["reasons"])]
-    pending = [f"Not yet screened {_n(counts['unscreened'])}"]
-    if counts.get("conflicts"):
-        pending.append(f"Reviewers in conflict {_n(counts['conflicts'])}")
+    sought = [f"Reports sought for retrieval {_n(full.get('sought', 0))}"]
+    sought.append(f"  with a PDF in the library {_n(full.get('pdfs', 0))}")
     if counts.get("maybe"):
-        pending.append(f"Marked maybe, sought in full text {_n(counts['maybe'])}")
+        sought.append(f"  of them marked maybe at title/abstract {_n(counts['maybe'])}")
+    if counts.get("conflicts"):
+        sought.append(f"  of them awaiting resolution (conflict) {_n(counts['conflicts'])}")
     reports_out = [f"Reports excluded {_n(full.get('excluded', 0))}"]
     reports_out += _reasons(full.get("reasons") or {})
-    return {
+    boxes = {
         "prisma-identified": (
             "main", "\n".join([f"Records identified {_n(counts['identified'])} from:", *sources])
         ),
         "prisma-removed": ("side", "\n".join(["Records removed before screening:", *removed])),
         "prisma-screened": ("main", f"Records screened {_n(counts['records'])}"),
         "prisma-excluded": ("side", "\n".join(excluded)),
-        "prisma-pending": ("side", "\n".join(pending)),
-        "prisma-sought": (
-            "main",
-            f"Reports sought for retrieval {_n(full.get('sought', 0))}\n"
-            f"  with a PDF in the library {_n(full.get('pdfs', 0))}",
+        "prisma-pending": ("side", f"Records not yet screened {_n(counts['unscreened'])}"),
+        "prisma-sought": ("main", "\n".join(sought)),
+        "prisma-unassessed": (
+            "side", f"Reports not yet assessed {_n(full.get('unassessed', 0))}"
         ),
         "prisma-assessed": (
             "main", f"Reports assessed for eligibility {_n(full.get('assessed', 0))}"
         ),
         "prisma-reports-excluded": ("side", "\n".join(reports_out)),
-        "prisma-included": (
-            "main", f"Studies included in review {_n(full.get('included', 0))}"
-        ),
     }  # fmt: skip
+    if full.get("maybe"):
+        boxes["prisma-reports-maybe"] = ("side", f"Reports marked maybe {_n(full['maybe'])}")
+    if full.get("conflicts"):
+        boxes["prisma-reports-conflicts"] = (
+            "side", f"Reports awaiting resolution (conflict) {_n(full['conflicts'])}"
+        )  # fmt: skip
+    boxes["prisma-included"] = (
+        "main", f"Studies included in review {_n(full.get('included', 0))}"
+    )  # fmt: skip
+    return boxes
 
 
 def pyplot(output: Path, what: str) -> Any:

@@ -23,6 +23,7 @@ from litsift.types import Kind
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.service.screening import ScreeningSession
+    from litsift.sources.formats.ris_review import Marks
     from litsift.store import Store
     from litsift.store.report import Problem
     from litsift.store.reviews import Prisma, ReviewInfo
@@ -78,9 +79,11 @@ class ReviewService(ReviewRounds):
                 labelled screening sets (JSON Lines with ``label_included``).
             labels: a screening set's labels as prior decisions: ``"all"``, ``"none"`` or N
                 (N included and N excluded records drawn with seed 0). A review's own RIS
-                export read back keeps its ``LB`` decisions as prior decisions (unless
-                ``"none"``), its ``N1`` notes and its record ids (``ID``).
-            reasons: exclusion reasons offered while screening (keys 1-9).
+                export read back keeps its decisions of each stage with their exclusion
+                reasons as prior decisions (unless ``"none"``; :mod:`litsift.sources.formats.
+                ris_review`), its notes and its record ids (``ID``).
+            reasons: exclusion reasons offered while screening (keys 1-9); the reasons of the
+                decisions an export brings back join them (up to 9).
             format_name: read every file as this format (a name of ``litsift formats``) instead of
                 detecting it.
 
@@ -110,7 +113,7 @@ class ReviewService(ReviewRounds):
         problems: list[Problem] = []
         files: list[tuple[str, str, int]] = []
         prior_labels: dict[tuple[str, str], int] = {}
-        marks: dict[tuple[str, str], tuple[str, str]] = {}
+        marks: dict[tuple[str, str], Marks] = {}
         try:
             if others:
                 report = import_paths(
@@ -122,7 +125,7 @@ class ReviewService(ReviewRounds):
                         problems.append(_jsonl_problem(file))
                     else:
                         files.append((file, fmt, n))
-                    if fmt == "ris":  # a review's own export: its LB decisions and N1 notes
+                    if fmt == "ris":  # a review's own export: its decisions, reasons, notes
                         marks.update(_ris_marks(file))
             for path in sets:
                 n, bad, got = _import_set(store, path)
@@ -153,13 +156,19 @@ class ReviewService(ReviewRounds):
         for doc_id, _, _ in entries:
             grouped[doc_id] = grouped.get(doc_id, 0) + 1
         reviews.add_records(store, name, grouped)
-        decisions = _prior_decisions(entries, prior_labels, labels)
+        decisions = [(d, v, "tiab", "") for d, v in _prior_decisions(entries, prior_labels, labels)]
         marked, notes = _marked(entries, marks)
         if labels != "none":  # a screening set's labels first; an export's decisions fill in
-            taken = {d for d, _ in decisions}
-            decisions += [(d, v) for d, v in marked.items() if d not in taken]
-        if decisions:
-            review_decisions.decide(store, name, decisions, source="prior")
+            for stage, of_stage in marked.items():
+                taken = {d for d, _, s, _ in decisions if s == stage}
+                decisions += [
+                    (d, v, stage, why) for d, (v, why) in of_stage.items() if d not in taken
+                ]
+        restored = [why for _, _, _, why in decisions if why and why not in reasons]
+        if restored:  # the reasons the decisions came back with are offered while screening
+            keys = list(dict.fromkeys([*reasons, *restored]))[: review_stages.MAX_REASONS]
+            review_stages.set_reasons(store, name, keys)
+        _decide_priors(store, name, decisions)
         for doc_id, note in notes.items():
             review_decisions.set_note(store, name, doc_id, note)
         return ReviewCreated(
@@ -321,26 +330,42 @@ def _prior_decisions(
     return [(d, "include" if by_doc[d] else "exclude") for d in docs]
 
 
-def _ris_marks(file: str) -> dict[tuple[str, str], tuple[str, str]]:
-    from litsift.sources.formats.ris import review_marks
+def _ris_marks(file: str) -> dict[tuple[str, str], Marks]:
+    from litsift.sources.formats.ris_review import review_marks
     from litsift.store.reviews import DECISIONS
 
     return {(file, loc): got for loc, got in review_marks(Path(file), DECISIONS).items()}
 
 
 def _marked(
-    entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], tuple[str, str]]
-) -> tuple[dict[str, str], dict[str, str]]:
-    """``({doc_id: decision}, {doc_id: note})`` of the entries of RIS files that carry a
-    review's decision or note (``litsift review export --format ris`` read back); a record
-    of several entries keeps the strongest decision (include, maybe, exclude) and every note."""
+    entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], Marks]
+) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, str]]:
+    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note})`` of the entries of RIS files
+    that carry a review's decisions or note (``litsift review export --format ris`` read back);
+    a record of several entries keeps each stage's strongest decision (include, maybe,
+    exclude) and every note."""
     rank = {"include": 3, "maybe": 2, "exclude": 1}
-    decided: dict[str, str] = {}
+    decided: dict[str, dict[str, tuple[str, str]]] = {}
     notes: dict[str, list[str]] = {}
     for doc_id, file, loc in entries:
-        decision, note = marks.get((file, loc), ("", ""))
-        if decision and rank[decision] > rank.get(decided.get(doc_id, ""), 0):
-            decided[doc_id] = decision
-        if note and note not in notes.setdefault(doc_id, []):
-            notes[doc_id].append(note)
+        got = marks.get((file, loc))
+        if got is None:
+            continue
+        for stage, (decision, reason) in got.decisions.items():
+            now = decided.setdefault(stage, {})
+            old = now.get(doc_id)
+            if old is None or rank[decision] > rank[old[0]]:
+                now[doc_id] = (decision, reason)
+        if got.note and got.note not in notes.setdefault(doc_id, []):
+            notes[doc_id].append(got.note)
     return decided, {d: "; ".join(n) for d, n in notes.items() if n}
+
+
+def _decide_priors(store: Store, name: str, rows: Sequence[tuple[str, str, str, str]]) -> None:
+    """Record ``(doc_id, decision, stage, reason)`` rows as prior decisions, in their order."""
+    from itertools import groupby
+
+    from litsift.store.review_decisions import decide
+
+    for (stage, reason), run in groupby(rows, key=lambda r: (r[2], r[3])):
+        decide(store, name, [(d, v) for d, v, _, _ in run], "prior", stage=stage, reason=reason)

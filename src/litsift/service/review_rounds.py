@@ -7,8 +7,6 @@ the recall curve of a stage (includes found against records screened).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
-from litsift.sources.formats.ris import REASON_PREFIX
+from litsift.service.review_files import to_csv, to_ris
 from litsift.store.repositories import Identities
 from litsift.types import Kind, Paper
 
@@ -32,8 +30,9 @@ DECISIONS_FORMAT = "litsift-review-decisions"
 
 @dataclass(frozen=True)
 class Conflict:
-    """A record two reviewers decided differently: ``votes`` = ``{reviewer: (decision,
-    reason)}`` (the unnamed reviewer and the priors as ``""``)."""
+    """A record two reviewers decided differently, awaiting resolution: ``votes`` =
+    ``{reviewer: (decision, reason)}`` (the unnamed reviewer as ``""``; a prior label of the
+    imported file is no reviewer's vote)."""
 
     doc_id: str
     title: str
@@ -109,12 +108,15 @@ class ReviewRounds:
                 title, year, venue, doi, pmid, entries, pdf) or ``ris`` (``LB`` = decision,
                 ``N1`` = note and ``Exclusion reason: ...``).
             which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
-                ``unscreened``).
+                ``unscreened``). A record in conflict (awaiting resolution) has none: its CSV
+                ``source`` is ``conflict``, and it is not ``unscreened``.
 
         Raises:
             ReviewError: unknown review, format, stage or decision.
         """
-        from litsift.store.review_stages import attachment_paths
+        from dataclasses import replace
+
+        from litsift.store.review_stages import attachment_paths, conflicts, stage_rows
         from litsift.store.reviews import DECISIONS
 
         _check_stage(stage)
@@ -122,17 +124,16 @@ class ReviewRounds:
             raise ReviewError(
                 f"cannot export {which!r}", "choose all, include, exclude, maybe or unscreened"
             )
-        rows = [
-            (r, p)
-            for r, p in self.records(name, stage)
-            if which == "all" or (r.decision or "unscreened") == which
-        ]
         store = self._store()
+        clash = set(conflicts(stage_rows(store, name, stage)))
+        got = [(replace(r, source="conflict") if r.doc_id in clash else r, p)
+               for r, p in self.records(name, stage)]  # fmt: skip
+        rows = [(r, p) for r, p in got if which in ("all", r.decision or r.source or "unscreened")]
         ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r, _ in rows])
         if fmt == "csv":
-            return _to_csv(rows, ids, stage, attachment_paths(store, [r.doc_id for r, _ in rows]))
+            return to_csv(rows, ids, stage, attachment_paths(store, [r.doc_id for r, _ in rows]))
         if fmt == "ris":
-            return _to_ris(rows, ids)
+            return to_ris(store, name, stage, rows, ids)
         raise ReviewError(f"unknown export format {fmt!r}", "choose csv, ris or decisions")
 
     def export_decisions(self, name: str, reviewer: str | None = None) -> str:
@@ -144,11 +145,8 @@ class ReviewRounds:
         store = self._store()
         lines = [json.dumps({"format": DECISIONS_FORMAT, "version": 1, "review": name})]
         for stage in STAGES:
-            rows = [
-                r
-                for r in stage_rows(store, name, stage)
-                if r.source != "prior" and (reviewer is None or r.reviewer == reviewer)
-            ]
+            rows = [r for r in stage_rows(store, name, stage)
+                    if r.source != "prior" and reviewer in (None, r.reviewer)]  # fmt: skip
             ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in rows])
             for r in rows:
                 got = ids.get(r.doc_id, {})
@@ -160,20 +158,24 @@ class ReviewRounds:
                 ))  # fmt: skip
         return "\n".join(lines) + "\n"
 
-    def merge(self, name: str, paths: Sequence[Path]) -> dict[str, Any]:
-        """Merge other reviewers' decisions files into the review (no server: each reviewer
-        screens in their own litsift, exports, and one merges). A record is matched by its id,
-        else its DOI; a decision of the unnamed reviewer is refused (it would mix with this
-        litsift's own); merging a file twice adds nothing. A row that is not a decision (not
-        JSON, no reviewer name, an unknown stage or decision) is reported with its line and
-        skipped; the file's other rows are merged.
+    def merge(self, name: str, paths: Sequence[Path], reviewer: str = "") -> dict[str, Any]:
+        """Merge reviewers' decisions files into the review (no server: each reviewer screens
+        in their own litsift, exports, and one merges). A record is matched by its id, else its
+        DOI; merging a file twice adds nothing, nor does a decision older than its reviewer's
+        newest one here. A decision without a reviewer's name (a single reviewer's file, e.g.
+        a backup) is ``reviewer``'s, or with none this review's own (the unnamed reviewer's);
+        one that differs from this review's own decision on the record is not merged (whose
+        it is cannot be told) and is named. A row that is not a decision (not JSON, an unknown
+        stage, decision or source) is reported with its line and skipped; the file's other
+        rows are merged.
 
         Returns:
-            ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...]}``.
+            ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...],
+            "unnamed": n merged as this review's own, "differs": n of them not merged}``.
 
         Raises:
             ReviewError: no such review, a file that is no decisions file, or files with no
-                decision to merge at all (e.g. every row without a reviewer name).
+                decision to merge at all.
         """
         from litsift.store.review_stages import STAGES, DecisionRow, merge_rows
         from litsift.store.reviews import DECISIONS
@@ -185,43 +187,47 @@ class ReviewRounds:
             for d, v in Identities(store).ids_of_docs(Kind.PAPER, sorted(docs)).items()
             if "doi" in v
         }
-        per_stage: dict[str, list[DecisionRow]] = {s: [] for s in STAGES}
+        per_stage: dict[str, list[tuple[DecisionRow, str]]] = {s: [] for s in STAGES}
         unmatched = 0
         bad: list[str] = []
-        anonymous = 0
         for path in paths:
             items, skipped = _read_decisions(Path(path))
             for n, item in items:
-                if not item.get("reviewer"):
-                    anonymous += 1
-                    skipped.append((n, "a decision without a reviewer name"))
-                    continue
                 stage, decision = item.get("stage"), item.get("decision")
+                source = str(item.get("source") or "user")
                 if stage not in STAGES or decision not in DECISIONS:
                     skipped.append((n, f"unknown stage {stage!r} or decision {decision!r}"))
+                    continue
+                if source not in ("user", "resolved"):
+                    skipped.append((n, f"unknown source {source!r} (user or resolved)"))
                     continue
                 doc = item.get("doc_id") if item.get("doc_id") in docs else None
                 doc = doc or by_doi.get(str(item.get("doi") or ""))
                 if doc is None:
                     unmatched += 1
                     continue
-                per_stage[str(stage)].append(
-                    DecisionRow(0, doc, str(decision), str(item.get("source") or "user"),
-                                str(item["reviewer"]), str(item.get("reason") or ""),
-                                str(item.get("decided_at") or ""))
-                )  # fmt: skip
+                who = str(item.get("reviewer") or "").strip() or reviewer
+                per_stage[str(stage)].append((
+                    DecisionRow(0, doc, str(decision), source, who,
+                                str(item.get("reason") or ""), str(item.get("decided_at") or "")),
+                    f"{path}: line {n}",
+                ))  # fmt: skip
             bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
         total = sum(len(rows) for rows in per_stage.values())
         if bad and not total and not unmatched:
             more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
-            hint = (
-                "screen with litsift review screen NAME --reviewer YOU, then export"
-                if anonymous
-                else "export it again: litsift review export NAME --format decisions"
-            )
+            hint = f"export it again: litsift review export {name} --format decisions"
             raise ReviewError(f"nothing merged: {bad[0]}{more}", hint)
-        added = sum(merge_rows(store, name, rows, s) for s, rows in per_stage.items() if rows)
-        return {"added": added, "known": total - added, "unmatched": unmatched, "bad": bad}
+        got = {"added": 0, "known": 0, "unmatched": unmatched, "unnamed": 0, "differs": 0}
+        for stage, rows in per_stage.items():
+            done = merge_rows(store, name, [r for r, _ in rows], stage) if rows else []
+            for (r, where), what in zip(rows, done, strict=True):
+                got[what] += 1
+                got["unnamed"] += int(what == "added" and not r.reviewer)
+                if what == "differs":
+                    why = "without a reviewer's name, differs from this review's own decision"
+                    bad.append(f"{where}: {r.doc_id} {r.decision} at {stage}, {why}")
+        return {**got, "bad": bad}
 
     # -- two reviewers ---------------------------------------------------------------------
     def reviewers(self, name: str, stage: str = "tiab") -> list[str]:
@@ -254,12 +260,16 @@ class ReviewRounds:
         stage: str = "tiab",
         reviewer: str = "",
     ) -> None:
-        """Settle a record with a third decision (it becomes the record's final decision).
+        """Settle a record in conflict (or settle it again) with a third decision: it becomes
+        the record's final decision. ``reason``: one of the review's exclusion reasons, or its
+        key (1-9), with an exclude only.
 
         Raises:
-            ReviewError: the record is not in the stage, an unknown decision or stage.
+            ReviewError: the record is not in the stage or not in conflict, a reason that is
+                not the review's, an unknown decision or stage; nothing is written.
         """
         from litsift.store.review_decisions import decide
+        from litsift.store.review_stages import resolution_reason
 
         _check_stage(stage)
         if doc_id not in {r.doc_id for r, _ in self.records(name, stage)}:
@@ -267,8 +277,9 @@ class ReviewRounds:
                 f"{doc_id} is not a record of review {name!r} at stage {stage}",
                 f"litsift review conflicts {name} lists the records to resolve",
             )
+        why = resolution_reason(self._store(), name, doc_id, decision, reason, stage)
         decide(self._store(), name, [(doc_id, decision)], "resolved", stage=stage,
-               reviewer=reviewer, reason=reason)  # fmt: skip
+               reviewer=reviewer, reason=why)  # fmt: skip
 
     def agreement(self, name: str, stage: str = "tiab") -> list[Agreement]:
         """Cohen's kappa of each pair of reviewers on the records both decided at ``stage``
@@ -393,43 +404,3 @@ def _read_decisions(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[
         else:
             bad.append((n, f"not a decision (a JSON {type(item).__name__})"))
     return items, bad
-
-
-_CSV_COLUMNS = (
-    "id", "decision", "reason", "stage", "source", "note", "title", "year", "venue", "doi",
-    "pmid", "entries", "pdf",
-)  # fmt: skip
-
-
-def _to_csv(
-    rows: Sequence[tuple[ReviewRecord, Paper]],
-    ids: dict[str, dict[str, str]],
-    stage: str,
-    pdfs: dict[str, list[str]],
-) -> str:
-    buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(_CSV_COLUMNS)
-    for r, p in rows:
-        got = ids.get(r.doc_id, {})
-        out.writerow(
-            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", r.note, p.title,
-             p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
-             "; ".join(pdfs.get(r.doc_id, []))]
-        )  # fmt: skip
-    return buf.getvalue()
-
-
-def _to_ris(rows: Sequence[tuple[ReviewRecord, Paper]], ids: dict[str, dict[str, str]]) -> str:
-    """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
-    ``ID`` = the record id) with the review's ``LB`` decision and ``N1`` note and reason."""
-    from litsift.export.formats import dump_ris, ris_reference
-
-    refs: list[dict[str, Any]] = []
-    for r, p in rows:
-        notes = [r.note] if r.note else []
-        if r.reason:
-            notes.append(f"{REASON_PREFIX}{r.reason}")  # not read back as a note
-        doi = ids.get(r.doc_id, {}).get("doi", "")
-        refs.append(ris_reference(p, r.doc_id, doi, r.decision or "unscreened", notes))
-    return dump_ris(refs)

@@ -5,10 +5,14 @@ Each row of ``review_decisions`` carries its ``stage``, ``reviewer`` and ``reaso
 :data:`litsift.store.schema_tables.ROUNDS_SQL` migration). A reviewer's current decision on a
 record is their newest active row of that stage; ``prior`` rows (labels of an imported file)
 belong to the unnamed reviewer ``""``, whose own decisions replace them, as before reviewers
-had names. A record's *final* decision of a stage is the newest ``resolved`` row (the third
-decision that settles a conflict) if any, else the decision every reviewer who decided it
-agrees on; when they differ it is a conflict and the record has no final decision until
-someone resolves it.
+had names. A prior is no reviewer's vote: every reviewer sees it as decided, and any
+reviewer's decision of the record replaces it (:func:`votes`). A record's *final* decision of a
+stage is the newest ``resolved`` row (the third decision that settles a conflict) if any, else
+the decision every reviewer who decided it agrees on; when they differ it is a conflict:
+screened, *awaiting resolution*, with no final decision until someone resolves it (counted once,
+as a conflict; at title/abstract it is not excluded, so its full text is sought:
+:func:`not_excluded`). One reviewer's decision of a record the other has not decided is the
+record's decision: merging a second reviewer's file never hides it.
 """
 
 from __future__ import annotations
@@ -30,9 +34,12 @@ __all__ = [
     "final_decisions",
     "get_reasons",
     "merge_rows",
+    "not_excluded",
+    "resolution_reason",
     "reviewer_decisions",
     "set_reasons",
     "stage_rows",
+    "votes",
 ]
 
 #: Screening stages in order: title/abstract, then the full text of the records not excluded.
@@ -146,40 +153,133 @@ def _by_doc(rows: Sequence[DecisionRow]) -> dict[str, list[DecisionRow]]:
     return out
 
 
+def votes(rows: Sequence[DecisionRow]) -> dict[str, list[DecisionRow]]:
+    """``{doc_id: each reviewer's current row}``, resolutions left out, in screening order: a
+    record's priors only while no reviewer decided it (a reviewer's decision replaces them)."""
+    out: dict[str, list[DecisionRow]] = {}
+    for doc, group in _by_doc(rows).items():
+        cast = [r for r in group if r.source != "resolved"]
+        decided = [r for r in cast if r.source != "prior"]
+        if cast:
+            out[doc] = decided or cast
+    return out
+
+
 def final_decisions(rows: Sequence[DecisionRow]) -> list[DecisionRow]:
     """One decision per record that has one (see the module docstring), in screening order:
-    a resolution, else the reviewers' common decision (its newest row). Conflicts are left out
-    (:func:`conflicts` lists them)."""
+    a resolution, else the reviewers' common decision (its newest row that gives a reason,
+    else its newest). Conflicts are left out (:func:`conflicts` lists them)."""
+    cast = votes(rows)
     out = []
-    for group in _by_doc(rows).values():
+    for doc, group in _by_doc(rows).items():
         resolved = [r for r in group if r.source == "resolved"]
+        mine = cast.get(doc, [])
         if resolved:
             out.append(resolved[-1])
-        elif len({r.decision for r in group}) == 1:
-            out.append(group[-1])
+        elif mine and len({r.decision for r in mine}) == 1:
+            out.append(([r for r in mine if r.reason] or mine)[-1])
     return sorted(out, key=lambda r: r.id)
 
 
 def conflicts(rows: Sequence[DecisionRow]) -> dict[str, list[DecisionRow]]:
     """``{doc_id: each reviewer's row}`` of the records whose reviewers disagree and that no
-    resolution settled, in the order of their newest row."""
+    resolution settled (awaiting resolution), in the order of their newest row."""
+    settled = {r.doc_id for r in rows if r.source == "resolved"}
     out = {
         doc: group
-        for doc, group in _by_doc(rows).items()
-        if not any(r.source == "resolved" for r in group) and len({r.decision for r in group}) > 1
+        for doc, group in votes(rows).items()
+        if doc not in settled and len({r.decision for r in group}) > 1
     }
     return dict(sorted(out.items(), key=lambda kv: kv[1][-1].id))
 
 
-def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str) -> int:
+def not_excluded(rows: Sequence[DecisionRow]) -> set[str]:
+    """The records a stage passes on (title/abstract's to the full text): a final include or
+    maybe, or a conflict (awaiting resolution, and some reviewer did not exclude it: its full
+    text is sought, as when in doubt; a merged file never takes a record out of the full-text
+    stage by disagreeing)."""
+    passed = {r.doc_id for r in final_decisions(rows) if r.decision in ("include", "maybe")}
+    return passed | set(conflicts(rows))
+
+
+def _who(r: DecisionRow) -> str:
+    return r.reviewer or "the unnamed reviewer"
+
+
+def _agreed(cast: Sequence[DecisionRow]) -> str:
+    """Why a record's votes (:func:`votes`) are no conflict, in words."""
+    named = [r for r in cast if r.source != "prior"]
+    if not named:
+        label = f" (the imported file labels it {cast[0].decision})" if cast else ""
+        return f"no reviewer decided it yet{label}"
+    if len(named) == 1:
+        return f"only {_who(named[0])} decided it ({named[0].decision})"
+    who = " and ".join(_who(r) for r in named)
+    return f"{who} {'both' if len(named) == 2 else 'all'} decided {named[0].decision}"
+
+
+def resolution_reason(
+    store: Store, name: str, doc_id: str, decision: str, reason: str, stage: str
+) -> str:
+    """The reason to keep with a resolution of ``doc_id`` (``reason`` as the review's list
+    spells it; a key 1-9 picks one), once the resolution is known to be one.
+
+    Raises:
+        ReviewError: the record's reviewers do not disagree at ``stage`` (a settled conflict
+            may be settled again), a reason with another decision than exclude, or a reason
+            that is not one of the review's (they are listed).
+    """
+    cast = votes(stage_rows(store, name, stage)).get(doc_id, [])
+    if len({r.decision for r in cast}) < 2:
+        other = next(s for s in STAGES if s != stage)
+        there = votes(stage_rows(store, name, other)).get(doc_id, [])
+        hint = f"litsift review conflicts {name} lists the records to resolve" + (
+            f"; it is in conflict at {other}: add --stage {other}"
+            if len({r.decision for r in there}) > 1
+            else ""
+        )
+        raise ReviewError(f"{doc_id} is not in conflict at {stage}: {_agreed(cast)}", hint)
+    given = " ".join(reason.split())
+    if not given:
+        return ""
+    if decision != "exclude":
+        raise ReviewError(
+            f"a reason goes with exclude only, not with {decision}",
+            f"drop --reason, or resolve as exclude with one of the reasons that litsift "
+            f"review reasons {name} lists",
+        )
+    reasons = get_reasons(store, name)
+    if not reasons:
+        raise ReviewError(
+            f"review {name} has no exclusion reasons, so {given!r} is not one of them",
+            f"set them first: litsift review reasons {name} 'wrong population' 'wrong design'",
+        )
+    if given.isdigit() and 1 <= int(given) <= len(reasons):
+        return reasons[int(given) - 1]
+    for known in reasons:
+        if known.casefold() == given.casefold():
+            return known
+    keyed = "; ".join(f"{i} {r}" for i, r in enumerate(reasons, 1))
+    raise ReviewError(
+        f"{given!r} is not an exclusion reason of review {name}",
+        f"give one of them, or its key: {keyed} (litsift review reasons {name} ... sets them)",
+    )
+
+
+def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str) -> list[str]:
     """Add decisions read from another reviewer's export (``id`` ignored), keeping their
-    reviewer, source, reason and time; a row already in the log (same record, stage, reviewer,
-    source, decision, reason and time) is skipped, so merging a file twice adds nothing.
+    reviewer, source, reason and time, in one transaction. A row is ``known`` when the log
+    already has it (same record, stage, reviewer, source, decision, reason and time: merging a
+    file twice adds nothing), when its reviewer's current decision on the record here is the
+    same, or newer (it is not taken back by an older file); a row of the
+    unnamed reviewer ``""`` (a single reviewer's file) ``differs`` when this review's own
+    current decision (not a prior) on the record is another: whether it is the same reviewer's
+    or someone else's cannot be told, so it is not written.
 
     Returns:
-        Rows added.
+        ``added``, ``known`` or ``differs``, one per row.
     """
-    added = 0
+    out = []
     with store._write_transaction() as conn:
         for r in rows:
             known = conn.execute(
@@ -188,15 +288,27 @@ def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str)
                 "AND decided_at = ? AND undone = 0",
                 (name, r.doc_id, stage, r.reviewer, r.source, r.decision, r.reason, r.decided_at),
             ).fetchone()
-            if known is None:
+            now = conn.execute(
+                "SELECT decision, reason, source, decided_at FROM review_decisions "
+                "WHERE review = ? AND doc_id = ? AND stage = ? AND reviewer = ? AND undone = 0 "
+                "AND (source = 'resolved') = ? ORDER BY id DESC LIMIT 1",
+                (name, r.doc_id, stage, r.reviewer, r.source == "resolved"),
+            ).fetchone()
+            mine = now is not None and now[2] != "prior"
+            same = mine and (now[0], now[1]) == (r.decision, r.reason)
+            if known is not None or same or (mine and r.reviewer and str(now[3]) > r.decided_at):
+                out.append("known")
+            elif mine and not r.reviewer:
+                out.append("differs")
+            else:
                 conn.execute(
                     "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at, "
                     "stage, reviewer, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (name, r.doc_id, r.decision, r.source, r.decided_at, stage, r.reviewer,
                      r.reason),
                 )  # fmt: skip
-                added += 1
-    return added
+                out.append("added")
+    return out
 
 
 def attachment_paths(store: Store, doc_ids: Sequence[str]) -> dict[str, list[str]]:

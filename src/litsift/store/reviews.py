@@ -78,17 +78,27 @@ class ReviewRecord:
 class Prisma:
     """PRISMA 2020 flow counts of a review: title/abstract screening, then full text.
 
+    The boxes add up as the PRISMA 2020 diagram draws them: ``identified − duplicates_removed
+    − bad = records``; ``records − excluded − unscreened = fulltext["sought"]`` (``included +
+    maybe + conflicts``); ``sought − unassessed = assessed``; ``assessed − excluded − maybe −
+    conflicts = included`` (of the full text). Records in conflict are screened (assessed),
+    awaiting resolution.
+
     Attributes:
-        identified: entries read from the review's files.
+        identified: entries read from the review's files, readable or not.
         duplicates_removed: entries grouped onto another entry's record.
-        records: records after duplicates were grouped (``identified − duplicates_removed``).
-        screened: records with a decision (include, exclude or maybe).
+        records: records after duplicates were grouped and unreadable entries left out
+            (``identified − duplicates_removed − bad``).
+        screened: records with a decision (include, exclude or maybe) or in conflict.
         excluded, included, maybe: records per decision.
-        unscreened: records without a decision.
-        bad: entries of the files that could not be read (reported at import).
-        conflicts: records two reviewers decided differently, not resolved yet.
+        unscreened: records no reviewer decided.
+        bad: entries of the files that could not be read (reported at import; an unreadable
+            file counts as one), removed before screening.
+        conflicts: records two reviewers decided differently, not resolved yet: screened,
+            awaiting resolution (in no decision's count; not excluded: sought in full text).
         reasons: ``{reason: records}`` excluded at title/abstract (``""``: none given).
-        sources: ``{file: entries}`` identified per file the review was built from.
+        sources: ``{file: entries}`` identified per file the review was built from (they add
+            up to ``identified``).
         fulltext: the full-text stage's counts: ``sought`` (records not excluded at
             title/abstract), ``pdfs`` (of them with a PDF in the library), ``assessed``,
             ``excluded``, ``included``, ``maybe``, ``conflicts``, ``unassessed`` and
@@ -275,7 +285,7 @@ def review_records(
     decided = {r.doc_id: r for r in got}
     keep = None
     if stage != "tiab":
-        keep = {d for d, v, _ in current_decisions(store, name) if v in ("include", "maybe")}
+        keep = rs.not_excluded(rs.stage_rows(store, name, "tiab"))
     with store._lock:
         found = store._conn.execute(
             "SELECT doc_id, position, entries, note FROM review_records WHERE review = ? "
@@ -368,7 +378,7 @@ def prisma(store: Store, name: str) -> Prisma:
     full = _stage_counts(sought, rs.stage_rows(store, name, "fulltext"))
     pdfs = rs.attachment_paths(store, [r.doc_id for r in sought])
     return Prisma(
-        identified=sum(int(n) for _, n, _ in files),
+        identified=sum(int(n) + int(b) for _, n, b in files),  # unreadable ones too
         duplicates_removed=max(int(grouped) - len(records), 0),
         records=len(records),
         screened=tiab["screened"],
@@ -379,7 +389,7 @@ def prisma(store: Store, name: str) -> Prisma:
         bad=sum(int(b) for _, _, b in files),
         conflicts=tiab["conflicts"],
         reasons=tiab["reasons"],
-        sources={str(f): int(n) for f, n, _ in files},
+        sources={str(f): int(n) + int(b) for f, n, b in files},
         fulltext={
             "sought": len(sought),
             "pdfs": sum(1 for r in sought if r.doc_id in pdfs),
@@ -405,6 +415,8 @@ def _stage_counts(records: Sequence[ReviewRecord], rows: Sequence[Any]) -> dict[
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
     in_stage = {r.doc_id for r in records}
     clash = sum(1 for d in conflicts(rows) if d in in_stage)
-    return {"screened": sum(by.values()), "excluded": by["exclude"], "included": by["include"],
+    # a conflict is screened, awaiting resolution: counted once, in no decision's count
+    return {"screened": sum(by.values()) + clash, "excluded": by["exclude"],
+            "included": by["include"],
             "maybe": by["maybe"], "conflicts": clash,
             "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip

@@ -58,11 +58,12 @@ __all__ = [
     "TaggedRecord",
     "read_ris",
     "read_wos",
-    "review_marks",
     "split_people",
 ]
 
-_RIS_TAG_RE = re.compile(rb"^(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
+#: a record's first line; a UTF-8 BOM may stand before it (the file's first line: a file of one
+#: record has no other ``TY`` line to be known by)
+_RIS_TAG_RE = re.compile(rb"^(?:\xef\xbb\xbf)?(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
 _WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
 #: a line with an RIS tag and one space before the hyphen (``TY - JOUR``)
 _ONE_SPACE_TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) -(?: |$)", re.MULTILINE)
@@ -101,7 +102,9 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
     FILE_END_TAG: ClassVar[str] = "\0"
 
     def parse_line(self, line: str) -> tuple[str | None, str]:
-        """``(tag, value)`` of a tagged line, ``(None, text)`` of a continuation line."""
+        """``(tag, value)`` of a tagged line, ``(None, text)`` of a continuation line (a BOM
+        before the tag, where two exports were joined into one file, is dropped)."""
+        line = line.removeprefix("\ufeff")
         if self.END_TAG and line.rstrip() == self.END_TAG:
             return self.END_TAG, ""
         m = self.TAG_RE.match(line)
@@ -396,30 +399,5 @@ FORMATS = [
 
 
 #: How ``litsift review export --format ris`` writes an exclusion reason as an ``N1`` line (not
-#: read back as a note).
+#: read back as a note; :mod:`litsift.sources.formats.ris_review` reads a review's marks back).
 REASON_PREFIX = "Exclusion reason: "
-
-
-def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """``{location: (decision, note)}`` of the RIS records that carry a review's decision
-    (``LB`` one of ``decisions``, as ``litsift review export --format ris`` writes it; else
-    ``""``) or note (``N1``), at the locations :func:`read_ris` gives; ``{}`` for a file that
-    cannot be read (the import has told that already)."""
-    try:
-        text = read_text(path)
-    except IngestError:
-        return {}
-    out: dict[str, tuple[str, str]] = {}
-    for item in _parser(text, wos=False).records(text):
-        if isinstance(item, BadItem):
-            continue
-        label = clean_text(item.fields.get("label")).lower()
-        notes = [
-            clean_text(n)
-            for n in item.fields.get("notes") or []
-            if clean_text(n) and not clean_text(n).startswith(REASON_PREFIX)
-        ]
-        decision = label if label in decisions else ""
-        if decision or notes:
-            out[f"record {item.number}"] = (decision, "; ".join(notes))
-    return out

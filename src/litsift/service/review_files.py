@@ -1,0 +1,70 @@
+"""A review's records as files: the CSV table and the RIS copy of ``litsift review export``
+(:meth:`litsift.service.review_rounds.ReviewRounds.export`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from litsift.store import Store
+    from litsift.store.reviews import ReviewRecord
+    from litsift.types import Paper
+
+__all__ = ["to_csv", "to_ris"]
+
+_CSV_COLUMNS = (
+    "id", "decision", "reason", "stage", "source", "note", "title", "year", "venue", "doi",
+    "pmid", "entries", "pdf",
+)  # fmt: skip
+
+
+def to_csv(
+    rows: Sequence[tuple[ReviewRecord, Paper]],
+    ids: dict[str, dict[str, str]],
+    stage: str,
+    pdfs: dict[str, list[str]],
+) -> str:
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(_CSV_COLUMNS)
+    for r, p in rows:
+        got = ids.get(r.doc_id, {})
+        out.writerow(
+            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", r.note, p.title,
+             p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
+             "; ".join(pdfs.get(r.doc_id, []))]
+        )  # fmt: skip
+    return buf.getvalue()
+
+
+def to_ris(
+    store: Store,
+    name: str,
+    stage: str,
+    rows: Sequence[tuple[ReviewRecord, Paper]],
+    ids: dict[str, dict[str, str]],
+) -> str:
+    """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
+    ``ID`` = the record id, ``TY`` by its venue) with ``LB`` its decision at ``stage``
+    (``conflict`` while its reviewers disagree) and ``N1`` lines of its note, exclusion reason
+    and decision at the other stage (:mod:`litsift.sources.formats.ris_review`): ``litsift
+    review new --from`` the file restores them all."""
+    from litsift.export.formats import dump_ris, ris_reference
+    from litsift.sources.formats.ris_review import mark_lines
+    from litsift.store.review_stages import STAGES, final_decisions, stage_rows
+
+    by_stage = {
+        s: {r.doc_id: (r.decision, r.reason) for r in final_decisions(stage_rows(store, name, s))}
+        for s in STAGES
+    }
+    refs: list[dict[str, Any]] = []
+    for r, p in rows:
+        got = {s: by[r.doc_id] for s, by in by_stage.items() if r.doc_id in by}
+        lines = mark_lines(stage, got, r.note)
+        doi = ids.get(r.doc_id, {}).get("doi", "")
+        label = r.decision or ("conflict" if r.source == "conflict" else "unscreened")
+        refs.append(ris_reference(p, r.doc_id, doi, label, lines))
+    return dump_ris(refs)
