@@ -163,6 +163,8 @@ def test_a_record_in_conflict_is_counted_once_as_awaiting_resolution(tmp_path: P
     ris = _cli(alice, "export", "don", "--format", "ris").output
     labels = dict(re.findall(r"^ID  - (\S+)\n(?:.*\n)*?LB  - (\S+)$", ris, re.M))
     assert {d for d, lb in labels.items() if lb == "conflict"} == clash
+    waiting = _cli(alice, "export", "don", "--which", "conflict").output
+    assert {r["id"] for r in csv.DictReader(io.StringIO(waiting))} == clash
     # resolved: it leaves the conflicts for its decision, and stays screened
     got = _cli(alice, "resolve", "don", ids["a0"], "include", "--reviewer", "carol")
     assert got.exit_code == 0, got.output

@@ -182,9 +182,10 @@ STAGE_OPTION = click.option(
 )
 @click.option(
     "--which",
-    type=click.Choice(["all", "include", "exclude", "maybe", "unscreened"]),
+    type=click.Choice(["all", "include", "exclude", "maybe", "unscreened", "conflict"]),
     default="all",
     show_default=True,
+    help="the records of one final decision; conflict: those awaiting resolution.",
 )
 @STAGE_OPTION
 @click.option("--reviewer", default=None, help="--format decisions: this reviewer's only.")

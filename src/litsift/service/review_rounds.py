@@ -108,8 +108,9 @@ class ReviewRounds:
                 title, year, venue, doi, pmid, entries, pdf) or ``ris`` (``LB`` = decision,
                 ``N1`` = note and ``Exclusion reason: ...``).
             which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
-                ``unscreened``). A record in conflict (awaiting resolution) has none: its CSV
-                ``source`` is ``conflict``, and it is not ``unscreened``.
+                ``unscreened``) or ``conflict``: the records awaiting resolution, which have no
+                decision (their CSV ``source`` is ``conflict``, their RIS ``LB`` too) and are
+                not ``unscreened``.
 
         Raises:
             ReviewError: unknown review, format, stage or decision.
@@ -120,9 +121,10 @@ class ReviewRounds:
         from litsift.store.reviews import DECISIONS
 
         _check_stage(stage)
-        if which not in ("all", "unscreened", *DECISIONS):
+        if which not in ("all", "unscreened", "conflict", *DECISIONS):
             raise ReviewError(
-                f"cannot export {which!r}", "choose all, include, exclude, maybe or unscreened"
+                f"cannot export {which!r}",
+                "choose all, include, exclude, maybe, unscreened or conflict",
             )
         store = self._store()
         clash = set(conflicts(stage_rows(store, name, stage)))
