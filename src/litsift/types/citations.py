@@ -21,7 +21,9 @@ class Neighbour:
 
     Attributes:
         key: the stored paper's id, or the external key of a work not stored.
-        title: its title ('' for an external key).
+        title: its title; for a work not stored, the title the reference came with (a
+            GROBID or PDF reference list: :func:`litsift.store.citations.labels`),
+            else ''.
         year: its publication year, if known.
         stored: True when ``key`` is a stored paper.
         label: the triage label of a stored paper.
