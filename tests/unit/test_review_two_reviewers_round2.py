@@ -165,6 +165,11 @@ def test_a_record_in_conflict_is_counted_once_as_awaiting_resolution(tmp_path: P
     assert {d for d, lb in labels.items() if lb == "conflict"} == clash
     waiting = _cli(alice, "export", "don", "--which", "conflict").output
     assert {r["id"] for r in csv.DictReader(io.StringIO(waiting))} == clash
+    # the recall curve screens what review show screens: the conflicts are screened records
+    # that found no include yet (they were left out, so the curve was 3 records short)
+    curve = json.loads(_cli(alice, "curve", "don", "--json").output)
+    assert curve["screened"] + sum(curve["priors"].values()) == c["screened"]
+    assert curve["includes"] + curve["priors"].get("include", 0) == c["included"]
     # resolved: it leaves the conflicts for its decision, and stays screened
     got = _cli(alice, "resolve", "don", ids["a0"], "include", "--reviewer", "carol")
     assert got.exit_code == 0, got.output

@@ -48,8 +48,9 @@ def review_series(
     """The recall curve of a live review: includes found after each record screened.
 
     Args:
-        decisions: the stage's decisions (``include`` / ``exclude`` / ``maybe``) in screening
-            order, prior decisions left out; only ``include`` counts as found.
+        decisions: the stage's decisions (``include`` / ``exclude`` / ``maybe``, or
+            ``conflict`` for a record awaiting resolution) in screening order, prior
+            decisions left out; only ``include`` counts as found.
         to_screen: the stage's records without a prior decision (the x axis runs to it).
         priors: ``{decision: records}`` decided before screening (reported, not plotted).
 

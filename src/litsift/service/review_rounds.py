@@ -315,7 +315,8 @@ class ReviewRounds:
         self, name: str, stage: str = "tiab", reviewer: str | None = None
     ) -> dict[str, Any]:
         """The review's recall curve at ``stage``: includes found after each record screened,
-        in the order of the records' current decisions (the final ones, or ``reviewer``'s),
+        in the order of the records' current decisions (the final ones, with the records
+        awaiting resolution as screened records that found no include; or ``reviewer``'s),
         prior decisions left out (:func:`litsift.review.recall_plots.review_series`, with
         ``review``, ``stage`` and ``reviewer`` added).
 
@@ -323,21 +324,30 @@ class ReviewRounds:
             ReviewError: no such review, or an unknown stage.
         """
         from litsift.review.recall_plots import review_series
-        from litsift.store.reviews import current_decisions, review_records
+        from litsift.store import review_stages as rs
+        from litsift.store.reviews import review_records
 
         _check_stage(stage)
         store = self._store()
         records = {r.doc_id for r in review_records(store, name, stage)}
+        rows = rs.stage_rows(store, name, stage)
+        got = (
+            rs.final_decisions(rows) if reviewer is None else rs.reviewer_decisions(rows, reviewer)
+        )
         priors: dict[str, int] = {}
         order = []
-        for doc_id, decision, source in current_decisions(store, name, stage, reviewer):
-            if doc_id not in records:
+        for row in got:
+            if row.doc_id not in records:
                 continue
-            if source == "prior":
-                priors[decision] = priors.get(decision, 0) + 1
+            if row.source == "prior":
+                priors[row.decision] = priors.get(row.decision, 0) + 1
             else:
-                order.append(decision)
-        series = review_series(order, len(records) - sum(priors.values()), priors)
+                order.append((row.id, row.decision))
+        if reviewer is None:  # screened, awaiting resolution: no include found (yet)
+            clash = rs.conflicts(rows).items()
+            order += [(votes[-1].id, "conflict") for d, votes in clash if d in records]
+        steps = [decision for _, decision in sorted(order)]
+        series = review_series(steps, len(records) - sum(priors.values()), priors)
         return {"review": name, "stage": stage, "reviewer": reviewer, **series}
 
     def recall_diagram(
