@@ -183,14 +183,37 @@ class ScreeningSession:
         decisions in screening order found them, fitted and extrapolated, its decay averaged
         over how includes thinned out in other reviews
         (:func:`litsift.review.estimate.rate_curve_estimate` with
-        :data:`~litsift.review.estimate.DECAY_PRIOR`; microseconds). None before the
-        reviewer's first include or maybe (no rate to fit yet)."""
-        from litsift.review.estimate import DECAY_PRIOR, rate_curve_estimate
+        :data:`~litsift.review.estimate.DECAY_PRIOR`; microseconds). None while the
+        reviewer's decisions show no rate yet: before their first include or maybe, or before
+        they screened :data:`~litsift.review.estimate.MIN_SCREENED` records
+        (:meth:`estimate_basis`)."""
+        from litsift.review.estimate import (
+            DECAY_PRIOR,
+            rate_curve_estimate,
+            screened_before_estimate,
+        )
 
         with self._lock:
-            seq = [0 if self.decisions.get(r) == "exclude" else 1 for r in self.user_rows]
+            seq = self._sequence()
             left = len(self.papers) - len(self.decisions)
-        return rate_curve_estimate(seq, left, prior=DECAY_PRIOR) if any(seq) else None
+        if screened_before_estimate(seq) != 0:
+            return None
+        return rate_curve_estimate(seq, left, prior=DECAY_PRIOR)
+
+    def estimate_basis(self) -> tuple[int, int, int | None]:
+        """What :attr:`estimate` rests on: ``(screened, found, more)``, the records the
+        reviewer screened (priors aside), the includes and maybes among them, and how many
+        more to screen before the estimate is given (0: it is; None: not before an include)."""
+        from litsift.review.estimate import screened_before_estimate
+
+        with self._lock:
+            seq = self._sequence()
+        return len(seq), sum(seq), screened_before_estimate(seq)
+
+    def _sequence(self) -> list[int]:
+        """The reviewer's decisions in screening order as 0/1 (a maybe counts as 1); hold
+        ``_lock``."""
+        return [0 if self.decisions.get(r) == "exclude" else 1 for r in self.user_rows]
 
     def progress(self) -> ScreeningProgress:
         """Counts, the gain curve and the stopping rules' states (stopping: ~10 ms for 2,000
@@ -199,7 +222,7 @@ class ScreeningSession:
 
         with self._lock:
             values = list(self.decisions.values())
-            seq = [0 if self.decisions.get(r) == "exclude" else 1 for r in self.user_rows]
+            seq = self._sequence()
             prior_inc = sum(1 for r in self.prior_rows if self.decisions.get(r) != "exclude")
         return ScreeningProgress(
             screened=len(values),
@@ -343,7 +366,51 @@ class ScreeningSession:
             y = [0 if self.decisions[r] == "exclude" else 1 for r in rows]
             pool = [i for i in range(len(self.papers)) if i not in self.decisions]
         fit = order.fit(rows, y)
-        return version, fit.rank(pool).tolist(), fit.name
+        return version, fit.rank(pool).tolist(), self._named(fit.name)
+
+    def _named(self, name: str) -> str:
+        """A fit's name as the screen shows it: the learner calls the column of the review's
+        query (:meth:`criteria_query`) "criteria" whatever it holds; a review with keywords and
+        no criteria text has its keywords there, so the name says "keywords"."""
+        if self.info.criteria.strip() or not self.criteria_query():
+            return name
+        if name == "criteria":
+            return "keywords"
+        if name.endswith(" + criteria"):
+            return name.removesuffix(" + criteria") + " + keywords"
+        return name
+
+    def sync(self) -> tuple[int, int]:
+        """Load what another session on the review (a second terminal) stored for this stage
+        and reviewer since: records decided there leave the queue (the one on screen too),
+        records taken back there return to it. Reads the store (~10 ms for 2,000 decisions):
+        off the UI thread. Returns ``(loaded, taken_back)`` records; ``(0, 0)`` also when a
+        decision or undo was made here meanwhile (the next call reads again)."""
+        from litsift.store.review_stages import reviewer_decisions, stage_rows
+
+        with self._lock:
+            version = self.version
+        found = reviewer_decisions(stage_rows(self.store, self.name, self.stage), self.reviewer)
+        rows = [(self.row_of[r.doc_id], r) for r in found if r.doc_id in self.row_of]
+        stored = {row: r.decision for row, r in rows}
+        with self._lock:
+            if version != self.version:
+                return 0, 0
+            loaded = sum(1 for row, d in stored.items() if self.decisions.get(row) != d)
+            taken = [row for row in self.decisions if row not in stored]
+            if not loaded and not taken:
+                return 0, 0
+            self.decisions = dict(stored)
+            self.user_rows = [row for row, r in rows if r.source != "prior"]
+            self.prior_rows = [row for row, r in rows if r.source == "prior"]
+            for _, r in rows:
+                self.reason_of[r.doc_id] = r.reason if r.decision == "exclude" else ""
+            back = [row for row in taken if row != self.current and row not in self.queue]
+            self.queue = [row for row in self.queue if row not in stored] + back
+            if self.current is None or self.current in stored:
+                self.current = self.queue.pop(0) if self.queue else None
+            self.version += 1
+        return loaded, len(taken)
 
     def apply(self, result: tuple[int, list[int], str], keep_current: bool = True) -> bool:
         """Put a retraining's order in place (the record on screen stays, unless

@@ -29,8 +29,9 @@ class ScreeningProgress:
         screened: records with a decision (priors included); ``total``: records.
         included: records included; ``maybe``: records marked maybe.
         estimate: expected includes among the unscreened records, from the rate at which the
-            reviewer's screening found them (``ScreeningAPI.estimate``; None before the
-            reviewer's first include).
+            reviewer's screening found them (``ScreeningAPI.estimate``; None until the
+            reviewer has screened :data:`litsift.review.estimate.MIN_SCREENED` records, priors
+            aside, with an include among them).
         curve: includes found (by the reviewer, priors aside) after evenly spaced numbers of
             screened records (a sparkline).
         stops: each stopping rule's state.

@@ -9,6 +9,10 @@ retraining made, at once; the model is retrained in a worker thread (never on th
 and its order replaces the queue when it is done (the record on screen stays). The progress
 line, the gain curve (includes found as screening goes on) and the stopping rules' states are
 computed in the same worker; no rule stops screening on its own.
+
+Decisions another session stores on the review (a second terminal) are loaded by a worker at
+each retraining and every :attr:`ScreeningScreen.SYNC_S` seconds (:meth:`ScreeningAPI.sync`):
+a record decided there leaves the queue and the screen here, and the progress line says so.
 """
 
 from __future__ import annotations
@@ -86,6 +90,8 @@ class ScreeningScreen(Screen[None]):
 
     CSS_PATH = Path(__file__).with_name("screening.tcss")
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
+    #: seconds between two looks at the store for decisions made by another session
+    SYNC_S: ClassVar[float] = 2.0
 
     def __init__(
         self,
@@ -104,7 +110,9 @@ class ScreeningScreen(Screen[None]):
         self.stage, self.reviewer = stage, reviewer
         self.embedding = False
         self.session: ScreeningAPI | None = None
-        self.retraining = False
+        self.retraining = self.syncing = False
+        #: what another session changed, said below the progress line until the next key
+        self._elsewhere = ""
         self._again = False
         self.retrains = 0
         #: seconds from the last decision key to the next record on screen
@@ -127,12 +135,13 @@ class ScreeningScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.load()
+        self.set_interval(self.SYNC_S, self._poll)
 
     @property
     def busy(self) -> bool:
-        """True while the review loads, the records are embedded or the model retrains (tests
-        wait on this)."""
-        return self.session is None or self.retraining or self.embedding
+        """True while the review loads, the records are embedded, the model retrains or the
+        store is read for decisions made elsewhere (tests wait on this)."""
+        return self.session is None or self.retraining or self.embedding or self.syncing
 
     # -- loading and retraining (worker threads) ---------------------------------------------
     @work(thread=True, exclusive=True, group="screening-load", exit_on_error=False)
@@ -218,23 +227,63 @@ class ScreeningScreen(Screen[None]):
         if session is None:
             return
         try:
+            synced = session.sync()  # decisions made elsewhere first: the fit reads them
             result = session.retrain()
             fresh = session.apply(result)
             progress = session.progress()
         except Exception as err:  # LitsiftError or a bug: shown on the screen, never a hang
             self.app.call_from_thread(self._failed, err)
             return
-        self.app.call_from_thread(self._retrained, progress, fresh)
+        self.app.call_from_thread(self._retrained, progress, fresh, synced)
 
-    def _retrained(self, progress: ScreeningProgress, fresh: bool) -> None:
+    def _retrained(self, got: ScreeningProgress, fresh: bool, synced: tuple[int, int]) -> None:
         self.retraining = False
         self.retrains += 1
+        self._tell_synced(*synced)
         paper = None if self.session is None else self.session.current_paper()
         if self._shown != (paper.id if paper is not None else None):
             self.show_record()
-        self.show_progress(progress)
+        self.show_progress(got)
         if self._again or not fresh:
             self.retrain()
+
+    def _poll(self) -> None:
+        """Every :attr:`SYNC_S`: look for decisions made elsewhere (a retraining looks too)."""
+        if self.session is not None and not (self.retraining or self.syncing):
+            self.syncing = True
+            self._sync_worker()
+
+    @work(thread=True, exclusive=True, group="screening-sync", exit_on_error=False)
+    def _sync_worker(self) -> None:
+        synced = (0, 0)
+        try:
+            synced = synced if self.session is None else self.session.sync()
+        except Exception as err:  # the next look tries again; a retraining shows the error
+            logging.getLogger("litsift.tui").warning("screening sync failed", exc_info=err)
+        self.app.call_from_thread(self._synced, synced)
+
+    def _synced(self, synced: tuple[int, int]) -> None:
+        self.syncing = False
+        if self._tell_synced(*synced):
+            self.show_record()
+            self.show_counts()
+            self.retrain()
+
+    def _tell_synced(self, loaded: int, taken: int) -> bool:
+        """Say once (below the progress line, until the next key) what another session did."""
+        said = []
+        if loaded:
+            were = "s made elsewhere were" if loaded != 1 else " made elsewhere was"
+            said.append(f"{loaded:,} decision{were} loaded")
+        if taken:
+            said.append(f"{taken:,} decision{'s' if taken != 1 else ''} taken back elsewhere")
+        paper = None if self.session is None else self.session.current_paper()
+        if said and self._shown is not None and (paper is None or paper.id != self._shown):
+            said.append("the record on screen was decided there, so the next one is shown")
+        if said:
+            self._elsewhere = "; ".join(said)
+            self.app.notify(self._elsewhere, title="screening", markup=False)
+        return bool(said)
 
     # -- showing ----------------------------------------------------------------------------
     _shown: str | None = None
@@ -295,11 +344,14 @@ class ScreeningScreen(Screen[None]):
         if self.session is None:
             return
         screened, total, included, maybe = self.session.counts()
+        mine, found, more = self.session.estimate_basis()
         est = self.session.estimate
         if screened >= total:
             estimate = "no record left to screen"
         elif est is not None:
-            estimate = f"~{est:.0f} includes left (from the rate of includes so far)"
+            estimate = f"~{est:.0f} includes left (from {found:,} found in your {mine:,} screened)"
+        elif more is not None:  # an include, but too few records to read a rate from yet
+            estimate = f"includes left: estimated after {max(more, 1):,} more screened"
         elif included or maybe:  # prior decisions only: they carry no rate along the order
             estimate = "includes left: estimated once you include a record here"
         else:
@@ -309,7 +361,8 @@ class ScreeningScreen(Screen[None]):
             f"{estimate} · order: {self.session.model_name}"
             + (" · retraining…" if self.retraining else "")
         )
-        self.query_one("#screening-progress", Static).update(safe_content([line]))
+        note: list[Part] = [("\n" + self._elsewhere, "bold")] if self._elsewhere else []
+        self.query_one("#screening-progress", Static).update(safe_content([line, *note]))
 
     def show_progress(self, progress: ScreeningProgress) -> None:
         """The progress line, the gain curve and the stop panel."""
@@ -337,6 +390,7 @@ class ScreeningScreen(Screen[None]):
         if self.session is None or self.session.current_paper() is None:
             return
         start = time.perf_counter()
+        self._elsewhere = ""
         try:
             self.session.decide(decision, reason)
         except LitsiftError as err:
@@ -350,6 +404,7 @@ class ScreeningScreen(Screen[None]):
     def action_undo(self) -> None:
         if self.session is None:
             return
+        self._elsewhere = ""
         try:
             paper = self.session.undo()
         except LitsiftError as err:

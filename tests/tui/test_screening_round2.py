@@ -1,0 +1,153 @@
+"""Screening round 2, on a real review set (Donners 2021, real SQLite): the includes-left
+estimate claims a rate only once the reviewer's decisions show one, the progress line names
+what the order really reads (keywords are not criteria), and a second session on the same
+review (another terminal) is noticed: its decisions are loaded, not decided over."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Static
+
+from litsift.paths import get_paths
+from litsift.review.estimate import MIN_SCREENED
+from litsift.review.learner import DEFAULT_ORDER
+from litsift.service.facade import LitsiftService
+from litsift.store.reviews import current_decisions
+from litsift.tui.app import create_screening_app
+from litsift.tui.screens.screening import ScreeningScreen
+from tests.tui import test_screening_screen as base
+from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
+
+#: the Donners review with criteria, a keyword and two priors (test_screening_screen's)
+review_service = base.review_service
+
+
+def line(screen: ScreeningScreen, widget: str = "#screening-progress") -> str:
+    return str(screen.query_one(widget, Static).render())
+
+
+async def test_one_include_is_no_rate_of_includes(review_service: LitsiftService) -> None:
+    """After one include the line read "~N includes left (from the rate of includes so far)":
+    one record is no rate. It now says how many more records before the estimate, then gives
+    it with what it rests on."""
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        await pilot.press("i")
+        screen = await wait_idle(pilot)
+        shown = line(screen)
+        assert "rate of includes" not in shown and "includes left (" not in shown, shown
+        assert f"includes left: estimated after {MIN_SCREENED - 1} more screened" in shown
+        assert screen.session is not None and screen.session.estimate is None
+        for _ in range(MIN_SCREENED - 2):
+            await pilot.press("x")
+            await wait_idle(pilot)
+        assert "estimated after 1 more screened" in line(screen)
+        await pilot.press("x")
+        screen = await wait_idle(pilot)
+        shown = line(screen)
+        assert screen.session.estimate is not None
+        assert f"includes left (from 1 found in your {MIN_SCREENED} screened)" in shown, shown
+
+
+async def test_a_review_with_keywords_only_is_not_ranked_by_criteria(tmp_path: Path) -> None:
+    """A review with keywords and no criteria text: the order ranks by the keywords, and the
+    line said "order: criteria" (before the first fit)."""
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("kw", [DONNERS], keywords=["emicizumab"], labels="none")
+        svc.reviews.create("plain", [DONNERS], labels="none")
+        for name, order in (("kw", "order: keywords"), ("plain", "order: import order")):
+            app = create_screening_app(svc, name, dense=False)
+            async with app.run_test(size=SIZE) as pilot:
+                screen = await wait_idle(pilot)
+                assert screen.session is not None and screen.session.model_name == order[7:]
+                assert "criteria" not in line(screen), line(screen)
+                assert order in line(screen)
+
+
+async def test_the_default_order_names_keywords_as_keywords(tmp_path: Path, encoder: Any) -> None:
+    """With the encoder's vectors the default order fits on the review's query as a column:
+    "+ criteria" where the review has criteria text, "+ keywords" where it has only keywords."""
+    data = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
+        svc.reviews.create(
+            "tele",
+            [data / "telemonitoring_embase-export_13-records.ris",
+             data / "telemonitoring_pubmed_7-records.nbib"],
+            keywords=["wearable"],
+        )  # fmt: skip
+        app = create_screening_app(svc, "tele")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_idle(pilot)
+            await pilot.press("i")
+            await wait_idle(pilot)
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            assert screen.session is not None
+            assert screen.session.model_name == f"{DEFAULT_ORDER} + keywords"
+            assert f"order: {DEFAULT_ORDER} + keywords" in line(screen)
+
+
+async def wait_for(pilot: Any, text: str, widget: str = "#screening-progress") -> ScreeningScreen:
+    """Wait (the screen looks at the store every :attr:`ScreeningScreen.SYNC_S`) until
+    ``text`` shows in ``widget``."""
+    for _ in range(400):
+        await pilot.pause(0.05)
+        screen = pilot.app.screen
+        if isinstance(screen, ScreeningScreen) and text in line(screen, widget):
+            return await wait_idle(pilot)
+    raise AssertionError(f"{text!r} never showed: {line(pilot.app.screen, widget)!r}")
+
+
+async def test_decisions_made_in_another_terminal_are_loaded_not_decided_again(
+    review_service: LitsiftService,
+) -> None:
+    """Two sessions on one review (two terminals: two connections to one home's store, the
+    same reviewer). Each kept its own view: the second one's decisions never reached the
+    first, which showed and decided the same records again. Now the screen sees them, moves
+    past them, says so once, and its own decisions follow on."""
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None
+        on_screen = session.current_paper()
+        assert on_screen is not None
+        with LitsiftService(svc.paths) as other_svc:
+            other = other_svc.reviews.open("donners")
+            other.apply(other.retrain(), keep_current=False)
+            # the other terminal shows the same record first: the same decisions, one order
+            first = other.current_paper()
+            assert first is not None and first.id == on_screen.id
+            elsewhere = []
+            for decision in ("exclude", "include", "exclude"):
+                paper = other.current_paper()
+                assert paper is not None
+                elsewhere.append(paper.id)
+                other.decide(decision)
+        screen = await wait_for(pilot, "3 decisions made elsewhere were loaded")
+        assert "the record on screen was decided there" in line(screen)
+        rows = {p.id: i for i, p in enumerate(session.papers)}
+        assert all(rows[d] in session.decisions for d in elsewhere)
+        assert [session.papers[r].id for r in session.user_rows] == elsewhere
+        now = session.current_paper()
+        assert now is not None and now.id not in elsewhere
+        assert now.title[:30] in line(screen, "#screening-record")
+        assert "screened 5 of 257 · included 2" in line(screen)
+        await pilot.press("x")
+        screen = await wait_idle(pilot)
+        assert "elsewhere" not in line(screen)  # told once
+        stored = [d for d, _, s in current_decisions(svc.store, "donners") if s == "user"]
+        assert stored == [*elsewhere, now.id]
+        mine = session.current_paper()
+        assert mine is not None and mine.id not in stored
+        # an undo elsewhere is seen too: its record has no decision here either
+        with LitsiftService(svc.paths) as other_svc:
+            undone = other_svc.reviews.open("donners").undo()
+            assert undone is not None and undone.id == now.id
+        screen = await wait_for(pilot, "1 decision taken back elsewhere")
+        assert rows[now.id] not in session.decisions
+        assert "screened 5 of 257" in line(screen)
