@@ -308,11 +308,13 @@ class ScreeningSession:
         self.notes[doc_id] = text.strip()
 
     # -- the learning order -----------------------------------------------------------------
-    def embed(self) -> bool:
+    def embed(self, progress: Callable[[int, int], None] | None = None) -> bool:
         """Embed every record (through the embedding cache) with the default order's encoder
         where it is installed, else the home's (:func:`screening_encoder`), so the next
         retraining uses TF-IDF beside the dense vectors (seconds to minutes on a CPU: run it
-        in a worker thread; the TF-IDF order serves meanwhile).
+        in a worker thread; the TF-IDF order serves meanwhile). ``progress(done, total)`` is
+        called as records are embedded; what it raises stops the embedding there (the vectors
+        cached so far stay cached).
 
         Returns:
             False when the session has no encoder.
@@ -325,7 +327,7 @@ class ScreeningSession:
         import numpy as np
 
         encoder = screening_encoder(self._encoder())
-        vectors = np.asarray(encoder.encode_passages(self.texts), dtype=np.float32)
+        vectors = np.asarray(encoder.encode_passages(self.texts, progress=progress), np.float32)
         query = self.criteria_query()
         criteria = None
         if query:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import on, work
 from textual.widget import Widget
@@ -69,6 +69,18 @@ class Host(Protocol):
 
 class BuildCancelled(Exception):
     """The app is closing: the background build stops (what it published stays usable)."""
+
+
+def stops_when_cancelled(worker: Worker[Any]) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` for a long job in ``worker`` that raises
+    :class:`BuildCancelled` once the worker is cancelled (the screen or app is closing), so
+    quitting waits for one step of the job, not for all of it."""
+
+    def progress(_done: int, _total: int) -> None:
+        if worker.is_cancelled:
+            raise BuildCancelled("closing")
+
+    return progress
 
 
 def eta_text(seconds: float) -> str:

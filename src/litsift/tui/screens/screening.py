@@ -30,9 +30,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Sparkline, Static
+from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
+from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
@@ -108,12 +110,10 @@ class ScreeningScreen(Screen[None]):
         super().__init__()
         self.service, self.review, self.dense = service, review, dense
         self.stage, self.reviewer = stage, reviewer
-        self.embedding = False
         self.session: ScreeningAPI | None = None
-        self.retraining = self.syncing = False
+        self.embedding = self.retraining = self.syncing = self._again = False
         #: what another session changed, said below the progress line until the next key
         self._elsewhere = ""
-        self._again = False
         self.retrains = 0
         #: seconds from the last decision key to the next record on screen
         self.last_key_s: float | None = None
@@ -192,13 +192,15 @@ class ScreeningScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="screening-embed", exit_on_error=False)
     def _embed_worker(self) -> None:
-        session = self.session
-        try:
-            done = session is not None and session.embed()
-        except LitsiftError as err:
-            self.app.call_from_thread(self._embedded, False, err)
+        session, stop = self.session, stops_when_cancelled(get_current_worker())
+        error: LitsiftError | None = None
+        try:  # q stops it at the next record, not after every record is embedded
+            done = session is not None and session.embed(stop)
+        except BuildCancelled:
             return
-        self.app.call_from_thread(self._embedded, done, None)
+        except LitsiftError as err:
+            done, error = False, err
+        self.app.call_from_thread(self._embedded, done, error)
 
     def _embedded(self, done: bool, err: LitsiftError | None) -> None:
         self.embedding = False
