@@ -78,6 +78,10 @@ class SourceRecord:
     #: scheme -> normalised identifier (``doi``, ``arxiv``, ``s2``, ``corpusid``, ``openalex``,
     #: ``pmid``, ``pmcid``, ``acl``, ``dblp``, ``mag``)
     ids: dict[str, str] = field(default_factory=dict)
+    #: volume, issue, first page, article number, ISBNs, folded
+    #: (:func:`litsift.sources.identity.locators.locator`): two records of one title whose
+    #: locators differ are two works (the volumes of a proceedings series)
+    locator: dict[str, str] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     #: collection paths, parent first, joined with ``/`` (``"Thesis/Chapter 2"``)
     collections: list[str] = field(default_factory=list)

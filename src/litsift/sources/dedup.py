@@ -3,12 +3,14 @@
 Groups are found with the matcher of :mod:`litsift.sources.identity.matcher` (same identifier, or
 title + first author + year), run over the stored papers in rowid order: each paper is matched
 against the ones before it; papers that share an identifier but have clearly different titles
-are listed as conflicts, not grouped. Merging keeps the oldest row (lowest rowid: its index
-entries and citekey stay valid), fills its missing fields from the others, keeps the longest
-abstract and every identifier, keeps the survivor's author list (filled only when empty or
-cut short), and moves the others' labels, notes, tags, collections, provenance and attachments
-onto it before deleting them. Search skips deleted rows at once; ``litsift index --rebuild``
-compacts the indexes.
+are listed as conflicts, not grouped, and papers whose Scopus EIDs (read off their links) or
+whose ``key:`` ids' locators (volume, issue, first page: an import kept them apart as the
+volumes of one series) differ are not grouped by title. Merging keeps the oldest row
+(lowest rowid: its index entries and citekey stay valid), fills its missing fields from the
+others, keeps the longest abstract and every identifier, keeps the survivor's author list
+(filled only when empty or cut short), and moves the others' labels, notes, tags,
+collections, provenance and attachments onto it before deleting them. Search skips deleted
+rows at once; ``litsift index --rebuild`` compacts the indexes.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from litsift.sources.identity.ids import ids_in_text
+from litsift.sources.identity.locators import locator_of_id
 from litsift.sources.identity.matcher import IdentityIndex
 from litsift.sources.writer import merge_fields
 from litsift.store.records import content_hash, normalize
@@ -98,7 +101,8 @@ def find_duplicates(store: Store) -> DedupPlan:
         group = groups.setdefault(keep, DedupGroup(keep))
         group.merge.append((doc_id, match.reason, match.score))
         owner[doc_id] = keep
-        index.add(keep, "", [], None, doc_ids)  # the survivor answers for this one's ids too
+        # the survivor answers for this one's ids (and the locator its key: id carries) too
+        index.add(keep, "", [], None, doc_ids, locator=locator_of_id(doc_id))
     titles = {doc_id: title for doc_id, title, *_ in rows}
     for group in groups.values():
         group.titles = {d: titles[d] for d in [group.keep, *(m[0] for m in group.merge)]}

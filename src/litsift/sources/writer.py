@@ -212,7 +212,9 @@ class RecordWriter:
         if rec.kind is Kind.DATASET:
             return self._write_dataset(fmt, file, rec, revision)
         title = clean_text(rec.title)
-        found = self.index.resolve(title, rec.authors, rec.year, rec.ids, rec.family_names)
+        found = self.index.resolve(
+            title, rec.authors, rec.year, rec.ids, rec.family_names, locator=rec.locator
+        )
         match = found.match
         if not title:  # an abstract-only record (S2AG ``abstracts``) joins its stored paper
             if match is None or match.reason == "title":
@@ -256,7 +258,9 @@ class RecordWriter:
         # the index learns what is stored (as the key tables derive it), not how
         # this source spelled it, so a re-import matches as this import did
         authors = identities.json_list(values[3])
-        self.index.add(doc_id, values[1], authors, values[4], self._ids_of(doc_id))
+        self.index.add(
+            doc_id, values[1], authors, values[4], self._ids_of(doc_id), locator=rec.locator
+        )
         return revision
 
     def _stored_title(self, doc_id: str) -> str:
@@ -279,7 +283,7 @@ class RecordWriter:
             taken = owner is not None and self.rows.paper_exists(owner)
             if not taken:
                 return best  # else a paper of another title holds it (a conflict): a key id
-        return work_key(title, rec.authors, rec.year, rec.family_names)
+        return work_key(title, rec.authors, rec.year, rec.family_names, rec.locator)
 
     @staticmethod
     def _merged(

@@ -28,6 +28,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
+from litsift.sources.identity.locators import locator
 
 __all__ = ["ConcatenationMiddleware", "latex", "sniff_bibtex"]
 
@@ -35,6 +36,8 @@ _ENTRY_RE = re.compile(rb"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
 _L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
+#: entry types whose ``number`` is a report's number, not an issue
+_REPORT_TYPES = frozenset({"techreport", "report", "manual", "patent"})
 
 
 def sniff_bibtex(head: bytes, path: Path) -> int:
@@ -204,6 +207,13 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         notes=[n for n in notes if n],
         attachments=_attachments(fields.get("file", "")),
         source_key=key,
+        locator=locator(
+            latex(fields.get("volume", "")),
+            "" if etype in _REPORT_TYPES else latex(fields.get("number", "")),  # a report's no.
+            latex(fields.get("pages", "")),
+            latex(fields.get("eid") or fields.get("articleno") or ""),
+            fields.get("isbn", ""),
+        ),
     )
 
 

@@ -7,7 +7,9 @@ Each is recognised by its header row and read with the csv module (UTF-8 with or
   ``Authors`` in either convention: ``Surname I.; Surname I.`` (since ~2022) or ``Surname I.,
   Surname I.`` (older exports); the count of ``Author(s) ID`` decides between them when a name
   holds a comma (``Vaccaro M., Jr.``). ``DOI`` (or the DOI inside ``Link``), ``PubMed ID``,
-  ``EID`` (the source key), ``Author Keywords``.
+  ``EID`` (the source key), ``Author Keywords``; ``Volume``, ``Issue``, ``Page start``,
+  ``Art. No.``, ``ISBN`` (the locator, as IEEE Xplore's ``Volume``, ``Issue``, ``Start Page``,
+  ``ISBNs`` and SpringerLink's ``Journal Volume``, ``Journal Issue``).
 * **IEEE Xplore**, the full export (``Document Title``, ``Publication Title``; ``Authors``
   ``Given Family; Given Family``) and the short one (``Title``, ``Authors``, ``Affiliations``,
   ``Publication``, ``Category``, ``DOI``; ``Given Family, Given Family``).
@@ -56,6 +58,7 @@ from litsift.sources.base import (
 )
 from litsift.sources.formats.csv_people import people
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmid
+from litsift.sources.identity.locators import locator
 from litsift.types import Kind
 
 __all__ = ["ALIASES", "FORMATS", "LAYOUTS", "Layout", "read_csv_export"]
@@ -86,6 +89,12 @@ class Layout:
     author_ids: str = ""
     pmid: str = ""
     key: str = ""
+    #: the locator's columns (:func:`litsift.sources.identity.locators.locator`)
+    volume: str = ""
+    issue: str = ""
+    page: str = ""
+    article: str = ""
+    isbn: str = ""
 
 
 LAYOUTS: tuple[Layout, ...] = (
@@ -105,6 +114,11 @@ LAYOUTS: tuple[Layout, ...] = (
         author_ids="Author(s) ID",
         pmid="PubMed ID",
         key="EID",
+        volume="Volume",
+        issue="Issue",
+        page="Page start",
+        article="Art. No.",
+        isbn="ISBN",
     ),
     Layout(
         name="ieee",
@@ -118,6 +132,10 @@ LAYOUTS: tuple[Layout, ...] = (
         url="PDF Link",
         abstract="Abstract",
         keywords="Author Keywords",
+        volume="Volume",
+        issue="Issue",
+        page="Start Page",
+        isbn="ISBNs",
     ),
     Layout(
         name="ieee-short",
@@ -140,6 +158,8 @@ LAYOUTS: tuple[Layout, ...] = (
         venue="Publication Title",
         doi="Item DOI",
         url="URL",
+        volume="Journal Volume",
+        issue="Journal Issue",
     ),
 )
 
@@ -354,6 +374,13 @@ def _item(
         ids=ids,
         tags=[k for k in (clean_text(k) for k in get(layout.keywords).split(";")) if k],
         source_key=_eid(cells) if layout.name == "scopus" else get(layout.key),
+        locator=locator(
+            get(layout.volume),
+            get(layout.issue),
+            get(layout.page),
+            get(layout.article),
+            get(layout.isbn),
+        ),
     )
 
 

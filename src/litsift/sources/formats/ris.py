@@ -16,10 +16,13 @@ rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` 
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
 publisher's page name such as ``/full`` cut off), ``KW`` tags,
 ``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
-``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``.
+``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
+``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
+review export's ``ID`` ``key:...:v6017:n2`` gives it too).
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
-``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` author keywords, ``UT`` accession number.
+``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` author keywords, ``UT`` accession number,
+``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator.
 Tags rispy has no name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds
 next) are kept under ``unknown_tag``, never fatal.
 
@@ -49,6 +52,7 @@ from litsift.sources.identity.ids import (
     normalize_pmcid,
     normalize_pmid,
 )
+from litsift.sources.identity.locators import locator, locator_of_id
 from litsift.types import Kind
 
 __all__ = [
@@ -304,7 +308,17 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         tags=[clean_text(k) for k in entry.get("keywords") or [] if clean_text(k)],
         attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
         source_key=clean_text(_first(entry, "id")),
+        locator=_locator(entry, "number", "start_page", "custom7", "issn"),
     )
+
+
+def _locator(
+    entry: dict[str, Any], issue: str, page: str, article: str, isbn: str
+) -> dict[str, str]:
+    own = _first(entry, "id")  # a litsift review export's ``key:`` id carries its locator
+    found = locator_of_id(own.strip()) if isinstance(own, str) else {}
+    text = [str(_first(entry, k) or "") for k in ("volume", issue, page, article, isbn)]
+    return {**found, **locator(*text)}
 
 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
@@ -327,6 +341,7 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         ids={k: v for k, v in ids.items() if v},
         tags=[clean_text(k) for k in keywords if clean_text(k)],
         source_key=clean_text(_first(entry, "accession_number", "unique_id")),
+        locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
     )
 
 

@@ -17,7 +17,8 @@ authors (``CA`` / ``GP``) when there are no persons; year ``PY``, else the early
 ``EA`` / ``EY`` (early-access records have no ``PY`` yet), else ``PD``; venue ``SO`` or the
 book series ``SE``; ``AB``; DOI ``DI`` or ``D2`` (book DOI); PubMed id ``PM``; keywords ``DE``
 and Keywords Plus ``ID`` as tags; the WoS accession number ``UT`` (``WOS:000717496600001``) as
-the record's source key (litsift has no identifier scheme for it).
+the record's source key (litsift has no identifier scheme for it); ``VL``, ``IS``, ``BP``,
+``AR``, ``BN`` the locator (volume, issue, first page, article number, ISBN).
 
 The tab-delimited text quotes nothing (a title may hold a ``"``): each line is one row, and WoS
 ends every row with one more tab than the header has. The CSV is read with the csv module's
@@ -49,6 +50,7 @@ from litsift.sources.base import (
 )
 from litsift.sources.formats.ris import split_people
 from litsift.sources.identity.ids import normalize_doi, normalize_pmid
+from litsift.sources.identity.locators import locator
 from litsift.types import Kind
 
 __all__ = ["COLUMNS", "FORMATS", "Header", "read_header", "read_wos_table"]
@@ -77,6 +79,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "keywords": ("DE", "Author Keywords"),
     "keywords_plus": ("ID", "Keywords Plus"),
     "ut": ("UT", "UT (Unique WOS ID)", "UT (Unique ID)", "Unique WOS ID"),
+    "volume": ("VL", "Volume"),
+    "issue": ("IS", "Issue"),
+    "page": ("BP", "Start Page"),
+    "article": ("AR", "Article Number"),
+    "isbn": ("BN", "ISBN"),
 }
 #: columns worth a warning when the header has them under none of their names, with what
 #: stands for them
@@ -307,6 +314,7 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
         ids=ids,
         tags=tags,
         source_key=get("ut"),
+        locator=locator(*(get(f) for f in ("volume", "issue", "page", "article", "isbn"))),
     )
 
 

@@ -12,6 +12,11 @@ Schemes (:data:`SCHEMES`, in the order :func:`preferred` picks a record id from)
   40 hex), ``openalex`` (``W123``), ``mag`` (digits), ``dblp`` (``conf/acl/X20``).
 
 Every ``normalize_*`` returns None for a value that is not an identifier of its scheme.
+
+:func:`ids_in_text` also reads a Scopus record's EID off its link (``scopus.com/...?eid=
+2-s2.0-77952412778``) as ``scopus``: one database's id of one of its records, which the
+matcher uses to tell two records of one Scopus export apart (and to find a re-imported one),
+but not a scheme of :data:`SCHEMES` (a record id, a citation key).
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ _URL_PAGE_RE = re.compile(
     r"/(?:full|abstract|pdf|epdf|pdfdirect|epub|fulltext|full-text|html|summary|references"
     r"|figures|citedby|suppl|supplemental|meta|info|issuetoc|toc)(?:[/?#].*)?$"
 )
+#: a Scopus record's EID in its link (``https://www.scopus.com/inward/record.uri?eid=2-s2.0-1``)
+_SCOPUS_EID_RE = re.compile(r"scopus\.com/[^\s?#]*\?(?:[^\s#]*&)?eid=(2-s2\.0-[0-9]+)(?![0-9])")
 _S2_RE = re.compile(r"^[0-9a-f]{40}$")
 _OPENALEX_RE = re.compile(r"(?:openalex\.org/)?([WwAaSsIiCcPpFfTt][0-9]+)$")
 
@@ -260,9 +267,10 @@ def normalize_ids(raw: Mapping[str, Any]) -> dict[str, str]:
 
 
 def ids_in_text(text: Any) -> dict[str, str]:
-    """DOI, arXiv id, ACL Anthology id (aclanthology.org or aclweb.org links) and dblp key
-    (dblp.org/rec links, dblp.uni-trier.de table-of-contents anchors) found in a URL or free
-    text (``url``, ``note``, ``howpublished``, an ``eprint`` field)."""
+    """DOI, arXiv id, ACL Anthology id (aclanthology.org or aclweb.org links), dblp key
+    (dblp.org/rec links, dblp.uni-trier.de table-of-contents anchors) and Scopus EID
+    (``scopus``, from a scopus.com link) found in a URL or free text (``url``, ``note``,
+    ``howpublished``, an ``eprint`` field)."""
     found: dict[str, str] = {}
     value = _text(text)
     if value is None:
@@ -275,6 +283,9 @@ def ids_in_text(text: Any) -> dict[str, str]:
     acl = _ACL_URL_RE.search(value)
     if acl:
         found["acl"] = acl.group(1)
+    eid = _SCOPUS_EID_RE.search(value) if "scopus" in value else None
+    if eid:
+        found["scopus"] = eid.group(1)
     if "dblp" in value:
         rec = _DBLP_REC_RE.search(value)
         toc = None if rec else _DBLP_TOC_RE.search(value)

@@ -16,31 +16,45 @@ The rule (issue 16; papis ``docmatcher`` does the same two steps; issue 27 added
    than :data:`SHORT_TITLE_WORDS` words: "Introduction", "Editorial") must match exactly, with
    the first author and the year.
 
-A match is vetoed when both records carry a DOI (not arXiv's own ``10.48550``) or an arXiv id and
-those differ: they are different works that share a title (errata, versions in two venues are
-rare enough that a missed merge is cheaper than a wrong one).
+A match by title is vetoed when both records carry a DOI (not arXiv's own ``10.48550``), an arXiv
+id or a Scopus EID and those differ, or when their locators conflict
+(:func:`~litsift.sources.identity.locators.locator_conflict`: a different volume, issue or
+part, first page, article number or ISBN): they are different works that share a title -- the
+volumes of a proceedings series, the editorials of a journal's issues (errata, versions in two
+venues are rare enough that a missed merge is cheaper than a wrong one). Among equally good
+title matches the one whose locator agrees on the most facts wins.
 
 Everything the index knows of a stored record is derived from its stored row (title, author
-strings, year, ``record_ids``, url), never from how one source spelled it, so an index rebuilt
-from the store answers as the one kept current during an import: re-importing a file is
-idempotent.
+strings, year, ``record_ids``, url, and the locator a ``key:`` id carries:
+:func:`~litsift.sources.identity.locators.locator_of_id`), never from how one source spelled
+it, so an index rebuilt from the store answers as the one kept current during an import:
+re-importing a file is idempotent. (The locator of a record stored under an identifier is
+known only to the import that wrote it.)
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from anyascii import anyascii
 from rapidfuzz import fuzz, process
 
 from litsift.sources.identity.ids import ids_in_text, preferred
+from litsift.sources.identity.locators import (
+    locator_agreement,
+    locator_conflict,
+    locator_of_id,
+    locator_suffix,
+)
 from litsift.sources.identity.person_keys import (
     first_family,
+)
+from litsift.sources.identity.titles import (
+    title_key,
+    title_tokens,
+    titles_agree,
 )
 from litsift.store.repositories import Identities
 from litsift.types import Kind
@@ -77,78 +91,22 @@ SHORT_TITLE_WORDS = 4
 #: wrong DOI pasted into another entry). 60 sits in the empty gap, nearer the low mode.
 ID_CONFLICT_MAX_RATIO = 60.0
 
-_NON_ALNUM_RE = re.compile(r"[^a-z0-9]+")
-_LATEX_CMD_RE = re.compile(r"\\[a-zA-Z]+\s*")
 _ARXIV_DOI_PREFIX = "10.48550/"
-_DIGITS_RE = re.compile(r"\d+")
-_ROMAN_RE = re.compile(r"^(?:x{0,3})(?:ix|iv|v?i{0,3})$")
-#: Words that tell two otherwise equal titles apart: ordinals, small numbers, part and
-#: edition words, and the titles of notes about a paper (an erratum is not the paper).
-_MARK_WORDS = frozenset(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
-    "thirtieth fortieth fiftieth hundredth one two three four five six seven eight nine ten "
-    "eleven twelve part parts volume vol edition ed chapter supplement erratum errata "
-    "corrigendum correction retraction addendum reply rejoinder comment commentary response".split()
-)
-_STOP_WORDS = frozenset(
-    "a an the of and or in on for to with by at from as is are via into its their our".split()
-)
-_SHORT_TOKEN = 4
-#: the shortest word of a title that is a blocking token (:func:`title_tokens`)
-TOKEN_MIN_CHARS = 3
-
-
-def title_key(title: str) -> str:
-    """``title`` folded for matching: ASCII (anyascii), lower case, LaTeX commands, braces and
-    punctuation removed, single spaces. ``"{BERT}: Pre-training..." -> "bert pre training ..."``."""
-    text = anyascii(_LATEX_CMD_RE.sub(" ", title or "")).lower()
-    return _NON_ALNUM_RE.sub(" ", text).strip()
-
-
-def title_tokens(key: str) -> list[str]:
-    """The blocking tokens of a :func:`title_key` form: its distinct words of at least
-    :data:`TOKEN_MIN_CHARS` characters that are not stop words, sorted.
-    ``"bert pre training of deep ..." -> ["bert", "deep", "pre", "training", ...]``."""
-    return sorted({t for t in key.split() if len(t) >= TOKEN_MIN_CHARS and t not in _STOP_WORDS})
-
-
-def _marks(tokens: Sequence[str]) -> tuple[str, Counter[str]]:
-    digits = "".join(_DIGITS_RE.findall(" ".join(tokens)))
-    words = Counter(t for t in tokens if t in _MARK_WORDS or _ROMAN_RE.match(t))
-    return digits, words
-
-
-def titles_agree(key_a: str, key_b: str) -> bool:
-    """Whether two :func:`title_key` forms may name one work: they hold the same digits in the
-    same order (years, numbers, ``37th``, ``wmt19``; ``"10 10"`` and ``"1010"`` agree), the same
-    ordinal, number, roman-numeral and part/edition/erratum words, and no short token
-    (<= 4 letters, not a stop word) of one is replaced by another short token in the other
-    (``"... for the atsp"`` / ``"... for the stsp"``).
-    """
-    ta, tb = key_a.split(), key_b.split()
-    if ta == tb:
-        return True
-    if _marks(ta) != _marks(tb):
-        return False
-    sa, sb = set(ta), set(tb)
-    joined_a, joined_b = "".join(ta), "".join(tb)
-
-    def short_only(mine: set[str], theirs_joined: str) -> bool:
-        return any(
-            len(t) <= _SHORT_TOKEN and t not in _STOP_WORDS and t not in theirs_joined for t in mine
-        )
-
-    return not (short_only(sa - sb, joined_b) and short_only(sb - sa, joined_a))
 
 
 def work_key(
-    title: str, authors: Sequence[str], year: int | None, family_names: Sequence[str] = ()
+    title: str,
+    authors: Sequence[str],
+    year: int | None,
+    family_names: Sequence[str] = (),
+    locator: Mapping[str, str] | None = None,
 ) -> str:
-    """``key:`` + a 12-hex hash of (:func:`title_key`, :func:`first_family`, year): the id a
-    paper without identifiers gets in the store."""
+    """``key:`` + a 12-hex hash of (:func:`title_key`, :func:`first_family`, year), then the
+    record's locator (:func:`~litsift.sources.identity.locators.locator_suffix`:
+    ``key:14f04b8ebc49:v6017:n2``): the id a paper without identifiers gets in the store."""
     basis = f"{title_key(title)}|{first_family(authors, family_names)}|{year}"
-    return "key:" + hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+    digest = hashlib.blake2b(basis.encode(), digest_size=6).hexdigest()
+    return f"key:{digest}{locator_suffix(locator or {})}"
 
 
 def title_ref_key(title: str, authors: Sequence[str], family_names: Sequence[str] = ()) -> str:
@@ -223,6 +181,8 @@ class _Entry:
     family: str
     year: int | None
     ids: dict[str, str] = field(default_factory=dict)
+    #: volume, issue, first page ... (:mod:`litsift.sources.identity.locators`)
+    locator: dict[str, str] = field(default_factory=dict)
 
 
 def _strong_ids(ids: Mapping[str, str]) -> dict[str, str]:
@@ -230,8 +190,9 @@ def _strong_ids(ids: Mapping[str, str]) -> dict[str, str]:
     doi = ids.get("doi")
     if doi and not doi.startswith(_ARXIV_DOI_PREFIX):
         out["doi"] = doi
-    if ids.get("arxiv"):
-        out["arxiv"] = ids["arxiv"]
+    for scheme in ("arxiv", "scopus"):
+        if ids.get(scheme):
+            out[scheme] = ids[scheme]
     return out
 
 
@@ -286,8 +247,10 @@ class IdentityIndex:
         year: int | None,
         ids: Mapping[str, str],
         family_names: Sequence[str] = (),
+        locator: Mapping[str, str] | None = None,
     ) -> None:
-        """Remember a record (or refresh what is known of it after a merge)."""
+        """Remember a record (or refresh what is known of it after a merge: ``locator`` facts
+        it did not know are added; those its ``key:`` id carries are always known)."""
         for scheme, value in ids.items():
             self.by_id.setdefault((scheme, value), doc_id)
         key = title_key(title)
@@ -298,11 +261,13 @@ class IdentityIndex:
                 self.by_key.setdefault(key, []).append(doc_id)
                 self._keys = None
         merged_ids = {**(old.ids if old else {}), **ids}
+        facts = {**(locator or {}), **(old.locator if old else {}), **locator_of_id(doc_id)}
         entry = _Entry(
             key or (old.key if old else ""),
             family or (old.family if old else ""),
             year if year is not None else (old.year if old else None),
             merged_ids,
+            facts,
         )
         self.entries[doc_id] = entry
         if entry.family and (old is None or (old.family, old.year) != (entry.family, entry.year)):
@@ -318,9 +283,10 @@ class IdentityIndex:
         ids: Mapping[str, str],
         family_names: Sequence[str] = (),
         exclude: str | None = None,
+        locator: Mapping[str, str] | None = None,
     ) -> Match | None:
         """The stored record the incoming one is, or None (see the module docstring)."""
-        return self.resolve(title, authors, year, ids, family_names, exclude).match
+        return self.resolve(title, authors, year, ids, family_names, exclude, locator).match
 
     def resolve(
         self,
@@ -330,10 +296,13 @@ class IdentityIndex:
         ids: Mapping[str, str],
         family_names: Sequence[str] = (),
         exclude: str | None = None,
+        locator: Mapping[str, str] | None = None,
     ) -> Resolution:
         """The stored record the incoming one is (or None) and the identifier conflicts met:
         a stored record sharing an identifier whose title is clearly different is skipped and
-        reported, and the title rule still runs (the record may be stored under its title)."""
+        reported, and the title rule still runs (the record may be stored under its title).
+        ``locator``: the record's volume, issue, pages ... (a title match whose locator
+        conflicts with it is no match)."""
         key = title_key(title)
         conflicts: list[Conflict] = []
         for scheme, value in ids.items():
@@ -353,17 +322,22 @@ class IdentityIndex:
         family = first_family(authors, family_names)
         short = len(key.split()) < SHORT_TITLE_WORDS
         strong = _strong_ids(ids)
+        facts = locator or {}
         best: Match | None = None
+        best_agree = -1
         for doc_id, score in self._candidates(key, family, year, short):
             if doc_id == exclude:
                 continue
             entry = self.entries[doc_id]
             if not self._compatible(entry, family, year, strong, short):
                 continue
+            if locator_conflict(facts, entry.locator):
+                continue
             if score < 100.0 and not titles_agree(key, entry.key):
                 continue
-            if best is None or score > best.score:
-                best = Match(doc_id, "title", score)
+            agree = locator_agreement(facts, entry.locator)
+            if best is None or (score, agree) > (best.score, best_agree):
+                best, best_agree = Match(doc_id, "title", score), agree
         if best is not None:  # a stored record this one is; the others were conflicts
             conflicts = [c for c in conflicts if c.doc_id != best.doc_id]
         return Resolution(best, tuple(conflicts))

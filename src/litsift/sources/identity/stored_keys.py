@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz
 
 from litsift.sources.identity.ids import ids_in_text
+from litsift.sources.identity.locators import locator_of_id
 from litsift.sources.identity.matcher import (
     SHORT_TITLE_WORDS,
     TITLE_MIN_RATIO,
@@ -259,7 +260,7 @@ class StoreIdentityIndex(IdentityIndex):
             if key:
                 self.by_key.setdefault(key, []).append(doc_id)
                 self._keys = None
-            self.entries[doc_id] = _Entry(key, family, year, ids)
+            self.entries[doc_id] = _Entry(key, family, year, ids, locator_of_id(doc_id))
             self._rank[doc_id] = rowid
             if family:
                 self.by_family.setdefault(family, {}).setdefault(year, []).append((rowid, doc_id))
@@ -272,11 +273,12 @@ class StoreIdentityIndex(IdentityIndex):
         year: int | None,
         ids: Mapping[str, str],
         family_names: Sequence[str] = (),
+        locator: Mapping[str, str] | None = None,
     ) -> None:
         """Remember a record this import wrote (ranked after every stored one)."""
         if self._order < _IMPORT_ORDER:
             self._order = _IMPORT_ORDER
-        super().add(doc_id, title, authors, year, ids, family_names)
+        super().add(doc_id, title, authors, year, ids, family_names, locator)
         self._rank.setdefault(doc_id, _IMPORT_ORDER + len(self._rank))
         for block in title_blocks(self.entries[doc_id].key):
             self.by_block.setdefault(block, set()).add(doc_id)
