@@ -294,8 +294,9 @@ def ids_in_text(text: Any) -> dict[str, str]:
         if dblp:
             found["dblp"] = dblp
     doi = normalize_doi(value) if ("10." in value) else None
-    if doi and "://" in value:  # a publisher's page: the DOI ends before the page's name
-        doi = _URL_PAGE_RE.sub("", doi)
+    if doi and "://" in value:  # a publisher's page: the DOI ends before the page's name,
+        # its query or the next query parameter (Scopus: ...&doi=10.1002%2fjcc.1&partnerID=40)
+        doi = _URL_PAGE_RE.sub("", re.split(r"[&?#]", doi, maxsplit=1)[0])
     if doi and "arxiv" not in doi:
         found["doi"] = doi
     elif doi:  # arXiv's own DataCite DOIs: 10.48550/arxiv.2101.00001
