@@ -95,6 +95,7 @@ class ScreeningSession:
         reviewer: str = "",
     ) -> None:
         from litsift.review.data import record_text
+        from litsift.service.screening_sync import reviewer_rows
         from litsift.store.review_stages import attachment_paths, get_reasons
 
         self._encoder = encoder
@@ -121,14 +122,13 @@ class ScreeningSession:
         self.decisions: dict[int, str] = {}
         self.user_rows: list[int] = []
         self.prior_rows: list[int] = []
-        from litsift.store.reviews import current_decisions
-
-        for doc_id, decision, source in current_decisions(store, info.name, stage, reviewer):
-            row = self.row_of.get(doc_id)
-            if row is None:
-                continue
-            self.decisions[row] = decision
-            (self.prior_rows if source == "prior" else self.user_rows).append(row)
+        #: doc_id -> its newest decision's id read here; the records decided here, in order
+        self._seen: dict[str, int] = {}
+        self._mine: list[str] = []
+        for row, r in reviewer_rows(store, info.name, stage, reviewer, self.row_of):
+            self.decisions[row] = r.decision
+            (self.prior_rows if r.source == "prior" else self.user_rows).append(row)
+            self._seen[r.doc_id] = r.id
         self.queue: list[int] = [i for i in range(len(self.papers)) if i not in self.decisions]
         self.current: int | None = self.queue.pop(0) if self.queue else None
         self.model_name = "import order"
@@ -238,10 +238,9 @@ class ScreeningSession:
     # -- decisions -----------------------------------------------------------------------
     def decide(self, decision: str, reason: str = "") -> Paper | None:
         """Record ``decision`` (with its exclusion ``reason``) for the current record and move
-        to the next one.
-
-        Returns:
-            The next record, or None when none is left.
+        to the next one, which it returns (None: none is left). When another session (a second
+        terminal) decided the record since it was read here, nothing is written and the same
+        record is returned (:meth:`sync` loads that decision and moves on).
 
         Raises:
             ReviewError: an unknown decision. MachineFaultError: the store cannot be written.
@@ -251,10 +250,15 @@ class ScreeningSession:
         if self.current is None:
             return None
         doc_id = self.papers[self.current].id
-        decide(self.store, self.name, [(doc_id, decision)], stage=self.stage,
-               reviewer=self.reviewer, reason=reason)  # fmt: skip
+        written = decide(self.store, self.name, [(doc_id, decision)], stage=self.stage,
+                         reviewer=self.reviewer, reason=reason,
+                         unless_decided_after=self._seen.get(doc_id, 0))  # fmt: skip
+        if not written:  # decided elsewhere since it was read here
+            return self.current_paper()
         self.reason_of[doc_id] = reason if decision == "exclude" else ""
+        self._mine.append(doc_id)
         with self._lock:
+            self._seen[doc_id] = written
             self.decisions[self.current] = decision
             if self.current in self.user_rows:
                 self.user_rows.remove(self.current)
@@ -265,25 +269,24 @@ class ScreeningSession:
         return self.current_paper()
 
     def undo(self) -> Paper | None:
-        """Take back the newest decision; its record comes back on screen.
+        """Take back this session's last decision (not one made since in another session;
+        :func:`~litsift.service.screening_sync.take_back`); its record comes back on screen.
 
         Returns:
             That record, or None when there was nothing to undo.
         """
-        from litsift.store.review_decisions import undo
-        from litsift.store.reviews import current_decisions
+        from litsift.service.screening_sync import take_back
 
-        doc_id = undo(self.store, self.name, self.stage, self.reviewer)
-        if doc_id is None:
+        got = take_back(self.store, self.name, self.stage, self.reviewer, self._mine)
+        if got is None:
             return None
-        mine = current_decisions(self.store, self.name, self.stage, self.reviewer)
-        restored = {d: v for d, v, s in mine}
+        doc_id, restored = got
         with self._lock:
             row = self.row_of[doc_id]
             if row in self.user_rows:
                 self.user_rows.remove(row)
-            if doc_id in restored:
-                self.decisions[row] = restored[doc_id]
+            if restored is not None:
+                self.decisions[row] = restored
                 self.user_rows.append(row)
             else:
                 self.decisions.pop(row, None)
@@ -388,16 +391,16 @@ class ScreeningSession:
         records taken back there return to it. Reads the store (~10 ms for 2,000 decisions):
         off the UI thread. Returns ``(loaded, taken_back)`` records; ``(0, 0)`` also when a
         decision or undo was made here meanwhile (the next call reads again)."""
-        from litsift.store.review_stages import reviewer_decisions, stage_rows
+        from litsift.service.screening_sync import reviewer_rows
 
         with self._lock:
             version = self.version
-        found = reviewer_decisions(stage_rows(self.store, self.name, self.stage), self.reviewer)
-        rows = [(self.row_of[r.doc_id], r) for r in found if r.doc_id in self.row_of]
+        rows = reviewer_rows(self.store, self.name, self.stage, self.reviewer, self.row_of)
         stored = {row: r.decision for row, r in rows}
         with self._lock:
             if version != self.version:
                 return 0, 0
+            self._seen.update((r.doc_id, r.id) for _, r in rows)
             loaded = sum(1 for row, d in stored.items() if self.decisions.get(row) != d)
             taken = [row for row in self.decisions if row not in stored]
             if not loaded and not taken:

@@ -12,13 +12,13 @@ computed in the same worker; no rule stops screening on its own.
 
 Decisions another session stores on the review (a second terminal) are loaded by a worker at
 each retraining and every :attr:`ScreeningScreen.SYNC_S` seconds (:meth:`ScreeningAPI.sync`):
-a record decided there leaves the queue and the screen here, and the progress line says so.
+a record decided there leaves the queue and the screen here, and the progress line says so. A
+key on a record decided there since it was read here writes nothing: it looks at the store then.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import shlex
 import time
 from pathlib import Path
@@ -36,6 +36,7 @@ from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
+from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
 
@@ -45,8 +46,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SCREENING_BINDINGS", "ScreeningScreen"]
 
-KEYWORD_STYLE = "bold black on yellow"
-CRITERIA_STYLE = "bold underline"
 SCREENING_BINDINGS: list[BindingType] = [
     Binding("i,y,plus", "decide('include')", "Include", id="screening_include"),
     Binding("x,minus", "decide('exclude')", "Exclude", id="screening_exclude"),
@@ -64,27 +63,6 @@ SCREENING_BINDINGS: list[BindingType] = [
         for k in range(1, 10)
     ),
 ]
-
-
-def highlighted(text: str, keywords: list[str], terms: list[str]) -> list[Part]:
-    """``text`` cut into plain parts and ``(word, style)`` parts for each keyword (whole
-    words, any case) and criteria term (word starts)."""
-    pats = [(k, KEYWORD_STYLE, r"\b") for k in keywords]
-    pats += [(t, CRITERIA_STYLE, r"\w*") for t in terms]
-    if not pats or not text:
-        return [text]
-    alts = "|".join(
-        f"(?P<g{i}>" + r"\b" + re.escape(w) + end + ")" for i, (w, _, end) in enumerate(pats)
-    )
-    regex = re.compile(alts, re.IGNORECASE)
-    parts: list[Part] = []
-    at = 0
-    for m in regex.finditer(text):
-        style = pats[int(str(m.lastgroup)[1:])][1]
-        parts.extend([text[at : m.start()], (m.group(0), style)])
-        at = m.end()
-    parts.append(text[at:])
-    return parts
 
 
 class ScreeningScreen(Screen[None]):
@@ -389,12 +367,16 @@ class ScreeningScreen(Screen[None]):
         self.action_decide("exclude", self.session.reasons[key - 1])
 
     def action_decide(self, decision: str, reason: str = "") -> None:
-        if self.session is None or self.session.current_paper() is None:
+        on = None if self.session is None else self.session.current_paper()
+        if self.session is None or on is None:
             return
         start = time.perf_counter()
         self._elsewhere = ""
         try:
-            self.session.decide(decision, reason)
+            if self.session.decide(decision, reason) == on:  # decided elsewhere: not written;
+                # a look at the store (after any running) loads it, shows the next, says so
+                (self.retrain if self.retraining or self.syncing else self._poll)()
+                return
         except LitsiftError as err:
             self._failed(err)
             return

@@ -1,0 +1,65 @@
+"""The screening screen with a second terminal on the same review and reviewer (another
+session on the same home's store; the Donners 2021 set, real SQLite): a key on a record the
+other terminal decided since is not written over it, the screen loads that decision, shows the
+next record and says so once; ``u`` takes back the screen's own last decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from litsift.service.facade import LitsiftService
+from litsift.store.reviews import current_decisions
+from litsift.tui.app import create_screening_app
+from litsift.tui.screens.screening import ScreeningScreen
+from tests.tui import test_screening_round2 as round2
+from tests.tui.test_screening_screen import SIZE, wait_idle
+
+#: the Donners review with criteria, a keyword and two priors (test_screening_screen's)
+review_service = round2.review_service
+line, wait_for = round2.line, round2.wait_for
+
+
+async def test_a_key_on_a_record_decided_in_the_other_terminal_loads_that_decision(
+    review_service: LitsiftService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within the two seconds between the screen's looks at the store, a key on the record
+    both terminals opened on wrote a second decision over the other terminal's, silently."""
+    monkeypatch.setattr(ScreeningScreen, "SYNC_S", 3600.0)  # no look at the store on its own
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None
+        first = session.current_paper()
+        assert first is not None
+        with LitsiftService(svc.paths) as other_svc:
+            other = other_svc.reviews.open("donners")
+            other.apply(other.retrain(), keep_current=False)
+            assert other.current_paper() == first  # one order: the same record first
+            other.decide("exclude", "wrong population")
+            await pilot.press("i")
+            screen = await wait_for(pilot, "1 decision made elsewhere was loaded")
+            assert "the record on screen was decided there, so the next one is shown" in line(
+                screen
+            )
+            users = [(d, v) for d, v, s in current_decisions(svc.store, "donners") if s == "user"]
+            assert users == [(first.id, "exclude")]
+            assert session.decisions[session.row_of[first.id]] == "exclude"
+            mine = session.current_paper()
+            assert mine is not None and mine != first
+            assert mine.title[:30] in line(screen, "#screening-record")
+            await pilot.press("x")
+            screen = await wait_idle(pilot)
+            assert "elsewhere" not in line(screen)  # told once
+            # the other terminal decides its next record; u here takes back this one's own
+            assert other.sync() == (1, 0)
+            theirs = other.current_paper()
+            assert theirs is not None and theirs.id not in (first.id, mine.id)
+            other.decide("include")
+            await pilot.press("u")
+            screen = await wait_idle(pilot)
+            assert session.current_paper() == mine
+            assert mine.title[:30] in line(screen, "#screening-record")
+            stored = [d for d, _, s in current_decisions(svc.store, "donners") if s == "user"]
+            assert stored == [first.id, theirs.id]
