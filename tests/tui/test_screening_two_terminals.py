@@ -63,3 +63,37 @@ async def test_a_key_on_a_record_decided_in_the_other_terminal_loads_that_decisi
             assert mine.title[:30] in line(screen, "#screening-record")
             stored = [d for d, _, s in current_decisions(svc.store, "donners") if s == "user"]
             assert stored == [first.id, theirs.id]
+
+
+async def test_a_key_never_decides_a_record_that_is_not_on_screen_yet(
+    review_service: LitsiftService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look at the store (its worker) can move the session past a record decided elsewhere
+    a moment before the screen redraws: a key in between decided the next record, which the
+    reviewer had not seen. The key now shows that record and decides nothing."""
+    monkeypatch.setattr(ScreeningScreen, "SYNC_S", 3600.0)
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_idle(pilot)
+        session = screen.session
+        assert session is not None
+        first = session.current_paper()
+        assert first is not None
+        with LitsiftService(svc.paths) as other_svc:
+            other = other_svc.reviews.open("donners")
+            other.apply(other.retrain(), keep_current=False)
+            other.decide("exclude")
+        assert session.sync()[0] == 1  # as the worker does, before the screen is told
+        unseen = session.current_paper()
+        assert unseen is not None and unseen != first
+        assert first.title[:30] in line(screen, "#screening-record")  # still on screen
+        await pilot.press("i")
+        screen = await wait_idle(pilot)
+        users = [(d, v) for d, v, s in current_decisions(svc.store, "donners") if s == "user"]
+        assert users == [(first.id, "exclude")]  # the unseen record was not included
+        assert unseen.title[:30] in line(screen, "#screening-record")  # now it is shown
+        await pilot.press("i")
+        screen = await wait_idle(pilot)
+        users = [(d, v) for d, v, s in current_decisions(svc.store, "donners") if s == "user"]
+        assert users == [(first.id, "exclude"), (unseen.id, "include")]

@@ -370,6 +370,9 @@ class ScreeningScreen(Screen[None]):
         on = None if self.session is None else self.session.current_paper()
         if self.session is None or on is None:
             return
+        if on.id != self._shown:  # moved on by a look at the store, not yet on screen
+            self.show_record()  # the key shows it and decides nothing the reviewer did not see
+            return
         start = time.perf_counter()
         self._elsewhere = ""
         try:
