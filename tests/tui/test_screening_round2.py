@@ -14,9 +14,11 @@ from litsift.paths import get_paths
 from litsift.review.estimate import MIN_SCREENED
 from litsift.review.learner import DEFAULT_ORDER
 from litsift.service.facade import LitsiftService
+from litsift.service.screening import ScreeningSession
 from litsift.store.reviews import current_decisions
 from litsift.tui.app import create_screening_app
 from litsift.tui.screens.screening import ScreeningScreen
+from litsift.types import Paper
 from tests.tui import test_screening_screen as base
 from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 
@@ -70,14 +72,8 @@ async def test_a_review_with_keywords_only_is_not_ranked_by_criteria(tmp_path: P
 async def test_the_default_order_names_keywords_as_keywords(tmp_path: Path, encoder: Any) -> None:
     """With the encoder's vectors the default order fits on the review's query as a column:
     "+ criteria" where the review has criteria text, "+ keywords" where it has only keywords."""
-    data = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
     with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
-        svc.reviews.create(
-            "tele",
-            [data / "telemonitoring_embase-export_13-records.ris",
-             data / "telemonitoring_pubmed_7-records.nbib"],
-            keywords=["wearable"],
-        )  # fmt: skip
+        base.tele_review(svc)
         app = create_screening_app(svc, "tele")
         async with app.run_test(size=SIZE) as pilot:
             await wait_idle(pilot)
@@ -101,6 +97,24 @@ async def wait_for(pilot: Any, text: str, widget: str = "#screening-progress") -
     raise AssertionError(f"{text!r} never showed: {line(pilot.app.screen, widget)!r}")
 
 
+async def opened(pilot: Any) -> tuple[ScreeningScreen, ScreeningSession, Paper]:
+    """The screen once settled, its session and the record on screen."""
+    screen = await wait_idle(pilot)
+    session = screen.session
+    assert session is not None
+    paper = session.current_paper()
+    assert paper is not None
+    return screen, session, paper
+
+
+def other_terminal(other_svc: LitsiftService) -> ScreeningSession:
+    """The same review opened in another terminal (another connection to the home's store),
+    its first record chosen: the same decisions, one order, so the same record first."""
+    other = other_svc.reviews.open("donners")
+    other.apply(other.retrain(), keep_current=False)
+    return other
+
+
 async def test_decisions_made_in_another_terminal_are_loaded_not_decided_again(
     review_service: LitsiftService,
 ) -> None:
@@ -111,15 +125,9 @@ async def test_decisions_made_in_another_terminal_are_loaded_not_decided_again(
     svc = review_service
     app = create_screening_app(svc, "donners", dense=False)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await wait_idle(pilot)
-        session = screen.session
-        assert session is not None
-        on_screen = session.current_paper()
-        assert on_screen is not None
+        screen, session, on_screen = await opened(pilot)
         with LitsiftService(svc.paths) as other_svc:
-            other = other_svc.reviews.open("donners")
-            other.apply(other.retrain(), keep_current=False)
-            # the other terminal shows the same record first: the same decisions, one order
+            other = other_terminal(other_svc)
             first = other.current_paper()
             assert first is not None and first.id == on_screen.id
             elsewhere = []

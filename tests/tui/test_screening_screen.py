@@ -166,18 +166,26 @@ def true_labels(svc: LitsiftService) -> dict[str, int]:
     return out
 
 
+#: two real exports of one telemonitoring search (Embase RIS, PubMed nbib): 20 records
+TELE = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
+
+
+def tele_review(svc: LitsiftService, criteria: str = "") -> None:
+    """Review ``tele`` of :data:`TELE`'s two files, keyword ``wearable``, no priors."""
+    svc.reviews.create(
+        "tele",
+        [TELE / "telemonitoring_embase-export_13-records.ris",
+         TELE / "telemonitoring_pubmed_7-records.nbib"],
+        criteria=criteria,
+        keywords=["wearable"],
+    )  # fmt: skip
+
+
 async def test_screening_switches_to_the_default_order_once_the_records_are_embedded(
     tmp_path: Path, encoder: Any
 ) -> None:
-    data = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
     with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
-        svc.reviews.create(
-            "tele",
-            [data / "telemonitoring_embase-export_13-records.ris",
-             data / "telemonitoring_pubmed_7-records.nbib"],
-            criteria="remote monitoring of patients",
-            keywords=["wearable"],
-        )  # fmt: skip
+        tele_review(svc, criteria="remote monitoring of patients")
         app = create_screening_app(svc, "tele")
         async with app.run_test(size=SIZE) as pilot:
             screen = await wait_idle(pilot)

@@ -17,6 +17,7 @@ from tests.tui.test_screening_screen import SIZE, wait_idle
 #: the Donners review with criteria, a keyword and two priors (test_screening_screen's)
 review_service = round2.review_service
 line, wait_for = round2.line, round2.wait_for
+opened, other_terminal = round2.opened, round2.other_terminal
 
 
 async def test_a_key_on_a_record_decided_in_the_other_terminal_loads_that_decision(
@@ -28,14 +29,9 @@ async def test_a_key_on_a_record_decided_in_the_other_terminal_loads_that_decisi
     svc = review_service
     app = create_screening_app(svc, "donners", dense=False)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await wait_idle(pilot)
-        session = screen.session
-        assert session is not None
-        first = session.current_paper()
-        assert first is not None
+        screen, session, first = await opened(pilot)
         with LitsiftService(svc.paths) as other_svc:
-            other = other_svc.reviews.open("donners")
-            other.apply(other.retrain(), keep_current=False)
+            other = other_terminal(other_svc)
             assert other.current_paper() == first  # one order: the same record first
             other.decide("exclude", "wrong population")
             await pilot.press("i")
@@ -75,15 +71,9 @@ async def test_a_key_never_decides_a_record_that_is_not_on_screen_yet(
     svc = review_service
     app = create_screening_app(svc, "donners", dense=False)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await wait_idle(pilot)
-        session = screen.session
-        assert session is not None
-        first = session.current_paper()
-        assert first is not None
+        screen, session, first = await opened(pilot)
         with LitsiftService(svc.paths) as other_svc:
-            other = other_svc.reviews.open("donners")
-            other.apply(other.retrain(), keep_current=False)
-            other.decide("exclude")
+            other_terminal(other_svc).decide("exclude")
         assert session.sync()[0] == 1  # as the worker does, before the screen is told
         unseen = session.current_paper()
         assert unseen is not None and unseen != first
