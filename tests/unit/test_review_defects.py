@@ -331,3 +331,43 @@ def test_review_new_reads_a_named_format(tmp_path: Path) -> None:
     assert made.exit_code == 0, made.output
     listed = runner.invoke(main, ["--home", home, "review", "list"])
     assert "emb:" in listed.output and "x:" not in listed.output
+
+
+def test_no_export_writes_the_screening_label_as_a_title(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """The untitled Donners record (line 226) was exported with ``TI  - [no title]
+    doi:10.1002/cpt.v103.s1 · BACKGROUND: …`` (and as BibTeX's and CSL-JSON's title): a
+    reference manager takes that for the title. Every format now leaves the title out; the
+    review's RIS copy read back labels the record again and keeps its decision."""
+    import json
+
+    import bibtexparser
+    import rispy
+
+    from litsift.store.review_decisions import decide
+    from litsift.store.reviews import current_decisions
+    from litsift.types import Kind, Label
+
+    _needs_donners()
+    svc.reviews.create("d", [DONNERS], labels="none")
+    (untitled,) = [p for _, p in svc.reviews.records("d") if p.title.startswith("[no title]")]
+    decide(svc.store, "d", [(untitled.id, "include")])
+    ris = svc.reviews.export("d", "ris", which="include")
+    (entry,) = rispy.loads(ris)
+    assert "title" not in entry and entry["doi"] == "10.1002/cpt.v103.s1", entry
+    svc.set_label(Kind.PAPER, untitled.id, Label.KEEP)
+    bib = bibtexparser.parse_string(svc.export("kept", "bibtex", Kind.PAPER))
+    assert [e.fields_dict.get("title") for e in bib.entries] == [None]
+    (item,) = json.loads(svc.export("kept", "csl-json", Kind.PAPER))
+    assert "title" not in item and item["id"]
+    assert "[no title]" not in svc.export("kept", "ris", Kind.PAPER)
+    copy = tmp_path / "copy.ris"
+    copy.write_text(ris, encoding="utf-8")
+    with LitsiftService(get_paths(tmp_path / "other")) as fresh:
+        made = fresh.reviews.create("back", [copy])
+        assert made.problems == [] and made.priors == 1
+        ((doc, decision, _),) = current_decisions(fresh.store, "back")
+        (paper,) = [p for _, p in fresh.reviews.records("back")]
+        assert (doc, decision) == (paper.id, "include")
+        assert paper.title.startswith("[no title] doi:10.1002/cpt")

@@ -93,7 +93,8 @@ def _bib_entry(record: Record, key: str, annotation: Note | None = None) -> Entr
         if people:
             names = (latex(p.inverted) for p in people)
             fields.append(("author", " and ".join(names)))
-        fields.append(("title", latex(_flat(record.title), protect_case=True)))
+        if record.real_title:  # none for a record without one: not its screening label
+            fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
         if v.container:
             slot = "booktitle" if v.bibtex_type == "inproceedings" else "journal"
             fields.append((slot, latex(v.container)))
@@ -196,7 +197,8 @@ def ris_reference(
         v = venue_of(record)
         ref["type_of_reference"] = v.ris_type
         ref["id"] = key
-        ref["title"] = _flat(record.title)
+        if record.real_title:  # no TI for a record without a title
+            ref["title"] = _flat(record.real_title)
         people = split_authors(record.authors)
         if people:
             ref["authors"] = [p.inverted for p in people]
@@ -269,7 +271,8 @@ def _csl_item(record: Record, key: str, note: Note | None = None) -> dict[str, A
     if isinstance(record, Paper):
         v = venue_of(record)
         item["type"] = v.csl_type
-        item["title"] = _flat(record.title)
+        if record.real_title:
+            item["title"] = _flat(record.real_title)
         item["author"] = [p.csl() for p in split_authors(record.authors)]
         if v.container:
             item["container-title"] = v.container

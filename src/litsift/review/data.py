@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from litsift.errors import EvalError
 from litsift.text.markup import plain_text
+from litsift.types.core import UNTITLED_PREFIX
 
 #: Where the sets live below the shared data dir.
 SCREENING_SUBDIR = Path("eval") / "screening"
@@ -54,11 +55,6 @@ class ReviewSet:
     def texts(self) -> list[str]:
         """Title and abstract of each record, one string (``title\\nabstract``)."""
         return [record_text(t, a) for t, a in zip(self.titles, self.abstracts, strict=True)]
-
-
-#: How the label standing for a missing title starts (:func:`litsift.sources.base.
-#: untitled_label`): an identifier and the abstract's first words, not the record's title.
-UNTITLED_PREFIX = "[no title] "
 
 
 def record_text(title: str, abstract: str) -> str:

@@ -36,6 +36,7 @@ from litsift.errors import IngestError
 from litsift.store.jsonl import wide_encoding
 from litsift.text.markup import plain_text
 from litsift.types import Kind
+from litsift.types.core import UNTITLED_PREFIX
 
 __all__ = [
     "BadItem",
@@ -211,7 +212,7 @@ def untitled_label(ids: dict[str, str], abstract: str) -> str:
     if not words or not key:
         return ""
     more = "…" if len(words) > UNTITLED_WORDS else ""
-    return f"[no title] {key} · {' '.join(words[:UNTITLED_WORDS])}{more}"
+    return f"{UNTITLED_PREFIX}{key} · {' '.join(words[:UNTITLED_WORDS])}{more}"
 
 
 def clean_text(text: Any) -> str:

@@ -41,6 +41,12 @@ class Kind(StrEnum):
         return "papers" if self is Kind.PAPER else "datasets"
 
 
+#: How the label standing for a missing title starts
+#: (:func:`litsift.sources.base.untitled_label`): an identifier and the abstract's first
+#: words, shown and screened in place of a title, never exported as one.
+UNTITLED_PREFIX = "[no title] "
+
+
 @dataclass(frozen=True)
 class Paper:
     """A paper row of the store. ``rowid`` is the SQLite rowid (and the hnswlib label)."""
@@ -63,6 +69,12 @@ class Paper:
     @property
     def display_title(self) -> str:
         return self.title
+
+    @property
+    def real_title(self) -> str:
+        """The title the record came with: ``""`` for a record without one (whose
+        :attr:`title` is the :data:`UNTITLED_PREFIX` label), as exports write it."""
+        return "" if self.title.startswith(UNTITLED_PREFIX) else self.title
 
 
 @dataclass(frozen=True)
