@@ -395,6 +395,8 @@ def test_the_prisma_diagram_draws_the_counts_review_show_gives(
     assert [_n(x) for x in box["prisma-identified"][1:]] == list(c["sources"].values())
     assert _n(box["prisma-removed"][1]) == c["duplicates_removed"]
     assert _n(box["prisma-screened"][0]) == c["records"]
+    # 57 records wait: the box does not call them screened (a finished review's does)
+    assert box["prisma-screened"][0].startswith("Records to screen (n = 257)")
     assert _n(box["prisma-excluded"][0]) == c["excluded"] > 0
     assert {x.strip().rsplit(" (n", 1)[0]: _n(x) for x in box["prisma-excluded"][1:]} == c[
         "reasons"

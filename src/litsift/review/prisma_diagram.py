@@ -63,7 +63,11 @@ def box_texts(counts: dict[str, Any]) -> dict[str, tuple[str, str]]:
             "main", "\n".join([f"Records identified {_n(counts['identified'])} from:", *sources])
         ),
         "prisma-removed": ("side", "\n".join(["Records removed before screening:", *removed])),
-        "prisma-screened": ("main", f"Records screened {_n(counts['records'])}"),
+        "prisma-screened": (  # "to screen" while records wait: they are not screened yet
+            "main",
+            f"Records {'to screen' if counts.get('unscreened') else 'screened'} "
+            f"{_n(counts['records'])}",
+        ),
         "prisma-excluded": ("side", "\n".join(excluded)),
         "prisma-pending": ("side", f"Records not yet screened {_n(counts['unscreened'])}"),
         "prisma-sought": ("main", "\n".join(sought)),

@@ -33,6 +33,7 @@ from textual.widgets import Footer, Sparkline, Static
 from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
+from litsift.review.estimate import MIN_SCREENED
 from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
@@ -329,13 +330,14 @@ class ScreeningScreen(Screen[None]):
         if screened >= total:
             estimate = "no record left to screen"
         elif est is not None:
-            estimate = f"~{est:.0f} includes left (from {found:,} found in your {mine:,} screened)"
+            rate = f"{found:,} of your {mine:,} screened included or maybe"
+            estimate = f"~{est:.0f} includes left (from {rate})"
         elif more is not None:  # an include, but too few records to read a rate from yet
             estimate = f"includes left: estimated after {max(more, 1):,} more screened"
         elif included or maybe:  # prior decisions only: they carry no rate along the order
             estimate = "includes left: estimated once you include a record here"
         else:
-            estimate = "includes left: estimated after your first include"
+            estimate = f"includes left: estimated after an include and {MIN_SCREENED} screened"
         line = (
             f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
             f"{estimate} · order: {self.session.model_name}"
