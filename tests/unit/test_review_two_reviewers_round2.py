@@ -167,7 +167,7 @@ def test_a_record_in_conflict_is_counted_once_as_awaiting_resolution(tmp_path: P
     assert {r["id"] for r in csv.DictReader(io.StringIO(waiting))} == clash
     # the recall curve screens what review show screens: the conflicts are screened records
     # that found no include yet (they were left out, so the curve was 3 records short)
-    curve = json.loads(_cli(alice, "curve", "don", "--json").output)
+    curve = json.loads(_cli(alice, "curve", "don", "-o", str(tmp_path / "c.svg"), "--json").output)
     assert curve["screened"] + sum(curve["priors"].values()) == c["screened"]
     assert curve["includes"] + curve["priors"].get("include", 0) == c["included"]
     # resolved: it leaves the conflicts for its decision, and stays screened
@@ -306,3 +306,26 @@ def test_an_older_file_of_a_reviewer_does_not_take_back_their_newer_decisions(
     again = _cli(alice, "merge", "don", str(bob_file))  # the older file
     assert again.exit_code == 0 and again.output.startswith("merged 0 decisions (6 already")
     assert _final(alice)[ids["a0"]] == "include"
+
+
+def test_resolve_finds_the_record_by_any_identifier_and_refuses_a_voter(tmp_path: Path) -> None:
+    """A tester wrote `resolve don DOI:10.1002/CPT.310 ...` and `resolve don 10.1111/hae.12980
+    ...` (DOIs are case-insensitive, and a bare DOI is how papers cite them): both were 'not a
+    record of review don'. And `--reviewer alice` settled a conflict alice is one side of."""
+    alice, bob_file, ids = _two_reviewers(tmp_path)
+    assert _cli(alice, "merge", "don", str(bob_file)).exit_code == 0
+    rows = _rows(alice)
+    target = ids["e1"]
+    assert target.startswith("doi:"), target  # the Donners records have DOIs
+    doi = target.removeprefix("doi:")
+    voter = _cli(alice, "resolve", "don", target, "include", "--reviewer", "alice")
+    assert voter.exit_code == 1, voter.output
+    assert "alice is one of the reviewers in conflict on" in voter.output
+    assert _rows(alice) == rows  # nothing written
+    for written in (f"DOI:{doi.upper()}", doi, f"https://doi.org/{doi}"):
+        got = _cli(alice, "resolve", "don", written, "include", "--reviewer", "carol")
+        assert got.exit_code == 0, (written, got.output)
+        assert got.output.startswith(f"{target}: include at tiab"), got.output
+    assert _final(alice)[target] == "include"
+    wrong = _cli(alice, "resolve", "don", "10.9999/not-here", "include")
+    assert wrong.exit_code == 1 and "is not a record of review 'don'" in wrong.output

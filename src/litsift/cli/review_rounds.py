@@ -321,7 +321,7 @@ def review_resolve(
       litsift review resolve statins pmid:123456 exclude --reason "wrong design"
     """
     with open_service(ctx.obj["home"]) as svc:
-        svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
+        doc_id = svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
         left = len(svc.reviews.conflicts(name, stage))
     click.echo(f"{for_terminal(doc_id)}: {decision} at {stage}; {left:,} conflicts left")
 

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from litsift.types.reviews import ESTIMATE_MIN_SCREENED
+
 #: Rate functions of :func:`rate_curve_estimate`: ``λ(x) = a·exp(-b·x)`` or ``a / (1 + b·x)``.
 RATE_SHAPES = ("exponential", "hyperbolic")
 #: The default rate function, chosen on the 12 screening sets (``benchmarks/screening_estimate.py``,
@@ -43,7 +45,7 @@ DECAY_PRIOR = (2.22, 0.61)
 #: 30 / 50 records screened 54.7 / 39.8 / 34.0 / 30.3 / 25.1 / 21.6 / 20.5 records, over the
 #: runs with an include by then (median error relative to the truth 149 % after one record,
 #: 38-80 % after 2 to 50): by 20 it is near what the later records give.
-MIN_SCREENED = 20
+MIN_SCREENED = ESTIMATE_MIN_SCREENED  # 20, in litsift.types.reviews for the screen's words
 #: Grid of the decay ``b`` over which the profile likelihood is maximised: ``b·s`` from 0 to
 #: ``e^8`` (``s`` = records screened), log-spaced.
 _GRID = np.concatenate([[0.0], np.exp(np.linspace(-8.0, 8.0, 161))])

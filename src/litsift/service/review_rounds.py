@@ -261,27 +261,54 @@ class ReviewRounds:
         reason: str = "",
         stage: str = "tiab",
         reviewer: str = "",
-    ) -> None:
+    ) -> str:
         """Settle a record in conflict (or settle it again) with a third decision: it becomes
-        the record's final decision. ``reason``: one of the review's exclusion reasons, or its
-        key (1-9), with an exclude only.
+        the record's final decision. ``doc_id``: the record's id, or any of its identifiers as
+        written (``DOI:10.1002/CPT.310``, ``10.1111/hae.12980``, ``pmid:123``). ``reason``: one
+        of the review's exclusion reasons, or its key (1-9), with an exclude only.
+        ``reviewer``: who settles it, not one of those in conflict.
+
+        Returns:
+            The record's id.
 
         Raises:
             ReviewError: the record is not in the stage or not in conflict, a reason that is
-                not the review's, an unknown decision or stage; nothing is written.
+                not the review's, a resolver who voted on it, an unknown decision or stage;
+                nothing is written.
         """
         from litsift.store.review_decisions import decide
-        from litsift.store.review_stages import resolution_reason
+        from litsift.store.review_stages import conflicts, resolution_reason, stage_rows
 
         _check_stage(stage)
-        if doc_id not in {r.doc_id for r, _ in self.records(name, stage)}:
+        doc_id = self._record_id(name, stage, doc_id)
+        voters = {r.reviewer for r in conflicts(stage_rows(self._store(), name, stage)).get(
+            doc_id, [])}  # fmt: skip
+        if reviewer and reviewer in voters:
             raise ReviewError(
-                f"{doc_id} is not a record of review {name!r} at stage {stage}",
-                f"litsift review conflicts {name} lists the records to resolve",
+                f"{reviewer} is one of the reviewers in conflict on {doc_id}",
+                "a third reviewer settles it: --reviewer NAME (or leave --reviewer out)",
             )
         why = resolution_reason(self._store(), name, doc_id, decision, reason, stage)
         decide(self._store(), name, [(doc_id, decision)], "resolved", stage=stage,
                reviewer=reviewer, reason=why)  # fmt: skip
+        return doc_id
+
+    def _record_id(self, name: str, stage: str, text: str) -> str:
+        """The id of the review's record that ``text`` names: its id, or an identifier of it
+        however written (scheme case, a bare DOI, a DOI link)."""
+        from litsift.sources.identity.ids import ids_in_text, normalize_ids
+
+        records = {r.doc_id for r, _ in self.records(name, stage)}
+        scheme, _, value = text.strip().partition(":")
+        pairs = {**ids_in_text(text), **(normalize_ids({scheme: value}) if value else {})}
+        named = {f"{k}:{v}" for k, v in pairs.items()} & records
+        named |= Identities(self._store()).docs_with_ids(Kind.PAPER, list(pairs.items())) & records
+        if text in records or len(named) == 1:
+            return text if text in records else named.pop()
+        raise ReviewError(
+            f"{text} is not a record of review {name!r} at stage {stage}",
+            f"litsift review conflicts {name} lists the records to resolve",
+        )
 
     def agreement(self, name: str, stage: str = "tiab") -> list[Agreement]:
         """Cohen's kappa of each pair of reviewers on the records both decided at ``stage``

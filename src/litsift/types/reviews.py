@@ -11,6 +11,11 @@ from litsift.types.core import Paper
 __all__ = ["FeedResult", "ScreeningProgress", "StopState"]
 
 
+#: Records the reviewer screens (priors aside, an include among them) before the includes-left
+#: estimate is given (:data:`litsift.review.estimate.MIN_SCREENED`, where it was measured).
+ESTIMATE_MIN_SCREENED = 20
+
+
 @dataclass(frozen=True)
 class StopState:
     """One stopping rule now: ``fired_at`` = records screened when it fired (None = not yet);

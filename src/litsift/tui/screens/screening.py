@@ -33,13 +33,13 @@ from textual.widgets import Footer, Sparkline, Static
 from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
-from litsift.review.estimate import MIN_SCREENED
 from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
+from litsift.types.reviews import ESTIMATE_MIN_SCREENED
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI, ScreeningAPI
@@ -337,7 +337,9 @@ class ScreeningScreen(Screen[None]):
         elif included or maybe:  # prior decisions only: they carry no rate along the order
             estimate = "includes left: estimated once you include a record here"
         else:
-            estimate = f"includes left: estimated after an include and {MIN_SCREENED} screened"
+            estimate = (
+                f"includes left: estimated after an include and {ESTIMATE_MIN_SCREENED} screened"
+            )
         line = (
             f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
             f"{estimate} · order: {self.session.model_name}"
