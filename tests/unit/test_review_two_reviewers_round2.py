@@ -163,6 +163,16 @@ def test_a_record_in_conflict_is_counted_once_as_awaiting_resolution(tmp_path: P
     ris = _cli(alice, "export", "don", "--format", "ris").output
     labels = dict(re.findall(r"^ID  - (\S+)\n(?:.*\n)*?LB  - (\S+)$", ris, re.M))
     assert {d for d, lb in labels.items() if lb == "conflict"} == clash
+    # with each reviewer's vote, so the copy read back awaits the same resolutions (they
+    # came back unscreened, the votes lost)
+    assert re.search(r"^N1  - Reviewer (alice|bob): (include|exclude|maybe)", ris, re.M), ris
+    (tmp_path / "copy.ris").write_text(ris, encoding="utf-8")
+    copy = tmp_path / "copy"
+    assert _cli(copy, "new", "don", "--from", str(tmp_path / "copy.ris")).exit_code == 0
+    with _svc(alice) as a, _svc(copy) as b:
+        want = {c.doc_id: c.votes for c in a.reviews.conflicts("don")}
+        assert {c.doc_id: c.votes for c in b.reviews.conflicts("don")} == want
+    assert _counts(copy)["conflicts"] == c["conflicts"] == len(clash)
     waiting = _cli(alice, "export", "don", "--which", "conflict").output
     assert {r["id"] for r in csv.DictReader(io.StringIO(waiting))} == clash
     # the recall curve screens what review show screens: the conflicts are screened records

@@ -157,7 +157,7 @@ class ReviewService(ReviewRounds):
             grouped[doc_id] = grouped.get(doc_id, 0) + 1
         reviews.add_records(store, name, grouped)
         decisions = [(d, v, "tiab", "") for d, v in _prior_decisions(entries, prior_labels, labels)]
-        marked, notes = _marked(entries, marks)
+        marked, notes, votes = _marked(entries, marks)
         if labels != "none":  # a screening set's labels first; an export's decisions fill in
             for stage, of_stage in marked.items():
                 taken = {d for d, _, s, _ in decisions if s == stage}
@@ -169,6 +169,11 @@ class ReviewService(ReviewRounds):
             keys = list(dict.fromkeys([*reasons, *restored]))[: review_stages.MAX_REASONS]
             review_stages.set_reasons(store, name, keys)
         _decide_priors(store, name, decisions)
+        if labels != "none":  # each reviewer's vote on a record that awaited resolution
+            for (doc_id, stage, who), (v, why) in votes.items():
+                review_decisions.decide(
+                    store, name, [(doc_id, v)], stage=stage, reviewer=who, reason=why
+                )
         for doc_id, note in notes.items():
             review_decisions.set_note(store, name, doc_id, note)
         return ReviewCreated(
@@ -339,18 +344,25 @@ def _ris_marks(file: str) -> dict[tuple[str, str], Marks]:
 
 def _marked(
     entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], Marks]
-) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, str]]:
-    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note})`` of the entries of RIS files
-    that carry a review's decisions or note (``litsift review export --format ris`` read back);
-    a record of several entries keeps each stage's strongest decision (include, maybe,
-    exclude) and every note."""
+) -> tuple[
+    dict[str, dict[str, tuple[str, str]]],
+    dict[str, str],
+    dict[tuple[str, str, str], tuple[str, str]],
+]:
+    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note}, {(doc_id, stage, reviewer):
+    (decision, reason)})`` of the entries of RIS files that carry a review's decisions, note
+    or votes on a record in conflict (``litsift review export --format ris`` read back); a
+    record of several entries keeps each stage's strongest decision (include, maybe, exclude)
+    and every note."""
     rank = {"include": 3, "maybe": 2, "exclude": 1}
     decided: dict[str, dict[str, tuple[str, str]]] = {}
     notes: dict[str, list[str]] = {}
+    votes: dict[tuple[str, str, str], tuple[str, str]] = {}
     for doc_id, file, loc in entries:
         got = marks.get((file, loc))
         if got is None:
             continue
+        votes.update({(doc_id, stage, who): v for (stage, who), v in got.votes.items()})
         for stage, (decision, reason) in got.decisions.items():
             now = decided.setdefault(stage, {})
             old = now.get(doc_id)
@@ -358,7 +370,7 @@ def _marked(
                 now[doc_id] = (decision, reason)
         if got.note and got.note not in notes.setdefault(doc_id, []):
             notes[doc_id].append(got.note)
-    return decided, {d: "; ".join(n) for d, n in notes.items() if n}
+    return decided, {d: "; ".join(n) for d, n in notes.items() if n}, votes
 
 
 def _decide_priors(store: Store, name: str, rows: Sequence[tuple[str, str, str, str]]) -> None:

@@ -54,16 +54,18 @@ def to_ris(
     review new --from`` the file restores them all."""
     from litsift.export.formats import dump_ris, ris_reference
     from litsift.sources.formats.ris_review import mark_lines
-    from litsift.store.review_stages import STAGES, final_decisions, stage_rows
+    from litsift.store.review_stages import STAGES, conflicts, final_decisions, stage_rows
 
     by_stage = {
         s: {r.doc_id: (r.decision, r.reason) for r in final_decisions(stage_rows(store, name, s))}
         for s in STAGES
     }
+    clash = conflicts(stage_rows(store, name, stage))
     refs: list[dict[str, Any]] = []
     for r, p in rows:
         got = {s: by[r.doc_id] for s, by in by_stage.items() if r.doc_id in by}
-        lines = mark_lines(stage, got, r.note)
+        votes = {v.reviewer: (v.decision, v.reason) for v in clash.get(r.doc_id, [])}
+        lines = mark_lines(stage, got, r.note, votes)
         doi = ids.get(r.doc_id, {}).get("doi", "")
         label = r.decision or ("conflict" if r.source == "conflict" else "unscreened")
         refs.append(ris_reference(p, r.doc_id, doi, label, lines))

@@ -9,7 +9,10 @@ words a reader of the file understands, and are not read back as the record's no
 * ``Exclusion reason: R``: the reason of the ``LB`` exclude;
 * ``Review stage: fulltext``: the ``LB`` is the full-text decision (without it: title/abstract);
 * ``Title/abstract decision: D`` or ``Full-text decision: D``, then ``Full-text exclusion
-  reason: R``: the record's decision at another stage than the exported one.
+  reason: R``: the record's decision at another stage than the exported one;
+* ``Reviewer NAME: D`` or ``Reviewer NAME: exclude (R)``: each reviewer's vote on a record
+  awaiting resolution (its ``LB`` is ``conflict``), read back as that reviewer's decision, so
+  the copy awaits the same resolutions.
 
 Every other ``N1`` line is a line of the record's note (a note of several lines is written one
 ``N1`` a line and read back joined by ``"; "``, as several notes of one record are).
@@ -17,6 +20,7 @@ Every other ``N1`` line is a line of the record's note (a note of several lines 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -35,21 +39,36 @@ STAGE_PREFIX = "Review stage: "
 
 class Marks(NamedTuple):
     """What one record of a review's RIS export carries: ``decisions`` = ``{stage: (decision,
-    reason)}`` (the reason of an exclude only, ``""``: none given) and its ``note``."""
+    reason)}`` (the reason of an exclude only, ``""``: none given), its ``note``, and the
+    ``votes`` of a record awaiting resolution at the ``LB`` stage: ``{(stage, reviewer):
+    (decision, reason)}`` (``Reviewer alice: exclude (wrong design)`` lines)."""
 
     decisions: dict[str, tuple[str, str]]
     note: str
+    votes: dict[tuple[str, str], tuple[str, str]]
 
 
-def mark_lines(stage: str, decisions: Mapping[str, tuple[str, str]], note: str = "") -> list[str]:
+#: The ``N1`` line of one reviewer's vote on a record in conflict.
+VOTE_RE = re.compile(r"Reviewer (\S+): (include|exclude|maybe)(?: \((.+)\))?")
+
+
+def mark_lines(
+    stage: str,
+    decisions: Mapping[str, tuple[str, str]],
+    note: str = "",
+    votes: Mapping[str, tuple[str, str]] | None = None,
+) -> list[str]:
     """The ``N1`` lines of one record of a review exported at ``stage``: the note's lines, then
-    the reason of its ``stage`` decision, the stage when not title/abstract, and its decision
-    (and reason) at each other stage.
+    the reason of its ``stage`` decision, the stage when not title/abstract, its decision
+    (and reason) at each other stage, and each reviewer's vote when it awaits resolution.
 
     Args:
         decisions: ``{stage: (decision, reason)}`` of the stages where the record has one.
+        votes: ``{reviewer: (decision, reason)}`` of a record in conflict at ``stage``.
     """
     lines = [line.strip() for line in note.splitlines() if line.strip()]
+    for who, (d, why) in (votes or {}).items():
+        lines.append(f"Reviewer {who}: {d}" + (f" ({clean_text(why)})" if why.strip() else ""))
     decision, reason = decisions.get(stage, ("", ""))
     if decision == "exclude" and reason.strip():
         lines.append(f"{REASON_PREFIX}{clean_text(reason)}")
@@ -68,7 +87,12 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
     stage, reason = "tiab", ""
     got: dict[str, list[str]] = {}
     note = []
+    votes: dict[str, tuple[str, str]] = {}
     for line in lines:
+        vote = VOTE_RE.fullmatch(line)
+        if vote:
+            votes[vote[1]] = (vote[2], vote[3] or "" if vote[2] == "exclude" else "")
+            continue
         if line.startswith(REASON_PREFIX):
             reason = line.removeprefix(REASON_PREFIX).strip()
             continue
@@ -92,6 +116,7 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
             if d in decisions
         },
         "; ".join(note),
+        {(stage, who): vote for who, vote in votes.items()},
     )
 
 
@@ -111,6 +136,6 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
         label = clean_text(item.fields.get("label")).lower()
         lines = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
         marks = _read_marks(label, lines, decisions)
-        if marks.decisions or marks.note:
+        if marks.decisions or marks.note or marks.votes:
             out[f"record {item.number}"] = marks
     return out
