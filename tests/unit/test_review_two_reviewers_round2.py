@@ -339,3 +339,42 @@ def test_resolve_finds_the_record_by_any_identifier_and_refuses_a_voter(tmp_path
     assert _final(alice)[target] == "include"
     wrong = _cli(alice, "resolve", "don", "10.9999/not-here", "include")
     assert wrong.exit_code == 1 and "is not a record of review 'don'" in wrong.output
+
+
+def test_notes_travel_in_decisions_files_and_merge_without_losing_either(tmp_path: Path) -> None:
+    """Each reviewer's notes come with their decisions file: a record without a note here
+    takes the other's, a record noted by both keeps both (the other's under its name), and
+    merging the file again adds nothing; a backup restores the notes of a deleted review."""
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    with _svc(alice) as a, _svc(bob) as b:
+        labels = truth(a)
+        for s in (a, b):
+            s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        done_a = screen_all(a, "don", labels, reviewer="alice", limit=6)
+        done_b = screen_all(b, "don", labels, reviewer="bob", limit=6)
+        both = next(d for d, _, _ in done_a if d in {x for x, _, _ in done_b})
+        only_bob = next(d for d, _, _ in done_b if d != both)
+        a.reviews.open("don", reviewer="alice").set_note("dose not reported", both)
+        sb = b.reviews.open("don", reviewer="bob")
+        sb.set_note("check the\nsecond cohort", both)
+        sb.set_note("conference abstract only", only_bob)
+        (tmp_path / "bob.jsonl").write_text(b.reviews.export_decisions("don", "bob"), "utf-8")
+    got = _cli(alice, "merge", "don", str(tmp_path / "bob.jsonl"))
+    assert got.exit_code == 0, got.output
+    assert "2 records' notes merged" in got.output
+    with _svc(alice) as a:
+        notes = {r.doc_id: r.note for r, _ in a.reviews.records("don")}
+        assert notes[both] == "dose not reported\n\nbob: check the\nsecond cohort"
+        assert notes[only_bob] == "conference abstract only"
+        assert sum(1 for n in notes.values() if n) == 2
+    again = _cli(alice, "merge", "don", str(tmp_path / "bob.jsonl"))
+    assert "notes merged" not in again.output
+    # a backup of the whole review, deleted and made again: the notes come back as they were
+    backup = tmp_path / "backup.jsonl"
+    assert _cli(alice, "export", "don", "--format", "decisions", "-o", str(backup)).exit_code == 0
+    assert _cli(alice, "delete", "don", "--yes").exit_code == 0
+    made = _cli(alice, "new", "don", "--from", str(DONNERS), "--labels", "none")
+    assert made.exit_code == 0, made.output
+    assert _cli(alice, "merge", "don", str(backup)).exit_code == 0
+    with _svc(alice) as a:
+        assert {r.doc_id: r.note for r, _ in a.reviews.records("don")} == notes

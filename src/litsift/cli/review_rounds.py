@@ -234,6 +234,8 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
         f"{got['unmatched']:,} of records not in the review{skipped}); {left:,} conflicts: "
         f"litsift review conflicts {shown}"
     )
+    if got["notes"]:
+        click.echo(f"{got['notes']:,} records' notes merged (a different note below this one's)")
     if got["unnamed"]:
         click.echo(
             f"{got['unnamed']:,} of them without a reviewer's name: merged as {shown}'s own "

@@ -7,13 +7,13 @@ the recall curve of a stage (includes found against records screened).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
+from litsift.service.decisions_file import merge_notes, read_decisions
 from litsift.service.review_files import to_csv, to_ris
 from litsift.store.repositories import Identities
 from litsift.types import Kind, Paper
@@ -23,9 +23,6 @@ if TYPE_CHECKING:
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
 __all__ = ["Agreement", "Conflict", "ReviewRounds"]
-
-#: First key of a decisions file (``litsift review export --format decisions``).
-DECISIONS_FORMAT = "litsift-review-decisions"
 
 
 @dataclass(frozen=True)
@@ -140,25 +137,12 @@ class ReviewRounds:
 
     def export_decisions(self, name: str, reviewer: str | None = None) -> str:
         """Every stage's current decisions of the review's reviewers (of ``reviewer`` only
-        when given; priors left out: they come with the review's files) as JSON Lines, for
-        :meth:`merge` in another reviewer's litsift."""
-        from litsift.store.review_stages import STAGES, stage_rows
+        when given; priors left out: they come with the review's files) and the records'
+        notes, as JSON Lines (:mod:`litsift.service.decisions_file`), for :meth:`merge` in
+        another reviewer's litsift."""
+        from litsift.service.decisions_file import decisions_text
 
-        store = self._store()
-        lines = [json.dumps({"format": DECISIONS_FORMAT, "version": 1, "review": name})]
-        for stage in STAGES:
-            rows = [r for r in stage_rows(store, name, stage)
-                    if r.source != "prior" and reviewer in (None, r.reviewer)]  # fmt: skip
-            ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in rows])
-            for r in rows:
-                got = ids.get(r.doc_id, {})
-                lines.append(json.dumps(
-                    {"doc_id": r.doc_id, "doi": got.get("doi", ""), "stage": stage,
-                     "reviewer": r.reviewer, "decision": r.decision, "reason": r.reason,
-                     "source": r.source, "decided_at": r.decided_at},
-                    ensure_ascii=True,
-                ))  # fmt: skip
-        return "\n".join(lines) + "\n"
+        return decisions_text(self._store(), name, reviewer)
 
     def merge(self, name: str, paths: Sequence[Path], reviewer: str = "") -> dict[str, Any]:
         """Merge reviewers' decisions files into the review (no server: each reviewer screens
@@ -167,13 +151,16 @@ class ReviewRounds:
         newest one here. A decision without a reviewer's name (a single reviewer's file, e.g.
         a backup) is ``reviewer``'s, or with none this review's own (the unnamed reviewer's);
         one that differs from this review's own decision on the record is not merged (whose
-        it is cannot be told) and is named. A row that is not a decision (not JSON, an unknown
-        stage, decision or source) is reported with its line and skipped; the file's other
-        rows are merged.
+        it is cannot be told) and is named. A record's note is merged as
+        :func:`~litsift.service.decisions_file.merge_notes` says (a note that differs is added
+        below this review's own, with its reviewer's name). A row that is not a decision (not
+        JSON, an unknown stage, decision or source) is reported with its line and skipped; the
+        file's other rows are merged.
 
         Returns:
             ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...],
-            "unnamed": n merged as this review's own, "differs": n of them not merged}``.
+            "unnamed": n merged as this review's own, "differs": n of them not merged,
+            "notes": records whose note was set or extended}``.
 
         Raises:
             ReviewError: no such review, a file that is no decisions file, or files with no
@@ -190,12 +177,19 @@ class ReviewRounds:
             if "doi" in v
         }
         per_stage: dict[str, list[tuple[DecisionRow, str]]] = {s: [] for s in STAGES}
+        notes: list[tuple[str, str, str]] = []
         unmatched = 0
         bad: list[str] = []
         for path in paths:
-            items, skipped = _read_decisions(Path(path))
+            items, skipped = read_decisions(Path(path))
             for n, item in items:
                 stage, decision = item.get("stage"), item.get("decision")
+                if "note" in item and decision is None and isinstance(item["note"], str):
+                    doc = _match(item, docs, by_doi)
+                    who = str(item.get("reviewer") or "").strip() or reviewer
+                    if doc is not None:
+                        notes.append((doc, who, item["note"]))
+                    continue
                 source = str(item.get("source") or "user")
                 if stage not in STAGES or decision not in DECISIONS:
                     skipped.append((n, f"unknown stage {stage!r} or decision {decision!r}"))
@@ -203,8 +197,7 @@ class ReviewRounds:
                 if source not in ("user", "resolved"):
                     skipped.append((n, f"unknown source {source!r} (user or resolved)"))
                     continue
-                doc = item.get("doc_id") if item.get("doc_id") in docs else None
-                doc = doc or by_doi.get(str(item.get("doi") or ""))
+                doc = _match(item, docs, by_doi)
                 if doc is None:
                     unmatched += 1
                     continue
@@ -215,7 +208,7 @@ class ReviewRounds:
                     f"{path}: line {n}",
                 ))  # fmt: skip
             bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
-        total = sum(len(rows) for rows in per_stage.values())
+        total = sum(len(rows) for rows in per_stage.values()) + len(notes)
         if bad and not total and not unmatched:
             more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
             hint = f"export it again: litsift review export {name} --format decisions"
@@ -229,7 +222,8 @@ class ReviewRounds:
                 if what == "differs":
                     why = "without a reviewer's name, differs from this review's own decision"
                     bad.append(f"{where}: {r.doc_id} {r.decision} at {stage}, {why}")
-        return {**got, "bad": bad}
+        noted = merge_notes(store, name, notes)["added"] if notes else 0
+        return {**got, "bad": bad, "notes": noted}
 
     # -- two reviewers ---------------------------------------------------------------------
     def reviewers(self, name: str, stage: str = "tiab") -> list[str]:
@@ -410,36 +404,7 @@ def _check_stage(stage: str) -> None:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
 
 
-def _read_decisions(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
-    """The decisions of a file :meth:`ReviewRounds.export_decisions` wrote, each with its line
-    number, and ``(line, why)`` for each row that is not one (the others are kept).
-
-    Raises:
-        ReviewError: the file cannot be read, or its first row is not the decisions header.
-    """
-    hint = "give a file of litsift review export NAME --format decisions"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ReviewError(f"{path}: cannot be read ({err})", hint) from err
-    rows = [(n, ln) for n, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
-    try:
-        head = json.loads(rows[0][1]) if rows else None
-    except ValueError:
-        head = None
-    if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
-        where = f" (line {rows[0][0]} is not its header)" if rows else " (the file is empty)"
-        raise ReviewError(f"{path}: not a litsift decisions file{where}", hint)
-    items: list[tuple[int, dict[str, Any]]] = []
-    bad: list[tuple[int, str]] = []
-    for n, line in rows[1:]:
-        try:
-            item = json.loads(line)
-        except ValueError as err:
-            bad.append((n, f"not JSON ({getattr(err, 'msg', err)})"))
-            continue
-        if isinstance(item, dict):
-            items.append((n, item))
-        else:
-            bad.append((n, f"not a decision (a JSON {type(item).__name__})"))
-    return items, bad
+def _match(item: dict[str, Any], docs: set[str], by_doi: dict[str, str]) -> str | None:
+    """The review's record a decisions-file row names: by its id, else its DOI."""
+    doc = item.get("doc_id")
+    return str(doc) if doc in docs else by_doi.get(str(item.get("doi") or ""))

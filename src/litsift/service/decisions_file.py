@@ -1,0 +1,120 @@
+"""A review's decisions file (``litsift review export NAME --format decisions``): one JSON
+header line, then one line per decision a reviewer made (every stage) and one per record
+note, for ``litsift review merge`` in another reviewer's litsift.
+
+A decision line: ``{"doc_id", "doi", "stage", "reviewer", "decision", "reason", "source",
+"decided_at"}``. A note line: ``{"doc_id", "doi", "reviewer", "note"}`` (no decision): the
+record's note as written in the exporting litsift, ``reviewer`` the name the file was
+exported under (``""`` for the whole review).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from litsift.errors import ReviewError
+from litsift.store.repositories import Identities
+from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.store import Store
+
+__all__ = ["DECISIONS_FORMAT", "decisions_text", "merge_notes", "read_decisions"]
+
+#: First key of a decisions file.
+DECISIONS_FORMAT = "litsift-review-decisions"
+
+
+def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
+    """The file's text: every stage's current decisions of the review's reviewers (of
+    ``reviewer`` only when given; priors left out: they come with the review's files), then
+    the records' notes (a note is the record's, not a reviewer's: with ``reviewer`` given the
+    notes are written under that name)."""
+    from litsift.store.review_stages import STAGES, stage_rows
+    from litsift.store.reviews import review_records
+
+    lines = [json.dumps({"format": DECISIONS_FORMAT, "version": 1, "review": name})]
+    for stage in STAGES:
+        rows = [r for r in stage_rows(store, name, stage)
+                if r.source != "prior" and reviewer in (None, r.reviewer)]  # fmt: skip
+        ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in rows])
+        for r in rows:
+            got = ids.get(r.doc_id, {})
+            lines.append(json.dumps(
+                {"doc_id": r.doc_id, "doi": got.get("doi", ""), "stage": stage,
+                 "reviewer": r.reviewer, "decision": r.decision, "reason": r.reason,
+                 "source": r.source, "decided_at": r.decided_at},
+                ensure_ascii=True,
+            ))  # fmt: skip
+    noted = [r for r in review_records(store, name) if r.note.strip()]
+    ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in noted])
+    for rec in noted:
+        lines.append(json.dumps(
+            {"doc_id": rec.doc_id, "doi": ids.get(rec.doc_id, {}).get("doi", ""),
+             "reviewer": reviewer or "", "note": rec.note},
+            ensure_ascii=True,
+        ))  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> dict[str, int]:
+    """Merge ``(doc_id, reviewer, text)`` notes read from decisions files into the records'
+    notes: a record without a note takes the text; one whose note already holds the text keeps
+    it (merging twice adds nothing); any other note gets the text below it, after a blank line
+    and ``reviewer:`` (when named), so no reviewer's note is lost.
+
+    Returns:
+        ``{"added": records whose note was set or extended, "known": notes already there}``.
+    """
+    from litsift.store.review_decisions import set_note
+    from litsift.store.reviews import review_records
+
+    have = {r.doc_id: r.note for r in review_records(store, name)}
+    got = {"added": 0, "known": 0}
+    for doc_id, who, text in notes:
+        text, now = text.strip(), have.get(doc_id, "").strip()
+        if not text or text in now:
+            got["known"] += 1
+            continue
+        new = text if not now else f"{now}\n\n{who + ': ' if who else ''}{text}"
+        set_note(store, name, doc_id, new)
+        have[doc_id] = new
+        got["added"] += 1
+    return got
+
+
+def read_decisions(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
+    """The rows of a decisions file (decisions and notes), each with its line number, and
+    ``(line, why)`` for each row that is not one (the others are kept).
+
+    Raises:
+        ReviewError: the file cannot be read, or its first row is not the decisions header.
+    """
+    hint = "give a file of litsift review export NAME --format decisions"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReviewError(f"{path}: cannot be read ({err})", hint) from err
+    rows = [(n, ln) for n, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
+    try:
+        head = json.loads(rows[0][1]) if rows else None
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
+        where = f" (line {rows[0][0]} is not its header)" if rows else " (the file is empty)"
+        raise ReviewError(f"{path}: not a litsift decisions file{where}", hint)
+    items: list[tuple[int, dict[str, Any]]] = []
+    bad: list[tuple[int, str]] = []
+    for n, line in rows[1:]:
+        try:
+            item = json.loads(line)
+        except ValueError as err:
+            bad.append((n, f"not JSON ({getattr(err, 'msg', err)})"))
+            continue
+        if isinstance(item, dict):
+            items.append((n, item))
+        else:
+            bad.append((n, f"not a decision (a JSON {type(item).__name__})"))
+    return items, bad
