@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from litsift.paths import get_paths
@@ -117,12 +118,13 @@ def other_terminal(other_svc: LitsiftService) -> ScreeningSession:
 
 
 async def test_decisions_made_in_another_terminal_are_loaded_not_decided_again(
-    review_service: LitsiftService,
+    review_service: LitsiftService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two sessions on one review (two terminals: two connections to one home's store, the
     same reviewer). Each kept its own view: the second one's decisions never reached the
     first, which showed and decided the same records again. Now the screen sees them, moves
     past them, says so once, and its own decisions follow on."""
+    monkeypatch.setattr(ScreeningScreen, "SWAP_GRACE_S", 0.0)  # keys at once after the swap
     svc = review_service
     app = create_screening_app(svc, "donners", dense=False)
     async with app.run_test(size=SIZE) as pilot:

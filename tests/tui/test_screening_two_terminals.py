@@ -26,6 +26,7 @@ async def test_a_key_on_a_record_decided_in_the_other_terminal_loads_that_decisi
     """Within the two seconds between the screen's looks at the store, a key on the record
     both terminals opened on wrote a second decision over the other terminal's, silently."""
     monkeypatch.setattr(ScreeningScreen, "SYNC_S", 3600.0)  # no look at the store on its own
+    monkeypatch.setattr(ScreeningScreen, "SWAP_GRACE_S", 0.0)  # keys at once (test below)
     svc = review_service
     app = create_screening_app(svc, "donners", dense=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -87,3 +88,35 @@ async def test_a_key_never_decides_a_record_that_is_not_on_screen_yet(
         screen = await wait_idle(pilot)
         users = [(d, v) for d, v, s in current_decisions(svc.store, "donners") if s == "user"]
         assert users == [(first.id, "exclude"), (unseen.id, "include")]
+
+
+async def test_a_key_just_after_the_other_terminal_swapped_the_record_decides_nothing(
+    review_service: LitsiftService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record on screen is replaced because the other terminal decided it; a key pressed
+    in the same moment was meant for the record that was there, so within SWAP_GRACE_S it
+    decides nothing and says so; after it, keys decide the record now on screen."""
+    monkeypatch.setattr(ScreeningScreen, "SYNC_S", 3600.0)
+    monkeypatch.setattr(ScreeningScreen, "SWAP_GRACE_S", 3600.0)
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, session, first = await opened(pilot)
+        with LitsiftService(svc.paths) as other_svc:
+            other_terminal(other_svc).decide("include")
+        await pilot.press("x")  # on the record the other terminal decided: loads it, swaps
+        await wait_for(pilot, "the record on screen was decided there")
+        shown = session.current_paper()
+        assert shown is not None and shown != first
+        await pilot.press("x")  # typed at the record that was there a moment ago
+        await wait_idle(pilot)
+        users = [(d, v) for d, v, s in current_decisions(svc.store, "donners") if s == "user"]
+        assert users == [(first.id, "include")]
+        assert session.current_paper() == shown
+        said = [n.message for n in app._notifications]
+        assert any("nothing decided" in m for m in said), said
+        monkeypatch.setattr(ScreeningScreen, "SWAP_GRACE_S", 0.0)
+        await pilot.press("x")
+        await wait_idle(pilot)
+        users = [(d, v) for d, v, s in current_decisions(svc.store, "donners") if s == "user"]
+        assert users == [(first.id, "include"), (shown.id, "exclude")]

@@ -73,6 +73,9 @@ class ScreeningScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
     #: seconds between two looks at the store for decisions made by another session
     SYNC_S: ClassVar[float] = 2.0
+    #: seconds after another session's decision swapped the record on screen in which a
+    #: decision key decides nothing (it was likely meant for the record that was there)
+    SWAP_GRACE_S: ClassVar[float] = 0.6
 
     def __init__(
         self,
@@ -93,6 +96,8 @@ class ScreeningScreen(Screen[None]):
         self.embedding = self.retraining = self.syncing = self._again = False
         #: what another session changed, said below the progress line until the next key
         self._elsewhere = ""
+        #: time.monotonic() when another session's decision last swapped the record on screen
+        self._swapped_at = -1e9
         self.retrains = 0
         #: seconds from the last decision key to the next record on screen
         self.last_key_s: float | None = None
@@ -261,6 +266,7 @@ class ScreeningScreen(Screen[None]):
         paper = None if self.session is None else self.session.current_paper()
         if said and self._shown is not None and (paper is None or paper.id != self._shown):
             said.append("the record on screen was decided there, so the next one is shown")
+            self._swapped_at = time.monotonic()
         if said:
             self._elsewhere = "; ".join(said)
             self.app.notify(self._elsewhere, title="screening", markup=False)
@@ -376,6 +382,10 @@ class ScreeningScreen(Screen[None]):
             return
         if on.id != self._shown:  # moved on by a look at the store, not yet on screen
             self.show_record()  # the key shows it and decides nothing the reviewer did not see
+            return
+        if time.monotonic() - self._swapped_at < self.SWAP_GRACE_S:  # typed at the old one
+            said = "the record changed as you pressed the key (decided in another terminal)"
+            self.app.notify(f"{said}: nothing decided", title="screening", markup=False)
             return
         start = time.perf_counter()
         self._elsewhere = ""
