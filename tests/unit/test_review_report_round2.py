@@ -183,10 +183,13 @@ def test_a_review_s_ris_export_comes_back_with_both_stages_reasons_and_notes(
     each stage with their reasons, notes, the review's reasons and the same TY lines. The
     exclusion reasons were lost (every exclude came back without one) and full-text decisions
     were not in the file at all; a ``--stage fulltext`` export came back as title/abstract
-    decisions."""
+    decisions. The copy's reasons were rebuilt from the decisions, in the order first used
+    (key 1 meant another reason, an unused one was gone) and its criteria and keywords lost."""
     home = tmp_path / "home"
+    criteria = "Pharmacokinetic studies of\nhemophilia drugs; children and adults"
     _cli(home, "review", "new", "src", "--from", str(IEEE), "--from", str(DONNERS),
-         "--labels", "none", "--reasons", ",".join(REASONS))  # fmt: skip
+         "--labels", "none", "--reasons", ",".join([*REASONS, "not in English"]),
+         "--criteria", criteria, "--keywords", "pharmacokinetic, emicizumab")  # fmt: skip
     with LitsiftService(get_paths(home)) as svc:
         ids = [r.doc_id for r, _ in svc.reviews.records("src")]
         s = svc.store
@@ -228,7 +231,10 @@ def test_a_review_s_ris_export_comes_back_with_both_stages_reasons_and_notes(
         assert {r.doc_id: r.note for r, _ in svc.reviews.records("back") if r.note} == {
             new[d]: v for d, v in notes.items()
         }
-        assert set(svc.reviews.reasons("back")) == set(REASONS)  # in the order first used
+        assert svc.reviews.reasons("back") == [*REASONS, "not in English"]  # keys 1-9 hold
+        info = svc.reviews.info("back")
+        assert (info.criteria, info.keywords) == (" ".join(criteria.split()),
+                                                  ("pharmacokinetic", "emicizumab"))  # fmt: skip
         # the full-text export: its records, their full-text decisions at the full-text stage
         assert _final(svc, "full", "fulltext") == {new[d]: v for d, v in want["fulltext"].items()}
         assert _final(svc, "full", "tiab") == {new[d]: want["tiab"][d] for d in ids[:8]}

@@ -100,7 +100,12 @@ def test_exclusion_reasons_are_stored_exported_and_counted(
     refs = rispy.loads(ris)
     assert len(refs) == c.excluded
     by_id = {d: why for d, _, why in done}
-    assert all(r["notes"] == [f"Exclusion reason: {by_id[r['id']]}"] for r in refs)
+    assert all(r["notes"][-1] == f"Exclusion reason: {by_id[r['id']]}" for r in refs)
+    # the first record carries the review's reasons in key order (read back by review new)
+    assert refs[0]["notes"][0] == "Review exclusion reasons: " + "; ".join(
+        f"{i}. {r}" for i, r in enumerate(REASONS, start=1)
+    )
+    assert all(len(r["notes"]) == 1 for r in refs[1:])
     # read back as a review: the decisions come back, the reason is not taken for a note
     path = tmp_path / "excluded.ris"
     path.write_text(ris, encoding="utf-8")

@@ -187,6 +187,21 @@ def test_a_record_in_conflict_is_counted_once_as_awaiting_resolution(tmp_path: P
     c2 = _counts(alice)
     assert (c2["screened"], c2["conflicts"], c2["included"]) == (15, 2, c["included"] + 1)
     assert sum(c2[k] for k in parts) == c2["records"]
+    # a RIS copy made now reports the same agreement (it carried the votes of the conflicts
+    # only, so its kappa was computed on disagreements: 0 agreed) and keeps the resolution
+    ris = _cli(alice, "export", "don", "--format", "ris").output
+    assert "N1  - Resolved by carol: include" in ris
+    (tmp_path / "copy2.ris").write_text(ris, encoding="utf-8")
+    copy2 = tmp_path / "copy2"
+    assert _cli(copy2, "new", "don", "--from", str(tmp_path / "copy2.ris")).exit_code == 0
+    with _svc(alice) as a, _svc(copy2) as b:
+        assert b.reviews.agreement("don") == a.reviews.agreement("don")
+        assert a.reviews.agreement("don")[0].agreed > 0
+        assert {c.doc_id: c.votes for c in b.reviews.conflicts("don")} == {
+            c.doc_id: c.votes for c in a.reviews.conflicts("don")
+        }
+    c3 = _counts(copy2)
+    assert {k: c3[k] for k in (*parts, "screened")} == {k: c2[k] for k in (*parts, "screened")}
 
 
 def test_resolve_refuses_a_record_not_in_conflict_and_a_reason_not_the_review_s(

@@ -134,6 +134,11 @@ class ReviewService(ReviewRounds):
                 prior_labels.update(got)
         finally:
             self._changed(Kind.PAPER)
+        if marks:  # a review's RIS export: its settings unless given here
+            from litsift.sources.formats.ris_review import review_settings
+
+            had = review_settings(marks.values())
+            criteria, keywords, reasons = criteria or had[0], keywords or had[1], reasons or had[2]
         entries = _entries_of(store, [f for f, _, _ in files])
         if not entries:
             why = f": {problems[0]}" if problems else ""
@@ -169,10 +174,10 @@ class ReviewService(ReviewRounds):
             keys = list(dict.fromkeys([*reasons, *restored]))[: review_stages.MAX_REASONS]
             review_stages.set_reasons(store, name, keys)
         _decide_priors(store, name, decisions)
-        if labels != "none":  # each reviewer's vote on a record that awaited resolution
-            for (doc_id, stage, who), (v, why) in votes.items():
+        if labels != "none":  # each named reviewer's vote, then the resolution of a conflict
+            for (doc_id, stage, who, source), (v, why) in votes.items():
                 review_decisions.decide(
-                    store, name, [(doc_id, v)], stage=stage, reviewer=who, reason=why
+                    store, name, [(doc_id, v)], source, stage=stage, reviewer=who, reason=why
                 )
         for doc_id, note in notes.items():
             review_decisions.set_note(store, name, doc_id, note)
@@ -347,22 +352,25 @@ def _marked(
 ) -> tuple[
     dict[str, dict[str, tuple[str, str]]],
     dict[str, str],
-    dict[tuple[str, str, str], tuple[str, str]],
+    dict[tuple[str, str, str, str], tuple[str, str]],
 ]:
-    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note}, {(doc_id, stage, reviewer):
-    (decision, reason)})`` of the entries of RIS files that carry a review's decisions, note
-    or votes on a record in conflict (``litsift review export --format ris`` read back); a
+    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note}, {(doc_id, stage, reviewer,
+    source): (decision, reason)})`` of the entries of RIS files that carry a review's
+    decisions, note, reviewers' votes (source ``user``) or the resolution of their conflict
+    (``resolved``) (``litsift review export --format ris`` read back); a
     record of several entries keeps each stage's strongest decision (include, maybe, exclude)
     and every note."""
     rank = {"include": 3, "maybe": 2, "exclude": 1}
     decided: dict[str, dict[str, tuple[str, str]]] = {}
     notes: dict[str, list[str]] = {}
-    votes: dict[tuple[str, str, str], tuple[str, str]] = {}
+    votes: dict[tuple[str, str, str, str], tuple[str, str]] = {}
     for doc_id, file, loc in entries:
         got = marks.get((file, loc))
         if got is None:
             continue
-        votes.update({(doc_id, stage, who): v for (stage, who), v in got.votes.items()})
+        votes.update({(doc_id, stage, who, "user"): v for (stage, who), v in got.votes.items()})
+        for stage, (who, v, why) in got.resolved.items():
+            votes[(doc_id, stage, who, "resolved")] = (v, why)
         for stage, (decision, reason) in got.decisions.items():
             now = decided.setdefault(stage, {})
             old = now.get(doc_id)

@@ -49,23 +49,41 @@ def to_ris(
 ) -> str:
     """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
     ``ID`` = the record id, ``TY`` by its venue) with ``LB`` its decision at ``stage``
-    (``conflict`` while its reviewers disagree) and ``N1`` lines of its note, exclusion reason
-    and decision at the other stage (:mod:`litsift.sources.formats.ris_review`): ``litsift
-    review new --from`` the file restores them all."""
+    (``conflict`` while its reviewers disagree) and ``N1`` lines of its note, its named
+    reviewers' votes where two or more decided it and the resolution of their conflict, its
+    exclusion reason and decision at the other stage
+    (:mod:`litsift.sources.formats.ris_review`): ``litsift review new --from`` the file
+    restores them all."""
     from litsift.export.formats import dump_ris, ris_reference
-    from litsift.sources.formats.ris_review import mark_lines
-    from litsift.store.review_stages import STAGES, conflicts, final_decisions, stage_rows
+    from litsift.sources.formats.ris_review import mark_lines, review_lines
+    from litsift.store.review_stages import (
+        STAGES,
+        conflicts,
+        final_decisions,
+        get_reasons,
+        stage_rows,
+        votes,
+    )
+    from litsift.store.reviews import get_review
 
     by_stage = {
         s: {r.doc_id: (r.decision, r.reason) for r in final_decisions(stage_rows(store, name, s))}
         for s in STAGES
     }
-    clash = conflicts(stage_rows(store, name, stage))
+    here = stage_rows(store, name, stage)
+    clash = conflicts(here)
+    cast = votes(here)  # a record two named reviewers decided: their votes, agreeing or not
+    settled = {r.doc_id: (r.reviewer, r.decision, r.reason) for r in here if r.source == "resolved"}
+    info = get_review(store, name)
+    first = review_lines(info.criteria, info.keywords, get_reasons(store, name))
     refs: list[dict[str, Any]] = []
     for r, p in rows:
         got = {s: by[r.doc_id] for s, by in by_stage.items() if r.doc_id in by}
-        votes = {v.reviewer: (v.decision, v.reason) for v in clash.get(r.doc_id, [])}
-        lines = mark_lines(stage, got, r.note, votes)
+        named = [v for v in cast.get(r.doc_id, []) if v.reviewer and v.source != "prior"]
+        shown = clash.get(r.doc_id) or (named if len(named) > 1 else [])
+        said = {v.reviewer: (v.decision, v.reason) for v in shown}
+        lines = mark_lines(stage, got, r.note, said, settled.get(r.doc_id) if said else None)
+        lines, first = [*first, *lines], []  # the review's settings: on the first record
         doi = ids.get(r.doc_id, {}).get("doi", "")
         label = r.decision or ("conflict" if r.source == "conflict" else "unscreened")
         refs.append(ris_reference(p, r.doc_id, doi, label, lines))

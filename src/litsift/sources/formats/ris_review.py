@@ -11,8 +11,15 @@ words a reader of the file understands, and are not read back as the record's no
 * ``Title/abstract decision: D`` or ``Full-text decision: D``, then ``Full-text exclusion
   reason: R``: the record's decision at another stage than the exported one;
 * ``Reviewer NAME: D`` or ``Reviewer NAME: exclude (R)``: each reviewer's vote on a record
-  awaiting resolution (its ``LB`` is ``conflict``), read back as that reviewer's decision, so
-  the copy awaits the same resolutions.
+  two or more named reviewers decided (its ``LB`` is ``conflict`` while they disagree), read
+  back as that reviewer's decision, so the copy awaits the same resolutions and reports the
+  same agreement (Cohen's kappa);
+* ``Resolved by NAME: D`` (or ``Resolved: D``, by the unnamed reviewer): the third decision
+  that settled the reviewers' conflict, read back as that resolution;
+* on the first record only, the review's own settings (:func:`review_lines`): ``Review
+  criteria: ...``, ``Review keywords: a; b`` and ``Review exclusion reasons: 1. R; 2. R``, read
+  back as the copy's criteria, keywords and reasons in their order (keys 1-9 keep their
+  meaning, unused reasons included).
 
 Every other ``N1`` line is a line of the record's note (a note of several lines is written one
 ``N1`` a line and read back joined by ``"; "``, as several notes of one record are).
@@ -21,7 +28,7 @@ Every other ``N1`` line is a line of the record's note (a note of several lines 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,7 +36,15 @@ from litsift.errors import IngestError
 from litsift.sources.base import BadItem, clean_text, read_text
 from litsift.sources.formats.ris import REASON_PREFIX, _parser
 
-__all__ = ["STAGE_LABELS", "STAGE_PREFIX", "Marks", "mark_lines", "review_marks"]
+__all__ = [
+    "STAGE_LABELS",
+    "STAGE_PREFIX",
+    "Marks",
+    "mark_lines",
+    "review_lines",
+    "review_marks",
+    "review_settings",
+]
 
 #: The review's stages (:data:`litsift.store.review_stages.STAGES`) as the ``N1`` lines name them.
 STAGE_LABELS = {"tiab": "Title/abstract", "fulltext": "Full-text"}
@@ -39,17 +54,52 @@ STAGE_PREFIX = "Review stage: "
 
 class Marks(NamedTuple):
     """What one record of a review's RIS export carries: ``decisions`` = ``{stage: (decision,
-    reason)}`` (the reason of an exclude only, ``""``: none given), its ``note``, and the
-    ``votes`` of a record awaiting resolution at the ``LB`` stage: ``{(stage, reviewer):
-    (decision, reason)}`` (``Reviewer alice: exclude (wrong design)`` lines)."""
+    reason)}`` (the reason of an exclude only, ``""``: none given), its ``note``, the
+    ``votes`` of its reviewers at the ``LB`` stage: ``{(stage, reviewer): (decision, reason)}``
+    (``Reviewer alice: exclude (wrong design)`` lines), and the resolution of their conflict:
+    ``{stage: (reviewer, decision, reason)}``."""
 
     decisions: dict[str, tuple[str, str]]
     note: str
     votes: dict[tuple[str, str], tuple[str, str]]
+    resolved: dict[str, tuple[str, str, str]]
+    #: the review's settings lines (:func:`review_lines`) as ``{prefix: text}``
+    review: dict[str, str]
 
 
-#: The ``N1`` line of one reviewer's vote on a record in conflict.
-VOTE_RE = re.compile(r"Reviewer (\S+): (include|exclude|maybe)(?: \((.+)\))?")
+#: The ``N1`` prefixes of the review's own settings, written on its first record.
+CRITERIA_PREFIX, KEYWORDS_PREFIX = "Review criteria: ", "Review keywords: "
+REASONS_PREFIX = "Review exclusion reasons: "
+_SETTINGS = (CRITERIA_PREFIX, KEYWORDS_PREFIX, REASONS_PREFIX)
+
+
+def review_lines(criteria: str, keywords: Sequence[str], reasons: Sequence[str]) -> list[str]:
+    """The ``N1`` lines of a review's criteria, keywords and exclusion reasons (key order),
+    for the first record of its export; none for a setting the review lacks."""
+    lines = []
+    if criteria.strip():
+        lines.append(CRITERIA_PREFIX + " ".join(criteria.split()))
+    if keywords:
+        lines.append(KEYWORDS_PREFIX + "; ".join(" ".join(k.split()) for k in keywords))
+    if reasons:
+        numbered = (f"{i}. {' '.join(r.split())}" for i, r in enumerate(reasons, start=1))
+        lines.append(REASONS_PREFIX + "; ".join(numbered))
+    return lines
+
+
+def review_settings(marks: Iterable[Marks]) -> tuple[str, list[str], list[str]]:
+    """``(criteria, keywords, reasons)`` of the first record that carries :func:`review_lines`
+    (``("", [], [])`` when none does)."""
+    got = next((m.review for m in marks if m.review), {})
+    keywords = [k.strip() for k in got.get(KEYWORDS_PREFIX, "").split(";") if k.strip()]
+    reasons = re.split(r"(?:^|; )\d+\. ", got.get(REASONS_PREFIX, ""))
+    return got.get(CRITERIA_PREFIX, ""), keywords, [r.strip() for r in reasons if r.strip()]
+
+
+#: The ``N1`` line of one reviewer's vote (a name may have spaces: the first ": D" ends it).
+VOTE_RE = re.compile(r"Reviewer (.+?): (include|exclude|maybe)(?: \((.+)\))?")
+#: The ``N1`` line of the decision that resolved the reviewers' conflict.
+RESOLVED_RE = re.compile(r"Resolved(?: by (.+?))?: (include|exclude|maybe)(?: \((.+)\))?")
 
 
 def mark_lines(
@@ -57,18 +107,24 @@ def mark_lines(
     decisions: Mapping[str, tuple[str, str]],
     note: str = "",
     votes: Mapping[str, tuple[str, str]] | None = None,
+    resolved: tuple[str, str, str] | None = None,
 ) -> list[str]:
     """The ``N1`` lines of one record of a review exported at ``stage``: the note's lines, then
-    the reason of its ``stage`` decision, the stage when not title/abstract, its decision
-    (and reason) at each other stage, and each reviewer's vote when it awaits resolution.
+    each reviewer's vote and the resolution, the reason of its ``stage`` decision, the stage
+    when not title/abstract, and its decision (and reason) at each other stage.
 
     Args:
         decisions: ``{stage: (decision, reason)}`` of the stages where the record has one.
-        votes: ``{reviewer: (decision, reason)}`` of a record in conflict at ``stage``.
+        votes: ``{reviewer: (decision, reason)}`` of the named reviewers at ``stage``.
+        resolved: ``(reviewer, decision, reason)`` that resolved their conflict at ``stage``.
     """
     lines = [line.strip() for line in note.splitlines() if line.strip()]
     for who, (d, why) in (votes or {}).items():
         lines.append(f"Reviewer {who}: {d}" + (f" ({clean_text(why)})" if why.strip() else ""))
+    if resolved is not None:
+        who, d, why = resolved
+        lines.append(f"Resolved{' by ' + who if who else ''}: {d}"
+                     + (f" ({clean_text(why)})" if why.strip() else ""))  # fmt: skip
     decision, reason = decisions.get(stage, ("", ""))
     if decision == "exclude" and reason.strip():
         lines.append(f"{REASON_PREFIX}{clean_text(reason)}")
@@ -88,10 +144,21 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
     got: dict[str, list[str]] = {}
     note = []
     votes: dict[str, tuple[str, str]] = {}
+    resolved: tuple[str, str, str] | None = None
+    settings: dict[str, str] = {}
     for line in lines:
+        setting = next((p for p in _SETTINGS if line.startswith(p)), None)
+        if setting is not None:
+            settings[setting] = line.removeprefix(setting).strip()
+            continue
         vote = VOTE_RE.fullmatch(line)
         if vote:
             votes[vote[1]] = (vote[2], vote[3] or "" if vote[2] == "exclude" else "")
+            continue
+        settled = RESOLVED_RE.fullmatch(line)
+        if settled:
+            why = settled[3] or "" if settled[2] == "exclude" else ""
+            resolved = (settled[1] or "", settled[2], why)
             continue
         if line.startswith(REASON_PREFIX):
             reason = line.removeprefix(REASON_PREFIX).strip()
@@ -117,6 +184,8 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
         },
         "; ".join(note),
         {(stage, who): vote for who, vote in votes.items()},
+        {} if resolved is None else {stage: resolved},
+        settings,
     )
 
 
@@ -136,6 +205,6 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
         label = clean_text(item.fields.get("label")).lower()
         lines = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
         marks = _read_marks(label, lines, decisions)
-        if marks.decisions or marks.note or marks.votes:
+        if marks.decisions or marks.note or marks.votes or marks.resolved or marks.review:
             out[f"record {item.number}"] = marks
     return out
