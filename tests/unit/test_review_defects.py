@@ -308,6 +308,29 @@ def test_export_to_dash_writes_stdout_not_a_file_named_dash(tmp_path: Path) -> N
                 assert out.stdout.count("\n") == 258  # the header and 257 records
 
 
+def test_an_output_path_that_cannot_be_written_is_the_user_s_not_a_bug(tmp_path: Path) -> None:
+    """`-o` into a missing folder made the folder for some commands and ended `export` in
+    "failed unexpectedly ... this is a bug" (exit 2); a path under a file or in /proc did so
+    for every command. Now a missing folder is made, and a path that cannot be written is
+    said, with a hint, exit 1."""
+    _needs_donners()
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    made = runner.invoke(main, ["--home", home, "review", "new", "don", "--from", str(DONNERS)])
+    assert made.exit_code == 0, made.output
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    for cmd in (["review", "export", "don"], ["review", "prisma", "don"]):
+        new = tmp_path / "new" / cmd[1] / "out.svg"
+        ok = runner.invoke(main, ["--home", home, *cmd, "-o", str(new)])
+        assert ok.exit_code == 0 and new.is_file(), ok.output
+        bad = tmp_path / "a-file" / "out.svg"
+        got = runner.invoke(main, ["--home", home, *cmd, "-o", str(bad)])
+        assert got.exit_code == 1, got.output
+        assert f"cannot write {bad}: {tmp_path / 'a-file'} is a file, not a folder" in got.output
+        assert "give -o a path in a folder you can write to" in got.output
+        assert "bug" not in got.output
+
+
 def test_review_new_reads_a_named_format(tmp_path: Path) -> None:
     """The hint for an unreadable file says "name its format with --format NAME"; `review new`
     had no such option ("No such option: --format"). A real RIS export (ASReview's RIS test

@@ -62,8 +62,8 @@ def reports_errors(fn: F) -> F:
         except Exception as e:  # a bug: still our message + hint, the traceback on request
             if os.environ.get("LITSIFT_DEBUG"):
                 raise
-            fault = _machine_fault(e)
-            if fault is not None:  # a full disk, a read-only home, a lock: not a bug
+            fault = _machine_fault(e) or _output_fault(e)
+            if fault is not None:  # a full disk, a read-only home, a lock, a bad -o: not a bug
                 click.secho(f"error: {for_terminal(fault.message)}", fg="red", err=True)
                 click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
                 sys.exit(1)
@@ -138,6 +138,26 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
         if isinstance(cause, sqlite3.DatabaseError) and code in (11, 26):  # CORRUPT, NOTADB
             told = store_fault(cause, paths.store_file)
             return told if isinstance(told, StoreCorruptError) else None
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def _output_fault(err: BaseException) -> LitsiftError | None:
+    """The command's ``-o/--output`` path could not be written (a folder that is no folder,
+    ``/proc``, no permission): the user's path, not a bug."""
+    ctx = click.get_current_context(silent=True)
+    output = ctx.params.get("output") if ctx is not None else None
+    cause: BaseException | None = err
+    while output is not None and cause is not None:
+        name = getattr(cause, "filename", None)
+        mine = name is not None and Path(name) in (Path(output), *Path(output).parents)
+        if isinstance(cause, OSError) and mine:  # the path or a folder above it
+            why = cause.strerror or type(cause).__name__
+            if isinstance(cause, FileExistsError | NotADirectoryError) and name != str(output):
+                why = f"{name} is a file, not a folder"
+            return LitsiftError(
+                f"cannot write {output}: {why}", "give -o a path in a folder you can write to"
+            )
         cause = cause.__cause__ or cause.__context__
     return None
 
@@ -275,7 +295,8 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None or str(output) == "-":
         shown = for_terminal(text) if sys.stdout.isatty() else text
         click.echo(shown, nl=not shown.endswith("\n"))
-    else:
+    else:  # its folder made as refs export and the diagrams do (a bad path: _output_fault)
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}", err=True)
 
