@@ -173,6 +173,10 @@ async def test_llm_rerank_reorders_per_reply(
         # said once: the reason, then that the order is kept (it read "rerank failed, original
         # order kept: ... — the original order is kept")
         assert status(app).count("order") == 1, status(app)
+        # and the whole of it, the error's hint included, in a toast (the status line is cut)
+        said = [n.message for n in app._notifications if n.title == "LLM"]
+        assert said and said[-1].startswith("rerank failed: "), said
+        assert said[-1].endswith("(the original order is kept)") and "; " in said[-1], said
 
 
 async def test_answer_streams_flags_fabricated_and_opens_reference(

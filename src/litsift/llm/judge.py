@@ -167,9 +167,8 @@ def judge_aspects(
                 purpose="aspects",
             )
         except LLMError as e:
-            return AspectJudgement(
-                MappingProxyType(scores), stats, f"aspect judge failed: {e.message}"
-            )
+            said = f"aspect judge failed: {e.message}" + (f"; {e.hint}" if e.hint else "")
+            return AspectJudgement(MappingProxyType(scores), stats, said)
         stats = stats.add(done.usage, done.cost_usd, done.cached)
         scores[hit.docid] = parse_aspect_scores(done.text, len(texts))
     return AspectJudgement(MappingProxyType(scores), stats)

@@ -189,7 +189,8 @@ def rerank(
             order = list(range(n))
             _run_windows(client, query, texts, order, windows, acc, on_progress)
     except LLMError as e:
-        error = f"rerank failed: {e.message}"  # callers say the original order is kept
+        # the error's own hint (what to fix) stays; callers say the original order is kept
+        error = f"rerank failed: {e.message}" + (f"; {e.hint}" if e.hint else "")
         report = RerankReport(acc.stats, acc.sent, n, error, tuple(notes + acc.notes))
         return RerankResult(_renumber(list(hits)), report)
     new = [head[i] for i in order] + list(hits[n:])

@@ -21,6 +21,7 @@ from dataclasses import replace
 from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
+from litsift.text import for_terminal
 from litsift.tui.messages import AspectsJudged, AspectsScored, Notice, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.screens.host import RankingHost
@@ -213,7 +214,7 @@ class RankingCommands:
             return  # the aspects or the results changed meanwhile
         tab.llm_grades = msg.grades
         if msg.error is not None:
-            self.screen.status.show_error((msg.error, "grades so far are shown"))
+            self._say_failed(msg.error, "grades so far are shown")
         else:
             self.screen.status.show_message(msg.note)
         self.screen.refresh_detail()
@@ -315,6 +316,13 @@ class RankingCommands:
         new = replace(result, hits=tuple(done.hits))
         screen.post_message(Reordered(request_id, kind, new, source, note))
 
+    def _say_failed(self, error: str, kept: str) -> None:
+        """An LLM call failed: the status line says so (cut to its width), and a toast says it
+        whole, the error's hint included (the endpoint to check), as the answer screen does."""
+        self.screen.status.show_error((error, kept))
+        said = for_terminal(f"{error} ({kept})", keep_newlines=False)
+        self.screen.app.notify(said, title="LLM", severity="error", markup=False, timeout=10)
+
     def reordered(self, msg: Reordered) -> None:
         screen = self.screen
         if msg.request_id != screen.request_id:
@@ -325,7 +333,7 @@ class RankingCommands:
                 self.more_like_this = False
             screen.status.show_error(msg.error)
         elif msg.result is None:
-            screen.status.show_error((msg.note, "the original order is kept"))
+            self._say_failed(msg.note, "the original order is kept")
         else:
             reranked = "LLM reranked" if msg.source is Reorder.LLM_RERANK else None
             screen.tab(msg.kind).reorder(msg.result, reranked)
