@@ -14,12 +14,14 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SHARED_DATA
+from tests.llm_server import Reply, ScriptedLLMServer, chat_reply, configured_home
 from tests.terminal.conftest import LITSIFT, Terminal, papers_file, run_litsift
 
 #: a status line of a result answered by both retrievers (no "BM25 only" on screen)
@@ -236,7 +238,7 @@ def test_review_keys_typed_in_a_burst_land_on_their_records(
     t.keys("q")
     t.wait_exit(10)
     out = run_litsift(home, "review", "export", "don", "--format", "decisions")
-    rows = [json.loads(line) for line in out.splitlines()[1:]]
+    rows = [r for r in map(json.loads, out.splitlines()[1:]) if "decision" in r]  # notes aside
     assert [(r["decision"], r["reason"]) for r in rows] == [
         ("exclude", ""),
         ("exclude", "wrong design"),
@@ -245,3 +247,31 @@ def test_review_keys_typed_in_a_burst_land_on_their_records(
     table = csv.DictReader(io.StringIO(run_litsift(home, "review", "export", "don")))
     notes = {r["id"]: r["note"] for r in table if r["note"]}
     assert notes == {rows[2]["doc_id"]: "fast note"}, notes
+
+
+def test_ctrl_q_while_an_llm_call_waits_returns_to_the_shell_at_once(
+    terminal: Callable[..., Terminal], tmp_path: Path, srv: ScriptedLLMServer
+) -> None:
+    """An LLM rerank is in flight (the endpoint answers after 90 s) and the researcher quits:
+    the app's screen went at once but the process sat on a blank terminal until the call timed
+    out (58.7 s with the default timeout). Now the call is left behind and the shell is back."""
+    home = tmp_path / "home"
+    run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 60)))
+    run_litsift(home, "index")
+    srv.push(Reply(body=chat_reply("[2] > [1]").body, delay_s=90.0))
+    with configured_home(home, srv):
+        t = terminal()
+        t.start(LITSIFT, _env(home, tmp_path / "cache"))
+        t.wait_for("Search: a full sentence or keyphrases", timeout=30)
+        t.type("neural machine translation")
+        t.wait_for(_hybrid, timeout=120)
+        t.keys("Down", "r")
+        t.wait_for(lambda s: "reranking" in _no_error(s), timeout=30)
+        for _ in range(100):  # the call reaches the endpoint, its answer 90 s away
+            if srv.requests:
+                break
+            time.sleep(0.1)
+        assert len(srv.requests) == 1, t.screen()
+        t.keys("C-q")
+        t.wait_exit(20.0)  # far below the endpoint's 90 s: the call is not waited for
+    assert t.exit_status() == 0

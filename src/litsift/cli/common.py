@@ -162,6 +162,54 @@ def _output_fault(err: BaseException) -> LitsiftError | None:
     return None
 
 
+#: seconds the app's background threads get to end after it closed, before the process exits
+#: without them (a thread blocked in an LLM call waits out its timeout: a minute)
+THREAD_GRACE_S = 2.0
+
+
+def run_app(app: Any, svc: Any) -> None:
+    """Run a Textual ``app`` over ``svc`` in this terminal and end fast when it closes.
+
+    Textual runs thread workers in the event loop's default executor, and ``asyncio.run``
+    waits for them on the way out: quitting while an LLM call was in flight left the terminal
+    blank for its whole timeout (58.7 s measured). Here the loop's executor does not wait;
+    the service is closed (the store's last transaction committed), threads that can stop
+    (a cancelled index build stops within one step) get :data:`THREAD_GRACE_S`, and any still
+    blocked (a network call) are left behind: the process exits without them
+    (``os._exit``, after flushing output and logs). SQLite rolls back whatever such a thread
+    had not committed, and index builds publish by rename, so nothing is left half-written.
+    """
+    import asyncio
+    import logging
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    class _NoWait(ThreadPoolExecutor):
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            super().shutdown(wait=False, cancel_futures=True)
+
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(_NoWait(thread_name_prefix="litsift-worker"))
+    try:
+        app.run(loop=loop)
+    finally:
+        svc.close()
+        loop.close()
+    deadline = time.monotonic() + THREAD_GRACE_S
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [t for t in threading.enumerate() if t.is_alive() and not t.daemon]
+    if len(stuck) > 1:  # the main thread and a thread that would hold the exit
+        logging.getLogger("litsift.tui").info(
+            "left %d background thread(s) running at exit", len(stuck) - 1
+        )
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(app.return_code or 0)
+
+
 def criteria_text(value: str) -> str:
     """A review's criteria as given on the command line: the text, or ``@FILE``'s text.
 

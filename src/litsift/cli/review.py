@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import criteria_text, open_service, reports_errors, write_output
+from litsift.cli.common import (
+    criteria_text,
+    open_service,
+    reports_errors,
+    run_app,
+    write_output,
+)
 from litsift.text import for_terminal
 
 
@@ -283,9 +289,10 @@ def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> N
     svc = open_service(ctx.obj["home"])
     try:
         svc.reviews.info(name)  # an unknown name is told here, not in the TUI
-        create_screening_app(svc, name, stage=stage, reviewer=reviewer.strip()).run()
-    finally:
+    except BaseException:
         svc.close()
+        raise
+    run_app(create_screening_app(svc, name, stage=stage, reviewer=reviewer.strip()), svc)
 
 
 @click.command("feed")

@@ -20,6 +20,7 @@ from litsift.cli.common import (
     home_option,
     open_service,
     reports_errors,
+    run_app,
 )
 from litsift.cli.eval import eval_cmd
 from litsift.cli.refs import refs_group
@@ -59,9 +60,11 @@ def _run_tui(home: str | None) -> None:
 
     svc = open_service(home)
     try:
-        create_app(svc).run()
-    finally:
+        app = create_app(svc)
+    except BaseException:
         svc.close()
+        raise
+    run_app(app, svc)
 
 
 @main.command()
