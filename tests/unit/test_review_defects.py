@@ -329,6 +329,11 @@ def test_an_output_path_that_cannot_be_written_is_the_user_s_not_a_bug(tmp_path:
         assert f"cannot write {bad}: {tmp_path / 'a-file'} is a file, not a folder" in got.output
         assert "give -o a path in a folder you can write to" in got.output
         assert "bug" not in got.output
+    # the same for a home that cannot be made (it was "failed unexpectedly", exit 2)
+    bad_home = tmp_path / "a-file" / "home"
+    got = runner.invoke(main, ["--home", str(bad_home), "search", "emicizumab"])
+    assert got.exit_code == 1, got.output
+    assert f"cannot use {bad_home} as litsift's home" in got.output and "bug" not in got.output
 
 
 def test_review_new_reads_a_named_format(tmp_path: Path) -> None:

@@ -143,21 +143,29 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
 
 
 def _output_fault(err: BaseException) -> LitsiftError | None:
-    """The command's ``-o/--output`` path could not be written (a folder that is no folder,
-    ``/proc``, no permission): the user's path, not a bug."""
+    """The command's ``-o/--output`` path, or the ``--home`` / ``LITSIFT_HOME`` folder, could
+    not be written or made (a folder that is a file, ``/proc``, no permission): the user's
+    path, not a bug."""
     ctx = click.get_current_context(silent=True)
-    output = ctx.params.get("output") if ctx is not None else None
+    if ctx is None:
+        return None
+    output = ctx.params.get("output")
+    home = ctx.find_root().params.get("home") or os.environ.get("LITSIFT_HOME")
     cause: BaseException | None = err
-    while output is not None and cause is not None:
+    while cause is not None:
         name = getattr(cause, "filename", None)
-        mine = name is not None and Path(name) in (Path(output), *Path(output).parents)
-        if isinstance(cause, OSError) and mine:  # the path or a folder above it
+        for path, what, hint in (
+            (output, "write {}", "give -o a path in a folder you can write to"),
+            (home, "use {} as litsift's home", "give --home (or LITSIFT_HOME) a writable folder"),
+        ):
+            if path is None or name is None or not isinstance(cause, OSError):
+                continue
+            if Path(name) not in (Path(path), *Path(path).parents):  # the path or a folder above
+                continue
             why = cause.strerror or type(cause).__name__
-            if isinstance(cause, FileExistsError | NotADirectoryError) and name != str(output):
+            if isinstance(cause, FileExistsError | NotADirectoryError) and name != str(path):
                 why = f"{name} is a file, not a folder"
-            return LitsiftError(
-                f"cannot write {output}: {why}", "give -o a path in a folder you can write to"
-            )
+            return LitsiftError(f"cannot {what.format(path)}: {why}", hint)
         cause = cause.__cause__ or cause.__context__
     return None
 
