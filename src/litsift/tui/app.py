@@ -9,7 +9,7 @@ applied with :meth:`textual.app.App.set_keymap` (the pattern of posting's ``app.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any, ClassVar
 
@@ -231,7 +231,8 @@ class LitsiftApp(DialogKeys, App[None]):
         """The palette's commands: the keys of the screen it was opened on, named as the
         footer and help name them (a hand-kept list missed T, C, R, P and M, and offered the
         search screen's commands on the screening screen, where running one crashed)."""
-        yield from super().get_system_commands(screen)
+        # Textual's "Keys" panel is left out: Help lists the keys, and Esc did not close it
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         if screen is self.search_screen:
             yield from self._search_commands()
             yield SystemCommand(
@@ -249,25 +250,28 @@ class LitsiftApp(DialogKeys, App[None]):
         bindings = [
             b
             for b in (*SCREEN_BINDINGS, *TRIAGE_BINDINGS, *RANKING_BINDINGS, *ERROR_BINDINGS)
-            if isinstance(b, Binding)
-            and (llm or b.action not in NEEDS_LLM)
-            and (b.action != "read_errors" or s.job_errors.unread)
+            if isinstance(b, Binding) and (b.action != "read_errors" or s.job_errors.unread)
         ]
-        yield from _commands(s, bindings)
+        # the LLM's commands are offered unconfigured too (the footer shows their keys; run,
+        # they say what to configure): they were missing, as if litsift had no LLM features
+        unset = "" if llm else " (first set [llm] in config.toml: the command says how)"
+        yield from _commands(s, bindings, {a: unset for a in NEEDS_LLM})
 
 
-def _commands(screen: Screen[Any], bindings: list[Binding]) -> Iterable[SystemCommand]:
+def _commands(
+    screen: Screen[Any], bindings: list[Binding], more: Mapping[str, str] | None = None
+) -> Iterable[SystemCommand]:
     """A palette command per action of ``bindings`` (the first binding of each), run on
-    ``screen``; moves that need a place (Esc back, Down into the results) are left out."""
+    ``screen``, its help text followed by ``more[action]``; moves that need a place (Esc back,
+    Down into the results) are left out."""
     seen: set[str] = set()
     for binding in bindings:
         action = binding.action
         if action in seen or action in _NOT_IN_PALETTE or binding.system:
             continue
         seen.add(action)
-        yield SystemCommand(
-            binding.description, binding.tooltip or "", partial(screen.run_action, action)
-        )
+        said = (binding.tooltip or "") + (more or {}).get(action, "")
+        yield SystemCommand(binding.description, said, partial(screen.run_action, action))
 
 
 def create_app(
