@@ -35,6 +35,7 @@ __all__ = [
     "SignalFeatures",
     "citation_signal",
     "kept_link_counts",
+    "kept_links",
     "stored_signal",
 ]
 
@@ -96,6 +97,14 @@ def kept_link_counts(
     Returns:
         ``{candidate id: k}`` for the candidates with ``k > 0`` only.
     """
+    return {c: len(linked) for c, linked in kept_links(store, candidates, kept).items()}
+
+
+def kept_links(
+    store: Store, candidates: Collection[str], kept: Collection[str]
+) -> dict[str, set[str]]:
+    """The kept papers each candidate cites or is cited by (itself not counted), in candidate
+    order; candidates with none are left out (:func:`kept_link_counts` counts them)."""
     if not kept or not candidates:
         return {}
     from litsift.store.repositories import Citations
@@ -106,7 +115,7 @@ def kept_link_counts(
     for c, other in rows:
         if other != c:
             near.setdefault(str(c), set()).add(str(other))
-    return {c: len(near[c]) for c in wanted if c in near}
+    return {c: near[c] for c in wanted if c in near}
 
 
 class SignalFeatures:

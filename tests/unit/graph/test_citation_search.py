@@ -15,6 +15,7 @@ import pytest
 from litsift.graph.signal import kept_link_counts, stored_signal
 from litsift.paths import get_paths, shared_data_dir
 from litsift.search.pipeline import SearchPipeline
+from litsift.search.retrieval.citation_stage import fuse_kept_links, kept_strength
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Label, Query
 
@@ -88,3 +89,39 @@ def test_a_linked_hit_moves_up_and_says_why(service: LitsiftService) -> None:
     # the unlinked hits keep their relative order
     unlinked = [h.docid for h in fused.hits if h.docid not in links]
     assert unlinked == [d for d in rank if d in set(unlinked)]
+
+
+def test_the_weight_follows_how_much_the_kept_papers_are_about_the_query() -> None:
+    """Each kept paper a hit links to counts 1 - (rank - 1) / n at its rank in the pool of n
+    hits (scaled by 1 / (1 - full share), at most 1), 0 outside it; a hit's strength is their
+    sum, at most 1."""
+    pool = ["a", "b", "c", "d"]
+    links = {"x": {"a"}, "y": {"d"}, "z": {"elsewhere"}, "w": {"c", "d"}, "v": {"a", "b"}}
+    assert kept_strength(pool, links, 0.0) == {"x": 1.0, "y": 0.25, "z": 0.0, "w": 0.75, "v": 1.0}
+    # the default: full in the pool's first half, then falling to 0 at its end
+    assert kept_strength(pool, links) == {"x": 1.0, "y": 0.5, "z": 0.0, "w": 1.0, "v": 1.0}
+    order = ["p1", "p2", "y", "z"]
+    fused = fuse_kept_links(order, {"y": 1, "z": 1}, 1.0, 60, {"y": 0.25, "z": 0.0})
+    assert [d for d, _, _ in fused] == ["y", "p1", "p2", "z"]  # y moves up; z stays (0)
+    assert fused[0][1] == pytest.approx(1 / 63 + 0.25 / 61)
+    assert fused[0][2] == (1.0, 1) and fused[3][2] is None
+
+
+def test_hits_linked_to_a_kept_paper_the_query_does_not_find_stay_where_they_are(
+    service: LitsiftService,
+) -> None:
+    """A kept paper of another topic (a bioinformatics tool, not among the query's candidates)
+    moved the papers citing it to the top of a search about word embeddings; now a search
+    whose candidate pool holds no kept paper is the search without the signal."""
+    query = Query(QUERY, Kind.PAPER, k=10, k0=10)
+    base = pipeline(service, False).search(query)
+    pool = [h.docid for h in base.hits]
+    assert BTS071 not in pool
+    assert kept_link_counts(service.store, pool, [BTS071])  # linked hits are in the pool
+    service.set_label(Kind.PAPER, BTS071, Label.KEEP)
+    try:
+        fused = pipeline(service, True).search(query)
+    finally:
+        service.set_label(Kind.PAPER, BTS071, None)
+    assert [h.docid for h in fused.hits] == pool
+    assert not any("kept" in h.signals for h in fused.hits)
