@@ -36,6 +36,10 @@ w=1 against the baseline: +9.9 (p 0.0002, 21 wins / 4 losses), +7.5 (p 0.0002, 2
 Mixed library (2,458 records), w=1: kept on the topic R@20 15.9 -> 24.3, R@50 31.0 -> 37.3,
 nDCG@10 25.7 -> 37.3 (p <= 0.0006); kept off the topic: no change at any weight (none of their
 linked papers reached the query's 100 candidates).
+
+2026-11-30, the signal gated by the query (``--gate``; docs/EVALUATION.md, "Citations"), w=1,
+test seeds: ungated (``--gate off``) 24.9 / 37.2 / 37.8, gated 0.5 (the default) 23.0 / 35.8 /
+35.0, 0.75 23.5 / 36.0 / 35.2, 0 (linear) 22.2 / 35.6 / 34.8; search alone 15.4 / 30.0 / 24.9.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ import numpy as np
 from litsift.eval.measures import paired_test, per_query
 from litsift.paths import get_paths, shared_data_dir
 from litsift.search.pipeline import SearchPipeline
+from litsift.search.retrieval import citation_stage
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Label, Query
 
@@ -254,7 +259,17 @@ def main() -> None:
     parser.add_argument(
         "--mixed", action="store_true", help="one library of all sets, kept on / off topic"
     )
+    parser.add_argument(
+        "--gate",
+        default=None,
+        help="the kept papers' full share of the candidates (citation_stage.KEPT_FULL_SHARE; "
+        "default: the code's), or 'off': every linked candidate at full weight (before 11-30)",
+    )
     args = parser.parse_args()
+    if args.gate == "off":
+        citation_stage.kept_strength = lambda pool, links, full=None: dict.fromkeys(links, 1.0)
+    elif args.gate is not None:
+        citation_stage.KEPT_FULL_SHARE = float(args.gate)
     weights = [float(w) for w in args.weights.split(",")]
     systems = [f"w={w:g}" for w in weights]
     tune_seeds = list(range(100, 100 + args.tune_seeds))
