@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from litsift.paths import get_paths
 from litsift.review.estimate import MIN_SCREENED
@@ -162,3 +162,47 @@ async def test_decisions_made_in_another_terminal_are_loaded_not_decided_again(
         screen = await wait_for(pilot, "1 decision taken back elsewhere")
         assert rows[now.id] not in session.decisions
         assert "screened 5 of 257" in line(screen)
+
+
+#: criteria as reviewers write them: four PICO lines, about 650 characters
+PICO = """Population: people with haemophilia A or B, children or adults, any severity.
+Intervention: factor concentrates, extended half-life products or non-replacement therapy
+(emicizumab, fitusiran, concizumab), any dose or schedule.
+Outcomes: pharmacokinetic parameters (half-life, clearance, trough levels, exposure) measured in
+patients; population PK models and dosing simulations count. Design: trials, cohorts, PK studies
+and modelling reports with original patient data. Exclude reviews, commentaries, theses, book
+chapters and conference abstracts without full data."""
+
+
+async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
+    review_service: LitsiftService,
+) -> None:
+    """`litsift review screen` (the screening screen as the app's default screen) loaded none
+    of the screen's stylesheet: real criteria took 13 of 24 lines and the record one. The note
+    dialog was 90 columns wide (its right border and Cancel off screen), and a note once
+    written could not be removed (an emptied note kept the dialog open)."""
+    svc = review_service
+    svc.reviews.set_criteria("donners", PICO)
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, session, first = await opened(pilot)
+        assert screen.query_one("#screening-criteria").region.height <= 4
+        box = screen.query_one("#screening-record-box")
+        assert box.region.height >= 8
+        assert box.styles.padding.left == 2  # the stylesheet's padding, not 0
+        await pilot.press("n")
+        await pilot.pause()
+        dialog = app.screen.query_one(".modal-box")
+        assert dialog.region.x >= 0 and dialog.region.right <= 80, dialog.region
+        await pilot.press(*"wrong record", "enter")
+        await wait_idle(pilot)
+        assert session.note_of(first.id) == "wrong record"
+        await pilot.press("n")
+        await pilot.pause()
+        field = app.screen.query_one("#prompt-input", Input)
+        assert field.value == "wrong record"
+        field.action_end()
+        await pilot.press(*["backspace"] * len(field.value), "enter")  # emptied, saved
+        await wait_idle(pilot)
+        assert isinstance(app.screen, ScreeningScreen)  # the dialog closed
+        assert session.note_of(first.id) == ""

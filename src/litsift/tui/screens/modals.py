@@ -72,13 +72,23 @@ class _PromptInput(InOrderInput):
 
 
 class PromptScreen(_Modal[str]):
-    """Ask for one line of text; Enter or ctrl+s returns it stripped (empty → stays open)."""
+    """Ask for one line of text; Enter or ctrl+s returns it stripped (empty → stays open, or
+    with ``allow_empty`` returns "": a note emptied is a note removed)."""
 
-    def __init__(self, title: str, prompt: str, value: str = "", placeholder: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        prompt: str,
+        value: str = "",
+        placeholder: str = "",
+        *,
+        allow_empty: bool = False,
+    ) -> None:
         super().__init__(classes="litsift-modal")
         self.title_text, self.prompt, self.value, self.placeholder = (
             for_terminal(x, keep_newlines=False) for x in (title, prompt, value, placeholder)
         )
+        self.allow_empty = allow_empty
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
@@ -89,7 +99,7 @@ class PromptScreen(_Modal[str]):
 
     def action_save(self) -> None:
         text = self.query_one("#prompt-input", Input).value.strip()
-        if text:
+        if text or self.allow_empty:
             self.dismiss(text)
 
 

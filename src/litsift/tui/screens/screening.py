@@ -434,7 +434,8 @@ class ScreeningScreen(Screen[None]):
                 return
             self.show_record()
 
-        prompt = PromptScreen("Note", paper.title, session.note_of(paper.id), "why (in)eligible")
+        note = session.note_of(paper.id)  # emptied and saved: the note is removed
+        prompt = PromptScreen("Note", paper.title, note, "why (in)eligible", allow_empty=True)
         self.app.push_screen(prompt, done)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
