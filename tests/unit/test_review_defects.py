@@ -399,3 +399,38 @@ def test_no_export_writes_the_screening_label_as_a_title(
         (paper,) = [p for _, p in fresh.reviews.records("back")]
         assert (doc, decision) == (paper.id, "include")
         assert paper.title.startswith("[no title] doi:10.1002/cpt")
+
+
+def test_a_review_new_interrupted_while_it_writes_leaves_no_half_made_review(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the last moments of `review new` (a tester, restoring a 3,999-record RIS
+    copy) left the name taken by a review with its records and none of their decisions, or
+    none of its records; the terminal said only "Aborted!". Now the review is made whole or
+    not at all, and the message says which. The interrupt is raised where the notes are
+    written, the last step."""
+    _needs_donners()
+    from litsift.store import review_decisions
+
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)) as s:
+        s.reviews.create("src", [DONNERS], reasons=["wrong population"])
+        rows = s.reviews.records("src")
+        s.reviews.open("src").set_note("check dose", rows[0][0].doc_id)
+        ris = tmp_path / "src.ris"
+        ris.write_text(s.reviews.export("src", "ris"), encoding="utf-8")
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(review_decisions, "set_note", interrupted)
+    args = ["--home", str(home), "review", "new", "copy", "--from", str(ris)]
+    got = CliRunner().invoke(main, args)
+    assert got.exit_code == 130, got.output
+    assert "stopped (Ctrl-C): review copy was not made" in got.output
+    monkeypatch.undo()
+    with LitsiftService(get_paths(home)) as s:
+        assert "copy" not in {r.name for r in s.reviews.all()}
+        made = s.reviews.create("copy", [ris])  # the name is free; the whole review comes
+        assert made.prisma.screened == 257 and made.priors == 257
+        assert {r.note for r, _ in s.reviews.records("copy")} == {"", "check dose"}

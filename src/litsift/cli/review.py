@@ -101,9 +101,18 @@ def review_new(
     words = [w.strip() for w in keywords.split(",") if w.strip()]
     why = [w.strip() for w in reasons.split(",") if w.strip()]
     with open_service(ctx.obj["home"]) as svc:
-        made = svc.reviews.create(
-            name, list(paths), criteria_text(criteria), words, policy, why, format_name=fmt
-        )
+        try:
+            made = svc.reviews.create(
+                name, list(paths), criteria_text(criteria), words, policy, why, format_name=fmt
+            )
+        except KeyboardInterrupt:  # the service removed the half-made review
+            shown = for_terminal(name, keep_newlines=False)
+            click.echo(
+                f"stopped (Ctrl-C): review {shown} was not made (the records read so far are "
+                "in the store; running the command again makes the whole review)",
+                err=True,
+            )
+            ctx.exit(130)
     for p in made.problems[:20]:
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:

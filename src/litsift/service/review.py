@@ -94,7 +94,7 @@ class ReviewService(ReviewRounds):
         from litsift.errors import IngestError
         from litsift.sources.formats.screening_jsonl import is_screening_set
         from litsift.sources.importer import import_paths
-        from litsift.store import review_decisions, review_stages, reviews
+        from litsift.store import review_stages, reviews
 
         store = self._store()
         if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
@@ -155,6 +155,28 @@ class ReviewService(ReviewRounds):
             bad_per_file[problem.file] = bad_per_file.get(problem.file, 0) + 1
         file_rows = [(f, fmt, per_file.get(f, 0), bad_per_file.get(f, 0)) for f, fmt, _ in files]
         name = reviews.create_review(store, name, criteria, keywords, file_rows)
+        try:  # all or nothing: interrupted (Ctrl-C) or failed, the half-made review goes
+            return self._fill(name, entries, reasons, prior_labels, labels, marks, problems, files)
+        except BaseException:
+            reviews.delete_review(store, name)
+            raise
+
+    def _fill(
+        self,
+        name: str,
+        entries: list[tuple[str, str, str]],
+        reasons: Sequence[str],
+        prior_labels: dict[tuple[str, str], int],
+        labels: LabelPolicy,
+        marks: dict[tuple[str, str], Marks],
+        problems: list[Problem],
+        files: list[tuple[str, str, int]],
+    ) -> ReviewCreated:
+        """The records, reasons, prior decisions, votes and notes of review ``name``, just
+        made by :meth:`create` from ``entries`` (``(doc_id, file, location)``)."""
+        from litsift.store import review_decisions, review_stages, reviews
+
+        store = self._store()
         if reasons:
             review_stages.set_reasons(store, name, reasons)
         grouped: dict[str, int] = {}
