@@ -379,7 +379,7 @@ def test_notes_travel_in_decisions_files_and_merge_without_losing_either(tmp_pat
     assert "2 records' notes merged" in got.output
     with _svc(alice) as a:
         notes = {r.doc_id: r.note for r, _ in a.reviews.records("don")}
-        assert notes[both] == "dose not reported\n\nbob: check the\nsecond cohort"
+        assert notes[both] == "dose not reported; bob: check the\nsecond cohort"
         assert notes[only_bob] == "conference abstract only"
         assert sum(1 for n in notes.values() if n) == 2
     again = _cli(alice, "merge", "don", str(tmp_path / "bob.jsonl"))

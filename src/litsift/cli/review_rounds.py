@@ -235,7 +235,7 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
         f"litsift review conflicts {shown}"
     )
     if got["notes"]:
-        click.echo(f"{got['notes']:,} records' notes merged (a different note below this one's)")
+        click.echo(f"{got['notes']:,} records' notes merged (a different note after this one's)")
     if got["unnamed"]:
         click.echo(
             f"{got['unnamed']:,} of them without a reviewer's name: merged as {shown}'s own "

@@ -62,8 +62,9 @@ def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
 def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> dict[str, int]:
     """Merge ``(doc_id, reviewer, text)`` notes read from decisions files into the records'
     notes: a record without a note takes the text; one whose note already holds the text keeps
-    it (merging twice adds nothing); any other note gets the text below it, after a blank line
-    and ``reviewer:`` (when named), so no reviewer's note is lost.
+    it (merging twice adds nothing); any other note gets the text after it, after ``"; "`` and
+    ``reviewer:`` (when named), so no reviewer's note is lost (one line, as the screening
+    screen's note editor and a RIS copy join several notes of a record).
 
     Returns:
         ``{"added": records whose note was set or extended, "known": notes already there}``.
@@ -78,7 +79,7 @@ def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> d
         if not text or text in now:
             got["known"] += 1
             continue
-        new = text if not now else f"{now}\n\n{who + ': ' if who else ''}{text}"
+        new = text if not now else f"{now}; {who + ': ' if who else ''}{text}"
         set_note(store, name, doc_id, new)
         have[doc_id] = new
         got["added"] += 1

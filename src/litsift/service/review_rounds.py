@@ -153,7 +153,7 @@ class ReviewRounds:
         one that differs from this review's own decision on the record is not merged (whose
         it is cannot be told) and is named. A record's note is merged as
         :func:`~litsift.service.decisions_file.merge_notes` says (a note that differs is added
-        below this review's own, with its reviewer's name). A row that is not a decision (not
+        after this review's own, with its reviewer's name). A row that is not a decision (not
         JSON, an unknown stage, decision or source) is reported with its line and skipped; the
         file's other rows are merged.
 
