@@ -184,3 +184,34 @@ def test_a_stub_named_by_its_source_is_plain_sanitised_text() -> None:
     assert all("0123456789ab" not in c.plain for c in cells)
     doi = CitationsScreen._cells(Neighbour("doi:10.1/x"), "")
     assert doi[3].plain == "doi:10.1/x · not stored" and doi[2].plain == "(no title known)"
+
+
+async def test_enter_follows_the_trail_to_a_stored_work_and_esc_comes_back(
+    service: LitsiftService,
+) -> None:
+    """Enter on a row did nothing: a stored reference's own references and citing works were
+    out of reach. Now it opens them (SPECTER is among the works citing the reference), Esc
+    comes back to SPECTER's list, and Enter on a work not stored says how to store it."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_citations(pilot, service)
+        first = screen.rows[0]
+        assert first.stored
+        screen.table.move_cursor(row=0)
+        await pilot.press("enter")
+        await settle(pilot)
+        inner = app.screen
+        assert isinstance(inner, CitationsScreen) and inner is not screen
+        await until_idle(pilot, inner)
+        assert inner.doc_id == first.key
+        await pilot.press("2")
+        assert specter_id(service) in {n.key for n in inner.rows}
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+        stub = next(i for i, n in enumerate(screen.rows) if not n.stored)
+        screen.table.move_cursor(row=stub)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
+        assert "is not stored: F fetches this paper's trail" in status(screen)

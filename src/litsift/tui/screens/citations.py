@@ -6,7 +6,8 @@ snowball rounds from the kept papers.
   GROBID or PDF reference: title, first author, year) or by their identifier (``openalex:W…``,
   ``doi:…``) -- ``F`` fetches the paper's trail from OpenAlex (``litsift refs fetch``), which
   stores them. ``j``/``k``/``g``/``G`` move the cursor as in the results (same binding ids,
-  so a ``[keymap]`` entry moves both).
+  so a ``[keymap]`` entry moves both). ``Enter`` follows the trail: the highlighted stored
+  paper's own references and citing works, on a screen of their own (``Esc`` comes back).
 * ``S`` a snowball round: the references and citing works of every kept paper that carry no
   label yet, ranked by how many kept papers they link to, bibliographic coupling, co-citation
   and hybrid relevance to the current query (:meth:`litsift.service.api.TrailAPI.snowball`);
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -56,7 +57,7 @@ _INTERNAL_SCHEMES = {"key", "title"}
 _OTHER_COLUMNS = 60
 #: j/k share one footer entry
 _MOVE = Binding.Group("Move")
-_KEY_HINT = "1: references · 2: cited by · F: fetch the trail · S: snowball round"
+_KEY_HINT = "1: references · 2: cited by · Enter: open · F: fetch the trail · S: snowball round"
 
 
 def _count(n: int, nouns: tuple[str, str]) -> str:
@@ -128,6 +129,13 @@ class CitationsScreen(Screen[None]):
         Binding("g", "first_row", "First", show=False, id="first_result", tooltip="First row"),
         Binding("G", "last_row", "Last", show=False, id="last_result", tooltip="Last row"),
         Binding(
+            "enter",
+            "follow",
+            "Open",
+            id="citations_follow",
+            tooltip="This work's own references and citing works (Esc comes back)",
+        ),
+        Binding(
             "S",
             "snowball",
             "Snowball round",
@@ -152,7 +160,7 @@ class CitationsScreen(Screen[None]):
         query_text: str = "",
         post_back: Callable[[Message], object] | None = None,
     ) -> None:
-        super().__init__(id="citations-screen")
+        super().__init__(classes="citations-screen")  # no id: Enter stacks one on another
         self.service = service
         self.doc_id = doc_id
         self.service_lock = lock
@@ -339,6 +347,24 @@ class CitationsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()  # Enter on a row: the table's own binding, not the screen's
+        self.action_follow()
+
+    def action_follow(self) -> None:
+        """Follow the trail: the highlighted stored paper's citations, on a screen of their
+        own (Esc comes back here); a work not stored has none here yet."""
+        n = self.highlighted()
+        if n is None:
+            return
+        if not n.stored:
+            self.say(f"{_name(n)} is not stored: F fetches this paper's trail, which stores it")
+            return
+        self.app.push_screen(
+            CitationsScreen(self.service, n.key, self.service_lock, self.query_text, self.post_back)
+        )
 
     def action_label(self, label: str) -> None:
         n = self.highlighted()
