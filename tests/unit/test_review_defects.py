@@ -68,6 +68,30 @@ def test_every_command_piped_into_a_closed_reader_ends_quietly(tmp_path: Path) -
     assert wrong.returncode == 1 and "no review named 'nope'" in wrong.stderr
 
 
+def test_a_command_that_builds_finishes_when_its_reader_goes_away(tmp_path: Path) -> None:
+    """`litsift index | head -1` stopped at its second line of output (exit 141): the
+    papers' index was built, the datasets' dense index never was. A command that changes
+    the store or the indexes now finishes its work, its output past the reader going nowhere."""
+    import gzip
+    import json
+
+    from tests.conftest import DATASETS_GZ, PAPERS_GZ
+
+    home = tmp_path / "home"
+    for kind, src, n in (("papers", PAPERS_GZ, 40), ("datasets", DATASETS_GZ, 30)):
+        part = tmp_path / f"{kind}.jsonl"
+        with gzip.open(src, "rt", encoding="utf-8") as f:
+            part.write_text("".join(next(f) for _ in range(n)), encoding="utf-8")
+        got = CliRunner().invoke(main, ["--home", str(home), "ingest", kind, str(part)])
+        assert got.exit_code == 0, got.output
+    done = _into_closed_pipe(home, "index")
+    assert done.returncode == 0, done.stderr
+    config = CliRunner().invoke(main, ["--home", str(home), "config"]).output
+    embedded = [json.loads(line.split(":")[1].strip(" ,")) for line in config.splitlines()
+                if '"embedded":' in line]  # fmt: skip
+    assert sorted(embedded) == [30, 40], config
+
+
 def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
     svc: LitsiftService,
 ) -> None:

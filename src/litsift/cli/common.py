@@ -4,13 +4,14 @@ live view of a streamed LLM draft."""
 from __future__ import annotations
 
 import functools
+import io
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 import click
 
@@ -79,6 +80,62 @@ def reports_errors(fn: F) -> F:
                 err=True,
             )
             sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class _ReaderMayLeave(io.TextIOBase):
+    """Standard output whose reader may go away: once it has, what is written goes to
+    /dev/null (the file descriptor too), so the command goes on (:func:`finishes_its_work`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+        except (OSError, ValueError):  # no real stdout to point elsewhere
+            self._stream = open(os.devnull, "w", encoding="utf-8")
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding
+
+
+def finishes_its_work(fn: F) -> F:
+    """For a command that changes the store or the indexes (index, ingest, sync, ...): a
+    reader of its output that goes away (``litsift index | head -1``) does not stop it. It
+    ended there (exit 141), leaving the datasets' dense index unbuilt; now the rest of its
+    output goes to /dev/null and the work is finished."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        before = sys.stdout
+        sys.stdout = _ReaderMayLeave(before)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sys.stdout = before
 
     return wrapper  # type: ignore[return-value]
 

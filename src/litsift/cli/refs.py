@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, reports_errors
+from litsift.cli.common import finishes_its_work, open_service, reports_errors
 from litsift.text import for_terminal
 
 __all__ = ["refs_group"]
@@ -49,6 +49,7 @@ def refs_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def refs_fetch(
     ctx: click.Context,
     ids: tuple[str, ...],
@@ -124,6 +125,7 @@ def refs_fetch(
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def refs_import(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
     """Import citation edges from S2AG `citations` dataset files (.jsonl or .jsonl.gz).
 

@@ -9,6 +9,7 @@ import click
 
 from litsift.cli.common import (
     criteria_text,
+    finishes_its_work,
     open_service,
     reports_errors,
     run_app,
@@ -78,6 +79,7 @@ def review_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def review_new(
     ctx: click.Context,
     name: str,

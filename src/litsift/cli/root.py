@@ -17,6 +17,7 @@ import click
 
 from litsift.cli.common import (
     LitsiftGroup,
+    finishes_its_work,
     home_option,
     open_service,
     reports_errors,
@@ -79,6 +80,7 @@ def _run_tui(home: str | None) -> None:
 )
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
     """Ingest the sample corpus (19.6K papers, 3.3K datasets), build BM25, open the TUI.
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import open_service, progress_bar, reports_errors
+from litsift.cli.common import finishes_its_work, open_service, progress_bar, reports_errors
 from litsift.text import for_terminal
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ def rq_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def rq_extract(
     ctx: click.Context,
     limit: int | None,

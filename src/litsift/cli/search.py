@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import kind_named, open_service, progress_bar, reports_errors
+from litsift.cli.common import (
+    finishes_its_work,
+    kind_named,
+    open_service,
+    progress_bar,
+    reports_errors,
+)
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import FUSIONS
@@ -159,6 +165,7 @@ ENGINE_OPTION = click.option(
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def index(
     ctx: click.Context,
     kind: str,

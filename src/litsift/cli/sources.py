@@ -14,7 +14,13 @@ from typing import Any
 
 import click
 
-from litsift.cli.common import KIND_CHOICE, kind_named, open_service, reports_errors
+from litsift.cli.common import (
+    KIND_CHOICE,
+    finishes_its_work,
+    kind_named,
+    open_service,
+    reports_errors,
+)
 from litsift.text import for_terminal
 
 __all__ = ["dedup_cmd", "formats_cmd", "ingest", "sync_cmd"]
@@ -42,6 +48,7 @@ _NOT_SYNC_KEYS = ("kind", "skipped", "files", "warnings", "elapsed_s")
 @click.option("--quiet", is_flag=True, help="No progress output (on stderr, also with --json).")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def ingest(
     ctx: click.Context,
     kind: str,
@@ -194,6 +201,7 @@ def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @reports_errors
+@finishes_its_work
 def sync_cmd(
     ctx: click.Context,
     source: str | None,
