@@ -178,17 +178,25 @@ async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
     review_service: LitsiftService,
 ) -> None:
     """`litsift review screen` (the screening screen as the app's default screen) loaded none
-    of the screen's stylesheet: real criteria took 13 of 24 lines and the record one. The note
+    of the screen's stylesheet: real criteria took 13 of 24 lines and the record one; then,
+    capped, they cut the line of the reasons' keys. The note
     dialog was 90 columns wide (its right border and Cancel off screen), and a note once
     written could not be removed (an emptied note kept the dialog open)."""
     svc = review_service
     svc.reviews.set_criteria("donners", PICO)
+    reasons = ["not empirical", "wrong population", "wrong exposure", "wrong outcome", "review",
+               "commentary", "thesis", "chapter", "abstract only"]  # fmt: skip
+    svc.reviews.set_reasons("donners", reasons)
     app = create_screening_app(svc, "donners", dense=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen, session, first = await opened(pilot)
-        assert screen.query_one("#screening-criteria").region.height <= 4
+        assert screen.query_one("#screening-criteria").region.height <= 3
+        # the reasons' keys have a line of their own: long criteria cut them off (a tester)
+        keys = screen.query_one("#screening-reasons")
+        assert "9 abstract only" in line(screen, "#screening-reasons")
+        assert keys.region.height == 2 and keys.region.bottom <= 6
         box = screen.query_one("#screening-record-box")
-        assert box.region.height >= 8
+        assert box.region.height >= 6
         assert box.styles.padding.left == 2  # the stylesheet's padding, not 0
         await pilot.press("n")
         await pilot.pause()

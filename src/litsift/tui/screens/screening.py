@@ -2,9 +2,8 @@
 
 Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
 Keys: ``i`` include, ``x`` exclude, ``1``-``9`` exclude with the review's reason of that
-number, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (to the
-screen below; ``litsift review screen`` has none: q / Ctrl+Q quit it). A key
-records the decision (one SQLite insert) and shows the next record of the queue the last
+number, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (``litsift review screen``: q quits). A
+key records the decision (one SQLite insert) and shows the next record of the queue the last
 retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
 and its order replaces the queue when it is done (the record on screen stays). The progress
 line, the gain curve (includes found as screening goes on) and the stopping rules' states are
@@ -73,8 +72,7 @@ class ScreeningScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
     #: seconds between two looks at the store for decisions made by another session
     SYNC_S: ClassVar[float] = 2.0
-    #: seconds after another session's decision swapped the record on screen in which a
-    #: decision key decides nothing (it was likely meant for the record that was there)
+    #: seconds after another session's decision swapped the record on screen: keys do nothing
     SWAP_GRACE_S: ClassVar[float] = 0.6
 
     def __init__(
@@ -107,6 +105,7 @@ class ScreeningScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="screening"):
             yield Static("", id="screening-criteria")
+            yield Static("", id="screening-reasons")
             with InOrderScroll(id="screening-record-box"):
                 yield Static(f"opening review {for_terminal(self.review)}…", id="screening-record")
             yield Static("", id="screening-progress")
@@ -164,10 +163,11 @@ class ScreeningScreen(Screen[None]):
             parts += ["  ·  criteria: ", *highlighted(session.criteria, self._keywords, [])]
         if session.keywords:
             parts += ["  ·  keywords: ", *[(k + " ", KEYWORD_STYLE) for k in session.keywords]]
-        if session.reasons:
-            keyed = [f"{i} {r}" for i, r in enumerate(session.reasons, 1)]
-            parts += ["\nexclude with a reason: ", ("  ".join(keyed), "bold")]
         self.query_one("#screening-criteria", Static).update(safe_content(parts))
+        keyed = "  ".join(f"{i} {r}" for i, r in enumerate(session.reasons, 1))  # own line:
+        reasons = self.query_one("#screening-reasons", Static)  # long criteria never cut it
+        reasons.update(safe_content(["exclude with a reason: ", (keyed, "bold")]))
+        reasons.display = bool(keyed)
         self.show_record()
         self.show_progress(progress)
         if self.dense:
