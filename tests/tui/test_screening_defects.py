@@ -126,6 +126,25 @@ async def test_f1_in_litsift_review_screen_lists_the_screening_keys_not_the_sear
         assert screen.session is not None and len(screen.session.decisions) == 3
 
 
+async def test_a_full_text_stage_no_record_reached_says_so(tmp_path: Path) -> None:
+    """Nothing included at title/abstract yet: the full-text screen said "Every report has a
+    decision at full text", that every record had a prior decision, and offered to export the
+    included studies. Now it says no record reached the full text, and what to do."""
+    from textual.widgets import Static
+
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("donners", [DONNERS], labels="none")
+        app = create_screening_app(svc, "donners", dense=False, stage="fulltext", reviewer="al")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            shown = str(screen.query_one("#screening-record", Static).render())
+            assert "No record has reached the full text yet." in shown
+            assert "litsift review screen donners --reviewer al" in shown
+            assert "Every report" not in shown and "export" not in shown
+            stops = str(screen.query_one("#screening-stops", Static).render())
+            assert "every record has a prior decision" not in stops
+
+
 async def test_a_finished_stage_says_what_comes_next(tmp_path: Path) -> None:
     """Done at title/abstract, the screen pointed at exporting that stage; done at full text
     it said the same (exporting the title/abstract stage). Now each stage names its next step:

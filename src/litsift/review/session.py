@@ -61,7 +61,7 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     y = np.asarray(sequence, dtype=np.int64)
     s = int(y.size)
     if n_records <= 0:  # every record came with a prior decision: nothing for a rule to read
-        why = "no record to screen (every record has a prior decision)"
+        why = "no record to screen (none at this stage, or each came with a prior decision)"
         return [StopState(rule, None, why) for rule in ("consecutive", "knee", "hypergeometric")]
     states = []
     need = max(CONSECUTIVE_MIN, int(np.ceil(CONSECUTIVE_FRACTION * n_records)))

@@ -18,7 +18,6 @@ key on a record decided there since it was read here writes nothing: it looks at
 from __future__ import annotations
 
 import logging
-import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -35,7 +34,7 @@ from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
-from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
+from litsift.tui.screens.screening_text import KEYWORD_STYLE, done_lines, highlighted
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
 from litsift.types.reviews import ESTIMATE_MIN_SCREENED
@@ -276,29 +275,9 @@ class ScreeningScreen(Screen[None]):
     _shown: str | None = None
 
     def done_lines(self) -> list[Part]:
-        """What to do once every record of the stage has a decision: the next stage, the
-        export of this stage's includes (or, screening blind, of this reviewer's decisions for
-        ``review merge``) and the PRISMA diagram -- each a command to paste."""
-        name = shlex.quote(self.review)
-        if self.reviewer:
-            who, out = shlex.quote(self.reviewer), shlex.quote(f"{self.reviewer}.jsonl")
-            return [
-                (f"Every record has your decision, {self.reviewer}.", "bold"),
-                "\nFor the one who merges: litsift review export "
-                f"{name} --format decisions --reviewer {who} -o {out}",
-            ]
-        if self.stage == "tiab":
-            return [
-                ("Every record has a decision at title/abstract.", "bold"),
-                f"\nNext, the full text: litsift review screen {name} --stage fulltext",
-                f"\nThe includes so far: litsift review export {name} --format ris --which include",
-            ]
-        return [
-            ("Every report has a decision at full text.", "bold"),
-            "\nThe included studies: litsift review export "
-            f"{name} --stage fulltext --format ris --which include",
-            f"\nThe PRISMA 2020 diagram: litsift review prisma {name} -o prisma.svg",
-        ]
+        """What to do once every record of the stage has a decision (:func:`done_lines`)."""
+        papers = None if self.session is None else self.session.counts()[1]
+        return done_lines(self.review, self.stage, self.reviewer, papers)
 
     def show_record(self) -> None:
         """The current record: title, year · venue, abstract, note; keywords highlighted."""
