@@ -214,3 +214,33 @@ async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
         await wait_idle(pilot)
         assert isinstance(app.screen, ScreeningScreen)  # the dialog closed
         assert session.note_of(first.id) == ""
+
+
+async def test_undo_at_the_start_of_a_session_says_it_takes_back_an_earlier_one(
+    review_service: LitsiftService,
+) -> None:
+    """`u` first thing in a new session took back the reviewer's last decision of an earlier
+    session (30 minutes before, an include that had gone on to the full text) without a word.
+    It still can (a reviewer who quit on a wrong key gets it back), and now says so, naming the
+    record; an undo of this session's own decision says nothing more."""
+    svc = review_service
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        _, _, first = await opened(pilot)
+        await pilot.press("i")
+        await wait_idle(pilot)
+    app = create_screening_app(svc, "donners", dense=False)
+    async with app.run_test(size=SIZE) as pilot:
+        _, session, _ = await opened(pilot)
+        await pilot.press("u")
+        await wait_idle(pilot)
+        assert session.current_paper() == first
+        said = [n.message for n in app._notifications]
+        assert any("from an earlier session" in m and first.title[:20] in m for m in said), said
+        await pilot.press("x")
+        await wait_idle(pilot)
+        await pilot.press("u")  # this session's own: taken back as before, nothing more said
+        await wait_idle(pilot)
+        assert session.current_paper() == first
+        said = [n.message for n in app._notifications]
+        assert sum("from an earlier session" in m for m in said) == 1, said

@@ -95,6 +95,8 @@ class ScreeningScreen(Screen[None]):
         self._elsewhere = ""
         #: time.monotonic() when another session's decision last swapped the record on screen
         self._swapped_at = -1e9
+        #: decisions this screen wrote and did not take back (u beyond them: an earlier one's)
+        self._decided_here = 0
         self.retrains = 0
         #: seconds from the last decision key to the next record on screen
         self.last_key_s: float | None = None
@@ -379,6 +381,7 @@ class ScreeningScreen(Screen[None]):
         self.show_record()
         self.show_counts()
         self.last_key_s = time.perf_counter() - start
+        self._decided_here += 1
         self.retrain()
 
     def action_undo(self) -> None:
@@ -393,6 +396,11 @@ class ScreeningScreen(Screen[None]):
         if paper is None:
             self.app.notify("nothing to undo", title="screening")
             return
+        if self._decided_here == 0:  # u took back a decision of an earlier session: say which
+            said = f"took back your decision on “{paper.title}” from an earlier session"
+            self.app.notify(f"{for_terminal(said)} (on screen again)", title="screening",
+                            markup=False, timeout=8)  # fmt: skip
+        self._decided_here = max(0, self._decided_here - 1)
         self.show_record()
         self.show_counts()
         self.retrain()
