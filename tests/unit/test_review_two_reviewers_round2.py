@@ -393,3 +393,24 @@ def test_notes_travel_in_decisions_files_and_merge_without_losing_either(tmp_pat
     assert _cli(alice, "merge", "don", str(backup)).exit_code == 0
     with _svc(alice) as a:
         assert {r.doc_id: r.note for r, _ in a.reviews.records("don")} == notes
+
+
+def test_merged_reasons_not_on_the_list_join_it_and_are_said(tmp_path: Path) -> None:
+    """Bob's litsift had another reason list: his "bogus reason" excludes were merged without
+    a word and the PRISMA diagram grew reason rows the review did not have. Now such reasons
+    join the review's list (keys 1-9, as a RIS copy's do) and the merge says which."""
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    with _svc(alice) as a, _svc(bob) as b:
+        labels = truth(a)
+        a.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        b.reviews.create("don", [DONNERS], labels="none", reasons=["bogus reason"])
+        session = b.reviews.open("don", reviewer="bob")
+        while (paper := session.current_paper()) is not None and len(session.user_rows) < 6:
+            session.decide("exclude", "bogus reason" if labels[paper.id] == "exclude" else "")
+        (tmp_path / "bob.jsonl").write_text(b.reviews.export_decisions("don", "bob"), "utf-8")
+    got = _cli(alice, "merge", "don", str(tmp_path / "bob.jsonl"))
+    assert got.exit_code == 0, got.output
+    assert "added to the review's: 'bogus reason'" in got.output
+    with _svc(alice) as a:
+        assert a.reviews.reasons("don") == [*REASONS, "bogus reason"]
+        assert set(a.reviews.prisma("don").reasons) <= {*REASONS, "bogus reason", ""}

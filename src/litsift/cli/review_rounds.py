@@ -234,6 +234,16 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
         f"{got['unmatched']:,} of records not in the review{skipped}); {left:,} conflicts: "
         f"litsift review conflicts {shown}"
     )
+    if got["new_reasons"]:
+        keys = for_terminal(", ".join(repr(r) for r in got["new_reasons"]), keep_newlines=False)
+        click.echo(f"exclusion reasons the merged decisions gave, added to the review's: {keys}")
+    if got["reasons_over"]:
+        over = for_terminal(", ".join(repr(r) for r in got["reasons_over"]), keep_newlines=False)
+        click.echo(
+            f"  hint: reasons beyond the 9 keys, kept with their decisions: {over}; "
+            f"litsift review reasons {shown} ... sets the list",
+            err=True,
+        )
     if got["notes"]:
         click.echo(f"{got['notes']:,} records' notes merged (a different note after this one's)")
     if got["unnamed"]:

@@ -160,7 +160,9 @@ class ReviewRounds:
         Returns:
             ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...],
             "unnamed": n merged as this review's own, "differs": n of them not merged,
-            "notes": records whose note was set or extended}``.
+            "notes": records whose note was set or extended, "new_reasons": exclusion reasons
+            of merged decisions added to the review's list, "reasons_over": those that did not
+            fit (9 keys)}``.
 
         Raises:
             ReviewError: no such review, a file that is no decisions file, or files with no
@@ -214,16 +216,31 @@ class ReviewRounds:
             hint = f"export it again: litsift review export {name} --format decisions"
             raise ReviewError(f"nothing merged: {bad[0]}{more}", hint)
         got = {"added": 0, "known": 0, "unmatched": unmatched, "unnamed": 0, "differs": 0}
+        came: list[str] = []  # the exclusion reasons of the decisions merged
         for stage, rows in per_stage.items():
             done = merge_rows(store, name, [r for r, _ in rows], stage) if rows else []
             for (r, where), what in zip(rows, done, strict=True):
                 got[what] += 1
                 got["unnamed"] += int(what == "added" and not r.reviewer)
+                came += [r.reason] if what == "added" and r.reason.strip() else []
                 if what == "differs":
                     why = "without a reviewer's name, differs from this review's own decision"
                     bad.append(f"{where}: {r.doc_id} {r.decision} at {stage}, {why}")
         noted = merge_notes(store, name, notes)["added"] if notes else 0
-        return {**got, "bad": bad, "notes": noted}
+        return {**got, "bad": bad, "notes": noted, **self._merged_reasons(name, came)}
+
+    def _merged_reasons(self, name: str, came: list[str]) -> dict[str, list[str]]:
+        """Reasons of merged decisions that are not on the review's list join it (keys 1-9;
+        as a review's RIS copy brings its reasons), so the PRISMA diagram's reasons are the
+        review's; beyond 9 they are named, for ``litsift review reasons`` to sort out."""
+        from litsift.store.review_stages import MAX_REASONS, get_reasons, set_reasons
+
+        have = get_reasons(self._store(), name)
+        new = [r for r in dict.fromkeys(" ".join(c.split()) for c in came) if r not in have]
+        room = new[: max(0, MAX_REASONS - len(have))]
+        if room:
+            set_reasons(self._store(), name, [*have, *room])
+        return {"new_reasons": room, "reasons_over": new[len(room) :]}
 
     # -- two reviewers ---------------------------------------------------------------------
     def reviewers(self, name: str, stage: str = "tiab") -> list[str]:
