@@ -414,3 +414,35 @@ def test_merged_reasons_not_on_the_list_join_it_and_are_said(tmp_path: Path) -> 
     with _svc(alice) as a:
         assert a.reviews.reasons("don") == [*REASONS, "bogus reason"]
         assert set(a.reviews.prisma("don").reasons) <= {*REASONS, "bogus reason", ""}
+
+
+def test_merge_and_show_name_each_stage_s_conflicts_with_the_command_that_lists_them(
+    tmp_path: Path,
+) -> None:
+    """After a merge, "5 conflicts: litsift review conflicts spite" -- that command lists the
+    title/abstract ones (1); the other 4 were at full text, where only --stage fulltext shows
+    them. Each stage is now named with its own command; `resolve` says "1 conflict left"."""
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    with _svc(alice) as a, _svc(bob) as b:
+        labels = truth(a)
+        for s in (a, b):
+            s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        screen_all(a, "don", labels, reviewer="alice")
+        screen_all(b, "don", labels, reviewer="bob", flip_every=50)
+        screen_all(a, "don", labels, reviewer="alice", stage="fulltext")
+        screen_all(b, "don", labels, reviewer="bob", stage="fulltext", flip_every=2)
+        (tmp_path / "bob.jsonl").write_text(b.reviews.export_decisions("don", "bob"), "utf-8")
+    got = _cli(alice, "merge", "don", str(tmp_path / "bob.jsonl"))
+    with _svc(alice) as a:
+        tiab, full = (len(a.reviews.conflicts("don", s)) for s in ("tiab", "fulltext"))
+        first = a.reviews.conflicts("don")[0].doc_id
+    assert tiab and full, got.output
+    assert f"conflicts {tiab} at title/abstract: litsift review conflicts don; " in got.output
+    assert f"{full} at full text: litsift review conflicts don --stage fulltext" in got.output
+    shown = _cli(alice, "show", "don").output
+    cmd = "litsift review conflicts don"
+    assert f"{tiab} records awaiting resolution at title/abstract: {cmd}\n" in shown
+    assert f"{full} records awaiting resolution at full text: {cmd} --stage fulltext" in shown
+    done = _cli(alice, "resolve", "don", first, "include", "--reviewer", "carol")
+    left = tiab - 1
+    assert done.output.strip().endswith(f"{left} conflict{'s' if left != 1 else ''} left")

@@ -130,10 +130,11 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
         click.echo(f"  {label:<{width}} {full[key]:>7,}")
         if key == "excluded":
             _echo_reasons(full["reasons"], width)
-    waiting = c["conflicts"] + full["conflicts"]
-    if waiting:  # screened, in no decision's count until a third decision settles them
-        click.echo(f"{waiting:,} records awaiting resolution: litsift review conflicts {shown}"
-                   + ("" if c["conflicts"] else " --stage fulltext"))  # fmt: skip
+    for n, stage, opt in ((c["conflicts"], "title/abstract", ""),
+                          (full["conflicts"], "full text", " --stage fulltext")):  # fmt: skip
+        if n:  # screened, in no decision's count until a third decision settles them
+            click.echo(f"{n:,} records awaiting resolution at {stage}: "
+                       f"litsift review conflicts {shown}{opt}")  # fmt: skip
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
@@ -226,13 +227,17 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
     """
     with open_service(ctx.obj["home"]) as svc:
         got = svc.reviews.merge(name, list(files), reviewer.strip())
-        left = len(svc.reviews.conflicts(name)) + len(svc.reviews.conflicts(name, "fulltext"))
+        tiab, full = (len(svc.reviews.conflicts(name, s)) for s in ("tiab", "fulltext"))
     bad, shown = got["bad"], for_terminal(name, keep_newlines=False)
     skipped = f", {len(bad):,} rows skipped" if bad else ""
+    # each stage's conflicts with the command that lists them (one sum named only the first)
+    where = [f"{n:,} at {what}: litsift review conflicts {shown}{opt}"
+             for n, what, opt in ((tiab, "title/abstract", ""),
+                                  (full, "full text", " --stage fulltext")) if n]  # fmt: skip
     click.echo(
         f"merged {got['added']:,} decisions ({got['known']:,} already here, "
-        f"{got['unmatched']:,} of records not in the review{skipped}); {left:,} conflicts: "
-        f"litsift review conflicts {shown}"
+        f"{got['unmatched']:,} of records not in the review{skipped}); "
+        + (f"conflicts {'; '.join(where)}" if where else "no conflict")
     )
     if got["new_reasons"]:
         keys = for_terminal(", ".join(repr(r) for r in got["new_reasons"]), keep_newlines=False)
@@ -335,7 +340,8 @@ def review_resolve(
     with open_service(ctx.obj["home"]) as svc:
         doc_id = svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
         left = len(svc.reviews.conflicts(name, stage))
-    click.echo(f"{for_terminal(doc_id)}: {decision} at {stage}; {left:,} conflicts left")
+    plural = "conflict" if left == 1 else "conflicts"
+    click.echo(f"{for_terminal(doc_id)}: {decision} at {stage}; {left:,} {plural} left")
 
 
 @click.command("prisma")
