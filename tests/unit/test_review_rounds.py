@@ -248,6 +248,30 @@ def test_the_fulltext_stage_shows_the_pdfs_the_library_has(svc: LitsiftService) 
     rows = list(csv.DictReader(io.StringIO(svc.reviews.export("thesis", "csv", stage="fulltext"))))
     assert sum(1 for r in rows if r["pdf"].endswith(".pdf")) == len(with_pdf)
     assert svc.reviews.prisma("thesis").fulltext["pdfs"] == len(with_pdf)
+    # the library's paths are a Windows machine's (C:\\Users\\...\\Zotero\\storage): none of
+    # the files is here, and review show says so under the count (12 of 12 read as retrieved)
+    assert svc.reviews.prisma("thesis").fulltext["pdfs_here"] == 0
+
+
+def test_review_show_says_how_many_pdfs_are_on_this_machine(tmp_path: Path) -> None:
+    pdf = sorted((SHARED_DATA / "sources" / "fulltext" / "pdf").glob("*.pdf"))[0]
+    bib = tmp_path / "two.bib"
+    bib.write_text(
+        "@article{here, title={A paper whose PDF is here}, year={2020}, file={" + str(pdf) + "}}\n"
+        "@article{gone, title={A paper whose PDF is elsewhere}, year={2021},"
+        " file={C\\:\\Users\\x\\Zotero\\storage\\AB12\\gone.pdf}}\n",
+        encoding="utf-8",
+    )
+    home = tmp_path / "home"
+    with _svc(home) as s:
+        s.reviews.create("two", [bib], labels="none")
+        session = s.reviews.open("two")
+        while session.current_paper() is not None:
+            session.decide("include")
+        f = s.reviews.prisma("two").fulltext
+        assert (f["sought"], f["pdfs"], f["pdfs_here"]) == (2, 2, 1)
+    shown = CliRunner().invoke(main, ["--home", str(home), "review", "show", "two"]).output
+    assert re.search(r"reports with a PDF\s+2\n\s+of them, the file on this machine\s+1\n", shown)
 
 
 # --- 3. two reviewers -----------------------------------------------------------------------

@@ -128,6 +128,9 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
             )
         )
         click.echo(f"  {label:<{width}} {full[key]:>7,}")
+        if key == "pdfs" and full.get("pdfs_here", full["pdfs"]) < full["pdfs"]:
+            click.echo(f"    {'of them, the file on this machine':<{width - 2}} "
+                       f"{full['pdfs_here']:>7,}")  # fmt: skip
         if key == "excluded":
             _echo_reasons(full["reasons"], width)
     for n, stage, opt in ((c["conflicts"], "title/abstract", ""),

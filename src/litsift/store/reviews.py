@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from litsift.errors import ReviewError
@@ -100,7 +101,8 @@ class Prisma:
         sources: ``{file: entries}`` identified per file the review was built from (they add
             up to ``identified``).
         fulltext: the full-text stage's counts: ``sought`` (records not excluded at
-            title/abstract), ``pdfs`` (of them with a PDF in the library), ``assessed``,
+            title/abstract), ``pdfs`` (of them with a PDF in the library), ``pdfs_here``
+            (of those, with the PDF file on this machine), ``assessed``,
             ``excluded``, ``included``, ``maybe``, ``conflicts``, ``unassessed`` and
             ``reasons`` (excluded per reason).
     """
@@ -393,6 +395,8 @@ def prisma(store: Store, name: str) -> Prisma:
         fulltext={
             "sought": len(sought),
             "pdfs": sum(1 for r in sought if r.doc_id in pdfs),
+            # the library's paths as written; a Windows Zotero export read here names none
+            "pdfs_here": sum(1 for r in sought if any(map(_is_file, pdfs.get(r.doc_id, [])))),
             "assessed": full["screened"],
             "excluded": full["excluded"],
             "included": full["included"],
@@ -420,3 +424,10 @@ def _stage_counts(records: Sequence[ReviewRecord], rows: Sequence[Any]) -> dict[
             "included": by["include"],
             "maybe": by["maybe"], "conflicts": clash,
             "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):  # a path this system cannot even stat
+        return False
