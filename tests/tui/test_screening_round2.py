@@ -244,3 +244,27 @@ async def test_undo_at_the_start_of_a_session_says_it_takes_back_an_earlier_one(
         assert session.current_paper() == first
         said = [n.message for n in app._notifications]
         assert sum("from an earlier session" in m for m in said) == 1, said
+
+
+async def test_a_review_too_small_for_the_estimate_does_not_promise_one(tmp_path: Path) -> None:
+    """With 12 records, after the first include the line promised "estimated after 19 more
+    screened", and at the last record "after 9 more": it can never come. Now it says so."""
+    import gzip
+    import json
+
+    with gzip.open(DONNERS, "rt", encoding="utf-8") as f:
+        rows = [json.loads(next(f)) for _ in range(12)]
+    ris = tmp_path / "small.ris"
+    ris.write_text("".join(
+        f"TY  - JOUR\nTI  - {r['title']}\nAB  - {r['abstract'] or ''}\nER  - \n\n" for r in rows
+    ), encoding="utf-8")  # fmt: skip
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("small", [ris])
+        app = create_screening_app(svc, "small", dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_idle(pilot)
+            await pilot.press("i")
+            screen = await wait_idle(pilot)
+            shown = line(screen)
+            assert "includes left: too few records left for an estimate (11)" in shown, shown
+            assert "more screened" not in shown

@@ -221,6 +221,9 @@ async def test_hostile_text_in_a_review_never_reaches_the_terminal(tmp_path: Pat
     with LitsiftService(get_paths(tmp_path / "home")) as svc:
         with pytest.raises(ReviewError, match="bad review name"):  # control characters
             svc.reviews.create("x\x9b2J", [path])
+        for name in ("bad/name", "..\\up"):  # it names files: prisma.svg went into bad/
+            with pytest.raises(ReviewError, match="no / or"):
+                svc.reviews.create(name, [path])
         svc.reviews.create(
             "hostile", [path], criteria="music " + HOSTILE, keywords=["music"], labels="none"
         )

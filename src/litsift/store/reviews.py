@@ -139,6 +139,11 @@ def _clean_name(name: str) -> str:
         raise ReviewError(
             f"bad review name {name[:40]!r}", "use 1-100 printable characters, e.g. statins-2025"
         )
+    if "/" in name or "\\" in name:  # it names files (NAME-prisma.svg): not folders
+        raise ReviewError(
+            f"bad review name {name[:40]!r}: no / or \\ (the name is used in file names)",
+            "use e.g. statins-2025",
+        )
     return name
 
 

@@ -319,6 +319,8 @@ class ScreeningScreen(Screen[None]):
         elif est is not None:
             rate = f"{found:,} of your {mine:,} screened included or maybe"
             estimate = f"~{est:.0f} includes left (from {rate})"
+        elif more is not None and more > total - screened:  # it would never come
+            estimate = f"includes left: too few records left for an estimate ({total - screened:,})"
         elif more is not None:  # an include, but too few records to read a rate from yet
             estimate = f"includes left: estimated after {max(more, 1):,} more screened"
         elif included or maybe:  # prior decisions only: they carry no rate along the order
