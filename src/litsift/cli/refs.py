@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import finishes_its_work, open_service, reports_errors
+from litsift.cli.common import open_service, reports_errors
+from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 
 __all__ = ["refs_group"]

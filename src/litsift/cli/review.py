@@ -7,14 +7,8 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import (
-    criteria_text,
-    finishes_its_work,
-    open_service,
-    reports_errors,
-    run_app,
-    write_output,
-)
+from litsift.cli.common import criteria_text, open_service, reports_errors, write_output
+from litsift.cli.terminal import finishes_its_work, run_app
 from litsift.text import for_terminal
 
 

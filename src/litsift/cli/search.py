@@ -1,7 +1,5 @@
-"""Command line: the commands that build and query the indexes: ``litsift index``, ``search``
-and ``answer`` (registered on :func:`litsift.cli.root.main`), and the index building that
-``litsift demo`` shares.
-"""
+"""Command line: ``litsift index``, ``search`` and ``answer`` (registered on
+:func:`litsift.cli.root.main`), and the index building that ``litsift demo`` shares."""
 
 from __future__ import annotations
 
@@ -10,13 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import (
-    finishes_its_work,
-    kind_named,
-    open_service,
-    progress_bar,
-    reports_errors,
-)
+from litsift.cli.common import kind_named, open_service, progress_bar, reports_errors
+from litsift.cli.terminal import finishes_its_work
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import FUSIONS

@@ -14,13 +14,8 @@ from typing import Any
 
 import click
 
-from litsift.cli.common import (
-    KIND_CHOICE,
-    finishes_its_work,
-    kind_named,
-    open_service,
-    reports_errors,
-)
+from litsift.cli.common import KIND_CHOICE, kind_named, open_service, reports_errors
+from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 
 __all__ = ["dedup_cmd", "formats_cmd", "ingest", "sync_cmd"]
