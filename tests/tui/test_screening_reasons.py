@@ -37,7 +37,8 @@ async def test_number_keys_exclude_with_a_reason(review_service: LitsiftService)
         session = screen.session
         assert session is not None and session.reviewer == "alice"
         bar = str(screen.query_one("#screening-criteria", Static).render())
-        assert "1 wrong population" in bar and "3 wrong design" in bar and "alice" in bar
+        keys = str(screen.query_one("#screening-reasons", Static).render())  # a line of its own
+        assert "1 wrong population" in keys and "3 wrong design" in keys and "alice" in bar
         first = session.current_paper()
         assert first is not None
         await pilot.press("3")
