@@ -63,7 +63,8 @@ def citekey_base(record: Record) -> str:
     year = "" if record.year is None else str(record.year)
     if isinstance(record, Paper):
         people = split_authors(record.authors)
-        auth = _slug(people[0].family) if people else ""
+        first = people[0] if people else None  # an organisation: its first word
+        auth = _slug(first.family or first.text.split()[0]) if first else ""
         base = f"{auth}{title_word(record.title)}{year}"
     else:
         base = f"{_slug(record.id)[:_MAX_DATASET_PART]}{year}"

@@ -85,13 +85,13 @@ def _encode_text(text: str, protect_case: bool) -> str:
     )
 
 
-def _bib_entry(record: Record, key: str, annotation: Note | None = None) -> Entry:
+def _bib_entry(record: Record, key: str, annotation: Note | None = None, doi: str = "") -> Entry:
     fields: list[tuple[str, str]] = []
     if isinstance(record, Paper):
         v = venue_of(record)
         people = split_authors(record.authors)
         if people:
-            names = (latex(p.inverted) for p in people)
+            names = (f"{{{latex(p.text)}}}" if p.corporate else latex(p.inverted) for p in people)
             fields.append(("author", " and ".join(names)))
         if record.real_title:  # none for a record without one: not its screening label
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
@@ -105,6 +105,8 @@ def _bib_entry(record: Record, key: str, annotation: Note | None = None) -> Entr
         entry_type, note, abstract = "misc", "Dataset", record.description
     if record.year is not None:
         fields.append(("year", str(record.year)))
+    if doi:
+        fields.append(("doi", doi))
     if note:
         fields.append(("note", latex(note)))
     if record.url:
@@ -134,6 +136,15 @@ def _notes(store: Store, keyed: Sequence[tuple[str, Record]]) -> dict[tuple[Kind
     }
 
 
+def _dois(store: Store, keyed: Sequence[tuple[str, Record]]) -> dict[str, str]:
+    """``{paper id: DOI}`` of the papers that have one (stored under any identifier)."""
+    from litsift.store.repositories import Identities
+
+    ids = [r.id for _, r in keyed if r.kind is Kind.PAPER]
+    got = Identities(store).ids_of_docs(Kind.PAPER, ids) if ids else {}
+    return {d: v["doi"] for d, v in got.items() if v.get("doi")}
+
+
 def _note_lines(note: Note | None) -> list[str]:
     """The note's text, one item per non-empty line (RIS ``N1`` values are one line each)."""
     return [line.strip() for line in note.text.splitlines() if line.strip()] if note else []
@@ -143,8 +154,9 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     """BibTeX entries (``@inproceedings``/``@article``/``@misc``), written by bibtexparser 2.
 
     Fields: ``author`` (``von Last, Jr, First and ...``), ``title``, ``booktitle`` or
-    ``journal``, ``year``, ``note`` (the venue note), ``url``, ``abstract``, ``keywords`` (the
-    record's tags, comma-separated: what litsift, Zotero and JabRef read back as tags) and
+    ``journal``, ``year``, ``doi``, ``note`` (the venue note), ``url``, ``abstract``,
+    ``keywords`` (the record's tags, comma-separated: what litsift, Zotero and JabRef read back
+    as tags) and
     ``annote`` (the record's own note: the annotation field, which bibliography styles do not
     print and litsift reads back as the note); datasets are ``@misc`` with
     ``note = {Dataset}``.
@@ -154,9 +166,10 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     """
     library = Library()
     keyed = _keyed(store, records)
-    notes = _notes(store, keyed)
+    notes, dois = _notes(store, keyed), _dois(store, keyed)
     for key, record in keyed:
-        library.add(_bib_entry(record, key, notes.get((record.kind, record.id))))
+        note = notes.get((record.kind, record.id))
+        library.add(_bib_entry(record, key, note, dois.get(record.id, "")))
     return str(write_string(library))
 
 
@@ -201,7 +214,7 @@ def ris_reference(
             ref["title"] = _flat(record.real_title)
         people = split_authors(record.authors)
         if people:
-            ref["authors"] = [p.inverted for p in people]
+            ref["authors"] = [p.text if p.corporate else p.inverted for p in people]
         venue = v.container or _flat(record.venue)
         if venue:
             ref["secondary_title"] = venue
@@ -240,10 +253,10 @@ def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None 
     ``N1`` one line per line of its note).
 
     Args:
-        dois: ``{doc_id: DOI}`` of the papers that have one (``DO``).
+        dois: ``{doc_id: DOI}`` of the papers that have one (``DO``); None: the store's.
     """
-    dois = dois or {}
     keyed = _keyed(store, records)
+    dois = _dois(store, keyed) if dois is None else dois
     notes = _notes(store, keyed)
     refs = []
     for key, r in keyed:
@@ -265,7 +278,7 @@ def _rq_note(paper: Paper) -> str:
     return " ".join(parts)
 
 
-def _csl_item(record: Record, key: str, note: Note | None = None) -> dict[str, Any]:
+def _csl_item(record: Record, key: str, note: Note | None = None, doi: str = "") -> dict[str, Any]:
     item: dict[str, Any] = {"id": key, "citation-key": key}
     notes: list[str] = []
     if isinstance(record, Paper):
@@ -286,6 +299,8 @@ def _csl_item(record: Record, key: str, note: Note | None = None) -> dict[str, A
         abstract = record.description
     if record.year is not None:
         item["issued"] = {"date-parts": [[record.year]]}
+    if doi:
+        item["DOI"] = doi
     if record.url:
         item["URL"] = record.url.strip()
     if abstract.strip():
@@ -304,14 +319,14 @@ def to_csl_json(store: Store, records: Sequence[Record]) -> str:
 
     Variables: ``id`` (= citation key), ``type``, ``title``, ``author`` (``family``,
     ``given``, ``non-dropping-particle``, ``suffix``), ``issued.date-parts``,
-    ``container-title``, ``URL``, ``abstract``, ``keyword`` (the record's tags as one
+    ``container-title``, ``DOI``, ``URL``, ``abstract``, ``keyword`` (the record's tags as one
     comma-separated string, the CSL-JSON convention), ``note`` (the venue note, then the research
     question as ``Problem: … Method: …`` when the paper has one, then the record's own note, one
     per line). Source: CSL-JSON schema (citation-style-language/schema, ``csl-data.json``).
     """
     keyed = _keyed(store, records)
-    notes = _notes(store, keyed)
-    items = [_csl_item(r, k, notes.get((r.kind, r.id))) for k, r in keyed]
+    notes, dois = _notes(store, keyed), _dois(store, keyed)
+    items = [_csl_item(r, k, notes.get((r.kind, r.id)), dois.get(r.id, "")) for k, r in keyed]
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 

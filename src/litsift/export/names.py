@@ -5,6 +5,10 @@ Names are split with BibTeX's own rules, as implemented by bibtexparser 2
 ``von`` particle is the run of lower-case words (``Rob van der Goot`` -> family ``Goot``,
 particle ``van der``). BibTeX's first-last form has no suffix, so a trailing ``Jr.``/``Sr.``/
 ``II``-``IV`` is split off first (``Antonio Laverghetta Jr.`` -> family ``Laverghetta``).
+An organisation (three or more words, one of them ``Committee``, ``Institute``, ``Group``...)
+is one literal name: split, ``Institute of Medicine (US) Committee on ... Sex and Gender
+Differences`` was written ``of Medicine (US) Committee ..., Institute`` and read back as two
+people (its " and ").
 """
 
 from __future__ import annotations
@@ -20,6 +24,14 @@ _SUFFIX_RE = re.compile(r"^(?:jr|sr|jnr|snr)\.?$|^(?:ii|iii|iv)$", re.IGNORECASE
 #: given-name initials written after the family name (MEDLINE / Vancouver: ``"Iyer V"``,
 #: ``"Smith JW"``, Scopus: ``"Unnikrishnan M.A."``)
 _INITIALS_RE = re.compile(r"^(?:[A-Z]\.?-?){1,3}$")
+#: an organisation as author (``Institute of Medicine (US) Committee on ...``, ``WHO
+#: Collaborating Group``): one literal name, never split into given and family names
+_CORPORATE_RE = re.compile(
+    r"\b(?:committee|institute|consortium|collaboration|collaborative|group|organi[sz]ation|"
+    r"association|council|society|agency|university|foundation|department|ministry|centre|"
+    r"center|office|network|working party|task force|investigators|team)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,8 @@ class Person:
     particle: str = ""
     family: str = ""
     suffix: str = ""
+    #: an organisation: ``text`` is its whole name (BibTeX braces it, CSL writes ``literal``)
+    corporate: bool = False
 
     @property
     def family_with_particle(self) -> str:
@@ -47,7 +61,7 @@ class Person:
 
         Source: CSL-JSON schema, ``name-variable`` (citation-style-language/schema).
         """
-        if not self.family:
+        if not self.family or self.corporate:
             return {"literal": self.text}
         out = {"family": self.family}
         if self.given:
@@ -68,6 +82,8 @@ def split_name(name: str) -> Person:
     text = " ".join(name.split())
     if not text:
         return Person(text="")
+    if "," not in text and len(text.split()) >= 3 and _CORPORATE_RE.search(text):
+        return Person(text=text, corporate=True)
     suffix = ""
     parts = [p.strip() for p in text.split(",")]
     if len(parts) == 2 and _SUFFIX_RE.match(parts[1]):  # "Antonio Laverghetta, Jr."
