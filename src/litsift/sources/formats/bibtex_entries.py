@@ -34,7 +34,29 @@ __all__ = ["ConcatenationMiddleware", "latex", "sniff_bibtex"]
 
 _ENTRY_RE = re.compile(rb"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
-_L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+
+
+def _latex_context() -> Any:
+    """pylatexenc's default LaTeX-to-text context, with the macros of titles it renders as
+    nothing (``\\texttt{word2vec}`` -> "", ``The {\\TeX book}`` -> "The book"): their text or
+    argument kept, and any macro it does not know keeps its argument's text."""
+    from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
+
+    db = get_default_latex_context_db()
+    keep = ("texttt", "textsf", "textrm", "textnormal", "mbox", "hbox", "url", "nolinkurl")
+    named = {"TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX",
+             "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—"}  # fmt: skip
+    db.add_context_category(
+        "litsift",
+        prepend=True,
+        macros=[MacroTextSpec(m, discard=False) for m in keep]
+        + [MacroTextSpec(m, text) for m, text in named.items()],
+    )
+    db.set_unknown_macro_spec(MacroTextSpec("", discard=False))
+    return db
+
+
+_L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True, latex_context=_latex_context())
 _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
 #: entry types whose ``number`` is a report's number, not an issue
 _REPORT_TYPES = frozenset({"techreport", "report", "manual", "patent"})
