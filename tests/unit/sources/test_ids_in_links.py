@@ -38,3 +38,32 @@ def test_a_doi_with_query_like_text_outside_a_link_is_kept_whole() -> None:
     page = "https://onlinelibrary.wiley.com/doi/full/10.1002/jcc.20289"
     assert ids_in_text(page)["doi"] == "10.1002/jcc.20289"
     assert ids_in_text(f"{page}?af=R&x=1")["doi"] == "10.1002/jcc.20289"
+
+
+def test_an_apa_doi_with_a_double_slash_is_the_same_article(tmp_path: Path) -> None:
+    """A real Zotero CSL-JSON export of a psychology thesis holds one article twice: from
+    PubMed as 10.1037//0022-3514.75.5.1231 and from PsycNET as 10.1037/0022-3514.75.5.1231
+    (same journal, volume, pages, authors and year). The two DOIs stayed apart, so the review
+    counted it twice and dedup missed it. They are one DOI, so one paper."""
+    from litsift.paths import get_paths, shared_data_dir
+    from litsift.service.facade import LitsiftService
+    from litsift.types import Kind
+
+    csl = (
+        shared_data_dir()
+        / "sources"
+        / "reference-managers"
+        / "csl-json"
+        / "thesis-psychology_zotero-csl-json-export.json"
+    )
+    assert normalize_doi("10.1037//0022-3514.75.5.1231") == "10.1037/0022-3514.75.5.1231"
+    assert normalize_doi("https://doi.org/10.1037//0033-295X.109.2.330") == (
+        "10.1037/0033-295x.109.2.330"
+    )
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.sources.import_paths(Kind.PAPER, [csl])
+        rows = svc.store._conn.execute(
+            "SELECT id FROM papers WHERE lower(title) = 'teasing in hierarchical and intimate "
+            "relations'"
+        ).fetchall()
+    assert len(rows) == 1, rows

@@ -101,7 +101,8 @@ def _text(value: Any) -> str | None:
 
 
 def normalize_doi(value: Any) -> str | None:
-    """``10.1145/3292500.3330701`` from a DOI, ``doi:`` form or doi.org URL (lower-cased).
+    """``10.1145/3292500.3330701`` from a DOI, ``doi:`` form or doi.org URL (lower-cased; the
+    double slash some old APA DOIs carry after the prefix, ``10.1037//...``, made one).
 
     A value that is a DOI alone keeps ``<`` and ``>`` (SICI DOIs); in longer text the DOI ends
     at them."""
@@ -113,7 +114,12 @@ def normalize_doi(value: Any) -> str | None:
     if not m:
         return None
     doi = m.group(1).rstrip(".,;)]").lower()
+    doi = _PREFIX_SLASHES_RE.sub(r"\1/", doi)  # PubMed's 10.1037//0022-3514...: one article
     return doi if "/" in doi and len(doi) > 8 else None
+
+
+#: a DOI prefix followed by more than one slash (old APA DOIs as PubMed and Zotero write them)
+_PREFIX_SLASHES_RE = re.compile(r"^(10\.\d+(?:\.\d+)*)//+")
 
 
 def normalize_arxiv(value: Any) -> str | None:
