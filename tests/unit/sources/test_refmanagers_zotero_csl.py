@@ -140,3 +140,23 @@ def test_changes_still_in_the_write_ahead_log_are_read(tmp_path: Path) -> None:
         ]  # the originals untouched, no copies left behind
     finally:
         writer.close()
+
+
+def test_csl_names_keep_their_particles_in_reading_order() -> None:
+    """A real Zotero CSL-JSON export of a psychology thesis names 10 authors with a particle
+    ("family": "Kuilen", "given": "Gijs", "non-dropping-particle": "van de"): they were stored
+    as "Gijs Kuilen". Now the name reads as written, and its family name keeps the particle."""
+    from litsift.sources.formats.csl_json import read_csl_json
+
+    path = (
+        shared_data_dir() / "sources" / "reference-managers" / "csl-json"
+        / "thesis-psychology_zotero-csl-json-export.json"
+    )  # fmt: skip
+    records = [r for r in read_csl_json(path) if not hasattr(r, "reason")]
+    authors = {a for r in records for a in r.authors}
+    assert "Gijs van de Kuilen" in authors and "Gijs Kuilen" not in authors
+    with_particle = [
+        (a, f) for r in records for a, f in zip(r.authors, r.family_names, strict=True)
+        if " van de" in f" {f}" or f.startswith(("de ", "van der "))
+    ]  # fmt: skip
+    assert len({a for a, _ in with_particle}) >= 5, with_particle

@@ -53,10 +53,15 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         family = clean_text(person.get("family"))
         given = clean_text(person.get("given"))
         literal = clean_text(person.get("literal"))
-        name = " ".join(p for p in (given, family) if p) or literal
+        # the CSL name parts in reading order: "Gijs van de Kuilen" was read "Gijs Kuilen"
+        parts = ("dropping-particle", "non-dropping-particle")
+        full = " ".join(p for p in (*(clean_text(person.get(k)) for k in parts), family) if p)
+        suffix = clean_text(person.get("suffix"))
+        name = " ".join(p for p in (given, full) if p) or literal
+        name = f"{name}, {suffix}" if name and suffix else name
         if name:
             authors.append(name)
-            families.append(family or name.split(" ")[-1])
+            families.append(full or name.split(" ")[-1])
     ids: dict[str, str] = {}
     for key in ("note", "URL"):
         if isinstance(item.get(key), str):
