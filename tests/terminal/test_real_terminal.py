@@ -275,3 +275,29 @@ def test_ctrl_q_while_an_llm_call_waits_returns_to_the_shell_at_once(
         t.keys("C-q")
         t.wait_exit(20.0)  # far below the endpoint's 90 s: the call is not waited for
     assert t.exit_status() == 0
+
+
+def test_ctrl_c_in_a_long_ingest_says_what_was_saved(
+    terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    """Ctrl-C in a long `litsift ingest` printed "Aborted!" and nothing else, though
+    thousands of papers were saved; now it says how many and that the same command finishes
+    the job, and the store answers."""
+    bib = SHARED_DATA / "sources" / "reference-managers" / "bibtex"
+    folder = tmp_path / "exports"  # a folder of 40 library exports: a minute or so to read
+    folder.mkdir()
+    for i in range(40):
+        for name in ("thesis-psychology_zotero-bbt-export", "thesis-nlp_acl-anthology-heavy"):
+            (folder / f"{i:02d}-{name}.bib").write_bytes((bib / f"{name}.bib").read_bytes())
+    home = tmp_path / "home"
+    t = terminal()
+    t.start(f"{LITSIFT} ingest papers {folder}", _env(home, tmp_path / "cache"))
+    t.wait_for(lambda s: re.search(r"\d+/80 files", s) is not None, 120)
+    t.keys("C-c")
+    t.wait_exit(30)
+    screen = t.screen()
+    assert t.exit_status() == 130, screen
+    said = re.search(r"stopped \(Ctrl-C\): ([\d,]+) new papers were saved before the stop", screen)
+    assert said is not None and int(said.group(1).replace(",", "")) > 0, screen
+    assert "Aborted!" not in screen and "Traceback" not in screen
+    assert "papers" in run_litsift(home, "config")

@@ -96,7 +96,17 @@ def ingest(
                 f"  {done}/{total} files, {records:,} entries ({rate:,.0f} entries/s)", err=True
             )
 
-        report = svc.sources.import_paths(kind_named(kind), list(paths), fmt, progress)
+        before = svc.counts()[kind_named(kind)]
+        try:
+            report = svc.sources.import_paths(kind_named(kind), list(paths), fmt, progress)
+        except KeyboardInterrupt:  # each committed batch stays; say so (it said "Aborted!")
+            kept = svc.counts()[kind_named(kind)] - before
+            click.echo(
+                f"stopped (Ctrl-C): {kept:,} new {kind} were saved before the stop; the same "
+                "command again imports the rest (nothing is added twice)",
+                err=True,
+            )
+            ctx.exit(130)
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
     else:
