@@ -65,8 +65,31 @@ def _tag(m: re.Match[str]) -> str:
     return m.group(0)  # not a tag litsift knows (``<<ETX>>``, ``List<String>``): text
 
 
+#: a JATS inline formula (IEEE titles via Semantic Scholar): ``<inline-formula><tex-math>$\\mu$
+#: </tex-math><alternatives>μ<inline-graphic .../></alternatives></inline-formula>Bench``
+_FORMULA_RE = re.compile(r"<inline-formula\b[^>]*>(.*?)</inline-formula>", re.IGNORECASE | re.S)
+_ALTERNATIVES_RE = re.compile(r"<alternatives\b[^>]*>(.*?)</alternatives>", re.IGNORECASE | re.S)
+_TEX_MATH_RE = re.compile(r"<tex-math\b[^>]*>(.*?)</tex-math>", re.IGNORECASE | re.S)
+_ANY_TAG_RE = re.compile(r"<[^<>]+>")
+
+
+def _formula(m: re.Match[str]) -> str:
+    """A formula as its text alternative (``μ``), else its TeX without ``$``, else its text."""
+    inner = m.group(1)
+    alt = _ALTERNATIVES_RE.search(inner)
+    text = _ANY_TAG_RE.sub("", _TEX_MATH_RE.sub("", alt.group(1))) if alt else ""
+    if text.strip():
+        return text.strip()
+    tex = _TEX_MATH_RE.search(inner)
+    return tex.group(1).strip().strip("$") if tex else _ANY_TAG_RE.sub("", inner)
+
+
 def _strip_tags(text: str) -> str:
-    return _TAG_RE.sub(_tag, text) if "<" in text else text
+    if "<" not in text:
+        return text
+    if "inline-formula" in text.lower():
+        text = _FORMULA_RE.sub(_formula, text)
+    return _TAG_RE.sub(_tag, text)
 
 
 def plain_text(text: str) -> str:

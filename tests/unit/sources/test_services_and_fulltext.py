@@ -178,3 +178,25 @@ def test_openalex_abstracts_are_plain_text() -> None:
     assert abstract_from_inverted_index({"A&amp;B": [0], "<i>in</i>": [1], "vivo": [2]}) == (
         "A&B in vivo"
     )
+
+
+def test_a_jats_formula_in_a_semantic_scholar_title_is_its_text(tmp_path: Path) -> None:
+    """An IEEE title through Semantic Scholar's bulk search kept a whole JATS inline formula
+    (``<inline-formula><tex-math ...>$\\mu$</tex-math><alternatives>μ<inline-graphic
+    .../></alternatives></inline-formula>Bench: ...``), shown so in the app and exported. It is
+    now its text alternative; a formula with TeX only gives the TeX."""
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+    from litsift.text.markup import plain_text
+    from litsift.types import Kind
+
+    page = SRC / "semantic-scholar" / "graph-api" / "paper-search-bulk_kubernetes_page1.json"
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        assert svc.sources.import_paths(Kind.PAPER, [page]).added > 100
+        titles = [r[0] for r in svc.store._conn.execute("SELECT title FROM papers")]
+    bench = [t for t in titles if "Bench: An Open-Source Factory" in t]
+    assert bench == ["μBench: An Open-Source Factory of Benchmark Microservice Applications"]
+    assert not any("<inline-formula" in t or "tex-math" in t for t in titles)
+    assert plain_text("in <inline-formula><tex-math>$O(n)$</tex-math></inline-formula> time") == (
+        "in O(n) time"
+    )
