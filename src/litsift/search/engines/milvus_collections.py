@@ -180,8 +180,10 @@ class MilvusCollections:
     # -- schema ---------------------------------------------------------------------------
     @staticmethod
     def fields(kind: Kind) -> dict[str, float]:
-        """``{BM25 text field: boost}`` of ``kind`` (:data:`DEFAULT_BOOSTS`)."""
-        return {f: b for f, b in DEFAULT_BOOSTS[kind].items() if b > 0}
+        """``{BM25 text field: boost}`` of ``kind`` (:data:`DEFAULT_BOOSTS`, but the authors:
+        collections made before they counted have no such field; a Milvus corpus is searched
+        by its text and titles)."""
+        return {f: b for f, b in DEFAULT_BOOSTS[kind].items() if b > 0 and f != "authors"}
 
     @staticmethod
     def describe(encoder: Encoder, kind: Kind) -> str:
