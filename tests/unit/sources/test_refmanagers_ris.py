@@ -94,3 +94,13 @@ def test_database_csv_exports(name: str, count: int) -> None:
     assert sum(1 for i in items if isinstance(i, SourceRecord) and i.ids.get("doi")) == (
         with_doi.get(name, count)
     )
+
+
+def test_an_exported_null_is_no_name() -> None:
+    """An export tool wrote ``AU  - van den Hoven, null`` (ASReview's 100-record sample, line
+    3,444): the author was stored as "null van den Hoven"."""
+    records = [r for r in read_ris(RM / "ris" / "asreview_baseline_100-records_bom.ris")
+               if isinstance(r, SourceRecord)]  # fmt: skip
+    authors = [a for r in records for a in r.authors]
+    assert "van den Hoven" in authors and "Andor F. van den Hoven" in authors
+    assert not any(a.lower().startswith("null ") or " null" in a.lower() for a in authors)

@@ -228,6 +228,8 @@ def _first(entry: dict[str, Any], *keys: str) -> Any:
 
 #: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
 _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
+#: an export tool's empty value written as a word (``AU  - van den Hoven, null``)
+_NULL_PART_RE = re.compile(r"^(?:null|none|nil|undefined|nan)$", re.IGNORECASE)
 
 
 def split_people(names: list[str]) -> tuple[list[str], list[str]]:
@@ -239,7 +241,7 @@ def split_people(names: list[str]) -> tuple[list[str], list[str]]:
         if not name:
             continue
         if "," in name:
-            parts = [p.strip() for p in name.split(",")]
+            parts = [p.strip() for p in name.split(",") if not _NULL_PART_RE.match(p.strip())]
             suffixes = [p for p in parts[1:] if _SUFFIX_RE.match(p)]
             rest = [p for p in parts[1:] if p and not _SUFFIX_RE.match(p)]
             family, given = parts[0], " ".join(rest)
