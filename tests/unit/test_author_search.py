@@ -9,17 +9,12 @@ from typing import Any
 
 import pytest
 
-from litsift.paths import get_paths, shared_data_dir
+from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query
+from tests.unit.test_review_rounds import THESIS_BIB
 
-BIB = (
-    shared_data_dir()
-    / "sources"
-    / "reference-managers"
-    / "bibtex"
-    / "thesis-psychology_zotero-bbt-export.bib"
-)
+BIB = THESIS_BIB  # a real Zotero + Better BibTeX export of a psychology thesis library
 
 pytestmark = pytest.mark.skipif(not BIB.is_file(), reason=f"{BIB} not here")
 
