@@ -107,6 +107,15 @@ class IngestReport:
         self.warnings.extend(other.warnings)
         self.layouts.update(other.layouts)
 
+    def _kept_apart(self) -> str:
+        """``, 1 kept apart (FILE:entry k shares doi:… with a stored paper of another
+        title)``: what happened and to which entry ("1 id conflicts" said neither)."""
+        where, _, ident, _ = self.conflicts[0]
+        n = len(self.conflicts)
+        more = f"; {n - 1:,} more: --json lists them" if n > 1 else ""
+        return (f", {n:,} kept apart ({where} shares {ident} with a stored "
+                f"paper of another title{more})")  # fmt: skip
+
     def summary(self) -> str:
         """One line in one vocabulary for every ingest (issue 45: the JSONL line said
         "duplicate ids" where an import said "unchanged"): ``papers.jsonl.gz: 3,327 read,
@@ -124,7 +133,7 @@ class IngestReport:
             f"{self.merged:,} merged, {self.unchanged + self.duplicates:,} unchanged"
             + (f" ({self.duplicates:,} repeated ids)" if self.duplicates else "")
             + f", {len(self.bad):,} bad"
-            + (f", {len(self.conflicts):,} id conflicts" if self.conflicts else "")
+            + (self._kept_apart() if self.conflicts else "")
             + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
             + (f", {len(self.warnings):,} warnings" if self.warnings else "")
             + f" in {self.elapsed_s:.1f} s"

@@ -200,3 +200,19 @@ def test_titles_keep_the_words_inside_latex_macros() -> None:
     math = [r.title for r in read_bibtex(BIB / "edge-cases" / "bbt-472_math-markup.bib")
             if isinstance(r, SourceRecord)]  # fmt: skip
     assert math[0].startswith("Test Title With 100 μJ, 200 μJ Energy"), math[0]
+
+
+def test_an_entry_kept_apart_is_named_in_the_summary(tmp_path: Path) -> None:
+    """The summary said "1 id conflicts": neither which entry nor what happened (it is kept as
+    a paper of its own, sharing a DOI with a paper of another title)."""
+    from click.testing import CliRunner
+
+    from litsift.cli.root import main
+
+    bib = BIB / "thesis-psychology_zotero-bbt-export.bib"
+    got = CliRunner().invoke(main, ["--home", str(tmp_path / "h"), "ingest", "papers", str(bib)])
+    assert "id conflicts" not in got.output
+    assert ", 1 kept apart (" in got.output
+    assert "entry fiske2018a shares doi:10.4324/9781315187280 with a stored paper of another" in (
+        got.output
+    )
