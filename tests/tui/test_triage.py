@@ -10,7 +10,7 @@ from typing import Any
 
 import bibtexparser
 import pytest
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, TabbedContent, TextArea
 
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
@@ -87,6 +87,10 @@ async def test_label_keys_undo_filter_and_persistence(
         assert [h.docid for h in t.hits] == ids[2:]
         await pilot.press("f")
         assert [h.docid for h in t.hits] == [ids[0]] and "[show: kept]" in status(app)
+        # the tab title counts the rows shown of the hits (it read "Papers (50)" over 1 row)
+        tabs = app.search_screen.query_one(TabbedContent)
+        title = tabs.get_tab(app.search_screen.tab(Kind.PAPER)).label.plain
+        assert title == f"Papers (1 of {len(ids)})", title
         await pilot.press("f")
         assert t.hits == ()
         await pilot.press("f")
@@ -95,6 +99,7 @@ async def test_label_keys_undo_filter_and_persistence(
         assert [h.docid for h in t.hits] == [ids[0], *ids[2:]]
         await pilot.press("f")
         assert [h.docid for h in t.hits] == ids and "[show" not in status(app)
+        assert tabs.get_tab(app.search_screen.tab(Kind.PAPER)).label.plain == f"Papers ({len(ids)})"
     # a new app over the same home shows the labels again
     with LitsiftService(get_paths(home), encoder=encoder) as again:
         app2 = create_app(again)

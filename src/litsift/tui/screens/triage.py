@@ -103,6 +103,7 @@ class TriageCommands:
         self.label_filter = LABEL_FILTERS[(at + 1) % len(LABEL_FILTERS)]
         for kind in Kind:
             self.screen.table(kind).set_view(label_filter=self.label_filter)
+            self.screen.tab(kind).retitle()
         self.screen.refresh_detail()
         self.screen.show_modes()
 

@@ -90,14 +90,20 @@ class KindTab(TabPane):
         (:func:`relabel`)."""
         self.reranked = ""
         self.shown = (result.query.text, result.query.years)
-        title = TAB_LABEL[self.kind]
-        if result.query.text.strip():
-            title += f" ({len(result.hits)})"
+        self.table.show_result(result, annotations, scoring=scoring)
+        self.retitle()
+
+    def retitle(self) -> None:
+        """The tab title counts the hits of a query, and with a label filter the rows it
+        shows of them ("Papers (2 of 50)": it read "Papers (50)" over 2 kept rows)."""
+        result, title = self.table.result, TAB_LABEL[self.kind]
+        if result is not None and result.query.text.strip():
+            shown, total = len(self.table.hits), len(result.hits)
+            title += f" ({total})" if shown == total else f" ({shown} of {total})"
         tabs = next(a for a in self.ancestors if isinstance(a, TabbedContent))
         tab = tabs.get_tab(self)
         if tab.label.plain != title:
             relabel(tab, title)
-        self.table.show_result(result, annotations, scoring=scoring)
 
     def reorder(self, result: SearchResult, reranked: str | None = None) -> None:
         """Show the same hits in a new order; ``reranked`` names the reordering ("": back to
