@@ -204,6 +204,14 @@ def test_other_4xx_is_a_response_error(srv: ScriptedLLMServer) -> None:
     assert "not found" in err.value.message
 
 
+def test_a_bare_error_status_says_there_was_no_error_text(srv: ScriptedLLMServer) -> None:
+    """A 404 with an empty body read "LLM endpoint returned HTTP 404:  — check ..."."""
+    srv.push(Reply(404, ""))
+    with client(srv) as c, pytest.raises(LLMResponseError) as got:
+        c.complete(MESSAGES)
+    assert got.value.message == "LLM endpoint returned HTTP 404: (no error text)"
+
+
 def test_not_configured() -> None:
     with pytest.raises(LLMNotConfiguredError):
         ChatClient(LLMSettings())

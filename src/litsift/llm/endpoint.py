@@ -103,7 +103,7 @@ class Endpoint:
     def raise_for_status(self, status: int, body: str, retry_after: str | None) -> None:
         if status == 200:
             return
-        detail = self._error_text(body)
+        detail = self._error_text(body) or "(no error text)"  # a bare 404: "HTTP 404:  —"
         where = f"LLM endpoint returned HTTP {status}"
         if status in RETRY_STATUS:
             err: LLMError
