@@ -373,3 +373,24 @@ async def test_help_fits_the_terminal_and_scrolls_to_every_binding(
         assert str(last[3]) in "".join(
             str(help_table.render_line(y).text) for y in range(help_table.region.height)
         )
+
+
+async def test_letters_typed_in_a_year_box_never_quit_and_slash_goes_to_the_query(
+    service: Any,
+) -> None:
+    """After Tab into a year box, a query typed there lost every letter until the ``q`` of
+    "question", which quit litsift (the app's q binding ran); ``/`` did nothing there. Now
+    letters are refused (bell), ``/`` moves to the query with the keys behind it."""
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "contrastive")
+        await pilot.press("slash", "tab")
+        year_from = app.query_one("#year-from", Input)
+        assert app.focused is year_from
+        await pilot.press(*"retrieval augmented question answering")
+        await settle(pilot)
+        assert app.is_running and year_from.value == ""
+        await pilot.press("slash", *" learning")
+        await settle(pilot)
+        assert app.focused is app.query_one("#query", Input)
+        assert app.query_one("#query", Input).value == "contrastive learning"

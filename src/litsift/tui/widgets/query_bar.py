@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Size
@@ -60,16 +60,30 @@ class BarInput(InOrderInput):
 
 
 class YearInput(BarInput):
-    """A year of the range: digits are typed, and a key no year can hold (``/``, a letter)
-    runs the screen's binding instead of being dropped (``/`` goes to the query, as
-    everywhere else; the query typed after it was lost)."""
+    """A year of the range: digits are typed here, ``/`` moves to the query (as everywhere
+    else), and any other character a year cannot hold is refused with the terminal's bell.
+    Those ran the app's bindings: the ``q`` of a query typed after Tab quit litsift."""
 
     TYPES_PRINTABLE = False
     #: where the key footer says the focus is
     focus_label = "years"
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        return character is not None and character.isdigit()
+        return character is not None and character.isprintable()
+
+    async def _on_key(self, event: events.Key) -> None:
+        ch = event.character
+        here = self._held is None and self.app.focused is self  # else InOrderKeys passes it on
+        if here and ch is not None and ch.isprintable() and not ch.isdigit():
+            event.stop()
+            event.prevent_default()
+            if ch == "/":
+                query = self.screen.query_one("#query", Input)
+                self.screen.set_focus(query)  # at once: the next key of a burst goes there
+                query.cursor_position = len(query.value)
+            else:
+                self.app.bell()
+        # other keys: Textual goes on to the handlers of the classes below (InOrderKeys, Input)
 
 
 class QueryBar(Horizontal):
