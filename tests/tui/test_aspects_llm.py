@@ -124,11 +124,12 @@ async def test_llm_actions_explain_themselves_without_endpoint(service: Any) -> 
         # every key of the screen is there (the help says so; T, C, R, P, M were missing)
         assert {"Full text", "Citations", "Extract RQ", "Same problem", "Same method"} <= titles
         # no LLM endpoint configured: offered all the same (they were missing, as if litsift
-        # had no LLM features), saying that [llm] comes first; Textual's Keys panel is not
+        # had no LLM features), saying what to configure first (no [brackets]: the palette
+        # reads markup); Textual's Keys panel is not
         # (Help lists the keys, and Esc did not close it)
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
         for title in ("Answer", "Rerank"):
-            assert "first set [llm] in config.toml" in helps[title], helps
+            assert "first set llm.base_url in config.toml" in helps[title], helps
         assert "Keys" not in helps and "Help" in helps
 
 

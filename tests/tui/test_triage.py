@@ -194,7 +194,11 @@ async def test_history_reruns_and_saved_search(wservice: LitsiftService) -> None
         await settle(pilot)
         result = table(app).result
         assert result is not None and result.query.text == "graph neural networks"
-        assert app.query_one("#query", Input).value == "graph neural networks"
+        query = app.query_one("#query", Input)
+        assert query.value == "graph neural networks"
+        # the cursor at the end of the longer query (it stayed at the end of the old one, so
+        # "/" and typing went inside a word)
+        assert query.cursor_position == len("graph neural networks")
 
 
 async def test_more_like_this_toggle_reorders(wservice: LitsiftService) -> None:

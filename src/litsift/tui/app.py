@@ -256,7 +256,7 @@ class LitsiftApp(DialogKeys, App[None]):
         ]
         # the LLM's commands are offered unconfigured too (the footer shows their keys; run,
         # they say what to configure): they were missing, as if litsift had no LLM features
-        unset = "" if llm else " (first set [llm] in config.toml: the command says how)"
+        unset = "" if llm else " (first set llm.base_url in config.toml: the command says how)"
         yield from _commands(s, bindings, {a: unset for a in NEEDS_LLM})
 
 

@@ -154,8 +154,12 @@ class QueryBar(Horizontal):
         self.query_one("#query", Input).value = for_terminal(text, keep_newlines=False)
 
     def set_query(self, text: str, years: YearRange) -> None:
-        """Replace the query text and years and search at once (re-running a past query)."""
-        self.query_one("#query", Input).value = for_terminal(text, keep_newlines=False)
+        """Replace the query text and years and search at once (re-running a past query, P,
+        M), the cursor at the end of the new text (it stayed where the old one ended: "/" and
+        typing then went inside a word of the longer ``method: ...`` query)."""
+        query = self.query_one("#query", Input)
+        query.value = for_terminal(text, keep_newlines=False)
+        query.cursor_position = len(query.value)
         for side, year in (("from", years.start), ("to", years.end)):
             self.query_one(f"#year-{side}", Input).value = "" if year is None else str(year)
         self.submit(submitted=True)
