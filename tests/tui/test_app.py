@@ -394,3 +394,26 @@ async def test_letters_typed_in_a_year_box_never_quit_and_slash_goes_to_the_quer
         await settle(pilot)
         assert app.focused is app.query_one("#query", Input)
         assert app.query_one("#query", Input).value == "contrastive learning"
+
+
+async def test_a_tab_not_searched_for_the_new_query_shows_no_old_count(service: Any) -> None:
+    """The Datasets tab kept "Datasets (50)" of an earlier query while Papers was searched
+    with new years; switched to, it had 0. A tab not searched for the query and years shown
+    counts nothing until it is."""
+    from textual.widgets import TabbedContent
+
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "machine translation")
+        await pilot.press("ctrl+t")  # the datasets of the same query
+        await settle(pilot)
+        tabs = app.search_screen.query_one(TabbedContent)
+
+        def title(kind: Kind) -> str:
+            return tabs.get_tab(app.search_screen.tab(kind)).label.plain
+
+        assert title(Kind.DATASET).startswith("Datasets (")
+        await pilot.press("ctrl+t")
+        await search(pilot, "speech recognition")
+        assert title(Kind.PAPER).startswith("Papers (")
+        assert title(Kind.DATASET) == "Datasets"

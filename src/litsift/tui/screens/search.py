@@ -1,14 +1,12 @@
 """The main screen: query bar, a :class:`KindTab` per kind (Papers, Datasets) with its results
-table, detail pane, status line and footer.
-
-The screen composes its parts, each owning its state: every tab holds the result and aspect
-state of its kind; :class:`TriageCommands` and :class:`RankingCommands` carry the triage and
-ranking behaviour (and the modes that apply to both tabs); :class:`ServiceCalls` serialises the
-service calls and queues triage writes. The parts see the screen through the narrow Protocols of
-:mod:`~litsift.tui.screens.host` and never import it. The screen itself keeps only the query
-being shown and the search requests, and routes keys and messages to those parts;
-:class:`IndexBuilder` checks the store at start and builds, in the background, what the indexes
-do not cover yet.
+table, detail pane, status line and footer. The screen composes its parts, each owning its
+state: every tab holds the result and aspect state of its kind; :class:`TriageCommands` and
+:class:`RankingCommands` carry the triage and ranking behaviour (and the modes that apply to
+both tabs); :class:`ServiceCalls` serialises the service calls and queues triage writes. The
+parts see the screen through the narrow Protocols of :mod:`~litsift.tui.screens.host` and never
+import it. The screen itself keeps only the query being shown and the search requests, and
+routes keys and messages to those parts; :class:`IndexBuilder` checks the store at start and
+builds, in the background, what the indexes do not cover yet.
 
 Concurrency (textual ``docs/guide/workers.md``): a search runs in an exclusive thread worker of
 group ``"search"``, so a new query cancels the stale one; each request carries an id and a
@@ -229,6 +227,9 @@ class SearchScreen(CommandKeys, NavScreen):
             self.release_held_keys()  # the rows shown are this query's already
             return
         self._request_id += 1
+        now = (self.text, self.years)  # another tab not searched for these yet counts nothing:
+        for other in (k for k in Kind if k is not kind and self.tab(k).shown != now):
+            self.tab(other).retitle(stale=True)
         query = Query(
             self.text,
             kind,

@@ -93,11 +93,13 @@ class KindTab(TabPane):
         self.table.show_result(result, annotations, scoring=scoring)
         self.retitle()
 
-    def retitle(self) -> None:
+    def retitle(self, stale: bool = False) -> None:
         """The tab title counts the hits of a query, and with a label filter the rows it
-        shows of them ("Papers (2 of 50)": it read "Papers (50)" over 2 kept rows)."""
+        shows of them ("Papers (2 of 50)": it read "Papers (50)" over 2 kept rows);
+        ``stale``: the query or years changed and this tab was not searched again yet (it
+        kept the old count: "Datasets (50)" where the new years leave none)."""
         result, title = self.table.result, TAB_LABEL[self.kind]
-        if result is not None and result.query.text.strip():
+        if not stale and result is not None and result.query.text.strip():
             shown, total = len(self.table.hits), len(result.hits)
             title += f" ({total})" if shown == total else f" ({shown} of {total})"
         tabs = next(a for a in self.ancestors if isinstance(a, TabbedContent))
