@@ -275,6 +275,18 @@ async def test_feed_view_lists_the_synced_papers_in_the_feed_order(tmp_path: Pat
             # since issue 44 item 7.5, under a "[no title] doi:..." label)
             assert len(expected.papers) == 58
             assert "58 new papers since the start, ranked by tfidf-svm" in head
+            # its own footer, and F1 works here as everywhere (it did nothing in the dialog)
+            from litsift.tui.screens.help import HelpScreen
+            from litsift.tui.widgets.footer import KeyFooter
+
+            shown = str(feed.query_one(KeyFooter).render())
+            assert "Close" in shown and "Help" in shown, shown
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is feed
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.screen, ScreeningScreen)

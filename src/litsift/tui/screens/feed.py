@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from litsift.errors import LitsiftError
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content
 
 if TYPE_CHECKING:
@@ -29,8 +30,12 @@ FEED_ROWS = 50
 class FeedScreen(ModalScreen[None]):
     """New papers from syncs, best first (see the module docstring)."""
 
+    #: Esc closes; F1 / ? and q work here as everywhere (a modal screen runs no app binding
+    #: but priority ones: they did nothing, and the footer below showed the main screen's keys)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="feed_close"),
+        Binding("f1,question_mark", "app.help", "Help", show=True),
+        Binding("q", "app.quit", "Quit", show=True),
     ]
 
     def __init__(self, service: LitsiftAPI, collection: str | None = None) -> None:
@@ -45,6 +50,7 @@ class FeedScreen(ModalScreen[None]):
             yield Label("ranking the papers synced since your last look…", id="feed-head")
             with VerticalScroll():
                 yield Static("", id="feed-list")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.load()
