@@ -399,3 +399,33 @@ async def test_export_asks_before_it_overwrites_a_file(
         await settle(pilot)
         assert "overwrote" in status(app)
     assert bibtexparser.parse_string(precious.read_text(encoding="utf-8")).entries
+
+
+async def test_ctrl_q_in_a_note_being_written_asks_before_it_is_lost(
+    wservice: LitsiftService,
+) -> None:
+    """Ctrl+Q in the note dialog quit at once and the note typed was gone. With unsaved text
+    the first Ctrl+Q says so; a second one quits; an untouched dialog quits at once."""
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        await pilot.press("n")
+        screen = await wait_for_screen(pilot, NoteScreen)
+        await pilot.press(*"check the ablation")
+        assert screen.unsaved()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert app.is_running and app.screen is screen
+        said = [n.message for n in app._notifications]
+        assert any("not saved (ctrl+s saves it)" in m for m in said), said
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running
+    app = create_app(wservice)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, QUERY)
+        await pilot.press("n")
+        await wait_for_screen(pilot, NoteScreen)
+        await pilot.press("ctrl+q")  # nothing typed: quits at once
+        await pilot.pause()
+        assert not app.is_running

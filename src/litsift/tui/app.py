@@ -211,6 +211,19 @@ class LitsiftApp(DialogKeys, App[None]):
             return [*mine, ("anywhere", anywhere)]
         return [*mine, *(g for g in groups if g[0] != "screening")]
 
+    _quit_warned_on: object = None
+
+    async def action_quit(self) -> None:
+        """Quit; but from a note editor with unsaved text the first Ctrl+Q says so (it quit
+        and the note was gone) and a second one quits without it."""
+        unsaved = getattr(self.screen, "unsaved", None)
+        if callable(unsaved) and unsaved() and self._quit_warned_on is not self.screen:
+            self._quit_warned_on = self.screen
+            said = "what you typed here is not saved (ctrl+s saves it); ctrl+q again quits"
+            self.notify(said, title="not saved", severity="warning", markup=False)
+            return
+        await super().action_quit()
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return

@@ -102,6 +102,10 @@ class PromptScreen(_Modal[str]):
         if text or self.allow_empty:
             self.dismiss(text)
 
+    def unsaved(self) -> bool:
+        """The text was changed and not saved (Ctrl+Q asks first: ``LitsiftApp.action_quit``)."""
+        return self.query_one("#prompt-input", Input).value.strip() != self.value.strip()
+
 
 @dataclass(frozen=True)
 class NoteEdit:
@@ -136,6 +140,12 @@ class NoteScreen(_Modal[NoteEdit]):
         text = self.query_one("#note-text", TextArea).text.strip()
         tags = parse_tags(self.query_one("#note-tags", Input).value)
         self.dismiss(NoteEdit(text, tags))
+
+    def unsaved(self) -> bool:
+        """The note or tags were changed and not saved (Ctrl+Q asks first)."""
+        text = self.query_one("#note-text", TextArea).text.strip()
+        tags = parse_tags(self.query_one("#note-tags", Input).value)
+        return text != self.note.strip() or tags != parse_tags(", ".join(self.tags))
 
 
 @dataclass(frozen=True)
