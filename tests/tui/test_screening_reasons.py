@@ -130,6 +130,9 @@ async def test_ctrl_q_quits_from_the_note_dialog(review_service: LitsiftService)
         await pilot.press("q")  # text in the note, not quit
         await pilot.pause()
         assert app.return_code is None
+        await pilot.press("ctrl+q")  # the note typed is not saved: the first ^q says so
+        await pilot.pause()
+        assert app.return_code is None
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert app.return_code == 0
