@@ -417,3 +417,22 @@ async def test_a_tab_not_searched_for_the_new_query_shows_no_old_count(service: 
         await search(pilot, "speech recognition")
         assert title(Kind.PAPER).startswith("Papers (")
         assert title(Kind.DATASET) == "Datasets"
+
+
+async def test_a_year_range_says_how_many_undated_hits_it_kept(service: Any) -> None:
+    """A year range keeps records without a year (DataFinder's protocol); rows with "—" in
+    the year column under a 2015–2018 filter looked like a broken filter. The status line
+    counts them."""
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+t")
+        await search(pilot, "question answering dataset")
+        await pilot.press("slash", "tab", *"2015", "tab", *"2018", "enter")
+        await settle(pilot)
+        years = column(table(app, Kind.DATASET), "year")
+        undated = years.count("—")
+        assert undated and all(y == "—" or 2015 <= int(y) <= 2018 for y in years)
+        assert f"2015–2018 (+{undated} undated)" in status(app)
+        await pilot.press("ctrl+l")  # no range: nothing to say
+        await settle(pilot)
+        assert "undated" not in status(app)

@@ -202,3 +202,16 @@ def test_a_paper_search_loads_nothing_of_the_dataset_pipeline(built_home: Path) 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_cli_search_says_how_many_undated_hits_a_year_range_kept(built_home: Path) -> None:
+    """The table's "—" years under --years looked like a filter that failed: a note on stderr
+    counts them (stdout stays the table; --json carries each hit's null year)."""
+    args = ["--home", str(built_home), "search", "question answering", "--datasets", "-k", "20"]
+    data = json.loads(CliRunner().invoke(main, [*args, "--years", "2015:2018", "--json"]).output)
+    undated = sum(h["year"] is None for h in data["hits"])
+    assert undated > 0
+    out = CliRunner().invoke(main, [*args, "--years", "2015:2018"])
+    assert out.exit_code == 0, out.output
+    assert f"note: {undated} of these have no year (kept by --years)" in out.stderr
+    assert "no year" not in CliRunner().invoke(main, args).stderr

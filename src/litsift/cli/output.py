@@ -73,6 +73,18 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
     }
 
 
+def result_notes(result: SearchResult) -> list[str]:
+    """What a reader of the table should know: a BM25-only answer and why, and how many
+    hits a year range kept for having no year."""
+    notes = []
+    if result.partial is not None:
+        only = "BM25 only — " if result.signals_used == ("bm25",) else ""
+        notes.append(f"{only}{result.partial}")
+    if n := result.undated:
+        notes.append(f"{n} of these {'has' if n == 1 else 'have'} no year (kept by --years)")
+    return notes
+
+
 def hits_to_json_text(result: SearchResult) -> str:
     """``hits_to_json`` as printable, lossless JSON text (see ``json_for_terminal``)."""
     return json_for_terminal(hits_to_json(result))

@@ -342,7 +342,7 @@ def search(
       litsift search "question answering over tables" --datasets -k 5
       litsift search "problem: hallucination in summarisation" --json
     """
-    from litsift.cli.output import hits_to_json_text, hits_to_table
+    from litsift.cli.output import hits_to_json_text, hits_to_table, result_notes
     from litsift.errors import QueryError
     from litsift.types import Kind, Query, YearRange
 
@@ -366,9 +366,8 @@ def search(
         read_only = svc.read_only_reason
     if read_only is not None:  # on stderr, so --json stays the stable object
         click.echo(f"note: {for_terminal(read_only)}", err=True)
-    if result.partial is not None and not as_json:
-        only = "BM25 only — " if result.signals_used == ("bm25",) else ""
-        click.echo(f"note: {only}{result.partial}", err=True)
+    for line in [] if as_json else result_notes(result):  # on stderr: stdout is the table
+        click.echo(f"note: {line}", err=True)
     if as_json:
         click.echo(hits_to_json_text(result))
     else:

@@ -310,6 +310,16 @@ class SearchResult:
     #: ``"milvus at <uri>"`` (``[engine]``); "" when not said
     engine: str = ""
 
+    @property
+    def undated(self) -> int:
+        """How many hits have no year although the query names years: a year range keeps
+        undated records (:attr:`YearRange.include_missing`, DataFinder's protocol); 0 when
+        the query names none."""
+        years = self.query.years
+        if years.is_unbounded or not years.include_missing:
+            return 0
+        return sum(1 for h in self.hits if h.record.year is None)
+
 
 class Label(StrEnum):
     """Triage labels."""

@@ -1,6 +1,7 @@
 """The status line: result count, search time, kind, year range, index state, errors.
 
-Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``.
+Example: ``10 results · 12 ms · papers · 2015–2019 · store: 2,000 papers, 3,327 datasets``; a
+year range that kept undated hits says how many (``2015–2019 (+2 undated)``).
 Mode indicators follow in brackets, e.g. ``[show: kept] [more like this] [by coverage]``. A
 result answered by BM25 alone says so (``BM25 only — dense index: 1,200 / 19,588 embedded``),
 and a background build shows its progress after the index state. One segment per fact: while a
@@ -117,6 +118,10 @@ class StatusLine(Static):
         if self.show_timings:
             bits.append(f"{result.elapsed_s * 1000:.0f} ms")
         bits += [result.query.kind.table, years_label(result.query.years)]
+        if (
+            undated := result.undated
+        ):  # kept by the cut-off (DataFinder's protocol); say so, or they look wrong
+            bits[-1] += f" (+{undated} undated)"
         if result.engine and result.engine != "local":  # Milvus: where it answered (issue 42)
             bits.append(for_terminal(result.engine, keep_newlines=False))
         partial = None
