@@ -436,3 +436,13 @@ async def test_a_year_range_says_how_many_undated_hits_it_kept(service: Any) -> 
         await pilot.press("ctrl+l")  # no range: nothing to say
         await settle(pilot)
         assert "undated" not in status(app)
+
+
+async def test_a_query_of_punctuation_alone_says_there_is_nothing_to_search(
+    service: Any,
+) -> None:
+    app = create_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "???")
+        assert table(app).row_count == 0
+        assert "0 results" in status(app) and "no words to search for" in status(app)

@@ -215,3 +215,17 @@ def test_cli_search_says_how_many_undated_hits_a_year_range_kept(built_home: Pat
     assert out.exit_code == 0, out.output
     assert f"note: {undated} of these have no year (kept by --years)" in out.stderr
     assert "no year" not in CliRunner().invoke(main, args).stderr
+
+
+@pytest.mark.parametrize("text", ["*", "???", "🤖", "+-^~*[]{}\\/!?:", "— … ·"])
+@pytest.mark.parametrize("kind", [Kind.PAPER, Kind.DATASET])
+def test_a_query_of_punctuation_alone_has_no_hits_and_says_why(service, text, kind) -> None:
+    """'*' answered 50 arbitrary papers (the dense run's nearest vectors to punctuation)."""
+    from litsift.search.pipeline import NO_WORDS
+
+    res = service.search(Query(text, kind, k=5))
+    assert res.hits == () and res.partial == NO_WORDS
+    # a word in any script, or a digit, is searched
+    for words in ("日本語の機械翻訳", "bert?", "2019"):
+        res = service.search(Query(words, kind, k=5))
+        assert res.partial != NO_WORDS and res.hits

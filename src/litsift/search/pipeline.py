@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from litsift.store import Store
 
 __all__ = [
+    "NO_WORDS",
     "RQ_PREFIX",
     "FullText",
     "FullTextStage",
@@ -66,6 +67,8 @@ __all__ = [
     "stages",
 ]
 
+#: why a query of punctuation alone (``*``, ``???``) has no hits (``SearchResult.partial``)
+NO_WORDS = "no words to search for: type a word or a phrase"
 #: ``problem: TEXT`` / ``method: TEXT`` at the start of a query searches that field
 RQ_PREFIX = re.compile(r"^\s*(problem|method)\s*:\s*", re.IGNORECASE)
 #: the research-question fields a query can be routed to
@@ -322,7 +325,8 @@ class SearchPipeline:
 
     def search(self, query: Query) -> SearchResult:
         """Run ``query``; unset ``k``, ``k0`` and fusion take the configured defaults and the
-        returned ``SearchResult.query`` has them filled in (text cleaned).
+        returned ``SearchResult.query`` has them filled in (text cleaned). A query of no letter
+        or digit (``*``, ``???``) has no hits, ``partial`` :data:`NO_WORDS`.
 
         Raises:
             IndexMissingError: the store holds nothing of ``query.kind``, or no index was
@@ -334,6 +338,9 @@ class SearchPipeline:
         query = resolve_query(query, self.settings)
         if not query.text.strip():
             return SearchResult(query, (), time.perf_counter() - t0, {})
+        if not any(ch.isalnum() for ch in query.text):  # "*", "???": BM25 has no term, and
+            # the dense run would answer the nearest vectors to punctuation, arbitrary papers
+            return SearchResult(query, (), time.perf_counter() - t0, {}, partial=NO_WORDS)
         rq_field, rest = split_rq_query(query.text)
         if rq_field is not None:  # "problem: …" / "method: …": the research-question fields
             return self._rq_search(replace(query, text=rest), rq_field)
