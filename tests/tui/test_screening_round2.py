@@ -18,6 +18,7 @@ from litsift.service.facade import LitsiftService
 from litsift.service.screening import ScreeningSession
 from litsift.store.reviews import current_decisions
 from litsift.tui.app import create_screening_app
+from litsift.tui.screens.review_criteria import CriteriaScreen
 from litsift.tui.screens.screening import ScreeningScreen
 from litsift.types import Paper
 from tests.tui import test_screening_screen as base
@@ -214,6 +215,18 @@ async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
         await wait_idle(pilot)
         assert isinstance(app.screen, ScreeningScreen)  # the dialog closed
         assert session.note_of(first.id) == ""
+        # the header cut the criteria at 3 lines, and no key showed the rest (a tester): `c`
+        await pilot.press("c")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CriteriaScreen)
+        assert " ".join(PICO.split()) in " ".join(dialog.text.split())
+        assert "9  abstract only" in dialog.text
+        box = dialog.query_one(".modal-box")
+        assert box.region.x >= 0 and box.region.right <= 80, box.region
+        await pilot.press("c")  # c, Esc or Enter closes; no decision was made
+        await pilot.pause()
+        assert isinstance(app.screen, ScreeningScreen) and session.current_paper() == first
 
 
 async def test_undo_at_the_start_of_a_session_says_it_takes_back_an_earlier_one(

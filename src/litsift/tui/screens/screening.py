@@ -2,11 +2,12 @@
 
 Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
 Keys: ``i`` include, ``x`` exclude, ``1``-``9`` exclude with the review's reason of that
-number, ``m`` maybe, ``u`` undo, ``n`` note, Esc back (``litsift review screen``: q quits). A
-key records the decision (one SQLite insert) and shows the next record of the queue the last
-retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
-and its order replaces the queue when it is done (the record on screen stays). The progress
-line, the gain curve (includes found as screening goes on) and the stopping rules' states are
+number, ``m`` maybe, ``u`` undo, ``n`` note, ``c`` the criteria whole, Esc back (``litsift
+review screen``: q quits). A key records the decision (one SQLite insert) and shows the next
+record of the queue the last retraining made, at once; the model is retrained in a worker
+thread (never on the UI thread), and its order replaces the queue when it is done (the record
+on screen stays). The progress line, the gain curve (includes found as screening goes on) and
+the stopping rules' states are
 computed in the same worker; no rule stops screening on its own.
 
 Decisions another session stores on the review (a second terminal) are loaded by a worker at
@@ -34,6 +35,7 @@ from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
+from litsift.tui.screens.review_criteria import CriteriaScreen
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, done_lines, highlighted
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
@@ -51,6 +53,7 @@ SCREENING_BINDINGS: list[BindingType] = [
     Binding("m", "decide('maybe')", "Maybe", id="screening_maybe"),
     Binding("u", "undo", "Undo", id="screening_undo", tooltip="Undo the last decision"),
     Binding("n", "note", "Note", id="screening_note", tooltip="Note on this record"),
+    Binding("c", "criteria", "Criteria", id="screening_criteria", tooltip="The criteria, whole"),
     Binding(
         "escape", "close", "Back", id="screening_back", tooltip="Back (review screen: q quits)"
     ),
@@ -406,6 +409,11 @@ class ScreeningScreen(Screen[None]):
         self.show_record()
         self.show_counts()
         self.retrain()
+
+    def action_criteria(self) -> None:  # the header shows 3 lines of them: the rest, whole
+        if (session := self.session) is not None:
+            args = (session.name, session.criteria, session.keywords, session.reasons)
+            self.app.push_screen(CriteriaScreen(*args))
 
     def action_note(self) -> None:
         session = self.session
