@@ -389,3 +389,48 @@ def test_cli_turns_a_bug_into_our_message_not_a_traceback(
     monkeypatch.setenv("LITSIFT_DEBUG", "1")
     debug = CliRunner().invoke(main, args)
     assert isinstance(debug.exception, RuntimeError)  # the traceback, on request
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "hostile.json",  # CSL-JSON
+            json.dumps(
+                [
+                    {
+                        "id": "p1",
+                        "type": "article-journal",
+                        "title": "Emicizumab\x1b[2J in\x1b]0;pwned\x07 haemophilia A",
+                        "abstract": "Bleeds \x1b[31mfell\x1b[0m by 87 %.",
+                        "author": [{"family": "Lee\x1b[1m", "given": "Ann"}],
+                    }
+                ]
+            ),
+        ),
+        (
+            "hostile.ris",
+            "TY  - JOUR\nTI  - Emicizumab\x1b[2J in\x1b]0;pwned\x07 haemophilia A\n"
+            "AB  - Bleeds \x1b[31mfell\x1b[0m by 87 %.\nAU  - Lee\x1b[1m, Ann\nER  - \n",
+        ),
+    ],
+)
+def test_stored_text_keeps_no_remnant_of_an_escape_sequence(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """Ingest removed the ESC of ``ESC [ 2 J`` and kept ``[2J`` in the title (shown, exported,
+    searched); the whole sequence goes now, in every format read as records (litsift's own
+    JSONL keeps its text as written: ``--json`` gives it back escaped)."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    home = tmp_path / "home"
+    out = CliRunner().invoke(main, ["--home", str(home), "ingest", "papers", str(path), "--quiet"])
+    assert out.exit_code == 0, out.output
+    store = _open_store(home)
+    try:
+        (paper,) = store.get_by_rowids(Kind.PAPER, [1]).values()
+    finally:
+        store.close()
+    assert paper.title == "Emicizumab in haemophilia A"
+    assert paper.abstract == "Bleeds fell by 87 %."
+    assert "Lee" in paper.authors[0] and "[1m" not in paper.authors[0]

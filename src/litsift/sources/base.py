@@ -35,6 +35,7 @@ from typing import Any
 from litsift.errors import IngestError
 from litsift.store.jsonl import wide_encoding
 from litsift.text.markup import plain_text
+from litsift.text.sanitize import for_storage
 from litsift.types import Kind
 from litsift.types.core import UNTITLED_PREFIX
 
@@ -228,8 +229,6 @@ def clean_text(text: Any) -> str:
     return _WS_RE.sub(" ", text).strip()
 
 
-#: C0 controls but tab, line feed and carriage return; DEL; C1 controls: never stored
-_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CONTROL_BYTES = frozenset(b for b in range(32) if b not in (9, 10, 12, 13, 27))
 
 
@@ -247,8 +246,8 @@ def looks_binary(head: bytes) -> bool:
 
 
 def _scrub(value: Any) -> tuple[Any, bool]:
-    if isinstance(value, str):
-        clean = _CONTROL_RE.sub("", value)
+    if isinstance(value, str):  # a whole sequence first: "\x1b[2J" left "[2J" in a title
+        clean = for_storage(value)
         return clean, clean != value
     if isinstance(value, list):
         pairs = [_scrub(v) for v in value]

@@ -1,5 +1,10 @@
 """Text handling shared by the CLI and the TUI: sanitising data and model text for terminals."""
 
-from litsift.text.sanitize import for_terminal, for_terminal_draft, json_for_terminal
+from litsift.text.sanitize import (
+    for_storage,
+    for_terminal,
+    for_terminal_draft,
+    json_for_terminal,
+)
 
-__all__ = ["for_terminal", "for_terminal_draft", "json_for_terminal"]
+__all__ = ["for_storage", "for_terminal", "for_terminal_draft", "json_for_terminal"]

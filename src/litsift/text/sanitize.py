@@ -5,7 +5,8 @@ An abstract, a dataset description or an LLM reply may carry terminal control se
 (``ESC ] 0 ; title BEL``) retitles the terminal, ``ESC [ 2 J`` clears the screen, ``ESC [ 31 m``
 colours text, a U+202E override reverses what follows. :func:`for_terminal` removes complete
 escape sequences and makes every other control character visible, so what is shown is the
-text, never an instruction to the terminal. :func:`json_for_terminal` is the lossless
+text, never an instruction to the terminal (importers store text through
+:func:`for_storage`, so none is kept). :func:`json_for_terminal` is the lossless
 counterpart for ``--json``: it escapes the same characters instead of dropping them.
 """
 
@@ -43,6 +44,8 @@ _OPEN_TAIL = re.compile(
     r"|\x1b[\x20-\x2f]*\Z"
     r"|\r\Z"
 )
+#: what :func:`for_storage` removes: C0 controls but tab, line feed and carriage return, DEL, C1
+_STORED_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 #: bidirectional embeddings, overrides and isolates (Unicode UAX #9, 2.1-2.4): U+202A-U+202E,
 #: U+2066-U+2069 ("Trojan Source", CVE-2021-42574); dropped
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
@@ -95,6 +98,16 @@ def for_terminal(s: str, keep_newlines: bool = True) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return s.translate(_MULTI_LINE if keep_newlines else _ONE_LINE)
+
+
+def for_storage(s: str) -> str:
+    """``s`` as a store keeps it: complete escape sequences removed (step 1 of
+    :func:`for_terminal`; removing their ESC alone left ``[2J`` in a title), then every C0
+    control but tab, line feed and carriage return, DEL and every C1 control. Pure; text
+    without any is returned unchanged."""
+    if _STORED_UNSAFE.search(s) is None:
+        return s
+    return _STORED_UNSAFE.sub("", _SEQUENCE.sub("", s))
 
 
 def for_terminal_draft(s: str) -> str:
