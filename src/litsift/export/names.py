@@ -136,7 +136,9 @@ def split_authors(
         parts: ``{name_key: (family, given)}`` as the sources split the names
             (:meth:`litsift.store.biblio.Biblio.name_parts`): a name found there keeps that
             split (``"Ricardo Pérez-de la Fuente"`` -> family ``Pérez-de la Fuente``, which
-            BibTeX's rules would make ``la Fuente``); the others are split by the rules above.
+            BibTeX's rules would make ``la Fuente``; a family name of several words without a
+            given name, ``{World Bank}``, stays one literal name); the others are split by the
+            rules above.
     """
     out: list[Person] = []
     for entry in authors:
@@ -145,7 +147,9 @@ def split_authors(
             known = parts.get(name_key("", x)) if parts else None
             person = split_name(x)
             if known is not None and person.text and not person.corporate:
-                person = Person(text=person.text, given=known[1], family=known[0])
+                family, given = known
+                literal = not given and len(family.split()) > 1  # "{World Bank}": one name
+                person = Person(person.text, given=given, family=family, corporate=literal)
             if person.text:
                 out.append(person)
     return out

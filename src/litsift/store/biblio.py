@@ -122,7 +122,8 @@ def _row_biblio(row: Sequence[object]) -> Biblio:
     names = tuple(
         (str(p[0]), str(p[1])) for p in raw if isinstance(p, list) and len(p) == 2 and p[0]
     )
-    return Biblio(*(str(v or "") for v in row[:6]), names=names)
+    facts = {k: str(v or "") for k, v in zip(BIBLIO_FIELDS, row, strict=False)}
+    return Biblio(names=names, **facts)
 
 
 def biblio_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, Biblio]:

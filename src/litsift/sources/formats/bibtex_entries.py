@@ -250,15 +250,16 @@ def _biblio(etype: str, fields: dict[str, str]) -> dict[str, str]:
     """The entry's type and genre (a thesis's ``type`` field, else its entry type's), volume,
     number, pages and publisher (a thesis's school, a report's institution)."""
     csl, genre = bibtex_type(etype)
+    publishers = ("publisher", "school", "institution")
+    if csl in ("thesis", "report"):  # who grants the degree, who issues the report
+        publishers = ("school", "institution", "publisher")
     return biblio(
         csl,
         genre=(latex(fields.get("type", "")) if csl in ("thesis", "report") else "") or genre,
         volume=latex(fields.get("volume", "")),
         issue=latex(fields.get("number") or fields.get("issue") or ""),
         pages=latex(fields.get("pages", "")),
-        publisher=latex(
-            fields.get("publisher") or fields.get("school") or fields.get("institution") or ""
-        ),
+        publisher=latex(next((fields[k] for k in publishers if fields.get(k)), "")),
     )
 
 
