@@ -280,3 +280,27 @@ def test_a_store_of_the_previous_schema_migrates_and_fills_on_import(tmp_path: P
     with Store(path) as store:
         assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert _bib(store, nano)[1]["pages"] == "1198--1201"
+
+
+def test_dedup_moves_a_duplicates_details_onto_its_survivor(tmp_path: Path) -> None:
+    """``litsift dedup`` merges two rows of one work: the survivor (stored from JSONL, no
+    details) takes the details of the duplicate imported from the CSL-JSON library."""
+    from litsift.sources.dedup import apply, find_duplicates
+    from litsift.store import ingest_records
+    from litsift.store.repositories import Biblios
+
+    store, records = _papers(tmp_path / "s.sqlite", tmp_path, THESIS_CSL)
+    with store:
+        borg = _one(records, "Infection, incest, and iniquity")
+        row = {"id": "jsonl:borg", "title": borg.title, "authors": list(borg.authors)}
+        ingest_records(store, Kind.PAPER, [{**row, "year": borg.year}])
+        store._conn.execute("UPDATE papers SET rowid = 0 WHERE id = 'jsonl:borg'")
+        store._conn.commit()
+        plan = find_duplicates(store)
+        (group,) = [g for g in plan.groups if borg.id in [m[0] for m in g.merge]]
+        assert group.keep == "jsonl:borg"
+        apply(store, plan)
+        details = Biblios(store).of(["jsonl:borg", borg.id])
+        assert list(details) == ["jsonl:borg"]
+        assert (details["jsonl:borg"].volume, details["jsonl:borg"].pages) == ("20", "1529-1546")
+        assert details["jsonl:borg"].names[0] == ("Schaich Borg", "Jana")
