@@ -2,10 +2,10 @@
 
 Every format uses the persisted citation keys (:mod:`litsift.export.citekeys`) and lists the
 entries sorted by key, so an export is stable under version control (Better BibTeX's default
-``exportSort``). BibTeX is written with bibtexparser 2; text fields are LaTeX-encoded with
-pylatexenc (``&`` -> ``{\\&}``, ``ø`` -> ``{\\o}``) except ``$...$`` math with balanced
-braces, which is kept; title words with an inner capital (``BERT``, ``DuReader``) are
-braced so bibliography styles keep their case. RIS is written with rispy.
+``exportSort``). BibTeX is written with bibtexparser 2, its text fields LaTeX-encoded
+(:func:`litsift.export.latex.latex`). RIS is written with rispy. A paper's stored type,
+volume, issue, pages, publisher and name split are written where each format has them
+(:mod:`litsift.export.biblio`).
 
 A record's note and tags (:class:`litsift.store.triage.Note`, set in the TUI or brought by an
 import) are written in each format's own field: BibTeX ``annote`` and ``keywords``, RIS ``N1``
@@ -23,25 +23,24 @@ import rispy
 from bibtexparser.entrypoint import write_string
 from bibtexparser.library import Library
 from bibtexparser.model import Entry, Field
-from pylatexenc.latexencode import UnicodeToLatexEncoder
 
+from litsift.export.biblio import (
+    biblios,
+    bibtex_fields,
+    bibtex_type,
+    csl_fields,
+    own_type,
+    ris_fields,
+    ris_type,
+)
 from litsift.export.citekeys import ExportError, assign_citekeys
+from litsift.export.latex import latex
 from litsift.export.names import split_authors
-from litsift.export.venues import venue_of
+from litsift.export.venues import Venue, venue_of
+from litsift.store.biblio import Biblio
 from litsift.store.repo import Store
 from litsift.store.triage import Note, Triage
 from litsift.types import Kind, Paper, Record
-
-_MATH_RE = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
-_INNER_CAP_RE = re.compile(r"\w[^\s]*[A-Z]")
-_LIGATURE_RE = re.compile(r"([-`'])(?=\1)")
-
-_ENCODER = UnicodeToLatexEncoder(
-    non_ascii_only=False,
-    replacement_latex_protection="braces-all",
-    unknown_char_policy="keep",
-    unknown_char_warning=False,
-)
 
 
 def _flat(text: str) -> str:
@@ -49,57 +48,35 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def latex(text: str, protect_case: bool = False) -> str:
-    """LaTeX-encode text for a BibTeX field, keeping ``$...$`` math with balanced braces.
-
-    Args:
-        text: plain Unicode text.
-        protect_case: brace words with an inner capital (titles), e.g. ``{BERT}``.
-    """
-    out, last = [], 0
-    for m in _MATH_RE.finditer(text):
-        math = m.group(0)
-        if math.count("{") != math.count("}"):
-            continue
-        out.append(_encode_text(text[last : m.start()], protect_case))
-        out.append(math)
-        last = m.end()
-    out.append(_encode_text(text[last:], protect_case))
-    return "".join(out)
+def _container(record: Paper, v: Venue, own: str) -> str:
+    """The journal's or proceedings' title: the venue's full name, or (a stored type) the
+    venue as stored (an abbreviated journal title the venue guess does not know)."""
+    return v.container or (_flat(record.venue) if own else "")
 
 
-def _encode_plain(text: str) -> str:
-    """pylatexenc's encoding, with TeX ligatures (``--``, quote pairs) broken by ``{}``."""
-    return _LIGATURE_RE.sub(r"\1{}", str(_ENCODER.unicode_to_latex(text)))
-
-
-def _encode_text(text: str, protect_case: bool) -> str:
-    if not protect_case:
-        return _encode_plain(text)
-    parts = re.split(r"(\s+)", text)
-    return "".join(
-        ("{" + _encode_plain(p) + "}")
-        if p and not p.isspace() and _INNER_CAP_RE.match(p)
-        else _encode_plain(p)
-        for p in parts
-    )
-
-
-def _bib_entry(record: Record, key: str, annotation: Note | None = None, doi: str = "") -> Entry:
+def _bib_entry(
+    record: Record,
+    key: str,
+    annotation: Note | None = None,
+    doi: str = "",
+    biblio: Biblio | None = None,
+) -> Entry:
     fields: list[tuple[str, str]] = []
     if isinstance(record, Paper):
         v = venue_of(record)
-        people = split_authors(record.authors)
+        own = own_type(biblio, v)
+        people = split_authors(record.authors, biblio.name_parts() if biblio else None)
         if people:
             names = (f"{{{latex(p.text)}}}" if p.corporate else latex(p.inverted) for p in people)
             fields.append(("author", " and ".join(names)))
         if record.real_title:  # none for a record without one: not its screening label
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
-        if v.container:
-            slot = "booktitle" if v.bibtex_type == "inproceedings" else "journal"
-            fields.append((slot, latex(v.container)))
-        entry_type: str = v.bibtex_type
-        note, abstract = v.note, record.abstract
+        entry_type, slot = bibtex_type(biblio, v)
+        container = _container(record, v, own)
+        if container and slot:
+            fields.append((slot, latex(container)))
+        fields.extend(bibtex_fields(biblio, entry_type, latex))
+        note, abstract = (v.note if not own else ""), record.abstract
     else:
         fields.append(("title", "{" + latex(_flat(record.id)) + "}"))
         entry_type, note, abstract = "misc", "Dataset", record.description
@@ -151,10 +128,15 @@ def _note_lines(note: Note | None) -> list[str]:
 
 
 def to_bibtex(store: Store, records: Sequence[Record]) -> str:
-    """BibTeX entries (``@inproceedings``/``@article``/``@misc``), written by bibtexparser 2.
+    """BibTeX entries, written by bibtexparser 2: the paper's stored type (``@article``,
+    ``@inproceedings``, ``@incollection``, ``@book``, ``@phdthesis``, ``@mastersthesis``,
+    ``@techreport``, ``@unpublished``, ``@misc``), else the type its venue suggests
+    (``@inproceedings``/``@article``/``@misc``).
 
-    Fields: ``author`` (``von Last, Jr, First and ...``), ``title``, ``booktitle`` or
-    ``journal``, ``year``, ``doi``, ``note`` (the venue note), ``url``, ``abstract``,
+    Fields: ``author`` (``von Last, Jr, First and ...``; the family name as the source split
+    it: ``Pérez-de la Fuente, Ricardo``), ``title``, ``booktitle`` or ``journal``,
+    ``volume``, ``number``, ``pages`` (``1--10``), ``publisher`` (``school``,
+    ``institution``), ``year``, ``doi``, ``note`` (the venue note), ``url``, ``abstract``,
     ``keywords`` (the record's tags, comma-separated: what litsift, Zotero and JabRef read back
     as tags) and
     ``annote`` (the record's own note: the annotation field, which bibliography styles do not
@@ -167,9 +149,10 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     library = Library()
     keyed = _keyed(store, records)
     notes, dois = _notes(store, keyed), _dois(store, keyed)
+    details = biblios(store, [r for _, r in keyed])
     for key, record in keyed:
         note = notes.get((record.kind, record.id))
-        library.add(_bib_entry(record, key, note, dois.get(record.id, "")))
+        library.add(_bib_entry(record, key, note, dois.get(record.id, ""), details.get(record.id)))
     return str(write_string(library))
 
 
@@ -185,13 +168,16 @@ def ris_reference(
     label: str = "",
     notes: Sequence[str] = (),
     keywords: Sequence[str] = (),
+    biblio: Biblio | None = None,
 ) -> dict[str, Any]:
     """One record as a rispy reference: the one RIS entry litsift writes (the library export,
     :func:`to_ris`, and a review's export, ``litsift review export --format ris``).
 
-    Tags in order: ``TY`` (:attr:`Venue.ris_type`; ``DATA`` for datasets), ``ID`` = ``key``,
-    ``TI``, ``AU`` one line per author as ``Last, First``, ``T2`` the venue (the proceedings'
-    or journal's full name where known), ``PY``, ``UR``, ``DO``, ``KW`` one line per keyword,
+    Tags in order: ``TY`` (the stored type, :func:`litsift.export.biblio.ris_type`, else
+    :attr:`Venue.ris_type`; ``DATA`` for datasets), ``ID`` = ``key``, ``TI``, ``AU`` one line
+    per author as ``Last, First``, ``T2`` the venue (the proceedings' or journal's full name
+    where known), ``VL``, ``IS``, ``SP``, ``EP``, ``PB``, ``M3`` (the genre of a thesis or
+    report), ``PY``, ``UR``, ``DO``, ``KW`` one line per keyword,
     ``AB``, then the caller's ``LB`` and ``N1`` lines (a review's decision and notes, read back
     by :func:`litsift.sources.formats.ris_review.review_marks`; the library export's record
     notes).
@@ -204,20 +190,23 @@ def ris_reference(
         label: the ``LB`` value (``""``: none).
         notes: ``N1`` lines.
         keywords: ``KW`` lines (the record's tags).
+        biblio: the paper's stored details (:mod:`litsift.export.biblio`): its ``TY``, ``AU``
+            name split, ``VL``, ``IS``, ``SP``/``EP``, ``PB``, ``M3``; None: the venue's guess.
     """
     ref: dict[str, Any] = {}
     if isinstance(record, Paper):
         v = venue_of(record)
-        ref["type_of_reference"] = v.ris_type
+        ref["type_of_reference"] = ris_type(biblio, v)
         ref["id"] = key
         if record.real_title:  # no TI for a record without a title
             ref["title"] = _flat(record.real_title)
-        people = split_authors(record.authors)
+        people = split_authors(record.authors, biblio.name_parts() if biblio else None)
         if people:
             ref["authors"] = [p.text if p.corporate else p.inverted for p in people]
         venue = v.container or _flat(record.venue)
         if venue:
             ref["secondary_title"] = venue
+        ref.update(ris_fields(biblio))
         abstract = record.abstract
     else:
         ref["type_of_reference"] = "DATA"
@@ -257,13 +246,14 @@ def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None 
     """
     keyed = _keyed(store, records)
     dois = _dois(store, keyed) if dois is None else dois
-    notes = _notes(store, keyed)
+    notes, details = _notes(store, keyed), biblios(store, [r for _, r in keyed])
     refs = []
     for key, r in keyed:
         note = notes.get((r.kind, r.id))
         tags = note.tags if note else ()
+        lines, doi = _note_lines(note), dois.get(r.id, "")
         refs.append(
-            ris_reference(r, key, dois.get(r.id, ""), notes=_note_lines(note), keywords=tags)
+            ris_reference(r, key, doi, notes=lines, keywords=tags, biblio=details.get(r.id))
         )
     return dump_ris(refs)
 
@@ -278,18 +268,23 @@ def _rq_note(paper: Paper) -> str:
     return " ".join(parts)
 
 
-def _csl_item(record: Record, key: str, note: Note | None = None, doi: str = "") -> dict[str, Any]:
+def _csl_item(
+    record: Record, key: str, note: Note | None = None, doi: str = "", biblio: Biblio | None = None
+) -> dict[str, Any]:
     item: dict[str, Any] = {"id": key, "citation-key": key}
     notes: list[str] = []
     if isinstance(record, Paper):
         v = venue_of(record)
-        item["type"] = v.csl_type
+        own = own_type(biblio, v)
         if record.real_title:
             item["title"] = _flat(record.real_title)
-        item["author"] = [p.csl() for p in split_authors(record.authors)]
-        if v.container:
-            item["container-title"] = v.container
-        notes = [v.note] if v.note else []
+        parts = biblio.name_parts() if biblio else None
+        item["author"] = [p.csl() for p in split_authors(record.authors, parts)]
+        container = _container(record, v, own)
+        if container:
+            item["container-title"] = container
+        item.update(csl_fields(biblio, v))
+        notes = [v.note] if v.note and not own else []
         if record.problem.strip() or record.method.strip():
             notes.append(_rq_note(record))
         abstract = record.abstract
@@ -317,16 +312,22 @@ def _csl_item(record: Record, key: str, note: Note | None = None, doi: str = "")
 def to_csl_json(store: Store, records: Sequence[Record]) -> str:
     """A CSL-JSON array (what pandoc ``--citeproc`` and Zotero read), pretty-printed.
 
-    Variables: ``id`` (= citation key), ``type``, ``title``, ``author`` (``family``,
-    ``given``, ``non-dropping-particle``, ``suffix``), ``issued.date-parts``,
-    ``container-title``, ``DOI``, ``URL``, ``abstract``, ``keyword`` (the record's tags as one
+    Variables: ``id`` (= citation key), ``type`` (stored, else guessed from the venue),
+    ``title``, ``author`` (``family``, ``given``, ``non-dropping-particle``, ``suffix``; the
+    family name as the source split it), ``container-title``, ``genre``, ``volume``,
+    ``issue``, ``page`` (``1-10``), ``publisher``, ``issued.date-parts``, ``DOI``, ``URL``,
+    ``abstract``, ``keyword`` (the record's tags as one
     comma-separated string, the CSL-JSON convention), ``note`` (the venue note, then the research
     question as ``Problem: … Method: …`` when the paper has one, then the record's own note, one
     per line). Source: CSL-JSON schema (citation-style-language/schema, ``csl-data.json``).
     """
     keyed = _keyed(store, records)
     notes, dois = _notes(store, keyed), _dois(store, keyed)
-    items = [_csl_item(r, k, notes.get((r.kind, r.id)), dois.get(r.id, "")) for k, r in keyed]
+    details = biblios(store, [r for _, r in keyed])
+    items = [
+        _csl_item(r, k, notes.get((r.kind, r.id)), dois.get(r.id, ""), details.get(r.id))
+        for k, r in keyed
+    ]
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -405,7 +406,6 @@ def export_records(store: Store, records: Sequence[Record], fmt: str) -> str:
 
 __all__ = [
     "export_records",
-    "latex",
     "to_bibtex",
     "to_csl_json",
     "to_markdown",

@@ -14,11 +14,13 @@ people (its " and ").
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from anyascii import anyascii
 from bibtexparser.middlewares.names import parse_single_name_into_parts
+
+from litsift.store.biblio import name_key
 
 _SUFFIX_RE = re.compile(r"^(?:jr|sr|jnr|snr)\.?$|^(?:ii|iii|iv)$", re.IGNORECASE)
 #: given-name initials written after the family name (MEDLINE / Vancouver: ``"Iyer V"``,
@@ -120,17 +122,36 @@ def _is_lumped(entry: str) -> bool:
     return len(parts) >= 2 and all(len(p.split()) >= 2 and not _SUFFIX_RE.match(p) for p in parts)
 
 
-def split_authors(authors: Iterable[str]) -> list[Person]:
+def split_authors(
+    authors: Iterable[str], parts: Mapping[str, tuple[str, str]] | None = None
+) -> list[Person]:
     """Split a record's author list into people.
 
     Some source rows put a whole list in one string (``"Martín Abadi, David G. Andersen"``);
     an entry whose comma-separated parts all have at least two words is read as several
     ``First Last`` names. ``"van der Goot, Rob"`` (a one-word part) stays one inverted name.
+
+    Args:
+        authors: the stored display names (``"Given Family"``).
+        parts: ``{name_key: (family, given)}`` as the sources split the names
+            (:meth:`litsift.store.biblio.Biblio.name_parts`): a name found there keeps that
+            split (``"Ricardo Pérez-de la Fuente"`` -> family ``Pérez-de la Fuente``, which
+            BibTeX's rules would make ``la Fuente``; a family name of several words without a
+            given name, ``{World Bank}``, stays one literal name); the others are split by the
+            rules above.
     """
     out: list[Person] = []
     for entry in authors:
         pieces = entry.split(",") if _is_lumped(entry) else [entry]
-        out.extend(p for p in (split_name(x) for x in pieces) if p.text)
+        for x in pieces:
+            known = parts.get(name_key("", x)) if parts else None
+            person = split_name(x)
+            if known is not None and person.text and not person.corporate:
+                family, given = known
+                literal = not given and len(family.split()) > 1  # "{World Bank}": one name
+                person = Person(person.text, given=given, family=family, corporate=literal)
+            if person.text:
+                out.append(person)
     return out
 
 

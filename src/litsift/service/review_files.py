@@ -48,12 +48,13 @@ def to_ris(
     ids: dict[str, dict[str, str]],
 ) -> str:
     """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
-    ``ID`` = the record id, ``TY`` by its venue) with ``LB`` its decision at ``stage``
-    (``conflict`` while its reviewers disagree) and ``N1`` lines of its note, its named
-    reviewers' votes where two or more decided it and the resolution of their conflict, its
-    exclusion reason and decision at the other stage
+    ``ID`` = the record id, ``TY`` and the other tags as the library writes them) with ``LB``
+    its decision at ``stage`` (``conflict`` while its reviewers disagree) and ``N1`` lines of
+    its note, its named reviewers' votes where two or more decided it and the resolution of
+    their conflict, its exclusion reason and decision at the other stage
     (:mod:`litsift.sources.formats.ris_review`): ``litsift review new --from`` the file
     restores them all."""
+    from litsift.export.biblio import biblios
     from litsift.export.formats import dump_ris, ris_reference
     from litsift.sources.formats.ris_review import mark_lines, review_lines
     from litsift.store.review_stages import (
@@ -77,6 +78,7 @@ def to_ris(
     info = get_review(store, name)
     first = review_lines(info.criteria, info.keywords, get_reasons(store, name))
     refs: list[dict[str, Any]] = []
+    details = biblios(store, [p for _, p in rows])
     for r, p in rows:
         got = {s: by[r.doc_id] for s, by in by_stage.items() if r.doc_id in by}
         named = [v for v in cast.get(r.doc_id, []) if v.reviewer and v.source != "prior"]
@@ -86,5 +88,5 @@ def to_ris(
         lines, first = [*first, *lines], []  # the review's settings: on the first record
         doi = ids.get(r.doc_id, {}).get("doi", "")
         label = r.decision or ("conflict" if r.source == "conflict" else "unscreened")
-        refs.append(ris_reference(p, r.doc_id, doi, label, lines))
+        refs.append(ris_reference(p, r.doc_id, doi, label, lines, biblio=details.get(p.id)))
     return dump_ris(refs)

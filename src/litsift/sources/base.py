@@ -16,6 +16,10 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
   removed for every format by :func:`scrub_controls` (:mod:`litsift.text.markup`).
 * ``authors``: display names, ``"Given Family"`` order when the source gives both parts;
   ``family_names`` holds the family names in the same order (used by de-duplication).
+  ``name_parts`` holds ``(family, given)`` per author where the source splits the name, the
+  family name with its particles (``("van de Kuilen", "Gijs")``): what the exports write.
+* ``biblio``: the entry's own type, mapped to a CSL item type
+  (:mod:`litsift.sources.formats.biblio_types`), and its raw volume, issue, pages and publisher.
 * ``year``: an int, or None.
 * ``ids``: scheme -> value, each normalised by :mod:`litsift.sources.identity.ids` (see
   :data:`litsift.sources.identity.ids.SCHEMES`); absent schemes are left out.
@@ -84,6 +88,15 @@ class SourceRecord:
     #: (:func:`litsift.sources.identity.locators.locator`): two records of one title whose
     #: locators differ are two works (the volumes of a proceedings series)
     locator: dict[str, str] = field(default_factory=dict)
+    #: the entry's bibliographic facts as the source gives them (keys of
+    #: :data:`litsift.store.biblio.BIBLIO_FIELDS`): ``type`` a CSL item type
+    #: (:mod:`litsift.sources.formats.biblio_types`), ``volume``, ``issue``, ``pages``
+    #: (``"1781-1802"``), ``publisher``; absent facts left out
+    biblio: dict[str, str] = field(default_factory=dict)
+    #: ``(family, given)`` per author the source splits, in author order; the family name keeps
+    #: its particles (``("Pérez-de la Fuente", "Ricardo")``); empty when the source has only
+    #: display names
+    name_parts: list[tuple[str, str]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     #: collection paths, parent first, joined with ``/`` (``"Thesis/Chapter 2"``)
     collections: list[str] = field(default_factory=list)
@@ -267,6 +280,8 @@ _TEXT_FIELDS = (
     "abstract",
     "authors",
     "family_names",
+    "name_parts",
+    "biblio",
     "venue",
     "url",
     "license",
@@ -282,14 +297,16 @@ _TEXT_FIELDS = (
 #: the fields of a record that are shown as text and that :func:`scrub_controls` also clears
 #: of publishers' markup (:func:`litsift.text.markup.plain_text`); not ``url``, ``notes``,
 #: ``sections`` (already text from their XML or HTML parser) or the record's keys
-_MARKUP_FIELDS = ("title", "abstract", "venue", "authors", "family_names")
+_MARKUP_FIELDS = ("title", "abstract", "venue", "authors", "family_names", "name_parts")
 
 
 def _plain(value: Any) -> Any:
     if isinstance(value, str):
         return plain_text(value)
     if isinstance(value, list):
-        return [plain_text(v) if isinstance(v, str) else v for v in value]
+        return [_plain(v) if isinstance(v, (str, tuple)) else v for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
     return value
 
 

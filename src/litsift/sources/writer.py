@@ -19,7 +19,9 @@ For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
    is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
    any other match is a duplicate from another entry or source (``merged``);
 4. bring its tags and notes into the record's note, its collections into litsift collections,
-   its local attachments into ``attachments``.
+   its local attachments into ``attachments``, its type, volume, issue, pages, publisher and
+   split author names into ``paper_biblio`` (:mod:`litsift.store.biblio`: what the stored
+   paper lacks is filled, nothing stored is replaced).
 
 Changed rows get the next store-wide revision (as a JSONL ingest does), so the next index
 build picks them up incrementally. Writes are batched in ``BEGIN IMMEDIATE`` transactions of
@@ -46,11 +48,12 @@ from litsift.sources.identity.matcher import work_key
 from litsift.sources.identity.person_keys import extends_persons, person_keys
 from litsift.sources.identity.stored_keys import SYNC_CHUNK, StoreIdentityIndex
 from litsift.store import identities
+from litsift.store.biblio import Biblio
 from litsift.store.history import now_iso
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
 from litsift.store.report import IngestReport, Problem
-from litsift.store.repositories import Identities, Merges, Provenance
+from litsift.store.repositories import Biblios, Identities, Merges, Provenance
 from litsift.types import Kind
 
 __all__ = ["BATCH", "RecordWriter", "merge_fields"]
@@ -111,6 +114,7 @@ class RecordWriter:
         self.store, self.kind = store, kind
         self.keep_untitled = keep_untitled
         self.rows, self.ids, self.provenance = Merges(store), Identities(store), Provenance(store)
+        self.biblios = Biblios(store)
         self.fetched_at = fetched_at or now_iso()
         self.counts = IngestReport(kind=kind)
         self.index = StoreIdentityIndex(store, kind)
@@ -306,6 +310,9 @@ class RecordWriter:
 
     def _write_side_tables(self, fmt: str, file: str, rec: SourceRecord, doc_id: str) -> None:
         self.ids.add_ids(self.kind, doc_id, rec.ids)
+        details = Biblio.of(rec.biblio, rec.name_parts)
+        if not details.empty:  # fills what the stored paper lacks, never replaces a fact
+            self.biblios.merge(doc_id, details)
         self.provenance.record_provenance(
             self.kind, doc_id, fmt, file, rec.location, self.fetched_at
         )

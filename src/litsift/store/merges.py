@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from litsift.store.biblio import move_biblio
 from litsift.store.history import now_iso
 from litsift.store.identities import json_list
 from litsift.store.schema import CONTENT_COLUMNS
@@ -192,7 +193,7 @@ def move_record(conn: sqlite3.Connection, keep: str, other: str) -> None:
     """Move what belongs to paper ``other`` onto paper ``keep`` before ``other`` is deleted:
     identifiers, provenance, attachments and collection entries (those ``keep`` already has
     are dropped), its label (a label on ``keep`` wins), its note (texts joined, tags united);
-    its citekey is dropped."""
+    its bibliographic details fill what ``keep``'s lack; its citekey is dropped."""
     k = Kind.PAPER.value
     for table in ("record_ids", "provenance", "attachments", "collection_items"):
         conn.execute(
@@ -212,3 +213,4 @@ def move_record(conn: sqlite3.Connection, keep: str, other: str) -> None:
         _upsert_note(conn, Kind.PAPER, keep, text, tags)
         conn.execute("DELETE FROM notes WHERE kind = ? AND doc_id = ?", (k, other))
     conn.execute("DELETE FROM citekeys WHERE kind = ? AND doc_id = ?", (k, other))
+    move_biblio(conn, keep, other)

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from litsift.store import citations, identities, merges, provenance, refs_fetches, syncs
+from litsift.store import biblio, citations, identities, merges, provenance, refs_fetches, syncs
+from litsift.store.biblio import Biblio
 from litsift.store.identities import BlockRow, ChangedRow, IdentityRow, KeyRow
 from litsift.store.refs_fetches import Checkpoint, Direction
 from litsift.types import Kind, SyncSpec
@@ -25,7 +26,15 @@ if TYPE_CHECKING:
 
     from litsift.store.repo import Store
 
-__all__ = ["Checkpoints", "Citations", "Identities", "Merges", "Provenance", "SavedSyncs"]
+__all__ = [
+    "Biblios",
+    "Checkpoints",
+    "Citations",
+    "Identities",
+    "Merges",
+    "Provenance",
+    "SavedSyncs",
+]
 
 
 class _Bound:
@@ -256,6 +265,20 @@ class Merges(_Bound):
         """:func:`~litsift.store.merges.move_record`."""
         with self._lock:
             merges.move_record(self._conn, keep, other)
+
+
+class Biblios(_Bound):
+    """Papers' bibliographic details (:mod:`litsift.store.biblio`)."""
+
+    def of(self, doc_ids: Sequence[str]) -> dict[str, Biblio]:
+        """:func:`~litsift.store.biblio.biblio_of`."""
+        with self._lock:
+            return biblio.biblio_of(self._conn, doc_ids)
+
+    def merge(self, doc_id: str, details: Biblio) -> None:
+        """:func:`~litsift.store.biblio.merge_biblio` (inside a write transaction)."""
+        with self._lock:
+            biblio.merge_biblio(self._conn, doc_id, details)
 
 
 class Provenance(_Bound):

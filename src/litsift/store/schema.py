@@ -17,6 +17,7 @@ from litsift.store.schema_identity import (
     _title_blocks,
     _title_tokens,
 )
+from litsift.store.schema_tables import CREATE_SQL, LABELS_SQL, ROUNDS_SQL, paper_biblio
 from litsift.types import Kind
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -291,8 +292,6 @@ def _v6_sync_checkpoints(conn: sqlite3.Connection) -> None:
 def _v7_citations(conn: sqlite3.Connection) -> None:
     """Version 7: citation edges ``(citing, cited, source)``, each end a stored paper's id or
     an external ``scheme:value`` key not yet resolved (:mod:`litsift.store.citations`)."""
-    from litsift.store.schema_tables import CREATE_SQL
-
     for statement in CREATE_SQL.split(";"):
         if statement.strip():
             conn.execute(statement)
@@ -374,8 +373,6 @@ def _refs_fetches(conn: sqlite3.Connection) -> None:
 def _citation_labels(conn: sqlite3.Connection) -> None:
     """Citation labels: how a source named a cited work that is not stored (an external key
     of ``citations``): ``"Title (First author, 2019)"`` (:mod:`litsift.store.citations`)."""
-    from litsift.store.schema_tables import LABELS_SQL
-
     conn.execute(LABELS_SQL)
 
 
@@ -383,8 +380,6 @@ def _review_rounds(conn: sqlite3.Connection) -> None:
     """Screening rounds (:mod:`litsift.store.review_stages`): a review's exclusion reasons, and
     each decision's stage (``tiab`` / ``fulltext``), reviewer and reason."""
     import re
-
-    from litsift.store.schema_tables import ROUNDS_SQL
 
     for statement in ROUNDS_SQL.split(";"):
         added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", statement)
@@ -413,6 +408,7 @@ MIGRATIONS: list[Migration] = [
     _family_tokens,
     _title_blocks,
     _review_rounds,
+    paper_biblio,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,12 +1,14 @@
-"""The statements of the migrations that add the citation tables and a review's screening
-rounds, apart from the repositories that read and write those tables
-(:mod:`litsift.store.citations`, :mod:`litsift.store.review_stages`), so that
-:mod:`litsift.store.schema` imports no repository.
+"""The statements of the migrations that add the citation tables, a review's screening
+rounds and papers' bibliographic details, apart from the repositories that read and write
+those tables (:mod:`litsift.store.citations`, :mod:`litsift.store.review_stages`,
+:mod:`litsift.store.biblio`), so that :mod:`litsift.store.schema` imports no repository.
 """
 
 from __future__ import annotations
 
-__all__ = ["CREATE_SQL", "LABELS_SQL", "ROUNDS_SQL"]
+import sqlite3
+
+__all__ = ["BIBLIO_SQL", "CREATE_SQL", "LABELS_SQL", "ROUNDS_SQL", "paper_biblio"]
 
 #: The table and its index, created by the store migration that adds citations.
 CREATE_SQL = """
@@ -35,3 +37,25 @@ ALTER TABLE review_decisions ADD COLUMN reviewer TEXT NOT NULL DEFAULT '';
 ALTER TABLE review_decisions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS idx_review_decisions_stage ON review_decisions(review, stage, doc_id)
 """
+
+#: A paper's own type and genre, volume, issue, pages, publisher and its authors'
+#: ``[family, given]`` pairs as a JSON list (:mod:`litsift.store.biblio`).
+BIBLIO_SQL = """
+CREATE TABLE IF NOT EXISTS paper_biblio (
+    doc_id TEXT PRIMARY KEY,
+    type TEXT NOT NULL DEFAULT '',
+    genre TEXT NOT NULL DEFAULT '',
+    volume TEXT NOT NULL DEFAULT '',
+    issue TEXT NOT NULL DEFAULT '',
+    pages TEXT NOT NULL DEFAULT '',
+    publisher TEXT NOT NULL DEFAULT '',
+    names TEXT NOT NULL DEFAULT '[]'
+) WITHOUT ROWID
+"""
+
+
+def paper_biblio(conn: sqlite3.Connection) -> None:
+    """Papers' bibliographic details (:mod:`litsift.store.biblio`): the exports wrote no type
+    of the record's own, no volume or pages, and re-split ``"Given Family"`` names. Papers
+    stored before have no row; their next import fills it."""
+    conn.execute(BIBLIO_SQL)

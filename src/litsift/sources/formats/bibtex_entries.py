@@ -27,6 +27,7 @@ from litsift.sources.base import (
     looks_binary,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio, bibtex_type
 from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
 
@@ -131,8 +132,10 @@ def latex(text: Any) -> str:
     return clean_text(out)
 
 
-def _names(value: str) -> tuple[list[str], list[str]]:
-    authors, families = [], []
+def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """Display names, family names (without particles, for matching) and ``(family with
+    particles, given)`` pairs of a BibTeX name list."""
+    authors, families, parts_out = [], [], []
     for person in split_multiple_persons_names(value):
         if not person.strip() or person.strip().lower() == "others":
             continue
@@ -149,7 +152,9 @@ def _names(value: str) -> tuple[list[str], list[str]]:
         if display:
             authors.append(display)
             families.append(latex(" ".join(parts.last)) or family)
-    return authors, families
+            if family:
+                parts_out.append((family, first))
+    return authors, families, parts_out
 
 
 _PATH_RE = re.compile(r"([A-Za-z]:\\[^:;]+|/[^:;]+|[^:;]*\.pdf)", re.IGNORECASE)
@@ -178,7 +183,7 @@ def _fields(entry: model.Entry) -> dict[str, str]:
 
 
 def _record(key: str, etype: str, fields: dict[str, str], location: str) -> SourceRecord:
-    authors, families = _names(fields.get("author") or fields.get("editor") or "")
+    authors, families, name_parts = _names(fields.get("author") or fields.get("editor") or "")
     ids: dict[str, str] = {}
     ids.update(ids_in_text(fields.get("url", "")))
     # dblp's own exports name the record in biburl / bibsource
@@ -220,6 +225,7 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         abstract=latex(fields.get("abstract", "")),
         authors=authors,
         family_names=families,
+        name_parts=name_parts,
         year=year_from(fields.get("year")) or year_from(fields.get("date")),
         venue=venue,
         url=clean_text(fields.get("url", "")),
@@ -236,6 +242,24 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
             latex(fields.get("eid") or fields.get("articleno") or ""),
             fields.get("isbn", ""),
         ),
+        biblio=_biblio(etype, fields),
+    )
+
+
+def _biblio(etype: str, fields: dict[str, str]) -> dict[str, str]:
+    """The entry's type and genre (a thesis's ``type`` field, else its entry type's), volume,
+    number, pages and publisher (a thesis's school, a report's institution)."""
+    csl, genre = bibtex_type(etype)
+    publishers = ("publisher", "school", "institution")
+    if csl in ("thesis", "report"):  # who grants the degree, who issues the report
+        publishers = ("school", "institution", "publisher")
+    return biblio(
+        csl,
+        genre=(latex(fields.get("type", "")) if csl in ("thesis", "report") else "") or genre,
+        volume=latex(fields.get("volume", "")),
+        issue=latex(fields.get("number") or fields.get("issue") or ""),
+        pages=latex(fields.get("pages", "")),
+        publisher=latex(next((fields[k] for k in publishers if fields.get(k)), "")),
     )
 
 

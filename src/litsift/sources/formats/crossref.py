@@ -26,6 +26,7 @@ from litsift.sources.base import (
     labelled,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.sources.identity.ids import normalize_doi
 from litsift.sources.identity.matcher import reference_key, reference_label
@@ -84,7 +85,7 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
     title = clean_text(titles[0] if isinstance(titles, list) and titles else titles)
     if not title:
         raise ValueError(f"no title (DOI {work.get('DOI')})")
-    authors, families = [], []
+    authors, families, name_parts = [], [], []
     for a in work.get("author") or []:
         if not isinstance(a, dict):
             continue
@@ -93,6 +94,8 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         if name:
             authors.append(name)
             families.append(clean_text(a.get("family")) or name.split(" ")[-1])
+            if clean_text(a.get("family")):
+                name_parts.append((clean_text(a.get("family")), clean_text(a.get("given"))))
     doi = normalize_doi(work.get("DOI"))
     venue = work.get("container-title") or []
     licenses = work.get("license") or []
@@ -102,6 +105,7 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         abstract=jats_text(work.get("abstract")),
         authors=authors,
         family_names=families,
+        name_parts=name_parts,
         year=_year(work),
         venue=clean_text(venue[0] if isinstance(venue, list) and venue else venue),
         url=clean_text(work.get("URL")),
@@ -112,6 +116,13 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         source_key=doi or "",
         references=list(refs := _reference_keys(work.get("reference"))),
         reference_labels=labelled(refs),
+        biblio=biblio(
+            csl_type("crossref", work.get("type")),
+            volume=clean_text(work.get("volume")),
+            issue=clean_text(work.get("issue")),
+            pages=clean_text(work.get("page") or work.get("article-number")),
+            publisher=clean_text(work.get("publisher")),
+        ),
     )
 
 

@@ -23,12 +23,21 @@ from litsift.sources.base import (
     read_text,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.json_items import load_json_items, looks_like_json_lines
 from litsift.sources.identity.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "csl_record", "read_csl_json"]
 
+#: biblio fact -> CSL variable
+_BIBLIO_VARIABLES = {
+    "genre": "genre",
+    "volume": "volume",
+    "issue": "issue",
+    "pages": "page",
+    "publisher": "publisher",
+}
 _CSL_KEYS = {"issued", "container-title", "citation-key", "author", "type", "URL", "DOI"}
 
 
@@ -46,7 +55,7 @@ def _year(item: dict[str, Any]) -> int | None:
 
 def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
     """A litsift record from one CSL item (raises on a non-object)."""
-    authors, families = [], []
+    authors, families, name_parts = [], [], []
     for person in item.get("author") or []:
         if not isinstance(person, dict):
             continue
@@ -62,6 +71,8 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         if name:
             authors.append(name)
             families.append(full or name.split(" ")[-1])
+            if full and not literal:
+                name_parts.append((full, given))
     ids: dict[str, str] = {}
     for key in ("note", "URL"):
         if isinstance(item.get(key), str):
@@ -76,6 +87,7 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         abstract=clean_text(item.get("abstract")),
         authors=authors,
         family_names=families,
+        name_parts=name_parts,
         year=_year(item),
         venue=clean_text(item.get("container-title") or item.get("event-title")),
         url=clean_text(item.get("URL")),
@@ -83,6 +95,10 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         ids=ids,
         tags=[t for t in tags if t],
         source_key=clean_text(item.get("citation-key") or item.get("id")),
+        biblio=biblio(
+            csl_type("csl", item.get("type")),
+            **{k: clean_text(item.get(v)) for k, v in _BIBLIO_VARIABLES.items()},
+        ),
     )
 
 

@@ -10,7 +10,9 @@ Fields read: ``PMID`` (PubMed id), ``TI`` (``BTI`` for books) title, ``AB`` abst
 full author names and ``CN`` collective authors in file order (``AU`` names with initials
 when there is no ``FAU``, as in records before 2002), ``DP`` year, ``LID``/``AID`` ids marked
 ``[doi]``, ``PMC`` PMC id, ``JT`` journal (``TA`` abbreviation when there is no ``JT``), ``MH``
-MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags. Other tags
+MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags; ``VI``,
+``IP``, ``PG``, ``PB`` and the type (a book's chapter or a book when ``BTI`` is there, a
+preprint when ``PT`` says so, else a journal article) the bibliographic details. Other tags
 are ignored.
 
 PubMed writes ``SO`` (source) as the last line of every record, so the record the file ends in
@@ -27,6 +29,7 @@ from typing import Any, ClassVar
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.formats.biblio_types import biblio, inverted_parts
 from litsift.sources.formats.ris import TaggedParser, TaggedRecord
 from litsift.sources.identity.ids import normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
@@ -54,8 +57,13 @@ _MAPPING: dict[str, str] = {
     "MH": "mesh_headings",
     "OT": "other_terms",
     "SO": "source",
+    "VI": "volume",
+    "IP": "issue",
+    "PG": "pages",
+    "PT": "publication_types",
+    "PB": "publisher",
 }
-_LIST_TAGS = ["FAU", "CN", "AU", "LID", "AID", "MH", "OT"]
+_LIST_TAGS = ["FAU", "CN", "AU", "LID", "AID", "MH", "OT", "PT"]
 _BYLINE_TAGS = ("FAU", "AU", "CN")
 
 
@@ -155,7 +163,24 @@ def _record(entry: dict[str, Any], n: int) -> SourceRecord:
         ids={k: v for k, v in ids.items() if v},
         tags=tags,
         source_key=pmid or "",
+        name_parts=inverted_parts(name for tag, name in bylines if tag == "FAU"),
+        biblio=biblio(
+            _type(entry),
+            volume=entry.get("volume"),
+            issue=entry.get("issue"),
+            pages=entry.get("pages"),
+            publisher=entry.get("publisher"),
+        ),
     )
+
+
+def _type(entry: dict[str, Any]) -> str:
+    """A CSL type: PubMed holds journal articles, preprints and NCBI Bookshelf books and
+    chapters (``BTI``: the book's title; with a ``TI`` too, the record is a chapter)."""
+    if entry.get("book_title"):
+        return "chapter" if entry.get("title") else "book"
+    kinds = {str(t).strip().lower() for t in entry.get("publication_types") or []}
+    return "article" if "preprint" in kinds else "article-journal"
 
 
 def read_medline(path: Path) -> Iterator[SourceRecord | BadItem]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text
+from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
 from litsift.sources.formats.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.sources.identity.ids import normalize_ids, reference_keys
 from litsift.types import Kind
@@ -99,6 +100,20 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         ids=ids,
         source_key=ids["openalex"],
         references=reference_keys("openalex", work.get("referenced_works")),
+        biblio=_biblio(work, source),
+    )
+
+
+def _biblio(work: dict[str, Any], source: dict[str, Any]) -> dict[str, str]:
+    """``type`` (an ``article`` typed by its source's type), ``biblio.volume`` / ``issue`` /
+    ``first_page``-``last_page``, and the source's ``host_organization_name``."""
+    facts = _dict(work.get("biblio"))
+    return biblio(
+        csl_type("openalex", work.get("type"), source.get("type")),
+        volume=clean_text(facts.get("volume")),
+        issue=clean_text(facts.get("issue")),
+        pages=page_range(clean_text(facts.get("first_page")), clean_text(facts.get("last_page"))),
+        publisher=clean_text(source.get("host_organization_name")),
     )
 
 

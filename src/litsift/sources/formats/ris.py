@@ -18,11 +18,13 @@ publisher's page name such as ``/full`` cut off), ``KW`` tags,
 ``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
-review export's ``ID`` ``key:...:v6017:n2`` gives it too).
+review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
+``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` author keywords, ``UT`` accession number,
-``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator.
+``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
+``PU`` the bibliographic details.
 Tags rispy has no name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds
 next) are kept under ``unknown_tag``, never fatal.
 
@@ -44,6 +46,7 @@ from rispy.config import TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPIN
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -284,8 +287,21 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
     return {k: v for k, v in ids.items() if v}
 
 
+def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
+    """``TY`` / ``DT`` as a CSL type, ``M3`` as a thesis's or report's genre, ``VL``, the
+    issue, the first and last pages and ``PB`` / ``PU``; ``keys``: the type, issue, first
+    and last page fields."""
+    kind, issue, first, last = (_first(entry, k) or "" for k in keys)
+    csl = csl_type(scheme, str(kind).split(";")[0])
+    genre = _first(entry, "type_of_work") if csl in ("thesis", "report") else ""
+    pages = page_range(first, last)
+    return biblio(csl, genre=genre, volume=_first(entry, "volume"), issue=issue, pages=pages,
+                  publisher=_first(entry, "publisher"))  # fmt: skip
+
+
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    authors, families = split_people(list(entry.get("authors") or entry.get("first_authors") or []))
+    people = list(entry.get("authors") or entry.get("first_authors") or [])
+    authors, families = split_people(people)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
     return SourceRecord(
@@ -311,6 +327,8 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
         source_key=clean_text(_first(entry, "id")),
         locator=_locator(entry, "number", "start_page", "custom7", "issn"),
+        biblio=_biblio(entry, "ris", "type_of_reference", "number", "start_page", "end_page"),
+        name_parts=inverted_parts(people),
     )
 
 
@@ -324,9 +342,8 @@ def _locator(
 
 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    authors, families = split_people(
-        list(entry.get("author_full_name") or entry.get("authors") or [])
-    )
+    people = list(entry.get("author_full_name") or entry.get("authors") or [])
+    authors, families = split_people(people)
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
         "pmid": normalize_pmid(_first(entry, "pubmed_id")),
@@ -344,6 +361,8 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         tags=[clean_text(k) for k in keywords if clean_text(k)],
         source_key=clean_text(_first(entry, "accession_number", "unique_id")),
         locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
+        biblio=_biblio(entry, "wos", "document_type", "issue", "beginning_page", "ending_page"),
+        name_parts=inverted_parts(people),
     )
 
 

@@ -34,6 +34,7 @@ from litsift.sources.base import (
     read_bytes,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.json_items import load_json_items
 from litsift.sources.identity.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
@@ -81,7 +82,7 @@ def zotero_record(
 ) -> SourceRecord:
     """A litsift record from a Zotero item's fields and creators (``firstName``/``lastName`` or
     ``name``, ``creatorType``)."""
-    authors, families = [], []
+    authors, families, name_parts = [], [], []
     people = [c for c in creators if c.get("creatorType", "author") in _AUTHOR_TYPES] or creators
     for c in people:
         last = clean_text(c.get("lastName"))
@@ -90,6 +91,8 @@ def zotero_record(
         if name:
             authors.append(name)
             families.append(last or name.split(" ")[-1])
+            if last and not c.get("name"):
+                name_parts.append((last, first))
     ids: dict[str, str] = {}
     extra = fields.get("extra") or ""
     for line in str(extra).splitlines():  # "arXiv: 2101.00001", "PMID: 123", "DOI: ..."
@@ -107,6 +110,7 @@ def zotero_record(
         abstract=clean_text(fields.get("abstractNote")),
         authors=authors,
         family_names=families,
+        name_parts=name_parts,
         year=year_from(fields.get("date")),
         venue=next((clean_text(fields[f]) for f in _VENUE_FIELDS if fields.get(f)), ""),
         url=clean_text(fields.get("url")),
@@ -117,6 +121,16 @@ def zotero_record(
         notes=[n for n in (notes or []) if n],
         attachments=attachments or [],
         source_key=key,
+        biblio=biblio(
+            csl_type("zotero", fields.get("itemType")),
+            genre=fields.get("thesisType") or fields.get("reportType"),
+            volume=fields.get("volume"),
+            issue=fields.get("issue") or fields.get("reportNumber"),
+            pages=fields.get("pages"),
+            publisher=fields.get("publisher")
+            or fields.get("university")
+            or fields.get("institution"),
+        ),
     )
 
 
@@ -264,7 +278,7 @@ def read_zotero(path: Path) -> Iterator[SourceRecord | BadItem]:
         location = f"item {key}"
         try:
             yield zotero_record(
-                fields.get(item_id, {}),
+                {**fields.get(item_id, {}), "itemType": type_name},
                 creators.get(item_id, []),
                 location,
                 tags=tags.get(item_id, []),

@@ -1,0 +1,159 @@
+"""Each format's item types mapped to one vocabulary, the CSL item types
+(:data:`litsift.store.biblio.BIBLIO_TYPES`), and the small helpers the readers share to fill
+:attr:`~litsift.sources.base.SourceRecord.biblio` and
+:attr:`~litsift.sources.base.SourceRecord.name_parts`.
+
+Sources of the type lists: BibTeX (btxdoc) and biblatex manual §2.1; RIS (the RIS format
+specification's reference types, as rispy lists them); Crossref REST API ``/types``; OpenAlex
+``work.type`` and ``source.type``; Zotero's item types (``itemTypes`` table); CSL 1.0.2
+``csl-data.json``. A type a map does not know gives ``""`` (the exports then guess from the
+venue, as before).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from litsift.store.biblio import BIBLIO_TYPES
+
+__all__ = ["TYPE_MAPS", "biblio", "bibtex_type", "csl_type", "inverted_parts", "page_range"]
+
+_THESIS = {"phdthesis": "PhD thesis", "mastersthesis": "Master's thesis"}
+
+#: scheme -> {the format's type, lower case: CSL item type}
+TYPE_MAPS: dict[str, dict[str, str]] = {
+    "bibtex": {
+        "article": "article-journal", "inproceedings": "paper-conference",
+        "conference": "paper-conference", "proceedings": "book", "book": "book",
+        "mvbook": "book", "booklet": "book", "collection": "book", "mvcollection": "book",
+        "inbook": "chapter", "incollection": "chapter", "bookinbook": "chapter",
+        "suppbook": "chapter", "inreference": "entry-encyclopedia", "phdthesis": "thesis",
+        "mastersthesis": "thesis", "thesis": "thesis", "techreport": "report",
+        "report": "report", "manual": "report", "unpublished": "manuscript",
+        "online": "webpage", "electronic": "webpage", "www": "webpage", "dataset": "dataset",
+        "data": "dataset", "software": "software", "patent": "patent", "misc": "document",
+        "periodical": "book", "standard": "standard",
+    },
+    "ris": {
+        "jour": "article-journal", "jfull": "article-journal", "ejour": "article-journal",
+        "abst": "article-journal", "inpr": "article-journal", "mgzn": "article-magazine",
+        "news": "article-newspaper", "conf": "paper-conference", "cpaper": "paper-conference",
+        "chap": "chapter", "echap": "chapter", "book": "book", "ebook": "book",
+        "edbook": "book", "thes": "thesis", "rprt": "report", "govdoc": "report",
+        "data": "dataset", "elec": "webpage", "web": "webpage", "unpb": "manuscript",
+        "manscpt": "manuscript", "comp": "software", "pat": "patent", "gen": "document",
+        "stand": "standard", "blog": "post-weblog", "encyc": "entry-encyclopedia",
+        "dict": "entry-encyclopedia",
+    },
+    "crossref": {
+        "journal-article": "article-journal", "proceedings-article": "paper-conference",
+        "book-chapter": "chapter", "book-section": "chapter", "book-part": "chapter",
+        "book": "book", "monograph": "book", "edited-book": "book", "reference-book": "book",
+        "book-set": "book", "dissertation": "thesis", "report": "report",
+        "report-component": "report", "dataset": "dataset", "posted-content": "article",
+        "standard": "standard", "reference-entry": "entry-encyclopedia",
+        "peer-review": "review", "other": "document",
+    },
+    "openalex": {
+        "book-chapter": "chapter", "book": "book", "dissertation": "thesis",
+        "report": "report", "dataset": "dataset", "preprint": "article",
+        "standard": "standard", "peer-review": "review", "libguides": "webpage",
+        "paratext": "document", "other": "document",
+    },
+    "zotero": {
+        "journalarticle": "article-journal", "conferencepaper": "paper-conference",
+        "booksection": "chapter", "book": "book", "thesis": "thesis", "report": "report",
+        "dataset": "dataset", "webpage": "webpage", "manuscript": "manuscript",
+        "preprint": "article", "magazinearticle": "article-magazine",
+        "newspaperarticle": "article-newspaper", "blogpost": "post-weblog",
+        "computerprogram": "software", "patent": "patent",
+        "encyclopediaarticle": "entry-encyclopedia", "dictionaryentry": "entry-encyclopedia",
+        "standard": "standard", "presentation": "speech", "document": "document",
+    },
+    "wos": {
+        "article": "article-journal", "review": "article-journal", "letter": "article-journal",
+        "editorial material": "article-journal", "proceedings paper": "paper-conference",
+        "book chapter": "chapter", "book": "book", "data paper": "dataset",
+    },
+    "csl": {t: t for t in BIBLIO_TYPES},
+}  # fmt: skip
+#: OpenAlex's journal-like work types, typed by where the work appeared (``source.type``)
+_OPENALEX_BY_SOURCE = {
+    "journal": "article-journal",
+    "conference": "paper-conference",
+    "repository": "article",
+    "book series": "chapter",
+    "ebook platform": "chapter",
+}
+_OPENALEX_ARTICLES = {"article", "review", "letter", "editorial", "erratum", "retraction"}
+_DASHES_RE = re.compile(r"\s*(?:-+|–|—|‐|‑)\s*")
+
+
+def csl_type(scheme: str, value: object, source_type: object = "") -> str:
+    """The CSL item type of ``value``, a type of format ``scheme`` (a key of
+    :data:`TYPE_MAPS`), case and spaces ignored; ``""`` when unknown. For ``openalex`` an
+    ``article`` (or review, letter, ...) is typed by ``source_type``, where it appeared
+    (journal, conference, repository: ``article-journal``, ``paper-conference``,
+    ``article``)."""
+    key = re.sub(r"[\s_]", "", str(value or "")).lower() if scheme == "zotero" else ""
+    key = key or " ".join(str(value or "").split()).lower()
+    if scheme == "openalex" and key in _OPENALEX_ARTICLES:
+        return _OPENALEX_BY_SOURCE.get(str(source_type or "").lower(), "article-journal")
+    return TYPE_MAPS.get(scheme, {}).get(key, "")
+
+
+def page_range(first: object, last: object = "") -> str:
+    """``"1781-1802"`` from a first and a last page, or from one field written ``1781--1802``
+    / ``1781–1802``; ``"1781"`` when there is no last page (or it repeats the first)."""
+    a = " ".join(str(first or "").split())
+    b = " ".join(str(last or "").split())
+    a, b = _DASHES_RE.sub("-", a), _DASHES_RE.sub("-", b)
+    if not b or b == a:
+        return a
+    return f"{a}-{b}" if a else b
+
+
+def biblio(
+    type_: str = "",
+    *,
+    genre: object = "",
+    volume: object = "",
+    issue: object = "",
+    pages: object = "",
+    publisher: object = "",
+) -> dict[str, str]:
+    """The :attr:`~litsift.sources.base.SourceRecord.biblio` of a record: the facts given,
+    as text with whitespace collapsed (``pages`` through :func:`page_range`); empty ones left
+    out."""
+    facts = {
+        "type": type_,
+        "genre": genre,
+        "volume": volume,
+        "issue": issue,
+        "pages": page_range(pages),
+        "publisher": publisher,
+    }
+    out = {k: " ".join(str(v or "").split()) for k, v in facts.items()}
+    return {k: v for k, v in out.items() if v}
+
+
+def bibtex_type(etype: str) -> tuple[str, str]:
+    """``(CSL type, genre)`` of a BibTeX entry type (``phdthesis`` -> ``("thesis", "PhD
+    thesis")``)."""
+    key = etype.lower()
+    return csl_type("bibtex", key), _THESIS.get(key, "")
+
+
+def inverted_parts(names: Iterable[str]) -> list[tuple[str, str]]:
+    """``(family, given)`` of each ``"Family, Given"`` name (RIS ``AU``, MEDLINE ``FAU``; a
+    third part, a suffix, is left out); names without a comma are left out (their split is
+    not known)."""
+    out = []
+    for name in names:
+        if not isinstance(name, str) or "," not in name:
+            continue
+        family, given = (" ".join(p.split()) for p in name.split(",", 2)[:2])
+        if family:
+            out.append((family, given))
+    return out
