@@ -10,7 +10,7 @@ duplicates group onto one paper as in any import; the labelled screening sets of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,6 +92,7 @@ class ReviewService(ReviewRounds):
             IngestError: a path does not exist.
         """
         from litsift.errors import IngestError
+        from litsift.sources.formats.csv_exports import has_decisions
         from litsift.sources.formats.screening_jsonl import is_screening_set
         from litsift.sources.importer import import_paths
         from litsift.store import review_stages, reviews
@@ -108,7 +109,7 @@ class ReviewService(ReviewRounds):
                 raise IngestError(f"{p}: no such file or directory", "check the path")
         if name in {r.name for r in reviews.list_reviews(store)}:
             reviews.create_review(store, name)  # raises: the name is taken
-        sets = [p for p in resolved if is_screening_set(p)]
+        sets = [p for p in resolved if is_screening_set(p) or has_decisions(p)]
         others = [p for p in resolved if p not in sets]
         problems: list[Problem] = []
         files: list[tuple[str, str, int]] = []
@@ -128,9 +129,9 @@ class ReviewService(ReviewRounds):
                     if fmt == "ris":  # a review's own export: its decisions, reasons, notes
                         marks.update(_ris_marks(file))
             for path in sets:
-                n, bad, got = _import_set(store, path)
+                fmt, n, bad, got = _import_set(store, path)
                 problems.extend(bad)
-                files.append((str(path), "screening-jsonl", n))
+                files.append((str(path), fmt, n))
                 prior_labels.update(got)
         finally:
             self._changed(Kind.PAPER)
@@ -296,21 +297,32 @@ def _jsonl_problem(file: str) -> Problem:
     )
 
 
-def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tuple[str, str], int]]:
-    """Write one screening set's records; ``(entries read, bad lines, {(file, line): label})``."""
+def _import_set(
+    store: Store, path: Path
+) -> tuple[str, int, list[Problem], dict[tuple[str, str], int]]:
+    """Write one screening set's (or a CSV table's with a decision column) records;
+    ``(format, entries read, bad lines, {(file, line): label})``."""
     from litsift.errors import IngestError
-    from litsift.sources.formats.screening_jsonl import FORMAT, read_screening_set
+    from litsift.sources.base import BadItem, Notice, SourceRecord
+    from litsift.sources.formats import csv_exports, screening_jsonl
     from litsift.sources.importer import file_problem
     from litsift.sources.writer import RecordWriter
 
     writer = RecordWriter(store, Kind.PAPER, keep_untitled=True)
     labels: dict[tuple[str, str], int] = {}
     file = str(path)
+    fmt: str = screening_jsonl.FORMAT
+    read: Callable[[Path], Iterator[tuple[SourceRecord | BadItem | Notice, int | None]]]
+    read = screening_jsonl.read_screening_set
+    if not screening_jsonl.is_screening_set(path):
+        fmt, read = "csv-export", csv_exports.read_csv_labelled
     try:
-        for item, label in read_screening_set(path):
-            writer.add(FORMAT, file, item)
-            if label is not None:
+        for item, label in read(path):
+            writer.add(fmt, file, item)
+            if label is not None and isinstance(item, SourceRecord):
                 labels[(file, item.location)] = label
+    except IngestError as err:  # not a table litsift reads after all: the file's problem
+        writer.counts.bad.append(file_problem(file, err))
     except (OSError, EOFError, UnicodeDecodeError) as err:
         writer.flush()
         why = "not gzip or cut short" if isinstance(err, EOFError | OSError) else "not UTF-8"
@@ -318,7 +330,7 @@ def _import_set(store: Store, path: Path) -> tuple[int, list[Problem], dict[tupl
             file_problem(file, IngestError(f"cannot be read ({why})", "download it again"))
         )
     writer.flush()
-    return writer.counts.read, writer.counts.bad, labels
+    return fmt, writer.counts.read, writer.counts.bad, labels
 
 
 def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]]:

@@ -38,12 +38,14 @@ the column already had (SpringerLink's ``Article``, ``Chapter``), else it may be
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from litsift.errors import IngestError
 from litsift.sources.base import (
@@ -54,126 +56,38 @@ from litsift.sources.base import (
     clean_text,
     decode_text,
     read_bytes,
+    untitled_label,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio
+from litsift.sources.formats.csv_layouts import (
+    ALIASES,
+    LAYOUTS,
+    Layout,
+    citation_parts,
+    table_layout,
+)
 from litsift.sources.formats.csv_people import people
-from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmid
+from litsift.sources.identity.ids import (
+    ids_in_text,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+)
 from litsift.sources.identity.locators import locator
 from litsift.types import Kind
 
-__all__ = ["ALIASES", "FORMATS", "LAYOUTS", "Layout", "read_csv_export"]
+__all__ = [
+    "ALIASES",
+    "FORMATS",
+    "LAYOUTS",
+    "Layout",
+    "has_decisions",
+    "read_csv_export",
+    "read_csv_labelled",
+]
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The columns of one vendor's CSV export ("" = the export has no such column).
-
-    Attributes:
-        name: ``scopus``, ``ieee``, ``ieee-short`` or ``springer``.
-        required: header columns that identify the export.
-        names: how the ``authors`` column writes people (see :func:`people`).
-    """
-
-    name: str
-    required: tuple[str, ...]
-    title: str
-    authors: str
-    names: str
-    year: str
-    venue: str
-    doi: str
-    url: str = ""
-    abstract: str = ""
-    keywords: str = ""
-    full_names: str = ""
-    author_ids: str = ""
-    pmid: str = ""
-    key: str = ""
-    #: the locator's columns (:func:`litsift.sources.identity.locators.locator`)
-    volume: str = ""
-    issue: str = ""
-    page: str = ""
-    article: str = ""
-    isbn: str = ""
-
-
-LAYOUTS: tuple[Layout, ...] = (
-    Layout(
-        name="scopus",
-        required=("Authors", "Title", "Source title"),
-        title="Title",
-        authors="Authors",
-        names="scopus",
-        year="Year",
-        venue="Source title",
-        doi="DOI",
-        url="Link",
-        abstract="Abstract",
-        keywords="Author Keywords",
-        full_names="Author full names",
-        author_ids="Author(s) ID",
-        pmid="PubMed ID",
-        key="EID",
-        volume="Volume",
-        issue="Issue",
-        page="Page start",
-        article="Art. No.",
-        isbn="ISBN",
-    ),
-    Layout(
-        name="ieee",
-        required=("Document Title", "Publication Title"),
-        title="Document Title",
-        authors="Authors",
-        names="given-family;",
-        year="Publication Year",
-        venue="Publication Title",
-        doi="DOI",
-        url="PDF Link",
-        abstract="Abstract",
-        keywords="Author Keywords",
-        volume="Volume",
-        issue="Issue",
-        page="Start Page",
-        isbn="ISBNs",
-    ),
-    Layout(
-        name="ieee-short",
-        required=("Title", "Authors", "Affiliations", "Publication", "Category", "DOI"),
-        title="Title",
-        authors="Authors",
-        names="given-family,",
-        year="",
-        venue="Publication",
-        doi="DOI",
-        abstract="Abstract",
-    ),
-    Layout(
-        name="springer",
-        required=("Item Title", "Item DOI"),
-        title="Item Title",
-        authors="Authors",
-        names="run-together",
-        year="Publication Year",
-        venue="Publication Title",
-        doi="Item DOI",
-        url="URL",
-        volume="Journal Volume",
-        issue="Journal Issue",
-    ),
-)
-
-
-#: other names a column has had in the vendors' exports (read when the layout's is absent)
-ALIASES: dict[str, tuple[str, ...]] = {
-    "Publication Year": ("Year", "Publication year"),
-    "Year": ("Publication Year",),
-    "Publication Title": ("Publication", "Source Title"),
-    "Author Keywords": ("Author keywords", "Keywords"),
-    "PDF Link": ("Document URL", "URL"),
-    "Item DOI": ("DOI",),
-    "URL": ("Link",),
-}
 #: columns a layout reads that are worth a warning when the header lacks them
 _EXPECTED = ("authors", "year", "venue", "doi")
 
@@ -223,7 +137,7 @@ class _Row:
     raw: str  # the row's text as in the file, line breaks included
 
 
-def _rows(text: str) -> Iterator[_Row]:
+def _rows(text: str, delimiter: str = ",") -> Iterator[_Row]:
     """Every row of ``text`` with its first line number and its raw text."""
     consumed: list[str] = []
     lines_before = 0
@@ -233,7 +147,7 @@ def _rows(text: str) -> Iterator[_Row]:
             consumed.append(line)
             yield line
 
-    for cells in csv.reader(source()):
+    for cells in csv.reader(source(), delimiter=delimiter):
         raw = "".join(consumed)
         yield _Row(lines_before + 1, cells, raw)
         lines_before += len(consumed)
@@ -248,11 +162,11 @@ def _blank(row: _Row) -> bool:
     )
 
 
-def _cut_reason(row: _Row, n_columns: int, seen_last: set[str]) -> str | None:
+def _cut_reason(row: _Row, n_columns: int, seen_last: set[str], delimiter: str = ",") -> str | None:
     """Why the file's last row is cut, or None when it is whole (``seen_last``: the values
     the last column had in the rows before)."""
     try:
-        for _ in csv.reader(io.StringIO(row.raw, newline=""), strict=True):
+        for _ in csv.reader(io.StringIO(row.raw, newline=""), delimiter=delimiter, strict=True):
             pass
     except csv.Error as err:
         if "unexpected end of data" in str(err):
@@ -266,8 +180,17 @@ def _cut_reason(row: _Row, n_columns: int, seen_last: set[str]) -> str | None:
     return None
 
 
+def _delimiter(text: str) -> str:
+    """``,``, ``;`` or a tab: the one the header line holds most of outside quotes (a
+    spreadsheet saved in a locale whose decimal mark is a comma writes ``;``)."""
+    line = re.sub(r'"[^"]*"', "", text.lstrip("\ufeff").split("\n", 1)[0])
+    return max((",", ";", "\t"), key=line.count)
+
+
 def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
-    """Every row of a Scopus / IEEE Xplore / SpringerLink CSV export.
+    """Every row of a database's CSV export (Scopus, IEEE Xplore, SpringerLink, PubMed,
+    Embase) or of a table of records whose columns have known names
+    (:func:`~litsift.sources.formats.csv_layouts.table_layout`).
 
     Rows without a title, and a last row the file ends inside (a cut download), are bad items
     at ``line L``; the other rows are records at ``row N``.
@@ -275,10 +198,41 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     Raises:
         IngestError: the file cannot be read or its header is none of those exports'.
     """
+    for item, _ in read_csv_labelled(path):
+        yield item
+
+
+def has_decisions(path: Path) -> bool:
+    """Whether ``path`` is a CSV table of records with a decision column (ASReview's
+    ``label_included`` and its other names): ``litsift review new`` then reads its decisions
+    as prior ones, as it does a screening set's."""
+    if path.suffix.lower() not in (".csv", ".tsv") or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = decode_text(fh.read(64 * 1024))
+        header = next(csv.reader(io.StringIO(head), delimiter=_delimiter(head)), [])
+    except (OSError, csv.Error):
+        return False
+    layout = _layout(header) or table_layout(header)
+    return layout is not None and bool(layout.label)
+
+
+def read_csv_labelled(
+    path: Path,
+) -> Iterator[tuple[SourceRecord | BadItem | Notice, int | None]]:
+    """:func:`read_csv_export`'s items, each with the review's decision its row holds (1
+    include, 0 exclude, None: none, or not a record) when the file has a decision column
+    (ASReview's ``label_included``, ``included``, ...).
+
+    Raises:
+        IngestError: as :func:`read_csv_export`.
+    """
     text = decode_text(read_bytes(path))
     if csv.field_size_limit() < _MAX_CELL:  # Scopus "References" cells pass the 128 KiB default
         csv.field_size_limit(_MAX_CELL)
-    rows = _rows(text)
+    delimiter = _delimiter(text)
+    rows = _rows(text, delimiter)
     try:
         first = next(rows, None)
         if first is not None and _layout(first.cells) is None and _preamble(first.cells):
@@ -286,11 +240,11 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     except csv.Error as err:
         raise IngestError(f"not a readable CSV file ({err})", "check the file") from None
     header = first.cells if first else []
-    layout = _layout(header)
+    layout = _layout(header) or table_layout(header)
     if first is None or layout is None:
         raise IngestError(
-            "not a Scopus, IEEE Xplore or SpringerLink CSV export",
-            "export the search results again as CSV with the column headers",
+            "not a CSV export litsift knows, and no title or abstract column",
+            "export the records again as CSV with column headers (title, abstract, ...)",
         )
     if not first.raw.endswith(("\n", "\r")):
         raise IngestError(
@@ -299,26 +253,51 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     col: dict[str, int] = {}
     for i, h in enumerate(header):
         col.setdefault(h.strip().lstrip("\ufeff"), i)
-    yield Notice("", layout=layout.name)
+    yield Notice("", layout=layout.name), None
     for name in _missing(layout, col):
         why = f"no column {name!r} in this {layout.name} export: its values are not read"
-        yield Notice("", why)
+        yield Notice("", why), None
     pending: tuple[int, _Row] | None = None  # held back until we know it is not the last row
     seen_last: set[str] = set()
     last = first
     try:
         for n, row in enumerate(rows, start=2):
             if pending is not None:
-                yield _item(*pending, layout, col, len(header), last=False)
+                yield _labelled(*pending, layout, col, len(header), delimiter, last=False)
                 seen_last.add(pending[1].cells[-1].strip() if pending[1].cells else "")
             pending = (n, row) if not _blank(row) else None
             last = row
     except csv.Error as err:  # the reader cannot go on past this (an over-long cell)
         line = last.line + len(io.StringIO(last.raw, newline="").readlines())
-        yield BadItem(f"line {line}", f"unreadable CSV ({err}); the rows after it are not read")
+        why = f"unreadable CSV ({err}); the rows after it are not read"
+        yield BadItem(f"line {line}", why), None
         return
     if pending is not None:
-        yield _item(*pending, layout, col, len(header), last=True, seen_last=seen_last)
+        yield _labelled(
+            *pending, layout, col, len(header), delimiter, last=True, seen_last=seen_last
+        )
+
+
+#: a decision cell: include / exclude (ASReview writes 1 / 0; spreadsheets yes / no, TRUE)
+_LABELS = {"1": 1, "1.0": 1, "yes": 1, "true": 1, "include": 1, "included": 1, "0": 0,
+           "0.0": 0, "no": 0, "false": 0, "exclude": 0, "excluded": 0}  # fmt: skip
+
+
+def _labelled(
+    n: int,
+    row: _Row,
+    layout: Layout,
+    col: dict[str, int],
+    n_columns: int,
+    delimiter: str,
+    last: bool,
+    seen_last: set[str] | None = None,
+) -> tuple[SourceRecord | BadItem, int | None]:
+    item = _item(n, row, layout, col, n_columns, last, seen_last, delimiter)
+    i = _column(layout.label, col)
+    if isinstance(item, BadItem) or not 0 <= i < len(row.cells):
+        return item, None
+    return item, _LABELS.get(row.cells[i].strip().lower())
 
 
 def _preamble(cells: list[str]) -> bool:
@@ -334,9 +313,10 @@ def _item(
     n_columns: int,
     last: bool,
     seen_last: set[str] | None = None,
+    delimiter: str = ",",
 ) -> SourceRecord | BadItem:
     if last:
-        reason = _cut_reason(row, n_columns, seen_last or set())
+        reason = _cut_reason(row, n_columns, seen_last or set(), delimiter)
         if reason:
             return BadItem(f"line {row.line}", f"row {n} is cut: {reason}; it is not imported")
     cells = row.cells
@@ -346,42 +326,73 @@ def _item(
         value = clean_text(cells[i]) if 0 <= i < len(cells) else ""
         return "" if value == "NA" else value  # R's write.csv marks empty cells NA
 
+    url = get(layout.url)
+    ids = ids_in_text(unquote(url) if "%2F" in url.upper() else url)  # Embase: doi:10.4103%2F…
+    for scheme, value in (
+        ("doi", normalize_doi(get(layout.doi))),
+        ("pmid", normalize_pmid(get(layout.pmid))),
+        ("pmcid", normalize_pmcid(get(layout.pmcid))),
+    ):
+        if value:
+            ids[scheme] = value
+    abstract = get(layout.abstract)
     title = get(layout.title)
+    if not title and layout.name == "table":  # a table of records may lack a title (ASReview)
+        title = untitled_label(ids, abstract)
     if not title:
         has_title = len(cells) > _column(layout.title, col)
         why = "no title" if has_title else f"only {len(cells)} columns"
         return BadItem(f"line {row.line}", f"row {n}: {why}, the header has {n_columns}")
-    authors, families = people(
-        get(layout.authors), layout.names, get(layout.full_names), get(layout.author_ids)
-    )
-    url = get(layout.url)
-    ids = ids_in_text(url)
-    doi = normalize_doi(get(layout.doi))
-    if doi:
-        ids["doi"] = doi
-    pmid = normalize_pmid(get(layout.pmid))
-    if pmid:
-        ids["pmid"] = pmid
+    names = get(layout.authors)
+    if (listed := _python_list(names)) is not None:  # ASReview: "['Marx, Karl', 'Doe, J']"
+        names = "; ".join(listed)
+    authors, families = people(names, layout.names, get(layout.full_names), get(layout.author_ids))
+    cited = citation_parts(layout.name, get(layout.citation)) if layout.citation else {}
+    volume = get(layout.volume) or cited.get("volume", "")
+    issue = get(layout.issue) or cited.get("issue", "")
+    pages = get(layout.page) or cited.get("pages", "")
+    keywords = get(layout.keywords)
+    if (listed := _python_list(keywords)) is not None:
+        keywords = "; ".join(listed)
     return SourceRecord(
         location=f"row {n}",
         title=title,
-        abstract=get(layout.abstract),
+        abstract=abstract,
         authors=authors,
         family_names=families,
-        year=year_from(get(layout.year)),
-        venue=get(layout.venue),
+        year=year_from(get(layout.year) or cited.get("year", "")),
+        venue=get(layout.venue) or cited.get("venue", ""),
         url=url,
         ids=ids,
-        tags=[k for k in (clean_text(k) for k in get(layout.keywords).split(";")) if k],
+        tags=[
+            k for k in (clean_text(k) for k in re.split(_KEYWORD_SEP[layout.name], keywords)) if k
+        ],
         source_key=_eid(cells) if layout.name == "scopus" else get(layout.key),
-        locator=locator(
-            get(layout.volume),
-            get(layout.issue),
-            get(layout.page),
-            get(layout.article),
-            get(layout.isbn),
-        ),
+        locator=locator(volume, issue, pages, get(layout.article), get(layout.isbn)),
+        biblio=biblio(volume=volume, issue=issue, pages=pages),
     )
+
+
+def _python_list(cell: str) -> list[str] | None:
+    """The strings of a cell that holds a Python list literal (ASReview writes the authors
+    and keywords of a RIS file so: ``['Marx, Karl', 'Lindgren, Astrid']``), else None."""
+    if not (cell.startswith("[") and cell.endswith("]")):
+        return None
+    try:
+        value = ast.literal_eval(cell)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return [v for v in value if v.strip()]
+
+
+#: how a layout's keyword cell separates its keywords (Embase's Emtree terms: ", "; the
+#: others "; ")
+_KEYWORD_SEP: dict[str, str] = {"embase": r",\s+(?![^()]*\))"}
+_KEYWORD_SEP.update(
+    {name: ";" for name in ("scopus", "ieee", "ieee-short", "springer", "pubmed", "table")}
+)
 
 
 #: a Scopus record id (EID)
@@ -398,14 +409,22 @@ def _eid(cells: list[str]) -> str:
 
 
 def _sniff(head: bytes, path: Path) -> int:
+    """90 for a database's export (its header), 40 for a table with a title or an abstract
+    column (a ``.csv`` / ``.tsv`` file), else 0."""
     try:
-        lines = head.decode("utf-8-sig", errors="replace").splitlines()[:2]
-        rows = list(csv.reader(lines))
+        text = head.decode("utf-8-sig", errors="replace")
+        lines = text.splitlines()[:2]
+        rows = list(csv.reader(lines, delimiter=_delimiter(text)))
     except csv.Error:
         return 0
     if rows and _layout(rows[0]) is None and _preamble(rows[0]):
         rows = rows[1:]
-    return 90 if rows and _layout(rows[0]) else 0
+    if not rows:
+        return 0
+    if _layout(rows[0]):
+        return 90
+    table = path.suffix.lower() in (".csv", ".tsv") and table_layout(rows[0]) is not None
+    return 40 if table else 0
 
 
 FORMATS = [
@@ -414,7 +433,8 @@ FORMATS = [
         kind=Kind.PAPER,
         read=read_csv_export,
         sniff=_sniff,
-        extensions=(".csv",),
-        description="Scopus / IEEE Xplore / SpringerLink CSV export",
+        extensions=(".csv", ".tsv"),
+        description="CSV: Scopus, IEEE Xplore, SpringerLink, PubMed, Embase exports; any table "
+        "with title / abstract columns (ASReview, Rayyan, Covidence)",
     )
 ]

@@ -124,6 +124,46 @@ def _split_run_together(text: str) -> list[str]:
     return [n for n in (clean_text(n) for n in names) if n]
 
 
+#: initials written without dots, as PubMed does (``SM``, ``CWC``)
+_BARE_INITIALS_RE = re.compile(r"^[A-Z]{1,4}$")
+
+
+def _family_initials(name: str) -> tuple[str, str]:
+    """``Larrimore Ouellette L`` -> (``L Larrimore Ouellette``, ``Larrimore Ouellette``); a
+    name without trailing initials (a group) is its own family name."""
+    words = name.split()
+    if len(words) > 1 and _BARE_INITIALS_RE.match(words[-1]):
+        return _given_family(words[-1], " ".join(words[:-1]))
+    return clean_text(name), clean_text(name)
+
+
+def _any_style(text: str) -> list[tuple[str, str]]:
+    """Persons of a cell of unknown style: ``;`` (or `` and ``) between people, each
+    ``Family, Given`` or ``Given Family``; else ``,`` between people written ``Family I``
+    (PubMed), ``Family I.`` (Scopus) or ``Given Family``; ``Family, Given, Family, Given``
+    when every second part is initials."""
+    for sep in (";", " and "):
+        if sep in text:
+            return [_given_first_or_inverted(p, ";") for p in _glue_suffixes(text.split(sep))]
+    parts = _glue_suffixes(text.rstrip(".").split(","))
+    if (
+        len(parts) > 1
+        and len(parts) % 2 == 0
+        and all(
+            _INITIALS_RE.match(g.replace(" ", "")) or _BARE_INITIALS_RE.match(g)
+            for g in parts[1::2]
+        )
+    ):  # "Smith, J., Doe, A."
+        return [_given_family(g, f) for f, g in zip(parts[::2], parts[1::2], strict=True)]
+    if len(parts) == 2 and " " not in parts[0].strip():  # one "Family, Given"
+        return [_given_family(parts[1], parts[0])]
+    if all(_BARE_INITIALS_RE.match(p.split()[-1]) for p in parts if len(p.split()) > 1):
+        return [_family_initials(p) for p in parts]
+    if all(_INITIALS_RE.match(p.split()[-1]) for p in parts if len(p.split()) > 1):
+        return [_surname_initials(p) for p in parts]
+    return [_given_first(p) for p in parts]
+
+
 def _scopus_short(text: str, n_ids: int) -> list[str]:
     semi = _glue_suffixes(text.split(";"))
     comma = _glue_suffixes(text.split(","))
@@ -143,7 +183,8 @@ def people(
         names: how ``text`` writes people: ``scopus`` (``Surname I.`` separated by ``;`` or, in
             older exports, ``,``), ``given-family;`` / ``given-family,`` (``Given Family``
             separated by ``;`` / ``,``; ``Family, Given`` too when ``;`` separates them),
-            ``run-together`` (SpringerLink: no separator).
+            ``run-together`` (SpringerLink: no separator), ``family-initials,`` (PubMed:
+            ``Lim SM, Lau Y.``), ``any`` (a table of records: told from the cell).
         full_names: Scopus ``Author full names`` (``Surname, Given (id); ...``); used instead
             of ``text`` when given.
         author_ids: Scopus ``Author(s) ID`` (``id;id;`` or ``id; id``): its count tells the two
@@ -164,6 +205,10 @@ def people(
         else:
             n_ids = len([i for i in author_ids.split(";") if i.strip()])
             pairs = [_surname_initials(p) for p in _scopus_short(text, n_ids)]
+    elif names == "family-initials,":  # PubMed: "Lim SM, Larrimore Ouellette L."
+        pairs = [_family_initials(p) for p in _glue_suffixes(text.rstrip(".").split(","))]
+    elif names == "any":  # a table of records: whichever way the cell writes them
+        pairs = _any_style(text)
     elif names == "run-together":
         pairs = [_given_first(p) for p in _split_run_together(text)]
     else:
