@@ -49,11 +49,12 @@ from litsift.sources.identity.person_keys import extends_persons, person_keys
 from litsift.sources.identity.stored_keys import SYNC_CHUNK, StoreIdentityIndex
 from litsift.store import identities
 from litsift.store.biblio import Biblio
+from litsift.store.dataset_names import DatasetNames, fields_of, merge_dataset, values_of
 from litsift.store.history import now_iso
 from litsift.store.records import InvalidRecord, content_hash, normalize
 from litsift.store.repo import Store
 from litsift.store.report import IngestReport, Problem
-from litsift.store.repositories import Biblios, Identities, Merges, Provenance
+from litsift.store.repositories import Biblios, Datasets, Identities, Merges, Provenance
 from litsift.types import Kind
 
 __all__ = ["BATCH", "RecordWriter", "merge_fields"]
@@ -115,6 +116,8 @@ class RecordWriter:
         self.keep_untitled = keep_untitled
         self.rows, self.ids, self.provenance = Merges(store), Identities(store), Provenance(store)
         self.biblios = Biblios(store)
+        self.datasets = Datasets(store)
+        self.names: DatasetNames | None = None  # datasets by name key, once one is written
         self.fetched_at = fetched_at or now_iso()
         self.counts = IngestReport(kind=kind)
         self.index = StoreIdentityIndex(store, kind)
@@ -338,18 +341,40 @@ class RecordWriter:
             self.rows.replace_passages(doc_id, passages, fmt)
 
     def _write_dataset(self, fmt: str, file: str, rec: SourceRecord, revision: int) -> int:
+        """One row per dataset (:mod:`litsift.store.dataset_names`): a dataset whose id is
+        not stored joins the stored one of the same name key, unless another paper
+        introduced that one (kept apart: a conflict) or it came from this same file."""
         if not rec.dataset:
             raise InvalidRecord("no dataset fields")
         values = normalize(Kind.DATASET, rec.dataset)
-        new_hash = content_hash(values)
-        old = self.rows.content_hash_of(Kind.DATASET, values[0])
-        if old is None:
+        if self.names is None:
+            self.names = DatasetNames.of(self.datasets.names())
+        names, new = self.names, fields_of(values)
+        where, by_name = f"{file}:{rec.location}", False
+        stored = self.datasets.row(values[0])
+        if stored is None:
+            match = names.find(values[0], new["intro_paper_title"], file)
+            if match.conflict:
+                self.counts.conflicts.append((where, match.conflict, f"name:{values[0]}", 0.0))
+            stored = self.datasets.row(match.doc_id) if match.doc_id else None
+            by_name = stored is not None
+        if stored is None:
             self.counts.added += 1
-        elif old == new_hash:
-            self.counts.unchanged += 1
+            names.add(values[0], new["intro_paper_title"], file)
         else:
-            self.counts.updated += 1
-        if old is None or old != new_hash:
+            out = merge_dataset(stored[0], new, update=not by_name)
+            values = values_of(out)
+            names.add(out["id"], out["intro_paper_title"], None)
+            seen_here = self.provenance.doc_at(Kind.DATASET, fmt, file, rec.location)
+            if by_name and seen_here != out["id"]:
+                self.counts.merged += 1
+                self.counts.merges.append((where, out["id"], "name"))
+            elif stored[1] == content_hash(values):
+                self.counts.unchanged += 1
+            else:
+                self.counts.updated += 1
+        new_hash = content_hash(values)
+        if stored is None or stored[1] != new_hash:
             revision += 1
             self.rows.upsert(Kind.DATASET, values, new_hash, revision)
         self.provenance.record_provenance(

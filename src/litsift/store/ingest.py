@@ -29,6 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
+from litsift.store.dataset_names import (
+    DatasetNames,
+    dataset_names,
+    dataset_row,
+    fields_of,
+    merge_dataset,
+    values_of,
+)
 from litsift.store.faults import machine_fault, store_fault
 from litsift.store.jsonl import BadLine, JsonlReader, open_input
 from litsift.store.merges import current_revision, set_revision, upsert_sql
@@ -69,6 +77,7 @@ class _Ingest:
         self.store, self.kind, self.report = store, kind, report
         self.progress, self.batch_size = progress, max(1, batch_size)
         self.reader = reader
+        self._names: DatasetNames | None = None  # datasets by name key, once needed
         self.conn = store._conn
         self.cols = CONTENT_COLUMNS[kind]
         col_list = ", ".join(self.cols)
@@ -161,6 +170,31 @@ class _Ingest:
             self.conn.executemany(self.stage_sql, batch)
             self.conn.commit()  # only the TEMP table: main.db is untouched and unlocked
 
+    def _join(
+        self, values: tuple[Any, ...], new_hash: str, old_hash: str | None
+    ) -> tuple[tuple[Any, ...], str, str, str | None]:
+        """A dataset's row as :mod:`litsift.store.dataset_names` merges it: ``(values, content
+        hash, status, stored id kept apart or None)``; status ``added``, ``updated``,
+        ``merged`` (joined a stored dataset of another spelling) or ``unchanged``."""
+        if self._names is None:
+            self._names = DatasetNames.of(dataset_names(self.conn))
+        new = fields_of(values)
+        intro = str(new["intro_paper_title"])
+        stored = dataset_row(self.conn, values[0]) if old_hash is not None else None
+        status, other = "updated", None
+        if stored is None:
+            match = self._names.find(values[0], intro, self.file)
+            stored = dataset_row(self.conn, match.doc_id) if match.doc_id else None
+            status, other = "merged", match.conflict
+        if stored is None:
+            self._names.add(values[0], intro, self.file)
+            return values, new_hash, "added", other
+        out = merge_dataset(stored[0], new, update=status == "updated")
+        self._names.add(out["id"], out["intro_paper_title"], None)
+        merged = values_of(out)
+        digest = content_hash(merged)
+        return merged, digest, "unchanged" if digest == stored[1] else status, None
+
     def _begin_write(self) -> None:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
@@ -187,23 +221,40 @@ class _Ingest:
                 self.conn.rollback()
                 return
             revision = current_revision(self.conn)
-            writes, added, unchanged = [], 0, 0
+            writes: list[tuple[Any, ...]] = []
+            counts = {"added": 0, "updated": 0, "unchanged": 0, "merged": 0}
+            joins: list[tuple[str, str, str]] = []
+            kept_apart: list[tuple[str, str, str, float]] = []
             for row in rows:
-                values, new_hash, old_hash = row[:n], row[n], row[n + 2]
+                values, new_hash, old_hash, seq = row[:n], row[n], row[n + 2], row[n + 1]
+                status = "added" if old_hash is None else "updated"
                 if old_hash == new_hash:
-                    unchanged += 1
-                    continue
-                added += old_hash is None
-                revision += 1
-                writes.append((*values, new_hash, revision))
+                    status = "unchanged"
+                elif self.kind is Kind.DATASET:  # one row per dataset: store.dataset_names
+                    values, new_hash, status, other = self._join(values, new_hash, old_hash)
+                    where = f"{self.file}:{seq}"
+                    if other is not None:
+                        kept_apart.append((where, other, f"name:{values[0]}", 0.0))
+                    if status == "merged":
+                        joins.append((where, values[0], "name"))
+                counts[status] += 1
+                if status != "unchanged":
+                    revision += 1
+                    writes.append((*values, new_hash, revision))
+                    if self.kind is Kind.DATASET:  # written now: a later row may join it
+                        self.conn.execute(self.upsert_sql, writes[-1])
             if writes:
-                self.conn.executemany(self.upsert_sql, writes)
+                if self.kind is not Kind.DATASET:
+                    self.conn.executemany(self.upsert_sql, writes)
                 set_revision(self.conn, revision)
             self.conn.commit()
             # counted once committed: a batch a full disk refused is not "added"
-            report.unchanged += unchanged
-            report.added += added
-            report.updated += len(writes) - added
+            report.unchanged += counts["unchanged"]
+            report.added += counts["added"]
+            report.updated += counts["updated"]
+            report.merged += counts["merged"]
+            report.merges.extend(joins)
+            report.conflicts.extend(kept_apart)
             last_seq, done = rows[-1][n + 1], done + len(rows)
             if self.progress:
                 self.progress(done, unique)

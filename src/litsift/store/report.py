@@ -110,11 +110,22 @@ class IngestReport:
     def _kept_apart(self) -> str:
         """``, 1 kept apart (FILE:entry k shares doi:… with a stored paper of another
         title)``: what happened and to which entry ("1 id conflicts" said neither)."""
-        where, _, ident, _ = self.conflicts[0]
+        where, other, ident, _ = self.conflicts[0]
         n = len(self.conflicts)
         more = f"; {n - 1:,} more: --json lists them" if n > 1 else ""
+        if self.kind is Kind.DATASET:  # store.dataset_names: same name key, another paper
+            return (f", {n:,} kept apart ({where}: {ident.removeprefix('name:')} is named like "
+                    f"the stored {other} but introduced by another paper{more})")  # fmt: skip
         return (f", {n:,} kept apart ({where} shares {ident} with a stored "
                 f"paper of another title{more})")  # fmt: skip
+
+    def _joined(self) -> str:
+        """`` (FILE:entry k joined the stored SciQ by name)``: a dataset merged by its name."""
+        if self.kind is not Kind.DATASET or not self.merges:
+            return ""
+        where, into, _ = self.merges[0]
+        more = f"; {len(self.merges) - 1:,} more" if len(self.merges) > 1 else ""
+        return f" ({where} joined the stored {into} by name{more})"
 
     def summary(self) -> str:
         """One line in one vocabulary for every ingest (issue 45: the JSONL line said
@@ -130,7 +141,8 @@ class IngestReport:
         )
         text = (
             f"{where}: {self.read:,} read, {self.added:,} added, {self.updated:,} updated, "
-            f"{self.merged:,} merged, {self.unchanged + self.duplicates:,} unchanged"
+            f"{self.merged:,} merged{self._joined()}, "
+            f"{self.unchanged + self.duplicates:,} unchanged"
             + (f" ({self.duplicates:,} repeated ids)" if self.duplicates else "")
             + f", {len(self.bad):,} bad"
             + (self._kept_apart() if self.conflicts else "")

@@ -15,7 +15,16 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from litsift.store import biblio, citations, identities, merges, provenance, refs_fetches, syncs
+from litsift.store import (
+    biblio,
+    citations,
+    dataset_names,
+    identities,
+    merges,
+    provenance,
+    refs_fetches,
+    syncs,
+)
 from litsift.store.biblio import Biblio
 from litsift.store.identities import BlockRow, ChangedRow, IdentityRow, KeyRow
 from litsift.store.refs_fetches import Checkpoint, Direction
@@ -30,6 +39,7 @@ __all__ = [
     "Biblios",
     "Checkpoints",
     "Citations",
+    "Datasets",
     "Identities",
     "Merges",
     "Provenance",
@@ -279,6 +289,20 @@ class Biblios(_Bound):
         """:func:`~litsift.store.biblio.merge_biblio` (inside a write transaction)."""
         with self._lock:
             biblio.merge_biblio(self._conn, doc_id, details)
+
+
+class Datasets(_Bound):
+    """Stored datasets as an import merges them (:mod:`litsift.store.dataset_names`)."""
+
+    def row(self, doc_id: str) -> tuple[dict[str, Any], str] | None:
+        """:func:`~litsift.store.dataset_names.dataset_row`."""
+        with self._lock:
+            return dataset_names.dataset_row(self._conn, doc_id)
+
+    def names(self) -> list[tuple[str, str]]:
+        """:func:`~litsift.store.dataset_names.dataset_names`."""
+        with self._lock:
+            return dataset_names.dataset_names(self._conn)
 
 
 class Provenance(_Bound):

@@ -65,7 +65,11 @@ def test_cli_ingests_cards_and_tables_as_datasets(tmp_path: Path) -> None:
     )
     assert out.exit_code == 0, out.output
     report = json.loads(out.output)
-    assert report["added"] == 28 + 77 + 2 - report["updated"] and not report["bad"]
+    # the tables' X-Sum, SNLI, ... join the cards' xsum, snli, ... (one row per dataset)
+    assert report["added"] + report["merged"] == 28 + 77 + 2 and not report["bad"]
+    x_sum = f"{PWC / 'sota-extractor_nlp-progress.json'}:dataset X-Sum"
+    assert report["merged"] == 4
+    assert {"entry": x_sum, "into": "xsum", "by": "name"} in report["merges"]
     with Store(home / "data" / "litsift.sqlite") as store:
         ds = store.get(Kind.DATASET, "scifact")
         assert ds is not None and ds.intro_paper_title.startswith("Fact or Fiction")
