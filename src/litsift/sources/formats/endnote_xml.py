@@ -17,8 +17,8 @@ lies in the library's ``NAME.Data/PDF/12/x.pdf`` next to the export; ``file://``
 paths as given); ``notes``, ``research-notes`` and ``label`` as notes; ``ref-type``'s ``name``
 (:data:`~litsift.sources.formats.biblio_types.TYPE_MAPS` ``endnote``), ``volume``, ``number``,
 ``pages``, ``publisher`` and ``work-type`` for the bibliographic details; ``rec-number`` as the
-record's key. A record without a title is a :class:`~litsift.sources.base.BadItem` at
-``record N``.
+record's key. A record without a title is yielded all the same: the writer reports it (``no
+title``) or, in a review, keeps it under its DOI and abstract.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from litsift.sources.base import (
     Format,
     SourceRecord,
     clean_text,
-    untitled_label,
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
@@ -152,13 +151,11 @@ def _notes(rec: etree._Element) -> list[str]:
     return notes
 
 
-def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord | BadItem:
+def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord:
     urls = _all(rec, "./urls/related-urls/url") + _all(rec, "./urls/web-urls/url")
     ids = _ids(rec, urls)
     abstract = _text(rec.find("./abstract"))
-    title = _text(rec.find("./titles/title")) or untitled_label(ids, abstract)
-    if not title:
-        return BadItem(f"record {n}", "record has no title (titles/title); skipped")
+    title = _text(rec.find("./titles/title"))  # none: the writer reports it or keeps it
     ref_type = rec.find("./ref-type")
     kind = csl_type("endnote", ref_type.get("name", "") if ref_type is not None else "")
     authors, families, parts = _people(rec)

@@ -17,7 +17,8 @@ the year of ``JournalIssue/PubDate`` (``Year``, or ``MedlineDate`` ``2003 Jan-Fe
 keywords as tags; ``Volume``, ``Issue``, ``MedlinePgn`` (``StartPage``-``EndPage``), a book's
 publisher and the ``PublicationTypeList`` (``Preprint``) for the bibliographic details.
 
-A record without a title is a :class:`~litsift.sources.base.BadItem` at ``record N``.
+A record without a title is yielded all the same: the writer reports it (``no title``) or, in
+a review, keeps it under its DOI and abstract.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from litsift.sources.base import (
     Format,
     SourceRecord,
     clean_text,
-    untitled_label,
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, page_range
@@ -181,10 +181,6 @@ def _record(item: etree._Element, n: int) -> SourceRecord | BadItem:
     title, venue, kind = _title_venue_type(book, doc)
     holder = doc if book else doc.find("./Article")
     abstract = _abstract(holder) if holder is not None else ""
-    if not title:
-        title = untitled_label(ids, abstract)
-        if not title:
-            return BadItem(f"record {n}", "record has no ArticleTitle; skipped")
     authors, families, parts = _people(doc)
     issue = "./Article/Journal/JournalIssue"
     return SourceRecord(
