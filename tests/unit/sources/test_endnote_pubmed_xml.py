@@ -5,6 +5,7 @@ below was read by hand in the file named."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -321,3 +322,21 @@ def test_review_new_from_endnote_and_pubmed_xml(tmp_path: Path) -> None:
         assert json.loads(done.stdout)["prisma"]["identified"] == count
         listed = runner.invoke(main, ["--home", home, "review", "list"])
         assert f"{name}: 0 of {count} screened" in listed.stdout
+
+
+def test_a_cut_gzip_file_keeps_the_records_before_the_cut(tmp_path: Path) -> None:
+    """A ``.xml.gz`` download cut short: before, the reader would have raised EOFError out of
+    the gzip stream; now the records read are kept and the cut is reported at its record."""
+    text = (PUBMED / "biopython_pubmed4.xml").read_text(encoding="utf-8")
+    head, rest = text.split("<PubmedArticleSet>")
+    article = rest.split("</PubmedArticleSet>")[0]
+    data = gzip.compress(f"{head}<PubmedArticleSet>{article * 40}</PubmedArticleSet>".encode())
+    cut = tmp_path / "pubmed.xml.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    fmt = registry.detect(cut)
+    assert fmt is not None and fmt.name == "pubmed-xml"
+    items = list(fmt.read(cut))
+    good = [i for i in items if isinstance(i, SourceRecord)]
+    assert 0 < len(good) < 40 and all(r.ids["pmid"] == "27797938" for r in good)
+    assert isinstance(items[-1], BadItem) and items[-1].location == f"record {len(good) + 1}"
+    assert "gzip" in items[-1].reason

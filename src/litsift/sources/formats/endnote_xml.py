@@ -50,6 +50,7 @@ _PUBMED_DB_RE = re.compile(r"medline|pubmed|\bnlm\b", re.IGNORECASE)
 #: a keyword as PubMed's MeSH headings arrive in EndNote: ``Neoplasms/*epidemiology``
 _QUALIFIED_RE = re.compile(r"^(.+?)(?:/\*?[a-z][a-z ,&-]*)+$")
 _KEYWORD_SPLIT_RE = re.compile(r"[\r\n;]+")
+_LINKS_SPLIT_RE = re.compile(r"\s+(?=https?://)")
 
 
 def sniff_endnote_xml(head: bytes, path: Path) -> int:
@@ -152,7 +153,8 @@ def _notes(rec: etree._Element) -> list[str]:
 
 
 def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord:
-    urls = _all(rec, "./urls/related-urls/url") + _all(rec, "./urls/web-urls/url")
+    links = _all(rec, "./urls/related-urls/url") + _all(rec, "./urls/web-urls/url")
+    urls = [u for link in links for u in _LINKS_SPLIT_RE.split(link)]  # several in one <url>
     ids = _ids(rec, urls)
     abstract = _text(rec.find("./abstract"))
     title = _text(rec.find("./titles/title"))  # none: the writer reports it or keeps it

@@ -7,13 +7,15 @@ expansion; ``huge_tree`` for long abstracts). When the XML breaks (a file cut sh
 ``&`` or ``<`` in one record, an unclosed tag), the records already read stay read, and the
 rest of the file is cut at the record start tags and each piece is parsed on its own: a piece
 that does not parse is a :class:`~litsift.sources.base.BadItem` at ``record N`` (its number in
-the file, counting from 1), and the records after it are read as usual.
+the file, counting from 1), and the records after it are read as usual. A gzip file cut short
+keeps the records before the cut, and the cut one is reported.
 """
 
 from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, cast
@@ -128,6 +130,12 @@ def xml_records(
         except etree.XMLSyntaxError as err:
             if root is None:
                 raise IngestError(f"not XML ({err.msg})"[:200], hint) from None
+        except (OSError, EOFError, zlib.error) as err:  # a gzip file cut or broken
+            if done == 0:
+                raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
+            reason = f"the gzip file breaks inside it ({err}); the rest is lost: re-download it"
+            yield BadItem(f"record {done + 1}", reason[:300])
+            return
         else:
             if done == 0:
                 raise IngestError(f"holds no {what}s", hint)
