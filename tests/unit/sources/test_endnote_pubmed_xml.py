@@ -340,3 +340,32 @@ def test_a_cut_gzip_file_keeps_the_records_before_the_cut(tmp_path: Path) -> Non
     assert 0 < len(good) < 40 and all(r.ids["pmid"] == "27797938" for r in good)
     assert isinstance(items[-1], BadItem) and items[-1].location == f"record {len(good) + 1}"
     assert "gzip" in items[-1].reason
+
+
+def test_internal_pdfs_and_research_notes(tmp_path: Path) -> None:
+    """What EndNote itself writes for a stored PDF and a research note, added to record 1 of
+    a copy of the EndNote 15 file (its library is ``EndNote Ecology.enl``): the PDF lies in
+    the library's ``EndNote Ecology.Data/PDF`` folder, next to the export."""
+    text = (ENDNOTE / "jabref_endnote15_3-records.xml").read_text(encoding="utf-8")
+    text = text.replace(
+        "                </related-urls>\n",
+        '                </related-urls>\n<pdf-urls><url><style face="normal" font="default"'
+        ' size="100%">internal-pdf://0815332210/Chapman%201937.pdf</style></url></pdf-urls>\n',
+        1,
+    )
+    text = text.replace(
+        "            </notes>\n",
+        '            </notes>\n<research-notes><style face="normal" font="default" '
+        'size="100%">Include: </style><style face="bold" font="default" size="100%">'
+        "reforestation</style></research-notes>\n",
+        1,
+    )
+    edited = tmp_path / "export" / "My export.xml"
+    edited.parent.mkdir()
+    edited.write_text(text, encoding="utf-8")
+    first = _records(edited)[0]
+    assert isinstance(first, SourceRecord)
+    assert first.attachments == [
+        edited.parent / "EndNote Ecology.Data" / "PDF" / "0815332210" / "Chapman 1937.pdf"
+    ]
+    assert first.notes == ["some notes", "Research notes: Include: reforestation"]
