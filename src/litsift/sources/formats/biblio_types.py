@@ -4,7 +4,8 @@
 :attr:`~litsift.sources.base.SourceRecord.name_parts`.
 
 Sources of the type lists: BibTeX (btxdoc) and biblatex manual §2.1; RIS (the RIS format
-specification's reference types, as rispy lists them); Crossref REST API ``/types``; OpenAlex
+specification's reference types, as rispy lists them); EndNote's reference types (the
+``name`` of an EndNote XML ``ref-type``); Crossref REST API ``/types``; OpenAlex
 ``work.type`` and ``source.type``; Zotero's item types (``itemTypes`` table); CSL 1.0.2
 ``csl-data.json``. A type a map does not know gives ``""`` (the exports then guess from the
 venue, as before).
@@ -75,6 +76,18 @@ TYPE_MAPS: dict[str, dict[str, str]] = {
         "article": "article-journal", "review": "article-journal", "letter": "article-journal",
         "editorial material": "article-journal", "proceedings paper": "paper-conference",
         "book chapter": "chapter", "book": "book", "data paper": "dataset",
+    },
+    "endnote": {
+        "journal article": "article-journal", "electronic article": "article-journal",
+        "magazine article": "article-magazine", "newspaper article": "article-newspaper",
+        "conference paper": "paper-conference", "conference proceedings": "paper-conference",
+        "book section": "chapter", "electronic book section": "chapter", "book": "book",
+        "edited book": "book", "electronic book": "book", "thesis": "thesis",
+        "report": "report", "government document": "report", "dataset": "dataset",
+        "web page": "webpage", "unpublished work": "manuscript", "manuscript": "manuscript",
+        "computer program": "software", "patent": "patent", "standard": "standard",
+        "encyclopedia": "entry-encyclopedia", "dictionary": "entry-encyclopedia",
+        "blog": "post-weblog", "generic": "document",
     },
     "csl": {t: t for t in BIBLIO_TYPES},
 }  # fmt: skip

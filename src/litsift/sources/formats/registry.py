@@ -29,6 +29,8 @@ MODULES: tuple[str, ...] = (
     "ris",
     "refer",
     "medline",
+    "pubmed_xml",
+    "endnote_xml",
     "csl_json",
     "zotero",
     "zotero_rdf",
