@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -174,6 +174,19 @@ class LitsiftApp(DialogKeys, App[None]):
             timeout=timeout,
             markup=markup,
         )
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key or click on the main screen: a notice in its status line (a label saved, an
+        export written, an action refused) has been seen and goes (``StatusLine.expire``); the
+        result's line it covered comes back (it stayed until the next search)."""
+        if (
+            isinstance(event, events.Key | events.MouseDown)
+            and not event.is_forwarded
+            and self.search_screen.is_attached
+            and self.screen is self.search_screen
+        ):
+            self.search_screen.status.expire()
+        await super().on_event(event)
 
     @property
     def busy(self) -> bool:

@@ -229,7 +229,7 @@ class TriageCommands:
     def save_search(self) -> None:
         screen = self.screen
         if not screen.text.strip():
-            screen.status.show_error(("nothing to save", "type a query first"))
+            screen.status.show_error(("nothing to save", "type a query first"), notice=True)
             return
         query = Query(screen.text, screen.kind, screen.years)
 
