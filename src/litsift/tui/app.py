@@ -176,16 +176,18 @@ class LitsiftApp(DialogKeys, App[None]):
         )
 
     async def on_event(self, event: events.Event) -> None:
-        """A key or click on the main screen: a notice in its status line (a label saved, an
-        export written, an action refused) has been seen and goes (``StatusLine.expire``); the
-        result's line it covered comes back (it stayed until the next search)."""
+        """A key or click on the main or citations screen: a notice in its status line (a
+        label saved, an export written, an action refused) has been seen and goes; the result's
+        line, or the counts and keys, it covered come back (they stayed until the next search)."""
         if (
             isinstance(event, events.Key | events.MouseDown)
             and not event.is_forwarded
             and self.search_screen.is_attached
-            and self.screen is self.search_screen
         ):
-            self.search_screen.status.expire()
+            if (screen := self.screen) is self.search_screen:
+                self.search_screen.status.expire()
+            elif isinstance(screen, CitationsScreen):
+                screen.expire_notice()
         await super().on_event(event)
 
     @property
