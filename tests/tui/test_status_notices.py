@@ -6,36 +6,21 @@ progress) stays through later keys."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
-from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.modals import ExportScreen
 from litsift.tui.widgets import StatusLine
 from litsift.types import Kind, Query, SearchResult, YearRange
-from tests.tui.conftest import MARKUP_PAPERS, search, settle
+from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
 RESULT_LINE = "2 results · papers · any year"
-
-
-@pytest.fixture
-def tiny_service(tmp_path: Path, encoder: Any) -> Iterator[LitsiftService]:
-    """A writable home of two indexed papers (labels and exports are written)."""
-    src = tmp_path / "papers.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in MARKUP_PAPERS), encoding="utf-8")
-    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:
-        assert svc.ingest(Kind.PAPER, src).ok
-        svc.build_index(Kind.PAPER)
-        yield svc
 
 
 def status(app: Any) -> str:
