@@ -10,7 +10,7 @@ import pytest
 from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Label
+from textual.widgets import Button, Label, TextArea
 
 import litsift.tui
 from litsift.tui.app import create_app
@@ -42,6 +42,8 @@ def assert_fits(screen: Screen[Any], label: Label, text: str) -> None:
     assert shown(label) == " ".join(text.split())
     for button in screen.query(Button):
         assert box.region.contains_region(button.region), (button.region, box.region)
+    for editor in screen.query(TextArea):  # room to write: four lines inside its border
+        assert editor.region.height >= 6 and box.region.contains_region(editor.region)
 
 
 async def test_the_aspect_editor_shows_the_query_whole_at_80_columns(
