@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, work
+from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -301,7 +302,18 @@ def _commands(
             continue
         seen.add(action)
         said = (binding.tooltip or "") + (more or {}).get(action, "")
-        yield SystemCommand(binding.description, said, partial(screen.run_action, action))
+        yield SystemCommand(binding.description, said, partial(_run_command, screen, action))
+
+
+async def _run_command(screen: Screen[Any], action: str) -> None:
+    """Run the palette's ``action`` on ``screen``. A results command picked with the cursor in
+    the query (Keep, Export, Note...: their keys type text there, so the screen refuses them)
+    runs with the results focused, as after Down; it did nothing, and said nothing."""
+    if isinstance(screen, SearchScreen) and screen.query_bar.has_focus_within:
+        _, name, params = parse_action(action)
+        if screen.check_action(name, params) is False:
+            screen.set_focus(screen.table())
+    await screen.run_action(action)
 
 
 def create_app(
