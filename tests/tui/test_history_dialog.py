@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 from litsift.tui.app import create_app
 from litsift.tui.screens.modals import HistoryScreen
 from litsift.types import Kind, Query, YearRange
-from tests.tui.conftest import settle
+from tests.tui.conftest import search, settle
 
 
 async def test_a_query_run_twice_is_listed_once_its_newest_run_first(tiny_service: Any) -> None:
@@ -39,3 +39,24 @@ async def test_a_query_run_twice_is_listed_once_its_newest_run_first(tiny_servic
         await pilot.press("down", "enter")  # the second line re-runs that query
         await settle(pilot)
         assert app.search_screen.text == "dialogue state tracking"
+
+
+async def test_save_search_proposes_the_query_s_first_whole_words(tiny_service: Any) -> None:
+    """``s`` proposes a name of whole words (``text[:40]`` cut one: "... low-resource ne");
+    Enter saves the search under it."""
+    from textual.widgets import Input
+
+    from litsift.tui.screens.modals import PromptScreen
+
+    text = "dialogue state tracking across domains with literal brackets"
+    app = create_app(tiny_service, show_timings=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await search(pilot, text)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        name = app.screen.query_one(Input).value
+        assert name == "dialogue state tracking across domains"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [e.name for e in tiny_service.history(saved=True)] == [name]
