@@ -123,3 +123,19 @@ def markup_service(tmp_path_factory: pytest.TempPathFactory, encoder: object) ->
         assert svc.ingest(Kind.PAPER, src).ok
         svc.build_index(Kind.PAPER)
         yield svc
+
+
+@pytest.fixture
+def tiny_service(tmp_path: Path, encoder: object) -> Iterator[object]:
+    """A writable home of the two :data:`MARKUP_PAPERS`, indexed (labels, history and exports
+    are written: a home of the test's own)."""
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+    from litsift.types import Kind
+
+    src = tmp_path / "papers.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in MARKUP_PAPERS), encoding="utf-8")
+    with LitsiftService(get_paths(tmp_path / "home"), encoder=encoder) as svc:  # type: ignore[arg-type]
+        assert svc.ingest(Kind.PAPER, src).ok
+        svc.build_index(Kind.PAPER)
+        yield svc

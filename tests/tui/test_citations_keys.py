@@ -215,3 +215,26 @@ async def test_enter_follows_the_trail_to_a_stored_work_and_esc_comes_back(
         await settle(pilot)
         assert app.screen is screen
         assert "is not stored: F fetches this paper's trail" in status(screen)
+
+
+async def test_a_label_or_refusal_gives_the_counts_and_keys_back_on_the_next_key(
+    service: LitsiftService,
+) -> None:
+    """``+`` on a row says what it did (or why not) in the status line; the next key brings
+    the counts and key hint back (they stayed hidden until another list was shown)."""
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_citations(pilot, service)
+        summary = status(screen)
+        assert summary.startswith("showing 52 references")
+        screen.table.move_cursor(row=[n.stored for n in screen.rows].index(False))
+        await pilot.press("plus")
+        assert "cannot be labelled" in status(screen)
+        await pilot.press("j")
+        assert status(screen) == summary
+        screen.table.move_cursor(row=[n.stored for n in screen.rows].index(True))
+        await pilot.press("plus")
+        await until_idle(pilot, screen)
+        assert status(screen).endswith(": keep")
+        await pilot.press("k")
+        assert status(screen) == summary

@@ -14,7 +14,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
+from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -175,6 +176,21 @@ class LitsiftApp(DialogKeys, App[None]):
             markup=markup,
         )
 
+    async def on_event(self, event: events.Event) -> None:
+        """A key or click on the main or citations screen: a notice in its status line (a
+        label saved, an export written, an action refused) has been seen and goes; the result's
+        line, or the counts and keys, it covered come back (they stayed until the next search)."""
+        if (
+            isinstance(event, events.Key | events.MouseDown)
+            and not event.is_forwarded
+            and self.search_screen.is_attached
+        ):
+            if (screen := self.screen) is self.search_screen:
+                self.search_screen.status.expire()
+            elif isinstance(screen, CitationsScreen):
+                screen.expire_notice()
+        await super().on_event(event)
+
     @property
     def busy(self) -> bool:
         """True while a search is pending (tests wait on this instead of sleeping)."""
@@ -286,7 +302,18 @@ def _commands(
             continue
         seen.add(action)
         said = (binding.tooltip or "") + (more or {}).get(action, "")
-        yield SystemCommand(binding.description, said, partial(screen.run_action, action))
+        yield SystemCommand(binding.description, said, partial(_run_command, screen, action))
+
+
+async def _run_command(screen: Screen[Any], action: str) -> None:
+    """Run the palette's ``action`` on ``screen``. A results command picked with the cursor in
+    the query (Keep, Export, Note...: their keys type text there, so the screen refuses them)
+    runs with the results focused, as after Down; it did nothing, and said nothing."""
+    if isinstance(screen, SearchScreen) and screen.query_bar.has_focus_within:
+        _, name, params = parse_action(action)
+        if screen.check_action(name, params) is False:
+            screen.set_focus(screen.table())
+    await screen.run_action(action)
 
 
 def create_app(

@@ -174,6 +174,8 @@ class CitationsScreen(Screen[None]):
         self.rows: list[Neighbour] = []
         #: a service call is running (tests wait on this instead of sleeping)
         self.busy = False
+        #: the status line shows a notice (:meth:`say`)
+        self._notice = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="cite-title", markup=False)
@@ -187,8 +189,17 @@ class CitationsScreen(Screen[None]):
     def table(self) -> DataTable[Text]:
         return self.query_one("#cite-table", DataTable)
 
-    def say(self, text: str) -> None:
+    def say(self, text: str, *, notice: bool = False) -> None:
+        """Show ``text`` in the status line; a ``notice`` (a label written, a row refused)
+        gives way to the counts and keys on the next key (:meth:`expire_notice`)."""
+        self._notice = notice
         self.query_one("#cite-status", Static).update(for_terminal(text, keep_newlines=False))
+
+    def expire_notice(self) -> None:
+        """A key or click after a notice: the counts and keys come back (they stayed hidden
+        until the next list was shown)."""
+        if self._notice:
+            self.say(self._summary())
 
     def on_mount(self) -> None:
         self.say("loading the citations…")
@@ -360,7 +371,10 @@ class CitationsScreen(Screen[None]):
         if n is None:
             return
         if not n.stored:
-            self.say(f"{_name(n)} is not stored: F fetches this paper's trail, which stores it")
+            self.say(
+                f"{_name(n)} is not stored: F fetches this paper's trail, which stores it",
+                notice=True,
+            )
             return
         self.app.push_screen(
             CitationsScreen(self.service, n.key, self.service_lock, self.query_text, self.post_back)
@@ -371,7 +385,10 @@ class CitationsScreen(Screen[None]):
         if n is None:
             return
         if not n.stored:
-            self.say(f"{_name(n)} is not stored, so it cannot be labelled (F: fetch the trail)")
+            self.say(
+                f"{_name(n)} is not stored, so it cannot be labelled (F: fetch the trail)",
+                notice=True,
+            )
             return
         new = None if n.label == Label(label) else Label(label)
         self._relabel(n.key, new)
@@ -419,7 +436,7 @@ class CitationsScreen(Screen[None]):
             return self.service.annotations(Kind.PAPER, [n.key])
 
         def written(annotations: object) -> None:
-            self.say(f"{_name(n)}: {label.value if label else 'label cleared'}")
+            self.say(f"{_name(n)}: {label.value if label else 'label cleared'}", notice=True)
             if self.post_back is not None and isinstance(annotations, dict):
                 self.post_back(AnnotationsChanged(Kind.PAPER, annotations))
 

@@ -224,12 +224,16 @@ class ExportScreen(_Modal[ExportRequest]):
 
 
 class HistoryScreen(_Modal[HistoryEntry]):
-    """Saved searches (by name) then recent queries; Enter re-runs the highlighted one."""
+    """Saved searches (by name) then recent queries, each query once (its newest run: the
+    history is a log, and a query run again between others was listed as often as it ran);
+    Enter re-runs the highlighted one."""
 
     def __init__(self, saved: list[HistoryEntry], recent: list[HistoryEntry]) -> None:
         super().__init__(classes="litsift-modal")
         self.entries: dict[str, HistoryEntry] = {}
         self.options: list[Option] = []
+        newest = {(e.text, e.kind, e.years): e for e in reversed(recent)}  # newest first wins
+        recent = [e for e in recent if newest[(e.text, e.kind, e.years)] is e]
         for prefix, group in (("saved", saved), ("recent", recent)):
             for e in group:
                 oid = f"{prefix}-{e.id}"

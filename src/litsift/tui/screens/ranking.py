@@ -157,7 +157,7 @@ class RankingCommands:
             refined=msg.refined,
         )
         if msg.error is not None:
-            self.screen.status.show_error(msg.error)
+            self.screen.status.show_error(msg.error, notice=True)
         self.screen.refresh_detail()
         self.screen.refresh_bindings()
 
@@ -179,10 +179,14 @@ class RankingCommands:
         tab = screen.tab()
         result, aspects = tab.result, list(tab.aspects)
         if result is None or not result.hits or not aspects:
-            screen.status.show_error(("no aspects to judge yet", "wait for the aspect panel"))
+            screen.status.show_error(
+                ("no aspects to judge yet", "wait for the aspect panel"), notice=True
+            )
             return
         n = min(len(result.hits), screen.service.config.llm.aspect_judge_top)
-        screen.status.show_message(f"LLM judging {len(aspects)} aspect(s) on {n} results…")
+        screen.status.show_message(
+            f"LLM judging {len(aspects)} aspect(s) on {n} results…", progress=True
+        )
         request, kind = tab.aspect_request, tab.kind
         screen.run_worker(
             lambda: self._judge_in_thread(request, kind, aspects, result),
@@ -216,7 +220,7 @@ class RankingCommands:
         if msg.error is not None:
             self._say_failed(msg.error, "grades so far are shown")
         else:
-            self.screen.status.show_message(msg.note)
+            self.screen.status.show_message(msg.note, notice=True)
         self.screen.refresh_detail()
 
     def edit_aspects(self) -> None:
@@ -288,7 +292,7 @@ class RankingCommands:
         if result is None or not result.hits:
             return
         request_id = self.reordering = self.screen.request_id
-        self.screen.status.show_message(f"LLM reranking {len(result.hits)} results…")
+        self.screen.status.show_message(f"LLM reranking {len(result.hits)} results…", progress=True)
         self.screen.run_worker(
             lambda: self._rerank_in_thread(request_id, result),
             group="reorder",
@@ -319,7 +323,7 @@ class RankingCommands:
     def _say_failed(self, error: str, kept: str) -> None:
         """An LLM call failed: the status line says so (cut to its width), and a toast says it
         whole, the error's hint included (the endpoint to check), as the answer screen does."""
-        self.screen.status.show_error((error, kept))
+        self.screen.status.show_error((error, kept), notice=True)
         said = for_terminal(f"{error} ({kept})", keep_newlines=False)
         self.screen.app.notify(said, title="LLM", severity="error", markup=False, timeout=10)
 
@@ -331,13 +335,15 @@ class RankingCommands:
         if msg.error is not None:
             if msg.source is Reorder.MORE_LIKE_THIS:
                 self.more_like_this = False
-            screen.status.show_error(msg.error)
+            screen.status.show_error(msg.error, notice=True)
         elif msg.result is None:
             self._say_failed(msg.note, "the original order is kept")
         else:
             reranked = "LLM reranked" if msg.source is Reorder.LLM_RERANK else None
             screen.tab(msg.kind).reorder(msg.result, reranked)
-            screen.status.show_message(msg.note or f"{msg.source}: {len(msg.result.hits)} results")
+            screen.status.show_message(
+                msg.note or f"{msg.source}: {len(msg.result.hits)} results", notice=True
+            )
         screen.refresh_detail()
         screen.show_modes()
 

@@ -34,7 +34,8 @@ class RQCommands:
         hit = self.screen.table().highlighted_hit
         if hit is None or not isinstance(hit.record, Paper):
             self.screen.status.show_error(
-                ("select a paper first", "research questions are papers' problem and method")
+                ("select a paper first", "research questions are papers' problem and method"),
+                notice=True,
             )
             return None
         return hit.record
@@ -50,7 +51,9 @@ class RQCommands:
         ids = list(dict.fromkeys([paper.id, *kept]))
         use_llm = screen.service.glance().llm_configured
         how = "with the LLM" if use_llm else "offline"
-        screen.status.show_message(f"extracting research questions of {len(ids)} paper(s) {how}…")
+        screen.status.show_message(
+            f"extracting research questions of {len(ids)} paper(s) {how}…", progress=True
+        )
         service = screen.service
 
         def job() -> Message:
@@ -70,7 +73,8 @@ class RQCommands:
         text = paper.problem if field == "problem" else paper.method
         if not text.strip():
             self.screen.status.show_error(
-                (f"this paper has no {field} yet", "press R to extract its research question")
+                (f"this paper has no {field} yet", "press R to extract its research question"),
+                notice=True,
             )
             return
         self.screen.query_bar.set_query(f"{field}: {text}", self.screen.years)

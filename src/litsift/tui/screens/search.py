@@ -76,6 +76,7 @@ _NO_FULLTEXT = (
     "import PDFs, GROBID TEI, JATS or S2ORC files (litsift ingest papers PATH); litsift "
     "indexes their text when it starts",
 )
+_NOT_A_PAPER = ("select a paper first", "citations are papers' links")  # C on a dataset
 
 
 class SearchScreen(CommandKeys, NavScreen):
@@ -281,7 +282,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self._show(msg.result, msg.annotations)
         if msg.feedback_error is not None:
             self.ranking.more_like_this = False
-            self.status.show_error(msg.feedback_error)
+            self.status.show_error(msg.feedback_error, notice=True)
             self.show_modes()
 
     def _show(self, result: SearchResult, annotations: dict[str, Annotation]) -> None:
@@ -363,15 +364,14 @@ class SearchScreen(CommandKeys, NavScreen):
 
     @on(Notice)
     def _notice(self, msg: Notice) -> None:
-        if msg.error is not None:
-            self.status.show_error(msg.error)
-            title = "litsift" if isinstance(msg.error, LitsiftError) else "Error"
-            text = str(msg.error)
-            if isinstance(msg.error, LitsiftError):
-                text = msg.error.message + (f" — {msg.error.hint}" if msg.error.hint else "")
+        if (err := msg.error) is not None:
+            self.status.show_error(err, notice=True)
+            hint = f" — {err.hint}" if isinstance(err, LitsiftError) and err.hint else ""
+            text = err.message + hint if isinstance(err, LitsiftError) else str(err)
+            title = "litsift" if isinstance(err, LitsiftError) else "Error"
             self.notify(text, title=title, severity="error", markup=False)
         elif msg.text:
-            self.status.show_message(msg.text)
+            self.status.show_message(msg.text, notice=True)
             self.notify(msg.text, markup=False)
 
     @on(AnnotationsChanged)
@@ -381,7 +381,7 @@ class SearchScreen(CommandKeys, NavScreen):
         self.detail.forget_links()  # the kept set may have changed
         self.refresh_detail()
         if msg.notice:
-            self.status.show_message(msg.notice)
+            self.status.show_message(msg.notice, notice=True)
         self.show_modes()
         if self.ranking.more_like_this and msg.kind == self.kind:
             self.ranking.rerun_feedback()
@@ -408,7 +408,7 @@ class SearchScreen(CommandKeys, NavScreen):
 
     def action_toggle_fulltext(self) -> None:
         if not self.fulltext and not self.service.glance().passages:
-            self.status.show_error(_NO_FULLTEXT)  # nothing to turn on
+            self.status.show_error(_NO_FULLTEXT, notice=True)  # nothing to turn on
             return
         self.fulltext = not self.fulltext
         self.show_modes()
@@ -420,7 +420,7 @@ class SearchScreen(CommandKeys, NavScreen):
 
         hit = self.table().highlighted_hit
         if hit is None or hit.kind is not Kind.PAPER:
-            self.status.show_error(("select a paper first", "citations are papers' links"))
+            self.status.show_error(_NOT_A_PAPER, notice=True)
             return
         self.app.push_screen(
             CitationsScreen(self.service, hit.docid, self.calls.lock, self.text, self.post_message)

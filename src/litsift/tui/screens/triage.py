@@ -11,6 +11,7 @@ names) equal to their action names.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import replace
 from functools import partial
 
@@ -32,12 +33,21 @@ from litsift.types import LABEL_FILTERS, HistoryEntry, Kind, Label, LabelFilter,
 
 #: the longest title a status message quotes
 TITLE_CHARS = 60
+#: the longest name proposed for a saved search
+NAME_CHARS = 40
 
 
 def short_title(title: str) -> str:
     """``title`` on one line, terminal-safe, cut to :data:`TITLE_CHARS` with "…"."""
     text = " ".join(for_terminal(title, keep_newlines=False).split())
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def search_name(text: str) -> str:
+    """A saved search's proposed name: the query's first words, up to :data:`NAME_CHARS`
+    characters (``text[:40]`` cut a word: "... low-resource ne")."""
+    words = " ".join(text.split())
+    return textwrap.shorten(words, NAME_CHARS, placeholder="") or words[:NAME_CHARS]
 
 
 class TriageCommands:
@@ -229,7 +239,7 @@ class TriageCommands:
     def save_search(self) -> None:
         screen = self.screen
         if not screen.text.strip():
-            screen.status.show_error(("nothing to save", "type a query first"))
+            screen.status.show_error(("nothing to save", "type a query first"), notice=True)
             return
         query = Query(screen.text, screen.kind, screen.years)
 
@@ -244,7 +254,9 @@ class TriageCommands:
             screen.calls.run_job(job)
 
         screen.app.push_screen(
-            PromptScreen("Save search", screen.text, screen.text[:40], "a name for this search"),
+            PromptScreen(
+                "Save search", screen.text, search_name(screen.text), "a name for this search"
+            ),
             save,
         )
 

@@ -12,6 +12,13 @@ fixed size: a change repaints it without a layout pass, and a change to the same
 set again after each result) repaints nothing. Messages and
 errors (which may quote data or a model's reply) are shown through
 :func:`litsift.text.for_terminal`, on one line.
+
+A *notice* (``notice=True``: a label saved, an export written, "nothing to undo", an action
+refused) is about one action: it gives way, on the next key or click, to what it covered (the
+result's line, the prompt), which then stayed hidden until the next search. A ``progress``
+message (an LLM call running) stays until its outcome, a notice, replaces it: that notice gives
+way to the line under both. A message or error that is the state (the prompt, a failed
+search) stays until replaced.
 """
 
 from __future__ import annotations
@@ -27,6 +34,9 @@ from litsift.types import Kind, SearchResult, YearRange
 
 #: a progress counter in a partial result's reason ("dense index: 320 / 19,639 embedded")
 _COUNTER = re.compile(r"\d[\d,]* / [\d,]+ embedded")
+
+#: a result's segments, and why it is partial ((prefix, reason) or None)
+_Result = tuple[list[str], tuple[str, str] | None]
 
 
 def years_label(years: YearRange) -> str:
@@ -68,7 +78,11 @@ class StatusLine(Static):
         #: whether :attr:`_shown` was given to the widget (the first update always is)
         self._painted = False
         #: the result shown: its segments and why it is partial ((prefix, reason) or None)
-        self._result: tuple[list[str], tuple[str, str] | None] | None = None
+        self._result: _Result | None = None
+        #: what a notice shown covers (result, main text, hint), restored by :meth:`expire`
+        self._covered: tuple[_Result | None, Content, bool] | None = None
+        #: the main text is a progress message: a key leaves it (its outcome replaces it)
+        self._progress = False
 
     def _result_content(self) -> tuple[Content, bool]:
         """The result's segments, and whether they carry the build's progress (a BM25-only
@@ -128,26 +142,49 @@ class StatusLine(Static):
         if result.partial:
             only = "BM25 only — " if result.signals_used == ("bm25",) else ""
             partial = (only, for_terminal(result.partial, keep_newlines=False))
-        self._result, self._hint = (bits, partial), False
+        self._result, self._hint, self._covered = (bits, partial), False, None
+        self._progress = False
         self._refresh()
 
     def show_busy(self, kind: Kind, years: YearRange) -> None:
-        self._result = None
-        self._hint = False
+        self._result, self._hint, self._covered, self._progress = None, False, None, False
         self._main = Content.assemble(
             ("searching…", "italic"), f" · {kind.table} · {years_label(years)}"
         )
         self._refresh()
 
-    def show_message(self, text: str) -> None:
+    def _keep_covered(self, notice: bool) -> None:
+        """Remember what a notice covers (the first of several: the line under them all);
+        anything else shown forgets it."""
+        if not notice:
+            self._covered = None
+        elif self._covered is None:
+            self._covered = (self._result, self._main, self._hint)
+        self._progress = False
+
+    def expire(self) -> None:
+        """A key or click came after a notice: show again what it covered. No-op otherwise."""
+        if self._covered is None or self._progress:
+            return
+        (self._result, self._main, self._hint), self._covered = self._covered, None
+        self._refresh()
+
+    def show_message(self, text: str, *, notice: bool = False, progress: bool = False) -> None:
+        """Show ``text``; a ``notice`` goes on the next key (:meth:`expire`), a ``progress``
+        message when the notice of its outcome goes."""
+        self._keep_covered(notice or progress)
+        self._progress = progress
         self._result = None
         self._main = Content(for_terminal(text, keep_newlines=False))
         self._hint = True
         self._refresh()
 
-    def show_error(self, error: Exception | tuple[str, str]) -> None:
+    def show_error(self, error: Exception | tuple[str, str], *, notice: bool = False) -> None:
+        """Show ``error`` (an exception or (message, hint)); a ``notice`` goes on the next
+        key (:meth:`expire`)."""
         message, hint = error_text(error) if isinstance(error, Exception) else error
         message, hint = (for_terminal(x, keep_newlines=False) for x in (message, hint))
+        self._keep_covered(notice)
         self._result, self._hint = None, False
         parts: list[str | tuple[str, str]] = [("✖ " + message, "bold $error")]
         if hint:
