@@ -55,6 +55,9 @@ def local_ray():  # type: ignore[no-untyped-def]
         ray.init(  # a Ray of its own, even while a head of test_ray_address runs
             address="local",
             num_cpus=1,
+            # a small object store: Ray's default takes 30 % of RAM in /dev/shm, which the
+            # other worker's tests share (a full tmpfs faults mmapped pages with SIGBUS)
+            object_store_memory=256 * 1024**2,
             include_dashboard=False,
             log_to_driver=False,
             configure_logging=False,
