@@ -113,6 +113,10 @@ def review_new(
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:
         click.echo(f"... and {len(made.problems) - 20} more bad entries", err=True)
+    if made.reasons_left:  # the files named more exclusion reasons than keys 1-9 hold
+        left = for_terminal("; ".join(made.reasons_left), keep_newlines=False)
+        click.echo(f"exclusion reasons beyond the 9 kept (their decisions keep them): {left}; "
+                   "merge reasons with litsift review reasons NAME ...", err=True)  # fmt: skip
     if as_json:
         click.echo(
             json.dumps(
@@ -122,6 +126,7 @@ def review_new(
                     "priors": made.priors,
                     "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in made.files],
                     "bad": [str(p) for p in made.problems],
+                    "reasons_left": made.reasons_left,
                 },
                 ensure_ascii=True,
             )

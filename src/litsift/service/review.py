@@ -45,6 +45,8 @@ class ReviewCreated:
     problems: list[Problem] = field(default_factory=list)
     files: list[tuple[str, str, int]] = field(default_factory=list)
     priors: int = 0
+    #: exclusion reasons the files named that did not fit in the review's 9 (keys 1-9)
+    reasons_left: list[str] = field(default_factory=list)
 
 
 class ReviewService(ReviewRounds):
@@ -92,6 +94,7 @@ class ReviewService(ReviewRounds):
             IngestError: a path does not exist.
         """
         from litsift.errors import IngestError
+        from litsift.service.review_marks import ris_marks, screening_marks
         from litsift.sources.formats.csv_exports import has_decisions
         from litsift.sources.formats.screening_jsonl import is_screening_set
         from litsift.sources.importer import import_paths
@@ -126,13 +129,16 @@ class ReviewService(ReviewRounds):
                         problems.append(_jsonl_problem(file))
                     else:
                         files.append((file, fmt, n))
-                    if fmt == "ris":  # a review's own export: its decisions, reasons, notes
-                        marks.update(_ris_marks(file))
+                    if fmt == "ris":  # a review's own export (or Rayyan's): decisions, notes
+                        marks.update(ris_marks(file))
+                    elif fmt == "bibtex":  # a Rayyan export's: its reviewers' decisions
+                        marks.update(screening_marks(file, fmt))
             for path in sets:
-                fmt, n, bad, got = _import_set(store, path)
+                fmt, n, bad, got, screened = _import_set(store, path)
                 problems.extend(bad)
                 files.append((str(path), fmt, n))
                 prior_labels.update(got)
+                marks.update(screened)
         finally:
             self._changed(Kind.PAPER)
         if marks:  # a review's RIS export: its settings unless given here
@@ -175,6 +181,7 @@ class ReviewService(ReviewRounds):
     ) -> ReviewCreated:
         """The records, reasons, prior decisions, votes and notes of review ``name``, just
         made by :meth:`create` from ``entries`` (``(doc_id, file, location)``)."""
+        from litsift.service.review_marks import fit_reasons, marked
         from litsift.store import review_decisions, review_stages, reviews
 
         store = self._store()
@@ -185,16 +192,17 @@ class ReviewService(ReviewRounds):
             grouped[doc_id] = grouped.get(doc_id, 0) + 1
         reviews.add_records(store, name, grouped)
         decisions = [(d, v, "tiab", "") for d, v in _prior_decisions(entries, prior_labels, labels)]
-        marked, notes, votes = _marked(entries, marks)
+        by_stage, notes, votes = marked(entries, marks)
         if labels != "none":  # a screening set's labels first; an export's decisions fill in
-            for stage, of_stage in marked.items():
+            for stage, of_stage in by_stage.items():
                 taken = {d for d, _, s, _ in decisions if s == stage}
                 decisions += [
                     (d, v, stage, why) for d, (v, why) in of_stage.items() if d not in taken
                 ]
-        restored = [why for _, _, _, why in decisions if why and why not in reasons]
-        if restored:  # the reasons the decisions came back with are offered while screening
-            keys = list(dict.fromkeys([*reasons, *restored]))[: review_stages.MAX_REASONS]
+        named = [*(w for *_, w in decisions), *(r for m in marks.values() for r in m.reasons),
+                 *(w for _, w in votes.values())]  # fmt: skip
+        keys, left = fit_reasons(reasons, named, review_stages.MAX_REASONS)
+        if keys != list(reasons):  # the reasons the files came back with are offered, up to 9
             review_stages.set_reasons(store, name, keys)
         _decide_priors(store, name, decisions)
         if labels != "none":  # each named reviewer's vote, then the resolution of a conflict
@@ -210,6 +218,7 @@ class ReviewService(ReviewRounds):
             problems,
             files,
             len(decisions),
+            left,
         )
 
     # -- reading ---------------------------------------------------------------------------
@@ -299,10 +308,12 @@ def _jsonl_problem(file: str) -> Problem:
 
 def _import_set(
     store: Store, path: Path
-) -> tuple[str, int, list[Problem], dict[tuple[str, str], int]]:
-    """Write one screening set's (or a CSV table's with a decision column) records;
-    ``(format, entries read, bad lines, {(file, line): label})``."""
+) -> tuple[str, int, list[Problem], dict[tuple[str, str], int], dict[tuple[str, str], Marks]]:
+    """Write one screening set's (or a CSV table's with a decision column, or a Rayyan
+    export's notes) records; ``(format, entries read, bad lines, {(file, line): label},
+    {(file, row): the Rayyan reviewers' votes and notes})``."""
     from litsift.errors import IngestError
+    from litsift.service.review_marks import screening_marks_of
     from litsift.sources.base import BadItem, Notice, SourceRecord
     from litsift.sources.formats import csv_exports, screening_jsonl
     from litsift.sources.importer import file_problem
@@ -316,11 +327,13 @@ def _import_set(
     read = screening_jsonl.read_screening_set
     if not screening_jsonl.is_screening_set(path):
         fmt, read = "csv-export", csv_exports.read_csv_labelled
+    marks: dict[tuple[str, str], Marks] = {}
     try:
         for item, label in read(path):
             writer.add(fmt, file, item)
             if label is not None and isinstance(item, SourceRecord):
                 labels[(file, item.location)] = label
+            marks.update(screening_marks_of(file, [item]))
     except IngestError as err:  # not a table litsift reads after all: the file's problem
         writer.counts.bad.append(file_problem(file, err))
     except (OSError, EOFError, UnicodeDecodeError) as err:
@@ -330,7 +343,7 @@ def _import_set(
             file_problem(file, IngestError(f"cannot be read ({why})", "download it again"))
         )
     writer.flush()
-    return fmt, writer.counts.read, writer.counts.bad, labels
+    return fmt, writer.counts.read, writer.counts.bad, labels, marks
 
 
 def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]]:
@@ -372,47 +385,6 @@ def _prior_decisions(
         pick += [str(d) for d in rng.permutation(exc)[:n]] if exc else []
         docs = pick
     return [(d, "include" if by_doc[d] else "exclude") for d in docs]
-
-
-def _ris_marks(file: str) -> dict[tuple[str, str], Marks]:
-    from litsift.sources.formats.ris_review import review_marks
-    from litsift.store.reviews import DECISIONS
-
-    return {(file, loc): got for loc, got in review_marks(Path(file), DECISIONS).items()}
-
-
-def _marked(
-    entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], Marks]
-) -> tuple[
-    dict[str, dict[str, tuple[str, str]]],
-    dict[str, str],
-    dict[tuple[str, str, str, str], tuple[str, str]],
-]:
-    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note}, {(doc_id, stage, reviewer,
-    source): (decision, reason)})`` of the entries of RIS files that carry a review's
-    decisions, note, reviewers' votes (source ``user``) or the resolution of their conflict
-    (``resolved``) (``litsift review export --format ris`` read back); a
-    record of several entries keeps each stage's strongest decision (include, maybe, exclude)
-    and every note."""
-    rank = {"include": 3, "maybe": 2, "exclude": 1}
-    decided: dict[str, dict[str, tuple[str, str]]] = {}
-    notes: dict[str, list[str]] = {}
-    votes: dict[tuple[str, str, str, str], tuple[str, str]] = {}
-    for doc_id, file, loc in entries:
-        got = marks.get((file, loc))
-        if got is None:
-            continue
-        votes.update({(doc_id, stage, who, "user"): v for (stage, who), v in got.votes.items()})
-        for stage, (who, v, why) in got.resolved.items():
-            votes[(doc_id, stage, who, "resolved")] = (v, why)
-        for stage, (decision, reason) in got.decisions.items():
-            now = decided.setdefault(stage, {})
-            old = now.get(doc_id)
-            if old is None or rank[decision] > rank[old[0]]:
-                now[doc_id] = (decision, reason)
-        if got.note and got.note not in notes.setdefault(doc_id, []):
-            notes[doc_id].append(got.note)
-    return decided, {d: "; ".join(n) for d, n in notes.items() if n}, votes
 
 
 def _decide_priors(store: Store, name: str, rows: Sequence[tuple[str, str, str, str]]) -> None:

@@ -119,6 +119,10 @@ class SourceRecord:
     #: how the source names the works of ``references`` / ``cited_by``, by key:
     #: ``"Title (First author, 2019)"`` (:func:`litsift.sources.identity.matcher.reference_label`)
     reference_labels: dict[str, str] = field(default_factory=dict)
+    #: the screening work a screening tool's export holds in the record, as written (a Rayyan
+    #: export's notes markup: :mod:`litsift.sources.formats.rayyan_notes`); ``litsift review
+    #: new`` reads it as the reviewers' decisions; no store keeps it as it is
+    screening: str = ""
 
 
 @dataclass(frozen=True)

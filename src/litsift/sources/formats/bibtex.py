@@ -15,7 +15,8 @@ split with bibtexparser's BibTeX name rules (``von Last, Jr, First``). On top of
 * duplicate keys: every entry is kept (``entry KEY (2nd)``); de-duplication decides;
 * JabRef groups (``groups = {A, B}``) and ``keywords`` -> collections and tags; ``file``
   fields (Zotero/BBT ``path:type``, JabRef ``desc:path:type``, Mendeley) -> attachments;
-  ``annote``/``annotation`` -> notes;
+  ``annote``/``annotation`` -> notes (a Rayyan export's ``note``: its reviewers' notes, its labels
+  as tags);
 * identifiers: ``doi``, ``eprint`` with ``archiveprefix``/``eprinttype`` arXiv, ``pmid``,
   ACL Anthology / arXiv / DOI links in ``url``.
 

@@ -28,6 +28,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, bibtex_type
+from litsift.sources.formats.rayyan_notes import rayyan_notes
 from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
 
@@ -219,6 +220,7 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         "",
     )
     notes = [latex(fields[k]) for k in ("annote", "annotation") if fields.get(k)]
+    rayyan = rayyan_notes(clean_text(fields.get("note", "")))  # Rayyan's export writes ``note``
     return SourceRecord(
         location=location,
         title=latex(fields.get("title", "")),
@@ -230,9 +232,10 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         venue=venue,
         url=clean_text(fields.get("url", "")),
         ids=ids,
-        tags=_split_list(fields.get("keywords", "")),
+        tags=_split_list(fields.get("keywords", "")) + (rayyan.labels if rayyan else []),
         collections=_split_list(fields.get("groups", "")),
-        notes=[n for n in notes if n],
+        notes=[n for n in notes if n] + (rayyan.note_lines(labels=False) if rayyan else []),
+        screening=clean_text(fields.get("note", "")) if rayyan else "",
         attachments=_attachments(fields.get("file", "")),
         source_key=key,
         locator=locator(

@@ -68,6 +68,7 @@ from litsift.sources.formats.csv_layouts import (
     table_layout,
 )
 from litsift.sources.formats.csv_people import people
+from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.identity.ids import (
     ids_in_text,
     normalize_doi,
@@ -204,8 +205,9 @@ def read_csv_export(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
 
 def has_decisions(path: Path) -> bool:
     """Whether ``path`` is a CSV table of records with a decision column (ASReview's
-    ``label_included`` and its other names): ``litsift review new`` then reads its decisions
-    as prior ones, as it does a screening set's."""
+    ``label_included`` and its other names) or a Rayyan export's notes: ``litsift review new``
+    then reads its decisions as prior ones, as it does a screening set's (Rayyan's: as its
+    reviewers' votes, ``SourceRecord.screening``)."""
     if path.suffix.lower() not in (".csv", ".tsv") or not path.is_file():
         return False
     try:
@@ -215,6 +217,8 @@ def has_decisions(path: Path) -> bool:
     except (OSError, csv.Error):
         return False
     layout = _layout(header) or table_layout(header)
+    if layout is not None and layout.notes and not layout.label:  # Rayyan's, anywhere in it
+        return has_rayyan_notes(decode_text(read_bytes(path)))
     return layout is not None and bool(layout.label)
 
 
@@ -354,6 +358,8 @@ def _item(
     keywords = get(layout.keywords)
     if (listed := _python_list(keywords)) is not None:
         keywords = "; ".join(listed)
+    rayyan = rayyan_notes(get(layout.notes)) if layout.notes else None
+    tags = [clean_text(k) for k in re.split(_KEYWORD_SEP[layout.name], keywords)]
     return SourceRecord(
         location=f"row {n}",
         title=title,
@@ -364,9 +370,9 @@ def _item(
         venue=get(layout.venue) or cited.get("venue", ""),
         url=url,
         ids=ids,
-        tags=[
-            k for k in (clean_text(k) for k in re.split(_KEYWORD_SEP[layout.name], keywords)) if k
-        ],
+        tags=[k for k in tags if k] + (rayyan.labels if rayyan else []),
+        notes=rayyan.note_lines(labels=False) if rayyan else [],
+        screening=get(layout.notes) if rayyan else "",
         source_key=_eid(cells) if layout.name == "scopus" else get(layout.key),
         locator=locator(volume, issue, pages, get(layout.article), get(layout.isbn)),
         biblio=biblio(volume=volume, issue=issue, pages=pages),

@@ -54,6 +54,8 @@ class Layout:
     pmcid: str = ""
     #: the review's decision per record (ASReview's ``label_included`` and its other names)
     label: str = ""
+    #: the record's notes (a Rayyan export's carry its screening work)
+    notes: str = ""
 
 
 LAYOUTS: tuple[Layout, ...] = (
@@ -187,6 +189,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "page": ("pages", "start page", "sp"),
     "label": ("label included", "final included", "included", "label", "included label",
               "included final", "included flag", "include"),
+    "notes": ("notes", "note", "n1"),
 }  # fmt: skip
 
 

@@ -14,8 +14,9 @@ record numbers (``1.`` before ``TY  -``) are skipped.
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
 ``AU``/``A1`` authors (``Family, Given``), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
-publisher's page name such as ``/full`` cut off), ``KW`` tags,
-``L1``/``L4`` attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
+publisher's page name such as ``/full`` cut off), ``KW`` tags (and a Rayyan ``N1``'s labels,
+its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`), ``L1``/``L4``
+attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
@@ -47,6 +48,7 @@ from rispy.config import TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPIN
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
+from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -304,6 +306,8 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
     authors, families = split_people(people)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
+    screening = [str(n) for n in entry.get("notes") or [] if has_rayyan_notes(str(n))]
+    rayyan = [got for n in screening if (got := rayyan_notes(n)) is not None]
     return SourceRecord(
         location=f"record {n}",
         title=clean_text(_first(entry, "title", "primary_title", "short_title")),
@@ -323,7 +327,13 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         ),
         url=clean_text(urls[0]) if urls else "",
         ids=_ids(entry),
-        tags=[clean_text(k) for k in entry.get("keywords") or [] if clean_text(k)],
+        tags=[
+            clean_text(k)
+            for k in [*(entry.get("keywords") or []), *(t for r in rayyan for t in r.labels)]
+            if clean_text(k)
+        ],
+        notes=[line for r in rayyan for line in r.note_lines(labels=False)],
+        screening="\n".join(screening),
         attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
         source_key=clean_text(_first(entry, "id")),
         locator=_locator(entry, "number", "start_page", "custom7", "issn"),

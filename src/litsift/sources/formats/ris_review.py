@@ -21,6 +21,11 @@ words a reader of the file understands, and are not read back as the record's no
   back as the copy's criteria, keywords and reasons in their order (keys 1-9 keep their
   meaning, unused reasons included).
 
+An ``N1`` line of a Rayyan export (``RAYYAN-INCLUSION: {"Kofi"=>"Included"} | ...``,
+:mod:`litsift.sources.formats.rayyan_notes`) is read as each Rayyan reviewer's title/abstract
+vote, the exclusion reasons the record lists, and its readable note (the reviewers' notes and
+labels), never as the markup itself.
+
 Every other ``N1`` line is a line of the record's note (a note of several lines is written one
 ``N1`` a line and read back joined by ``"; "``, as several notes of one record are).
 """
@@ -34,6 +39,7 @@ from typing import NamedTuple
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, clean_text, read_text
+from litsift.sources.formats.rayyan_notes import rayyan_marks
 from litsift.sources.formats.ris import REASON_PREFIX, _parser
 
 __all__ = [
@@ -65,6 +71,8 @@ class Marks(NamedTuple):
     resolved: dict[str, tuple[str, str, str]]
     #: the review's settings lines (:func:`review_lines`) as ``{prefix: text}``
     review: dict[str, str]
+    #: the exclusion reasons the record lists (a Rayyan export's, in its order)
+    reasons: tuple[str, ...] = ()
 
 
 #: The ``N1`` prefixes of the review's own settings, written on its first record.
@@ -146,7 +154,11 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
     votes: dict[str, tuple[str, str]] = {}
     resolved: tuple[str, str, str] | None = None
     settings: dict[str, str] = {}
+    rayyan: list[Marks] = []
     for line in lines:
+        if (from_rayyan := rayyan_marks(line)) is not None:
+            rayyan.append(from_rayyan)
+            continue
         setting = next((p for p in _SETTINGS if line.startswith(p)), None)
         if setting is not None:
             settings[setting] = line.removeprefix(setting).strip()
@@ -176,6 +188,7 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
         else:
             note.append(line)
     got[stage] = [label, reason]
+    note += [r.note for r in rayyan if r.note]
     return Marks(
         {
             key: (d, why if d == "exclude" else "")
@@ -183,9 +196,11 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
             if d in decisions
         },
         "; ".join(note),
-        {(stage, who): vote for who, vote in votes.items()},
+        {(stage, who): vote for who, vote in votes.items()}
+        | {key: vote for r in rayyan for key, vote in r.votes.items()},  # Rayyan's: tiab
         {} if resolved is None else {stage: resolved},
         settings,
+        tuple(dict.fromkeys(why for r in rayyan for why in r.reasons)),
     )
 
 
@@ -205,6 +220,8 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
         label = clean_text(item.fields.get("label")).lower()
         lines = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
         marks = _read_marks(label, lines, decisions)
-        if marks.decisions or marks.note or marks.votes or marks.resolved or marks.review:
+        if any(
+            (marks.decisions, marks.note, marks.votes, marks.resolved, marks.review, marks.reasons)
+        ):
             out[f"record {item.number}"] = marks
     return out

@@ -1,0 +1,104 @@
+"""What a review's files bring back besides their records, for ``litsift review new``
+(:meth:`litsift.service.review.ReviewService.create`): each stage's decision, each named
+reviewer's vote and the resolution of their conflicts, the record's note, and the exclusion
+reasons they name.
+
+Two sources give them, read as :class:`~litsift.sources.formats.ris_review.Marks` per entry
+``(file, location)``: litsift's own RIS export (:mod:`litsift.sources.formats.ris_review`),
+and a screening tool's export whose records carry their screening work
+(``SourceRecord.screening``: a Rayyan export's notes, CSV, RIS or BibTeX,
+:mod:`litsift.sources.formats.rayyan_notes`), whose reviewers' decisions become their votes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from litsift.sources.base import BadItem, Notice, SourceRecord
+    from litsift.sources.formats.ris_review import Marks
+
+__all__ = ["fit_reasons", "marked", "ris_marks", "screening_marks", "screening_marks_of"]
+
+#: ``(doc_id, stage, reviewer, source)`` -> ``(decision, reason)``
+Votes = dict[tuple[str, str, str, str], tuple[str, str]]
+
+
+def ris_marks(file: str) -> dict[tuple[str, str], Marks]:
+    """``{(file, location): marks}`` of an RIS file's records (a review's own export, or a
+    Rayyan export's ``N1`` notes)."""
+    from litsift.sources.formats.ris_review import review_marks
+    from litsift.store.reviews import DECISIONS
+
+    return {(file, loc): got for loc, got in review_marks(Path(file), DECISIONS).items()}
+
+
+def screening_marks_of(
+    file: str, items: Iterable[SourceRecord | BadItem | Notice]
+) -> dict[tuple[str, str], Marks]:
+    """``{(file, location): marks}`` of the records of ``items`` whose ``screening`` holds a
+    screening tool's work (a Rayyan export's notes)."""
+    from litsift.sources.base import SourceRecord
+    from litsift.sources.formats.rayyan_notes import rayyan_marks
+
+    out: dict[tuple[str, str], Marks] = {}
+    for item in items:
+        if isinstance(item, SourceRecord) and item.screening:
+            got = rayyan_marks(item.screening)
+            if got is not None:
+                out[(file, item.location)] = got
+    return out
+
+
+def screening_marks(file: str, fmt: str) -> dict[tuple[str, str], Marks]:
+    """:func:`screening_marks_of` the records of ``file`` read again as format ``fmt`` (the
+    BibTeX of a Rayyan export); ``{}`` for a file that cannot be read (the import has told)."""
+    from litsift.errors import IngestError
+    from litsift.sources.formats import registry
+
+    try:
+        return screening_marks_of(file, registry.get(fmt).read(Path(file)))
+    except (IngestError, OSError, UnicodeDecodeError, KeyError):
+        return {}
+
+
+def marked(
+    entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], Marks]
+) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, str], Votes]:
+    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note}, {(doc_id, stage, reviewer,
+    source): (decision, reason)})`` of the entries that carry a review's decisions, note,
+    reviewers' votes (source ``user``: litsift's own RIS export, a Rayyan export's reviewers)
+    or the resolution of their conflict (``resolved``); a record of several entries keeps each
+    stage's strongest decision (include, maybe, exclude) and every note."""
+    rank = {"include": 3, "maybe": 2, "exclude": 1}
+    decided: dict[str, dict[str, tuple[str, str]]] = {}
+    notes: dict[str, list[str]] = {}
+    votes: Votes = {}
+    for doc_id, file, loc in entries:
+        got = marks.get((file, loc))
+        if got is None:
+            continue
+        votes.update({(doc_id, stage, who, "user"): v for (stage, who), v in got.votes.items()})
+        for stage, (who, v, why) in got.resolved.items():
+            votes[(doc_id, stage, who, "resolved")] = (v, why)
+        for stage, (decision, reason) in got.decisions.items():
+            now = decided.setdefault(stage, {})
+            old = now.get(doc_id)
+            if old is None or rank[decision] > rank[old[0]]:
+                now[doc_id] = (decision, reason)
+        if got.note and got.note not in notes.setdefault(doc_id, []):
+            notes[doc_id].append(got.note)
+    return decided, {d: "; ".join(n) for d, n in notes.items() if n}, votes
+
+
+def fit_reasons(
+    reasons: Sequence[str], named: Iterable[str], limit: int
+) -> tuple[list[str], list[str]]:
+    """``(kept, left out)``: ``reasons`` then the ``named`` ones they lack (the reasons of
+    the decisions and votes a file brings back, and those its records list), in order, up
+    to ``limit`` (keys 1-9); the rest are left out, to be reported."""
+    clean = (" ".join(r.split()) for r in [*reasons, *named])
+    every = list(dict.fromkeys(r for r in clean if r))
+    return every[:limit], every[limit:]
