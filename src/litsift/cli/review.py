@@ -113,7 +113,7 @@ def review_new(
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:
         click.echo(f"... and {len(made.problems) - 20} more bad entries", err=True)
-    if made.reasons_left:  # the files named more exclusion reasons than keys 1-9 hold
+    if made.reasons_left and not as_json:  # more reasons than keys 1-9 hold (JSON: listed)
         left = for_terminal("; ".join(made.reasons_left), keep_newlines=False)
         click.echo(f"exclusion reasons beyond the 9 kept (their decisions keep them): {left}; "
                    "merge reasons with litsift review reasons NAME ...", err=True)  # fmt: skip
