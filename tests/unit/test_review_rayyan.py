@@ -117,7 +117,10 @@ def test_two_reviewers_votes_conflicts_kappa_and_reasons(export: Path, tmp_path:
 def test_agreeing_reviewers_and_labels(tmp_path: Path) -> None:
     """rayyanR's own test export: Matt and Laura agree on all 5 records (4 in, 1 out)."""
     home = tmp_path / "home"
-    assert _cli(home, "review", "new", "mlj", "--from", str(MLJ)).exit_code == 0
+    made = _cli(home, "review", "new", "mlj", "--from", str(MLJ))
+    assert made.exit_code == 0
+    # the summary said "5 to screen" and nothing of the decisions the file brought
+    assert "5 to screen, 5 screened in the file" in made.stdout, made.stdout
     shown = _show(home, "mlj")
     prisma = shown["prisma"]
     assert (prisma["included"], prisma["excluded"], prisma["conflicts"]) == (4, 1, 0)

@@ -140,6 +140,12 @@ def review_new(
         f"{len(made.files)} file{'s' if len(made.files) != 1 else ''}, "
         f"{c.duplicates_removed:,} duplicates grouped, {c.records:,} to screen"
         + (f", {made.priors:,} prior decisions" if made.priors else "")
+        # decisions the files carry as reviewers' votes (a Rayyan export, litsift's own RIS)
+        + (
+            f", {c.screened - made.priors:,} screened in the file"
+            if c.screened > made.priors
+            else ""
+        )
         + (f", {len(made.problems):,} bad entries skipped" if made.problems else "")
     )
     click.echo(f"screen it: litsift review screen {for_terminal(made.info.name)}")
