@@ -38,7 +38,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
-from litsift.sources.formats.xml_records import xml_records
+from litsift.sources.formats.xml_records import first_text, text_of, xml_records
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
@@ -58,21 +58,8 @@ def sniff_endnote_xml(head: bytes, path: Path) -> int:
     return 95 if _SNIFF_RE.search(head[:4096]) else 0
 
 
-def _text(el: etree._Element | None) -> str:
-    """The text of a field, its ``<style>`` runs joined, whitespace collapsed."""
-    return clean_text("".join(el.itertext())) if el is not None else ""
-
-
-def _first(rec: etree._Element, *paths: str) -> str:
-    for path in paths:
-        value = _text(rec.find(path))
-        if value:
-            return value
-    return ""
-
-
 def _all(rec: etree._Element, path: str) -> list[str]:
-    return [t for t in (_text(el) for el in rec.iterfind(path)) if t]
+    return [t for t in (text_of(el) for el in rec.iterfind(path)) if t]
 
 
 def _people(rec: etree._Element) -> tuple[list[str], list[str], list[tuple[str, str]]]:
@@ -110,20 +97,20 @@ def _ids(rec: etree._Element, urls: list[str]) -> dict[str, str]:
     ids: dict[str, str] = {}
     for url in urls:
         ids.update({k: v for k, v in ids_in_text(url).items() if k not in ids})
-    eid = _text(rec.find("./electronic-resource-num"))
+    eid = text_of(rec.find("./electronic-resource-num"))
     doi = normalize_doi(eid) or ids_in_text(eid).get("doi")
     if doi:
         ids["doi"] = doi
-    accession = _text(rec.find("./accession-num"))
+    accession = text_of(rec.find("./accession-num"))
     database = " ".join(
-        _text(rec.find(p)) for p in ("./remote-database-name", "./remote-database-provider")
+        text_of(rec.find(p)) for p in ("./remote-database-name", "./remote-database-provider")
     )
     pubmed_page = re.compile(rf"pubmed(?:\.ncbi\.nlm\.nih\.gov)?/{re.escape(accession)}\b")
     if accession.isdigit() and (
         _PUBMED_DB_RE.search(database) or any(pubmed_page.search(u) for u in urls)
     ):
         ids["pmid"] = normalize_pmid(accession) or ""
-    pmc = _text(rec.find("./custom2"))
+    pmc = text_of(rec.find("./custom2"))
     if re.fullmatch(r"PMC[0-9]+", pmc):
         ids["pmcid"] = normalize_pmcid(pmc) or ""
     return {k: v for k, v in ids.items() if v}
@@ -156,8 +143,8 @@ def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord:
     links = _all(rec, "./urls/related-urls/url") + _all(rec, "./urls/web-urls/url")
     urls = [u for link in links for u in _LINKS_SPLIT_RE.split(link)]  # several in one <url>
     ids = _ids(rec, urls)
-    abstract = _text(rec.find("./abstract"))
-    title = _text(rec.find("./titles/title"))  # none: the writer reports it or keeps it
+    abstract = text_of(rec.find("./abstract"))
+    title = text_of(rec.find("./titles/title"))  # none: the writer reports it or keeps it
     ref_type = rec.find("./ref-type")
     kind = csl_type("endnote", ref_type.get("name", "") if ref_type is not None else "")
     authors, families, parts = _people(rec)
@@ -168,8 +155,8 @@ def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord:
         authors=authors,
         family_names=families,
         name_parts=parts,
-        year=year_from(_first(rec, "./dates/year", "./dates/pub-dates/date")),
-        venue=_first(
+        year=year_from(first_text(rec, "./dates/year", "./dates/pub-dates/date")),
+        venue=first_text(
             rec, "./titles/secondary-title", "./periodical/full-title", "./periodical/abbr-1"
         ),
         url=next((u for u in urls if u.startswith("http")), ""),
@@ -177,14 +164,14 @@ def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord:
         tags=_tags(rec),
         notes=_notes(rec),
         attachments=_attachments(rec, folder),
-        source_key=_text(rec.find("./rec-number")),
+        source_key=text_of(rec.find("./rec-number")),
         biblio=biblio(
             kind,
-            genre=_text(rec.find("./work-type")) if kind in ("thesis", "report") else "",
-            volume=_text(rec.find("./volume")),
-            issue=_text(rec.find("./number")),
-            pages=_text(rec.find("./pages")),
-            publisher=_text(rec.find("./publisher")),
+            genre=text_of(rec.find("./work-type")) if kind in ("thesis", "report") else "",
+            volume=text_of(rec.find("./volume")),
+            issue=text_of(rec.find("./number")),
+            pages=text_of(rec.find("./pages")),
+            publisher=text_of(rec.find("./publisher")),
         ),
     )
 

@@ -37,7 +37,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, page_range
-from litsift.sources.formats.xml_records import xml_records
+from litsift.sources.formats.xml_records import first_text, text_of, xml_records
 from litsift.sources.identity.ids import normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
@@ -55,24 +55,12 @@ def sniff_pubmed_xml(head: bytes, path: Path) -> int:
     return 97 if _SNIFF_RE.search(head[:4096]) else 0
 
 
-def _text(el: etree._Element | None) -> str:
-    return clean_text("".join(el.itertext())) if el is not None else ""
-
-
-def _first(el: etree._Element, *paths: str) -> str:
-    for path in paths:
-        value = _text(el.find(path))
-        if value:
-            return value
-    return ""
-
-
 def _abstract(holder: etree._Element) -> str:
     """The ``Abstract`` of ``holder`` (an ``Article``, a ``BookDocument``): a structured
     abstract's sections as ``LABEL: text``, joined."""
     parts = []
     for part in holder.iterfind("./Abstract/AbstractText"):
-        text, label = _text(part), clean_text(part.get("Label"))
+        text, label = text_of(part), clean_text(part.get("Label"))
         if text:
             parts.append(f"{label}: {text}" if label else text)
     return " ".join(parts)
@@ -87,10 +75,10 @@ def _people(doc: etree._Element) -> tuple[list[str], list[str], list[tuple[str, 
         for author in author_list.iterfind("Author"):
             if author.get("ValidYN") == "N":
                 continue
-            group = _text(author.find("CollectiveName"))
-            family = _text(author.find("LastName"))
-            given = _first(author, "ForeName", "Initials")
-            suffix = _text(author.find("Suffix"))
+            group = text_of(author.find("CollectiveName"))
+            family = text_of(author.find("LastName"))
+            given = first_text(author, "ForeName", "Initials")
+            suffix = text_of(author.find("Suffix"))
             if family:
                 authors.append(" ".join(p for p in (given, family, suffix) if p))
                 families.append(family)
@@ -109,7 +97,7 @@ def _year(doc: etree._Element) -> int | None:
         "./Book/PubDate/Year",
         "./Book/PubDate/MedlineDate",
     ):
-        year = year_from(_text(doc.find(path)))
+        year = year_from(text_of(doc.find(path)))
         if year:
             return year
     return None
@@ -117,18 +105,18 @@ def _year(doc: etree._Element) -> int | None:
 
 def _ids(item: etree._Element, doc: etree._Element) -> dict[str, str]:
     ids: dict[str, str] = {}
-    pmid = normalize_pmid(_text(doc.find("./PMID")))
+    pmid = normalize_pmid(text_of(doc.find("./PMID")))
     if pmid:
         ids["pmid"] = pmid
     for loc in doc.iterfind("./Article/ELocationID[@EIdType='doi']"):
-        doi = normalize_doi(_text(loc)) if loc.get("ValidYN") != "N" else None
+        doi = normalize_doi(text_of(loc)) if loc.get("ValidYN") != "N" else None
         if doi:
             ids["doi"] = doi
             break
     own = [*item.iterfind("./PubmedData/ArticleIdList/ArticleId")]
     own += [*item.iterfind("./PubmedBookData/ArticleIdList/ArticleId")]
     for aid in own:
-        kind, value = aid.get("IdType", ""), _text(aid)
+        kind, value = aid.get("IdType", ""), text_of(aid)
         if kind == "doi" and "doi" not in ids:
             ids["doi"] = normalize_doi(value) or ""
         elif kind == "pmc" and "pmcid" not in ids:
@@ -142,7 +130,7 @@ def _tags(doc: etree._Element) -> list[str]:
     tags: list[str] = []
     mesh = doc.iterfind("./MeshHeadingList/MeshHeading/DescriptorName")
     for el in [*mesh, *doc.iterfind("./KeywordList/Keyword")]:
-        tag = _text(el)
+        tag = text_of(el)
         if tag and tag not in tags:
             tags.append(tag)
     return tags
@@ -152,11 +140,14 @@ def _title_venue_type(book: bool, doc: etree._Element) -> tuple[str, str, str]:
     """``(title, venue, CSL type)``: a Bookshelf record with an ``ArticleTitle`` is a chapter
     of its ``BookTitle``, without one the book itself."""
     if book:
-        chapter, book_title = _text(doc.find("./ArticleTitle")), _text(doc.find("./Book/BookTitle"))
+        chapter, book_title = (
+            text_of(doc.find("./ArticleTitle")),
+            text_of(doc.find("./Book/BookTitle")),
+        )
         return (chapter, book_title, "chapter") if chapter else (book_title, "", "book")
-    title = _first(doc, "./Article/ArticleTitle", "./Article/VernacularTitle")
-    venue = _first(doc, "./Article/Journal/Title", "./Article/Journal/ISOAbbreviation")
-    kinds = {_text(t).lower() for t in doc.iterfind("./Article/PublicationTypeList/*")}
+    title = first_text(doc, "./Article/ArticleTitle", "./Article/VernacularTitle")
+    venue = first_text(doc, "./Article/Journal/Title", "./Article/Journal/ISOAbbreviation")
+    kinds = {text_of(t).lower() for t in doc.iterfind("./Article/PublicationTypeList/*")}
     return title, venue, "article" if "preprint" in kinds else "article-journal"
 
 
@@ -164,8 +155,8 @@ def _pages(doc: etree._Element) -> str:
     pages = doc.find("./Article/Pagination")
     if pages is None:
         return ""
-    return _text(pages.find("MedlinePgn")) or page_range(
-        _text(pages.find("StartPage")), _text(pages.find("EndPage"))
+    return text_of(pages.find("MedlinePgn")) or page_range(
+        text_of(pages.find("StartPage")), text_of(pages.find("EndPage"))
     )
 
 
@@ -198,10 +189,10 @@ def _record(item: etree._Element, n: int) -> SourceRecord | BadItem:
         source_key=ids.get("pmid", ""),
         biblio=biblio(
             kind,
-            volume=_text(doc.find(f"{issue}/Volume")),
-            issue=_text(doc.find(f"{issue}/Issue")),
+            volume=text_of(doc.find(f"{issue}/Volume")),
+            issue=text_of(doc.find(f"{issue}/Issue")),
             pages=_pages(doc),
-            publisher=_text(doc.find("./Book/Publisher/PublisherName")),
+            publisher=text_of(doc.find("./Book/Publisher/PublisherName")),
         ),
     )
 

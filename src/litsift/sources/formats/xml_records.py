@@ -23,9 +23,9 @@ from typing import IO, Any, cast
 from lxml import etree
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, decode_text, read_bytes
+from litsift.sources.base import BadItem, clean_text, decode_text, read_bytes
 
-__all__ = ["xml_records"]
+__all__ = ["first_text", "text_of", "xml_records"]
 
 _OPTIONS: dict[str, Any] = {
     "resolve_entities": False,
@@ -34,6 +34,21 @@ _OPTIONS: dict[str, Any] = {
     "huge_tree": True,
 }
 _PIECE_PARSER = etree.XMLParser(recover=False, **_OPTIONS)
+
+
+def text_of(el: etree._Element | None) -> str:
+    """The text of an element and its descendants (EndNote's ``<style>`` runs, PubMed's
+    ``<i>``/``<sup>``) joined, whitespace collapsed; ``""`` for None."""
+    return clean_text("".join(el.itertext())) if el is not None else ""
+
+
+def first_text(el: etree._Element, *paths: str) -> str:
+    """:func:`text_of` the first of ``paths`` (ElementPath, relative to ``el``) that has text."""
+    for path in paths:
+        value = text_of(el.find(path))
+        if value:
+            return value
+    return ""
 
 
 def _open(path: Path) -> IO[bytes]:
