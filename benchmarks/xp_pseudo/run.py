@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (progress lines kept whole)
 """Issue 44, not kept: the review's criteria as one more include in every fit (TREC Total
 Recall's baseline model trains on the topic as a synthetic relevant document): its TF-IDF in the
 records' vocabulary and its passage vector as the features; in the fit's extra columns the
@@ -13,34 +12,18 @@ Results: docs/EVALUATION.md, "The criteria as a synthetic include". Resumable.
 
 from __future__ import annotations
 
-import argparse
-import json
-import time
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from litsift.eval.screening import cached_encoder
-from litsift.graph.signal import SignalFeatures
-from litsift.graph.snowball import set_graph
-from litsift.models_onnx import load_encoder
-from litsift.review.columns import tfidf_and_query
-from litsift.review.data import find_sets, load_criteria, load_review_set
-from litsift.review.learner import (
-    SCREENING_MODEL,
-    Fit,
-    LearningOrder,
-    _classifier,
-    balanced_weights,
-    review_spec,
-)
-from litsift.review.simulate import run_once
-from litsift.service.screening import order_encoder, screening_encoder
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-CRIT = Path(__file__).resolve().parents[1] / "screening_criteria.json"
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+from xp_common import SetUp, run_variants
+
+from litsift.review.learner import Fit, LearningOrder, _classifier, balanced_weights
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,24 +37,7 @@ class PseudoOrder(LearningOrder):
     until: int = 10**9
 
     def permuted(self, perm):  # type: ignore[no-untyped-def]
-        b = super().permuted(perm)
-        return PseudoOrder(
-            **{
-                f: getattr(b, f)
-                for f in (
-                    "spec",
-                    "x",
-                    "citations",
-                    "criteria",
-                    "dense",
-                    "affinity",
-                    "criteria_dense",
-                )
-            },
-            pseudo=self.pseudo,
-            pw=self.pw,
-            until=self.until,
-        )
+        return pseudo_order(super().permuted(perm), self.pseudo, self.pw, self.until)
 
     def fit(self, labelled, y):  # type: ignore[no-untyped-def]
         base = super().fit(labelled, y)
@@ -98,6 +64,14 @@ class PseudoOrder(LearningOrder):
         return Fit(self, model, x, base.name + " + pseudo")
 
 
+def pseudo_order(
+    order: LearningOrder, pseudo: sp.csr_matrix | None, pw: float, until: int
+) -> PseudoOrder:
+    """``order``'s features and columns as a :class:`PseudoOrder`."""
+    copied = {f.name: getattr(order, f.name) for f in fields(LearningOrder)}
+    return PseudoOrder(**copied, pseudo=pseudo, pw=pw, until=until)
+
+
 #: system -> (weight, until)
 SYSTEMS = {
     "base": (0.0, 0),
@@ -107,93 +81,13 @@ SYSTEMS = {
 }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--runs", type=Path, required=True)
-    ap.add_argument("--sets", nargs="*")
-    ap.add_argument("--systems", nargs="*", default=list(SYSTEMS))
-    args = ap.parse_args()
-    done = set()
-    if args.runs.is_file():
-        for line in args.runs.read_text().splitlines():
-            r = json.loads(line)
-            done.add((r["set"], r["system"], r["seed"]))
-    criteria = load_criteria(CRIT)
-    home = cached_encoder(load_encoder())
-    bge = screening_encoder(home)
-    spec = review_spec(bge.spec.model_id)
-    assert bge.spec.model_id == SCREENING_MODEL and spec.criteria_weight == 0.5, spec
-    paths = sorted(find_sets(DATA, args.sets or None), key=lambda p: load_review_set(p).labels.size)
-    t0 = time.perf_counter()
-    for path in paths:
-        review = load_review_set(path)
-        todo = [
-            (s, k)
-            for s in args.systems
-            for k in range(args.seeds)
-            if (review.name, s, k) not in done
-        ]
-        if not todo:
-            continue
-        texts = review.texts
-        q = criteria[review.name]
-        # exactly as eval/screening.py _run_set builds the litsift system with --criteria
-        tfidf, qt = tfidf_and_query(texts, q)
-        model = order_encoder(spec, home)
-        vectors = model.encode_passages(texts)
-        query = model.encode_queries([q])[0]
-        citations = None
-        if review.references:
-            citations = SignalFeatures(
-                set_graph(review.openalex_ids, review.references), list(range(review.labels.size))
-            )
-        base = LearningOrder.from_blocks(spec, tfidf, vectors, citations, query)
-        assert base.criteria_dense is not None
-        for system, seed in todo:
-            pw, until = SYSTEMS[system]
-            if system == "base":
-                order = base
-            else:
-                qp = model.encode_passages([q])
-                pseudo = sp.hstack([qt, sp.csr_matrix(qp * spec.dense_weight)]).tocsr()
-                order = PseudoOrder(
-                    **{
-                        f: getattr(base, f)
-                        for f in (
-                            "spec",
-                            "x",
-                            "citations",
-                            "criteria",
-                            "dense",
-                            "affinity",
-                            "criteria_dense",
-                        )
-                    },
-                    pseudo=pseudo,
-                    pw=pw,
-                    until=until,
-                )
-            run = run_once(review, system, seed, order)
-            row = {
-                "set": review.name,
-                "system": system,
-                "seed": seed,
-                "WSS@95": run.measures["WSS@95"],
-                "RRF@10": run.measures["RRF@10"],
-                "ATD/M": run.measures["ATD/M"],
-                "seconds": run.elapsed_s,
-                "fits": run.fits,
-                "priors": list(run.prior_ids),
-            }
-            with args.runs.open("a") as fh:
-                fh.write(json.dumps(row) + "\n")
-            print(
-                f"{time.perf_counter() - t0:7.0f}s {review.name} {system} seed {seed}: "
-                f"WSS@95 {100 * row['WSS@95']:.1f} RRF@10 {100 * row['RRF@10']:.1f} ({run.elapsed_s:.1f} s)",
-                flush=True,
-            )
+def variant(setup: SetUp, system: str, params: tuple[float, int]) -> LearningOrder:
+    """The default order trained with the criteria as a synthetic include."""
+    pw, until = params
+    passage = setup.model.encode_passages([setup.criteria])
+    row = sp.hstack([setup.criteria_tfidf, sp.csr_matrix(passage * setup.spec.dense_weight)])
+    return pseudo_order(setup.base, row.tocsr(), pw, until)
 
 
 if __name__ == "__main__":
-    main()
+    run_variants(SYSTEMS, variant)
