@@ -38,7 +38,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
-from litsift.sources.formats.xml_records import first_text, text_of, xml_records
+from litsift.sources.formats.xml_records import first_text, read_records, text_of, xml_records
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
@@ -185,15 +185,8 @@ def read_endnote_xml(path: Path) -> Iterator[SourceRecord | BadItem]:
             record.
     """
     roots = {"xml", "records"}
-    for item in xml_records(path, ("record",), roots.__contains__, "EndNote record", _HINT):
-        if isinstance(item, BadItem):
-            yield item
-            continue
-        n, el = item
-        try:
-            yield _record(el, n, path.parent)
-        except (TypeError, ValueError, AttributeError) as err:  # a field of an odd shape
-            yield BadItem(f"record {n}", f"record cannot be read ({err})"[:200])
+    records = xml_records(path, ("record",), roots.__contains__, "EndNote record", _HINT)
+    yield from read_records(records, lambda el, n: _record(el, n, path.parent))
 
 
 FORMATS = [

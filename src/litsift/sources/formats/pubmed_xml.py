@@ -37,7 +37,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, page_range
-from litsift.sources.formats.xml_records import first_text, text_of, xml_records
+from litsift.sources.formats.xml_records import first_text, read_records, text_of, xml_records
 from litsift.sources.identity.ids import normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
@@ -204,15 +204,8 @@ def read_pubmed_xml(path: Path) -> Iterator[SourceRecord | BadItem]:
     Raises:
         IngestError: the file cannot be read, is not XML, is not PubMed XML or holds no record.
     """
-    for item in xml_records(path, _RECORDS, _ROOTS.__contains__, "PubMed record", _HINT):
-        if isinstance(item, BadItem):
-            yield item
-            continue
-        n, el = item
-        try:
-            yield _record(el, n)
-        except (TypeError, ValueError, AttributeError) as err:  # an element of an odd shape
-            yield BadItem(f"record {n}", f"record cannot be read ({err})"[:200])
+    records = xml_records(path, _RECORDS, _ROOTS.__contains__, "PubMed record", _HINT)
+    yield from read_records(records, _record)
 
 
 FORMATS = [

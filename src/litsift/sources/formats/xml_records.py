@@ -23,9 +23,9 @@ from typing import IO, Any, cast
 from lxml import etree
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, clean_text, decode_text, read_bytes
+from litsift.sources.base import BadItem, SourceRecord, clean_text, decode_text, read_bytes
 
-__all__ = ["first_text", "text_of", "xml_records"]
+__all__ = ["first_text", "read_records", "text_of", "xml_records"]
 
 _OPTIONS: dict[str, Any] = {
     "resolve_entities": False,
@@ -161,3 +161,21 @@ def xml_records(
         yield item
     if found == 0:
         raise IngestError(f"holds no {what}s (the XML breaks before the first)", hint)
+
+
+def read_records(
+    records: Iterator[tuple[int, etree._Element] | BadItem],
+    build: Callable[[etree._Element, int], SourceRecord | BadItem],
+) -> Iterator[SourceRecord | BadItem]:
+    """Each of :func:`xml_records`' elements as ``build(element, n)``; one whose fields have
+    an odd shape (``build`` raised TypeError, ValueError or AttributeError) is a
+    :class:`BadItem` at ``record N``, and the next is read."""
+    for item in records:
+        if isinstance(item, BadItem):
+            yield item
+            continue
+        n, el = item
+        try:
+            yield build(el, n)
+        except (TypeError, ValueError, AttributeError) as err:
+            yield BadItem(f"record {n}", f"record cannot be read ({err})"[:200])
