@@ -224,6 +224,8 @@ async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
         assert "9  abstract only" in dialog.text
         box = dialog.query_one(".modal-box")
         assert box.region.x >= 0 and box.region.right <= 80, box.region
+        scroll = dialog.query_one("VerticalScroll")  # longer than the screen: it scrolls
+        assert box.region.bottom <= 24 and scroll.max_scroll_y > 0
         await pilot.press("c")  # c, Esc or Enter closes; no decision was made
         await pilot.pause()
         assert isinstance(app.screen, ScreeningScreen) and session.current_paper() == first

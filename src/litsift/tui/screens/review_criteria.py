@@ -28,6 +28,13 @@ class CriteriaScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,c", "close", "Close", id="criteria_close"),
     ]
+    #: as tall as its text (the box took 90 % of the screen for two lines), scrolling past it
+    DEFAULT_CSS = """
+    CriteriaScreen VerticalScroll {
+        height: auto;
+        max-height: 80vh;
+    }
+    """
 
     def __init__(
         self, review: str, criteria: str, keywords: Sequence[str], reasons: Sequence[str]
