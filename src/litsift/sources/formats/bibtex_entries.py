@@ -232,7 +232,13 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         venue=venue,
         url=clean_text(fields.get("url", "")),
         ids=ids,
-        tags=_split_list(fields.get("keywords", "")) + (rayyan.labels if rayyan else []),
+        tags=list(  # Scopus writes the authors' keywords apart from its index terms
+            dict.fromkeys(
+                _split_list(fields.get("author_keywords", ""))
+                + _split_list(fields.get("keywords", ""))
+                + (rayyan.labels if rayyan else [])
+            )
+        ),
         collections=_split_list(fields.get("groups", "")),
         notes=[n for n in notes if n] + (rayyan.note_lines(labels=False) if rayyan else []),
         screening=clean_text(fields.get("note", "")) if rayyan else "",

@@ -1,0 +1,83 @@
+"""Real Scopus BibTeX and Web of Science RIS exports: Scopus's ``author_keywords`` field,
+and a name whose only given part is an initial that reads like a suffix (``Denault, V``).
+Files: ``tests/data/imports/scopus-bibtex/`` (origin and licence in its README) and one file
+of ``../shared/data/sources``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+from litsift.paths import shared_data_dir
+from litsift.sources.base import SourceRecord
+from litsift.sources.formats.bibtex import read_bibtex
+from litsift.sources.formats.ris import read_ris, split_people
+
+DATA = Path(__file__).parents[2] / "data" / "imports" / "scopus-bibtex"
+SCOPUS_BIB = DATA / "sc-lit_scopus-2021-export.bib"
+WOS_RIS = (
+    shared_data_dir()
+    / "sources"
+    / "reference-managers"
+    / "ris"
+    / "asreview_web-of-science-export.ris"
+)
+
+
+def _records(items: object) -> dict[str, SourceRecord]:
+    return {r.source_key or r.title: r for r in items if isinstance(r, SourceRecord)}  # type: ignore[attr-defined]
+
+
+def test_scopus_bibtex_author_keywords_are_kept_with_its_index_terms() -> None:
+    """Scopus writes the authors' keywords to ``author_keywords`` and its index terms to
+    ``keywords``: both are the record's keywords, each once."""
+    records = _records(read_bibtex(SCOPUS_BIB))
+    assert len(records) == 8
+    assert records["McCoy2020197"].tags == [
+        "Cahaba River",
+        "Chickasawhay River",
+        "Graptemys",
+        "Pearl River",
+    ]
+    atkinson = records["Atkinson2013561"].tags
+    assert atkinson[:2] == ["Corbicula fluminea", "Diet analysis"]
+    iverson = records["Iverson2002215"].tags  # index terms only, one given twice
+    assert iverson.count("Sternotherus carinatus") == 1 and "Testudines" in iverson
+
+
+def test_a_lone_initial_that_reads_like_a_suffix_is_the_given_name() -> None:
+    """Web of Science writes initials without points: ``Denault, V`` is V. Denault, not a
+    family name with the suffix "V" (nor is ``Arslanoglu, II`` "Arslanoglu II")."""
+    record = next(
+        r
+        for r in read_ris(WOS_RIS)
+        if isinstance(r, SourceRecord) and r.title.startswith("From criminal interrogations")
+    )
+    assert record.authors == ["V Denault", "V Talwar"]
+    assert record.family_names == ["Denault", "Talwar"]
+    assert split_people(["Arslanoglu, II", "Laros, J. H., III", "Lee R.E., Jr."]) == (
+        ["II Arslanoglu", "J. H. Laros III", "Lee R.E. Jr."],
+        ["Arslanoglu", "Laros", "Lee R.E."],
+    )
+
+
+def test_wos_ris_names_survive_export_and_reimport(tmp_path: Path) -> None:
+    """Ingest the WoS RIS, export it as RIS and read that back: the same display names."""
+    home = str(tmp_path / "home")
+    run = CliRunner()
+    out = run.invoke(main, ["--home", home, "ingest", "papers", str(WOS_RIS), "--json"])
+    assert out.exit_code == 0, out.output
+    with closing(sqlite3.connect(Path(home) / "data" / "litsift.sqlite")) as con, con:
+        con.execute("INSERT INTO labels SELECT 'paper', id, 'keep', '2024-01-01' FROM papers")
+    ris = tmp_path / "kept.ris"
+    out = run.invoke(main, ["--home", home, "export", "kept", "--format", "ris", "-o", str(ris)])
+    assert out.exit_code == 0, out.output
+    back = {r.title: r.authors for r in read_ris(ris) if isinstance(r, SourceRecord)}
+    orig = {r.title: r.authors for r in read_ris(WOS_RIS) if isinstance(r, SourceRecord)}
+    assert back and back == {t: orig[t] for t in back}
+    assert any(a == ["V Denault", "V Talwar"] for a in back.values())
