@@ -81,3 +81,25 @@ def test_wos_ris_names_survive_export_and_reimport(tmp_path: Path) -> None:
     orig = {r.title: r.authors for r in read_ris(WOS_RIS) if isinstance(r, SourceRecord)}
     assert back and back == {t: orig[t] for t in back}
     assert any(a == ["V Denault", "V Talwar"] for a in back.values())
+
+
+SCOPUS_2017 = DATA / "bibliometrix_scopus-2017-export_comma-authors.bib"
+
+
+def test_scopus_2017_comma_separated_authors_with_affiliation_letters() -> None:
+    """Scopus's BibTeX of 2017 separated authors with commas and put affiliation letters after
+    the initials: every entry read as one person, ``D'Ambrosio`` with the given name ``Aria
+    M.a Iorio C.b Siciliano R.b`` (and citation keys made of it)."""
+    records = [r for r in read_bibtex(SCOPUS_2017) if isinstance(r, SourceRecord)]
+    assert len(records) == 46
+    raw = SCOPUS_2017.read_text(encoding="utf-8")
+    first = raw.split("author={", 1)[1].split("}", 1)[0]  # "D'Ambrosio, A.a , Aria, M.a , ..."
+    assert " and " not in first and first.count(",") == 7
+    by_title = {r.title: r for r in records}
+    r = by_title[raw.split("title={", 1)[1].split("}", 1)[0]]
+    assert r.authors == ["A. D'Ambrosio", "M. Aria", "C. Iorio", "R. Siciliano"]
+    assert r.family_names == ["D'Ambrosio", "Aria", "Iorio", "Siciliano"]
+    # every entry: as many people as the author cell has "Family, Initials" pairs
+    cells = [c.split("}", 1)[0] for c in raw.split("\nauthor={")[1:]]
+    assert sorted(len(r.authors) for r in records) == sorted((c.count(",") + 1) // 2 for c in cells)
+    assert not [a for r in records for a in r.authors if a.split()[0][-1].islower()]  # no "A.a"

@@ -133,11 +133,32 @@ def latex(text: Any) -> str:
     return clean_text(out)
 
 
+#: initials, as Scopus's BibTeX of ~2017 writes them: maybe followed by the author's
+#: affiliation letters (``A.T.a``, ``A.a  b  c``)
+_INITIALS_RE = re.compile(r"^((?:[A-Z][a-z]?\.[- ]?)+)((?:\s*[a-z]\b)*)$")
+
+
+def _scopus_2017(value: str) -> str:
+    """``value`` as a BibTeX name list: Scopus's BibTeX of ~2017 separated its authors with
+    commas (``D'Ambrosio, A.a , Aria, M.a , Iorio, C.b``; ``Siciliano, R., Aria, M.``), which
+    reads as one person; such a list (no ``and``, four or more comma-separated parts, an even
+    count, every second one initials) is rejoined with ``and``. Any other value is returned
+    as is."""
+    if re.search(r"\sand\s", value):
+        return value
+    parts = [p.strip() for p in value.split(",")]
+    if len(parts) < 4 or len(parts) % 2 or not all(_INITIALS_RE.match(g) for g in parts[1::2]):
+        return value
+    return " and ".join(f"{f}, {g}" for f, g in zip(parts[::2], parts[1::2], strict=True))
+
+
 def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """Display names, family names (without particles, for matching) and ``(family with
-    particles, given)`` pairs of a BibTeX name list."""
+    particles, given)`` pairs of a BibTeX name list; Scopus's affiliation letters after the
+    initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017 read as lists
+    (:func:`_scopus_2017`)."""
     authors, families, parts_out = [], [], []
-    for person in split_multiple_persons_names(value):
+    for person in split_multiple_persons_names(_scopus_2017(value)):
         if not person.strip() or person.strip().lower() == "others":
             continue
         try:
@@ -147,6 +168,8 @@ def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
             families.append(latex(person).split(" ")[-1])
             continue
         first = latex(" ".join(parts.first))
+        if (initials := _INITIALS_RE.match(first)) and initials.group(2):
+            first = initials.group(1).strip()
         family = latex(" ".join([*parts.von, *parts.last]))
         jr = latex(" ".join(parts.jr))
         display = " ".join(p for p in (first, family) if p) + (f" {jr}" if jr else "")
