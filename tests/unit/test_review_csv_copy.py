@@ -62,3 +62,28 @@ def test_a_review_from_its_csv_export_keeps_decisions_reasons_and_notes(tmp_path
         assert [after[title][k] for k in ("decision", "reason", "note")] == [
             row[k] for k in ("decision", "reason", "note")
         ], title
+
+
+def _votes(home: Path, name: str, reviewer: str, out: Path) -> list[tuple[str, str, str]]:
+    _cli(home, "review", "export", name, "--format", "decisions", "--reviewer", reviewer,
+         "-o", str(out))  # fmt: skip
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    return sorted((r["doc_id"], r["decision"], r["reason"]) for r in rows if "decision" in r)
+
+
+def test_a_review_from_its_ris_export_keeps_who_decided_alone(tmp_path: Path) -> None:
+    """Zbys decided 8 of the tinea records alone: the RIS copy held them as unnamed prior
+    decisions, so Zbys's decisions file of the copy (for ``review merge``) had 4 of his 12."""
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "tinea", "--from", str(TINEA))
+    exported = tmp_path / "tinea.ris"
+    _cli(home, "review", "export", "tinea", "--format", "ris", "-o", str(exported))
+    assert exported.read_text(encoding="utf-8").count("N1  - Reviewer Zbys: ") == 12
+    _cli(home, "review", "new", "copy", "--from", str(exported))
+    for who in ("Zbys", "m.el-gohary"):
+        want = _votes(home, "tinea", who, tmp_path / "a.jsonl")
+        assert _votes(home, "copy", who, tmp_path / "b.jsonl") == want, who
+    assert len(_votes(home, "copy", "Zbys", tmp_path / "b.jsonl")) == 12
+    keys = ("included", "excluded", "conflicts", "unscreened", "reasons")
+    want, got = _prisma(home, "tinea"), _prisma(home, "copy")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
