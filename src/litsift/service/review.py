@@ -94,8 +94,9 @@ class ReviewService(ReviewRounds):
             IngestError: a path does not exist.
         """
         from litsift.errors import IngestError
-        from litsift.service.review_marks import ris_marks, screening_marks
+        from litsift.service.review_marks import csv_marks, ris_marks, screening_marks
         from litsift.sources.formats.csv_exports import has_decisions
+        from litsift.sources.formats.csv_review import is_review_csv
         from litsift.sources.formats.screening_jsonl import is_screening_set
         from litsift.sources.importer import import_paths
         from litsift.store import review_stages, reviews
@@ -133,6 +134,8 @@ class ReviewService(ReviewRounds):
                         marks.update(ris_marks(file))
                     elif fmt == "bibtex":  # a Rayyan export's: its reviewers' decisions
                         marks.update(screening_marks(file, fmt))
+                    elif is_review_csv(Path(file)):  # a review's own CSV export: decisions
+                        marks.update(csv_marks(file))
             for path in sets:
                 fmt, n, bad, got, screened = _import_set(store, path)
                 problems.extend(bad)

@@ -50,7 +50,7 @@ def to_ris(
     """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
     ``ID`` = the record id, ``TY`` and the other tags as the library writes them) with ``LB``
     its decision at ``stage`` (``conflict`` while its reviewers disagree) and ``N1`` lines of
-    its note, its named reviewers' votes where two or more decided it and the resolution of
+    its note, its named reviewers' votes (one reviewer's too) and the resolution of
     their conflict, its exclusion reason and decision at the other stage
     (:mod:`litsift.sources.formats.ris_review`): ``litsift review new --from`` the file
     restores them all."""
@@ -82,7 +82,7 @@ def to_ris(
     for r, p in rows:
         got = {s: by[r.doc_id] for s, by in by_stage.items() if r.doc_id in by}
         named = [v for v in cast.get(r.doc_id, []) if v.reviewer and v.source != "prior"]
-        shown = clash.get(r.doc_id) or (named if len(named) > 1 else [])
+        shown = clash.get(r.doc_id) or named
         said = {v.reviewer: (v.decision, v.reason) for v in shown}
         lines = mark_lines(stage, got, r.note, said, settled.get(r.doc_id) if said else None)
         lines, first = [*first, *lines], []  # the review's settings: on the first record

@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from litsift.sources.base import BadItem, Notice, SourceRecord
     from litsift.sources.formats.ris_review import Marks
 
-__all__ = ["fit_reasons", "marked", "ris_marks", "screening_marks", "screening_marks_of"]
+__all__ = [
+    "csv_marks",
+    "fit_reasons",
+    "marked",
+    "ris_marks",
+    "screening_marks",
+    "screening_marks_of",
+]
 
 #: ``(doc_id, stage, reviewer, source)`` -> ``(decision, reason)``
 Votes = dict[tuple[str, str, str, str], tuple[str, str]]
@@ -33,6 +40,15 @@ def ris_marks(file: str) -> dict[tuple[str, str], Marks]:
     from litsift.store.reviews import DECISIONS
 
     return {(file, loc): got for loc, got in review_marks(Path(file), DECISIONS).items()}
+
+
+def csv_marks(file: str) -> dict[tuple[str, str], Marks]:
+    """``{(file, location): marks}`` of a review's own CSV export: each row's decision at the
+    exported stage, its exclusion reason and note."""
+    from litsift.sources.formats.csv_review import review_csv_marks
+    from litsift.store.reviews import DECISIONS
+
+    return {(file, loc): got for loc, got in review_csv_marks(Path(file), DECISIONS).items()}
 
 
 def screening_marks_of(

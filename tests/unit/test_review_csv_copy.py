@@ -1,0 +1,89 @@
+"""``litsift review new --from`` a review's own CSV export (``litsift review export NAME -o
+FILE.csv``) keeps each record's decision, exclusion reason and note: the team that moved its
+review from Rayyan to litsift, resolved the conflict and exported a CSV got a copy with every
+record unscreened (the ``decision`` column was not read).
+
+Real file: the Rayyan export of ``tests/data/imports/rayyan`` (two reviewers, 12 of 14 records
+decided, one conflict); the CLI runs on a real store in a temporary home.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+
+TINEA = Path(__file__).resolve().parents[1] / "data" / "imports" / "rayyan"
+TINEA = TINEA / "rayyanr_tinea-update_two-reviewers.ris"
+#: the conflict of the tinea review (Zbys exclude, m.el-gohary include)
+CONFLICT = "Efficacy and safety of terbinafine hydrochloride 1%"
+
+
+def _cli(home: Path, *args: str) -> Any:
+    got = CliRunner().invoke(main, ["--home", str(home), *args])
+    assert "Traceback" not in got.output, got.output
+    assert got.exit_code == 0, got.output
+    return got
+
+
+def _prisma(home: Path, name: str) -> dict[str, Any]:
+    return dict(json.loads(_cli(home, "review", "show", name, "--json").output)["prisma"])
+
+
+def _rows(path: Path) -> dict[str, dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {row["title"]: row for row in csv.DictReader(fh)}
+
+
+def test_a_review_from_its_csv_export_keeps_decisions_reasons_and_notes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "tinea", "--from", str(TINEA))
+    exported = tmp_path / "tinea.csv"
+    _cli(home, "review", "export", "tinea", "-o", str(exported))
+    doc = next(r["id"] for t, r in _rows(exported).items() if t.startswith(CONFLICT))
+    _cli(home, "review", "resolve", "tinea", doc, "include")
+    _cli(home, "review", "export", "tinea", "-o", str(exported))
+    made = _cli(home, "review", "new", "copy", "--from", str(exported))
+    assert "12 prior decisions" in made.output, made.output
+    keys = ("records", "screened", "included", "excluded", "maybe", "unscreened", "reasons")
+    want = _prisma(home, "tinea")
+    assert (want["included"], want["excluded"], want["unscreened"]) == (5, 7, 2)
+    got = _prisma(home, "copy")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    again = tmp_path / "copy.csv"
+    _cli(home, "review", "export", "copy", "-o", str(again))
+    before, after = _rows(exported), _rows(again)
+    for title, row in before.items():  # each record's decision, reason and note
+        assert [after[title][k] for k in ("decision", "reason", "note")] == [
+            row[k] for k in ("decision", "reason", "note")
+        ], title
+
+
+def _votes(home: Path, name: str, reviewer: str, out: Path) -> list[tuple[str, str, str]]:
+    _cli(home, "review", "export", name, "--format", "decisions", "--reviewer", reviewer,
+         "-o", str(out))  # fmt: skip
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    return sorted((r["doc_id"], r["decision"], r["reason"]) for r in rows if "decision" in r)
+
+
+def test_a_review_from_its_ris_export_keeps_who_decided_alone(tmp_path: Path) -> None:
+    """Zbys decided 8 of the tinea records alone: the RIS copy held them as unnamed prior
+    decisions, so Zbys's decisions file of the copy (for ``review merge``) had 4 of his 12."""
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "tinea", "--from", str(TINEA))
+    exported = tmp_path / "tinea.ris"
+    _cli(home, "review", "export", "tinea", "--format", "ris", "-o", str(exported))
+    assert exported.read_text(encoding="utf-8").count("N1  - Reviewer Zbys: ") == 12
+    _cli(home, "review", "new", "copy", "--from", str(exported))
+    for who in ("Zbys", "m.el-gohary"):
+        want = _votes(home, "tinea", who, tmp_path / "a.jsonl")
+        assert _votes(home, "copy", who, tmp_path / "b.jsonl") == want, who
+    assert len(_votes(home, "copy", "Zbys", tmp_path / "b.jsonl")) == 12
+    keys = ("included", "excluded", "conflicts", "unscreened", "reasons")
+    want, got = _prisma(home, "tinea"), _prisma(home, "copy")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
