@@ -57,7 +57,7 @@ def screening_marks_of(
     """``{(file, location): marks}`` of the records of ``items`` whose ``screening`` holds a
     screening tool's work (a Rayyan export's notes)."""
     from litsift.sources.base import SourceRecord
-    from litsift.sources.formats.rayyan_notes import rayyan_marks
+    from litsift.sources.formats.ris_review import rayyan_marks
 
     out: dict[tuple[str, str], Marks] = {}
     for item in items:

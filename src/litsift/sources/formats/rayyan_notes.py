@@ -17,20 +17,17 @@ joined by ``" | "``, after any note the record was imported with::
   its review note);
 * ``USER-NOTES``: each reviewer's notes (``{"Kofi"=>["a", "b"]}``), read as ``Kofi: a``.
 
-:func:`rayyan_notes` reads a notes text; :func:`rayyan_marks` gives a review what
-:func:`litsift.sources.formats.ris_review.review_marks` gives of litsift's own export.
+:func:`rayyan_notes` reads a notes text; :func:`litsift.sources.formats.ris_review.rayyan_marks`
+gives a review what :func:`~litsift.sources.formats.ris_review.review_marks` gives of
+litsift's own export.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from litsift.sources.formats.ris_review import Marks
-
-__all__ = ["RayyanNotes", "has_rayyan_notes", "rayyan_marks", "rayyan_notes"]
+__all__ = ["RayyanNotes", "has_rayyan_notes", "rayyan_notes"]
 
 #: the parts Rayyan writes; a part starts after ``" | "`` (or the text's start) with its key
 _KEYS = ("RAYYAN-INCLUSION", "RAYYAN-EXCLUSION-REASONS", "RAYYAN-LABELS", "USER-NOTES")
@@ -130,18 +127,3 @@ def rayyan_notes(text: str) -> RayyanNotes | None:
         elif " ".join(part.split()):
             got.other.append(" ".join(part.split()))
     return got
-
-
-def rayyan_marks(text: str) -> Marks | None:
-    """What a review takes from a record's Rayyan notes ``text``: each reviewer's vote at
-    title/abstract (an exclude with the record's first exclusion reason), the readable note
-    (:meth:`RayyanNotes.note_lines`, joined by ``"; "``) and the reasons it lists; None
-    without Rayyan markup."""
-    from litsift.sources.formats.ris_review import Marks
-
-    got = rayyan_notes(text)
-    if got is None:
-        return None
-    why = got.reasons[0] if got.reasons else ""
-    votes = {("tiab", who): (d, why if d == "exclude" else "") for who, d in got.votes.items()}
-    return Marks({}, "; ".join(got.note_lines()), votes, {}, {}, tuple(got.reasons))

@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, clean_text, read_text
-from litsift.sources.formats.rayyan_notes import rayyan_marks
+from litsift.sources.formats.rayyan_notes import rayyan_notes
 from litsift.sources.formats.ris import REASON_PREFIX, _parser
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "STAGE_PREFIX",
     "Marks",
     "mark_lines",
+    "rayyan_marks",
     "review_lines",
     "review_marks",
     "review_settings",
@@ -73,6 +74,19 @@ class Marks(NamedTuple):
     review: dict[str, str]
     #: the exclusion reasons the record lists (a Rayyan export's, in its order)
     reasons: tuple[str, ...] = ()
+
+
+def rayyan_marks(text: str) -> Marks | None:
+    """What a review takes from a record's Rayyan notes ``text``: each reviewer's vote at
+    title/abstract (an exclude with the record's first exclusion reason), the readable note
+    (:meth:`RayyanNotes.note_lines`, joined by ``"; "``) and the reasons it lists; None
+    without Rayyan markup."""
+    got = rayyan_notes(text)
+    if got is None:
+        return None
+    why = got.reasons[0] if got.reasons else ""
+    votes = {("tiab", who): (d, why if d == "exclude" else "") for who, d in got.votes.items()}
+    return Marks({}, "; ".join(got.note_lines()), votes, {}, {}, tuple(got.reasons))
 
 
 #: The ``N1`` prefixes of the review's own settings, written on its first record.
