@@ -63,8 +63,14 @@ _RIS = {
     "patent": "PAT",
     "standard": "STAND",
 }
-#: BibTeX entry type -> the field that names its container
-_CONTAINER = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle"}
+#: BibTeX entry type -> the field that names its container (a book's: the series it is in,
+#: where Scopus's ``@BOOK`` has it in ``journal``, which BibTeX styles ignore for a book)
+_CONTAINER = {
+    "article": "journal",
+    "inproceedings": "booktitle",
+    "incollection": "booktitle",
+    "book": "series",
+}
 #: BibTeX entry type -> the field the publisher goes in
 _PUBLISHER = {"phdthesis": "school", "mastersthesis": "school", "techreport": "institution"}
 _RANGE_RE = re.compile(r"^(\S+?)\s*-+\s*(\S+)$")
@@ -87,7 +93,7 @@ def own_type(b: Biblio | None, v: Venue) -> str:
 def bibtex_type(b: Biblio | None, v: Venue) -> tuple[str, str]:
     """``(entry type, container field)``: from the stored type (``@phdthesis`` becomes
     ``@mastersthesis`` for a master's thesis), else the venue's guess; the container field
-    (``journal``, ``booktitle``) is ``""`` for types without one."""
+    (``journal``, ``booktitle``, a book's ``series``) is ``""`` for types without one."""
     own = own_type(b, v)
     if not own:
         slot = "booktitle" if v.bibtex_type == "inproceedings" else "journal"

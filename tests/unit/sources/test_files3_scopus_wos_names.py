@@ -103,3 +103,24 @@ def test_scopus_2017_comma_separated_authors_with_affiliation_letters() -> None:
     cells = [c.split("}", 1)[0] for c in raw.split("\nauthor={")[1:]]
     assert sorted(len(r.authors) for r in records) == sorted((c.count(",") + 1) // 2 for c in cells)
     assert not [a for r in records for a in r.authors if a.split()[0][-1].islower()]  # no "A.a"
+
+
+def test_scopus_book_keeps_its_series_through_export_and_reimport(tmp_path: Path) -> None:
+    """Scopus's ``@BOOK`` names its book series in ``journal``, which a BibTeX ``@book`` has
+    no place for: the export wrote none, and the re-import took the publisher as the venue.
+    The export writes it as the book's ``series``, which the re-import reads as the venue."""
+    home = str(tmp_path / "home")
+    run = CliRunner()
+    out = run.invoke(main, ["--home", home, "ingest", "papers", str(SCOPUS_2017), "--json"])
+    assert out.exit_code == 0, out.output
+    with closing(sqlite3.connect(Path(home) / "data" / "litsift.sqlite")) as con, con:
+        con.execute("INSERT INTO labels SELECT 'paper', id, 'keep', '2024-01-01' FROM papers")
+    bib = tmp_path / "kept.bib"
+    out = run.invoke(main, ["--home", home, "export", "kept", "--format", "bibtex", "-o", str(bib)])
+    assert out.exit_code == 0, out.output
+    book = next(e for e in bib.read_text(encoding="utf-8").split("\n@")[1:] if e[:5] == "book{")
+    assert "series = {Advances in Statistical Models for Data Analysis}" in book
+    back = {r.title: r for r in read_bibtex(bib) if isinstance(r, SourceRecord)}
+    again = back["A new proposal for tree model selection and visualization"]
+    assert again.venue == "Advances in Statistical Models for Data Analysis"
+    assert again.biblio.get("publisher") == "Springer International Publishing"

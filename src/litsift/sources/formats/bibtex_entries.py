@@ -235,6 +235,7 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
                 "booktitle",
                 "school",
                 "institution",
+                "series",  # a book's (litsift's export of Scopus's @BOOK journal)
                 "publisher",
                 "howpublished",
             )
