@@ -31,7 +31,7 @@ from __future__ import annotations
 import gzip
 import re
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ __all__ = [
     "read_bytes",
     "read_text",
     "scrub_controls",
+    "unique_tags",
     "year_from",
 ]
 
@@ -244,6 +245,19 @@ def clean_text(text: Any) -> str:
 
         text = ftfy.fix_encoding(text)
     return _WS_RE.sub(" ", text).strip()
+
+
+def unique_tags(tags: Iterable[Any], sep: str = "") -> list[str]:
+    """``tags`` (strings, each split at ``sep`` if given; None and other values skipped)
+    cleaned, empty ones dropped, each once: a later one equal to an earlier but for case (Web
+    of Science's upper-case Keywords Plus ``BIG DATA`` after the authors' ``big data``;
+    Scopus's ``Model Selection`` after ``Model selection``) is dropped."""
+    seen: dict[str, str] = {}
+    for value in tags:
+        for tag in value.split(sep) if sep and isinstance(value, str) else [value]:
+            if text := clean_text(tag):
+                seen.setdefault(text.casefold(), text)
+    return list(seen.values())
 
 
 _CONTROL_BYTES = frozenset(b for b in range(32) if b not in (9, 10, 12, 13, 27))

@@ -25,6 +25,7 @@ from litsift.sources.base import (
     SourceRecord,
     clean_text,
     looks_binary,
+    unique_tags,
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, bibtex_type
@@ -256,12 +257,11 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         venue=venue,
         url=clean_text(fields.get("url", "")),
         ids=ids,
-        tags=list(  # Scopus writes the authors' keywords apart from its index terms
-            dict.fromkeys(
-                _split_list(fields.get("author_keywords", ""))
-                + _split_list(fields.get("keywords", ""))
-                + (rayyan.labels if rayyan else [])
-            )
+        tags=unique_tags(  # Scopus writes the authors' keywords apart from its index terms,
+            _split_list(fields.get("author_keywords", ""))  # Web of Science its Keywords Plus
+            + _split_list(fields.get("keywords", ""))  # after the authors' ``keywords``
+            + _split_list(fields.get("keywords-plus", ""))
+            + (rayyan.labels if rayyan else [])
         ),
         collections=_split_list(fields.get("groups", "")),
         notes=[n for n in notes if n] + (rayyan.note_lines(labels=False) if rayyan else []),

@@ -23,11 +23,10 @@ review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), 
 ``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
-``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` author keywords, ``UT`` accession number,
+``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
 ``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
-``PU`` the bibliographic details.
-Tags rispy has no name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds
-next) are kept under ``unknown_tag``, never fatal.
+``PU`` the bibliographic details. Tags rispy has no name for (``C3`` affiliations, ``WE``
+index, and whatever Clarivate adds next) are kept under ``unknown_tag``, never fatal.
 
 A record is ``TY`` (``PT`` in WoS) ... ``ER``. A file that ends inside a record (a cut
 download, a truncated copy) yields that record as a :class:`BadItem` at its first line, and
@@ -353,13 +352,14 @@ def _locator(
 
 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
+    from litsift.sources.base import unique_tags  # here: the module is at its size limit
+
     people = list(entry.get("author_full_name") or entry.get("authors") or [])
     authors, families = split_people(people)
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
         "pmid": normalize_pmid(_first(entry, "pubmed_id")),
     }
-    keywords = (_first(entry, "author_keywords") or "").split(";")
     return SourceRecord(
         location=f"record {n}",
         title=clean_text(_first(entry, "document_title", "title")),
@@ -369,7 +369,7 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         year=year_from(_first(entry, "publication_year", "publication_date")),
         venue=clean_text(_first(entry, "publication_name")),
         ids={k: v for k, v in ids.items() if v},
-        tags=[clean_text(k) for k in keywords if clean_text(k)],
+        tags=unique_tags((_first(entry, "author_keywords"), _first(entry, "keywords_plus")), ";"),
         source_key=clean_text(_first(entry, "accession_number", "unique_id")),
         locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
         biblio=_biblio(entry, "wos", "document_type", "issue", "beginning_page", "ending_page"),
