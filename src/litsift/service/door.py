@@ -54,6 +54,7 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
                 self.llm_session.client()
             except LitsiftError as err:
                 llm_missing = (err.message, err.hint)
+        labelled = [self.triage.label_counts(k) for k in Kind]
         return HomeState(
             store_path=self.paths.store_file,
             log_path=self.log_path,
@@ -68,6 +69,8 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
             collections=tuple(self.collections()),
             ingest_formats=tuple(self.ingest_formats()),
             arrivals=self.arrivals(mark_seen=mark_arrivals_seen and read_only is None),
+            kept=sum(c.get(Label.KEEP, 0) for c in labelled),
+            maybe=sum(c.get(Label.MAYBE, 0) for c in labelled),
         )
 
     def glance(self) -> Glance:

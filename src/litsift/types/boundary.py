@@ -229,6 +229,9 @@ class HomeState:
     ingest_formats: tuple[tuple[str, str, str], ...] = ()
     #: papers saved syncs brought in since the last look
     arrivals: int = 0
+    #: records labelled keep and maybe (all kinds): what ``export kept`` / ``maybe`` would write
+    kept: int = 0
+    maybe: int = 0
 
 
 @dataclass

@@ -166,9 +166,11 @@ def default_export_path(what: str, fmt: str) -> str:
 class ExportScreen(_Modal[ExportRequest]):
     """Choose what (``kept``, ``maybe`` or a collection name), the format and the file path."""
 
-    def __init__(self, collections: list[str]) -> None:
+    def __init__(self, collections: list[str], *, nothing_kept: bool = False) -> None:
         super().__init__(classes="litsift-modal")
         self.collections = [for_terminal(c, keep_newlines=False) for c in collections]
+        #: no record is labelled keep: said before the user fills the dialog in
+        self.nothing_kept = nothing_kept
         self._auto_path = default_export_path("kept", "bibtex")
         #: an existing file the user was told about: a second ctrl+s overwrites it
         self._overwrite: Path | None = None
@@ -186,7 +188,10 @@ class ExportScreen(_Modal[ExportRequest]):
             )
             yield Label("File (written when you confirm):", markup=False)
             yield InOrderInput(self._auto_path, id="export-path")
-            yield Label("", markup=False, id="export-warning", classes="modal-hint")
+            warning = (
+                "Nothing is kept yet: export maybe or a collection" if self.nothing_kept else ""
+            )
+            yield Label(warning, markup=False, id="export-warning", classes="modal-hint")
             yield from self._buttons("Export")
 
     @property

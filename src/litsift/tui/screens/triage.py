@@ -268,11 +268,16 @@ class TriageCommands:
         screen = self.screen
         try:
             with screen.calls.lock:
-                collections = list(screen.service.state().collections)
+                state = screen.service.state()
         except Exception as err:  # reported, never a crash
             screen.post_message(Notice(error=err))
             return
-        screen.app.call_from_thread(screen.app.push_screen, ExportScreen(collections), self._export)
+        collections = list(state.collections)
+        if not (state.kept or state.maybe or collections):  # said now, not after the dialog
+            screen.post_message(Notice("nothing to export yet: label some results keep first"))
+            return
+        dialog = ExportScreen(collections, nothing_kept=not state.kept)
+        screen.app.call_from_thread(screen.app.push_screen, dialog, self._export)
 
     def _export(self, request: ExportRequest | None) -> None:
         if request is None:
