@@ -20,6 +20,14 @@ from textual.widgets import DataTable, Static
 _ACTION_MIN = 16
 _NARROW = 10
 
+_NOTE = (
+    "ctrl+p opens the command palette: every action above by name (labels, filter, history, "
+    "export, more like this, aspects; LLM rerank and answer if configured). Change keys in "
+    'config.toml: [keymap] then name = "key", e.g. toggle_kind = "f5".'
+)
+#: added to the note when the terminal is too narrow for the ``[keymap] name`` column
+_NO_NAMES = " A wider terminal shows each key's name."
+
 #: (where the keys work, that widget's BINDINGS)
 BindingGroup = tuple[str, Iterable[BindingType]]
 
@@ -69,14 +77,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "litsift — keys"
             box.border_subtitle = "Esc / ? to close"
             yield DataTable[Text](id="help-table", cursor_type="row")
-            yield Static(
-                "ctrl+p opens the command palette: every action above by name (labels, "
-                "filter, history, export, more like this, aspects; LLM rerank and answer if "
-                'configured). Change keys in config.toml: [keymap] then name = "key", e.g. '
-                'toggle_kind = "f5".',
-                id="help-note",
-                markup=False,
-            )
+            yield Static(_NOTE, id="help-note", markup=False)
 
     def on_resize(self) -> None:
         table = self.query_one("#help-table", DataTable)
@@ -94,27 +95,26 @@ class HelpScreen(ModalScreen[None]):
         self._laid_out_for = width
         cursor = table.cursor_row
         table.clear(columns=True)
-        header = ("Keys", "Action", "Where", "[keymap] name")
+        header = ["Keys", "Action", "Where", "[keymap] name"]
         widest = [max(len(r[i]) for r in [header, *self.rows]) for i in range(4)]
         # each column has one cell of padding either side
         room = width - 2 * len(header)
         widths: list[int | None] = [None] * 4
         if sum(widest) > room:  # wrap: Action takes what the others leave, then Keys and Where
-            keys_w, where_w = widest[0], widest[2]
-            if room - keys_w - where_w - widest[3] < _ACTION_MIN:
+            keys_w, where_w, names_w = widest[0], widest[2], widest[3]
+            if room - keys_w - where_w - names_w < _ACTION_MIN:
                 keys_w, where_w = min(keys_w, _NARROW), min(where_w, _NARROW)
-            action_w = max(room - keys_w - where_w - widest[3], _ACTION_MIN)
-            widths = [keys_w, action_w, where_w, widest[3]]
-        for label, w in zip(header, widths, strict=True):
+            if room - keys_w - where_w - names_w < _ACTION_MIN:  # ~60 columns: the [keymap]
+                header, room, names_w = header[:3], room + 2, 0  # names go; the note says so
+            action_w = max(room - keys_w - where_w - names_w, _ACTION_MIN)
+            widths = [keys_w, action_w, where_w, names_w]
+        note = _NOTE + ("" if len(header) == 4 else _NO_NAMES)
+        self.query_one("#help-note", Static).update(note)
+        for label, w in zip(header, widths, strict=False):
             table.add_column(Text(label), width=w)  # Text: "[keymap]" is not markup
         for keys, desc, where, bid in self.rows:
-            table.add_row(
-                Text(keys, style="bold"),
-                Text(desc),
-                Text(where),
-                Text(bid, style="dim"),
-                height=1 if widths[1] is None else None,
-            )
+            cells = [Text(keys, style="bold"), Text(desc), Text(where), Text(bid, style="dim")]
+            table.add_row(*cells[: len(header)], height=1 if widths[1] is None else None)
         if self.rows:
             table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
 
