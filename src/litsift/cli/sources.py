@@ -152,7 +152,9 @@ def formats_cmd(ctx: click.Context) -> None:
 @reports_errors
 def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """Merge stored papers that are one work (same DOI/arXiv/... id, or same title, first
-    author and year within one). Labels, notes, tags and collections follow the merged record.
+    author and year within one), and stored datasets that are one (same name but for case and
+    separators, as an import joins them). Labels, notes, tags and collections follow the merged
+    record.
 
     \b
     Examples:
@@ -175,11 +177,17 @@ def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
             click.echo(
                 f"  <- {for_terminal(doc_id)} ({why})  {for_terminal(group.titles[doc_id])[:80]}"
             )
+    for dgroup in plan.dataset_groups:
+        click.echo(f"keep  dataset {for_terminal(dgroup.keep)}")
+        for doc_id in dgroup.merge:
+            click.echo(f"  <- {for_terminal(doc_id)} (name)")
     verb = "would merge" if dry_run else "merged"
+    merged = plan.groups or plan.dataset_groups
     click.echo(
         f"{plan.papers:,} papers compared: {verb} {plan.duplicates:,} duplicates "
-        f"into {len(plan.groups):,} records"
-        + ("" if dry_run or not plan.groups else "; `litsift index --rebuild` compacts the indexes")
+        f"into {len(plan.groups):,} records; {plan.datasets:,} datasets compared: {verb} "
+        f"{plan.dataset_duplicates:,} into {len(plan.dataset_groups):,}"
+        + ("" if dry_run or not merged else "; `litsift index --rebuild` compacts the indexes")
     )
 
 

@@ -63,7 +63,8 @@ class SourceService:
         return [(f.name, f.kind.value, f.description) for f in formats().values()]
 
     def dedup(self, apply: bool = False) -> DedupPlan:
-        """The groups of stored papers that are one work; merged when ``apply``.
+        """The groups of stored papers that are one work, and of stored datasets that are
+        one dataset; merged when ``apply``.
 
         See :func:`litsift.sources.dedup.find_duplicates` /
         :func:`~litsift.sources.dedup.apply`.
@@ -71,9 +72,11 @@ class SourceService:
         from litsift.sources import dedup
 
         plan = dedup.find_duplicates(self._store())
-        if apply and plan.groups:
+        if apply and (plan.groups or plan.dataset_groups):
             dedup.apply(self._store(), plan)
-            self._changed(Kind.PAPER)
+            for kind, groups in ((Kind.PAPER, plan.groups), (Kind.DATASET, plan.dataset_groups)):
+                if groups:
+                    self._changed(kind)
         return plan
 
     def arrivals(self) -> int:

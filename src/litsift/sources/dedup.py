@@ -10,7 +10,8 @@ volumes of one series) differ are not grouped by title. Merging keeps the oldest
 others, keeps the longest abstract and every identifier, keeps the survivor's author list
 (filled only when empty or cut short), and moves the others' labels, notes, tags,
 collections, provenance and attachments onto it before deleting them. Search skips deleted
-rows at once; ``litsift index --rebuild`` compacts the indexes.
+rows at once; ``litsift index --rebuild`` compacts the indexes. Stored datasets that are one
+dataset by the import's name rule are merged too (:mod:`litsift.sources.dataset_dedup`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from litsift.sources.dataset_dedup import DatasetGroup, apply_datasets, find_dataset_duplicates
 from litsift.sources.identity.ids import ids_in_text
 from litsift.sources.identity.locators import locator_of_id
 from litsift.sources.identity.matcher import IdentityIndex
@@ -46,18 +48,28 @@ class DedupGroup:
 class DedupPlan:
     """Every duplicate group found; ``papers`` is how many papers were compared;
     ``conflicts`` holds ``(doc id, other doc id, "scheme:value", title score 0-100)`` for
-    papers that share an identifier but not a title (left apart)."""
+    papers that share an identifier but not a title (left apart); ``dataset_groups`` are the
+    stored datasets that are one, of ``datasets`` compared."""
 
     groups: list[DedupGroup] = field(default_factory=list)
     papers: int = 0
     conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
+    dataset_groups: list[DatasetGroup] = field(default_factory=list)
+    datasets: int = 0
 
     @property
     def duplicates(self) -> int:
         return sum(len(g.merge) for g in self.groups)
 
+    @property
+    def dataset_duplicates(self) -> int:
+        return sum(len(g.merge) for g in self.dataset_groups)
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "datasets": self.datasets,
+            "dataset_duplicates": self.dataset_duplicates,
+            "dataset_groups": [{"keep": g.keep, "merge": g.merge} for g in self.dataset_groups],
             "papers": self.papers,
             "duplicates": self.duplicates,
             "groups": [
@@ -78,7 +90,7 @@ class DedupPlan:
 
 
 def find_duplicates(store: Store) -> DedupPlan:
-    """The duplicate groups among the stored papers (nothing is changed)."""
+    """The duplicate groups among the stored papers and datasets (nothing is changed)."""
     stored = Identities(store)
     ids = stored.ids_by_doc(Kind.PAPER)
     rows = stored.identity_rows()
@@ -106,7 +118,7 @@ def find_duplicates(store: Store) -> DedupPlan:
     titles = {doc_id: title for doc_id, title, *_ in rows}
     for group in groups.values():
         group.titles = {d: titles[d] for d in [group.keep, *(m[0] for m in group.merge)]}
-    return DedupPlan(list(groups.values()), len(rows), conflicts)
+    return DedupPlan(list(groups.values()), len(rows), conflicts, *find_dataset_duplicates(store))
 
 
 def _row(rows: Merges, doc_id: str) -> dict[str, Any] | None:
@@ -119,7 +131,8 @@ def _row(rows: Merges, doc_id: str) -> dict[str, Any] | None:
 
 
 def apply(store: Store, plan: DedupPlan) -> int:
-    """Merge every group of ``plan`` (one transaction); returns the number of rows removed.
+    """Merge every group of ``plan``, papers' and datasets' (one transaction); returns the
+    number of rows removed.
 
     Raises:
         StoreError: the store is locked by another writer.
@@ -144,5 +157,6 @@ def apply(store: Store, plan: DedupPlan) -> int:
             values = normalize(Kind.PAPER, merged)
             revision += 1
             rows.update_paper(values, content_hash(values), revision)
+        revision = apply_datasets(store, plan.dataset_groups, revision)
         rows.set_revision(revision)
-    return removed
+    return removed + plan.dataset_duplicates

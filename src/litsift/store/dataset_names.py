@@ -38,6 +38,7 @@ from litsift.types import Kind
 __all__ = [
     "DatasetNames",
     "NameMatch",
+    "dataset_files",
     "dataset_names",
     "dataset_row",
     "fields_of",
@@ -115,6 +116,17 @@ def dataset_row(conn: sqlite3.Connection, doc_id: str) -> tuple[dict[str, Any], 
     return None if row is None else (fields_of(tuple(row[:-1])), str(row[-1]))
 
 
+def dataset_files(conn: sqlite3.Connection) -> dict[str, set[str]]:
+    """The files each stored dataset was read from (its ``provenance`` rows), by id; a dataset
+    of a bulk ``litsift ingest`` has none."""
+    out: dict[str, set[str]] = {}
+    for doc_id, file in conn.execute(
+        "SELECT doc_id, file FROM provenance WHERE kind = ?", (Kind.DATASET.value,)
+    ):
+        out.setdefault(str(doc_id), set()).add(str(file))
+    return out
+
+
 def dataset_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     """``(id, introducing paper title)`` of every stored dataset."""
     return [(str(i), str(t or "")) for i, t in conn.execute(
@@ -134,11 +146,11 @@ class NameMatch:
 class DatasetNames:
     """The datasets of the store (and of this import) by :func:`name_key`, for one import.
 
-    Each entry is ``(doc_id, introducing paper title, file)``; ``file`` is None for rows
-    stored before the import began.
+    Each entry is ``(doc_id, introducing paper title, files)``; ``files`` (the files it was
+    written from) is empty for rows stored before the import began.
     """
 
-    by_key: dict[str, list[tuple[str, str, str | None]]] = field(default_factory=dict)
+    by_key: dict[str, list[tuple[str, str, frozenset[str]]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, stored: Iterable[tuple[str, str]]) -> DatasetNames:
@@ -150,21 +162,31 @@ class DatasetNames:
 
     def add(self, doc_id: str, intro: str, file: str | None) -> None:
         """Remember ``doc_id`` (written from ``file``), or refresh its introducing paper."""
+        self.add_files(doc_id, intro, () if file is None else (file,))
+
+    def add_files(self, doc_id: str, intro: str, files: Iterable[str]) -> None:
+        """Remember ``doc_id`` (written from ``files``), or refresh its introducing paper and
+        add ``files`` to its own."""
         entries = self.by_key.setdefault(name_key(doc_id), [])
         for i, (known, _, origin) in enumerate(entries):
             if known == doc_id:
-                entries[i] = (doc_id, intro, origin)
+                entries[i] = (doc_id, intro, origin | frozenset(files))
                 return
-        entries.append((doc_id, intro, file))
+        entries.append((doc_id, intro, frozenset(files)))
 
     def find(self, name: str, intro: str, file: str) -> NameMatch:
         """The stored dataset the incoming ``name`` (from ``file``, introduced by ``intro``)
         joins: one of the same key from another file, not introduced by another paper; of
         several, the one of the same paper, else the first stored."""
-        key = name_key(name)
+        return self.find_from(name, intro, (file,))
+
+    def find_from(self, name: str, intro: str, files: Iterable[str]) -> NameMatch:
+        """:meth:`find` for a dataset read from each of ``files`` (``litsift dedup``: a stored
+        row's files, from its provenance): the match shares none of them."""
+        key, mine = name_key(name), frozenset(files)
         if not key:
             return NameMatch()
-        others = [e for e in self.by_key.get(key, []) if e[0] != name and e[2] != file]
+        others = [e for e in self.by_key.get(key, []) if e[0] != name and not e[2] & mine]
         fits = [e for e in others if not other_paper(e[1], intro)]
         if not fits:
             return NameMatch(conflict=others[0][0] if others else None)

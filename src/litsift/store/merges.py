@@ -110,10 +110,10 @@ def update_paper(
     )
 
 
-def delete_paper(conn: sqlite3.Connection, doc_id: str) -> None:
-    """Delete the paper row (search skips it at once; its index entries go at the next
-    rebuild)."""
-    conn.execute("DELETE FROM papers WHERE id = ?", (doc_id,))
+def delete_paper(conn: sqlite3.Connection, doc_id: str, kind: Kind = Kind.PAPER) -> None:
+    """Delete the paper row (or the record of ``kind``; search skips it at once; its index
+    entries go at the next rebuild)."""
+    conn.execute(f"DELETE FROM {kind.table} WHERE id = ?", (doc_id,))
 
 
 def _upsert_note(
@@ -189,12 +189,13 @@ def replace_passages(
     )
 
 
-def move_record(conn: sqlite3.Connection, keep: str, other: str) -> None:
-    """Move what belongs to paper ``other`` onto paper ``keep`` before ``other`` is deleted:
-    identifiers, provenance, attachments and collection entries (those ``keep`` already has
-    are dropped), its label (a label on ``keep`` wins), its note (texts joined, tags united);
-    its bibliographic details fill what ``keep``'s lack; its citekey is dropped."""
-    k = Kind.PAPER.value
+def move_record(conn: sqlite3.Connection, keep: str, other: str, kind: Kind = Kind.PAPER) -> None:
+    """Move what belongs to record ``other`` onto record ``keep`` (papers, or datasets) before
+    ``other`` is deleted: identifiers, provenance, attachments and collection entries (those
+    ``keep`` already has are dropped), its label (a label on ``keep`` wins), its note (texts
+    joined, tags united); a paper's bibliographic details fill what ``keep``'s lack; its
+    citekey is dropped."""
+    k = kind.value
     for table in ("record_ids", "provenance", "attachments", "collection_items"):
         conn.execute(
             f"UPDATE OR IGNORE {table} SET doc_id = ? WHERE kind = ? AND doc_id = ?",
@@ -205,12 +206,13 @@ def move_record(conn: sqlite3.Connection, keep: str, other: str) -> None:
         "UPDATE OR IGNORE labels SET doc_id = ? WHERE kind = ? AND doc_id = ?", (keep, k, other)
     )
     conn.execute("DELETE FROM labels WHERE kind = ? AND doc_id = ?", (k, other))
-    mine = _note(conn, Kind.PAPER, keep)
-    theirs = _note(conn, Kind.PAPER, other)
+    mine = _note(conn, kind, keep)
+    theirs = _note(conn, kind, other)
     if theirs is not None:
         text = "\n\n".join(t for t in ((mine[0] if mine else ""), theirs[0]) if t.strip())
         tags = list(dict.fromkeys(str(t) for t in [*(mine[1] if mine else []), *theirs[1]]))
-        _upsert_note(conn, Kind.PAPER, keep, text, tags)
+        _upsert_note(conn, kind, keep, text, tags)
         conn.execute("DELETE FROM notes WHERE kind = ? AND doc_id = ?", (k, other))
     conn.execute("DELETE FROM citekeys WHERE kind = ? AND doc_id = ?", (k, other))
-    move_biblio(conn, keep, other)
+    if kind is Kind.PAPER:
+        move_biblio(conn, keep, other)

@@ -245,10 +245,10 @@ class Merges(_Bound):
         with self._lock:
             merges.update_paper(self._conn, values, digest, revision)
 
-    def delete_paper(self, doc_id: str) -> None:
+    def delete_paper(self, doc_id: str, kind: Kind = Kind.PAPER) -> None:
         """:func:`~litsift.store.merges.delete_paper`."""
         with self._lock:
-            merges.delete_paper(self._conn, doc_id)
+            merges.delete_paper(self._conn, doc_id, kind)
 
     def merge_note(
         self, kind: Kind, doc_id: str, tags: Sequence[str], notes: Sequence[str], max_chars: int
@@ -271,10 +271,10 @@ class Merges(_Bound):
         with self._lock:
             merges.replace_passages(self._conn, doc_id, passages, source)
 
-    def move_record(self, keep: str, other: str) -> None:
+    def move_record(self, keep: str, other: str, kind: Kind = Kind.PAPER) -> None:
         """:func:`~litsift.store.merges.move_record`."""
         with self._lock:
-            merges.move_record(self._conn, keep, other)
+            merges.move_record(self._conn, keep, other, kind)
 
 
 class Biblios(_Bound):
@@ -303,6 +303,11 @@ class Datasets(_Bound):
         """:func:`~litsift.store.dataset_names.dataset_names`."""
         with self._lock:
             return dataset_names.dataset_names(self._conn)
+
+    def files(self) -> dict[str, set[str]]:
+        """:func:`~litsift.store.dataset_names.dataset_files`."""
+        with self._lock:
+            return dataset_names.dataset_files(self._conn)
 
 
 class Provenance(_Bound):
