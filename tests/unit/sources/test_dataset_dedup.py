@@ -10,6 +10,7 @@ collection and provenance on it; PwC's ``BIRD`` and ``BiRD`` (other papers) stay
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from litsift.cli.root import main
 from litsift.paths import get_paths, shared_data_dir
 from litsift.sources.importer import import_paths
 from litsift.store import Store
+from litsift.store.dataset_names import DatasetNames
 from litsift.store.triage import Triage
 from litsift.types import Dataset, Kind, Label
 
@@ -107,3 +109,14 @@ def test_dedup_merges_a_card_and_a_pwc_entry_stored_as_two_rows(tmp_path: Path) 
         assert store.count(Kind.DATASET) < before
     again = _cli(home, "dedup")
     assert "datasets compared: merged 0 into 0" in again
+
+
+def test_rows_read_from_one_file_stay_apart_and_json_lists_the_groups(tmp_path: Path) -> None:
+    names = DatasetNames()
+    names.add_files("TWEETQA", "TWEETQA: A Social Media Focused QA Dataset", {"pwc.json"})
+    assert names.find_from("TweetQA", "", {"pwc.json"}).doc_id is None  # a source's own two
+    assert names.find_from("TweetQA", "", {"other.json"}).doc_id == "TWEETQA"
+    home = _old_store(tmp_path)
+    plan = json.loads(_cli(home, "dedup", "--dry-run", "--json"))
+    assert {"keep": "SciQ", "merge": ["sciq"]} in plan["dataset_groups"]
+    assert plan["applied"] is False and plan["dataset_duplicates"] == len(plan["dataset_groups"])
