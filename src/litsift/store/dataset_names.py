@@ -20,6 +20,11 @@ popularity. An incoming dataset whose exact id is not stored joins the stored da
   the longer description is kept, the new name and variants are added to the variants; nothing
   is blanked. A re-import of an exact id updates the row's year, date, URL and paper from the
   file but keeps the variants, the longer description and the fields other sources filled.
+
+``litsift dedup`` merges the rows a store made before this rule holds by the same code
+(:meth:`DatasetNames.find_from`, a row's files read off ``provenance``:
+:mod:`litsift.sources.dataset_dedup`); a bulk ``litsift ingest`` records no provenance, so two
+rows of one such file are kept apart only by their introducing papers.
 """
 
 from __future__ import annotations
