@@ -197,8 +197,11 @@ class ReviewService(ReviewRounds):
         decisions = [(d, v, "tiab", "") for d, v in _prior_decisions(entries, prior_labels, labels)]
         by_stage, notes, votes = marked(entries, marks)
         if labels != "none":  # a screening set's labels first; an export's decisions fill in
-            for stage, of_stage in by_stage.items():
-                taken = {d for d, _, s, _ in decisions if s == stage}
+            voted = {(d, s) for d, s, _, source in votes if source == "user"}
+            for stage, of_stage in by_stage.items():  # none where named reviewers decided it
+                taken = {d for d, _, s, _ in decisions if s == stage} | {
+                    d for d, s in voted if s == stage
+                }
                 decisions += [
                     (d, v, stage, why) for d, (v, why) in of_stage.items() if d not in taken
                 ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from litsift.store import Store
+    from litsift.store.review_stages import DecisionRow
     from litsift.store.reviews import ReviewRecord
     from litsift.types import Paper
 
@@ -51,7 +52,7 @@ def to_ris(
     ``ID`` = the record id, ``TY`` and the other tags as the library writes them) with ``LB``
     its decision at ``stage`` (``conflict`` while its reviewers disagree) and ``N1`` lines of
     its note, its named reviewers' votes (one reviewer's too) and the resolution of
-    their conflict, its exclusion reason and decision at the other stage
+    their conflict at each stage, its exclusion reason and decision at the other stage
     (:mod:`litsift.sources.formats.ris_review`): ``litsift review new --from`` the file
     restores them all."""
     from litsift.export.biblio import biblios
@@ -59,34 +60,49 @@ def to_ris(
     from litsift.sources.formats.ris_review import mark_lines, review_lines
     from litsift.store.review_stages import (
         STAGES,
-        conflicts,
         final_decisions,
         get_reasons,
         stage_rows,
-        votes,
     )
     from litsift.store.reviews import get_review
 
+    staged = {s: stage_rows(store, name, s) for s in STAGES}
     by_stage = {
-        s: {r.doc_id: (r.decision, r.reason) for r in final_decisions(stage_rows(store, name, s))}
-        for s in STAGES
+        s: {r.doc_id: (r.decision, r.reason) for r in final_decisions(of_stage)}
+        for s, of_stage in staged.items()
     }
-    here = stage_rows(store, name, stage)
-    clash = conflicts(here)
-    cast = votes(here)  # a record two named reviewers decided: their votes, agreeing or not
-    settled = {r.doc_id: (r.reviewer, r.decision, r.reason) for r in here if r.source == "resolved"}
+    said_at = {s: _said(of_stage) for s, of_stage in staged.items()}
     info = get_review(store, name)
     first = review_lines(info.criteria, info.keywords, get_reasons(store, name))
     refs: list[dict[str, Any]] = []
     details = biblios(store, [p for _, p in rows])
     for r, p in rows:
         got = {s: by[r.doc_id] for s, by in by_stage.items() if r.doc_id in by}
-        named = [v for v in cast.get(r.doc_id, []) if v.reviewer and v.source != "prior"]
-        shown = clash.get(r.doc_id) or named
-        said = {v.reviewer: (v.decision, v.reason) for v in shown}
-        lines = mark_lines(stage, got, r.note, said, settled.get(r.doc_id) if said else None)
+        each = {
+            s: (said[0].get(r.doc_id, {}), said[1].get(r.doc_id)) for s, said in said_at.items()
+        }
+        said, settled = each.pop(stage)
+        lines = mark_lines(stage, got, r.note, said, settled, others=each)
         lines, first = [*first, *lines], []  # the review's settings: on the first record
         doi = ids.get(r.doc_id, {}).get("doi", "")
         label = r.decision or ("conflict" if r.source == "conflict" else "unscreened")
         refs.append(ris_reference(p, r.doc_id, doi, label, lines, biblio=details.get(p.id)))
     return dump_ris(refs)
+
+
+def _said(
+    here: Sequence[DecisionRow],
+) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, tuple[str, str, str]]]:
+    """``({doc_id: {reviewer: (decision, reason)}}, {doc_id: (reviewer, decision, reason)})``
+    of one stage's rows: the votes of a record a named reviewer decided (a conflict's too),
+    and the resolution of a record that has votes."""
+    from litsift.store.review_stages import conflicts, votes
+
+    clash = conflicts(here)
+    said: dict[str, dict[str, tuple[str, str]]] = {}
+    for doc, cast in votes(here).items():  # a record named reviewers decided, agreeing or not
+        named = [v for v in cast if v.reviewer and v.source != "prior"]
+        if shown := clash.get(doc) or named:
+            said[doc] = {v.reviewer: (v.decision, v.reason) for v in shown}
+    settled = {r.doc_id: (r.reviewer, r.decision, r.reason) for r in here if r.source == "resolved"}
+    return said, {d: v for d, v in settled.items() if d in said}

@@ -16,6 +16,10 @@ words a reader of the file understands, and are not read back as the record's no
   same agreement (Cohen's kappa);
 * ``Resolved by NAME: D`` (or ``Resolved: D``, by the unnamed reviewer): the third decision
   that settled the reviewers' conflict, read back as that resolution;
+* ``Full-text reviewer NAME: D`` or ``Title/abstract reviewer NAME: D`` (``exclude (R)``), and
+  ``Full-text resolved by NAME: D``: the same at the other stage than the exported one, so
+  each reviewer's votes of both stages come back (a record the named reviewers decided carries
+  no prior decision in the copy: a reviewer who did not decide it still sees it undecided);
 * on the first record only, the review's own settings (:func:`review_lines`): ``Review
   criteria: ...``, ``Review keywords: a; b`` and ``Review exclusion reasons: 1. R; 2. R``, read
   back as the copy's criteria, keywords and reasons in their order (keys 1-9 keep their
@@ -62,8 +66,8 @@ STAGE_PREFIX = "Review stage: "
 class Marks(NamedTuple):
     """What one record of a review's RIS export carries: ``decisions`` = ``{stage: (decision,
     reason)}`` (the reason of an exclude only, ``""``: none given), its ``note``, the
-    ``votes`` of its reviewers at the ``LB`` stage: ``{(stage, reviewer): (decision, reason)}``
-    (``Reviewer alice: exclude (wrong design)`` lines), and the resolution of their conflict:
+    ``votes`` of its reviewers at each stage: ``{(stage, reviewer): (decision, reason)}``
+    (``Reviewer alice: exclude (wrong design)`` lines), and the resolution of their conflicts:
     ``{stage: (reviewer, decision, reason)}``."""
 
     decisions: dict[str, tuple[str, str]]
@@ -124,12 +128,37 @@ VOTE_RE = re.compile(r"Reviewer (.+?): (include|exclude|maybe)(?: \((.+)\))?")
 RESOLVED_RE = re.compile(r"Resolved(?: by (.+?))?: (include|exclude|maybe)(?: \((.+)\))?")
 
 
+def _vote_lines(
+    votes: Mapping[str, tuple[str, str]], resolved: tuple[str, str, str] | None
+) -> list[str]:
+    lines = []
+    for who, (d, why) in votes.items():
+        lines.append(f"Reviewer {who}: {d}" + (f" ({clean_text(why)})" if why.strip() else ""))
+    if resolved is not None:
+        who, d, why = resolved
+        lines.append(f"Resolved{' by ' + who if who else ''}: {d}"
+                     + (f" ({clean_text(why)})" if why.strip() else ""))  # fmt: skip
+    return lines
+
+
+def _other_stage(line: str) -> tuple[str, str]:
+    """``(stage, line)`` of a vote or resolution line of another stage (``Full-text reviewer
+    bob: include`` -> ``("fulltext", "Reviewer bob: include")``), else ``("", line)``."""
+    for key, label in STAGE_LABELS.items():
+        rest = line.removeprefix(f"{label} ")
+        if rest != line and rest.startswith(("reviewer ", "resolved")):
+            return key, rest[0].upper() + rest[1:]
+    return "", line
+
+
 def mark_lines(
     stage: str,
     decisions: Mapping[str, tuple[str, str]],
     note: str = "",
     votes: Mapping[str, tuple[str, str]] | None = None,
     resolved: tuple[str, str, str] | None = None,
+    others: Mapping[str, tuple[Mapping[str, tuple[str, str]], tuple[str, str, str] | None]]
+    | None = None,
 ) -> list[str]:
     """The ``N1`` lines of one record of a review exported at ``stage``: the note's lines, then
     each reviewer's vote and the resolution, the reason of its ``stage`` decision, the stage
@@ -139,14 +168,10 @@ def mark_lines(
         decisions: ``{stage: (decision, reason)}`` of the stages where the record has one.
         votes: ``{reviewer: (decision, reason)}`` of the named reviewers at ``stage``.
         resolved: ``(reviewer, decision, reason)`` that resolved their conflict at ``stage``.
+        others: ``{stage: (votes, resolved)}`` the same at the other stages.
     """
     lines = [line.strip() for line in note.splitlines() if line.strip()]
-    for who, (d, why) in (votes or {}).items():
-        lines.append(f"Reviewer {who}: {d}" + (f" ({clean_text(why)})" if why.strip() else ""))
-    if resolved is not None:
-        who, d, why = resolved
-        lines.append(f"Resolved{' by ' + who if who else ''}: {d}"
-                     + (f" ({clean_text(why)})" if why.strip() else ""))  # fmt: skip
+    lines += _vote_lines(votes or {}, resolved)
     decision, reason = decisions.get(stage, ("", ""))
     if decision == "exclude" and reason.strip():
         lines.append(f"{REASON_PREFIX}{clean_text(reason)}")
@@ -158,6 +183,10 @@ def mark_lines(
         lines.append(f"{STAGE_LABELS[other]} decision: {d}")
         if d == "exclude" and why.strip():
             lines.append(f"{STAGE_LABELS[other]} exclusion reason: {clean_text(why)}")
+    for other, (said, settled) in (others or {}).items():
+        if other != stage and other in STAGE_LABELS:
+            lines += [f"{STAGE_LABELS[other]} {v[0].lower()}{v[1:]}"
+                      for v in _vote_lines(said, settled)]  # fmt: skip
     return lines
 
 
@@ -165,8 +194,8 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
     stage, reason = "tiab", ""
     got: dict[str, list[str]] = {}
     note = []
-    votes: dict[str, tuple[str, str]] = {}
-    resolved: tuple[str, str, str] | None = None
+    votes: dict[tuple[str, str], tuple[str, str]] = {}  # {(stage or "", reviewer): vote}
+    resolved: dict[str, tuple[str, str, str]] = {}  # {stage or "": resolution}
     settings: dict[str, str] = {}
     rayyan: list[Marks] = []
     for line in lines:
@@ -177,14 +206,15 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
         if setting is not None:
             settings[setting] = line.removeprefix(setting).strip()
             continue
-        vote = VOTE_RE.fullmatch(line)
+        at, said = _other_stage(line)
+        vote = VOTE_RE.fullmatch(said)
         if vote:
-            votes[vote[1]] = (vote[2], vote[3] or "" if vote[2] == "exclude" else "")
+            votes[(at, vote[1])] = (vote[2], vote[3] or "" if vote[2] == "exclude" else "")
             continue
-        settled = RESOLVED_RE.fullmatch(line)
+        settled = RESOLVED_RE.fullmatch(said)
         if settled:
             why = settled[3] or "" if settled[2] == "exclude" else ""
-            resolved = (settled[1] or "", settled[2], why)
+            resolved[at] = (settled[1] or "", settled[2], why)
             continue
         if line.startswith(REASON_PREFIX):
             reason = line.removeprefix(REASON_PREFIX).strip()
@@ -210,9 +240,9 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
             if d in decisions
         },
         "; ".join(note),
-        {(stage, who): vote for who, vote in votes.items()}
+        {(at or stage, who): vote for (at, who), vote in votes.items()}
         | {key: vote for r in rayyan for key, vote in r.votes.items()},  # Rayyan's: tiab
-        {} if resolved is None else {stage: resolved},
+        {at or stage: r for at, r in resolved.items()},
         settings,
         tuple(dict.fromkeys(why for r in rayyan for why in r.reasons)),
     )
