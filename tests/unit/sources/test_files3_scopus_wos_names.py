@@ -33,6 +33,21 @@ def _records(items: object) -> dict[str, SourceRecord]:
     return {r.source_key or r.title: r for r in items if isinstance(r, SourceRecord)}  # type: ignore[attr-defined]
 
 
+def _kept_export(tmp_path: Path, source: Path, fmt: str) -> Path:
+    """Ingest ``source`` into a home under ``tmp_path``, keep every paper, export them as
+    ``fmt``; the exported file."""
+    home = str(tmp_path / "home")
+    run = CliRunner()
+    out = run.invoke(main, ["--home", home, "ingest", "papers", str(source), "--json"])
+    assert out.exit_code == 0, out.output
+    with closing(sqlite3.connect(Path(home) / "data" / "litsift.sqlite")) as con, con:
+        con.execute("INSERT INTO labels SELECT 'paper', id, 'keep', '2024-01-01' FROM papers")
+    path = tmp_path / f"kept.{'bib' if fmt == 'bibtex' else fmt}"
+    out = run.invoke(main, ["--home", home, "export", "kept", "--format", fmt, "-o", str(path)])
+    assert out.exit_code == 0, out.output
+    return path
+
+
 def test_scopus_bibtex_author_keywords_are_kept_with_its_index_terms() -> None:
     """Scopus writes the authors' keywords to ``author_keywords`` and its index terms to
     ``keywords``: both are the record's keywords, each once."""
@@ -68,15 +83,7 @@ def test_a_lone_initial_that_reads_like_a_suffix_is_the_given_name() -> None:
 
 def test_wos_ris_names_survive_export_and_reimport(tmp_path: Path) -> None:
     """Ingest the WoS RIS, export it as RIS and read that back: the same display names."""
-    home = str(tmp_path / "home")
-    run = CliRunner()
-    out = run.invoke(main, ["--home", home, "ingest", "papers", str(WOS_RIS), "--json"])
-    assert out.exit_code == 0, out.output
-    with closing(sqlite3.connect(Path(home) / "data" / "litsift.sqlite")) as con, con:
-        con.execute("INSERT INTO labels SELECT 'paper', id, 'keep', '2024-01-01' FROM papers")
-    ris = tmp_path / "kept.ris"
-    out = run.invoke(main, ["--home", home, "export", "kept", "--format", "ris", "-o", str(ris)])
-    assert out.exit_code == 0, out.output
+    ris = _kept_export(tmp_path, WOS_RIS, "ris")
     back = {r.title: r.authors for r in read_ris(ris) if isinstance(r, SourceRecord)}
     orig = {r.title: r.authors for r in read_ris(WOS_RIS) if isinstance(r, SourceRecord)}
     assert back and back == {t: orig[t] for t in back}
@@ -109,15 +116,7 @@ def test_scopus_book_keeps_its_series_through_export_and_reimport(tmp_path: Path
     """Scopus's ``@BOOK`` names its book series in ``journal``, which a BibTeX ``@book`` has
     no place for: the export wrote none, and the re-import took the publisher as the venue.
     The export writes it as the book's ``series``, which the re-import reads as the venue."""
-    home = str(tmp_path / "home")
-    run = CliRunner()
-    out = run.invoke(main, ["--home", home, "ingest", "papers", str(SCOPUS_2017), "--json"])
-    assert out.exit_code == 0, out.output
-    with closing(sqlite3.connect(Path(home) / "data" / "litsift.sqlite")) as con, con:
-        con.execute("INSERT INTO labels SELECT 'paper', id, 'keep', '2024-01-01' FROM papers")
-    bib = tmp_path / "kept.bib"
-    out = run.invoke(main, ["--home", home, "export", "kept", "--format", "bibtex", "-o", str(bib)])
-    assert out.exit_code == 0, out.output
+    bib = _kept_export(tmp_path, SCOPUS_2017, "bibtex")
     book = next(e for e in bib.read_text(encoding="utf-8").split("\n@")[1:] if e[:5] == "book{")
     assert "series = {Advances in Statistical Models for Data Analysis}" in book
     back = {r.title: r for r in read_bibtex(bib) if isinstance(r, SourceRecord)}
