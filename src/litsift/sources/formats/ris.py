@@ -247,7 +247,7 @@ def split_people(names: list[str]) -> tuple[list[str], list[str]]:
         if "," in name:
             parts = [p.strip() for p in name.split(",") if not _NULL_PART_RE.match(p.strip())]
             rest = [p for p in parts[1:] if p and not _SUFFIX_RE.match(p)]
-            rest = rest or [p for p in parts[1:] if re.fullmatch("[IV]+", p)]  # ``Denault, V``
+            rest = rest or [p for p in parts[1:] if re.fullmatch(r"[IV]+\.?", p)]  # Iyer, V.
             suffixes = [p for p in parts[1:] if _SUFFIX_RE.match(p) and p not in rest]
             family, given = parts[0], " ".join(rest)
             authors.append(" ".join(p for p in (given, family, *suffixes) if p))

@@ -1,0 +1,30 @@
+"""Real exports written by others, found in public repositories: dblp BibTeX's LaTeX-escaped
+DOIs, PubMed's CSV of 2019, initials that read like roman numerals. Files:
+``tests/data/imports/wild/`` (origin and licence in its README) and
+``tests/data/imports/ris-medline/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litsift.sources.base import SourceRecord
+from litsift.sources.formats.bibtex import read_bibtex
+from litsift.sources.formats.csv_exports import read_csv_export
+from litsift.sources.formats.ris import read_ris
+
+DATA = Path(__file__).parents[2] / "data" / "imports"
+WILD = DATA / "wild"
+
+
+def _records(items: object) -> list[SourceRecord]:
+    return [r for r in items if isinstance(r, SourceRecord)]  # type: ignore[attr-defined]
+
+
+def test_a_lone_initial_with_a_point_that_reads_like_a_roman_numeral_is_the_given_name() -> None:
+    """Embase and Scopus RIS write ``Iyer, V.``: V. Iyer, not "Iyer" with the suffix "V."."""
+    record = _records(
+        read_ris(DATA / "ris-medline" / "telemonitoring_embase-export_13-records.ris")
+    )[0]
+    assert record.authors[3] == "V. Iyer"
+    assert record.family_names[3] == "Iyer"
