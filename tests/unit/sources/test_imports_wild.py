@@ -21,6 +21,22 @@ def _records(items: object) -> list[SourceRecord]:
     return [r for r in items if isinstance(r, SourceRecord)]  # type: ignore[attr-defined]
 
 
+def test_dblp_escaped_underscores_in_doi_and_url_are_undone() -> None:
+    """dblp writes ``doi = {10.1007/978-3-540-24605-3\\_37}``: the DOI is
+    ``10.1007/978-3-540-24605-3_37`` (else it never meets the same paper from Crossref)."""
+    records = {
+        r.source_key: r
+        for r in _records(read_bibtex(WILD / "rnbguy-thesis2021_dblp-bibly_escaped-doi.bib"))
+    }
+    assert len(records) == 16
+    een = records["DBLP:conf/sat/EenS03"]
+    assert een.ids == {"doi": "10.1007/978-3-540-24605-3_37", "dblp": "conf/sat/EenS03"}
+    assert een.url == "https://doi.org/10.1007/978-3-540-24605-3_37"
+    assert een.authors == ["Niklas Eén", "Niklas Sörensson"]
+    assert records["DBLP:conf/ac/Mazurkiewicz86"].ids["doi"] == "10.1007/3-540-17906-2_30"
+    assert not any("\\" in v for r in records.values() for v in r.ids.values())
+
+
 def test_a_lone_initial_with_a_point_that_reads_like_a_roman_numeral_is_the_given_name() -> None:
     """Embase and Scopus RIS write ``Iyer, V.``: V. Iyer, not "Iyer" with the suffix "V."."""
     record = _records(

@@ -63,6 +63,8 @@ _L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True, latex_context
 _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
 #: entry types whose ``number`` is a report's number, not an issue
 _REPORT_TYPES = frozenset({"techreport", "report", "manual", "patent"})
+#: fields that hold identifiers and links, read without LaTeX (:func:`_verbatim`)
+_VERBATIM = frozenset({"doi", "url", "eprint", "pmid", "biburl", "bibsource"})
 
 
 def sniff_bibtex(head: bytes, path: Path) -> int:
@@ -207,8 +209,15 @@ def _fields(entry: model.Entry) -> dict[str, str]:
     }
 
 
+def _verbatim(value: str | None) -> str:
+    """A DOI, URL or id as written in a ``.bib`` file, LaTeX escapes undone: dblp writes
+    ``doi = {10.1007/3-540-48749-2\\_2}``, others ``{\\%}`` or braces."""
+    return _ESCAPE_RE.sub(r"\1", value or "").replace("{", "").replace("}", "")
+
+
 def _record(key: str, etype: str, fields: dict[str, str], location: str) -> SourceRecord:
     authors, families, name_parts = _names(fields.get("author") or fields.get("editor") or "")
+    fields = {k: _verbatim(fields.get(k)) if k in _VERBATIM else v for k, v in fields.items()}
     ids: dict[str, str] = {}
     ids.update(ids_in_text(fields.get("url", "")))
     # dblp's own exports name the record in biburl / bibsource
