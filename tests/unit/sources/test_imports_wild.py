@@ -37,6 +37,28 @@ def test_dblp_escaped_underscores_in_doi_and_url_are_undone() -> None:
     assert not any("\\" in v for r in records.values() for v in r.ids.values())
 
 
+def test_pubmed_csv_of_2019_gives_authors_journal_year_and_ids() -> None:
+    """PubMed's CSV until 2020 (``Title,URL,Description,Details,ShortDetails,...``) holds the
+    authors in ``Description``, the citation in ``Details`` and the PMID in ``EntrezUID``."""
+    records = _records(read_csv_export(WILD / "p1m-ortho_pubmed-csv-2019_44-records.csv"))
+    assert len(records) == 44
+    first = records[0]
+    assert (
+        first.title == "Diagnosing Pseudoarthrosis After Anterior Cervical Discectomy and Fusion."
+    )
+    assert first.authors == ["W Lin", "A Ha", "V Boddapati", "W Yuan", "KD Riew"]
+    assert first.family_names[0] == "Lin"
+    assert (first.year, first.venue) == (2018, "Neurospine")
+    assert first.ids == {"doi": "10.14245/ns.1836192.096", "pmid": "31352693"}
+    assert first.biblio["pages"] == "194-205" and first.biblio["volume"] == "15"
+    assert all(r.authors and r.year and r.venue and "pmid" in r.ids for r in records)
+    by_title = {r.title[:30]: r for r in records}
+    cut = by_title["Anaesthetic care of patients u"]  # "..., Borgeat A, et al."
+    assert cut.authors[-1] == "A Borgeat" and len(cut.authors) == 22
+    assert by_title["Survey of medical malpractice "].authors == ["JE Peterson Jr"]
+    assert by_title["Survey of medical malpractice "].family_names == ["Peterson"]
+
+
 def test_a_lone_initial_with_a_point_that_reads_like_a_roman_numeral_is_the_given_name() -> None:
     """Embase and Scopus RIS write ``Iyer, V.``: V. Iyer, not "Iyer" with the suffix "V."."""
     record = _records(

@@ -397,7 +397,10 @@ def _python_list(cell: str) -> list[str] | None:
 #: others "; ")
 _KEYWORD_SEP: dict[str, str] = {"embase": r",\s+(?![^()]*\))"}
 _KEYWORD_SEP.update(
-    {name: ";" for name in ("scopus", "ieee", "ieee-short", "springer", "pubmed", "table")}
+    {
+        n: ";"
+        for n in ("scopus", "ieee", "ieee-short", "springer", "pubmed", "pubmed-legacy", "table")
+    }
 )
 
 

@@ -21,7 +21,8 @@ class Layout:
     """The columns of one vendor's CSV export ("" = the export has no such column).
 
     Attributes:
-        name: ``scopus``, ``ieee``, ``ieee-short``, ``springer``, ``pubmed``, ``embase`` or
+        name: ``scopus``, ``ieee``, ``ieee-short``, ``springer``, ``pubmed``,
+            ``pubmed-legacy``, ``embase`` or
             ``table`` (:func:`table_layout`: columns found by their names).
         required: header columns that identify the export.
         names: how the ``authors`` column writes people (see :func:`people`).
@@ -136,6 +137,20 @@ LAYOUTS: tuple[Layout, ...] = (
         citation="Citation",
         pmcid="PMCID",
     ),
+    Layout(  # PubMed's "Send to: File, CSV" (until 2020): authors in ``Description``, the
+        # citation line in ``Details``, ``Journal.  2019`` in ``ShortDetails``
+        name="pubmed-legacy",
+        required=("Title", "URL", "Description", "Details", "ShortDetails", "EntrezUID"),
+        title="Title",
+        authors="Description",
+        names="family-initials,",
+        year="ShortDetails",
+        venue="",
+        doi="Details",
+        pmid="EntrezUID",
+        key="EntrezUID",
+        citation="Details",
+    ),
     Layout(  # Embase's CSV export (Elsevier)
         name="embase",
         required=("Title", "Author Names", "Source", "Emtree Medical Index Terms"),
@@ -231,6 +246,8 @@ def table_layout(header: list[str]) -> Layout | None:
 
 #: PubMed: ``Journal. 2022 Mar;53(2):334-347.`` -> volume, issue, pages
 _PUBMED_CITATION_RE = re.compile(r";\s*([^;:()\s]+)\s*(?:\(([^)]*)\))?\s*:\s*([^.;\s]+)")
+#: PubMed's journal abbreviation, which has no points: ``Neurospine. 2018 Sep;15(3):194-205.``
+_PUBMED_JOURNAL_RE = re.compile(r"^([^.]+)\.\s+\d{4}\b")
 #: Embase: ``Journal (2004) 102:4 (253-258). Date of Publication: ...``
 _EMBASE_SOURCE_RE = re.compile(
     r"^(?P<venue>.+?)\s*\((?P<year>\d{4})\)\s*(?P<volume>[^:\s(]+)?(?::(?P<issue>[^\s(]+))?"
@@ -240,12 +257,15 @@ _EMBASE_SOURCE_RE = re.compile(
 
 def citation_parts(layout: str, text: str) -> dict[str, str]:
     """The facts a citation cell holds: ``volume``, ``issue``, ``pages`` (PubMed and Embase),
-    ``venue`` and ``year`` (Embase); ``{}`` for a cell that does not parse."""
-    if layout == "pubmed":
+    ``venue`` (Embase, PubMed's CSV until 2020) and ``year`` (Embase); ``{}`` for a cell that
+    does not parse."""
+    if layout.startswith("pubmed"):
+        venue = _PUBMED_JOURNAL_RE.match(text) if layout == "pubmed-legacy" else None
+        out = {"venue": venue.group(1)} if venue else {}
         m = _PUBMED_CITATION_RE.search(text)
-        if not m:
-            return {}
-        return {"volume": m.group(1), "issue": m.group(2) or "", "pages": m.group(3)}
+        if m:
+            out.update(volume=m.group(1), issue=m.group(2) or "", pages=m.group(3))
+        return out
     m = _EMBASE_SOURCE_RE.match(text)
     if not m:
         return {}

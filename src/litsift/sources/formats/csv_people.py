@@ -39,6 +39,8 @@ _PARTICLES = frozenset(
 _NAME_PREFIXES = frozenset(
     {"Mc", "Mac", "Fitz", "De", "Di", "Da", "Du", "Del", "Della", "La", "Le", "Van", "Von", "St"}
 )
+#: the end of a cut author list (PubMed's CSV of 2019: ``..., Borgeat A, et al.``)
+_ET_AL_RE = re.compile(r"^et\.?\s*al\.?$", re.IGNORECASE)
 _NO_AUTHOR = frozenset({"[no author name available]", "[no authors found]", "anonymous"})
 
 
@@ -132,8 +134,12 @@ def _family_initials(name: str) -> tuple[str, str]:
     """``Larrimore Ouellette L`` -> (``L Larrimore Ouellette``, ``Larrimore Ouellette``); a
     name without trailing initials (a group) is its own family name."""
     words = name.split()
+    suffixes: list[str] = []
+    while len(words) > 2 and _SUFFIX_RE.match(words[-1]):  # ``Peterson JE Jr``, ``Pearse RV 2nd``
+        suffixes.insert(0, words.pop())
     if len(words) > 1 and _BARE_INITIALS_RE.match(words[-1]):
-        return _given_family(words[-1], " ".join(words[:-1]))
+        display, family = _given_family(words[-1], " ".join(words[:-1]))
+        return " ".join([display, *suffixes]), family
     return clean_text(name), clean_text(name)
 
 
@@ -214,5 +220,5 @@ def people(
     else:
         sep = names[-1]
         pairs = [_given_first_or_inverted(p, sep) for p in _glue_suffixes(text.split(sep))]
-    pairs = [(d, f) for d, f in pairs if d]
+    pairs = [(d, f) for d, f in pairs if d and not _ET_AL_RE.match(d)]
     return [d for d, _ in pairs], [f for _, f in pairs]
