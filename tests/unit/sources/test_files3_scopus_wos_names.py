@@ -16,7 +16,8 @@ from litsift.cli.root import main
 from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.bibtex import read_bibtex
-from litsift.sources.formats.ris import read_ris, split_people
+from litsift.sources.formats.ris import read_ris
+from litsift.sources.formats.ris_names import split_people
 
 DATA = Path(__file__).parents[2] / "data" / "imports" / "scopus-bibtex"
 SCOPUS_BIB = DATA / "sc-lit_scopus-2021-export.bib"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.bibtex import read_bibtex
 from litsift.sources.formats.csv_exports import read_csv_export
@@ -66,3 +67,17 @@ def test_a_lone_initial_with_a_point_that_reads_like_a_roman_numeral_is_the_give
     )[0]
     assert record.authors[3] == "V. Iyer"
     assert record.family_names[3] == "Iyer"
+
+
+def test_embase_ris_family_and_initials_without_a_comma_are_split() -> None:
+    """Embase's RIS writes ``A1  - Fanning E.`` and ``A1  - Adler D.G.``: the family name is
+    Fanning / Adler (what de-duplication compares), not "E." / "D.G."."""
+    record = _records(read_ris(WILD / "rispy_embase-ris_family-initials.ris"))[0]
+    assert (record.authors, record.family_names) == (["E. Fanning"], ["Fanning"])
+    assert record.name_parts == [("Fanning", "E.")]
+    assert record.ids == {"doi": "10.1177/2325967120950040"}
+    shared = shared_data_dir() / "sources" / "reference-managers" / "ris"
+    records = _records(read_ris(shared / "asreview_embase-export.ris"))
+    assert records[0].family_names == ["Liu", "Adler"]
+    assert records[0].authors == ["R. Liu", "D.G. Adler"]
+    assert records[1].name_parts[0] == ("Eloubeidi", "M.A.")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
-from litsift.sources.formats.ris import split_people
+from litsift.sources.formats.ris_names import split_people
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 

@@ -12,7 +12,8 @@ ends are normalised (IEEE Xplore mixes CR, LF and CRLF), a UTF-8 BOM is dropped,
 record numbers (``1.`` before ``TY  -``) are skipped.
 
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
-``AU``/``A1`` authors (``Family, Given``), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
+``AU``/``A1`` authors (``Family, Given``; Embase's ``Family I.``: see
+:mod:`~litsift.sources.formats.ris_names`), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
 publisher's page name such as ``/full`` cut off), ``KW`` tags (and a Rayyan ``N1``'s labels,
 its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`), ``L1``/``L4``
@@ -48,6 +49,7 @@ from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
+from litsift.sources.formats.ris_names import comma_form, split_people
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -66,7 +68,6 @@ __all__ = [
     "TaggedRecord",
     "read_ris",
     "read_wos",
-    "split_people",
 ]
 
 #: a record's first line; a UTF-8 BOM may stand before it (the file's first line: a file of one
@@ -230,37 +231,6 @@ def _first(entry: dict[str, Any], *keys: str) -> Any:
     return None
 
 
-#: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
-_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
-#: an export tool's empty value written as a word (``AU  - van den Hoven, null``)
-_NULL_PART_RE = re.compile(r"^(?:null|none|nil|undefined|nan)$", re.IGNORECASE)
-
-
-def split_people(names: list[str]) -> tuple[list[str], list[str]]:
-    """RIS names (``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix`` or
-    ``Given Family [Suffix]``) as display names ``Given Family Suffix`` and family names."""
-    authors, families = [], []
-    for name in names:
-        name = clean_text(name)
-        if not name:
-            continue
-        if "," in name:
-            parts = [p.strip() for p in name.split(",") if not _NULL_PART_RE.match(p.strip())]
-            rest = [p for p in parts[1:] if p and not _SUFFIX_RE.match(p)]
-            rest = rest or [p for p in parts[1:] if re.fullmatch(r"[IV]+\.?", p)]  # Iyer, V.
-            suffixes = [p for p in parts[1:] if _SUFFIX_RE.match(p) and p not in rest]
-            family, given = parts[0], " ".join(rest)
-            authors.append(" ".join(p for p in (given, family, *suffixes) if p))
-            families.append(family)
-        else:
-            words = name.split(" ")
-            while len(words) > 2 and _SUFFIX_RE.match(words[-1]):
-                words = words[:-1]
-            authors.append(name)
-            families.append(words[-1])
-    return authors, families
-
-
 def _ids(entry: dict[str, Any]) -> dict[str, str]:
     ids: dict[str, str] = {}
     for url in entry.get("urls") or []:
@@ -302,7 +272,7 @@ def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
 
 
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    people = list(entry.get("authors") or entry.get("first_authors") or [])
+    people = [comma_form(p) for p in entry.get("authors") or entry.get("first_authors") or []]
     authors, families = split_people(people)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []

@@ -48,7 +48,7 @@ from litsift.sources.base import (
     read_bytes,
     year_from,
 )
-from litsift.sources.formats.ris import split_people
+from litsift.sources.formats.ris_names import split_people
 from litsift.sources.identity.ids import normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
 from litsift.types import Kind

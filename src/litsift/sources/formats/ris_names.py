@@ -1,0 +1,64 @@
+"""Person names as tagged exports write them -- RIS ``AU``/``A1``, refer ``%A``, Web of Science
+``AU``/``AF`` (plain text, tab-delimited, CSV) -- split into display and family names.
+
+Forms read: ``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix``, ``Given
+Family [Suffix]``, and ``Family I.`` (Embase's RIS: ``Liu R.``, ``Adler D.G.``, initials with
+points and no comma), which :func:`comma_form` turns into ``Family, I.``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from litsift.sources.base import clean_text
+
+__all__ = ["comma_form", "split_people"]
+
+#: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
+_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
+#: an export tool's empty value written as a word (``AU  - van den Hoven, null``)
+_NULL_PART_RE = re.compile(r"^(?:null|none|nil|undefined|nan)$", re.IGNORECASE)
+#: initials with points: ``R.``, ``D.G.``, ``K.-L.``, ``Ch.``
+_INITIALS_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.-?)+$")
+
+
+def comma_form(name: str) -> str:
+    """``Liu R.`` -> ``Liu, R.`` and ``Eloubeidi M.A.`` -> ``Eloubeidi, M.A.``: a name without
+    a comma whose last words are initials with points after a word that is not one (Embase's
+    RIS; ``Vaccaro M. Jr.`` -> ``Vaccaro, M., Jr.``); any other name as it is (``Claude E.
+    Shannon``, ``J. H. Laros III``)."""
+    if "," in name:
+        return name
+    words = name.split()
+    suffix = words.pop() if len(words) > 2 and _SUFFIX_RE.match(words[-1]) else ""
+    cut = len(words)
+    while cut > 1 and _INITIALS_RE.match(words[cut - 1]) and not _SUFFIX_RE.match(words[cut - 1]):
+        cut -= 1
+    if cut == len(words) or _INITIALS_RE.match(words[cut - 1]):
+        return name
+    return ", ".join(p for p in (" ".join(words[:cut]), " ".join(words[cut:]), suffix) if p)
+
+
+def split_people(names: list[str]) -> tuple[list[str], list[str]]:
+    """Tagged-export names (the forms of the module docstring) as display names ``Given Family
+    Suffix`` and family names, in order; empty names are left out."""
+    authors, families = [], []
+    for name in names:
+        name = comma_form(clean_text(name))
+        if not name:
+            continue
+        if "," in name:
+            parts = [p.strip() for p in name.split(",") if not _NULL_PART_RE.match(p.strip())]
+            rest = [p for p in parts[1:] if p and not _SUFFIX_RE.match(p)]
+            rest = rest or [p for p in parts[1:] if re.fullmatch(r"[IV]+\.?", p)]  # Iyer, V.
+            suffixes = [p for p in parts[1:] if _SUFFIX_RE.match(p) and p not in rest]
+            family, given = parts[0], " ".join(rest)
+            authors.append(" ".join(p for p in (given, family, *suffixes) if p))
+            families.append(family)
+        else:
+            words = name.split(" ")
+            while len(words) > 2 and _SUFFIX_RE.match(words[-1]):
+                words = words[:-1]
+            authors.append(name)
+            families.append(words[-1])
+    return authors, families
