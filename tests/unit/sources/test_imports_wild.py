@@ -10,8 +10,10 @@ from pathlib import Path
 
 from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
+from litsift.sources.formats import registry
 from litsift.sources.formats.bibtex import read_bibtex
 from litsift.sources.formats.csv_exports import read_csv_export
+from litsift.sources.formats.medline import read_medline
 from litsift.sources.formats.ris import read_ris
 
 DATA = Path(__file__).parents[2] / "data" / "imports"
@@ -81,3 +83,18 @@ def test_embase_ris_family_and_initials_without_a_comma_are_split() -> None:
     assert records[0].family_names == ["Liu", "Adler"]
     assert records[0].authors == ["R. Liu", "D.G. Adler"]
     assert records[1].name_parts[0] == ("Eloubeidi", "M.A.")
+
+
+def test_eric_nbib_records_start_with_own_and_are_read() -> None:
+    """ERIC's ``.nbib`` export is MEDLINE-tagged text whose records start with ``OWN - ERIC``
+    (no ``PMID``): detected as ``medline``, authors ``Family, Given``, the DOI read off the
+    ``AID`` link. It was refused ("not medline")."""
+    path = WILD / "colrev_eric-nbib.nbib"
+    assert registry.detect(path) is registry.get("medline")
+    (record,) = _records(read_medline(path))
+    assert (record.title, record.year, record.venue) == ("Paper title", 2000, "Journal Name")
+    assert record.authors == ["Tom Smith", "Shawn Hunter"]
+    assert record.name_parts == [("Smith", "Tom"), ("Hunter", "Shawn")]
+    assert record.ids == {"doi": "10.1000/123456789"}
+    assert record.tags == ["Keyword 1", "Keyword 2"]
+    assert record.biblio["pages"] == "1-9"

@@ -15,6 +15,10 @@ MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags;
 preprint when ``PT`` says so, else a journal article) the bibliographic details. Other tags
 are ignored.
 
+ERIC's ``.nbib`` export uses the same grammar: its records start with ``OWN - ERIC`` (no
+``PMID``), write ``AU`` as ``Family, Given``, and give links in ``AID``/``LID`` (a DOI read
+off them; the first is the record's URL).
+
 PubMed writes ``SO`` (source) as the last line of every record, so the record the file ends in
 is complete only when it has its ``SO`` line and the file ends with a line break; otherwise it
 is reported as cut (unless the file's earlier records show that its writer omits ``SO``).
@@ -31,12 +35,13 @@ from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.formats.biblio_types import biblio, inverted_parts
 from litsift.sources.formats.ris import TaggedParser, TaggedRecord
-from litsift.sources.identity.ids import normalize_doi, normalize_pmcid, normalize_pmid
+from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "read_medline"]
 
-_SNIFF_RE = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*PMID- ?[0-9]")
+#: a PubMed record's first line, or an ERIC record's (``OWN - ERIC``)
+_SNIFF_RE = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:PMID- ?[0-9]|OWN - [A-Z])")
 _ID_MARK_RE = re.compile(r"^(.*?)\s*\[([a-z\-]+)\]\s*$")
 
 #: MEDLINE tag -> field name (the order of FAU, AU and CN lines is kept apart, in "bylines")
@@ -69,6 +74,7 @@ _BYLINE_TAGS = ("FAU", "AU", "CN")
 
 class _MedlineParser(TaggedParser):
     START_TAG = "PMID"
+    OTHER_START_TAGS = frozenset({"OWN"})  # ERIC's records have no PMID
     END_TAG = ""
     DEFAULT_MAPPING: ClassVar[dict[str, str]] = _MAPPING
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = _LIST_TAGS
@@ -91,6 +97,8 @@ class _MedlineParser(TaggedParser):
             yield item
 
     def complete(self, record: dict[str, Any], ended_by_newline: bool) -> bool:
+        if "pmid" not in record:  # ERIC writes SO for journal articles only: no end mark
+            return "title" in record
         return ended_by_newline and ("source" in record or not self.writes_source)
 
     def _add_tag(
@@ -138,6 +146,7 @@ def _record(entry: dict[str, Any], n: int) -> SourceRecord:
     pmc = normalize_pmcid(entry.get("pmcid"))
     if pmc:
         ids["pmcid"] = pmc
+    links: list[str] = []
     for value in entry.get("ids") or []:
         m = _ID_MARK_RE.match(value)
         if m and m.group(2) == "doi" and "doi" not in ids:
@@ -146,6 +155,10 @@ def _record(entry: dict[str, Any], n: int) -> SourceRecord:
                 ids["doi"] = doi
         elif m and m.group(2) == "pmc" and "pmcid" not in ids:
             ids["pmcid"] = normalize_pmcid(m.group(1)) or ""
+        elif not m:  # ERIC: links, a DOI one among them
+            links.append(value.strip())
+            for scheme, found in ids_in_text(value).items():
+                ids.setdefault(scheme, found)
     tags: list[str] = []
     for heading in [*(entry.get("mesh_headings") or []), *(entry.get("other_terms") or [])]:
         tag = _heading(heading)
@@ -159,11 +172,11 @@ def _record(entry: dict[str, Any], n: int) -> SourceRecord:
         family_names=[p[1] for p in people],
         year=year_from(entry.get("date")),
         venue=clean_text(entry.get("journal") or entry.get("journal_abbreviation")),
-        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else "",
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else next(iter(links), ""),
         ids={k: v for k, v in ids.items() if v},
         tags=tags,
         source_key=pmid or "",
-        name_parts=inverted_parts(name for tag, name in bylines if tag == "FAU"),
+        name_parts=inverted_parts(name for tag, name in bylines if tag == person_tag),
         biblio=biblio(
             _type(entry),
             volume=entry.get("volume"),
@@ -215,6 +228,6 @@ FORMATS = [
         read=read_medline,
         sniff=lambda head, path: 95 if _SNIFF_RE.match(head) else 0,
         extensions=(".nbib", ".medline", ".txt"),
-        description="PubMed MEDLINE text (.nbib, PubMed's 'PubMed' format)",
+        description="PubMed MEDLINE text (.nbib, PubMed's 'PubMed' format); ERIC's .nbib",
     ),
 ]

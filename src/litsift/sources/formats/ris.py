@@ -109,6 +109,8 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
     END_NAME: ClassVar[str] = "'ER  - '"
     #: a tag that ends the file, and so the record open before it (WoS ``EF``)
     FILE_END_TAG: ClassVar[str] = "\0"
+    #: other tags a record starts with, as its start tag does (ERIC's MEDLINE: ``OWN``)
+    OTHER_START_TAGS: ClassVar[frozenset[str]] = frozenset()
 
     def parse_line(self, line: str) -> tuple[str | None, str]:
         """``(tag, value)`` of a tagged line, ``(None, text)`` of a continuation line (a BOM
@@ -172,7 +174,8 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
             if record is None:
                 if tag is None or tag in self.ignore or tag == self.END_TAG:
                     continue
-                record, start, last_tag, started = {}, n, tag, tag == self.START_TAG
+                started = tag == self.START_TAG or tag in self.OTHER_START_TAGS
+                record, start, last_tag = {}, n, tag
                 number += 1
                 self._add_tag(record, tag, value)
                 continue
