@@ -98,3 +98,13 @@ def test_eric_nbib_records_start_with_own_and_are_read() -> None:
     assert record.ids == {"doi": "10.1000/123456789"}
     assert record.tags == ["Keyword 1", "Keyword 2"]
     assert record.biblio["pages"] == "1-9"
+
+
+def test_a_bib_file_whose_lines_end_in_cr_alone_is_detected_as_bibtex() -> None:
+    """JabRef's UTF-16BE fixture ends its lines with ``\\r`` alone (classic Mac OS) and opens
+    with a ``% Encoding:`` line: its entry does not start the file. It was refused as
+    "not bibtex"."""
+    path = WILD / "jabref_utf-16be_cr-line-ends.bib"
+    assert registry.detect(path) is registry.get("bibtex")
+    (record,) = _records(read_bibtex(path))
+    assert record.title == "Ü ist ein Umlaut"

@@ -35,7 +35,8 @@ from litsift.sources.identity.locators import locator
 
 __all__ = ["ConcatenationMiddleware", "latex", "sniff_bibtex"]
 
-_ENTRY_RE = re.compile(rb"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
+#: an entry's opening at a line start (``\r`` alone ends lines in old Mac files)
+_ENTRY_RE = re.compile(rb"(?:^|[\r\n])[ \t]*@\s*[A-Za-z]+\s*[{(]")
 _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
 
 
