@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
+from litsift.sources.encodings import MOJIBAKE_RE, legacy_encoding, note_guess
 from litsift.store.jsonl import wide_encoding
 from litsift.text.markup import plain_text
 from litsift.text.sanitize import for_storage
@@ -203,14 +204,6 @@ class Format:
     read_database: DatabaseReader | None = None
 
 
-#: a UTF-8 lead byte read as Latin-1 / Windows-1252 followed by a continuation byte read the
-#: same way ("Ã©" for "é"): the mark of double-encoded text, checked before asking ftfy
-_MOJIBAKE_RE = re.compile(
-    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
-    "\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
-)
-
-
 def labelled(refs: dict[str, str]) -> dict[str, str]:
     """The entries of ``{citation key: label}`` that have a label (for
     :attr:`SourceRecord.reference_labels`)."""
@@ -240,7 +233,7 @@ def clean_text(text: Any) -> str:
     author names) is repaired with ftfy's ``fix_encoding``, which changes nothing else."""
     if not isinstance(text, str):
         return ""
-    if not text.isascii() and _MOJIBAKE_RE.search(text):
+    if not text.isascii() and MOJIBAKE_RE.search(text):
         import ftfy  # only for the rare text that needs it
 
         text = ftfy.fix_encoding(text)
@@ -382,9 +375,12 @@ def read_bytes(path: Path) -> bytes:
 
 def decode_text(raw: bytes, fallback: str = "cp1252") -> str:
     """``raw`` as text: UTF-16 / UTF-32 (:func:`wide_encoding`), else UTF-8 with or without
-    BOM, else ``fallback`` (old exports are Latin-1 / Windows-1252). Undecodable bytes become
-    U+FFFD rather than an error, so one bad byte costs one character, not the file; a UTF-8
-    file cut inside its last character (a truncated download) stays UTF-8."""
+    BOM, else the legacy encoding it is in (:func:`~litsift.sources.encodings.legacy_encoding`:
+    ``fallback`` -- old Western exports are Latin-1 / Windows-1252 -- unless the bytes read
+    as another script's code page, GBK or Windows-1251; such a guess is reported through
+    :func:`~litsift.sources.encodings.note_guess`). Undecodable bytes become U+FFFD rather
+    than an error, so one bad byte costs one character, not the file; a UTF-8 file cut inside
+    its last character (a truncated download) stays UTF-8."""
     wide = wide_encoding(raw)
     if wide is not None:
         return raw.decode(wide, errors="replace")
@@ -396,7 +392,10 @@ def decode_text(raw: bytes, fallback: str = "cp1252") -> str:
         utf8 = raw[:3] == b"\xef\xbb\xbf" or not cut[: err.start].isascii()
         if utf8 and err.end == len(cut) and err.reason == "unexpected end of data":
             return cut[: err.start].decode("utf-8") + "\ufffd"
-        return raw.decode(fallback, errors="replace")
+        encoding = legacy_encoding(raw, fallback)
+        if encoding != fallback:
+            note_guess(encoding)
+        return raw.decode(encoding, errors="replace")
 
 
 def read_text(path: Path, fallback: str = "cp1252") -> str:

@@ -2,8 +2,9 @@
 held at once (issue 43, item 8; used by :mod:`litsift.sources.formats.bibtex_db`).
 
 * :func:`text_encoding` decides the file's encoding as :func:`~litsift.sources.base.read_text`
-  does (UTF-16/32 by its head, else UTF-8 if every byte decodes, else Latin-1), reading the
-  bytes a block at a time;
+  does (UTF-16/32 by its head, else UTF-8 if every byte decodes, else the legacy encoding
+  :func:`~litsift.sources.encodings.legacy_encoding` finds, Latin-1 for a Western file),
+  reading the bytes a block at a time;
 * :func:`chunks` yields the file's lines in chunks of at most :data:`CHUNK_BLOCKS` blocks,
   cut only where a line starts a block (``@type{`` or ``@type(`` after optional blanks): there
   bibtexparser's splitter starts a new block whatever came before (it gives up an unclosed
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from litsift.errors import IngestError
+from litsift.sources.encodings import legacy_encoding
 from litsift.sources.formats.bibtex_blocks import drop_comment_line
 from litsift.store.jsonl import wide_encoding
 
@@ -76,7 +78,11 @@ def text_encoding(path: Path, fallback: str = "latin-1") -> tuple[str, str]:
     """``(encoding, errors)`` to read ``path`` with, decided as
     :func:`~litsift.sources.base.decode_text` decides it for the whole file: UTF-16 / UTF-32
     by the head, else UTF-8 (a BOM dropped) when every byte decodes -- or only the last
-    character is cut, in a file that is not plain ASCII before it -- else ``fallback``.
+    character is cut, in a file that is not plain ASCII before it -- else the encoding
+    :func:`~litsift.sources.encodings.legacy_encoding` finds in the block (up to 1 MiB) where
+    UTF-8 failed: ``fallback`` for a Western file, a name of
+    :data:`~litsift.sources.encodings.CANDIDATES` (a guess, to be reported) for GBK, Shift_JIS,
+    Windows-1251 and the like.
 
     Raises:
         IngestError: the file cannot be read, or is a broken gzip file.
@@ -97,7 +103,9 @@ def text_encoding(path: Path, fallback: str = "latin-1") -> tuple[str, str]:
                 except UnicodeDecodeError as err:
                     cut = final and err.reason == "unexpected end of data"
                     utf8 = head.startswith(codecs.BOM_UTF8) or not ascii_so_far
-                    return ("utf-8-sig", "replace") if cut and utf8 else (fallback, "replace")
+                    if cut and utf8:
+                        return "utf-8-sig", "replace"
+                    return legacy_encoding(block, fallback), "replace"
                 if final:
                     return "utf-8-sig", "strict"
                 ascii_so_far = ascii_so_far and block.isascii()

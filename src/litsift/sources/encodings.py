@@ -1,0 +1,181 @@
+"""The encoding of an import file that is not UTF-8 (nor UTF-16/32, nor BOM-marked): Windows-1252
+for the Western exports that old reference managers wrote, or the legacy code page of another
+script -- GB18030/GBK (CNKI, Wanfang, NoteExpress), Big5, Shift_JIS (CiNii), EUC-KR, Windows-1251
+and KOI8-R (eLibrary.ru) -- found by charset-normalizer.
+
+:func:`legacy_encoding` decides. A short Western file is where a detector goes wrong: on
+``Müller, Jürgen`` charset-normalizer answers UTF-16-LE, on a German or French title Windows-1250,
+on ``25° C`` (JabRef's own Windows-1252 test file) any code page; on python-bibtexparser's 104
+bytes of GBK (``gbk_test.bib``: ``凯撒``, ``测试期刊``) it answers CP949, Korean. So:
+
+1. the fallback (Windows-1252, or Latin-1 for a ``.bib``) is kept when its reading looks
+   Western (:func:`looks_western`): every run of non-ASCII characters is one accented letter or
+   two inside a Latin word (``Müller``, ``ção``, ``Kääriäinen``) or one common sign (``°``,
+   ``–``, ``“``). A double-byte script read as Windows-1252 makes runs of several signs and
+   letters (``¿­Èö`` for ``凯撒``, ``Èâàíîâ`` for ``Иванов``), which is why the test holds
+   the runs rather than asking the detector first: what every Western file read so far
+   decoded to stays as it was;
+2. otherwise charset-normalizer chooses among :data:`CANDIDATES` (the code pages bibliographic
+   exports are written in; not the 90 it knows, so that no file turns into UTF-16 or Johab),
+   least chaos first; a Korean reading that is more than 10 % Hanja is passed over (Korean is
+   written in Hangul; Chinese GBK read as EUC-KR/CP949 turns into Hangul mixed with Hanja,
+   ``꿎桿퍅엷`` for ``测试期刊``), as is any reading that decodes no better than the fallback;
+3. when nothing is left, the fallback stands.
+
+A guessed encoding is reported: :func:`noting_guesses` collects, for the import of one file,
+what :func:`note_guess` was told (see :mod:`litsift.sources.importer`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = [
+    "CANDIDATES",
+    "MOJIBAKE_RE",
+    "guess_message",
+    "legacy_encoding",
+    "looks_western",
+    "note_guess",
+    "noting_guesses",
+]
+
+#: the legacy encodings charset-normalizer may choose among, as Python names them: Chinese
+#: (GB18030 reads GB2312 and GBK), Traditional Chinese, Japanese, Korean (CP949 reads EUC-KR),
+#: Cyrillic, and the other Windows code pages of Europe and the Middle East
+CANDIDATES = (
+    "gb18030",
+    "big5",
+    "cp932",
+    "euc_jp",
+    "cp949",
+    "cp1251",
+    "koi8_r",
+    "koi8_u",
+    "cp1250",
+    "cp1253",
+    "cp1254",
+    "cp1255",
+    "cp1256",
+    "cp1257",
+    "cp1252",
+)
+
+#: the non-letters a Western text has on their own: degrees, dashes, quotes, ellipsis,
+#: currency, legal and typographic signs, no-break space
+_WESTERN_SIGNS = frozenset("°±²³¹µ·¼½¾¿¡§¶©®™€£¥¢×÷–—‘’‚“”„…•†‡‰‹›«»ªº\xa0")
+#: share of the non-ASCII characters that must sit in Western-looking runs
+_WESTERN_SHARE = 0.9
+#: largest share of Hanja among the Korean letters of a Korean reading
+_MAX_HANJA = 0.1
+#: how much of the text the detector reads (charset-normalizer samples within it)
+_DETECT_BYTES = 1 << 20
+
+#: a UTF-8 lead byte read as Latin-1 / Windows-1252 followed by a continuation byte read the
+#: same way ("Ã©" for "é"): the mark of double-encoded text
+#: (:func:`litsift.sources.base.clean_text` repairs it with ftfy)
+MOJIBAKE_RE = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
+    "\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
+
+_GUESSES: ContextVar[list[str] | None] = ContextVar("litsift_encoding_guesses", default=None)
+
+
+def _ascii_letter(c: str) -> bool:
+    return c.isascii() and c.isalpha()
+
+
+def looks_western(text: str) -> bool:
+    """Whether ``text`` (a file read as Windows-1252 or Latin-1) reads as a Western language:
+    at least 90 % of its non-ASCII characters sit in runs that are one letter or sign of
+    :data:`_WESTERN_SIGNS` (``ü`` of ``Müller``, ``25° C``, ``“best” – approach``), two
+    letters next to an ASCII letter (``çã`` of ``ação``), or UTF-8 read as Windows-1252
+    (``JosÃ©``, :data:`MOJIBAKE_RE`). True for a text without non-ASCII characters."""
+    total = good = 0
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isascii():
+            i += 1
+            continue
+        j = i
+        while j < n and not text[j].isascii():
+            j += 1
+        run = text[i:j]
+        total += len(run)
+        before = text[i - 1] if i else " "
+        after = text[j] if j < n else " "
+        if len(run) == 1 and (run.isalpha() or run in _WESTERN_SIGNS):
+            good += 1
+        elif len(run) == 2 and run.isalpha() and (_ascii_letter(before) or _ascii_letter(after)):
+            good += 2
+        elif not MOJIBAKE_RE.sub("", run):  # UTF-8 read as Windows-1252: clean_text repairs it
+            good += len(run)
+        i = j
+    return good >= _WESTERN_SHARE * total
+
+
+def _hanja_share(text: str) -> float:
+    """Hanja among the Hangul and Han letters of ``text`` (0 when there are none)."""
+    hangul = han = 0
+    for c in text:
+        if "\uac00" <= c <= "\ud7a3" or "\u3131" <= c <= "\u318e":
+            hangul += 1
+        elif unicodedata.category(c) == "Lo" and "\u4e00" <= c <= "\u9fff":
+            han += 1
+    return han / (hangul + han) if hangul + han else 0.0
+
+
+def legacy_encoding(raw: bytes, fallback: str = "cp1252") -> str:
+    """The encoding to read ``raw`` with, for bytes that are not UTF-8 (see the module
+    docstring): ``fallback`` when its reading looks Western or nothing better is found, else
+    the Python name of the code page charset-normalizer finds (``gb18030``, ``cp1251``, ...).
+    """
+    if looks_western(raw.decode("cp1252", errors="replace")):  # Latin-1's letters too
+        return fallback
+    from charset_normalizer import from_bytes  # only for the rare file that needs it
+
+    sample = raw[:_DETECT_BYTES]
+    for match in from_bytes(sample, cp_isolation=list(CANDIDATES)):
+        name = match.encoding
+        if name == fallback or name in ("cp1252", "latin_1"):
+            break  # a Western reading is the best there is: the fallback stands
+        text = str(match)
+        if name == "cp949" and _hanja_share(text) > _MAX_HANJA:
+            continue
+        return name
+    return fallback
+
+
+@contextmanager
+def noting_guesses() -> Iterator[list[str]]:
+    """A list that collects, while the block runs, each guessed encoding a file was read
+    with (:func:`note_guess`), one line each, in the order they were guessed."""
+    notes: list[str] = []
+    token = _GUESSES.set(notes)
+    try:
+        yield notes
+    finally:
+        _GUESSES.reset(token)
+
+
+def note_guess(encoding: str) -> None:
+    """Tell the import now reading a file that it was decoded as ``encoding``, a guess."""
+    notes = _GUESSES.get()
+    if notes is None:
+        return
+    note = guess_message(encoding)
+    if note not in notes:
+        notes.append(note)
+
+
+def guess_message(encoding: str) -> str:
+    """The warning for a file read as ``encoding`` (a guess of :func:`legacy_encoding`)."""
+    return (
+        f"not UTF-8: read as {encoding.upper().replace('_', '-')}, the encoding it looks like; "
+        "if the text is garbled, re-save the file as UTF-8"
+    )
