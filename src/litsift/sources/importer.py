@@ -32,6 +32,7 @@ from pathlib import Path
 
 from litsift.errors import IngestError, LitsiftError, MachineFaultError, NoSpaceError
 from litsift.sources.base import BadItem, DatabaseReader, Format, Notice, looks_binary
+from litsift.sources.encodings import noting_guesses
 from litsift.sources.formats.s2ag_citations import looks_like_citations
 from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
@@ -318,9 +319,12 @@ def import_paths(
             continue
         before = writer.counts.read
         try:
-            for n, item in enumerate(fmt.read(path), 1):
-                writer.add(fmt.name, label, item)
-                tick(n)
+            with noting_guesses() as guesses:  # a file decoded as GBK, Windows-1251, ...
+                for n, item in enumerate(fmt.read(path), 1):
+                    writer.add(fmt.name, label, item)
+                    tick(n)
+            for guess in guesses:
+                writer.add(fmt.name, label, Notice("", guess))
             writer.flush()
         except MachineFaultError as err:  # the machine's fault, never the file's
             raise _stopped(err, label, writer, report) from err

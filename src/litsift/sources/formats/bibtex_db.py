@@ -30,6 +30,7 @@ from bibtexparser import model
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Notice, SourceRecord
+from litsift.sources.encodings import CANDIDATES, guess_message
 from litsift.sources.formats.bibtex_chunks import (
     _AND_RE,
     _BibFile,
@@ -258,6 +259,8 @@ def _first_pass(path: Path, size: int | None) -> _BibFile:
         encoding = text_encoding(path)
         found = scan(path, encoding, size)
         macros, notices = _split(found.macros, 0)
+        if encoding[0] in CANDIDATES:  # not UTF-8 and not Western: a guess, told
+            notices.insert(0, Notice("", guess_message(encoding[0])))
     except IngestError:
         raise
     except Exception as err:
