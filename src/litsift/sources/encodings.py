@@ -19,8 +19,9 @@ bytes of GBK (``gbk_test.bib``: ``凯撒``, ``测试期刊``) it answers CP949, 
    exports are written in; not the 90 it knows, so that no file turns into UTF-16 or Johab),
    least chaos first; a Korean reading that is more than 10 % Hanja is passed over (Korean is
    written in Hangul; Chinese GBK read as EUC-KR/CP949 turns into Hangul mixed with Hanja,
-   ``꿎桿퍅엷`` for ``测试期刊``), as is any reading that decodes no better than the fallback;
-3. when nothing is left, the fallback stands.
+   ``꿎桿퍅엷`` for ``测试期刊``); a Western reading (the fallback, Windows-1252) ranked
+   above the rest ends the search;
+3. when nothing else is found, the fallback stands.
 
 A guessed encoding is reported: :func:`noting_guesses` collects, for the import of one file,
 what :func:`note_guess` was told (see :mod:`litsift.sources.importer`).
