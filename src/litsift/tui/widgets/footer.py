@@ -113,13 +113,13 @@ class KeyFooter(Widget):
         app_keys: list[tuple[str, str, str, bool]] = []
         actions: set[str] = set()
         bindings = screen.active_bindings
-        for node, binding, enabled, _tooltip in bindings.values():
+        for owner, binding, enabled, _tooltip in bindings.values():
             if not binding.show or binding.action in actions:
                 continue  # one entry per action, as Textual's footer
             actions.add(binding.action)
             display = self.app.get_key_display(binding)
             entry = (binding.key, display, binding.description, bool(enabled))
-            (app_keys if node is self.app else shown).append(entry)
+            (app_keys if owner is self.app else shown).append(entry)
         self._app_keys = len(app_keys)
         shown += app_keys  # last, as Textual lists them: the keys a narrow line keeps
         palette: tuple[str, str, str, bool] | None = None
