@@ -85,10 +85,13 @@ class NavScreen(Screen[None]):
         yet read, its worker busy) it is searched at once, and the table holds the keys typed
         behind Down until the query's rows are painted (:meth:`release_held_keys`): ``+``
         right behind Down keeps the new query's first hit, not the old results' row under
-        the cursor."""
-        if self.rows_stale():
-            if self.query_bar.debouncing:
-                self.query_bar.submit(submitted=False)
+        the cursor. From the query, Down accepts it as Enter does: it goes to the history
+        (a query moved into with Down, then labelled, was missing from ``h``)."""
+        bar = self.query_bar
+        stale = self.rows_stale()
+        if self._in_query_bar() and (bar.debouncing or not stale):
+            bar.submit(submitted=True)
+        if stale:
             self.table().hold_keys()
         self._focus_after_layout(self.table(), reading=False)
 

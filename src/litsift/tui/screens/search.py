@@ -89,12 +89,12 @@ class SearchScreen(CommandKeys, NavScreen):
     """
 
     AUTO_FOCUS = "#query"
-    # the footer lists them in this order (ranking, triage, then the screen's own)
+    # the footer's order (triage, the screen's own, ranking): a narrow one cuts the last
     BINDINGS: ClassVar[list[BindingType]] = [
         *ERROR_BINDINGS,
-        *RANKING_BINDINGS,
         *TRIAGE_BINDINGS,
         *SCREEN_BINDINGS,
+        *RANKING_BINDINGS,
     ]
 
     def __init__(

@@ -32,6 +32,9 @@ __all__ = ["KeyFooter"]
 #: (key, key display, description, enabled) of each shown binding
 Shown = tuple[tuple[str, str, str, bool], ...]
 
+#: what stands for the keys left out of a line too narrow for all
+_CUT = "… "
+
 
 class KeyFooter(Widget):
     """The active bindings of the screen as one line: `` key description `` pairs."""
@@ -69,6 +72,8 @@ class KeyFooter(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: Shown = ()
+        #: how many of the last shown keys are the app's own (quit, help): never cut
+        self._app_keys = 0
         #: where the focus is ("" when no focused widget names itself)
         self._where = ""
         #: the command palette's key, shown at the right end as in Textual's footer
@@ -105,14 +110,18 @@ class KeyFooter(Widget):
             return
         screen = self.screen
         shown: list[tuple[str, str, str, bool]] = []
+        app_keys: list[tuple[str, str, str, bool]] = []
         actions: set[str] = set()
         bindings = screen.active_bindings
-        for _node, binding, enabled, _tooltip in bindings.values():
+        for owner, binding, enabled, _tooltip in bindings.values():
             if not binding.show or binding.action in actions:
                 continue  # one entry per action, as Textual's footer
             actions.add(binding.action)
             display = self.app.get_key_display(binding)
-            shown.append((binding.key, display, binding.description, bool(enabled)))
+            entry = (binding.key, display, binding.description, bool(enabled))
+            (app_keys if owner is self.app else shown).append(entry)
+        self._app_keys = len(app_keys)
+        shown += app_keys  # last, as Textual lists them: the keys a narrow line keeps
         palette: tuple[str, str, str, bool] | None = None
         if self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in bindings:
             _node, binding, enabled, _tooltip = bindings[self.app.COMMAND_PALETTE_BINDING]
@@ -145,7 +154,6 @@ class KeyFooter(Widget):
                 spans.append((start, line.cell_len, key))
             return line, spans
 
-        left, self._spans = keys(self._shown, self._where)
         right = Text(end="")
         self._palette_spans = []
         if self._palette is not None:
@@ -154,9 +162,23 @@ class KeyFooter(Widget):
             room = right.cell_len  # justified right in its room, as a right-justified column
             right.rstrip()
             right.pad_left(room - right.cell_len)
-        # the keys cut with "…" where the palette's key starts, the palette's key at the right
-        # end: what a two-column grid lays out, without measuring a Rich table on every repaint
-        left.truncate(max(0, self.size.width - right.cell_len), overflow="ellipsis", pad=True)
+        # the palette's key at the right end: what a two-column grid lays out, without
+        # measuring a Rich table on every repaint. Keys that do not fit are left out whole,
+        # the screen's last ones first, never the app's own (^q Quit, f1 Help): cut at the
+        # line's end, a first-time user at 80 columns saw neither, and "f1…" half of one
+        width = max(0, self.size.width - right.cell_len)
+        split = len(self._shown) - self._app_keys
+        screen_keys, app_keys = self._shown[:split], self._shown[split:]
+        left, self._spans = keys(self._shown, self._where)
+        while left.cell_len > width and screen_keys:
+            screen_keys = screen_keys[:-1]
+            left, spans = keys(screen_keys, self._where)
+            left.append(_CUT, desc_style)
+            tail, tail_spans = keys(app_keys)
+            offset = left.cell_len
+            left.append_text(tail)
+            self._spans = spans + [(s + offset, e + offset, k) for s, e, k in tail_spans]
+        left.truncate(width, overflow="ellipsis", pad=True)
         left.append_text(right)
         return left
 

@@ -58,6 +58,14 @@ class BarInput(InOrderInput):
             return False
         return super().check_action(action, parameters)
 
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste of several lines (an abstract copied from a PDF, a wrapped question) goes in
+        whole, its lines joined by spaces: Textual's Input kept the first line alone."""
+        if "\n" in event.text or "\r" in event.text:
+            Input._on_paste(self, events.Paste(" ".join(event.text.split())))
+            event.stop()
+            event.prevent_default()  # Textual calls each class's own handler: not Input's too
+
 
 class YearInput(BarInput):
     """A year of the range: digits are typed here, ``/`` moves to the query (as everywhere

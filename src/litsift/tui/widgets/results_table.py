@@ -248,6 +248,8 @@ class ResultsTable(InOrderKeys, CachedTable):
         #: sorts hits by coverage (the screen passes ``service.aspects.order``)
         self.coverage_sort: Callable[[list[Hit], list[Coverage]], list[Hit]] | None = None
         self._shown: tuple[Hit, ...] = ()
+        #: the doc id highlighted before a view that shows no row (a label filter), to return to
+        self._place: str | None = None
         self._title_width = 0
 
     def action_cursor_up(self) -> None:
@@ -319,6 +321,7 @@ class ResultsTable(InOrderKeys, CachedTable):
         self.annotations = dict(annotations)
         self.coverages = {}
         self.scoring = scoring
+        self._place = None
         self._rebuild(cursor=0, keep=current.docid if current else None)
         self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 
@@ -370,8 +373,11 @@ class ResultsTable(InOrderKeys, CachedTable):
     def _refresh_rows(self) -> None:
         """Rebuild after a change that keeps the result, keeping the highlighted hit if shown."""
         current = self.highlighted_hit
-        before = self.cursor_row
-        self._rebuild(cursor=before, keep=current.docid if current else None)
+        keep = current.docid if current is not None else self._place
+        self._rebuild(cursor=self.cursor_row, keep=keep)
+        # an empty view (no maybe labels yet) keeps the place: the filters cycled back to
+        # "all" highlighted the first row, not the one the user had
+        self._place = None if self._shown else keep
         if self.highlighted_hit is not current:
             self.post_message(ResultHighlighted(self.kind, self.highlighted_hit))
 

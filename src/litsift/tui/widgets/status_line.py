@@ -136,6 +136,12 @@ class StatusLine(Static):
             undated := result.undated
         ):  # kept by the cut-off (DataFinder's protocol); say so, or they look wrong
             bits[-1] += f" (+{undated} undated)"
+        if (
+            not result.hits
+            and (result.query.years.start, result.query.years.end) != (None, None)
+            and (key := self._key("clear_years"))
+        ):
+            bits.append(f"{key} clears the years")  # why none, and the way out
         if result.engine and result.engine != "local":  # Milvus: where it answered (issue 42)
             bits.append(for_terminal(result.engine, keep_newlines=False))
         partial = None
@@ -145,6 +151,13 @@ class StatusLine(Static):
         self._result, self._hint, self._covered = (bits, partial), False, None
         self._progress = False
         self._refresh()
+
+    def _key(self, action: str) -> str:
+        """The key (as the footer shows it, after ``[keymap]``) of the screen's ``action``."""
+        for active in self.screen.active_bindings.values():
+            if active.binding.action == action:
+                return self.app.get_key_display(active.binding)
+        return ""
 
     def show_busy(self, kind: Kind, years: YearRange) -> None:
         self._result, self._hint, self._covered, self._progress = None, False, None, False
