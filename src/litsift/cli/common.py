@@ -97,12 +97,16 @@ def pipe_closed() -> NoReturn:
 
 class LitsiftGroup(click.Group):
     """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
-    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush)."""
+    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush);
+    SIGTERM and SIGHUP stop a command as Ctrl-C does (:func:`terminate_as_interrupt`)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        from litsift.cli.terminal import terminate_as_interrupt
+
         try:
             try:
-                return super().main(*args, **kwargs)
+                with terminate_as_interrupt():
+                    return super().main(*args, **kwargs)
             finally:
                 sys.stdout.flush()  # buffered output meets a closed pipe here, not at exit
         except BrokenPipeError:
