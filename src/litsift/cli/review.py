@@ -8,7 +8,13 @@ from pathlib import Path
 import click
 
 from litsift.cli.common import criteria_text, open_service, reports_errors, write_output
-from litsift.cli.terminal import finishes_its_work, run_app, stop_name, stop_status
+from litsift.cli.terminal import (
+    finishes_its_work,
+    needs_a_terminal,
+    run_app,
+    stop_name,
+    stop_status,
+)
 from litsift.text import for_terminal
 
 
@@ -305,6 +311,7 @@ def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> N
     svc = open_service(ctx.obj["home"])
     try:
         svc.reviews.info(name)  # an unknown name is told here, not in the TUI
+        needs_a_terminal(f"litsift review merge {name} DECISIONS.jsonl")
     except BaseException:
         svc.close()
         raise

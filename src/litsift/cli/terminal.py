@@ -22,6 +22,7 @@ __all__ = [
     "THREAD_GRACE_S",
     "Terminated",
     "finishes_its_work",
+    "needs_a_terminal",
     "run_app",
     "stop_name",
     "stop_status",
@@ -131,6 +132,29 @@ def finishes_its_work(fn: F) -> F:
             sys.stdout = before
 
     return wrapper  # type: ignore[return-value]
+
+
+def needs_a_terminal(alternative: str = 'litsift search "QUERY"') -> None:
+    """Before the app starts: it reads keys from standard input and draws on standard error,
+    so both must be a terminal. Run from a script, a cron job or CI (``litsift < /dev/null``,
+    ``litsift 2> log``) it drew its escape codes into the file and waited for keys for ever.
+
+    Raises:
+        LitsiftError: either stream is not a terminal; the hint names ``alternative``, the
+            command that does the job without the app.
+    """
+    from litsift.errors import LitsiftError
+
+    for name, stream in (("input", sys.__stdin__), ("error", sys.__stderr__)):
+        try:
+            tty = stream is not None and stream.isatty()
+        except (OSError, ValueError):  # closed
+            tty = False
+        if not tty:
+            raise LitsiftError(
+                f"the app needs a terminal, and standard {name} is not one",
+                f"run it in a terminal; from a script, use a command: {alternative}",
+            )
 
 
 #: seconds the app's background threads get to end after it closed, before the process exits
