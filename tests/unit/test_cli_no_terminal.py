@@ -1,6 +1,7 @@
-"""The app started where there is no terminal (a script, cron, CI: ``litsift < /dev/null``):
-it drew its escape codes into the log and waited for keys for ever. Now it says so at once and
-names the command that does the job without the app."""
+"""litsift where there is no terminal (a script, cron, CI). The app (``litsift < /dev/null``)
+drew its escape codes into the log and waited for keys for ever; now it says so at once and
+names the command that does the job without the app. A command's progress bar printed its
+last state into the log, and an empty line above an error that came before any work."""
 
 from __future__ import annotations
 
@@ -35,3 +36,25 @@ def test_the_app_without_a_terminal_says_so_instead_of_waiting(
     ]
     assert "\x1b" not in done.stdout + done.stderr
     assert not (tmp_path / "home" / "data" / "litsift.sqlite").exists()  # told before any work
+
+
+def test_no_progress_bar_where_stderr_is_no_terminal(tmp_path: Path) -> None:
+    def rq_extract(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "litsift", "rq", "extract", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "LITSIFT_HOME": str(tmp_path / "home")},
+            check=False,
+            timeout=120,
+        )
+
+    done = rq_extract()
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.startswith("offline-1: 0 of 0 papers got a problem and method")
+    done = rq_extract("--llm")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "error: no LLM endpoint configured",
+        "  hint: set [llm] base_url and model in config.toml (see README, LLM)",
+    ]

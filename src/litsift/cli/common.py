@@ -213,7 +213,10 @@ def open_service(home: str | None, engine: str | None = None) -> LitsiftService:
 
 @contextmanager
 def progress_bar(enabled: bool = True) -> Iterator[Progress]:
-    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback."""
+    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback,
+    shown only on a terminal: into a pipe or a log file rich printed the bar's last state
+    (80 columns of ``━``) and, with no stage yet (an error before any work), an empty line
+    above the error."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -230,7 +233,7 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
-        disable=not enabled,
+        disable=not enabled or not console.is_terminal,
         transient=False,
     ) as bar:
         tasks: dict[str, Any] = {}
