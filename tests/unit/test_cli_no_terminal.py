@@ -58,3 +58,18 @@ def test_no_progress_bar_where_stderr_is_no_terminal(tmp_path: Path) -> None:
         "error: no LLM endpoint configured",
         "  hint: set [llm] base_url and model in config.toml (see README, LLM)",
     ]
+
+
+@pytest.mark.parametrize(("no_color", "red"), [("1", False), ("", True)])
+def test_no_color_turns_the_red_error_off(tmp_path: Path, no_color: str, red: bool) -> None:
+    """NO_COLOR (https://no-color.org) in a terminal: rich's tables obeyed it, the red
+    ``error:`` of every failed command did not."""
+    from click.testing import CliRunner
+
+    from litsift.cli.root import main
+
+    home = ["--home", str(tmp_path / "home")]
+    out = CliRunner().invoke(main, [*home, "search", " "], env={"NO_COLOR": no_color}, color=True)
+    assert out.exit_code == 1
+    assert ("\x1b[31merror: the query is empty" in out.output) is red
+    assert ("\x1b" in out.output) is red

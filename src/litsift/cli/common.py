@@ -51,7 +51,7 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except LitsiftError as e:
-            click.secho(f"error: {for_terminal(e.message)}", fg="red", err=True)
+            say_error(for_terminal(e.message))
             if e.hint:
                 click.echo(f"  hint: {for_terminal(e.hint)}", err=True)
             sys.exit(1)
@@ -64,7 +64,7 @@ def reports_errors(fn: F) -> F:
                 raise
             fault = _machine_fault(e) or _output_fault(e)
             if fault is not None:  # a full disk, a read-only home, a lock, a bad -o: not a bug
-                click.secho(f"error: {for_terminal(fault.message)}", fg="red", err=True)
+                say_error(for_terminal(fault.message))
                 click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
                 sys.exit(1)
             what = for_terminal(f"{type(e).__name__}: {e}")[:300]
@@ -72,7 +72,7 @@ def reports_errors(fn: F) -> F:
 
             logs.get("cli").error("%s failed", fn.__name__, exc_info=e)
             where = logs.current()
-            click.secho(f"error: litsift failed unexpectedly ({what})", fg="red", err=True)
+            say_error(f"litsift failed unexpectedly ({what})")
             click.echo(
                 "  hint: this is a bug in litsift; please report it with the command you ran "
                 + (f"and the traceback in {where}" if where else "(LITSIFT_DEBUG=1 shows it)"),
@@ -81,6 +81,15 @@ def reports_errors(fn: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+def say_error(message: str) -> None:
+    """``error: MESSAGE`` on stderr: red on a terminal, unless ``NO_COLOR`` is set to anything
+    (https://no-color.org; click's own colour ignored it, rich's tables obey it)."""
+    if os.environ.get("NO_COLOR"):
+        click.echo(f"error: {message}", err=True)  # secho would still end it with a reset code
+    else:
+        click.secho(f"error: {message}", fg="red", err=True)
 
 
 def pipe_closed() -> NoReturn:
