@@ -352,8 +352,8 @@ def search(
         raise QueryError("the query is empty", 'type what to search for: litsift search "QUERY"')
     with open_service(ctx.obj["home"], engine) as svc:
         kind = Kind.DATASET if datasets_ else Kind.PAPER
-        # dataset search also reads the papers' index (usage profiles, votes)
-        _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])
+        # dataset search also reads the papers' index (usage profiles, votes); with no dataset
+        _bm25_first(svc, [kind, Kind.PAPER] if datasets_ and svc.counts()[kind] else [kind])
         q = Query(
             text=query,  # cleaned once by the search pipeline (argv: lone surrogates too)
             kind=kind,
