@@ -80,6 +80,10 @@ class Terminal:
         """The pane's title (what an OSC 0 or 2 sequence the program wrote would have set)."""
         return self._tmux("display-message", "-p", "-t", "main", "#{pane_title}").stdout.strip()
 
+    def mode(self, flag: str) -> str:
+        """A tmux format flag of the pane (``alternate_on``, ``mouse_any_flag``): "1" or "0"."""
+        return self._tmux("display-message", "-p", "-t", "main", f"#{{{flag}}}").stdout.strip()
+
     def exit_status(self) -> int | None:
         """The command's exit status once it has ended, else None."""
         try:

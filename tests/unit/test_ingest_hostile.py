@@ -434,3 +434,27 @@ def test_stored_text_keeps_no_remnant_of_an_escape_sequence(
     assert paper.title == "Emicizumab in haemophilia A"
     assert paper.abstract == "Bleeds fell by 87 %."
     assert "Lee" in paper.authors[0] and "[1m" not in paper.authors[0]
+
+
+def test_files_whose_names_are_not_utf8_are_read_like_any_other(tmp_path: Path) -> None:
+    """A library folder copied from an old Latin-1 system: ``café.bib`` and ``résumé.pdf``
+    named in Latin-1 bytes. Every record of such a file failed ("cannot be read as bibtex:
+    unexpected content ('utf-8' codec can't encode character '\\udce9' ... surrogates not
+    allowed)"): the name went into the store as Python's surrogate escapes; mupdf could not
+    open the PDF at all."""
+    import os
+
+    folder = tmp_path / "library"
+    folder.mkdir()
+    bib = "@article{a, title={Café culture in Vienna}, author={Müller, J}, year={2020}}\n"
+    (folder / os.fsdecode(b"caf\xe9.bib")).write_text(bib, encoding="utf-8")
+    pdf = next((SHARED_DATA / "sources" / "fulltext" / "pdf").glob("*.pdf"))
+    (folder / os.fsdecode(b"r\xe9sum\xe9.pdf")).write_bytes(pdf.read_bytes())
+    args = ["--home", str(tmp_path / "home"), "ingest", "papers", str(folder)]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert "2 files: 2 read, 2 added" in first.stdout
+    again = CliRunner().invoke(main, args)  # the same files again: nothing twice
+    assert (
+        again.exit_code == 0 and "2 read, 0 added, 0 updated, 0 merged, 2 unchanged" in again.stdout
+    )

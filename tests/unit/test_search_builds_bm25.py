@@ -71,3 +71,21 @@ def test_an_empty_query_is_an_error_with_a_hint(tmp_path: Path) -> None:
         out = runner.invoke(main, ["--home", str(tmp_path / "home"), "search", text])
         assert out.exit_code == 1, out.output
         assert "the query is empty" in out.output and 'litsift search "QUERY"' in out.output
+
+
+def test_a_dataset_search_with_no_dataset_says_so_before_building_the_papers_bm25(
+    tmp_path: Path,
+) -> None:
+    """It built the papers' BM25 index first (seconds to minutes on a large library), then
+    said there was no dataset to search."""
+    home = str(tmp_path / "home")
+    rows = read_jsonl_gz(PAPERS_GZ)[:50]
+    runner = CliRunner()
+    ingest = ["--home", home, "ingest", "papers", str(_write(tmp_path / "a.jsonl", rows))]
+    assert runner.invoke(main, ingest).exit_code == 0
+    out = runner.invoke(main, ["--home", home, "search", "question answering", "--datasets"])
+    assert out.exit_code == 1
+    assert out.stderr.splitlines() == [
+        "error: no datasets in the store yet",
+        "  hint: litsift ingest datasets FILE.jsonl, then litsift index",
+    ]

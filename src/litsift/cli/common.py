@@ -51,7 +51,7 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except LitsiftError as e:
-            click.secho(f"error: {for_terminal(e.message)}", fg="red", err=True)
+            say_error(for_terminal(e.message))
             if e.hint:
                 click.echo(f"  hint: {for_terminal(e.hint)}", err=True)
             sys.exit(1)
@@ -64,7 +64,7 @@ def reports_errors(fn: F) -> F:
                 raise
             fault = _machine_fault(e) or _output_fault(e)
             if fault is not None:  # a full disk, a read-only home, a lock, a bad -o: not a bug
-                click.secho(f"error: {for_terminal(fault.message)}", fg="red", err=True)
+                say_error(for_terminal(fault.message))
                 click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
                 sys.exit(1)
             what = for_terminal(f"{type(e).__name__}: {e}")[:300]
@@ -72,7 +72,7 @@ def reports_errors(fn: F) -> F:
 
             logs.get("cli").error("%s failed", fn.__name__, exc_info=e)
             where = logs.current()
-            click.secho(f"error: litsift failed unexpectedly ({what})", fg="red", err=True)
+            say_error(f"litsift failed unexpectedly ({what})")
             click.echo(
                 "  hint: this is a bug in litsift; please report it with the command you ran "
                 + (f"and the traceback in {where}" if where else "(LITSIFT_DEBUG=1 shows it)"),
@@ -81,6 +81,15 @@ def reports_errors(fn: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+def say_error(message: str) -> None:
+    """``error: MESSAGE`` on stderr: red on a terminal, unless ``NO_COLOR`` is set to anything
+    (https://no-color.org; click's own colour ignored it, rich's tables obey it)."""
+    if os.environ.get("NO_COLOR"):
+        click.echo(f"error: {message}", err=True)  # secho would still end it with a reset code
+    else:
+        click.secho(f"error: {message}", fg="red", err=True)
 
 
 def pipe_closed() -> NoReturn:
@@ -97,12 +106,16 @@ def pipe_closed() -> NoReturn:
 
 class LitsiftGroup(click.Group):
     """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
-    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush)."""
+    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush);
+    SIGTERM and SIGHUP stop a command as Ctrl-C does (:func:`terminate_as_interrupt`)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        from litsift.cli.terminal import terminate_as_interrupt
+
         try:
             try:
-                return super().main(*args, **kwargs)
+                with terminate_as_interrupt():
+                    return super().main(*args, **kwargs)
             finally:
                 sys.stdout.flush()  # buffered output meets a closed pipe here, not at exit
         except BrokenPipeError:
@@ -209,7 +222,10 @@ def open_service(home: str | None, engine: str | None = None) -> LitsiftService:
 
 @contextmanager
 def progress_bar(enabled: bool = True) -> Iterator[Progress]:
-    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback."""
+    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback,
+    shown only on a terminal: into a pipe or a log file rich printed the bar's last state
+    (80 columns of ``━``) and, with no stage yet (an error before any work), an empty line
+    above the error."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -226,7 +242,7 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
-        disable=not enabled,
+        disable=not enabled or not console.is_terminal,
         transient=False,
     ) as bar:
         tasks: dict[str, Any] = {}

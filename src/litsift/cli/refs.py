@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, reports_errors
+from litsift.cli.common import open_service, reports_errors, say_error
 from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 
@@ -115,7 +115,7 @@ def refs_fetch(
             f"{report.edges_added:,} new edges"
         )
     if report.stopped is not None:
-        click.secho(f"error: {for_terminal(report.stopped.message)}", fg="red", err=True)
+        say_error(for_terminal(report.stopped.message))
         click.echo(f"  hint: {for_terminal(report.stopped.hint)}", err=True)
     if not report.ok:
         sys.exit(1)

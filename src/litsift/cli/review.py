@@ -8,7 +8,13 @@ from pathlib import Path
 import click
 
 from litsift.cli.common import criteria_text, open_service, reports_errors, write_output
-from litsift.cli.terminal import finishes_its_work, run_app
+from litsift.cli.terminal import (
+    finishes_its_work,
+    needs_a_terminal,
+    run_app,
+    stop_name,
+    stop_status,
+)
 from litsift.text import for_terminal
 
 
@@ -101,14 +107,14 @@ def review_new(
             made = svc.reviews.create(
                 name, list(paths), criteria_text(criteria), words, policy, why, format_name=fmt
             )
-        except KeyboardInterrupt:  # the service removed the half-made review
+        except KeyboardInterrupt as stop:  # the service removed the half-made review
             shown = for_terminal(name, keep_newlines=False)
             click.echo(
-                f"stopped (Ctrl-C): review {shown} was not made (the records read so far are "
-                "in the store; running the command again makes the whole review)",
+                f"stopped ({stop_name(stop)}): review {shown} was not made (the records read "
+                "so far are in the store; running the command again makes the whole review)",
                 err=True,
             )
-            ctx.exit(130)
+            ctx.exit(stop_status(stop))
     for p in made.problems[:20]:
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:
@@ -305,6 +311,7 @@ def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> N
     svc = open_service(ctx.obj["home"])
     try:
         svc.reviews.info(name)  # an unknown name is told here, not in the TUI
+        needs_a_terminal(f"litsift review merge {name} DECISIONS.jsonl")
     except BaseException:
         svc.close()
         raise

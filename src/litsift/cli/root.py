@@ -23,7 +23,7 @@ from litsift.cli.review_rounds import ROUND_COMMANDS
 from litsift.cli.rq import rq_group
 from litsift.cli.search import answer, index, index_kinds, ingest_and_report, search
 from litsift.cli.sources import dedup_cmd, formats_cmd, ingest, sync_cmd
-from litsift.cli.terminal import finishes_its_work, run_app
+from litsift.cli.terminal import finishes_its_work, needs_a_terminal, run_app
 from litsift.errors import LitsiftError
 
 
@@ -53,6 +53,7 @@ def main(ctx: click.Context, home: str | None) -> None:
 def _run_tui(home: str | None) -> None:
     from litsift.tui.app import create_app
 
+    needs_a_terminal()
     svc = open_service(home)
     try:
         app = create_app(svc)
@@ -89,6 +90,8 @@ def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
     from litsift.paths import shared_data_dir
     from litsift.types import Kind
 
+    if not no_tui:  # told before minutes of ingest, not after
+        needs_a_terminal("litsift demo --no-tui")
     data = data or shared_data_dir()
     if not (data / "papers" / "ml-nlp-papers.jsonl.gz").is_file():
         raise LitsiftError(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from litsift.cli.common import kind_named, open_service, progress_bar, reports_errors
-from litsift.cli.terminal import finishes_its_work
+from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import FUSIONS
@@ -196,15 +196,17 @@ def index(
         try:
             if not index_kinds(svc, kinds, rebuild, quiet, check=check, seen=seen):
                 ctx.exit(1)
-        except KeyboardInterrupt:
-            click.echo(_interrupted(seen, svc.paths.embeddings_file is not None), err=True)
-            ctx.exit(130)
+        except KeyboardInterrupt as stop:
+            cached = svc.paths.embeddings_file is not None
+            click.echo(_interrupted(seen, cached, stop_name(stop)), err=True)
+            ctx.exit(stop_status(stop))
 
 
-def _interrupted(seen: dict[str, tuple[str, int, int]], cached: bool) -> str:
-    """What a Ctrl-C kept: BM25 is published before any vector is embedded, and each chunk of
-    vectors goes to the embedding cache as it is done (not embedded again by the next run)."""
-    lines = ["stopped (Ctrl-C); nothing published is lost:"]
+def _interrupted(seen: dict[str, tuple[str, int, int]], cached: bool, how: str = "Ctrl-C") -> str:
+    """What a Ctrl-C (or ``how``: SIGTERM) kept: BM25 is published before any vector is
+    embedded, and each chunk of vectors goes to the embedding cache as it is done (not embedded
+    again by the next run)."""
+    lines = [f"stopped ({how}); nothing published is lost:"]
     for table, (stage, done, total) in seen.items():
         if stage == "bm25":
             lines.append(f"  {table}: BM25 was being built; the previous index stays in use")
@@ -350,8 +352,8 @@ def search(
         raise QueryError("the query is empty", 'type what to search for: litsift search "QUERY"')
     with open_service(ctx.obj["home"], engine) as svc:
         kind = Kind.DATASET if datasets_ else Kind.PAPER
-        # dataset search also reads the papers' index (usage profiles, votes)
-        _bm25_first(svc, [kind, Kind.PAPER] if datasets_ else [kind])
+        # dataset search also reads the papers' index (usage profiles, votes); with no dataset
+        _bm25_first(svc, [kind, Kind.PAPER] if datasets_ and svc.counts()[kind] else [kind])
         q = Query(
             text=query,  # cleaned once by the search pipeline (argv: lone surrogates too)
             kind=kind,

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from litsift.cli.common import KIND_CHOICE, kind_named, open_service, reports_errors
-from litsift.cli.terminal import finishes_its_work
+from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
 from litsift.text import for_terminal
 
 __all__ = ["dedup_cmd", "formats_cmd", "ingest", "sync_cmd"]
@@ -99,14 +99,14 @@ def ingest(
         before = svc.counts()[kind_named(kind)]
         try:
             report = svc.sources.import_paths(kind_named(kind), list(paths), fmt, progress)
-        except KeyboardInterrupt:  # each committed batch stays; say so (it said "Aborted!")
+        except KeyboardInterrupt as stop:  # each committed batch stays; say so, not "Aborted!"
             kept = svc.counts()[kind_named(kind)] - before
             click.echo(
-                f"stopped (Ctrl-C): {kept:,} new {kind} were saved before the stop; the same "
-                "command again imports the rest (nothing is added twice)",
+                f"stopped ({stop_name(stop)}): {kept:,} new {kind} were saved before the stop; "
+                "the same command again imports the rest (nothing is added twice)",
                 err=True,
             )
-            ctx.exit(130)
+            ctx.exit(stop_status(stop))
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
     else:

@@ -343,6 +343,16 @@ def scrub_controls(record: SourceRecord) -> list[str]:
     return changed
 
 
+def storable_path(name: str) -> str:
+    """``name`` (a path or a file name) as SQLite can store it: the bytes of a name that is not
+    UTF-8 (Python's surrogate escapes: ``caf\\udce9.bib``) kept as ``\\xNN`` (``caf\\xe9.bib``).
+    Stored as they were, they failed every record of the file ("surrogates not allowed")."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name decodes to
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def year_from(value: Any) -> int | None:
     """The first plausible year (1500-2199) in ``value`` (an int or a date-like string), or None."""
     if isinstance(value, bool):

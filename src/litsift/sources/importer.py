@@ -71,6 +71,7 @@ _MAGIC = (
     (b"{\\rtf", "an RTF document"),
 )
 _HINT = "export it again, or name its format with --format NAME (litsift formats lists them)"
+_EMPTY_HINT = "name the folder your exports or PDFs are in (hidden files are not read)"
 #: ``KeyError:``, ``json.decoder.JSONDecodeError``: internal names, never shown to a user
 _EXCEPTION_NAME_RE = re.compile(
     r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)\b:?\s*"
@@ -174,10 +175,18 @@ def plan(
     for path in paths:
         path = Path(path)
         if not path.exists():
+            if str(path) == "-":  # the Unix spelling of standard input, never read here
+                raise IngestError(
+                    "-: litsift does not read records from standard input",
+                    "save them to a file and name it: litsift ingest papers FILE",
+                )
             raise IngestError(f"{path}: no such file or directory", "check the path")
         special = _not_regular(path)
         if special is not None:  # named on the command line: bad, never opened
             bad.append(Problem(str(path), "", f"{special}; hint: name a file or a folder"))
+            continue
+        if path.is_dir() and next(_walk(path), None) is None:  # said "0 files", exit 0
+            bad.append(Problem(str(path), "", f"an empty folder; hint: {_EMPTY_HINT}"))
             continue
         if forced is not None:
             if path.is_dir() and not forced.directory:

@@ -31,6 +31,7 @@ it again finishes the job (committed entries then count as unchanged).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -40,6 +41,7 @@ from litsift.sources.base import (
     SourceRecord,
     clean_text,
     scrub_controls,
+    storable_path,
     untitled_label,
 )
 from litsift.sources.citation_edges import CitationWriter
@@ -132,6 +134,9 @@ class RecordWriter:
         """Queue one record (or bad item) read from ``file`` in format ``fmt``; a
         :class:`~litsift.sources.base.Notice` goes straight to the report (a warning, the
         file's layout) and counts as no entry."""
+        file = storable_path(file)
+        if item.location != (location := storable_path(item.location)):  # a PDF's file name
+            item = dataclasses.replace(item, location=location)
         if isinstance(item, Notice):
             if item.layout:
                 self.counts.layouts[file] = item.layout
@@ -319,7 +324,9 @@ class RecordWriter:
         self.provenance.record_provenance(
             self.kind, doc_id, fmt, file, rec.location, self.fetched_at
         )
-        self.provenance.add_attachments(self.kind, doc_id, [str(p) for p in rec.attachments])
+        self.provenance.add_attachments(
+            self.kind, doc_id, [storable_path(str(p)) for p in rec.attachments]
+        )
         tags = [" ".join(t.split()) for t in rec.tags if t and t.strip()]
         notes = [n.strip() for n in rec.notes if n and n.strip()]
         if tags or notes:

@@ -172,6 +172,17 @@ def test_wrong_files_get_our_message_and_the_command_that_reads_them(tmp_path: P
     assert "Error" not in err and "Traceback" not in err
 
 
+def test_an_empty_folder_is_bad_not_a_quiet_success(tmp_path: Path) -> None:
+    """A folder with no files (the release not yet downloaded into it) printed "0 lines read
+    from 0 files ... 0 bad" and exited 0."""
+    folder = tmp_path / "citations"
+    (folder / ".partial").mkdir(parents=True)
+    code, out, err = _refs_import(tmp_path / "home", folder)
+    assert code == 1
+    assert f"{folder}: an empty folder; hint: name the folder the release's citations" in err
+    assert "1 bad" in out
+
+
 def test_ingest_papers_names_refs_import_for_a_citations_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["--home", str(tmp_path / "home"), "ingest", "papers", str(CITATIONS)]

@@ -280,3 +280,24 @@ def test_cli_ingest_missing_path_is_a_clear_error(tmp_path: Path, missing: str) 
     )
     assert out.exit_code == 1
     assert "no such file or directory" in out.output and "Traceback" not in out.output
+
+
+def test_cli_ingest_an_empty_folder_is_bad_not_a_quiet_success(tmp_path: Path) -> None:
+    """A folder with nothing in it (the wrong one, an export not yet unpacked) printed
+    "0 files: 0 read, ..., 0 bad" and exited 0."""
+    folder = tmp_path / "exports"
+    (folder / ".hidden").mkdir(parents=True)
+    home = ["--home", str(tmp_path / "h")]
+    for fmt in ([], ["--format", "bibtex"]):
+        out = CliRunner().invoke(main, [*home, "ingest", "papers", str(folder), *fmt])
+        assert out.exit_code == 1, out.output
+        assert f"{folder}: an empty folder; hint: name the folder your exports" in out.output
+
+
+def test_cli_ingest_dash_says_standard_input_is_not_read(tmp_path: Path) -> None:
+    out = CliRunner().invoke(main, ["--home", str(tmp_path / "h"), "ingest", "papers", "-"])
+    assert out.exit_code == 1
+    assert out.output.splitlines() == [
+        "error: -: litsift does not read records from standard input",
+        "  hint: save them to a file and name it: litsift ingest papers FILE",
+    ]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text
+from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, storable_path
 from litsift.sources.formats.pdf_front import (
     arxiv_stamp,
     arxiv_year,
@@ -173,7 +173,7 @@ def _record(doc: Any, path: Path) -> SourceRecord:
         attachments=[path],
         sections=sections,
         section_pages=pages,
-        source_key=path.name,
+        source_key=storable_path(path.name),
     )
 
 
@@ -186,7 +186,10 @@ def read_pdf(path: Path) -> Iterator[SourceRecord | BadItem]:
     """
     pymupdf = _pymupdf()
     try:
-        doc = pymupdf.open(path)
+        if storable_path(str(path)) == str(path):
+            doc = pymupdf.open(path)
+        else:  # mupdf takes a path as UTF-8: a name of other bytes is opened by Python
+            doc = pymupdf.open(stream=path.read_bytes(), filetype="pdf")
     except Exception as err:
         raise IngestError(
             f"{path}: cannot be opened as a PDF ({err})"[:300], "is the file complete?"

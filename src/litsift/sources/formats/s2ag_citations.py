@@ -262,11 +262,14 @@ def import_citation_files(
 
     files: list[Path] = []
     for path in map(Path, paths):  # a release's citations/ folder: its files, in name order
-        files += (
-            sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-            if path.is_dir()
-            else [path]
-        )
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not found:  # it said "0 lines read from 0 files ... 0 bad", exit 0
+            hint = "name the folder the release's citations files are in"
+            report.bad.append(Problem(str(path), "", f"an empty folder; hint: {hint}"))
+        files += found
     for path in files:
         try:
             for item in read_citation_lines(path):

@@ -1,0 +1,147 @@
+"""SIGTERM (``kill``, a service manager, a CI timeout) stops a command as Ctrl-C does.
+
+Before, the signal killed ``litsift index`` where it stood: its two embedding workers lived on
+as orphans (175 MB each, blocked for ever on the dead parent's queue), the pool's temporary
+directory stayed, and nothing was said. ``litsift ingest`` ended without saying what it had
+saved. These tests send the real signal to a real ``python -m litsift`` process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED_DATA
+from tests.terminal.conftest import papers_file
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the workers")
+
+
+def _env(home: Path, cache: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "LITSIFT_HOME": str(home),
+        "LITSIFT_EMBED_CACHE_DIR": str(cache),  # empty: every vector is embedded by the pool
+        "LITSIFT_EMBED_WORKERS": "2",  # the pool, even on one core
+    }
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(c) for c in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting for its reaper does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _cached(cache: Path) -> int:
+    try:
+        with sqlite3.connect(cache / "embeddings.sqlite", timeout=1) as conn:
+            return int(conn.execute("SELECT count(*) FROM passages").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def _litsift(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "litsift", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
+    tmp_path: Path, encoder: object
+) -> None:
+    home, cache = tmp_path / "home", tmp_path / "cache"
+    env = _env(home, cache)
+    home.mkdir()
+    (home / "config.toml").write_text('[search]\nsentence_phase = "none"\n')
+    assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "litsift", "index", "papers", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240
+        while _cached(cache) == 0:  # the pool is embedding (its first chunk is cached)
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            workers.update(_children(proc.pid))
+            time.sleep(0.05)
+        workers.update(_children(proc.pid))
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=20)
+        gone = time.monotonic() + 5
+        while any(_alive(w) for w in workers) and time.monotonic() < gone:
+            time.sleep(0.1)
+        orphans = [w for w in workers if _alive(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:  # the old code's orphans: never left running
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+    assert len(workers) >= 2, workers  # the resource tracker and at least one worker
+    assert not orphans, f"workers left running after SIGTERM: {orphans}"
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    assert "stopped (SIGTERM); nothing published is lost" in err, err
+    assert "Traceback" not in err and "Aborted!" not in err, err
+    assert _litsift(env, "index", "papers", "--quiet").returncode == 0
+    done = _litsift(env, "search", "machine translation", "--json", "-k", "3")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["signals_used"] == ["bm25", "dense"]
+
+
+def test_sigterm_in_a_long_ingest_says_what_was_saved(tmp_path: Path) -> None:
+    bib = SHARED_DATA / "sources" / "reference-managers" / "bibtex"
+    folder = tmp_path / "exports"  # 16 library exports: longer to read than the test waits
+    folder.mkdir()
+    for i in range(8):
+        for name in ("thesis-psychology_zotero-bbt-export", "thesis-nlp_acl-anthology-heavy"):
+            (folder / f"{i:02d}-{name}.bib").write_bytes((bib / f"{name}.bib").read_bytes())
+    env = _env(tmp_path / "home", tmp_path / "cache")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "litsift", "ingest", "papers", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # "  1/16 files, ..." once the first file is stored
+        assert "/16 files" in first, first
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    assert "stopped (SIGTERM): " in err and "new papers were saved before the stop" in err, err
+    assert "Traceback" not in err, err
+    again = _litsift(env, "ingest", "papers", str(folder))  # the rest, nothing twice
+    assert again.returncode == 0, again.stderr
