@@ -383,9 +383,11 @@ def read_bytes(path: Path) -> bytes:
     return raw
 
 
-def decode_text(raw: bytes, fallback: str = "cp1252") -> str:
+def decode_text(raw: bytes, fallback: str = "cp1252", declared: str | None = None) -> str:
     """``raw`` as text: UTF-16 / UTF-32 (:func:`wide_encoding`), else UTF-8 with or without
-    BOM, else the legacy encoding it is in (:func:`~litsift.sources.encodings.legacy_encoding`:
+    BOM, else ``declared`` (the encoding the file names, as
+    :func:`~litsift.sources.encodings.codec_name` gives it) when every byte decodes in it,
+    else the legacy encoding it is in (:func:`~litsift.sources.encodings.legacy_encoding`:
     ``fallback`` -- old Western exports are Latin-1 / Windows-1252 -- unless the bytes read
     as another script's code page, GBK or Windows-1251; such a guess is reported through
     :func:`~litsift.sources.encodings.note_guess`). Undecodable bytes become U+FFFD rather
@@ -402,6 +404,11 @@ def decode_text(raw: bytes, fallback: str = "cp1252") -> str:
         utf8 = raw[:3] == b"\xef\xbb\xbf" or not cut[: err.start].isascii()
         if utf8 and err.end == len(cut) and err.reason == "unexpected end of data":
             return cut[: err.start].decode("utf-8") + "\ufffd"
+        if declared is not None:
+            try:
+                return raw.decode(declared)
+            except UnicodeDecodeError:
+                pass  # the file is not in the encoding it names: detect it
         encoding = legacy_encoding(raw, fallback)
         if encoding != fallback:
             note_guess(encoding)

@@ -25,10 +25,23 @@ bytes of GBK (``gbk_test.bib``: ``凯撒``, ``测试期刊``) it answers CP949, 
 
 A guessed encoding is reported: :func:`noting_guesses` collects, for the import of one file,
 what :func:`note_guess` was told (see :mod:`litsift.sources.importer`).
+
+A file that names its encoding is read in it, without a guess, when its bytes are not UTF-8
+but decode in the named one: JabRef's ``% Encoding: windows-1250`` line atop a ``.bib``
+(:func:`declared_encoding`; JabRef 2 wrote Java's names, ``Cp1250``, ``ISO8859_2``,
+``MacRoman``, JabRef 3+ ``windows-1250``, ``x-MacRoman``: :func:`codec_name`), an XML
+declaration's ``encoding="ISO-8859-2"`` (:func:`xml_declared_encoding`). This is what the
+detector misses: a short Czech or Polish file (Windows-1250) or a Turkish one (Windows-1254)
+reads as Western Windows-1252 (``Dvoøák`` for ``Dvořák``), a Mac Roman one too. Bytes that are
+valid UTF-8 are read as UTF-8 whatever the line says: a multi-byte UTF-8 sequence does not
+happen by chance in a code page's text, while a line left from before the file was converted
+to UTF-8 does (JabRef's own ``% Encoding: UTF-8`` files with a Windows-1252 byte show the
+line can be wrong; the bytes then go to the detector).
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -38,11 +51,14 @@ from contextvars import ContextVar
 __all__ = [
     "CANDIDATES",
     "MOJIBAKE_RE",
+    "codec_name",
+    "declared_encoding",
     "guess_message",
     "legacy_encoding",
     "looks_western",
     "note_guess",
     "noting_guesses",
+    "xml_declared_encoding",
 ]
 
 #: the legacy encodings charset-normalizer may choose among, as Python names them: Chinese
@@ -82,6 +98,27 @@ _DETECT_BYTES = 1 << 20
 MOJIBAKE_RE = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
     "\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
+
+#: Java's names for code pages (JabRef writes ``Charset.name()``) that Python does not know,
+#: lower case; the ``x-Mac...`` ones it knows without the ``x-`` (``MacRoman``, ``MacGreek``)
+_JAVA_NAMES = {
+    "windows-31j": "cp932",
+    "x-mswin-936": "gbk",
+    "x-windows-949": "cp949",
+    "x-windows-950": "cp950",
+    "x-windows-874": "cp874",
+    "windows-874": "cp874",
+    "x-ibm737": "cp737",
+    "x-maccroatian": "mac_croatian",
+    "x-macromania": "mac_romanian",
+    "x-macarabic": "mac_arabic",
+}
+#: JabRef's encoding line (``% Encoding: Cp1250``), a ``@`` maybe right after the name
+_BIB_DECLARED_RE = re.compile(rb"%[ \t]*encoding:[ \t]*([A-Za-z0-9._:+-]+)", re.IGNORECASE)
+#: an XML declaration naming an encoding (``<?xml version="1.0" encoding="ISO-8859-2"?>``)
+_XML_DECLARED_RE = re.compile(
+    rb"\A(?:\xef\xbb\xbf)?\s*<\?xml\s[^>]*?\bencoding\s*=\s*[\"']([A-Za-z0-9._:+-]+)[\"']"
 )
 
 _GUESSES: ContextVar[list[str] | None] = ContextVar("litsift_encoding_guesses", default=None)
@@ -150,6 +187,47 @@ def legacy_encoding(raw: bytes, fallback: str = "cp1252") -> str:
             continue
         return name
     return fallback
+
+
+def codec_name(charset: str) -> str | None:
+    """Python's name for the code page ``charset`` names, in the IANA or Java spelling
+    (``windows-1250``, ``Cp1250``, ``ISO8859_2``, ``x-MacRoman`` -> ``cp1250``,
+    ``iso8859-2``, ``mac-roman``); None for a name Python does not know, a codec that is not
+    a text encoding (``base64``), or UTF-8/16/32: a file that names one of these but is not
+    in it (UTF-8 failed, UTF-16/32 has no byte-order mark or zeros) is left to detection."""
+    key = charset.strip().lower()
+    for name in (_JAVA_NAMES.get(key, key), key.removeprefix("x-")):
+        try:
+            "a".encode(name)  # LookupError too for a bytes-to-bytes codec (base64)
+        except LookupError:
+            continue
+        found = codecs.lookup(name).name
+        return None if found.startswith("utf") else found
+    return None
+
+
+def declared_encoding(head: bytes) -> str | None:
+    """The code page a JabRef ``.bib`` names on its ``% Encoding: NAME`` line (as
+    :func:`codec_name` gives it), found among the ``%`` comment lines at the top of ``head``
+    (``% This file was created with JabRef 2.10.`` may come first); None when there is no
+    such line or the name is not a code page Python reads."""
+    for line in head.removeprefix(codecs.BOM_UTF8).splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if not line.startswith(b"%"):
+            return None  # the comments at the top are over
+        match = _BIB_DECLARED_RE.match(line)
+        if match:
+            return codec_name(match.group(1).decode("ascii"))
+    return None
+
+
+def xml_declared_encoding(head: bytes) -> str | None:
+    """The code page an XML declaration at the start of ``head`` names (:func:`codec_name`),
+    or None."""
+    match = _XML_DECLARED_RE.match(head)
+    return codec_name(match.group(1).decode("ascii")) if match else None
 
 
 @contextmanager

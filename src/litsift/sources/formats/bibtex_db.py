@@ -30,7 +30,7 @@ from bibtexparser import model
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Notice, SourceRecord
-from litsift.sources.encodings import CANDIDATES, guess_message
+from litsift.sources.encodings import noting_guesses
 from litsift.sources.formats.bibtex_chunks import (
     _AND_RE,
     _BibFile,
@@ -256,11 +256,11 @@ def _first_pass(path: Path, size: int | None) -> _BibFile:
         IngestError: the file cannot be read, or is not BibTeX.
     """
     try:
-        encoding = text_encoding(path)
+        with noting_guesses() as guesses:  # not UTF-8, not Western, not named: told
+            encoding = text_encoding(path)
         found = scan(path, encoding, size)
         macros, notices = _split(found.macros, 0)
-        if encoding[0] in CANDIDATES:  # not UTF-8 and not Western: a guess, told
-            notices.insert(0, Notice("", guess_message(encoding[0])))
+        notices[:0] = [Notice("", note) for note in guesses]
     except IngestError:
         raise
     except Exception as err:

@@ -2,7 +2,8 @@
 held at once (issue 43, item 8; used by :mod:`litsift.sources.formats.bibtex_db`).
 
 * :func:`text_encoding` decides the file's encoding as :func:`~litsift.sources.base.read_text`
-  does (UTF-16/32 by its head, else UTF-8 if every byte decodes, else the legacy encoding
+  does (UTF-16/32 by its head, else UTF-8 if every byte decodes, else the code page JabRef's
+  ``% Encoding:`` line names if the bytes decode in it, else the legacy encoding
   :func:`~litsift.sources.encodings.legacy_encoding` finds, Latin-1 for a Western file),
   reading the bytes a block at a time;
 * :func:`chunks` yields the file's lines in chunks of at most :data:`CHUNK_BLOCKS` blocks,
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from litsift.errors import IngestError
-from litsift.sources.encodings import legacy_encoding
+from litsift.sources.encodings import declared_encoding, legacy_encoding, note_guess
 from litsift.sources.formats.bibtex_blocks import drop_comment_line
 from litsift.store.jsonl import wide_encoding
 
@@ -78,11 +79,14 @@ def text_encoding(path: Path, fallback: str = "latin-1") -> tuple[str, str]:
     """``(encoding, errors)`` to read ``path`` with, decided as
     :func:`~litsift.sources.base.decode_text` decides it for the whole file: UTF-16 / UTF-32
     by the head, else UTF-8 (a BOM dropped) when every byte decodes -- or only the last
-    character is cut, in a file that is not plain ASCII before it -- else the encoding
-    :func:`~litsift.sources.encodings.legacy_encoding` finds in the block (up to 1 MiB) where
-    UTF-8 failed: ``fallback`` for a Western file, a name of
-    :data:`~litsift.sources.encodings.CANDIDATES` (a guess, to be reported) for GBK, Shift_JIS,
-    Windows-1251 and the like.
+    character is cut, in a file that is not plain ASCII before it -- else the code page the
+    file names on JabRef's ``% Encoding: NAME`` line
+    (:func:`~litsift.sources.encodings.declared_encoding`) when the bytes up to the end of the
+    block (up to 1 MiB) where UTF-8 failed decode in it, else the encoding
+    :func:`~litsift.sources.encodings.legacy_encoding` finds in that block: ``fallback`` for a
+    Western file, a name of :data:`~litsift.sources.encodings.CANDIDATES` for GBK, Shift_JIS,
+    Windows-1251 and the like (a guess, told to
+    :func:`~litsift.sources.encodings.note_guess`).
 
     Raises:
         IngestError: the file cannot be read, or is a broken gzip file.
@@ -94,6 +98,7 @@ def text_encoding(path: Path, fallback: str = "latin-1") -> tuple[str, str]:
             if wide is not None:
                 return wide, "replace"
             decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
+            declared = _Declared(declared_encoding(head))
             ascii_so_far = True
             block = head
             while True:
@@ -105,13 +110,38 @@ def text_encoding(path: Path, fallback: str = "latin-1") -> tuple[str, str]:
                     utf8 = head.startswith(codecs.BOM_UTF8) or not ascii_so_far
                     if cut and utf8:
                         return "utf-8-sig", "replace"
-                    return legacy_encoding(block, fallback), "replace"
+                    if declared.decodes(block):
+                        return declared.name, "replace"
+                    guess = legacy_encoding(block, fallback)
+                    if guess != fallback:
+                        note_guess(guess)
+                    return guess, "replace"
                 if final:
                     return "utf-8-sig", "strict"
+                declared.decodes(block)
                 ascii_so_far = ascii_so_far and block.isascii()
                 block = f.read(_READ_BYTES)
         except (OSError, EOFError, zlib.error) as err:
             raise _read_error(path, err) from None
+
+
+class _Declared:
+    """The encoding a file names (or None), and whether its bytes so far decode in it."""
+
+    def __init__(self, name: str | None) -> None:
+        self.name = name or ""
+        self._decoder = codecs.getincrementaldecoder(name)("strict") if name else None
+
+    def decodes(self, block: bytes) -> bool:
+        """Whether the bytes so far, ``block`` the last of them, decode in the encoding."""
+        if self._decoder is None:
+            return False
+        try:
+            self._decoder.decode(block)
+        except UnicodeDecodeError:
+            self._decoder = None
+            return False
+        return True
 
 
 @dataclass

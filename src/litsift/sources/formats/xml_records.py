@@ -24,6 +24,7 @@ from lxml import etree
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, SourceRecord, clean_text, decode_text, read_bytes
+from litsift.sources.encodings import xml_declared_encoding
 
 __all__ = ["first_text", "read_records", "text_of", "xml_records"]
 
@@ -86,7 +87,10 @@ def _rest(
     path: Path, tags: tuple[str, ...], done: int, what: str
 ) -> Iterator[tuple[int, etree._Element] | BadItem]:
     """The records after the first ``done``, each parsed on its own (the file broke)."""
-    text = decode_text(read_bytes(path))
+    raw = read_bytes(path)
+    # in the encoding the declaration names, as lxml read the records before the break
+    # (unless the bytes are UTF-8: see decode_text)
+    text = decode_text(raw, declared=xml_declared_encoding(raw[:1024]))
     text = re.sub(r"\A\s*<\?xml[^>]*\?>", "", text)  # a str may not declare an encoding
     for n, (chunk, closed, last) in enumerate(_pieces(text, tags), 1):
         if n <= done:
