@@ -9,8 +9,11 @@ decision columns are 0 until enough records are included to learn their weight f
 
 from __future__ import annotations
 
+import functools
+import itertools
+import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -47,22 +50,45 @@ CITATION_COLUMNS: tuple[int, ...] = (0, 1, 2)
 CITATION_MIN_INCLUDED = 3
 
 
-def tfidf_matrix(texts: Sequence[str]) -> sp.csr_matrix:
+#: Words as scikit-learn's default analyzer finds them (two or more word characters).
+WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def stemmed_terms(text: str) -> list[str]:
+    """The unigrams and bigrams of ``text``'s lower-cased words after Snowball's English
+    stemmer (PyStemmer): the analyzer of :func:`tfidf_and_query` with ``stem=True``.
+    "antihistamine" and "antihistamines", "randomised" and "randomise" become one term."""
+    words: list[str] = _stemmer().stemWords(WORD.findall(text.lower()))
+    return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+
+
+@functools.cache
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def tfidf_matrix(texts: Sequence[str], stem: bool = False) -> sp.csr_matrix:
     """TF-IDF of ``texts`` with ELAS u4's settings: unigrams and bigrams, sublinear tf,
-    ``max_df=0.95``, L2-normalised rows. Fitted on all records (the vocabulary is not a label).
+    ``max_df=0.95``, L2-normalised rows; with ``stem`` over stemmed words
+    (:func:`stemmed_terms`). Fitted on all records (the vocabulary is not a label).
 
     Returns:
         ``(len(texts), vocabulary)`` sparse float64.
     """
-    return tfidf_and_query(texts, "")[0]
+    return tfidf_and_query(texts, "", stem)[0]
 
 
-def tfidf_and_query(texts: Sequence[str], query: str) -> tuple[sp.csr_matrix, sp.csr_matrix | None]:
+def tfidf_and_query(
+    texts: Sequence[str], query: str, stem: bool = False
+) -> tuple[sp.csr_matrix, sp.csr_matrix | None]:
     """:func:`tfidf_matrix` of ``texts`` and ``query``'s ``(1, vocabulary)`` row in the records'
     vocabulary (None for a blank query): the query is not a record, so it is not fitted on."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95)
+    words: dict[str, Any] = {"analyzer": stemmed_terms} if stem else {"ngram_range": (1, 2)}
+    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=1, max_df=0.95, **words)
     x = sp.csr_matrix(vectorizer.fit_transform(texts))
     q = sp.csr_matrix(vectorizer.transform([query])) if query.strip() else None
     return x, q
