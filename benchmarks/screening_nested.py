@@ -239,7 +239,7 @@ def _run_unit(
     review = load_review_set(Path(path))
     order = None
     if spec is not None:
-        tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
+        tfidf = tfidf_matrix(review.texts, spec.stem) if "tfidf" in spec.features else None
         model = None if encoder is None else load_encoder(encoder)
         home = cached_encoder(model)
         dense = home.encode_passages(review.texts) if spec.needs_dense else None

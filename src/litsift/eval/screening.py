@@ -233,7 +233,10 @@ def _run_set(
         app_orders.add(app.name)
         specs.update({s: app for s in mine})
     texts = review.texts
-    tfidf = tfidf_matrix(texts) if any("tfidf" in o.features for o in specs.values()) else None
+    tfidf = {  # per stemming choice, built once for every order that reads it
+        stem: tfidf_matrix(texts, stem)
+        for stem in {o.stem for o in specs.values() if "tfidf" in o.features}
+    }
     vectors: dict[str, npt.NDArray[np.float32]] = {}  # per model id
     queries: dict[str, npt.NDArray[np.float32]] = {}  # the criteria, per model id
     for o in specs.values():
@@ -257,7 +260,8 @@ def _run_set(
             model_id = (spec.encoder or home.spec.model_id) if home else None
             dense = vectors.get(model_id) if model_id else None
             query = queries.get(model_id) if model_id else None
-            order = LearningOrder.from_blocks(spec, tfidf, dense, signal, query)
+            block = tfidf.get(spec.stem)
+            order = LearningOrder.from_blocks(spec, block, dense, signal, query)
         for seed in range(seeds):
             out.append(run_once(review, system, seed, order, python))
             if progress is not None:

@@ -179,7 +179,7 @@ def _run_set(
         if order == DEFAULT_ORDER:  # as the app: its encoder where installed, else the home's
             spec = review_spec(screening_encoder(home).spec.model_id)
         dense = order_encoder(spec, home).encode_passages(review.texts)
-    tfidf = tfidf_matrix(review.texts) if "tfidf" in spec.features else None
+    tfidf = tfidf_matrix(review.texts, spec.stem) if "tfidf" in spec.features else None
     text_only = LearningOrder.from_blocks(spec, tfidf, dense)
     with_citations = text_only.with_citations(SignalFeatures(g, list(range(n))))
     included = np.flatnonzero(review.labels)
