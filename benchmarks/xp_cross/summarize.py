@@ -57,7 +57,8 @@ def main() -> None:
         acc[(r["set"], r["system"])]["WSS@95"].append(100 * r["WSS@95"])
         acc[(r["set"], r["system"])]["RRF@10"].append(100 * r["RRF@10"])
         secs[r["system"]] += r["seconds"]
-    systems = [s for s in ORDER if any(k[1] == s for k in acc)]
+    seen = list(dict.fromkeys(k[1] for k in acc))
+    systems = [s for s in ORDER if s in seen] + [s for s in seen if s not in ORDER]
     sets = [
         s
         for s in SHORT
