@@ -52,7 +52,7 @@ def set_up(path: Path, criteria: str, spec: OrderSpec, home: Encoder) -> SetUp:
     """The default order with criteria over ``path``'s records, as ``eval screening`` builds it."""
     review = load_review_set(path)
     texts = review.texts
-    tfidf, query_tfidf = tfidf_and_query(texts, criteria)
+    tfidf, query_tfidf = tfidf_and_query(texts, criteria, spec.stem)
     model = order_encoder(spec, home)
     vectors = model.encode_passages(texts)
     query = model.encode_queries([criteria])[0]

@@ -43,14 +43,20 @@ def main() -> None:
     h = np.array(held)
     a = np.array([ASREVIEW[s] for s in sets])
     print(f"candidates: {', '.join(systems)}\n")
-    print("| review | chosen on the other 11 | WSS@95 held out / ASReview | RRF@10 held out / ASReview |")
+    print(
+        "| review | chosen on the other 11 | WSS@95 held out / ASReview | RRF@10 held out / ASReview |"
+    )
     print("|---|---|---|---|")
     print("\n".join(rows))
-    print(f"| **mean** | | **{h[:, 0].mean():.1f}** / {a[:, 0].mean():.1f} | **{h[:, 1].mean():.1f}** / {a[:, 1].mean():.1f} |\n")
+    print(
+        f"| **mean** | | **{h[:, 0].mean():.1f}** / {a[:, 0].mean():.1f} | **{h[:, 1].mean():.1f}** / {a[:, 1].mean():.1f} |\n"
+    )
     for k, name in enumerate(("WSS@95", "RRF@10")):
         d = h[:, k] - a[:, k]
         t = paired_test(h[:, k], a[:, k])
-        print(f"- held out {name} vs ASReview: {d.mean():+.1f} points, p {t.p_value:.3f} ({t.wins} better / {t.losses} worse of {len(sets)})")
+        print(
+            f"- held out {name} vs ASReview: {d.mean():+.1f} points, p {t.p_value:.3f} ({t.wins} better / {t.losses} worse of {len(sets)})"
+        )
 
 
 if __name__ == "__main__":

@@ -209,7 +209,8 @@ def _app_and_simulation(
     signal = SignalFeatures(set_graph(review.openalex_ids, review.references), list(range(n)))
     spec = review_spec(None if model is None else model.spec.model_id)
     query = model.encode_queries([criteria])[0] if model is not None and criteria else None
-    order = LearningOrder.from_blocks(spec, tfidf_matrix(review.texts, spec.stem), vectors, signal, query)
+    tfidf = tfidf_matrix(review.texts, spec.stem)
+    order = LearningOrder.from_blocks(spec, tfidf, vectors, signal, query)
     y = review.labels[p.perm]
     screened, fits = learning_order(
         order.permuted(p.perm), y, (p.included, p.excluded), retrain_fraction=0
