@@ -28,7 +28,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Sparkline, Static
+from textual.widgets import Sparkline, Static
 from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
@@ -37,6 +37,7 @@ from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.review_criteria import CriteriaScreen
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, done_lines, highlighted
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
 from litsift.types.reviews import ESTIMATE_MIN_SCREENED
@@ -118,7 +119,7 @@ class ScreeningScreen(Screen[None]):
             )
             yield Sparkline([], id="screening-curve")
             yield Static("", id="screening-stops")
-        yield Footer()
+        yield KeyFooter()  # a narrow line keeps ^q Quit and f1 Help
 
     def on_mount(self) -> None:
         self.load()
