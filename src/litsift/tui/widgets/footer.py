@@ -27,13 +27,22 @@ if TYPE_CHECKING:
     from textual.dom import DOMNode
     from textual.screen import Screen
 
-__all__ = ["KeyFooter"]
+__all__ = ["KeyFooter", "key_of"]
 
 #: (key, key display, description, enabled) of each shown binding
 Shown = tuple[tuple[str, str, str, bool], ...]
 
 #: what stands for the keys left out of a line too narrow for all
 _CUT = "… "
+
+
+def key_of(node: DOMNode, action: str) -> str:
+    """The key of ``action`` as the footer shows it (after ``[keymap]``) on ``node``'s screen,
+    or "" where no active binding runs it (a text naming a key names the one that works)."""
+    for active in node.screen.active_bindings.values():
+        if active.binding.action == action:
+            return node.app.get_key_display(active.binding)
+    return ""
 
 
 class KeyFooter(Widget):
