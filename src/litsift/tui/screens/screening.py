@@ -19,6 +19,7 @@ key on a record decided there since it was read here writes nothing: it looks at
 from __future__ import annotations
 
 import logging
+import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -358,7 +359,8 @@ class ScreeningScreen(Screen[None]):
         if self.session is None:
             return
         if key > len(self.session.reasons):
-            hint = "litsift review reasons NAME 'wrong population' 'wrong design' ..."
+            name = shlex.quote(self.review)
+            hint = f"litsift review reasons {name} 'wrong population' 'wrong design' ..."
             self.app.notify(f"no exclusion reason {key}: {hint}", title="screening", markup=False)
             return
         self.action_decide("exclude", self.session.reasons[key - 1])
