@@ -37,3 +37,25 @@ async def test_the_criteria_and_a_missing_reason_say_what_the_keys_do(
         said = [n.message for n in app._notifications]
         assert any("litsift review reasons donners '" in m for m in said), said
         assert screen.session.counts() == before  # nothing decided
+
+
+async def test_at_80x24_the_record_has_the_rows_of_the_curve_and_of_a_blank_line(
+    review_service: LitsiftService,
+) -> None:
+    """At 80x24 the record had 6 lines (title, year and two of the abstract) while the gain
+    curve took 3 and a blank line under the stop panel 1; at 120x40 the curve stays."""
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_idle(pilot)
+        stops = screen.query_one("#screening-stops")
+        # the heading and the 3 rules, right above the footer (a blank 5th line took a row)
+        assert stops.region.height == 4 and stops.region.bottom == 23, stops.region
+        assert not screen.query_one("#screening-curve").display
+        assert screen.query_one("#screening-record-box").region.height >= 12
+        assert "hypergeometric" in str(stops.render())
+    app = create_screening_app(review_service, "donners", dense=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_idle(pilot)
+        curve = screen.query_one("#screening-curve")
+        assert curve.display and curve.region.height == 2
+        assert screen.query_one("#screening-stops").region.bottom == 39
