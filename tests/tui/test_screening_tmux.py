@@ -5,11 +5,15 @@ instead of naming the review."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from textual.widgets import Static
+
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_screening_app
 from litsift.tui.screens.review_criteria import CriteriaScreen
 from tests.tui import test_screening_screen as base
-from tests.tui.test_screening_screen import wait_idle
+from tests.tui.test_screening_screen import DONNERS, wait_idle
 
 #: the Donners review with criteria, a keyword and two priors (test_screening_screen's)
 review_service = base.review_service
@@ -59,3 +63,28 @@ async def test_at_80x24_the_record_has_the_rows_of_the_curve_and_of_a_blank_line
         curve = screen.query_one("#screening-curve")
         assert curve.display and curve.region.height == 2
         assert screen.query_one("#screening-stops").region.bottom == 39
+
+
+async def test_the_full_text_stage_of_a_single_include_opens(tmp_path: Path) -> None:
+    """One record included at title/abstract, then ``--stage fulltext``: the screen said
+    "screening failed unexpectedly (ValueError)" (TF-IDF's max_df of 95% leaves no term of
+    a single record) instead of showing that record."""
+    from litsift.paths import get_paths
+
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("donners", [DONNERS], labels="none")
+        app = create_screening_app(svc, "donners", dense=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await wait_idle(pilot)
+            assert screen.session is not None
+            first = screen.session.current_paper()
+            assert first is not None
+            await pilot.press("i")
+            await wait_idle(pilot)
+        app = create_screening_app(svc, "donners", dense=False, stage="fulltext")
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await wait_idle(pilot)
+            shown = str(screen.query_one("#screening-record", Static).render())
+            assert "failed" not in shown, shown
+            assert screen.session is not None and screen.session.current_paper() == first
+            assert first.title[:30] in shown

@@ -49,7 +49,8 @@ CITATION_MIN_INCLUDED = 3
 
 def tfidf_matrix(texts: Sequence[str]) -> sp.csr_matrix:
     """TF-IDF of ``texts`` with ELAS u4's settings: unigrams and bigrams, sublinear tf,
-    ``max_df=0.95``, L2-normalised rows. Fitted on all records (the vocabulary is not a label).
+    ``max_df=0.95`` (1.0 for a single record), L2-normalised rows. Fitted on all records (the
+    vocabulary is not a label).
 
     Returns:
         ``(len(texts), vocabulary)`` sparse float64.
@@ -62,7 +63,10 @@ def tfidf_and_query(texts: Sequence[str], query: str) -> tuple[sp.csr_matrix, sp
     vocabulary (None for a blank query): the query is not a record, so it is not fitted on."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95)
+    # one record (a full-text stage of a single include): 95% of it is no document, and
+    # scikit-learn refuses the fit ("max_df corresponds to < documents than min_df")
+    max_df = 0.95 if len(texts) > 1 else 1.0
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=max_df)
     x = sp.csr_matrix(vectorizer.fit_transform(texts))
     q = sp.csr_matrix(vectorizer.transform([query])) if query.strip() else None
     return x, q
