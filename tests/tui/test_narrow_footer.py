@@ -36,3 +36,71 @@ async def test_a_narrow_footer_keeps_quit_and_help_and_cuts_whole_keys(
         await pilot.click(KeyFooter, offset=(start + 1, 0))  # the key still answers a click
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
+
+
+def bottom_line(app: Any) -> str:
+    """The terminal's last row as painted (the footer), read from the app's SVG export."""
+    from tests.tui.test_snapshot import screen_lines
+
+    return screen_lines(app.export_screenshot())[-1]
+
+
+def assert_narrow_footer(line: str, width: int, first: str) -> None:
+    assert "^q Quit" in line and "f1 Help" in line, line
+    assert first in line, line  # the screen's first key stays
+    # every key is whole: Textual's footer cut one inside its name ("F F▏", "S Sno…")
+    assert not re.search(r"\S…|▏", line), line
+    assert len(line.rstrip()) <= width, line
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_citations_footer_keeps_quit_and_help_and_cuts_whole_keys(
+    tiny_service: Any, size: tuple[int, int]
+) -> None:
+    """The citations screen (C) had Textual's footer: at 80 columns it ended in ``F F▏``, with
+    neither quit nor help."""
+    from litsift.tui.screens.citations import CitationsScreen
+
+    app = create_app(tiny_service, show_timings=False)
+    async with app.run_test(size=size) as pilot:
+        await search(pilot, "dialogue")
+        await pilot.press("C")
+        await settle(pilot)
+        assert isinstance(app.screen, CitationsScreen)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if not app.screen.busy:
+                break
+        await pilot.pause()
+        assert_narrow_footer(bottom_line(app), size[0], "esc Back")
+        line = app.screen.query_one(KeyFooter).render().plain
+        await pilot.click(KeyFooter, offset=(line.index("f1 Help") + 1, 0))
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_screening_footer_keeps_quit_and_help_and_cuts_whole_keys(
+    tmp_path: Any, size: tuple[int, int]
+) -> None:
+    """``litsift review screen`` had Textual's footer: at 80 columns a key was cut inside its
+    name and ^q Quit was gone."""
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+    from litsift.tui.app import create_screening_app
+    from tests.tui.test_screening_screen import DONNERS, wait_idle
+
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        reasons = ["wrong population", "wrong design", "review"]
+        svc.reviews.create("donners", [DONNERS], labels=1)
+        svc.reviews.set_reasons("donners", reasons)
+        app = create_screening_app(svc, "donners", dense=False)
+        async with app.run_test(size=size) as pilot:
+            await wait_idle(pilot)
+            assert_narrow_footer(bottom_line(app), size[0], "i Include")
+            line = app.screen.query_one(KeyFooter).render().plain
+            await pilot.click(KeyFooter, offset=(line.index("f1 Help") + 1, 0))
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)

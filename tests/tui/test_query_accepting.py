@@ -44,3 +44,28 @@ async def test_down_from_the_query_records_it_in_the_history(tiny_service: Any) 
         await settle(pilot)
         assert app.focused is app.search_screen.table()
         assert [e.text for e in tiny_service.history()] == ["dialogue state", "dialogue"]
+
+
+async def test_down_while_the_query_is_being_searched_records_it_too(tiny_service: Any) -> None:
+    """Down after the search had finished recorded the query; Down while its worker was still
+    running (a large store, a loaded machine) did not: Down is Enter either way."""
+    app = create_app(tiny_service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.search_screen
+        lock = screen.calls.lock
+        lock.acquire()  # the search worker waits for the service: still running at Down
+        try:
+            await pilot.press(*"dialogue")
+            for _ in range(200):
+                await pilot.pause(0.01)
+                if not screen.query_bar.debouncing and screen._pending is not None:
+                    break
+            assert screen._pending is not None and not screen.query_bar.debouncing
+            await pilot.press("down")
+            assert app.focused is screen.table()
+        finally:
+            lock.release()
+        await settle(pilot)
+        assert app.focused is screen.table() and screen.table().hits
+        assert [e.text for e in tiny_service.history()] == ["dialogue"]

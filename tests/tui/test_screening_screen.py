@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from litsift.errors import ReviewError
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.review.learner import DEFAULT_ORDER, LearningOrder, review_spec
 from litsift.service.facade import LitsiftService
 from litsift.store.reviews import current_decisions, review_records
@@ -22,7 +22,7 @@ from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.screening import ScreeningScreen
 
 SIZE = (120, 40)
-SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+SETS = shared_data_dir() / "eval" / "screening"
 DONNERS = SETS / "Donners_2021.jsonl.gz"
 
 

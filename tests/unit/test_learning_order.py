@@ -13,7 +13,7 @@ import pytest
 
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import set_graph
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.review.data import load_review_set
 from litsift.review.learner import (
     DEFAULT_ORDER,
@@ -30,7 +30,7 @@ from litsift.store.review_decisions import decide
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
 
-SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+SETS = shared_data_dir() / "eval" / "screening"
 #: The smallest set with references: the citation signal joins the fit from the 3rd include.
 DONNERS = SETS / "Donners_2021.jsonl.gz"
 #: The review's published title (Donners et al. 2021, https://doi.org/10.1007/s40262-021-01042-w),

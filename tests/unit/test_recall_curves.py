@@ -216,7 +216,7 @@ def test_eval_screening_plot_draws_each_systems_mean_curve_with_its_band(tmp_pat
     assert not any("asreview" in g for g in groups)
     text = _texts(files[0])
     assert "litsift (mean of 2 seeds)" in text and "litsift-text (mean of 2 seeds)" in text
-    assert "95 % recall" in text and "random order" in text
+    assert "95% recall" in text and "random order" in text
     assert files[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

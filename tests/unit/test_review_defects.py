@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.cli.root import main
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 
-SETS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening").resolve()
+SETS = (shared_data_dir() / "eval" / "screening").resolve()
 DONNERS = SETS / "Donners_2021.jsonl.gz"
 SRC = Path(__file__).resolve().parents[2] / "src"
 

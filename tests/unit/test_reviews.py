@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from litsift.cli.root import main
 from litsift.errors import ReviewError
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.review.session import gain_curve, stop_states
 from litsift.service.facade import LitsiftService
 from litsift.store.reviews import current_decisions
@@ -25,7 +25,7 @@ from litsift.store.reviews import current_decisions
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "ris-medline"
 EMBASE = DATA / "telemonitoring_embase-export_13-records.ris"
 PUBMED = DATA / "telemonitoring_pubmed_7-records.nbib"
-SETS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening").resolve()
+SETS = (shared_data_dir() / "eval" / "screening").resolve()
 DONNERS = SETS / "Donners_2021.jsonl.gz"
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from litsift.paths import get_paths
+from litsift.paths import get_paths, shared_data_dir
 from litsift.review.estimate import MIN_SCREENED, screened_before_estimate
 from litsift.service.facade import LitsiftService
 from litsift.store.reviews import current_decisions
 
 DONNERS = (
-    Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+    shared_data_dir() / "eval" / "screening"
     / "Donners_2021.jsonl.gz"
 )  # fmt: skip
 

@@ -403,9 +403,9 @@ def format_table(data: dict[str, Any]) -> str:
             f"{100 * row['RRF@10']['mean']:13.1f} {100 * row['ATD/M']['mean']:13.1f}"
         )
         stops = ", ".join(
-            f"{rule}: recall {100 * row[f'stop.{rule}.recall']['mean']:.1f} % at "
-            f"{100 * row[f'stop.{rule}.screened']['mean']:.1f} % screened "
-            f"(fired {100 * row[f'stop.{rule}.fired']['mean']:.0f} %)"
+            f"{rule}: recall {100 * row[f'stop.{rule}.recall']['mean']:.1f}% at "
+            f"{100 * row[f'stop.{rule}.screened']['mean']:.1f}% screened "
+            f"(fired {100 * row[f'stop.{rule}.fired']['mean']:.0f}%)"
             for rule in STOP_RULES
         )
         lines.append(f"  stopping ({system}): {stops}")

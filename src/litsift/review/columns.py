@@ -71,8 +71,8 @@ def _stemmer() -> Any:
 
 def tfidf_matrix(texts: Sequence[str], stem: bool = False) -> sp.csr_matrix:
     """TF-IDF of ``texts`` with ELAS u4's settings: unigrams and bigrams, sublinear tf,
-    ``max_df=0.95``, L2-normalised rows; with ``stem`` over stemmed words
-    (:func:`stemmed_terms`). Fitted on all records (the vocabulary is not a label).
+    ``max_df=0.95`` (1.0 for a single record), L2-normalised rows; with ``stem`` over stemmed
+    words (:func:`stemmed_terms`). Fitted on all records (the vocabulary is not a label).
 
     Returns:
         ``(len(texts), vocabulary)`` sparse float64.
@@ -88,7 +88,10 @@ def tfidf_and_query(
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     words: dict[str, Any] = {"analyzer": stemmed_terms} if stem else {"ngram_range": (1, 2)}
-    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=1, max_df=0.95, **words)
+    # one record (a full-text stage of a single include): 95% of it is no document, and
+    # scikit-learn refuses the fit ("max_df corresponds to < documents than min_df")
+    max_df = 0.95 if len(texts) > 1 else 1.0
+    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=1, max_df=max_df, **words)
     x = sp.csr_matrix(vectorizer.fit_transform(texts))
     q = sp.csr_matrix(vectorizer.transform([query])) if query.strip() else None
     return x, q

@@ -186,7 +186,7 @@ def draw_simulation_curves(
                 band.set_gid(f"band-{system}")
         (diag,) = ax.plot([0, 1], [0, 1], ls="--", color="grey", label="random order")
         diag.set_gid("random")
-        target = ax.axhline(0.95, ls=":", color="black", lw=1, label="95 % recall")
+        target = ax.axhline(0.95, ls=":", color="black", lw=1, label="95% recall")
         target.set_gid("recall-95")
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.review.stopping import (
+    ALPHA,
     CONSECUTIVE_FRACTION,
     CONSECUTIVE_MIN,
     KNEE_MIN_RANK,
@@ -67,17 +68,17 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     need = max(CONSECUTIVE_MIN, int(np.ceil(CONSECUTIVE_FRACTION * n_records)))
     at = consecutive_exclusions(y, need, prior_included) if s else None
     run = s - (int(np.flatnonzero(y)[-1]) + 1 if y.any() else 0)
-    detail = f"{run} of {need} exclusions in a row"
+    detail = f"{run:,} of {need:,} exclusions in a row"
     if need > n_records:
         detail += f" (cannot fire: only {n_records:,} records to screen)"
-    states.append(StopState("consecutive", at, f"fired after {at} screened" if at else detail))
+    states.append(StopState("consecutive", at, f"fired after {at:,} screened" if at else detail))
     # the knee waits for 150 screened (Cormack & Grossman), or for every record when fewer
     wait = min(KNEE_MIN_RANK, n_records)
     at = knee(y, wait, prior_included) if s >= wait else None
     detail = (
-        f"fired after {at} screened"
+        f"fired after {at:,} screened"
         if at
-        else f"waits for {wait} screened"
+        else f"waits for {wait:,} screened"
         if s < wait
         else "no knee in the gain curve"
         if s >= n_records
@@ -85,12 +86,13 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     )
     states.append(StopState("knee", at, detail))
     at = hypergeometric_test(y, n_records, prior_included=prior_included) if s else None
-    target = f"recall ≥ {TARGET_RECALL:.0%} at 95 % confidence"
+    # one way to write a share in the panel: "95%" (the recall target and the confidence)
+    target = f"recall ≥ {TARGET_RECALL:.0%} with {1 - ALPHA:.0%} confidence"
     states.append(
         StopState(
             "hypergeometric",
             at,
-            f"fired after {at} screened: {target}" if at else f"not yet: {target}",
+            f"fired after {at:,} screened: {target}" if at else f"not yet: {target}",
         )
     )
     return states

@@ -34,12 +34,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.messages import AnnotationsChanged
 from litsift.tui.screens.keys import TRIAGE_BINDINGS
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.types import Kind, Label
 from litsift.types.citations import Neighbour, Neighbours, SnowballRound
 
@@ -183,7 +184,7 @@ class CitationsScreen(Screen[None]):
         table.add_columns("Label", "Year", "Title", "Why / id")
         yield table
         yield Static(id="cite-status", markup=False)
-        yield Footer()
+        yield KeyFooter()  # a narrow line keeps ^q Quit and f1 Help
 
     @property
     def table(self) -> DataTable[Text]:

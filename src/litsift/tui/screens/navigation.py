@@ -14,6 +14,8 @@ and the Score column need; opening the detail (Enter) shows it in the table's pl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent
@@ -21,6 +23,9 @@ from textual.widgets import Input, TabbedContent
 from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
 from litsift.tui.widgets.kind_tab import PANE_ID, KindTab
 from litsift.types import Kind
+
+if TYPE_CHECKING:
+    from litsift.tui.screens.triage import TriageCommands
 
 __all__ = ["NARROW_BELOW", "NavScreen"]
 
@@ -45,6 +50,8 @@ class NavScreen(Screen[None]):
     text: str = ""
     #: id of the search request not yet shown (None: none is running or unread)
     _pending: int | None = None
+    #: the triage commands (the search screen's): history, labels
+    triage: TriageCommands
 
     # -- parts -----------------------------------------------------------------------------
     @property
@@ -86,11 +93,14 @@ class NavScreen(Screen[None]):
         behind Down until the query's rows are painted (:meth:`release_held_keys`): ``+``
         right behind Down keeps the new query's first hit, not the old results' row under
         the cursor. From the query, Down accepts it as Enter does: it goes to the history
-        (a query moved into with Down, then labelled, was missing from ``h``)."""
+        (a query moved into with Down, then labelled, was missing from ``h``), once its rows
+        are painted when its search is still running (it was not recorded then)."""
         bar = self.query_bar
         stale = self.rows_stale()
         if self._in_query_bar() and (bar.debouncing or not stale):
             bar.submit(submitted=True)
+        elif self._in_query_bar() and self._pending is not None:  # searched already: no new
+            self.triage.submit(pending=True)  # search, recorded when its rows are painted
         if stale:
             self.table().hold_keys()
         self._focus_after_layout(self.table(), reading=False)

@@ -57,7 +57,8 @@ class CriteriaScreen(ModalScreen[None]):
             parts += ["\n\n", ("Keywords", "bold"), "\n"]
             parts += [(k + "  ", KEYWORD_STYLE) for k in self.keywords]
         if self.reasons:
-            parts += ["\n\n", ("Exclusion reasons", "bold"), " (the key after x)\n"]
+            # its number alone excludes: "x" then "2" excluded two records ("the key after x")
+            parts += ["\n\n", ("Exclusion reasons", "bold"), " (its number key excludes)\n"]
             parts += [f"{i}  {r}\n" for i, r in enumerate(self.reasons, 1)]
         return parts
 

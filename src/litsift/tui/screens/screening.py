@@ -19,6 +19,7 @@ key on a record decided there since it was read here writes nothing: it looks at
 from __future__ import annotations
 
 import logging
+import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -28,7 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Sparkline, Static
+from textual.widgets import Sparkline, Static
 from textual.worker import get_current_worker
 
 from litsift.errors import LitsiftError
@@ -36,16 +37,25 @@ from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.review_criteria import CriteriaScreen
-from litsift.tui.screens.screening_text import KEYWORD_STYLE, done_lines, highlighted
+from litsift.tui.screens.screening_text import (
+    KEYWORD_STYLE,
+    done_lines,
+    highlighted,
+    progress_line,
+    stop_lines,
+)
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.tui.widgets.text_inputs import InOrderScroll
-from litsift.types.reviews import ESTIMATE_MIN_SCREENED
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI, ScreeningAPI
     from litsift.types.reviews import ScreeningProgress
 
-__all__ = ["SCREENING_BINDINGS", "ScreeningScreen"]
+__all__ = ["SCREENING_BINDINGS", "SHORT_BELOW", "ScreeningScreen"]
+
+#: terminals with fewer rows than this hide the gain curve (the record keeps the room)
+SHORT_BELOW = 30
 
 SCREENING_BINDINGS: list[BindingType] = [
     Binding("i,y,plus", "decide('include')", "Include", id="screening_include"),
@@ -72,6 +82,8 @@ class ScreeningScreen(Screen[None]):
 
     CSS_PATH = Path(__file__).with_name("screening.tcss")
     BINDINGS: ClassVar[list[BindingType]] = SCREENING_BINDINGS
+    #: fewer rows than SHORT_BELOW (80x24): no gain curve, the record has its 3 lines (CSS)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]  # noqa: RUF012 (as Screen's)
     #: seconds between two looks at the store for decisions made by another session
     SYNC_S: ClassVar[float] = 2.0
     #: seconds after another session's decision swapped the record on screen: keys do nothing
@@ -118,7 +130,7 @@ class ScreeningScreen(Screen[None]):
             )
             yield Sparkline([], id="screening-curve")
             yield Static("", id="screening-stops")
-        yield Footer()
+        yield KeyFooter()  # a narrow line keeps ^q Quit and f1 Help
 
     def on_mount(self) -> None:
         self.load()
@@ -314,29 +326,7 @@ class ScreeningScreen(Screen[None]):
         """The progress line: screened n of N, included, maybe, the estimate of includes left."""
         if self.session is None:
             return
-        screened, total, included, maybe = self.session.counts()
-        mine, found, more = self.session.estimate_basis()
-        est = self.session.estimate
-        if screened >= total:
-            estimate = "no record left to screen"
-        elif est is not None:
-            rate = f"{found:,} of your {mine:,} screened included or maybe"
-            estimate = f"~{est:.0f} includes left (from {rate})"
-        elif more is not None and more > total - screened:  # it would never come
-            estimate = f"includes left: too few records left for an estimate ({total - screened:,})"
-        elif more is not None:  # an include, but too few records to read a rate from yet
-            estimate = f"includes left: estimated after {max(more, 1):,} more screened"
-        elif included or maybe:  # prior decisions only: they carry no rate along the order
-            estimate = "includes left: estimated once you include a record here"
-        else:
-            estimate = (
-                f"includes left: estimated after an include and {ESTIMATE_MIN_SCREENED} screened"
-            )
-        line = (
-            f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
-            f"{estimate} · order: {self.session.model_name}"
-            + (" · retraining…" if self.retraining else "")
-        )
+        line = progress_line(self.session) + (" · retraining…" if self.retraining else "")
         note: list[Part] = [("\n" + self._elsewhere, "bold")] if self._elsewhere else []
         self.query_one("#screening-progress", Static).update(safe_content([line, *note]))
 
@@ -345,11 +335,7 @@ class ScreeningScreen(Screen[None]):
         self.show_counts()
         # [] draws a flat line; a single value would draw one full bar
         self.query_one("#screening-curve", Sparkline).data = progress.curve
-        parts: list[Part] = [("Stopping rules (none stops on its own)\n", "bold")]
-        for s in progress.stops:
-            mark = ("● fired  ", "bold red") if s.fired_at else ("○ running", "dim")
-            parts += [mark, f"  {s.rule:<15} {s.detail}\n"]
-        self.query_one("#screening-stops", Static).update(safe_content(parts))
+        self.query_one("#screening-stops", Static).update(safe_content(stop_lines(progress)))
 
     # -- keys -------------------------------------------------------------------------------
     def action_reason(self, key: int) -> None:
@@ -357,7 +343,8 @@ class ScreeningScreen(Screen[None]):
         if self.session is None:
             return
         if key > len(self.session.reasons):
-            hint = "litsift review reasons NAME 'wrong population' 'wrong design' ..."
+            name = shlex.quote(self.review)
+            hint = f"litsift review reasons {name} 'wrong population' 'wrong design' ..."
             self.app.notify(f"no exclusion reason {key}: {hint}", title="screening", markup=False)
             return
         self.action_decide("exclude", self.session.reasons[key - 1])

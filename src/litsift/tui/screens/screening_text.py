@@ -5,10 +5,22 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
 from litsift.tui.widgets.safe_text import Part
+from litsift.types.reviews import ESTIMATE_MIN_SCREENED, ScreeningProgress
 
-__all__ = ["CRITERIA_STYLE", "KEYWORD_STYLE", "done_lines", "highlighted"]
+if TYPE_CHECKING:
+    from litsift.service.api import ScreeningAPI
+
+__all__ = [
+    "CRITERIA_STYLE",
+    "KEYWORD_STYLE",
+    "done_lines",
+    "highlighted",
+    "progress_line",
+    "stop_lines",
+]
 
 KEYWORD_STYLE = "bold black on yellow"
 CRITERIA_STYLE = "bold underline"
@@ -66,3 +78,38 @@ def done_lines(review: str, stage: str, reviewer: str, records: int | None) -> l
         f"{name} --stage fulltext --format ris --which include",
         f"\nThe PRISMA 2020 diagram: litsift review prisma {name} -o prisma.svg",
     ]
+
+
+def stop_lines(progress: ScreeningProgress) -> list[Part]:
+    """The stop panel: a heading and a line per stopping rule (fired or running, what it
+    waits for), with no blank line after the last (it took a row of an 80x24 terminal)."""
+    parts: list[Part] = [("Stopping rules (none stops on its own)", "bold")]
+    for s in progress.stops:
+        mark = ("● fired  ", "bold red") if s.fired_at else ("○ running", "dim")
+        parts += ["\n", mark, f"  {s.rule:<15} {s.detail}"]
+    return parts
+
+
+def progress_line(session: ScreeningAPI) -> str:
+    """The progress line: screened n of N, included, maybe, the estimate of includes left
+    (or what it waits for) and the order's name."""
+    screened, total, included, maybe = session.counts()
+    mine, found, more = session.estimate_basis()
+    est = session.estimate
+    if screened >= total:
+        estimate = "no record left to screen"
+    elif est is not None:
+        rate = f"{found:,} of your {mine:,} screened included or maybe"
+        estimate = f"~{est:.0f} includes left (from {rate})"
+    elif more is not None and more > total - screened:  # it would never come
+        estimate = f"includes left: too few records left for an estimate ({total - screened:,})"
+    elif more is not None:  # an include, but too few records to read a rate from yet
+        estimate = f"includes left: estimated after {max(more, 1):,} more screened"
+    elif included or maybe:  # prior decisions only: they carry no rate along the order
+        estimate = "includes left: estimated once you include a record here"
+    else:
+        estimate = f"includes left: estimated after an include and {ESTIMATE_MIN_SCREENED} screened"
+    return (
+        f"screened {screened:,} of {total:,} · included {included:,} · maybe {maybe:,} · "
+        f"{estimate} · order: {session.model_name}"
+    )

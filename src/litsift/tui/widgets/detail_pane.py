@@ -63,6 +63,8 @@ class Extras:
     signals_used: tuple[str, ...] = ()
     #: why the result is not the full hybrid (``SearchResult.partial``), or ""
     partial: str = ""
+    #: with no hit: why there is none and what to try (``KindTab.extras``); (): the first hint
+    empty: Sequence[Part] = ()
 
 
 EMPTY = "—"
@@ -266,10 +268,12 @@ def _dataset(hit: Hit, ds: Dataset, extras: Extras) -> Iterator[Part]:
 
 def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
     """The detail text of ``hit`` (or a hint when nothing is highlighted); never markup-parsed."""
+    ex = extras or Extras()
+    if hit is None and ex.empty:
+        return safe_content(ex.empty)
     if hit is None:
         return Content.assemble(("Nothing selected. Type a query; ↑/↓ or j/k move.", "$text-muted"))
     rec = hit.record
-    ex = extras or Extras()
     parts = _paper(hit, rec, ex) if isinstance(rec, Paper) else _dataset(hit, rec, ex)
     return safe_content(parts)
 

@@ -27,13 +27,22 @@ if TYPE_CHECKING:
     from textual.dom import DOMNode
     from textual.screen import Screen
 
-__all__ = ["KeyFooter"]
+__all__ = ["KeyFooter", "key_of"]
 
 #: (key, key display, description, enabled) of each shown binding
 Shown = tuple[tuple[str, str, str, bool], ...]
 
 #: what stands for the keys left out of a line too narrow for all
 _CUT = "… "
+
+
+def key_of(node: DOMNode, action: str) -> str:
+    """The key of ``action`` as the footer shows it (after ``[keymap]``) on ``node``'s screen,
+    or "" where no active binding runs it (a text naming a key names the one that works)."""
+    for active in node.screen.active_bindings.values():
+        if active.binding.action == action:
+            return node.app.get_key_display(active.binding)
+    return ""
 
 
 class KeyFooter(Widget):
@@ -113,13 +122,22 @@ class KeyFooter(Widget):
         app_keys: list[tuple[str, str, str, bool]] = []
         actions: set[str] = set()
         bindings = screen.active_bindings
+        groups: list[object] = []  # the group of each entry of shown
         for owner, binding, enabled, _tooltip in bindings.values():
             if not binding.show or binding.action in actions:
                 continue  # one entry per action, as Textual's footer
             actions.add(binding.action)
             display = self.app.get_key_display(binding)
             entry = (binding.key, display, binding.description, bool(enabled))
-            (app_keys if owner is self.app else shown).append(entry)
+            if owner is self.app:
+                app_keys.append(entry)
+            elif binding.group is not None and groups and groups[-1] is binding.group:
+                # a group's keys share one entry, as in Textual's footer: "j k Move"
+                key, first, _description, on = shown[-1]
+                shown[-1] = (key, f"{first} {display}", binding.group.description, on or entry[3])
+            else:
+                shown.append(entry)
+                groups.append(binding.group)
         self._app_keys = len(app_keys)
         shown += app_keys  # last, as Textual lists them: the keys a narrow line keeps
         palette: tuple[str, str, str, bool] | None = None

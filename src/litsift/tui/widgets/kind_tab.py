@@ -17,7 +17,10 @@ from textual.content import Content
 from textual.widgets import Static, Tab, TabbedContent, TabPane
 
 from litsift.tui.widgets.detail_pane import Extras
+from litsift.tui.widgets.footer import key_of
 from litsift.tui.widgets.results_table import ResultsTable
+from litsift.tui.widgets.safe_text import Part
+from litsift.tui.widgets.status_line import years_label
 from litsift.types import Annotation, Aspect, Coverage, Hit, Kind, SearchResult, YearRange
 
 PANE_ID = {Kind.PAPER: "papers", Kind.DATASET: "datasets"}
@@ -127,7 +130,7 @@ class KindTab(TabPane):
         """Triage state and aspect coverage of ``hit`` for the detail pane (the aspects only
         when :attr:`aspects_shown`)."""
         if hit is None:
-            return Extras()
+            return Extras(empty=self.no_results())
         shown = self.aspects_shown
         result = self.result
         return Extras(
@@ -139,6 +142,30 @@ class KindTab(TabPane):
             query=result.query.text if result is not None else "",
             signals_used=result.signals_used if result is not None else (),
             partial=(result.partial or "") if result is not None else "",
+        )
+
+    def no_results(self) -> tuple[Part, ...]:
+        """What the detail pane says under a query that found nothing: the query, the kind and
+        years searched (the status line's "0 results · papers · ≥2030") and what to try, with
+        the keys as bound; () when there are results or no query."""
+        result = self.result
+        if result is None or result.hits or not result.query.text.strip():
+            return ()
+        query, other = result.query, Kind.DATASET if self.kind is Kind.PAPER else Kind.PAPER
+        dated = (query.years.start, query.years.end) != (None, None)
+        years = f", {years_label(query.years)}" if dated else ""
+        tries = ["fewer or other words"]
+        if years:
+            clear = key_of(self, "clear_years")
+            tries.append("another year range" + (f" ({clear} clears the years)" if clear else ""))
+        if toggle := key_of(self, "toggle_kind"):
+            tries.append(f"{toggle} the {TAB_LABEL[other]} tab")
+        return (
+            ("No results for “", "bold"),
+            (" ".join(query.text.split()), "bold"),
+            (f"” in {query.kind.table}{years}.", "bold"),
+            "\n\nTry:\n",
+            *(f"  · {t}\n" for t in tries),
         )
 
     # -- aspects ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from textual.widgets import Static
 
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
+from litsift.tui.widgets.footer import key_of
 from litsift.types import Kind, SearchResult, YearRange
 
 #: a progress counter in a partial result's reason ("dense index: 320 / 19,639 embedded")
@@ -139,7 +140,7 @@ class StatusLine(Static):
         if (
             not result.hits
             and (result.query.years.start, result.query.years.end) != (None, None)
-            and (key := self._key("clear_years"))
+            and (key := key_of(self, "clear_years"))
         ):
             bits.append(f"{key} clears the years")  # why none, and the way out
         if result.engine and result.engine != "local":  # Milvus: where it answered (issue 42)
@@ -151,13 +152,6 @@ class StatusLine(Static):
         self._result, self._hint, self._covered = (bits, partial), False, None
         self._progress = False
         self._refresh()
-
-    def _key(self, action: str) -> str:
-        """The key (as the footer shows it, after ``[keymap]``) of the screen's ``action``."""
-        for active in self.screen.active_bindings.values():
-            if active.binding.action == action:
-                return self.app.get_key_display(active.binding)
-        return ""
 
     def show_busy(self, kind: Kind, years: YearRange) -> None:
         self._result, self._hint, self._covered, self._progress = None, False, None, False
