@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
+from litsift.paths import shared_data_dir
 from litsift.review.columns import stemmed_terms
 from litsift.review.data import load_review_set
 from litsift.review.learner import DEFAULT_ORDER, ORDERS, LearningOrder, tfidf_matrix
 
-SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval" / "screening"
+SETS = shared_data_dir() / "eval" / "screening"
 
 
 def test_stemmed_terms_join_inflections_and_keep_bigrams() -> None:
