@@ -138,6 +138,16 @@ ORDERS: dict[str, OrderSpec] = {
             spread_weight=0.3,
             criteria_weight=HOME_CRITERIA_WEIGHT,
         ),
+        OrderSpec(
+            "tfidf-stem+dense-0.2-r2-nn0.3-lp0.3",
+            "tfidf+dense",
+            dense_weight=0.2,
+            ratio=2.0,
+            neighbour_weight=0.3,
+            spread_weight=0.3,
+            criteria_weight=HOME_CRITERIA_WEIGHT,
+            stem=True,
+        ),
     )
 }
 #: The order ``litsift`` uses: ELAS u4's TF-IDF columns and settings (C 0.11, balanced
