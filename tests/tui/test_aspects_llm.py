@@ -186,6 +186,23 @@ async def test_llm_rerank_reorders_per_reply(
         assert said[-1].endswith("(the original order is kept)") and "; " in said[-1], said
 
 
+async def test_llm_rerank_cut_at_the_output_limit_says_so(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """A ranking cut at max_tokens was applied as far as it went and the app said only "LLM
+    reranked 10 results": the report's notes (cut, ids missing) never reached the user."""
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        llm_server.push(chat_reply("[2] > [1] > [", finish_reason="length"))
+        await pilot.press("r")
+        await settle(pilot)
+        assert "note" in status(app)
+        said = [n for n in app._notifications if n.title == "LLM"]
+        assert said and said[-1].severity == "warning", said
+        assert "cut at the output limit" in said[-1].message
+
+
 async def test_answer_streams_flags_fabricated_and_opens_reference(
     llm_service: LitsiftService, llm_server: ScriptedLLMServer
 ) -> None:

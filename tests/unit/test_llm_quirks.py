@@ -13,6 +13,7 @@ import pytest
 
 from litsift.cache import LLMCache
 from litsift.config import LLMSettings
+from litsift.llm.answer import answer_question
 from litsift.llm.client import ChatClient
 from litsift.llm.errors import LLMResponseError, LLMServerError
 from litsift.llm.rerank import rerank
@@ -190,7 +191,30 @@ def test_null_content_names_the_finish_reason(srv: ScriptedLLMServer) -> None:
     assert "content_filter" in err.value.message
 
 
+def test_rerank_asks_for_at_least_llm_max_tokens(srv: ScriptedLLMServer, hits: list[Hit]) -> None:
+    """Rerank asked for 8 tokens per id + 32 (56 for 3): a thinking model never got to answer,
+    whatever llm.max_tokens said."""
+    srv.push(chat_reply("[1] > [2] > [3]"))
+    with client(srv, max_tokens=2048) as c:
+        rerank(c, "query", hits)
+    assert srv.requests[0].body["max_tokens"] == 2048
+
+
 # -- truncated replies --------------------------------------------------------------------------
+
+
+def test_truncated_answer_says_it_was_cut(srv: ScriptedLLMServer, hits: list[Hit]) -> None:
+    srv.push(chat_reply("Dense retrievers help [1]. They also", finish_reason="length"))
+    with client(srv, max_tokens=40) as c:
+        ans = answer_question(c, "What helps?", hits)
+    assert any("cut" in n and "llm.max_tokens" in n for n in ans.notes), ans.notes
+
+
+def test_truncated_rerank_says_it_was_cut(srv: ScriptedLLMServer, hits: list[Hit]) -> None:
+    srv.push(chat_reply("[3] > [1] >", finish_reason="length"))
+    with client(srv) as c:
+        done = rerank(c, "query", hits)
+    assert any("cut" in n for n in done.report.notes), done.report.notes
 
 
 def test_a_cut_or_failed_reply_is_not_cached(srv: ScriptedLLMServer, tmp_path: Path) -> None:

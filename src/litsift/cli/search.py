@@ -430,6 +430,8 @@ def answer(
             if rr.report.error:
                 error = for_terminal(str(rr.report.error))
                 click.echo(f"{error}; the original order is kept", err=True)
+            for note in rr.report.notes:  # a ranking cut at max_tokens, ids left out
+                click.echo(f"note: rerank: {for_terminal(note)}", err=True)
             hits = rr.hits
         # on a terminal the draft streams in a view erased before the checked text is printed
         with streamed_draft(enabled=not as_json) as stream:
