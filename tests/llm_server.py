@@ -233,11 +233,16 @@ class _Handler(BaseHTTPRequestHandler):
             f"{k}: {v}\r\n" for k, v in headers.items()
         )
         self.close_connection = True
-        for i, byte in enumerate((head + "\r\n").encode() + raw):
-            if i:
-                time.sleep(reply.drip_s)
-            self.wfile.write(bytes([byte]))
-            self.wfile.flush()
+        try:
+            for i, byte in enumerate((head + "\r\n").encode() + raw):
+                if i:
+                    time.sleep(reply.drip_s)
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except OSError:  # the client hung up mid-response
+            with self.server.owner.lock:
+                self.server.owner.hangups += 1
+            raise
 
 
 class _Server(ThreadingHTTPServer):
@@ -260,6 +265,8 @@ class ScriptedLLMServer:
         self.key_header: str | None = None
         self.key: str | None = None
         self.reject_params: tuple[str, ...] = ()
+        #: dripped replies the client stopped reading (it closed the connection)
+        self.hangups = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -307,6 +314,7 @@ class ScriptedLLMServer:
             self.paths = None
             self.key_header = self.key = None
             self.reject_params = ()
+            self.hangups = 0
 
     def __enter__(self) -> ScriptedLLMServer:
         return self.start()

@@ -247,6 +247,35 @@ async def test_answer_streams_flags_fabricated_and_opens_reference(
         assert app.focused is detail
 
 
+async def test_closing_the_answer_stops_its_stream(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """Esc closed the screen but the worker read the slow stream to its end (here 20 s; a
+    paid endpoint kept writing, and charging, an answer nobody would see)."""
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        reply = sse_reply(["Attention helps [1]. "] + ["More words. "] * 60)
+        reply.drip_s = 0.005  # about 20 s for the whole stream
+        llm_server.push(reply)
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AnswerScreen)
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if screen.streamed:
+                break
+        assert screen.streamed, "no delta arrived"
+        await pilot.press("escape")
+        await settle(pilot)
+        for _ in range(150):
+            if llm_server.hangups:
+                break
+            await pilot.pause(0.02)
+        assert llm_server.hangups == 1, "the stream went on after Esc"
+
+
 async def test_llm_judge_grades_aspects_of_the_top_results(
     llm_service: LitsiftService, llm_server: ScriptedLLMServer
 ) -> None:

@@ -124,7 +124,8 @@ class ChatClient:
             purpose: a label for the call log (``"rerank"``, ``"answer"``, ``"judge"``...).
             use_cache: look up and store the response in the cache.
             on_delta: called with each text delta (API key redacted); a cache hit delivers the
-                whole text once. Time spent in it counts towards ``llm.timeout_s``.
+                whole text once. Time spent in it counts towards ``llm.timeout_s``; what it
+                raises ends the call (the request is closed) and propagates.
 
         Returns:
             The completion, with usage and cost.
@@ -134,14 +135,17 @@ class ChatClient:
             LLMContextOverflowError, LLMRateLimitError, LLMServerError, LLMResponseError.
         """
         gen = self._run(messages, max_tokens, temperature, purpose, use_cache, on_delta is not None)
-        while True:
-            try:
-                delta = next(gen)
-            except StopIteration as stop:
-                result: Completion = stop.value
-                return result
-            if on_delta is not None:
-                on_delta(delta)
+        try:
+            while True:
+                try:
+                    delta = next(gen)
+                except StopIteration as stop:
+                    result: Completion = stop.value
+                    return result
+                if on_delta is not None:
+                    on_delta(delta)
+        finally:
+            gen.close()  # on_delta raised (the reader went away): the request is closed now
 
     def stream(
         self,
