@@ -14,6 +14,15 @@ Hostile servers for the hardening tests: ``drip_s`` sends the whole response (st
 headers, body) one byte at a time; ``pings`` sends SSE ``: ping`` comment lines before the
 events; ``close_after`` hangs up after that many body bytes; the text ``$AUTHORIZATION`` in a
 body or event is replaced by the request's ``Authorization`` header (a server that echoes it).
+
+Real servers' quirks, set on the server for a test (:meth:`ScriptedLLMServer.reset` clears them):
+``paths`` answers only those request paths (query excluded) and 404s the rest as Ollama's Go
+router does (``404 page not found``); ``key_header`` + ``key`` answer 401 unless that header
+carries the key (Azure OpenAI reads ``api-key``); ``reject_params`` answers OpenAI's 400
+``unsupported_parameter`` / ``unsupported_value`` for each named body field (o1/o3/gpt-5 reject
+``max_tokens`` and a non-default ``temperature``). :func:`chat_reply` can send ``content`` null
+with ``reasoning_content`` (DeepSeek-R1 on vLLM / llama.cpp) and :func:`html_reply` a proxy's
+HTML error page.
 """
 
 from __future__ import annotations
@@ -83,6 +92,36 @@ def chat_reply(
     return Reply(body=body)
 
 
+def reasoning_reply(
+    content: str | None,
+    reasoning: str,
+    *,
+    finish_reason: str = "stop",
+    field: str = "reasoning_content",
+) -> Reply:
+    """A reasoning model's JSON reply: its thinking in ``field`` (``reasoning_content`` for
+    DeepSeek, vLLM and llama.cpp; ``reasoning`` for Ollama and OpenRouter), ``content`` the
+    answer, null or empty when the output limit was spent thinking."""
+    reply = chat_reply("", finish_reason=finish_reason)
+    message = reply.body["choices"][0]["message"]
+    message["content"] = content
+    message[field] = reasoning
+    return reply
+
+
+#: nginx's error page, as a reverse proxy in front of a model server sends it.
+NGINX_502 = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+
+
+def html_reply(status: int = 502, page: str = NGINX_502) -> Reply:
+    """An HTML page (a proxy's error page, a web UI) with ``Content-Type: text/html``."""
+    return Reply(status, page, headers={"Content-Type": "text/html"})
+
+
 def sse_reply(chunks: list[str], *, usage: dict[str, int] | None = None) -> Reply:
     """A streamed chat completion: one delta per chunk, a finish chunk, usage, ``[DONE]``."""
     events: list[Any] = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
@@ -103,6 +142,25 @@ class Request:
     body: Any
 
 
+def _unsupported(param: str, value: Any) -> dict[str, Any]:
+    """OpenAI's 400 error for a field a reasoning model (o1, o3, gpt-5) does not take."""
+    if param == "max_tokens":
+        return {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
+    return {
+        "message": f"Unsupported value: '{param}' does not support {value} with this model. "
+        "Only the default (1) value is supported.",
+        "type": "invalid_request_error",
+        "param": param,
+        "code": "unsupported_value",
+    }
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
@@ -119,7 +177,9 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         with owner.lock:
             owner.requests.append(Request(self.path, dict(self.headers.items()), body))
-            reply = owner.queue.popleft() if owner.queue else Reply(500, "no scripted reply")
+            reply = owner.quirk(self.path, self.headers, body)
+            if reply is None:
+                reply = owner.queue.popleft() if owner.queue else Reply(500, "no scripted reply")
         if reply.delay_s:
             time.sleep(reply.delay_s)
         auth = self.headers.get("Authorization", "")
@@ -173,11 +233,16 @@ class _Handler(BaseHTTPRequestHandler):
             f"{k}: {v}\r\n" for k, v in headers.items()
         )
         self.close_connection = True
-        for i, byte in enumerate((head + "\r\n").encode() + raw):
-            if i:
-                time.sleep(reply.drip_s)
-            self.wfile.write(bytes([byte]))
-            self.wfile.flush()
+        try:
+            for i, byte in enumerate((head + "\r\n").encode() + raw):
+                if i:
+                    time.sleep(reply.drip_s)
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except OSError:  # the client hung up mid-response
+            with self.server.owner.lock:
+                self.server.owner.hangups += 1
+            raise
 
 
 class _Server(ThreadingHTTPServer):
@@ -196,6 +261,12 @@ class ScriptedLLMServer:
         self.queue: deque[Reply] = deque()
         self.requests: list[Request] = []
         self.lock = threading.Lock()
+        self.paths: tuple[str, ...] | None = None
+        self.key_header: str | None = None
+        self.key: str | None = None
+        self.reject_params: tuple[str, ...] = ()
+        #: dripped replies the client stopped reading (it closed the connection)
+        self.hangups = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -203,8 +274,25 @@ class ScriptedLLMServer:
     @property
     def url(self) -> str:
         """The ``base_url`` to configure: ``http://127.0.0.1:PORT/v1``."""
+        return self.root + "/v1"
+
+    @property
+    def root(self) -> str:
+        """``http://127.0.0.1:PORT``, no path."""
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host}:{port}"
+
+    def quirk(self, path: str, headers: Any, body: Any) -> Reply | None:
+        """The reply a real server's quirk gives this request, or None to serve the queue."""
+        if self.paths is not None and path.partition("?")[0] not in self.paths:
+            return Reply(404, "404 page not found")
+        if self.key_header is not None and headers.get(self.key_header) != self.key:
+            msg = "Access denied due to invalid subscription key or wrong API endpoint."
+            return Reply(401, {"error": {"code": "401", "message": msg}})
+        for param in self.reject_params:
+            if isinstance(body, dict) and param in body:
+                return Reply(400, {"error": _unsupported(param, body[param])})
+        return None
 
     def start(self) -> ScriptedLLMServer:
         self._thread.start()
@@ -219,10 +307,14 @@ class ScriptedLLMServer:
             self.queue.extend(replies)
 
     def reset(self) -> None:
-        """Forget queued replies and recorded requests."""
+        """Forget queued replies, recorded requests and quirks."""
         with self.lock:
             self.queue.clear()
             self.requests.clear()
+            self.paths = None
+            self.key_header = self.key = None
+            self.reject_params = ()
+            self.hangups = 0
 
     def __enter__(self) -> ScriptedLLMServer:
         return self.start()

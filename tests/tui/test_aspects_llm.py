@@ -186,6 +186,23 @@ async def test_llm_rerank_reorders_per_reply(
         assert said[-1].endswith("(the original order is kept)") and "; " in said[-1], said
 
 
+async def test_llm_rerank_cut_at_the_output_limit_says_so(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """A ranking cut at max_tokens was applied as far as it went and the app said only "LLM
+    reranked 10 results": the report's notes (cut, ids missing) never reached the user."""
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        llm_server.push(chat_reply("[2] > [1] > [", finish_reason="length"))
+        await pilot.press("r")
+        await settle(pilot)
+        assert "note" in status(app)
+        said = [n for n in app._notifications if n.title == "LLM"]
+        assert said and said[-1].severity == "warning", said
+        assert "cut at the output limit" in said[-1].message
+
+
 async def test_answer_streams_flags_fabricated_and_opens_reference(
     llm_service: LitsiftService, llm_server: ScriptedLLMServer
 ) -> None:
@@ -228,6 +245,35 @@ async def test_answer_streams_flags_fabricated_and_opens_reference(
         detail = app.query_one(DetailPane)
         assert detail.hit is not None and detail.hit.docid == first.docid
         assert app.focused is detail
+
+
+async def test_closing_the_answer_stops_its_stream(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """Esc closed the screen but the worker read the slow stream to its end (here 20 s; a
+    paid endpoint kept writing, and charging, an answer nobody would see)."""
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        reply = sse_reply(["Attention helps [1]. "] + ["More words. "] * 60)
+        reply.drip_s = 0.005  # about 20 s for the whole stream
+        llm_server.push(reply)
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AnswerScreen)
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if screen.streamed:
+                break
+        assert screen.streamed, "no delta arrived"
+        await pilot.press("escape")
+        await settle(pilot)
+        for _ in range(150):
+            if llm_server.hangups:
+                break
+            await pilot.pause(0.02)
+        assert llm_server.hangups == 1, "the stream went on after Esc"
 
 
 async def test_llm_judge_grades_aspects_of_the_top_results(

@@ -427,9 +427,9 @@ def answer(
         hits = list(result.hits)
         if do_rerank:
             rr = svc.rerank(question, hits)
-            if rr.report.error:
-                error = for_terminal(str(rr.report.error))
-                click.echo(f"{error}; the original order is kept", err=True)
+            said = [f"{rr.report.error}; the original order is kept"] if rr.report.error else []
+            for line in said + [f"note: rerank: {n}" for n in rr.report.notes]:  # cut, ids left out
+                click.echo(for_terminal(line), err=True)
             hits = rr.hits
         # on a terminal the draft streams in a view erased before the checked text is printed
         with streamed_draft(enabled=not as_json) as stream:

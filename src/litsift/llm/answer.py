@@ -31,6 +31,9 @@ from litsift.types.llm import Answer, CallStats, Passage, Reference
 #: OpenScholar iterates self-feedback at most 3 times.
 MAX_FEEDBACK_ROUNDS = 3
 
+#: the note of a reply that hit the output limit (finish_reason "length").
+_CUT = "{what} was cut at the output limit (llm.max_tokens = {limit}): its end is missing"
+
 _FEEDBACK_RE = re.compile(r"^\s*(?:[-*\d.)\s]*)feedback\s*:\s*(.+?)\s*$", re.I | re.M)
 
 
@@ -124,6 +127,8 @@ def answer_question(
     raw = done.text
     verified = verify_citations(raw, len(passages))
     notes: list[str] = []
+    if done.finish_reason == "length":
+        notes.append(_CUT.format(what="the answer", limit=client.settings.max_tokens))
     rounds = 0
     for _ in range(min(feedback_rounds, MAX_FEEDBACK_ROUNDS)):
         try:
@@ -143,6 +148,10 @@ def answer_question(
             break
         if not rev.text.strip():
             notes.append("self-feedback stopped: the revision was empty")
+            break
+        if rev.finish_reason == "length":  # the whole draft beats half a revision
+            cut = _CUT.format(what="the revision", limit=client.settings.max_tokens)
+            notes.append(f"self-feedback stopped: {cut}; the draft before it is kept")
             break
         raw = rev.text
         verified = verify_citations(raw, len(passages))

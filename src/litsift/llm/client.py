@@ -2,7 +2,12 @@
 server, vLLM, LM Studio), JSON or streamed (server-sent events).
 
 - The API key is read from the environment variable named by ``llm.api_key_env`` at each call;
-  it is sent only in the ``Authorization`` header and never logged, cached or put in an error.
+  it is sent only in the ``Authorization`` header (Azure OpenAI: ``api-key``) and never logged,
+  cached or put in an error.
+- ``base_url`` may be given with or without ``/v1`` or ``/chat/completions``, with a query
+  (:func:`~litsift.llm.protocol.chat_url`).
+- A field the model refuses (``max_tokens`` on o1/o3/gpt-5: sent as ``max_completion_tokens``;
+  ``temperature``, ``stream_options``: left out) is dropped once and for the client's life.
 - HTTP 429 and 5xx are retried ``llm.max_retries`` times with exponential backoff
   (``backoff_base_s * 2**attempt``), or after the server's ``Retry-After`` when it sends one.
   Timeouts, auth errors, bad responses and context overflow raise at once, each as its own
@@ -30,7 +35,7 @@ import httpx
 from litsift.cache import CachedResponse, LLMCache, cache_key, prompt_hash
 from litsift.config import LLMSettings
 from litsift.llm.budget import Budget, cost_usd, estimate_prompt_tokens, estimate_tokens
-from litsift.llm.endpoint import Endpoint, Retry
+from litsift.llm.endpoint import Endpoint, Retry, Unsupported
 from litsift.llm.errors import LLMAuthError, LLMConnectionError, LLMNotConfiguredError
 from litsift.llm.protocol import (
     ChatStream,
@@ -39,6 +44,7 @@ from litsift.llm.protocol import (
     KeyRedactor,
     Message,
     chat_url,
+    key_in_api_key_header,
     redact_url,
 )
 from litsift.net.deadline import DeadlineTransport
@@ -95,6 +101,8 @@ class ChatClient:
         timeout = httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s))
         self._http = httpx.Client(timeout=timeout, transport=transport or DeadlineTransport())
         self._endpoint = Endpoint(settings, self.url, self.endpoint, self._http, self._key)
+        #: request fields the model refused (:data:`~litsift.llm.endpoint.ADAPTABLE`)
+        self._refused: set[str] = set()
 
     # -- public ----------------------------------------------------------------------------
     def complete(
@@ -116,7 +124,8 @@ class ChatClient:
             purpose: a label for the call log (``"rerank"``, ``"answer"``, ``"judge"``...).
             use_cache: look up and store the response in the cache.
             on_delta: called with each text delta (API key redacted); a cache hit delivers the
-                whole text once. Time spent in it counts towards ``llm.timeout_s``.
+                whole text once. Time spent in it counts towards ``llm.timeout_s``; what it
+                raises ends the call (the request is closed) and propagates.
 
         Returns:
             The completion, with usage and cost.
@@ -126,14 +135,17 @@ class ChatClient:
             LLMContextOverflowError, LLMRateLimitError, LLMServerError, LLMResponseError.
         """
         gen = self._run(messages, max_tokens, temperature, purpose, use_cache, on_delta is not None)
-        while True:
-            try:
-                delta = next(gen)
-            except StopIteration as stop:
-                result: Completion = stop.value
-                return result
-            if on_delta is not None:
-                on_delta(delta)
+        try:
+            while True:
+                try:
+                    delta = next(gen)
+                except StopIteration as stop:
+                    result: Completion = stop.value
+                    return result
+                if on_delta is not None:
+                    on_delta(delta)
+        finally:
+            gen.close()  # on_delta raised (the reader went away): the request is closed now
 
     def stream(
         self,
@@ -216,19 +228,21 @@ class ChatClient:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         api_key = self._api_key()
         redactor = KeyRedactor(api_key)
-        if api_key:
+        if api_key and key_in_api_key_header(self.url):
+            headers["api-key"] = api_key
+        elif api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         payload: dict[str, Any] = {"model": s.model, "messages": msgs, **params}
         if stream:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
+        for param in list(self._refused):
+            _without(payload, param)
 
         for attempt in range(s.max_retries + 1):
             log.debug("LLM %s request to %s (attempt %d)", purpose, self.endpoint, attempt + 1)
             try:
-                text, raw_usage, finish = yield from self._endpoint.post(
-                    payload, headers, stream, redactor
-                )
+                text, raw_usage, finish = yield from self._post(payload, headers, stream, redactor)
                 break
             except Retry as r:
                 if attempt >= s.max_retries:
@@ -267,6 +281,20 @@ class ChatClient:
             )
         return Completion(text, usage, cost, False, s.model, finish)
 
+    def _post(
+        self, payload: dict[str, Any], headers: dict[str, str], stream: bool, redactor: KeyRedactor
+    ) -> Generator[str, None, tuple[str, Any, str | None]]:
+        """:meth:`Endpoint.post`, resent without each field the model refuses (once each)."""
+        while True:
+            try:
+                return (yield from self._endpoint.post(payload, headers, stream, redactor))
+            except Unsupported as u:
+                if u.param in self._refused or u.param not in payload:
+                    raise u.error from None
+                log.info("LLM model refused %r; resending without it", u.param)
+                self._refused.add(u.param)
+                _without(payload, u.param)
+
     def _log_call(self, key: str, purpose: str, cached: bool, usage: Usage, cost: float) -> None:
         if self.cache is not None:
             self.cache.record_call(
@@ -287,3 +315,10 @@ class ChatClient:
             if isinstance(p, int) and isinstance(c, int):
                 return Usage(p, c)
         return Usage(est_prompt, estimate_tokens(text), estimated=True)
+
+
+def _without(payload: dict[str, Any], param: str) -> None:
+    """Drop ``param`` from ``payload``; ``max_tokens`` becomes ``max_completion_tokens``."""
+    value = payload.pop(param, None)
+    if param == "max_tokens" and value is not None:
+        payload["max_completion_tokens"] = value

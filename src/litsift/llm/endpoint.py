@@ -11,6 +11,13 @@ failure to a typed error of :mod:`litsift.llm.errors`:
   not httpx's ``DecodingError``.
 - A connection closed after the response headers is "closed the connection mid-response",
   distinct from one closed before any answer and from "cannot reach" (refused, DNS, TLS).
+- A 400 that names a request field the model does not take (OpenAI's o1/o3/gpt-5 refuse
+  ``max_tokens`` and a non-default ``temperature``; older servers ``stream_options``) raises
+  :class:`Unsupported` so the caller can resend without it.
+- Thinking models: a leading ``<think>`` block is removed from the text (and from the deltas,
+  :class:`~litsift.llm.protocol.ThinkFilter`); ``reasoning_content`` / ``reasoning`` fields are
+  never shown; a reply whose output limit ran out before any answer is an error that says so.
+- An HTML page (a proxy's error page, a web UI at ``base_url``) is named by its title.
 """
 
 from __future__ import annotations
@@ -33,10 +40,48 @@ from litsift.llm.errors import (
     LLMServerError,
     LLMTimeoutError,
 )
-from litsift.llm.protocol import OVERFLOW_RE, RETRY_STATUS, KeyRedactor, retry_after_s, sse_data
+from litsift.llm.protocol import (
+    OVERFLOW_RE,
+    RETRY_STATUS,
+    KeyRedactor,
+    ThinkFilter,
+    html_title,
+    retry_after_s,
+    sse_data,
+    strip_thinking,
+)
 from litsift.net.deadline import timeout_extension
 
-__all__ = ["Endpoint", "Retry"]
+__all__ = ["ADAPTABLE", "Endpoint", "Retry", "Unsupported"]
+
+#: request fields a model may refuse that the client can do without (or rename).
+ADAPTABLE = ("max_tokens", "temperature", "stream_options")
+
+
+class Unsupported(Exception):
+    """HTTP 400 naming ``param`` (one of :data:`ADAPTABLE`) as not supported by the model:
+    ``error`` to raise if resending without it is not possible."""
+
+    def __init__(self, param: str, error: LLMError) -> None:
+        super().__init__(error.message)
+        self.param = param
+        self.error = error
+
+
+def _refused_param(body: str, detail: str) -> str | None:
+    """The :data:`ADAPTABLE` field a 400 body says the model does not support, or None."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    err = data.get("error") if isinstance(data, dict) else None
+    param = err.get("param") if isinstance(err, dict) else None
+    if param in ADAPTABLE:
+        return str(param)
+    low = detail.lower()
+    if any(w in low for w in ("unsupported", "not supported", "unrecognized", "unknown")):
+        return next((p for p in ADAPTABLE if p in low), None)
+    return None
 
 
 class Retry(Exception):
@@ -87,7 +132,7 @@ class Endpoint:
         )
 
     def _error_text(self, body: str) -> str:
-        msg = body
+        msg = html_title(body) or body
         try:
             data = json.loads(body)
         except ValueError:
@@ -122,6 +167,10 @@ class Endpoint:
                 f"the prompt does not fit the model's context window: {detail}",
                 "use fewer candidates or passages, or a model with a longer context",
             )
+        param = _refused_param(body, detail) if status == 400 else None
+        if param is not None:
+            hint = f"llm.model does not take '{param}' even without it; try another model"
+            raise Unsupported(param, LLMResponseError(f"{where}: {detail}", hint))
         raise LLMResponseError(f"{where}: {detail}", "check llm.base_url and llm.model")
 
     def _bad(self, what: str) -> LLMResponseError:
@@ -172,8 +221,8 @@ class Endpoint:
                     body = self._read_text(resp, deadline)
                     self.raise_for_status(resp.status_code, body, resp.headers.get("retry-after"))
                 if not stream:
-                    return self._parse_json(self._read_text(resp, deadline), redactor)
-                return (yield from self._read_stream(resp, deadline, redactor))
+                    return self._parse_json(self._read_text(resp, deadline), redactor, payload)
+                return (yield from self._read_stream(resp, deadline, redactor, payload))
         except httpx.DecodingError:
             raise LLMResponseError(
                 f"the endpoint sent a body that is not valid {encoding or 'compressed data'}",
@@ -201,28 +250,58 @@ class Endpoint:
             parts.append(chunk)
         return b"".join(parts).decode(resp.encoding or "utf-8", errors="replace")
 
-    def _parse_json(self, body: str, redactor: KeyRedactor) -> tuple[str, Any, str | None]:
+    def _parse_json(
+        self, body: str, redactor: KeyRedactor, payload: dict[str, Any]
+    ) -> tuple[str, Any, str | None]:
         try:
             data = json.loads(body)
         except ValueError:
+            title = html_title(body)
+            if title is not None:
+                raise LLMResponseError(
+                    f"LLM endpoint sent an HTML page ({title or 'untitled'}), "
+                    "not a chat completion",
+                    "check that llm.base_url is the model server's API URL (often ending in /v1), "
+                    "not a web page or a login proxy",
+                ) from None
             raise self._bad("a response that is not JSON") from None
         if isinstance(data, dict) and "error" in data:
             self.raise_for_status(400, body, None)
         try:
             choice = data["choices"][0]
-            text = choice["message"]["content"]
-        except (KeyError, IndexError, TypeError):
+            message = choice["message"]
+            text = message.get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise self._bad("JSON without choices[0].message.content") from None
-        if not isinstance(text, str):
+        finish = choice.get("finish_reason")
+        if text is None and finish not in ("length", None):
+            raise self._bad(f"a message without text content (finish_reason: {finish})")
+        if not isinstance(text, str) and not (text is None and finish == "length"):
             raise self._bad("a message without text content")
-        return redactor.redact(text), data.get("usage"), choice.get("finish_reason")
+        text = strip_thinking(text or "")
+        if not text and finish == "length":
+            raise self._spent_thinking(payload)
+        return redactor.redact(text), data.get("usage"), finish
+
+    def _spent_thinking(self, payload: dict[str, Any]) -> LLMResponseError:
+        limit = payload.get("max_tokens", payload.get("max_completion_tokens"))
+        return LLMResponseError(
+            f"the model used its whole output limit ({limit} tokens) before writing an answer "
+            "(reasoning models think first)",
+            "raise llm.max_tokens, or use a model that does not reason before answering",
+        )
 
     def _read_stream(
-        self, resp: httpx.Response, deadline: float, redactor: KeyRedactor
+        self,
+        resp: httpx.Response,
+        deadline: float,
+        redactor: KeyRedactor,
+        payload: dict[str, Any],
     ) -> Generator[str, None, tuple[str, Any, str | None]]:
         """Text deltas of an SSE chat-completion stream, by ``deadline``; comment lines (pings)
-        do not extend it."""
+        do not extend it. The returned text is the whole reply without its thinking."""
         parts: list[str] = []
+        think = ThinkFilter()
         usage: Any = None
         finish: str | None = None
         done = False
@@ -242,18 +321,20 @@ class Endpoint:
             for choice in chunk.get("choices") or []:
                 delta = (choice.get("delta") or {}).get("content")
                 if isinstance(delta, str) and delta:
-                    safe = redactor.feed(delta)
+                    parts.append(delta)
+                    safe = redactor.feed(think.feed(delta))
                     if safe:
-                        parts.append(safe)
                         yield safe
                 finish = choice.get("finish_reason") or finish
         if not done and finish is None:
             raise self._bad("a stream that ended before [DONE]")
-        tail = redactor.flush()
+        tail = redactor.feed(think.flush()) + redactor.flush()
         if tail:
-            parts.append(tail)
             yield tail
-        return "".join(parts), usage, finish
+        text = strip_thinking("".join(parts))
+        if not text and finish == "length":
+            raise self._spent_thinking(payload)
+        return redactor.redact(text), usage, finish
 
     def _lines(self, resp: httpx.Response, deadline: float) -> Generator[str, None, None]:
         for line in resp.iter_lines():

@@ -2,7 +2,8 @@
 abstract cover each aspect of a query (DORIS-MAE's 0/1/2 scale).
 
 Replies are parsed leniently: a JSON value anywhere in the reply, else ``key: value`` pairs.
-Anything the judge leaves out stays unjudged (None), never guessed.
+Anything the judge leaves out stays unjudged (None), never guessed. Each call may write
+``llm.max_tokens`` tokens at least, so a reasoning model gets to its answer.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def judge_attribution(
         try:
             done = client.complete(
                 attribution_messages(texts),
-                max_tokens=16 * len(batch) + 64,
+                max_tokens=max(16 * len(batch) + 64, client.settings.max_tokens),
                 temperature=0.0,
                 purpose="judge",
             )
@@ -162,7 +163,7 @@ def judge_aspects(
         try:
             done = client.complete(
                 aspect_messages(query, texts, truncate_words(body, doc_words)),
-                max_tokens=12 * len(texts) + 32,
+                max_tokens=max(12 * len(texts) + 32, client.settings.max_tokens),
                 temperature=0.0,
                 purpose="aspects",
             )

@@ -1,9 +1,11 @@
 """Wire-level pieces of the OpenAI chat-completions protocol: the completion record, URL and
-header helpers, the server-sent-event reader, the API-key redactor and the streaming iterator."""
+header helpers, the server-sent-event reader, the API-key redactor, the filter of thinking
+blocks and the streaming iterator."""
 
 from __future__ import annotations
 
 import email.utils
+import html
 import re
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -49,9 +51,28 @@ class Completion:
 
 
 def chat_url(base_url: str) -> str:
-    """``base_url`` + ``/chat/completions`` unless it already ends with it."""
-    base = base_url.rstrip("/")
-    return base if base.endswith("/chat/completions") else base + "/chat/completions"
+    """The chat-completions URL of ``base_url``: its path + ``/chat/completions`` unless it ends
+    with it, and ``/v1`` first when the path is empty (``http://localhost:11434``, as Ollama and
+    LM Studio print their address, serve the API under ``/v1``). A query (Azure OpenAI's
+    ``?api-version=``) stays the query."""
+    url = httpx.URL(base_url.strip())
+    path = url.path.rstrip("/")
+    if not path:
+        path = "/v1"
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return str(url.copy_with(path=path))
+
+
+#: hosts of Azure OpenAI and Azure AI Foundry, which take the key in an ``api-key`` header.
+_AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+
+
+def key_in_api_key_header(url: str) -> bool:
+    """Whether ``url`` is Azure OpenAI's (an Azure host, or an ``api-version`` query), whose key
+    goes in an ``api-key`` header; Azure answers 401 to it as a Bearer token."""
+    u = httpx.URL(url)
+    return "api-version" in u.params or u.host.endswith(_AZURE_HOSTS)
 
 
 def redact_url(url: str) -> str:
@@ -139,6 +160,70 @@ class KeyRedactor:
         """What :meth:`feed` held back, once the stream has ended."""
         out, self._held = self._held, ""
         return out
+
+
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+
+
+def strip_thinking(text: str) -> str:
+    """``text`` without the reasoning a thinking model put before its answer: a leading
+    ``<think>…</think>`` block (Qwen3, DeepSeek-R1, QwQ served without a reasoning parser), or
+    everything up to a ``</think>`` with no opening tag (DeepSeek-R1's template opens it in the
+    prompt). An unclosed ``<think>`` (the output limit hit while thinking) leaves ''."""
+    body = text.lstrip()
+    if body.startswith(_THINK_OPEN):
+        head, close, tail = body[len(_THINK_OPEN) :].partition(_THINK_CLOSE)
+        return tail.lstrip() if close else ""
+    head, close, tail = text.partition(_THINK_CLOSE)
+    if close and _THINK_OPEN not in head:
+        return tail.lstrip()
+    return text
+
+
+class ThinkFilter:
+    """:func:`strip_thinking` for streamed text: :meth:`feed` returns what is safe to show of
+    each delta (nothing while a leading ``<think>`` block is open or could be starting)."""
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._state = "start"  # start -> thinking -> after -> answer
+
+    def feed(self, delta: str) -> str:
+        if self._state == "answer":
+            return delta
+        self._held += delta
+        if self._state == "start":
+            body = self._held.lstrip()
+            if not body or (_THINK_OPEN.startswith(body) and body != _THINK_OPEN):
+                return ""
+            if not body.startswith(_THINK_OPEN):
+                return self._release()
+            self._state, self._held = "thinking", body[len(_THINK_OPEN) :]
+        if self._state == "thinking":
+            _, close, tail = self._held.partition(_THINK_CLOSE)
+            if not close:
+                return ""
+            self._state, self._held = "after", tail
+        self._held = self._held.lstrip()
+        return self._release() if self._held else ""
+
+    def _release(self) -> str:
+        out, self._held, self._state = self._held, "", "answer"
+        return out
+
+    def flush(self) -> str:
+        """What is still held once the stream has ended (an unclosed block: nothing)."""
+        return self._release() if self._state == "start" else ""
+
+
+def html_title(body: str) -> str | None:
+    """The title (else the text) of an HTML page, None when ``body`` is not one."""
+    head = body.lstrip()[:200].lower()
+    if not head.startswith(("<!doctype html", "<html", "<head", "<body")):
+        return None
+    m = re.search(r"<title[^>]*>(.*?)</title>", body, re.S | re.I)
+    text = m.group(1) if m else re.sub(r"<[^>]*>", " ", body)
+    return " ".join(html.unescape(text).split())[:120]
 
 
 class ChatStream(Iterator[str]):

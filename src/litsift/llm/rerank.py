@@ -5,7 +5,11 @@ Each candidate is its title + abstract (or dataset name + description) cut to a 
 ``n`` go in one prompt when the estimate fits the context window; otherwise windows of
 ``llm.rerank_window`` candidates slide from the bottom of the list to the top by
 ``llm.rerank_step``, so strong candidates bubble up. The reply is parsed leniently (see
-:func:`parse_permutation`). Any failed call leaves the original order and says why.
+:func:`parse_permutation`). Any failed call leaves the original order and says why; a reply cut
+at the output limit is used as far as it goes and the report says it was cut.
+
+Each call may write ``llm.max_tokens`` tokens (at least 8 per id + 32): a reasoning model
+thinks before it ranks, and with the bare ranking's budget it never got to the ranking.
 """
 
 from __future__ import annotations
@@ -219,12 +223,16 @@ def _run_windows(
         sub = order[start:end]
         msgs = rankgpt_messages(query, [texts[i] for i in sub])
         acc.sent += 1
-        done = client.complete(
-            msgs, max_tokens=_TOKENS_PER_ID * len(sub) + 32, temperature=0.0, purpose="rerank"
-        )
+        limit = max(_TOKENS_PER_ID * len(sub) + 32, client.settings.max_tokens)
+        done = client.complete(msgs, max_tokens=limit, temperature=0.0, purpose="rerank")
         acc.stats = acc.stats.add(done.usage, done.cost_usd, done.cached)
         perm = parse_permutation(done.text, len(sub))
         where = f"window {w} ({start + 1}-{end})" if len(windows) > 1 else "reply"
+        if done.finish_reason == "length":
+            acc.notes.append(
+                f"{where}: cut at the output limit ({limit} tokens); the ids after the last one "
+                "read keep their order (raise llm.max_tokens)"
+            )
         acc.notes.extend(f"{where}: {note}" for note in perm.notes())
         order[start:end] = [sub[i] for i in perm.order]
         if on_progress is not None:

@@ -169,6 +169,8 @@ class Reordered(Message):
     source: Reorder
     note: str = ""
     error: Exception | None = None
+    #: what went wrong short of failing (an LLM reply cut at the output limit, ids missing)
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass

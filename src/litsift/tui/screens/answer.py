@@ -6,7 +6,9 @@ citations, sentences the judge found unsupported marked ``⚠``, fabricated cita
 that named no passage) flagged, and the references built from the store. Selecting a reference
 dismisses the screen with that reference's hit so the search screen can show its detail.
 Everything the model wrote is shown as plain text (never markup), through
-:func:`litsift.text.for_terminal` (no escape sequence reaches the terminal).
+:func:`litsift.text.for_terminal` (no escape sequence reaches the terminal). Closing the screen
+(Esc) while the draft streams stops the stream at its next delta: the request is closed, so the
+server stops writing (and charging) an answer nobody will read.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from litsift.text import for_terminal
 from litsift.tui.widgets.safe_text import safe_content
@@ -33,6 +36,10 @@ if TYPE_CHECKING:
     from litsift.types.llm import Answer
 
 Part = str | tuple[str, str]
+
+
+class _Closed(Exception):
+    """The screen closed while its answer streamed: the worker stops the stream."""
 
 
 def answer_parts(answer: Answer) -> Iterator[Part]:
@@ -108,12 +115,16 @@ class AnswerScreen(ModalScreen[Hit | None]):
     @work(thread=True, group="answer", exit_on_error=False)
     def _run(self) -> None:
         try:
-            app = self.app
+            app, worker = self.app, get_current_worker()
 
             def on_delta(delta: str) -> None:
+                if worker.is_cancelled or not self.is_attached:
+                    raise _Closed
                 app.call_from_thread(self._delta, delta)
 
             answer = self.service.llm.answer(self.question, self.hits, on_delta=on_delta)
+        except _Closed:
+            return
         except Exception as err:  # LLM/Query errors: shown on the screen, never a crash
             self.app.call_from_thread(self._failed, err)
             return

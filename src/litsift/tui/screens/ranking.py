@@ -318,7 +318,7 @@ class RankingCommands:
             f"{' (cached)' if report.cached else ''} · ${s.cost_usd:.4f}"
         )
         new = replace(result, hits=tuple(done.hits))
-        screen.post_message(Reordered(request_id, kind, new, source, note))
+        screen.post_message(Reordered(request_id, kind, new, source, note, None, report.notes))
 
     def _say_failed(self, error: str, kept: str) -> None:
         """An LLM call failed: the status line says so (cut to its width), and a toast says it
@@ -341,9 +341,12 @@ class RankingCommands:
         else:
             reranked = "LLM reranked" if msg.source is Reorder.LLM_RERANK else None
             screen.tab(msg.kind).reorder(msg.result, reranked)
-            screen.status.show_message(
-                msg.note or f"{msg.source}: {len(msg.result.hits)} results", notice=True
-            )
+            said = msg.note or f"{msg.source}: {len(msg.result.hits)} results"
+            if msg.warnings:  # a reply cut at the output limit is used only as far as it goes
+                said += f" · {len(msg.warnings)} note(s)"
+                text = for_terminal("; ".join(msg.warnings), keep_newlines=False)
+                screen.app.notify(text, title="LLM", severity="warning", markup=False, timeout=10)
+            screen.status.show_message(said, notice=True)
         screen.refresh_detail()
         screen.show_modes()
 
