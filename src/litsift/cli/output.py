@@ -109,7 +109,7 @@ def hits_to_table(result: SearchResult) -> Table:
     table.add_column("score", justify="right")
     for h in result.hits:
         rec = h.record
-        extra = rec.venue if isinstance(rec, Paper) else ", ".join(rec.variants[:3])
+        extra = rec.venue if isinstance(rec, Paper) else ", ".join(rec.other_names[:3])
         title = Text(for_terminal(rec.display_title, keep_newlines=False))
         if h.passage is not None:  # full-text search: where in the paper it matched
             words = h.passage.text.split()

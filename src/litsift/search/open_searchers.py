@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING
 
 from litsift.errors import LitsiftError
 from litsift.search.datasets.mentions import MentionCache
+from litsift.search.datasets.named import NameIndex
 from litsift.search.datasets.searcher import DatasetSearcher, Evidence
 from litsift.search.engines.base import LocalEngine
 from litsift.search.kind_searcher import KindSearcher
 from litsift.search.retrieval.hybrid_stages import Ranking
 from litsift.search.retrieval.years import year_by_rowid
-from litsift.types import Kind
+from litsift.types import Dataset, Kind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,6 +80,7 @@ class Searchers:
         self._open: dict[Kind, KindSearcher] = {}
         self._datasets: tuple[tuple[int, int, int], DatasetSearcher] | None = None
         self._mentions = MentionCache(store, self._index_dir)
+        self._names: tuple[tuple[int, int], NameIndex] | None = None
         self._lock = threading.RLock()
         self._on_dense: DenseLoaded | None = None
         #: kinds whose dense part a thread is loading (replaced whole under the lock, read
@@ -195,6 +197,7 @@ class Searchers:
                     evidence,
                     papers_partial=papers_partial,
                     best_sentences=self._best_sentences,
+                    names=self.dataset_names,
                 )
                 self._datasets = (key, searcher)
             return self._datasets[1]
@@ -207,6 +210,24 @@ class Searchers:
 
         sentences = self._sentences() if self._sentences is not None else None
         return best_sentence_cosines(self._store, sentences, Kind.DATASET, rowids, qvec)
+
+    def dataset_names(self) -> NameIndex:
+        """The store's datasets by name (:mod:`litsift.search.datasets.named`), read again when
+        the datasets change (two index look-ups per query)."""
+        st = self._store
+        state = (st.count(Kind.DATASET), st.max_revision(Kind.DATASET))
+        cached = self._names
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        rows = [
+            (int(r.rowid), r.id, r.variants)
+            for batch in st.rows_since(Kind.DATASET)
+            for r in batch
+            if isinstance(r, Dataset) and r.rowid is not None
+        ]
+        names = NameIndex.of(rows)
+        self._names = (state, names)
+        return names
 
     def mentions(self) -> MentionCounts:
         """The store's dataset mention counts (:mod:`litsift.search.datasets.mentions`)."""

@@ -100,6 +100,13 @@ class Dataset:
     def display_title(self) -> str:
         return self.id
 
+    @property
+    def other_names(self) -> tuple[str, ...]:
+        """The aliases that are not the name itself (Papers with Code lists a dataset's own
+        name among its variants: an Aliases column would start with the name it sits beside)."""
+        own = self.id.strip().casefold()
+        return tuple(v for v in self.variants if v.strip().casefold() != own)
+
 
 Record = Paper | Dataset
 

@@ -14,6 +14,9 @@ the store add three more (measured on DataFinder's tune half, docs/EVALUATION-RE
    each retriever fetches that many (round 13: a deeper fusion puts more of the relevant
    datasets into the top 100 the re-ranker then sorts).
 
+A query that is a dataset's name (or an alias, or one edit from a name) then gets that
+dataset first (:mod:`litsift.search.datasets.named`), whatever the evidence says.
+
 All three need papers in the store and a multi-run fusion; the usage run and the re-ranker need
 the paper index too (with its dense part built). Without them dataset search is the plain hybrid
 of its own text, and without the dataset dense part it is BM25 alone (:attr:`partial` says so).
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from litsift.search.datasets.named import NameIndex, named_first
 from litsift.search.datasets.popularity import USAGE, MentionCounts, UsageProfiles, with_prior
 from litsift.search.datasets.ranker import (
     PAPER_DEPTH,
@@ -98,6 +102,8 @@ class DatasetSearcher:
             ``max_sent``; :func:`litsift.search.aspects.sentence_phase.best_sentence_cosines`);
             datasets it
             leaves out, or all when None, get their whole-passage cosine instead.
+        names: the store's datasets by name (:class:`NameIndex`, read when called), for
+            queries that name a dataset; None: no dataset is moved first by name.
     """
 
     kind = Kind.DATASET
@@ -111,7 +117,9 @@ class DatasetSearcher:
         ranker: Callable[[], DatasetRanker] = default_ranker,
         papers_partial: str | None = None,
         best_sentences: Callable[[list[int], FloatVector], dict[int, float]] | None = None,
+        names: Callable[[], NameIndex] | None = None,
     ) -> None:
+        self._names = names
         self.datasets = datasets
         self._best_sentences = best_sentences
         self.papers = papers
@@ -200,7 +208,8 @@ class DatasetSearcher:
         return {f.docid: best.get(int(f.docid), 0.0) for f in pool}
 
     def search(self, query: Query, timings: dict[str, float] | None = None) -> list[Fused]:
-        """BM25 + dense (+ usage run) fused, popularity prior, re-ranker, top ``k``.
+        """BM25 + dense (+ usage run) fused, popularity prior, re-ranker, top ``k``, the
+        datasets the query names first.
 
         Args:
             query: the query; unset fields take the dataset defaults.
@@ -252,4 +261,9 @@ class DatasetSearcher:
             if features is not None:
                 fused = self._ranker().rerank(fused, features, k)
             spent["ranker"] = time.perf_counter() - t
+        if self._names is not None:
+            named = self._names().named(q.text)
+            if named:
+                year_of, years = self.datasets.year_of, q.years
+                fused = named_first(fused, named, lambda r: years.contains(year_of(r)), k)
         return fused[:k]

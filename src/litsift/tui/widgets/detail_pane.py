@@ -28,6 +28,7 @@ from textual.widgets import Static
 
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
+from litsift.text.markdown import readable
 from litsift.tui.messages import KeptLinksLoaded
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.types import Annotation, Aspect, Coverage, Dataset, Hit, Kind, Paper
@@ -182,19 +183,22 @@ def _aspects(extras: Extras) -> Iterator[Part]:
             yield ("”\n", "$text-muted")
 
 
-def _body(text: str, empty: str, coverage: Coverage | None) -> Part:
+def _body(
+    text: str, empty: str, coverage: Coverage | None, clean: Callable[[str], str] = str
+) -> Part:
     """The abstract/description with the evidence sentences of graded aspects underlined.
 
-    Sanitised here (text and evidence alike), as the evidence offsets are found in what is shown.
+    Sanitised here (text and evidence alike, each through ``clean`` first: a dataset's
+    markdown), as the evidence offsets are found in what is shown.
     """
-    if not text:
+    if not text.strip():
         return (empty, "$text-muted")
-    text = for_terminal(text)
+    text = for_terminal(clean(text))
     content = Content(text)
     if coverage is not None:
         for score in coverage.scores:
             if score.grade and score.evidence_text:
-                evidence = for_terminal(score.evidence_text)
+                evidence = for_terminal(clean(score.evidence_text))
                 at = text.find(evidence)
                 if at >= 0:
                     content = content.stylize(EVIDENCE_STYLE, at, at + len(evidence))
@@ -256,14 +260,14 @@ def _dataset(hit: Hit, ds: Dataset, extras: Extras) -> Iterator[Part]:
     meta = " · ".join(x for x in (str(ds.year or ""), ds.date) if x)
     yield (meta or "no year", "$text-muted")
     yield "\n\n"
-    yield from _field("Aliases", ", ".join(ds.variants))
+    yield from _field("Aliases", ", ".join(ds.other_names))
     yield from _field("Introduced in", ds.intro_paper_title)
     yield from _field("URL", ds.url)
     yield from _triage(extras.annotation)
     yield from _aspects(extras)
     yield from _scores(hit, extras)
     yield from _heading("Description")
-    yield _body(ds.description, "no description", extras.coverage)
+    yield _body(ds.description, "no description", extras.coverage, readable)
 
 
 def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:

@@ -144,7 +144,7 @@ def _venue(hit: Hit, info: RowInfo) -> Text:
 
 def _aliases(hit: Hit, info: RowInfo) -> Text:
     rec = hit.record
-    return _cell(", ".join(rec.variants) if isinstance(rec, Dataset) else "")
+    return _cell(", ".join(rec.other_names) if isinstance(rec, Dataset) else "")
 
 
 def _label(hit: Hit, info: RowInfo) -> Text:
