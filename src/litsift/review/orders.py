@@ -6,7 +6,7 @@ fitting, which is :class:`litsift.review.learner.LearningOrder`'s (the columns n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: Balanced sampling ratio and SVM C of ASReview's default "ELAS u4" (asreview 2.x/3.x
 #: ``asreview/models/models.py``: tuned by its authors on SYNERGY).
@@ -120,16 +120,6 @@ ORDERS: dict[str, OrderSpec] = {
             criteria_weight=CRITERIA_WEIGHT,
         ),
         OrderSpec(
-            "tfidf-stem+bge-0.7-nn0.3-lp0.3",
-            "tfidf+dense",
-            dense_weight=0.7,
-            neighbour_weight=0.3,
-            encoder=SCREENING_MODEL,
-            spread_weight=0.3,
-            criteria_weight=CRITERIA_WEIGHT,
-            stem=True,
-        ),
-        OrderSpec(
             "tfidf+dense-0.2-r2-nn0.3-lp0.3",
             "tfidf+dense",
             dense_weight=0.2,
@@ -138,18 +128,16 @@ ORDERS: dict[str, OrderSpec] = {
             spread_weight=0.3,
             criteria_weight=HOME_CRITERIA_WEIGHT,
         ),
-        OrderSpec(
-            "tfidf-stem+dense-0.2-r2-nn0.3-lp0.3",
-            "tfidf+dense",
-            dense_weight=0.2,
-            ratio=2.0,
-            neighbour_weight=0.3,
-            spread_weight=0.3,
-            criteria_weight=HOME_CRITERIA_WEIGHT,
-            stem=True,
-        ),
     )
 }
+#: The two orders with criteria columns on stemmed words (:attr:`OrderSpec.stem`) as well.
+ORDERS.update(
+    (o.name, o)
+    for o in (
+        replace(ORDERS[n], name=n.replace("tfidf+", "tfidf-stem+", 1), stem=True)
+        for n in ("tfidf+bge-0.7-nn0.3-lp0.3", "tfidf+dense-0.2-r2-nn0.3-lp0.3")
+    )
+)
 #: The order ``litsift`` uses: ELAS u4's TF-IDF columns and settings (C 0.11, balanced
 #: sampling ratio 9.8) beside bge-small-en-v1.5's vectors scaled by 0.7, the nearest include's
 #: cosine similarity in bge's space as a column (weight 0.3, :func:`neighbour_column`), the
