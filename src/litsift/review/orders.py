@@ -160,7 +160,8 @@ DEFAULT_ORDER = "tfidf-stem+bge-0.7-nn0.3-lp0.3"
 #: as a column (weight 0.3), the label-spreading column (0.3) and the citation signal; the best
 #: of the 22 all-MiniLM-L6-v2 candidates of the same nested run (57.9 on all 12; held out
 #: among those 22 it is chosen in all 12 folds: WSS@95 55.7 and RRF@10 60.1); with criteria,
-#: their column too (:data:`HOME_CRITERIA_WEIGHT`).
+#: their column too (:data:`HOME_CRITERIA_WEIGHT`). On surface words: stemmed, it gains 1.3
+#: WSS@95 and loses 0.4 RRF@10 (7 of 12 reviews worse; docs/EVALUATION.md, "Stemmed words").
 HOME_ENCODER_ORDER = "tfidf+dense-0.2-r2-nn0.3-lp0.3"
 #: The order a review uses without the encoder's vectors (ASReview's ELAS u4 features).
 TFIDF_ORDER = "tfidf-svm"
