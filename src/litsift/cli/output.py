@@ -7,7 +7,8 @@ default once it is indexed, ``--no-fulltext`` turns it off), ``elapsed_ms``, ``e
 (the retrievers that ran:
 ``["bm25"]`` while the dense index is being built), ``partial`` (null, or why the answer is not
 the full hybrid), ``hits`` (each: ``rank``, ``id``, ``title``,
-``year``, ``venue`` for papers or ``aliases`` for datasets, ``score``, ``signals``, and in a
+``year``, ``venue`` (with ``authors``, ``url``) for papers or ``aliases``, ``description`` (as
+stored: Papers with Code's markdown) and ``url`` for datasets, ``score``, ``signals``, and in a
 full-text search the paper's best ``passage`` (``idx``, ``section``, ``page``, ``text``,
 ``source``) when it has full text; ``signals.passages`` when that passage ranked it).
 
@@ -44,6 +45,8 @@ def hits_to_json(result: SearchResult) -> dict[str, Any]:
             row["url"] = rec.url
         elif isinstance(rec, Dataset):
             row["aliases"] = list(rec.variants)
+            row["description"] = rec.description
+            row["url"] = rec.url
         row["score"] = round(h.score, 6)
         row["signals"] = {
             name: {"score": round(s.score, 6), "rank": s.rank} for name, s in h.signals.items()

@@ -45,7 +45,7 @@ from litsift.types import (
     SearchResult,
     Unchanged,
 )
-from litsift.types.citations import KeptLinks, Neighbours, SnowballRound
+from litsift.types.citations import DatasetUsers, KeptLinks, Neighbours, SnowballRound
 from litsift.types.llm import Answer, AspectJudgement, RerankResult
 from litsift.types.reviews import FeedResult, ScreeningProgress
 
@@ -131,11 +131,19 @@ class LLMAPI(Protocol):
 
 
 class TrailAPI(Protocol):
-    """The citation trail around a paper (the citations screen, the detail pane's kept
-    links); every call reads the store: off the UI thread."""
+    """The trail around a record: a paper's citations (the citations screen, the detail pane's
+    kept links) and a dataset's users (the dataset detail); every call reads the store: off
+    the UI thread."""
 
     def neighbours(self, doc_id: str) -> Neighbours: ...
     def kept_links(self, doc_id: str) -> KeptLinks: ...
+    def dataset_users(
+        self, doc_id: str, query_text: str = "", max_year: int | None = None
+    ) -> DatasetUsers:
+        """The stored papers naming a dataset: how many, and a few (those the query finds
+        first, then the newest); reads the store and searches papers."""
+        ...
+
     def snowball(self, query_text: str = "") -> SnowballRound: ...
     def fetch_trail(self, doc_id: str) -> int:
         """Fetch the paper's references and citing works (network); the edges added."""

@@ -73,6 +73,7 @@ class LitsiftService(DoorCommands):
             lambda kind: self.searchers.invalidate(kind),
             self.config,
             self.search,
+            self.dataset_mentions,
         )
 
     @property

@@ -20,6 +20,7 @@ from litsift.errors import LitsiftError
 from litsift.service.refs_fetch import RefsError, RefsFetchReport, Walk
 from litsift.types import Kind, Label, Query, SearchResult
 from litsift.types.citations import (
+    DatasetUsers,
     KeptLinks,
     Neighbour,
     Neighbours,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     import networkx as nx
 
+    from litsift.search.datasets.popularity import MentionCounts
     from litsift.sources.formats.s2ag_citations import CitationImportReport
     from litsift.store import Store
     from litsift.store.refs_fetches import Direction
@@ -48,11 +50,13 @@ class RefsService:
         changed: Callable[[Kind], None],
         config: Config | None = None,
         search: Callable[[Query], SearchResult] | None = None,
+        mentions: Callable[[], MentionCounts] | None = None,
     ) -> None:
         self._store = store
         self._changed = changed
         self._config = config or Config()
         self._search = search
+        self._mentions = mentions
 
     # -- seeds -----------------------------------------------------------------------------
     def seeds(
@@ -212,6 +216,20 @@ class RefsService:
             self._ordered([info[k] for k in refs]),
             self._ordered([info[k] for k in citing]),
         )
+
+    def dataset_users(
+        self, doc_id: str, query_text: str = "", max_year: int | None = None
+    ) -> DatasetUsers:
+        """The stored papers that name the dataset ``doc_id``: how many (up to ``max_year``)
+        and a few, those ``query_text`` finds first, then the newest
+        (:func:`litsift.service.dataset_users.dataset_users`). Reads the store and runs a
+        paper search: off the UI thread; no users without mention counts."""
+        from litsift.service.dataset_users import dataset_users
+
+        if self._mentions is None:
+            return DatasetUsers(doc_id, query=query_text, max_year=max_year)
+        mentions = self._mentions()
+        return dataset_users(self._store(), mentions, self._search, doc_id, query_text, max_year)
 
     def kept_links(self, doc_id: str) -> KeptLinks:
         """How paper ``doc_id`` is linked to the kept papers in the store's edges: the kept

@@ -21,7 +21,7 @@ from litsift.types import (
     SearchResult,
     YearRange,
 )
-from litsift.types.citations import KeptLinks
+from litsift.types.citations import DatasetUsers, KeptLinks
 
 
 @dataclass
@@ -103,6 +103,15 @@ class KeptLinksLoaded(Message):
     links: KeptLinks
     error: Exception | None = None
     generation: int = 0
+
+
+@dataclass
+class DatasetUsersLoaded(Message):
+    """The detail pane's papers naming one dataset were read (a worker); ``error`` when
+    reading failed (``users`` is then empty)."""
+
+    users: DatasetUsers
+    error: Exception | None = None
 
 
 @dataclass

@@ -3,16 +3,24 @@
 A *neighbour* is one end of a citation edge seen from a paper: a stored paper (``stored`` True,
 ``key`` its record id) or a work known only by an external key (``doi:…``, ``openalex:W…``)
 that ``litsift refs fetch`` can bring in. A *snowball candidate* is a neighbour of the kept
-papers, with the evidence it was ranked by.
+papers, with the evidence it was ranked by. A dataset's *users* are the stored papers whose
+title or abstract names it (the count behind the dataset search's popularity signal).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from litsift.types.core import Label
+from litsift.types.core import Label, Paper
 
-__all__ = ["KeptLinks", "Neighbour", "Neighbours", "SnowballCandidate", "SnowballRound"]
+__all__ = [
+    "DatasetUsers",
+    "KeptLinks",
+    "Neighbour",
+    "Neighbours",
+    "SnowballCandidate",
+    "SnowballRound",
+]
 
 
 @dataclass(frozen=True)
@@ -126,3 +134,25 @@ class KeptLinks:
             f"linked to {self.linked} of your {self.kept} kept {noun} "
             f"(cites {len(self.cites)} · cited by {len(self.cited_by)})"
         )
+
+
+@dataclass(frozen=True)
+class DatasetUsers:
+    """The stored papers that name a dataset (its title or abstract holds the dataset's name or
+    an alias: :func:`litsift.search.datasets.popularity.count_mentions`).
+
+    Attributes:
+        doc_id: the dataset.
+        total: how many papers name it, published up to ``max_year`` (the number the dataset
+            search's ``popularity`` signal shows).
+        papers: a few of them: those the query finds first (by their rank among its paper
+            hits), then the newest (ties by title).
+        query: the query text the papers were ordered by ('' for newest first).
+        max_year: the year bound they were counted under (None: all years).
+    """
+
+    doc_id: str
+    total: int = 0
+    papers: tuple[Paper, ...] = ()
+    query: str = ""
+    max_year: int | None = None

@@ -73,7 +73,7 @@ SCREEN_BINDINGS: list[BindingType] = [
         "Citations",
         show=False,
         id="citations",
-        tooltip="References, citing papers and snowball rounds of the paper",
+        tooltip="References, citing papers and snowball rounds of the paper; a dataset's papers",
     ),
     Binding(
         "ctrl+l",

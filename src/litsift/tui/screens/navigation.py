@@ -94,15 +94,20 @@ class NavScreen(Screen[None]):
         right behind Down keeps the new query's first hit, not the old results' row under
         the cursor. From the query, Down accepts it as Enter does: it goes to the history
         (a query moved into with Down, then labelled, was missing from ``h``), once its rows
-        are painted when its search is still running (it was not recorded then)."""
+        are painted when its search is still running (it was not recorded then). Down from
+        the query lands on the first row, whatever row the cursor was left on (Esc or ``/``
+        from the 3rd row: Down went back to the 3rd)."""
         bar = self.query_bar
         stale = self.rows_stale()
-        if self._in_query_bar() and (bar.debouncing or not stale):
+        from_query = self._in_query_bar()
+        if from_query and (bar.debouncing or not stale):
             bar.submit(submitted=True)
-        elif self._in_query_bar() and self._pending is not None:  # searched already: no new
-            self.triage.submit(pending=True)  # search, recorded when its rows are painted
+        elif from_query and self._pending is not None:  # searched already: no new search,
+            self.triage.submit(pending=True)  # recorded when its rows are painted
         if stale:
-            self.table().hold_keys()
+            self.table().hold_keys()  # the query's rows start on their first row
+        elif from_query and self.table().hits:
+            self.table().move_cursor(row=0, animate=False)
         self._focus_after_layout(self.table(), reading=False)
 
     def rows_stale(self) -> bool:

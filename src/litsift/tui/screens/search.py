@@ -45,6 +45,7 @@ from litsift.tui.messages import (
     SearchRequested,
 )
 from litsift.tui.screens.command_keys import CommandKeys, typed_in_query
+from litsift.tui.screens.dataset_users import open_users
 from litsift.tui.screens.indexing import IndexBuilder
 from litsift.tui.screens.job_errors import JobErrors
 from litsift.tui.screens.jobs import JobDone, ServiceCalls, after_paint
@@ -61,10 +62,10 @@ from litsift.tui.screens.ranking import RankingCommands
 from litsift.tui.screens.rq import RQCommands
 from litsift.tui.screens.triage import TriageCommands
 from litsift.tui.widgets import DetailPane, QueryBar, StatusLine
+from litsift.tui.widgets.dataset_users import TrailReads
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.kind_tab import PANE_ID, TAB_LABEL, KindTab
 from litsift.types import Annotation, Kind, Query, SearchResult, YearRange
-from litsift.types.citations import KeptLinks
 
 __all__ = ["PANE_ID", "TAB_LABEL", "SearchScreen"]
 
@@ -76,7 +77,6 @@ _NO_FULLTEXT = (
     "import PDFs, GROBID TEI, JATS or S2ORC files (litsift ingest papers PATH); litsift "
     "indexes their text when it starts",
 )
-_NOT_A_PAPER = ("select a paper first", "citations are papers' links")  # C on a dataset
 
 
 class SearchScreen(CommandKeys, NavScreen):
@@ -140,7 +140,7 @@ class SearchScreen(CommandKeys, NavScreen):
             with TabbedContent(initial=PANE_ID[Kind.PAPER], id="kinds"):
                 for kind in Kind:
                     yield KindTab(kind, self.service.aspects.order)
-            yield DetailPane(id="detail", read_links=self._read_kept_links)
+            yield DetailPane(id="detail", reads=TrailReads(self.service.refs, self.calls.lock))
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield KeyFooter()
         yield IndexBuilder(self.service, self, self.calls.lock)  # checks the store, builds
@@ -162,7 +162,7 @@ class SearchScreen(CommandKeys, NavScreen):
             or self.ranking.reordering is not None
             or self.calls.open > 0
             or self.query_one(IndexBuilder).dense_pending
-            or self.detail.reading is not None
+            or self.detail.busy
             or any(self.table(k).holding for k in Kind)
         )
 
@@ -196,10 +196,6 @@ class SearchScreen(CommandKeys, NavScreen):
     def cancel_workers(self, group: str) -> None:
         """Cancel this screen's workers of ``group``."""
         self.workers.cancel_group(self, group)
-
-    def _read_kept_links(self, doc_id: str) -> KeptLinks:
-        with self.calls.lock:  # called in the detail pane's worker
-            return self.service.refs.kept_links(doc_id)
 
     # -- searching -------------------------------------------------------------------------
     @on(SearchRequested)
@@ -415,13 +411,13 @@ class SearchScreen(CommandKeys, NavScreen):
         self.search(Kind.PAPER, force=True)
 
     def action_citations(self) -> None:
-        """The highlighted paper's references, citing papers and snowball rounds."""
+        """The highlighted paper's references, citing papers and snowball rounds; a dataset's
+        users (:func:`~litsift.tui.screens.dataset_users.open_users`)."""
         from litsift.tui.screens.citations import CitationsScreen
 
         hit = self.table().highlighted_hit
         if hit is None or hit.kind is not Kind.PAPER:
-            self.status.show_error(_NOT_A_PAPER, notice=True)
-            return
+            return open_users(self, hit)
         self.app.push_screen(
             CitationsScreen(self.service, hit.docid, self.calls.lock, self.text, self.post_message)
         )

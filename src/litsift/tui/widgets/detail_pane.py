@@ -2,10 +2,11 @@
 
 Beside the record it shows the hit's triage state (label, note, tags, collections), for a paper
 linked by citations to the papers the user kept "linked to k of your kept papers" with a few of
-their titles (read from the store by the pane's own worker, :attr:`DetailPane.read_links`, and
-kept per paper until a label changes), and, once the aspect worker has run, each query aspect
-with its 0/1/2 grade (○ ◐ ●) and the evidence sentence highlighted in the abstract or
-description (a style on a span, never markup).
+their titles (read from the store by the pane's own worker, :attr:`DetailPane.reads`, and
+kept per paper until a label changes), for a dataset the papers that name it
+(:mod:`~litsift.tui.widgets.dataset_users`, read the same way), and, once the aspect worker
+has run, each query aspect with its 0/1/2 grade (○ ◐ ●) and the evidence sentence
+highlighted in the abstract or description (a style on a span, never markup).
 
 Abstracts, descriptions and (later) LLM-written fields are user data: they are assembled into a
 :class:`textual.content.Content` from plain strings, so ``[bold]`` in an abstract shows as the
@@ -30,9 +31,10 @@ from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.text.markdown import readable
 from litsift.tui.messages import KeptLinksLoaded
+from litsift.tui.widgets.dataset_users import TrailReads, UsersReader, users_parts
 from litsift.tui.widgets.safe_text import Part, safe_content
 from litsift.types import Annotation, Aspect, Coverage, Dataset, Hit, Kind, Paper
-from litsift.types.citations import KeptLinks, Neighbour
+from litsift.types.citations import DatasetUsers, KeptLinks, Neighbour
 
 #: order in which retriever signals are listed
 SIGNALS = ("bm25", "dense")
@@ -66,6 +68,10 @@ class Extras:
     partial: str = ""
     #: with no hit: why there is none and what to try (``KindTab.extras``); (): the first hint
     empty: Sequence[Part] = ()
+    #: the query's year bound (a dataset's users are counted up to it)
+    max_year: int | None = None
+    #: the papers naming a dataset (read by a worker; None: not read yet)
+    users: DatasetUsers | None = None
 
 
 EMPTY = "—"
@@ -263,6 +269,7 @@ def _dataset(hit: Hit, ds: Dataset, extras: Extras) -> Iterator[Part]:
     yield from _field("Aliases", ", ".join(ds.other_names))
     yield from _field("Introduced in", ds.intro_paper_title)
     yield from _field("URL", ds.url)
+    yield from users_parts(extras.users)
     yield from _triage(extras.annotation)
     yield from _aspects(extras)
     yield from _scores(hit, extras)
@@ -282,26 +289,23 @@ def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
     return safe_content(parts)
 
 
-#: reads a paper's links to the kept papers (a blocking service call: run in a worker)
-ReadLinks = Callable[[str], KeptLinks]
-
-
-class DetailPane(VerticalScroll):
+class DetailPane(UsersReader, VerticalScroll):
     """Scrollable detail of one hit; focus it (Enter in the table) to scroll with the keys.
 
     Args:
-        read_links: how a paper's links to the kept papers are read (under the service lock);
-            None: no citation links are shown.
+        reads: how a paper's links to the kept papers and a dataset's users are read (under
+            the service lock); None: neither is shown.
     """
 
     #: where the key footer says the focus is
     focus_label = "detail"
 
-    def __init__(self, *, id: str | None = None, read_links: ReadLinks | None = None) -> None:
+    def __init__(self, *, id: str | None = None, reads: TrailReads | None = None) -> None:
         super().__init__(id=id)
         self.hit: Hit | None = None
         self.extras = Extras()
-        self.read_links = read_links
+        self.reads = reads
+        self.init_users()
         #: the links read so far, per paper id (forgotten when a label changes)
         self.kept_links: dict[str, KeptLinks] = {}
         #: the paper whose links a worker is reading, or None
@@ -320,6 +324,8 @@ class DetailPane(VerticalScroll):
         extras = extras or Extras()
         if hit is not None and extras.kept_links is None:
             extras = replace(extras, kept_links=self.kept_links.get(hit.docid))
+        if hit is not None and hit.kind is Kind.DATASET and extras.users is None:
+            extras = replace(extras, users=self.users_of(hit, extras.query, extras.max_year))
         if self._drawn and hit == self.hit and extras == self.extras:
             return
         same = hit is not None and self.hit is not None and hit.docid == self.hit.docid
@@ -339,8 +345,8 @@ class DetailPane(VerticalScroll):
         self.reading = None
 
     def _read_links(self, hit: Hit | None) -> None:
-        read = self.read_links
-        if read is None or hit is None or hit.kind is not Kind.PAPER:
+        reads = self.reads
+        if reads is None or hit is None or hit.kind is not Kind.PAPER:
             return
         if hit.docid in self.kept_links or hit.docid == self.reading:
             return
@@ -349,7 +355,7 @@ class DetailPane(VerticalScroll):
 
         def work() -> None:
             try:
-                msg = KeptLinksLoaded(read(doc_id), generation=generation)
+                msg = KeptLinksLoaded(reads.kept_links(doc_id), generation=generation)
             except Exception as err:  # reported, never a crash
                 msg = KeptLinksLoaded(KeptLinks(doc_id), err, generation)
             self.post_message(msg)
@@ -375,6 +381,20 @@ class DetailPane(VerticalScroll):
                 self.show_hit(self.hit, replace(self.extras, kept_links=msg.links))
             else:  # linked to none: nothing to draw (the pane shows no section for it)
                 self.extras = replace(self.extras, kept_links=msg.links)
+
+    def users_read(self, users: DatasetUsers) -> None:
+        hit, ex = self.hit, self.extras
+        if hit is not None and (hit.docid, ex.query, ex.max_year) == (
+            users.doc_id,
+            users.query,
+            users.max_year,
+        ):
+            self.show_hit(hit, replace(ex, users=users))
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker reads a paper's kept links or a dataset's users."""
+        return self.reading is not None or self.reading_users is not None
 
     @property
     def content(self) -> Content:

@@ -142,6 +142,7 @@ class KindTab(TabPane):
             query=result.query.text if result is not None else "",
             signals_used=result.signals_used if result is not None else (),
             partial=(result.partial or "") if result is not None else "",
+            max_year=result.query.years.end if result is not None else None,
         )
 
     def no_results(self) -> tuple[Part, ...]:

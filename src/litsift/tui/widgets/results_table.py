@@ -27,7 +27,7 @@ from rich.text import Text
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.events import Resize
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from litsift.text import for_terminal
 from litsift.tui.messages import ResultHighlighted
@@ -304,9 +304,12 @@ class ResultsTable(InOrderKeys, CachedTable):
     ) -> None:
         """Replace the rows with ``result``'s hits and put the cursor on the first one, or,
         when ``result`` answers the query shown again (the search re-run after the dense
-        index landed, after ``R`` stored research questions, with full text turned on), on
-        the paper it was on: a result arriving while the user triages must not move the row
-        the next key labels.
+        index landed, after ``R`` stored research questions, with full text turned on) while
+        the user is on the rows (this table, the detail, a dialog over them), on the paper it
+        was on: a result arriving while the user triages must not move the row the next key
+        labels. From the query bar, or with keys held behind Down, the first row: there the
+        cursor followed the old first hit to its new row (3rd, 9th once the dense part had
+        landed) and Down from the query landed on it.
 
         Coverage of the previous result is dropped (the aspect worker fills it again);
         ``scoring``: show "…" in the coverage column until it does.
@@ -316,7 +319,8 @@ class ResultsTable(InOrderKeys, CachedTable):
             result.query.text,
             result.query.years,
         )
-        current = self.highlighted_hit if again else None
+        on_rows = not self.holding and not isinstance(self.screen.focused, Input)
+        current = self.highlighted_hit if again and on_rows else None
         self.result = result
         self.annotations = dict(annotations)
         self.coverages = {}
