@@ -15,8 +15,8 @@ import pytest
 
 from litsift.cache import LLMCache
 from litsift.config import LLMSettings
+from litsift.errors import LLMCancelledError
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMCancelledError
 from litsift.llm.judge import judge_aspects
 from litsift.llm.rerank import rerank
 from tests.llm_server import (

@@ -34,10 +34,9 @@ from typing import Any
 import httpx
 
 from litsift.config import LLMSettings
-from litsift.errors import LLMError
+from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.errors import (
     LLMAuthError,
-    LLMCancelledError,
     LLMConnectionError,
     LLMContextOverflowError,
     LLMRateLimitError,

@@ -39,11 +39,6 @@ class LLMServerError(LLMError):
     """HTTP 5xx persisted through every retry."""
 
 
-class LLMCancelledError(LLMError):
-    """The caller cancelled the call (Esc, a newer search): the request was closed, nothing was
-    cached or charged."""
-
-
 class LLMBudgetError(LLMError):
     """The next call would exceed this session's spending budget (``llm.budget_usd``)."""
 
@@ -51,7 +46,6 @@ class LLMBudgetError(LLMError):
 __all__ = [
     "LLMAuthError",
     "LLMBudgetError",
-    "LLMCancelledError",
     "LLMConnectionError",
     "LLMContextOverflowError",
     "LLMNotConfiguredError",

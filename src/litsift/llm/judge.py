@@ -17,9 +17,8 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from litsift.errors import LLMError
+from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMCancelledError
 from litsift.llm.prompts import (
     ATTRIBUTION_LABELS,
     aspect_messages,

@@ -19,10 +19,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from litsift.errors import LLMError
+from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMCancelledError, LLMContextOverflowError
+from litsift.llm.errors import LLMContextOverflowError
 from litsift.llm.prompts import rankgpt_messages, truncate_words
 from litsift.types import Dataset, Hit, Record
 from litsift.types.llm import CallStats, RerankReport, RerankResult
