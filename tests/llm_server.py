@@ -2,7 +2,8 @@
 replies, for the LLM tests.
 
 Replies are queued with :meth:`ScriptedLLMServer.push` and served in order, one per request
-(JSON bodies or server-sent events, any status and headers, an optional delay before answering).
+(JSON bodies or server-sent events, any status and headers, an optional delay before answering;
+a client that hangs up during the delay or a dripped reply is counted in ``hangups``).
 Every request is recorded (path, headers, parsed JSON body) so tests can assert on prompts.
 When the queue is empty the server answers HTTP 500 "no scripted reply".
 
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -180,8 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner.quirk(self.path, self.headers, body)
             if reply is None:
                 reply = owner.queue.popleft() if owner.queue else Reply(500, "no scripted reply")
-        if reply.delay_s:
-            time.sleep(reply.delay_s)
+        if reply.delay_s and self._hung_up_within(reply.delay_s):
+            return
         auth = self.headers.get("Authorization", "")
         if reply.sse is not None:
             self._send_sse(reply, auth)
@@ -205,6 +208,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self.wfile.write(raw)
+
+    def _hung_up_within(self, seconds: float) -> bool:
+        """Wait ``seconds`` (a model still generating) unless the client hangs up first: then
+        count it in ``hangups`` and say so."""
+        until = time.monotonic() + seconds
+        while (left := until - time.monotonic()) > 0:
+            readable, _, _ = select.select([self.connection], [], [], min(left, 0.02))
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                with self.server.owner.lock:
+                    self.server.owner.hangups += 1
+                self.close_connection = True
+                return True
+        return False
 
     def _send_sse(self, reply: Reply, auth: str) -> None:
         if reply.drip_s:
@@ -265,7 +281,7 @@ class ScriptedLLMServer:
         self.key_header: str | None = None
         self.key: str | None = None
         self.reject_params: tuple[str, ...] = ()
-        #: dripped replies the client stopped reading (it closed the connection)
+        #: delayed or dripped replies the client stopped waiting for (it closed the connection)
         self.hangups = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self

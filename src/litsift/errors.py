@@ -62,6 +62,11 @@ class LLMError(LitsiftError):
     """Base class for errors talking to a remote LLM endpoint."""
 
 
+class LLMCancelledError(LLMError):
+    """The caller cancelled the LLM call (Esc, a newer search): the request was closed, nothing
+    was cached or charged. Here, not in ``litsift.llm.errors``, so the UI can tell it apart."""
+
+
 class IndexDamagedError(IndexMismatchError):
     """An index file is missing, truncated, unreadable or fails its checksum; the message names
     the part and the file, and ``litsift index`` rebuilds that part from the store. A subclass

@@ -311,3 +311,74 @@ async def test_llm_judge_grades_aspects_of_the_top_results(
         await settle(pilot)
         assert "2 cached" in status(app)
         assert len(llm_server.requests) == 2
+
+
+async def wait_for(pilot: Any, ok: Any, tries: int = 150) -> bool:
+    for _ in range(tries):
+        if ok():
+            return True
+        await pilot.pause(0.02)
+    return bool(ok())
+
+
+async def test_esc_stops_an_llm_rerank_in_flight(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """Esc dropped nothing and stopped nothing: the non-streamed call blocked in its read until
+    the reply came (here 10 s; up to llm.timeout_s), the endpoint generating all along."""
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "neural machine translation")
+        before = [h.docid for h in table(app).hits]
+        slow = chat_reply("[2] > [1]")
+        slow.delay_s = 10.0  # the model still generating: nothing sent yet
+        llm_server.push(slow)
+        await pilot.press("r")
+        assert await wait_for(pilot, lambda: llm_server.requests), "no request was sent"
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: llm_server.hangups), "the call went on after Esc"
+        assert llm_server.hangups == 1
+        assert "LLM rerank cancelled" in status(app)
+        assert [h.docid for h in table(app).hits] == before
+        # nothing was cached: the same rerank asks the endpoint again, and it lands
+        llm_server.push(chat_reply("[2] > [1]"))
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(llm_server.requests) == 2
+        assert [h.docid for h in table(app).hits][:2] == [before[1], before[0]]
+
+
+async def test_a_new_search_stops_an_llm_judge_in_flight(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, ASPECT_QUERY)
+        slow = chat_reply('{"1": 2}')
+        slow.delay_s = 10.0
+        llm_server.push(slow)
+        await pilot.press("J")
+        assert await wait_for(pilot, lambda: llm_server.requests), "no request was sent"
+        await search(pilot, "neural machine translation")
+        assert await wait_for(pilot, lambda: llm_server.hangups), "the judge went on"
+        assert await wait_for(
+            pilot, lambda: any("LLM judge cancelled" in n.message for n in app._notifications)
+        )
+        assert app.search_screen.tab(Kind.PAPER).llm_grades == {}
+        assert len(llm_server.requests) == 1
+
+
+async def test_llm_judge_cut_at_the_output_limit_says_so(
+    llm_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """A judge reply cut at max_tokens left aspects ungraded and nothing said why."""
+    app = create_app(llm_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, ASPECT_QUERY)
+        llm_server.push(chat_reply('{"1": 2', finish_reason="length"), chat_reply('{"1": 1}'))
+        await pilot.press("J")
+        await settle(pilot)
+        assert "note" in status(app), status(app)
+        said = [n for n in app._notifications if n.title == "LLM"]
+        assert said and said[-1].severity == "warning", said
+        assert "cut at the output limit" in said[-1].message and "#1" in said[-1].message

@@ -18,6 +18,10 @@ server, vLLM, LM Studio), JSON or streamed (server-sent events).
 - Whatever the model returns (JSON text, every streamed delta, a cached text) has the API key
   redacted before it is cached, returned or handed to ``on_delta``: a server that echoes the
   ``Authorization`` header cannot leak the key.
+- A ``cancelled`` check given to :meth:`ChatClient.complete` closes the request once it turns
+  true, whether the reply is streamed or one JSON body still being generated (the default
+  transport looks at it every 0.1 s while waiting, :mod:`litsift.net.deadline`); the call
+  raises :class:`~litsift.llm.errors.LLMCancelledError` and nothing is cached or charged.
 - Responses are cached (:class:`litsift.cache.LLMCache`) and every call is logged with its
   tokens and cost; a :class:`~litsift.llm.budget.Budget` refuses calls over the session limit.
 """
@@ -27,7 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -35,7 +39,7 @@ import httpx
 from litsift.cache import CachedResponse, LLMCache, cache_key, prompt_hash
 from litsift.config import LLMSettings
 from litsift.llm.budget import Budget, cost_usd, estimate_prompt_tokens, estimate_tokens
-from litsift.llm.endpoint import Endpoint, Retry, Unsupported
+from litsift.llm.endpoint import Endpoint, Retry, Unsupported, cancelled_error
 from litsift.llm.errors import LLMAuthError, LLMConnectionError, LLMNotConfiguredError
 from litsift.llm.protocol import (
     ChatStream,
@@ -114,6 +118,7 @@ class ChatClient:
         purpose: str = "chat",
         use_cache: bool = True,
         on_delta: DeltaCallback | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Completion:
         """Send one chat completion request; stream it when ``on_delta`` is given.
 
@@ -126,15 +131,20 @@ class ChatClient:
             on_delta: called with each text delta (API key redacted); a cache hit delivers the
                 whole text once. Time spent in it counts towards ``llm.timeout_s``; what it
                 raises ends the call (the request is closed) and propagates.
+            cancelled: called from the calling thread while the reply is awaited (about every
+                0.1 s) and between retries; once it returns True the request is closed and
+                :class:`~litsift.llm.errors.LLMCancelledError` raised. Any thread may turn it.
 
         Returns:
             The completion, with usage and cost.
 
         Raises:
             LLMBudgetError, LLMTimeoutError, LLMConnectionError, LLMAuthError,
-            LLMContextOverflowError, LLMRateLimitError, LLMServerError, LLMResponseError.
+            LLMContextOverflowError, LLMRateLimitError, LLMServerError, LLMResponseError,
+            LLMCancelledError.
         """
-        gen = self._run(messages, max_tokens, temperature, purpose, use_cache, on_delta is not None)
+        stream = on_delta is not None
+        gen = self._run(messages, max_tokens, temperature, purpose, use_cache, stream, cancelled)
         try:
             while True:
                 try:
@@ -202,8 +212,10 @@ class ChatClient:
         purpose: str,
         use_cache: bool,
         stream: bool,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Generator[str, None, Completion]:
         s = self.settings
+        is_cancelled = cancelled or _never
         msgs = [dict(m) for m in messages]
         params: dict[str, Any] = {
             "max_tokens": max_tokens if max_tokens is not None else s.max_tokens,
@@ -242,7 +254,9 @@ class ChatClient:
         for attempt in range(s.max_retries + 1):
             log.debug("LLM %s request to %s (attempt %d)", purpose, self.endpoint, attempt + 1)
             try:
-                text, raw_usage, finish = yield from self._post(payload, headers, stream, redactor)
+                text, raw_usage, finish = yield from self._post(
+                    payload, headers, stream, redactor, is_cancelled
+                )
                 break
             except Retry as r:
                 if attempt >= s.max_retries:
@@ -255,7 +269,7 @@ class ChatClient:
                         f"{r.error.message}; the server asks to wait {delay:.0f} s", r.error.hint
                     ) from None
                 log.info("LLM endpoint said %s; retrying in %.1f s", r.error.message, delay)
-                time.sleep(delay)
+                _sleep(delay, is_cancelled)
             except httpx.TimeoutException:
                 raise self._endpoint.timeout_error() from None
             except httpx.TransportError as e:
@@ -282,12 +296,19 @@ class ChatClient:
         return Completion(text, usage, cost, False, s.model, finish)
 
     def _post(
-        self, payload: dict[str, Any], headers: dict[str, str], stream: bool, redactor: KeyRedactor
+        self,
+        payload: dict[str, Any],
+        headers: dict[str, str],
+        stream: bool,
+        redactor: KeyRedactor,
+        cancelled: Callable[[], bool],
     ) -> Generator[str, None, tuple[str, Any, str | None]]:
         """:meth:`Endpoint.post`, resent without each field the model refuses (once each)."""
         while True:
             try:
-                return (yield from self._endpoint.post(payload, headers, stream, redactor))
+                return (
+                    yield from self._endpoint.post(payload, headers, stream, redactor, cancelled)
+                )
             except Unsupported as u:
                 if u.param in self._refused or u.param not in payload:
                     raise u.error from None
@@ -315,6 +336,23 @@ class ChatClient:
             if isinstance(p, int) and isinstance(c, int):
                 return Usage(p, c)
         return Usage(est_prompt, estimate_tokens(text), estimated=True)
+
+
+def _never() -> bool:
+    return False
+
+
+def _sleep(seconds: float, cancelled: Callable[[], bool]) -> None:
+    """Wait ``seconds`` before a retry, looking at ``cancelled`` every 0.1 s.
+
+    Raises:
+        LLMCancelledError: ``cancelled`` turned true.
+    """
+    until = time.monotonic() + seconds
+    while (left := until - time.monotonic()) > 0:
+        if cancelled():
+            raise cancelled_error()
+        time.sleep(min(left, 0.1))
 
 
 def _without(payload: dict[str, Any], param: str) -> None:

@@ -18,6 +18,10 @@ failure to a typed error of :mod:`litsift.llm.errors`:
   :class:`~litsift.llm.protocol.ThinkFilter`); ``reasoning_content`` / ``reasoning`` fields are
   never shown; a reply whose output limit ran out before any answer is an error that says so.
 - An HTML page (a proxy's error page, a web UI at ``base_url``) is named by its title.
+- A ``cancelled`` check ends the call early (:class:`~litsift.llm.errors.LLMCancelledError`):
+  with :class:`~litsift.net.deadline.DeadlineTransport` it is looked at while the server is
+  silent too (a non-streamed reply being generated), else between body chunks; the request is
+  closed either way.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 import httpx
 
 from litsift.config import LLMSettings
-from litsift.errors import LLMError
+from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.errors import (
     LLMAuthError,
     LLMConnectionError,
@@ -50,9 +54,22 @@ from litsift.llm.protocol import (
     sse_data,
     strip_thinking,
 )
-from litsift.net.deadline import timeout_extension
+from litsift.net.deadline import Cancelled, timeout_extension
 
-__all__ = ["ADAPTABLE", "Endpoint", "Retry", "Unsupported"]
+__all__ = ["ADAPTABLE", "Endpoint", "Retry", "Unsupported", "cancelled_error"]
+
+
+def _never() -> bool:
+    """``cancelled`` of a call nobody can cancel."""
+    return False
+
+
+def cancelled_error() -> LLMCancelledError:
+    """The error of a call the caller cancelled."""
+    return LLMCancelledError(
+        "the LLM call was cancelled", "the request was closed; nothing was cached"
+    )
+
 
 #: request fields a model may refuse that the client can do without (or rename).
 ADAPTABLE = ("max_tokens", "temperature", "stream_options")
@@ -185,6 +202,7 @@ class Endpoint:
         headers: dict[str, str],
         stream: bool,
         redactor: KeyRedactor,
+        cancelled: Callable[[], bool] = _never,
     ) -> Generator[str, None, tuple[str, Any, str | None]]:
         """Send one request that must end within ``llm.timeout_s`` from now.
 
@@ -193,6 +211,7 @@ class Endpoint:
             headers: request headers (``Authorization`` included).
             stream: read the reply as server-sent events and yield its text deltas.
             redactor: removes the API key from the text and from every delta.
+            cancelled: once true, the request is closed (see the module docstring).
 
         Yields:
             Streamed text deltas, key redacted (nothing when not streaming).
@@ -205,10 +224,13 @@ class Endpoint:
             httpx.TimeoutException, LLMTimeoutError: the deadline passed.
             httpx.TransportError: the endpoint cannot be reached.
             LLMConnectionError: the endpoint closed the connection before or during its reply.
+            LLMCancelledError: ``cancelled`` turned true.
             LLMResponseError, LLMAuthError, LLMContextOverflowError: see the module docstring.
         """
+        if cancelled():
+            raise cancelled_error()
         deadline = time.monotonic() + self.settings.timeout_s
-        ext = {"timeout": timeout_extension(deadline, connect_s=10.0)}
+        ext = {"timeout": timeout_extension(deadline, connect_s=10.0, cancelled=cancelled)}
         if stream:
             headers = {**headers, "Accept": "text/event-stream"}
         encoding: str | None = None  # set once the response headers have arrived
@@ -218,11 +240,14 @@ class Endpoint:
             ) as resp:
                 encoding = resp.headers.get("content-encoding", "")
                 if resp.status_code != 200:
-                    body = self._read_text(resp, deadline)
+                    body = self._read_text(resp, deadline, cancelled)
                     self.raise_for_status(resp.status_code, body, resp.headers.get("retry-after"))
                 if not stream:
-                    return self._parse_json(self._read_text(resp, deadline), redactor, payload)
-                return (yield from self._read_stream(resp, deadline, redactor, payload))
+                    body = self._read_text(resp, deadline, cancelled)
+                    return self._parse_json(body, redactor, payload)
+                return (yield from self._read_stream(resp, deadline, redactor, payload, cancelled))
+        except Cancelled:
+            raise cancelled_error() from None
         except httpx.DecodingError:
             raise LLMResponseError(
                 f"the endpoint sent a body that is not valid {encoding or 'compressed data'}",
@@ -241,10 +266,14 @@ class Endpoint:
                 "the server or a proxy dropped the reply; check the server's logs and try again",
             ) from None
 
-    def _read_text(self, resp: httpx.Response, deadline: float) -> str:
-        """The whole body as text, by ``deadline`` (monotonic seconds)."""
+    def _read_text(
+        self, resp: httpx.Response, deadline: float, cancelled: Callable[[], bool] = _never
+    ) -> str:
+        """The whole body as text, by ``deadline`` (monotonic seconds), unless ``cancelled``."""
         parts: list[bytes] = []
         for chunk in resp.iter_bytes():
+            if cancelled():  # another transport: looked at between chunks only
+                raise Cancelled
             if time.monotonic() >= deadline:
                 raise self.timeout_error()
             parts.append(chunk)
@@ -297,6 +326,7 @@ class Endpoint:
         deadline: float,
         redactor: KeyRedactor,
         payload: dict[str, Any],
+        cancelled: Callable[[], bool],
     ) -> Generator[str, None, tuple[str, Any, str | None]]:
         """Text deltas of an SSE chat-completion stream, by ``deadline``; comment lines (pings)
         do not extend it. The returned text is the whole reply without its thinking."""
@@ -305,7 +335,7 @@ class Endpoint:
         usage: Any = None
         finish: str | None = None
         done = False
-        for data in sse_data(self._lines(resp, deadline)):
+        for data in sse_data(self._lines(resp, deadline, cancelled)):
             if data.strip() == "[DONE]":
                 done = True
                 break
@@ -336,8 +366,12 @@ class Endpoint:
             raise self._spent_thinking(payload)
         return redactor.redact(text), usage, finish
 
-    def _lines(self, resp: httpx.Response, deadline: float) -> Generator[str, None, None]:
+    def _lines(
+        self, resp: httpx.Response, deadline: float, cancelled: Callable[[], bool]
+    ) -> Generator[str, None, None]:
         for line in resp.iter_lines():
+            if cancelled():
+                raise Cancelled
             if time.monotonic() >= deadline:
                 raise self.timeout_error()
             yield line

@@ -2,20 +2,22 @@
 abstract cover each aspect of a query (DORIS-MAE's 0/1/2 scale).
 
 Replies are parsed leniently: a JSON value anywhere in the reply, else ``key: value`` pairs.
-Anything the judge leaves out stays unjudged (None), never guessed. Each call may write
-``llm.max_tokens`` tokens at least, so a reasoning model gets to its answer.
+Anything the judge leaves out stays unjudged (None), never guessed; a reply cut at the output
+limit is used as far as it goes and the judgement's ``notes`` say which hits were cut. Each call
+may write ``llm.max_tokens`` tokens at least, so a reasoning model gets to its answer. A
+``cancelled`` check closes the call in flight (:class:`~litsift.llm.errors.LLMCancelledError`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from litsift.errors import LLMError
+from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.client import ChatClient
 from litsift.llm.prompts import (
     ATTRIBUTION_LABELS,
@@ -135,6 +137,7 @@ def judge_aspects(
     *,
     top: int = 10,
     doc_words: int = 300,
+    cancelled: Callable[[], bool] | None = None,
 ) -> AspectJudgement:
     """Score how well each of the top ``top`` hits covers each aspect: 0, 1 or 2.
 
@@ -148,28 +151,51 @@ def judge_aspects(
         hits: hits best first.
         top: how many hits to judge.
         doc_words: words of each abstract kept.
+        cancelled: once it returns True the call in flight is closed.
 
     Returns:
-        Scores by docid; on a failed call, the scores so far and the error.
+        Scores by docid; on a failed call, the scores so far and the error; ``notes`` name the
+        hits whose reply was cut at the output limit (their later aspects stay None).
+
+    Raises:
+        LLMCancelledError: ``cancelled`` turned true (no other LLM error is raised).
     """
     texts = [a.text if isinstance(a, Aspect) else a for a in aspects]
     scores: dict[str, tuple[int | None, ...]] = {}
     stats = CallStats()
+    cut: list[int] = []  # 1-based ranks of the hits whose reply hit the output limit
+    limit = max(12 * len(texts) + 32, client.settings.max_tokens)
     if not texts:
         return AspectJudgement(MappingProxyType(scores), stats)
-    for hit in hits[:top]:
+    for rank, hit in enumerate(hits[:top], start=1):
         rec = hit.record
         body = rec.description if isinstance(rec, Dataset) else f"{rec.title}. {rec.abstract}"
         try:
             done = client.complete(
                 aspect_messages(query, texts, truncate_words(body, doc_words)),
-                max_tokens=max(12 * len(texts) + 32, client.settings.max_tokens),
+                max_tokens=limit,
                 temperature=0.0,
                 purpose="aspects",
+                cancelled=cancelled,
             )
+        except LLMCancelledError:
+            raise
         except LLMError as e:
             said = f"aspect judge failed: {e.message}" + (f"; {e.hint}" if e.hint else "")
-            return AspectJudgement(MappingProxyType(scores), stats, said)
+            return AspectJudgement(MappingProxyType(scores), stats, said, _cut_notes(cut, limit))
         stats = stats.add(done.usage, done.cost_usd, done.cached)
         scores[hit.docid] = parse_aspect_scores(done.text, len(texts))
-    return AspectJudgement(MappingProxyType(scores), stats)
+        if done.finish_reason == "length":
+            cut.append(rank)
+    return AspectJudgement(MappingProxyType(scores), stats, None, _cut_notes(cut, limit))
+
+
+def _cut_notes(cut: Sequence[int], limit: int) -> tuple[str, ...]:
+    """The note for replies cut at the output limit (``cut``: 1-based ranks), or none."""
+    if not cut:
+        return ()
+    ranks = ", ".join(f"#{r}" for r in cut)
+    return (
+        f"judge reply cut at the output limit ({limit} tokens) for result(s) {ranks}: "
+        "the aspects it did not reach stay ungraded (raise llm.max_tokens)",
+    )

@@ -6,7 +6,8 @@ Each candidate is its title + abstract (or dataset name + description) cut to a 
 ``llm.rerank_window`` candidates slide from the bottom of the list to the top by
 ``llm.rerank_step``, so strong candidates bubble up. The reply is parsed leniently (see
 :func:`parse_permutation`). Any failed call leaves the original order and says why; a reply cut
-at the output limit is used as far as it goes and the report says it was cut.
+at the output limit is used as far as it goes and the report says it was cut. A ``cancelled``
+check closes the call in flight (:class:`~litsift.llm.errors.LLMCancelledError` propagates).
 
 Each call may write ``llm.max_tokens`` tokens (at least 8 per id + 32): a reasoning model
 thinks before it ranks, and with the bare ranking's budget it never got to the ranking.
@@ -18,7 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from litsift.errors import LLMError
+from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
 from litsift.llm.errors import LLMContextOverflowError
@@ -146,6 +147,7 @@ def rerank(
     doc_words: int = DEFAULT_DOC_WORDS,
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     on_progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> RerankResult:
     """Rerank the top ``top_n`` hits listwise with the LLM; the rest keep their places.
 
@@ -159,10 +161,15 @@ def rerank(
         doc_words: words kept per candidate.
         context_tokens: the model's context window in tokens, for the one-prompt decision.
         on_progress: called with ``(windows done, windows total)``.
+        cancelled: once it returns True the call in flight is closed (see
+            :meth:`ChatClient.complete`).
 
     Returns:
-        The new order and a report. Never raises :class:`LLMError`: on failure the hits come
-        back in their original order with ``report.error`` set.
+        The new order and a report. Raises no other :class:`LLMError`: on failure the hits
+        come back in their original order with ``report.error`` set.
+
+    Raises:
+        LLMCancelledError: ``cancelled`` turned true; nothing of the call in flight is cached.
     """
     s = client.settings
     n = min(top_n if top_n is not None else s.rerank_top_n, len(hits))
@@ -184,14 +191,16 @@ def rerank(
     acc = _Acc()
     try:
         try:
-            _run_windows(client, query, texts, order, windows, acc, on_progress)
+            _run_windows(client, query, texts, order, windows, acc, on_progress, cancelled)
         except LLMContextOverflowError:
             if len(windows) > 1 or win >= n:
                 raise
             windows = sliding_windows(n, win, stride)
             acc.notes.append(f"context overflow: retried with {len(windows)} windows of {win}")
             order = list(range(n))
-            _run_windows(client, query, texts, order, windows, acc, on_progress)
+            _run_windows(client, query, texts, order, windows, acc, on_progress, cancelled)
+    except LLMCancelledError:
+        raise
     except LLMError as e:
         # the error's own hint (what to fix) stays; callers say the original order is kept
         error = f"rerank failed: {e.message}" + (f"; {e.hint}" if e.hint else "")
@@ -217,6 +226,7 @@ def _run_windows(
     windows: list[tuple[int, int]],
     acc: _Acc,
     on_progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> None:
     """Rank each window in turn, rewriting ``order`` in place and adding to ``acc``."""
     for w, (start, end) in enumerate(windows, start=1):
@@ -224,7 +234,9 @@ def _run_windows(
         msgs = rankgpt_messages(query, [texts[i] for i in sub])
         acc.sent += 1
         limit = max(_TOKENS_PER_ID * len(sub) + 32, client.settings.max_tokens)
-        done = client.complete(msgs, max_tokens=limit, temperature=0.0, purpose="rerank")
+        done = client.complete(
+            msgs, max_tokens=limit, temperature=0.0, purpose="rerank", cancelled=cancelled
+        )
         acc.stats = acc.stats.add(done.usage, done.cost_usd, done.cached)
         perm = parse_permutation(done.text, len(sub))
         where = f"window {w} ({start + 1}-{end})" if len(windows) > 1 else "reply"

@@ -7,7 +7,7 @@ The service holds one :class:`LLMSession` and delegates to it; nothing here know
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from litsift.llm.errors import LLMNotConfiguredError
@@ -63,11 +63,17 @@ class LLMSession:
                 )
             return self._client
 
-    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+    def rerank(
+        self,
+        query_text: str,
+        hits: Sequence[Hit],
+        cancelled: Callable[[], bool] | None = None,
+    ) -> RerankResult:
         """Listwise LLM rerank (RankGPT prompt, as LitSearch) of the top ``rerank_top_n`` hits.
 
-        Never raises an LLM error: on failure the original order is returned with
-        ``report.error`` set. Raises LLMNotConfiguredError only when no endpoint is configured.
+        On failure the original order is returned with ``report.error`` set. Raises
+        LLMNotConfiguredError when no endpoint is configured, and LLMCancelledError once
+        ``cancelled`` turns true (the call in flight is closed, nothing of it cached).
         """
         from litsift.llm.rerank import rerank
 
@@ -81,16 +87,22 @@ class LLMSession:
             step=s.rerank_step,
             doc_words=s.rerank_doc_words,
             context_tokens=s.context_tokens,
+            cancelled=cancelled,
         )
 
     def judge_aspects(
-        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+        self,
+        query_text: str,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        cancelled: Callable[[], bool] | None = None,
     ) -> AspectJudgement:
         """LLM 0/1/2 grade of each aspect for the top ``aspect_judge_top`` hits, with the
         DORIS-MAE annotation prompt (``litsift.llm.prompts.aspect_messages``).
 
-        Never raises an LLM error: a failed call ends judging with ``error`` set and the
-        grades so far kept. Raises LLMNotConfiguredError only when no endpoint is configured.
+        A failed call ends judging with ``error`` set and the grades so far kept. Raises
+        LLMNotConfiguredError when no endpoint is configured, and LLMCancelledError once
+        ``cancelled`` turns true.
         """
         from litsift.llm.judge import judge_aspects
 
@@ -102,6 +114,7 @@ class LLMSession:
             list(hits),
             top=s.aspect_judge_top,
             doc_words=s.rerank_doc_words,
+            cancelled=cancelled,
         )
 
     def answer(

@@ -9,6 +9,12 @@ transport with a network backend that clamps every socket operation to the time 
 httpcore's timeout errors (httpx's ``TimeoutException``) once it has passed. The caller also
 checks :meth:`Deadline.expired` between body chunks, which bounds custom transports (proxies) too,
 to within one socket operation.
+
+A request can also be cancelled from another thread: a read :class:`Deadline` made with a
+``cancelled`` check waits for the server in slices of :data:`CANCEL_POLL_S` and raises
+:class:`Cancelled` at the first slice after the check turns true; the connection is then closed
+(httpcore drops a connection whose response was not read to its end), so the server sees the
+client hang up even while it is still generating a non-streamed reply.
 """
 
 from __future__ import annotations
@@ -16,12 +22,19 @@ from __future__ import annotations
 import ssl
 import time
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import httpcore
 import httpx
 
-__all__ = ["Deadline", "DeadlineTransport", "timeout_extension"]
+__all__ = ["CANCEL_POLL_S", "Cancelled", "Deadline", "DeadlineTransport", "timeout_extension"]
+
+#: how often (seconds) a cancellable read looks at its ``cancelled`` check while it waits.
+CANCEL_POLL_S = 0.1
+
+
+class Cancelled(Exception):
+    """The request's ``cancelled`` check turned true: the caller gave up the request."""
 
 
 class Deadline(float):
@@ -29,13 +42,16 @@ class Deadline(float):
 
     Attributes:
         at: the monotonic instant (seconds) at which the request must be over.
+        cancelled: a check (any thread may turn it true) that ends the request early, or None.
     """
 
     at: float
+    cancelled: Callable[[], bool] | None
 
-    def __new__(cls, at: float) -> Deadline:
+    def __new__(cls, at: float, cancelled: Callable[[], bool] | None = None) -> Deadline:
         self = super().__new__(cls, max(0.001, at - time.monotonic()))
         self.at = at
+        self.cancelled = cancelled
         return self
 
     def remaining(self) -> float:
@@ -46,17 +62,21 @@ class Deadline(float):
         return time.monotonic() >= self.at
 
 
-def timeout_extension(deadline: float, *, connect_s: float = 10.0) -> dict[str, float]:
+def timeout_extension(
+    deadline: float, *, connect_s: float = 10.0, cancelled: Callable[[], bool] | None = None
+) -> dict[str, float]:
     """The ``timeout`` request extension for a request that must end by ``deadline``.
 
     Args:
         deadline: ``time.monotonic()`` instant, seconds.
         connect_s: a connect is also given up after this many seconds.
+        cancelled: checked every :data:`CANCEL_POLL_S` while a read waits (with
+            :class:`DeadlineTransport`); once true the read raises :class:`Cancelled`.
     """
     d = Deadline(deadline)
     return {
         "connect": Deadline(min(deadline, time.monotonic() + connect_s)),
-        "read": d,
+        "read": Deadline(deadline, cancelled),
         "write": d,
         "pool": d,
     }
@@ -77,7 +97,19 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
+        check = timeout.cancelled if isinstance(timeout, Deadline) else None
+        if check is None:
+            return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
+        while True:  # a socket that timed out can be read again (plain TCP and TLS alike)
+            if check():
+                raise Cancelled("the request was cancelled")
+            left = _left(timeout, httpcore.ReadTimeout)
+            assert left is not None  # a Deadline always gives the time left
+            try:
+                return self._inner.read(max_bytes, min(left, CANCEL_POLL_S))
+            except httpcore.ReadTimeout:
+                if left <= CANCEL_POLL_S:
+                    raise
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))

@@ -119,11 +119,19 @@ class AspectsAPI(Protocol):
 class LLMAPI(Protocol):
     """The optional LLM (``glance().llm_configured`` says whether one is set); every call goes
     over the network: off the UI thread. A rerank or a judgement that fails says so in its
-    record (they raise only LLMNotConfiguredError); an answer raises LLM and query errors."""
+    record (they raise only LLMNotConfiguredError, and LLMCancelledError once their
+    ``cancelled`` check turns true: the call in flight is closed); an answer raises LLM and
+    query errors."""
 
-    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult: ...
+    def rerank(
+        self, query_text: str, hits: Sequence[Hit], cancelled: Callable[[], bool] | None = None
+    ) -> RerankResult: ...
     def judge_aspects(
-        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+        self,
+        query_text: str,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        cancelled: Callable[[], bool] | None = None,
     ) -> AspectJudgement: ...
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None

@@ -237,15 +237,21 @@ class LLMDoor:
     def __init__(self, service: DoorCommands) -> None:
         self._service = service
 
-    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+    def rerank(
+        self, query_text: str, hits: Sequence[Hit], cancelled: Callable[[], bool] | None = None
+    ) -> RerankResult:
         """See :meth:`litsift.service.llm.AspectLLMCommands.rerank`."""
-        return self._service.rerank(query_text, hits)
+        return self._service.rerank(query_text, hits, cancelled)
 
     def judge_aspects(
-        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+        self,
+        query_text: str,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        cancelled: Callable[[], bool] | None = None,
     ) -> AspectJudgement:
         """See :meth:`litsift.service.llm.AspectLLMCommands.judge_aspects`."""
-        return self._service.judge_aspects(query_text, aspects, hits)
+        return self._service.judge_aspects(query_text, aspects, hits, cancelled)
 
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None

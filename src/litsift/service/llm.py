@@ -114,15 +114,21 @@ class AspectLLMCommands(ServiceParts):
         """See :meth:`LLMSession.client` (raises LLMNotConfiguredError)."""
         return self.llm_session.client()
 
-    def rerank(self, query_text: str, hits: Sequence[Hit]) -> RerankResult:
+    def rerank(
+        self, query_text: str, hits: Sequence[Hit], cancelled: Callable[[], bool] | None = None
+    ) -> RerankResult:
         """Listwise LLM rerank of the top hits; see :meth:`LLMSession.rerank`."""
-        return self.llm_session.rerank(query_text, hits)
+        return self.llm_session.rerank(query_text, hits, cancelled)
 
     def judge_aspects(
-        self, query_text: str, aspects: Sequence[Aspect], hits: Sequence[Hit]
+        self,
+        query_text: str,
+        aspects: Sequence[Aspect],
+        hits: Sequence[Hit],
+        cancelled: Callable[[], bool] | None = None,
     ) -> AspectJudgement:
         """LLM 0/1/2 grades per aspect; see :meth:`LLMSession.judge_aspects`."""
-        return self.llm_session.judge_aspects(query_text, aspects, hits)
+        return self.llm_session.judge_aspects(query_text, aspects, hits, cancelled)
 
     def answer(
         self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None

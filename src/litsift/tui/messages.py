@@ -159,6 +159,8 @@ class AspectsJudged(Message):
     grades: dict[str, tuple[int | None, ...]]
     note: str
     error: str | None = None
+    #: what went wrong short of failing (a reply cut at the output limit)
+    warnings: tuple[str, ...] = ()
 
 
 class Reorder(StrEnum):

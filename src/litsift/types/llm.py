@@ -255,8 +255,10 @@ class AspectJudgement:
         scores: docid -> one score per aspect (None where the judge gave none).
         stats: calls, tokens and cost.
         error: one-line reason if a call failed; hits judged before it keep their scores.
+        notes: what went wrong short of failing (a reply cut at the output limit), one line each.
     """
 
     scores: Mapping[str, tuple[int | None, ...]]
     stats: CallStats
     error: str | None = None
+    notes: tuple[str, ...] = ()

@@ -49,6 +49,12 @@ class CommandKeys:
     rq: RQCommands
     job_errors: JobErrors
 
+    def action_back(self) -> None:
+        """Esc: stop the LLM rerank or judge in flight (its request is closed), else go back
+        (:meth:`~litsift.tui.screens.navigation.NavScreen.action_back`)."""
+        if not self.ranking.cancel_llm():
+            super().action_back()  # type: ignore[misc]  # NavScreen, next in SearchScreen's MRO
+
     # triage (TRIAGE_BINDINGS) and ranking (RANKING_BINDINGS) keys
     def action_label(self, label: str) -> None:
         self.triage.label(label)

@@ -12,15 +12,20 @@ sentence vectors are not stored (a kind without the sentence phase, hits never s
 are first graded provisionally from their passage vectors (no sentence embedded: the column
 fills at once, dimmed), then their sentences are embedded ten hits at a time and each chunk's
 grades replace the provisional ones.
+
+An LLM rerank or judge runs in a worker whose call is closed (not just ignored) when Esc
+(:meth:`RankingCommands.cancel_llm`), a newer search or closing the screen cancels it: the
+service's ``cancelled`` check is looked at while the reply is awaited, the status line says the
+call was cancelled and nothing of it is cached.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
-from litsift.errors import LitsiftError
+from litsift.errors import LitsiftError, LLMCancelledError
 from litsift.text import for_terminal
 from litsift.tui.messages import AspectsJudged, AspectsScored, Notice, Reorder, Reordered
 from litsift.tui.screens.answer import AnswerScreen
@@ -44,6 +49,8 @@ class RankingCommands:
         self.by_coverage = False
         #: the search request whose result a reordering worker is working on, or None
         self.reordering: int | None = None
+        #: the LLM rerank or judge in flight ("LLM rerank" / "LLM judge") and its worker
+        self._llm: tuple[str, Worker[None]] | None = None
 
     def modes(self) -> list[str]:
         """The view modes ranking sets (both tabs), as the status line names them."""
@@ -188,20 +195,31 @@ class RankingCommands:
             f"LLM judging {len(aspects)} aspect(s) on {n} results…", progress=True
         )
         request, kind = tab.aspect_request, tab.kind
-        screen.run_worker(
+        worker = screen.run_worker(
             lambda: self._judge_in_thread(request, kind, aspects, result),
             group="judge",
             exclusive=True,
             thread=True,
             exit_on_error=False,
         )
+        self._llm = ("LLM judge", worker)
 
     def _judge_in_thread(
         self, request: int, kind: Kind, aspects: list[Aspect], result: SearchResult
     ) -> None:
-        screen = self.screen
+        screen, tab, worker = self.screen, self.screen.tab(kind), get_current_worker()
+
+        def cancelled() -> bool:  # Esc, a closing screen, or new results / aspects
+            return worker.is_cancelled or request != tab.aspect_request
+
         try:
-            done = screen.service.llm.judge_aspects(result.query.text, aspects, result.hits)
+            done = screen.service.llm.judge_aspects(
+                result.query.text, aspects, result.hits, cancelled
+            )
+        except LLMCancelledError:  # Esc said so already; a newer search or aspects: say so
+            if not worker.is_cancelled:
+                screen.post_message(Notice(text="LLM judge cancelled: the results changed"))
+            return
         except Exception as err:  # LLMNotConfiguredError only; judging never raises LLM errors
             screen.post_message(AspectsJudged(request, kind, {}, "", str(err)))
             return
@@ -210,18 +228,46 @@ class RankingCommands:
             f"LLM judged {len(done.scores)} results · {s.calls} call(s)"
             f"{f' ({s.cached_calls} cached)' if s.cached_calls else ''} · ${s.cost_usd:.4f}"
         )
-        screen.post_message(AspectsJudged(request, kind, dict(done.scores), note, done.error))
+        grades = dict(done.scores)
+        screen.post_message(AspectsJudged(request, kind, grades, note, done.error, done.notes))
 
     def aspects_judged(self, msg: AspectsJudged) -> None:
         tab = self.screen.tab(msg.kind)
         if msg.request != tab.aspect_request:
             return  # the aspects or the results changed meanwhile
+        self._llm = None
         tab.llm_grades = msg.grades
         if msg.error is not None:
             self._say_failed(msg.error, "grades so far are shown")
         else:
-            self.screen.status.show_message(msg.note, notice=True)
+            self.screen.status.show_message(
+                self._with_warnings(msg.note, msg.warnings), notice=True
+            )
         self.screen.refresh_detail()
+
+    def cancel_llm(self) -> bool:
+        """Stop the LLM rerank or judge in flight (Esc), saying so; False when none runs.
+        Its worker's check turns true, so the request is closed within a tenth of a second."""
+        if self._llm is None or self._llm[1].is_finished:
+            self._llm = None
+            return False
+        what, worker = self._llm
+        self._llm = None
+        worker.cancel()
+        if what == "LLM rerank":
+            self.reordering = None
+        kept = "the original order is kept" if what == "LLM rerank" else "no grades changed"
+        self.screen.status.show_message(f"{what} cancelled: {kept}", notice=True)
+        self.screen.app.notify(f"{what} cancelled ({kept})", title="LLM", markup=False)
+        return True
+
+    def _with_warnings(self, said: str, warnings: tuple[str, ...]) -> str:
+        """``said`` with how many notes there are; the notes in a toast (cut replies)."""
+        if not warnings:
+            return said
+        text = for_terminal("; ".join(warnings), keep_newlines=False)
+        self.screen.app.notify(text, title="LLM", severity="warning", markup=False, timeout=10)
+        return f"{said} · {len(warnings)} note(s)"
 
     def edit_aspects(self) -> None:
         tab = self.screen.tab()
@@ -293,18 +339,28 @@ class RankingCommands:
             return
         request_id = self.reordering = self.screen.request_id
         self.screen.status.show_message(f"LLM reranking {len(result.hits)} results…", progress=True)
-        self.screen.run_worker(
+        worker = self.screen.run_worker(
             lambda: self._rerank_in_thread(request_id, result),
             group="reorder",
             exclusive=True,
             thread=True,
             exit_on_error=False,
         )
+        self._llm = ("LLM rerank", worker)
 
     def _rerank_in_thread(self, request_id: int, result: SearchResult) -> None:
         screen, kind, source = self.screen, result.query.kind, Reorder.LLM_RERANK
+        worker = get_current_worker()
+
+        def cancelled() -> bool:  # Esc, a closing screen, or a newer search
+            return worker.is_cancelled or request_id != screen.request_id
+
         try:
-            done = screen.service.llm.rerank(result.query.text, result.hits)
+            done = screen.service.llm.rerank(result.query.text, result.hits, cancelled)
+        except LLMCancelledError:  # Esc said so already; a newer search or aspects: say so
+            if not worker.is_cancelled:
+                screen.post_message(Notice(text="LLM rerank cancelled: a newer search came in"))
+            return
         except Exception as err:  # LLMNotConfiguredError only; rerank never raises LLM errors
             screen.post_message(Reordered(request_id, kind, None, source, error=err))
             return
@@ -332,6 +388,8 @@ class RankingCommands:
         if msg.request_id != screen.request_id:
             return  # a newer search replaced the result
         self.reordering = None
+        if msg.source is Reorder.LLM_RERANK:
+            self._llm = None
         if msg.error is not None:
             if msg.source is Reorder.MORE_LIKE_THIS:
                 self.more_like_this = False
@@ -342,11 +400,8 @@ class RankingCommands:
             reranked = "LLM reranked" if msg.source is Reorder.LLM_RERANK else None
             screen.tab(msg.kind).reorder(msg.result, reranked)
             said = msg.note or f"{msg.source}: {len(msg.result.hits)} results"
-            if msg.warnings:  # a reply cut at the output limit is used only as far as it goes
-                said += f" · {len(msg.warnings)} note(s)"
-                text = for_terminal("; ".join(msg.warnings), keep_newlines=False)
-                screen.app.notify(text, title="LLM", severity="warning", markup=False, timeout=10)
-            screen.status.show_message(said, notice=True)
+            # a reply cut at the output limit is used only as far as it goes
+            screen.status.show_message(self._with_warnings(said, msg.warnings), notice=True)
         screen.refresh_detail()
         screen.show_modes()
 
