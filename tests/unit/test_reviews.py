@@ -348,3 +348,16 @@ def test_the_includes_left_estimate_follows_the_truth_on_a_real_review(
         assert at == 10 or abs(estimate - left) <= 2
         assert abs(estimate - left) < abs(platt - left)
         assert abs(estimate - left) <= abs(mle - left) + 0.5
+
+
+def test_the_feed_of_a_new_store_says_since_the_start_as_the_app_does(tmp_path: Path) -> None:
+    """`litsift feed` on a store never looked at said "0 new papers since ever"; the app's feed
+    screen says "since the start"."""
+    from click.testing import CliRunner
+
+    from litsift.cli.root import main
+
+    out = CliRunner().invoke(main, ["--home", str(tmp_path / "home"), "feed"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("0 new papers since the start, ranked by")
+    assert "since ever" not in out.output

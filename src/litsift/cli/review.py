@@ -358,7 +358,7 @@ def feed_cmd(
         }
         click.echo(json.dumps(out, ensure_ascii=True))
         return
-    when = got.since[:16].replace("T", " ") if got.since else "ever"
+    when = got.since[:16].replace("T", " ") if got.since else "the start"  # as the app says
     click.echo(
         f"{len(got.papers):,} new paper{'s' if len(got.papers) != 1 else ''} since {when}, "
         f"ranked by {got.model} ({got.liked:,} liked, {got.disliked:,} discarded, "
