@@ -37,7 +37,9 @@ def bm25_matrix(texts: list[str], k1: float = 1.2, b: float = 0.75) -> sp.csr_ma
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.preprocessing import normalize
 
-    counts = sp.csr_matrix(CountVectorizer(analyzer=stemmed_terms, max_df=0.95).fit_transform(texts), dtype=np.float64)
+    counts = sp.csr_matrix(
+        CountVectorizer(analyzer=stemmed_terms, max_df=0.95).fit_transform(texts), dtype=np.float64
+    )
     n = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
@@ -111,7 +113,9 @@ def variant(setup: SetUp, system: str, arg: Any) -> LearningOrder:
         other = LearningOrder.from_blocks(elas, tfidf_matrix(texts, True), None, None, None)
         return fused(setup.base, other)
     if system == "title-0.3":
-        titles = setup.model.encode_passages([t or a[:200] for t, a in zip(setup.review.titles, setup.review.abstracts)])
+        titles = setup.model.encode_passages(
+            [t or a[:200] for t, a in zip(setup.review.titles, setup.review.abstracts, strict=True)]
+        )
         base = setup.base
         x = sp.csr_matrix(sp.hstack([base.x, sp.csr_matrix(titles * arg)]))
         return replace(base, x=x)
