@@ -126,30 +126,11 @@ def test_an_export_read_back_merges_without_duplicates(
     assert tagged is not None and tagged.text == "" and tagged.tags == ("survey",)
 
 
-def test_export_to_a_terminal_is_sanitised_and_to_a_pipe_kept_whole(
-    home: Path, rows: list[dict]
-) -> None:
-    """A note may hold control characters (an import's, or pasted): ``litsift export`` shows
-    none on a terminal (an OSC 0 would retitle it); a pipe or ``-o`` file gets the text whole."""
-    hostile = "Retitled \x1b]0;pwned-title\x07here"
-    with LitsiftService(get_paths(home)) as svc:
-        svc.annotate(Kind.PAPER, rows[3]["id"], note=(hostile, ["gnn"]))
-    assert hostile in _export(home, "ris")  # not a terminal: the export as written
+def shown_on_a_terminal(args: list[str]) -> str:
+    """What ``litsift ARGS`` writes to stdout when stdout is a terminal (a pty)."""
     leader, follower = pty.openpty()
     with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "litsift",
-            "--home",
-            str(home),
-            "export",
-            "maybe",
-            "--format",
-            "ris",
-        ],
-        stdout=follower,
-        stderr=subprocess.PIPE,
+        [sys.executable, "-m", "litsift", *args], stdout=follower, stderr=subprocess.PIPE
     ) as proc:
         os.close(follower)
         shown = b""
@@ -163,6 +144,18 @@ def test_export_to_a_terminal_is_sanitised_and_to_a_pipe_kept_whole(
             shown += chunk
         assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
     os.close(leader)
-    text = shown.decode("utf-8")
+    return shown.decode("utf-8")
+
+
+def test_export_to_a_terminal_is_sanitised_and_to_a_pipe_kept_whole(
+    home: Path, rows: list[dict]
+) -> None:
+    """A note may hold control characters (an import's, or pasted): ``litsift export`` shows
+    none on a terminal (an OSC 0 would retitle it); a pipe or ``-o`` file gets the text whole."""
+    hostile = "Retitled \x1b]0;pwned-title\x07here"
+    with LitsiftService(get_paths(home)) as svc:
+        svc.annotate(Kind.PAPER, rows[3]["id"], note=(hostile, ["gnn"]))
+    assert hostile in _export(home, "ris")  # not a terminal: the export as written
+    text = shown_on_a_terminal(["--home", str(home), "export", "maybe", "--format", "ris"])
     assert "N1  - Retitled here" in text
     assert "\x1b" not in text and "\x07" not in text and "0;pwned" not in text

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, reports_errors, say_error
+from litsift.cli.common import open_service, reports_errors, say_error, write_output
 from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 
@@ -224,9 +224,4 @@ def refs_export(ctx: click.Context, collection: str | None, fmt: str, output: Pa
     """
     with open_service(ctx.obj["home"]) as svc:
         text = svc.refs.export(collection, fmt)
-    if output is None:
-        click.echo(text, nl=False)
-        return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {output}", err=True)
+    write_output(text, output)  # on a terminal sanitised, as `litsift export` is

@@ -1,7 +1,12 @@
 """The citation graph of a set of papers in files common viewers open: GraphML (Gephi,
 Cytoscape, yEd), Graphviz DOT (``dot``, xdot, Gephi) and node-link JSON (d3-force,
 networkx ``node_link_graph``, Cytoscape.js after a rename). Written by networkx's own writers
-(``write_graphml``, ``nx_pydot.to_pydot``, ``node_link_data``)."""
+(``write_graphml``, ``nx_pydot.to_pydot``, ``node_link_data``).
+
+Titles and keys pass through :func:`litsift.text.for_storage` first: a title holding a
+control character (one stored by litsift's own JSONL, which keeps text as given) made
+``write_graphml`` fail ("All strings must be XML compatible") and reached a terminal raw
+through DOT and JSON."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import json
 from typing import TYPE_CHECKING
 
 from litsift.errors import LitsiftError
+from litsift.text import for_storage
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -25,6 +31,12 @@ def _quoted(text: str) -> str:
     return f'"{text}"'
 
 
+def _text(value: object) -> object:
+    """A string without escape sequences or control characters (XML 1.0 allows none but tab,
+    line feed and carriage return); any other value as it is."""
+    return for_storage(value) if isinstance(value, str) else value
+
+
 def write_graph(g: nx.DiGraph, fmt: str) -> str:
     """``g`` as the text of a GraphML, DOT or node-link JSON file.
 
@@ -38,9 +50,11 @@ def write_graph(g: nx.DiGraph, fmt: str) -> str:
 
     clean = nx.DiGraph()
     for node, attrs in g.nodes(data=True):
-        clean.add_node(node, **{k: v for k, v in attrs.items() if v is not None})
+        clean.add_node(_text(node), **{k: _text(v) for k, v in attrs.items() if v is not None})
     for a, b, attrs in g.edges(data=True):
-        clean.add_edge(a, b, **{k: v for k, v in attrs.items() if v is not None})
+        clean.add_edge(
+            _text(a), _text(b), **{k: _text(v) for k, v in attrs.items() if v is not None}
+        )
     if fmt == "graphml":
         buf = io.BytesIO()
         nx.write_graphml(clean, buf, encoding="utf-8")

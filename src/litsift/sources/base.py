@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import IngestError
-from litsift.sources.encodings import MOJIBAKE_RE, legacy_encoding, note_guess
+from litsift.sources.encodings import MOJIBAKE_RE, damaged_utf8, legacy_encoding, note_guess
 from litsift.store.jsonl import wide_encoding
 from litsift.text.markup import plain_text
 from litsift.text.sanitize import for_storage
@@ -404,6 +404,9 @@ def decode_text(raw: bytes, fallback: str = "cp1252", declared: str | None = Non
         utf8 = raw[:3] == b"\xef\xbb\xbf" or not cut[: err.start].isascii()
         if utf8 and err.end == len(cut) and err.reason == "unexpected end of data":
             return cut[: err.start].decode("utf-8") + "\ufffd"
+        mended = damaged_utf8(raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw)
+        if mended is not None:  # one stray byte garbled every other record's accents
+            return mended
         if declared is not None:
             try:
                 return raw.decode(declared)

@@ -23,6 +23,13 @@ bytes of GBK (``gbk_test.bib``: ``凯撒``, ``测试期刊``) it answers CP949, 
    above the rest ends the search;
 3. when nothing else is found, the fallback stands.
 
+A file that is UTF-8 but for a few bytes (a Latin-1 ``é`` typed into a UTF-8 export, a
+damaged sequence) is not a legacy file: it has at least :data:`_UTF8_PER_BAD_BYTE` valid
+multi-byte characters per bad byte (:func:`damaged_utf8`), which no code page's text has by
+chance. It is read as UTF-8, each bad byte as its Windows-1252 character, and a warning says
+how many bytes were not UTF-8. Before, one such byte sent the whole file to the detector:
+``η`` and ``©`` in every other record were stored as ``خ·`` and ``آ©`` (read as Windows-1256).
+
 A guessed encoding is reported: :func:`noting_guesses` collects, for the import of one file,
 what :func:`note_guess` was told (see :mod:`litsift.sources.importer`).
 
@@ -52,6 +59,7 @@ __all__ = [
     "CANDIDATES",
     "MOJIBAKE_RE",
     "codec_name",
+    "damaged_utf8",
     "declared_encoding",
     "guess_message",
     "legacy_encoding",
@@ -168,6 +176,38 @@ def _hanja_share(text: str) -> float:
     return han / (hangul + han) if hangul + han else 0.0
 
 
+#: valid multi-byte UTF-8 characters per byte that is not UTF-8, at least, for a file to be
+#: read as UTF-8 with damage rather than in a legacy code page (GBK text, the code page whose
+#: pairs look most like UTF-8, has far under one per bad byte)
+_UTF8_PER_BAD_BYTE = 20
+_ESCAPED = re.compile(r"[\udc80-\udcff]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _as_cp1252(err: UnicodeError) -> tuple[str, int]:
+    assert isinstance(err, UnicodeDecodeError)
+    return err.object[err.start : err.end].decode("cp1252", errors="replace"), err.end
+
+
+codecs.register_error("litsift-cp1252", _as_cp1252)
+
+
+def damaged_utf8(raw: bytes) -> str | None:
+    """``raw`` read as UTF-8 when it is UTF-8 but for a few bytes (see the module docstring),
+    each bad byte as its Windows-1252 character (a stray ``\\xe9`` is ``é``), the count of
+    them reported through :func:`note_guess`'s list; None for bytes that are not mostly UTF-8.
+    """
+    escaped = raw.decode("utf-8", errors="surrogateescape")
+    bad = len(_ESCAPED.findall(escaped))
+    if not bad or len(_NON_ASCII.findall(escaped)) - bad < _UTF8_PER_BAD_BYTE * bad:
+        return None
+    _note(
+        f"{bad:,} byte{'s' if bad != 1 else ''} not UTF-8 in a UTF-8 file: read as "
+        "Windows-1252 characters, the rest as UTF-8"
+    )
+    return raw.decode("utf-8", errors="litsift-cp1252")
+
+
 def legacy_encoding(raw: bytes, fallback: str = "cp1252") -> str:
     """The encoding to read ``raw`` with, for bytes that are not UTF-8 (see the module
     docstring): ``fallback`` when its reading looks Western or nothing better is found, else
@@ -244,11 +284,12 @@ def noting_guesses() -> Iterator[list[str]]:
 
 def note_guess(encoding: str) -> None:
     """Tell the import now reading a file that it was decoded as ``encoding``, a guess."""
+    _note(guess_message(encoding))
+
+
+def _note(note: str) -> None:
     notes = _GUESSES.get()
-    if notes is None:
-        return
-    note = guess_message(encoding)
-    if note not in notes:
+    if notes is not None and note not in notes:
         notes.append(note)
 
 

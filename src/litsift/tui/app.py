@@ -165,9 +165,11 @@ class LitsiftApp(DialogKeys, App[None]):
         title: str = "",
         severity: SeverityLevel = "information",
         timeout: float | None = None,
-        markup: bool = True,
+        markup: bool = False,
     ) -> None:
-        """Every toast (errors may quote data) shown through :func:`litsift.text.for_terminal`."""
+        """Every toast (errors may quote data) shown through :func:`litsift.text.for_terminal`,
+        and as plain text unless a caller asks for markup (Textual's default parsed it: a
+        toast quoting ``[/]`` from a title raised ``MarkupError``)."""
         super().notify(
             for_terminal(message),
             title=for_terminal(title, keep_newlines=False),

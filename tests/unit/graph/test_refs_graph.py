@@ -124,3 +124,37 @@ def test_export_and_snowball_errors_are_messages(home: Path, tmp_path: Path) -> 
     assert result.exit_code == 1 and "no paper is kept yet" in result.stderr
     result = runner.invoke(main, ["--home", str(empty), "refs", "fetch", "doi:10.1/none"])
     assert result.exit_code == 1 and "no stored paper has the id" in result.stderr
+
+
+#: a kept title as litsift's own JSONL stores it (text as given): OSC 0, CSI, BEL, NUL, C1 CSI,
+#: and a bidi override (kept in a file, never shown on a terminal)
+HOSTILE_TITLE = "Hostile \x1b]0;pwned\x07graph\x1b[2J \x00title\x9b31m end\u202e."
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "dot", "json"])
+def test_a_title_with_control_characters_exports_readably(
+    home: Path, tmp_path: Path, fmt: str
+) -> None:
+    """Before, ``write_graphml`` failed on it ("litsift failed unexpectedly (ValueError: All
+    strings must be XML compatible ...)", exit 2: a bug report for a bad title), and DOT and
+    JSON carried the raw sequences; to a terminal ``refs export`` wrote them unsanitised."""
+    from tests.unit.test_export_notes import shown_on_a_terminal
+
+    rows = tmp_path / "hostile.jsonl"
+    rows.write_text(json.dumps({"id": "hostile-1", "title": HOSTILE_TITLE}) + "\n")
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.ingest(Kind.PAPER, rows).ok
+        svc.set_label(Kind.PAPER, "hostile-1", Label.KEEP)
+    out = tmp_path / f"kept.{fmt}"
+    result = CliRunner().invoke(
+        main, ["--home", str(home), "refs", "export", "--format", fmt, "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert not any(c in text for c in "\x1b\x07\x00\x9b"), text
+    assert "Hostile graph title end" in text
+    if fmt == "graphml":
+        assert nx.read_graphml(out).nodes["hostile-1"]["title"] == "Hostile graph title end\u202e."
+    shown = shown_on_a_terminal(["--home", str(home), "refs", "export", "--format", fmt])
+    assert "Hostile graph title end." in shown
+    assert not any(c in shown for c in "\x1b\x07\x00\x9b\u202e"), shown

@@ -161,3 +161,36 @@ def test_ingest_reports_the_guessed_encoding_as_a_warning(tmp_path: Path) -> Non
             f"{path}: not UTF-8: read as {codec}, the encoding it looks like; "
             "if the text is garbled, re-save the file as UTF-8"
         ]
+
+
+def test_one_stray_byte_in_a_utf8_export_costs_that_byte_not_every_accent(
+    tmp_path: Path,
+) -> None:
+    """A real Scopus RIS (UTF-8: ``©``, ``η``, en dashes) with one Latin-1 ``é`` typed into a
+    title: before, the whole file went to the detector and was read as Windows-1256, so
+    ``©`` became ``آ©`` and ``η2`` ``خ·2`` in every record, with only a "may be garbled"
+    warning. Now the rest reads as UTF-8, the byte as its Windows-1252 ``é``, and the warning
+    counts the bytes."""
+    raw = (RM / "ris" / "asreview_scopus-export.ris").read_bytes()
+    at = raw.index(b"TI  - ") + 6
+    path = tmp_path / "stray.ris"
+    path.write_bytes(raw[:at] + b"Caf\xe9 " + raw[at:])
+    with noting_guesses() as notes:
+        text = decode_text(path.read_bytes())
+    assert text == (raw[:at] + "Café ".encode() + raw[at:]).decode("utf-8-sig")
+    assert notes == [
+        "1 byte not UTF-8 in a UTF-8 file: read as Windows-1252 characters, the rest as UTF-8"
+    ]
+    home = tmp_path / "home"
+    result = CliRunner().invoke(main, ["--home", str(home), "ingest", "papers", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "1 byte not UTF-8" in result.stderr
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+
+    with LitsiftService(get_paths(home)) as svc:
+        stored = " ".join(
+            f"{r[0]} {r[1]}" for r in svc.store._conn.execute("SELECT title, abstract FROM papers")
+        )
+    assert "Café Stress" in stored and "©" in stored and "η2" in stored
+    assert "آ" not in stored and "خ" not in stored

@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from litsift.text import for_terminal
-from litsift.tui.widgets.safe_text import safe_content
+from litsift.tui.widgets.safe_text import safe_content, safe_title
 from litsift.tui.widgets.status_line import error_text
 from litsift.types import Hit
 
@@ -163,7 +163,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
             title = for_terminal(ref.record.display_title, keep_newlines=False)
             refs.add_option(Option(f"{nums} {title}{year}", id=str(i)))
         refs.display = bool(answer.references)
-        refs.border_title = f"References ({len(answer.references)})"
+        refs.border_title = safe_title(f"References ({len(answer.references)})")
         if answer.references:
             refs.focus()
         self.done = True

@@ -58,7 +58,7 @@ class ScreenPump(Refreshing, Protocol):
         title: str = "",
         severity: SeverityLevel = "information",
         timeout: float | None = None,
-        markup: bool = True,
+        markup: bool = False,
     ) -> None: ...
 
     def refresh_bindings(self) -> None: ...

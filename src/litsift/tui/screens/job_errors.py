@@ -24,7 +24,7 @@ from textual.widgets import Static
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.host import ErrorsHost
-from litsift.tui.widgets.safe_text import Part, safe_content
+from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
 from litsift.types import Kind
 
 __all__ = ["JobError", "JobErrorScreen", "JobErrors"]
@@ -102,7 +102,7 @@ class JobErrorScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
             n = len(self.errors)
-            box.border_title = f"Background error{'s' if n != 1 else ''} ({n})"
+            box.border_title = safe_title(f"Background error{'s' if n != 1 else ''} ({n})")
             box.border_subtitle = "Esc close"
             parts: list[Part] = []
             for i, err in enumerate(self.errors):

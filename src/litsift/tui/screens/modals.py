@@ -26,6 +26,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, TextArea
 from textual.widgets.option_list import Option
 
 from litsift.text import for_terminal
+from litsift.tui.widgets.safe_text import safe_title
 from litsift.tui.widgets.text_inputs import InOrderInput, InOrderTextArea
 from litsift.types import EXPORT_FORMATS, FORMAT_SUFFIX, HistoryEntry, parse_tags
 
@@ -92,7 +93,7 @@ class PromptScreen(_Modal[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
-            box.border_title = self.title_text
+            box.border_title = safe_title(self.title_text)
             yield Label(self.prompt, markup=False)
             yield _PromptInput(self.value, placeholder=self.placeholder, id="prompt-input")
             yield from self._buttons("OK")

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
-from litsift.tui.widgets.safe_text import Part, safe_content
+from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
 
 __all__ = ["CriteriaScreen"]
 
@@ -64,7 +64,7 @@ class CriteriaScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box") as box:
-            box.border_title = f"Review {self.review}"
+            box.border_title = safe_title(f"Review {self.review}")
             box.border_subtitle = "Esc close"
             with VerticalScroll():
                 yield Static(safe_content(self.parts(), keep_newlines=True), id="criteria-text")

@@ -123,7 +123,8 @@ class ScreeningScreen(Screen[None]):
             yield Static("", id="screening-criteria")
             yield Static("", id="screening-reasons")
             with InOrderScroll(id="screening-record-box"):
-                yield Static(f"opening review {for_terminal(self.review)}…", id="screening-record")
+                opening = safe_content([f"opening review {self.review}…"])
+                yield Static(opening, id="screening-record", markup=False)
             yield Static("", id="screening-progress")
             yield Static(
                 "includes found as screening goes on (priors aside)", id="screening-curve-label"

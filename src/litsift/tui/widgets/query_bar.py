@@ -23,6 +23,7 @@ from textual.widgets import Input
 from litsift.errors import QueryError
 from litsift.text import for_terminal
 from litsift.tui.messages import QueryInvalid, SearchRequested
+from litsift.tui.widgets.safe_text import safe_title
 from litsift.tui.widgets.text_inputs import InOrderInput
 from litsift.types import YearRange
 
@@ -118,7 +119,7 @@ class QueryBar(Horizontal):
                 id=f"year-{side}",
                 classes="year",
             )
-            year.border_title = side
+            year.border_title = safe_title(side)
             yield year
 
     # -- state -----------------------------------------------------------------------------
