@@ -49,7 +49,8 @@ def _latex_context() -> Any:
     db = get_default_latex_context_db()
     keep = ("texttt", "textsf", "textrm", "textnormal", "mbox", "hbox", "url", "nolinkurl")
     named = {"TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX",
-             "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—"}  # fmt: skip
+             "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—",
+             "textbraceleft": "{", "textbraceright": "}"}  # fmt: skip
     db.add_context_category(
         "litsift",
         prepend=True,
