@@ -64,3 +64,39 @@ def test_quotes_and_a_lone_brace_survive_a_bibtex_export(tmp_path: Path) -> None
     after = _papers(again)
     assert quoted in after  # not "From ''Dijkstra'' to ''Turing Test++''"
     assert after[brace.title].authors == brace.authors
+
+
+MANUBOT = REFS / "csl-json" / "deep-review_manubot-csl-items.json"
+OPENALEX = shared_data_dir() / "sources" / "openalex" / "api"
+REFERENCED = OPENALEX / "works_filter-cited_by_two-works_per-page-200_cursor.json"
+
+
+def test_a_misc_entry_keeps_its_venue_through_a_bibtex_export(tmp_path: Path) -> None:
+    """A web page's site, a report's or preprint's server had no field in ``@misc``: a stored
+    type (CSL ``webpage``, ``document``, OpenAlex's preprint ``article``) wrote none and a venue
+    of unknown kind went to ``note``, so a re-import had no venue or took the publisher
+    (arXiv (Cornell University) came back as Cornell University)."""
+    files = [p for p in (LIBRARY, MANUBOT, REFERENCED) if p.is_file()]
+    store = Store(tmp_path / "a.sqlite")
+    assert import_paths(store, files, Kind.PAPER).added > 0
+    before = _papers(store)
+    text = to_bibtex(store, list(before.values()))
+    misc = {
+        str(e["title"]) for e in bibtexparser.parse_string(text).entries if e.entry_type == "misc"
+    }
+    out = tmp_path / "export.bib"
+    out.write_text(text, encoding="utf-8")
+    again = Store(tmp_path / "b.sqlite")
+    import_paths(again, [out], Kind.PAPER)
+    after = _papers(again)
+    checked = [
+        t
+        for t, p in before.items()
+        if p.venue and t in after and to_bibtex(store, [p]).startswith("@misc")
+    ]
+    print(len(checked), "misc entries with a venue")
+    assert len(checked) >= 20 and misc
+    lost = {
+        t: (before[t].venue, after[t].venue) for t in checked if after[t].venue != before[t].venue
+    }
+    assert not lost
