@@ -141,3 +141,14 @@ def test_rows_are_plain_sanitised_text() -> None:
     assert "\x1b" not in cells[2].plain and not cells[2].spans
     stub = CitationsScreen._cells(Neighbour("openalex:W1[b]\x07"), "")
     assert "\x07" not in stub[3].plain and "[b]" in stub[3].plain
+
+
+def test_a_snowball_candidate_not_stored_shows_its_id() -> None:
+    """A round's candidates not stored have no title: each row read "(no title known)  linked
+    to 1 kept", so the rows could not be told apart (the evidence took the id's place)."""
+    from litsift.types.citations import Neighbour
+
+    stub = CitationsScreen._cells(Neighbour("openalex:W1968594024"), "linked to 1 kept")
+    assert stub[3].plain == "linked to 1 kept · openalex:W1968594024 · not stored"
+    stored = CitationsScreen._cells(Neighbour(WORD2VEC, "Distributed", 2013, True), "cites 1 kept")
+    assert stored[3].plain == "cites 1 kept"

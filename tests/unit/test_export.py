@@ -175,6 +175,8 @@ def test_new_keys_do_not_depend_on_input_order(
 
 
 def _decode(text: str) -> str:
+    # LaTeX prints \textbraceleft / \textbraceright as braces; pylatexenc would drop them
+    text = text.replace(r"\textbraceleft", r"\{").replace(r"\textbraceright", r"\}")
     return _typo(LatexNodes2Text(math_mode="verbatim").latex_to_text(text))
 
 

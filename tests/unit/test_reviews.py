@@ -361,3 +361,31 @@ def test_the_feed_of_a_new_store_says_since_the_start_as_the_app_does(tmp_path: 
     assert out.exit_code == 0, out.output
     assert out.output.startswith("0 new papers since the start, ranked by")
     assert "since ever" not in out.output
+
+
+def test_feed_since_compares_times_not_text(tmp_path: Path) -> None:
+    """`litsift feed --since` compared its text with the stored UTC arrival times: a time with
+    an offset (an hour ago, written in +02:00) missed the papers synced since, and a date that
+    is not ISO 8601 (``yesterday``) listed none instead of saying so."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from litsift.sources.base import SourceRecord
+    from litsift.sources.writer import RecordWriter
+
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)) as svc:
+        writer = RecordWriter(svc.store)
+        writer.add("openalex", "sync:openalex-x", SourceRecord(location="1", title="A new paper"))
+        writer.flush()
+        hour_ago = datetime.now(UTC) - timedelta(hours=1)
+        east = hour_ago.astimezone(timezone(timedelta(hours=2))).isoformat(timespec="minutes")
+        got = svc.reviews.feed(since=east, mark_seen=False)
+        assert [p.title for p in got.papers] == ["A new paper"]
+        assert got.since == hour_ago.replace(second=0, microsecond=0).isoformat(
+            timespec="milliseconds"
+        )
+        with pytest.raises(ReviewError, match="'yesterday' is not an ISO 8601 date"):
+            svc.reviews.feed(since="yesterday")
+    out = CliRunner().invoke(main, ["--home", str(home), "feed", "--since", "2024-5-1"])
+    assert out.exit_code == 1
+    assert "not an ISO 8601 date" in out.output and "hint: give a date like" in out.output

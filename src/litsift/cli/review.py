@@ -321,7 +321,12 @@ def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> N
 @click.command("feed")
 @click.argument("collection", required=False)
 @click.option("-k", "--limit", type=click.IntRange(1), default=20, show_default=True)
-@click.option("--since", default=None, help="Rank papers synced after this ISO date instead.")
+@click.option(
+    "--since",
+    default=None,
+    help="Rank papers synced after this ISO 8601 date or time instead (UTC unless it has an "
+    "offset: 2024-05-01, 2024-05-01T09:30+02:00).",
+)
 @click.option("--keep-unseen", is_flag=True, help="Do not count this look as seen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked papers as JSON.")
 @click.pass_context

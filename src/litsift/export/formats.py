@@ -73,10 +73,15 @@ def _bib_entry(
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
         entry_type, slot = bibtex_type(biblio, v)
         container = _container(record, v, own)
+        note, abstract = (v.note if not own else ""), record.abstract
         if container and slot:
             fields.append((slot, latex(container)))
+        elif entry_type == "misc" and not v.unpublished and (container or note):
+            # a preprint's server, a web page's site, a venue of unknown kind: @misc's own
+            # field (as a note it was lost on import, and with a stored type not written)
+            fields.append(("howpublished", latex(container or note)))
+            note = ""
         fields.extend(bibtex_fields(biblio, entry_type, latex))
-        note, abstract = (v.note if not own else ""), record.abstract
     else:
         fields.append(("title", "{" + latex(_flat(record.id)) + "}"))
         entry_type, note, abstract = "misc", "Dataset", record.description
@@ -136,7 +141,8 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     Fields: ``author`` (``von Last, Jr, First and ...``; the family name as the source split
     it: ``Pérez-de la Fuente, Ricardo``), ``title``, ``booktitle`` or ``journal``,
     ``volume``, ``number``, ``pages`` (``1--10``), ``publisher`` (``school``,
-    ``institution``), ``year``, ``doi``, ``note`` (the venue note), ``url``, ``abstract``,
+    ``institution``), ``howpublished`` (a ``@misc``'s venue), ``year``, ``doi``, ``note`` (a
+    rejected submission's venue note), ``url``, ``abstract``,
     ``keywords`` (the record's tags, comma-separated: what litsift, Zotero and JabRef read back
     as tags) and
     ``annote`` (the record's own note: the annotation field, which bibliography styles do not

@@ -15,6 +15,13 @@ _MATH_RE = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 _INNER_CAP_RE = re.compile(r"\w[^\s]*[A-Z]")
 _LIGATURE_RE = re.compile(r"([-`'])(?=\1)")
 
+#: Characters written otherwise than pylatexenc does: a straight double quote as ``{"}`` (as
+#: BibTeX files have it; pylatexenc's ``''`` read back as two apostrophes), and a brace as a
+#: command: BibTeX counts ``\{`` as a brace, so a lone one (``{\{}``) left the entry's braces
+#: unbalanced and the file unreadable from there on.
+_OWN = {'"': '{"}', "{": r"{\textbraceleft}", "}": r"{\textbraceright}"}
+_OWN_RE = re.compile(r'(["{}])')
+
 _ENCODER = UnicodeToLatexEncoder(
     non_ascii_only=False,
     replacement_latex_protection="braces-all",
@@ -43,8 +50,15 @@ def latex(text: str, protect_case: bool = False) -> str:
 
 
 def _encode_plain(text: str) -> str:
-    """pylatexenc's encoding, with TeX ligatures (``--``, quote pairs) broken by ``{}``."""
-    return _LIGATURE_RE.sub(r"\1{}", str(_ENCODER.unicode_to_latex(text)))
+    """pylatexenc's encoding, with TeX ligatures (``--``, quote pairs) broken by ``{}``, except
+    for the characters of :data:`_OWN` (see there)."""
+    return "".join(
+        _OWN[part]
+        if part in _OWN
+        else _LIGATURE_RE.sub(r"\1{}", str(_ENCODER.unicode_to_latex(part)))
+        for part in _OWN_RE.split(text)
+        if part
+    )
 
 
 def _encode_text(text: str, protect_case: bool) -> str:

@@ -14,11 +14,37 @@ from litsift.types.reviews import FeedResult
 if TYPE_CHECKING:
     from litsift.store import Store
 
-__all__ = ["FEED_BACKGROUND", "feed"]
+__all__ = ["FEED_BACKGROUND", "feed", "since_utc"]
 
 #: Stored papers drawn as background negatives of a feed (arxiv-sanity-lite's SVM takes every
 #: other paper as a negative; a sample keeps a big store's feed in seconds).
 FEED_BACKGROUND = 2000
+
+
+def since_utc(since: str) -> str:
+    """``since`` (an ISO 8601 date or time, with or without an offset; without one it is UTC)
+    as the stored arrival times are written (ISO 8601 UTC with milliseconds), so that the two
+    compare as text: ``2024-05-01T12:00+02:00`` is ``2024-05-01T10:00:00.000+00:00``.
+
+    Raises:
+        ReviewError: ``since`` is not an ISO 8601 date or time (``yesterday``, ``2024-5-1``),
+            which compared as text picked an arbitrary set of papers, most often none.
+    """
+    from datetime import UTC, datetime
+
+    from litsift.errors import ReviewError
+
+    try:
+        when = datetime.fromisoformat(since.strip())
+    except ValueError:
+        raise ReviewError(
+            f"the date {since!r} is not an ISO 8601 date or time",
+            "give a date like 2024-05-01, or a time like 2024-05-01T09:30 (UTC) or "
+            "2024-05-01T09:30+02:00",
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def feed(
@@ -28,14 +54,14 @@ def feed(
     collection's (or the kept) papers against the discarded ones and a sample of the rest.
 
     Raises:
-        ReviewError: unknown collection.
+        ReviewError: unknown collection, or ``since`` not an ISO 8601 date or time.
     """
     from litsift.review.data import record_text
     from litsift.review.learner import LearningOrder, review_spec
     from litsift.store import feeds
 
     name = collection or "kept"
-    last = feeds.feed_seen_at(store, name) if since is None else since
+    last = feeds.feed_seen_at(store, name) if since is None else since_utc(since)
     new_ids = feeds.synced_since(store, last)
     liked, disliked = feeds.judged_papers(store, collection)
     new_set = set(new_ids)

@@ -254,7 +254,7 @@ def fetch_walks(
         report.walks.append(Walk(doc_id, direction, "failed", problem=err.message))
         report.stopped = LitsiftError(
             err.message,
-            "what was fetched is kept; run the same command again to go on from the page "
+            f"{err.hint}; what was fetched is kept, and fetching again goes on from the page "
             "it stopped at",
         )
     finally:

@@ -49,7 +49,8 @@ def _latex_context() -> Any:
     db = get_default_latex_context_db()
     keep = ("texttt", "textsf", "textrm", "textnormal", "mbox", "hbox", "url", "nolinkurl")
     named = {"TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX",
-             "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—"}  # fmt: skip
+             "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—",
+             "textbraceleft": "{", "textbraceright": "}"}  # fmt: skip
     db.add_context_category(
         "litsift",
         prepend=True,
@@ -237,6 +238,10 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
     pmid = normalize_pmid(fields.get("pmid"))
     if pmid:
         ids["pmid"] = pmid
+    # a @misc's howpublished (a preprint's server, a web page's site) before its publisher,
+    # unless it is only a link
+    web = re.match(r"\s*(\\url\s*\{|https?:|www\.)", fields.get("howpublished") or "", re.I)
+    how = ("publisher", "howpublished") if web else ("howpublished", "publisher")
     venue = next(
         (
             latex(fields[k])
@@ -247,8 +252,7 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
                 "school",
                 "institution",
                 "series",  # a book's (litsift's export of Scopus's @BOOK journal)
-                "publisher",
-                "howpublished",
+                *how,
             )
             if fields.get(k)
         ),

@@ -9,7 +9,8 @@ parsed records, not the bytes litsift's parsers and tests replay; ``pyalex``, ``
 client over httpx gives every source the same politeness, Retry-After handling, deadline and
 errors, and lets ``[sources.NAME] base_url`` point any of them at a mirror or a test server.
 
-Retried: connection errors (refused, reset, dropped mid-response), timeouts, and HTTP 429,
+Retried: connection errors (refused, reset, dropped mid-response; not a host name that does not
+resolve, as offline: that fails at once), timeouts, and HTTP 429,
 500, 502, 503, 504 -- waiting ``Retry-After`` (seconds or an HTTP date) when the server sends
 it, else an exponential back-off, never more than ``max_wait_s``. Any other status is an error
 at once.
@@ -25,6 +26,7 @@ so memory stays bounded; an oversized response is not retried (it would be as la
 from __future__ import annotations
 
 import email.utils
+import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -72,8 +74,23 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(0.0, when.timestamp() - (now if now is not None else time.time()))
 
 
+def _unresolved(err: httpx.HTTPError) -> bool:
+    """The host name could not be resolved (no network, no DNS, a mistyped ``base_url``):
+    trying again in a few seconds does not help, so it is not retried."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, socket.gaierror):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def _connection_failure(err: httpx.HTTPError) -> str:
     """What went wrong with the connection, in words (no exception class names)."""
+    if _unresolved(err):
+        return "cannot resolve the server's name (no network, or a wrong base_url)"
     if isinstance(err, httpx.ConnectError):
         return "cannot connect (refused or unreachable)"
     if isinstance(err, httpx.RemoteProtocolError):
@@ -168,6 +185,8 @@ class PoliteClient:
             except httpx.HTTPError as err:  # refused, reset, dropped mid-body
                 last_error = _connection_failure(err)
                 status = None
+                if _unresolved(err):  # offline: four more tries only made the user wait 30 s
+                    break
                 self._wait(min(2.0**attempt, self.max_wait_s))
                 continue
             if status < 400:

@@ -296,8 +296,9 @@ class CitationsScreen(Screen[None]):
     @staticmethod
     def _cells(n: Neighbour, why: str, width: int = 200) -> tuple[Text, Text, Text, Text]:
         """A row's cells as plain text: label, year, title (cut at ``width`` characters), and
-        the snowball's evidence or, for a work not stored, its identifier (a made-up key: just
-        "not stored")."""
+        the snowball's evidence and, for a work not stored, its identifier (a made-up key: just
+        "not stored"): a round's candidates not stored have no title, so the id tells them
+        apart."""
         where = "" if n.stored else (f"{n.key} · not stored" if _external(n.key) else "not stored")
         title = _title(n)
         if len(title) > width:
@@ -306,7 +307,7 @@ class CitationsScreen(Screen[None]):
             _plain(n.label.value if n.label else ""),
             _plain(str(n.year or "")),
             _plain(title),
-            _plain(why or where),
+            _plain(" · ".join(part for part in (why, where) if part)),
         )
 
     def _summary(self) -> str:
