@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import TYPE_CHECKING
 
 from litsift.errors import LitsiftError
@@ -37,6 +38,21 @@ def _text(value: object) -> object:
     return for_storage(value) if isinstance(value, str) else value
 
 
+_BOOLEAN_KEY = re.compile(r'<key id="([^"]+)"[^>]*attr\.type="boolean"')
+
+
+def _xsd_booleans(xml: str) -> str:
+    """GraphML ``boolean`` values as XML Schema spells them (``true`` / ``false``):
+    networkx writes Python's ``True`` / ``False``, which strict readers (yEd, XSD validation)
+    refuse."""
+    for key in _BOOLEAN_KEY.findall(xml):
+        for word in ("True", "False"):
+            xml = xml.replace(
+                f'<data key="{key}">{word}</data>', f'<data key="{key}">{word.lower()}</data>'
+            )
+    return xml
+
+
 def write_graph(g: nx.DiGraph, fmt: str) -> str:
     """``g`` as the text of a GraphML, DOT or node-link JSON file.
 
@@ -58,7 +74,7 @@ def write_graph(g: nx.DiGraph, fmt: str) -> str:
     if fmt == "graphml":
         buf = io.BytesIO()
         nx.write_graphml(clean, buf, encoding="utf-8")
-        return buf.getvalue().decode("utf-8")
+        return _xsd_booleans(buf.getvalue().decode("utf-8"))
     if fmt == "dot":
         from networkx.drawing.nx_pydot import to_pydot
 
