@@ -113,6 +113,7 @@ def fetch_walks(
     from litsift.sources.identity.ids import preferred
     from litsift.sources.online.http import FetchError, PoliteClient
     from litsift.sources.online.trail import (
+        SEED_SCHEMES,
         TRAIL_SOURCES,
         TrailError,
         fetch_trail,
@@ -159,7 +160,7 @@ def fetch_walks(
                             direction,
                             "no-id",
                             problem=f"{doc_id}: no identifier {source} knows "
-                            "(DOI, arXiv, PMID, OpenAlex or S2 id)",
+                            f"(it needs {SEED_SCHEMES[source]})",
                         )
                     )
                     continue
@@ -221,7 +222,12 @@ def fetch_walks(
                     rec: SourceRecord, writer: RecordWriter = writer, doc_id: str = doc_id
                 ) -> None:
                     rec.location = rec.source_key  # the seed's own Work: its OpenAlex id
-                    writer.add(source, label, rec)  # merges onto the seed (same DOI)
+                    # it merges onto the seed by a shared id: the seed's own ids join the
+                    # record's (a seed looked up by its arXiv DOI may come back as the
+                    # published version, under the journal's DOI alone)
+                    for scheme, value in ids_of(store, doc_id).items():
+                        rec.ids.setdefault(scheme, value)
+                    writer.add(source, label, rec)
 
                 try:
                     result = fetch_trail(

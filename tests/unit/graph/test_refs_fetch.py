@@ -216,6 +216,62 @@ def test_openalex_looks_up_a_seed_known_only_by_doi(tmp_path: Path) -> None:
         assert len(citations.references(conn, BERT)) == len(bert_work["referenced_works"])
 
 
+ATOM = SRC / "arxiv" / "api-atom" / "2026_id_list-0808.05394-1707.08567.xml"
+
+
+def test_openalex_finds_a_seed_known_only_by_its_arxiv_id(tmp_path: Path) -> None:
+    """A paper imported from arXiv has an arXiv id and no DOI; before, OpenAlex walks ended
+    "no identifier openalex knows (DOI, arXiv, ...)", naming arXiv among what it would use.
+    Now the seed is looked up by the DOI arXiv gives every article (10.48550/arXiv.ID)."""
+    works = json.loads(CITED_BY.read_bytes())["results"]
+    work = next(w for w in works if w["id"].endswith("/W2963341956"))
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if path.startswith("/works/doi:10.48550/arxiv."):
+            return 200, JSON, json.dumps(work).encode()
+        assert path == "/works" and query["filter"].endswith(":W2963341956")
+        return 200, JSON, LAST.read_bytes()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url, "openalex", retries=0)
+        with LitsiftService(get_paths(home)) as svc:
+            assert svc.sources.import_paths(svc_kind(), [ATOM]).ok
+            seed = next(
+                str(r[0])
+                for r in svc.store._conn.execute(
+                    "SELECT id FROM papers WHERE id LIKE 'arxiv:%' ORDER BY id"
+                )
+            )
+        code, out, err = _run(home, seed, "--json")
+        lookups = [p for p, _ in server.requests if p != "/works"]
+    assert code == 0, err
+    assert [w["status"] for w in json.loads(out)["walks"]] == ["fetched", "fetched"]
+    # one lookup: the Work found merged onto the seed (by the seed's own ids), so the second
+    # walk starts from the seed's stored OpenAlex id
+    assert lookups == [f"/works/doi:10.48550/arxiv.{seed.removeprefix('arxiv:').lower()}"]
+    with LitsiftService(get_paths(home)) as svc:
+        ids = dict(
+            svc.store._conn.execute(
+                "SELECT scheme, value FROM record_ids WHERE doc_id = ?", (seed,)
+            ).fetchall()
+        )
+    assert ids["openalex"] == "W2963341956"
+
+
+def test_a_seed_without_any_identifier_says_what_the_source_needs(tmp_path: Path) -> None:
+    """A paper known by a citation key alone cannot be walked; the message names what each
+    source would walk from (OpenAlex takes no ACL id, S2 takes no OpenAlex id)."""
+    home = _home(tmp_path, "http://127.0.0.1:9", "openalex", retries=0)
+    jsonl = tmp_path / "p.jsonl"
+    jsonl.write_text('{"id": "key:smith2020", "title": "A paper with a key only"}\n')
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.sources.import_paths(svc_kind(), [jsonl]).ok
+        seed = next(str(r[0]) for r in svc.store._conn.execute("SELECT id FROM papers"))
+    code, _, err = _run(home, seed)
+    assert code == 1
+    assert "no identifier openalex knows (it needs an OpenAlex id, DOI, PMID or arXiv id)" in err
+
+
 def test_offline_a_fetch_fails_at_once_and_says_why(tmp_path: Path) -> None:
     """With no network the server's name does not resolve; each request was tried again four
     times with back-off, so `refs fetch` (and the citations screen's F, 'fetching the citation

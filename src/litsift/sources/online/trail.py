@@ -33,6 +33,7 @@ from litsift.store.refs_fetches import Direction
 
 __all__ = [
     "DIRECTIONS",
+    "SEED_SCHEMES",
     "TRAIL_SOURCES",
     "TrailError",
     "TrailResult",
@@ -87,11 +88,21 @@ class TrailResult:
     complete: bool = False
 
 
+#: the identifiers :func:`seed_key` can walk from, per source (for the message when none is)
+SEED_SCHEMES = {
+    "openalex": "an OpenAlex id, DOI, PMID or arXiv id",
+    "s2": "a DOI, arXiv id, PMID, ACL Anthology id, S2 paper id or corpus id",
+}
+
+
 def seed_key(source: str, ids: Mapping[str, str]) -> str | None:
     """The id a service knows the seed by, from its stored identifiers, or None.
 
-    OpenAlex: ``W…``, else ``doi:10.…`` / ``pmid:…`` (looked up first); S2: the 40-hex paper
-    id, else ``DOI:…``, ``ARXIV:…``, ``CorpusId:…``, ``PMID:…``, ``ACL:…``.
+    OpenAlex: ``W…``, else ``doi:10.…`` / ``pmid:…`` (looked up first), else for an arXiv
+    paper the DOI arXiv gives every article (``doi:10.48550/arxiv.2101.00001``, arXiv's
+    "articles are now automatically assigned DOIs", 2022, which OpenAlex resolves: most
+    ML and NLP papers are known by their arXiv id alone); S2: the 40-hex paper id, else
+    ``DOI:…``, ``ARXIV:…``, ``CorpusId:…``, ``PMID:…``, ``ACL:…``.
     """
     if source == "openalex":
         if ids.get("openalex"):
@@ -99,6 +110,8 @@ def seed_key(source: str, ids: Mapping[str, str]) -> str | None:
         for scheme in ("doi", "pmid"):
             if ids.get(scheme):
                 return f"{scheme}:{ids[scheme]}"
+        if ids.get("arxiv"):
+            return f"doi:10.48550/arxiv.{ids['arxiv'].lower()}"
         return None
     for scheme, prefix in _S2_PREFIX:
         if ids.get(scheme):
