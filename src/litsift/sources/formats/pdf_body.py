@@ -63,7 +63,7 @@ _ACCENTS = {
     "\u02da": "\u030a",  # ring
 }
 _ACCENT_RE = re.compile(f"([{''.join(_ACCENTS)}])([A-Za-z])")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def _accented(m: re.Match[str]) -> str:
@@ -78,7 +78,7 @@ def dehyphenate(text: str) -> str:
 
 def pdf_text(text: str) -> str:
     """Text as a PDF's text layer gives it, with ligatures spelled out, set-apart accents
-    joined to their letters and control characters removed (line breaks kept)."""
+    joined to their letters and control characters (C0 but line breaks, DEL, C1) removed."""
     text = _CONTROL_RE.sub(" ", text.translate(_LIGATURES))
     return _ACCENT_RE.sub(_accented, text)
 
