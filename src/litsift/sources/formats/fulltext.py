@@ -58,6 +58,16 @@ def _t(els: list[Any]) -> str:
     )
 
 
+def _tei_venue(header: Any) -> str:
+    """The journal or proceedings of a TEI header: its main title, never joined to its
+    abbreviation (GROBID gives both: "Journal of NeuroEngineering and Rehabilitation" and
+    "J NeuroEngineering Rehabil")."""
+    titles = _x(header, ".//*[local-name()='monogr']/*[local-name()='title']")
+    main = [t for t in titles if t.get("type") == "main"]
+    full = [t for t in titles if t.get("type") != "abbrev"]
+    return _t((main or full or titles)[:1])
+
+
 def _tei_record(root: Any, path: Path) -> SourceRecord:
     header = (_x(root, "//*[local-name()='teiHeader']") or [root])[0]
     title = _t(_x(header, ".//*[local-name()='titleStmt']/*[local-name()='title']"))
@@ -87,7 +97,7 @@ def _tei_record(root: Any, path: Path) -> SourceRecord:
         authors=authors,
         family_names=families,
         year=year_from(dates[0]) if dates else None,
-        venue=_t(_x(header, ".//*[local-name()='monogr']/*[local-name()='title']")),
+        venue=_tei_venue(header),
         ids=normalize_ids(raw_ids),
         sections=sections,
         source_key=path.name,
