@@ -4,6 +4,11 @@ the answers that cite them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from litsift.cli.root import main
 from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.fulltext import read_jats, read_tei
@@ -31,3 +36,14 @@ def test_jats_paragraphs_leave_out_latex_sources_and_the_tables_set_inside_them(
     assert "heat-resistance index (THRI) value from 184.2 to 194.3" in body  # its MathML
     assert "shows the summary of ES GNMs and polymer NF composites" in body
     assert "Copyright 2017 MDPI" not in body  # Fig. 4's caption
+
+
+def test_a_one_paper_files_warning_names_the_file_once(tmp_path: Path) -> None:
+    """A warning about a JATS, TEI or PDF file read "DIR/a.nxml:a.nxml: control characters
+    removed ...": the location of a one-paper file is its own name, printed twice."""
+    src = (FULLTEXT / "jats" / "PMC6398430.nxml").read_text(encoding="utf-8")
+    bad = tmp_path / "crows.nxml"
+    bad.write_text(src.replace("Counting crows", "Counting\x9b crows", 1), encoding="utf-8")
+    out = CliRunner().invoke(main, ["--home", str(tmp_path / "home"), "ingest", "papers", str(bad)])
+    assert out.exit_code == 0, out.output
+    assert f"warning {bad}: control characters removed from title" in out.output
