@@ -296,6 +296,26 @@ def test_cli_answer_cites_full_text_by_default(home: Path, srv) -> None:  # type
     assert not any(p["fulltext"] for p in runs[True])
 
 
+def test_cli_answer_says_where_each_cited_passage_is(home: Path, srv) -> None:  # type: ignore[no-untyped-def]
+    """Under a reference, each cited full-text passage is listed by its number and place
+    ("[2] § 5 Pretraining BERT on S2ORC, p. 6"): the places were listed without their numbers
+    and once per section, so a reader could not tell which part of the paper [2] quoted."""
+    from litsift.cli.root import main
+    from tests.llm_server import chat_reply, configured_home
+
+    question = "pretraining SciBERT from scratch on a TPU v3-8 for one week"
+    args = ["--home", str(home), "answer", "-k", "3", question]
+    with configured_home(home, srv):
+        srv.push(chat_reply("SciBERT was pretrained on a TPU v3-8 [1][2][3][4][5][6]."))
+        data = json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)
+        out = CliRunner().invoke(main, args)  # the same reply, from the response cache
+    assert out.exit_code == 0, out.output
+    cited = [p for p in data["passages"] if p["number"] <= 6 and p["fulltext"]]
+    assert len(cited) >= 2 and all(p["section"] for p in cited)
+    for p in cited:
+        assert f"      [{p['number']}] {p['section']}\n" in out.stdout
+
+
 class _CountingSession:
     """The encoder's real ONNX Runtime session, counting its runs."""
 

@@ -444,7 +444,7 @@ def answer(
         marks = "".join(f"[{n}]" for n in ref.passages)
         title, rid = (for_terminal(x, keep_newlines=False) for x in (rec.display_title, rec.id))
         click.echo(f"  {marks} {title} ({rec.year or 'n.d.'}) — {rid}")
-        for section in ref.sections:
-            click.echo(f"      {for_terminal(section, keep_newlines=False)}")
+        for place in ans.places(ref):
+            click.echo(f"      {for_terminal(place, keep_newlines=False)}")
     for note in ans.notes:
         click.echo(f"note: {for_terminal(note)}", err=True)

@@ -10,7 +10,7 @@ and syncs; an import that reads a JSONL file folds that file's report into its o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from litsift.types import Kind
@@ -36,7 +36,9 @@ class Problem:
         return int(self.location) if self.location.isdigit() else 0
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.location}" if self.location else self.file
+        # a one-paper file (PDF, TEI, JATS) is located by its own name: said once
+        whole = not self.location or self.location == PurePath(self.file).name
+        where = self.file if whole else f"{self.file}:{self.location}"
         return f"{where}: {self.reason}"
 
 

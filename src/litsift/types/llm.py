@@ -210,6 +210,17 @@ class Answer:
         """Indices of sentences the judge found unsupported by every passage they cite."""
         return tuple(i for i, s in enumerate(self.sentences) if s.supported is False)
 
+    def places(self, reference: Reference) -> tuple[str, ...]:
+        """Where each cited full-text passage of ``reference`` is, by its number:
+        ``("[1] § Results, p. 4", "[3] p. 9")``, so a reader can find what ``[3]`` says;
+        empty for abstract chunks (their place is the abstract)."""
+        by_number = {p.number: p for p in self.passages}
+        return tuple(
+            f"[{n}] {by_number[n].section}"
+            for n in reference.passages
+            if n in by_number and by_number[n].section
+        )
+
 
 @dataclass(frozen=True)
 class RerankReport:

@@ -52,10 +52,35 @@ def _x(el: Any, path: str) -> list[Any]:
     return list(el.xpath(path))
 
 
+#: elements whose text is not the text around them: a formula's LaTeX source (JATS gives it
+#: beside its MathML, with a whole ``\\documentclass`` preamble), and the tables and figures
+#: that PubMed Central articles set inside a paragraph (their cells ran into its sentences)
+_NOT_TEXT = frozenset({"tex-math", "table-wrap", "table-wrap-group", "fig", "fig-group"})
+
+
+def _text(el: Any) -> str:
+    if not hasattr(el, "itertext"):
+        return str(el)
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str) and etree.QName(child).localname not in _NOT_TEXT:
+            parts.append(_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
 def _t(els: list[Any]) -> str:
-    return clean_text(
-        " ".join("".join(e.itertext()) if hasattr(e, "itertext") else str(e) for e in els)
-    )
+    return clean_text(" ".join(_text(e) for e in els))
+
+
+def _tei_venue(header: Any) -> str:
+    """The journal or proceedings of a TEI header: its main title, never joined to its
+    abbreviation (GROBID gives both: "Journal of NeuroEngineering and Rehabilitation" and
+    "J NeuroEngineering Rehabil")."""
+    titles = _x(header, ".//*[local-name()='monogr']/*[local-name()='title']")
+    main = [t for t in titles if t.get("type") == "main"]
+    full = [t for t in titles if t.get("type") != "abbrev"]
+    return _t((main or full or titles)[:1])
 
 
 def _tei_record(root: Any, path: Path) -> SourceRecord:
@@ -87,7 +112,7 @@ def _tei_record(root: Any, path: Path) -> SourceRecord:
         authors=authors,
         family_names=families,
         year=year_from(dates[0]) if dates else None,
-        venue=_t(_x(header, ".//*[local-name()='monogr']/*[local-name()='title']")),
+        venue=_tei_venue(header),
         ids=normalize_ids(raw_ids),
         sections=sections,
         source_key=path.name,

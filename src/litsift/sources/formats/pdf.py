@@ -17,7 +17,9 @@ with pymupdf.
   2019" or "2022, Vol. 37(2)", a copyright line), else none: never the file's creation date;
 * **abstract**: the text after an "Abstract" heading on the first two pages, up to the next
   heading ("1 Introduction", "Keywords", "Background", ...);
-* **sections**: the full text as (heading, paragraph) pairs, hyphenation at line ends undone.
+* **sections**: the full text as (heading, paragraph) pairs
+  (:mod:`litsift.sources.formats.pdf_body`: running heads and the reference list left out,
+  ligatures spelled out, hyphenation undone).
 
 These are read off the page layout, so a paper already in the store (the same DOI or arXiv id)
 keeps its stored title, authors and year; the PDF adds its full text, attachment and what the
@@ -38,6 +40,7 @@ from typing import Any
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, storable_path
+from litsift.sources.formats.pdf_body import HEADING_RE, body_sections, dehyphenate, pdf_text
 from litsift.sources.formats.pdf_front import (
     arxiv_stamp,
     arxiv_year,
@@ -54,11 +57,6 @@ __all__ = ["FORMATS", "read_pdf"]
 
 _DOI_RE = re.compile(r"\b(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/[^\s\"<>]+)", re.I)
 _REFERENCES_RE = re.compile(r"\n\s*(?:\d+\.?\s*)?(?:references|bibliography)\s*\n", re.I)
-_HEADING_RE = re.compile(
-    r"^\s*(?:\d+\.?\s+|[IVX]+\.\s+)?(introduction|keywords?|background|index terms|"
-    r"1\s+introduction|methods?|results|main)\b",
-    re.I,
-)
 _BAD_TITLE_RE = re.compile(
     r"(microsoft word|untitled|\.docx?$|\.pdf$|\.tex$|^\s*$|^arxiv:|^paper title)", re.I
 )
@@ -78,10 +76,6 @@ def _squeezed(text: str) -> str:
     return title_key(text).replace(" ", "")
 
 
-def _dehyphenate(text: str) -> str:
-    return re.sub(r"(\w)-\n(\w)", r"\1\2", text)
-
-
 def _abstract(text: str) -> str:
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -89,34 +83,13 @@ def _abstract(text: str) -> str:
             rest = re.sub(r"^\s*(abstract|a b s t r a c t)\b[\s.:—-]*", "", line, flags=re.I)
             out = [rest] if rest.strip() else []
             for nxt in lines[i + 1 :]:
-                if _HEADING_RE.match(nxt) and len(" ".join(out)) > 200:
+                if HEADING_RE.match(nxt) and len(" ".join(out)) > 200:
                     break
                 out.append(nxt)
                 if len(" ".join(out)) > 3000:
                     break
-            return clean_text(_dehyphenate("\n".join(out)))
+            return clean_text(dehyphenate("\n".join(out)))
     return ""
-
-
-def _sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
-    """``(heading, paragraph)`` pairs in reading order and the 1-based page of each."""
-    out: list[tuple[str, str]] = []
-    pages: list[int] = []
-    heading = ""
-    for number, page in enumerate(doc, start=1):
-        for block in page.get_text("blocks"):
-            if block[6] != 0:  # image block
-                continue
-            text = _dehyphenate(str(block[4])).strip()
-            if not text or re.fullmatch(r"[\d\s]+", text):  # page / line numbers
-                continue
-            one = clean_text(text)
-            if len(one) < 80 and (_HEADING_RE.match(one) or re.match(r"^\d+(\.\d+)*\s+[A-Z]", one)):
-                heading = one
-                continue
-            out.append((heading, one))
-            pages.append(number)
-    return out, pages
 
 
 def _record(doc: Any, path: Path) -> SourceRecord:
@@ -154,17 +127,19 @@ def _record(doc: Any, path: Path) -> SourceRecord:
         ids["arxiv"] = arxiv
     ids.update({k: v for k, v in ids_in_text(meta.get("subject") or "").items() if k not in ids})
     year = arxiv_year(arxiv) if arxiv else None
-    head = first + "\n" + second
+    head = pdf_text(first + "\n" + second)
     abstract = _abstract(head)
     if not abstract:  # no "Abstract" heading (Nature layout): the first long paragraph
         blocks = [
-            clean_text(_dehyphenate(str(b[4]))) for b in doc[0].get_text("blocks") if b[6] == 0
+            clean_text(dehyphenate(pdf_text(str(b[4]))))
+            for b in doc[0].get_text("blocks")
+            if b[6] == 0
         ]
         abstract = next((b for b in blocks if len(b) >= 400), "")
-    sections, pages = _sections(doc)
+    sections, pages = body_sections(doc)
     return SourceRecord(
         location=path.name,
-        title=title,
+        title=clean_text(pdf_text(title)),
         abstract=abstract,
         authors=[name for name, _ in people],
         family_names=[family for _, family in people],

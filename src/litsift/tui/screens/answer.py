@@ -161,7 +161,9 @@ class AnswerScreen(ModalScreen[Hit | None]):
             nums = " ".join(f"[{n}]" for n in ref.passages)
             year = f" ({ref.record.year})" if ref.record.year else ""
             title = for_terminal(ref.record.display_title, keep_newlines=False)
-            refs.add_option(Option(f"{nums} {title}{year}", id=str(i)))
+            places = [for_terminal(p, keep_newlines=False) for p in answer.places(ref)]
+            where = "".join(f"\n    {p}" for p in places)
+            refs.add_option(Option(f"{nums} {title}{year}{where}", id=str(i)))
         refs.display = bool(answer.references)
         refs.border_title = safe_title(f"References ({len(answer.references)})")
         if answer.references:

@@ -1,0 +1,90 @@
+"""What a PDF's full text holds once imported, on the real CC BY PDFs of
+../shared/data/sources/fulltext/pdf: the paragraphs a reader reads, spelled as they are searched.
+
+Every paragraph becomes a passage that a search matches and an answer cites, so a running head
+(bioRxiv's licence banner on all 31 pages), a reference-list entry or a ligature glyph
+("classiﬁcation", which BM25 never matches to "classification") is a wrong hit or a lost one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+from litsift.paths import shared_data_dir
+from litsift.sources.base import SourceRecord
+from litsift.sources.formats.pdf import read_pdf
+from litsift.sources.formats.pdf_body import pdf_text
+
+PDF = shared_data_dir() / "sources" / "fulltext" / "pdf"
+
+
+def _read(prefix: str) -> SourceRecord:
+    (rec,) = list(read_pdf(next(PDF.glob(prefix + "*.pdf"))))
+    assert isinstance(rec, SourceRecord)
+    return rec
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, SourceRecord]:
+    prefixes = ("acl-2020.acl-main.447", "biorxiv-2024", "genomebiol-2023", "jner-2016")
+    return {p: _read(p) for p in prefixes}
+
+
+def _body(rec: SourceRecord) -> str:
+    return "\n".join(text for _, text in rec.sections)
+
+
+def test_ligatures_are_spelled_out_so_words_are_found(records: dict[str, SourceRecord]) -> None:
+    s2orc = records["acl-2020.acl-main.447"]
+    for rec in records.values():
+        text = rec.title + rec.abstract + _body(rec)
+        assert not re.search("[\ufb00-\ufb06]", text), rec.title
+    assert "figures" in s2orc.abstract  # was "ﬁgures"
+    assert "classification" in _body(s2orc) and "insufficient metadata" in _body(s2orc)
+
+
+def test_set_apart_accents_join_their_letters() -> None:
+    assert pdf_text("Saier and F¨arber (2019); Mitrovi´c and M¨uller") == (
+        "Saier and Färber (2019); Mitrović and Müller"
+    )
+    assert pdf_text("e\ufb03cient \ufb01eld \x0fbullet") == "efficient field  bullet"
+    assert pdf_text("don´t") == "don´t"  # no such letter: left as it was
+
+
+def test_a_good_pdf_imports_without_a_control_character_warning(tmp_path: Path) -> None:
+    """Symbol fonts' bullets and brackets come out as C0/C1 codes (\\x0f, \\x8d): the PDF
+    reader drops them, so a sound paper is not reported as having a defect."""
+    pdf = next(PDF.glob("acl-N18-3011*.pdf"))
+    out = CliRunner().invoke(main, ["--home", str(tmp_path), "ingest", "papers", str(pdf)])
+    assert out.exit_code == 0, out.output
+    assert "warning" not in out.output and "1 added" in out.output
+
+
+def test_running_heads_and_feet_are_left_out(records: dict[str, SourceRecord]) -> None:
+    assert "bioRxiv preprint" not in _body(records["biorxiv-2024"])
+    assert "granted bioRxiv a license" not in _body(records["biorxiv-2024"])
+    assert not re.search(r"Page \d+ of 23", _body(records["genomebiol-2023"]))
+    assert not re.search(r"Rehabilitation \(2016\) 13:22 Page", _body(records["jner-2016"]))
+
+
+def test_the_reference_list_is_not_full_text(records: dict[str, SourceRecord]) -> None:
+    gck = _body(records["genomebiol-2023"])
+    assert "Froguel P, Vaxillaire M" not in gck  # reference 1
+    s2orc = records["acl-2020.acl-main.447"]
+    assert "Awais Athar and Simone Teufel. 2012" not in _body(s2orc)
+    assert "Acknowledgements" in {h for h, _ in s2orc.sections}
+    # the appendix after the references is full text again, under its own heading
+    appendix = [t for h, t in s2orc.sections if h == "A Background & Terminology"]
+    assert any("inline citation" in t for t in appendix)
+
+
+def test_unnumbered_headings_at_a_paragraphs_start(records: dict[str, SourceRecord]) -> None:
+    heads = {h for h, _ in records["jner-2016"].sections}
+    assert {"Background", "Methods", "Results", "Discussion", "Conclusions"} <= heads
+    discussion = [t for h, t in records["jner-2016"].sections if h == "Discussion"]
+    assert discussion[0].startswith("We introduced a novel FES mapping procedure")
