@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from litsift.text import for_terminal
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_content, safe_title
 from litsift.tui.widgets.status_line import error_text
 from litsift.types import Hit
@@ -95,6 +96,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
         self.done = False
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box", id="answer-box") as box:
             box.border_title = "Answer"
             box.border_subtitle = "Enter on a reference opens it · Esc close"

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from litsift.text import for_terminal
 from litsift.tui.screens.modals import _Modal
 from litsift.tui.screens.navigation import NavScreen
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_title
 from litsift.types import Hit, Kind, Paper
 from litsift.types.citations import DatasetUsers
@@ -43,6 +44,7 @@ class DatasetUsersScreen(_Modal[Paper]):
         ]
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             n = self.users.total
             box.border_title = safe_title(

@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from litsift.tui.widgets.footer import KeyFooter
+
 #: the commands that fill an empty store, with what each does (one line each at 80 columns)
 INGEST_STEPS: tuple[tuple[str, str], ...] = (
     ("litsift demo", "a sample corpus, ingested and indexed"),
@@ -58,6 +60,7 @@ class EmptyStoreScreen(ModalScreen[None]):
         self.formats = tuple(formats)
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with VerticalScroll(id="empty-box") as box:
             box.border_title = "litsift — nothing to search yet"
             yield Static(self.content, id="empty-text", markup=False)

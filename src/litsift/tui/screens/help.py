@@ -15,6 +15,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from litsift.tui.widgets.footer import KeyFooter
+
 #: the help table's narrowest Action column, and the width Keys and Where wrap to when the
 #: terminal is too narrow for their longest cells (80 columns)
 _ACTION_MIN = 16
@@ -73,6 +75,7 @@ class HelpScreen(ModalScreen[None]):
         self.rows = rows
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(id="help-box") as box:
             box.border_title = "litsift — keys"
             box.border_subtitle = "Esc / ? to close"

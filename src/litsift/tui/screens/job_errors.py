@@ -24,6 +24,7 @@ from textual.widgets import Static
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.host import ErrorsHost
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
 from litsift.types import Kind
 
@@ -100,6 +101,7 @@ class JobErrorScreen(ModalScreen[None]):
         self.errors = list(errors)
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             n = len(self.errors)
             box.border_title = safe_title(f"Background error{'s' if n != 1 else ''} ({n})")

@@ -26,6 +26,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, TextArea
 from textual.widgets.option_list import Option
 
 from litsift.text import for_terminal
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_title
 from litsift.tui.widgets.text_inputs import InOrderInput, InOrderTextArea
 from litsift.types import EXPORT_FORMATS, FORMAT_SUFFIX, HistoryEntry, parse_tags
@@ -92,6 +93,7 @@ class PromptScreen(_Modal[str]):
         self.allow_empty = allow_empty
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             box.border_title = safe_title(self.title_text)
             yield Label(self.prompt, markup=False)
@@ -125,6 +127,7 @@ class NoteScreen(_Modal[NoteEdit]):
         self.tags = tuple(for_terminal(t, keep_newlines=False) for t in tags)
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             box.border_title = "Note and tags"
             box.border_subtitle = "ctrl+s save · Esc cancel"
@@ -177,6 +180,7 @@ class ExportScreen(_Modal[ExportRequest]):
         self._overwrite: Path | None = None
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             box.border_title = "Export"
             box.border_subtitle = "ctrl+s export · Esc cancel"
@@ -250,6 +254,7 @@ class HistoryScreen(_Modal[HistoryEntry]):
                 self.options.append(Option(shown, id=oid))
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             box.border_title = "Saved searches and history"
             box.border_subtitle = "Enter re-run · Esc close"
@@ -281,6 +286,7 @@ class AspectEditScreen(_Modal[list[str]]):
         self.aspects = [for_terminal(a, keep_newlines=False) for a in aspects]
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             box.border_title = "Aspects (one per line)"
             box.border_subtitle = "ctrl+s re-score · Esc cancel"

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
+from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
 
 __all__ = ["CriteriaScreen"]
@@ -63,6 +64,7 @@ class CriteriaScreen(ModalScreen[None]):
         return parts
 
     def compose(self) -> ComposeResult:
+        yield KeyFooter()  # its own keys, not those of the screen below
         with Vertical(classes="modal-box") as box:
             box.border_title = safe_title(f"Review {self.review}")
             box.border_subtitle = "Esc close"
