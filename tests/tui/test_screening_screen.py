@@ -196,7 +196,7 @@ async def test_screening_switches_to_the_default_order_once_the_records_are_embe
             session = screen.session
             # the default order, with bge-small's vectors (the [bge] extra is in the dev
             # install), fitting on the review's criteria as a column too
-            assert DEFAULT_ORDER == "tfidf-stem+bge-0.7-nn0.3-lp0.3"
+            assert DEFAULT_ORDER == "tfidf-stem+bge-0.5-nn0.3-lp0.3"
             assert session is not None and session.model_name == f"{DEFAULT_ORDER} + criteria"
             progress = str(screen.query_one("#screening-progress", Static).render())
             assert "screened 2 of 15" in progress

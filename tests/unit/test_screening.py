@@ -284,7 +284,7 @@ def test_litsift_reads_citations_only_where_the_set_has_references(screening_jso
     (note,) = [n for n in screening_json["notes"] if n.startswith("litsift = ")]
     assert "(Donners_2021)" in note
     # the app's order: bge-small's vectors (the [bge] extra is in the dev install)
-    assert note.startswith("litsift = tfidf-stem+bge-0.7-nn0.3-lp0.3 + the citation signal")
+    assert note.startswith("litsift = tfidf-stem+bge-0.5-nn0.3-lp0.3 + the citation signal")
 
 
 @ON_ONE_WORKER

@@ -43,7 +43,7 @@ from litsift.cli.common import progress_bar, reports_errors
     help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
     "screening: litsift (the default order, with citations where the set has references), "
     "litsift-text (without), asreview or an order (tfidf-svm, dense-svm, tfidf+dense); "
-    "snowball: the learning order (default: the app's, tfidf-stem+bge-0.7-nn0.3-lp0.3).",
+    "snowball: the learning order (default: the app's, tfidf-stem+bge-0.5-nn0.3-lp0.3).",
 )
 @click.option("--sets", default=None, help="screening: comma list of review sets (default: all).")
 @click.option(
