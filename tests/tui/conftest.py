@@ -139,3 +139,20 @@ def tiny_service(tmp_path: Path, encoder: object) -> Iterator[object]:
         assert svc.ingest(Kind.PAPER, src).ok
         svc.build_index(Kind.PAPER)
         yield svc
+
+
+async def written_answer(pilot: Pilot[object]) -> Any:
+    """Press ``w`` (answer with citations) on the results and wait until the answer screen
+    is done (written or failed); returns that :class:`AnswerScreen`."""
+    from litsift.tui.screens.answer import AnswerScreen
+
+    await pilot.press("w")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, AnswerScreen)
+    for _ in range(400):
+        await settle(pilot)
+        if screen.done:
+            break
+        await pilot.pause(0.02)
+    return screen

@@ -16,9 +16,8 @@ from litsift.config import Config
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
-from litsift.tui.screens.answer import AnswerScreen
 from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
-from tests.tui.conftest import search, settle
+from tests.tui.conftest import search, written_answer
 
 
 @pytest.fixture
@@ -46,15 +45,7 @@ async def test_the_answer_keeps_most_of_the_window_beside_its_references(
             f"Finding number {n} about translation is reported [{n}]. " for n in range(1, 7)
         ]
         llm_server.push(sse_reply(sentences * 3))
-        await pilot.press("w")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, AnswerScreen)
-        for _ in range(400):
-            await settle(pilot)
-            if screen.done:
-                break
-            await pilot.pause(0.02)
+        screen = await written_answer(pilot)
         assert screen.error is None and screen.answer is not None, screen.error
         await pilot.pause()
         refs = screen.query_one("#answer-refs", OptionList)

@@ -16,10 +16,9 @@ from litsift.config import Config
 from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
-from litsift.tui.screens.answer import AnswerScreen
 from litsift.types import Kind
 from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
-from tests.tui.conftest import search, settle
+from tests.tui.conftest import search, written_answer
 
 TEI = shared_data_dir() / "sources" / "fulltext" / "grobid-tei"
 SIZE = (100, 30)
@@ -50,15 +49,7 @@ async def test_each_cited_passage_is_listed_with_its_place(
     async with app.run_test(size=SIZE) as pilot:
         await search(pilot, "citation-informed transformer document embeddings SPECTER")
         llm_server.push(sse_reply(["SPECTER embeds papers [1]. ", "It uses citations [2]."]))
-        await pilot.press("w")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, AnswerScreen)
-        for _ in range(400):
-            await settle(pilot)
-            if screen.done:
-                break
-            await pilot.pause(0.02)
+        screen = await written_answer(pilot)
         assert screen.error is None and screen.answer is not None, screen.error
         cited = screen.answer.passages[:2]
         assert all(p.fulltext and p.section for p in cited)

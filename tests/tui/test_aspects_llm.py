@@ -21,7 +21,7 @@ from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.tui.widgets.detail_pane import EVIDENCE_STYLE
 from litsift.types import Kind
 from tests.llm_server import ScriptedLLMServer, chat_reply, llm_settings, sse_reply
-from tests.tui.conftest import search, settle
+from tests.tui.conftest import search, settle, written_answer
 
 SIZE = (120, 40)
 ASPECT_QUERY = (
@@ -218,15 +218,7 @@ async def test_answer_streams_flags_fabricated_and_opens_reference(
                 ]
             )
         )
-        await pilot.press("w")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, AnswerScreen)
-        for _ in range(400):
-            await settle(pilot)
-            if screen.done:
-                break
-            await pilot.pause(0.02)
+        screen = await written_answer(pilot)
         assert screen.error is None, screen.error
         assert screen.streamed.startswith("Attention lets the decoder")  # the streamed draft
         # a citation of a passage never sent is shown as unverified while it streams (issue 14)

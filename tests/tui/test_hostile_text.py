@@ -18,12 +18,11 @@ from litsift.config import Config
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
-from litsift.tui.screens.answer import AnswerScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.types import Kind
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
 from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
-from tests.tui.conftest import search, settle
+from tests.tui.conftest import search, written_answer
 from tests.unit.test_sanitize import HOSTILE_DATASET, HOSTILE_PAPER, _real_rows, _write_jsonl
 
 SIZE = (120, 40)
@@ -103,15 +102,7 @@ async def test_hostile_llm_answer_streams_and_shows_without_escape_sequences(
         llm_server.push(
             sse_reply(["Albums \x1b]0;pw", "ned\x07are classified\x1b[2J ", "by genre [1]."])
         )
-        await pilot.press("w")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, AnswerScreen)
-        for _ in range(400):
-            await settle(pilot)
-            if screen.done:
-                break
-            await pilot.pause(0.02)
+        screen = await written_answer(pilot)
         assert screen.error is None, screen.error
         assert "\x1b" in screen.streamed  # the model did send escape sequences...
         assert "are classified" in screen.text and "by genre [1]." in screen.text
