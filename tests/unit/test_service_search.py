@@ -229,3 +229,22 @@ def test_a_query_of_punctuation_alone_has_no_hits_and_says_why(service, text, ki
     for words in ("日本語の機械翻訳", "bert?", "2019"):
         res = service.search(Query(words, kind, k=5))
         assert res.partial != NO_WORDS and res.hits
+
+
+def test_cli_search_reads_the_kind_first_and_an_unquoted_query(built_home: Path) -> None:
+    """``litsift search datasets "QUERY"`` (as ``litsift ingest datasets FILE``) took
+    "datasets" as the query and ended "Got unexpected extra argument"; an unquoted query of
+    several words ended the same way. Both now search as the quoted --datasets form does."""
+    home = ["--home", str(built_home)]
+
+    def ids(*args: str) -> list[str]:
+        out = CliRunner().invoke(main, [*home, "search", *args, "-k", "5", "--json"])
+        assert out.exit_code == 0, out.output
+        return [h["id"] for h in json.loads(out.output)["hits"]]
+
+    expected = ids("question answering", "--datasets")
+    assert expected and ids("datasets", "question answering") == expected
+    assert ids("datasets", "question", "answering") == expected
+    papers = ids("question answering")
+    assert papers != expected and ids("papers", "question", "answering") == papers
+    assert ids("question", "answering") == papers

@@ -37,6 +37,16 @@ def kind_named(name: str) -> Kind:
     return Kind.PAPER if name == "papers" else Kind.DATASET
 
 
+def query_words(words: tuple[str, ...], datasets: bool) -> tuple[bool, str]:
+    """(search datasets?, the query) from ``search``'s words: quoted or not, they are one
+    query; a first word ``papers`` / ``datasets`` before others names what to search, as in
+    ``litsift ingest datasets FILE`` (``search datasets "QA over tables"`` took "datasets" as
+    the query and refused the rest as "unexpected extra argument")."""
+    if len(words) > 1 and words[0] in ("papers", "datasets"):
+        return datasets or words[0] == "datasets", " ".join(words[1:])
+    return datasets, " ".join(words)
+
+
 def reports_errors(fn: F) -> F:
     """Turn LitsiftError into a two-line message on stderr and exit code 1, and any other
     exception (a bug) into our own two lines and exit code 2 -- never a traceback, unless

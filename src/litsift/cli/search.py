@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import kind_named, open_service, progress_bar, reports_errors
+from litsift.cli.common import kind_named, open_service, progress_bar, query_words, reports_errors
 from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
@@ -309,7 +309,7 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
 
 
 @click.command("search")
-@click.argument("query")
+@click.argument("words", nargs=-1, metavar="[papers|datasets] QUERY")
 @click.option("--years", default="", help="Year range FROM:TO, e.g. 2015:2019, :2019, 2018.")
 @click.option("--datasets", "datasets_", is_flag=True, help="Search datasets instead of papers.")
 @click.option("-k", default=None, type=click.IntRange(1, 1000), help="Hits to return.")
@@ -326,7 +326,7 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
 @reports_errors
 def search(
     ctx: click.Context,
-    query: str,
+    words: tuple[str, ...],
     years: str,
     datasets_: bool,
     k: int | None,
@@ -336,23 +336,23 @@ def search(
     as_json: bool,
     engine: str | None,
 ) -> None:
-    """Search papers (or --datasets) for QUERY and print the ranked hits.
+    """Search papers (or datasets) for QUERY and print the ranked hits.
 
     \b
     Examples:
       litsift search "contrastive learning for sentence embeddings" --years 2019:2022
-      litsift search "question answering over tables" --datasets -k 5
+      litsift search datasets "question answering over tables" -k 5
       litsift search "problem: hallucination in summarisation" --json
     """
     from litsift.cli.output import hits_to_json_text, hits_to_table, result_notes
     from litsift.errors import QueryError
     from litsift.types import Kind, Query, YearRange
 
+    datasets_, query = query_words(words, datasets_)
     if not query.strip():  # "0 hits" and exit 0 said nothing of why
         raise QueryError("the query is empty", 'type what to search for: litsift search "QUERY"')
     with open_service(ctx.obj["home"], engine) as svc:
-        kind = Kind.DATASET if datasets_ else Kind.PAPER
-        # dataset search also reads the papers' index (usage profiles, votes); with no dataset
+        kind = Kind.DATASET if datasets_ else Kind.PAPER  # + the papers' index (usage, votes)
         _bm25_first(svc, [kind, Kind.PAPER] if datasets_ and svc.counts()[kind] else [kind])
         q = Query(
             text=query,  # cleaned once by the search pipeline (argv: lone surrogates too)
