@@ -40,7 +40,7 @@ from typing import Any
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, storable_path
-from litsift.sources.formats.pdf_body import HEADING_RE, body_sections, dehyphenate, pdf_text
+from litsift.sources.formats.pdf_body import HEADING_RE, body_sections, pdf_text
 from litsift.sources.formats.pdf_front import (
     arxiv_stamp,
     arxiv_year,
@@ -48,6 +48,7 @@ from litsift.sources.formats.pdf_front import (
     printed_year,
     title_and_byline,
 )
+from litsift.sources.formats.pdf_hyphens import dehyphenate
 from litsift.sources.identity.ids import ids_in_text, normalize_doi
 from litsift.sources.identity.matcher import title_key
 from litsift.sources.identity.person_names import metadata_persons

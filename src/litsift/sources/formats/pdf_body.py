@@ -11,11 +11,16 @@ paragraph becomes a searchable passage that an answer may cite:
 * **glyph codes**: typographic ligatures (``ﬁ``, ``ﬂ``, ...) are spelled out, so "classiﬁcation"
   is found by "classification"; an accent LaTeX sets apart from its letter ("F¨arber",
   "Mitrovi´c") is joined to it; control characters (symbol fonts' bullets and arrows) go;
-* **hyphenation** at line ends is undone.
+* **hyphenation** at line ends is undone, an author's compound kept
+  (:mod:`litsift.sources.formats.pdf_hyphens`, by the words the paper prints elsewhere);
+* **footnotes** (:mod:`litsift.sources.formats.pdf_layout`) follow the paragraph they interrupt,
+  and a paragraph broken by a column, a page or a footnote ("sum-" / "maries") is one again.
 
 Headings are blocks (or a block's first line) that read as one: a numbered heading ("3.1
 Data") or a section name papers print without a number (Introduction, Methods, Discussion,
-Conclusions, Acknowledgements, References, ...).
+Conclusions, Acknowledgements, References, ...); or that are set as one: bold, body size or
+larger, and numbered ("3.2 RQ2: ..." of any length, "B PDF filters") or in a size the paper's
+other headings are ("Ethical Considerations").
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from collections import Counter
 from typing import Any
 
 from litsift.sources.base import clean_text
+from litsift.sources.formats.pdf_hyphens import Lexicon, dehyphenate
+from litsift.sources.formats.pdf_layout import Block, body_size, footnote, page_blocks
 
 __all__ = ["HEADING_RE", "body_sections", "dehyphenate", "pdf_text"]
 
@@ -48,6 +55,8 @@ _REFERENCES_RE = re.compile(r"(?:\d+\.?\s*)?(?:references|bibliography|literatur
 _NUMBERED_RE = re.compile(r"^\d+(\.\d+)*\s+[A-Z]")
 #: an appendix heading after the references: "A Background & Terminology", "B.2 Data"
 _APPENDIX_RE = re.compile(r"^(?:Appendix\b|[A-H](?:\.\d+)*\s+[A-Z][a-z])")
+#: a lettered heading set in bold: "B.1 FINE-grained evaluations"
+_LETTERED_RE = re.compile(r"^[A-H](?:\.\d+)*\s+[A-Z]")
 #: a year, "et al" or a comma: a reference's line ("A. Smith, B. Jones"), not a heading
 _CITED_RE = re.compile(r"\b(?:1[89]|20)\d\d\b|\bet al\b|,")
 
@@ -69,11 +78,6 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 def _accented(m: re.Match[str]) -> str:
     joined = unicodedata.normalize("NFC", m.group(2) + _ACCENTS[m.group(1)])
     return joined if len(joined) == 1 else m.group()
-
-
-def dehyphenate(text: str) -> str:
-    """``text`` with words hyphenated at line ends (``-`` or a non-breaking ``‑``) joined."""
-    return re.sub(r"(\w)[-\u2011]\n(\w)", r"\1\2", text)
 
 
 def pdf_text(text: str) -> str:
@@ -124,30 +128,92 @@ def _appendix(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _styled(block: Block, text: str, body: float, sizes: set[float]) -> bool:
+    """Whether ``block`` is a heading by its type: bold, the body text's size or larger, and
+    numbered ("3.2 RQ2: ...", "B PDF filters") or set in a size the document's headings are."""
+    one = clean_text(text)
+    if not block.bold or block.size < body - 0.3 or not one or len(one) > 200:
+        return False
+    if _NUMBERED_RE.match(one) or (_LETTERED_RE.match(one) and not _CITED_RE.search(one)):
+        return True
+    return block.size in sizes and block.size > body + 0.3 and len(one) < 80
+
+
+def _continues(prev: str, text: str) -> bool:
+    """Whether ``text`` goes on with the sentence ``prev`` breaks off (at a column or page end,
+    or a footnote between): ``prev`` ends in a hyphenated word or without a full stop, and
+    ``text`` starts with a small letter."""
+    return bool(text[:1].islower() and re.search(r"(?:\w[-\u2011]|[\w,])$", prev))
+
+
+def _blocks(doc: Any) -> tuple[list[list[Block]], float]:
+    """The text blocks of each page (footnote markers in the text dropped) and the body
+    text's size."""
+    layouts = [page.get_text("dict") for page in doc]
+    pages = [page_blocks(layout) for layout in layouts]
+    body = body_size(pages)
+    for i, page in enumerate(doc):
+        height = float(page.rect.height)
+        if notes := {m for b in pages[i] if footnote(b, body, height) for m in b.marks}:
+            pages[i] = page_blocks(layouts[i], notes)
+    return pages, body
+
+
+def _flush(
+    out: list[tuple[str, str]], numbers: list[int], notes: list[tuple[str, int]], heading: str
+) -> None:
+    """Moves the footnotes held in ``notes`` to the end of ``out``, under ``heading``."""
+    out.extend((heading, note) for note, _ in notes)
+    numbers.extend(page for _, page in notes)
+    notes.clear()
+
+
 def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     """``(heading, paragraph)`` pairs of ``doc`` (a pymupdf document) in reading order and the
-    1-based page of each; running heads, the reference list and page numbers left out."""
-    pages = [[pdf_text(str(b[4])) for b in page.get_text("blocks") if b[6] == 0] for page in doc]
-    running = _running(pages)
+    1-based page of each; running heads, the reference list and page numbers left out,
+    footnotes after the paragraph they interrupt."""
+    pages, body = _blocks(doc)
+    texts = [[pdf_text(b.text) for b in page] for page in pages]
+    running = _running(texts)
+    lexicon = Lexicon.of("\n".join(t for page in texts for t in page))
+    sizes = {b.size for page in pages for b in page if b.bold and _heading(b.text)}
     out: list[tuple[str, str]] = []
     numbers: list[int] = []
+    pending: list[tuple[str, int]] = []  # footnotes held until the sentence they break ends
     heading, in_references = "", False
-    for number, blocks in enumerate(pages, start=1):
-        for raw in blocks:
-            text = dehyphenate(raw).strip()
+    for number, (blocks, raws) in enumerate(zip(pages, texts, strict=True), start=1):
+        for block, raw in zip(blocks, raws, strict=True):
+            text = dehyphenate(raw, lexicon).strip()
             if not text or re.fullmatch(r"[\d\s]+", text) or _shape(text) in running:
                 continue
+            if footnote(block, body, float(doc[number - 1].rect.height)):
+                if not in_references:
+                    pending.append((clean_text(text), number))
+                continue
             split = _split_heading(text)
+            if split is None and heading and _styled(block, text, body, sizes):
+                split = clean_text(text), ""
             if in_references:  # only a named section or an appendix ends the reference list
                 named = split is not None and _NAMED_RE.fullmatch(split[0])
-                if not named or _REFERENCES_RE.fullmatch(split[0] if split else ""):
+                styled = split is not None and _styled(block, text, body, sizes)
+                if (not named and not styled) or _REFERENCES_RE.fullmatch(
+                    split[0] if split else ""
+                ):
                     split = _appendix(text)
                     if split is None:
                         continue
             if split is not None:
+                _flush(out, numbers, pending, heading)
                 heading, text = split
                 in_references = bool(_REFERENCES_RE.fullmatch(heading))
-            if not in_references and (one := clean_text(text)):
-                out.append((heading, one))
-                numbers.append(number)
+            if in_references or not (one := clean_text(text)):
+                continue
+            if split is None and out and out[-1][0] == heading and _continues(out[-1][1], one):
+                joined = dehyphenate(out[-1][1] + "\n" + one, lexicon)
+                out[-1] = heading, joined.replace("\n", " ")
+                continue
+            _flush(out, numbers, pending, heading)
+            out.append((heading, one))
+            numbers.append(number)
+    _flush(out, numbers, pending, heading)
     return out, numbers

@@ -1,0 +1,79 @@
+"""Words a PDF breaks at a line end with a hyphen: a syllable break to undo ("classi-\\nfication"
+-> "classification") or a compound to keep ("publicly-\\navailable", "Context-\\nenhanced").
+
+A typesetter hyphenates at syllables, and an author's compound can fall at the line end too; the
+break looks the same. No dictionary is at hand, so the document itself decides
+(:class:`Lexicon`, the words it prints elsewhere, not at a line end):
+
+1. the joined word or the hyphenated compound printed elsewhere: the more frequent of the two
+   ("tempera-\\nture" with "temperature" 52 times; "task-\\noriented" with "task-oriented" 13
+   times), the hyphen on a tie;
+2. else a hyphen is kept before a capital or a digit ("S2ORC-\\nSCIBERT", "EF-\\n1A"), after
+   an acronym or a single letter ("BERT-\\nbased", "M-\\nwave") and between two words of the
+   document ("zero-\\nshot", "model-\\nbased", "Context-\\nenhanced"), and before a part of one
+   or two letters ("state-\\nof-the-art", "end-\\nto-end"): typesetters leave at least three
+   letters after a syllable break (TeX's ``\\righthyphenmin``);
+3. else the parts are joined ("com-\\nputing", "in-\\ncluded": "puting", "cluded" are no words).
+
+A compound wrongly kept hyphenated still reads and matches as its two words ("out-side"); a
+compound wrongly joined ("publiclyavailable") matches nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+__all__ = ["Lexicon", "dehyphenate"]
+
+#: a word broken at a line end: ``(part)(-)(\n)(part)``, the hyphen or a non-breaking one
+_BREAK_RE = re.compile(r"(\w+)[-\u2011]\n(\w+)")
+_WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_COMPOUND_RE = re.compile(r"(?<!\w)([^\W\d_]+)-(?=([^\W\d_]+))")
+
+
+@dataclass
+class Lexicon:
+    """How often a document prints each word and each hyphenated pair of words, lowercased,
+    leaving out the words broken at line ends."""
+
+    words: Counter[str] = field(default_factory=Counter)
+    compounds: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, text: str) -> Lexicon:
+        whole = _BREAK_RE.sub(" ", text)
+        words = Counter(w.lower() for w in _WORD_RE.findall(whole))
+        compounds: Counter[str] = Counter()
+        for line in whole.split("\n"):
+            for m in _COMPOUND_RE.finditer(line):
+                compounds[f"{m.group(1)}-{m.group(2)}".lower()] += 1
+        return cls(words, compounds)
+
+    def keeps_hyphen(self, head: str, tail: str) -> bool:
+        """Whether ``head-`` at a line end and ``tail`` on the next line form a compound."""
+        joined = self.words[(head + tail).lower()]
+        hyphenated = self.compounds[f"{head}-{tail}".lower()]
+        if joined or hyphenated:
+            return hyphenated >= joined
+        if tail[0].isupper() or tail[0].isdigit() or head[-1].isdigit():
+            return True
+        if len(head) == 1 or len(tail) <= 2 or any(c.isupper() for c in head[1:]):
+            return True
+        both = len(head) >= 3 and len(tail) >= 3
+        return both and bool(self.words[head.lower()] and self.words[tail.lower()])
+
+
+def dehyphenate(text: str, lexicon: Lexicon | None = None) -> str:
+    """``text`` with words hyphenated at line ends joined, compounds kept (see the module);
+    ``lexicon`` is the whole document's, else ``text``'s own."""
+    if not _BREAK_RE.search(text):
+        return text
+    known = lexicon if lexicon is not None else Lexicon.of(text)
+
+    def join(m: re.Match[str]) -> str:
+        head, tail = m.group(1), m.group(2)
+        return f"{head}-{tail}" if known.keeps_hyphen(head, tail) else head + tail
+
+    return _BREAK_RE.sub(join, text)
