@@ -23,7 +23,13 @@ from hypothesis import strategies as st
 from litsift.cli.common import reports_errors
 from litsift.cli.root import main
 from litsift.errors import LitsiftError
-from litsift.text import for_terminal, for_terminal_draft, json_for_terminal
+from litsift.text import (
+    for_storage,
+    for_terminal,
+    for_terminal_draft,
+    json_for_terminal,
+    split_escape_sequences,
+)
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
 from tests.llm_server import ScriptedLLMServer, chat_reply, configured_home
 
@@ -127,6 +133,17 @@ def test_json_is_lossless_and_carries_no_raw_control(s: str) -> None:
     assert json.loads(text) == json.loads(json.dumps(obj))
     if not any("\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff" for a, b in pairwise(s)):
         assert json.loads(text) == obj
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(s=st.one_of(st.text(), _NASTY))
+def test_split_escape_sequences_cuts_at_what_for_storage_removes(s: str) -> None:
+    """The text between the sequences is what storage keeps of the whole: a parser can read
+    it without the sequences' bytes (BibTeX's LaTeX decoding read an OSC's ``ESC \\``)."""
+    pieces = split_escape_sequences(s)
+    assert "".join(pieces) == s
+    assert all(for_storage(seq) == "" for seq in pieces[1::2])
+    assert all(split_escape_sequences(text) == [text] for text in pieces[::2])
 
 
 #: text a terminal shows as is: no control character (Cc), surrogate or bidi control

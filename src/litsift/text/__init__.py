@@ -5,6 +5,13 @@ from litsift.text.sanitize import (
     for_terminal,
     for_terminal_draft,
     json_for_terminal,
+    split_escape_sequences,
 )
 
-__all__ = ["for_storage", "for_terminal", "for_terminal_draft", "json_for_terminal"]
+__all__ = [
+    "for_storage",
+    "for_terminal",
+    "for_terminal_draft",
+    "json_for_terminal",
+    "split_escape_sequences",
+]

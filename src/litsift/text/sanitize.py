@@ -44,6 +44,8 @@ _OPEN_TAIL = re.compile(
     r"|\x1b[\x20-\x2f]*\Z"
     r"|\r\Z"
 )
+#: the 8-bit introducers of :data:`_SEQUENCE` (CSI, OSC, DCS, SOS, PM, APC)
+_C1_INTRODUCER = re.compile(r"[\x90\x98\x9b\x9d\x9e\x9f]")
 #: what :func:`for_storage` removes: C0 controls but tab, line feed and carriage return, DEL, C1
 _STORED_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 #: bidirectional embeddings, overrides and isolates (Unicode UAX #9, 2.1-2.4): U+202A-U+202E,
@@ -98,6 +100,19 @@ def for_terminal(s: str, keep_newlines: bool = True) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return s.translate(_MULTI_LINE if keep_newlines else _ONE_LINE)
+
+
+_SEQUENCE_CUT = re.compile("(" + _SEQUENCE.pattern + ")")
+
+
+def split_escape_sequences(s: str) -> list[str]:
+    """``s`` cut at its complete escape sequences (those :func:`for_storage` removes): text,
+    sequence, text, ... -- the odd items are the sequences; ``[s]`` when it has none. For a
+    parser that must not read a sequence's bytes as its own syntax (LaTeX read the ``ESC \\``
+    ending an OSC 8 link as a command)."""
+    if "\x1b" not in s and _C1_INTRODUCER.search(s) is None:
+        return [s]
+    return _SEQUENCE_CUT.split(s)
 
 
 def for_storage(s: str) -> str:

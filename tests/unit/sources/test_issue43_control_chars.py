@@ -97,3 +97,21 @@ def test_binary_means_mostly_not_text() -> None:
         .joinpath("data", "imports", "truncation", "meta-review_thumbnail.png")
         .read_bytes()
     )
+
+
+def test_escape_sequences_in_a_bibtex_title_leave_no_remnants(tmp_path: Path) -> None:
+    """An OSC 8 hyperlink and a CSI in a title: LaTeX decoding ran first and read the link's
+    ending ``ESC \\`` as a command, so "8;;http://x8;;" and "1m" stayed in the stored title.
+    Now the sequences are removed whole, the link's text kept, and the record warned about."""
+    bib = _insert(
+        BIB, tmp_path / "acl.bib", b"title={", b"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x1b[1m"
+    )
+    report, texts = _ingest(tmp_path / "home", bib)
+    assert report["exit"] == 0 and report["added"] == 47
+    assert report["warnings"] == [
+        f"{bib}:entry gu2021efficiently: control characters removed from title"
+    ]
+    title = next(t for t in texts if "Structured State Spaces" in t)
+    assert "8;;" not in title and "http://x" not in title and "1m" not in title, title
+    assert "link" in title
+    assert _no_controls(texts)

@@ -32,6 +32,7 @@ from litsift.sources.formats.biblio_types import biblio, bibtex_type
 from litsift.sources.formats.rayyan_notes import rayyan_notes
 from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
+from litsift.text import split_escape_sequences
 
 __all__ = ["ConcatenationMiddleware", "latex", "sniff_bibtex"]
 
@@ -126,16 +127,24 @@ def latex(text: Any) -> str:
     against pylatexenc on every value of the shared BibTeX samples)."""
     if not isinstance(text, str) or not text:
         return ""
+    pieces = split_escape_sequences(text)
+    if len(pieces) > 1:  # the LaTeX between escape sequences only: an OSC 8 link's ending
+        # "ESC \\" read as a command left "8;;http://x8;;" in the title; the sequences go on
+        # to the writer, which removes them and says so (scrub_controls)
+        return clean_text("".join(p if i % 2 else _latex_text(p) for i, p in enumerate(pieces)))
+    return clean_text(_latex_text(text))
+
+
+def _latex_text(text: str) -> str:
     if _LATEX_RE.search(text) is None:
-        return clean_text(text)
+        return text
     plain = _plain(text)
     if plain is not None:
-        return clean_text(plain)
+        return plain
     try:
-        out = _L2T.latex_to_text(text)
+        return str(_L2T.latex_to_text(text))
     except Exception:
-        out = re.sub(r"[{}]|\\[a-zA-Z]+\s*", "", text)
-    return clean_text(out)
+        return re.sub(r"[{}]|\\[a-zA-Z]+\s*", "", text)
 
 
 #: initials, as Scopus's BibTeX of ~2017 writes them: maybe followed by the author's
