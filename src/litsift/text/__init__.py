@@ -5,6 +5,7 @@ from litsift.text.sanitize import (
     for_terminal,
     for_terminal_draft,
     json_for_terminal,
+    shell_word,
 )
 
-__all__ = ["for_storage", "for_terminal", "for_terminal_draft", "json_for_terminal"]
+__all__ = ["for_storage", "for_terminal", "for_terminal_draft", "json_for_terminal", "shell_word"]
