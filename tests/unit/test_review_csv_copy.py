@@ -87,3 +87,22 @@ def test_a_review_from_its_ris_export_keeps_who_decided_alone(tmp_path: Path) ->
     keys = ("included", "excluded", "conflicts", "unscreened", "reasons")
     want, got = _prisma(home, "tinea"), _prisma(home, "copy")
     assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+
+
+def test_a_review_csv_read_back_keeps_the_records_venues(tmp_path: Path) -> None:
+    """The export's ``source`` column (user / resolved / conflict: where the decision came
+    from) was read as the venue: the copy made from the CSV in another litsift had every
+    decided record's venue ``user`` (and in the same litsift, a record without a venue took
+    it, in the library and in every review)."""
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "tinea", "--from", str(TINEA))
+    exported = tmp_path / "tinea.csv"
+    _cli(home, "review", "export", "tinea", "-o", str(exported))
+    before = _rows(exported)
+    assert {r["source"] for r in before.values()} >= {"user", "conflict"}
+    other = tmp_path / "other"
+    _cli(other, "review", "new", "copy", "--from", str(exported))
+    again = tmp_path / "copy.csv"
+    _cli(other, "review", "export", "copy", "-o", str(again))
+    after = _rows(again)
+    assert {t: r["venue"] for t, r in after.items()} == {t: r["venue"] for t, r in before.items()}

@@ -15,7 +15,7 @@ from litsift.cli.terminal import (
     stop_name,
     stop_status,
 )
-from litsift.text import for_terminal
+from litsift.text import for_terminal, shell_word
 
 
 def _labels(value: str) -> str | int:
@@ -154,7 +154,7 @@ def review_new(
         )
         + (f", {len(made.problems):,} bad entries skipped" if made.problems else "")
     )
-    click.echo(f"screen it: litsift review screen {for_terminal(made.info.name)}")
+    click.echo(f"screen it: litsift review screen {shell_word(made.info.name)}")
     if made.problems:  # as litsift ingest: the good records are kept, the exit status says
         ctx.exit(1)
 
@@ -280,11 +280,12 @@ def review_delete(ctx: click.Context, name: str, yes: bool) -> None:
             except click.Abort:  # no answer (end of input): nothing is deleted
                 sure = False
             if not sure:
+                cmd, copy = shell_word(name), shell_word(f"{name}.ris")
                 raise ReviewError(
                     f"not deleted: {what}",
-                    f"keep a copy first: litsift review export {name} --format ris -o {name}.ris"
-                    f" (litsift review new {name} --from {name}.ris brings its records, "
-                    f"decisions and notes back); then litsift review delete {name} --yes",
+                    f"keep a copy first: litsift review export {cmd} --format ris -o {copy}"
+                    f" (litsift review new {cmd} --from {copy} brings its records, "
+                    f"decisions and notes back); then litsift review delete {cmd} --yes",
                 )
         svc.reviews.delete(name)
     click.echo(f"deleted review {shown}")
@@ -311,7 +312,7 @@ def review_screen(ctx: click.Context, name: str, stage: str, reviewer: str) -> N
     svc = open_service(ctx.obj["home"])
     try:
         svc.reviews.info(name)  # an unknown name is told here, not in the TUI
-        needs_a_terminal(f"litsift review merge {name} DECISIONS.jsonl")
+        needs_a_terminal(f"litsift review merge {shell_word(name)} DECISIONS.jsonl")
     except BaseException:
         svc.close()
         raise

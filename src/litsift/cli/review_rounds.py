@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from litsift.cli.common import criteria_text, open_service, reports_errors
-from litsift.text import for_terminal
+from litsift.text import for_terminal, shell_word
 
 __all__ = ["ROUND_COMMANDS"]
 
@@ -137,7 +137,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
                           (full["conflicts"], "full text", " --stage fulltext")):  # fmt: skip
         if n:  # screened, in no decision's count until a third decision settles them
             click.echo(f"{n:,} records awaiting resolution at {stage}: "
-                       f"litsift review conflicts {shown}{opt}")  # fmt: skip
+                       f"litsift review conflicts {shell_word(name)}{opt}")  # fmt: skip
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
@@ -165,7 +165,8 @@ def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...]) -> N
     with open_service(ctx.obj["home"]) as svc:
         got = svc.reviews.set_reasons(name, reasons) if reasons else svc.reviews.reasons(name)
     if not got:
-        click.echo(f"no exclusion reasons: litsift review reasons {name} 'wrong population' ...")
+        cmd = f"litsift review reasons {shell_word(name)} 'wrong population' ..."
+        click.echo(f"no exclusion reasons: {cmd}")
     for i, reason in enumerate(got, 1):
         click.echo(f"{i}  {for_terminal(reason, keep_newlines=False)}")
 
@@ -200,7 +201,7 @@ def review_criteria(
             info = svc.reviews.set_criteria(name, text, words)
     shown = (
         for_terminal(info.criteria, keep_newlines=False)
-        or f"none: litsift review criteria {name} 'the review question'"
+        or f"none: litsift review criteria {shell_word(name)} 'the review question'"
     )
     click.echo(f"criteria: {shown}")
     click.echo(f"keywords: {for_terminal(', '.join(info.keywords), keep_newlines=False) or 'none'}")
@@ -234,7 +235,8 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
     bad, shown = got["bad"], for_terminal(name, keep_newlines=False)
     skipped = f", {len(bad):,} rows skipped" if bad else ""
     # each stage's conflicts with the command that lists them (one sum named only the first)
-    where = [f"{n:,} at {what}: litsift review conflicts {shown}{opt}"
+    cmd = shell_word(name)
+    where = [f"{n:,} at {what}: litsift review conflicts {cmd}{opt}"
              for n, what, opt in ((tiab, "title/abstract", ""),
                                   (full, "full text", " --stage fulltext")) if n]  # fmt: skip
     click.echo(
@@ -249,7 +251,7 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
         over = for_terminal(", ".join(repr(r) for r in got["reasons_over"]), keep_newlines=False)
         click.echo(
             f"  hint: reasons beyond the 9 keys, kept with their decisions: {over}; "
-            f"litsift review reasons {shown} ... sets the list",
+            f"litsift review reasons {cmd} ... sets the list",
             err=True,
         )
     if got["notes"]:
@@ -267,7 +269,7 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
         click.echo(
             f"  hint: {got['differs']:,} decisions without a reviewer's name differ from "
             f"{shown}'s own; to merge them as another reviewer's (their records then in "
-            f"conflict): litsift review merge {shown} FILE --reviewer NAME",
+            f"conflict): litsift review merge {cmd} FILE --reviewer NAME",
             err=True,
         )
     if bad:  # as litsift ingest: the good rows are kept, the exit status says some were not
@@ -311,7 +313,7 @@ def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -
         click.echo(f"  {for_terminal(c.doc_id)}  {for_terminal(c.title[:70], keep_newlines=False)}")
         click.echo(f"    {votes}")
     if found:
-        click.echo(f"resolve one: litsift review resolve {for_terminal(name)} ID include|exclude")
+        click.echo(f"resolve one: litsift review resolve {shell_word(name)} ID include|exclude")
 
 
 @click.command("resolve")

@@ -16,6 +16,7 @@ from litsift.errors import ReviewError
 from litsift.service.decisions_file import merge_notes, read_decisions
 from litsift.service.review_files import to_csv, to_ris
 from litsift.store.repositories import Identities
+from litsift.text.sanitize import shell_word
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
@@ -213,7 +214,7 @@ class ReviewRounds:
         total = sum(len(rows) for rows in per_stage.values()) + len(notes)
         if bad and not total and not unmatched:
             more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
-            hint = f"export it again: litsift review export {name} --format decisions"
+            hint = f"export it again: litsift review export {shell_word(name)} --format decisions"
             raise ReviewError(f"nothing merged: {bad[0]}{more}", hint)
         got = {"added": 0, "known": 0, "unmatched": unmatched, "unnamed": 0, "differs": 0}
         came: list[str] = []  # the exclusion reasons of the decisions merged
@@ -318,7 +319,7 @@ class ReviewRounds:
             return text if text in records else named.pop()
         raise ReviewError(
             f"{text} is not a record of review {name!r} at stage {stage}",
-            f"litsift review conflicts {name} lists the records to resolve",
+            f"litsift review conflicts {shell_word(name)} lists the records to resolve",
         )
 
     def agreement(self, name: str, stage: str = "tiab") -> list[Agreement]:
@@ -403,11 +404,11 @@ class ReviewRounds:
 
         series = self.recall_series(name, stage, reviewer)
         if not series["screened"]:
-            who = f" --reviewer {reviewer}" if reviewer else ""
+            who = f" --reviewer {shell_word(reviewer)}" if reviewer else ""
             raise ReviewError(
                 f"review {name!r}: no record screened yet at {STAGE_NAMES[stage]}"
                 + (f" by {reviewer}" if reviewer else ""),
-                f"screen some first: litsift review screen {name} --stage {stage}{who}",
+                f"screen some first: litsift review screen {shell_word(name)} --stage {stage}{who}",
             )
         who = f", reviewer {reviewer}" if reviewer else ""
         title = f"Recall curve: {name} ({STAGE_NAMES[stage]}{who})"

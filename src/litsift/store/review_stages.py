@@ -18,6 +18,7 @@ record's decision: merging a second reviewer's file never hides it.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -233,7 +234,7 @@ def resolution_reason(
     if len({r.decision for r in cast}) < 2:
         other = next(s for s in STAGES if s != stage)
         there = votes(stage_rows(store, name, other)).get(doc_id, [])
-        hint = f"litsift review conflicts {name} lists the records to resolve" + (
+        hint = f"litsift review conflicts {shlex.quote(name)} lists the records to resolve" + (
             f"; it is in conflict at {other}: add --stage {other}"
             if len({r.decision for r in there}) > 1
             else ""
@@ -246,13 +247,14 @@ def resolution_reason(
         raise ReviewError(
             f"a reason goes with exclude only, not with {decision}",
             f"drop --reason, or resolve as exclude with one of the reasons that litsift "
-            f"review reasons {name} lists",
+            f"review reasons {shlex.quote(name)} lists",
         )
     reasons = get_reasons(store, name)
     if not reasons:
         raise ReviewError(
             f"review {name} has no exclusion reasons, so {given!r} is not one of them",
-            f"set them first: litsift review reasons {name} 'wrong population' 'wrong design'",
+            f"set them first: litsift review reasons {shlex.quote(name)} 'wrong population' "
+            "'wrong design'",
         )
     if given.isdigit() and 1 <= int(given) <= len(reasons):
         return reasons[int(given) - 1]
@@ -262,7 +264,8 @@ def resolution_reason(
     keyed = "; ".join(f"{i} {r}" for i, r in enumerate(reasons, 1))
     raise ReviewError(
         f"{given!r} is not an exclusion reason of review {name}",
-        f"give one of them, or its key: {keyed} (litsift review reasons {name} ... sets them)",
+        f"give one of them, or its key: {keyed} "
+        f"(litsift review reasons {shlex.quote(name)} ... sets them)",
     )
 
 

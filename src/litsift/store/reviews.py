@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -178,7 +179,7 @@ def create_review(
         if conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone():
             raise ReviewError(
                 f"a review named {name!r} exists",
-                f"choose another name, or litsift review delete {name}",
+                f"choose another name, or litsift review delete {shlex.quote(name)}",
             )
         conn.execute(
             "INSERT INTO reviews(name, criteria, keywords, created_at) VALUES (?, ?, ?, ?)",

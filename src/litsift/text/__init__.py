@@ -5,6 +5,7 @@ from litsift.text.sanitize import (
     for_terminal,
     for_terminal_draft,
     json_for_terminal,
+    shell_word,
     split_escape_sequences,
 )
 
@@ -13,5 +14,6 @@ __all__ = [
     "for_terminal",
     "for_terminal_draft",
     "json_for_terminal",
+    "shell_word",
     "split_escape_sequences",
 ]

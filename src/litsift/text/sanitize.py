@@ -115,6 +115,16 @@ def split_escape_sequences(s: str) -> list[str]:
     return _SEQUENCE_CUT.split(s)
 
 
+def shell_word(s: str) -> str:
+    """``s`` (a review's name, a reviewer's) as one word of a command to paste into a shell,
+    quoted where it needs it (``statins`` as is, ``'my review'``), made safe as
+    :func:`for_terminal` on one line: a hint's ``litsift review screen my review`` ran
+    ``screen`` on review ``my``."""
+    import shlex
+
+    return shlex.quote(for_terminal(s, keep_newlines=False))
+
+
 def for_storage(s: str) -> str:
     """``s`` as a store keeps it: complete escape sequences removed (step 1 of
     :func:`for_terminal`; removing their ESC alone left ``[2J`` in a title), then every C0

@@ -192,8 +192,10 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "authors": ("authors", "author", "author names", "first authors", "au", "a1"),
     "year": ("year", "publication year", "published year", "pub year", "py", "date",
              "publication date"),
-    "venue": ("journal", "journal title", "secondary title", "source title", "source",
-              "publication", "publication title", "venue", "journal/book", "jo", "t2"),
+    # "venue" before "source": litsift's own review export has both, its source being where a
+    # decision came from (user / prior / resolved / conflict)
+    "venue": ("journal", "journal title", "secondary title", "source title", "venue", "source",
+              "publication", "publication title", "journal/book", "jo", "t2"),
     "doi": ("doi", "do"),
     "pmid": ("pmid", "pubmed id", "pubmed_id"),
     "url": ("url", "link", "ur"),

@@ -16,6 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from litsift.text.sanitize import shell_word
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
@@ -52,7 +53,7 @@ class CriteriaScreen(ModalScreen[None]):
         else:
             parts += [
                 ("none yet: ", "italic"),
-                f'litsift review criteria {self.review} "THE REVIEW QUESTION"',
+                f"litsift review criteria {shell_word(self.review)} 'THE REVIEW QUESTION'",
             ]
         if self.keywords:
             parts += ["\n\n", ("Keywords", "bold"), "\n"]

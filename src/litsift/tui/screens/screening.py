@@ -19,7 +19,6 @@ key on a record decided there since it was read here writes nothing: it looks at
 from __future__ import annotations
 
 import logging
-import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -42,6 +41,7 @@ from litsift.tui.screens.screening_text import (
     done_lines,
     highlighted,
     progress_line,
+    reason_key_hint,
     stop_lines,
 )
 from litsift.tui.widgets.footer import KeyFooter
@@ -344,9 +344,8 @@ class ScreeningScreen(Screen[None]):
         if self.session is None:
             return
         if key > len(self.session.reasons):
-            name = shlex.quote(self.review)
-            hint = f"litsift review reasons {name} 'wrong population' 'wrong design' ..."
-            self.app.notify(f"no exclusion reason {key}: {hint}", title="screening", markup=False)
+            self.app.notify(reason_key_hint(self.review, self.session.reasons, key),
+                            title="screening", markup=False)  # fmt: skip
             return
         self.action_decide("exclude", self.session.reasons[key - 1])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from litsift.tui.widgets.safe_text import Part
@@ -19,6 +20,7 @@ __all__ = [
     "done_lines",
     "highlighted",
     "progress_line",
+    "reason_key_hint",
     "stop_lines",
 ]
 
@@ -45,6 +47,21 @@ def highlighted(text: str, keywords: list[str], terms: list[str]) -> list[Part]:
         at = m.end()
     parts.append(text[at:])
     return parts
+
+
+def reason_key_hint(review: str, reasons: Sequence[str], key: int) -> str:
+    """What key ``key`` says where the review has fewer reasons: the keys it has, and the
+    command that adds one. ``review reasons`` replaces the list, so the command names the
+    review's reasons and then the new one (it read ``'wrong population' 'wrong design'
+    ...``, which would have dropped the review's own)."""
+    name = shlex.quote(review)
+    if not reasons:
+        return (f"no exclusion reasons yet (x excludes without one): litsift review reasons "
+                f"{name} 'wrong population' 'wrong design' ...")  # fmt: skip
+    have = " ".join(shlex.quote(r) for r in reasons)
+    keys = "key 1" if len(reasons) == 1 else f"keys 1-{len(reasons)}"
+    return (f"no exclusion reason {key}: this review's are {keys}; to add one: litsift review "
+            f"reasons {name} {have} 'NEW REASON'")  # fmt: skip
 
 
 def done_lines(review: str, stage: str, reviewer: str, records: int | None) -> list[Part]:
