@@ -17,7 +17,12 @@ from litsift.store.schema_identity import (
     _title_blocks,
     _title_tokens,
 )
-from litsift.store.schema_tables import CREATE_SQL, LABELS_SQL, ROUNDS_SQL, paper_biblio
+from litsift.store.schema_tables import (
+    CREATE_SQL,
+    LABELS_SQL,
+    paper_biblio,
+    review_rounds,
+)
 from litsift.types import Kind
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -376,21 +381,6 @@ def _citation_labels(conn: sqlite3.Connection) -> None:
     conn.execute(LABELS_SQL)
 
 
-def _review_rounds(conn: sqlite3.Connection) -> None:
-    """Screening rounds (:mod:`litsift.store.review_stages`): a review's exclusion reasons, and
-    each decision's stage (``tiab`` / ``fulltext``), reviewer and reason."""
-    import re
-
-    for statement in ROUNDS_SQL.split(";"):
-        added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", statement)
-        if added is not None:  # idempotent: a store re-migrated from an older version has it
-            have = {row[1] for row in conn.execute(f"PRAGMA table_info({added.group(1)})")}
-            if added.group(2) in have:
-                continue
-        if statement.strip():
-            conn.execute(statement)
-
-
 #: ``MIGRATIONS[i]`` migrates schema version ``i`` to ``i + 1``. Append only; never edit one.
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -407,7 +397,7 @@ MIGRATIONS: list[Migration] = [
     _title_tokens,
     _family_tokens,
     _title_blocks,
-    _review_rounds,
+    review_rounds,
     paper_biblio,
 ]
 

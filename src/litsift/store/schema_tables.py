@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["BIBLIO_SQL", "CREATE_SQL", "LABELS_SQL", "ROUNDS_SQL", "paper_biblio"]
+__all__ = [
+    "BIBLIO_SQL",
+    "CREATE_SQL",
+    "LABELS_SQL",
+    "ROUNDS_SQL",
+    "paper_biblio",
+    "review_rounds",
+]
 
 #: The table and its index, created by the store migration that adds citations.
 CREATE_SQL = """
@@ -37,6 +44,22 @@ ALTER TABLE review_decisions ADD COLUMN reviewer TEXT NOT NULL DEFAULT '';
 ALTER TABLE review_decisions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS idx_review_decisions_stage ON review_decisions(review, stage, doc_id)
 """
+
+
+def review_rounds(conn: sqlite3.Connection) -> None:
+    """Screening rounds (:mod:`litsift.store.review_stages`): a review's exclusion reasons, and
+    each decision's stage (``tiab`` / ``fulltext``), reviewer and reason."""
+    import re
+
+    for statement in ROUNDS_SQL.split(";"):
+        added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", statement)
+        if added is not None:  # idempotent: a store re-migrated from an older version has it
+            have = {row[1] for row in conn.execute(f"PRAGMA table_info({added.group(1)})")}
+            if added.group(2) in have:
+                continue
+        if statement.strip():
+            conn.execute(statement)
+
 
 #: A paper's own type and genre, volume, issue, pages, publisher and its authors'
 #: ``[family, given]`` pairs as a JSON list (:mod:`litsift.store.biblio`).
