@@ -265,7 +265,7 @@ def test_a_store_of_the_previous_schema_migrates_and_fills_on_import(tmp_path: P
     store, records = _papers(path, tmp_path, ABBREV_BIB)
     store.close()
     previous = MIGRATIONS.index(paper_biblio)
-    assert previous == SCHEMA_VERSION - 1
+    assert previous < SCHEMA_VERSION  # the later migrations run again: each is idempotent
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE paper_biblio")
         conn.execute(f"PRAGMA user_version = {previous}")

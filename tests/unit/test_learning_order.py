@@ -279,7 +279,7 @@ def test_one_paper_exported_from_the_library_and_from_a_review_gives_one_ris(
     import rispy
 
     from litsift.export.formats import to_ris
-    from litsift.store.review_decisions import set_note
+    from litsift.store.review_notes import set_note
 
     svc.reviews.create("tele", [RIS_DATA / "telemonitoring_embase-export_13-records.ris"])
     records = svc.reviews.records("tele")

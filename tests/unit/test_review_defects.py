@@ -120,7 +120,8 @@ def test_a_review_s_ris_export_read_back_keeps_decisions_notes_and_ids(
     """Export Donners (with decisions and notes, and its two records without a DOI whose id is
     ``openalex:W…``) as RIS and make a review of it in a fresh home: the same ids, decisions
     and notes."""
-    from litsift.store.review_decisions import decide, set_note
+    from litsift.store.review_decisions import decide
+    from litsift.store.review_notes import set_note
     from litsift.store.reviews import current_decisions
 
     _needs_donners()
@@ -435,7 +436,7 @@ def test_a_review_new_interrupted_while_it_writes_leaves_no_half_made_review(
     not at all, and the message says which. The interrupt is raised where the notes are
     written, the last step."""
     _needs_donners()
-    from litsift.store import review_decisions
+    from litsift.store import review_notes
 
     home = tmp_path / "home"
     with LitsiftService(get_paths(home)) as s:
@@ -448,7 +449,7 @@ def test_a_review_new_interrupted_while_it_writes_leaves_no_half_made_review(
     def interrupted(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(review_decisions, "set_note", interrupted)
+    monkeypatch.setattr(review_notes, "set_note", interrupted)
     args = ["--home", str(home), "review", "new", "copy", "--from", str(ris)]
     got = CliRunner().invoke(main, args)
     assert got.exit_code == 130, got.output

@@ -22,7 +22,8 @@ from litsift.service.facade import LitsiftService
 from litsift.sources.base import SourceRecord, read_text
 from litsift.sources.formats import registry
 from litsift.store.repositories import Identities
-from litsift.store.review_decisions import decide, set_note
+from litsift.store.review_decisions import decide
+from litsift.store.review_notes import set_note
 from litsift.store.review_stages import final_decisions, stage_rows
 from litsift.types import Kind
 from tests.unit.sources.test_refmanagers_ris import RM

@@ -357,9 +357,9 @@ def test_resolve_finds_the_record_by_any_identifier_and_refuses_a_voter(tmp_path
 
 
 def test_notes_travel_in_decisions_files_and_merge_without_losing_either(tmp_path: Path) -> None:
-    """Each reviewer's notes come with their decisions file: a record without a note here
-    takes the other's, a record noted by both keeps both (the other's under its name), and
-    merging the file again adds nothing; a backup restores the notes of a deleted review."""
+    """Each reviewer's notes come with their decisions file, as that reviewer's: a record
+    noted by both keeps both (each under its reviewer's name), and merging the file again
+    adds nothing; a backup restores the notes of a deleted review."""
     alice, bob = tmp_path / "alice", tmp_path / "bob"
     with _svc(alice) as a, _svc(bob) as b:
         labels = truth(a)
@@ -379,8 +379,8 @@ def test_notes_travel_in_decisions_files_and_merge_without_losing_either(tmp_pat
     assert "2 records' notes merged" in got.output
     with _svc(alice) as a:
         notes = {r.doc_id: r.note for r, _ in a.reviews.records("don")}
-        assert notes[both] == "dose not reported; bob: check the\nsecond cohort"
-        assert notes[only_bob] == "conference abstract only"
+        assert notes[both] == "alice: dose not reported; bob: check the\nsecond cohort"
+        assert notes[only_bob] == "bob: conference abstract only"
         assert sum(1 for n in notes.values() if n) == 2
     again = _cli(alice, "merge", "don", str(tmp_path / "bob.jsonl"))
     assert "notes merged" not in again.output

@@ -60,7 +60,7 @@ def _kappa(a: Any) -> str:
 @reports_errors
 def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
     """NAME's criteria, reasons, PRISMA counts per stage (exclusions per reason), reviewers'
-    agreement and groups of duplicates.
+    agreement, their notes (a named reviewer's under their name) and groups of duplicates.
 
     \b
     Examples:
@@ -73,6 +73,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
         groups = svc.reviews.duplicate_groups(name)
         reasons = svc.reviews.reasons(name)
         agree = {s: svc.reviews.agreement(name, s) for s in ("tiab", "fulltext")}
+        notes = [(d, w, t) for d, by in svc.reviews.notes(name).items() for w, t in by.items()]
     if as_json:
         out = {
             "review": info.name,
@@ -82,6 +83,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
             "prisma": counts.to_json(),
             "agreement": {s: [a.__dict__ for a in got] for s, got in agree.items()},
             "duplicate_groups": groups,
+            "notes": [{"doc_id": d, "reviewer": w, "note": t} for d, w, t in notes],
         }
         click.echo(json.dumps(out, ensure_ascii=True))
         return
@@ -141,6 +143,10 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
+    if notes:  # every reviewer's, a named one's under their name
+        click.echo(f"notes ({len(notes):,}; all: litsift review export {shell_word(name)}):")
+        for d, w, t in notes[:50]:
+            click.echo(for_terminal(f"  {d}  {w + ': ' if w else ''}{t}", keep_newlines=False))
     if groups:
         click.echo(f"groups of duplicates ({len(groups):,}):")
         for doc_id, where in list(groups.items())[:50]:
@@ -255,7 +261,7 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
             err=True,
         )
     if got["notes"]:
-        click.echo(f"{got['notes']:,} records' notes merged (a different note after this one's)")
+        click.echo(f"{got['notes']:,} records' notes merged (each under its reviewer's name)")
     if got["unnamed"]:
         click.echo(
             f"{got['unnamed']:,} of them without a reviewer's name: merged as {shown}'s own "

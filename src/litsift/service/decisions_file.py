@@ -3,9 +3,9 @@ header line, then one line per decision a reviewer made (every stage) and one pe
 note, for ``litsift review merge`` in another reviewer's litsift.
 
 A decision line: ``{"doc_id", "doi", "stage", "reviewer", "decision", "reason", "source",
-"decided_at"}``. A note line: ``{"doc_id", "doi", "reviewer", "note"}`` (no decision): the
-record's note as written in the exporting litsift, ``reviewer`` the name the file was
-exported under (``""`` for the whole review).
+"decided_at"}``. A note line: ``{"doc_id", "doi", "reviewer", "note"}`` (no decision): one
+reviewer's note on the record as written in the exporting litsift (``reviewer`` ``""``: the
+unnamed reviewer's), merged as that reviewer's note.
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ DECISIONS_FORMAT = "litsift-review-decisions"
 def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
     """The file's text: every stage's current decisions of the review's reviewers (of
     ``reviewer`` only when given; priors left out: they come with the review's files), then
-    the records' notes (a note is the record's, not a reviewer's: with ``reviewer`` given the
-    notes are written under that name)."""
+    each reviewer's notes on the records, under the reviewer's name (of ``reviewer`` only
+    when given), in the records' order."""
+    from litsift.store.review_notes import review_notes
     from litsift.store.review_stages import STAGES, stage_rows
     from litsift.store.reviews import review_records
 
+    position = {r.doc_id: r.position for r in review_records(store, name)}
     lines = [json.dumps({"format": DECISIONS_FORMAT, "version": 1, "review": name})]
     for stage in STAGES:
         rows = [r for r in stage_rows(store, name, stage)
@@ -48,41 +50,42 @@ def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
                  "source": r.source, "decided_at": r.decided_at},
                 ensure_ascii=True,
             ))  # fmt: skip
-    noted = [r for r in review_records(store, name) if r.note.strip()]
-    ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in noted])
-    for rec in noted:
-        lines.append(json.dumps(
-            {"doc_id": rec.doc_id, "doi": ids.get(rec.doc_id, {}).get("doi", ""),
-             "reviewer": reviewer or "", "note": rec.note},
-            ensure_ascii=True,
-        ))  # fmt: skip
+    noted = review_notes(store, name, reviewer)
+    ids = Identities(store).ids_of_docs(Kind.PAPER, sorted(noted))
+    for doc_id in sorted(noted, key=lambda d: position.get(d, -1)):
+        for who, note in noted[doc_id].items():
+            lines.append(json.dumps(
+                {"doc_id": doc_id, "doi": ids.get(doc_id, {}).get("doi", ""),
+                 "reviewer": who, "note": note},
+                ensure_ascii=True,
+            ))  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
 def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> dict[str, int]:
-    """Merge ``(doc_id, reviewer, text)`` notes read from decisions files into the records'
-    notes: a record without a note takes the text; one whose note already holds the text keeps
-    it (merging twice adds nothing); any other note gets the text after it, after ``"; "`` and
-    ``reviewer:`` (when named), so no reviewer's note is lost (one line, as the screening
-    screen's note editor and a RIS copy join several notes of a record).
+    """Merge ``(doc_id, reviewer, text)`` notes read from decisions files into the reviewers'
+    notes (:mod:`litsift.store.review_notes`): a reviewer without a note on the record here
+    takes the text; a note that already holds the text keeps it (merging twice adds nothing);
+    any other note of that reviewer gets the text after it, after ``"; "``, so no note is lost.
 
     Returns:
         ``{"added": records whose note was set or extended, "known": notes already there}``.
     """
-    from litsift.store.review_decisions import set_note
-    from litsift.store.reviews import review_records
+    from litsift.store.review_notes import review_notes, set_note
 
-    have = {r.doc_id: r.note for r in review_records(store, name)}
+    have = review_notes(store, name)
     got = {"added": 0, "known": 0}
+    added: set[str] = set()
     for doc_id, who, text in notes:
-        text, now = text.strip(), have.get(doc_id, "").strip()
+        mine = have.setdefault(doc_id, {})
+        text, now = text.strip(), mine.get(who, "").strip()
         if not text or text in now:
             got["known"] += 1
             continue
-        new = text if not now else f"{now}; {who + ': ' if who else ''}{text}"
-        set_note(store, name, doc_id, new)
-        have[doc_id] = new
-        got["added"] += 1
+        mine[who] = text if not now else f"{now}; {text}"
+        set_note(store, name, doc_id, mine[who], who)
+        added.add(doc_id)
+    got["added"] = len(added)
     return got
 
 

@@ -185,7 +185,7 @@ class ReviewService(ReviewRounds):
         """The records, reasons, prior decisions, votes and notes of review ``name``, just
         made by :meth:`create` from ``entries`` (``(doc_id, file, location)``)."""
         from litsift.service.review_marks import fit_reasons, marked
-        from litsift.store import review_decisions, review_stages, reviews
+        from litsift.store import review_decisions, review_notes, review_stages, reviews
 
         store = self._store()
         if reasons:
@@ -216,8 +216,9 @@ class ReviewService(ReviewRounds):
                 review_decisions.decide(
                     store, name, [(doc_id, v)], source, stage=stage, reviewer=who, reason=why
                 )
-        for doc_id, note in notes.items():
-            review_decisions.set_note(store, name, doc_id, note)
+        for doc_id, by in notes.items():  # each reviewer's, as the review's RIS copy names it
+            for who, note in by.items():
+                review_notes.set_note(store, name, doc_id, note, who)
         return ReviewCreated(
             reviews.get_review(store, name),
             reviews.prisma(store, name),

@@ -51,13 +51,14 @@ def to_ris(
     """The library's RIS entry of each record (:func:`litsift.export.formats.ris_reference`,
     ``ID`` = the record id, ``TY`` and the other tags as the library writes them) with ``LB``
     its decision at ``stage`` (``conflict`` while its reviewers disagree) and ``N1`` lines of
-    its note, its named reviewers' votes (one reviewer's too) and the resolution of
-    their conflict at each stage, its exclusion reason and decision at the other stage
-    (:mod:`litsift.sources.formats.ris_review`): ``litsift review new --from`` the file
-    restores them all."""
+    its notes (a named reviewer's ``Note by NAME: ...``), its named reviewers' votes (one
+    reviewer's too) and the resolution of their conflict at each stage, its exclusion reason
+    and decision at the other stage (:mod:`litsift.sources.formats.ris_review`): ``litsift
+    review new --from`` the file restores them all."""
     from litsift.export.biblio import biblios
     from litsift.export.formats import dump_ris, ris_reference
     from litsift.sources.formats.ris_review import mark_lines, review_lines
+    from litsift.store.review_notes import review_notes
     from litsift.store.review_stages import (
         STAGES,
         final_decisions,
@@ -67,6 +68,7 @@ def to_ris(
     from litsift.store.reviews import get_review
 
     staged = {s: stage_rows(store, name, s) for s in STAGES}
+    noted = review_notes(store, name)
     by_stage = {
         s: {r.doc_id: (r.decision, r.reason) for r in final_decisions(of_stage)}
         for s, of_stage in staged.items()
@@ -82,7 +84,9 @@ def to_ris(
             s: (said[0].get(r.doc_id, {}), said[1].get(r.doc_id)) for s, said in said_at.items()
         }
         said, settled = each.pop(stage)
-        lines = mark_lines(stage, got, r.note, said, settled, others=each)
+        by = noted.get(r.doc_id, {})
+        lines = mark_lines(stage, got, by.get("", ""), said, settled, others=each,
+                           notes_by={w: t for w, t in by.items() if w})  # fmt: skip
         lines, first = [*first, *lines], []  # the review's settings: on the first record
         doi = ids.get(r.doc_id, {}).get("doi", "")
         label = r.decision or ("conflict" if r.source == "conflict" else "unscreened")

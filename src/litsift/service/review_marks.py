@@ -82,15 +82,15 @@ def screening_marks(file: str, fmt: str) -> dict[tuple[str, str], Marks]:
 
 def marked(
     entries: Sequence[tuple[str, str, str]], marks: dict[tuple[str, str], Marks]
-) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, str], Votes]:
-    """``({stage: {doc_id: (decision, reason)}}, {doc_id: note}, {(doc_id, stage, reviewer,
-    source): (decision, reason)})`` of the entries that carry a review's decisions, note,
+) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, dict[str, str]], Votes]:
+    """``({stage: {doc_id: (decision, reason)}}, {doc_id: {reviewer: note}}, {(doc_id, stage,
+    reviewer, source): (decision, reason)})`` of the entries that carry a review's decisions, note,
     reviewers' votes (source ``user``: litsift's own RIS export, a Rayyan export's reviewers)
     or the resolution of their conflict (``resolved``); a record of several entries keeps each
     stage's strongest decision (include, maybe, exclude) and every note."""
     rank = {"include": 3, "maybe": 2, "exclude": 1}
     decided: dict[str, dict[str, tuple[str, str]]] = {}
-    notes: dict[str, list[str]] = {}
+    notes: dict[str, dict[str, list[str]]] = {}  # {doc_id: {reviewer: notes}}
     votes: Votes = {}
     for doc_id, file, loc in entries:
         got = marks.get((file, loc))
@@ -104,9 +104,14 @@ def marked(
             old = now.get(doc_id)
             if old is None or rank[decision] > rank[old[0]]:
                 now[doc_id] = (decision, reason)
-        if got.note and got.note not in notes.setdefault(doc_id, []):
-            notes[doc_id].append(got.note)
-    return decided, {d: "; ".join(n) for d, n in notes.items() if n}, votes
+        for who, note in [("", got.note), *got.notes_by]:
+            if note and note not in (have := notes.setdefault(doc_id, {}).setdefault(who, [])):
+                have.append(note)
+    return (
+        decided,
+        {d: {w: "; ".join(n) for w, n in by.items() if n} for d, by in notes.items()},
+        votes,
+    )
 
 
 def fit_reasons(

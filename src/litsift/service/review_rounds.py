@@ -69,6 +69,15 @@ class ReviewRounds:
                 out.append((r, paper))
         return out
 
+    def notes(self, name: str) -> dict[str, dict[str, str]]:
+        """``{doc_id: {reviewer: note}}``: every reviewer's notes on the review's records
+        (``""``: the unnamed reviewer), for the review as a whole."""
+        from litsift.store.review_notes import review_notes
+        from litsift.store.reviews import get_review
+
+        get_review(self._store(), name)  # no such review: the same error as the others
+        return review_notes(self._store(), name)
+
     # -- reasons ---------------------------------------------------------------------------
     def reasons(self, name: str) -> list[str]:
         """The review's exclusion reasons (key 1 first)."""

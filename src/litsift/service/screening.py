@@ -297,17 +297,17 @@ class ScreeningSession:
         return self.current_paper()
 
     def set_note(self, text: str, doc_id: str | None = None) -> None:
-        """Replace the note of record ``doc_id`` (default: the current record's; the screen
+        """Replace this reviewer's note on ``doc_id`` (default: the current record's; the screen
         names the record the note was opened on, which decisions typed right behind the note
         may have moved past)."""
-        from litsift.store.review_decisions import set_note
+        from litsift.store.review_notes import set_note
 
         if doc_id is None:
             paper = self.current_paper()
             if paper is None:
                 return
             doc_id = paper.id
-        set_note(self.store, self.name, doc_id, text)
+        set_note(self.store, self.name, doc_id, text, self.reviewer)  # theirs only: blind
         self.notes[doc_id] = text.strip()
 
     # -- the learning order -----------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""A review's decisions and notes as the reviewer writes them: record decisions (the user's or
-priors read from an imported file; on condition that no other session decided the record
-meanwhile), take back the newest (of a record), set a record's note.
+"""A review's decisions as the reviewer writes them: record decisions (the user's or priors
+read from an imported file; on condition that no other session decided the record
+meanwhile), take back the newest (of a record). Notes: :mod:`litsift.store.review_notes`.
 
 The decisions log is the ``review_decisions`` table (:mod:`litsift.store.schema`); the current
 decision of each record is read by :func:`litsift.store.reviews.current_decisions`.
@@ -15,7 +15,7 @@ from litsift.store.history import now_iso
 from litsift.store.repo import Store
 from litsift.store.reviews import DECISIONS
 
-__all__ = ["decide", "set_note", "undo"]
+__all__ = ["decide", "undo"]
 
 
 def decide(
@@ -104,18 +104,3 @@ def undo(
             return None
         conn.execute("UPDATE review_decisions SET undone = 1 WHERE id = ?", (row[0],))
     return str(row[1])
-
-
-def set_note(store: Store, name: str, doc_id: str, note: str) -> None:
-    """Replace a record's note (empty clears it).
-
-    Raises:
-        ReviewError: the record is not in the review.
-    """
-    with store._write_transaction() as conn:
-        cur = conn.execute(
-            "UPDATE review_records SET note = ? WHERE review = ? AND doc_id = ?",
-            (note.strip(), name, doc_id),
-        )
-        if cur.rowcount == 0:
-            raise ReviewError(f"{doc_id} is not in review {name!r}", "check the record id")

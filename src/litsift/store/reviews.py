@@ -6,8 +6,8 @@ the criteria text and keywords, and a log of decisions (tables of the ``reviews`
 :mod:`litsift.store.schema`). Each imported entry keeps its ``provenance`` row, so a group of
 duplicates is listed, never silently dropped.
 
-Decisions and notes are written by :mod:`litsift.store.review_decisions`; the feeds' state and
-training papers are read by :mod:`litsift.store.feeds`.
+Decisions are written by :mod:`litsift.store.review_decisions`, notes (per reviewer) by
+:mod:`litsift.store.review_notes`; feeds are read by :mod:`litsift.store.feeds`.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ class ReviewInfo:
 @dataclass(frozen=True)
 class ReviewRecord:
     """One record of a review: the paper's id, its import position, how many imported entries
-    it stands for, the reviewer's note and its current decision (None = unscreened)."""
+    it stands for, the reviewers' note (or one reviewer's) and its current decision (None =
+    unscreened)."""
 
     doc_id: str
     position: int
@@ -200,7 +201,7 @@ def delete_review(store: Store, name: str) -> None:
     """
     _require(store, name)
     with store._write_transaction() as conn:
-        for table in ("review_decisions", "review_records", "review_files"):
+        for table in ("review_decisions", "review_notes", "review_records", "review_files"):
             conn.execute(f"DELETE FROM {table} WHERE review = ?", (name,))
         conn.execute("DELETE FROM reviews WHERE name = ?", (name,))
 
@@ -281,11 +282,14 @@ def review_records(
 ) -> list[ReviewRecord]:
     """Every record of a review's ``stage`` in import order, with its current decision (see
     :func:`current_decisions`): at ``fulltext`` the records not excluded at title/abstract.
+    Its note is every reviewer's (:func:`litsift.store.review_notes.joined`), or with
+    ``reviewer`` that reviewer's own (blind: no other reviewer's judgement).
 
     Raises:
         ReviewError: no such review.
     """
     from litsift.store import review_stages as rs
+    from litsift.store.review_notes import joined, review_notes
 
     _require(store, name)
     rows = rs.stage_rows(store, name, stage)
@@ -296,17 +300,19 @@ def review_records(
         keep = rs.not_excluded(rs.stage_rows(store, name, "tiab"))
     with store._lock:
         found = store._conn.execute(
-            "SELECT doc_id, position, entries, note FROM review_records WHERE review = ? "
+            "SELECT doc_id, position, entries FROM review_records WHERE review = ? "
             "ORDER BY position",
             (name,),
         ).fetchall()
+    noted = review_notes(store, name, reviewer)
     out = []
-    for doc_id, pos, n, note in found:
+    for doc_id, pos, n in found:
         if keep is not None and doc_id not in keep:
             continue
-        r = decided.get(str(doc_id))
+        r, by = decided.get(str(doc_id)), noted.get(str(doc_id), {})
+        note = joined(by) if reviewer is None else by.get(reviewer, "")
         out.append(
-            ReviewRecord(str(doc_id), int(pos), int(n), str(note), r.decision if r else None,
+            ReviewRecord(str(doc_id), int(pos), int(n), note, r.decision if r else None,
                          r.source if r else None, r.reason if r else "")
         )  # fmt: skip
     return out

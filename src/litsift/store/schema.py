@@ -21,6 +21,7 @@ from litsift.store.schema_tables import (
     CREATE_SQL,
     LABELS_SQL,
     paper_biblio,
+    review_notes,
     review_rounds,
 )
 from litsift.types import Kind
@@ -399,6 +400,7 @@ MIGRATIONS: list[Migration] = [
     _title_blocks,
     review_rounds,
     paper_biblio,
+    review_notes,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

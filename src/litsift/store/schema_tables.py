@@ -1,6 +1,6 @@
 """The statements of the migrations that add the citation tables, a review's screening
-rounds and papers' bibliographic details, apart from the repositories that read and write
-those tables (:mod:`litsift.store.citations`, :mod:`litsift.store.review_stages`,
+rounds, papers' bibliographic details and reviewers' notes, apart from the repositories that
+read and write those tables (:mod:`litsift.store.citations`, :mod:`litsift.store.review_stages`,
 :mod:`litsift.store.biblio`), so that :mod:`litsift.store.schema` imports no repository.
 """
 
@@ -12,8 +12,10 @@ __all__ = [
     "BIBLIO_SQL",
     "CREATE_SQL",
     "LABELS_SQL",
+    "NOTES_SQL",
     "ROUNDS_SQL",
     "paper_biblio",
+    "review_notes",
     "review_rounds",
 ]
 
@@ -82,3 +84,29 @@ def paper_biblio(conn: sqlite3.Connection) -> None:
     of the record's own, no volume or pages, and re-split ``"Given Family"`` names. Papers
     stored before have no row; their next import fills it."""
     conn.execute(BIBLIO_SQL)
+
+
+#: Each reviewer's note on a record of a review (``reviewer`` ``""``: the unnamed reviewer).
+NOTES_SQL = """
+CREATE TABLE IF NOT EXISTS review_notes (
+    review TEXT NOT NULL REFERENCES reviews(name) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    reviewer TEXT NOT NULL DEFAULT '',
+    note TEXT NOT NULL,
+    PRIMARY KEY (review, doc_id, reviewer)
+) WITHOUT ROWID
+"""
+
+
+def review_notes(conn: sqlite3.Connection) -> None:
+    """Notes per reviewer (:mod:`litsift.store.review_notes`): a record's one note in
+    ``review_records.note`` was every reviewer's, so a second reviewer screening blind read
+    the first one's judgement. The notes written before become the unnamed reviewer's (its
+    screening session shows them as before) and the old column is emptied, so nothing reads
+    a stale copy; re-run on a store that has the table, it adds nothing."""
+    conn.execute(NOTES_SQL)
+    conn.execute(
+        "INSERT OR IGNORE INTO review_notes(review, doc_id, reviewer, note) "
+        "SELECT review, doc_id, '', note FROM review_records WHERE TRIM(note) != ''"
+    )
+    conn.execute("UPDATE review_records SET note = '' WHERE note != ''")

@@ -14,6 +14,8 @@ words a reader of the file understands, and are not read back as the record's no
   two or more named reviewers decided (its ``LB`` is ``conflict`` while they disagree), read
   back as that reviewer's decision, so the copy awaits the same resolutions and reports the
   same agreement (Cohen's kappa);
+* ``Note by NAME: ...``: a line of named reviewer NAME's note on the record, read back as
+  that reviewer's note (the unnamed reviewer's note is written as plain lines);
 * ``Resolved by NAME: D`` (or ``Resolved: D``, by the unnamed reviewer): the third decision
   that settled the reviewers' conflict, read back as that resolution;
 * ``Full-text reviewer NAME: D`` or ``Title/abstract reviewer NAME: D`` (``exclude (R)``), and
@@ -78,6 +80,9 @@ class Marks(NamedTuple):
     review: dict[str, str]
     #: the exclusion reasons the record lists (a Rayyan export's, in its order)
     reasons: tuple[str, ...] = ()
+    #: the named reviewers' notes ``((reviewer, note), ...)`` (``Note by alice: ...`` lines;
+    #: ``note`` is the unnamed reviewer's)
+    notes_by: tuple[tuple[str, str], ...] = ()
 
 
 def rayyan_marks(text: str) -> Marks | None:
@@ -124,6 +129,8 @@ def review_settings(marks: Iterable[Marks]) -> tuple[str, list[str], list[str]]:
 
 #: The ``N1`` line of one reviewer's vote (a name may have spaces: the first ": D" ends it).
 VOTE_RE = re.compile(r"Reviewer (.+?): (include|exclude|maybe)(?: \((.+)\))?")
+#: The ``N1`` line of a named reviewer's note (one per line of it).
+NOTE_BY_RE = re.compile(r"Note by (.+?): (.+)")
 #: The ``N1`` line of the decision that resolved the reviewers' conflict.
 RESOLVED_RE = re.compile(r"Resolved(?: by (.+?))?: (include|exclude|maybe)(?: \((.+)\))?")
 
@@ -159,6 +166,7 @@ def mark_lines(
     resolved: tuple[str, str, str] | None = None,
     others: Mapping[str, tuple[Mapping[str, tuple[str, str]], tuple[str, str, str] | None]]
     | None = None,
+    notes_by: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The ``N1`` lines of one record of a review exported at ``stage``: the note's lines, then
     each reviewer's vote and the resolution, the reason of its ``stage`` decision, the stage
@@ -169,8 +177,12 @@ def mark_lines(
         votes: ``{reviewer: (decision, reason)}`` of the named reviewers at ``stage``.
         resolved: ``(reviewer, decision, reason)`` that resolved their conflict at ``stage``.
         others: ``{stage: (votes, resolved)}`` the same at the other stages.
+        notes_by: ``{reviewer: note}`` of the named reviewers (``note``: the unnamed one's),
+            each line ``Note by NAME: ...``.
     """
     lines = [line.strip() for line in note.splitlines() if line.strip()]
+    for who, text in (notes_by or {}).items():
+        lines += [f"Note by {who}: {ln.strip()}" for ln in text.splitlines() if ln.strip()]
     lines += _vote_lines(votes or {}, resolved)
     decision, reason = decisions.get(stage, ("", ""))
     if decision == "exclude" and reason.strip():
@@ -198,9 +210,13 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
     resolved: dict[str, tuple[str, str, str]] = {}  # {stage or "": resolution}
     settings: dict[str, str] = {}
     rayyan: list[Marks] = []
+    by: dict[str, list[str]] = {}
     for line in lines:
         if (from_rayyan := rayyan_marks(line)) is not None:
             rayyan.append(from_rayyan)
+            continue
+        if noted := NOTE_BY_RE.fullmatch(line):
+            by.setdefault(noted[1], []).append(noted[2])
             continue
         setting = next((p for p in _SETTINGS if line.startswith(p)), None)
         if setting is not None:
@@ -245,6 +261,7 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
         {at or stage: r for at, r in resolved.items()},
         settings,
         tuple(dict.fromkeys(why for r in rayyan for why in r.reasons)),
+        tuple((who, "; ".join(text)) for who, text in by.items()),
     )
 
 
@@ -265,7 +282,8 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
         lines = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
         marks = _read_marks(label, lines, decisions)
         if any(
-            (marks.decisions, marks.note, marks.votes, marks.resolved, marks.review, marks.reasons)
-        ):
+            (marks.decisions, marks.note, marks.votes, marks.resolved, marks.review,
+             marks.reasons, marks.notes_by)
+        ):  # fmt: skip
             out[f"record {item.number}"] = marks
     return out
