@@ -1,7 +1,9 @@
 """Where litsift keeps its files: XDG user dirs via platformdirs, ``LITSIFT_HOME`` overrides.
 
-With ``LITSIFT_HOME=/some/dir`` everything (config, store, indexes, caches) lives below that
-directory, which is how tests and ``litsift eval`` keep their own stores apart from the user's.
+With ``LITSIFT_HOME=/some/dir`` the config, store, indexes and log live below that directory,
+which is how tests and ``litsift eval`` keep their own stores apart from the user's. The encoder
+exports and the passage-vector cache stay in the user cache directory, shared by every home
+(:attr:`Paths.models_dir`, :attr:`Paths.embeddings_file`).
 """
 
 from __future__ import annotations

@@ -451,3 +451,20 @@ async def test_a_query_of_punctuation_alone_says_there_is_nothing_to_search(
         await search(pilot, "???")
         assert table(app).row_count == 0
         assert "0 results" in status(app) and "no words to search for" in status(app)
+
+
+async def test_ctrl_c_says_which_key_quits_in_plain_text(empty_service: Any) -> None:
+    """Ctrl+C does not quit a Textual app; its toast says what does. Textual writes it as
+    markup and this app's toasts are plain: it read "Press [b]ctrl+q[/b] to quit the app"."""
+    app = create_app(empty_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(400):  # the empty-store window comes first: Esc closes it
+            if isinstance(app.screen, EmptyStoreScreen):
+                break
+            await pilot.pause(0.05)
+        await pilot.press("escape", "ctrl+c")
+        await pilot.pause()
+        said = [n.message for n in app._notifications if n.title == "Do you want to quit?"]
+        assert said and "[b]" not in said[-1] and "ctrl+q" in said[-1], said
+        assert app.is_running

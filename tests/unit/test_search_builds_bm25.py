@@ -87,5 +87,6 @@ def test_a_dataset_search_with_no_dataset_says_so_before_building_the_papers_bm2
     assert out.exit_code == 1
     assert out.stderr.splitlines() == [
         "error: no datasets in the store yet",
-        "  hint: litsift ingest datasets FILE.jsonl, then litsift index",
+        "  hint: litsift ingest datasets PATH (any format `litsift formats` lists), "
+        "then litsift index",
     ]

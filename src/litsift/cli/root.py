@@ -96,7 +96,8 @@ def demo(ctx: click.Context, data: Path | None, no_tui: bool) -> None:
     if not (data / "papers" / "ml-nlp-papers.jsonl.gz").is_file():
         raise LitsiftError(
             f"sample data not found in {data}",
-            "pass --data DIR, or ingest your own corpus: litsift ingest papers FILE.jsonl",
+            "pass --data DIR, or import your own papers: litsift ingest papers PATH (BibTeX, RIS, "
+            "Zotero, a folder of PDFs, ...: `litsift formats` lists them)",
         )
     with open_service(ctx.obj["home"]) as svc:
         for kind, rel in (

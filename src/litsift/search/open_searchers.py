@@ -86,8 +86,10 @@ class Searchers:
         #: kinds whose dense part a thread is loading (replaced whole under the lock, read
         #: without it: :attr:`loading` never waits for a searcher being opened)
         self._loading: frozenset[Kind] = frozenset()
-        #: bumped by :meth:`invalidate`: a load started before it is not installed
-        self._generation = 0
+        #: per kind, bumped by :meth:`invalidate` of that kind (or of all): a load of the kind
+        #: started before it is not installed; another kind's change leaves it alone (a paper
+        #: load dropped when the dataset build published stayed "dense index loading" for good)
+        self._generation: dict[Kind, int] = dict.fromkeys(Kind, 0)
 
     def load_dense_in_background(self, on_loaded: DenseLoaded | None) -> None:
         """From now on, open each local searcher with BM25 alone and load its dense part in a
@@ -139,7 +141,8 @@ class Searchers:
     ) -> None:
         """Open the full searcher of ``first.kind`` in a thread and put it in ``first``'s
         place (call under the lock)."""
-        kind, generation = first.kind, self._generation
+        kind = first.kind
+        generation = self._generation[kind]
         self._loading = self._loading | {kind}
 
         def load() -> None:
@@ -152,7 +155,7 @@ class Searchers:
             except Exception as err:  # a bug: reported like an index error, never lost
                 error = LitsiftError(f"the {kind.table} dense index did not load: {err}", "")
             with self._lock:
-                current = self._generation == generation and self._open.get(kind) is first
+                current = self._generation[kind] == generation and self._open.get(kind) is first
                 if current and full is not None:
                     self._open[kind] = full
                     self._datasets = None
@@ -236,7 +239,8 @@ class Searchers:
     def invalidate(self, kind: Kind | None = None) -> None:
         """Drop the open searcher of ``kind`` (all when None), e.g. after an ingest or a build."""
         with self._lock:
-            self._generation += 1
+            for k in Kind if kind is None else (kind,):
+                self._generation[k] += 1
             if kind is None:
                 self._open.clear()
             else:

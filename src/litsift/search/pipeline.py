@@ -347,7 +347,8 @@ class SearchPipeline:
         if self.store.count(query.kind) == 0:
             raise IndexMissingError(
                 f"no {query.kind.table} in the store yet",
-                f"litsift ingest {query.kind.table} FILE.jsonl, then litsift index",
+                f"litsift ingest {query.kind.table} PATH (any format `litsift formats` lists), "
+                "then litsift index",
             )
         assert query.k is not None
         ranked = self.chain(Ranked(self.chain.pool(query), k=query.k))

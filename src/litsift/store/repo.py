@@ -92,7 +92,8 @@ class Store:
         if readonly and not self.path.is_file():
             raise StoreError(
                 f"no litsift store at {self.path}",
-                "ingest some records first: litsift ingest papers FILE.jsonl.gz",
+                "ingest some records first: litsift ingest papers PATH "
+                "(`litsift formats` lists what it reads)",
             )
         try:
             if readonly:

@@ -242,6 +242,19 @@ class LitsiftApp(DialogKeys, App[None]):
             return
         await super().action_quit()
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C (Textual's: it copies, it does not quit) says which key quits, as plain text:
+        Textual's own toast is markup (``Press [b]ctrl+q[/b] ...``) and this app's toasts are
+        not, so it showed the tags. A key that works in text is named first."""
+        keys = [
+            b.binding.key
+            for b in self.active_bindings.values()
+            if b.binding.action in ("quit", "app.quit")
+        ]
+        if keys:
+            key = min(keys, key=lambda k: (len(k) == 1, k))  # ctrl+q before q
+            self.notify(f"Press {key} to quit (ctrl+c copies)", title="Do you want to quit?")
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
