@@ -125,6 +125,13 @@ def test_decisions_file_merged_into_another_home_keeps_who_wrote_what(tmp_path: 
     assert [(n["reviewer"], n["note"]) for n in map(json.loads, mine.splitlines()[1:])] == [
         ("alice", HERS)
     ]
+    # one note merged is said in the singular (it read "1 records' notes merged")
+    third = tmp_path / "third"
+    with _svc(third) as s:
+        s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+    (tmp_path / "alice.jsonl").write_text(mine, "utf-8")
+    said = _cli(third, "merge", "don", str(tmp_path / "alice.jsonl")).output
+    assert "a record's note merged" in said, said
 
 
 def test_a_store_of_the_previous_schema_keeps_its_notes(tmp_path: Path) -> None:

@@ -261,7 +261,8 @@ def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewe
             err=True,
         )
     if got["notes"]:
-        click.echo(f"{got['notes']:,} records' notes merged (each under its reviewer's name)")
+        whose = "a record's note" if got["notes"] == 1 else f"{got['notes']:,} records' notes"
+        click.echo(f"{whose} merged (each under its reviewer's name)")
     if got["unnamed"]:
         click.echo(
             f"{got['unnamed']:,} of them without a reviewer's name: merged as {shown}'s own "
