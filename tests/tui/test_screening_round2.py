@@ -184,7 +184,8 @@ async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
     dialog was 90 columns wide (its right border and Cancel off screen), and a note once
     written could not be removed (an emptied note kept the dialog open)."""
     svc = review_service
-    svc.reviews.set_criteria("donners", PICO)
+    keywords = ["pharmacokinetics", "children", "tuberculosis", "rifampicin", "isoniazid"]
+    svc.reviews.set_criteria("donners", PICO, keywords)
     reasons = ["not empirical", "wrong population", "wrong exposure", "wrong outcome", "review",
                "commentary", "thesis", "chapter", "abstract only"]  # fmt: skip
     svc.reviews.set_reasons("donners", reasons)
@@ -192,6 +193,12 @@ async def test_review_screen_at_80x24_shows_the_record_under_long_criteria(
     async with app.run_test(size=(80, 24)) as pilot:
         screen, session, first = await opened(pilot)
         assert screen.query_one("#screening-criteria").region.height <= 3
+        # the keywords come before the criteria: the 3 lines cut the question (shown whole by
+        # `c`), not the keywords (after it, the last two were cut at 80 columns)
+        from tests.tui.test_snapshot import screen_lines
+
+        head = " ".join(screen_lines(app.export_screenshot())[:3])
+        assert all(k in head for k in keywords), head
         # the reasons' keys have a line of their own: long criteria cut them off (a tester)
         keys = screen.query_one("#screening-reasons")
         assert "9 abstract only" in line(screen, "#screening-reasons")

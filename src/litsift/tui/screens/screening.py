@@ -176,10 +176,10 @@ class ScreeningScreen(Screen[None]):
         parts += [f"  ·  stage: {stage}"]
         if session.reviewer:
             parts += [f"  ·  reviewer: {session.reviewer}"]
+        if session.keywords:  # before the criteria: a long question is what the 3 lines cut
+            parts += ["  ·  keywords: ", *[(k + " ", KEYWORD_STYLE) for k in session.keywords]]
         if session.criteria:
             parts += ["  ·  criteria: ", *highlighted(session.criteria, self._keywords, [])]
-        if session.keywords:
-            parts += ["  ·  keywords: ", *[(k + " ", KEYWORD_STYLE) for k in session.keywords]]
         self.query_one("#screening-criteria", Static).update(safe_content(parts))
         keyed = "  ".join(f"{i} {r}" for i, r in enumerate(session.reasons, 1))  # own line:
         reasons = self.query_one("#screening-reasons", Static)  # long criteria never cut it
