@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,25 @@ async def written_answer(pilot: Pilot[object]) -> Any:
             break
         await pilot.pause(0.02)
     return screen
+
+
+@contextmanager
+def llm_home_service(
+    built_home: Path, tmp_path: Path, encoder: object, llm_server: Any, **llm: Any
+) -> Iterator[Any]:
+    """A service over a copy of the session's home whose LLM endpoint is the scripted server
+    on 127.0.0.1 (``llm``: settings of :func:`tests.llm_server.llm_settings`); the server's
+    script is reset first."""
+    import shutil
+
+    from litsift.config import Config
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+    from tests.llm_server import llm_settings
+
+    llm_server.reset()
+    home = tmp_path / "home"
+    shutil.copytree(built_home, home)
+    config = Config(llm=llm_settings(llm_server, **llm))
+    with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+        yield svc

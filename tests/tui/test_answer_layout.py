@@ -4,7 +4,6 @@ answer was left about five, to be read by scrolling."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,25 +11,24 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
-from litsift.config import Config
-from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
-from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
-from tests.tui.conftest import search, written_answer
+from tests.llm_server import ScriptedLLMServer, sse_reply
+from tests.tui.conftest import llm_home_service, search, written_answer
 
 
 @pytest.fixture
 def answer_service(
     built_home: Path, tmp_path: Path, encoder: Any, llm_server: ScriptedLLMServer
 ) -> Iterator[LitsiftService]:
-    llm_server.reset()
-    home = tmp_path / "home"
-    shutil.copytree(built_home, home)
-    config = Config(
-        llm=llm_settings(llm_server, answer_max_records=6, answer_passages_per_record=1)
-    )
-    with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+    with llm_home_service(
+        built_home,
+        tmp_path,
+        encoder,
+        llm_server,
+        answer_max_records=6,
+        answer_passages_per_record=1,
+    ) as svc:
         yield svc
 
 

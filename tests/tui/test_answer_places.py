@@ -4,7 +4,6 @@ import of ../shared/data, the scripted chat-completions server on 127.0.0.1)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,13 +11,12 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
-from litsift.config import Config
-from litsift.paths import get_paths, shared_data_dir
+from litsift.paths import shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.types import Kind
-from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
-from tests.tui.conftest import search, written_answer
+from tests.llm_server import ScriptedLLMServer, sse_reply
+from tests.tui.conftest import llm_home_service, search, written_answer
 
 TEI = shared_data_dir() / "sources" / "fulltext" / "grobid-tei"
 SIZE = (100, 30)
@@ -28,11 +26,7 @@ SIZE = (100, 30)
 def fulltext_service(
     built_home: Path, tmp_path: Path, encoder: Any, llm_server: ScriptedLLMServer
 ) -> Iterator[LitsiftService]:
-    llm_server.reset()
-    home = tmp_path / "home"
-    shutil.copytree(built_home, home)
-    config = Config(llm=llm_settings(llm_server, answer_max_records=1))
-    with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+    with llm_home_service(built_home, tmp_path, encoder, llm_server, answer_max_records=1) as svc:
         tei = TEI / "acl-2020.acl-main.207.grobid-0.6.1.tei.xml"  # SPECTER
         assert not svc.sources.import_paths(Kind.PAPER, [tei]).bad
         svc.build_index(Kind.PAPER)

@@ -3,7 +3,6 @@ real scripted chat-completions server on 127.0.0.1 (tests/llm_server.py)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,8 +10,6 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList, TextArea
 
-from litsift.config import Config
-from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.screens.answer import AnswerScreen
@@ -20,8 +17,8 @@ from litsift.tui.screens.modals import AspectEditScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.tui.widgets.detail_pane import EVIDENCE_STYLE
 from litsift.types import Kind
-from tests.llm_server import ScriptedLLMServer, chat_reply, llm_settings, sse_reply
-from tests.tui.conftest import search, settle, written_answer
+from tests.llm_server import ScriptedLLMServer, chat_reply, sse_reply
+from tests.tui.conftest import llm_home_service, search, settle, written_answer
 
 SIZE = (120, 40)
 ASPECT_QUERY = (
@@ -137,19 +134,16 @@ async def test_llm_actions_explain_themselves_without_endpoint(service: Any) -> 
 def llm_service(
     built_home: Path, tmp_path: Path, encoder: Any, llm_server: ScriptedLLMServer
 ) -> Iterator[LitsiftService]:
-    llm_server.reset()
-    home = tmp_path / "home"
-    shutil.copytree(built_home, home)
-    config = Config(
-        llm=llm_settings(
-            llm_server,
-            rerank_top_n=10,  # one prompt: the scripted reply ranks the whole window
-            aspect_judge_top=2,
-            answer_max_records=2,
-            answer_passages_per_record=1,
-        )
-    )
-    with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
+    with llm_home_service(
+        built_home,
+        tmp_path,
+        encoder,
+        llm_server,
+        rerank_top_n=10,  # one prompt: the scripted reply ranks the whole window
+        aspect_judge_top=2,
+        answer_max_records=2,
+        answer_passages_per_record=1,
+    ) as svc:
         yield svc
 
 
