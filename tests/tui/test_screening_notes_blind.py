@@ -11,21 +11,17 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
-from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_screening_app
 from litsift.tui.screens.modals import PromptScreen
-from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
+from tests.tui.test_screening_screen import SIZE, donners_review, wait_idle
 
 HERS = "exclude: wrong population"
 
 
 @pytest.fixture
 def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
-    if not DONNERS.is_file():
-        pytest.skip(f"{DONNERS} not here")
-    with LitsiftService(get_paths(tmp_path / "home")) as svc:
-        svc.reviews.create("donners", [DONNERS], labels=1)
+    with donners_review(tmp_path) as svc:
         alice = svc.reviews.open("donners", reviewer="alice")
         for paper in alice.papers:  # alice noted every record
             alice.set_note(HERS, paper.id)

@@ -9,23 +9,19 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.store.review_stages import stage_rows
 from litsift.tui.app import create_screening_app
 from litsift.tui.screens.modals import PromptScreen
 from tests.tui.conftest import burst
-from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
+from tests.tui.test_screening_screen import SIZE, donners_review, wait_idle
 
 REASONS = ["wrong population", "wrong intervention", "wrong design"]
 
 
 @pytest.fixture
 def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
-    if not DONNERS.is_file():
-        pytest.skip(f"{DONNERS} not here")
-    with LitsiftService(get_paths(tmp_path / "home")) as svc:
-        svc.reviews.create("donners", [DONNERS], labels=1, reasons=REASONS)
+    with donners_review(tmp_path, reasons=REASONS) as svc:
         yield svc
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +27,21 @@ SETS = shared_data_dir() / "eval" / "screening"
 DONNERS = SETS / "Donners_2021.jsonl.gz"
 
 
-@pytest.fixture
-def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+@contextmanager
+def donners_review(tmp_path: Path, **create: Any) -> Iterator[LitsiftService]:
+    """A home with review ``donners`` of Donners 2021 (one prior include; ``create``: more
+    arguments of ``reviews.create``); skips the test where the set is not here."""
     if not DONNERS.is_file():
         pytest.skip(f"{DONNERS} not here")
     with LitsiftService(get_paths(tmp_path / "home")) as svc:
-        svc.reviews.create(
-            "donners",
-            [DONNERS],
-            criteria="Pharmacokinetics of emicizumab in people with haemophilia A",
-            keywords=["emicizumab"],
-            labels=1,
-        )
+        svc.reviews.create("donners", [DONNERS], labels=1, **create)
+        yield svc
+
+
+@pytest.fixture
+def review_service(tmp_path: Path) -> Iterator[LitsiftService]:
+    criteria = "Pharmacokinetics of emicizumab in people with haemophilia A"
+    with donners_review(tmp_path, criteria=criteria, keywords=["emicizumab"]) as svc:
         yield svc
 
 
