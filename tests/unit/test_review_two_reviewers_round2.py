@@ -184,6 +184,9 @@ def test_a_record_in_conflict_is_counted_once_as_awaiting_resolution(tmp_path: P
     got = _cli(alice, "resolve", "don", ids["a0"], "include", "--reviewer", "carol")
     assert got.exit_code == 0, got.output
     assert got.output.strip().endswith("2 conflicts left")
+    assert "include at title/abstract" in got.output  # the stage by name, not "tiab"
+    listed = _cli(alice, "conflicts", "don").output
+    assert "2 conflicts at title/abstract" in listed and " tiab" not in listed, listed
     c2 = _counts(alice)
     assert (c2["screened"], c2["conflicts"], c2["included"]) == (15, 2, c["included"] + 1)
     assert sum(c2[k] for k in parts) == c2["records"]
@@ -220,13 +223,13 @@ def test_resolve_refuses_a_record_not_in_conflict_and_a_reason_not_the_review_s(
     for key, (decision, why) in refused.items():
         got = _cli(alice, "resolve", "don", ids[key], decision)
         assert got.exit_code == 1, got.output
-        assert "is not in conflict at tiab" in got.output and why in got.output, got.output
+        assert "is not in conflict at title/abstract" in got.output and why in got.output, got.output
         assert "hint: litsift review conflicts don" in got.output
     got = _cli(alice, "resolve", "don", ids["none"], "include")
     assert got.exit_code == 1 and "no reviewer decided it yet" in got.output, got.output
     # in conflict at title/abstract, not at full text: the hint names the stage it is in
     got = _cli(alice, "resolve", "don", ids["a0"], "include", "--stage", "fulltext")
-    assert got.exit_code == 1 and "is not in conflict at fulltext" in got.output, got.output
+    assert got.exit_code == 1 and "is not in conflict at full text" in got.output, got.output
     assert "only alice decided it (include)" in got.output and "--stage tiab" in got.output
     bad = _cli(alice, "resolve", "don", ids["e1"], "exclude", "--reason", "wrong colour")
     assert bad.exit_code == 1, bad.output
@@ -350,7 +353,7 @@ def test_resolve_finds_the_record_by_any_identifier_and_refuses_a_voter(tmp_path
     for written in (f"DOI:{doi.upper()}", doi, f"https://doi.org/{doi}"):
         got = _cli(alice, "resolve", "don", written, "include", "--reviewer", "carol")
         assert got.exit_code == 0, (written, got.output)
-        assert got.output.startswith(f"{target}: include at tiab"), got.output
+        assert got.output.startswith(f"{target}: include at title/abstract"), got.output
     assert _final(alice)[target] == "include"
     wrong = _cli(alice, "resolve", "don", "10.9999/not-here", "include")
     assert wrong.exit_code == 1 and "is not a record of review 'don'" in wrong.output

@@ -109,7 +109,7 @@ def refs_fetch(
         c = report.counts
         click.echo(
             f"{len(seeds):,} paper{'s' if len(seeds) != 1 else ''}, "
-            f"{len(report.walks):,} walks ("
+            f"{len(report.walks):,} walk{'s' if len(report.walks) != 1 else ''} ("
             + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
             + f"); {c.read:,} works read, {c.added:,} added, {c.merged:,} merged; "
             f"{report.edges_added:,} new edges"

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from litsift.cli.common import criteria_text, open_service, reports_errors
+from litsift.store.review_stages import STAGE_NAMES
 from litsift.text import for_terminal, shell_word
 
 __all__ = ["ROUND_COMMANDS"]
@@ -310,7 +311,8 @@ def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -
         return
     for a in agree:
         click.echo(_kappa(a))
-    click.echo(f"{len(found):,} conflicts at {stage}")
+    n = len(found)
+    click.echo(f"{n:,} conflict{'' if n == 1 else 's'} at {STAGE_NAMES.get(stage, stage)}")
     for c in found:
         votes = ", ".join(
             f"{for_terminal(who or '(unnamed)', keep_newlines=False)} {v}"
@@ -353,7 +355,8 @@ def review_resolve(
         doc_id = svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
         left = len(svc.reviews.conflicts(name, stage))
     plural = "conflict" if left == 1 else "conflicts"
-    click.echo(f"{for_terminal(doc_id)}: {decision} at {stage}; {left:,} {plural} left")
+    at = STAGE_NAMES.get(stage, stage)
+    click.echo(f"{for_terminal(doc_id)}: {decision} at {at}; {left:,} {plural} left")
 
 
 @click.command("prisma")

@@ -235,11 +235,13 @@ def resolution_reason(
         other = next(s for s in STAGES if s != stage)
         there = votes(stage_rows(store, name, other)).get(doc_id, [])
         hint = f"litsift review conflicts {shlex.quote(name)} lists the records to resolve" + (
-            f"; it is in conflict at {other}: add --stage {other}"
+            f"; it is in conflict at {STAGE_NAMES[other]}: add --stage {other}"
             if len({r.decision for r in there}) > 1
             else ""
         )
-        raise ReviewError(f"{doc_id} is not in conflict at {stage}: {_agreed(cast)}", hint)
+        raise ReviewError(
+            f"{doc_id} is not in conflict at {STAGE_NAMES.get(stage, stage)}: {_agreed(cast)}", hint
+        )
     given = " ".join(reason.split())
     if not given:
         return ""

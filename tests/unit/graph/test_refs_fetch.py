@@ -285,6 +285,6 @@ def test_offline_a_fetch_fails_at_once_and_says_why(tmp_path: Path) -> None:
     started = time.monotonic()
     code, out, err = _run(home, SEED)
     assert time.monotonic() - started < 5
-    assert code == 1 and "1 failed" in out
+    assert code == 1 and "1 walk (1 failed)" in out  # "1 walks" before
     assert "cannot resolve the server's name (no network, or a wrong base_url)" in err
     assert "the network" in err and "run the same command" not in err  # also the app's hint
