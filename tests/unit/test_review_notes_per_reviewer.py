@@ -70,12 +70,14 @@ def test_bob_in_alices_home_does_not_see_her_note(tmp_path: Path) -> None:
 
 
 def test_show_csv_and_ris_carry_every_note_under_its_reviewer(tmp_path: Path) -> None:
+    """Each note is under its reviewer's name in ``review show``, and both exports made a
+    review again give each note back to whoever wrote it."""
     home = tmp_path / "home"
     with _svc(home) as s:
         first, second = _noted(s)
         rows = {r["id"]: r for r in csv.DictReader(io.StringIO(s.reviews.export("don", "csv")))}
         ris = s.reviews.export("don", "ris")
-    assert rows[first]["note"] == f"alice: {HERS}; bob: {HIS}"
+    assert rows[first]["note"] == f"Note by alice: {HERS}\nNote by bob: {HIS}"
     assert rows[second]["note"] == OWN
     refs = {r["id"]: r for r in rispy.loads(ris)}
     assert f"Note by alice: {HERS}" in refs[first]["notes"]
@@ -97,6 +99,14 @@ def test_show_csv_and_ris_carry_every_note_under_its_reviewer(tmp_path: Path) ->
         assert _by_reviewer(s, "copy") == {(first, "alice"): HERS, (first, "bob"): HIS,
                                            (second, ""): OWN}  # fmt: skip
         assert s.reviews.open("copy", reviewer="bob").note_of(first) == HIS
+
+    # the CSV copy as well (its notes all went to the unnamed reviewer, "alice: ...; bob: ...")
+    with _svc(home) as s:
+        (tmp_path / "don.csv").write_text(s.reviews.export("don", "csv"), "utf-8")
+    _cli(home, "new", "from-csv", "--from", str(tmp_path / "don.csv"), "--labels", "none")
+    with _svc(home) as s:
+        assert _by_reviewer(s, "from-csv") == {(first, "alice"): HERS, (first, "bob"): HIS,
+                                               (second, ""): OWN}  # fmt: skip
 
 
 def test_decisions_file_merged_into_another_home_keeps_who_wrote_what(tmp_path: Path) -> None:

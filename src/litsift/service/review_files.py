@@ -27,14 +27,26 @@ def to_csv(
     ids: dict[str, dict[str, str]],
     stage: str,
     pdfs: dict[str, list[str]],
+    noted: dict[str, dict[str, str]] | None = None,
 ) -> str:
+    """The review's table: one row per record (``_CSV_COLUMNS``). The ``note`` cell holds the
+    unnamed reviewer's note as written, then each named reviewer's lines as ``Note by NAME:
+    ...`` (the RIS export's ``N1`` lines), so ``review new --from`` the file gives each note
+    back to whoever wrote it; ``noted`` is :func:`litsift.store.review_notes.review_notes`
+    (None: the rows' own notes, unattributed)."""
+    from litsift.sources.formats.ris_review import note_lines
+
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(_CSV_COLUMNS)
     for r, p in rows:
         got = ids.get(r.doc_id, {})
+        note = r.note
+        if noted is not None:
+            by = noted.get(r.doc_id, {})
+            note = "\n".join(note_lines(by.get("", ""), {w: t for w, t in by.items() if w}))
         out.writerow(
-            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", r.note, p.title,
+            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", note, p.title,
              p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
              "; ".join(pdfs.get(r.doc_id, []))]
         )  # fmt: skip

@@ -140,7 +140,10 @@ class ReviewRounds:
         rows = [(r, p) for r, p in got if which in ("all", r.decision or r.source or "unscreened")]
         ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r, _ in rows])
         if fmt == "csv":
-            return to_csv(rows, ids, stage, attachment_paths(store, [r.doc_id for r, _ in rows]))
+            from litsift.store.review_notes import review_notes
+
+            pdfs = attachment_paths(store, [r.doc_id for r, _ in rows])
+            return to_csv(rows, ids, stage, pdfs, review_notes(store, name))
         if fmt == "ris":
             return to_ris(store, name, stage, rows, ids)
         raise ReviewError(f"unknown export format {fmt!r}", "choose csv, ris or decisions")

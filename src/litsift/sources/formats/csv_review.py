@@ -2,7 +2,8 @@
 FILE.csv``: columns ``id, decision, reason, stage, source, note, title, ...``), so that
 ``litsift review new NAME --from`` that file keeps each record's decision at the exported stage
 (``include``, ``exclude`` or ``maybe``; ``conflict`` and ``unscreened`` rows none), the reason
-of an exclude and the record's note. The reviewers' votes and the other stage's decisions are
+of an exclude and the record's notes (a named reviewer's ``Note by NAME: ...`` lines go back to
+that reviewer, as from the RIS export). The reviewers' votes and the other stage's decisions are
 in the RIS export only (:mod:`litsift.sources.formats.ris_review`).
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from litsift.errors import IngestError
 from litsift.sources.base import clean_text, read_text
-from litsift.sources.formats.ris_review import STAGE_LABELS, Marks
+from litsift.sources.formats.ris_review import STAGE_LABELS, Marks, split_note_lines
 
 __all__ = ["is_review_csv", "review_csv_marks"]
 
@@ -65,7 +66,8 @@ def review_csv_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]
         if stage not in STAGE_LABELS:
             got = {}
         i = col.get("note", -1)
-        note = cells[i].strip() if 0 <= i < len(cells) else ""  # its lines as written
-        if got or note:
-            out[f"row {n}"] = Marks(got, note, {}, {}, {})
+        cell = cells[i] if 0 <= i < len(cells) else ""  # its lines as written
+        note, notes_by = split_note_lines(cell.splitlines())
+        if got or note or notes_by:
+            out[f"row {n}"] = Marks(got, note, {}, {}, {}, notes_by=notes_by)
     return out

@@ -158,6 +158,30 @@ def _other_stage(line: str) -> tuple[str, str]:
     return "", line
 
 
+def note_lines(note: str, notes_by: Mapping[str, str]) -> list[str]:
+    """A record's notes as lines: the unnamed reviewer's ``note`` as written, then each named
+    reviewer's (``{reviewer: note}``) as ``Note by NAME: ...`` lines (:func:`split_note_lines`
+    reads them back)."""
+    lines = [line.strip() for line in note.splitlines() if line.strip()]
+    for who, text in notes_by.items():
+        lines += [f"Note by {who}: {ln.strip()}" for ln in text.splitlines() if ln.strip()]
+    return lines
+
+
+def split_note_lines(lines: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``(note, ((reviewer, note), ...))`` of :func:`note_lines`' lines: the lines without a
+    ``Note by NAME:`` prefix (the unnamed reviewer's, joined by newlines) and each named
+    reviewer's lines joined, in the order the names first appear."""
+    plain: list[str] = []
+    by: dict[str, list[str]] = {}
+    for line in lines:
+        if noted := NOTE_BY_RE.fullmatch(line.strip()):
+            by.setdefault(noted[1], []).append(noted[2])
+        elif line.strip():
+            plain.append(line.strip())
+    return "\n".join(plain), tuple((who, "\n".join(t)) for who, t in by.items())
+
+
 def mark_lines(
     stage: str,
     decisions: Mapping[str, tuple[str, str]],
@@ -180,9 +204,7 @@ def mark_lines(
         notes_by: ``{reviewer: note}`` of the named reviewers (``note``: the unnamed one's),
             each line ``Note by NAME: ...``.
     """
-    lines = [line.strip() for line in note.splitlines() if line.strip()]
-    for who, text in (notes_by or {}).items():
-        lines += [f"Note by {who}: {ln.strip()}" for ln in text.splitlines() if ln.strip()]
+    lines = note_lines(note, notes_by or {})
     lines += _vote_lines(votes or {}, resolved)
     decision, reason = decisions.get(stage, ("", ""))
     if decision == "exclude" and reason.strip():
