@@ -223,7 +223,8 @@ def test_resolve_refuses_a_record_not_in_conflict_and_a_reason_not_the_review_s(
     for key, (decision, why) in refused.items():
         got = _cli(alice, "resolve", "don", ids[key], decision)
         assert got.exit_code == 1, got.output
-        assert "is not in conflict at title/abstract" in got.output and why in got.output, got.output
+        said = got.output
+        assert "is not in conflict at title/abstract" in said and why in said, said
         assert "hint: litsift review conflicts don" in got.output
     got = _cli(alice, "resolve", "don", ids["none"], "include")
     assert got.exit_code == 1 and "no reviewer decided it yet" in got.output, got.output
