@@ -84,7 +84,9 @@ async def test_the_screening_footer_keeps_quit_and_help_and_cuts_whole_keys(
     tmp_path: Any, size: tuple[int, int]
 ) -> None:
     """``litsift review screen`` had Textual's footer: at 80 columns a key was cut inside its
-    name and ^q Quit was gone."""
+    name and ^q Quit was gone. Then "c Criteria" was left out to keep the command palette's
+    "^p palette" at the right end: the screen's keys now go first (^p works unshown, f1
+    lists it)."""
     from litsift.paths import get_paths
     from litsift.service.facade import LitsiftService
     from litsift.tui.app import create_screening_app
@@ -101,6 +103,10 @@ async def test_the_screening_footer_keeps_quit_and_help_and_cuts_whole_keys(
             await wait_idle(pilot)
             assert_narrow_footer(bottom_line(app), size[0], "i Include")
             line = app.screen.query_one(KeyFooter).render().plain
+            if size[0] >= 80:  # every key: "c Criteria" was cut to keep "^p palette" shown
+                for key in ("x Exclude", "m Maybe", "u Undo", "n Note", "c Criteria"):
+                    assert key in line, line
+                assert "…" not in line and "palette" not in line, line
             await pilot.click(KeyFooter, offset=(line.index("f1 Help") + 1, 0))
             await pilot.pause()
             assert isinstance(app.screen, HelpScreen)

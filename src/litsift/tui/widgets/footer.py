@@ -180,6 +180,11 @@ class KeyFooter(Widget):
             room = right.cell_len  # justified right in its room, as a right-justified column
             right.rstrip()
             right.pad_left(room - right.cell_len)
+        left, self._spans = keys(self._shown, self._where)
+        if left.cell_len + right.cell_len > self.size.width:
+            # the palette's key goes before any of the screen's (at 80 columns the screening
+            # screen lost "c Criteria" to it): ^p works unshown, and f1 lists it
+            right, self._palette_spans = Text(end=""), []
         # the palette's key at the right end: what a two-column grid lays out, without
         # measuring a Rich table on every repaint. Keys that do not fit are left out whole,
         # the screen's last ones first, never the app's own (^q Quit, f1 Help): cut at the
@@ -187,7 +192,6 @@ class KeyFooter(Widget):
         width = max(0, self.size.width - right.cell_len)
         split = len(self._shown) - self._app_keys
         screen_keys, app_keys = self._shown[:split], self._shown[split:]
-        left, self._spans = keys(self._shown, self._where)
         while left.cell_len > width and screen_keys:
             screen_keys = screen_keys[:-1]
             left, spans = keys(screen_keys, self._where)
