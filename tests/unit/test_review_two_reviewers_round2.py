@@ -420,6 +420,32 @@ def test_merged_reasons_not_on_the_list_join_it_and_are_said(tmp_path: Path) -> 
         assert set(a.reviews.prisma("don").reasons) <= {*REASONS, "bogus reason", ""}
 
 
+def test_a_review_without_reasons_takes_the_merged_file_s_list_in_its_key_order(
+    tmp_path: Path,
+) -> None:
+    """Merged into a review without reasons, the reasons joined in the order bob's decisions
+    used them, so alice's key 1 excluded for what bob's key 3 meant. The decisions file's
+    header now lists the review's reasons; a review without any takes that list whole, in
+    its order, and one with a list adds the reasons used, in the file's order."""
+    alice, carol, bob = tmp_path / "alice", tmp_path / "carol", tmp_path / "bob"
+    theirs = ["wrong population", "wrong design", "wrong outcome", "not about emicizumab"]
+    with _svc(alice) as a, _svc(carol) as c, _svc(bob) as b:
+        a.reviews.create("don", [DONNERS], labels="none")
+        c.reviews.create("don", [DONNERS], labels="none", reasons=["review"])
+        b.reviews.create("don", [DONNERS], labels="none", reasons=theirs)
+        session = b.reviews.open("don", reviewer="bob")
+        for reason in (theirs[3], theirs[1], theirs[3]):  # key 4 first, then key 2
+            session.decide("exclude", reason)
+        text = b.reviews.export_decisions("don", "bob")
+    assert json.loads(text.splitlines()[0])["reasons"] == theirs
+    (tmp_path / "bob.jsonl").write_text(text, "utf-8")
+    for home in (alice, carol):
+        assert _cli(home, "merge", "don", str(tmp_path / "bob.jsonl")).exit_code == 0
+    with _svc(alice) as a, _svc(carol) as c:
+        assert a.reviews.reasons("don") == theirs  # keys 1-9 as bob's
+        assert c.reviews.reasons("don") == ["review", theirs[1], theirs[3]]
+
+
 def test_merge_and_show_name_each_stage_s_conflicts_with_the_command_that_lists_them(
     tmp_path: Path,
 ) -> None:

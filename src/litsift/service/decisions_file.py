@@ -28,16 +28,18 @@ DECISIONS_FORMAT = "litsift-review-decisions"
 
 
 def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
-    """The file's text: every stage's current decisions of the review's reviewers (of
+    """The file's text: the header (with the review's exclusion reasons in their key order,
+    ``"reasons"``), every stage's current decisions of the review's reviewers (of
     ``reviewer`` only when given; priors left out: they come with the review's files), then
     each reviewer's notes on the records, under the reviewer's name (of ``reviewer`` only
     when given), in the records' order."""
     from litsift.store.review_notes import review_notes
-    from litsift.store.review_stages import STAGES, stage_rows
+    from litsift.store.review_stages import STAGES, get_reasons, stage_rows
     from litsift.store.reviews import review_records
 
     position = {r.doc_id: r.position for r in review_records(store, name)}
-    lines = [json.dumps({"format": DECISIONS_FORMAT, "version": 1, "review": name})]
+    head = {"format": DECISIONS_FORMAT, "version": 1, "review": name}
+    lines = [json.dumps({**head, "reasons": get_reasons(store, name)}, ensure_ascii=True)]
     for stage in STAGES:
         rows = [r for r in stage_rows(store, name, stage)
                 if r.source != "prior" and reviewer in (None, r.reviewer)]  # fmt: skip
@@ -89,9 +91,12 @@ def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> d
     return got
 
 
-def read_decisions(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
-    """The rows of a decisions file (decisions and notes), each with its line number, and
-    ``(line, why)`` for each row that is not one (the others are kept).
+def read_decisions(
+    path: Path,
+) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]], list[str]]:
+    """The rows of a decisions file (decisions and notes), each with its line number,
+    ``(line, why)`` for each row that is not one (the others are kept), and the exclusion
+    reasons its header lists in their key order (``[]`` in a file written before they were).
 
     Raises:
         ReviewError: the file cannot be read, or its first row is not the decisions header.
@@ -121,4 +126,8 @@ def read_decisions(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[t
             items.append((n, item))
         else:
             bad.append((n, f"not a decision (a JSON {type(item).__name__})"))
-    return items, bad
+    listed = head.get("reasons")
+    if not isinstance(listed, list):
+        listed = []
+    reasons = [" ".join(r.split()) for r in listed if isinstance(r, str) and r.strip()]
+    return items, bad, reasons

@@ -195,8 +195,10 @@ class ReviewRounds:
         notes: list[tuple[str, str, str]] = []
         unmatched = 0
         bad: list[str] = []
+        listed: list[str] = []  # the files' reasons lists, in their key order
         for path in paths:
-            items, skipped = read_decisions(Path(path))
+            items, skipped, reasons = read_decisions(Path(path))
+            listed += reasons
             for n, item in items:
                 stage, decision = item.get("stage"), item.get("decision")
                 if "note" in item and decision is None and isinstance(item["note"], str):
@@ -240,16 +242,24 @@ class ReviewRounds:
                     why = "without a reviewer's name, differs from this review's own decision"
                     bad.append(f"{where}: {r.doc_id} {r.decision} at {stage}, {why}")
         noted = merge_notes(store, name, notes)["added"] if notes else 0
-        return {**got, "bad": bad, "notes": noted, **self._merged_reasons(name, came)}
+        return {**got, "bad": bad, "notes": noted, **self._merged_reasons(name, came, listed)}
 
-    def _merged_reasons(self, name: str, came: list[str]) -> dict[str, list[str]]:
+    def _merged_reasons(
+        self, name: str, came: list[str], listed: list[str]
+    ) -> dict[str, list[str]]:
         """Reasons of merged decisions that are not on the review's list join it (keys 1-9;
         as a review's RIS copy brings its reasons), so the PRISMA diagram's reasons are the
-        review's; beyond 9 they are named, for ``litsift review reasons`` to sort out."""
+        review's; beyond 9 they are named, for ``litsift review reasons`` to sort out. They
+        join in the order of the files' lists (``listed``: the other reviewer's keys), those
+        no list names after them; a review without reasons takes the files' whole lists, so
+        both reviewers' keys 1-9 mean the same reasons."""
         from litsift.store.review_stages import MAX_REASONS, get_reasons, set_reasons
 
         have = get_reasons(self._store(), name)
-        new = [r for r in dict.fromkeys(" ".join(c.split()) for c in came) if r not in have]
+        spelt = dict.fromkeys(" ".join(c.split()) for c in came)
+        if have:
+            listed = [r for r in listed if r in spelt]
+        new = [r for r in dict.fromkeys([*listed, *spelt]) if r not in have]
         room = new[: max(0, MAX_REASONS - len(have))]
         if room:
             set_reasons(self._store(), name, [*have, *room])
