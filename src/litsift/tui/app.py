@@ -251,9 +251,18 @@ class LitsiftApp(DialogKeys, App[None]):
             for b in self.active_bindings.values()
             if b.binding.action in ("quit", "app.quit")
         ]
+        # in a dialog the app's bindings are not active, but its priority ones work
+        keys += [k for k, b in self._bindings if b.action in ("quit", "app.quit") and b.priority]
         if keys:
             key = min(keys, key=lambda k: (len(k) == 1, k))  # ctrl+q before q
             self.notify(f"Press {key} to quit (ctrl+c copies)", title="Do you want to quit?")
+
+    def key_ctrl_c(self) -> None:
+        """Ctrl+C that no binding took: in a dialog (help, criteria, answer, feed, ...) the
+        app's Ctrl+C binding is not active (Textual leaves the app's bindings out of a modal
+        screen's) and the screen's own copies only selected text, so the key did nothing;
+        Textual hands an unbound key to the app's ``key_`` method."""
+        self.action_help_quit()
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
