@@ -26,6 +26,40 @@ PAPER_SLICE_STEP = 10
 PAPER_SLICE_SIZE = 2000
 
 
+def copy_home(src: Path, dst: Path, *, dirs_exist_ok: bool = False) -> Path:
+    """Copy a litsift home (or any tree holding SQLite files) to ``dst``; returns ``dst``.
+
+    ``shutil.copytree`` opens each file as a plain file and closes it, and closing any
+    descriptor of a file drops every POSIX lock this process holds on it (SQLite, "How To
+    Corrupt An SQLite Database File", 2.2). The session's home is open in this process (the
+    ``service`` fixture), so after such a copy a child process (a test running ``litsift``
+    in a subprocess or a terminal) that closed its connection took itself for the last one and
+    deleted the ``-wal`` and ``-shm`` files the session's connections still used: the next
+    search here failed with "disk I/O error" (tests/unit/test_copy_home.py). SQLite files
+    (``*.sqlite``) are copied through SQLite's online backup API instead, which keeps the
+    locks; their ``-wal`` / ``-shm`` files are not copied (the backup holds their pages)."""
+    import shutil
+    import sqlite3
+    from contextlib import closing
+
+    def copy(source: str, target: str) -> object:
+        if not source.endswith(".sqlite"):
+            return shutil.copy2(source, target)
+        uri = f"{Path(source).as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as a, closing(sqlite3.connect(target)) as b:
+            a.backup(b)
+        return target
+
+    shutil.copytree(
+        src,
+        dst,
+        ignore=shutil.ignore_patterns("*.sqlite-wal", "*.sqlite-shm"),
+        copy_function=copy,
+        dirs_exist_ok=dirs_exist_ok,
+    )
+    return dst
+
+
 def read_jsonl_gz(path: Path) -> list[dict]:
     """All rows of a JSONL(.gz) file, split on \\n only (U+2028 appears inside strings)."""
     opener = gzip.open if path.suffix == ".gz" else open

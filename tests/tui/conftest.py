@@ -15,6 +15,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 from textual.worker import WorkerCancelled
 
+from tests.conftest import copy_home
+
 #: a paper whose text looks like Rich/Textual markup; it must render literally
 MARKUP_PAPERS = [
     {
@@ -166,7 +168,6 @@ def llm_home_service(
     """A service over a copy of the session's home whose LLM endpoint is the scripted server
     on 127.0.0.1 (``llm``: settings of :func:`tests.llm_server.llm_settings`); the server's
     script is reset first."""
-    import shutil
 
     from litsift.config import Config
     from litsift.paths import get_paths
@@ -175,7 +176,7 @@ def llm_home_service(
 
     llm_server.reset()
     home = tmp_path / "home"
-    shutil.copytree(built_home, home)
+    copy_home(built_home, home)
     config = Config(llm=llm_settings(llm_server, **llm))
     with LitsiftService(get_paths(home), config=config, encoder=encoder) as svc:
         yield svc

@@ -5,7 +5,6 @@ real session store."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from litsift.tui.app import create_app
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.types import Kind, Label, Query, SearchResult
+from tests.conftest import copy_home
 from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
@@ -35,7 +35,7 @@ def query_input(app: Any) -> Input:
 @pytest.fixture
 def wservice(built_home: Path, tmp_path: Path, encoder: Any) -> Iterator[LitsiftService]:
     home = tmp_path / "home"
-    shutil.copytree(built_home, home)
+    copy_home(built_home, home)
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
         yield svc
 

@@ -5,13 +5,13 @@ with the reason where mounting is forbidden."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.tui.widgets import StatusLine
+from tests.conftest import copy_home
 from tests.tui.conftest import search, settle
 from tests.unit.test_environment_faults import QUERY, home40, read_only_view
 
@@ -23,7 +23,7 @@ SIZE = (120, 40)
 async def test_read_only_home_searches_and_says_nothing_is_saved(
     home40: Path, tmp_path: Path
 ) -> None:
-    shutil.copytree(home40, tmp_path / "home")
+    copy_home(home40, tmp_path / "home")
     with read_only_view(tmp_path / "home", tmp_path / "ro") as home:
         svc = LitsiftService(get_paths(home))
         try:

@@ -3,7 +3,6 @@ export, more like this — over writable copies of the real session store."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from litsift.tui.app import create_app
 from litsift.tui.screens.modals import ExportScreen, HistoryScreen, NoteScreen
 from litsift.tui.widgets import DetailPane, ResultsTable, StatusLine
 from litsift.types import Kind, Label, Query
+from tests.conftest import copy_home
 from tests.tui.conftest import burst, search, settle
 
 SIZE = (120, 40)
@@ -39,7 +39,7 @@ def status(app: Any) -> str:
 @pytest.fixture
 def home(built_home: Path, tmp_path: Path) -> Path:
     dst = tmp_path / "home"
-    shutil.copytree(built_home, dst)
+    copy_home(built_home, dst)
     return dst
 
 

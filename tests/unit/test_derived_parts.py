@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.search.aspects.decompose import decompose
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query
-from tests.conftest import PAPERS_GZ, read_jsonl_gz
+from tests.conftest import PAPERS_GZ, copy_home, read_jsonl_gz
 from tests.unit.test_index_damage import MemoEncoder
 
 QUERIES = ("citation graph of scientific literature", "electrical stimulation of muscles")
@@ -115,7 +114,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory, memo_encoder):  # type: i
 @pytest.fixture
 def home(pristine, tmp_path: Path) -> tuple[Path, Snapshot]:  # type: ignore[no-untyped-def]
     src, before = pristine
-    shutil.copytree(src, tmp_path / "home")
+    copy_home(src, tmp_path / "home")
     return tmp_path / "home", before
 
 

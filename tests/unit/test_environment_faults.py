@@ -29,7 +29,7 @@ from litsift.service.facade import LitsiftService
 from litsift.store import Store
 from litsift.store.faults import LOW_SPACE_BYTES, machine_fault
 from litsift.types import Kind, Label
-from tests.conftest import PAPERS_GZ, SHARED_DATA, read_jsonl_gz
+from tests.conftest import PAPERS_GZ, SHARED_DATA, copy_home, read_jsonl_gz
 
 REPO = Path(__file__).resolve().parents[2]
 N_PAPERS = 40
@@ -157,15 +157,14 @@ def home40(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def writable_hits(home40: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     copy = tmp_path_factory.mktemp("w") / "home"
-    shutil.copytree(home40, copy)
+    copy_home(home40, copy)
     ids = hit_ids(litsift(copy, "search", QUERY, "-k", "5", "--json"))
     assert ids
     return ids
 
 
-def copy_home(home40: Path, dest: Path) -> Path:
-    shutil.copytree(home40, dest, dirs_exist_ok=True)
-    return dest
+def copied(home40: Path, dest: Path) -> Path:
+    return copy_home(home40, dest, dirs_exist_ok=True)
 
 
 # ------------------------------------------------------------------ a full disk
@@ -176,7 +175,7 @@ def test_full_disk_search_and_config_answer_and_say_why_nothing_is_saved(
 ) -> None:
     """Was: "the store ... is unreadable: disk I/O error -- hint: move the file away"."""
     with tmpfs(tmp_path / "mnt", "3m") as root:
-        home = copy_home(home40, root / "home")
+        home = copied(home40, root / "home")
         fill(root)
         found = litsift(home, "search", QUERY, "-k", "5", "--json")
         config = litsift(home, "config")
@@ -208,7 +207,7 @@ def test_full_disk_ingest_counts_only_committed_rows_and_blames_no_file(
     # 12 MB: after the filler goes, the rerun must fit the store with its identity keys and
     # title postings (the first-author postings of issue 32 outgrew 6 MB on the BibTeX files)
     with tmpfs(tmp_path / "mnt", "12m") as root:
-        home = copy_home(home40, root / "home")
+        home = copied(home40, root / "home")
         filler = fill(root, leave=room)
         done = litsift(home, "ingest", "papers", *files)
         filler.unlink()  # room for SQLite to open the store and read it back
@@ -235,7 +234,7 @@ def test_full_disk_index_and_ingest_are_not_bugs(home40: Path, tmp_path: Path) -
     more = tmp_path / "more.jsonl"
     more.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with tmpfs(tmp_path / "mnt", "4m") as root:
-        home = copy_home(home40, root / "home")
+        home = copied(home40, root / "home")
         assert litsift(home, "ingest", "papers", str(more)).returncode == 0
         fill(root, leave=LOW_SPACE_BYTES + (16 << 10))
         index = litsift(home, "index", "papers", "--quiet")
@@ -257,7 +256,7 @@ def test_read_only_mount_searches_like_the_writable_home(
 ) -> None:
     """Was: every command, search included, said the store is unreadable; ingest, sync and
     rq exited 2 as bugs. The snapshot lacks the home's empty cache dir (never made here)."""
-    source = copy_home(home40, tmp_path / "home")
+    source = copied(home40, tmp_path / "home")
     shutil.rmtree(source / "cache")
     with read_only_view(source, tmp_path / "ro") as home:
         found = litsift(home, "search", QUERY, "-k", "5", "--json")
@@ -306,7 +305,7 @@ def test_read_only_mount_with_wal_searches_and_reads_the_wal(
     """Was: with WAL files present, search said the BM25 index "is damaged" (tantivy could not
     take its lock file) and suggested a rebuild. Rows that live only in the -wal are read:
     in place when the -shm file is there, from a private copy when it is not."""
-    home = copy_home(home40, tmp_path / "home")
+    home = copied(home40, tmp_path / "home")
     store_file = home / "data" / "litsift.sqlite"
     _write_into_wal(store_file, read_jsonl_gz(PAPERS_GZ)[N_PAPERS : N_PAPERS + 7], tmp_path)
     if shm == "gone":
@@ -327,7 +326,7 @@ def test_read_only_home_keeps_no_history_and_refuses_labels_with_the_reason(
     label) say the home is read-only, not that the store is unreadable."""
     from litsift.types import Query
 
-    with read_only_view(copy_home(home40, tmp_path / "home"), tmp_path / "ro") as home:
+    with read_only_view(copied(home40, tmp_path / "home"), tmp_path / "ro") as home:
         with LitsiftService(get_paths(home)) as svc:
             query = Query(QUERY, Kind.PAPER, k=3)
             hits = svc.search(query).hits
@@ -365,7 +364,7 @@ def test_unwritable_directory_searches_as_a_user_bound_by_permissions(
 ) -> None:
     """The same home made read-only with ``chmod -w`` (a shared lab copy), searched by a
     process that obeys the permission bits."""
-    with unwritable(copy_home(home40, tmp_path / "home")) as home:
+    with unwritable(copied(home40, tmp_path / "home")) as home:
         found = litsift(home, "search", QUERY, "-k", "5", "--json", drop_dac=True)
         ingest = litsift(home, "ingest", "papers", str(BIB_FILES[0]), drop_dac=True)
     assert hit_ids(found) == writable_hits
@@ -379,7 +378,7 @@ def test_unwritable_directory_searches_as_a_user_bound_by_permissions(
 
 
 def test_a_lock_held_by_another_process_is_told_as_locked(home40: Path, tmp_path: Path) -> None:
-    store_file = copy_home(home40, tmp_path / "home") / "data" / "litsift.sqlite"
+    store_file = copied(home40, tmp_path / "home") / "data" / "litsift.sqlite"
     holder = sqlite3.connect(store_file)
     holder.execute("BEGIN IMMEDIATE")
     try:
@@ -401,7 +400,7 @@ def test_a_damaged_store_is_called_damaged_only_with_quick_check_and_kept(
     home40: Path, tmp_path: Path, where: str
 ) -> None:
     """Was: "unreadable ... hint: move the file away and ingest your records again"."""
-    home = copy_home(home40, tmp_path / "home")
+    home = copied(home40, tmp_path / "home")
     store_file = home / "data" / "litsift.sqlite"
     with sqlite3.connect(store_file) as conn:
         page = int(conn.execute("PRAGMA page_size").fetchone()[0])
@@ -426,7 +425,7 @@ def test_read_only_mount_searches_with_the_dense_index(
 ) -> None:
     """hnswlib and the sentence store are read without writing: the answer is the full
     hybrid, as on the writable home."""
-    home = copy_home(home40, tmp_path / "home")
+    home = copied(home40, tmp_path / "home")
     with LitsiftService(get_paths(home), encoder=encoder) as svc:  # type: ignore[arg-type]
         svc.build_index(Kind.PAPER)
     writable = litsift(home, "search", QUERY, "-k", "5", "--json")
@@ -444,7 +443,7 @@ def test_an_unreadable_store_is_permission_denied_not_damaged(home40: Path, tmp_
     away". The file is fine; this user may not read it."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to run the CLI without CAP_DAC_OVERRIDE")
-    home = copy_home(home40, tmp_path / "home")
+    home = copied(home40, tmp_path / "home")
     store_file = home / "data" / "litsift.sqlite"
     store_file.chmod(0)
     try:

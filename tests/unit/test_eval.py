@@ -10,7 +10,6 @@ fails them.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import ir_measures
@@ -25,7 +24,7 @@ from litsift.eval.loaders import datafinder_query_key, load_datafinder
 from litsift.eval.measures import bootstrap_std, evaluate, paired_test, per_query
 from litsift.eval.trec import read_qrels, read_run, trec_id, write_run
 from litsift.types import Kind, YearRange
-from tests.conftest import DATASETS_GZ, EVAL_DIR, SHARED_DATA, scifact_slice
+from tests.conftest import DATASETS_GZ, EVAL_DIR, SHARED_DATA, copy_home, scifact_slice
 
 SCIFACT = EVAL_DIR / "scifact"
 DORIS = EVAL_DIR / "doris-mae"
@@ -235,7 +234,7 @@ def datafinder_report(  # type: ignore[no-untyped-def]
     from litsift.eval.runner import run_eval
 
     home = tmp_path_factory.mktemp("eval-df")
-    shutil.copytree(built_home / "data", home / "data")
+    copy_home(built_home / "data", home / "data")
     runs = home / "runs"
     bench = load_datafinder(SHARED_DATA).limited(30)
     bench = replace(bench, papers=lambda: iter(paper_slice_rows))

@@ -22,7 +22,7 @@ from litsift.search.build.two_phase import build_in_two_phases
 from litsift.search.kind_searcher import KindSearcher
 from litsift.store import Store, ingest_jsonl
 from litsift.types import Kind, Query
-from tests.conftest import DATASETS_GZ, read_jsonl_gz
+from tests.conftest import DATASETS_GZ, copy_home, read_jsonl_gz
 
 N_ROWS = 50
 KIND = Kind.DATASET
@@ -95,7 +95,7 @@ def pristine(  # type: ignore[no-untyped-def]
 def copy(pristine, tmp_path: Path) -> tuple[Path, Store, Hits]:  # type: ignore[no-untyped-def]
     """A private copy of the pristine index (the store is shared: builds only read it)."""
     root, store, before = pristine
-    shutil.copytree(root, tmp_path / "indexes")
+    copy_home(root, tmp_path / "indexes")
     return tmp_path / "indexes", store, before
 
 

@@ -38,6 +38,7 @@ from litsift.search.engines.milvus import MilvusEngine
 from litsift.search.engines.milvus_collections import PROPERTY, year_expression
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Query, YearRange
+from tests.conftest import copy_home
 
 N_PAPERS = 300
 QUERIES = [
@@ -167,7 +168,7 @@ def test_push_is_incremental_and_resumes_after_an_interruption(
     home: Path, encoder, paper_slice_rows: list[dict], tmp_path: Path
 ) -> None:
     copy = tmp_path / "home"  # this test changes a row: the module's home stays as it is
-    shutil.copytree(home, copy)
+    copy_home(home, copy)
     config = _milvus_config(str(tmp_path / "resume.db"))
     with LitsiftService(get_paths(copy), config=config, encoder=encoder) as svc:
         engine = svc.engine

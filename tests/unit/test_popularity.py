@@ -24,7 +24,7 @@ from litsift.search.retrieval.fusion import Fused
 from litsift.service.facade import LitsiftService
 from litsift.types import Dataset, Kind, Paper, Query, YearRange
 from litsift.types import SignalScore as Signal
-from tests.conftest import DATASETS_GZ, PAPERS_GZ, read_jsonl_gz
+from tests.conftest import DATASETS_GZ, PAPERS_GZ, copy_home, read_jsonl_gz
 
 
 @pytest.fixture(scope="module")
@@ -113,10 +113,9 @@ def test_with_prior_reranks_adds_the_signal_and_is_deterministic() -> None:
 def test_service_adds_popularity_to_dataset_search_and_recounts_after_ingest(
     built_home: Path, encoder, tmp_path: Path
 ) -> None:
-    import shutil
 
     home = tmp_path / "home"
-    shutil.copytree(built_home, home)
+    copy_home(built_home, home)
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
         res = svc.search(Query("image classification benchmark", Kind.DATASET, k=20))
         assert res.hits and all(SIGNAL in h.signals for h in res.hits)

@@ -11,7 +11,6 @@ system", advised ``litsift index`` (which cannot run there) and left full text o
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ import pytest
 from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind
-from tests.conftest import PAPERS_GZ, read_jsonl_gz
+from tests.conftest import PAPERS_GZ, copy_home, read_jsonl_gz
 from tests.unit.test_environment_faults import (
     assert_no_bug_no_loss,
     litsift,
@@ -58,7 +57,7 @@ def test_read_only_mount_searches_full_text_and_checks_without_writing(
     fulltext_home: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    shutil.copytree(fulltext_home, home)
+    copy_home(fulltext_home, home)
     writable = litsift(home, "search", QUERY, "-k", "5", "--json")
     assert "passages" in json.loads(writable.stdout)["signals_used"], told(writable)
     before = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
@@ -84,7 +83,7 @@ def test_read_only_check_names_real_damage_and_writes_nothing(
     fulltext_home: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    shutil.copytree(fulltext_home, home)
+    copy_home(fulltext_home, home)
     dense = home / "data" / "indexes" / "passages" / "dense.bin"
     data = bytearray(dense.read_bytes())
     data[len(data) // 2] ^= 0xFF  # same size, another checksum
@@ -101,7 +100,7 @@ def test_read_only_check_names_real_damage_and_writes_nothing(
 def test_unwritable_directory_searches_full_text_as_a_user_bound_by_permissions(
     fulltext_home: Path, tmp_path: Path
 ) -> None:
-    shutil.copytree(fulltext_home, tmp_path / "home")
+    copy_home(fulltext_home, tmp_path / "home")
     with unwritable(tmp_path / "home") as home:
         found = litsift(home, "search", QUERY, "-k", "5", "--json", drop_dac=True)
         check = litsift(home, "index", "papers", "--check", "--quiet", drop_dac=True)

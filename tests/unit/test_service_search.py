@@ -7,7 +7,6 @@ with the real int8 encoder (tests/conftest.py).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -232,16 +231,14 @@ def test_a_query_of_punctuation_alone_has_no_hits_and_says_why(service, text, ki
         assert res.partial != NO_WORDS and res.hits
 
 
-def test_cli_search_reads_the_kind_first_and_an_unquoted_query(
-    built_home: Path, tmp_path: Path
-) -> None:
+def test_cli_search_reads_the_kind_first_and_an_unquoted_query(built_home: Path) -> None:
     """``litsift search datasets "QUERY"`` (as ``litsift ingest datasets FILE``) took
     "datasets" as the query and ended "Got unexpected extra argument"; an unquoted query of
     several words ended the same way. Both now search as the quoted --datasets form does.
-    On a copy of the session's home: in the full run, one of six searches in this process
-    met "disk I/O error" reading the shared home's labels (not reproduced alone)."""
-    shutil.copytree(built_home, tmp_path / "home")
-    home = ["--home", str(tmp_path / "home")]
+    On the session's home: in full runs one of these searches met "disk I/O error" there,
+    after other tests had copied the home with ``shutil.copytree`` (tests/conftest.py
+    :func:`copy_home` says why)."""
+    home = ["--home", str(built_home)]
 
     def ids(*args: str) -> list[str]:
         out = CliRunner().invoke(main, [*home, "search", *args, "-k", "5", "--json"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import bibtexparser
@@ -13,12 +12,13 @@ from litsift.errors import QueryError
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.types import Kind, Label, Query
+from tests.conftest import copy_home
 
 
 @pytest.fixture()
 def writable_service(built_home: Path, tmp_path: Path, encoder):  # type: ignore[no-untyped-def]
     home = tmp_path / "home"
-    shutil.copytree(built_home, home)
+    copy_home(built_home, home)
     svc = LitsiftService(get_paths(home), encoder=encoder)
     yield svc
     svc.close()
