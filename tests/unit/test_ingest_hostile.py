@@ -413,14 +413,27 @@ def test_cli_turns_a_bug_into_our_message_not_a_traceback(
             "TY  - JOUR\nTI  - Emicizumab\x1b[2J in\x1b]0;pwned\x07 haemophilia A\n"
             "AB  - Bleeds \x1b[31mfell\x1b[0m by 87 %.\nAU  - Lee\x1b[1m, Ann\nER  - \n",
         ),
+        (
+            "hostile.jsonl",  # litsift's own layout
+            json.dumps(
+                {
+                    "id": "p1",
+                    "title": "Emicizumab\x1b[2J in\x1b]0;pwned\x07 haemophilia A",
+                    "abstract": "Bleeds \x1b[31mfell\x1b[0m by 87 %.",
+                    "authors": ["Lee\x1b[1m, Ann"],
+                }
+            )
+            + "\n",
+        ),
     ],
 )
 def test_stored_text_keeps_no_remnant_of_an_escape_sequence(
     tmp_path: Path, name: str, text: str
 ) -> None:
     """Ingest removed the ESC of ``ESC [ 2 J`` and kept ``[2J`` in the title (shown, exported,
-    searched); the whole sequence goes now, in every format read as records (litsift's own
-    JSONL keeps its text as written: ``--json`` gives it back escaped)."""
+    searched); the whole sequence goes now, in every format read as records. litsift's own
+    JSONL kept its text as written, so a title's sequence reached a terminal through any
+    output that is not sanitised there (a pipe into a file, later ``cat``)."""
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     home = tmp_path / "home"

@@ -167,3 +167,32 @@ def test_a_store_of_the_previous_schema_keeps_its_notes(tmp_path: Path) -> None:
         assert {r.doc_id: r.note for r, _ in s.reviews.records("don")}[first] == HERS
     with LitsiftService(get_paths(home)) as s:  # opened again: nothing moves twice
         assert _by_reviewer(s) == {(first, ""): HERS}
+
+
+def test_notes_and_tags_keep_no_control_characters(tmp_path: Path) -> None:
+    """A note pasted from a terminal (``ESC [ 31 m``, a bell, an OSC title) was stored as typed
+    and reached a terminal through any output not sanitised there (a CSV or decisions file
+    opened later with ``cat``): notes and tags are stored without them, from the screening
+    screen, the results' note editor and a merged decisions file alike."""
+    from litsift.types import Kind
+
+    hostile = "wrong \x1b[31mpopulation\x1b[0m\x07 \x1b]0;pwned\x07(check)"
+    with _svc(tmp_path / "home") as s:
+        s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        first = next(r.doc_id for r, _ in s.reviews.records("don"))
+        s.reviews.open("don", reviewer="alice").set_note(hostile, first)
+        s.set_note(Kind.PAPER, first, hostile, ["tag\x1b[2J", "ok"])
+        (tmp_path / "bob.jsonl").write_text(
+            s.reviews.export_decisions("don", "alice").replace("alice", "bob"), "utf-8"
+        )
+        # the file as another litsift wrote it, its note with the sequence in it
+        lines = (tmp_path / "bob.jsonl").read_text("utf-8").splitlines()
+        note = json.loads(lines[-1])
+        lines[-1] = json.dumps({**note, "note": hostile + " (bob)"})
+        (tmp_path / "bob.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+        assert _cli(tmp_path / "home", "merge", "don", str(tmp_path / "bob.jsonl"))
+        stored = s.annotations(Kind.PAPER, [first])[first]
+        notes = _by_reviewer(s)
+    clean = "wrong population (check)"
+    assert notes[(first, "alice")] == clean and notes[(first, "bob")] == f"{clean} (bob)"
+    assert stored.note == clean and list(stored.tags) == ["tag", "ok"]

@@ -12,8 +12,8 @@ from typing import Any
 import click
 
 from litsift.cli.common import criteria_text, open_service, reports_errors
-from litsift.store.review_stages import STAGE_NAMES
 from litsift.text import for_terminal, shell_word
+from litsift.types.reviews import STAGE_NAMES
 
 __all__ = ["ROUND_COMMANDS"]
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
 from litsift.store.repositories import Identities
+from litsift.text import for_storage
 from litsift.types import Kind
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> d
     added: set[str] = set()
     for doc_id, who, text in notes:
         mine = have.setdefault(doc_id, {})
-        text, now = text.strip(), mine.get(who, "").strip()
+        text, now = for_storage(text).strip(), mine.get(who, "").strip()
         if not text or text in now:
             got["known"] += 1
             continue

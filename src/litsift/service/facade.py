@@ -114,8 +114,11 @@ class LitsiftService(DoorCommands):
         return self.store.get(kind, doc_id)
 
     def ingest(self, kind: Kind, path: Path, progress: Progress | None = None) -> IngestReport:
-        """Upsert a JSONL(.gz) file into the store. Bad lines are reported, good ones kept."""
+        """Upsert a JSONL(.gz) file into the store. Bad lines are reported, good ones kept;
+        control characters and escape sequences in its text are not stored
+        (:func:`litsift.text.for_storage_in`)."""
         from litsift.store import ingest_jsonl
+        from litsift.text import for_storage_in
 
         cb = None
         if progress is not None:
@@ -126,7 +129,7 @@ class LitsiftService(DoorCommands):
                 # two stages, so one bar does not run full on an unknown total and restart
                 p("read" if total is None else "ingest", done, total or 0)
 
-        report = ingest_jsonl(self.store, kind, path, progress=cb)
+        report = ingest_jsonl(self.store, kind, path, progress=cb, clean=for_storage_in)
         self.searchers.invalidate(kind)
         return report
 
@@ -140,8 +143,11 @@ class LitsiftService(DoorCommands):
         """Upsert records given as dicts (the JSONL rows' shape; ``source`` names where they
         came from in the provenance) -- the evaluation's corpora. Bad rows are reported."""
         from litsift.store import ingest_records
+        from litsift.text import for_storage_in
 
-        report = ingest_records(self.store, kind, records, source, progress=progress)
+        report = ingest_records(
+            self.store, kind, records, source, progress=progress, clean=for_storage_in
+        )
         if self._searchers is not None:
             self._searchers.invalidate(kind)
         return report

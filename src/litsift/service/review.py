@@ -186,6 +186,7 @@ class ReviewService(ReviewRounds):
         made by :meth:`create` from ``entries`` (``(doc_id, file, location)``)."""
         from litsift.service.review_marks import fit_reasons, marked
         from litsift.store import review_decisions, review_notes, review_stages, reviews
+        from litsift.text import for_storage
 
         store = self._store()
         if reasons:
@@ -218,7 +219,7 @@ class ReviewService(ReviewRounds):
                 )
         for doc_id, by in notes.items():  # each reviewer's, as the review's RIS copy names it
             for who, note in by.items():
-                review_notes.set_note(store, name, doc_id, note, who)
+                review_notes.set_note(store, name, doc_id, for_storage(note), for_storage(who))
         return ReviewCreated(
             reviews.get_review(store, name),
             reviews.prisma(store, name),

@@ -298,17 +298,18 @@ class ScreeningSession:
 
     def set_note(self, text: str, doc_id: str | None = None) -> None:
         """Replace this reviewer's note on ``doc_id`` (default: the current record's; the screen
-        names the record the note was opened on, which decisions typed right behind the note
-        may have moved past)."""
+        names the record the note was opened on), without control characters (for_storage)."""
         from litsift.store.review_notes import set_note
+        from litsift.text import for_storage
 
         if doc_id is None:
             paper = self.current_paper()
             if paper is None:
                 return
             doc_id = paper.id
+        text = for_storage(text).strip()
         set_note(self.store, self.name, doc_id, text, self.reviewer)  # theirs only: blind
-        self.notes[doc_id] = text.strip()
+        self.notes[doc_id] = text
 
     # -- the learning order -----------------------------------------------------------------
     def embed(self, progress: Callable[[int, int], None] | None = None) -> bool:

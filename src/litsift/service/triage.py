@@ -43,8 +43,11 @@ class TriageCommands(ServiceParts):
         return self.triage.record_query(clean_query_text(query.text), query.kind, query.years)
 
     def set_note(self, kind: Kind, doc_id: str, text: str, tags: Sequence[str] = ()) -> None:
-        """Replace a record's note and tags (empty text and no tags delete the note)."""
-        self.triage.set_note(kind, doc_id, text, tags)
+        """Replace a record's note and tags (empty text and no tags delete the note); control
+        characters and escape sequences typed or pasted into them are not stored."""
+        from litsift.text import for_storage
+
+        self.triage.set_note(kind, doc_id, for_storage(text), [for_storage(t) for t in tags])
 
     def add_to_collection(self, name: str, kind: Kind, doc_id: str) -> str:
         """Put a record in a collection (created if needed); returns the stored name."""

@@ -38,6 +38,7 @@ from litsift.sources.writer import RecordWriter
 from litsift.store.faults import fault_in_chain
 from litsift.store.repo import Store
 from litsift.store.report import IngestReport, Problem
+from litsift.text import for_storage_in
 from litsift.types import Kind
 
 __all__ = ["file_problem", "import_paths", "plan"]
@@ -313,7 +314,7 @@ def import_paths(
             writer.flush()
             sub = IngestReport(kind=kind, path=path)
             try:
-                ingest_jsonl(store, kind, path, into=sub)
+                ingest_jsonl(store, kind, path, into=sub, clean=for_storage_in)
             except MachineFaultError as err:  # the batches committed before count
                 writer.counts.fold(sub)
                 raise _stopped(err, label, writer, report) from err

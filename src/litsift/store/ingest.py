@@ -67,6 +67,7 @@ class _Ingest:
         progress: ProgressFn | None,
         batch_size: int,
         reader: JsonlReader | None = None,
+        clean: Callable[[Any], Any] | None = None,
     ) -> None:
         if store.readonly:
             if store.write_fault is not None:  # a read-only home or a full disk
@@ -76,7 +77,7 @@ class _Ingest:
             )
         self.store, self.kind, self.report = store, kind, report
         self.progress, self.batch_size = progress, max(1, batch_size)
-        self.reader = reader
+        self.reader, self.clean = reader, clean
         self._names: DatasetNames | None = None  # datasets by name key, once needed
         self.conn = store._conn
         self.cols = CONTENT_COLUMNS[kind]
@@ -134,7 +135,7 @@ class _Ingest:
                 report.bad.append(Problem(self.file, str(line_no), str(obj)))
             else:
                 try:
-                    values = normalize(self.kind, obj)
+                    values = normalize(self.kind, obj if self.clean is None else self.clean(obj))
                     batch.append((*values, content_hash(values), line_no))
                     good += 1
                 except InvalidRecord as err:
@@ -268,6 +269,7 @@ def ingest_jsonl(
     batch_size: int = 1000,
     *,
     into: IngestReport | None = None,
+    clean: Callable[[Any], Any] | None = None,
 ) -> IngestReport:
     """Ingest a JSONL or gzip-compressed JSONL file of papers or datasets.
 
@@ -282,6 +284,8 @@ def ingest_jsonl(
         batch_size: records per staged batch and per merge transaction.
         into: the report to fill (a fresh one by default); when the ingest raises, it holds
             the counts of the batches committed before.
+        clean: applied to each parsed row before validation (the service passes
+            :func:`litsift.text.for_storage_in`: no control character is stored); None: none.
 
     Returns:
         The report; ``report.ok`` is False when some lines were bad (invalid UTF-8 or JSON, a
@@ -300,7 +304,7 @@ def ingest_jsonl(
     path = Path(path)
     report = into if into is not None else IngestReport(path=path, kind=kind)
     reader = JsonlReader(path)
-    job = _Ingest(store, kind, report, progress, batch_size, reader)
+    job = _Ingest(store, kind, report, progress, batch_size, reader, clean)
     open_input(path).close()  # fail before touching the store when the file is unusable
     return job.run(reader)
 
@@ -312,6 +316,7 @@ def ingest_records(
     source: Path | None = None,
     progress: ProgressFn | None = None,
     batch_size: int = 1000,
+    clean: Callable[[Any], Any] | None = None,
 ) -> IngestReport:
     """Ingest records already in memory (e.g. a BEIR corpus converted by an eval loader).
 
@@ -325,6 +330,7 @@ def ingest_records(
         source: shown as the report's ``path`` (default ``<records>``).
         progress: optional callback, see :data:`ProgressFn`.
         batch_size: records per staged batch and per merge transaction.
+        clean: as :func:`ingest_jsonl`'s.
 
     Raises:
         IngestError: the store is read-only.
@@ -333,5 +339,5 @@ def ingest_records(
             before are kept (and counted, see ``into``).
     """
     report = IngestReport(path=source or Path("<records>"), kind=kind)
-    job = _Ingest(store, kind, report, progress, batch_size)
+    job = _Ingest(store, kind, report, progress, batch_size, clean=clean)
     return job.run(enumerate(rows, start=1))

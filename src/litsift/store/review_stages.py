@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from litsift.errors import ReviewError
 from litsift.store.repo import Store
+from litsift.types.reviews import STAGE_NAMES
 
 __all__ = [
     "MAX_REASONS",
@@ -45,7 +46,6 @@ __all__ = [
 
 #: Screening stages in order: title/abstract, then the full text of the records not excluded.
 STAGES = ("tiab", "fulltext")
-STAGE_NAMES = {"tiab": "title/abstract", "fulltext": "full text"}
 #: Reasons one key each (1-9) in the screening screen.
 MAX_REASONS = 9
 _MAX_PARAMS = 900

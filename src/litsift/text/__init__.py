@@ -2,6 +2,7 @@
 
 from litsift.text.sanitize import (
     for_storage,
+    for_storage_in,
     for_terminal,
     for_terminal_draft,
     json_for_terminal,
@@ -11,6 +12,7 @@ from litsift.text.sanitize import (
 
 __all__ = [
     "for_storage",
+    "for_storage_in",
     "for_terminal",
     "for_terminal_draft",
     "json_for_terminal",

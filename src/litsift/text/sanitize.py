@@ -135,6 +135,22 @@ def for_storage(s: str) -> str:
     return _STORED_UNSAFE.sub("", _SEQUENCE.sub("", s))
 
 
+def for_storage_in(value: Any) -> Any:
+    """``value`` with :func:`for_storage` applied to every string in it, through lists,
+    tuples and dict values (a JSONL row: its title, its authors' names, a nested field);
+    keys and other values as they are. Pure: a value without control characters comes back
+    equal."""
+    if isinstance(value, str):
+        return for_storage(value)
+    if isinstance(value, list):
+        return [for_storage_in(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(for_storage_in(v) for v in value)
+    if isinstance(value, dict):
+        return {k: for_storage_in(v) for k, v in value.items()}
+    return value
+
+
 def for_terminal_draft(s: str) -> str:
     """The text received so far of a stream (an LLM's draft), made safe as :func:`for_terminal`
     makes it, for a view that is redrawn as the text grows.

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 
 from litsift.types.core import Paper
 
-__all__ = ["FeedResult", "ScreeningProgress", "StopState"]
+__all__ = ["STAGE_NAMES", "FeedResult", "ScreeningProgress", "StopState"]
+
+#: A review's screening stages as reviewers name them, by their ``--stage`` value.
+STAGE_NAMES = {"tiab": "title/abstract", "fulltext": "full text"}
 
 
 #: Records the reviewer screens (priors aside, an include among them) before the includes-left
