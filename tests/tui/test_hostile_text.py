@@ -2,8 +2,8 @@
 sequences are shown as text, and nothing the app draws contains ESC.
 
 The home holds a few real rows of ``../shared/data`` plus one hostile paper and one hostile
-dataset; the LLM is a scripted chat-completions server on 127.0.0.1 that answers with escape
-sequences of its own.
+dataset, stored as an older litsift stored them (control characters kept); the LLM is a
+scripted chat-completions server on 127.0.0.1 that answers with escape sequences of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ from litsift.types import Kind
 from tests.conftest import DATASETS_GZ, PAPERS_GZ
 from tests.llm_server import ScriptedLLMServer, llm_settings, sse_reply
 from tests.tui.conftest import search, written_answer
-from tests.unit.test_sanitize import HOSTILE_DATASET, HOSTILE_PAPER, _real_rows, _write_jsonl
+from tests.unit.test_sanitize import (
+    HOSTILE_DATASET,
+    HOSTILE_PAPER,
+    _real_rows,
+    _write_jsonl,
+    ingest_as_written,
+)
 
 SIZE = (120, 40)
 #: what must never reach the terminal: ESC, the 8-bit CSI and OSC, a BEL
@@ -48,8 +54,8 @@ def hostile_service(
     papers = _write_jsonl(root / "p.jsonl", [*_real_rows(PAPERS_GZ, 8), HOSTILE_PAPER])
     config = Config(llm=llm_settings(llm_server, answer_max_records=2))
     with LitsiftService(get_paths(root / "home"), config=config, encoder=encoder) as svc:
-        assert svc.ingest(Kind.DATASET, datasets).ok
-        assert svc.ingest(Kind.PAPER, papers).ok
+        ingest_as_written(svc, Kind.DATASET, datasets)
+        ingest_as_written(svc, Kind.PAPER, papers)
         svc.build_index(Kind.DATASET)
         svc.build_index(Kind.PAPER)
         yield svc

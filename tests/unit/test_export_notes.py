@@ -150,12 +150,18 @@ def shown_on_a_terminal(args: list[str]) -> str:
 def test_export_to_a_terminal_is_sanitised_and_to_a_pipe_kept_whole(
     home: Path, rows: list[dict]
 ) -> None:
-    """A note may hold control characters (an import's, or pasted): ``litsift export`` shows
-    none on a terminal (an OSC 0 would retitle it); a pipe or ``-o`` file gets the text whole."""
+    """A note pasted with control characters is stored without them, so no export carries
+    them; a note an older litsift stored with them (written here below the service, as it
+    was then) is shown without them on a terminal (an OSC 0 would retitle it), while a pipe
+    or ``-o`` file gets the stored text whole."""
     hostile = "Retitled \x1b]0;pwned-title\x07here"
     with LitsiftService(get_paths(home)) as svc:
         svc.annotate(Kind.PAPER, rows[3]["id"], note=(hostile, ["gnn"]))
-    assert hostile in _export(home, "ris")  # not a terminal: the export as written
+    piped = _export(home, "ris")
+    assert "N1  - Retitled here" in piped and "\x1b" not in piped and "\x07" not in piped
+    with LitsiftService(get_paths(home)) as svc:
+        svc.triage.set_note(Kind.PAPER, rows[3]["id"], hostile, ["gnn"])  # as stored before
+    assert hostile in _export(home, "ris")  # not a terminal: the export as stored
     text = shown_on_a_terminal(["--home", str(home), "export", "maybe", "--format", "ris"])
     assert "N1  - Retitled here" in text
     assert "\x1b" not in text and "\x07" not in text and "0;pwned" not in text

@@ -232,9 +232,19 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
+def ingest_as_written(svc: Any, kind: Any, path: Path) -> None:
+    """Ingest the JSONL file ``path`` keeping its control characters, as litsift stored its
+    own JSONL before it removed them (``LitsiftService.ingest`` removes them now): a store of
+    that time holds them, and the terminal sanitiser is what keeps them off the screen."""
+    from litsift.store import ingest_jsonl
+
+    assert ingest_jsonl(svc.store, kind, path).ok
+
+
 @pytest.fixture(scope="module")
 def hostile_home(tmp_path_factory: pytest.TempPathFactory, encoder: Any) -> Path:
-    """A home with 8 real datasets + 8 real papers and one hostile record of each, indexed."""
+    """A home with 8 real datasets + 8 real papers and one hostile record of each (stored with
+    their control characters, :func:`ingest_as_written`), indexed."""
     from litsift.paths import get_paths
     from litsift.service.facade import LitsiftService
     from litsift.types import Kind
@@ -244,8 +254,8 @@ def hostile_home(tmp_path_factory: pytest.TempPathFactory, encoder: Any) -> Path
     papers = _write_jsonl(root / "p.jsonl", [*_real_rows(PAPERS_GZ, 8), HOSTILE_PAPER])
     home = root / "home"
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
-        assert svc.ingest(Kind.DATASET, datasets).ok
-        assert svc.ingest(Kind.PAPER, papers).ok
+        ingest_as_written(svc, Kind.DATASET, datasets)
+        ingest_as_written(svc, Kind.PAPER, papers)
         svc.build_index(Kind.DATASET)
         svc.build_index(Kind.PAPER)
     return home
