@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import subprocess
 import sys
@@ -194,7 +196,10 @@ def test_a_record_with_abstract_and_doi_but_no_title_is_screened_not_dropped(
     assert "1 to screen" in done.stdout, done.output
     assert f"{ris}:record 2: no title" in done.stderr  # no id: nothing to label it by
     shown = runner.invoke(main, ["--home", home, "review", "export", "r"])
-    assert "[no title] doi:10.1002/cpt.v103.s1 · BACKGROUND" in shown.stdout
+    (got,) = csv.DictReader(io.StringIO(shown.stdout))  # its own (empty) title, its abstract
+    assert (got["id"], got["title"], got["abstract"]) == (
+        "doi:10.1002/cpt.v103.s1", "", row["abstract"]
+    )  # fmt: skip
 
 
 def test_readme_and_docs_name_the_consecutive_rule_the_code_runs() -> None:
@@ -393,7 +398,7 @@ def test_no_export_writes_the_screening_label_as_a_title(
     """The untitled Donners record (line 226) was exported with ``TI  - [no title]
     doi:10.1002/cpt.v103.s1 · BACKGROUND: …`` (and as BibTeX's and CSL-JSON's title): a
     reference manager takes that for the title. Every format now leaves the title out; the
-    review's RIS copy read back labels the record again and keeps its decision."""
+    review's RIS and CSV copies read back label the record again and keep its decision."""
     import json
 
     import bibtexparser
@@ -425,6 +430,19 @@ def test_no_export_writes_the_screening_label_as_a_title(
         (paper,) = [p for _, p in fresh.reviews.records("back")]
         assert (doc, decision) == (paper.id, "include")
         assert paper.title.startswith("[no title] doi:10.1002/cpt")
+    # the CSV table as well: its title column held the stand-in (and no abstract, so an empty
+    # title would have dropped the record on re-import); now the record's own empty title and
+    # its abstract, and the copy screens it again with its decision
+    table = svc.reviews.export("d", "csv", which="include")
+    (row,) = csv.DictReader(io.StringIO(table))
+    assert row["title"] == "" and row["abstract"] == untitled.abstract, row
+    (tmp_path / "copy.csv").write_text(table, encoding="utf-8")
+    with LitsiftService(get_paths(tmp_path / "from-csv")) as fresh:
+        made = fresh.reviews.create("back", [tmp_path / "copy.csv"])
+        assert made.problems == [] and made.priors == 1
+        (paper,) = [p for _, p in fresh.reviews.records("back")]
+        assert paper.title.startswith("[no title] doi:10.1002/cpt")
+        assert paper.abstract == untitled.abstract
 
 
 def test_a_review_new_interrupted_while_it_writes_leaves_no_half_made_review(

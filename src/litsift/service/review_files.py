@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["to_csv", "to_ris"]
 
 _CSV_COLUMNS = (
-    "id", "decision", "reason", "stage", "source", "note", "title", "year", "venue", "doi",
-    "pmid", "entries", "pdf",
+    "id", "decision", "reason", "stage", "source", "note", "title", "abstract", "year", "venue",
+    "doi", "pmid", "entries", "pdf",
 )  # fmt: skip
 
 
@@ -29,7 +29,9 @@ def to_csv(
     pdfs: dict[str, list[str]],
     noted: dict[str, dict[str, str]] | None = None,
 ) -> str:
-    """The review's table: one row per record (``_CSV_COLUMNS``). The ``note`` cell holds the
+    """The review's table: one row per record (``_CSV_COLUMNS``), with the record's own title
+    (empty for a record that has none: not the screening's stand-in) and its abstract, so
+    ``review new --from`` the file screens every record again. The ``note`` cell holds the
     unnamed reviewer's note as written, then each named reviewer's lines as ``Note by NAME:
     ...`` (the RIS export's ``N1`` lines), so ``review new --from`` the file gives each note
     back to whoever wrote it; ``noted`` is :func:`litsift.store.review_notes.review_notes`
@@ -46,8 +48,8 @@ def to_csv(
             by = noted.get(r.doc_id, {})
             note = "\n".join(note_lines(by.get("", ""), {w: t for w, t in by.items() if w}))
         out.writerow(
-            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", note, p.title,
-             p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
+            [r.doc_id, r.decision or "", r.reason, stage, r.source or "", note, p.real_title,
+             p.abstract, p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
              "; ".join(pdfs.get(r.doc_id, []))]
         )  # fmt: skip
     return buf.getvalue()

@@ -112,8 +112,8 @@ class ReviewRounds:
 
         Args:
             fmt: ``csv`` (one row per record: id, decision, reason, stage, source, note,
-                title, year, venue, doi, pmid, entries, pdf) or ``ris`` (``LB`` = decision,
-                ``N1`` = note and ``Exclusion reason: ...``).
+                title, abstract, year, venue, doi, pmid, entries, pdf) or ``ris`` (``LB`` =
+                decision, ``N1`` = note and ``Exclusion reason: ...``).
             which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
                 ``unscreened``) or ``conflict``: the records awaiting resolution, which have no
                 decision (their CSV ``source`` is ``conflict``, their RIS ``LB`` too) and are
