@@ -39,6 +39,7 @@ def service(tmp_path: Path, encoder: Any) -> Iterator[LitsiftService]:
     # F must not reach the network: SPECTER's TEI names no identifier, so no request is made
     (home / "config.toml").write_text(
         '[sources.openalex]\nbase_url = "http://127.0.0.1:9"\ndelay_s = 0\n'
+        '[sources.s2]\nbase_url = "http://127.0.0.1:9"\ndelay_s = 0\n'
     )
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
         assert svc.sources.import_paths(Kind.PAPER, [TEI, BIB]).added == 48
@@ -142,7 +143,9 @@ async def test_references_are_named_by_title_never_by_a_made_up_key(
         await pilot.press("F")
         await until_idle(pilot, screen)
         assert status(screen).startswith("“SPECTER: Document-level")
+        assert "neither OpenAlex nor Semantic Scholar has its trail" in status(screen)
         assert "no identifier openalex knows" in status(screen)
+        assert "no identifier s2 knows" in status(screen) and "--source" not in status(screen)
         seen += shown(screen)
     assert not [s for s in seen if MADE_UP.search(s)]
 

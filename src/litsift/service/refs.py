@@ -120,23 +120,41 @@ class RefsService:
         )
 
     def fetch_trail(self, doc_id: str) -> int:
-        """Fetch paper ``doc_id``'s references and citing works from OpenAlex (the citations
-        screen's ``F``; :meth:`fetch` for every option).
+        """Fetch paper ``doc_id``'s references and citing works (the citations screen's
+        ``F``; :meth:`fetch` for every option): from OpenAlex, and from Semantic Scholar where
+        OpenAlex has no work for it or no identifier it knows (a paper too new for OpenAlex,
+        one known by an ACL Anthology id), as ``litsift refs fetch --source s2`` would.
 
         Returns:
             The citation edges added.
 
         Raises:
-            LitsiftError: why the fetch stopped (the service could not be reached), or the
-                first walk's problem (another source as the hint).
+            LitsiftError: why the fetch stopped (a service could not be reached), or what
+                each source said when neither had the paper.
         """
         report = self.fetch([doc_id])
         if report.stopped is not None:
             raise report.stopped
-        problems = [w.problem for w in report.walks if w.problem]
-        if problems:
-            raise RefsError(problems[0], "try `litsift refs fetch --source s2`")
-        return report.edges_added
+        failed = [w for w in report.walks if w.status in ("failed", "no-id")]
+        if not failed:
+            return report.edges_added
+        if len(failed) < len(report.walks):  # one direction walked: what it found is kept
+            raise RefsError(failed[0].problem, "fetch again later: the walk done is kept")
+        other = self.fetch([doc_id], source="s2")
+        if other.stopped is None and any(w.status not in ("failed", "no-id") for w in other.walks):
+            return report.edges_added + other.edges_added
+        theirs = (
+            other.stopped.message
+            if other.stopped is not None
+            else next((w.problem for w in other.walks if w.problem), "no answer")
+        )
+        ours = failed[0].problem.removeprefix(f"{doc_id}: ")
+        raise RefsError(
+            f"{doc_id}: neither OpenAlex nor Semantic Scholar has its trail ({ours}; "
+            f"{theirs.removeprefix(f'{doc_id}: ')})",
+            "check its DOI or arXiv id (the detail pane lists them), or import its references "
+            "from a file: litsift refs import FILE",
+        )
 
     # -- importing edge files --------------------------------------------------------------
     def import_citations(

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from litsift.cli.root import main
+from litsift.errors import LitsiftError
 from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.store import citations
@@ -288,3 +290,52 @@ def test_offline_a_fetch_fails_at_once_and_says_why(tmp_path: Path) -> None:
     assert code == 1 and "1 walk (1 failed)" in out  # "1 walks" before
     assert "cannot resolve the server's name (no network, or a wrong base_url)" in err
     assert "the network" in err and "run the same command" not in err  # also the app's hint
+
+
+def test_the_app_s_fetch_goes_to_semantic_scholar_where_openalex_has_no_work(
+    tmp_path: Path,
+) -> None:
+    """The citations screen's F fetched from OpenAlex only; for a paper OpenAlex does not know
+    it said "try --source s2", a command-line option the app has no way to give. It now
+    walks Semantic Scholar then, as ``refs fetch --source s2`` does; where neither knows the
+    paper it says what each said. One server answers as both (404 from OpenAlex)."""
+    known = {"on": True}
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if path.startswith("/works/"):
+            return 404, JSON, b'{"error": "404 Not Found"}'
+        if not known["on"] or not path.startswith(f"/graph/v1/paper/DOI:{BERT[4:]}/"):
+            return 404, JSON, b'{"error": "Paper not found"}'
+        if path.endswith("/references") and query["offset"] == "0":
+            return 200, JSON, (S2 / "paper-references_offset0.json").read_bytes()
+        if path.endswith("/citations") and query["offset"] == "0":
+            return 200, JSON, (S2 / "paper-citations_offset0.json").read_bytes()
+        return 200, JSON, json.dumps({"offset": int(query["offset"]), "data": []}).encode()
+
+    with RecordedServer(route) as server:
+        home = tmp_path / "home"
+        home.mkdir()
+        (home / "config.toml").write_text(
+            "".join(
+                f'[sources.{s}]\nbase_url = "{server.url}"\ndelay_s = 0\nmax_retries = 0\n'
+                for s in ("openalex", "s2")
+            )
+        )
+        with LitsiftService(get_paths(home)) as svc:
+            assert svc.sources.import_paths(svc_kind(), [BIB]).ok
+            added = svc.refs.fetch_trail(BERT)
+            assert added > 0
+            assert len(citations.references(svc.store._conn, BERT)) > 0
+            assert len(citations.cited_by(svc.store._conn, BERT)) == 100
+            known["on"] = False
+            other = next(
+                str(r[0])
+                for r in svc.store._conn.execute(
+                    "SELECT id FROM papers WHERE id LIKE 'doi:%' AND id != ? ORDER BY id", (BERT,)
+                )
+            )
+            with pytest.raises(LitsiftError) as err:
+                svc.refs.fetch_trail(other)
+    said = f"{err.value.message} {err.value.hint}"
+    assert f"{other}: neither OpenAlex nor Semantic Scholar has its trail (OpenAlex has no" in said
+    assert "--source" not in said, said

@@ -4,10 +4,11 @@ snowball rounds from the kept papers.
 * ``1`` references (works the paper cites), ``2`` cited by (works citing it): stored papers
   first with their labels, then works not stored, by the name their source gave them (a
   GROBID or PDF reference: title, first author, year) or by their identifier (``openalex:W…``,
-  ``doi:…``) -- ``F`` fetches the paper's trail from OpenAlex (``litsift refs fetch``), which
-  stores them. ``j``/``k``/``g``/``G`` move the cursor as in the results (same binding ids,
-  so a ``[keymap]`` entry moves both). ``Enter`` follows the trail: the highlighted stored
-  paper's own references and citing works, on a screen of their own (``Esc`` comes back).
+  ``doi:…``) -- ``F`` fetches the paper's trail from OpenAlex, else Semantic Scholar
+  (``litsift refs fetch``), which stores them. ``j``/``k``/``g``/``G`` move the cursor as in
+  the results (same binding ids, so a ``[keymap]`` entry moves both). ``Enter`` follows the
+  trail: the highlighted stored paper's own references and citing works, on a screen of
+  their own (``Esc`` comes back).
 * ``S`` a snowball round: the references and citing works of every kept paper that carry no
   label yet, ranked by how many kept papers they link to, bibliographic coupling, co-citation
   and hybrid relevance to the current query (:meth:`litsift.service.api.TrailAPI.snowball`);
@@ -148,7 +149,7 @@ class CitationsScreen(Screen[None]):
             "fetch_trail",
             "Fetch trail",
             id="fetch_trail",
-            tooltip="Fetch this paper's references and citing works from OpenAlex",
+            tooltip="Fetch this paper's references and citing works (OpenAlex, else S2)",
         ),
         *[b for b in TRIAGE_BINDINGS if isinstance(b, Binding) and b.id in _LABEL_IDS],
     ]
@@ -264,7 +265,7 @@ class CitationsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="citations", exit_on_error=False)
     def fetch(self) -> None:
-        """Fetch this paper's trail (both directions, OpenAlex), then reload."""
+        """Fetch this paper's trail (both ways; OpenAlex, else Semantic Scholar), then reload."""
         self.busy = True
 
         def fetched(added: object) -> None:
