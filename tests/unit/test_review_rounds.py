@@ -123,6 +123,19 @@ def test_exclusion_reasons_are_stored_exported_and_counted(
     assert set_.output.splitlines() == ["1  a", "2  b"]
     many = runner.invoke(main, ["--home", home, "review", "reasons", "don", *"abcdefghij"])
     assert many.exit_code != 0 and "at most 9" in many.output
+    # --reasons and --keywords given once per item (click kept the last one alone, so a
+    # review made with three reasons had one), or as comma lists, or both
+    made = runner.invoke(main, [
+        "--home", home, "review", "new", "again", "--from", str(DONNERS), "--labels", "none",
+        "--reasons", "wrong population", "--reasons", "wrong design,wrong outcome",
+        "--keywords", "emicizumab", "--keywords", "ACE910",
+    ])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    with _svc(Path(home)) as again:
+        got = again.reviews.info("again")
+        assert again.reviews.reasons("again") == ["wrong population", "wrong design",
+                                                 "wrong outcome"]  # fmt: skip
+        assert list(got.keywords) == ["emicizumab", "ACE910"]
 
 
 def test_criteria_given_after_the_review_was_made_reach_the_learning_order(

@@ -47,6 +47,13 @@ def query_words(words: tuple[str, ...], datasets: bool) -> tuple[bool, str]:
     return datasets, " ".join(words)
 
 
+def comma_list(values: tuple[str, ...]) -> list[str]:
+    """The items of a repeatable comma-list option, in order: ``--reasons "a,b" --reasons c``
+    is ``["a", "b", "c"]`` (the option given twice kept only its last value, so a reviewer
+    who listed one reason per option had the last one alone), blanks dropped."""
+    return [w.strip() for value in values for w in value.split(",") if w.strip()]
+
+
 def reports_errors(fn: F) -> F:
     """Turn LitsiftError into a two-line message on stderr and exit code 1, and any other
     exception (a bug) into our own two lines and exit code 2 -- never a traceback, unless

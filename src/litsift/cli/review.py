@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import criteria_text, open_service, reports_errors, write_output
+from litsift.cli.common import comma_list, criteria_text, open_service, reports_errors, write_output
 from litsift.cli.terminal import (
     finishes_its_work,
     needs_a_terminal,
@@ -56,11 +56,15 @@ def review_group() -> None:
     help="The review question or inclusion criteria, as text or @FILE: they order the records "
     "before the first decision, then stay a column of the learning order.",
 )
-@click.option("--keywords", default="", help="Comma list of words highlighted while screening.")
+@click.option(
+    "--keywords",
+    multiple=True,
+    help="Comma list of words highlighted while screening; repeatable.",
+)
 @click.option(
     "--reasons",
-    default="",
-    help="Comma list of exclusion reasons (keys 1-9 while screening; at most 9).",
+    multiple=True,
+    help="Comma list of exclusion reasons (keys 1-9 while screening; at most 9); repeatable.",
 )
 @click.option(
     "--labels",
@@ -85,8 +89,8 @@ def review_new(
     name: str,
     paths: tuple[Path, ...],
     criteria: str,
-    keywords: str,
-    reasons: str,
+    keywords: tuple[str, ...],
+    reasons: tuple[str, ...],
     labels: str,
     fmt: str | None,
     as_json: bool,
@@ -100,8 +104,7 @@ def review_new(
       litsift review new statins --from pubmed.nbib --reasons "wrong population,wrong design"
     """
     policy = _labels(labels)
-    words = [w.strip() for w in keywords.split(",") if w.strip()]
-    why = [w.strip() for w in reasons.split(",") if w.strip()]
+    words, why = comma_list(keywords), comma_list(reasons)
     with open_service(ctx.obj["home"]) as svc:
         try:
             made = svc.reviews.create(

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from litsift.cli.common import criteria_text, open_service, reports_errors
+from litsift.cli.common import comma_list, criteria_text, open_service, reports_errors
 from litsift.text import for_terminal, shell_word
 from litsift.types.reviews import STAGE_NAMES
 
@@ -181,11 +181,13 @@ def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...]) -> N
 @click.command("criteria")
 @click.argument("name")
 @click.argument("criteria", required=False)
-@click.option("--keywords", default=None, help="Comma list (replaces the keywords; '' clears).")
+@click.option(
+    "--keywords", multiple=True, help="Comma list (replaces the keywords; '' clears); repeatable."
+)
 @click.pass_context
 @reports_errors
 def review_criteria(
-    ctx: click.Context, name: str, criteria: str | None, keywords: str | None
+    ctx: click.Context, name: str, criteria: str | None, keywords: tuple[str, ...]
 ) -> None:
     """Set NAME's criteria (the review question, as text or @FILE) and keywords, or show them.
 
@@ -200,7 +202,7 @@ def review_criteria(
       litsift review criteria statins
     """
     text = None if criteria is None else criteria_text(criteria)
-    words = None if keywords is None else keywords.split(",")
+    words = comma_list(keywords) if keywords else None
     with open_service(ctx.obj["home"]) as svc:
         if text is None and words is None:
             info = svc.reviews.info(name)
