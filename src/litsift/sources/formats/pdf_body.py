@@ -24,7 +24,10 @@ Headings are blocks (or a block's first line) that read as one: a numbered headi
 Data") or a section name papers print without a number (Introduction, Methods, Discussion,
 Conclusions, Acknowledgements, References, ...); or that are set as one: bold, body size or
 larger, and numbered ("3.2 RQ2: ..." of any length, "B PDF filters") or in a size the paper's
-other headings are ("Ethical Considerations").
+other headings are ("Ethical Considerations"); or a block's first lines set apart by type, in a
+type the paper sets such lines in more than once (:mod:`litsift.sources.formats.pdf_headings`:
+bioRxiv's "Mutagen sensitivity assays", bold in the body's own size), after the first heading
+(the title page's lines are no headings).
 """
 
 from __future__ import annotations
@@ -35,8 +38,16 @@ from collections import Counter
 from typing import Any
 
 from litsift.sources.base import clean_text
+from litsift.sources.formats.pdf_headings import leads
 from litsift.sources.formats.pdf_hyphens import Lexicon, dehyphenate
-from litsift.sources.formats.pdf_layout import Block, body_size, footnote, line_width, page_blocks
+from litsift.sources.formats.pdf_layout import (
+    Block,
+    body_size,
+    body_style,
+    footnote,
+    line_width,
+    page_blocks,
+)
 
 __all__ = ["HEADING_RE", "body_sections", "dehyphenate", "pdf_text"]
 
@@ -223,6 +234,7 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     footnotes after the paragraph they interrupt."""
     pages, body = _blocks(doc)
     width = line_width(pages)
+    apart = leads(pages, body_style(pages), width)
     texts = [[pdf_text(b.text) for b in page] for page in pages]
     running = _running(texts)
     lexicon = Lexicon.of("\n".join(t for page in texts for t in page))
@@ -233,7 +245,11 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     heading, in_references = "", False
     tails: list[tuple[int, Block]] = []  # paragraphs (index in out, last block), the last last
     for number, (blocks, raws) in enumerate(zip(pages, texts, strict=True), start=1):
-        for block, raw in zip(blocks, raws, strict=True):
+        skip = 0  # blocks a heading set apart by type runs on over
+        for j, (block, raw) in enumerate(zip(blocks, raws, strict=True)):
+            if skip:
+                skip -= 1
+                continue
             text = dehyphenate(raw, lexicon).strip()
             if not text or re.fullmatch(r"[\d\s]+", text) or _shape(text) in running:
                 continue
@@ -242,6 +258,11 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
                     pending.append((clean_text(text), number))
                 continue
             split = _split_heading(text)
+            after_heading = heading or split is not None  # not the title page's lines
+            if after_heading and not in_references and (lead := apart.get((number - 1, j))):
+                rest = "\n".join(raw.split("\n")[lead.lines :])
+                title = clean_text(dehyphenate(pdf_text(lead.heading), lexicon))
+                split, skip = (title, dehyphenate(rest, lexicon).strip()), lead.more
             if split is None and heading and _styled(block, text, body, sizes):
                 split = clean_text(text), ""
             if in_references:  # only a named section or an appendix ends the reference list
