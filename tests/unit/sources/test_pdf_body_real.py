@@ -88,3 +88,20 @@ def test_unnumbered_headings_at_a_paragraphs_start(records: dict[str, SourceReco
     assert {"Background", "Methods", "Results", "Discussion", "Conclusions"} <= heads
     discussion = [t for h, t in records["jner-2016"].sections if h == "Discussion"]
     assert discussion[0].startswith("We introduced a novel FES mapping procedure")
+
+
+def test_figures_labels_and_captions_are_not_glued_to_the_text(
+    records: dict[str, SourceRecord],
+) -> None:
+    """A block starting with a small letter goes on with the last paragraph set in its size
+    whose last line is full, past a caption or a figure's labels in between: the paragraph
+    broken by Fig. 1 of the BMC article was glued to the caption ("...for EMG recording avoid
+    summation effects"), a figure's labels ("Region A") to the text after them."""
+    gck = _body(records["genomebiol-2023"])
+    assert "into a yeast expression vector and transformed the resulting plasmid" in gck
+    assert "variant activity and transformed" not in gck  # the caption of Fig. 1
+    fes = _body(records["jner-2016"])
+    assert "applied every 300 ms in order to avoid summation effects" in fes
+    assert "for EMG recording avoid" not in fes
+    s2orc = [t for _, t in records["acl-2020.acl-main.447"].sections]
+    assert "Region A" in s2orc and not any(t.startswith("Region A cs.LG") for t in s2orc)

@@ -63,3 +63,37 @@ def test_without_a_lexicon_the_text_is_its_own_evidence() -> None:
     assert dehyphenate("a zero-shot model; zero-\nshot") == "a zero-shot model; zero-shot"
     assert dehyphenate("classi-\nfication") == "classification"
     assert dehyphenate("no break") == "no break"
+
+
+def _lexicon(texts: dict[str, str], name: str) -> Lexicon:
+    return Lexicon.of(next(t for n, t in texts.items() if name in n))
+
+
+def test_a_prefix_printed_only_before_a_hyphen_is_no_word(texts: dict[str, str]) -> None:
+    """SPECTER writes "inter-document" nine times and "inter" never alone: "inter-\\nsection"
+    is "intersection", not a compound of two words (the old rule counted "inter" as one)."""
+    specter = _lexicon(texts, "207_SPECTER")
+    assert dehyphenate("the inter-\nsection of", specter) == "the intersection of"
+    assert specter.compounds["inter-document"] == 9 and not specter.free["inter"]
+    assert dehyphenate("model-\nbased", specter) == "model-based"  # "model" on its own
+    longeval = _lexicon(texts, "LongEval")  # printed "inter-annotator": kept
+    assert dehyphenate("inter-\nannotator", longeval) == "inter-annotator"
+
+
+def test_another_form_of_the_word_is_evidence(texts: dict[str, str]) -> None:
+    s2orc = _lexicon(texts, "447_S2ORC")  # "fine-tuning", "fine-tune"; "fine-tuned" nowhere
+    assert dehyphenate("fine-\ntuned", s2orc) == "fine-tuned"
+    gck = _lexicon(texts, "genomebiol")  # "intermediate"
+    assert dehyphenate("glycolytic inter\u2011\nmediates", gck) == "glycolytic intermediates"
+
+
+def test_a_document_without_syllable_breaks_keeps_its_hyphens(texts: dict[str, str]) -> None:
+    """bioRxiv's preprint is ragged text from a word processor: none of its 21 line-end breaks
+    is a word it prints joined, five are compounds it prints. Its "Co-\\nlocalization" (a cited
+    title) was "Colocalization"."""
+    biorxiv = _lexicon(texts, "biorxiv")
+    assert dehyphenate("Co-\nlocalization", biorxiv) == "Co-localization"
+    assert not biorxiv.syllables and _lexicon(texts, "207_SPECTER").syllables
+    # "postreplication" is printed too: the line-end hyphen is still the author's
+    assert dehyphenate("post-\nreplicative", biorxiv) == "post-replicative"
+    assert dehyphenate("a multi-\nsubunit enzyme", biorxiv) == "a multi-subunit enzyme"

@@ -91,3 +91,44 @@ def test_no_glued_compound_in_the_full_text(records: dict[str, SourceRecord]) ->
     assert "S2ORC, the largest publicly-available corpus" in _body(_rec(records, "447_S2ORC"))
     assert "suite for document-level embedding" in _body(_rec(records, "207_SPECTER"))
     assert "classification" in body and "classi-" not in body
+
+
+def _first(rec: SourceRecord, heading: str) -> str:
+    return next(t for h, t in rec.sections if h == heading)
+
+
+def test_unnumbered_subheadings_set_apart_by_type(records: dict[str, SourceRecord]) -> None:
+    """Subheadings without a number, set apart only by their type, each on lines of its own:
+    bioRxiv's bold, in the body's own size (11 pt Arial), one of them over two text blocks;
+    Nature Communications' half a point larger, BMC's smaller, in fonts of their own. Their
+    paragraphs were filed under "Results" or "Methods" with the heading's words glued on
+    ("Participants Eight young healthy subjects")."""
+    biorxiv = _rec(records, "biorxiv")
+    forks = (
+        "Drosophila rev1 mutants are hypersensitive to damaging agents that stall replication forks"
+    )
+    assert _first(biorxiv, forks).startswith("We previously showed that rev1 mutant larvae")
+    assert _first(biorxiv, "Mutagen sensitivity assays").startswith("Heterozygous mutant males")
+    assert not any(h.startswith("Figure") for h, _ in biorxiv.sections)  # bold caption titles
+    natcommun = _rec(records, "natcommun")
+    assert _first(natcommun, "Thermal stability assay").startswith("The thermal stability range")
+    phylogeny = _first(natcommun, "Phylogenetic analysis of Asgard EF-1A")
+    assert phylogeny.startswith("A total of 106 Asgard EF-1A sequences")
+    fes = _rec(records, "jner")
+    assert _first(fes, "Participants").startswith("Eight young healthy subjects")
+    assert "Participants Eight" not in _body(fes)
+    gck = _rec(records, "genomebiol")
+    assert _first(gck, "Library cloning").startswith("Next, PCR products were cloned")
+
+
+def test_a_line_set_apart_is_a_heading_only_where_the_paper_sets_headings_so(
+    records: dict[str, SourceRecord],
+) -> None:
+    """LongEval sets its research questions apart in italics ("RQ1: Can inter-annotator
+    agreement be improved ...?"): questions, not headings; nor is a bold run-in heading
+    ("Collecting FINE annotations: For both ...") that shares its line with the text."""
+    heads = {h for h, _ in _rec(records, "LongEval").sections}
+    assert not any(h.startswith(("RQ1: Can", "RQ2: Can", "Collecting FINE")) for h in heads)
+    assert (
+        "3.1 RQ1: Does inter-annotator agreement improve using fine-grained annotations?" in heads
+    )

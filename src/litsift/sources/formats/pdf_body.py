@@ -14,13 +14,20 @@ paragraph becomes a searchable passage that an answer may cite:
 * **hyphenation** at line ends is undone, an author's compound kept
   (:mod:`litsift.sources.formats.pdf_hyphens`, by the words the paper prints elsewhere);
 * **footnotes** (:mod:`litsift.sources.formats.pdf_layout`) follow the paragraph they interrupt,
-  and a paragraph broken by a column, a page or a footnote ("sum-" / "maries") is one again.
+  and a paragraph broken by a column, a page or a footnote ("sum-" / "maries") is one again;
+* **figures and tables** are not glued to it: a block goes on with the last paragraph set in
+  its size whose last line is full, if its own first line is full or ends a sentence; a
+  figure's labels ("rouge-1_f1", "Region A"), a caption or a table between the two halves
+  stay passages of their own.
 
 Headings are blocks (or a block's first line) that read as one: a numbered heading ("3.1
 Data") or a section name papers print without a number (Introduction, Methods, Discussion,
 Conclusions, Acknowledgements, References, ...); or that are set as one: bold, body size or
 larger, and numbered ("3.2 RQ2: ..." of any length, "B PDF filters") or in a size the paper's
-other headings are ("Ethical Considerations").
+other headings are ("Ethical Considerations"); or a block's first lines set apart by type, in a
+type the paper sets such lines in more than once (:mod:`litsift.sources.formats.pdf_headings`:
+bioRxiv's "Mutagen sensitivity assays", bold in the body's own size), after the first heading
+(the title page's lines are no headings).
 """
 
 from __future__ import annotations
@@ -31,8 +38,16 @@ from collections import Counter
 from typing import Any
 
 from litsift.sources.base import clean_text
+from litsift.sources.formats.pdf_headings import leads
 from litsift.sources.formats.pdf_hyphens import Lexicon, dehyphenate
-from litsift.sources.formats.pdf_layout import Block, body_size, footnote, page_blocks
+from litsift.sources.formats.pdf_layout import (
+    Block,
+    body_size,
+    body_style,
+    footnote,
+    line_width,
+    page_blocks,
+)
 
 __all__ = ["HEADING_RE", "body_sections", "dehyphenate", "pdf_text"]
 
@@ -59,6 +74,8 @@ _APPENDIX_RE = re.compile(r"^(?:Appendix\b|[A-H](?:\.\d+)*\s+[A-Z][a-z])")
 _LETTERED_RE = re.compile(r"^[A-H](?:\.\d+)*\s+[A-Z]")
 #: a year, "et al" or a comma: a reference's line ("A. Smith, B. Jones"), not a heading
 _CITED_RE = re.compile(r"\b(?:1[89]|20)\d\d\b|\bet al\b|,")
+#: how a sentence, a quotation or a parenthesis ends
+_ENDS_RE = re.compile(r"[.!?;:)\]\"”’']\s*$")
 
 _LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
 #: spacing accents (as LaTeX PDFs place them before the letter) -> combining marks
@@ -146,6 +163,49 @@ def _continues(prev: str, text: str) -> bool:
     return bool(text[:1].islower() and re.search(r"(?:\w[-\u2011]|[\w,])$", prev))
 
 
+def _fragment(block: Block, width: float) -> bool:
+    """Whether ``block`` is one short line that ends no sentence: a figure's label
+    ("rouge-1_f1", "Region A"), a piece of an equation, a URL; no paragraph's text."""
+    short = len(block.rows) == 1 and block.rows[0] < 0.7 * width
+    return short and not _ENDS_RE.search(block.text)
+
+
+def _full(block: Block, width: float) -> bool:
+    """Whether the last line of ``block`` is full (the text ran over it), not a paragraph's
+    last line nor a table's row."""
+    return bool(block.rows) and block.rows[-1] >= 0.7 * width
+
+
+def _flows(prev: Block, block: Block, width: float) -> bool:
+    """Whether ``block`` can go on with the text of ``prev``: the two set in one size (a
+    figure's labels are smaller than the paragraph they stand by, a caption than the body),
+    ``prev``'s last line full, and ``block``'s first line full too or the end of a sentence
+    (not a table's cells)."""
+    if abs(prev.size - block.size) > 0.5 or not _full(prev, width) or not block.rows:
+        return False
+    return block.rows[0] >= 0.7 * width or bool(_ENDS_RE.search(block.text.split("\n")[0]))
+
+
+def _continued(
+    out: list[tuple[str, str]],
+    tails: list[tuple[int, Block]],
+    block: Block,
+    text: str,
+    heading: str,
+    width: float,
+) -> int | None:
+    """The index in ``out`` of the paragraph ``text`` (of ``block``) goes on with: the last
+    one under ``heading`` set in the size of ``block`` (a figure's labels, a caption, a table
+    in between are passed over), if its sentence is open and it flows into ``block``."""
+    for i, last in reversed(tails):
+        if out[i][0] != heading:
+            return None
+        if abs(last.size - block.size) <= 0.5:
+            flows = _flows(last, block, width) and _continues(out[i][1], text)
+            return i if flows else None
+    return None
+
+
 def _blocks(doc: Any) -> tuple[list[list[Block]], float]:
     """The text blocks of each page (footnote markers in the text dropped) and the body
     text's size."""
@@ -173,6 +233,8 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     1-based page of each; running heads, the reference list and page numbers left out,
     footnotes after the paragraph they interrupt."""
     pages, body = _blocks(doc)
+    width = line_width(pages)
+    apart = leads(pages, body_style(pages), width)
     texts = [[pdf_text(b.text) for b in page] for page in pages]
     running = _running(texts)
     lexicon = Lexicon.of("\n".join(t for page in texts for t in page))
@@ -181,8 +243,13 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     numbers: list[int] = []
     pending: list[tuple[str, int]] = []  # footnotes held until the sentence they break ends
     heading, in_references = "", False
+    tails: list[tuple[int, Block]] = []  # paragraphs (index in out, last block), the last last
     for number, (blocks, raws) in enumerate(zip(pages, texts, strict=True), start=1):
-        for block, raw in zip(blocks, raws, strict=True):
+        skip = 0  # blocks a heading set apart by type runs on over
+        for j, (block, raw) in enumerate(zip(blocks, raws, strict=True)):
+            if skip:
+                skip -= 1
+                continue
             text = dehyphenate(raw, lexicon).strip()
             if not text or re.fullmatch(r"[\d\s]+", text) or _shape(text) in running:
                 continue
@@ -191,6 +258,11 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
                     pending.append((clean_text(text), number))
                 continue
             split = _split_heading(text)
+            after_heading = heading or split is not None  # not the title page's lines
+            if after_heading and not in_references and (lead := apart.get((number - 1, j))):
+                rest = "\n".join(raw.split("\n")[lead.lines :])
+                title = clean_text(dehyphenate(pdf_text(lead.heading), lexicon))
+                split, skip = (title, dehyphenate(rest, lexicon).strip()), lead.more
             if split is None and heading and _styled(block, text, body, sizes):
                 split = clean_text(text), ""
             if in_references:  # only a named section or an appendix ends the reference list
@@ -208,11 +280,14 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
                 in_references = bool(_REFERENCES_RE.fullmatch(heading))
             if in_references or not (one := clean_text(text)):
                 continue
-            if split is None and out and out[-1][0] == heading and _continues(out[-1][1], one):
-                joined = dehyphenate(out[-1][1] + "\n" + one, lexicon)
-                out[-1] = heading, joined.replace("\n", " ")
+            i = None if split else _continued(out, tails, block, one, heading, width)
+            if i is not None:
+                out[i] = heading, dehyphenate(out[i][1] + "\n" + one, lexicon).replace("\n", " ")
+                tails.append((i, block))
                 continue
-            _flush(out, numbers, pending, heading)
+            if not _fragment(block, width):  # a fragment is passed over by what goes on
+                _flush(out, numbers, pending, heading)
+                tails.append((len(out), block))
             out.append((heading, one))
             numbers.append(number)
     _flush(out, numbers, pending, heading)

@@ -8,12 +8,20 @@ break looks the same. No dictionary is at hand, so the document itself decides
 1. the joined word or the hyphenated compound printed elsewhere: the more frequent of the two
    ("tempera-\\nture" with "temperature" 52 times; "task-\\noriented" with "task-oriented" 13
    times), the hyphen on a tie;
-2. else a hyphen is kept before a capital or a digit ("S2ORC-\\nSCIBERT", "EF-\\n1A"), after
-   an acronym or a single letter ("BERT-\\nbased", "M-\\nwave") and between two words of the
-   document ("zero-\\nshot", "model-\\nbased", "Context-\\nenhanced"), and before a part of one
-   or two letters ("state-\\nof-the-art", "end-\\nto-end"): typesetters leave at least three
-   letters after a syllable break (TeX's ``\\righthyphenmin``);
-3. else the parts are joined ("com-\\nputing", "in-\\ncluded": "puting", "cluded" are no words).
+2. else, in a document that breaks no word at a syllable (none of its breaks printed joined
+   elsewhere, at least three printed as compounds: a word processor's ragged lines, as in
+   bioRxiv preprints), the hyphen is the author's and kept ("Co-\\nlocalization",
+   "post-\\nreplicative" although "postreplication" is printed too);
+3. else rule 1 for another form of the word, the part after the hyphen cut to its stem
+   ("fine-\\ntuned" with "fine-tuning" printed; "inter-\\nmediates" with "intermediate");
+4. else a hyphen is kept before a capital or a digit ("S2ORC-\\nSCIBERT", "EF-\\n1A"), after
+   an acronym or a single letter ("BERT-\\nbased", "M-\\nwave"), after a word the document
+   prints on its own and before one it prints ("model-\\nbased", "Context-\\nenhanced"), and
+   before a part of one or two letters ("state-\\nof-the-art", "end-\\nto-end"): typesetters
+   leave at least three letters after a syllable break (TeX's ``\\righthyphenmin``). A prefix
+   the document prints only before a hyphen is no word of it: "inter-\\nsection" is
+   "intersection" although the paper writes "inter-document";
+5. else the parts are joined ("com-\\nputing", "in-\\ncluded": "puting", "cluded" are no words).
 
 A compound wrongly kept hyphenated still reads and matches as its two words ("out-side"); a
 compound wrongly joined ("publiclyavailable") matches nothing.
@@ -31,15 +39,20 @@ __all__ = ["Lexicon", "dehyphenate"]
 _BREAK_RE = re.compile(r"(\w+)[-\u2011]\n(\w+)")
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _COMPOUND_RE = re.compile(r"(?<!\w)([^\W\d_]+)-(?=([^\W\d_]+))")
+#: a word with a hyphen: "inter-document", "token-" of "token- and sentence-level"
+_HYPHENATED_RE = re.compile(r"[\w'’]*[-\u2011][\w'’-]*")
 
 
 @dataclass
 class Lexicon:
-    """How often a document prints each word and each hyphenated pair of words, lowercased,
-    leaving out the words broken at line ends."""
+    """How often a document prints each word (``words``; ``free``: outside a hyphenated
+    compound) and each hyphenated pair of words, lowercased, leaving out the words broken at
+    line ends; ``syllables``: whether the document breaks words at syllables (rule 2)."""
 
     words: Counter[str] = field(default_factory=Counter)
     compounds: Counter[str] = field(default_factory=Counter)
+    free: Counter[str] = field(default_factory=Counter)
+    syllables: bool = True
 
     @classmethod
     def of(cls, text: str) -> Lexicon:
@@ -49,12 +62,28 @@ class Lexicon:
         for line in whole.split("\n"):
             for m in _COMPOUND_RE.finditer(line):
                 compounds[f"{m.group(1)}-{m.group(2)}".lower()] += 1
-        return cls(words, compounds)
+        free = Counter(w.lower() for w in _WORD_RE.findall(_HYPHENATED_RE.sub(" ", whole)))
+        lexicon = cls(words, compounds, free)
+        joins = [lexicon._printed(*m.groups()) for m in _BREAK_RE.finditer(text)]
+        lexicon.syllables = True in joins or joins.count(False) < 3
+        return lexicon
+
+    def _printed(self, head: str, tail: str) -> bool | None:
+        """Whether the document prints ``head + tail`` more often than ``head-tail`` (None:
+        neither)."""
+        joined = self.words[(head + tail).lower()]
+        hyphenated = self.compounds[f"{head}-{tail}".lower()]
+        return joined > hyphenated if joined or hyphenated else None
 
     def keeps_hyphen(self, head: str, tail: str) -> bool:
         """Whether ``head-`` at a line end and ``tail`` on the next line form a compound."""
-        joined = self.words[(head + tail).lower()]
-        hyphenated = self.compounds[f"{head}-{tail}".lower()]
+        if (printed := self._printed(head, tail)) is not None:
+            return not printed
+        if not self.syllables:
+            return True
+        stem = tail[: max(4, len(tail) - 3)].lower()  # "trained" -> "trai"
+        joined = _starting(self.words, (head + stem).lower())
+        hyphenated = _starting(self.compounds, f"{head}-{stem}".lower())
         if joined or hyphenated:
             return hyphenated >= joined
         if tail[0].isupper() or tail[0].isdigit() or head[-1].isdigit():
@@ -62,7 +91,12 @@ class Lexicon:
         if len(head) == 1 or len(tail) <= 2 or any(c.isupper() for c in head[1:]):
             return True
         both = len(head) >= 3 and len(tail) >= 3
-        return both and bool(self.words[head.lower()] and self.words[tail.lower()])
+        return both and bool(self.free[head.lower()] and self.words[tail.lower()])
+
+
+def _starting(counts: Counter[str], prefix: str) -> int:
+    """How often ``counts`` holds a word starting with ``prefix``."""
+    return sum(n for word, n in counts.items() if word.startswith(prefix))
 
 
 def dehyphenate(text: str, lexicon: Lexicon | None = None) -> str:
