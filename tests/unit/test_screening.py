@@ -354,6 +354,12 @@ def test_unknown_system_is_a_clear_error() -> None:
     )
     assert out.exit_code != 0
     assert "unknown screening system(s): svm9" in out.output and "Traceback" not in out.output
+    # each system given with its own --systems counts (click kept the last one alone)
+    out = CliRunner().invoke(main, [
+        "eval", "screening", "--data", str(EVAL_DIR.parent), "--sets", "Donners_2021",
+        "--seeds", "1", "--systems", "svm9", "--systems", "tfidf-svm",
+    ])  # fmt: skip
+    assert out.exit_code != 0 and "unknown screening system(s): svm9" in out.output, out.output
 
 
 @pytest.mark.skipif(asreview_python() is None, reason="asreview not installed")

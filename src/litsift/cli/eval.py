@@ -36,16 +36,27 @@ from litsift.cli.common import progress_bar, reports_errors
 @click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--measures", default=None, help="ir-measures names, e.g. nDCG@10,R@100,RR@10.")
+@click.option(
+    "--measures",
+    "measures_given",
+    multiple=True,
+    help="ir-measures names, e.g. nDCG@10,R@100,RR@10; repeatable.",
+)
 @click.option(
     "--systems",
-    default=None,
-    help="Comma list of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
+    "systems_given",
+    multiple=True,
+    help="Comma list (repeatable) of bm25,dense,hybrid,bm25s,aspects (default: all but aspects); "
     "screening: litsift (the default order, with citations where the set has references), "
     "litsift-text (without), asreview or an order (tfidf-svm, dense-svm, tfidf+dense); "
     "snowball: the learning order (default: the app's, tfidf-stem+bge-0.5-nn0.3-lp0.3).",
 )
-@click.option("--sets", default=None, help="screening: comma list of review sets (default: all).")
+@click.option(
+    "--sets",
+    "sets_given",
+    multiple=True,
+    help="screening: comma list (repeatable) of review sets (default: all).",
+)
 @click.option(
     "--seeds",
     type=click.IntRange(1),
@@ -113,14 +124,14 @@ def eval_cmd(
     corpus: Path | None,
     queries: Path | None,
     qrels: Path | None,
-    measures: str | None,
-    systems: str | None,
+    measures_given: tuple[str, ...],
+    systems_given: tuple[str, ...],
     limit: int | None,
     query_field: str,
     eval_home: Path | None,
     runs_dir: Path | None,
     half: str | None,
-    sets: str | None,
+    sets_given: tuple[str, ...],
     seeds: int,
     use_llm: bool,
     engine: str | None,
@@ -145,6 +156,10 @@ def eval_cmd(
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
+    # given once per item or as comma lists (click kept only the last of a repeated option)
+    measures, systems, sets = (
+        ",".join(given) or None for given in (measures_given, systems_given, sets_given)
+    )
     if benchmark == "paperrq":
         from litsift.cli.rq import run_paperrq
 
