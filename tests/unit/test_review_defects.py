@@ -103,6 +103,10 @@ def test_the_stop_panel_never_waits_for_more_records_than_the_review_has(
     made = svc.reviews.create("d", [DONNERS], labels=110)
     assert made.priors == 125
     session = svc.reviews.open("d")
+    # 132 to screen, fewer than the knee's 150: the panel says it cannot stop early (as the
+    # consecutive rule's says when it cannot fire), not only "waits for 132 screened"
+    knee_at_start = {s.rule: s.detail for s in session.progress().stops}["knee"]
+    assert knee_at_start == "waits for all 132 screened (cannot stop early)"
     while session.current_paper() is not None:
         session.decide("exclude")
     progress = session.progress()

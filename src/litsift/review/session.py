@@ -74,11 +74,14 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     states.append(StopState("consecutive", at, f"fired after {at:,} screened" if at else detail))
     # the knee waits for 150 screened (Cormack & Grossman), or for every record when fewer
     wait = min(KNEE_MIN_RANK, n_records)
+    waiting = f"waits for {wait:,} screened"
+    if wait == n_records:  # fewer records than the knee reads: it fires at the end or never
+        waiting = f"waits for all {wait:,} screened (cannot stop early)"
     at = knee(y, wait, prior_included) if s >= wait else None
     detail = (
         f"fired after {at:,} screened"
         if at
-        else f"waits for {wait:,} screened"
+        else waiting
         if s < wait
         else "no knee in the gain curve"
         if s >= n_records
