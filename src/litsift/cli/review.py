@@ -245,6 +245,14 @@ def review_export(
       litsift review export statins --stage fulltext -o fulltext.csv
       litsift review export statins --format decisions --reviewer alice -o alice.jsonl
     """
+    from litsift.errors import ReviewError
+
+    if reviewer is not None and fmt != "decisions":  # ignored, a csv was everyone's decisions
+        raise ReviewError(
+            f"--reviewer picks the decisions of a --format decisions export, not of a {fmt} one",
+            f"litsift review export {shell_word(name)} --format decisions --reviewer "
+            f"{shell_word(reviewer)}, or leave --reviewer out",
+        )
     with open_service(ctx.obj["home"]) as svc:
         if fmt == "decisions":
             text = svc.reviews.export_decisions(name, reviewer)

@@ -24,6 +24,8 @@ _STAGE = click.option(
     show_default=True,
     help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
 )
+#: a note's characters `review show` prints (the whole note: `review export`)
+_NOTE_CHARS = 200
 _LABELS = {
     "identified": "records identified",
     "duplicates_removed": "duplicates removed (grouped)",
@@ -146,7 +148,8 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
     if notes:  # every reviewer's, a named one's under their name
         click.echo(f"notes ({len(notes):,}; all: litsift review export {shell_word(name)}):")
-        for d, w, t in notes[:50]:
+        for d, w, t in notes[:50]:  # at most 3 lines of 80 columns each (a Scopus N1: 20 KB)
+            t = t if len(t) <= _NOTE_CHARS else t[: _NOTE_CHARS - 2].rstrip() + " …"
             click.echo(for_terminal(f"  {d}  {w + ': ' if w else ''}{t}", keep_newlines=False))
     if groups:
         click.echo(f"groups of duplicates ({len(groups):,}):")

@@ -33,7 +33,11 @@ def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
     ``"reasons"``), every stage's current decisions of the review's reviewers (of
     ``reviewer`` only when given; priors left out: they come with the review's files), then
     each reviewer's notes on the records, under the reviewer's name (of ``reviewer`` only
-    when given), in the records' order."""
+    when given), in the records' order.
+
+    Raises:
+        ReviewError: ``reviewer`` made no decision and wrote no note in the review (a name
+            mistyped wrote a file of no decision)."""
     from litsift.store.review_notes import review_notes
     from litsift.store.review_stages import STAGES, get_reasons, stage_rows
     from litsift.store.reviews import review_records
@@ -41,9 +45,17 @@ def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
     position = {r.doc_id: r.position for r in review_records(store, name)}
     head = {"format": DECISIONS_FORMAT, "version": 1, "review": name}
     lines = [json.dumps({**head, "reasons": get_reasons(store, name)}, ensure_ascii=True)]
+    made = {s: [r for r in stage_rows(store, name, s) if r.source != "prior"] for s in STAGES}
+    noted = review_notes(store, name, reviewer)
+    whose = {r.reviewer for rows in made.values() for r in rows}
+    if reviewer is not None and reviewer not in whose and not noted:  # a typo: an empty file
+        named = ", ".join(repr(w) for w in sorted(whose) if w) or "none named"
+        raise ReviewError(
+            f"review {name!r} holds no decision or note of reviewer {reviewer!r}",
+            f"its reviewers: {named} (without --reviewer: every reviewer's decisions)",
+        )
     for stage in STAGES:
-        rows = [r for r in stage_rows(store, name, stage)
-                if r.source != "prior" and reviewer in (None, r.reviewer)]  # fmt: skip
+        rows = [r for r in made[stage] if reviewer in (None, r.reviewer)]
         ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r in rows])
         for r in rows:
             got = ids.get(r.doc_id, {})
@@ -53,7 +65,6 @@ def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
                  "source": r.source, "decided_at": r.decided_at},
                 ensure_ascii=True,
             ))  # fmt: skip
-    noted = review_notes(store, name, reviewer)
     ids = Identities(store).ids_of_docs(Kind.PAPER, sorted(noted))
     for doc_id in sorted(noted, key=lambda d: position.get(d, -1)):
         for who, note in noted[doc_id].items():

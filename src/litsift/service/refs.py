@@ -88,6 +88,11 @@ class RefsService:
                     "ids are as `litsift search --json` prints them (doi:…, arxiv:…, key:…)",
                 )
             out.append(doc_id)
+        if not out and collection is not None:  # the hint below named the option just given
+            raise RefsError(
+                f"collection {collection!r} holds no paper",
+                "add papers to it in the TUI (key c on a result)",
+            )
         if not out:
             raise RefsError("no papers to walk from", "name ids, --kept or --collection NAME")
         return list(dict.fromkeys(out))
@@ -311,7 +316,15 @@ class RefsService:
             raise RefsError(
                 f"unknown graph format {fmt!r}", f"use one of: {', '.join(GRAPH_FORMATS)}"
             )
-        ids = self.seeds(kept=collection is None, collection=collection)
+        try:
+            ids = self.seeds(kept=collection is None, collection=collection)
+        except RefsError as err:  # seeds' hint named ids, which refs export does not take
+            if collection is not None:
+                raise
+            raise RefsError(
+                err.message,
+                "keep papers in the TUI (key +), or name a collection: litsift refs export NAME",
+            ) from None
         return write_graph(self.graph(ids), fmt)
 
     # -- snowballing -----------------------------------------------------------------------

@@ -107,7 +107,9 @@ class ReviewService(ReviewRounds):
                 f"at most {review_stages.MAX_REASONS} exclusion reasons (keys 1-9)",
                 "merge related reasons into one, e.g. 'wrong population or setting'",
             )
-        resolved = [Path(p).resolve() for p in paths]
+        # a file given twice (--from a.ris --from a.ris) is read once: twice, its records were
+        # 'identified' once but the file counted twice ("in 3 files") and listed twice
+        resolved = list(dict.fromkeys(Path(p).resolve() for p in paths))
         for p in resolved:
             if not p.exists():
                 raise IngestError(f"{p}: no such file or directory", "check the path")

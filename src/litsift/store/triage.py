@@ -324,7 +324,9 @@ class Triage(QueryHistory):
             known = [str(r[0]) for r in conn.execute("SELECT name FROM collections ORDER BY name")]
             raise TriageError(
                 f"no collection named {name!r}",
-                f"known collections: {', '.join(known)}" if known else "create one first",
+                f"known collections: {', '.join(known)}"
+                if known  # no command makes one: the TUI's key c on a result does
+                else "key c on a result in the TUI adds it to a collection (a new name makes one)",
             )
 
     # --------------------------------------------------------------- annotations

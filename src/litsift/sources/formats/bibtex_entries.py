@@ -44,14 +44,15 @@ _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
 def _latex_context() -> Any:
     """pylatexenc's default LaTeX-to-text context, with the macros of titles it renders as
     nothing (``\\texttt{word2vec}`` -> "", ``The {\\TeX book}`` -> "The book"): their text or
-    argument kept, and any macro it does not know keeps its argument's text."""
+    argument kept, and any macro it does not know keeps its argument's text; ``\\textasciicircum``
+    (a text ``^``, as Zotero and litsift's export write it) is ``^``, not pylatexenc's ``ˆ``."""
     from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
 
     db = get_default_latex_context_db()
     keep = ("texttt", "textsf", "textrm", "textnormal", "mbox", "hbox", "url", "nolinkurl")
     named = {"TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX",
              "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—",
-             "textbraceleft": "{", "textbraceright": "}"}  # fmt: skip
+             "textbraceleft": "{", "textbraceright": "}", "textasciicircum": "^"}  # fmt: skip
     db.add_context_category(
         "litsift",
         prepend=True,

@@ -303,9 +303,11 @@ class ScreeningScreen(Screen[None]):
         box = self.query_one("#screening-record", Static)
         if paper is None or self.session is None:
             self._shown = None
+            self.refresh_bindings()  # the decision keys show only while a record does
             box.update(safe_content(self.done_lines()))
             return
         self._shown = paper.id
+        self.refresh_bindings()
         k, t = self._keywords, self._terms
         meta = " · ".join(x for x in (str(paper.year or "n.d."), paper.venue) if x)
         parts: list[Part] = [
@@ -424,9 +426,12 @@ class ScreeningScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc goes back, so only where there is a screen to go back to (F4 in the app): in
-        ``litsift review screen`` it is neither shown nor run, and q / Ctrl+Q quit."""
+        ``litsift review screen`` it is neither shown nor run, and q / Ctrl+Q quit. The
+        decision keys and n show and run only while a record is on screen."""
         if action == "close":
             return len(self.app.screen_stack) > 1
+        if action in ("decide", "reason", "note"):  # no record on screen: the footer kept
+            return self._shown is not None  # i / x / m / n, which then did nothing
         return True
 
     def action_close(self) -> None:
