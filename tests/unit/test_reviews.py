@@ -147,7 +147,7 @@ def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:
     assert some.exit_code == 1  # bad lines: told with their line, the good record kept
     assert f"{lines}:1: not a JSON object" in some.stderr
     assert f"{lines}:3: no title" in some.stderr
-    assert "1 to screen, 1 prior decisions, 2 bad entries skipped" in some.stdout
+    assert "1 to screen, 1 prior decision, 2 bad entries skipped" in some.stdout  # not "decisions"
     own = tmp_path / "papers.jsonl"  # litsift's own JSONL: no entry locations to group by
     own.write_text('{"id": "p1", "title": "A paper", "year": 2020}\n', encoding="utf-8")
     mixed = runner.invoke(

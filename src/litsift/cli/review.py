@@ -144,18 +144,26 @@ def review_new(
             ctx.exit(1)
         return
     c = made.prisma
+
+    def n(count: int, noun: str, many: str = "") -> str:
+        return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
     click.echo(
-        f"review {for_terminal(made.info.name)}: {c.identified:,} records identified in "
-        f"{len(made.files)} file{'s' if len(made.files) != 1 else ''}, "
-        f"{c.duplicates_removed:,} duplicates grouped, {c.records:,} to screen"
-        + (f", {made.priors:,} prior decisions" if made.priors else "")
+        f"review {for_terminal(made.info.name)}: {n(c.identified, 'record')} identified in "
+        f"{n(len(made.files), 'file')}, {n(c.duplicates_removed, 'duplicate')} grouped, "
+        f"{c.records:,} to screen"
+        + (f", {n(made.priors, 'prior decision')}" if made.priors else "")
         # decisions the files carry as reviewers' votes (a Rayyan export, litsift's own RIS)
         + (
             f", {c.screened - made.priors:,} screened in the file"
             if c.screened > made.priors
             else ""
         )
-        + (f", {len(made.problems):,} bad entries skipped" if made.problems else "")
+        + (
+            f", {n(len(made.problems), 'bad entry', 'bad entries')} skipped"
+            if made.problems
+            else ""
+        )
     )
     click.echo(f"screen it: litsift review screen {shell_word(made.info.name)}")
     if made.problems:  # as litsift ingest: the good records are kept, the exit status says
