@@ -56,7 +56,8 @@ def test_no_progress_bar_where_stderr_is_no_terminal(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         "error: no LLM endpoint configured",
-        "  hint: set [llm] base_url and model in config.toml (see README, LLM)",
+        f"  hint: set [llm] base_url and model in {tmp_path / 'home' / 'config.toml'} "
+        "(see README, LLM)",  # the file's path: config.toml alone left the user to find it
     ]
 
 

@@ -121,7 +121,48 @@ def pipe_closed() -> NoReturn:
     sys.exit(EXIT_PIPE_CLOSED)
 
 
-class LitsiftGroup(click.Group):
+def refuse_repeated_options(cmd: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """Raise a usage error when ``args`` (after ``cmd``'s name, ``ctx`` its group's context)
+    give one of ``cmd``'s single-value options twice
+    (``--which include --which exclude``): click keeps the last value alone, silently, and an
+    export of the includes and excludes was one of the excludes. Repeatable options
+    (``multiple``), counters and flags may repeat; ``args`` click cannot parse are left to
+    click, which then says why."""
+    own = cmd.context_class(cmd, info_name=cmd.name, parent=ctx)  # its own parsing settings
+    try:
+        _, _, order = cmd.make_parser(own).parse_args(args=list(args))
+    except click.ClickException:
+        return
+    seen: dict[str, int] = {}
+    for param in order:
+        if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_flag):
+            seen[param.opts[-1]] = seen.get(param.opts[-1], 0) + 1
+    twice = [name for name, n in seen.items() if n > 1]
+    if twice:
+        raise click.UsageError(
+            f"{twice[0]} was given {seen[twice[0]]} times; it takes one value "
+            "(give it once: only the last would have been used)",
+            own,
+        )
+
+
+class OneValueGroup(click.Group):
+    """A command group whose commands refuse a single-value option given twice
+    (:func:`refuse_repeated_options`); every ``litsift`` group is one (``@group.group()``
+    makes one of the same class)."""
+
+    group_class = type
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None and not isinstance(cmd, click.Group):
+            refuse_repeated_options(cmd, ctx, rest)
+        return name, cmd, rest
+
+
+class LitsiftGroup(OneValueGroup):
     """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
     no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush);
     SIGTERM and SIGHUP stop a command as Ctrl-C does (:func:`terminate_as_interrupt`)."""

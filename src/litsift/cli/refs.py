@@ -13,14 +13,14 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, reports_errors, say_error, write_output
+from litsift.cli.common import OneValueGroup, open_service, reports_errors, say_error, write_output
 from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 
 __all__ = ["refs_group"]
 
 
-@click.group("refs")
+@click.group("refs", cls=OneValueGroup)
 def refs_group() -> None:
     """The citation trail: references (backward) and citing papers (forward).
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import comma_list, criteria_text, open_service, reports_errors, write_output
+from litsift.cli.common import (
+    OneValueGroup,
+    comma_list,
+    criteria_text,
+    open_service,
+    reports_errors,
+    write_output,
+)
 from litsift.cli.terminal import (
     finishes_its_work,
     needs_a_terminal,
@@ -26,7 +33,7 @@ def _labels(value: str) -> str | int:
     raise click.BadParameter("all, none or a positive number N", param_hint="--labels")
 
 
-@click.group("review")
+@click.group("review", cls=OneValueGroup)
 def review_group() -> None:
     """Systematic reviews: candidate records from search exports, screened in the TUI.
 

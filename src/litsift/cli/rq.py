@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import open_service, progress_bar, reports_errors
+from litsift.cli.common import OneValueGroup, open_service, progress_bar, reports_errors
 from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from litsift.rq.search import Field
 
 
-@click.group("rq")
+@click.group("rq", cls=OneValueGroup)
 def rq_group() -> None:
     """Research questions: each paper's PROBLEM and METHOD ("Can P be solved by M?").
 

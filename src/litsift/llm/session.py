@@ -54,7 +54,8 @@ class LLMSession:
                 if not self.settings.configured:
                     raise LLMNotConfiguredError(
                         "no LLM endpoint configured",
-                        "set [llm] base_url and model in config.toml (see README, LLM)",
+                        f"set [llm] base_url and model in {self._paths.config_file} "
+                        "(see README, LLM)",
                     )
                 self._client = ChatClient(
                     self.settings,
