@@ -29,6 +29,12 @@ async def test_the_decision_keys_show_only_while_a_record_does(tmp_path: Path) -
             line = app.screen.query_one(KeyFooter).render().plain
             assert "Include" not in line and "Note" not in line, line
             assert "Undo" in line and "Criteria" in line and "Help" in line, line
+            # the stop panel says its one reason once (it was three times, over six rows)
+            from textual.widgets import Static
+
+            stops = str(app.screen.query_one("#screening-stops", Static).render())
+            assert stops.count("no record to screen") == 1, stops
+            assert "consecutive, knee, hypergeometric: no record to screen" in stops, stops
         app = create_screening_app(svc, "donners", dense=False)  # title/abstract: a record
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await wait_idle(pilot)

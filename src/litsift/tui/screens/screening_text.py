@@ -99,8 +99,15 @@ def done_lines(review: str, stage: str, reviewer: str, records: int | None) -> l
 
 def stop_lines(progress: ScreeningProgress) -> list[Part]:
     """The stop panel: a heading and a line per stopping rule (fired or running, what it
-    waits for), with no blank line after the last (it took a row of an 80x24 terminal)."""
+    waits for; one line for all when they wait for the same reason), with no blank line after
+    the last (it took a row of an 80x24 terminal)."""
     parts: list[Part] = [("Stopping rules (none stops on its own)", "bold")]
+    said = {s.detail for s in progress.stops}
+    if len(progress.stops) > 1 and len(said) == 1 and not any(s.fired_at for s in progress.stops):
+        # one reason for every rule (no record at this stage): said once, not three times
+        # over six rows at 80 columns
+        rules = ", ".join(s.rule for s in progress.stops)
+        return [*parts, "\n", ("○ waiting", "dim"), f"  {rules}: {said.pop()}"]
     for s in progress.stops:
         mark = ("● fired  ", "bold red") if s.fired_at else ("○ running", "dim")
         parts += ["\n", mark, f"  {s.rule:<15} {s.detail}"]
