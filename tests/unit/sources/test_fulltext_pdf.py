@@ -55,14 +55,20 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def records() -> dict[str, SourceRecord]:
+def read_real_pdfs() -> dict[str, SourceRecord]:
+    """Each real PDF of ``../shared/data/sources/fulltext/pdf`` read as one record, by file
+    name (test_pdf_layout_real.py reads them the same way)."""
     out = {}
     for path in sorted(PDF.glob("*.pdf")):
         (rec,) = list(read_pdf(path))
         assert isinstance(rec, SourceRecord)
-        out[next(k for k in EXPECTED if path.name.startswith(k))] = rec
+        out[path.name] = rec
     return out
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, SourceRecord]:
+    return {next(k for k in EXPECTED if n.startswith(k)): r for n, r in read_real_pdfs().items()}
 
 
 @pytest.mark.parametrize("prefix", sorted(EXPECTED))

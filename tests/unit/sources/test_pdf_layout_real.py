@@ -13,21 +13,13 @@ import re
 
 import pytest
 
-from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
-from litsift.sources.formats.pdf import read_pdf
-
-PDF = shared_data_dir() / "sources" / "fulltext" / "pdf"
+from tests.unit.sources.test_fulltext_pdf import read_real_pdfs
 
 
 @pytest.fixture(scope="module")
 def records() -> dict[str, SourceRecord]:
-    out = {}
-    for path in sorted(PDF.glob("*.pdf")):
-        (rec,) = list(read_pdf(path))
-        assert isinstance(rec, SourceRecord)
-        out[path.name] = rec
-    return out
+    return read_real_pdfs()
 
 
 def _rec(records: dict[str, SourceRecord], part: str) -> SourceRecord:
