@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (progress lines kept whole)
 """Issue 44 scouting: choose among several orders *during* the screening (a bandit over orders),
 against the default order with criteria, same seeds and priors; nothing under src/ changes.
 
