@@ -108,3 +108,29 @@ def test_a_bib_file_whose_lines_end_in_cr_alone_is_detected_as_bibtex() -> None:
     assert registry.detect(path) is registry.get("bibtex")
     (record,) = _records(read_bibtex(path))
     assert record.title == "Ü ist ein Umlaut"
+
+
+def test_bare_ampersands_and_html_character_references_in_bibtex_are_kept() -> None:
+    """Taylor & Francis and Wiley write ``&`` unescaped (``publisher = {Taylor & Francis}``),
+    Web of Science ``title = {A dummy title&apos;s}``, others ``&#169;``: pylatexenc read the
+    ``&`` as an alignment tab and dropped it ("Taylor Francis", "title apos;s", "#169;")."""
+    tandf = _records(read_bibtex(WILD / "colrev_taylor-francis-bibtex_bare-ampersand.bib"))
+    assert tandf[0].title == "This is a dummy title from publisher Taylor & Francis"
+    assert tandf[0].biblio["publisher"] == "Taylor & Francis"
+    wos = {
+        r.source_key: r for r in _records(read_bibtex(WILD / "colrev_wos-bibtex_html-entity.bib"))
+    }
+    assert wos["WOS:000444488888888"].title == "A dummy title's"
+    (inbook,) = _records(read_bibtex(WILD / "colrev_inbook_numeric-char-ref.bib"))
+    assert inbook.venue == "Dummy in Practice © asdf"
+    assert inbook.biblio["publisher"] == "John Wiley & Sons, Ltd"
+
+
+def test_a_bare_percent_sign_in_a_bibtex_abstract_is_not_a_comment() -> None:
+    """An exporter's ``about 50% in a narrow wavelength range`` (Better BibTeX issue 95's
+    file): LaTeX would read ``%`` as a comment, which cut the rest of the line from the
+    abstract ("a reduction of about 50transmission measurement")."""
+    path = shared_data_dir() / "sources" / "reference-managers" / "bibtex" / "edge-cases"
+    (record,) = _records(read_bibtex(path / "bbt-95-96_percent-sign_preamble.bib"))
+    assert "reduction of about 50% in a narrow wavelength range of 400-500" in record.abstract
+    assert "from 2.2% and 0.8" in record.abstract and "to 51% and 21" in record.abstract
