@@ -23,7 +23,8 @@ attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
 ``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
 
-Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
+Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
+early-access ``EY``/``EA``, else ``PD``),
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
 ``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
 ``PU`` the bibliographic details. Tags rispy has no name for (``C3`` affiliations, ``WE``
@@ -325,6 +326,10 @@ def _locator(
     return {**found, **locator(*text)}
 
 
+#: where a WoS record's year is, best first (rispy's names of PY, EY, EA, PD)
+_WOS_YEAR_KEYS = ("publication_year", "early_access_year", "early_access_date", "publication_date")
+
+
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
     from litsift.sources.base import unique_tags  # here: the module is at its size limit
 
@@ -342,7 +347,8 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         abstract=clean_text(_first(entry, "abstract")),
         authors=authors,
         family_names=families,
-        year=year_from(_first(entry, "publication_year", "publication_date")),
+        # an early-access record has no PY yet: EY / EA, as the tab-delimited reader does
+        year=year_from(_first(entry, *_WOS_YEAR_KEYS)),
         venue=clean_text(_first(entry, "publication_name")),
         ids={k: v for k, v in ids.items() if v},
         tags=unique_tags((_first(entry, "author_keywords"), _first(entry, "keywords_plus")), ";"),
