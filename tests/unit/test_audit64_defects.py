@@ -97,7 +97,7 @@ def test_a_text_circumflex_in_bibtex_is_a_caret(tmp_path: Path) -> None:
         ).fetchone()
     assert "mm^2 Size" in title, title
     from litsift.export.latex import latex
-    from litsift.sources.formats.bibtex_entries import _L2T
+    from litsift.sources.formats.bibtex_latex import _L2T
 
     assert _L2T.latex_to_text(latex(title)) == title  # litsift's export reads back the same
 

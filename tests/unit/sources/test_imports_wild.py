@@ -14,7 +14,7 @@ from litsift.sources.formats import registry
 from litsift.sources.formats.bibtex import read_bibtex
 from litsift.sources.formats.csv_exports import read_csv_export
 from litsift.sources.formats.medline import read_medline
-from litsift.sources.formats.ris import read_ris
+from litsift.sources.formats.ris import read_ris, read_wos
 
 DATA = Path(__file__).parents[2] / "data" / "imports"
 WILD = DATA / "wild"
@@ -108,3 +108,43 @@ def test_a_bib_file_whose_lines_end_in_cr_alone_is_detected_as_bibtex() -> None:
     assert registry.detect(path) is registry.get("bibtex")
     (record,) = _records(read_bibtex(path))
     assert record.title == "Ü ist ein Umlaut"
+
+
+def test_bare_ampersands_and_html_character_references_in_bibtex_are_kept() -> None:
+    """Taylor & Francis and Wiley write ``&`` unescaped (``publisher = {Taylor & Francis}``),
+    Web of Science ``title = {A dummy title&apos;s}``, others ``&#169;``: pylatexenc read the
+    ``&`` as an alignment tab and dropped it ("Taylor Francis", "title apos;s", "#169;")."""
+    tandf = _records(read_bibtex(WILD / "colrev_taylor-francis-bibtex_bare-ampersand.bib"))
+    assert tandf[0].title == "This is a dummy title from publisher Taylor & Francis"
+    assert tandf[0].biblio["publisher"] == "Taylor & Francis"
+    wos = {
+        r.source_key: r for r in _records(read_bibtex(WILD / "colrev_wos-bibtex_html-entity.bib"))
+    }
+    assert wos["WOS:000444488888888"].title == "A dummy title's"
+    (inbook,) = _records(read_bibtex(WILD / "colrev_inbook_numeric-char-ref.bib"))
+    assert inbook.venue == "Dummy in Practice © asdf"
+    assert inbook.biblio["publisher"] == "John Wiley & Sons, Ltd"
+
+
+def test_a_bare_percent_sign_in_a_bibtex_abstract_is_not_a_comment() -> None:
+    """An exporter's ``about 50% in a narrow wavelength range`` (Better BibTeX issue 95's
+    file): LaTeX would read ``%`` as a comment, which cut the rest of the line from the
+    abstract ("a reduction of about 50transmission measurement")."""
+    path = shared_data_dir() / "sources" / "reference-managers" / "bibtex" / "edge-cases"
+    (record,) = _records(read_bibtex(path / "bbt-95-96_percent-sign_preamble.bib"))
+    assert "reduction of about 50% in a narrow wavelength range of 400-500" in record.abstract
+    assert "from 2.2% and 0.8" in record.abstract and "to 51% and 21" in record.abstract
+
+
+def test_authors_listed_on_one_wos_line_with_semicolons_are_several_people() -> None:
+    """WoS's MEDLINE records of ~2006 wrote ``AU Joffe, Hadine; Hall, Janet E; ...``: seven
+    people, not one called "Hadine; Hall Janet E; ... Joffe"; ``UT MEDLINE:16735938`` is the
+    record's PMID."""
+    path = WILD / "jabref_wos-medline-isi_semicolon-authors.isi"
+    assert registry.detect(path) is registry.get("wos")
+    one, seven = _records(read_wos(path))
+    assert one.authors == ["Nancy J Wesensten"] and one.ids == {"pmid": "16842170"}
+    assert seven.authors[:2] == ["Hadine Joffe", "Janet E Hall"] and len(seven.authors) == 7
+    assert seven.family_names[-1] == "Martin"
+    assert seven.name_parts[1] == ("Hall", "Janet E")
+    assert seven.ids == {"pmid": "16735938"}

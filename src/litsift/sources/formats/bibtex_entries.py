@@ -19,7 +19,6 @@ from bibtexparser.middlewares.names import (
     split_multiple_persons_names,
 )
 from bibtexparser.middlewares.parsestack import default_parse_stack
-from pylatexenc.latex2text import LatexNodes2Text
 
 from litsift.sources.base import (
     SourceRecord,
@@ -29,41 +28,18 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, bibtex_type
+from litsift.sources.formats.bibtex_latex import ESCAPE_RE, latex
 from litsift.sources.formats.rayyan_notes import rayyan_notes
 from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
-from litsift.text import split_escape_sequences
 
-__all__ = ["ConcatenationMiddleware", "latex", "sniff_bibtex"]
+__all__ = ["ConcatenationMiddleware", "sniff_bibtex"]
 
 #: an entry's opening at a line start (``\r`` alone ends lines in old Mac files)
 _ENTRY_RE = re.compile(rb"(?:^|[\r\n])[ \t]*@\s*[A-Za-z]+\s*[{(]")
 _RECORD_TYPES_SKIP = {"string", "preamble", "comment", "set", "xdata"}
 
 
-def _latex_context() -> Any:
-    """pylatexenc's default LaTeX-to-text context, with the macros of titles it renders as
-    nothing (``\\texttt{word2vec}`` -> "", ``The {\\TeX book}`` -> "The book"): their text or
-    argument kept, and any macro it does not know keeps its argument's text; ``\\textasciicircum``
-    (a text ``^``, as Zotero and litsift's export write it) is ``^``, not pylatexenc's ``ˆ``."""
-    from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
-
-    db = get_default_latex_context_db()
-    keep = ("texttt", "textsf", "textrm", "textnormal", "mbox", "hbox", "url", "nolinkurl")
-    named = {"TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX",
-             "hyphen": "-", "slash": "/", "textendash": "–", "textemdash": "—",
-             "textbraceleft": "{", "textbraceright": "}", "textasciicircum": "^"}  # fmt: skip
-    db.add_context_category(
-        "litsift",
-        prepend=True,
-        macros=[MacroTextSpec(m, discard=False) for m in keep]
-        + [MacroTextSpec(m, text) for m, text in named.items()],
-    )
-    db.set_unknown_macro_spec(MacroTextSpec("", discard=False))
-    return db
-
-
-_L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True, latex_context=_latex_context())
 _ORDINAL = {1: "", 2: " (2nd)", 3: " (3rd)"}
 #: entry types whose ``number`` is a report's number, not an issue
 _REPORT_TYPES = frozenset({"techreport", "report", "manual", "patent"})
@@ -79,73 +55,6 @@ def sniff_bibtex(head: bytes, path: Path) -> int:
     if hits == 0:
         return 0
     return 90 if hits >= 1 else 0
-
-
-#: what pylatexenc would change in a value; text without any of it is returned as it is
-_LATEX_RE = re.compile(r"[\\{}$~%^_&#]|--|``|''|<<|>>|!`|\?`")
-#: the escaped specials (``\\%``, ``\\&``, ``\\_``, ``\\#``, ``\\$``): the character itself
-_ESCAPE_RE = re.compile(r"\\([%&_#$])")
-
-
-_BRACE_RE = re.compile(r"[{}]")
-
-
-def _braces_balanced(text: str) -> bool:
-    depth = 0
-    for ch in _BRACE_RE.findall(text):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
-
-
-def _plain(text: str) -> str | None:
-    """``text`` as pylatexenc gives it when its only LaTeX is balanced braces (``{GaAs}``,
-    ``{{Cd}}``) and escaped specials (``50\\%``, ``R\\&D``), which Zotero and JabRef write in
-    most titles and abstracts; None for any other LaTeX."""
-    if "{" in text or "}" in text:
-        bare = text.replace("{", "").replace("}", "")
-    else:
-        bare = text
-    if "\\" in bare:
-        bare = _ESCAPE_RE.sub(r"\1", bare)
-        if _LATEX_RE.search(_ESCAPE_RE.sub("", text.replace("{", "").replace("}", ""))):
-            return None
-    elif _LATEX_RE.search(bare):
-        return None
-    return bare if _braces_balanced(text) else None
-
-
-def latex(text: Any) -> str:
-    """A BibTeX value as plain Unicode text (pylatexenc; braces and commands removed).
-
-    Text with nothing LaTeX would interpret (:data:`_LATEX_RE`) skips pylatexenc: on the 400
-    titles and abstracts of the arXiv snapshot sample, 0.72 ms a value instead of 1.39; so does
-    text whose only LaTeX is balanced braces and escaped specials (:func:`_plain`; checked
-    against pylatexenc on every value of the shared BibTeX samples)."""
-    if not isinstance(text, str) or not text:
-        return ""
-    pieces = split_escape_sequences(text)
-    if len(pieces) > 1:  # the LaTeX between escape sequences only: an OSC 8 link's ending
-        # "ESC \\" read as a command left "8;;http://x8;;" in the title; the sequences go on
-        # to the writer, which removes them and says so (scrub_controls)
-        return clean_text("".join(p if i % 2 else _latex_text(p) for i, p in enumerate(pieces)))
-    return clean_text(_latex_text(text))
-
-
-def _latex_text(text: str) -> str:
-    if _LATEX_RE.search(text) is None:
-        return text
-    plain = _plain(text)
-    if plain is not None:
-        return plain
-    try:
-        return str(_L2T.latex_to_text(text))
-    except Exception:
-        return re.sub(r"[{}]|\\[a-zA-Z]+\s*", "", text)
 
 
 #: initials, as Scopus's BibTeX of ~2017 writes them: maybe followed by the author's
@@ -224,7 +133,7 @@ def _fields(entry: model.Entry) -> dict[str, str]:
 def _verbatim(value: str | None) -> str:
     """A DOI, URL or id as written in a ``.bib`` file, LaTeX escapes undone: dblp writes
     ``doi = {10.1007/3-540-48749-2\\_2}``, others ``{\\%}`` or braces."""
-    return _ESCAPE_RE.sub(r"\1", value or "").replace("{", "").replace("}", "")
+    return ESCAPE_RE.sub(r"\1", value or "").replace("{", "").replace("}", "")
 
 
 def _record(key: str, etype: str, fields: dict[str, str], location: str) -> SourceRecord:

@@ -95,7 +95,7 @@ def _citation(infos: dict[str, Any]) -> tuple[str, int | None]:
     try:
         from bibtexparser.entrypoint import parse_string
 
-        from litsift.sources.formats.bibtex_entries import latex
+        from litsift.sources.formats.bibtex_latex import latex
 
         entries = parse_string(cite).entries
     except Exception:

@@ -23,7 +23,8 @@ attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
 ``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
 
-Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY``/``PD`` year,
+Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
+early-access ``EY``/``EA``, else ``PD``),
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
 ``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
 ``PU`` the bibliographic details. Tags rispy has no name for (``C3`` affiliations, ``WE``
@@ -49,7 +50,7 @@ from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
-from litsift.sources.formats.ris_names import comma_form, split_people
+from litsift.sources.formats.ris_names import comma_form, one_per_person, split_people
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -275,7 +276,8 @@ def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
 
 
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    people = [comma_form(p) for p in entry.get("authors") or entry.get("first_authors") or []]
+    people = one_per_person(entry.get("authors") or entry.get("first_authors") or [])
+    people = [comma_form(p) for p in people]
     authors, families = split_people(people)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
@@ -324,14 +326,20 @@ def _locator(
     return {**found, **locator(*text)}
 
 
+#: where a WoS record's year is, best first (rispy's names of PY, EY, EA, PD)
+_WOS_YEAR_KEYS = ("publication_year", "early_access_year", "early_access_date", "publication_date")
+
+
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
     from litsift.sources.base import unique_tags  # here: the module is at its size limit
 
-    people = list(entry.get("author_full_name") or entry.get("authors") or [])
+    people = one_per_person(entry.get("author_full_name") or entry.get("authors") or [])
     authors, families = split_people(people)
+    key = clean_text(_first(entry, "accession_number", "unique_id"))
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
-        "pmid": normalize_pmid(_first(entry, "pubmed_id")),
+        # a record of WoS's MEDLINE database: ``UT MEDLINE:16735938``
+        "pmid": normalize_pmid(_first(entry, "pubmed_id") or key.partition("MEDLINE:")[2]),
     }
     return SourceRecord(
         location=f"record {n}",
@@ -339,11 +347,12 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         abstract=clean_text(_first(entry, "abstract")),
         authors=authors,
         family_names=families,
-        year=year_from(_first(entry, "publication_year", "publication_date")),
+        # an early-access record has no PY yet: EY / EA, as the tab-delimited reader does
+        year=year_from(_first(entry, *_WOS_YEAR_KEYS)),
         venue=clean_text(_first(entry, "publication_name")),
         ids={k: v for k, v in ids.items() if v},
         tags=unique_tags((_first(entry, "author_keywords"), _first(entry, "keywords_plus")), ";"),
-        source_key=clean_text(_first(entry, "accession_number", "unique_id")),
+        source_key=key,
         locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
         biblio=_biblio(entry, "wos", "document_type", "issue", "beginning_page", "ending_page"),
         name_parts=inverted_parts(people),

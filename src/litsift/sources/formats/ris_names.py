@@ -12,7 +12,7 @@ import re
 
 from litsift.sources.base import clean_text
 
-__all__ = ["comma_form", "split_people"]
+__all__ = ["comma_form", "one_per_person", "split_people"]
 
 #: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
 _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
@@ -20,6 +20,14 @@ _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
 _NULL_PART_RE = re.compile(r"^(?:null|none|nil|undefined|nan)$", re.IGNORECASE)
 #: initials with points: ``R.``, ``D.G.``, ``K.-L.``, ``Ch.``
 _INITIALS_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.-?)+$")
+
+
+def one_per_person(values: list[str]) -> list[str]:
+    """The names of a tag's values, one a person: a value that lists several people,
+    separated by ``;``, is split (Web of Science's MEDLINE records of ~2006 wrote ``AU Joffe,
+    Hadine; Hall, Janet E; Gruber, Staci``, which read as one person "Hadine; Hall Janet E;
+    ... Joffe"); empty pieces are left out."""
+    return [p.strip() for value in values for p in value.split(";") if p.strip()]
 
 
 def comma_form(name: str) -> str:
