@@ -97,3 +97,38 @@ def test_a_document_without_syllable_breaks_keeps_its_hyphens(texts: dict[str, s
     # "postreplication" is printed too: the line-end hyphen is still the author's
     assert dehyphenate("post-\nreplicative", biorxiv) == "post-replicative"
     assert dehyphenate("a multi-\nsubunit enzyme", biorxiv) == "a multi-subunit enzyme"
+
+
+def test_a_suspended_hyphen_stays_apart_from_the_conjunction(texts: dict[str, str]) -> None:
+    """SPECTER breaks "sentence-\\nand token-level tasks" at the hyphen of a suspended
+    compound: it was glued to the conjunction ("sentence-and"), a word nobody searches."""
+    specter = _lexicon(texts, "207_SPECTER")
+    text = "many sentence-\nand token-level tasks"
+    assert dehyphenate(text, specter) == "many sentence- and token-level tasks"
+    assert dehyphenate("pre-\nor post-training") == "pre- or post-training"
+    assert dehyphenate("an end-\nto-end model", specter) == "an end-to-end model"
+    jner = _lexicon(texts, "jner")  # "peak-to-peak" is a compound, not a suspended hyphen
+    assert dehyphenate("the peak-\nto-peak amplitude", jner) == "the peak-to-peak amplitude"
+    assert "sentence-\nand token-level" in texts[next(n for n in texts if "207_SPECTER" in n)]
+
+
+def test_a_prefix_written_with_a_hyphen_before_a_printed_word_is_kept(
+    texts: dict[str, str],
+) -> None:
+    """A prefix English writes with a hyphen as often as not, before a word the paper prints
+    (or another form of it), with neither the joined word nor the compound printed: the
+    hyphen is kept ("predefined", "crosstopic", "nonpainful" were glued; SPECTER prints
+    "define", "topic", "supervised", the tutorial "defined", BMC "pain")."""
+    specter = _lexicon(texts, "207_SPECTER")
+    assert not specter.words["predefined"] and not specter.compounds["pre-defined"]
+    assert dehyphenate("a pre-\ndefined set", specter) == "a pre-defined set"
+    assert dehyphenate("cross-\ntopic", specter) == "cross-topic"
+    assert dehyphenate("Semi-\nsupervised", specter) == "Semi-supervised"
+    tutorial = _lexicon(texts, "tutorials")
+    assert dehyphenate("pre-\ndefined", tutorial) == "pre-defined"
+    assert dehyphenate("non-\npainful", _lexicon(texts, "jner")) == "non-painful"
+    # no regression: a prefix English closes up, and breaks that are no word after the prefix
+    assert dehyphenate("the inter-\nsection of", specter) == "the intersection of"
+    assert dehyphenate("pre-\ndiction", specter) == "prediction"  # printed joined
+    assert dehyphenate("multi-\nple", specter) == "multiple"  # "ple" is no word
+    assert dehyphenate("Co-\nhen", specter) == "Cohen"
