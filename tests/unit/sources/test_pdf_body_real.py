@@ -105,3 +105,12 @@ def test_figures_labels_and_captions_are_not_glued_to_the_text(
     assert "for EMG recording avoid" not in fes
     s2orc = [t for _, t in records["acl-2020.acl-main.447"].sections]
     assert "Region A" in s2orc and not any(t.startswith("Region A cs.LG") for t in s2orc)
+
+
+@pytest.mark.parametrize("prefix", ["acl-2023.eacl-main.121", "natcommun-2024"])
+def test_numbers_without_words_are_no_passages(prefix: str) -> None:
+    """A figure's axis ticks ("0.2", "0.4", ...) and a table's cells ("95-100") were passages
+    of their own: 21 in LongEval, 52 in the Nature Communications article; no search finds
+    them and an answer citing one cites nothing."""
+    passages = [text for _, text in _read(prefix).sections]
+    assert passages and all(re.search(r"[^\W\d_]", text) for text in passages)

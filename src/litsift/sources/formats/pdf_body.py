@@ -3,6 +3,8 @@
 pymupdf gives text blocks in reading order; what a reader skips is left out, since every
 paragraph becomes a searchable passage that an answer may cite:
 
+* **numbers without words**: page numbers, a figure's axis ticks ("0.2 0.4 0.6"), an
+  equation's number, a table's cells: a block without a letter is no passage;
 * **running heads and feet**: a block printed on many pages (digits aside: page numbers,
   "Page 3 of 23") is the journal's header or footer, or bioRxiv's licence banner;
 * **the reference list**: the blocks after a "References" / "Bibliography" heading, up to the
@@ -89,6 +91,9 @@ _ACCENTS = {
     "\u02da": "\u030a",  # ring
 }
 _ACCENT_RE = re.compile(f"([{''.join(_ACCENTS)}])([A-Za-z])")
+#: a letter: a block without one (page numbers, a figure's axis ticks "0.2 0.4 0.6", an
+#: equation's number "(2)", a table's "95-100") holds no word a search finds
+_LETTER_RE = re.compile(r"[^\W\d_]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
@@ -251,7 +256,7 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
                 skip -= 1
                 continue
             text = dehyphenate(raw, lexicon).strip()
-            if not text or re.fullmatch(r"[\d\s]+", text) or _shape(text) in running:
+            if not _LETTER_RE.search(text) or _shape(text) in running:
                 continue
             if footnote(block, body, float(doc[number - 1].rect.height)):
                 if not in_references:
