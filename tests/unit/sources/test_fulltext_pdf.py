@@ -77,8 +77,10 @@ def test_title_doi_abstract_and_full_text(records: dict[str, SourceRecord], pref
     title, doi = EXPECTED[prefix]
     assert title_key(rec.title) == title_key(title)
     assert rec.ids.get("doi") == doi
-    # paragraphs broken by a column, page or footnote are one paragraph: the tutorial has 36
-    assert len(rec.abstract) > 200 and len(rec.sections) > 30
+    # the full text is there, paragraphs broken by a column, page or footnote made one again
+    # (before a capital too, "... candidate in The" / "Chinese University"): the tutorial,
+    # the shortest paper, has 30
+    assert len(rec.abstract) > 200 and len(rec.sections) >= 25
     assert rec.attachments and rec.attachments[0].name.startswith(prefix)
 
 

@@ -114,3 +114,19 @@ def test_numbers_without_words_are_no_passages(prefix: str) -> None:
     them and an answer citing one cites nothing."""
     passages = [text for _, text in _read(prefix).sections]
     assert passages and all(re.search(r"[^\W\d_]", text) for text in passages)
+
+
+def test_a_sentence_broken_before_a_capital_goes_on(records: dict[str, SourceRecord]) -> None:
+    """bioRxiv's ragged text is a block per line: a paragraph broke wherever a line started
+    with a capital or a bracket ("... recruitment of low fidelity" / "TLS polymerases to
+    lesions"), 92 passages where there are about 60. A table's rows and the title page's lines
+    are not run on: "Random 4.8 9.4 ..." of SPECTER's Table 1 stays apart from its header."""
+    rev1 = [t for _, t in records["biorxiv-2024"].sections]
+    assert any("recruitment of low fidelity TLS polymerases to lesions" in t for t in rev1)
+    assert any("genome editing (Supplementary Figure 1). Surprisingly" in t for t in rev1)
+    assert any("sensitive to both IR and topotecan [57, 58]. Surprisingly" in t for t in rev1)
+    assert not any(t.startswith(("TLS polymerases to", "[30]. TLS")) for t in rev1)
+    gck = _body(records["genomebiol-2023"])
+    assert "receiver-operating characteristic (ROC) analyses" in gck
+    specter = [t for _, t in _read("acl-2020.acl-main.207").sections]
+    assert any(t.startswith("Random 4.8 9.4") for t in specter)

@@ -77,6 +77,10 @@ _LETTERED_RE = re.compile(r"^[A-H](?:\.\d+)*\s+[A-Z]")
 #: a year, "et al" or a comma: a reference's line ("A. Smith, B. Jones"), not a heading
 _CITED_RE = re.compile(r"\b(?:1[89]|20)\d\d\b|\bet al\b|,")
 #: how a sentence, a quotation or a parenthesis ends
+#: a caption's start: "Figure 2:", "Fig. 3 |", "Table 1." (not "Figure 1)." in a sentence)
+_CAPTION_RE = re.compile(
+    r"(?:supplementary\s+)?(?:fig\.?|figure|table|scheme)\s*S?\d+[a-z]?\b(?!\))", re.I
+)
 _ENDS_RE = re.compile(r"[.!?;:)\]\"”’']\s*$")
 
 _LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
@@ -161,11 +165,28 @@ def _styled(block: Block, text: str, body: float, sizes: set[float]) -> bool:
     return block.size in sizes and block.size > body + 0.3 and len(one) < 80
 
 
-def _continues(prev: str, text: str) -> bool:
+def _continues(prev: str, text: str, prose: bool = False) -> bool:
     """Whether ``text`` goes on with the sentence ``prev`` breaks off (at a column or page end,
     or a footnote between): ``prev`` ends in a hyphenated word or without a full stop, and
-    ``text`` starts with a small letter."""
-    return bool(text[:1].islower() and re.search(r"(?:\w[-\u2011]|[\w,])$", prev))
+    ``text`` starts with a small letter; or, ``prose`` (two lines of running text, not a
+    table's rows nor the title page's), ``prev`` ends in a small word or a comma that leaves
+    the sentence open and ``text`` is no caption ("... recruitment of low fidelity" / "TLS
+    polymerases to lesions": bioRxiv's ragged text is a block per line)."""
+    if not re.search(r"(?:\w[-\u2011]|[\w,])$", prev):
+        return False
+    if text[:1].islower():
+        return True
+    return prose and bool(re.search(r"(?:[a-z]{2}|,)$", prev)) and not _CAPTION_RE.match(text)
+
+
+def _one_piece(block: Block, line: int) -> bool:
+    """Whether the printed line ``line`` of ``block`` (0 or -1) reads as running text: one
+    piece (not a table's row of cells set apart), mostly not digits."""
+    top = block.boxes[line][1]
+    if sum(abs(box[1] - top) < 2 for box in block.boxes) > 1:
+        return False
+    shown = block.text.split("\n")[line].replace(" ", "")  # a figure's ticks: "0.0 0.2 0.4"
+    return sum(c.isdigit() for c in shown) <= 0.2 * len(shown)
 
 
 def _fragment(block: Block, width: float) -> bool:
@@ -206,7 +227,8 @@ def _continued(
         if out[i][0] != heading:
             return None
         if abs(last.size - block.size) <= 0.5:
-            flows = _flows(last, block, width) and _continues(out[i][1], text)
+            prose = bool(heading) and _one_piece(last, -1) and _one_piece(block, 0)
+            flows = _flows(last, block, width) and _continues(out[i][1], text, prose)
             return i if flows else None
     return None
 
