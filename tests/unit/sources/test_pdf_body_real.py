@@ -130,3 +130,14 @@ def test_a_sentence_broken_before_a_capital_goes_on(records: dict[str, SourceRec
     assert "receiver-operating characteristic (ROC) analyses" in gck
     specter = [t for _, t in _read("acl-2020.acl-main.207").sections]
     assert any(t.startswith("Random 4.8 9.4") for t in specter)
+
+
+def test_the_title_pages_sidebar_is_not_the_first_sections() -> None:
+    """Nature Communications prints "Received", "Accepted", "Check for updates" in the margin
+    of page 1, read after the first subheading: they were filed under "Phylogenetic analysis
+    of Asgard EF-1A", the first passages a search of that section found."""
+    sections = _read("natcommun-2024").sections
+    first = [t for h, t in sections if h == "Phylogenetic analysis of Asgard EF-1A"]
+    assert first and first[0].startswith("A total of 106 Asgard EF-1A sequences")
+    assert not any(t.startswith(("Received:", "Accepted:", "Check for")) for t in first)
+    assert ("", "Received: 1 April 2023") in sections  # front matter, as the title's lines

@@ -233,6 +233,19 @@ def _continued(
     return None
 
 
+def _sidebar(
+    block: Block, number: int, first: tuple[int, float] | None, style: tuple[str, float]
+) -> bool:
+    """Whether ``block`` (on page ``number``) is the title page's sidebar, read after the
+    document's first heading (``first``: its page and top) but printed above it, in a type
+    other than the body text's (Nature Communications' "Received: 1 April 2023", "Check for
+    updates" in the margin beside the abstract): front matter, not the first section's."""
+    if first is None or number != first[0] or block.top >= first[1] or not block.styles:
+        return False
+    font, size = block.styles[0]
+    return font != style[0] or abs(size - style[1]) >= 0.4
+
+
 def _blocks(doc: Any) -> tuple[list[list[Block]], float]:
     """The text blocks of each page (footnote markers in the text dropped) and the body
     text's size."""
@@ -261,7 +274,8 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     footnotes after the paragraph they interrupt."""
     pages, body = _blocks(doc)
     width = line_width(pages)
-    apart = leads(pages, body_style(pages), width)
+    style = body_style(pages)
+    apart = leads(pages, style, width)
     texts = [[pdf_text(b.text) for b in page] for page in pages]
     running = _running(texts)
     lexicon = Lexicon.of("\n".join(t for page in texts for t in page))
@@ -270,6 +284,7 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     numbers: list[int] = []
     pending: list[tuple[str, int]] = []  # footnotes held until the sentence they break ends
     heading, in_references = "", False
+    first: tuple[int, float] | None = None  # the page and top of the document's first heading
     tails: list[tuple[int, Block]] = []  # paragraphs (index in out, last block), the last last
     for number, (blocks, raws) in enumerate(zip(pages, texts, strict=True), start=1):
         skip = 0  # blocks a heading set apart by type runs on over
@@ -304,8 +319,13 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
             if split is not None:
                 _flush(out, numbers, pending, heading)
                 heading, text = split
+                first = first or (number, block.top)
                 in_references = bool(_REFERENCES_RE.fullmatch(heading))
             if in_references or not (one := clean_text(text)):
+                continue
+            if split is None and _sidebar(block, number, first, style):
+                out.append(("", one))  # front matter, as the title page's other lines
+                numbers.append(number)
                 continue
             i = None if split else _continued(out, tails, block, one, heading, width)
             if i is not None:
