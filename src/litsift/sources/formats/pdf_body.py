@@ -275,6 +275,7 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
     pages, body = _blocks(doc)
     width = line_width(pages)
     style = body_style(pages)
+    heights = [float(page.rect.height) for page in doc]  # loading a page per block is slow
     apart = leads(pages, style, width)
     texts = [[pdf_text(b.text) for b in page] for page in pages]
     running = _running(texts)
@@ -295,7 +296,7 @@ def body_sections(doc: Any) -> tuple[list[tuple[str, str]], list[int]]:
             text = dehyphenate(raw, lexicon).strip()
             if not _LETTER_RE.search(text) or _shape(text) in running:
                 continue
-            if footnote(block, body, float(doc[number - 1].rect.height)):
+            if footnote(block, body, heights[number - 1]):
                 if not in_references:
                     pending.append((clean_text(text), number))
                 continue
