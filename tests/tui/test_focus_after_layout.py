@@ -16,6 +16,19 @@ from litsift.tui.widgets.results_table import ResultsTable
 from tests.tui.conftest import burst, search, settle
 
 
+async def test_enter_and_esc_in_a_narrow_terminal_move_the_focus(tiny_service: Any) -> None:
+    """The detail takes the table's place and gives it back, with the focus each time."""
+    app = create_app(tiny_service, show_timings=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await search(pilot, "dialogue state tracking")
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.focused, DetailPane)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.focused, ResultsTable)
+
+
 async def test_slash_right_behind_esc_from_the_detail_keeps_the_query(tiny_service: Any) -> None:
     app = create_app(tiny_service, show_timings=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -145,8 +145,9 @@ class NavScreen(Screen[None]):
         before = self.focused
 
         def focus_if_unmoved() -> None:
-            # a key typed right behind (``/`` after Esc) moved the focus on: it stays there
-            if self.focused is before:
+            # a key typed right behind (``/`` after Esc) moved the focus on: it stays there.
+            # None: the widget that had it was hidden by the new layout (Textual blurs it)
+            if self.focused is before or self.focused is None:
                 self.set_focus(widget)
 
         self.call_after_refresh(focus_if_unmoved)
