@@ -8,14 +8,17 @@ nothing is read here, so the key never waits on the store.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from litsift.text import for_terminal
-from litsift.tui.screens.modals import _Modal
+from litsift.tui.screens.modals import _Modal, _save_key
 from litsift.tui.screens.navigation import NavScreen
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_title
@@ -30,6 +33,8 @@ _NOTHING = ("select a paper or a dataset first", "C shows a paper's citations, a
 
 class DatasetUsersScreen(_Modal[Paper]):
     """The papers naming one dataset; Enter dismisses the highlighted one (Esc: None)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = _save_key("Open")
 
     def __init__(self, name: str, users: DatasetUsers) -> None:
         super().__init__(classes="litsift-modal")

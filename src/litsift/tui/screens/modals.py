@@ -34,12 +34,18 @@ from litsift.types import EXPORT_FORMATS, FORMAT_SUFFIX, HistoryEntry, parse_tag
 T = TypeVar("T")
 
 
+def _save_key(does: str) -> list[BindingType]:
+    """The ctrl+s binding of a dialog, named for what it does there (the footer said "Save"
+    in the history, where it re-runs, and in the export dialog, where it exports)."""
+    return [Binding("ctrl+s", "save", does, id="modal_save")]
+
+
 class _Modal(ModalScreen[T | None]):
     """Esc cancels (dismisses None); ctrl+s saves where there is something to save."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="modal_cancel"),
-        Binding("ctrl+s", "save", "Save", id="modal_save"),
+        *_save_key("Save"),
     ]
 
     def action_cancel(self) -> None:
@@ -170,6 +176,8 @@ def default_export_path(what: str, fmt: str) -> str:
 class ExportScreen(_Modal[ExportRequest]):
     """Choose what (``kept``, ``maybe`` or a collection name), the format and the file path."""
 
+    BINDINGS: ClassVar[list[BindingType]] = _save_key("Export")
+
     def __init__(self, collections: list[str], *, nothing_kept: bool = False) -> None:
         super().__init__(classes="litsift-modal")
         self.collections = [for_terminal(c, keep_newlines=False) for c in collections]
@@ -238,6 +246,8 @@ class HistoryScreen(_Modal[HistoryEntry]):
     history is a log, and a query run again between others was listed as often as it ran);
     Enter re-runs the highlighted one."""
 
+    BINDINGS: ClassVar[list[BindingType]] = _save_key("Re-run")
+
     def __init__(self, saved: list[HistoryEntry], recent: list[HistoryEntry]) -> None:
         super().__init__(classes="litsift-modal")
         self.entries: dict[str, HistoryEntry] = {}
@@ -279,6 +289,8 @@ class HistoryScreen(_Modal[HistoryEntry]):
 
 class AspectEditScreen(_Modal[list[str]]):
     """The query's aspects, one per line: edit, delete or add lines; ctrl+s re-scores."""
+
+    BINDINGS: ClassVar[list[BindingType]] = _save_key("Re-score")
 
     def __init__(self, query_text: str, aspects: list[str]) -> None:
         super().__init__(classes="litsift-modal")

@@ -133,14 +133,24 @@ class NavScreen(Screen[None]):
 
     def _focus_after_layout(self, widget: Widget, reading: bool) -> None:
         """Focus ``widget`` once the ``-reading`` layout shows it (a hidden widget takes no
-        focus); at once when the layout does not change."""
+        focus); at once when the layout does not change. Not when the focus moved meanwhile:
+        ``/`` typed right behind Esc from the detail put the cursor in the query, and the
+        layout's refresh took it back to the results, where the query's letters ran as keys."""
         if self.has_class("-reading") == reading:
             # at once, not Widget.focus (queued on the app): keys typed right behind Down
             # follow the focus into the results (tui/widgets/text_inputs.py)
             self.set_focus(widget)
             return
         self.set_class(reading, "-reading")
-        self.call_after_refresh(widget.focus)
+        before = self.focused
+
+        def focus_if_unmoved() -> None:
+            # a key typed right behind (``/`` after Esc) moved the focus on: it stays there.
+            # None: the widget that had it was hidden by the new layout (Textual blurs it)
+            if self.focused is before or self.focused is None:
+                self.set_focus(widget)
+
+        self.call_after_refresh(focus_if_unmoved)
 
     def on_descendant_focus(self) -> None:
         """The focus left the detail (``/``, a click): the table comes back."""

@@ -344,7 +344,8 @@ class SearchScreen(CommandKeys, NavScreen):
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.open_detail()
+        if self.focused is event.data_table:  # not when a key typed behind Enter moved on
+            self.open_detail()
 
     @on(JobDone)
     def _job_done(self, done: JobDone) -> None:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
@@ -33,6 +32,7 @@ from litsift.text.markdown import readable
 from litsift.tui.messages import KeptLinksLoaded
 from litsift.tui.widgets.dataset_users import TrailReads, UsersReader, users_parts
 from litsift.tui.widgets.safe_text import Part, safe_content
+from litsift.tui.widgets.text_inputs import InOrderScroll
 from litsift.types import Annotation, Aspect, Coverage, Dataset, Hit, Kind, Paper
 from litsift.types.citations import DatasetUsers, KeptLinks, Neighbour
 
@@ -289,8 +289,10 @@ def render_hit(hit: Hit | None, extras: Extras | None = None) -> Content:
     return safe_content(parts)
 
 
-class DetailPane(UsersReader, VerticalScroll):
+class DetailPane(UsersReader, InOrderScroll):
     """Scrollable detail of one hit; focus it (Enter in the table) to scroll with the keys.
+    Its keys run in typing order (:class:`InOrderScroll`): ``/`` and a query typed right
+    behind Esc went to the detail's queue, and the query's letters ran as its keys.
 
     Args:
         reads: how a paper's links to the kept papers and a dataset's users are read (under
