@@ -60,3 +60,40 @@ async def test_save_search_proposes_the_query_s_first_whole_words(tiny_service: 
         await pilot.press("enter")
         await settle(pilot)
         assert [e.name for e in tiny_service.history(saved=True)] == [name]
+
+
+async def test_q_in_the_history_quits_as_everywhere_outside_text(tiny_service: Any) -> None:
+    """README's key table: ``q`` quits anywhere outside text. Over a dialog the app's own
+    ``q`` is not active, and in the history (a list, nothing to type into) it did nothing."""
+    tiny_service.save_query(Query("dialogue state tracking", Kind.PAPER, YearRange(None, None)))
+    app = create_app(tiny_service, show_timings=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.search_screen.table().focus()
+        await pilot.press("h")
+        for _ in range(100):
+            await settle(pilot)
+            if isinstance(app.screen, HistoryScreen):
+                break
+        assert isinstance(app.screen, HistoryScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_q_in_a_dataset_s_papers_quits() -> None:
+    """The other list dialog, a dataset's papers (``C`` on a dataset): ``q`` quits too."""
+    from litsift.tui.screens.dataset_users import DatasetUsersScreen
+    from litsift.types import Paper
+    from litsift.types.citations import DatasetUsers
+    from tests.tui.test_markup_sinks import _Host
+
+    users = DatasetUsers("d1", total=1, papers=(Paper(id="p1", title="A paper", year=2020),))
+    screen = DatasetUsersScreen("SQuAD", users)
+    app = _Host(screen)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running

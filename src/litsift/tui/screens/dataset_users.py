@@ -18,7 +18,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from litsift.text import for_terminal
-from litsift.tui.screens.modals import _Modal, _save_key
+from litsift.tui.screens.modals import LIST_QUIT, _Modal, _save_key
 from litsift.tui.screens.navigation import NavScreen
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_title
@@ -34,7 +34,7 @@ _NOTHING = ("select a paper or a dataset first", "C shows a paper's citations, a
 class DatasetUsersScreen(_Modal[Paper]):
     """The papers naming one dataset; Enter dismisses the highlighted one (Esc: None)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = _save_key("Open")
+    BINDINGS: ClassVar[list[BindingType]] = [*_save_key("Open"), *LIST_QUIT]
 
     def __init__(self, name: str, users: DatasetUsers) -> None:
         super().__init__(classes="litsift-modal")

@@ -40,6 +40,14 @@ def _save_key(does: str) -> list[BindingType]:
     return [Binding("ctrl+s", "save", does, id="modal_save")]
 
 
+#: ``q`` quits from a dialog that is a list, with no text to type into (the history, a
+#: dataset's papers), as everywhere outside text (README's key table): the app's own ``q`` is
+#: not active over a dialog, and there it did nothing
+LIST_QUIT: list[BindingType] = [
+    Binding("q", "app.quit", "Quit", id="quit", show=False, tooltip="Quit litsift (q outside text)")
+]
+
+
 class _Modal(ModalScreen[T | None]):
     """Esc cancels (dismisses None); ctrl+s saves where there is something to save."""
 
@@ -246,7 +254,7 @@ class HistoryScreen(_Modal[HistoryEntry]):
     history is a log, and a query run again between others was listed as often as it ran);
     Enter re-runs the highlighted one."""
 
-    BINDINGS: ClassVar[list[BindingType]] = _save_key("Re-run")
+    BINDINGS: ClassVar[list[BindingType]] = [*_save_key("Re-run"), *LIST_QUIT]
 
     def __init__(self, saved: list[HistoryEntry], recent: list[HistoryEntry]) -> None:
         super().__init__(classes="litsift-modal")
