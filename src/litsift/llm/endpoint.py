@@ -17,6 +17,14 @@ failure to a typed error of :mod:`litsift.llm.errors`:
 - Thinking models: a leading ``<think>`` block is removed from the text (and from the deltas,
   :class:`~litsift.llm.protocol.ThinkFilter`); ``reasoning_content`` / ``reasoning`` fields are
   never shown; a reply whose output limit ran out before any answer is an error that says so.
+- A reply without text (empty, whitespace, or only reasoning) is an error, never an empty
+  answer or a ranking that names no candidate.
+- The body is read as its ``Content-Type`` says: a streamed request answered with one JSON
+  completion (servers and proxies that ignore ``stream``) gives its text as one delta, and a
+  plain request answered with server-sent events is read as a stream.
+- An error reply names the URL posted to and the model in its hint (a base URL without
+  ``/v1``, a model name the server does not know); a 401/403 when no key was sent says to set
+  ``llm.api_key_env``.
 - An HTML page (a proxy's error page, a web UI at ``base_url``) is named by its title.
 - A ``cancelled`` check ends the call early (:class:`~litsift.llm.errors.LLMCancelledError`):
   with :class:`~litsift.net.deadline.DeadlineTransport` it is looked at while the server is
@@ -62,6 +70,22 @@ __all__ = ["ADAPTABLE", "Endpoint", "Retry", "Unsupported", "cancelled_error"]
 def _never() -> bool:
     """``cancelled`` of a call nobody can cancel."""
     return False
+
+
+#: message fields where reasoning models put their thinking (DeepSeek, vLLM, llama.cpp:
+#: ``reasoning_content``; Ollama, OpenRouter: ``reasoning``); never shown.
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def _last(gen: Generator[str, None, tuple[str, Any, str | None]]) -> tuple[str, Any, str | None]:
+    """The return value of a stream reader whose deltas nobody wants (a reply streamed to a
+    request that did not ask for a stream)."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            result: tuple[str, Any, str | None] = stop.value
+            return result
 
 
 def cancelled_error() -> LLMCancelledError:
@@ -162,11 +186,14 @@ class Endpoint:
         msg = " ".join(self.redact(msg).split())
         return msg[:200] + ("…" if len(msg) > 200 else "")
 
-    def raise_for_status(self, status: int, body: str, retry_after: str | None) -> None:
+    def raise_for_status(
+        self, status: int, body: str, retry_after: str | None, where: str | None = None
+    ) -> None:
+        """Raise the error of an HTTP error reply (``where`` names a 200 reply that is one)."""
         if status == 200:
             return
         detail = self._error_text(body) or "(no error text)"  # a bare 404: "HTTP 404:  —"
-        where = f"LLM endpoint returned HTTP {status}"
+        where = where or f"LLM endpoint returned HTTP {status}"
         if status in RETRY_STATUS:
             err: LLMError
             if status == 429:
@@ -175,9 +202,13 @@ class Endpoint:
                 err = LLMServerError(f"{where}: {detail}", "the server failed; try again later")
             raise Retry(err, retry_after_s(retry_after))
         if status in (401, 403):
+            env = self.settings.api_key_env
             raise LLMAuthError(
-                f"{where}: the endpoint rejected the credentials",
-                f"check the key in ${self.settings.api_key_env or '(llm.api_key_env unset)'}",
+                f"{where}: the endpoint rejected the credentials: {detail}",
+                f"check the key in ${env} (and that it is for {self.endpoint})"
+                if env
+                else "no key was sent: set llm.api_key_env to the NAME of the environment "
+                "variable that holds the endpoint's API key",
             )
         if OVERFLOW_RE.search(detail):
             raise LLMContextOverflowError(
@@ -188,7 +219,11 @@ class Endpoint:
         if param is not None:
             hint = f"llm.model does not take '{param}' even without it; try another model"
             raise Unsupported(param, LLMResponseError(f"{where}: {detail}", hint))
-        raise LLMResponseError(f"{where}: {detail}", "check llm.base_url and llm.model")
+        raise LLMResponseError(
+            f"{where}: {detail}",
+            f"litsift posted to {self.endpoint}: check llm.base_url (most servers serve the API "
+            f"under /v1) and llm.model ({self.settings.model!r}: the server's name for it)",
+        )
 
     def _bad(self, what: str) -> LLMResponseError:
         return LLMResponseError(
@@ -242,10 +277,19 @@ class Endpoint:
                 if resp.status_code != 200:
                     body = self._read_text(resp, deadline, cancelled)
                     self.raise_for_status(resp.status_code, body, resp.headers.get("retry-after"))
-                if not stream:
-                    body = self._read_text(resp, deadline, cancelled)
-                    return self._parse_json(body, redactor, payload)
-                return (yield from self._read_stream(resp, deadline, redactor, payload, cancelled))
+                # the body is read as what the server sent, not as what was asked for: some
+                # servers and proxies answer a streamed request with one JSON completion
+                ctype = resp.headers.get("content-type", "").lower()
+                if "text/event-stream" in ctype or (stream and "json" not in ctype):
+                    events = self._read_stream(resp, deadline, redactor, payload, cancelled)
+                    if stream:
+                        return (yield from events)
+                    return _last(events)
+                body = self._read_text(resp, deadline, cancelled)
+                text, usage, finish = self._parse_json(body, redactor, payload)
+                if stream:
+                    yield text
+                return text, usage, finish
         except Cancelled:
             raise cancelled_error() from None
         except httpx.DecodingError:
@@ -294,8 +338,8 @@ class Endpoint:
                     "not a web page or a login proxy",
                 ) from None
             raise self._bad("a response that is not JSON") from None
-        if isinstance(data, dict) and "error" in data:
-            self.raise_for_status(400, body, None)
+        if isinstance(data, dict) and "error" in data:  # LM Studio: HTTP 200 with an error
+            self.raise_for_status(400, body, None, "LLM endpoint answered with an error")
         try:
             choice = data["choices"][0]
             message = choice["message"]
@@ -308,16 +352,27 @@ class Endpoint:
         if not isinstance(text, str) and not (text is None and finish == "length"):
             raise self._bad("a message without text content")
         text = strip_thinking(text or "")
-        if not text and finish == "length":
-            raise self._spent_thinking(payload)
+        if not text.strip():
+            thought = any(message.get(k) for k in _REASONING_FIELDS) or text != (
+                message.get("content") or ""
+            )
+            raise self._empty(payload, finish, thought)
         return redactor.redact(text), data.get("usage"), finish
 
-    def _spent_thinking(self, payload: dict[str, Any]) -> LLMResponseError:
-        limit = payload.get("max_tokens", payload.get("max_completion_tokens"))
+    def _empty(self, payload: dict[str, Any], finish: str | None, thought: bool) -> LLMError:
+        """The error of a reply with no text: nothing to rank, answer or judge from."""
+        if finish == "length":
+            limit = payload.get("max_tokens", payload.get("max_completion_tokens"))
+            return LLMResponseError(
+                f"the model used its whole output limit ({limit} tokens) before writing an "
+                "answer (reasoning models think first)",
+                "raise llm.max_tokens, or use a model that does not reason before answering",
+            )
+        said = "only its reasoning, no answer" if thought else "an empty reply"
         return LLMResponseError(
-            f"the model used its whole output limit ({limit} tokens) before writing an answer "
-            "(reasoning models think first)",
-            "raise llm.max_tokens, or use a model that does not reason before answering",
+            f"the model {self.settings.model!r} sent {said} (finish_reason: {finish})",
+            "try again, or check that llm.model is a chat (instruct) model; a reasoning model "
+            "may need a larger llm.max_tokens",
         )
 
     def _read_stream(
@@ -334,7 +389,7 @@ class Endpoint:
         think = ThinkFilter()
         usage: Any = None
         finish: str | None = None
-        done = False
+        done = thought = False
         for data in sse_data(self._lines(resp, deadline, cancelled)):
             if data.strip() == "[DONE]":
                 done = True
@@ -346,10 +401,12 @@ class Endpoint:
             if not isinstance(chunk, dict):
                 raise self._bad("a stream event that is not a JSON object")
             if "error" in chunk:
-                self.raise_for_status(400, data, None)
+                self.raise_for_status(400, data, None, "LLM endpoint sent an error mid-stream")
             usage = chunk.get("usage") or usage
             for choice in chunk.get("choices") or []:
-                delta = (choice.get("delta") or {}).get("content")
+                said = choice.get("delta") or {}
+                thought = thought or any(said.get(k) for k in _REASONING_FIELDS)
+                delta = said.get("content")
                 if isinstance(delta, str) and delta:
                     parts.append(delta)
                     safe = redactor.feed(think.feed(delta))
@@ -362,8 +419,8 @@ class Endpoint:
         if tail:
             yield tail
         text = strip_thinking("".join(parts))
-        if not text and finish == "length":
-            raise self._spent_thinking(payload)
+        if not text.strip():
+            raise self._empty(payload, finish, thought or bool("".join(parts).strip()))
         return redactor.redact(text), usage, finish
 
     def _lines(
