@@ -35,8 +35,23 @@ def make(srv: ScriptedLLMServer, cache: LLMCache | None = None, **kw: object) ->
         ("3 > 1 > 2", 3, (2, 0, 1), (), (), ()),
         ("I cannot rank these.", 3, (0, 1, 2), (), (), (1, 2, 3)),
         ("[2]>[1]\n\nExplanation: passage 3 is about 2019 work.", 3, (1, 0, 2), (), (), (3,)),
+        # the ids named while explaining came first: [3] then [1] (and "repeated ids [1] [3]")
+        ("Passage [3] is best; [1] less so. Ranking: [2] > [3] > [1]", 3, (1, 2, 0), (), (), ()),
+        ('```json\n{"ranking": [2, 3, 1]}\n```\nRanked on 3 criteria.', 3, (1, 2, 0), (), (), ()),
+        ("[2], [3], [1]: scores 0.9 > 0.5", 3, (1, 2, 0), (), (), ()),
     ],
-    ids=["clean", "duplicate", "out-of-range+missing", "prose+zero", "bare", "none", "explain"],
+    ids=[
+        "clean",
+        "duplicate",
+        "out-of-range+missing",
+        "prose+zero",
+        "bare",
+        "none",
+        "explain",
+        "explain-first",
+        "json-fence",
+        "prose-comparison",
+    ],
 )
 def test_parse_permutation(
     reply: str,
@@ -158,3 +173,27 @@ def test_budget_error_is_reported_not_raised(srv: ScriptedLLMServer, hits: list[
     assert srv.requests == []
     assert result.report.error is not None and "budget" in result.report.error
     assert [h.docid for h in result.hits] == [h.docid for h in hits[:4]]
+
+
+def test_ranking_after_an_explanation_is_the_one_used(
+    srv: ScriptedLLMServer, hits: list[Hit]
+) -> None:
+    """A model that explains before ranking: the ids it named while explaining were taken as
+    its ranking ([3] first) and its real ranking reported as "repeated ids"."""
+    srv.push(chat_reply("Passage [3] covers it; [1] is weaker.\n\nRanking: [2] > [3] > [1]"))
+    with make(srv) as c:
+        result = rerank(c, QUERY, hits[:3])
+    assert [h.docid for h in result.hits] == [hits[i].docid for i in (1, 2, 0)]
+    assert result.report.error is None and result.report.notes == ()
+
+
+def test_a_reply_that_ranks_nothing_is_a_failed_rerank(
+    srv: ScriptedLLMServer, hits: list[Hit]
+) -> None:
+    """It was reported as "LLM reranked 3 results" with a note "3 ids missing"."""
+    srv.push(chat_reply("I'm sorry, I cannot rank these passages."))
+    with make(srv) as c:
+        result = rerank(c, QUERY, hits[:3])
+    assert [h.docid for h in result.hits] == [h.docid for h in hits[:3]]
+    error = result.report.error or ""
+    assert "named none of the 3 candidates" in error and "cannot rank" in error

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
-from litsift.llm.errors import LLMContextOverflowError
+from litsift.llm.errors import LLMContextOverflowError, LLMResponseError
 from litsift.llm.prompts import rankgpt_messages, truncate_words
 from litsift.types import Dataset, Hit, Record
 from litsift.types.llm import CallStats, RerankReport, RerankResult
@@ -36,6 +36,11 @@ _TOKENS_PER_ID = 8
 
 _BRACKET_RE = re.compile(r"\[\s*(\d+)\s*\]")
 _NUMBER_RE = re.compile(r"\d+")
+_ID = r"(?:\[\s*\d+\s*\]|\b\d+\b)"
+#: a RankGPT ranking: ids joined by ``>`` (``[2] > [3] > [1]``, ``2 > 3 > 1``)
+_CHAIN_RE = re.compile(rf"{_ID}(?:\s*>\s*{_ID})+")
+#: a JSON list of ids (``{"ranking": [2, 3, 1]}``, in a fence or not)
+_LIST_RE = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)+\s*\]")
 
 
 @dataclass(frozen=True)
@@ -74,9 +79,12 @@ def _ids(ids: Sequence[int]) -> str:
 def parse_permutation(text: str, n: int) -> Permutation:
     """Parse a RankGPT reply such as ``[3] > [1] > [2]`` for ``n`` candidates.
 
-    Bracketed ids are used when there are any; otherwise every integer in the reply is (the
-    RankGPT ``clean_response`` fallback, for replies like ``3 > 1 > 2``). Duplicates and ids
-    outside ``1..n`` are dropped; missing ids follow in their original order.
+    The ranking is the longest run of ids joined by ``>`` (the last of equally long ones), so
+    ids a model names while explaining itself ("[5] is the best ... Ranking: [2] > [5] > [1]")
+    are not read as its ranking; else a JSON list of ids (``{"ranking": [2, 5, 1]}``); else
+    the bracketed ids; else every integer in the reply (the RankGPT ``clean_response``
+    fallback). Duplicates and ids outside ``1..n`` are dropped; missing ids follow in their
+    original order.
 
     Args:
         text: the model's reply.
@@ -85,9 +93,7 @@ def parse_permutation(text: str, n: int) -> Permutation:
     Returns:
         The permutation with what was repaired.
     """
-    found = [int(x) for x in _BRACKET_RE.findall(text)] or [
-        int(x) for x in _NUMBER_RE.findall(text)
-    ]
+    found = [int(x) for x in _NUMBER_RE.findall(_ranking_span(text))]
     seen: set[int] = set()
     ranked: list[int] = []
     dup: list[int] = []
@@ -103,6 +109,19 @@ def parse_permutation(text: str, n: int) -> Permutation:
     missing = [i for i in range(1, n + 1) if i not in seen]
     order = tuple(i - 1 for i in ranked + missing)
     return Permutation(order, tuple(dup), tuple(bad), tuple(missing))
+
+
+def _ranking_span(text: str) -> str:
+    """The part of a reply that holds the ranking (see :func:`parse_permutation`)."""
+    chains = [m.group() for m in _CHAIN_RE.finditer(text)]
+    if _BRACKET_RE.search(text):  # "0.9 > 0.5" in prose is no ranking when ids are bracketed
+        chains = [c for c in chains if "[" in c]
+    if chains:
+        return max(reversed(chains), key=lambda c: len(_NUMBER_RE.findall(c)))
+    lists = _LIST_RE.findall(text)
+    if lists:
+        return str(max(reversed(lists), key=lambda c: len(_NUMBER_RE.findall(c))))
+    return " ".join(_BRACKET_RE.findall(text)) or text
 
 
 def document_text(record: Record, words: int = DEFAULT_DOC_WORDS) -> str:
@@ -240,6 +259,13 @@ def _run_windows(
         acc.stats = acc.stats.add(done.usage, done.cost_usd, done.cached)
         perm = parse_permutation(done.text, len(sub))
         where = f"window {w} ({start + 1}-{end})" if len(windows) > 1 else "reply"
+        if len(perm.missing) == len(sub):  # nothing was ranked: not "N ids missing"
+            said = " ".join(done.text.split())
+            raise LLMResponseError(
+                f"the model's {where} named none of the {len(sub)} candidates: "
+                f"{said[:80]!r}" + ("…" if len(said) > 80 else ""),
+                "use a model that follows instructions (it must answer like [2] > [1] > [3])",
+            )
         if done.finish_reason == "length":
             acc.notes.append(
                 f"{where}: cut at the output limit ({limit} tokens); the ids after the last one "
