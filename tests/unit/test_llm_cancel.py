@@ -16,6 +16,7 @@ import pytest
 from litsift.cache import LLMCache
 from litsift.config import LLMSettings
 from litsift.errors import LLMCancelledError
+from litsift.llm.answer import answer_question
 from litsift.llm.client import ChatClient
 from litsift.llm.judge import judge_aspects
 from litsift.llm.rerank import rerank
@@ -118,6 +119,31 @@ def test_rerank_and_judge_pass_the_cancel_on(srv: ScriptedLLMServer) -> None:
         with client(srv) as c, pytest.raises(LLMCancelledError):
             run(c, stop)
         assert wait_for_hangup(srv) == 1
+
+
+@pytest.mark.parametrize("step", ["draft", "feedback", "judge"])
+def test_an_answer_passes_the_cancel_on_to_each_of_its_calls(
+    srv: ScriptedLLMServer, step: str
+) -> None:
+    """The answer took no cancel check: the app could stop its draft only at the next streamed
+    delta, so a model still reading the prompt, and every feedback, revision or judge call,
+    ran on (up to ``llm.timeout_s`` each) after the answer window was closed."""
+    draft = chat_reply("BLEU rose on WMT [1].")
+    slow = chat_reply("Feedback: terminate" if step == "feedback" else "[]")
+    slow.delay_s = 10.0  # the model is still reading its prompt
+    srv.push(*([slow] if step == "draft" else [draft, slow]))
+    calls = 1 if step == "draft" else 2
+    with client(srv) as c, pytest.raises(LLMCancelledError):
+        answer_question(
+            c,
+            "How is translation evaluated?",
+            sample_hits(2),
+            feedback_rounds=1 if step == "feedback" else 0,
+            judge=step == "judge",
+            cancelled=lambda: len(srv.requests) >= calls,  # once the slow call was sent
+        )
+    assert wait_for_hangup(srv) == 1, "the request was not closed"
+    assert len(srv.requests) == calls, "a call was sent after the cancel"
 
 
 def test_judge_says_when_a_reply_was_cut_at_the_output_limit(srv: ScriptedLLMServer) -> None:

@@ -10,10 +10,10 @@ reference list is built from the store records, never from the model's text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from litsift.errors import LLMError, QueryError
+from litsift.errors import LLMCancelledError, LLMError, QueryError
 from litsift.llm.citations import (
     StreamedCitations,
     VerifiedText,
@@ -75,6 +75,7 @@ def answer_question(
     judge: bool = False,
     on_delta: DeltaCallback | None = None,
     fulltext: Mapping[str, Sequence[TextPassage]] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Answer:
     """Write an answer to ``question`` from the top hits, with verified ``[n]`` citations.
 
@@ -94,6 +95,8 @@ def answer_question(
             if it were valid.
         fulltext: full-text passages per record id, best first: those records are cited from
             them (at most ``max_per_record`` each) instead of their abstracts.
+        cancelled: once it returns True the call in flight (draft, feedback, revision or
+            judge) is closed (see :meth:`ChatClient.complete`) and nothing more is sent.
 
     Returns:
         The verified answer.
@@ -102,6 +105,7 @@ def answer_question(
         QueryError: no hit has text to cite.
         LLMError: the first draft could not be obtained (feedback and judge failures become
             notes; the answer so far is kept).
+        LLMCancelledError: ``cancelled`` turned true.
     """
     passages = build_passages(
         hits,
@@ -120,7 +124,9 @@ def answer_question(
             on_delta(text)
 
     messages = answer_messages(question, triples)
-    done = client.complete(messages, purpose="answer", on_delta=show if on_delta else None)
+    done = client.complete(
+        messages, purpose="answer", on_delta=show if on_delta else None, cancelled=cancelled
+    )
     if on_delta is not None and (tail := marks.flush()):
         on_delta(tail)
     stats = CallStats().add(done.usage, done.cost_usd, done.cached)
@@ -133,16 +139,22 @@ def answer_question(
     for _ in range(min(feedback_rounds, MAX_FEEDBACK_ROUNDS)):
         try:
             fb = client.complete(
-                feedback_messages(question, triples, verified.text), purpose="feedback"
+                feedback_messages(question, triples, verified.text),
+                purpose="feedback",
+                cancelled=cancelled,
             )
             stats = stats.add(fb.usage, fb.cost_usd, fb.cached)
             items = parse_feedback(fb.text)
             if not items:
                 break
             rev = client.complete(
-                revise_messages(question, triples, verified.text, items), purpose="revise"
+                revise_messages(question, triples, verified.text, items),
+                purpose="revise",
+                cancelled=cancelled,
             )
             stats = stats.add(rev.usage, rev.cost_usd, rev.cached)
+        except LLMCancelledError:
+            raise
         except LLMError as e:
             notes.append(f"self-feedback stopped: {e.message}")
             break
@@ -161,7 +173,7 @@ def answer_question(
         listed = " ".join(f"[{n}]" for n in verified.fabricated)
         notes.append(f"stripped citations to passages that were never sent: {listed}")
     if judge:
-        sentences, jstats, error = judge_attribution(client, sentences, passages)
+        sentences, jstats, error = judge_attribution(client, sentences, passages, cancelled)
         stats = stats + jstats
         if error:
             notes.append(error)

@@ -68,6 +68,7 @@ def judge_attribution(
     client: ChatClient,
     sentences: Sequence[Sentence],
     passages: Sequence[Passage],
+    cancelled: Callable[[], bool] | None = None,
 ) -> tuple[tuple[Sentence, ...], CallStats, str | None]:
     """Label each (sentence, cited passage) pair Attributable / Contradictory / Extrapolatory.
 
@@ -78,10 +79,14 @@ def judge_attribution(
         client: the chat client.
         sentences: verified sentences (their ``citations`` name passages).
         passages: the passages that were sent, numbered from 1.
+        cancelled: once it returns True the call in flight is closed.
 
     Returns:
         Sentences with ``verdicts`` filled in where the judge answered, the call stats, and a
         one-line error if a call failed (the sentences judged before it keep their verdicts).
+
+    Raises:
+        LLMCancelledError: ``cancelled`` turned true (no other LLM error is raised).
     """
     by_number = {p.number: p for p in passages}
     pairs = [(si, k) for si, s in enumerate(sentences) for k in s.citations if k in by_number]
@@ -100,7 +105,10 @@ def judge_attribution(
                 max_tokens=max(16 * len(batch) + 64, client.settings.max_tokens),
                 temperature=0.0,
                 purpose="judge",
+                cancelled=cancelled,
             )
+        except LLMCancelledError:
+            raise
         except LLMError as e:
             error = f"citation check failed: {e.message}"
             break

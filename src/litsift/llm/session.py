@@ -124,11 +124,13 @@ class LLMSession:
         hits: Sequence[Hit],
         on_delta: DeltaCallback | None = None,
         fulltext: Mapping[str, Sequence[Passage]] | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Answer:
         """An answer citing passages of ``hits`` with every citation checked (OpenScholar-style).
 
         Raises:
             LLMNotConfiguredError, LLMError: the first draft could not be obtained.
+            LLMCancelledError: ``cancelled`` turned true (the call in flight is closed).
             QueryError: no hits to cite.
         """
         from litsift.llm.answer import answer_question
@@ -145,4 +147,5 @@ class LLMSession:
             judge=s.answer_judge,
             on_delta=on_delta,
             fulltext=fulltext,
+            cancelled=cancelled,
         )

@@ -134,7 +134,11 @@ class LLMAPI(Protocol):
         cancelled: Callable[[], bool] | None = None,
     ) -> AspectJudgement: ...
     def answer(
-        self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        on_delta: Callable[[str], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Answer: ...
 
 

@@ -254,8 +254,12 @@ class LLMDoor:
         return self._service.judge_aspects(query_text, aspects, hits, cancelled)
 
     def answer(
-        self, question: str, hits: Sequence[Hit], on_delta: Callable[[str], None] | None = None
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        on_delta: Callable[[str], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Answer:
         """See :meth:`litsift.service.llm.AspectLLMCommands.answer` (full-text passages cited
         when the hits come from a full-text search)."""
-        return self._service.answer(question, hits, on_delta)
+        return self._service.answer(question, hits, on_delta, cancelled)

@@ -131,9 +131,14 @@ class AspectLLMCommands(ServiceParts):
         return self.llm_session.judge_aspects(query_text, aspects, hits, cancelled)
 
     def answer(
-        self, question: str, hits: Sequence[Hit], on_delta: DeltaCallback | None = None
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        on_delta: DeltaCallback | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Answer:
-        """A cited answer with every citation checked; see :meth:`LLMSession.answer`.
+        """A cited answer with every citation checked; see :meth:`LLMSession.answer`
+        (``cancelled`` closes the call in flight: LLMCancelledError).
 
         When the hits come from a full-text search (a hit carries a passage), papers with
         indexed full text are cited from their best passages for ``question`` (at most
@@ -145,4 +150,4 @@ class AspectLLMCommands(ServiceParts):
                 fulltext = {}
                 for found in index.search(question, k=200):
                     fulltext.setdefault(found.passage.doc_id, []).append(found.passage)
-        return self.llm_session.answer(question, hits, on_delta, fulltext)
+        return self.llm_session.answer(question, hits, on_delta, fulltext, cancelled)

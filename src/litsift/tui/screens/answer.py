@@ -7,8 +7,10 @@ that named no passage) flagged, and the references built from the store. Selecti
 dismisses the screen with that reference's hit so the search screen can show its detail.
 Everything the model wrote is shown as plain text (never markup), through
 :func:`litsift.text.for_terminal` (no escape sequence reaches the terminal). Closing the screen
-(Esc) while the draft streams stops the stream at its next delta: the request is closed, so the
-server stops writing (and charging) an answer nobody will read.
+(Esc) or quitting closes the request in flight within a tenth of a second, whether the model is
+still reading the prompt (no delta yet), streaming the draft, or writing a self-feedback or
+judge reply: the server stops writing (and charging) an answer nobody will read, and no later
+call is sent.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from litsift.errors import LLMCancelledError
 from litsift.text import for_terminal
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_content, safe_title
@@ -119,13 +122,18 @@ class AnswerScreen(ModalScreen[Hit | None]):
         try:
             app, worker = self.app, get_current_worker()
 
+            def cancelled() -> bool:  # Esc, a closing app: looked at while a reply is awaited
+                return worker.is_cancelled or not self.is_attached
+
             def on_delta(delta: str) -> None:
-                if worker.is_cancelled or not self.is_attached:
+                if cancelled():
                     raise _Closed
                 app.call_from_thread(self._delta, delta)
 
-            answer = self.service.llm.answer(self.question, self.hits, on_delta=on_delta)
-        except _Closed:
+            answer = self.service.llm.answer(
+                self.question, self.hits, on_delta=on_delta, cancelled=cancelled
+            )
+        except (_Closed, LLMCancelledError):
             return
         except Exception as err:  # LLM/Query errors: shown on the screen, never a crash
             self.app.call_from_thread(self._failed, err)
@@ -182,4 +190,5 @@ class AnswerScreen(ModalScreen[Hit | None]):
         self.dismiss(hit if hit is not None else Hit(record=record, rank=0, score=0.0))
 
     def action_close(self) -> None:
+        self.workers.cancel_group(self, "answer")  # the request is closed, not left to finish
         self.dismiss(None)
