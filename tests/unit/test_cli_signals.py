@@ -161,6 +161,35 @@ def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: obje
     assert json.loads(done.stdout)["signals_used"] == ["bm25", "dense"]
 
 
+def test_ctrl_c_once_bm25_is_ready_says_bm25_is_searchable(tmp_path: Path, encoder: object) -> None:
+    """Ctrl-C after ``BM25 ready, searchable now`` and before the first vector said ``BM25 was
+    being built; the previous index stays in use``: the new BM25 part was already published."""
+    env = _env(tmp_path / "home", tmp_path / "cache")
+    assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "litsift", "index", "papers", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert "BM25 ready, searchable now" in first, first
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGINT, (proc.returncode, err)
+    assert "papers: BM25 searchable; " in err, err
+    assert "BM25 was being built" not in err and "Traceback" not in err, err
+    done = _litsift(env, "search", "machine translation", "--json", "-k", "3")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["signals_used"] == ["bm25"]
+
+
 def test_sigterm_in_a_long_ingest_says_what_was_saved(tmp_path: Path) -> None:
     bib = SHARED_DATA / "sources" / "reference-managers" / "bibtex"
     folder = tmp_path / "exports"  # 16 library exports: longer to read than the test waits
