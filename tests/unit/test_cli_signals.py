@@ -120,9 +120,11 @@ def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: obje
     """``kill -9`` (or the OOM killer) gives the command no chance to stop its workers: they
     used to wait on the dead parent's queue for ever, with the resource tracker and the
     caller's stdout and stderr (a pipe reading them never ended). Now each worker ends once
-    its parent is gone, and the next ``litsift index`` finishes the build."""
-    home, cache = tmp_path / "home", tmp_path / "cache"
-    env = _env(home, cache)
+    its parent is gone (removing the pool's chunk files), and the next ``litsift index``
+    finishes the build."""
+    home, cache, tmp = tmp_path / "home", tmp_path / "cache", tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**_env(home, cache), "TMPDIR": str(tmp)}  # where the pool keeps its chunk files
     assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
     log = (tmp_path / "index.log").open("w")
     proc = subprocess.Popen(  # a file, not a pipe: the old code's orphans held pipes open
@@ -154,6 +156,7 @@ def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: obje
                 os.kill(w, signal.SIGKILL)
     assert len(workers) >= 2, workers  # the resource tracker and at least one worker
     assert not orphans, f"workers left running after kill -9 of litsift index: {orphans}"
+    assert not list(tmp.glob("litsift-embed-pool-*")), "the pool's chunk files were left"
     again = _litsift(env, "index", "papers", "--quiet")
     assert again.returncode == 0, again.stderr
     done = _litsift(env, "search", "machine translation", "--json", "-k", "3")

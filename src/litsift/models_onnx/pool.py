@@ -134,9 +134,11 @@ def _init(
     tokenizer_path: str,
     log: str | None,
     parent: int,
+    directory: str,
 ) -> None:
     global _worker
-    threading.Thread(target=_exit_with, args=(parent,), name="parent-watch", daemon=True).start()
+    watch = threading.Thread(target=_exit_with, args=(parent, directory), daemon=True)
+    watch.start()
     # Ctrl-C in a terminal reaches the whole process group: the caller decides to stop (and
     # terminates the workers); a worker dying of KeyboardInterrupt mid-chunk would break the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -149,8 +151,9 @@ def _init(
     _worker = encoder_class(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
 
 
-def _exit_with(parent: int) -> None:
-    """End this worker once ``parent`` (the process that started the pool) is gone.
+def _exit_with(parent: int, directory: str) -> None:
+    """End this worker once ``parent`` (the process that started the pool) is gone, removing
+    the pool's ``directory`` of chunk files that the parent could not.
 
     A parent killed outright (``kill -9``, the OOM killer) cannot terminate its workers, and
     they wait on the call queue for ever: its write end is open in every worker, so no end of
@@ -160,6 +163,7 @@ def _exit_with(parent: int) -> None:
     """
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
+    shutil.rmtree(directory, ignore_errors=True)
     os._exit(1)
 
 
@@ -209,6 +213,7 @@ class EmbedPool:
                         str(encoder.tokenizer_path),
                         log_name,
                         os.getpid(),
+                        self._dir,
                     ),
                 )
         except (OSError, ValueError, RuntimeError, ImportError) as err:
