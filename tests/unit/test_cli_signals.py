@@ -116,6 +116,83 @@ def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
     assert json.loads(done.stdout)["signals_used"] == ["bm25", "dense"]
 
 
+def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: object) -> None:
+    """``kill -9`` (or the OOM killer) gives the command no chance to stop its workers: they
+    used to wait on the dead parent's queue for ever, with the resource tracker and the
+    caller's stdout and stderr (a pipe reading them never ended). Now each worker ends once
+    its parent is gone (removing the pool's chunk files), and the next ``litsift index``
+    finishes the build."""
+    home, cache, tmp = tmp_path / "home", tmp_path / "cache", tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**_env(home, cache), "TMPDIR": str(tmp)}  # where the pool keeps its chunk files
+    assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
+    log = (tmp_path / "index.log").open("w")
+    proc = subprocess.Popen(  # a file, not a pipe: the old code's orphans held pipes open
+        [sys.executable, "-m", "litsift", "index", "papers", "--quiet"],
+        stdout=log,
+        stderr=log,
+        env=env,
+    )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240
+        while _cached(cache) == 0:  # the pool is embedding (its first chunk is cached)
+            assert proc.poll() is None and time.monotonic() < deadline
+            workers.update(_children(proc.pid))
+            time.sleep(0.05)
+        workers.update(_children(proc.pid))
+        proc.kill()
+        proc.wait(timeout=20)
+        gone = time.monotonic() + 30  # a bound for a broken run, not a speed requirement
+        while any(_alive(w) for w in workers) and time.monotonic() < gone:
+            time.sleep(0.1)
+        orphans = [w for w in workers if _alive(w)]
+    finally:
+        log.close()
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+    assert len(workers) >= 2, workers  # the resource tracker and at least one worker
+    assert not orphans, f"workers left running after kill -9 of litsift index: {orphans}"
+    assert not list(tmp.glob("litsift-embed-pool-*")), "the pool's chunk files were left"
+    again = _litsift(env, "index", "papers", "--quiet")
+    assert again.returncode == 0, again.stderr
+    done = _litsift(env, "search", "machine translation", "--json", "-k", "3")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["signals_used"] == ["bm25", "dense"]
+
+
+def test_ctrl_c_once_bm25_is_ready_says_bm25_is_searchable(tmp_path: Path, encoder: object) -> None:
+    """Ctrl-C after ``BM25 ready, searchable now`` and before the first vector said ``BM25 was
+    being built; the previous index stays in use``: the new BM25 part was already published."""
+    env = _env(tmp_path / "home", tmp_path / "cache")
+    assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "litsift", "index", "papers", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert "BM25 ready, searchable now" in first, first
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGINT, (proc.returncode, err)
+    assert "papers: BM25 searchable; " in err, err
+    assert "BM25 was being built" not in err and "Traceback" not in err, err
+    done = _litsift(env, "search", "machine translation", "--json", "-k", "3")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["signals_used"] == ["bm25"]
+
+
 def test_sigterm_in_a_long_ingest_says_what_was_saved(tmp_path: Path) -> None:
     bib = SHARED_DATA / "sources" / "reference-managers" / "bibtex"
     folder = tmp_path / "exports"  # 16 library exports: longer to read than the test waits

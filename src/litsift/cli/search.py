@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from litsift.cli.common import kind_named, open_service, progress_bar, query_words, reports_errors
-from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
+from litsift.cli.terminal import finishes_its_work, index_stopped, stop_name, stop_status
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import FUSIONS
@@ -86,6 +86,7 @@ def index_kinds(
                     if dense
                     else ""
                 )
+                seen[k.table] = ("dense", 0, 0)  # a stop from here on leaves BM25 published
                 say(f"{k.table}: BM25 ready, searchable now ({report.summary()}){then}")
 
             def tracked(stage: str, done: int, total: int, k: Kind = k, bar: Any = bar) -> None:
@@ -198,30 +199,8 @@ def index(
                 ctx.exit(1)
         except KeyboardInterrupt as stop:
             cached = svc.paths.embeddings_file is not None
-            click.echo(_interrupted(seen, cached, stop_name(stop)), err=True)
+            click.echo(index_stopped(seen, cached, stop_name(stop)), err=True)
             ctx.exit(stop_status(stop))
-
-
-def _interrupted(seen: dict[str, tuple[str, int, int]], cached: bool, how: str = "Ctrl-C") -> str:
-    """What a Ctrl-C (or ``how``: SIGTERM) kept: BM25 is published before any vector is
-    embedded, and each chunk of vectors goes to the embedding cache as it is done (not embedded
-    again by the next run)."""
-    lines = [f"stopped ({how}); nothing published is lost:"]
-    for table, (stage, done, total) in seen.items():
-        if stage == "bm25":
-            lines.append(f"  {table}: BM25 was being built; the previous index stays in use")
-            continue
-        what = {"embed": "vectors", "hnsw": "vectors", "sentences": "aspect sentences"}.get(
-            stage, stage
-        )
-        kept = (
-            "kept in the embedding cache, not embedded again"
-            if cached
-            else "kept only up to the last published chunk (the embedding cache is off)"
-        )
-        lines.append(f"  {table}: BM25 searchable; {done:,} of {total:,} {what} done, {kept}")
-    lines.append("  run `litsift index` again to finish where it stopped")
-    return "\n".join(lines)
 
 
 def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet: bool) -> None:

@@ -1,7 +1,8 @@
 """How litsift's commands live in a terminal: the app's event loop that does not wait for
 its thread workers on the way out (:func:`run_app`), the output of a command that builds
 something, whose reader may leave before it is done (:func:`finishes_its_work`), and SIGTERM /
-SIGHUP, which stop a command as Ctrl-C does (:func:`terminate_as_interrupt`).
+SIGHUP, which stop a command as Ctrl-C does (:func:`terminate_as_interrupt`), and what a stopped
+``litsift index`` kept (:func:`index_stopped`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "THREAD_GRACE_S",
     "Terminated",
     "finishes_its_work",
+    "index_stopped",
     "needs_a_terminal",
     "run_app",
     "stop_name",
@@ -53,6 +55,31 @@ def stop_status(err: KeyboardInterrupt) -> int:
     """The exit status of a stopped command: 128 + the signal's number, as a shell reports a
     command the signal killed (130 for Ctrl-C, 143 for SIGTERM)."""
     return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
+
+
+def index_stopped(seen: dict[str, tuple[str, int, int]], cached: bool, how: str = "Ctrl-C") -> str:
+    """What a Ctrl-C (or ``how``: SIGTERM) kept: BM25 is published before any vector is
+    embedded, and each chunk of vectors goes to the embedding cache as it is done (not embedded
+    again by the next run)."""
+    lines = [f"stopped ({how}); nothing published is lost:"]
+    for table, (stage, done, total) in seen.items():
+        if stage == "bm25":
+            lines.append(f"  {table}: BM25 was being built; the previous index stays in use")
+            continue
+        if stage == "dense":
+            lines.append(f"  {table}: BM25 searchable; the dense build had embedded nothing yet")
+            continue
+        what = {"embed": "vectors", "hnsw": "vectors", "sentences": "aspect sentences"}.get(
+            stage, stage
+        )
+        kept = (
+            "kept in the embedding cache, not embedded again"
+            if cached
+            else "kept only up to the last published chunk (the embedding cache is off)"
+        )
+        lines.append(f"  {table}: BM25 searchable; {done:,} of {total:,} {what} done, {kept}")
+    lines.append("  run `litsift index` again to finish where it stopped")
+    return "\n".join(lines)
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:

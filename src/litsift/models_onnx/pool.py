@@ -36,6 +36,8 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -74,6 +76,8 @@ POOL_CHUNK = 64
 POOL_MIN = 256
 #: Seconds between two ``tick`` calls while a chunk is awaited (how soon a stop is heard).
 TICK_S = 0.05
+#: Seconds between a worker's checks that the process that started it still lives.
+PARENT_POLL_S = 0.5
 #: The environment variable that sets the worker count (``1`` turns the pool off).
 WORKERS_ENV = "LITSIFT_EMBED_WORKERS"
 
@@ -129,8 +133,12 @@ def _init(
     onnx_path: str,
     tokenizer_path: str,
     log: str | None,
+    parent: int,
+    directory: str,
 ) -> None:
     global _worker
+    watch = threading.Thread(target=_exit_with, args=(parent, directory), daemon=True)
+    watch.start()
     # Ctrl-C in a terminal reaches the whole process group: the caller decides to stop (and
     # terminates the workers); a worker dying of KeyboardInterrupt mid-chunk would break the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -141,6 +149,22 @@ def _init(
             os.dup2(fd, 2)
             os.close(fd)
     _worker = encoder_class(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
+
+
+def _exit_with(parent: int, directory: str) -> None:
+    """End this worker once ``parent`` (the process that started the pool) is gone, removing
+    the pool's ``directory`` of chunk files that the parent could not.
+
+    A parent killed outright (``kill -9``, the OOM killer) cannot terminate its workers, and
+    they wait on the call queue for ever: its write end is open in every worker, so no end of
+    file ever comes. They then held 170 MB each, the resource tracker, and the caller's stdout
+    and stderr (a shell pipe or a CI step waiting for them never ended). A re-parented worker
+    sees another ``getppid()``.
+    """
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    shutil.rmtree(directory, ignore_errors=True)
+    os._exit(1)
 
 
 def _embed(texts_path: str, vectors_path: str) -> str:
@@ -188,6 +212,8 @@ class EmbedPool:
                         str(encoder.onnx_path),
                         str(encoder.tokenizer_path),
                         log_name,
+                        os.getpid(),
+                        self._dir,
                     ),
                 )
         except (OSError, ValueError, RuntimeError, ImportError) as err:
