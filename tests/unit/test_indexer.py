@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,41 @@ def test_a_manifest_from_before_parts_reads_as_current(  # type: ignore[no-untyp
     report = build_in_two_phases(store, counting, Kind.DATASET, root)
     assert report.mode == "full" and counting.passages == FIRST
     open_indexes(root, Kind.DATASET, encoder)
+
+
+def test_a_search_during_a_build_s_swap_reads_the_old_index_and_leaves_the_swap_alone(  # type: ignore[no-untyped-def]
+    tmp_path: Path, rows: list[dict], encoder
+) -> None:
+    """A build swaps its new index in with two renames (current -> ``.old``, new -> current).
+    A search opening the index between them took ``.old`` beside no current index for a
+    crash and put it back, so the build's second rename failed and the new index was never
+    published. A reader now repairs only when no build holds the lock, and reads the old
+    index where it lies. (The state between the renames is made here as a build makes it,
+    under the build's lock, since the real window is microseconds.)"""
+    from litsift.search.build.layout import old_dir, recover, swap, write_lock
+
+    store = Store(tmp_path / "store.sqlite")
+    ingest_jsonl(store, Kind.DATASET, write_jsonl(tmp_path / "a.jsonl", rows[:FIRST]))
+    root = tmp_path / "indexes"
+    build_in_two_phases(store, encoder, Kind.DATASET, root)
+    target, old = index_dir_for(root, Kind.DATASET), old_dir(root, Kind.DATASET)
+    new = root / f".{Kind.DATASET.value}.tmp-next"
+    shutil.copytree(target, new)
+    with write_lock(root, Kind.DATASET):  # a build, between its two renames
+        os.rename(target, old)
+        status = index_status(root, Kind.DATASET)  # the app's status line
+        bm25, dense, manifest = open_indexes(root, Kind.DATASET, encoder)  # a search
+        assert status is not None and status == manifest and manifest.count == FIRST
+        assert bm25.count() == FIRST and dense is not None
+        assert old.is_dir() and not target.exists(), "the reader moved the old index back"
+        os.rename(new, target)  # the build's second rename: it failed (ENOTEMPTY) before
+        assert recover(root, Kind.DATASET, locked=True) is False and not old.exists()
+    # and a crash between the renames (no build holds the lock) is still repaired by a reader
+    swap_dir = root / f".{Kind.DATASET.value}.tmp-again"
+    shutil.copytree(target, swap_dir)
+    os.rename(target, old)
+    assert open_indexes(root, Kind.DATASET, encoder)[2].count == FIRST
+    assert target.is_dir() and not old.exists()
+    swap(root, Kind.DATASET, swap_dir)
+    assert open_indexes(root, Kind.DATASET, encoder)[2].count == FIRST
+    store.close()

@@ -135,7 +135,7 @@ def read_current(
     Returns:
         ``(current manifest or None, parts to rebuild, {part: damage}, check)``.
     """
-    check = recover(index_root, kind) or check
+    check = recover(index_root, kind, locked=True) or check
     clear_staging(index_root, kind)
     target = index_dir_for(index_root, kind)
     repaired: dict[str, str] = {}

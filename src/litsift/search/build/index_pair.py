@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from litsift.errors import IndexDamagedError, IndexMismatchError, IndexMissingError
-from litsift.search.build.layout import index_dir_for, recover
+from litsift.search.build.layout import current_dir, index_dir_for, recover
 from litsift.search.build.manifest import (
     PARTS,
     REBUILD_HINT,
@@ -97,7 +97,7 @@ def index_status(index_root: Path, kind: Kind) -> Manifest | None:
         IndexDamagedError: the manifest exists but cannot be read as a :class:`Manifest`.
     """
     recover(index_root, kind)
-    return read_manifest(index_dir_for(index_root, kind))
+    return read_manifest(current_dir(index_root, kind))
 
 
 def check_index(index_root: Path, kind: Kind, mark: bool = True) -> dict[str, str]:
@@ -166,7 +166,7 @@ def open_parts(
         IndexDamagedError: the manifest is unreadable, or no part is left to search with.
     """
     recovered = recover(index_root, kind)
-    directory = index_dir_for(index_root, kind)
+    directory = current_dir(index_root, kind)
     manifest = read_manifest(directory)
     if manifest is None:
         raise IndexMissingError(f"no {kind.value} index in {directory}", "run `litsift index`")

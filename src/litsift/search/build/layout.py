@@ -4,8 +4,9 @@
 and ``manifest.json`` (:mod:`litsift.search.build.manifest`). Every build writes into a staging dir
 beside the target (``.<kind>.tmp-*``) and swaps it in with two renames (current ->
 ``.<kind>.old``, new -> current), then deletes the old one. A crash between the renames is
-repaired on the next open or build (``.<kind>.old`` is put back and its checksums verified); a
-crash before them leaves only a staging dir, which the next build deletes. One writer per kind
+repaired on the next open or build (``.<kind>.old`` is put back and its checksums verified;
+an open repairs only when no build holds the lock, and otherwise reads ``.<kind>.old`` where
+it lies); a crash before them leaves only a staging dir, which the next build deletes. One writer per kind
 at a time: :func:`write_lock` (an advisory ``flock`` on ``.<kind>.lock``) makes a second
 build of the same kind fail at once instead of racing the first.
 """
@@ -42,17 +43,47 @@ def old_dir(index_root: Path, kind: Kind) -> Path:
     return Path(index_root) / f".{kind.value}.old"
 
 
-def recover(index_root: Path, kind: Kind) -> bool:
+def recover(index_root: Path, kind: Kind, locked: bool = False) -> bool:
     """Repair a swap interrupted between its two renames; True when ``.<kind>.old`` was put
-    back (its files are then checked in full before use)."""
+    back (its files are then checked in full before use).
+
+    A reader (``locked`` False: a search opening the index, ``index_status``) repairs only
+    under the build lock, taken without waiting: while a build holds it, ``.<kind>.old``
+    beside no current index is that build between its two renames, not a crash, and a reader
+    that put it back made the build's second rename fail (the new index was not published).
+    Such a reader reads the old index where it lies (:func:`current_dir`).
+
+    Args:
+        locked: the caller holds :func:`write_lock` of ``kind`` (a build).
+    """
     target, old = index_dir_for(index_root, kind), old_dir(index_root, kind)
-    if old.exists():
-        if target.exists():
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(old, target)
-            return True
-    return False
+    if not old.exists():
+        return False
+    if locked:
+        return _put_back(target, old)
+    try:
+        with write_lock(index_root, kind):
+            return _put_back(target, old)
+    except (LitsiftError, OSError):  # a build is mid-swap, or the home cannot be written
+        return False
+
+
+def _put_back(target: Path, old: Path) -> bool:
+    if not old.exists():
+        return False
+    if target.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        return False
+    os.rename(old, target)
+    return True
+
+
+def current_dir(index_root: Path, kind: Kind) -> Path:
+    """The directory to read the index of ``kind`` from: :func:`index_dir_for`, or, while a
+    build is between the two renames of its swap (or a crash there could not be repaired in
+    a read-only home), the previous index where the first rename put it."""
+    target, old = index_dir_for(index_root, kind), old_dir(index_root, kind)
+    return old if not target.exists() and old.exists() else target
 
 
 def swap(index_root: Path, kind: Kind, new_dir: Path) -> None:

@@ -243,7 +243,7 @@ def _build_dense(
     publish_every: int,
 ) -> IndexReport:
     started = time.perf_counter()
-    recover(index_root, kind)
+    recover(index_root, kind, locked=True)
     clear_staging(index_root, kind)
     target = index_dir_for(index_root, kind)
     current = read_manifest(target)
