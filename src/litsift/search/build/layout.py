@@ -6,9 +6,9 @@ beside the target (``.<kind>.tmp-*``) and swaps it in with two renames (current 
 ``.<kind>.old``, new -> current), then deletes the old one. A crash between the renames is
 repaired on the next open or build (``.<kind>.old`` is put back and its checksums verified;
 an open repairs only when no build holds the lock, and otherwise reads ``.<kind>.old`` where
-it lies); a crash before them leaves only a staging dir, which the next build deletes. One writer per kind
-at a time: :func:`write_lock` (an advisory ``flock`` on ``.<kind>.lock``) makes a second
-build of the same kind fail at once instead of racing the first.
+it lies); a crash before them leaves only a staging dir, which the next build deletes. One
+writer per kind at a time: :func:`write_lock` (an advisory ``flock`` on ``.<kind>.lock``)
+makes a second build of the same kind fail at once instead of racing the first.
 """
 
 from __future__ import annotations
