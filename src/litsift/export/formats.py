@@ -35,7 +35,7 @@ from litsift.export.biblio import (
 )
 from litsift.export.citekeys import ExportError, assign_citekeys
 from litsift.export.latex import latex
-from litsift.export.names import split_authors
+from litsift.export.names import Person, split_authors
 from litsift.export.venues import Venue, venue_of
 from litsift.store.biblio import Biblio
 from litsift.store.repo import Store
@@ -46,6 +46,18 @@ from litsift.types import Kind, Paper, Record
 def _flat(text: str) -> str:
     """Whitespace (newlines, U+2028 included) collapsed to single spaces."""
     return " ".join(text.split())
+
+
+#: a word BibTeX splits an ``author`` list at (any case, between spaces)
+_AND_RE = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def _bib_name(p: Person) -> str:
+    """One ``author`` name: ``von Last, Jr, First``, or braced whole (an organisation, or a
+    name whose words hold an ``and``: unbraced, BibTeX reads two names there)."""
+    if p.corporate or _AND_RE.search(p.inverted):
+        return f"{{{latex(p.text)}}}"
+    return latex(p.inverted)
 
 
 def _container(record: Paper, v: Venue, own: str) -> str:
@@ -67,8 +79,7 @@ def _bib_entry(
         own = own_type(biblio, v)
         people = split_authors(record.authors, biblio.name_parts() if biblio else None)
         if people:
-            names = (f"{{{latex(p.text)}}}" if p.corporate else latex(p.inverted) for p in people)
-            fields.append(("author", " and ".join(names)))
+            fields.append(("author", " and ".join(_bib_name(p) for p in people)))
         if record.real_title:  # none for a record without one: not its screening label
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
         entry_type, slot = bibtex_type(biblio, v)

@@ -73,6 +73,8 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
             families.append(full or name.split(" ")[-1])
             if full and not literal:
                 name_parts.append((full, given))
+            elif literal and not full:  # an organisation ("TIME USA"): one name, never split
+                name_parts.append((literal, ""))
     ids: dict[str, str] = {}
     for key in ("note", "URL"):
         if isinstance(item.get(key), str):
