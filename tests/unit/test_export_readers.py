@@ -87,3 +87,29 @@ def test_a_csl_literal_name_is_one_name_in_every_format(tmp_path: Path) -> None:
         again = Store(tmp_path / f"{name}.sqlite")
         assert import_paths(again, [out], Kind.PAPER).added == len(timed)
         assert all(p.authors == ("TIME USA",) for p in _papers(again)), name
+
+
+BIBLATEX_IMPORT = REFS / "bibtex" / "edge-cases" / "bbt-549_biblatex-import.bib"
+
+
+def test_a_books_publisher_is_not_written_again_as_its_series(tmp_path: Path) -> None:
+    """A book without a series or journal is imported with its publisher as venue; the export
+    wrote that venue as the book's ``series`` (RIS ``T2``, CSL ``container-title``) beside its
+    ``publisher``: "Herbs and Healers ... Ashgate. Ashgate." in a rendered bibliography."""
+    store = _imported(tmp_path, BIBLATEX_IMPORT)
+    (herbs,) = [p for p in _papers(store) if p.title.startswith("Herbs and Healers")]
+    assert herbs.venue == "Ashgate"
+
+    (entry,) = bibtexparser.parse_string(to_bibtex(store, [herbs])).entries
+    assert entry.entry_type == "book" and entry["publisher"] == "Ashgate"
+    assert "series" not in entry.fields_dict
+    (ref,) = rispy.loads(to_ris(store, [herbs]))
+    assert ref["publisher"] == "Ashgate" and "secondary_title" not in ref
+    (item,) = json.loads(to_csl_json(store, [herbs]))
+    assert item["publisher"] == "Ashgate" and "container-title" not in item
+
+    out = tmp_path / "export.bib"
+    out.write_text(to_bibtex(store, [herbs]), encoding="utf-8")
+    again = Store(tmp_path / "b.sqlite")
+    assert import_paths(again, [out], Kind.PAPER).added == 1
+    assert _papers(again)[0].venue == "Ashgate"

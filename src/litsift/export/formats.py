@@ -29,6 +29,7 @@ from litsift.export.biblio import (
     bibtex_fields,
     bibtex_type,
     csl_fields,
+    is_publisher,
     own_type,
     ris_fields,
     ris_type,
@@ -60,10 +61,13 @@ def _bib_name(p: Person) -> str:
     return latex(p.inverted)
 
 
-def _container(record: Paper, v: Venue, own: str) -> str:
+def _container(record: Paper, v: Venue, own: str, biblio: Biblio | None) -> str:
     """The journal's or proceedings' title: the venue's full name, or (a stored type) the
-    venue as stored (an abbreviated journal title the venue guess does not know)."""
-    return v.container or (_flat(record.venue) if own else "")
+    venue as stored (an abbreviated journal title the venue guess does not know); ``""``
+    where the venue is the publisher (an import's stand-in for a book without a series:
+    written as the series too, styles printed the publisher twice)."""
+    got = v.container or (_flat(record.venue) if own else "")
+    return "" if is_publisher(biblio, got) else got
 
 
 def _bib_entry(
@@ -83,7 +87,7 @@ def _bib_entry(
         if record.real_title:  # none for a record without one: not its screening label
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
         entry_type, slot = bibtex_type(biblio, v)
-        container = _container(record, v, own)
+        container = _container(record, v, own, biblio)
         note, abstract = (v.note if not own else ""), record.abstract
         if container and slot:
             fields.append((slot, latex(container)))
@@ -221,7 +225,7 @@ def ris_reference(
         if people:
             ref["authors"] = [p.text if p.corporate else p.inverted for p in people]
         venue = v.container or _flat(record.venue)
-        if venue:
+        if venue and not is_publisher(biblio, venue):
             ref["secondary_title"] = venue
         ref.update(ris_fields(biblio))
         abstract = record.abstract
@@ -297,7 +301,7 @@ def _csl_item(
             item["title"] = _flat(record.real_title)
         parts = biblio.name_parts() if biblio else None
         item["author"] = [p.csl() for p in split_authors(record.authors, parts)]
-        container = _container(record, v, own)
+        container = _container(record, v, own, biblio)
         if container:
             item["container-title"] = container
         item.update(csl_fields(biblio, v))
