@@ -91,7 +91,9 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         family_names=families,
         name_parts=name_parts,
         year=_year(item),
-        venue=clean_text(item.get("container-title") or item.get("event-title")),
+        venue=clean_text(  # a book's publisher where it has no container, as BibTeX's import
+            item.get("container-title") or item.get("event-title") or item.get("publisher")
+        ),
         url=clean_text(item.get("URL")),
         license=clean_text(item.get("license")),
         ids=ids,
