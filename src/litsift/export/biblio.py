@@ -24,6 +24,7 @@ __all__ = [
     "bibtex_fields",
     "bibtex_type",
     "csl_fields",
+    "is_publisher",
     "own_type",
     "ris_fields",
     "ris_type",
@@ -88,6 +89,16 @@ def own_type(b: Biblio | None, v: Venue) -> str:
     """The stored type, unless there is none or the paper is an unpublished submission
     (``""``: the venue's guess stands)."""
     return "" if b is None or v.unpublished else b.type
+
+
+def is_publisher(b: Biblio | None, venue: str) -> bool:
+    """Whether ``venue`` is only the paper's stored publisher (a book imported without a
+    series or journal takes its publisher as venue), so no container field repeats it."""
+    return (
+        b is not None
+        and bool(venue)
+        and " ".join(venue.split()).casefold() == " ".join(b.publisher.split()).casefold()
+    )
 
 
 def bibtex_type(b: Biblio | None, v: Venue) -> tuple[str, str]:

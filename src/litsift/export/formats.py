@@ -29,13 +29,14 @@ from litsift.export.biblio import (
     bibtex_fields,
     bibtex_type,
     csl_fields,
+    is_publisher,
     own_type,
     ris_fields,
     ris_type,
 )
 from litsift.export.citekeys import ExportError, assign_citekeys
 from litsift.export.latex import latex
-from litsift.export.names import split_authors
+from litsift.export.names import Person, split_authors
 from litsift.export.venues import Venue, venue_of
 from litsift.store.biblio import Biblio
 from litsift.store.repo import Store
@@ -48,10 +49,25 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def _container(record: Paper, v: Venue, own: str) -> str:
+#: a word BibTeX splits an ``author`` list at (any case, between spaces)
+_AND_RE = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def _bib_name(p: Person) -> str:
+    """One ``author`` name: ``von Last, Jr, First``, or braced whole (an organisation, or a
+    name whose words hold an ``and``: unbraced, BibTeX reads two names there)."""
+    if p.corporate or _AND_RE.search(p.inverted):
+        return f"{{{latex(p.text)}}}"
+    return latex(p.inverted)
+
+
+def _container(record: Paper, v: Venue, own: str, biblio: Biblio | None) -> str:
     """The journal's or proceedings' title: the venue's full name, or (a stored type) the
-    venue as stored (an abbreviated journal title the venue guess does not know)."""
-    return v.container or (_flat(record.venue) if own else "")
+    venue as stored (an abbreviated journal title the venue guess does not know); ``""``
+    where the venue is the publisher (an import's stand-in for a book without a series:
+    written as the series too, styles printed the publisher twice)."""
+    got = v.container or (_flat(record.venue) if own else "")
+    return "" if is_publisher(biblio, got) else got
 
 
 def _bib_entry(
@@ -67,12 +83,11 @@ def _bib_entry(
         own = own_type(biblio, v)
         people = split_authors(record.authors, biblio.name_parts() if biblio else None)
         if people:
-            names = (f"{{{latex(p.text)}}}" if p.corporate else latex(p.inverted) for p in people)
-            fields.append(("author", " and ".join(names)))
+            fields.append(("author", " and ".join(_bib_name(p) for p in people)))
         if record.real_title:  # none for a record without one: not its screening label
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
         entry_type, slot = bibtex_type(biblio, v)
-        container = _container(record, v, own)
+        container = _container(record, v, own, biblio)
         note, abstract = (v.note if not own else ""), record.abstract
         if container and slot:
             fields.append((slot, latex(container)))
@@ -210,7 +225,7 @@ def ris_reference(
         if people:
             ref["authors"] = [p.text if p.corporate else p.inverted for p in people]
         venue = v.container or _flat(record.venue)
-        if venue:
+        if venue and not is_publisher(biblio, venue):
             ref["secondary_title"] = venue
         ref.update(ris_fields(biblio))
         abstract = record.abstract
@@ -286,7 +301,7 @@ def _csl_item(
             item["title"] = _flat(record.real_title)
         parts = biblio.name_parts() if biblio else None
         item["author"] = [p.csl() for p in split_authors(record.authors, parts)]
-        container = _container(record, v, own)
+        container = _container(record, v, own, biblio)
         if container:
             item["container-title"] = container
         item.update(csl_fields(biblio, v))

@@ -142,7 +142,8 @@ def split_authors(
     """
     out: list[Person] = []
     for entry in authors:
-        pieces = entry.split(",") if _is_lumped(entry) else [entry]
+        whole = parts.get(name_key("", entry)) if parts else None  # "Council on X, Y and Z"
+        pieces = entry.split(",") if whole is None and _is_lumped(entry) else [entry]
         for x in pieces:
             known = parts.get(name_key("", x)) if parts else None
             person = split_name(x)

@@ -73,6 +73,8 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
             families.append(full or name.split(" ")[-1])
             if full and not literal:
                 name_parts.append((full, given))
+            elif literal and not full:  # an organisation ("TIME USA"): one name, never split
+                name_parts.append((literal, ""))
     ids: dict[str, str] = {}
     for key in ("note", "URL"):
         if isinstance(item.get(key), str):
@@ -89,7 +91,9 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         family_names=families,
         name_parts=name_parts,
         year=_year(item),
-        venue=clean_text(item.get("container-title") or item.get("event-title")),
+        venue=clean_text(  # a book's publisher where it has no container, as BibTeX's import
+            item.get("container-title") or item.get("event-title") or item.get("publisher")
+        ),
         url=clean_text(item.get("URL")),
         license=clean_text(item.get("license")),
         ids=ids,

@@ -298,6 +298,7 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
                 "alternate_title3",
                 "alternate_title1",
                 "alternate_title2",  # JA: the only journal field of Cochrane CENTRAL
+                "publisher",  # a book's without a series, as BibTeX's import takes it
             )
         ),
         url=clean_text(urls[0]) if urls else "",
