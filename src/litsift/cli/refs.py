@@ -101,6 +101,8 @@ def refs_fetch(
         for walk in report.walks:
             if walk.problem and walk.problem != stopped:  # the stop is said once, below
                 click.echo(for_terminal(walk.problem, keep_newlines=False), err=True)
+            if walk.note:
+                click.echo(for_terminal(walk.note, keep_newlines=False), err=True)
         for bad in report.counts.bad[:20]:
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
         status: dict[str, int] = {}

@@ -31,7 +31,8 @@ class RefsError(LitsiftError):
 class Walk:
     """One (seed, direction) of a fetch: ``status`` is ``fetched``, ``resumed``, ``cached``
     (done before; not fetched again), ``partial`` (``max_pages`` reached), ``no-id`` or
-    ``failed`` (``problem`` says why)."""
+    ``failed`` (``problem`` says why); ``note`` says why a walk that ended found nothing
+    (the service withholds the list)."""
 
     doc_id: str
     direction: str
@@ -39,6 +40,7 @@ class Walk:
     pages: int = 0
     records: int = 0
     problem: str = ""
+    note: str = ""
 
 
 @dataclass
@@ -251,6 +253,10 @@ def fetch_walks(
                 finally:
                     writer.flush()
                     report.counts.fold(writer.counts)
+                if result.withheld:
+                    what = "references" if direction == "backward" else "citing papers"
+                    name = "Semantic Scholar" if source == "s2" else "OpenAlex"
+                    walk.note = f"{doc_id}: {name} gives none of its {what} ({result.withheld})"
                 if result.restarted:
                     walk.status = "fetched"
                 if not result.complete:

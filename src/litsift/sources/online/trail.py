@@ -78,6 +78,8 @@ class TrailResult:
         resumed: the walk continued an interrupted one from its saved token.
         restarted: the saved token was refused and the walk began again.
         complete: the walk reached the last page (False after ``max_pages``).
+        withheld: why the service answered without the list (S2's ``data: null`` when the
+            publisher elided a paper's references), else None.
     """
 
     pages: int = 0
@@ -86,6 +88,7 @@ class TrailResult:
     resumed: bool = False
     restarted: bool = False
     complete: bool = False
+    withheld: str | None = None
 
 
 #: the identifiers :func:`seed_key` can walk from, per source (for the message when none is)
@@ -268,6 +271,7 @@ def fetch_trail(
         if page.error and not (source == "s2" and "no paper objects" in page.error):
             raise TrailError(f"{source} said: {page.error}"[:400], "check the paper's ids")
         result.pages += 1
+        result.withheld = page.withheld or result.withheld
         records = [i for i in page.items if isinstance(i, SourceRecord)]
         bad = [i for i in page.items if isinstance(i, BadItem)]
         sink(records, bad, result.pages)
@@ -297,4 +301,5 @@ def describe(result: TrailResult) -> dict[str, Any]:
         "resumed": result.resumed,
         "restarted": result.restarted,
         "complete": result.complete,
+        "withheld": result.withheld,
     }

@@ -1,0 +1,91 @@
+"""``litsift refs fetch`` and the citations screen's fetch against a real 127.0.0.1 server
+answering as OpenAlex and Semantic Scholar do in the cases the recorded pages lack: S2's
+``data: null`` for a paper whose publisher elided its references, and error pages in HTML.
+
+The seed is the real OpenAlex Work W2162348455 (doi 10.1038/35002501); the other answers are
+the recorded pages of ../shared/data/sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+from litsift.paths import get_paths, shared_data_dir
+from litsift.service.facade import LitsiftService
+from litsift.store import citations
+from litsift.types import Kind
+from tests.unit.sources.recorded_server import RecordedServer
+
+SRC = shared_data_dir() / "sources"
+S2 = SRC / "semantic-scholar" / "graph-api"
+SEED_FILE = SRC / "openalex" / "api" / "work_W2162348455.json"
+SEED = "doi:10.1038/35002501"
+JSON = {"Content-Type": "application/json"}
+#: what S2 answers (HTTP 200) for the references of a paper whose publisher elided them
+ELIDED = {
+    "data": None,
+    "citingPaperInfo": {
+        "openAccessPdf": {
+            "url": "",
+            "status": None,
+            "license": None,
+            "disclaimer": "Notice: The following paper fields have been elided by the "
+            "publisher: {'references'}. Paper or abstract available at "
+            "https://api.unpaywall.org/v2/10.1038/35002501?email=<INSERT_YOUR_EMAIL>",
+        }
+    },
+}
+
+
+def _home(tmp_path: Path, url: str, retries: int = 0) -> Path:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        "".join(
+            f'[sources.{s}]\nbase_url = "{url}"\ndelay_s = 0\nmax_retries = {retries}\n'
+            "timeout_s = 5\n"
+            for s in ("openalex", "s2")
+        )
+    )
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.sources.import_paths(Kind.PAPER, [SEED_FILE]).ok
+    return home
+
+
+def _run(home: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["--home", str(home), "refs", "fetch", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_s2_references_elided_by_the_publisher_end_the_walk_with_a_note(tmp_path: Path) -> None:
+    """S2 answers ``data: null`` (HTTP 200) for the references of a paper whose publisher
+    elided them. Before, the walk 'failed' with "s2 said: holds no Semantic Scholar papers"
+    (exit 1), was fetched again on every run, and the app's F said to fetch again later. It
+    is an answer: the walk ends with nothing, and says why."""
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        assert path.startswith(f"/graph/v1/paper/DOI:{SEED[4:]}/")
+        if path.endswith("/references"):
+            return 200, JSON, json.dumps(ELIDED).encode()
+        if query["offset"] == "0":
+            return 200, JSON, (S2 / "paper-citations_offset0.json").read_bytes()
+        return 200, JSON, json.dumps({"offset": int(query["offset"]), "data": []}).encode()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url)
+        code, out, err = _run(home, SEED, "--source", "s2")
+        assert code == 0, err
+        assert "2 walks (2 fetched)" in out
+        assert f"{SEED}: Semantic Scholar gives none of its references (its publisher " in err
+        assert "failed" not in out + err and "holds no" not in err
+        asked = len(server.requests)
+        code, out, _ = _run(home, SEED, "--source", "s2", "--json")
+        assert code == 0 and len(server.requests) == asked  # both walks are done
+        assert [w["status"] for w in json.loads(out)["walks"]] == ["cached", "cached"]
+    with LitsiftService(get_paths(home)) as svc:
+        # the seed's own 230 referenced_works (from its import), none from S2
+        assert len(citations.references(svc.store._conn, SEED)) == 230
+        assert len(citations.cited_by(svc.store._conn, SEED)) == 100
