@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,7 @@ def fetch_walks(
     refresh: bool = False,
     max_pages: int | None = None,
     progress: Callable[[str, str, int, int | None], None] | None = None,
+    lock: AbstractContextManager[object] | None = None,
 ) -> RefsFetchReport:
     """:meth:`RefsService.fetch`: fetch the references and/or citing works of each paper
     from ``source``.
@@ -105,6 +107,9 @@ def fetch_walks(
         refresh: walk again the seeds fetched before (else they count as ``cached``).
         max_pages: at most this many pages per walk (the rest on the next run).
         progress: ``progress(doc_id, direction, works so far, total or None)`` per page.
+        lock: held around each page's writes (and the searchers' invalidation), never
+            across a request: the app's service lock, so that its searches go on while a
+            walk waits on the network (a page of OpenAlex, a Retry-After).
 
     Returns:
         The report; when the service cannot be reached it stops at that walk and says
@@ -146,6 +151,7 @@ def fetch_walks(
     edges, checkpoints = Citations(store), Checkpoints(store)
     edges_before = edges.count()
     label = f"refs:{source}"
+    writes = lock if lock is not None else nullcontext()
     try:
         for doc_id in doc_ids:
             for direction in directions:
@@ -180,6 +186,20 @@ def fetch_walks(
                     direction: Direction = direction,
                     walk: Walk = walk,
                 ) -> None:
+                    with writes:
+                        write_page(records, bad, page_no, writer, doc_id, direction, walk)
+                    if progress is not None:
+                        progress(doc_id, direction, walk.records, None)
+
+                def write_page(
+                    records: list[SourceRecord],
+                    bad: list[BadItem],
+                    page_no: int,
+                    writer: RecordWriter,
+                    doc_id: str,
+                    direction: Direction,
+                    walk: Walk,
+                ) -> None:
                     orphans: list[tuple[str, str]] = []
                     for rec in records:
                         rec.location = rec.source_key or (
@@ -205,8 +225,6 @@ def fetch_walks(
                             edges.add_edges(orphans, source)
                     walk.pages += 1
                     walk.records += len(records)
-                    if progress is not None:
-                        progress(doc_id, direction, walk.records, None)
 
                 def checkpoint(
                     token: str | None,
@@ -217,7 +235,7 @@ def fetch_walks(
                     state.token, state.done = token, token is None
                     state.pages += 1
                     state.fetched_at = now_iso()
-                    with store.transaction():
+                    with writes, store.transaction():
                         checkpoints.save(source, doc_id, direction, state)
 
                 def seed_found(
@@ -227,9 +245,10 @@ def fetch_walks(
                     # it merges onto the seed by a shared id: the seed's own ids join the
                     # record's (a seed looked up by its arXiv DOI may come back as the
                     # published version, under the journal's DOI alone)
-                    for scheme, value in ids_of(store, doc_id).items():
-                        rec.ids.setdefault(scheme, value)
-                    writer.add(source, label, rec)
+                    with writes:
+                        for scheme, value in ids_of(store, doc_id).items():
+                            rec.ids.setdefault(scheme, value)
+                        writer.add(source, label, rec)
 
                 try:
                     result = fetch_trail(
@@ -251,7 +270,8 @@ def fetch_walks(
                     report.walks.append(walk)
                     continue
                 finally:
-                    writer.flush()
+                    with writes:
+                        writer.flush()
                     report.counts.fold(writer.counts)
                 if result.withheld:
                     what = "references" if direction == "backward" else "citing papers"
@@ -271,6 +291,7 @@ def fetch_walks(
         )
     finally:
         client.close()
-        changed(Kind.PAPER)
-        report.edges_added = edges.count() - edges_before
+        with writes:
+            changed(Kind.PAPER)
+            report.edges_added = edges.count() - edges_before
     return report
