@@ -98,11 +98,15 @@ def refs_fetch(
         click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
     else:
         stopped = report.stopped.message if report.stopped is not None else None
+        hints: list[str] = []
         for walk in report.walks:
             if walk.problem and walk.problem != stopped:  # the stop is said once, below
                 click.echo(for_terminal(walk.problem, keep_newlines=False), err=True)
+                hints += [walk.hint] if walk.hint and walk.hint not in hints else []
             if walk.note:
                 click.echo(for_terminal(walk.note, keep_newlines=False), err=True)
+        for hint in hints:  # once each, after the problems they answer
+            click.echo(f"  hint: {for_terminal(hint, keep_newlines=False)}", err=True)
         for bad in report.counts.bad[:20]:
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
         status: dict[str, int] = {}

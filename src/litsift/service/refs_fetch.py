@@ -32,8 +32,8 @@ class RefsError(LitsiftError):
 class Walk:
     """One (seed, direction) of a fetch: ``status`` is ``fetched``, ``resumed``, ``cached``
     (done before; not fetched again), ``partial`` (``max_pages`` reached), ``no-id`` or
-    ``failed`` (``problem`` says why); ``note`` says why a walk that ended found nothing
-    (the service withholds the list)."""
+    ``failed`` (``problem`` says why, ``hint`` what to do); ``note`` says why a walk that
+    ended found nothing (the service withholds the list)."""
 
     doc_id: str
     direction: str
@@ -41,6 +41,7 @@ class Walk:
     pages: int = 0
     records: int = 0
     problem: str = ""
+    hint: str = ""
     note: str = ""
 
 
@@ -267,8 +268,13 @@ def fetch_walks(
                     )
                 except TrailError as err:
                     walk.status, walk.problem = "failed", f"{doc_id}: {err.message}"
+                    walk.hint = err.hint
                     report.walks.append(walk)
                     continue
+                except FetchError as err:  # the pages written so far stay counted
+                    walk.status, walk.problem = "failed", err.message
+                    report.walks.append(walk)
+                    raise
                 finally:
                     with writes:
                         writer.flush()
@@ -283,7 +289,6 @@ def fetch_walks(
                     walk.status = "partial"
                 report.walks.append(walk)
     except FetchError as err:
-        report.walks.append(Walk(doc_id, direction, "failed", problem=err.message))
         report.stopped = LitsiftError(
             err.message,
             f"{err.hint}; what was fetched is kept, and fetching again goes on from the page "

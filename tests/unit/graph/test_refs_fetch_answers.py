@@ -89,3 +89,51 @@ def test_s2_references_elided_by_the_publisher_end_the_walk_with_a_note(tmp_path
         # the seed's own 230 referenced_works (from its import), none from S2
         assert len(citations.references(svc.store._conn, SEED)) == 230
         assert len(citations.cited_by(svc.store._conn, SEED)) == 100
+
+
+#: what a load balancer in front of an API sends when no backend answers (status 503)
+LB_PAGE = (
+    b"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>503 Service Temporarily "
+    b"Unavailable</title><style>body{font-family:sans-serif}</style></head>\n<body><center>"
+    b"<h1>503 Service Temporarily Unavailable</h1></center><hr><center>nginx</center>\n"
+    b"</body></html>\n"
+)
+#: what a network's login page answers in place of any URL (status 200)
+LOGIN_PAGE = (
+    b"<html><head><title>Guest Wi-Fi \x1b[31m- sign in</title></head><body><form>"
+    b"<input name='user'></form></body></html>"
+)
+INVALID_FILTER = SRC / "openalex" / "api" / "error_invalid-filter.json"
+
+
+def test_error_pages_are_said_in_words_with_a_hint(tmp_path: Path) -> None:
+    """Before, an HTML error page was printed as markup ("HTTP 503: <!DOCTYPE html><html>
+    <head><meta charset=..."), a JSON error as its raw text, and a 200 login page in place of
+    the API read "openalex sent a response litsift cannot read: not JSON (Expecting value:
+    line 1 column 1 (char 0))" with no hint at all (a walk's hint was never printed)."""
+    answer: dict[str, tuple[int, bytes]] = {"now": (503, LB_PAGE)}
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        status, body = answer["now"]
+        kind = JSON if body.startswith(b"{") else {"Content-Type": "text/html"}
+        return status, kind, body
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url)
+        code, _, err = _run(home, SEED, "--backward")
+        assert code == 1
+        assert "/works: HTTP 503: 503 Service Temporarily Unavailable\n" in err
+        assert "<" not in err and "hint: check the source's base_url" in err
+        answer["now"] = (400, INVALID_FILTER.read_bytes())
+        code, _, err = _run(home, SEED, "--backward")
+        assert code == 1
+        assert "HTTP 400: Invalid query parameters error.: DOESNTEXIST is not a valid field" in err
+        answer["now"] = (200, LOGIN_PAGE)
+        code, out, err = _run(home, SEED, "--backward")
+        assert code == 1 and "1 walk (1 failed)" in out
+        assert (
+            f"{SEED}: OpenAlex answered with a web page, not its API's JSON "
+            "(“Guest Wi-Fi - sign in”)\n"
+        ) in err
+        assert "\x1b" not in err
+        assert "  hint: check base_url under [sources.openalex] in config.toml" in err

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litsift.errors import LitsiftError
+from litsift.net.bodies import html_title
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.identity.ids import normalize_ids, normalize_openalex, reference_keys
 from litsift.sources.online.http import FetchError, PoliteClient
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 DIRECTIONS: tuple[Direction, ...] = ("backward", "forward")
+_NAMES = {"openalex": "OpenAlex", "s2": "Semantic Scholar"}
 TRAIL_SOURCES = ("openalex", "s2")
 
 #: fields asked of S2 for each cited / citing paper (enough for a stub that can be triaged)
@@ -264,8 +266,16 @@ def fetch_trail(
         try:
             page = parse(body)
         except LitsiftError as err:
+            page_title = html_title(body[:65536].decode("utf-8", "replace"))
+            if page_title is not None:  # a proxy's or a login page where the API should be
+                raise TrailError(
+                    f"{_NAMES[source]} answered with a web page, not its API's JSON "
+                    f"(“{page_title}”)",
+                    f"check base_url under [sources.{source}] in config.toml, and that no "
+                    "proxy or network login page stands in the way",
+                ) from None
             raise TrailError(
-                f"{source} sent a response litsift cannot read: {err.message}",
+                f"{_NAMES[source]} sent a response litsift cannot read: {err.message}",
                 "try again later; if it persists, the service changed its format",
             ) from None
         if page.error and not (source == "s2" and "no paper objects" in page.error):
