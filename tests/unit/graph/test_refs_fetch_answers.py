@@ -137,3 +137,54 @@ def test_error_pages_are_said_in_words_with_a_hint(tmp_path: Path) -> None:
         ) in err
         assert "\x1b" not in err
         assert "  hint: check base_url under [sources.openalex] in config.toml" in err
+
+
+CITES = SRC / "openalex" / "api" / "works_filter-cites_two-works_per-page-200_cursor.json"
+LAST = SRC / "openalex" / "api" / "works_filter-doi-list_per-page-200_cursor-page2-last.json"
+
+
+def test_ctrl_c_says_what_was_saved_and_the_next_run_goes_on(tmp_path: Path) -> None:
+    """Ctrl-C in ``refs fetch`` printed click's "Aborted!" (exit 1): not a word that the
+    pages written stay and that the same command goes on from there. A real ``python -m
+    litsift`` gets SIGINT while the server holds its second page."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    asked, release = threading.Event(), threading.Event()
+    cursor = json.loads(CITES.read_bytes())["meta"]["next_cursor"]
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if query["cursor"] == "*":
+            return 200, JSON, CITES.read_bytes()
+        assert query["cursor"] == cursor
+        if not asked.is_set():
+            asked.set()
+            release.wait(60)
+        return 200, JSON, LAST.read_bytes()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url)
+        argv = [sys.executable, "-m", "litsift", "--home", str(home), "refs", "fetch", SEED]
+        proc = subprocess.Popen(
+            [*argv, "--forward"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            assert asked.wait(60), "the second page was never asked for"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 128 + signal.SIGINT, err
+        assert "stopped (Ctrl-C): 5 works of 1 walk were saved before the stop; the same " in err
+        assert "Aborted" not in err and "Traceback" not in err
+        code, out, err = _run(home, SEED, "--forward", "--json")
+        assert code == 0, err
+        assert [(w["status"], w["pages"]) for w in json.loads(out)["walks"]] == [("resumed", 1)]
+        assert [q["cursor"] for _, q in server.requests] == ["*", cursor, cursor]
+    with LitsiftService(get_paths(home)) as svc:
+        assert len(citations.cited_by(svc.store._conn, SEED)) == 5
+        assert svc.counts()[Kind.PAPER] == 6  # the seed and its 5 citing works, once each
