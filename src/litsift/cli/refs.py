@@ -130,8 +130,9 @@ def refs_fetch(
             f"{len(seeds):,} paper{'s' if len(seeds) != 1 else ''}, "
             f"{len(report.walks):,} walk{'s' if len(report.walks) != 1 else ''} ("
             + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
-            + f"); {c.read:,} works read, {c.added:,} added, {c.merged:,} merged; "
-            f"{report.edges_added:,} new edges"
+            + f"); {c.read:,} works read: {c.added:,} added, {c.updated:,} updated, "
+            f"{c.merged:,} merged, {c.unchanged + c.duplicates:,} already stored, "
+            f"{len(c.bad):,} bad; {report.edges_added:,} new edges"
         )
     if report.stopped is not None:
         say_error(for_terminal(report.stopped.message))

@@ -188,3 +188,36 @@ def test_ctrl_c_says_what_was_saved_and_the_next_run_goes_on(tmp_path: Path) -> 
     with LitsiftService(get_paths(home)) as svc:
         assert len(citations.cited_by(svc.store._conn, SEED)) == 5
         assert svc.counts()[Kind.PAPER] == 6  # the seed and its 5 citing works, once each
+
+
+CITED_BY = SRC / "openalex" / "api" / "works_filter-cited_by_two-works_per-page-200_cursor.json"
+
+
+def test_the_summary_accounts_for_every_work_read(tmp_path: Path) -> None:
+    """The summary said "43 works read, 42 added, 0 merged" the first time and "43 works read,
+    0 added, 0 merged" the second: the works already stored (and the bad one) were not in it,
+    so the numbers did not add up to what was read."""
+    import re
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if query["cursor"] != "*":
+            return 200, JSON, LAST.read_bytes()
+        return 200, JSON, (CITED_BY if "cited_by:" in query["filter"] else CITES).read_bytes()
+
+    with RecordedServer(route) as server:
+        home = _home(tmp_path, server.url)
+        lines = []
+        for again in ((), ("--refresh",)):
+            code, out, err = _run(home, SEED, *again)
+            assert code == 0, err
+            lines.append(out.strip().splitlines()[-1])
+    pattern = (
+        r"(\d+) works read: (\d+) added, (\d+) updated, (\d+) merged, (\d+) already stored, "
+        r"(\d+) bad; [\d,]+ new edges"
+    )
+    for line in lines:
+        got = re.search(pattern, line)
+        assert got, line
+        read, *parts = (int(n) for n in got.groups())
+        assert read == sum(parts) == 43, line
+    assert "43 works read: 0 added, 0 updated, 0 merged, 42 already stored, 1 bad" in lines[1]
