@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from litsift.cli.common import OneValueGroup, open_service, reports_errors, say_error, write_output
-from litsift.cli.terminal import finishes_its_work
+from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
 from litsift.text import for_terminal
 
 __all__ = ["refs_group"]
@@ -82,25 +82,44 @@ def refs_fetch(
         refs = svc.refs
         seeds = refs.seeds(kept=kept, collection=collection, ids=ids)
 
+        saved: dict[tuple[str, str], int] = {}  # works written per walk, for a stop's message
+
         def progress(doc_id: str, direction: str, records: int, total: int | None) -> None:
+            saved[doc_id, direction] = records
             if not as_json:
                 click.echo(f"  {for_terminal(doc_id)} {direction}: {records:,} works", err=True)
 
-        report = refs.fetch(
-            seeds,
-            directions or ("backward", "forward"),  # type: ignore[arg-type]
-            source,
-            refresh=refresh,
-            max_pages=max_pages,
-            progress=progress,
-        )
+        try:
+            report = refs.fetch(
+                seeds,
+                directions or ("backward", "forward"),  # type: ignore[arg-type]
+                source,
+                refresh=refresh,
+                max_pages=max_pages,
+                progress=progress,
+            )
+        except KeyboardInterrupt as stop:  # each written page stays; say so, not "Aborted!"
+            click.echo(
+                f"stopped ({stop_name(stop)}): {sum(saved.values()):,} works of "
+                f"{len(saved):,} walk{'s' if len(saved) != 1 else ''} were saved before the "
+                "stop; the same command again goes on from the page it stopped at (nothing "
+                "is added twice)",
+                err=True,
+            )
+            ctx.exit(stop_status(stop))
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
     else:
         stopped = report.stopped.message if report.stopped is not None else None
+        hints: list[str] = []
         for walk in report.walks:
             if walk.problem and walk.problem != stopped:  # the stop is said once, below
                 click.echo(for_terminal(walk.problem, keep_newlines=False), err=True)
+                hints += [walk.hint] if walk.hint and walk.hint not in hints else []
+            if walk.note:
+                click.echo(for_terminal(walk.note, keep_newlines=False), err=True)
+        for hint in hints:  # once each, after the problems they answer
+            click.echo(f"  hint: {for_terminal(hint, keep_newlines=False)}", err=True)
         for bad in report.counts.bad[:20]:
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
         status: dict[str, int] = {}
@@ -111,8 +130,9 @@ def refs_fetch(
             f"{len(seeds):,} paper{'s' if len(seeds) != 1 else ''}, "
             f"{len(report.walks):,} walk{'s' if len(report.walks) != 1 else ''} ("
             + ", ".join(f"{n} {s}" for s, n in sorted(status.items()))
-            + f"); {c.read:,} works read, {c.added:,} added, {c.merged:,} merged; "
-            f"{report.edges_added:,} new edges"
+            + f"); {c.read:,} works read: {c.added:,} added, {c.updated:,} updated, "
+            f"{c.merged:,} merged, {c.unchanged + c.duplicates:,} already stored, "
+            f"{len(c.bad):,} bad; {report.edges_added:,} new edges"
         )
     if report.stopped is not None:
         say_error(for_terminal(report.stopped.message))

@@ -57,11 +57,11 @@ from litsift.llm.protocol import (
     RETRY_STATUS,
     KeyRedactor,
     ThinkFilter,
-    html_title,
     retry_after_s,
     sse_data,
     strip_thinking,
 )
+from litsift.net.bodies import html_title
 from litsift.net.deadline import Cancelled, timeout_extension
 
 __all__ = ["ADAPTABLE", "Endpoint", "Retry", "Unsupported", "cancelled_error"]

@@ -5,7 +5,6 @@ blocks and the streaming iterator."""
 from __future__ import annotations
 
 import email.utils
-import html
 import re
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -214,16 +213,6 @@ class ThinkFilter:
     def flush(self) -> str:
         """What is still held once the stream has ended (an unclosed block: nothing)."""
         return self._release() if self._state == "start" else ""
-
-
-def html_title(body: str) -> str | None:
-    """The title (else the text) of an HTML page, None when ``body`` is not one."""
-    head = body.lstrip()[:200].lower()
-    if not head.startswith(("<!doctype html", "<html", "<head", "<body")):
-        return None
-    m = re.search(r"<title[^>]*>(.*?)</title>", body, re.S | re.I)
-    text = m.group(1) if m else re.sub(r"<[^>]*>", " ", body)
-    return " ".join(html.unescape(text).split())[:120]
 
 
 class ChatStream(Iterator[str]):

@@ -157,8 +157,15 @@ class TrailAPI(Protocol):
         ...
 
     def snowball(self, query_text: str = "") -> SnowballRound: ...
-    def fetch_trail(self, doc_id: str) -> int:
-        """Fetch the paper's references and citing works (network); the edges added."""
+    def fetch_trail(
+        self,
+        doc_id: str,
+        lock: threading.Lock,
+        progress: Callable[[str, int], None] | None = None,
+    ) -> int:
+        """Fetch the paper's references and citing works (network); the edges added.
+        ``lock`` (:attr:`LitsiftAPI.calls_lock`) is held around each page's writes only,
+        never across a request; ``progress(direction, works so far)`` after each page."""
         ...
 
 

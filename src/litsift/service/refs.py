@@ -12,6 +12,7 @@ direction) -- keeps its checkpoint in ``refs_fetches``: a finished one is not fe
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -107,6 +108,7 @@ class RefsService:
         refresh: bool = False,
         max_pages: int | None = None,
         progress: Callable[[str, str, int, int | None], None] | None = None,
+        lock: AbstractContextManager[object] | None = None,
     ) -> RefsFetchReport:
         """Fetch the references and/or citing works of each paper from ``source``; arguments,
         return value and resumption as :func:`litsift.service.refs_fetch.fetch_walks`."""
@@ -122,13 +124,25 @@ class RefsService:
             refresh=refresh,
             max_pages=max_pages,
             progress=progress,
+            lock=lock,
         )
 
-    def fetch_trail(self, doc_id: str) -> int:
+    def fetch_trail(
+        self,
+        doc_id: str,
+        lock: AbstractContextManager[object] | None = None,
+        progress: Callable[[str, int], None] | None = None,
+    ) -> int:
         """Fetch paper ``doc_id``'s references and citing works (the citations screen's
         ``F``; :meth:`fetch` for every option): from OpenAlex, and from Semantic Scholar where
         OpenAlex has no work for it or no identifier it knows (a paper too new for OpenAlex,
         one known by an ACL Anthology id), as ``litsift refs fetch --source s2`` would.
+
+        Args:
+            doc_id: the stored paper.
+            lock: held around each page's writes, never across a request (the app's
+                service lock: its searches go on while the walk waits on the network).
+            progress: ``progress(direction, works so far)`` after each page.
 
         Returns:
             The citation edges added.
@@ -137,7 +151,12 @@ class RefsService:
             LitsiftError: why the fetch stopped (a service could not be reached), or what
                 each source said when neither had the paper.
         """
-        report = self.fetch([doc_id])
+
+        def each_page(_doc: str, direction: str, works: int, _total: int | None) -> None:
+            if progress is not None:
+                progress(direction, works)
+
+        report = self.fetch([doc_id], progress=each_page, lock=lock)
         if report.stopped is not None:
             raise report.stopped
         failed = [w for w in report.walks if w.status in ("failed", "no-id")]
@@ -145,7 +164,7 @@ class RefsService:
             return report.edges_added
         if len(failed) < len(report.walks):  # one direction walked: what it found is kept
             raise RefsError(failed[0].problem, "fetch again later: the walk done is kept")
-        other = self.fetch([doc_id], source="s2")
+        other = self.fetch([doc_id], source="s2", progress=each_page, lock=lock)
         if other.stopped is None and any(w.status not in ("failed", "no-id") for w in other.walks):
             return report.edges_added + other.edges_added
         theirs = (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,8 @@ class RefsError(LitsiftError):
 class Walk:
     """One (seed, direction) of a fetch: ``status`` is ``fetched``, ``resumed``, ``cached``
     (done before; not fetched again), ``partial`` (``max_pages`` reached), ``no-id`` or
-    ``failed`` (``problem`` says why)."""
+    ``failed`` (``problem`` says why, ``hint`` what to do); ``note`` says why a walk that
+    ended found nothing (the service withholds the list)."""
 
     doc_id: str
     direction: str
@@ -39,6 +41,8 @@ class Walk:
     pages: int = 0
     records: int = 0
     problem: str = ""
+    hint: str = ""
+    note: str = ""
 
 
 @dataclass
@@ -92,6 +96,7 @@ def fetch_walks(
     refresh: bool = False,
     max_pages: int | None = None,
     progress: Callable[[str, str, int, int | None], None] | None = None,
+    lock: AbstractContextManager[object] | None = None,
 ) -> RefsFetchReport:
     """:meth:`RefsService.fetch`: fetch the references and/or citing works of each paper
     from ``source``.
@@ -103,6 +108,9 @@ def fetch_walks(
         refresh: walk again the seeds fetched before (else they count as ``cached``).
         max_pages: at most this many pages per walk (the rest on the next run).
         progress: ``progress(doc_id, direction, works so far, total or None)`` per page.
+        lock: held around each page's writes (and the searchers' invalidation), never
+            across a request: the app's service lock, so that its searches go on while a
+            walk waits on the network (a page of OpenAlex, a Retry-After).
 
     Returns:
         The report; when the service cannot be reached it stops at that walk and says
@@ -144,6 +152,7 @@ def fetch_walks(
     edges, checkpoints = Citations(store), Checkpoints(store)
     edges_before = edges.count()
     label = f"refs:{source}"
+    writes = lock if lock is not None else nullcontext()
     try:
         for doc_id in doc_ids:
             for direction in directions:
@@ -178,6 +187,20 @@ def fetch_walks(
                     direction: Direction = direction,
                     walk: Walk = walk,
                 ) -> None:
+                    with writes:
+                        write_page(records, bad, page_no, writer, doc_id, direction, walk)
+                    if progress is not None:
+                        progress(doc_id, direction, walk.records, None)
+
+                def write_page(
+                    records: list[SourceRecord],
+                    bad: list[BadItem],
+                    page_no: int,
+                    writer: RecordWriter,
+                    doc_id: str,
+                    direction: Direction,
+                    walk: Walk,
+                ) -> None:
                     orphans: list[tuple[str, str]] = []
                     for rec in records:
                         rec.location = rec.source_key or (
@@ -203,8 +226,6 @@ def fetch_walks(
                             edges.add_edges(orphans, source)
                     walk.pages += 1
                     walk.records += len(records)
-                    if progress is not None:
-                        progress(doc_id, direction, walk.records, None)
 
                 def checkpoint(
                     token: str | None,
@@ -215,7 +236,7 @@ def fetch_walks(
                     state.token, state.done = token, token is None
                     state.pages += 1
                     state.fetched_at = now_iso()
-                    with store.transaction():
+                    with writes, store.transaction():
                         checkpoints.save(source, doc_id, direction, state)
 
                 def seed_found(
@@ -225,9 +246,10 @@ def fetch_walks(
                     # it merges onto the seed by a shared id: the seed's own ids join the
                     # record's (a seed looked up by its arXiv DOI may come back as the
                     # published version, under the journal's DOI alone)
-                    for scheme, value in ids_of(store, doc_id).items():
-                        rec.ids.setdefault(scheme, value)
-                    writer.add(source, label, rec)
+                    with writes:
+                        for scheme, value in ids_of(store, doc_id).items():
+                            rec.ids.setdefault(scheme, value)
+                        writer.add(source, label, rec)
 
                 try:
                     result = fetch_trail(
@@ -246,18 +268,27 @@ def fetch_walks(
                     )
                 except TrailError as err:
                     walk.status, walk.problem = "failed", f"{doc_id}: {err.message}"
+                    walk.hint = err.hint
                     report.walks.append(walk)
                     continue
+                except FetchError as err:  # the pages written so far stay counted
+                    walk.status, walk.problem = "failed", err.message
+                    report.walks.append(walk)
+                    raise
                 finally:
-                    writer.flush()
+                    with writes:
+                        writer.flush()
                     report.counts.fold(writer.counts)
+                if result.withheld:
+                    what = "references" if direction == "backward" else "citing papers"
+                    name = "Semantic Scholar" if source == "s2" else "OpenAlex"
+                    walk.note = f"{doc_id}: {name} gives none of its {what} ({result.withheld})"
                 if result.restarted:
                     walk.status = "fetched"
                 if not result.complete:
                     walk.status = "partial"
                 report.walks.append(walk)
     except FetchError as err:
-        report.walks.append(Walk(doc_id, direction, "failed", problem=err.message))
         report.stopped = LitsiftError(
             err.message,
             f"{err.hint}; what was fetched is kept, and fetching again goes on from the page "
@@ -265,6 +296,7 @@ def fetch_walks(
         )
     finally:
         client.close()
-        changed(Kind.PAPER)
-        report.edges_added = edges.count() - edges_before
+        with writes:
+            changed(Kind.PAPER)
+            report.edges_added = edges.count() - edges_before
     return report

@@ -160,6 +160,8 @@ class Page:
         error: the service's error message when the body is an error response (OAI-PMH
             ``<error>``, arXiv error entry, JSON ``{"error": ...}``); ``items`` is then empty.
         high_water: the newest datestamp / update date on the page (ISO 8601), for saved syncs.
+        withheld: why the service answered without the list asked for (S2's ``data: null``
+            for a paper whose publisher elided its references), else None.
     """
 
     items: list[SourceRecord | BadItem] = field(default_factory=list)
@@ -167,6 +169,7 @@ class Page:
     total: int | None = None
     error: str | None = None
     high_water: str | None = None
+    withheld: str | None = None
 
 
 Reader = Callable[[Path], Iterator[SourceRecord | BadItem | Notice]]

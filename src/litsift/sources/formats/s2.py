@@ -4,7 +4,8 @@
   list, ``null`` for unknown ids -> bad item); ``{"data": [...]}`` pages of search (``next``
   offset), bulk search (``token``), author papers, recommendations (``recommendedPapers``);
   citation / reference pages (``data[].citingPaper`` / ``citedPaper``); an author with nested
-  ``papers``.
+  ``papers``; a citation / reference page with ``data: null`` (the publisher elided the list)
+  is an empty page whose ``withheld`` says so.
 * S2AG datasets (api.semanticscholar.org/api-docs/datasets): ``papers`` lines (corpusid,
   externalids, title, authors, venue, year) -- format ``s2ag`` -- and ``abstracts`` lines
   (corpusid + abstract only: stored onto the paper with that corpus id, when there is one).
@@ -15,6 +16,7 @@ PubMed, PubMedCentral, MAG, DBLP, CorpusId).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,13 @@ def _page(doc: Any) -> Page:
     page = Page()
     if isinstance(doc, dict) and ("error" in doc or ("message" in doc and "data" not in doc)):
         page.error = clean_text(str(doc.get("error") or doc.get("message")))[:300]
+        return page
+    if isinstance(doc, dict) and "data" in doc and doc["data"] is None:
+        # a citation / reference page of a paper whose publisher elided the list: HTTP 200,
+        # ``{"data": null, "citingPaperInfo": {... "elided by the publisher" ...}}`` -- an
+        # answer (there is nothing to give), not an error
+        elided = "elided by the publisher" in json.dumps(doc).lower()
+        page.withheld = "its publisher withheld them" if elided else "the list is withheld"
         return page
     papers = _papers_of(doc)
     if papers is None:

@@ -13,7 +13,8 @@ Retried: connection errors (refused, reset, dropped mid-response; not a host nam
 resolve, as offline: that fails at once), timeouts, and HTTP 429,
 500, 502, 503, 504 -- waiting ``Retry-After`` (seconds or an HTTP date) when the server sends
 it, else an exponential back-off, never more than ``max_wait_s``. Any other status is an error
-at once.
+at once. An error names what the body said (a JSON ``error``/``message``, an HTML page's title),
+never the page's markup.
 
 Bounds: ``timeout_s`` is the deadline of one whole attempt -- connect, headers and every byte of
 the body -- not of each socket read (httpx's own timeouts are per operation, so a server that
@@ -35,6 +36,7 @@ from typing import Any
 import httpx
 
 from litsift.errors import LitsiftError
+from litsift.net.bodies import body_text
 from litsift.net.deadline import DeadlineTransport, timeout_extension
 
 __all__ = ["FetchError", "PoliteClient", "retry_after_seconds"]
@@ -191,17 +193,19 @@ class PoliteClient:
                 continue
             if status < 400:
                 return body
-            last_error = f"HTTP {status}: {body[:200].decode('utf-8', 'replace').strip()}"
+            last_error = f"HTTP {status}: {body_text(body) or '(no error text)'}"
             if status not in RETRY_STATUS:
                 break
             wait = retry_after_seconds(retry_after)
             self._wait(wait if wait is not None else min(2.0**attempt, self.max_wait_s))
-        raise FetchError(
-            f"cannot fetch {url}: {last_error}"[:400],
-            "check the source's base_url in config.toml, the network, or try again later "
-            "(timeout_s under [sources.NAME] bounds each request)",
-            status,
+        hint = (
+            "the service limits how fast it may be asked: wait a few minutes and run it again "
+            "(a larger delay_s under [sources.NAME] in config.toml asks more slowly)"
+            if status == 429
+            else "check the source's base_url in config.toml, the network, or try again later "
+            "(timeout_s under [sources.NAME] bounds each request)"
         )
+        raise FetchError(f"cannot fetch {url}: {last_error}"[:400], hint, status)
 
     def _attempt(
         self,

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litsift.errors import LitsiftError
+from litsift.net.bodies import html_title
 from litsift.sources.base import BadItem, Page, SourceRecord
 from litsift.sources.identity.ids import normalize_ids, normalize_openalex, reference_keys
 from litsift.sources.online.http import FetchError, PoliteClient
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 DIRECTIONS: tuple[Direction, ...] = ("backward", "forward")
+_NAMES = {"openalex": "OpenAlex", "s2": "Semantic Scholar"}
 TRAIL_SOURCES = ("openalex", "s2")
 
 #: fields asked of S2 for each cited / citing paper (enough for a stub that can be triaged)
@@ -78,6 +80,8 @@ class TrailResult:
         resumed: the walk continued an interrupted one from its saved token.
         restarted: the saved token was refused and the walk began again.
         complete: the walk reached the last page (False after ``max_pages``).
+        withheld: why the service answered without the list (S2's ``data: null`` when the
+            publisher elided a paper's references), else None.
     """
 
     pages: int = 0
@@ -86,6 +90,7 @@ class TrailResult:
     resumed: bool = False
     restarted: bool = False
     complete: bool = False
+    withheld: str | None = None
 
 
 #: the identifiers :func:`seed_key` can walk from, per source (for the message when none is)
@@ -261,13 +266,22 @@ def fetch_trail(
         try:
             page = parse(body)
         except LitsiftError as err:
+            page_title = html_title(body[:65536].decode("utf-8", "replace"))
+            if page_title is not None:  # a proxy's or a login page where the API should be
+                raise TrailError(
+                    f"{_NAMES[source]} answered with a web page, not its API's JSON "
+                    f"(“{page_title}”)",
+                    f"check base_url under [sources.{source}] in config.toml, and that no "
+                    "proxy or network login page stands in the way",
+                ) from None
             raise TrailError(
-                f"{source} sent a response litsift cannot read: {err.message}",
+                f"{_NAMES[source]} sent a response litsift cannot read: {err.message}",
                 "try again later; if it persists, the service changed its format",
             ) from None
         if page.error and not (source == "s2" and "no paper objects" in page.error):
             raise TrailError(f"{source} said: {page.error}"[:400], "check the paper's ids")
         result.pages += 1
+        result.withheld = page.withheld or result.withheld
         records = [i for i in page.items if isinstance(i, SourceRecord)]
         bad = [i for i in page.items if isinstance(i, BadItem)]
         sink(records, bad, result.pages)
@@ -297,4 +311,5 @@ def describe(result: TrailResult) -> dict[str, Any]:
         "resumed": result.resumed,
         "restarted": result.restarted,
         "complete": result.complete,
+        "withheld": result.withheld,
     }

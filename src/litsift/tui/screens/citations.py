@@ -16,17 +16,19 @@ snowball rounds from the kept papers.
   ``S`` again for the next round, until nothing new is linked.
 
 Every service call runs in a thread worker under the search screen's service lock (the UI never
-waits); every string shown (titles, keys, errors) goes through :func:`litsift.text.for_terminal`
-and is never parsed as markup. A person reads titles: a work is named by its title wherever
-text mentions it (status, errors); internal keys (``key:…`` of a stored paper without
-identifiers, ``title:…`` of a reference without any) are never shown, external identifiers
-(``doi:…``) only beside a work that is not stored.
+waits; ``F`` holds it around each page's writes only: searches go on meanwhile); every string
+shown (titles, keys, errors) goes through :func:`litsift.text.for_terminal` and is never parsed
+as markup. A person reads titles: a work is named by its title wherever text mentions it
+(status, errors); internal keys (``key:…`` of a stored paper without identifiers, ``title:…`` of
+a reference without any) are never shown, external identifiers (``doi:…``) only beside a work
+that is not stored.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -59,6 +61,7 @@ _INTERNAL_SCHEMES = {"key", "title"}
 _OTHER_COLUMNS = 60
 #: j/k share one footer entry
 _MOVE = Binding.Group("Move")
+Done = Callable[[object], None]  # what a worker's result is handed to, on the UI thread
 _KEY_HINT = "1: references · 2: cited by · Enter: open · F: fetch the trail · S: snowball round"
 
 
@@ -68,8 +71,7 @@ def _count(n: int, nouns: tuple[str, str]) -> str:
 
 
 def _external(key: str) -> bool:
-    """Whether ``key`` is an identifier a person can look up (``doi:…``, ``openalex:W…``), not
-    one litsift made up."""
+    """Whether ``key`` is an identifier a person can look up (``doi:…``), not a made-up one."""
     return key.partition(":")[0] not in _INTERNAL_SCHEMES
 
 
@@ -79,8 +81,7 @@ def _title(n: Neighbour) -> str:
 
 
 def _name(n: Neighbour) -> str:
-    """The work as a status message names it: its title in quotes (cut at 60 characters), else
-    its identifier."""
+    """The work as a status message names it: its title quoted (cut at 60), else its id."""
     if n.title:
         short = n.title if len(n.title) <= 60 else n.title[:59].rstrip() + "…"
         return f"“{short}”"
@@ -198,8 +199,7 @@ class CitationsScreen(Screen[None]):
         self.query_one("#cite-status", Static).update(for_terminal(text, keep_newlines=False))
 
     def expire_notice(self) -> None:
-        """A key or click after a notice: the counts and keys come back (they stayed hidden
-        until the next list was shown)."""
+        """A key or click after a notice: the counts and keys come back (they stayed hidden)."""
         if self._notice:
             self.say(self._summary())
 
@@ -208,11 +208,11 @@ class CitationsScreen(Screen[None]):
         self.load()
 
     # -- workers ---------------------------------------------------------------------------
-    def _call(self, fn: Callable[[], object], done: Callable[[object], None]) -> None:
-        """Run ``fn`` under the service lock in this (worker) thread; hand the result, or the
-        error's message, back to the UI thread."""
+    def _call(self, fn: Callable[[], object], done: Done, lock: bool = True) -> None:
+        """Run ``fn`` (under the service lock, unless it takes it itself) in this (worker)
+        thread; hand the result, or the error's message, back to the UI thread."""
         try:
-            with self.service_lock:
+            with self.service_lock if lock else nullcontext():
                 result = fn()
         except LitsiftError as err:
             self.app.call_from_thread(self._failed, f"{err.message}; {err.hint}")
@@ -222,7 +222,7 @@ class CitationsScreen(Screen[None]):
             return
         self.app.call_from_thread(self._done, done, result)
 
-    def _done(self, done: Callable[[object], None], result: object) -> None:
+    def _done(self, done: Done, result: object) -> None:
         self.busy = False
         done(result)
 
@@ -265,14 +265,20 @@ class CitationsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="citations", exit_on_error=False)
     def fetch(self) -> None:
-        """Fetch this paper's trail (both ways; OpenAlex, else Semantic Scholar), then reload."""
+        """Fetch this paper's trail (both ways; OpenAlex, else Semantic Scholar), then reload;
+        the lock is held around each page's writes only (searches go on meanwhile)."""
         self.busy = True
 
         def fetched(added: object) -> None:
             self.say(f"fetched: {added if isinstance(added, int) else 0:,} new citation links")
             self.load()
 
-        self._call(lambda: self.service.refs.fetch_trail(self.doc_id), fetched)
+        def progress(direction: str, works: int) -> None:
+            what = "references" if direction == "backward" else "citing works"
+            self.app.call_from_thread(self.say, f"fetching the trail… {what}: {works:,} so far")
+
+        fetch = self.service.refs.fetch_trail
+        self._call(lambda: fetch(self.doc_id, self.service_lock, progress), fetched, False)
 
     # -- showing ---------------------------------------------------------------------------
     def show_mode(self, mode: str) -> None:
@@ -296,10 +302,9 @@ class CitationsScreen(Screen[None]):
 
     @staticmethod
     def _cells(n: Neighbour, why: str, width: int = 200) -> tuple[Text, Text, Text, Text]:
-        """A row's cells as plain text: label, year, title (cut at ``width`` characters), and
-        the snowball's evidence and, for a work not stored, its identifier (a made-up key: just
-        "not stored"): a round's candidates not stored have no title, so the id tells them
-        apart."""
+        """A row's cells as plain text: label, year, title (cut at ``width`` characters), the
+        snowball's evidence and, for a work not stored, its identifier (a made-up key: "not
+        stored"): a round's candidates not stored have no title; the id tells them apart."""
         where = "" if n.stored else (f"{n.key} · not stored" if _external(n.key) else "not stored")
         title = _title(n)
         if len(title) > width:
@@ -368,8 +373,7 @@ class CitationsScreen(Screen[None]):
         self.action_follow()
 
     def action_follow(self) -> None:
-        """Follow the trail: the highlighted stored paper's citations, on a screen of their
-        own (Esc comes back here); a work not stored has none here yet."""
+        """The highlighted stored paper's citations, on a screen of their own (Esc: back)."""
         n = self.highlighted()
         if n is None:
             return

@@ -1,0 +1,96 @@
+"""The citations screen's ``F`` while the walk waits on the network: a real 127.0.0.1 server
+replaying recorded OpenAlex pages holds the citing-works page until the test lets it go.
+
+Before, the whole fetch ran under the search screen's service lock: every search typed
+meanwhile showed "searching…" until the last page of the walk had come (minutes for a
+much-cited paper at OpenAlex's one request a second, or behind a Retry-After), and the status
+line said "fetching the citation trail…" with no progress."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from litsift.paths import get_paths
+from litsift.service.facade import LitsiftService
+from litsift.store import citations
+from litsift.tui.app import create_app
+from litsift.tui.screens.citations import CitationsScreen
+from litsift.types import Kind
+from tests.tui.conftest import search, settle
+from tests.tui.test_citations import CITED_BY, CITES, GLOVE, JSON, LAST, until_idle
+from tests.unit.sources.recorded_server import RecordedServer
+
+ASKED, RELEASE = threading.Event(), threading.Event()
+
+
+@pytest.fixture
+def server() -> Iterator[RecordedServer]:
+    """The citing works' first page waits for RELEASE (ASKED says it was asked for)."""
+    ASKED.clear()
+    RELEASE.clear()
+
+    def route(path: str, query: dict[str, str]):  # type: ignore[no-untyped-def]
+        if query["filter"].startswith("cites:") and query["cursor"] == "*":
+            ASKED.set()
+            RELEASE.wait(60)
+            return 200, JSON, CITES.read_bytes()
+        return 200, JSON, LAST.read_bytes()
+
+    with RecordedServer(route) as srv:
+        try:
+            yield srv
+        finally:
+            RELEASE.set()
+
+
+@pytest.fixture
+def service(tmp_path: Path, encoder: Any, server: RecordedServer) -> Iterator[LitsiftService]:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[sources.openalex]\nbase_url = "{server.url}"\ndelay_s = 0\n'
+    )
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.sources.import_paths(Kind.PAPER, [CITED_BY]).added == 37
+        svc.build_index(Kind.PAPER)
+        yield svc
+
+
+async def test_a_fetch_waiting_on_the_network_leaves_the_service_free(
+    service: LitsiftService,
+) -> None:
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await search(pilot, "GloVe global vectors for word representation")
+        await pilot.press("C")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CitationsScreen)
+        await until_idle(pilot, screen)
+        before = len(screen.neighbours.cited_by) if screen.neighbours else -1
+        await pilot.press("F")
+        for _ in range(3000):  # until the walk waits on the server (not a time limit)
+            if ASKED.is_set():
+                break
+            await pilot.pause(0.01)
+        assert ASKED.is_set()
+        # the references walk is written; the citing works' page is on its way: a search
+        # (which takes the service lock) is not kept waiting
+        free = service.calls_lock.acquire(blocking=False)
+        if free:
+            service.calls_lock.release()
+        status = str(screen.query_one("#cite-status", Static).visual)
+        RELEASE.set()
+        assert free, "the fetch held the service lock while it waited on the network"
+        assert "fetching the trail… references: 0 so far" in status
+        await until_idle(pilot, screen)
+        await until_idle(pilot, screen)  # the reload after the fetch
+        assert screen.neighbours is not None
+        assert len(screen.neighbours.cited_by) == before + 5
+        assert len(citations.cited_by(service.store._conn, GLOVE)) == before + 5
