@@ -17,6 +17,7 @@ from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.store import citations
 from litsift.tui.app import create_app
+from litsift.tui.screens.citation_rows import cells as row_cells
 from litsift.tui.screens.citations import CitationsScreen
 from litsift.types import Kind, Label
 from tests.tui.conftest import search, settle
@@ -136,10 +137,10 @@ def test_rows_are_plain_sanitised_text() -> None:
     from litsift.types.citations import Neighbour
 
     hostile = Neighbour("key:1", "Literal [red]brackets[/red] \x1b[31mred\x1b[0m", 2020, True)
-    cells = CitationsScreen._cells(hostile, "")
+    cells = row_cells(hostile, "")
     assert cells[2].plain.startswith("Literal [red]brackets[/red] ")
     assert "\x1b" not in cells[2].plain and not cells[2].spans
-    stub = CitationsScreen._cells(Neighbour("openalex:W1[b]\x07"), "")
+    stub = row_cells(Neighbour("openalex:W1[b]\x07"), "")
     assert "\x07" not in stub[3].plain and "[b]" in stub[3].plain
 
 
@@ -148,7 +149,7 @@ def test_a_snowball_candidate_not_stored_shows_its_id() -> None:
     to 1 kept", so the rows could not be told apart (the evidence took the id's place)."""
     from litsift.types.citations import Neighbour
 
-    stub = CitationsScreen._cells(Neighbour("openalex:W1968594024"), "linked to 1 kept")
+    stub = row_cells(Neighbour("openalex:W1968594024"), "linked to 1 kept")
     assert stub[3].plain == "linked to 1 kept · openalex:W1968594024 · not stored"
-    stored = CitationsScreen._cells(Neighbour(WORD2VEC, "Distributed", 2013, True), "cites 1 kept")
+    stored = row_cells(Neighbour(WORD2VEC, "Distributed", 2013, True), "cites 1 kept")
     assert stored[3].plain == "cites 1 kept"

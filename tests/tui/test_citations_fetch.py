@@ -94,3 +94,40 @@ async def test_a_fetch_waiting_on_the_network_leaves_the_service_free(
         assert screen.neighbours is not None
         assert len(screen.neighbours.cited_by) == before + 5
         assert len(citations.cited_by(service.store._conn, GLOVE)) == before + 5
+
+
+async def test_f_on_a_trail_fetched_before_says_so_and_f_again_walks_it_anew(
+    service: LitsiftService, server: RecordedServer
+) -> None:
+    """Once both walks were stored, ``F`` said "fetched: 0 new citation links" (at once
+    replaced by the counts) and could do no more: new citing works were out of reach from the
+    app. Now it says the trail is stored, and ``F`` again walks it anew."""
+    RELEASE.set()  # the pages come at once here
+    app = create_app(service, show_timings=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await search(pilot, "GloVe global vectors for word representation")
+        await pilot.press("C")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CitationsScreen)
+        await until_idle(pilot, screen)
+
+        def status() -> str:
+            return str(screen.query_one("#cite-status", Static).visual)
+
+        async def press_f() -> None:
+            await pilot.press("F")
+            await until_idle(pilot, screen)
+            await until_idle(pilot, screen)  # the reload after the fetch
+            await settle(pilot)
+
+        await press_f()
+        first = status()
+        assert first.startswith("fetched: ") and not first.startswith("fetched: 0 "), first
+        asked = len(server.requests)
+        await press_f()
+        assert len(server.requests) == asked  # stored: nothing asked
+        assert "fetched before and is stored" in status() and "F again" in status(), status()
+        await press_f()
+        assert len(server.requests) > asked  # walked anew
+        assert "fetched: 0 new citation links" in status(), status()

@@ -18,6 +18,7 @@ from textual.widgets import Static
 from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
+from litsift.tui.screens.citation_rows import cells as row_cells
 from litsift.tui.screens.citations import CitationsScreen
 from litsift.tui.screens.help import help_rows
 from litsift.types import Kind, Label
@@ -180,12 +181,12 @@ def test_a_stub_named_by_its_source_is_plain_sanitised_text() -> None:
     """A reference named by GROBID shows that name as typed (no markup, no escape sequence);
     its made-up key is not shown, an external identifier is."""
     hostile = Neighbour("title:0123456789ab", "Evil [b]x[/b] \x1b]0;pwned\x07 (A. B, 2019)")
-    cells = CitationsScreen._cells(hostile, "")
+    cells = row_cells(hostile, "")
     assert cells[2].plain.startswith("Evil [b]x[/b] ") and not cells[2].spans
     assert "\x1b" not in cells[2].plain and "\x07" not in cells[2].plain
     assert cells[3].plain == "not stored"
     assert all("0123456789ab" not in c.plain for c in cells)
-    doi = CitationsScreen._cells(Neighbour("doi:10.1/x"), "")
+    doi = row_cells(Neighbour("doi:10.1/x"), "")
     assert doi[3].plain == "doi:10.1/x · not stored" and doi[2].plain == "(no title known)"
 
 

@@ -45,7 +45,13 @@ from litsift.types import (
     SearchResult,
     Unchanged,
 )
-from litsift.types.citations import DatasetUsers, KeptLinks, Neighbours, SnowballRound
+from litsift.types.citations import (
+    DatasetUsers,
+    KeptLinks,
+    Neighbours,
+    SnowballRound,
+    TrailFetch,
+)
 from litsift.types.llm import Answer, AspectJudgement, RerankResult
 from litsift.types.reviews import FeedResult, ScreeningProgress
 
@@ -162,8 +168,10 @@ class TrailAPI(Protocol):
         doc_id: str,
         lock: threading.Lock,
         progress: Callable[[str, int], None] | None = None,
-    ) -> int:
-        """Fetch the paper's references and citing works (network); the edges added.
+        refresh: bool = False,
+    ) -> TrailFetch:
+        """Fetch the paper's references and citing works (network): the edges added, and
+        whether every walk was fetched before (nothing asked; ``refresh`` walks them again).
         ``lock`` (:attr:`LitsiftAPI.calls_lock`) is held around each page's writes only,
         never across a request; ``progress(direction, works so far)`` after each page."""
         ...

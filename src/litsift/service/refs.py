@@ -27,6 +27,7 @@ from litsift.types.citations import (
     Neighbours,
     SnowballCandidate,
     SnowballRound,
+    TrailFetch,
 )
 
 if TYPE_CHECKING:
@@ -132,7 +133,8 @@ class RefsService:
         doc_id: str,
         lock: AbstractContextManager[object] | None = None,
         progress: Callable[[str, int], None] | None = None,
-    ) -> int:
+        refresh: bool = False,
+    ) -> TrailFetch:
         """Fetch paper ``doc_id``'s references and citing works (the citations screen's
         ``F``; :meth:`fetch` for every option): from OpenAlex, and from Semantic Scholar where
         OpenAlex has no work for it or no identifier it knows (a paper too new for OpenAlex,
@@ -143,9 +145,11 @@ class RefsService:
             lock: held around each page's writes, never across a request (the app's
                 service lock: its searches go on while the walk waits on the network).
             progress: ``progress(direction, works so far)`` after each page.
+            refresh: walk again what was fetched before (new citing works since); else such
+                a walk is cached and asks nothing.
 
         Returns:
-            The citation edges added.
+            The citation edges added, and whether every walk was cached (nothing asked).
 
         Raises:
             LitsiftError: why the fetch stopped (a service could not be reached), or what
@@ -156,17 +160,20 @@ class RefsService:
             if progress is not None:
                 progress(direction, works)
 
-        report = self.fetch([doc_id], progress=each_page, lock=lock)
+        def cached(walks: Sequence[Walk]) -> bool:
+            return bool(walks) and all(w.status == "cached" for w in walks)
+
+        report = self.fetch([doc_id], progress=each_page, lock=lock, refresh=refresh)
         if report.stopped is not None:
             raise report.stopped
         failed = [w for w in report.walks if w.status in ("failed", "no-id")]
         if not failed:
-            return report.edges_added
+            return TrailFetch(report.edges_added, cached(report.walks))
         if len(failed) < len(report.walks):  # one direction walked: what it found is kept
             raise RefsError(failed[0].problem, "fetch again later: the walk done is kept")
-        other = self.fetch([doc_id], source="s2", progress=each_page, lock=lock)
+        other = self.fetch([doc_id], source="s2", progress=each_page, lock=lock, refresh=refresh)
         if other.stopped is None and any(w.status not in ("failed", "no-id") for w in other.walks):
-            return report.edges_added + other.edges_added
+            return TrailFetch(report.edges_added + other.edges_added, cached(other.walks))
         theirs = (
             other.stopped.message
             if other.stopped is not None

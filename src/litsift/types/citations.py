@@ -20,6 +20,7 @@ __all__ = [
     "Neighbours",
     "SnowballCandidate",
     "SnowballRound",
+    "TrailFetch",
 ]
 
 
@@ -56,6 +57,20 @@ class Neighbours:
     title: str
     references: tuple[Neighbour, ...] = ()
     cited_by: tuple[Neighbour, ...] = ()
+
+
+@dataclass(frozen=True)
+class TrailFetch:
+    """What one ``F`` of the citations screen fetched (:meth:`RefsService.fetch_trail`).
+
+    Attributes:
+        added: citation edges added to the store.
+        cached: every walk had been fetched before, so nothing was asked of the services
+            (walked again only with ``refresh``: new citing works since).
+    """
+
+    added: int
+    cached: bool = False
 
 
 @dataclass(frozen=True)

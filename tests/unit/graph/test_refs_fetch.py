@@ -20,6 +20,7 @@ from litsift.errors import LitsiftError
 from litsift.paths import get_paths, shared_data_dir
 from litsift.service.facade import LitsiftService
 from litsift.store import citations
+from litsift.types.citations import TrailFetch
 from tests.unit.sources.recorded_server import RecordedServer
 
 SRC = shared_data_dir() / "sources"
@@ -323,8 +324,15 @@ def test_the_app_s_fetch_goes_to_semantic_scholar_where_openalex_has_no_work(
         )
         with LitsiftService(get_paths(home)) as svc:
             assert svc.sources.import_paths(svc_kind(), [BIB]).ok
-            added = svc.refs.fetch_trail(BERT)
-            assert added > 0
+            fetched = svc.refs.fetch_trail(BERT)
+            assert fetched.added > 0 and not fetched.cached
+            s2_asked = sum(p.startswith("/graph/") for p, _ in server.requests)
+            again = svc.refs.fetch_trail(BERT)  # the walks are stored: Semantic Scholar not asked
+            assert again == TrailFetch(0, cached=True)
+            assert sum(p.startswith("/graph/") for p, _ in server.requests) == s2_asked
+            anew = svc.refs.fetch_trail(BERT, refresh=True)  # the app's second F
+            assert not anew.cached and anew.added == 0  # the same pages: no new links
+            assert sum(p.startswith("/graph/") for p, _ in server.requests) > s2_asked
             assert len(citations.references(svc.store._conn, BERT)) > 0
             assert len(citations.cited_by(svc.store._conn, BERT)) == 100
             known["on"] = False

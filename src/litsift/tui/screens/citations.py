@@ -42,10 +42,12 @@ from textual.widgets import DataTable, Static
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.messages import AnnotationsChanged
+from litsift.tui.screens.citation_rows import NOUNS, cells, count, plain
+from litsift.tui.screens.citation_rows import name as work_name
 from litsift.tui.screens.keys import TRIAGE_BINDINGS
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.types import Kind, Label
-from litsift.types.citations import Neighbour, Neighbours, SnowballRound
+from litsift.types.citations import Neighbour, Neighbours, SnowballRound, TrailFetch
 
 if TYPE_CHECKING:
     from litsift.service.api import LitsiftAPI
@@ -54,43 +56,12 @@ __all__ = ["CitationsScreen"]
 
 _LABEL_IDS = {"label_keep", "label_maybe", "label_discard"}
 #: what the rows of a mode are, singular and plural
-_NOUNS = {"references": ("reference", "references"), "cited_by": ("citing work", "citing works")}
-#: keys of works litsift made up (hashes): they name nothing a person could look up
-_INTERNAL_SCHEMES = {"key", "title"}
 #: the cells beside the title: label, year, identifier or evidence, padding, scroll bar
 _OTHER_COLUMNS = 60
 #: j/k share one footer entry
 _MOVE = Binding.Group("Move")
 Done = Callable[[object], None]  # what a worker's result is handed to, on the UI thread
 _KEY_HINT = "1: references · 2: cited by · Enter: open · F: fetch the trail · S: snowball round"
-
-
-def _count(n: int, nouns: tuple[str, str]) -> str:
-    """``1 reference``, ``52 references``."""
-    return f"{n:,} {nouns[0] if n == 1 else nouns[1]}"
-
-
-def _external(key: str) -> bool:
-    """Whether ``key`` is an identifier a person can look up (``doi:…``), not a made-up one."""
-    return key.partition(":")[0] not in _INTERNAL_SCHEMES
-
-
-def _title(n: Neighbour) -> str:
-    """The title column: the work's title (a stub's: as its source named it)."""
-    return n.title or "(no title known)"
-
-
-def _name(n: Neighbour) -> str:
-    """The work as a status message names it: its title quoted (cut at 60), else its id."""
-    if n.title:
-        short = n.title if len(n.title) <= 60 else n.title[:59].rstrip() + "…"
-        return f"“{short}”"
-    return n.key if _external(n.key) else "this reference"
-
-
-def _plain(text: str) -> Text:
-    """A one-line cell of data text (sanitised; a DataTable parses ``str`` cells as markup)."""
-    return Text(for_terminal(text, keep_newlines=False), no_wrap=True, overflow="ellipsis")
 
 
 class CitationsScreen(Screen[None]):
@@ -173,6 +144,10 @@ class CitationsScreen(Screen[None]):
         self.neighbours: Neighbours | None = None
         self.round: SnowballRound | None = None
         self.rounds = 0
+        #: the last F found every walk fetched before: the next F walks them again
+        self.refresh_next = False
+        #: what the last F fetched, said once the reload after it has shown the rows
+        self.fetch_note: str | None = None
         #: the rows shown, in order
         self.rows: list[Neighbour] = []
         #: a service call is running (tests wait on this instead of sleeping)
@@ -230,7 +205,9 @@ class CitationsScreen(Screen[None]):
         """Say what failed; an error naming this paper by its key names it by its title."""
         self.busy = False
         if self.neighbours is not None and self.neighbours.title:
-            text = text.replace(self.doc_id, _name(Neighbour(self.doc_id, self.neighbours.title)))
+            text = text.replace(
+                self.doc_id, work_name(Neighbour(self.doc_id, self.neighbours.title))
+            )
         self.say(text)
 
     @work(thread=True, exclusive=True, group="citations", exit_on_error=False)
@@ -244,12 +221,15 @@ class CitationsScreen(Screen[None]):
         self.neighbours = result
         self.query_one("#cite-title", Static).update(
             for_terminal(
-                f"{result.title} — {_count(len(result.references), _NOUNS['references'])}, "
-                f"{_count(len(result.cited_by), _NOUNS['cited_by'])}",
+                f"{result.title} — {count(len(result.references), NOUNS['references'])}, "
+                f"{count(len(result.cited_by), NOUNS['cited_by'])}",
                 keep_newlines=False,
             )
         )
         self.show_mode(self.mode if self.mode != "snowball" or self.round else "references")
+        if self.fetch_note is not None:
+            self.say(self.fetch_note, notice=True)
+            self.fetch_note = None
 
     @work(thread=True, exclusive=True, group="citations", exit_on_error=False)
     def run_snowball(self) -> None:
@@ -268,17 +248,26 @@ class CitationsScreen(Screen[None]):
         """Fetch this paper's trail (both ways; OpenAlex, else Semantic Scholar), then reload;
         the lock is held around each page's writes only (searches go on meanwhile)."""
         self.busy = True
+        refresh, self.refresh_next = self.refresh_next, False
 
-        def fetched(added: object) -> None:
-            self.say(f"fetched: {added if isinstance(added, int) else 0:,} new citation links")
-            self.load()
+        def fetched(result: object) -> None:
+            assert isinstance(result, TrailFetch)
+            if result.cached:  # F said "fetched: 0 new citation links" and could do no more
+                self.refresh_next = True
+                self.fetch_note = (
+                    "the trail was fetched before and is stored (nothing asked) · "
+                    "F again: walk it anew for citing works since"
+                )
+            else:
+                self.fetch_note = f"fetched: {result.added:,} new citation links"
+            self.load()  # its rows' summary took the place of what was said at once
 
         def progress(direction: str, works: int) -> None:
             what = "references" if direction == "backward" else "citing works"
             self.app.call_from_thread(self.say, f"fetching the trail… {what}: {works:,} so far")
 
         fetch = self.service.refs.fetch_trail
-        self._call(lambda: fetch(self.doc_id, self.service_lock, progress), fetched, False)
+        self._call(lambda: fetch(self.doc_id, self.service_lock, progress, refresh), fetched, False)
 
     # -- showing ---------------------------------------------------------------------------
     def show_mode(self, mode: str) -> None:
@@ -297,43 +286,27 @@ class CitationsScreen(Screen[None]):
         else:
             self.rows = []
         for n in self.rows:
-            table.add_row(*self._cells(n, why.get(n.key, ""), width), key=n.key)
+            table.add_row(*cells(n, why.get(n.key, ""), width), key=n.key)
         self.say(self._summary())
-
-    @staticmethod
-    def _cells(n: Neighbour, why: str, width: int = 200) -> tuple[Text, Text, Text, Text]:
-        """A row's cells as plain text: label, year, title (cut at ``width`` characters), the
-        snowball's evidence and, for a work not stored, its identifier (a made-up key: "not
-        stored"): a round's candidates not stored have no title; the id tells them apart."""
-        where = "" if n.stored else (f"{n.key} · not stored" if _external(n.key) else "not stored")
-        title = _title(n)
-        if len(title) > width:
-            title = title[: width - 1].rstrip() + "…"
-        return (
-            _plain(n.label.value if n.label else ""),
-            _plain(str(n.year or "")),
-            _plain(title),
-            _plain(" · ".join(part for part in (why, where) if part)),
-        )
 
     def _summary(self) -> str:
         """The status line: what is shown (true counts), then the keys as ``key: action``."""
         if self.mode == "snowball":
             if self.round is None:
                 return "S: a snowball round from the kept papers"
-            kept = _count(self.round.seeds, ("kept paper", "kept papers"))
+            kept = count(self.round.seeds, ("kept paper", "kept papers"))
             if not self.round.candidates:
                 return (
                     f"round {self.rounds}: nothing new linked to the {kept} · "
                     "F: fetch more of the trail · 1: references · 2: cited by"
                 )
             return (
-                f"round {self.rounds}: {_count(len(self.rows), ('candidate', 'candidates'))} "
+                f"round {self.rounds}: {count(len(self.rows), ('candidate', 'candidates'))} "
                 f"from {kept} · +: keep · m: maybe · -: discard · S: next round · "
                 "1: references · 2: cited by"
             )
         stubs = sum(1 for n in self.rows if not n.stored)
-        shown = _count(len(self.rows), _NOUNS[self.mode])
+        shown = count(len(self.rows), NOUNS[self.mode])
         return f"showing {shown} ({stubs:,} not stored) · {_KEY_HINT}"
 
     def highlighted(self) -> Neighbour | None:
@@ -379,7 +352,7 @@ class CitationsScreen(Screen[None]):
             return
         if not n.stored:
             self.say(
-                f"{_name(n)} is not stored: F fetches this paper's trail, which stores it",
+                f"{work_name(n)} is not stored: F fetches this paper's trail, which stores it",
                 notice=True,
             )
             return
@@ -393,7 +366,7 @@ class CitationsScreen(Screen[None]):
             return
         if not n.stored:
             self.say(
-                f"{_name(n)} is not stored, so it cannot be labelled (F: fetch the trail)",
+                f"{work_name(n)} is not stored, so it cannot be labelled (F: fetch the trail)",
                 notice=True,
             )
             return
@@ -434,7 +407,7 @@ class CitationsScreen(Screen[None]):
         table = self.table
         if key in table.rows:
             table.update_cell(
-                key, table.ordered_columns[0].key, _plain(label.value if label else "")
+                key, table.ordered_columns[0].key, plain(label.value if label else "")
             )
 
     def _write_label(self, n: Neighbour, label: Label | None) -> None:
@@ -443,7 +416,7 @@ class CitationsScreen(Screen[None]):
             return self.service.annotations(Kind.PAPER, [n.key])
 
         def written(annotations: object) -> None:
-            self.say(f"{_name(n)}: {label.value if label else 'label cleared'}", notice=True)
+            self.say(f"{work_name(n)}: {label.value if label else 'label cleared'}", notice=True)
             if self.post_back is not None and isinstance(annotations, dict):
                 self.post_back(AnnotationsChanged(Kind.PAPER, annotations))
 
