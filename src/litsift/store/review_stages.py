@@ -168,8 +168,14 @@ def votes(rows: Sequence[DecisionRow]) -> dict[str, list[DecisionRow]]:
 
 def final_decisions(rows: Sequence[DecisionRow]) -> list[DecisionRow]:
     """One decision per record that has one (see the module docstring), in screening order:
-    a resolution, else the reviewers' common decision (its newest row that gives a reason,
-    else its newest). Conflicts are left out (:func:`conflicts` lists them)."""
+    a resolution, else the reviewers' common decision (the one decided last, by its time,
+    that gives a reason, else the one decided last). Conflicts are left out
+    (:func:`conflicts` lists them).
+
+    Reviewers who agree on exclude may give different reasons; the reason kept is the one
+    given last by ``decided_at`` (then by reviewer's name), not by row id: a merged file's
+    rows are written after the home's own, so by row id each reviewer's home kept the other's
+    reason and the two homes counted different reasons from the same decisions."""
     cast = votes(rows)
     out = []
     for doc, group in _by_doc(rows).items():
@@ -178,8 +184,15 @@ def final_decisions(rows: Sequence[DecisionRow]) -> list[DecisionRow]:
         if resolved:
             out.append(resolved[-1])
         elif mine and len({r.decision for r in mine}) == 1:
-            out.append(([r for r in mine if r.reason] or mine)[-1])
+            last = max([r for r in mine if r.reason] or mine, key=_decided_order)
+            out.append(last)
     return sorted(out, key=lambda r: r.id)
+
+
+def _decided_order(r: DecisionRow) -> tuple[str, str, int]:
+    """When ``r`` was decided (a merged row keeps its reviewer's time), then by whom: the
+    same order in every reviewer's home, whatever order their files were merged in."""
+    return (r.decided_at, r.reviewer, r.id)
 
 
 def conflicts(rows: Sequence[DecisionRow]) -> dict[str, list[DecisionRow]]:
