@@ -153,10 +153,24 @@ def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:
     mixed = runner.invoke(
         main, ["--home", home, "review", "new", "mixed", "--from", str(own), "--from", str(PUBMED)]
     )
-    assert mixed.exit_code == 1 and "7 to screen" in mixed.stdout
-    assert f"{own}: litsift's own JSONL is ingested into the store but not into a review" in (
-        mixed.stderr
+    # a file that gives no record is refused, not left out of the review's PRISMA counts
+    # (the review was made without it, its search missing from the sources, "0 not readable")
+    assert mixed.exit_code == 1 and "to screen" not in mixed.stdout
+    assert (
+        "no review was made: a file gave no record to screen (papers.jsonl: litsift's own "
+        "JSONL is ingested into the store but not into a review" in " ".join(mixed.stderr.split())
     )
+    listed = runner.invoke(main, ["--home", home, "review", "list"])
+    assert "mixed" not in listed.stdout
+    empty = tmp_path / "empty.ris"
+    empty.write_bytes(b"")
+    beside = runner.invoke(
+        main,
+        ["--home", home, "review", "new", "mixed", "--from", str(PUBMED), "--from", str(empty)],
+    )
+    assert beside.exit_code == 1 and "empty.ris: empty file (0 bytes)" in beside.stderr
+    alone = runner.invoke(main, ["--home", home, "review", "new", "mixed", "--from", str(PUBMED)])
+    assert alone.exit_code == 0 and "7 to screen" in alone.stdout
 
 
 def _write_set_lines(svc: LitsiftService, first: int, last: int, file: str) -> dict[str, int]:

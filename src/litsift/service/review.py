@@ -162,6 +162,7 @@ class ReviewService(ReviewRounds):
         per_file: dict[str, int] = {}
         for _, file, _ in entries:
             per_file[file] = per_file.get(file, 0) + 1
+        _refuse_files_without_records(resolved, per_file, problems)
         bad_per_file: dict[str, int] = {}
         for problem in problems:
             bad_per_file[problem.file] = bad_per_file.get(problem.file, 0) + 1
@@ -302,6 +303,33 @@ class ReviewService(ReviewRounds):
             reviews.mark_opened(store, name)
         records = self.records(name, stage, reviewer)
         return ScreeningSession(store, info, records, self._encoder, stage, reviewer)
+
+
+def _refuse_files_without_records(
+    paths: Sequence[Path], per_file: dict[str, int], problems: Sequence[Problem]
+) -> None:
+    """Refuse a review where a file named on its own gave no record to screen (unreadable,
+    empty, or litsift's own JSONL): made without it, the review's PRISMA counts and sources
+    left that search out and said nothing of it.
+
+    Raises:
+        ReviewError: naming each such file and what was wrong with it.
+    """
+    empty = [p for p in paths if p.is_file() and not per_file.get(str(p))]
+    if not empty:
+        return
+    said = []
+    for p in empty:
+        why = next((pr.reason for pr in problems if pr.file == str(p)), "no record in it")
+        said.append(f"{p.name}: {why}")
+    raise ReviewError(
+        "no review was made: "
+        + ("a file gave" if len(empty) == 1 else f"{len(empty)} files gave")
+        + " no record to screen ("
+        + "; ".join(said)
+        + ")",
+        "fix the file or leave it out; its search would be missing from the PRISMA counts",
+    )
 
 
 def _jsonl_problem(file: str) -> Problem:
