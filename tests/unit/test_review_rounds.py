@@ -331,6 +331,9 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
             a.reviews.resolve("don", "doi:10.0/none", "include")
 
     home = str(tmp_path / "alice")
+    said = CliRunner().invoke(main, ["--home", home, "review", "conflicts", "don"])
+    hint = "resolve one: litsift review resolve don ID include|exclude|maybe [--reason REASON]"
+    assert said.exit_code == 0 and hint in said.output, said.output
     out = CliRunner().invoke(main, ["--home", home, "review", "conflicts", "don", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)

@@ -327,7 +327,13 @@ def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -
         click.echo(f"  {for_terminal(c.doc_id)}  {for_terminal(c.title[:70], keep_newlines=False)}")
         click.echo(f"    {votes}")
     if found:
-        click.echo(f"resolve one: litsift review resolve {shell_word(name)} ID include|exclude")
+        # the decision's values and options, and the stage where it is not the default (the
+        # hint said "ID include|exclude" at full text, where that resolves nothing)
+        at = " --stage fulltext" if stage == "fulltext" else ""
+        click.echo(
+            f"resolve one: litsift review resolve {shell_word(name)} ID include|exclude|maybe"
+            f"{at} [--reason REASON] [--reviewer NAME]"
+        )
 
 
 @click.command("resolve")
