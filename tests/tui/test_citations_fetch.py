@@ -62,17 +62,23 @@ def service(tmp_path: Path, encoder: Any, server: RecordedServer) -> Iterator[Li
         yield svc
 
 
+async def glove_citations(app: Any, pilot: Any) -> CitationsScreen:
+    """GloVe found and its citations screen (``C``) loaded."""
+    await search(pilot, "GloVe global vectors for word representation")
+    await pilot.press("C")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, CitationsScreen)
+    await until_idle(pilot, screen)
+    return screen
+
+
 async def test_a_fetch_waiting_on_the_network_leaves_the_service_free(
     service: LitsiftService,
 ) -> None:
     app = create_app(service, show_timings=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await search(pilot, "GloVe global vectors for word representation")
-        await pilot.press("C")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CitationsScreen)
-        await until_idle(pilot, screen)
+        screen = await glove_citations(app, pilot)
         before = len(screen.neighbours.cited_by) if screen.neighbours else -1
         await pilot.press("F")
         for _ in range(3000):  # until the walk waits on the server (not a time limit)
@@ -105,12 +111,7 @@ async def test_f_on_a_trail_fetched_before_says_so_and_f_again_walks_it_anew(
     RELEASE.set()  # the pages come at once here
     app = create_app(service, show_timings=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await search(pilot, "GloVe global vectors for word representation")
-        await pilot.press("C")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CitationsScreen)
-        await until_idle(pilot, screen)
+        screen = await glove_citations(app, pilot)
 
         def status() -> str:
             return str(screen.query_one("#cite-status", Static).visual)

@@ -14,6 +14,18 @@ from litsift.types import Kind, Query, YearRange
 from tests.tui.conftest import search, settle
 
 
+async def open_history(app: Any, pilot: Any) -> None:
+    """``h`` from the results, until the history dialog is on screen."""
+    await settle(pilot)
+    app.search_screen.table().focus()
+    await pilot.press("h")
+    for _ in range(100):
+        await settle(pilot)
+        if isinstance(app.screen, HistoryScreen):
+            break
+    assert isinstance(app.screen, HistoryScreen)
+
+
 async def test_a_query_run_twice_is_listed_once_its_newest_run_first(tiny_service: Any) -> None:
     any_year = YearRange(None, None)
     for text in ("dialogue state tracking", "literal brackets", "dialogue state tracking"):
@@ -21,14 +33,7 @@ async def test_a_query_run_twice_is_listed_once_its_newest_run_first(tiny_servic
     tiny_service.save_query(Query("literal brackets", Kind.PAPER, YearRange(2019, 2020)))
     app = create_app(tiny_service, show_timings=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        app.search_screen.table().focus()
-        await pilot.press("h")
-        for _ in range(100):
-            await settle(pilot)
-            if isinstance(app.screen, HistoryScreen):
-                break
-        assert isinstance(app.screen, HistoryScreen)
+        await open_history(app, pilot)
         listed = app.screen.query_one(OptionList)
         lines = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
         assert lines == [
@@ -68,14 +73,7 @@ async def test_q_in_the_history_quits_as_everywhere_outside_text(tiny_service: A
     tiny_service.save_query(Query("dialogue state tracking", Kind.PAPER, YearRange(None, None)))
     app = create_app(tiny_service, show_timings=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        app.search_screen.table().focus()
-        await pilot.press("h")
-        for _ in range(100):
-            await settle(pilot)
-            if isinstance(app.screen, HistoryScreen):
-                break
-        assert isinstance(app.screen, HistoryScreen)
+        await open_history(app, pilot)
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
