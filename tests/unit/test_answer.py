@@ -78,6 +78,19 @@ def test_verify_strips_fabricated_markers() -> None:
     assert trailing.fabricated == (4,)
 
 
+def test_markers_in_wide_brackets_are_checked_like_square_ones() -> None:
+    """Some models cite in lenticular or full-width brackets (``【3】``, ``【7†source】``,
+    ``［1, 2］``): left as written, a valid one was shown as text without its reference and an
+    invented one was neither stripped nor flagged."""
+    text = (
+        "Dense retrievers win in domain 【1】. Some fail out of domain 【9†source】. Both ［1, 2］."
+    )
+    v = verify_citations(text, 3)
+    assert [s.citations for s in v.sentences] == [(1,), (), (1, 2)]
+    assert v.fabricated == (9,) and "【" not in v.text and "［" not in v.text
+    assert v.sentences[0].text == "Dense retrievers win in domain [1]."
+
+
 def test_answer_end_to_end_flags_fabricated_citation(
     srv: ScriptedLLMServer, hits: list[Hit]
 ) -> None:

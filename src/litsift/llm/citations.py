@@ -16,6 +16,9 @@ from litsift.types import Passage as TextPassage
 from litsift.types.llm import MARKER_RE, Passage, Sentence
 
 _SENT_END_RE = re.compile(r"[.!?][\"')]*(?:\s*\[[\d\s,;\-–]+\])*$")
+#: a marker in full-width or lenticular brackets, as some models write one (``【3】``,
+#: ``［2, 4］``, ``【7†source】``): the ``[n]`` it stands for, checked like any other
+_WIDE_MARKER_RE = re.compile(r"[【［]\s*(\d+(?:\s*[,;\-–]\s*\d+)*)\s*(?:†[^】］\n]{0,40})?[】］]")
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
@@ -79,7 +82,8 @@ def split_sentences(text: str) -> list[tuple[str, str]]:
 
 
 def verify_citations(text: str, n_passages: int) -> VerifiedText:
-    """Check every ``[n]`` marker of ``text`` against passages ``1..n_passages``.
+    """Check every ``[n]`` marker of ``text`` against passages ``1..n_passages`` (markers in
+    full-width or lenticular brackets, ``【n】``, read as ``[n]``).
 
     Valid numbers are kept (a marker is rewritten as ``[a][b]``); other numbers are stripped
     and listed per sentence and overall.
@@ -93,6 +97,8 @@ def verify_citations(text: str, n_passages: int) -> VerifiedText:
     """
     sentences: list[Sentence] = []
     all_bad: list[int] = []
+    # a wide marker was left as it was written: shown unverified, an invented one unflagged
+    text = _WIDE_MARKER_RE.sub(r"[\1]", text)
     for raw, sep in split_sentences(text):
         cited: list[int] = []
         bad: list[int] = []
