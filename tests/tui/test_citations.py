@@ -8,6 +8,7 @@ search screen too), and the next round no longer proposes it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +52,21 @@ def server() -> Iterator[RecordedServer]:
         yield srv
 
 
-@pytest.fixture
-def service(tmp_path: Path, encoder: Any, server: RecordedServer) -> Iterator[LitsiftService]:
+@contextmanager
+def glove_home(tmp_path: Path, encoder: Any, url: str) -> Iterator[LitsiftService]:
+    """A home of the 37 papers citing GloVe, indexed, OpenAlex at ``url``."""
     home = tmp_path / "home"
     home.mkdir()
-    (home / "config.toml").write_text(
-        f'[sources.openalex]\nbase_url = "{server.url}"\ndelay_s = 0\n'
-    )
+    (home / "config.toml").write_text(f'[sources.openalex]\nbase_url = "{url}"\ndelay_s = 0\n')
     with LitsiftService(get_paths(home), encoder=encoder) as svc:
         assert svc.sources.import_paths(Kind.PAPER, [CITED_BY]).added == 37
         svc.build_index(Kind.PAPER)
+        yield svc
+
+
+@pytest.fixture
+def service(tmp_path: Path, encoder: Any, server: RecordedServer) -> Iterator[LitsiftService]:
+    with glove_home(tmp_path, encoder, server.url) as svc:
         svc.set_label(Kind.PAPER, GLOVE, Label.KEEP)
         yield svc
 

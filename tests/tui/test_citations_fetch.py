@@ -16,14 +16,12 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.store import citations
 from litsift.tui.app import create_app
 from litsift.tui.screens.citations import CitationsScreen
-from litsift.types import Kind
 from tests.tui.conftest import search, settle
-from tests.tui.test_citations import CITED_BY, CITES, GLOVE, JSON, LAST, until_idle
+from tests.tui.test_citations import CITES, GLOVE, JSON, LAST, glove_home, until_idle
 from tests.unit.sources.recorded_server import RecordedServer
 
 ASKED, RELEASE = threading.Event(), threading.Event()
@@ -51,14 +49,7 @@ def server() -> Iterator[RecordedServer]:
 
 @pytest.fixture
 def service(tmp_path: Path, encoder: Any, server: RecordedServer) -> Iterator[LitsiftService]:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.toml").write_text(
-        f'[sources.openalex]\nbase_url = "{server.url}"\ndelay_s = 0\n'
-    )
-    with LitsiftService(get_paths(home), encoder=encoder) as svc:
-        assert svc.sources.import_paths(Kind.PAPER, [CITED_BY]).added == 37
-        svc.build_index(Kind.PAPER)
+    with glove_home(tmp_path, encoder, server.url) as svc:
         yield svc
 
 

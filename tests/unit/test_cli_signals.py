@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,17 @@ def _litsift(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+def _until_embedding(proc: subprocess.Popen[Any], cache: Path, workers: set[int]) -> None:
+    """Wait until ``proc`` (``litsift index``) has its pool embedding (its first chunk is in
+    ``cache``), adding its children (workers, resource tracker) to ``workers`` meanwhile."""
+    deadline = time.monotonic() + 240  # a bound for a broken run, not a speed requirement
+    while _cached(cache) == 0:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.returncode
+        workers.update(_children(proc.pid))
+        time.sleep(0.05)
+    workers.update(_children(proc.pid))
+
+
 def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
     tmp_path: Path, encoder: object
 ) -> None:
@@ -87,12 +99,7 @@ def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
     )
     workers: set[int] = set()
     try:
-        deadline = time.monotonic() + 240
-        while _cached(cache) == 0:  # the pool is embedding (its first chunk is cached)
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            workers.update(_children(proc.pid))
-            time.sleep(0.05)
-        workers.update(_children(proc.pid))
+        _until_embedding(proc, cache, workers)
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=20)
         gone = time.monotonic() + 5
@@ -135,12 +142,7 @@ def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: obje
     )
     workers: set[int] = set()
     try:
-        deadline = time.monotonic() + 240
-        while _cached(cache) == 0:  # the pool is embedding (its first chunk is cached)
-            assert proc.poll() is None and time.monotonic() < deadline
-            workers.update(_children(proc.pid))
-            time.sleep(0.05)
-        workers.update(_children(proc.pid))
+        _until_embedding(proc, cache, workers)
         proc.kill()
         proc.wait(timeout=20)
         gone = time.monotonic() + 30  # a bound for a broken run, not a speed requirement
