@@ -82,25 +82,44 @@ class MachineFaultError(StoreError):
     """The machine refused a read or write of the home: no space left, a read-only file system,
     a lock held by another process, or a permission. Nothing stored is damaged; the hint says
     what to do (free space, open read-only, wait), never to move the store away.
-    :mod:`litsift.store.faults` builds these from SQLite's error codes and ``errno``."""
+    :mod:`litsift.store.faults` builds these from SQLite's error codes and ``errno``.
+    ``title`` names the fault in a few words, for a note or a toast's title."""
+
+    title = "home not writable"
 
 
 class NoSpaceError(MachineFaultError):
     """No space left on the device holding the home (``SQLITE_FULL``, ``ENOSPC``)."""
+
+    title = "disk full"
 
 
 class ReadOnlyHomeError(MachineFaultError):
     """The home cannot be written: a read-only file system or directory (``SQLITE_READONLY``,
     ``EROFS``, a directory without write permission). Searching it still works."""
 
+    title = "read-only home"
+
+
+class UnwritableHomeError(ReadOnlyHomeError):
+    """The home's directory or file has no write permission for this user (``EACCES`` on a
+    write, a mode without ``w``): a :class:`ReadOnlyHomeError` whose hint is to check the
+    owner and mode, not to remount."""
+
+    title = "no write permission"
+
 
 class StoreLockedError(MachineFaultError):
     """Another process holds the store's lock (``SQLITE_BUSY``, ``SQLITE_LOCKED``) past the
     busy timeout."""
 
+    title = "store locked"
+
 
 class PermissionDeniedError(MachineFaultError):
     """A file of the home cannot be read (``EACCES``, ``EPERM``, ``SQLITE_PERM``)."""
+
+    title = "permission denied"
 
 
 class StoreCorruptError(StoreError):

@@ -270,8 +270,9 @@ def _bm25_first(svc: LitsiftService, kinds: list[Kind]) -> None:
             continue
         rows, covered = behind
         state = "no BM25 index" if covered == 0 else f"the BM25 index covers {covered:,}"
-        if svc.read_only_reason is not None:  # search what is there, and say what is missing
-            click.echo(f"note: {kind.table}: {state} of {rows:,} rows (read-only home)", err=True)
+        fault = svc.read_only_fault
+        if fault is not None:  # search what is there, and say what is missing and why
+            click.echo(f"note: {kind.table}: {state} of {rows:,} rows ({fault[0]})", err=True)
             continue
         click.echo(f"{kind.table}: {state} of {rows:,} rows; building BM25 first…", err=True)
         start = time.perf_counter()
@@ -344,9 +345,11 @@ def search(
             fulltext=kind is Kind.PAPER and svc.has_passages() if fulltext is None else fulltext,
         )
         result = svc.search(q)
-        read_only = svc.read_only_reason
+        read_only, fault = svc.read_only_reason, svc.read_only_fault
     if read_only is not None:  # on stderr, so --json stays the stable object
         click.echo(f"note: {for_terminal(read_only)}", err=True)
+        if fault is not None:  # free space, the owner and mode, a writable copy
+            click.echo(f"  hint: {for_terminal(fault[1])}", err=True)
     for line in [] if as_json else result_notes(result):  # on stderr: stdout is the table
         click.echo(f"note: {line}", err=True)
     if as_json:

@@ -59,6 +59,7 @@ class DoorCommands(IndexCommands, TriageCommands, AspectLLMCommands):
             store_path=self.paths.store_file,
             log_path=self.log_path,
             read_only_reason=read_only,
+            read_only_fault=self.read_only_fault,
             embedding_note=self.embedding_note,
             llm_configured=self.config.llm.configured,
             llm_missing=llm_missing,

@@ -122,6 +122,22 @@ class ServiceParts:
         return f"{why}: labels, notes and query history cannot be saved here"
 
     @property
+    def read_only_fault(self) -> tuple[str, str] | None:
+        """``(title, hint)`` of :attr:`read_only_reason`: which fault it is in a few words
+        ("disk full", "read-only home", "no write permission") and what to do about it (free
+        space, check the owner and mode); None when the home can be written."""
+        store = self.store
+        if not store.readonly:
+            return None
+        from litsift.errors import MachineFaultError
+
+        fault = store.write_fault
+        if fault is None:
+            return "store open read-only", "open it for writing (a command that ingests does)"
+        title = fault.title if isinstance(fault, MachineFaultError) else "home not writable"
+        return title, fault.hint
+
+    @property
     def encoder(self) -> Encoder:
         """The query/passage encoder. Raises ModelNotBuiltError if it cannot be loaded."""
         with self._encoder_lock:  # its own lock: the UI thread's cheap calls never wait ~1 s

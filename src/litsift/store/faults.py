@@ -25,6 +25,7 @@ from litsift.errors import (
     StoreCorruptError,
     StoreError,
     StoreLockedError,
+    UnwritableHomeError,
 )
 
 __all__ = [
@@ -125,6 +126,16 @@ def read_only(where: Path, why: str) -> ReadOnlyHomeError:
     return ReadOnlyHomeError(f"{where} cannot be written ({why})", _READ_ONLY_HINT)
 
 
+def unwritable(where: Path, why: str) -> UnwritableHomeError:
+    """The error for a home this user may not write (``why``: "this user may not write in
+    that directory"): its hint is the owner and mode, not a remount."""
+    return UnwritableHomeError(
+        f"{where} cannot be written ({why})",
+        f"check its owner and mode (ls -ld {where}) and run litsift as the home's owner, or "
+        "copy the home to a writable place and set LITSIFT_HOME to it; searching works as it is",
+    )
+
+
 def place_fault(path: Path) -> MachineFaultError | None:
     """What the place says when SQLite or the OS gave no reason: a read-only mount, no free
     space, a directory this user cannot write, a file this user cannot read."""
@@ -141,9 +152,9 @@ def place_fault(path: Path) -> MachineFaultError | None:
             f"check its owner and mode (ls -l {path}); run litsift as the home's owner",
         )
     if directory.is_dir() and not os.access(directory, os.W_OK):
-        return read_only(directory, "this user may not write in that directory")
+        return unwritable(directory, "this user may not write in that directory")
     if path.exists() and not path.is_dir() and not os.access(path, os.W_OK):
-        return read_only(path, "this user may not write that file")
+        return unwritable(path, "this user may not write that file")
     return None
 
 

@@ -117,7 +117,8 @@ class LitsiftApp(DialogKeys, App[None]):
         try:
             home = self.service.state(mark_arrivals_seen=True)
             if home.read_only_reason is not None:  # a mounted snapshot, a full disk: searching
-                self.call_from_thread(self.show_read_only, home.read_only_reason)  # works
+                title, hint = home.read_only_fault or ("read-only home", "")  # works
+                self.call_from_thread(self.show_read_only, home.read_only_reason, title, hint)
                 return
             count = home.arrivals
         except LitsiftError:
@@ -151,10 +152,12 @@ class LitsiftApp(DialogKeys, App[None]):
             return
         self.push_screen(ScreeningScreen(self.service, name))
 
-    def show_read_only(self, reason: str) -> None:
-        """Say once, and keep in the status line, that nothing can be saved in this home."""
-        self.notify(reason, title="read-only home", severity="warning", timeout=15, markup=False)
-        self.search_screen.read_only = reason
+    def show_read_only(self, reason: str, title: str = "read-only home", hint: str = "") -> None:
+        """Say once (``reason``, then ``hint``, under ``title``: "disk full", "read-only home"),
+        and keep in the status line, that nothing can be saved in this home."""
+        message = f"{reason}\nhint: {hint}" if hint else reason
+        self.notify(message, title=title, severity="warning", timeout=15, markup=False)
+        self.search_screen.read_only = title
         if self.search_screen.is_mounted:  # else its on_mount shows the modes
             self.search_screen.show_modes()
 

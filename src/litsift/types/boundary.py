@@ -212,6 +212,8 @@ class HomeState:
     log_path: Path | None = None
     #: why nothing can be saved here, None when the home is writable
     read_only_reason: str | None = None
+    #: ``(title, hint)`` of that reason: "disk full", "read-only home", "no write permission"
+    read_only_fault: tuple[str, str] | None = None
     #: why builds embed in one process (worker processes failed), for the status line
     embedding_note: str | None = None
     llm_configured: bool = False

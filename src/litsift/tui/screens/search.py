@@ -113,7 +113,8 @@ class SearchScreen(CommandKeys, NavScreen):
         self.job_errors = JobErrors(self)
         #: the user's full-text choice (key T); None follows the library (see :attr:`fulltext`)
         self._fulltext: bool | None = None
-        #: why labels, notes and history cannot be saved here (a read-only home), or None
+        #: why labels, notes and history cannot be saved here, in a few words ("disk full",
+        #: "read-only home"), or None
         self.read_only: str | None = None
         self._request_id = 0
         self._detail_pending = False  # a new result's detail waits for its rows' frame
@@ -190,7 +191,7 @@ class SearchScreen(CommandKeys, NavScreen):
         if self.tab().reranked:
             modes.append(self.tab().reranked)
         if self.read_only is not None:
-            modes.append("read-only: nothing is saved")
+            modes.append(f"{self.read_only}: nothing is saved")
         self.status.set_modes(modes)
 
     def cancel_workers(self, group: str) -> None:
