@@ -36,7 +36,7 @@ def _prisma(home: Path, name: str) -> dict[str, Any]:
 
 
 def _rows(path: Path) -> dict[str, dict[str, str]]:
-    with open(path, encoding="utf-8", newline="") as fh:
+    with open(path, encoding="utf-8-sig", newline="") as fh:  # the file starts with a BOM
         return {row["title"]: row for row in csv.DictReader(fh)}
 
 

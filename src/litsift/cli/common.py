@@ -369,17 +369,19 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
         yield on_delta
 
 
-def write_output(text: str, output: Path | None) -> None:
+def write_output(text: str, output: Path | None, *, bom: bool = False) -> None:
     """Write an export to ``output``, or to stdout when it is None or ``-`` (the usual Unix
     spelling; it made a file named ``-``). On a terminal the text passes through
     :func:`litsift.text.for_terminal` (a note or a title may hold control characters); a pipe
-    or a file gets it unchanged."""
+    or a file gets it unchanged. With ``bom`` (a CSV table) a file starts with the UTF-8 byte
+    order mark, without which Excel reads it in the locale's code page (accented names come
+    out garbled); stdout never gets one (a pipe's reader would see it as text)."""
     if output is None or str(output) == "-":
         shown = for_terminal(text) if sys.stdout.isatty() else text
         click.echo(shown, nl=not shown.endswith("\n"))
     else:  # its folder made as refs export and the diagrams do (a bad path: _output_fault)
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        output.write_text(text, encoding="utf-8-sig" if bom else "utf-8")
         click.echo(f"wrote {output}", err=True)
 
 

@@ -273,7 +273,7 @@ def review_export(
             text = svc.reviews.export_decisions(name, reviewer)
         else:
             text = svc.reviews.export(name, fmt, which, stage)
-    write_output(text, output)
+    write_output(text, output, bom=fmt == "csv")  # Excel reads a CSV as UTF-8 only with it
 
 
 @review_group.command("delete")

@@ -115,7 +115,7 @@ def read_decisions(
     """
     hint = "give a file of litsift review export NAME --format decisions"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM an editor saved it with: none
     except (OSError, UnicodeDecodeError) as err:
         raise ReviewError(f"{path}: cannot be read ({err})", hint) from err
     rows = [(n, ln) for n, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
