@@ -137,7 +137,8 @@ def _init(
     directory: str,
 ) -> None:
     global _worker
-    watch = threading.Thread(target=_exit_with, args=(parent, directory), daemon=True)
+    names = _queue_semaphores()
+    watch = threading.Thread(target=_exit_with, args=(parent, directory, names), daemon=True)
     watch.start()
     # Ctrl-C in a terminal reaches the whole process group: the caller decides to stop (and
     # terminates the workers); a worker dying of KeyboardInterrupt mid-chunk would break the pool
@@ -151,9 +152,10 @@ def _init(
     _worker = encoder_class(spec, Path(onnx_path), Path(tokenizer_path), threads=1)
 
 
-def _exit_with(parent: int, directory: str) -> None:
+def _exit_with(parent: int, directory: str, semaphores: list[str]) -> None:
     """End this worker once ``parent`` (the process that started the pool) is gone, removing
-    the pool's ``directory`` of chunk files that the parent could not.
+    the pool's ``directory`` of chunk files and the queues' ``semaphores`` (names) that the
+    parent could not.
 
     A parent killed outright (``kill -9``, the OOM killer) cannot terminate its workers, and
     they wait on the call queue for ever: its write end is open in every worker, so no end of
@@ -164,7 +166,49 @@ def _exit_with(parent: int, directory: str) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
     shutil.rmtree(directory, ignore_errors=True)
+    _release(semaphores)
     os._exit(1)
+
+
+def _queue_semaphores() -> list[str]:
+    """The names of the POSIX semaphores of the pool's queues as this worker received them
+    (the call queue's and the result queue's locks: five), found among the arguments of its
+    ``concurrent.futures`` worker function; [] where a Python lays them out otherwise.
+
+    Under ``spawn`` the parent registers each with multiprocessing's resource tracker and
+    unlinks it when it ends. A parent killed outright cannot; the tracker, which the workers
+    share and so outlives it, then unlinked them once the last worker had gone, and warned
+    "There appear to be 5 leaked semaphore objects to clean up at shutdown" on the caller's
+    stderr (:func:`_release` does the parent's part instead)."""
+    from multiprocessing import current_process
+    from multiprocessing.synchronize import SemLock
+
+    names: list[str] = []
+    for arg in getattr(current_process(), "_args", ()):
+        for value in getattr(arg, "__dict__", {}).values():
+            name = getattr(getattr(value, "_semlock", None), "name", None)
+            if isinstance(value, SemLock) and isinstance(name, str):
+                names.append(name)
+    return names
+
+
+def _release(names: list[str]) -> None:
+    """Unlink the semaphores ``names`` of a dead parent and take them off the resource
+    tracker's list, as the parent does when it ends. Each name is unlinked by one worker (the
+    others' ``sem_unlink`` fails: it is gone), and only that one tells the tracker, which
+    reports a name it is told twice with a traceback."""
+    try:
+        from _multiprocessing import sem_unlink  # what multiprocessing itself unlinks with
+        from multiprocessing import resource_tracker
+    except ImportError:  # no named semaphores here: nothing was registered
+        return
+    for name in names:
+        try:
+            sem_unlink(name)
+        except OSError:  # another worker's, or never made
+            continue
+        with contextlib.suppress(Exception):
+            resource_tracker.unregister(name, "semaphore")
 
 
 def _embed(texts_path: str, vectors_path: str) -> str:
