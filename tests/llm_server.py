@@ -3,7 +3,8 @@ replies, for the LLM tests.
 
 Replies are queued with :meth:`ScriptedLLMServer.push` and served in order, one per request
 (JSON bodies or server-sent events, any status and headers, an optional delay before answering;
-a client that hangs up during the delay or a dripped reply is counted in ``hangups``).
+a client that hangs up during the delay or a dripped reply is counted in ``hangups``); once the
+queue is empty, ``responder`` (when set) makes the reply from the request's body.
 Every request is recorded (path, headers, parsed JSON body) so tests can assert on prompts.
 When the queue is empty the server answers HTTP 500 "no scripted reply".
 
@@ -35,7 +36,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -182,7 +183,12 @@ class _Handler(BaseHTTPRequestHandler):
             owner.requests.append(Request(self.path, dict(self.headers.items()), body))
             reply = owner.quirk(self.path, self.headers, body)
             if reply is None:
-                reply = owner.queue.popleft() if owner.queue else Reply(500, "no scripted reply")
+                if owner.queue:
+                    reply = owner.queue.popleft()
+                elif owner.responder is not None:  # a reply made from the request
+                    reply = owner.responder(body)
+                else:
+                    reply = Reply(500, "no scripted reply")
         if reply.delay_s and self._hung_up_within(reply.delay_s):
             return
         auth = self.headers.get("Authorization", "")
@@ -281,6 +287,8 @@ class ScriptedLLMServer:
         self.key_header: str | None = None
         self.key: str | None = None
         self.reject_params: tuple[str, ...] = ()
+        #: makes the reply from the request's JSON body once the queue is empty (None: 500)
+        self.responder: Callable[[Any], Reply] | None = None
         #: delayed or dripped replies the client stopped waiting for (it closed the connection)
         self.hangups = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
@@ -330,6 +338,7 @@ class ScriptedLLMServer:
             self.paths = None
             self.key_header = self.key = None
             self.reject_params = ()
+            self.responder = None
             self.hangups = 0
 
     def __enter__(self) -> ScriptedLLMServer:

@@ -19,6 +19,7 @@ from litsift.cli.common import LitsiftGroup, home_option, open_service, reports_
 from litsift.cli.eval import eval_cmd
 from litsift.cli.refs import refs_group
 from litsift.cli.review import feed_cmd, review_group
+from litsift.cli.review_judge import review_judge
 from litsift.cli.review_rounds import ROUND_COMMANDS
 from litsift.cli.rq import rq_group
 from litsift.cli.search import answer, index, index_kinds, ingest_and_report, search
@@ -255,6 +256,7 @@ main.add_command(sync_cmd)
 main.add_command(refs_group)
 for _command in ROUND_COMMANDS:  # show, reasons, merge, conflicts, resolve, prisma, curve
     review_group.add_command(_command)
+review_group.add_command(review_judge)
 main.add_command(review_group)
 main.add_command(feed_cmd)
 main.add_command(index)

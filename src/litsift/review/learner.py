@@ -40,6 +40,7 @@ from litsift.review.orders import ELAS_C as ELAS_C
 from litsift.review.orders import ELAS_RATIO as ELAS_RATIO
 from litsift.review.orders import HOME_CRITERIA_WEIGHT as HOME_CRITERIA_WEIGHT
 from litsift.review.orders import HOME_ENCODER_ORDER as HOME_ENCODER_ORDER
+from litsift.review.orders import JUDGE_WEIGHT as JUDGE_WEIGHT
 from litsift.review.orders import ORDERS as ORDERS
 from litsift.review.orders import SCREENING_MODEL as SCREENING_MODEL
 from litsift.review.orders import TFIDF_ORDER as TFIDF_ORDER
@@ -98,6 +99,10 @@ class LearningOrder:
         criteria_dense: ``(N, 1)`` :func:`criteria_column` when the spec has a criteria
             column (:attr:`OrderSpec.criteria_weight`) and the criteria were embedded, else
             None.
+        verdicts: ``(N,)`` an LLM judge's verdicts (+1 include, 0 unsure or not judged, -1
+            exclude; ``litsift review judge``), or None: with the spec's
+            :attr:`OrderSpec.judge_weight` a column of every fit, and before the first fit
+            the records judged include come first.
     """
 
     spec: OrderSpec
@@ -107,6 +112,7 @@ class LearningOrder:
     dense: npt.NDArray[np.float32] | None = None
     affinity: sp.csr_matrix | None = None
     criteria_dense: npt.NDArray[np.float64] | None = None
+    verdicts: npt.NDArray[np.float64] | None = None
 
     @classmethod
     def build(
@@ -181,6 +187,13 @@ class LearningOrder:
         """The same features with ``citations`` (None: text only)."""
         return replace(self, citations=citations)
 
+    def with_verdicts(self, verdicts: npt.NDArray[np.float64] | None) -> LearningOrder:
+        """The same features with an LLM judge's ``(N,)`` verdicts (:attr:`verdicts`; None or
+        all 0: none)."""
+        if verdicts is not None and not np.any(verdicts):
+            verdicts = None
+        return replace(self, verdicts=None if verdicts is None else np.asarray(verdicts, float))
+
     def permuted(self, perm: npt.NDArray[np.int64]) -> LearningOrder:
         """The order over the records taken in ``perm``'s order (``(N,)`` row indices): row
         ``i`` of the result is row ``perm[i]`` here (the simulation's shuffled pool)."""
@@ -193,6 +206,7 @@ class LearningOrder:
             None if self.dense is None else self.dense[perm],
             None if self.affinity is None else sp.csr_matrix(self.affinity[perm][:, perm]),
             None if self.criteria_dense is None else self.criteria_dense[perm],
+            None if self.verdicts is None else self.verdicts[perm],
         )
 
     def fit(
@@ -208,7 +222,8 @@ class LearningOrder:
         with :attr:`citations`, :func:`citation_columns` towards the rows decided include are
         added beside ``x`` for this fit, with :attr:`dense`, :func:`neighbour_column`, and with
         :attr:`affinity`, :func:`spread_column`, and with :attr:`criteria_dense`, the criteria
-        column (:attr:`OrderSpec.criteria_weight`).
+        column (:attr:`OrderSpec.criteria_weight`), with :attr:`verdicts`, the LLM-verdict
+        column (:attr:`OrderSpec.judge_weight`).
         Without both an include and an exclude there is nothing to fit: the fit ranks by
         :attr:`criteria` (else keeps the pool's order).
 
@@ -220,7 +235,10 @@ class LearningOrder:
         rows = np.asarray(labelled, dtype=np.int64)
         labels = np.asarray(y, dtype=np.int64)
         if labels.size == 0 or labels.all() or not labels.any():
-            return Fit(self, None, self.x, "import order" if self.criteria is None else "criteria")
+            name = "import order" if self.criteria is None else "criteria"
+            if self.verdicts is not None:
+                name = "LLM verdicts" if self.criteria is None else "LLM verdicts + criteria"
+            return Fit(self, None, self.x, name)
         x, name = self.x, self.spec.name
         if self.citations is not None and self.spec.citation_weight != 0:
             included = np.zeros(self.n, dtype=bool)
@@ -241,6 +259,10 @@ class LearningOrder:
                 sp.hstack([x, sp.csr_matrix(self.criteria_dense * self.spec.criteria_weight)])
             )
             name = f"{name} + criteria"
+        if self.verdicts is not None and self.spec.judge_weight:
+            column = self.verdicts.reshape(-1, 1) * self.spec.judge_weight
+            x = sp.csr_matrix(sp.hstack([x, sp.csr_matrix(column)]))
+            name = f"{name} + LLM verdicts"
         model = _classifier(self.spec)
         model.fit(x[rows], labels, sample_weight=balanced_weights(labels, self.spec.ratio))
         return Fit(self, model, x, name)
@@ -295,13 +317,19 @@ class Fit:
         return np.asarray(self.model.decision_function(self.x[idx]), dtype=np.float64)
 
     def rank(self, pool: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """``pool``'s ``(m,)`` rows best first: by :meth:`scores`, else by the criteria, else
-        as given; ties keep the pool's order (a stable sort)."""
+        """``pool``'s ``(m,)`` rows best first: by :meth:`scores`, else by the LLM verdicts and
+        then the criteria (either alone where the other is missing), else as given; ties keep
+        the pool's order (a stable sort)."""
         rows = np.asarray(pool, dtype=np.int64)
+        verdicts, criteria = self.order.verdicts, self.order.criteria
         if self.model is not None:
             key = self.scores(rows)
-        elif self.order.criteria is not None:
-            key = self.order.criteria[rows]
+        elif verdicts is not None or criteria is not None:
+            key = np.zeros(rows.size, dtype=np.float64)
+            if criteria is not None:  # cosines in [-1, 1]: a verdict step of 10 outweighs them
+                key += criteria[rows]
+            if verdicts is not None:
+                key += 10.0 * verdicts[rows]
         else:
             return rows
         return rows[np.argsort(-key, kind="stable")]

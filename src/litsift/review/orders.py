@@ -14,6 +14,12 @@ ELAS_RATIO = 9.8
 ELAS_C = 0.11
 
 
+#: Scale of the LLM-verdict column in every order (:attr:`OrderSpec.judge_weight`): 0.5, of 0.5
+#: and 1.0 in a what-if run with simulated judges (docs/EVALUATION.md, "An LLM judge"); a
+#: review without verdicts is ranked as without the column.
+JUDGE_WEIGHT = 0.5
+
+
 @dataclass(frozen=True)
 class OrderSpec:
     """One learning order.
@@ -46,6 +52,9 @@ class OrderSpec:
             is the same as with 0.
         stem: the TF-IDF block (and the label-spreading graph on it) counts Snowball-stemmed
             words (:func:`stemmed_terms`) instead of surface words.
+        judge_weight: scale of the LLM-verdict column (+1 include, 0 unsure or not judged,
+            -1 exclude: ``litsift review judge``) in every fit of a review whose records an
+            LLM has judged; 0: none (:data:`JUDGE_WEIGHT`).
     """
 
     name: str
@@ -60,6 +69,7 @@ class OrderSpec:
     spread_weight: float = 0.0
     criteria_weight: float = 0.0
     stem: bool = False
+    judge_weight: float = JUDGE_WEIGHT
 
     @property
     def needs_dense(self) -> bool:

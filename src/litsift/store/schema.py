@@ -23,6 +23,7 @@ from litsift.store.schema_tables import (
     paper_biblio,
     review_notes,
     review_rounds,
+    review_verdicts,
 )
 from litsift.types import Kind
 
@@ -401,6 +402,7 @@ MIGRATIONS: list[Migration] = [
     review_rounds,
     paper_biblio,
     review_notes,
+    review_verdicts,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

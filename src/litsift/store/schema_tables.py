@@ -1,7 +1,8 @@
 """The statements of the migrations that add the citation tables, a review's screening
-rounds, papers' bibliographic details and reviewers' notes, apart from the repositories that
-read and write those tables (:mod:`litsift.store.citations`, :mod:`litsift.store.review_stages`,
-:mod:`litsift.store.biblio`), so that :mod:`litsift.store.schema` imports no repository.
+rounds, papers' bibliographic details, reviewers' notes and LLM verdicts, apart from the
+repositories that read and write those tables (:mod:`litsift.store.citations`,
+:mod:`litsift.store.review_stages`, :mod:`litsift.store.biblio`), so that
+:mod:`litsift.store.schema` imports no repository.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ __all__ = [
     "LABELS_SQL",
     "NOTES_SQL",
     "ROUNDS_SQL",
+    "VERDICTS_SQL",
     "paper_biblio",
     "review_notes",
     "review_rounds",
+    "review_verdicts",
 ]
 
 #: The table and its index, created by the store migration that adds citations.
@@ -110,3 +113,25 @@ def review_notes(conn: sqlite3.Connection) -> None:
         "SELECT review, doc_id, '', note FROM review_records WHERE TRIM(note) != ''"
     )
     conn.execute("UPDATE review_records SET note = '' WHERE note != ''")
+
+
+#: An LLM judge's verdict on a record of a review (:mod:`litsift.store.review_verdicts`): one
+#: per record and model, ``verdict`` +1 include / 0 unsure / -1 exclude.
+VERDICTS_SQL = """
+CREATE TABLE IF NOT EXISTS review_verdicts (
+    review TEXT NOT NULL REFERENCES reviews(name) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    verdict INTEGER NOT NULL CHECK (verdict IN (-1, 0, 1)),
+    reason TEXT NOT NULL DEFAULT '',
+    prompt TEXT NOT NULL DEFAULT '',
+    judged_at TEXT NOT NULL,
+    PRIMARY KEY (review, doc_id, model)
+) WITHOUT ROWID
+"""
+
+
+def review_verdicts(conn: sqlite3.Connection) -> None:
+    """LLM verdicts on review records (``litsift review judge``), read by the learning order
+    as a column and shown beside the record; never decisions."""
+    conn.execute(VERDICTS_SQL)

@@ -322,6 +322,9 @@ class ScreeningScreen(Screen[None]):
         note = self.session.note_of(paper.id)
         if note:
             parts += ["\n\nnote: ", (note, "italic")]
+        verdict = self.session.verdict_of(paper.id)  # litsift review judge: not a decision
+        if verdict is not None:
+            parts += ["\n\nLLM: ", (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
         box.update(safe_content(parts))
         self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
 

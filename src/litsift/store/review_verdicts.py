@@ -1,0 +1,72 @@
+"""An LLM judge's verdicts on a review's records (table ``review_verdicts``,
+:mod:`litsift.store.schema_tables`): one per record and model, written as each call's replies
+arrive (``litsift review judge``), so an interrupted run keeps what was judged. Verdicts are
+never decisions: the learning order reads them as a column and the screen shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from litsift.store.history import now_iso
+from litsift.store.repo import Store
+
+__all__ = ["StoredVerdict", "save_verdicts", "stored_verdicts"]
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """A record's verdict: ``value`` +1 include / 0 unsure / -1 exclude, the model's reason,
+    the model and when it was judged (ISO 8601, UTC)."""
+
+    value: int
+    reason: str
+    model: str
+    judged_at: str
+
+    @property
+    def label(self) -> str:
+        """``include`` / ``unsure`` / ``exclude``."""
+        return {1: "include", 0: "unsure", -1: "exclude"}[self.value]
+
+
+def save_verdicts(
+    store: Store, name: str, model: str, verdicts: Mapping[str, tuple[int, str]], prompt: str
+) -> int:
+    """Store ``{doc_id: (value, reason)}`` judged by ``model`` with prompt version ``prompt``,
+    replacing that model's earlier verdict on the same records; records no longer in the
+    review are skipped (the caller keeps control characters out of the reasons:
+    :func:`litsift.text.for_storage`). Returns the verdicts stored."""
+    at = now_iso()
+    with store._write_transaction() as conn:
+        members = {
+            str(r[0])
+            for r in conn.execute("SELECT doc_id FROM review_records WHERE review = ?", (name,))
+        }
+        rows = [
+            (name, doc_id, model, int(value), reason, prompt, at)
+            for doc_id, (value, reason) in verdicts.items()
+            if doc_id in members
+        ]
+        conn.executemany(
+            "INSERT INTO review_verdicts(review, doc_id, model, verdict, reason, prompt, "
+            "judged_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(review, doc_id, model) DO "
+            "UPDATE SET verdict = excluded.verdict, reason = excluded.reason, "
+            "prompt = excluded.prompt, judged_at = excluded.judged_at",
+            rows,
+        )
+    return len(rows)
+
+
+def stored_verdicts(store: Store, name: str, model: str | None = None) -> dict[str, StoredVerdict]:
+    """``{doc_id: verdict}`` of the review's judged records: ``model``'s, else each record's
+    newest verdict of any model."""
+    only = "" if model is None else " AND model = ?"
+    with store._lock:
+        rows = store._conn.execute(
+            "SELECT doc_id, verdict, reason, model, judged_at FROM review_verdicts "
+            f"WHERE review = ?{only} ORDER BY judged_at, model",
+            (name, *(() if model is None else (model,))),
+        ).fetchall()
+    return {str(d): StoredVerdict(int(v), str(r), str(m), str(at)) for d, v, r, m, at in rows}

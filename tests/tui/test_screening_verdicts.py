@@ -1,0 +1,31 @@
+"""The screening screen shows an LLM judge's verdict beside the record (``litsift review
+judge``), never as a decision, its reason without the escape sequences a model may write (a
+real review of Donners 2021, real SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from litsift.store.review_verdicts import save_verdicts
+from litsift.tui.app import create_screening_app
+from tests.tui.test_screening_screen import SIZE, donners_review, wait_idle
+
+
+async def test_the_verdict_and_its_reason_are_shown_beside_the_record(tmp_path: Path) -> None:
+    with donners_review(tmp_path, criteria="Emicizumab in people with haemophilia A") as svc:
+        session = svc.reviews.open("donners")
+        reason = "adults on \x1b[31memicizumab\x1b[0m prophylaxis\x07"  # stored as is here
+        verdicts = {p.id: (1, reason) for p in session.papers}
+        assert save_verdicts(svc.store, "donners", "test-model", verdicts, "screen-1") == 257
+        app = create_screening_app(svc, "donners", dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            assert screen.session is not None and "LLM verdicts" in screen.session.model_name
+            shown = str(screen.query_one("#screening-record", Static).render())
+            assert "LLM: include — adults on emicizumab prophylaxis" in shown
+            assert "\x1b" not in shown and "\x07" not in shown
+            decided = screen.session.counts()
+        # the verdicts decided nothing: the same records are screened, none excluded
+        assert svc.reviews.open("donners").counts() == decided
