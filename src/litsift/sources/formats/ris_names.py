@@ -89,7 +89,7 @@ _A2_EDITOR_TYPES = frozenset(
 def ris_editors(entry: Mapping[str, Any]) -> list[str]:
     """The editors of a record as rispy reads it, names as written (``Family, Given``): its
     ``ED`` lines (key ``editors``: the specification's editor tag, which Zotero reads as the
-    editor of any type; Web of Science's ``BE``), else its ``A2`` where the type's secondary
+    editor of any type), else its ``A2`` where the type's secondary
     author is its editor, its ``A3`` for a whole book (``BOOK``: the specification's and
     Zotero's editor there), its ``AU`` for an edited book (``EDBOOK``: the specification's
     "Editor"); ``[]`` when it names none."""
