@@ -1,6 +1,6 @@
 """A paper's stored bibliographic details (:class:`~litsift.store.biblio.Biblio`: its own CSL
-item type, genre, volume, issue, pages, publisher) as each export format writes them: the
-BibTeX entry type and fields, the RIS reference type and tags, the CSL variables. A paper
+item type, genre, volume, issue, pages, publisher, editors) as each export format writes them:
+the BibTeX entry type and fields, the RIS reference type and tags, the CSL variables. A paper
 without a stored type keeps the type guessed from its venue
 (:func:`litsift.export.venues.venue_of`); a rejected or withdrawn submission is always written
 as one (``@misc``, ``UNPB``).
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from litsift.export.names import Person, split_authors
 from litsift.export.venues import Venue
 from litsift.store.biblio import Biblio
 from litsift.store.repo import Store
@@ -24,6 +25,7 @@ __all__ = [
     "bibtex_fields",
     "bibtex_type",
     "csl_fields",
+    "editors_of",
     "is_publisher",
     "own_type",
     "ris_fields",
@@ -83,6 +85,13 @@ def biblios(store: Store, records: Sequence[Record]) -> dict[str, Biblio]:
 
     ids = [r.id for r in records if r.kind is Kind.PAPER]
     return Biblios(store).of(ids) if ids else {}
+
+
+def editors_of(b: Biblio | None) -> list[Person]:
+    """The paper's editors as people (``[]``: none), split as their source split them
+    (:func:`~litsift.export.names.split_authors`): what BibTeX writes as ``editor``, RIS as
+    ``ED``, CSL as ``editor``."""
+    return split_authors(b.editors, b.name_parts()) if b is not None else []
 
 
 def own_type(b: Biblio | None, v: Venue) -> str:

@@ -3,7 +3,8 @@
 A paper's key is ``auth + title + year``, all lower-case ASCII letters and digits:
 
 * ``auth``: the first author's family name without particle (``van der Goot`` -> ``goot``),
-  transliterated to ASCII (``Søgaard`` -> ``sogaard``);
+  transliterated to ASCII (``Søgaard`` -> ``sogaard``); an edited book's first editor's where
+  it has no author, as Better BibTeX does;
 * ``title``: the first title word that is not in Better BibTeX's default ``skipWords`` list;
 * ``year``: the four-digit year, or nothing.
 
@@ -22,6 +23,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from litsift.errors import LitsiftError
+from litsift.export.biblio import biblios
 from litsift.export.names import ascii_fold, split_authors
 from litsift.store.citekeys import CitationKeys
 from litsift.store.repo import Store
@@ -58,11 +60,12 @@ def title_word(title: str) -> str:
     return ""
 
 
-def citekey_base(record: Record) -> str:
-    """The key a record gets when it is free: ``devlinbert2019``, ``squad2016``, ``anon``."""
+def citekey_base(record: Record, editors: Sequence[str] = ()) -> str:
+    """The key a record gets when it is free: ``devlinbert2019``, ``squad2016``, ``anon``;
+    ``editors``: a paper's editors' display names (its ``auth`` when it has no author)."""
     year = "" if record.year is None else str(record.year)
     if isinstance(record, Paper):
-        people = split_authors(record.authors)
+        people = split_authors(record.authors) or split_authors(editors)
         first = people[0] if people else None  # an organisation: its first word
         auth = _slug(first.family or first.text.split()[0]) if first else ""
         base = f"{auth}{title_word(record.title)}{year}"
@@ -118,7 +121,11 @@ def assign_citekeys(store: Store, records: Sequence[Record]) -> dict[tuple[Kind,
             f"{len(missing)} records have no citation key yet and the store is read-only",
             "open the store for writing (close other litsift processes) and export again",
         )
-    keys.update(table.store_new({p: citekey_base(wanted[p]) for p in missing}, _free_key))
+    details = biblios(store, [wanted[p] for p in missing])
+    bases = {
+        p: citekey_base(wanted[p], b.editors if (b := details.get(p[1])) else ()) for p in missing
+    }
+    keys.update(table.store_new(bases, _free_key))
     return keys
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import rispy
 from bibtexparser.entrypoint import write_string
@@ -29,6 +29,7 @@ from litsift.export.biblio import (
     bibtex_fields,
     bibtex_type,
     csl_fields,
+    editors_of,
     is_publisher,
     own_type,
     ris_fields,
@@ -36,7 +37,7 @@ from litsift.export.biblio import (
 )
 from litsift.export.citekeys import ExportError, assign_citekeys
 from litsift.export.latex import latex
-from litsift.export.names import Person, split_authors
+from litsift.export.names import bibtex_name, split_authors
 from litsift.export.venues import Venue, venue_of
 from litsift.store.biblio import Biblio
 from litsift.store.repo import Store
@@ -47,18 +48,6 @@ from litsift.types import Kind, Paper, Record
 def _flat(text: str) -> str:
     """Whitespace (newlines, U+2028 included) collapsed to single spaces."""
     return " ".join(text.split())
-
-
-#: a word BibTeX splits an ``author`` list at (any case, between spaces)
-_AND_RE = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
-
-
-def _bib_name(p: Person) -> str:
-    """One ``author`` name: ``von Last, Jr, First``, or braced whole (an organisation, or a
-    name whose words hold an ``and``: unbraced, BibTeX reads two names there)."""
-    if p.corporate or _AND_RE.search(p.inverted):
-        return f"{{{latex(p.text)}}}"
-    return latex(p.inverted)
 
 
 def _container(record: Paper, v: Venue, own: str, biblio: Biblio | None) -> str:
@@ -83,7 +72,9 @@ def _bib_entry(
         own = own_type(biblio, v)
         people = split_authors(record.authors, biblio.name_parts() if biblio else None)
         if people:
-            fields.append(("author", " and ".join(_bib_name(p) for p in people)))
+            fields.append(("author", " and ".join(bibtex_name(p) for p in people)))
+        if editors := editors_of(biblio):  # an edited book's, or its book's (a chapter)
+            fields.append(("editor", " and ".join(bibtex_name(p) for p in editors)))
         if record.real_title:  # none for a record without one: not its screening label
             fields.append(("title", latex(_flat(record.real_title), protect_case=True)))
         entry_type, slot = bibtex_type(biblio, v)
@@ -154,8 +145,8 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     (``@inproceedings``/``@article``/``@misc``).
 
     Fields: ``author`` (``von Last, Jr, First and ...``; the family name as the source split
-    it: ``Pérez-de la Fuente, Ricardo``), ``title``, ``booktitle`` or ``journal``,
-    ``volume``, ``number``, ``pages`` (``1--10``), ``publisher`` (``school``,
+    it: ``Pérez-de la Fuente, Ricardo``), ``editor`` (the same), ``title``, ``booktitle`` or
+    ``journal``, ``volume``, ``number``, ``pages`` (``1--10``), ``publisher`` (``school``,
     ``institution``), ``howpublished`` (a ``@misc``'s venue), ``year``, ``doi``, ``note`` (a
     rejected submission's venue note), ``url``, ``abstract``,
     ``keywords`` (the record's tags, comma-separated: what litsift, Zotero and JabRef read back
@@ -178,6 +169,9 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
 
 
 class _RisWriter(rispy.RisWriter):  # type: ignore[misc]
+    DEFAULT_MAPPING: ClassVar[dict[str, str]] = {**rispy.TAG_KEY_MAPPING, "ED": "editors"}
+    DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*rispy.LIST_TYPE_TAGS, "ED"]  # rispy has no ED
+
     def set_header(self, count: int) -> str:  # no "1." counter lines between records
         return ""
 
@@ -196,7 +190,8 @@ def ris_reference(
 
     Tags in order: ``TY`` (the stored type, :func:`litsift.export.biblio.ris_type`, else
     :attr:`Venue.ris_type`; ``DATA`` for datasets), ``ID`` = ``key``, ``TI``, ``AU`` one line
-    per author as ``Last, First``, ``T2`` the venue (the proceedings' or journal's full name
+    per author as ``Last, First``, ``ED`` one per editor (Zotero reads it as the editor of any
+    type; rispy has no name for it), ``T2`` the venue (the proceedings' or journal's full name
     where known), ``VL``, ``IS``, ``SP``, ``EP``, ``PB``, ``M3`` (the genre of a thesis or
     report), ``PY``, ``UR``, ``DO``, ``KW`` one line per keyword,
     ``AB``, then the caller's ``LB`` and ``N1`` lines (a review's decision and notes, read back
@@ -224,6 +219,8 @@ def ris_reference(
         people = split_authors(record.authors, biblio.name_parts() if biblio else None)
         if people:
             ref["authors"] = [p.text if p.corporate else p.inverted for p in people]
+        if editors := editors_of(biblio):
+            ref["editors"] = [p.text if p.corporate else p.inverted for p in editors]
         venue = v.container or _flat(record.venue)
         if venue and not is_publisher(biblio, venue):
             ref["secondary_title"] = venue
@@ -299,8 +296,12 @@ def _csl_item(
         own = own_type(biblio, v)
         if record.real_title:
             item["title"] = _flat(record.real_title)
-        parts = biblio.name_parts() if biblio else None
-        item["author"] = [p.csl() for p in split_authors(record.authors, parts)]
+        people = split_authors(record.authors, biblio.name_parts() if biblio else None)
+        editors = editors_of(biblio)
+        if people or not editors:  # an edited book's empty list kept citeproc from naming
+            item["author"] = [p.csl() for p in people]  # its editors in the authors' place
+        if editors:
+            item["editor"] = [p.csl() for p in editors]
         container = _container(record, v, own, biblio)
         if container:
             item["container-title"] = container
@@ -335,12 +336,12 @@ def to_csl_json(store: Store, records: Sequence[Record]) -> str:
 
     Variables: ``id`` (= citation key), ``type`` (stored, else guessed from the venue),
     ``title``, ``author`` (``family``, ``given``, ``non-dropping-particle``, ``suffix``; the
-    family name as the source split it), ``container-title``, ``genre``, ``volume``,
-    ``issue``, ``page`` (``1-10``), ``publisher``, ``issued.date-parts``, ``DOI``, ``URL``,
-    ``abstract``, ``keyword`` (the record's tags as one
-    comma-separated string, the CSL-JSON convention), ``note`` (the venue note, then the research
-    question as ``Problem: … Method: …`` when the paper has one, then the record's own note, one
-    per line). Source: CSL-JSON schema (citation-style-language/schema, ``csl-data.json``).
+    family name as the source split it), ``editor`` (the same), ``container-title``, ``genre``,
+    ``volume``, ``issue``, ``page`` (``1-10``), ``publisher``, ``issued.date-parts``, ``DOI``,
+    ``URL``, ``abstract``, ``keyword`` (the record's tags as one comma-separated string, the
+    CSL-JSON convention), ``note`` (the venue note, then the research question as ``Problem: …
+    Method: …`` when the paper has one, then the record's own note, one per line). Source:
+    CSL-JSON schema (citation-style-language/schema, ``csl-data.json``).
     """
     keyed = _keyed(store, records)
     notes, dois = _notes(store, keyed), _dois(store, keyed)
@@ -359,8 +360,8 @@ def _md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", _flat(text))
 
 
-def _md_authors(record: Paper) -> str:
-    names = [p.text for p in split_authors(record.authors)]
+def _md_authors(people: Sequence[str]) -> str:
+    names = [p.text for p in split_authors(people)]
     if len(names) > 3:
         return f"{names[0]} et al."
     if len(names) == 3:
@@ -376,12 +377,15 @@ def _md_annotation(note: Note | None) -> str:
     return tags + (f"\n  Note: {_md(note.text)}" if note.text.strip() else "")
 
 
-def _md_line(record: Record, key: str) -> str:
+def _md_line(record: Record, key: str, editors: Sequence[str] = ()) -> str:
     year = f" ({record.year})" if record.year is not None else ""
     if isinstance(record, Paper):
         title = _md(record.title)
         title += "" if title.endswith((".", "?", "!")) else "."
-        authors = _md(_md_authors(record)) or "Anonymous"
+        authors = _md(_md_authors(record.authors))
+        if not authors and editors:  # an edited book: "A and B (eds.)", as APA or Chicago
+            authors = f"{_md(_md_authors(editors))} ({'eds' if len(editors) > 1 else 'ed'}.)"
+        authors = authors or "Anonymous"
         short = venue_of(record).short
         venue = f" {_md(short)}." if short else ""
         line = f"- [@{key}] {authors}{year}. {title}{venue}"
@@ -393,15 +397,20 @@ def _md_line(record: Record, key: str) -> str:
 
 
 def to_markdown(store: Store, records: Sequence[Record]) -> str:
-    """A Markdown list, one ``- [@key] Authors (Year). Title. Venue.`` line per record, with an
-    indented ``Problem: … Method: …`` line under papers that have a research question, then
+    """A Markdown list, one ``- [@key] Authors (Year). Title. Venue.`` line per record (an
+    edited book's ``Editors (eds.)`` for its authors), with an indented ``Problem: …
+    Method: …`` line under papers that have a research question, then
     ``Tags: a, b`` and ``Note: …`` (on one line) under records that have them.
 
     Pandoc reads each ``[@key]`` as a citation against the BibTeX or CSL-JSON export.
     """
     keyed = _keyed(store, records)
-    notes = _notes(store, keyed)
-    lines = [_md_line(r, k) + _md_annotation(notes.get((r.kind, r.id))) for k, r in keyed]
+    notes, details = _notes(store, keyed), biblios(store, [r for _, r in keyed])
+    lines = [
+        _md_line(r, k, b.editors if (b := details.get(r.id)) else ())
+        + _md_annotation(notes.get((r.kind, r.id)))
+        for k, r in keyed
+    ]
     return "".join(line + "\n" for line in lines)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from anyascii import anyascii
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
+from litsift.export.latex import latex
 from litsift.store.biblio import name_key
 
 _SUFFIX_RE = re.compile(r"^(?:jr|sr|jnr|snr)\.?$|^(?:ii|iii|iv)$", re.IGNORECASE)
@@ -114,6 +115,19 @@ def split_name(name: str) -> Person:
         family=family,
         suffix=suffix or " ".join(np.jr),
     )
+
+
+#: a word BibTeX splits an ``author`` list at (any case, between spaces)
+_AND_RE = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def bibtex_name(p: Person) -> str:
+    """One name of a BibTeX ``author`` or ``editor`` list: ``von Last, Jr, First``, or braced
+    whole (an organisation, or a name whose words hold an ``and``: unbraced, BibTeX reads two
+    names there); LaTeX-encoded."""
+    if p.corporate or _AND_RE.search(p.inverted):
+        return f"{{{latex(p.text)}}}"
+    return latex(p.inverted)
 
 
 def _is_lumped(entry: str) -> bool:

@@ -18,6 +18,9 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
   ``family_names`` holds the family names in the same order (used by de-duplication).
   ``name_parts`` holds ``(family, given)`` per author where the source splits the name, the
   family name with its particles (``("van de Kuilen", "Gijs")``): what the exports write.
+* ``editors``: the editors' display names, never among ``authors``; ``editor_parts`` as
+  ``name_parts``. Where a format gave an editor-only book's editors as authors (BibTeX,
+  Zotero), ``family_names`` keeps their family names: its identity stays as it was.
 * ``biblio``: the entry's own type, mapped to a CSL item type
   (:mod:`litsift.sources.formats.biblio_types`), and its raw volume, issue, pages and publisher.
 * ``year``: an int, or None.
@@ -99,6 +102,10 @@ class SourceRecord:
     #: its particles (``("Pérez-de la Fuente", "Ricardo")``); empty when the source has only
     #: display names
     name_parts: list[tuple[str, str]] = field(default_factory=list)
+    #: the editors' display names (``"Given Family"``), in order; never the authors
+    editors: list[str] = field(default_factory=list)
+    #: ``(family, given)`` per editor the source splits, as :attr:`name_parts`
+    editor_parts: list[tuple[str, str]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     #: collection paths, parent first, joined with ``/`` (``"Thesis/Chapter 2"``)
     collections: list[str] = field(default_factory=list)
@@ -295,6 +302,8 @@ _TEXT_FIELDS = (
     "authors",
     "family_names",
     "name_parts",
+    "editors",
+    "editor_parts",
     "biblio",
     "venue",
     "url",
@@ -311,7 +320,8 @@ _TEXT_FIELDS = (
 #: the fields of a record that are shown as text and that :func:`scrub_controls` also clears
 #: of publishers' markup (:func:`litsift.text.markup.plain_text`); not ``url``, ``notes``,
 #: ``sections`` (already text from their XML or HTML parser) or the record's keys
-_MARKUP_FIELDS = ("title", "abstract", "venue", "authors", "family_names", "name_parts")
+_PEOPLE = ("authors", "family_names", "name_parts", "editors", "editor_parts")
+_MARKUP_FIELDS = ("title", "abstract", "venue", *_PEOPLE)
 
 
 def _plain(value: Any) -> Any:

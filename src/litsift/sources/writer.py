@@ -19,8 +19,8 @@ For each :class:`~litsift.sources.base.SourceRecord` of kind paper:
    is already on the matched row is a re-import of the same entry (``updated``/``unchanged``),
    any other match is a duplicate from another entry or source (``merged``);
 4. bring its tags and notes into the record's note, its collections into litsift collections,
-   its local attachments into ``attachments``, its type, volume, issue, pages, publisher and
-   split author names into ``paper_biblio`` (:mod:`litsift.store.biblio`: what the stored
+   its local attachments into ``attachments``, its type, volume, issue, pages, publisher,
+   editors and split names into ``paper_biblio`` (:mod:`litsift.store.biblio`: what the stored
    paper lacks is filled, nothing stored is replaced).
 
 Changed rows get the next store-wide revision (as a JSONL ingest does), so the next index
@@ -318,7 +318,7 @@ class RecordWriter:
 
     def _write_side_tables(self, fmt: str, file: str, rec: SourceRecord, doc_id: str) -> None:
         self.ids.add_ids(self.kind, doc_id, rec.ids)
-        details = Biblio.of(rec.biblio, rec.name_parts)
+        details = Biblio.of(rec.biblio, [*rec.name_parts, *rec.editor_parts], rec.editors)
         if not details.empty:  # fills what the stored paper lacks, never replaces a fact
             self.biblios.merge(doc_id, details)
         self.provenance.record_provenance(

@@ -1,11 +1,12 @@
 """A stored paper's bibliographic details, as its sources gave them: the record's own type (a
-CSL item type, :data:`BIBLIO_TYPES`) and genre, volume, issue, pages, publisher, and its
-authors' names split into ``(family, given)`` -- the family name with its particles (``"van de
-Kuilen"``, ``"Pérez-de la Fuente"``), which a ``"Given Family"`` display name cannot give
-back. The exports (:mod:`litsift.export.biblio`) write them; without them they guess the type
-from the venue.
+CSL item type, :data:`BIBLIO_TYPES`) and genre, volume, issue, pages, publisher, its editors, and
+its authors' and editors' names split into ``(family, given)`` -- the family name with its
+particles (``"van de Kuilen"``, ``"Pérez-de la Fuente"``), which a ``"Given Family"`` display
+name cannot give back. The exports (:mod:`litsift.export.biblio`) write them; without them they
+guess the type from the venue.
 
-One row per paper in ``paper_biblio`` (:data:`litsift.store.schema_tables.BIBLIO_SQL`). A merge
+One row per paper in ``paper_biblio`` (:data:`litsift.store.schema_tables.BIBLIO_SQL`, its
+``editors`` column :data:`~litsift.store.schema_tables.EDITORS_SQL`). A merge
 fills what the stored row lacks and never blanks a stored fact (:meth:`Biblio.filled_from`);
 ``litsift dedup`` moves a duplicate's row onto its survivor the same way (:func:`move_biblio`).
 Callers hold the write transaction for writes; nothing here commits.
@@ -64,8 +65,12 @@ class Biblio:
         pages: the page range with a hyphen (``"1781-1802"``), or one page / an article
             number (``"e0123456"``).
         publisher: the publisher's name.
-        names: ``(family, given)`` per author the source split, in author order; the family
-            name keeps its particles (``("van de Kuilen", "Gijs")``).
+        names: ``(family, given)`` per author (then editor) the source split, in order; the
+            family name keeps its particles (``("van de Kuilen", "Gijs")``). A lookup of how
+            to split a display name (:meth:`name_parts`), not a list of the authors.
+        editors: the editors' display names (``"Given Family"``), in order: an edited
+            book's or proceedings volume's, or those of the book a chapter is in. Never the
+            paper's authors (``Paper.authors``), and not part of its identity.
     """
 
     type: str = ""
@@ -75,13 +80,19 @@ class Biblio:
     pages: str = ""
     publisher: str = ""
     names: tuple[tuple[str, str], ...] = ()
+    editors: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, facts: dict[str, str], names: Iterable[tuple[str, str]] = ()) -> Biblio:
+    def of(
+        cls,
+        facts: dict[str, str],
+        names: Iterable[tuple[str, str]] = (),
+        editors: Iterable[str] = (),
+    ) -> Biblio:
         """A :class:`Biblio` from an importer's raw ``{fact: value}`` (keys of
-        :data:`BIBLIO_FIELDS`; others ignored) and name pairs: whitespace collapsed, a type
-        outside :data:`BIBLIO_TYPES` and values over 300 characters dropped, pairs without a
-        family name dropped."""
+        :data:`BIBLIO_FIELDS`; others ignored), name pairs and editors' display names:
+        whitespace collapsed, a type outside :data:`BIBLIO_TYPES` and values over 300
+        characters dropped, pairs without a family name and empty names dropped."""
         clean = {k: " ".join(str(facts.get(k) or "").split()) for k in BIBLIO_FIELDS}
         clean = {k: v if len(v) <= _MAX_CHARS else "" for k, v in clean.items()}
         if clean["type"] not in BIBLIO_TYPES:
@@ -89,7 +100,8 @@ class Biblio:
         pairs = tuple(
             (" ".join(f.split()), " ".join(g.split())) for f, g in names if f and f.strip()
         )
-        return cls(names=pairs, **clean)
+        people = tuple(n for n in (" ".join(str(e).split()) for e in editors) if n)
+        return cls(names=pairs, editors=people, **clean)
 
     @property
     def empty(self) -> bool:
@@ -98,13 +110,15 @@ class Biblio:
 
     def filled_from(self, other: Biblio) -> Biblio:
         """This one with its empty facts taken from ``other``, and ``other``'s name pairs of
-        people it has no pair for appended; nothing stored is replaced."""
+        people it has no pair for appended; its editors ``other``'s only when it has none (a
+        list of people is never replaced by another); nothing stored is replaced."""
         facts = {k: getattr(self, k) or getattr(other, k) for k in BIBLIO_FIELDS}
         if other.type and other.type != facts["type"]:  # a genre belongs to its own type
             facts["genre"] = self.genre
         known = {name_key(g, f) for f, g in self.names}
         extra = tuple(p for p in other.names if name_key(p[1], p[0]) not in known)
-        return replace(self, names=self.names + extra, **facts)
+        editors = self.editors or other.editors
+        return replace(self, names=self.names + extra, editors=editors, **facts)
 
     def name_parts(self) -> dict[str, tuple[str, str]]:
         """``{name_key: (family, given)}`` of :attr:`names` (the first pair of a key wins)."""
@@ -114,22 +128,30 @@ class Biblio:
         return out
 
 
-def _row_biblio(row: Sequence[object]) -> Biblio:
+def _json_list(text: object) -> list[object]:
     try:
-        raw = json.loads(str(row[6]))
+        raw = json.loads(str(text))
     except ValueError:
-        raw = []
+        return []
+    return raw if isinstance(raw, list) else []
+
+
+def _row_biblio(row: Sequence[object]) -> Biblio:
+    """A :class:`Biblio` of a ``(*BIBLIO_FIELDS, names, editors)`` row."""
     names = tuple(
-        (str(p[0]), str(p[1])) for p in raw if isinstance(p, list) and len(p) == 2 and p[0]
+        (str(p[0]), str(p[1]))
+        for p in _json_list(row[6])
+        if isinstance(p, list) and len(p) == 2 and p[0]
     )
+    editors = tuple(str(e) for e in _json_list(row[7]) if isinstance(e, str) and e)
     facts = {k: str(v or "") for k, v in zip(BIBLIO_FIELDS, row, strict=False)}
-    return Biblio(names=names, **facts)
+    return Biblio(names=names, editors=editors, **facts)
 
 
 def biblio_of(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, Biblio]:
     """``{doc_id: Biblio}`` of the papers of ``doc_ids`` that have a row."""
     out: dict[str, Biblio] = {}
-    cols = ", ".join((*BIBLIO_FIELDS, "names"))
+    cols = ", ".join((*BIBLIO_FIELDS, "names", "editors"))
     for start in range(0, len(doc_ids), 500):
         chunk = list(doc_ids[start : start + 500])
         marks = ", ".join("?" * len(chunk))
@@ -148,10 +170,11 @@ def merge_biblio(conn: sqlite3.Connection, doc_id: str, biblio: Biblio) -> None:
     if merged == stored or merged.empty:
         return
     names = json.dumps([list(p) for p in merged.names], ensure_ascii=False)
+    editors = json.dumps(list(merged.editors), ensure_ascii=False)
     conn.execute(
-        f"INSERT OR REPLACE INTO paper_biblio (doc_id, {', '.join(BIBLIO_FIELDS)}, names) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (doc_id, *(getattr(merged, k) for k in BIBLIO_FIELDS), names),
+        f"INSERT OR REPLACE INTO paper_biblio (doc_id, {', '.join(BIBLIO_FIELDS)}, names, "
+        "editors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (doc_id, *(getattr(merged, k) for k in BIBLIO_FIELDS), names, editors),
     )
 
 

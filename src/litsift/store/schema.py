@@ -20,6 +20,7 @@ from litsift.store.schema_identity import (
 from litsift.store.schema_tables import (
     CREATE_SQL,
     LABELS_SQL,
+    biblio_editors,
     paper_biblio,
     review_notes,
     review_rounds,
@@ -403,6 +404,7 @@ MIGRATIONS: list[Migration] = [
     paper_biblio,
     review_notes,
     review_verdicts,
+    biblio_editors,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

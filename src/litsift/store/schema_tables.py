@@ -12,10 +12,12 @@ import sqlite3
 __all__ = [
     "BIBLIO_SQL",
     "CREATE_SQL",
+    "EDITORS_SQL",
     "LABELS_SQL",
     "NOTES_SQL",
     "ROUNDS_SQL",
     "VERDICTS_SQL",
+    "biblio_editors",
     "paper_biblio",
     "review_notes",
     "review_rounds",
@@ -87,6 +89,22 @@ def paper_biblio(conn: sqlite3.Connection) -> None:
     of the record's own, no volume or pages, and re-split ``"Given Family"`` names. Papers
     stored before have no row; their next import fills it."""
     conn.execute(BIBLIO_SQL)
+
+
+#: A paper's editors (of an edited book, a proceedings volume, the book of a chapter): their
+#: ``"Given Family"`` display names as a JSON list, in order (:mod:`litsift.store.biblio`).
+EDITORS_SQL = "ALTER TABLE paper_biblio ADD COLUMN editors TEXT NOT NULL DEFAULT '[]'"
+
+
+def biblio_editors(conn: sqlite3.Connection) -> None:
+    """Papers' editors (:mod:`litsift.store.biblio`): an edited book lost them on import, or
+    (BibTeX, Zotero) had them stored and exported as its authors. Rows stored before hold
+    ``[]``; the next import of their file fills them. Re-run on a store whose table has the
+    column (or where an earlier migration, re-run, made the table anew without it), it adds
+    only what is missing."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(paper_biblio)")}
+    if "editors" not in have:
+        conn.execute(EDITORS_SQL)
 
 
 #: Each reviewer's note on a record of a review (``reviewer`` ``""``: the unnamed reviewer).

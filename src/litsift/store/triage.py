@@ -332,7 +332,8 @@ class Triage(QueryHistory):
     # --------------------------------------------------------------- annotations
 
     def annotations(self, kind: Kind, doc_ids: Sequence[str]) -> dict[str, Annotation]:
-        """Label, note, tags and collections of many records at once (for the results table).
+        """Label, note, tags, collections (and a paper's editors) of many records at once (for
+        the results table).
 
         Returns:
             ``{doc_id: annotation}`` for every id of ``doc_ids`` (empty annotations included).
@@ -347,10 +348,13 @@ class Triage(QueryHistory):
         for d, c in self._chunked(sql, [kind.value], doc_ids):
             colls.setdefault(str(d), []).append(str(c))
         rq: dict[str, str] = {}
+        editors: dict[str, tuple[str, ...]] = {}
         if kind is Kind.PAPER:
+            from litsift.store.repositories import Biblios
             from litsift.store.rq import rq_info
 
             rq = {d: info.label for d, info in rq_info(self.store, doc_ids).items()}
+            editors = {d: b.editors for d, b in Biblios(self.store).of(doc_ids).items()}
         out = {}
         for d in doc_ids:
             n = notes.get(d)
@@ -360,6 +364,7 @@ class Triage(QueryHistory):
                 tags=n.tags if n else (),
                 collections=tuple(colls.get(d, ())),
                 rq_source=rq.get(d, ""),
+                editors=editors.get(d, ()),
             )
         return out
 

@@ -32,6 +32,8 @@ class Annotation:
     #: how the paper's problem/method were made ("yours", "offline extraction (…),
     #: unverified", "LLM-extracted (…), unverified"); "" when it has none
     rq_source: str = ""
+    #: a paper's editors' display names (an edited book's: the detail pane's "Editors" line)
+    editors: tuple[str, ...] = ()
 
 
 class _HasDocid(Protocol):

@@ -239,11 +239,11 @@ class Database:
             location = f"entry without a key, line {line0 + 1}"
         try:
             fields, taken = self.fields(fi, entry)
-            if "editor" in taken:  # the volume's editors are not the paper's authors
-                fields = {k: v for k, v in fields.items() if k != "editor"}
             if self.commands:
                 fields = _expand_commands(fields, self.commands)
-            return _record(entry.key, entry.entry_type, fields, location)
+            # the volume's editors are the paper's editors, never its authors nor its identity
+            own = "editor" not in taken
+            return _record(entry.key, entry.entry_type, fields, location, own_editor=own)
         except Exception as err:
             reason = f"cannot be read ({err or 'the parser gave up'})"
             return BadItem(location, reason[:200])

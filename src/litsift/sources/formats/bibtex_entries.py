@@ -136,8 +136,16 @@ def _verbatim(value: str | None) -> str:
     return ESCAPE_RE.sub(r"\1", value or "").replace("{", "").replace("}", "")
 
 
-def _record(key: str, etype: str, fields: dict[str, str], location: str) -> SourceRecord:
-    authors, families, name_parts = _names(fields.get("author") or fields.get("editor") or "")
+def _record(
+    key: str, etype: str, fields: dict[str, str], location: str, own_editor: bool = True
+) -> SourceRecord:
+    """The record of one entry's fields; ``own_editor``: False when ``editor`` was inherited
+    from a ``crossref`` parent (the volume's editors: still the entry's editors, but never
+    part of its identity)."""
+    authors, families, name_parts = _names(fields.get("author") or "")
+    editors, editor_families, editor_parts = _names(fields.get("editor") or "")
+    if not fields.get("author") and own_editor:  # an edited book: identified by its editors,
+        families = editor_families  # as when they were read as its authors
     fields = {k: _verbatim(fields.get(k)) if k in _VERBATIM else v for k, v in fields.items()}
     ids: dict[str, str] = {}
     ids.update(ids_in_text(fields.get("url", "")))
@@ -186,6 +194,8 @@ def _record(key: str, etype: str, fields: dict[str, str], location: str) -> Sour
         authors=authors,
         family_names=families,
         name_parts=name_parts,
+        editors=editors,
+        editor_parts=editor_parts,
         year=year_from(fields.get("year")) or year_from(fields.get("date")),
         venue=venue,
         url=clean_text(fields.get("url", "")),

@@ -1,10 +1,11 @@
 """CSL-JSON (Zotero "CSL JSON" export, Better BibTeX's "Better CSL JSON", Manubot items).
 
 A JSON array of CSL items (the Citation Style Language's data schema): ``title``,
-``abstract``, ``author`` (``family``/``given`` or ``literal``), ``issued`` (``date-parts`` or
-``raw``/``literal``), ``container-title``, ``DOI``, ``URL``, ``PMID``, ``PMCID``, ``keyword``,
-``id`` / ``citation-key``. Identifiers are also read off ``URL`` and ``note`` (Zotero writes
-``arXiv: 2101.00001`` there). One JSON file per line (JSON Lines) is accepted too.
+``abstract``, ``author`` and ``editor`` (``family``/``given`` or ``literal``), ``issued``
+(``date-parts`` or ``raw``/``literal``), ``container-title``, ``DOI``, ``URL``, ``PMID``,
+``PMCID``, ``keyword``, ``id`` / ``citation-key``. Identifiers are also read off ``URL`` and
+``note`` (Zotero writes ``arXiv: 2101.00001`` there). One JSON file per line (JSON Lines) is
+accepted too.
 """
 
 from __future__ import annotations
@@ -53,10 +54,12 @@ def _year(item: dict[str, Any]) -> int | None:
     return year_from(str(issued))
 
 
-def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
-    """A litsift record from one CSL item (raises on a non-object)."""
-    authors, families, name_parts = [], [], []
-    for person in item.get("author") or []:
+def _people(names: Any) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """Display names, family names and ``(family, given)`` pairs of a CSL name list."""
+    authors: list[str] = []
+    families: list[str] = []
+    name_parts: list[tuple[str, str]] = []
+    for person in names if isinstance(names, list) else []:
         if not isinstance(person, dict):
             continue
         family = clean_text(person.get("family"))
@@ -75,6 +78,14 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
                 name_parts.append((full, given))
             elif literal and not full:  # an organisation ("TIME USA"): one name, never split
                 name_parts.append((literal, ""))
+    return authors, families, name_parts
+
+
+def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
+    """A litsift record from one CSL item (raises on a non-object); its ``editor`` are its
+    editors (an edited book's, or those of the book a chapter is in)."""
+    authors, families, name_parts = _people(item.get("author"))
+    editors, _, editor_parts = _people(item.get("editor"))
     ids: dict[str, str] = {}
     for key in ("note", "URL"):
         if isinstance(item.get(key), str):
@@ -90,6 +101,8 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         authors=authors,
         family_names=families,
         name_parts=name_parts,
+        editors=editors,
+        editor_parts=editor_parts,
         year=_year(item),
         venue=clean_text(  # a book's publisher where it has no container, as BibTeX's import
             item.get("container-title") or item.get("event-title") or item.get("publisher")

@@ -13,7 +13,9 @@ record numbers (``1.`` before ``TY  -``) are skipped.
 
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
 ``AU``/``A1`` authors (``Family, Given``; Embase's ``Family I.``: see
-:mod:`~litsift.sources.formats.ris_names`), ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
+:mod:`~litsift.sources.formats.ris_names`), ``ED`` editors (or ``A2``/``A3``/an ``EDBOOK``'s
+``AU`` where the type says so: :func:`~litsift.sources.formats.ris_names.ris_editors`),
+``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
 publisher's page name such as ``/full`` cut off), ``KW`` tags (and a Rayyan ``N1``'s labels,
 its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`), ``L1``/``L4``
@@ -44,13 +46,13 @@ from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import rispy
-from rispy.config import TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPING
+from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPING
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
-from litsift.sources.formats.ris_names import comma_form, one_per_person, split_people
+from litsift.sources.formats.ris_names import comma_form, one_per_person, ris_editors, split_people
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -203,6 +205,9 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
 
 class _RisParser(TaggedParser):
     DEFAULT_IGNORE: ClassVar[list[str]] = []
+    #: rispy's table, plus ``ED`` (editors; rispy has no name for it)
+    DEFAULT_MAPPING: ClassVar[dict[str, str]] = {**TAG_KEY_MAPPING, "ED": "editors"}
+    DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*LIST_TYPE_TAGS, "ED"]
 
 
 class _RisOneSpaceParser(_RisParser):
@@ -279,6 +284,9 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
     people = one_per_person(entry.get("authors") or entry.get("first_authors") or [])
     people = [comma_form(p) for p in people]
     authors, families = split_people(people)
+    editors = ris_editors(entry)
+    if str(entry.get("type_of_reference")).upper() == "EDBOOK":  # its AU are its editors
+        authors, people = [], []  # (their family names its identity, as before)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
     screening = [str(n) for n in entry.get("notes") or [] if has_rayyan_notes(str(n))]
@@ -315,6 +323,8 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         locator=_locator(entry, "number", "start_page", "custom7", "issn"),
         biblio=_biblio(entry, "ris", "type_of_reference", "number", "start_page", "end_page"),
         name_parts=inverted_parts(people),
+        editors=split_people(editors)[0],
+        editor_parts=inverted_parts(editors),
     )
 
 

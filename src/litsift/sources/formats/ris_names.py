@@ -1,6 +1,8 @@
 """Person names as tagged exports write them -- RIS ``AU``/``A1``, refer ``%A``, Web of Science
 ``AU``/``AF`` (plain text, tab-delimited, CSV) -- split into display and family names.
 
+Which tags name an RIS record's editors: :func:`ris_editors`.
+
 Forms read: ``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix``, ``Given
 Family [Suffix]``, and ``Family I.`` (Embase's RIS: ``Liu R.``, ``Adler D.G.``, initials with
 points and no comma), which :func:`comma_form` turns into ``Family, I.``.
@@ -9,10 +11,12 @@ points and no comma), which :func:`comma_form` turns into ``Family, I.``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from litsift.sources.base import clean_text
 
-__all__ = ["comma_form", "one_per_person", "split_people"]
+__all__ = ["comma_form", "one_per_person", "ris_editors", "split_people"]
 
 #: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
 _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
@@ -70,3 +74,36 @@ def split_people(names: list[str]) -> tuple[list[str], list[str]]:
             authors.append(name)
             families.append(words[-1])
     return authors, families
+
+
+#: RIS reference types whose ``A2`` (secondary author) is the editor, after the RIS
+#: specification's reference type tables (RefMan / Thomson Reuters, 2011): a chapter's, a
+#: conference paper's or proceedings', a dictionary or encyclopedia entry's (Zotero's RIS
+#: translator writes their editors there too). Not ``JOUR`` (Ovid's PsycINFO writes a list of
+#: cited authors' family names there) nor ``BOOK``/``RPRT`` (the series editor)
+_A2_EDITOR_TYPES = frozenset(
+    {"ANCIENT", "CHAP", "CONF", "CPAPER", "DICT", "EBOOK", "ECHAP", "ENCYC", "SER"}
+)
+
+
+def ris_editors(entry: Mapping[str, Any]) -> list[str]:
+    """The editors of a record as rispy reads it, names as written (``Family, Given``): its
+    ``ED`` lines (key ``editors``: the specification's editor tag, which Zotero reads as the
+    editor of any type), else its ``A2`` where the type's secondary
+    author is its editor, its ``A3`` for a whole book (``BOOK``: the specification's and
+    Zotero's editor there), its ``AU`` for an edited book (``EDBOOK``: the specification's
+    "Editor"); ``[]`` when it names none."""
+    kind = str(entry.get("type_of_reference") or "").split(";")[0].strip().upper()
+    tags = [
+        ("editors", True),
+        ("secondary_authors", kind in _A2_EDITOR_TYPES),
+        ("tertiary_authors", kind == "BOOK"),
+        ("authors", kind == "EDBOOK"),
+        ("first_authors", kind == "EDBOOK"),
+    ]
+    for key, named in tags:
+        value = entry.get(key) if named else None
+        names = one_per_person([str(v) for v in value] if isinstance(value, list) else [])
+        if names:
+            return [comma_form(n) for n in names]
+    return []

@@ -69,6 +69,23 @@ def html_text(html: str) -> str:
         return clean_text(_TAG_RE.sub(" ", html))
 
 
+def _people(creators: list[dict[str, Any]]) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """Display names, family names and ``(family, given)`` pairs of Zotero creators."""
+    names: list[str] = []
+    families: list[str] = []
+    parts: list[tuple[str, str]] = []
+    for c in creators:
+        last = clean_text(c.get("lastName"))
+        first = clean_text(c.get("firstName"))
+        name = " ".join(p for p in (first, last) if p) or clean_text(c.get("name"))
+        if name:
+            names.append(name)
+            families.append(last or name.split(" ")[-1])
+            if last and not c.get("name"):
+                parts.append((last, first))
+    return names, families, parts
+
+
 def zotero_record(
     fields: dict[str, Any],
     creators: list[dict[str, Any]],
@@ -81,18 +98,16 @@ def zotero_record(
     key: str = "",
 ) -> SourceRecord:
     """A litsift record from a Zotero item's fields and creators (``firstName``/``lastName`` or
-    ``name``, ``creatorType``)."""
-    authors, families, name_parts = [], [], []
-    people = [c for c in creators if c.get("creatorType", "author") in _AUTHOR_TYPES] or creators
-    for c in people:
-        last = clean_text(c.get("lastName"))
-        first = clean_text(c.get("firstName"))
-        name = " ".join(p for p in (first, last) if p) or clean_text(c.get("name"))
-        if name:
-            authors.append(name)
-            families.append(last or name.split(" ")[-1])
-            if last and not c.get("name"):
-                name_parts.append((last, first))
+    ``name``, ``creatorType``): its authors (the other creators when it has none), and its
+    ``editor`` creators as its editors, never as its authors."""
+    people = [c for c in creators if c.get("creatorType", "author") in _AUTHOR_TYPES]
+    people = people or [c for c in creators if c.get("creatorType") != "editor"]
+    editors, editor_families, editor_parts = _people(
+        [c for c in creators if c.get("creatorType") == "editor"]
+    )
+    authors, families, name_parts = _people(people)
+    if not people:  # an edited book: identified by its editors, as when read as its authors
+        families = editor_families
     ids: dict[str, str] = {}
     extra = fields.get("extra") or ""
     for line in str(extra).splitlines():  # "arXiv: 2101.00001", "PMID: 123", "DOI: ..."
@@ -111,6 +126,8 @@ def zotero_record(
         authors=authors,
         family_names=families,
         name_parts=name_parts,
+        editors=editors,
+        editor_parts=editor_parts,
         year=year_from(fields.get("date")),
         venue=next((clean_text(fields[f]) for f in _VENUE_FIELDS if fields.get(f)), ""),
         url=clean_text(fields.get("url")),

@@ -242,7 +242,13 @@ def _paper(hit: Hit, paper: Paper, extras: Extras) -> Iterator[Part]:
     meta = " · ".join(x for x in (str(paper.year or ""), paper.venue, paper.status) if x)
     yield (meta or "no year or venue", "$text-muted")
     yield "\n\n"
-    yield from _field("Authors", ", ".join(paper.authors))
+    editors = extras.annotation.editors
+    if paper.authors or not editors:
+        yield from _field("Authors", ", ".join(paper.authors))
+    if editors:  # an edited book's in place of authors, a chapter's book's beside them
+        yield from _field(
+            "Editors", f"{', '.join(editors)} ({'eds' if len(editors) > 1 else 'ed'}.)"
+        )
     yield from _field("Venue", paper.venue)
     yield from _field("URL", paper.url)
     yield from _field("ID", paper.id)
