@@ -23,8 +23,9 @@ router does (``404 page not found``); ``key_header`` + ``key`` answer 401 unless
 carries the key (Azure OpenAI reads ``api-key``); ``reject_params`` answers OpenAI's 400
 ``unsupported_parameter`` / ``unsupported_value`` for each named body field (o1/o3/gpt-5 reject
 ``max_tokens`` and a non-default ``temperature``). :func:`chat_reply` can send ``content`` null
-with ``reasoning_content`` (DeepSeek-R1 on vLLM / llama.cpp) and :func:`html_reply` a proxy's
-HTML error page.
+with ``reasoning_content`` (DeepSeek-R1 on vLLM / llama.cpp), :func:`html_reply` a proxy's
+HTML error page, :func:`body_error` and :func:`sse_error_reply` an error sent with HTTP 200 (as
+OpenRouter does once the model has started: in the body, or as an event mid-stream).
 """
 
 from __future__ import annotations
@@ -124,6 +125,20 @@ NGINX_502 = (
 def html_reply(status: int = 502, page: str = NGINX_502) -> Reply:
     """An HTML page (a proxy's error page, a web UI) with ``Content-Type: text/html``."""
     return Reply(status, page, headers={"Content-Type": "text/html"})
+
+
+def body_error(code: int | str, message: str) -> dict[str, Any]:
+    """OpenRouter's error object, sent with HTTP 200 once the model has started (as the body,
+    or as a stream event): ``code`` a status (``429``, ``"502"``) or a word (``server_error``)."""
+    return {"error": {"code": code, "message": message}}
+
+
+def sse_error_reply(chunks: list[str], code: int | str, message: str) -> Reply:
+    """A 200 stream that sends ``chunks`` as deltas, then an error event as OpenRouter sends one
+    mid-stream (the error beside a choice whose ``finish_reason`` is ``"error"``), and ends."""
+    events: list[Any] = [{"choices": [{"index": 0, "delta": {"content": c}}]} for c in chunks]
+    error = {"choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}
+    return Reply(sse=[*events, {**body_error(code, message), **error}])
 
 
 def sse_reply(chunks: list[str], *, usage: dict[str, int] | None = None) -> Reply:

@@ -2,7 +2,8 @@
 
 Steps (Asai et al., "OpenScholar", 2024, §2.2): number passages from the top hits, ask for an
 answer that cites ``[n]`` only where a passage supports the sentence, strip any ``[n]`` that was
-not sent (:mod:`litsift.llm.citations`), optionally let the model critique and revise its answer
+not sent and resolve author-year citations against the records sent, flagging one that names
+none (:mod:`litsift.llm.citations`), optionally let the model critique and revise its answer
 (≤ 3 rounds of self-feedback), and optionally judge each citation (AttrScore labels). The
 reference list is built from the store records, never from the model's text.
 """
@@ -131,7 +132,7 @@ def answer_question(
         on_delta(tail)
     stats = CallStats().add(done.usage, done.cost_usd, done.cached)
     raw = done.text
-    verified = verify_citations(raw, len(passages))
+    verified = verify_citations(raw, len(passages), passages)
     notes: list[str] = []
     if done.finish_reason == "length":
         notes.append(_CUT.format(what="the answer", limit=client.settings.max_tokens))
@@ -166,12 +167,15 @@ def answer_question(
             notes.append(f"self-feedback stopped: {cut}; the draft before it is kept")
             break
         raw = rev.text
-        verified = verify_citations(raw, len(passages))
+        verified = verify_citations(raw, len(passages), passages)
         rounds += 1
     sentences = verified.sentences
     if verified.fabricated:
         listed = " ".join(f"[{n}]" for n in verified.fabricated)
         notes.append(f"stripped citations to passages that were never sent: {listed}")
+    if verified.invented:
+        listed = "; ".join(verified.invented)
+        notes.append(f"citations naming no source that was sent (left unverified): {listed}")
     if judge:
         sentences, jstats, error = judge_attribution(client, sentences, passages, cancelled)
         stats = stats + jstats
@@ -188,6 +192,7 @@ def answer_question(
         model=client.settings.model,
         feedback_rounds=rounds,
         notes=tuple(notes),
+        invented=verified.invented,
     )
 
 
@@ -215,8 +220,9 @@ def answer_to_json(answer: Answer) -> dict[str, Any]:
     """A JSON-serialisable view of an answer for ``litsift answer QUESTION --json``.
 
     Keys: ``question``, ``answer`` (checked text), ``model``, ``sentences`` (text, citations,
-    fabricated, verdicts, supported, citation_worthy), ``references`` (record fields + cited
-    passage numbers), ``passages`` (number, id, title, text), ``fabricated``, ``unsupported``,
+    fabricated, invented, verdicts, supported, citation_worthy), ``references`` (record fields +
+    cited passage numbers), ``passages`` (number, id, title, text), ``fabricated``, ``invented``
+    (author-year citations naming no record sent, as written), ``unsupported``,
     ``feedback_rounds``, ``usage`` (calls, cached_calls, prompt/completion tokens, cost_usd),
     ``notes``.
     """
@@ -230,6 +236,7 @@ def answer_to_json(answer: Answer) -> dict[str, Any]:
                 "text": x.text,
                 "citations": list(x.citations),
                 "fabricated": list(x.fabricated),
+                "invented": list(x.invented),
                 "verdicts": {str(k): v for k, v in x.verdicts.items()},
                 "supported": x.supported,
                 "citation_worthy": x.citation_worthy,
@@ -252,6 +259,7 @@ def answer_to_json(answer: Answer) -> dict[str, Any]:
             for p in answer.passages
         ],
         "fabricated": list(answer.fabricated),
+        "invented": list(answer.invented),
         "unsupported": list(answer.unsupported),
         "feedback_rounds": answer.feedback_rounds,
         "usage": {

@@ -1,8 +1,10 @@
 """Passages sent to the model and the mechanical check of the ``[n]`` markers it writes back.
 
 Zero fabricated citations by construction (EVALUATION.md §5): every marker must name a passage
-that was sent; any other number is stripped from the text and reported. References are built from
-the records the passages came from, never from the model's text.
+that was sent; any other number is stripped from the text and reported. An author-year citation
+(``(Smith et al., 2020)``) is resolved against the records sent (:mod:`litsift.llm.author_year`):
+one that names a record is checked as that record's ``[n]``, one that names none is reported.
+References are built from the records the passages came from, never from the model's text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from litsift.llm.author_year import link_author_year
 from litsift.types import Dataset, Hit, Record
 from litsift.types import Passage as TextPassage
 from litsift.types.llm import MARKER_RE, Passage, Sentence
@@ -20,14 +23,17 @@ _SENT_END_RE = re.compile(r"[.!?][\"')]*(?:\s*\[[\d\s,;\-–]+\])*$")
 #: ``［2, 4］``, ``【7†source】``): the ``[n]`` it stands for, checked like any other
 _WIDE_MARKER_RE = re.compile(r"[【［]\s*(\d+(?:\s*[,;\-–]\s*\d+)*)\s*(?:†[^】］\n]{0,40})?[】］]")
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_ET_AL_RE = re.compile(r"\bet al\.$")
 
 
 @dataclass(frozen=True)
 class VerifiedText:
-    """The answer after citation checking: sentences in order and every stripped number."""
+    """The answer after citation checking: sentences in order, every stripped number and every
+    author-year citation that names no record sent (as written)."""
 
     sentences: tuple[Sentence, ...]
     fabricated: tuple[int, ...]
+    invented: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -54,7 +60,8 @@ def split_sentences(text: str) -> list[tuple[str, str]]:
     """``(sentence, separator)`` pieces whose concatenation is ``text``.
 
     A sentence ends at ``.``/``!``/``?`` (plus any trailing ``[n]`` markers) before whitespace
-    and a capital, digit or quote, or at a line break.
+    and a capital, digit or quote, or at a line break; not at the ``et al.`` of an author-year
+    citation (``Smith et al. (2020)``, ``(Smith et al. 2020)``).
     """
     pieces: list[tuple[str, str]] = []
     for line in re.split(r"(\n+)", text):
@@ -71,7 +78,7 @@ def split_sentences(text: str) -> list[tuple[str, str]]:
             if m.start() == 0 or m.end() == len(line):
                 continue
             before = line[max(0, m.start() - 80) : m.start()]
-            if line[m.end()] == "[" or not _SENT_END_RE.search(before):
+            if line[m.end()] == "[" or not _SENT_END_RE.search(before) or _ET_AL_RE.search(before):
                 continue
             if not re.match(r"[A-Z0-9\"'(]", line[m.end()]):
                 continue
@@ -81,27 +88,37 @@ def split_sentences(text: str) -> list[tuple[str, str]]:
     return pieces
 
 
-def verify_citations(text: str, n_passages: int) -> VerifiedText:
+def verify_citations(text: str, n_passages: int, passages: Sequence[Passage] = ()) -> VerifiedText:
     """Check every ``[n]`` marker of ``text`` against passages ``1..n_passages`` (markers in
-    full-width or lenticular brackets, ``【n】``, read as ``[n]``).
+    full-width or lenticular brackets, ``【n】``, read as ``[n]``), and every author-year
+    citation against the records of ``passages``.
 
     Valid numbers are kept (a marker is rewritten as ``[a][b]``); other numbers are stripped
-    and listed per sentence and overall.
+    and listed per sentence and overall. An author-year citation that names a record sent gets
+    that record's markers written after it (``(Smith 2020) [2][3]``) and is checked as them;
+    one that names none stays as written and is listed per sentence and overall.
 
     Args:
         text: the model's answer.
         n_passages: how many passages were sent.
+        passages: the passages sent, numbered from 1 (none: author-year citations are left
+            as they are, unchecked).
 
     Returns:
-        The sentences with their citations and the fabricated numbers.
+        The sentences with their citations, the fabricated numbers and the invented
+        author-year citations.
     """
     sentences: list[Sentence] = []
     all_bad: list[int] = []
+    all_invented: list[str] = []
     # a wide marker was left as it was written: shown unverified, an invented one unflagged
     text = _WIDE_MARKER_RE.sub(r"[\1]", text)
     for raw, sep in split_sentences(text):
         cited: list[int] = []
         bad: list[int] = []
+        invented: tuple[str, ...] = ()
+        if passages:
+            raw, invented = link_author_year(raw, passages)
 
         def fix(m: re.Match[str], cited: list[int] = cited, bad: list[int] = bad) -> str:
             nums = _marker_numbers(m.group())
@@ -114,10 +131,19 @@ def verify_citations(text: str, n_passages: int) -> VerifiedText:
         clean = re.sub(r"[ \t]+([.,;:!?])", r"\1", clean)
         clean = re.sub(r"[ \t]{2,}", " ", clean).rstrip(" \t")
         sentences.append(
-            Sentence(clean, tuple(dict.fromkeys(cited)), tuple(dict.fromkeys(bad)), separator=sep)
+            Sentence(
+                clean,
+                tuple(dict.fromkeys(cited)),
+                tuple(dict.fromkeys(bad)),
+                separator=sep,
+                invented=invented,
+            )
         )
         all_bad.extend(bad)
-    return VerifiedText(tuple(sentences), tuple(dict.fromkeys(all_bad)))
+        all_invented.extend(invented)
+    return VerifiedText(
+        tuple(sentences), tuple(dict.fromkeys(all_bad)), tuple(dict.fromkeys(all_invented))
+    )
 
 
 #: the start of a marker that more streamed text may complete: ``[``, ``[1``, ``[1,`` ...

@@ -9,7 +9,10 @@ server, vLLM, LM Studio), JSON or streamed (server-sent events).
 - A field the model refuses (``max_tokens`` on o1/o3/gpt-5: sent as ``max_completion_tokens``;
   ``temperature``, ``stream_options``: left out) is dropped once and for the client's life.
 - HTTP 429 and 5xx are retried ``llm.max_retries`` times with exponential backoff
-  (``backoff_base_s * 2**attempt``), or after the server's ``Retry-After`` when it sends one.
+  (``backoff_base_s * 2**attempt``), or after the server's ``Retry-After`` when it sends one;
+  so is the same error sent inside a 200 body (OpenRouter, proxies: ``{"error": {"code": 429}}``)
+  or as a stream's error event before any text was delivered. After text was delivered the
+  error is raised, not retried: the caller keeps the text and reports the error.
   Timeouts, auth errors, bad responses and context overflow raise at once, each as its own
   :mod:`litsift.llm.errors` type. There is no fallback to another endpoint.
 - ``llm.timeout_s`` bounds each request as a whole - connect, every read and the whole body or

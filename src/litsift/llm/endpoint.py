@@ -6,7 +6,9 @@ failure to a typed error of :mod:`litsift.llm.errors`:
 
 - HTTP 429/5xx raise :class:`Retry` (wrapping the rate-limit or server error) for the caller's
   backoff loop; 401/403 an auth error; a context-length message an overflow error; other
-  statuses and malformed bodies a response error.
+  statuses and malformed bodies a response error. An error inside a 200 body or stream event
+  is mapped by the status it names (:func:`~litsift.llm.protocol.body_error_status`), except
+  that a stream error after text was delivered raises its error, never :class:`Retry`.
 - A ``Content-Encoding`` the body does not match (``gzip`` on plain bytes) is a response error,
   not httpx's ``DecodingError``.
 - A connection closed after the response headers is "closed the connection mid-response",
@@ -57,6 +59,7 @@ from litsift.llm.protocol import (
     RETRY_STATUS,
     KeyRedactor,
     ThinkFilter,
+    body_error_status,
     retry_after_s,
     sse_data,
     strip_thinking,
@@ -281,7 +284,7 @@ class Endpoint:
                 # servers and proxies answer a streamed request with one JSON completion
                 ctype = resp.headers.get("content-type", "").lower()
                 if "text/event-stream" in ctype or (stream and "json" not in ctype):
-                    events = self._read_stream(resp, deadline, redactor, payload, cancelled)
+                    events = self._read_stream(resp, deadline, redactor, payload, cancelled, stream)
                     if stream:
                         return (yield from events)
                     return _last(events)
@@ -338,8 +341,9 @@ class Endpoint:
                     "not a web page or a login proxy",
                 ) from None
             raise self._bad("a response that is not JSON") from None
-        if isinstance(data, dict) and "error" in data:  # LM Studio: HTTP 200 with an error
-            self.raise_for_status(400, body, None, "LLM endpoint answered with an error")
+        if isinstance(data, dict) and "error" in data:  # LM Studio, OpenRouter: 200 + an error
+            status = body_error_status(data)
+            self.raise_for_status(status, body, None, "LLM endpoint answered with an error")
         try:
             choice = data["choices"][0]
             message = choice["message"]
@@ -382,14 +386,17 @@ class Endpoint:
         redactor: KeyRedactor,
         payload: dict[str, Any],
         cancelled: Callable[[], bool],
+        live: bool = True,
     ) -> Generator[str, None, tuple[str, Any, str | None]]:
         """Text deltas of an SSE chat-completion stream, by ``deadline``; comment lines (pings)
-        do not extend it. The returned text is the whole reply without its thinking."""
+        do not extend it. The returned text is the whole reply without its thinking. An error
+        event raises :class:`Retry` (transient) only until a ``live`` delta (one shown to the
+        user) was yielded: then its error, so the text shown stays and is not written twice."""
         parts: list[str] = []
         think = ThinkFilter()
         usage: Any = None
         finish: str | None = None
-        done = thought = False
+        done = thought = shown = False
         for data in sse_data(self._lines(resp, deadline, cancelled)):
             if data.strip() == "[DONE]":
                 done = True
@@ -401,7 +408,13 @@ class Endpoint:
             if not isinstance(chunk, dict):
                 raise self._bad("a stream event that is not a JSON object")
             if "error" in chunk:
-                self.raise_for_status(400, data, None, "LLM endpoint sent an error mid-stream")
+                where = "LLM endpoint sent an error mid-stream" + ", after some text" * shown
+                try:
+                    self.raise_for_status(body_error_status(chunk), data, None, where)
+                except (Retry, Unsupported) as again:
+                    if shown:  # not resent: the text shown so far stays, the error follows it
+                        raise again.error from None
+                    raise
             usage = chunk.get("usage") or usage
             for choice in chunk.get("choices") or []:
                 said = choice.get("delta") or {}
@@ -411,6 +424,7 @@ class Endpoint:
                     parts.append(delta)
                     safe = redactor.feed(think.feed(delta))
                     if safe:
+                        shown = live
                         yield safe
                 finish = choice.get("finish_reason") or finish
         if not done and finish is None:

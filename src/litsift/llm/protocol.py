@@ -26,6 +26,16 @@ OVERFLOW_RE = re.compile(
 )
 #: statuses retried with backoff.
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+#: words of an error sent inside a 200 body without a numeric code (OpenAI's and Anthropic's
+#: ``type`` / ``code``, OpenRouter's mid-stream ``server_error``, a bare message) and the HTTP
+#: status each stands for; an error that names none stands for 400 (a request refused).
+_ERROR_WORDS = (
+    (re.compile(r"rate[ _-]?limit|too many requests", re.I), 429),
+    (re.compile(r"overloaded", re.I), 503),
+    (re.compile(r"server_error|api_error|internal_error", re.I), 500),
+    (re.compile(r"authentication|invalid_api_key", re.I), 401),
+    (re.compile(r"permission_error", re.I), 403),
+)
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,23 @@ def redact_url(url: str) -> str:
     """``url`` without userinfo and query string (safe to log and to store)."""
     u = httpx.URL(url)
     return str(u.copy_with(username=None, password=None, query=None))
+
+
+def body_error_status(data: object) -> int:
+    """The HTTP status an error inside a 200 body stands for (OpenRouter and proxies answer 200
+    with ``{"error": {"code": 429 | "502" | "server_error", "message": ...}}``, in the body or
+    as a stream event): its numeric ``code`` or ``status`` (400-599), else the status its words
+    name (:data:`_ERROR_WORDS`: a rate limit 429, overloaded 503...), else 400."""
+    err = data.get("error") if isinstance(data, dict) else None
+    fields = [err.get(k) for k in ("code", "status", "type")] if isinstance(err, dict) else []
+    for value in fields:
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool) and 400 <= value < 600:
+            return value
+    message = err.get("message") if isinstance(err, dict) else err
+    said = " ".join(v for v in [*fields, message] if isinstance(v, str))
+    return next((status for word, status in _ERROR_WORDS if word.search(said)), 400)
 
 
 def retry_after_s(value: str | None) -> float | None:

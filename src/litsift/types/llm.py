@@ -126,10 +126,15 @@ class Sentence:
     """A sentence of the answer and its citations.
 
     Attributes:
-        text: the sentence as shown (fabricated markers stripped).
+        text: the sentence as shown (fabricated markers stripped; the markers of an
+            author-year citation naming a record sent written after it).
         citations: passage numbers cited, in order of appearance, without repeats.
         fabricated: numbers the model cited that name no passage (stripped from ``text``).
         verdicts: passage number -> AttrScore label, after :func:`judge_attribution`.
+        separator: the whitespace after the sentence.
+        invented: author-year citations (as written: ``"Jones et al., 2018"``) that name no
+            record sent; kept in ``text``. One that names a record adds its passage numbers
+            to ``citations`` instead.
     """
 
     text: str
@@ -137,6 +142,7 @@ class Sentence:
     fabricated: tuple[int, ...] = ()
     verdicts: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
     separator: str = ""
+    invented: tuple[str, ...] = ()
 
     @property
     def citation_worthy(self) -> bool:
@@ -187,6 +193,7 @@ class Answer:
         model: the model name.
         feedback_rounds: self-feedback rounds that revised the answer.
         notes: one-line remarks (a failed judge or feedback step, stripped citations).
+        invented: every author-year citation that named no record sent (kept in the text).
     """
 
     question: str
@@ -199,6 +206,7 @@ class Answer:
     model: str
     feedback_rounds: int = 0
     notes: tuple[str, ...] = ()
+    invented: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:

@@ -3,8 +3,9 @@
 The draft streams in as the model writes it (deltas delivered from the worker thread with
 ``App.call_from_thread``); then the verified answer replaces it: each sentence with its ``[n]``
 citations, sentences the judge found unsupported marked ``⚠``, fabricated citations (numbers
-that named no passage) flagged, and the references built from the store. Selecting a reference
-dismisses the screen with that reference's hit so the search screen can show its detail.
+that named no passage, author-year citations that named no source sent) flagged, and the
+references built from the store. Selecting a reference dismisses the screen with that
+reference's hit so the search screen can show its detail.
 Everything the model wrote is shown as plain text (never markup), through
 :func:`litsift.text.for_terminal` (no escape sequence reaches the terminal). Closing the screen
 (Esc) or quitting closes the request in flight within a tenth of a second, whether the model is
@@ -57,11 +58,16 @@ def answer_parts(answer: Answer) -> Iterator[Part]:
         if s.fabricated:
             listed = " ".join(f"[{n}]" for n in s.fabricated)
             yield (f" ✖ fabricated {listed}", "bold $error")
+        if s.invented:
+            yield (" ✖ invented " + "; ".join(f"({c})" for c in s.invented), "bold $error")
         yield s.separator
     yield "\n"
     if answer.fabricated:
         listed = " ".join(f"[{n}]" for n in answer.fabricated)
         yield ("\n✖ Citations to passages never sent (removed): " + listed + "\n", "bold $error")
+    if answer.invented:
+        listed = "; ".join(answer.invented)
+        yield ("\n✖ Citations naming no source that was sent: " + listed + "\n", "bold $error")
     if answer.unsupported:
         n = len(answer.unsupported)
         yield (f"\n⚠ {n} sentence(s) not supported by their citations\n", "$warning")
