@@ -222,3 +222,39 @@ def test_a_review_without_criteria_or_an_endpoint_says_what_to_do(tmp_path: Path
     got = judge(home)  # criteria now, but no [llm] section
     assert got.exit_code != 0 and "no LLM endpoint configured" in got.output
     assert "Traceback" not in got.output and not srv.requests
+
+
+# -- litsift eval screening --llm ------------------------------------------------------------
+
+
+@pytest.mark.xdist_group("screening_json")
+def test_eval_screening_reads_the_llms_verdicts_and_caches_its_calls(
+    tmp_path: Path, srv: Any, donners: Any, encoder: Any
+) -> None:
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)):
+        pass  # an empty home, for its config file and LLM cache
+    criteria = tmp_path / "criteria.json"
+    criteria.write_text(json.dumps({"Donners_2021": CRITERIA}), encoding="utf-8")
+    args = ["--home", str(home), "eval", "screening", "--data", str(DONNERS.parents[2]),
+            "--sets", "Donners_2021", "--seeds", "2", "--systems", "litsift",
+            "--criteria", str(criteria), "--json"]  # fmt: skip
+
+    def rrf(out: Any) -> float:
+        assert out.exit_code == 0, out.output
+        data = json.loads(out.stdout)
+        return float(data["results"]["Donners_2021"]["litsift"]["RRF@10"]["mean"]), data
+
+    srv.responder = oracle(donners, leave_out=0)
+    with configured_home(home, srv):
+        judged, data = rrf(CliRunner().invoke(main, [*args, "--llm"]))
+        calls = len(srv.requests)
+        assert calls == 33  # 258 records, 8 per call
+        assert any("verdicts of test-model" in n for n in data["notes"])
+        again, _ = rrf(CliRunner().invoke(main, [*args, "--llm"]))
+        assert len(srv.requests) == calls and again == judged  # from the LLM cache
+    plain, data = rrf(CliRunner().invoke(main, args))
+    assert not any("verdicts of" in n for n in data["notes"])
+    assert judged > plain  # a judge that knows the review finds more includes early
+    out = CliRunner().invoke(main, [*args[:-3], "--llm"])  # no --criteria
+    assert out.exit_code == 2 and "--llm judges the records against --criteria" in out.output

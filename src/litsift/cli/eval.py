@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import progress_bar, reports_errors
+from litsift.cli.common import open_service, progress_bar, reports_errors
 
 
 @click.command("eval")
@@ -89,7 +89,11 @@ from litsift.cli.common import progress_bar, reports_errors
     help="Only one fixed half of the queries (tune: defaults were tuned on it).",
 )
 @click.option(
-    "--llm", "use_llm", is_flag=True, help="paperrq: also extract with the configured LLM."
+    "--llm",
+    "use_llm",
+    is_flag=True,
+    help="paperrq: also extract with the configured LLM; screening: litsift also reads its "
+    "verdicts on every record (review judge; needs --criteria; calls are cached).",
 )
 @click.option(
     "--engine",
@@ -153,6 +157,7 @@ def eval_cmd(
       litsift eval screening --seeds 5 --systems litsift,litsift-text --json
       litsift eval screening --sets Donners_2021 --seeds 2 --plot curves/
       litsift eval screening --criteria benchmarks/screening_criteria.json
+      litsift eval screening --criteria benchmarks/screening_criteria.json --llm
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
@@ -170,7 +175,10 @@ def eval_cmd(
     if criteria_file is not None and benchmark != "screening":
         raise click.UsageError("--criteria gives the reviews' criteria to eval screening only")
     if benchmark == "screening":
-        _screening(data_dir, sets, seeds, systems, as_json, plot_dir, criteria_file)
+        if use_llm and criteria_file is None:
+            raise click.UsageError("--llm judges the records against --criteria: give both")
+        home = ctx.obj["home"] if ctx.obj else None
+        _screening(data_dir, sets, seeds, systems, as_json, plot_dir, criteria_file, use_llm, home)
         return
     if benchmark == "snowball":
         _snowball(data_dir, sets, seeds, systems, as_json)
@@ -207,7 +215,11 @@ def _screening(
     as_json: bool,
     plot_dir: Path | None = None,
     criteria_file: Path | None = None,
+    use_llm: bool = False,
+    home: str | None = None,
 ) -> None:
+    from contextlib import ExitStack
+
     from litsift.eval import screening
     from litsift.eval.cli_support import default_data_dir, split_list
     from litsift.review.data import load_criteria
@@ -219,7 +231,14 @@ def _screening(
 
         pyplot(plot_dir / "check.svg", "eval screening --plot")
 
-    with progress_bar(not as_json) as bar:
+    with ExitStack() as stack:
+        bar = stack.enter_context(progress_bar(not as_json))
+        judge = None
+        if use_llm:  # the home's [llm] endpoint and LLM cache
+            from litsift.eval.screening_judge import llm_set_judge
+
+            client = stack.enter_context(open_service(home)).llm_client()
+            judge = (client.settings.model, llm_set_judge(client, bar))
         report = screening.run_screening(
             data_dir or default_data_dir(),
             split_list(sets),
@@ -227,6 +246,7 @@ def _screening(
             split_list(systems),
             progress=bar,
             criteria=criteria,
+            judge=judge,
         )
     data = screening.report_to_json(report)
     if plot_dir is not None:

@@ -28,6 +28,8 @@ import numpy as np
 
 from litsift.errors import EvalError
 from litsift.eval.measures import paired_test
+from litsift.eval.screening_table import STOP_RULES as STOP_RULES
+from litsift.eval.screening_table import format_table as format_table
 from litsift.graph.signal import SignalFeatures
 from litsift.graph.snowball import set_graph
 from litsift.review.columns import CITATION_MIN_INCLUDED, CITATION_WEIGHT
@@ -52,11 +54,11 @@ DEFAULT_SYSTEMS = (LITSIFT, ASREVIEW)
 MEASURES = ("WSS@95", "RRF@10", "ATD/M", "ATD")
 #: Measures where a lower value is better (a "win" in a comparison is a lower value).
 LOWER_IS_BETTER = frozenset({"ATD/M", "ATD"})
-STOP_RULES = ("consecutive", "knee", "hypergeometric")
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+    from litsift.eval.screening_judge import SetJudge
     from litsift.models_onnx import Encoder
 
 ScreeningProgress = Callable[[str, int, int], None]
@@ -134,6 +136,7 @@ def run_screening(
     progress: ScreeningProgress | None = None,
     encoder: Encoder | None = None,
     criteria: Mapping[str, str] | None = None,
+    judge: tuple[str, SetJudge] | None = None,
 ) -> ScreeningReport:
     """Simulate each system on each set with seeds ``0 … seeds-1``.
 
@@ -148,6 +151,9 @@ def run_screening(
             :func:`litsift.models_onnx.load_encoder`; the passage cache applies).
         criteria: ``{set name: its review question}`` (``review new --criteria``), read
             by orders with a criteria column (``OrderSpec.criteria_weight``), not ASReview.
+        judge: ``(model, judge)``: on each set with criteria, the judge's verdicts on every
+            record (:func:`litsift.eval.screening_judge.llm_set_judge`) are read by the
+            ``litsift`` system's LLM-verdict column (``OrderSpec.judge_weight``).
 
     Raises:
         EvalError: unknown set or system, unreadable set, asreview asked for but missing,
@@ -182,7 +188,13 @@ def run_screening(
         included[review.name] = int(review.labels.sum())
         text = criteria.get(review.name, "")
         where = (progress, len(runs), total)
-        runs += _run_set(review, chosen, seeds, python, *where, encoder, app_orders, text)
+        verdicts = judge[1](review, text) if judge and text and LITSIFT in chosen else None
+        runs += _run_set(review, chosen, seeds, python, *where, encoder, app_orders, text, verdicts)
+    if judge is not None:
+        notes.append(
+            f"litsift reads the verdicts of {judge[0]} on every record of the sets with "
+            "criteria (review judge's prompt; LLM-verdict column)"
+        )
     if criteria:
         names = ", ".join(sorted(criteria))
         notes.append(f"review criteria given for {len(criteria)} set(s) ({names}): {CRITERIA_NOTE}")
@@ -218,6 +230,7 @@ def _run_set(
     encoder: Encoder | None,
     app_orders: set[str],
     criteria: str = "",
+    verdicts: npt.NDArray[np.float64] | None = None,
 ) -> list[SimulationRun]:
     from litsift.service.screening import order_encoder, screening_encoder
 
@@ -262,6 +275,8 @@ def _run_set(
             query = queries.get(model_id) if model_id else None
             block = tfidf.get(spec.stem)
             order = LearningOrder.from_blocks(spec, block, dense, signal, query)
+            if system == LITSIFT:
+                order = order.with_verdicts(verdicts)
         for seed in range(seeds):
             out.append(run_once(review, system, seed, order, python))
             if progress is not None:
@@ -375,47 +390,6 @@ def report_to_json(report: ScreeningReport) -> dict[str, Any]:
         "notes": list(report.notes),
         "elapsed_s": report.elapsed_s,
     }
-
-
-def format_table(data: dict[str, Any]) -> str:
-    """Plain-text tables from :func:`report_to_json`'s object: per set and system the mean ±
-    std of the measures (percent; ATD in records) and seconds per run, then the mean over
-    sets, each stopping rule's (recall, screened), and the paired tests."""
-    lines = [
-        f"{'set':<36} {'system':<16} {'WSS@95':>13} {'RRF@10':>13} {'ATD/M':>13} "
-        f"{'ATD':>8} {'s/run':>6}"
-    ]
-    lines.append("-" * len(lines[0]))
-
-    def pct(v: dict[str, float]) -> str:
-        return f"{100 * v['mean']:5.1f} ± {100 * v['std']:4.1f}"
-
-    for s, systems in data["results"].items():
-        for system, row in systems.items():
-            lines.append(
-                f"{s:<36} {system:<16} {pct(row['WSS@95']):>13} {pct(row['RRF@10']):>13} "
-                f"{pct(row['ATD/M']):>13} {row['ATD']['mean']:8.1f} {row['seconds']['mean']:6.1f}"
-            )
-    lines.append("")
-    for system, row in data["summary"].items():
-        lines.append(
-            f"{'mean over sets':<36} {system:<16} {100 * row['WSS@95']['mean']:13.1f} "
-            f"{100 * row['RRF@10']['mean']:13.1f} {100 * row['ATD/M']['mean']:13.1f}"
-        )
-        stops = ", ".join(
-            f"{rule}: recall {100 * row[f'stop.{rule}.recall']['mean']:.1f}% at "
-            f"{100 * row[f'stop.{rule}.screened']['mean']:.1f}% screened "
-            f"(fired {100 * row[f'stop.{rule}.fired']['mean']:.0f}%)"
-            for rule in STOP_RULES
-        )
-        lines.append(f"  stopping ({system}): {stops}")
-    for c in data["comparisons"]:
-        lines.append(
-            f"{c['system']} vs {c['other']} {c['measure']}: diff {c['diff']:+.4f}, "
-            f"p = {c['p_value']:.4f} ({c['wins']} wins, {c['losses']} losses of {c['n']} sets)"
-        )
-    lines += [f"note: {n}" for n in data["notes"]]
-    return "\n".join(lines)
 
 
 def merge_reports(reports: Sequence[ScreeningReport], elapsed_s: float) -> ScreeningReport:
