@@ -258,3 +258,35 @@ def test_eval_screening_reads_the_llms_verdicts_and_caches_its_calls(
     assert judged > plain  # a judge that knows the review finds more includes early
     out = CliRunner().invoke(main, [*args[:-3], "--llm"])  # no --criteria
     assert out.exit_code == 2 and "--llm judges the records against --criteria" in out.output
+
+
+def test_review_show_reports_the_verdicts_against_the_decisions(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    runner = CliRunner()
+    show = ["--home", str(home), "review", "show", "don"]
+    assert "LLM verdicts" not in runner.invoke(main, show).output  # nothing judged yet
+    srv.responder = oracle(donners, leave_out=1)  # every 8th record left without a verdict
+    assert judge(home).exit_code == 0
+    with LitsiftService(get_paths(home)) as svc:
+        session = svc.reviews.open("don")
+        judged = stored_verdicts(svc.store, "don")
+        for _ in range(60):  # screen 60 records with the review's own decisions
+            paper = session.current_paper()
+            assert paper is not None
+            label = {_key(t): int(y) for t, y in zip(donners.titles, donners.labels, strict=True)}
+            session.decide("include" if label[_key(paper.title)] else "exclude")
+        decided = [p for p in session.papers if p.id in judged and session.row_of[p.id] in
+                   session.decisions]  # fmt: skip
+    out = runner.invoke(main, show)
+    assert out.exit_code == 0, out.output
+    assert f"LLM verdicts (test-model): {len(judged)} records" in out.output
+    data = json.loads(runner.invoke(main, [*show, "--json"]).stdout)["verdicts"]
+    assert data["records"] == len(judged) and data["models"] == ["test-model"]
+    # the oracle is right on every record it judged: every decided include kept, every
+    # decided exclude excluded, counted over the decided records it judged
+    assert data["includes"] + data["excludes"] == len(decided)
+    assert data["kept"] == data["includes"] and data["excluded"] == data["excludes"]
+    assert f"includes kept (against the title/abstract decisions): {data['includes']}" in (
+        out.output
+    )

@@ -77,6 +77,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
         reasons = svc.reviews.reasons(name)
         agree = {s: svc.reviews.agreement(name, s) for s in ("tiab", "fulltext")}
         notes = [(d, w, t) for d, by in svc.reviews.notes(name).items() for w, t in by.items()]
+        judged = svc.reviews.verdicts(name)
     if as_json:
         out = {
             "review": info.name,
@@ -87,6 +88,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
             "agreement": {s: [a.__dict__ for a in got] for s, got in agree.items()},
             "duplicate_groups": groups,
             "notes": [{"doc_id": d, "reviewer": w, "note": t} for d, w, t in notes],
+            "verdicts": judged.to_json(),
         }
         click.echo(json.dumps(out, ensure_ascii=True))
         return
@@ -146,6 +148,8 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
+    for line in judged.lines():  # an LLM judge's verdicts (litsift review judge)
+        click.echo(for_terminal(line, keep_newlines=False))
     if notes:  # every reviewer's, a named one's under their name
         click.echo(f"notes ({len(notes):,}; all: litsift review export {shell_word(name)}):")
         for d, w, t in notes[:50]:  # at most 3 lines of 80 columns each (a Scopus N1: 20 KB)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
+from litsift.service.review_files import jsonl_problem, refuse_files_without_records
 from litsift.service.review_rounds import ReviewRounds
 from litsift.store.repositories import Provenance
 from litsift.types import Kind
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
     from litsift.service.screening import ScreeningSession
-    from litsift.service.screening_judge import JudgeReport
+    from litsift.service.screening_judge import JudgeReport, VerdictSummary
     from litsift.sources.formats.ris_review import Marks
     from litsift.store import Store
     from litsift.store.report import Problem
@@ -133,7 +134,7 @@ class ReviewService(ReviewRounds):
                 problems.extend(report.bad)
                 for file, fmt, n in report.files:
                     if fmt.startswith("jsonl"):  # ingested, but keeps no entry locations
-                        problems.append(_jsonl_problem(file))
+                        problems.append(jsonl_problem(file))
                     else:
                         files.append((file, fmt, n))
                     if fmt == "ris":  # a review's own export (or Rayyan's): decisions, notes
@@ -166,7 +167,7 @@ class ReviewService(ReviewRounds):
         per_file: dict[str, int] = {}
         for _, file, _ in entries:
             per_file[file] = per_file.get(file, 0) + 1
-        _refuse_files_without_records(resolved, per_file, problems)
+        refuse_files_without_records(resolved, per_file, problems)
         bad_per_file: dict[str, int] = {}
         for problem in problems:
             bad_per_file[problem.file] = bad_per_file.get(problem.file, 0) + 1
@@ -319,44 +320,19 @@ class ReviewService(ReviewRounds):
         info, records = reviews.get_review(store, name), self.records(name)
         return judge_review(ScreeningSession(store, info, records), self._llm(), **options)
 
+    def verdicts(self, name: str) -> VerdictSummary:
+        """An LLM judge's verdicts on the review against its decisions
+        (:func:`litsift.service.screening_judge.verdict_summary`).
 
-def _refuse_files_without_records(
-    paths: Sequence[Path], per_file: dict[str, int], problems: Sequence[Problem]
-) -> None:
-    """Refuse a review where a file named on its own gave no record to screen (unreadable,
-    empty, or litsift's own JSONL): made without it, the review's PRISMA counts and sources
-    left that search out and said nothing of it.
+        Raises:
+            ReviewError: no such review.
+        """
+        from litsift.service.screening_judge import verdict_summary
+        from litsift.store import reviews
 
-    Raises:
-        ReviewError: naming each such file and what was wrong with it.
-    """
-    empty = [p for p in paths if p.is_file() and not per_file.get(str(p))]
-    if not empty:
-        return
-    said = []
-    for p in empty:
-        why = next((pr.reason for pr in problems if pr.file == str(p)), "no record in it")
-        said.append(f"{p.name}: {why}")
-    raise ReviewError(
-        "no review was made: "
-        + ("a file gave" if len(empty) == 1 else f"{len(empty)} files gave")
-        + " no record to screen ("
-        + "; ".join(said)
-        + ")",
-        "fix the file or leave it out; its search would be missing from the PRISMA counts",
-    )
-
-
-def _jsonl_problem(file: str) -> Problem:
-    from litsift.store.report import Problem
-
-    return Problem(
-        file,
-        "",
-        "litsift's own JSONL is ingested into the store but not into a review (it keeps no "
-        "entry locations to group duplicates by); hint: give the search export itself "
-        "(RIS, nbib, CSV, BibTeX), or a screening set with label_included",
-    )
+        store = self._store()
+        reviews.get_review(store, name)
+        return verdict_summary(store, name)
 
 
 def _import_set(

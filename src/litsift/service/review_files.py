@@ -1,5 +1,6 @@
 """A review's records as files: the CSV table and the RIS copy of ``litsift review export``
-(:meth:`litsift.service.review_rounds.ReviewRounds.export`)."""
+(:meth:`litsift.service.review_rounds.ReviewRounds.export`), and the checks of the files a
+review is made from (``litsift review new``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,18 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from litsift.errors import ReviewError
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from litsift.store import Store
+    from litsift.store.report import Problem
     from litsift.store.review_stages import DecisionRow
     from litsift.store.reviews import ReviewRecord
     from litsift.types import Paper
 
-__all__ = ["to_csv", "to_ris"]
+__all__ = ["jsonl_problem", "refuse_files_without_records", "to_csv", "to_ris"]
 
 _CSV_COLUMNS = (
     "id", "decision", "reason", "stage", "source", "note", "title", "abstract", "year", "venue",
@@ -124,3 +130,43 @@ def _said(
             said[doc] = {v.reviewer: (v.decision, v.reason) for v in shown}
     settled = {r.doc_id: (r.reviewer, r.decision, r.reason) for r in here if r.source == "resolved"}
     return said, {d: v for d, v in settled.items() if d in said}
+
+
+def refuse_files_without_records(
+    paths: Sequence[Path], per_file: dict[str, int], problems: Sequence[Problem]
+) -> None:
+    """Refuse a review where a file named on its own gave no record to screen (unreadable,
+    empty, or litsift's own JSONL): made without it, the review's PRISMA counts and sources
+    left that search out and said nothing of it.
+
+    Raises:
+        ReviewError: naming each such file and what was wrong with it.
+    """
+    empty = [p for p in paths if p.is_file() and not per_file.get(str(p))]
+    if not empty:
+        return
+    said = []
+    for p in empty:
+        why = next((pr.reason for pr in problems if pr.file == str(p)), "no record in it")
+        said.append(f"{p.name}: {why}")
+    raise ReviewError(
+        "no review was made: "
+        + ("a file gave" if len(empty) == 1 else f"{len(empty)} files gave")
+        + " no record to screen ("
+        + "; ".join(said)
+        + ")",
+        "fix the file or leave it out; its search would be missing from the PRISMA counts",
+    )
+
+
+def jsonl_problem(file: str) -> Problem:
+    """The problem of a review's file that is litsift's own JSONL."""
+    from litsift.store.report import Problem
+
+    return Problem(
+        file,
+        "",
+        "litsift's own JSONL is ingested into the store but not into a review (it keeps no "
+        "entry locations to group duplicates by); hint: give the search export itself "
+        "(RIS, nbib, CSV, BibTeX), or a screening set with label_included",
+    )

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from litsift.llm.screening import Verdict
     from litsift.llm.session import LLMSession
     from litsift.service.screening import ScreeningSession
+    from litsift.store import Store
     from litsift.types.llm import CallStats
 
-__all__ = ["JudgeReport", "judge_review"]
+__all__ = ["JudgeReport", "VerdictSummary", "judge_review", "verdict_summary"]
 
 
 @dataclass
@@ -103,3 +104,63 @@ def judge_review(
     result = judge_records(client, criteria, todo, on_batch=saved, cancelled=cancelled)
     report.missing, report.stats, report.error = len(result.missing), result.stats, result.error
     return report
+
+
+@dataclass(frozen=True)
+class VerdictSummary:
+    """An LLM judge's verdicts on a review (``litsift review show``): the models that judged,
+    the records judged and the count per label (each record's newest verdict), and how the
+    verdicts agree with the final title/abstract decisions: of the ``includes`` decided
+    (include or maybe) and judged, ``kept`` were judged include or unsure (the judge's
+    sensitivity, kept / includes); of the ``excludes``, ``excluded`` were judged exclude (its
+    specificity)."""
+
+    models: tuple[str, ...]
+    records: int
+    labels: dict[str, int]
+    includes: int = 0
+    kept: int = 0
+    excludes: int = 0
+    excluded: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        """The summary as a JSON-able object."""
+        return dict(self.__dict__, models=list(self.models))
+
+    def lines(self) -> list[str]:
+        """What ``litsift review show`` says of them (nothing when nothing was judged)."""
+        if not self.records:
+            return []
+        counts = " · ".join(f"{k} {n:,}" for k, n in self.labels.items())
+        out = [f"LLM verdicts ({', '.join(self.models)}): {self.records:,} records · {counts}"]
+        for what, n, of in (
+            ("includes kept", self.kept, self.includes),
+            ("excludes excluded", self.excluded, self.excludes),
+        ):
+            if of:
+                out.append(
+                    f"  {what} (against the title/abstract decisions): {n:,} of {of:,} "
+                    f"({100 * n / of:.0f} %)"
+                )
+        return out
+
+
+def verdict_summary(store: Store, name: str) -> VerdictSummary:
+    """The verdicts stored for review ``name`` against its final title/abstract decisions."""
+    from litsift.store.review_verdicts import stored_verdicts
+    from litsift.store.reviews import current_decisions
+
+    verdicts = stored_verdicts(store, name)
+    labels = Counter(v.label for v in verdicts.values())
+    decided = {d: dec for d, dec, _ in current_decisions(store, name, "tiab") if d in verdicts}
+    inc = [d for d, dec in decided.items() if dec != "exclude"]
+    exc = [d for d, dec in decided.items() if dec == "exclude"]
+    return VerdictSummary(
+        tuple(sorted({v.model for v in verdicts.values()})),
+        len(verdicts),
+        {k: labels.get(k, 0) for k in ("include", "unsure", "exclude")},
+        len(inc),
+        sum(verdicts[d].value >= 0 for d in inc),
+        len(exc),
+        sum(verdicts[d].value < 0 for d in exc),
+    )
