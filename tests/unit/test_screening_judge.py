@@ -181,6 +181,8 @@ def test_judge_stores_verdicts_and_the_screen_and_order_read_them(
         was = [verdicts[session.papers[r].id].value == 1 for r in plain[:includes]]
         # the judged includes lead the queue: 14 of the first 15 records, against 3 before
         assert sum(lead) >= includes - 2 and sum(was) <= includes // 2
+        svc.reviews.delete("don")  # a deleted review leaves no verdict behind
+        assert not stored_verdicts(svc.store, "don")
 
 
 def test_a_failed_call_keeps_the_verdicts_before_it_and_a_rerun_goes_on(

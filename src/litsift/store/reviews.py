@@ -193,6 +193,11 @@ def create_review(
     return name
 
 
+#: the tables holding a review's rows besides ``reviews`` (deleted with it)
+_REVIEW_TABLES = ("review_decisions", "review_notes", "review_verdicts", "review_records",
+                  "review_files")  # fmt: skip
+
+
 def delete_review(store: Store, name: str) -> None:
     """Drop a review, its records' membership and its decisions (the papers stay).
 
@@ -201,13 +206,7 @@ def delete_review(store: Store, name: str) -> None:
     """
     _require(store, name)
     with store._write_transaction() as conn:
-        for table in (
-            "review_decisions",
-            "review_notes",
-            "review_verdicts",
-            "review_records",
-            "review_files",
-        ):
+        for table in _REVIEW_TABLES:
             conn.execute(f"DELETE FROM {table} WHERE review = ?", (name,))
         conn.execute("DELETE FROM reviews WHERE name = ?", (name,))
 
