@@ -292,3 +292,25 @@ def test_review_show_reports_the_verdicts_against_the_decisions(
     assert f"includes kept (against the title/abstract decisions): {data['includes']}" in (
         out.output
     )
+
+
+def test_a_limit_is_not_spent_on_a_resumed_reviews_decided_records(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    from litsift.service.screening_judge import DECIDED_FIRST
+
+    label = {_key(t): int(y) for t, y in zip(donners.titles, donners.labels, strict=True)}
+    with LitsiftService(get_paths(home)) as svc:
+        session = svc.reviews.open("don")
+        for _ in range(DECIDED_FIRST + 30):  # a review screened for a while
+            paper = session.current_paper()
+            assert paper is not None
+            session.decide("include" if label[_key(paper.title)] else "exclude")
+        decided = {session.papers[r].id: d for r, d in session.decisions.items()}
+    srv.responder = oracle(donners)
+    assert judge(home, "--limit", str(DECIDED_FIRST + 16)).exit_code == 0
+    with LitsiftService(get_paths(home)) as svc:
+        judged = stored_verdicts(svc.store, "don")
+    assert len(judged) == DECIDED_FIRST + 16
+    assert sum(d in decided for d in judged) == DECIDED_FIRST  # then 16 undecided
+    assert all(d in judged for d, dec in decided.items() if dec == "include")  # includes first

@@ -1,12 +1,12 @@
-"""``litsift review judge``: an LLM reads a review's undecided records against its criteria
+"""``litsift review judge``: an LLM reads a review's records against its criteria
 (:func:`litsift.llm.screening.judge_records`) and its verdicts are stored as they arrive
 (:mod:`litsift.store.review_verdicts`): the learning order reads them as a column
 (:attr:`litsift.review.orders.OrderSpec.judge_weight`) and the screen shows each beside its
-record. The records decided already go to the LLM first: the learning order learns how far to
-trust the verdicts from how they agree with the reviewer's decisions (a column no decided
-record carries gets no weight). Then the undecided ones in the review's learning order (its
-TF-IDF order on the decisions so far), so a run stopped early, or ``--limit``, has judged the
-likeliest includes.
+record. Records decided already go to the LLM first (their includes first, up to
+:data:`DECIDED_FIRST`): the learning order learns how far to trust the verdicts from how they
+agree with the reviewer's decisions (a column no decided record carries gets no weight). Then
+the undecided ones in the review's learning order (its TF-IDF order on the decisions so far),
+so a run stopped early, or ``--limit``, has judged the likeliest includes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from litsift.types.llm import CallStats
 
 __all__ = ["JudgeReport", "VerdictSummary", "judge_review", "verdict_summary"]
+
+
+#: decided records judged before the undecided ones (the fit needs some to weigh the verdicts;
+#: a review resumed with thousands decided should not spend a ``--limit`` on them)
+DECIDED_FIRST = 50
 
 
 @dataclass
@@ -54,8 +59,9 @@ def judge_review(
     cancelled: Callable[[], bool] | None = None,
 ) -> JudgeReport:
     """Judge the records of ``session``'s review (title/abstract stage) with the configured
-    LLM, the decided ones first, then the undecided best first in the review's learning order,
-    and store each call's verdicts.
+    LLM: up to :data:`DECIDED_FIRST` decided ones (includes first), then the undecided best
+    first in the review's learning order, then the other decided ones; each call's verdicts
+    are stored as it answers.
 
     Args:
         session: the review opened for screening (its records and decisions).
@@ -85,7 +91,10 @@ def judge_review(
     report = JudgeReport(model)
     before = set() if again else set(stored_verdicts(session.store, session.name, model))
     _, order, _ = session.retrain()
-    order = sorted(session.decisions) + order  # the decided first: they weigh the verdicts
+    # the decided first (they weigh the verdicts): the includes, then excludes, up to
+    # DECIDED_FIRST; then the undecided best first; then the rest of the decided
+    decided = sorted(session.decisions, key=lambda r: (session.decisions[r] == "exclude", r))
+    order = decided[:DECIDED_FIRST] + order + decided[DECIDED_FIRST:]
     rows = [r for r in order if session.papers[r].id not in before]
     report.skipped = len(order) - len(rows)
     if limit is not None:
