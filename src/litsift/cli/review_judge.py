@@ -33,12 +33,12 @@ def review_judge(
     """Ask the LLM ([llm] in config.toml) whether each record meets NAME's criteria.
 
     Each title and abstract is read against the review's criteria and keywords (`litsift
-    review criteria`), 8 records per call: the records decided already first (the learning
-    order weighs the verdicts by how they agree with your decisions), then the undecided ones,
-    most likely includes first. The verdicts (include / unsure / exclude, with a reason) are
-    not decisions: `review screen` shows each beside its record and the learning order reads
-    them as one more column. Calls are cached; a stopped run keeps what was judged and the
-    same command goes on where it stopped.
+    review criteria`), 8 records per call: up to 50 records decided already first (the
+    learning order weighs the verdicts by how they agree with your decisions), then the
+    undecided ones, most likely includes first. The verdicts (include / unsure / exclude, with
+    a reason) are not decisions: `review screen` shows each beside its record and the
+    learning order reads them as one more column. Calls are cached; a stopped run keeps what
+    was judged and the same command goes on where it stopped.
 
     \b
     Examples:
