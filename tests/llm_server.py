@@ -371,6 +371,15 @@ def llm_settings(server: ScriptedLLMServer, **overrides: Any) -> LLMSettings:
     return LLMSettings(**base)
 
 
+def chat_client(server: ScriptedLLMServer, backoff_base_s: float = 0.01, **overrides: Any) -> Any:
+    """A :class:`~litsift.llm.client.ChatClient` on ``server`` (timeout 5 s, no retries unless
+    ``overrides`` say; no API key from the environment; backoff ``backoff_base_s``)."""
+    from litsift.llm.client import ChatClient
+
+    settings = llm_settings(server, **{"timeout_s": 5.0, **overrides})
+    return ChatClient(settings, environ={}, backoff_base_s=backoff_base_s)
+
+
 @contextmanager
 def configured_home(home: Path, server: ScriptedLLMServer) -> Iterator[Path]:
     """Write an ``[llm]`` section pointing at ``server`` into ``home``'s config file for the

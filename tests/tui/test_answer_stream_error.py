@@ -1,7 +1,8 @@
-"""An error event in the answer's stream, sent with HTTP 200 as OpenRouter does, against the real
-scripted server on 127.0.0.1: before any text it is retried and the answer is written once;
-after text was shown, that text stays in the window with the error below it, and the answer
-is not started again beneath it."""
+"""Replies the answer screen must read right, against the real scripted server on 127.0.0.1: an
+error event in the answer's stream, sent with HTTP 200 as OpenRouter does (before any text it
+is retried and the answer is written once; after text was shown, that text stays in the window
+with the error below it, and the answer is not started again beneath it); an author-year
+citation that names no paper sent is flagged, as an invented ``[n]`` is."""
 
 from __future__ import annotations
 
@@ -58,3 +59,21 @@ async def test_an_error_before_any_text_is_retried_and_the_answer_written_once(
         assert screen.error is None and screen.answer is not None, screen.error
         assert len(llm_server.requests) == 2
         assert screen.text.count("Attention replaced recurrence") == 1
+
+
+async def test_an_author_year_citation_of_no_paper_sent_is_flagged(
+    answer_service: LitsiftService, llm_server: ScriptedLLMServer
+) -> None:
+    """It was shown as written, as if it were a source, with nothing to say it was not one."""
+    app = create_app(answer_service)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await search(pilot, "neural machine translation")
+        llm_server.push(
+            sse_reply(["Attention helps translation [1]. ", "It fails on rare words (Jones 1887)."])
+        )
+        screen = await written_answer(pilot)
+        assert screen.error is None and screen.answer is not None, screen.error
+        assert screen.answer.invented == ("Jones 1887",)
+        text = " ".join(screen.text.split())
+        assert "It fails on rare words (Jones 1887). ✖ invented (Jones 1887)" in text
+        assert "✖ Citations naming no source that was sent: Jones 1887" in text

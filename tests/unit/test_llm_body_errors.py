@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from litsift.config import LLMSettings
 from litsift.llm.client import ChatClient
 from litsift.llm.errors import LLMAuthError, LLMRateLimitError, LLMResponseError, LLMServerError
 from litsift.llm.protocol import body_error_status
@@ -17,6 +16,7 @@ from tests.llm_server import (
     Reply,
     ScriptedLLMServer,
     body_error,
+    chat_client,
     chat_reply,
     sse_error_reply,
     sse_reply,
@@ -26,14 +26,7 @@ MESSAGES = [{"role": "user", "content": "Name one retrieval model."}]
 
 
 def client(srv: ScriptedLLMServer, **kw: object) -> ChatClient:
-    base: dict[str, object] = {
-        "base_url": srv.url,
-        "model": "test-model",
-        "timeout_s": 5.0,
-        "max_retries": 2,
-    }
-    base.update(kw)
-    return ChatClient(LLMSettings(**base), environ={}, backoff_base_s=0.01)  # type: ignore[arg-type]
+    return chat_client(srv, **{"max_retries": 2, **kw})  # type: ignore[no-any-return]
 
 
 TRANSIENT = [

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from litsift.config import LLMSettings
 from litsift.llm.answer import answer_question
 from litsift.llm.client import ChatClient
 from litsift.llm.errors import LLMAuthError, LLMResponseError
@@ -16,6 +15,7 @@ from litsift.types import Hit
 from tests.llm_server import (
     Reply,
     ScriptedLLMServer,
+    chat_client,
     chat_reply,
     reasoning_reply,
     sample_hits,
@@ -26,14 +26,7 @@ MESSAGES = [{"role": "user", "content": "Name one retrieval model."}]
 
 
 def client(srv: ScriptedLLMServer, **kw: object) -> ChatClient:
-    base: dict[str, object] = {
-        "base_url": srv.url,
-        "model": "test-model",
-        "timeout_s": 5.0,
-        "max_retries": 0,
-    }
-    base.update(kw)
-    return ChatClient(LLMSettings(**base), environ={})  # type: ignore[arg-type]
+    return chat_client(srv, **{"max_retries": 0, **kw})  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
