@@ -16,13 +16,14 @@ record; the reviewer decides. What-if figures: docs/EVALUATION.md, "An LLM judge
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.client import ChatClient
 from litsift.llm.prompts import DATA_NOTE, quote, truncate_words
-from litsift.llm.protocol import Message
+from litsift.llm.protocol import Message, strip_thinking
+from litsift.llm.reply_json import json_values
 from litsift.types.llm import CallStats
 
 #: verdict label -> the value the learning order reads
@@ -35,10 +36,27 @@ ABSTRACT_WORDS = 250
 SCREENING_PROMPT_VERSION = "screen-1"
 
 _LINE_RE = re.compile(
-    r"(?:record|#)?\s*(\d+)\s*[:.)\-–]\s*\**\s*(include|unsure|exclude)\w*\**\s*[:\-–,]?\s*(.*)",
+    r"(?:record|#)?[ \t]*(\d+)[ \t]*[:.)\-–|][ \t]*\**[ \t]*(include|unsure|exclude)\w*\**"
+    r"[ \t]*[:\-–,|]?[ \t]*(.*)",
     re.I,
 )
-_OBJ_RE = re.compile(r"\{[^{}]*\}")
+#: any reasoning block left in a reply (the client removes a leading one)
+_THINK_RE = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+#: a record number as models write it: 3, "3", "Record 3", "#3"
+_NUMBER_RE = re.compile(r"(?:record|#|no\.?)?\s*[_#-]?\s*(\d+)", re.I)
+#: the keys a record's number, its verdict and its reason come under
+_NUMBER_KEYS = ("record", "record_id", "record_number", "id", "index", "number", "n", "no")
+_LABEL_KEYS = ("verdict", "decision", "label", "screening_decision", "classification")
+_REASON_KEYS = ("reason", "reasoning", "rationale", "explanation", "justification")
+#: keys whose yes / no (true / false) answers "does it meet the criteria?"
+_YES_NO_KEYS = ("include", "included", "eligible", "meets_criteria")
+#: the forms of the three labels models write (any case, markdown bold or quotes around)
+_LABELS = {
+    **{w: "include" for w in ("include", "included", "includes")},
+    **{w: "exclude" for w in ("exclude", "excluded", "excludes")},
+    "unsure": "unsure",
+}
+_YES_NO = {"yes": "include", "true": "include", "no": "exclude", "false": "exclude"}
 
 
 @dataclass(frozen=True)
@@ -91,32 +109,97 @@ def _one_line(text: object) -> str:
 
 
 def parse_verdicts(text: str, n_records: int) -> dict[int, Verdict]:
-    """Verdicts by 1-based record number from a reply: the JSON objects in it (a whole array,
-    or objects with prose around them), else ``1: include - reason`` lines. Numbers outside
-    ``1..n_records`` and unknown labels are ignored; the first verdict for a number wins."""
-    import json
+    """Verdicts by 1-based record number from a reply.
 
-    out: dict[int, Verdict] = {}
-    for m in _OBJ_RE.finditer(text):
-        try:
-            item = json.loads(m.group(0))
-        except ValueError:
-            continue
-        if not isinstance(item, dict):
-            continue
-        number = item.get("record", item.get("id", item.get("n")))
-        label = str(item.get("verdict", item.get("decision", item.get("label", "")))).lower()
-        label = label.strip()
-        if isinstance(number, str) and number.strip().isdigit():
-            number = int(number)
-        if isinstance(number, int) and 1 <= number <= n_records and label in VERDICTS:
-            out.setdefault(number, Verdict(label, _one_line(item.get("reason", ""))))
-    if not out:
+    Read: the JSON in the reply (:func:`~litsift.llm.reply_json.json_values`: fenced, in
+    prose, Python-quoted, trailing commas, cut at the output limit) as an array of
+    ``{"record": n, "verdict": ..., "reason": ...}`` objects (also under ``id`` / ``index``,
+    ``decision`` / ``label``, any case, wrapped in an object), or an object keyed by record
+    number (``{"1": "include"}``); else ``1: include - reason`` lines (markdown tables too).
+    Reasoning in ``<think>`` blocks is skipped: a draft there is not the answer. A later
+    verdict for a record replaces an earlier one (the model's final answer after a draft);
+    two different verdicts for one record in one array give none. Labels: include / unsure /
+    exclude in any case or tense (``Included``); yes / no only under a key that asks it
+    (``"include": false``); anything else ("maybe") is no verdict. Records numbered from 0
+    are shifted when the reply numbers all ``n_records`` of them ``0..n_records-1``; any
+    other reply with a record 0 gives no verdict (which record is which cannot be told).
+    Numbers outside the batch are ignored.
+    """
+    text = _THINK_RE.sub(" ", strip_thinking(text))
+    found: dict[int, Verdict] = {}
+    clash: set[int] = set()
+    for value in json_values(text):
+        one: dict[int, Verdict] = {}
+        clash.clear()
+        for number, verdict in _json_verdicts(value):
+            if one.get(number, verdict) != verdict:
+                clash.add(number)
+            one[number] = verdict
+        found.update({k: v for k, v in one.items() if k not in clash})
+    if not found:
+        lines: dict[int, Verdict] = {}
         for m in _LINE_RE.finditer(text):
             number = int(m.group(1))
-            if 1 <= number <= n_records:
-                out.setdefault(number, Verdict(m.group(2).lower(), _one_line(m.group(3))))
-    return out
+            label = _LABELS.get(m.group(2).lower(), m.group(2).lower())
+            if lines.get(number, Verdict(label)).label != label:
+                clash.add(number)
+            lines.setdefault(number, Verdict(label, _one_line(m.group(3).strip(" |*"))))
+        found = {k: v for k, v in lines.items() if k not in clash}
+    if 0 in found:
+        if set(found) != set(range(n_records)):
+            return {}
+        found = {k + 1: v for k, v in found.items()}
+    return {k: v for k, v in sorted(found.items()) if 1 <= k <= n_records}
+
+
+def _json_verdicts(value: object) -> Iterator[tuple[int, Verdict]]:
+    """``(number, verdict)`` of each item of a parsed JSON value (see :func:`parse_verdicts`)."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _json_verdicts(item)
+        return
+    if not isinstance(value, dict):
+        return
+    item = {str(k).strip().lower(): v for k, v in value.items()}
+    key = next((k for k in _NUMBER_KEYS if k in item), None)
+    if key is not None:
+        number, verdict = _number(item[key]), _verdict(item)
+        if number is not None and verdict is not None:
+            yield number, verdict
+        return
+    numbers = [_number(k) for k in item]
+    if item and None not in numbers:  # {"1": "include", "2": {"verdict": "exclude"}}
+        for number, said in zip(numbers, item.values(), strict=True):
+            verdict = _verdict(said) if isinstance(said, dict) else _verdict({"verdict": said})
+            if number is not None and verdict is not None:
+                yield number, verdict
+        return
+    for said in item.values():  # {"verdicts": [...]}
+        if isinstance(said, (list, dict)):
+            yield from _json_verdicts(said)
+
+
+def _number(said: object) -> int | None:
+    """A record number from a JSON key or value (``3``, ``"3"``, ``"Record 3"``), or None."""
+    if isinstance(said, int) and not isinstance(said, bool):
+        return said
+    m = _NUMBER_RE.fullmatch(said.strip()) if isinstance(said, str) else None
+    return int(m.group(1)) if m else None
+
+
+def _verdict(item: dict[str, object]) -> Verdict | None:
+    """The verdict of one parsed item (keys lower-cased), or None when it gives none."""
+    item = {str(k).strip().lower(): v for k, v in item.items()}
+    reason = next((item[k] for k in _REASON_KEYS if item.get(k) is not None), "")
+    for key in _LABEL_KEYS:
+        if isinstance(item.get(key), str):
+            label = _LABELS.get(str(item[key]).strip(" *_.'\"`").lower())
+            return Verdict(label, _one_line(reason)) if label else None
+    for key in _YES_NO_KEYS:
+        if key in item:
+            label = _YES_NO.get(str(item[key]).strip(" *_.'\"`").lower())
+            return Verdict(label, _one_line(reason)) if label else None
+    return None
 
 
 @dataclass(frozen=True)
