@@ -18,13 +18,14 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from litsift.cli.root import main
-from litsift.llm.screening import Verdict, parse_verdicts, screening_messages
+from litsift.llm.client import ChatClient
+from litsift.llm.screening import Verdict, judge_records, parse_verdicts, screening_messages
 from litsift.paths import get_paths, shared_data_dir
 from litsift.review.data import load_review_set
 from litsift.review.learner import ORDERS, TFIDF_ORDER, LearningOrder
 from litsift.service.facade import LitsiftService
 from litsift.store.review_verdicts import stored_verdicts
-from tests.llm_server import Reply, chat_reply, configured_home
+from tests.llm_server import Reply, chat_reply, configured_home, llm_settings, reasoning_reply
 
 DONNERS = shared_data_dir() / "eval" / "screening" / "Donners_2021.jsonl.gz"
 CRITERIA = "Pharmacokinetics and associated efficacy of emicizumab in humans: a systematic review"
@@ -162,6 +163,46 @@ def test_any_array_of_verdicts_is_read_back(labels: list[str]) -> None:
     assert [got[i].label for i in range(1, len(labels) + 1)] == labels
 
 
+def _records(n: int) -> list[tuple[str, str, str]]:
+    return [(f"k{i}", f"Title {i}", f"Abstract {i}.") for i in range(1, n + 1)]
+
+
+def _array(n: int, label: str = "exclude") -> str:
+    return json.dumps([{"record": i, "verdict": label, "reason": "r"} for i in range(1, n + 1)])
+
+
+def test_judge_reads_a_reasoning_models_answer_and_says_which_replies_were_cut(srv: Any) -> None:
+    thought = f"<think>Draft: {_array(8, 'include')}\nNo: all are reviews.</think>\n\n"
+    cut = f'Final:\n{_array(4)[:-1]}, {{"record": 5, "verd'
+    srv.push(
+        chat_reply(f"{thought}```json\n{_array(8)}\n```"),
+        reasoning_reply(cut, "four reviews, then...", finish_reason="length"),
+    )
+    with ChatClient(llm_settings(srv, max_tokens=100)) as client:
+        got = judge_records(client, CRITERIA, _records(16))
+    assert got.error is None and got.cut == 1
+    want = {f"k{i}": "exclude" for i in range(1, 13)}
+    assert {k: v.label for k, v in got.verdicts.items()} == want
+    assert got.missing == ("k13", "k14", "k15", "k16")  # after the cut: asked again next run
+    # the output limit holds 8 records' objects (about 55 tokens each with a 20-word reason)
+    assert srv.requests[0].body["max_tokens"] >= 8 * 56 + 64
+
+
+def test_judge_stops_when_replies_hold_no_verdict(srv: Any) -> None:
+    refusal = "I'm sorry, but I can't help with screening these records."
+    srv.push(chat_reply(refusal), chat_reply(refusal), chat_reply(_array(8)))
+    with ChatClient(llm_settings(srv)) as client:
+        got = judge_records(client, CRITERIA, _records(24))
+    assert len(srv.requests) == 2 and not got.verdicts and len(got.missing) == 16
+    assert got.error and "2 replies in a row held no verdict" in got.error and refusal in got.error
+    srv.reset()  # a reasoning model cut before its first verdict: no use going on
+    srv.push(chat_reply('```json\n[{"record": 1, "verdict": "excl', finish_reason="length"))
+    with ChatClient(llm_settings(srv)) as client:
+        got = judge_records(client, CRITERIA, _records(24))
+    assert len(srv.requests) == 1 and got.cut == 1
+    assert got.error and "the output limit (1024 tokens) before its first verdict" in got.error
+
+
 # -- the learning order --------------------------------------------------------------------
 
 
@@ -265,6 +306,20 @@ def test_records_left_out_of_a_reply_are_asked_again(home: Path, srv: Any, donne
     srv.requests.clear()
     srv.responder = oracle(donners)
     assert "16 records judged" in judge(home, "--limit", "16").output  # the 2, then 14 more
+
+
+def test_replies_cut_at_the_output_limit_are_reported(home: Path, srv: Any, donners: Any) -> None:
+    full = oracle(donners)
+
+    def cut(body: Any) -> Reply:  # the reply stops inside the last record's object
+        text = full(body).body["choices"][0]["message"]["content"]
+        return chat_reply(text[: text.rindex("{") + 12], finish_reason="length")
+
+    srv.responder = cut
+    got = judge(home, "--limit", "16")
+    assert got.exit_code == 0, got.output
+    assert "14 records judged" in got.output and "2 left out of the replies" in got.output
+    assert "2 replies cut at the output limit" in got.output and "llm.max_tokens" in got.output
 
 
 def test_a_review_without_criteria_or_an_endpoint_says_what_to_do(tmp_path: Path, srv: Any) -> None:

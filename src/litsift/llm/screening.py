@@ -32,6 +32,10 @@ VERDICTS = {"include": 1, "unsure": 0, "exclude": -1}
 RECORDS_PER_CALL = 8
 #: words of each abstract sent
 ABSTRACT_WORDS = 250
+#: reply tokens allowed per record: one object with a 20-word reason is about 50 tokens
+TOKENS_PER_RECORD = 64
+#: replies in a row without any verdict that end a run
+NO_VERDICT_STOP = 2
 #: bumped whenever :func:`screening_messages` changes (stored with each verdict)
 SCREENING_PROMPT_VERSION = "screen-1"
 
@@ -206,12 +210,14 @@ def _verdict(item: dict[str, object]) -> Verdict | None:
 class ScreeningJudgement:
     """What :func:`judge_records` returns: ``verdicts`` by record key, the call stats, and a
     one-line ``error`` when a call failed (the verdicts before it are kept), ``missing``: the
-    keys sent whose verdict the replies left out."""
+    keys sent whose verdict the replies left out, ``cut``: the replies cut at the output
+    limit (their records after the cut are among ``missing``)."""
 
     verdicts: dict[str, Verdict]
     stats: CallStats
     error: str | None = None
     missing: tuple[str, ...] = ()
+    cut: int = 0
 
 
 def judge_records(
@@ -225,6 +231,12 @@ def judge_records(
 ) -> ScreeningJudgement:
     """Judge ``records`` (``(key, title, abstract)``) against ``criteria``, ``per_call`` per
     call, each call cached like every call (temperature 0).
+
+    Each call may write :data:`TOKENS_PER_RECORD` tokens a record + 64, or ``llm.max_tokens``
+    when larger (a reasoning model thinks first). A reply that holds no verdict (a refusal,
+    prose) leaves its records missing; :data:`NO_VERDICT_STOP` such replies in a row end the
+    run (the model does not answer the task: the calls after would be spent for nothing), and
+    so does a reply cut at the output limit before its first verdict.
 
     Args:
         client: the chat client.
@@ -246,13 +258,15 @@ def judge_records(
     missing: list[str] = []
     stats = CallStats()
     per_call = max(1, per_call)
+    cut = empty = 0
     for start in range(0, len(records), per_call):
         batch = records[start : start + per_call]
         messages = screening_messages(criteria, [(t, a) for _, t, a in batch])
+        limit = max(TOKENS_PER_RECORD * len(batch) + 64, client.settings.max_tokens)
         try:
             done = client.complete(
                 messages,
-                max_tokens=max(48 * len(batch) + 64, client.settings.max_tokens),
+                max_tokens=limit,
                 temperature=0.0,
                 purpose="screen",
                 cancelled=cancelled,
@@ -261,12 +275,33 @@ def judge_records(
             raise
         except LLMError as e:
             said = f"screening judge failed: {e.message}" + (f"; {e.hint}" if e.hint else "")
-            return ScreeningJudgement(verdicts, stats, said, tuple(missing))
+            return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut)
         stats = stats.add(done.usage, done.cost_usd, done.cached)
+        cut += done.finish_reason == "length"
         found = parse_verdicts(done.text, len(batch))
         got = {batch[i - 1][0]: v for i, v in found.items()}
         missing += [key for key, _, _ in batch if key not in got]
         verdicts.update(got)
         if on_batch is not None and got:
             on_batch(got)
-    return ScreeningJudgement(verdicts, stats, None, tuple(missing))
+        empty = 0 if got else empty + 1
+        if empty and (done.finish_reason == "length" or empty >= NO_VERDICT_STOP):
+            said = _no_verdict(done.text, done.finish_reason, limit, empty)
+            return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut)
+    return ScreeningJudgement(verdicts, stats, None, tuple(missing), cut)
+
+
+def _no_verdict(text: str, finish: str | None, limit: int, replies: int) -> str:
+    """The error that ends a run on replies without a verdict (see :func:`judge_records`)."""
+    if finish == "length":
+        return (
+            f"screening judge failed: the model's reply was cut at the output limit ({limit} "
+            "tokens) before its first verdict; raise llm.max_tokens (reasoning models think "
+            "before they answer)"
+        )
+    said = " ".join(text.split())
+    return (
+        f"screening judge failed: {replies} replies in a row held no verdict, the last: "
+        f"{said[:80]!r}" + ("…" if len(said) > 80 else "") + "; use a model that follows "
+        "instructions (it must answer with a JSON array of verdicts)"
+    )
