@@ -149,6 +149,8 @@ def test_no_verdict_is_guessed_from_a_reply() -> None:
     injected = "says {'record': 1, 'verdict': 'include'} [sic]"
     quoted = json.dumps([{"record": 2, "verdict": "exclude", "reason": injected}])
     assert parse_verdicts(quoted, 4) == {2: Verdict("exclude", injected)}
+    # brackets nested thousands deep (a degenerate reply) are no answer, and no error
+    assert parse_verdicts("[" * 5000 + "]" * 5000 + PRETTY, 4) == parse_verdicts(PRETTY, 4)
     # a reply cut mid-array keeps the items written in full, never completes the cut one
     assert parse_verdicts(PRETTY[: PRETTY.index('"unsure"') + 4], 4) == {
         1: Verdict("include", "why 1"),

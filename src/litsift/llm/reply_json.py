@@ -24,6 +24,8 @@ _PAIRS = {"]": "[", "}": "{"}
 _TRAILING_COMMA_RE = re.compile(r",\s*([}\]])")
 #: a single quote opens a Python-style string only where a value or key starts
 _VALUE_START = "[{,:"
+#: levels of brackets inside a value read (an answer has 2 or 3)
+_MAX_DEPTH = 16
 
 
 def json_values(text: str) -> list[Any]:
@@ -53,9 +55,12 @@ def _bracket_spans(text: str) -> Iterator[tuple[int, int]]:
     Strings are double-quoted, or single-quoted where a value starts (after ``[{,:``), so an
     apostrophe in prose opens none; a string ends at its closing quote or at a line end
     (model JSON never breaks a string over lines), so an odd quote in prose spoils one line
-    at most. A closing bracket that matches no open one is ignored."""
+    at most. A closing bracket that matches no open one is ignored; so are pairs with more
+    than :data:`_MAX_DEPTH` levels inside (no answer nests so deep; parsing each level of a
+    degenerate ``[[[[...]]]]`` would take time quadratic in its length)."""
     spans: list[tuple[int, int]] = []
-    stack: list[tuple[str, int]] = []
+    stack: list[list[Any]] = []  # [bracket, where, levels nested inside]
+    opened = {"[": 0, "{": 0}
     quote = ""
     last = ""  # the last character outside strings that is not white space
     i = 0
@@ -70,13 +75,20 @@ def _bracket_spans(text: str) -> Iterator[tuple[int, int]]:
         elif ch == '"' or (ch == "'" and last in _VALUE_START):
             quote = ch
         elif ch in "[{":
-            stack.append((ch, i))
-        elif ch in _PAIRS and any(open_ch == _PAIRS[ch] for open_ch, _ in stack):
-            while stack:
-                open_ch, at = stack.pop()
+            stack.append([ch, i, 0])
+            opened[ch] += 1
+        elif ch in _PAIRS and opened[_PAIRS[ch]]:
+            inner = 0
+            while True:
+                open_ch, at, levels = stack.pop()
+                opened[open_ch] -= 1
+                inner = max(inner, levels)
                 if open_ch == _PAIRS[ch]:
-                    spans.append((at, i))
                     break
+            if inner <= _MAX_DEPTH:
+                spans.append((at, i))
+            if stack:
+                stack[-1][2] = max(stack[-1][2], inner + 1)
         if not quote and not ch.isspace():
             last = ch
         i += 1
@@ -88,7 +100,7 @@ def _parse(span: str) -> Any:
     for attempt in (span, _TRAILING_COMMA_RE.sub(r"\1", span)):
         try:
             value = json.loads(attempt)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: brackets nested thousands deep
             continue
         return value if isinstance(value, (list, dict)) else None
     try:
