@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from litsift.cli.root import main
+from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
 from litsift.llm.screening import Verdict, judge_records, parse_verdicts, screening_messages
 from litsift.paths import get_paths, shared_data_dir
@@ -203,6 +204,22 @@ def test_judge_stops_when_replies_hold_no_verdict(srv: Any) -> None:
         got = judge_records(client, CRITERIA, _records(24))
     assert len(srv.requests) == 1 and got.cut == 1
     assert got.error and "the output limit (1024 tokens) before its first verdict" in got.error
+
+
+def test_judge_sends_fewer_records_when_the_context_window_is_short(srv: Any, donners: Any) -> None:
+    records = sorted(zip(donners.titles, donners.abstracts, strict=True), key=lambda r: -len(r[1]))
+    todo = [(str(i), t, a) for i, (t, a) in enumerate(records[:16])]  # the longest abstracts
+
+    def answer(body: Any) -> Reply:  # a verdict for each record sent
+        sent = re.findall(r"^Record \d+:$", body["messages"][-1]["content"], re.M)
+        return chat_reply(_array(len(sent)))
+
+    srv.responder = answer
+    with ChatClient(llm_settings(srv, context_tokens=2600)) as client:
+        got = judge_records(client, CRITERIA, todo)
+    assert got.error is None and len(got.verdicts) == 16 and len(srv.requests) > 2
+    for request in srv.requests:  # 8 of them would be ~3,000 tokens + a reply of 1,024
+        assert estimate_prompt_tokens(request.body["messages"]) + request.body["max_tokens"] <= 2600
 
 
 # -- the learning order --------------------------------------------------------------------

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from litsift.errors import LLMCancelledError, LLMError
+from litsift.llm.budget import estimate_prompt_tokens
 from litsift.llm.client import ChatClient
 from litsift.llm.prompts import DATA_NOTE, quote, truncate_words
 from litsift.llm.protocol import Message, strip_thinking
@@ -233,10 +234,12 @@ def judge_records(
     call, each call cached like every call (temperature 0).
 
     Each call may write :data:`TOKENS_PER_RECORD` tokens a record + 64, or ``llm.max_tokens``
-    when larger (a reasoning model thinks first). A reply that holds no verdict (a refusal,
-    prose) leaves its records missing; :data:`NO_VERDICT_STOP` such replies in a row end the
-    run (the model does not answer the task: the calls after would be spent for nothing), and
-    so does a reply cut at the output limit before its first verdict.
+    when larger (a reasoning model thinks first); it sends fewer than ``per_call`` records
+    when their prompt and that reply would not fit ``llm.context_tokens`` (estimated). A reply
+    that holds no verdict (a refusal, prose) leaves its records missing; :data:`NO_VERDICT_STOP`
+    such replies in a row end the run (the model does not answer the task: the calls after
+    would be spent for nothing), and so does a reply cut at the output limit before its first
+    verdict.
 
     Args:
         client: the chat client.
@@ -258,11 +261,10 @@ def judge_records(
     missing: list[str] = []
     stats = CallStats()
     per_call = max(1, per_call)
-    cut = empty = 0
-    for start in range(0, len(records), per_call):
-        batch = records[start : start + per_call]
-        messages = screening_messages(criteria, [(t, a) for _, t, a in batch])
-        limit = max(TOKENS_PER_RECORD * len(batch) + 64, client.settings.max_tokens)
+    cut = empty = start = 0
+    while start < len(records):
+        messages, limit, batch = _fitted_call(client, criteria, records[start : start + per_call])
+        start += len(batch)
         try:
             done = client.complete(
                 messages,
@@ -289,6 +291,21 @@ def judge_records(
             said = _no_verdict(done.text, done.finish_reason, limit, empty)
             return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut)
     return ScreeningJudgement(verdicts, stats, None, tuple(missing), cut)
+
+
+def _fitted_call(
+    client: ChatClient, criteria: str, records: Sequence[tuple[str, str, str]]
+) -> tuple[list[Message], int, Sequence[tuple[str, str, str]]]:
+    """``(messages, max_tokens, records sent)`` for the first of ``records`` (at least one)
+    whose prompt and reply fit ``llm.context_tokens`` by estimate (a server with a short
+    window refuses a longer prompt, or silently drops its start: the criteria)."""
+    window = client.settings.context_tokens
+    while True:
+        messages = screening_messages(criteria, [(t, a) for _, t, a in records])
+        limit = max(TOKENS_PER_RECORD * len(records) + 64, client.settings.max_tokens)
+        if len(records) <= 1 or estimate_prompt_tokens(messages) + limit <= window:
+            return messages, limit, records
+        records = records[:-1]
 
 
 def _no_verdict(text: str, finish: str | None, limit: int, replies: int) -> str:
