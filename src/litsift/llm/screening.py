@@ -16,7 +16,7 @@ record; the reviewer decides. What-if figures: docs/EVALUATION.md, "An LLM judge
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from litsift.errors import LLMCancelledError, LLMError
@@ -131,30 +131,30 @@ def parse_verdicts(text: str, n_records: int) -> dict[int, Verdict]:
     Numbers outside the batch are ignored.
     """
     text = _THINK_RE.sub(" ", strip_thinking(text))
-    found: dict[int, Verdict] = {}
-    clash: set[int] = set()
+    found: dict[int, Verdict | None] = {}
     for value in json_values(text):
-        one: dict[int, Verdict] = {}
-        clash.clear()
-        for number, verdict in _json_verdicts(value):
-            if one.get(number, verdict) != verdict:
-                clash.add(number)
-            one[number] = verdict
-        found.update({k: v for k, v in one.items() if k not in clash})
+        found.update(_unclashed(_json_verdicts(value)))  # a clash there drops the earlier one
     if not found:
-        lines: dict[int, Verdict] = {}
-        for m in _LINE_RE.finditer(text):
-            number = int(m.group(1))
-            label = _LABELS.get(m.group(2).lower(), m.group(2).lower())
-            if lines.get(number, Verdict(label)).label != label:
-                clash.add(number)
-            lines.setdefault(number, Verdict(label, _one_line(m.group(3).strip(" |*"))))
-        found = {k: v for k, v in lines.items() if k not in clash}
+        found = _unclashed(
+            (int(m.group(1)), Verdict(m.group(2).lower(), _one_line(m.group(3).strip(" |*"))))
+            for m in _LINE_RE.finditer(text)
+        )
     if 0 in found:
         if set(found) != set(range(n_records)):
             return {}
         found = {k + 1: v for k, v in found.items()}
-    return {k: v for k, v in sorted(found.items()) if 1 <= k <= n_records}
+    return {k: v for k, v in sorted(found.items()) if 1 <= k <= n_records and v is not None}
+
+
+def _unclashed(items: Iterable[tuple[int, Verdict]]) -> dict[int, Verdict | None]:
+    """``items`` by number, the first of each; None for a number given two labels."""
+    out: dict[int, Verdict | None] = {}
+    for number, verdict in items:
+        if number not in out:
+            out[number] = verdict
+        elif (said := out[number]) is not None and said.label != verdict.label:
+            out[number] = None
+    return out
 
 
 def _json_verdicts(value: object) -> Iterator[tuple[int, Verdict]]:
