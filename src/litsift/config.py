@@ -141,7 +141,8 @@ class LLMSettings:
     rerank_top_n: int = 100
     rerank_window: int = 20
     rerank_step: int = 10
-    #: the model's context window in tokens: decides one prompt vs sliding windows.
+    #: the model's context window in tokens: decides one rerank prompt vs sliding windows,
+    #: and sends a screening call fewer records when 8 would not fit.
     context_tokens: int = 8192
     rerank_doc_words: int = 300
     answer_max_records: int = 10

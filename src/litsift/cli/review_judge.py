@@ -70,6 +70,7 @@ def review_judge(
             "verdicts": dict(report.labels),
             "skipped": report.skipped,
             "missing": report.missing,
+            "cut": report.cut,
             "left": report.left,
             "calls": stats.calls if stats else 0,
             "cached_calls": stats.cached_calls if stats else 0,
@@ -83,6 +84,11 @@ def review_judge(
             click.echo(f"{report.skipped:,} judged before by this model (--again judges them anew)")
         if report.missing:
             click.echo(f"{report.missing:,} left out of the replies (the same command asks again)")
+        if report.cut:
+            click.echo(
+                f"{report.cut:,} replies cut at the output limit: the records after the cut are "
+                "among those left out (raise llm.max_tokens)"
+            )
         if report.left:
             click.echo(f"{report.left:,} more records not judged (--limit)")
         if stats is not None and stats.calls:

@@ -37,13 +37,15 @@ DECIDED_FIRST = 50
 class JudgeReport:
     """What a judging run did: the model, the records judged now (``labels``: include /
     unsure / exclude counts), those judged before by the same model and skipped, the records
-    the replies left out, the call stats, and the error that ended the run early (None)."""
+    the replies left out, the replies cut at the output limit, the call stats, and the error
+    that ended the run early (None)."""
 
     model: str
     judged: int = 0
     labels: Counter[str] = field(default_factory=Counter)
     skipped: int = 0
     missing: int = 0
+    cut: int = 0
     stats: CallStats | None = None
     error: str | None = None
     left: int = 0
@@ -112,6 +114,7 @@ def judge_review(
 
     result = judge_records(client, criteria, todo, on_batch=saved, cancelled=cancelled)
     report.missing, report.stats, report.error = len(result.missing), result.stats, result.error
+    report.cut = result.cut
     return report
 
 
