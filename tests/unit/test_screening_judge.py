@@ -392,6 +392,15 @@ def test_eval_screening_reads_the_llms_verdicts_and_caches_its_calls(
     plain, data = rrf(CliRunner().invoke(main, args))
     assert not any("verdicts of" in n for n in data["notes"])
     assert judged > plain  # a judge that knows the review finds more includes early
+    home2 = tmp_path / "home2"  # another home: its own LLM cache
+    with LitsiftService(get_paths(home2)):
+        pass
+    srv.responder = oracle(donners, leave_out=1)  # a model leaving a record out of each reply
+    with configured_home(home2, srv):
+        args2 = ["--home", str(home2), *args[2:], "--llm"]
+        _, data = rrf(CliRunner().invoke(main, args2))
+    (said,) = [n for n in data["notes"] if "without a verdict" in n]
+    assert said.endswith("Donners_2021 33")  # one of each call's records, 33 calls
     out = CliRunner().invoke(main, [*args[:-3], "--llm"])  # no --criteria
     assert out.exit_code == 2 and "--llm judges the records against --criteria" in out.output
 

@@ -235,10 +235,10 @@ def _screening(
         bar = stack.enter_context(progress_bar(not as_json))
         judge = None
         if use_llm:  # the home's [llm] endpoint and LLM cache
-            from litsift.eval.screening_judge import llm_set_judge
+            from litsift.eval.screening_judge import LLMSetJudge
 
             client = stack.enter_context(open_service(home)).llm_client()
-            judge = (client.settings.model, llm_set_judge(client, bar))
+            judge = (client.settings.model, LLMSetJudge(client, bar))
         report = screening.run_screening(
             data_dir or default_data_dir(),
             split_list(sets),
@@ -249,6 +249,8 @@ def _screening(
             judge=judge,
         )
     data = screening.report_to_json(report)
+    if judge is not None and (said := judge[1].note()):
+        data["notes"].append(said)
     if plot_dir is not None:
         from litsift.review.recall_plots import draw_simulation_curves
 

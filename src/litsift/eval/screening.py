@@ -152,7 +152,7 @@ def run_screening(
         criteria: ``{set name: its review question}`` (``review new --criteria``), read
             by orders with a criteria column (``OrderSpec.criteria_weight``), not ASReview.
         judge: ``(model, judge)``: on each set with criteria, the judge's verdicts on every
-            record (:func:`litsift.eval.screening_judge.llm_set_judge`) are read by the
+            record (:class:`litsift.eval.screening_judge.LLMSetJudge`) are read by the
             ``litsift`` system's LLM-verdict column (``OrderSpec.judge_weight``).
 
     Raises:

@@ -21,20 +21,25 @@ if TYPE_CHECKING:
 #: ``judge(review, criteria)`` -> ``(N,)`` verdicts in file order (+1 / 0 / -1)
 SetJudge = Callable[["ReviewSet", str], npt.NDArray[np.float64]]
 
-__all__ = ["SetJudge", "llm_set_judge"]
+__all__ = ["LLMSetJudge", "SetJudge"]
 
 
-def llm_set_judge(
-    client: ChatClient, progress: Callable[[str, int, int], None] | None = None
-) -> SetJudge:
+class LLMSetJudge:
     """A :data:`SetJudge` asking ``client``'s model; ``progress("judging SET", done, total)``
-    after each call.
+    after each call. ``unjudged`` counts per set the records the replies left out or cut
+    (their verdict is 0, as for a record the LLM was never asked about).
 
-    The judge raises EvalError when a call fails (the calls answered are cached: the same
-    command goes on from there); a record the replies left out gets 0 (no verdict).
+    Calling it raises EvalError when a call fails (the calls answered are cached: the same
+    command goes on from there).
     """
 
-    def judge(review: ReviewSet, criteria: str) -> npt.NDArray[np.float64]:
+    def __init__(
+        self, client: ChatClient, progress: Callable[[str, int, int], None] | None = None
+    ) -> None:
+        self.client, self.progress = client, progress
+        self.unjudged: dict[str, int] = {}
+
+    def __call__(self, review: ReviewSet, criteria: str) -> npt.NDArray[np.float64]:
         from litsift.llm.screening import judge_records
 
         keys = [str(i) for i in range(len(review.titles))]
@@ -43,17 +48,25 @@ def llm_set_judge(
 
         def step(batch: dict[str, Verdict]) -> None:
             done[0] += len(batch)
-            if progress is not None:
-                progress(f"judging {review.name}", done[0], len(records))
+            if self.progress is not None:
+                self.progress(f"judging {review.name}", done[0], len(records))
 
-        result = judge_records(client, criteria, records, on_batch=step)
+        result = judge_records(self.client, criteria, records, on_batch=step)
         if result.error:
             raise EvalError(
                 f"{review.name}: {result.error}",
-                "the calls answered are cached: run the same command again",
+                "the calls answered are cached: the same command goes on from there (a reply "
+                "the model refused is cached too: another model or criteria text asks anew)",
             )
+        if result.missing:
+            self.unjudged[review.name] = len(result.missing)
         return np.array(
             [result.verdicts[k].value if k in result.verdicts else 0 for k in keys], np.float64
         )
 
-    return judge
+    def note(self) -> str | None:
+        """The report's note on the records left without a verdict, or None."""
+        if not self.unjudged:
+            return None
+        sets = ", ".join(f"{name} {n:,}" for name, n in sorted(self.unjudged.items()))
+        return f"records the LLM's replies left without a verdict (read as unjudged): {sets}"
