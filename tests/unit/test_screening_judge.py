@@ -94,7 +94,9 @@ def test_replies_are_read_as_json_in_prose_or_as_lines() -> None:
     assert parse_verdicts(reply, 3) == {
         2: Verdict("exclude", "rats"),
         1: Verdict("include", ""),
-    }  # 9 is out of range, "maybe" is no verdict
+        3: Verdict("unsure", ""),
+    }  # 9 is out of range; "maybe" (or "uncertain", "unclear") is unsure
+    assert parse_verdicts('[{"record": 1, "verdict": "probably"}]', 1) == {}  # no label
     lines = "1: include - adults on emicizumab\n2. **Exclude**: a review\nRecord 3 - unsure"
     got = parse_verdicts(lines, 3)
     assert [got[i].label for i in (1, 2, 3)] == ["include", "exclude", "unsure"]

@@ -59,7 +59,7 @@ _YES_NO_KEYS = ("include", "included", "eligible", "meets_criteria")
 _LABELS = {
     **{w: "include" for w in ("include", "included", "includes")},
     **{w: "exclude" for w in ("exclude", "excluded", "excludes")},
-    "unsure": "unsure",
+    **{w: "unsure" for w in ("unsure", "uncertain", "unclear", "maybe")},
 }
 _YES_NO = {"yes": "include", "true": "include", "no": "exclude", "false": "exclude"}
 
