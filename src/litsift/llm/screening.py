@@ -124,8 +124,9 @@ def parse_verdicts(text: str, n_records: int) -> dict[int, Verdict]:
     Reasoning in ``<think>`` blocks is skipped: a draft there is not the answer. A later
     verdict for a record replaces an earlier one (the model's final answer after a draft);
     two different verdicts for one record in one array give none. Labels: include / unsure /
-    exclude in any case or tense (``Included``); yes / no only under a key that asks it
-    (``"include": false``); anything else ("maybe") is no verdict. Records numbered from 0
+    exclude in any case or tense (``Included``), maybe / uncertain / unclear as unsure; yes /
+    no only under a key that asks it (``"include": false``); anything else ("probably") is no
+    verdict. Records numbered from 0
     are shifted when the reply numbers all ``n_records`` of them ``0..n_records-1``; any
     other reply with a record 0 gives no verdict (which record is which cannot be told).
     Numbers outside the batch are ignored.
