@@ -43,6 +43,9 @@ class JudgedOrder(LearningOrder):
     spec_: float = 0.8
     w: float = 0.5
     verdict: np.ndarray | None = None  # (N,) +1 / -1 once drawn
+    #: errors where the criteria say least (misses: the includes least like the criteria;
+    #: false includes: the excludes most like them) instead of at random
+    correlated: bool = False
 
     def permuted(self, perm):  # type: ignore[no-untyped-def]
         base = super().permuted(perm)
@@ -51,6 +54,15 @@ class JudgedOrder(LearningOrder):
         seed = zlib.crc32(perm[:16].tobytes())
         rng = np.random.default_rng(seed)
         u = rng.random(y.size)
+        if self.correlated and base.criteria_dense is not None:
+            # each class's records ranked by the criteria cosine (ties broken at random): the
+            # includes' lowest (1 - sens) and the excludes' highest (1 - spec) are judged wrong
+            c = base.criteria_dense.ravel() + 1e-9 * u
+            u = np.empty(y.size)
+            for label in (0, 1):
+                idx = np.flatnonzero(y == label)
+                ranks = np.argsort(np.argsort(-c[idx] if label else c[idx]))
+                u[idx] = (ranks + 0.5) / idx.size  # near 0: the record the judge gets right
         verdict = np.where(
             y == 1, np.where(u < self.sens, 1.0, -1.0), np.where(u < self.spec_, -1.0, 1.0)
         )
@@ -62,7 +74,13 @@ class JudgedOrder(LearningOrder):
         copied = {f.name: getattr(base, f.name) for f in fields(LearningOrder)}
         copied["criteria"] = crit
         return JudgedOrder(
-            **copied, labels=y, sens=self.sens, spec_=self.spec_, w=self.w, verdict=verdict
+            **copied,
+            labels=y,
+            sens=self.sens,
+            spec_=self.spec_,
+            w=self.w,
+            verdict=verdict,
+            correlated=self.correlated,
         )
 
     def fit(self, labelled, y):  # type: ignore[no-untyped-def]
@@ -79,7 +97,7 @@ class JudgedOrder(LearningOrder):
         return Fit(self, model, x, base.name + " + judge")
 
 
-#: system -> (sensitivity, specificity, weight)
+#: system -> (sensitivity, specificity, weight[, errors correlated with the criteria])
 SYSTEMS = {
     "base": None,
     "j76-91-w0.5": (0.76, 0.91, 0.5),
@@ -87,12 +105,15 @@ SYSTEMS = {
     "j95-70-w0.5": (0.95, 0.70, 0.5),
     "j95-70-w1": (0.95, 0.70, 1.0),
     "j70-70-w0.5": (0.70, 0.70, 0.5),
+    "j76-91-w0.5-corr": (0.76, 0.91, 0.5, True),
+    "j95-70-w0.5-corr": (0.95, 0.70, 0.5, True),
 }
 
 
-def variant(setup: SetUp, system: str, params: tuple[float, float, float]) -> LearningOrder:
+def variant(setup: SetUp, system: str, params: tuple) -> LearningOrder:  # type: ignore[type-arg]
     """The default order with a simulated judge column."""
-    sens, spec, w = params
+    sens, spec, w = params[:3]
+    correlated = len(params) > 3 and params[3]
     base = setup.base
     # eval screening ranks by the criteria's TF-IDF cosine before the first include
     q = setup.criteria_tfidf
@@ -100,7 +121,9 @@ def variant(setup: SetUp, system: str, params: tuple[float, float, float]) -> Le
     sims = np.asarray((tfidf_rows @ q.T).toarray(), dtype=np.float64).ravel()
     base = replace(base, criteria=sims)
     copied = {f.name: getattr(base, f.name) for f in fields(LearningOrder)}
-    return JudgedOrder(**copied, labels=setup.review.labels, sens=sens, spec_=spec, w=w)
+    return JudgedOrder(
+        **copied, labels=setup.review.labels, sens=sens, spec_=spec, w=w, correlated=correlated
+    )
 
 
 if __name__ == "__main__":
