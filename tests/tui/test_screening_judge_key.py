@@ -109,6 +109,9 @@ async def test_j_judges_the_records_and_the_screen_reads_the_verdicts(
             assert "LLM judging" not in progress_text(screen)
             assert "LLM verdicts" in session.model_name and "LLM verdicts" in progress_text(screen)
             assert any("257 records judged by test-model: include" in t for t in toasts(app))
+            await pilot.press("J")  # again: nothing left to ask, no call made
+            await wait_for(pilot, lambda: not screen.judging.running, "the second run's end")
+            assert "every record was judged by test-model before" in toasts(app)[-1]
             await pilot.press("x")  # still screening as before
         verdicts = stored_verdicts(svc.store, "donners")
         assert len(verdicts) == 257 and len(srv.requests) == 33
@@ -156,6 +159,8 @@ async def test_esc_leaves_the_screen_and_closes_the_judges_call(
             await pilot.press("J")  # the screen below judges in turn
             await wait_for(pilot, lambda: len(srv.requests) == 2, "the second run's call")
             assert first.judging.running
+            await pilot.press("J")  # no call left open for the next test's server to count
+            await wait_for(pilot, lambda: srv.hangups == 2, "the second call closed")
 
 
 async def test_quitting_closes_the_judges_call(tmp_path: Path, srv: ScriptedLLMServer) -> None:

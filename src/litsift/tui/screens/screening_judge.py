@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.worker import Worker, get_current_worker
 
 from litsift.errors import LitsiftError, LLMCancelledError
-from litsift.text import for_terminal
+from litsift.text import for_terminal, shell_word
 
 if TYPE_CHECKING:
     from litsift.service.api import ScreeningAPI
@@ -107,7 +107,7 @@ class Judging:
                 app.call_from_thread(self._failed, worker, err)
             return
         if not cancelled():
-            app.call_from_thread(self._done, worker, report)
+            app.call_from_thread(self._done, worker, report, session.name)
 
     def _progress(self, worker: Worker[None], judged: int, total: int) -> None:
         if worker is self.worker:
@@ -121,13 +121,17 @@ class Judging:
             msg = for_terminal(error_message(err), keep_newlines=False)
             self.screen.notify(msg, title="LLM judge", severity="error", markup=False)
 
-    def _done(self, worker: Worker[None], report: JudgeReport) -> None:
+    def _done(self, worker: Worker[None], report: JudgeReport, review: str) -> None:
         if worker is not self.worker:
             return
         self._end()
         model = for_terminal(report.model, keep_newlines=False)
         said = [f"{report.judged:,} records judged by {model}: {_counts(report)}"]
-        if report.skipped:
+        if report.skipped and not (report.judged or report.missing or report.error):
+            again = for_terminal(f"litsift review judge {shell_word(review)} --again")
+            said = [f"every record was judged by {model} before: nothing to ask ({again} asks "
+                    "anew)"]  # fmt: skip
+        elif report.skipped:
             said.append(f"{report.skipped:,} judged before by this model")
         if report.missing:
             said.append(f"{report.missing:,} left out of the replies (J asks again)")
