@@ -109,7 +109,7 @@ async def test_f1_in_litsift_review_screen_lists_the_screening_keys_not_the_sear
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         rows = app.screen.rows
-        first = [(keys, desc) for keys, desc, where, _ in rows[:8]]
+        first = [(keys, desc) for keys, desc, where, _ in rows[:9]]  # then 1 … 9 (J, Esc)
         assert first[0] == ("i / y / +", "Include") and ("x / -", "Exclude") in first
         assert ("1 … 9", "Exclude with the review's reason of that number") in first
         where = {r[2] for r in rows}

@@ -53,7 +53,7 @@ from litsift.types.citations import (
     TrailFetch,
 )
 from litsift.types.llm import Answer, AspectJudgement, RerankResult
-from litsift.types.reviews import FeedResult, ScreeningProgress
+from litsift.types.reviews import FeedResult, JudgeReport, ScreeningProgress
 
 if TYPE_CHECKING:
     from litsift.config import Config
@@ -215,6 +215,16 @@ class ScreeningAPI(Protocol):
     def sync(self) -> tuple[int, int]:
         """Load this reviewer's decisions stored by another session since (reads the store:
         off the UI thread); ``(loaded, taken_back)``."""
+        ...
+
+    def judge(
+        self,
+        progress: Callable[[JudgeReport, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> JudgeReport:
+        """The LLM's verdict on each record not judged yet, stored as each call answers
+        (minutes: off the UI thread; ``progress(report, to_judge)`` after each call; once
+        ``cancelled()`` is true the call in flight is closed and LLMCancelledError raised)."""
         ...
 
 

@@ -24,13 +24,12 @@ from litsift.types import Kind
 if TYPE_CHECKING:
     from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
-    from litsift.service.screening import ScreeningSession
-    from litsift.service.screening_judge import JudgeReport, VerdictSummary
+    from litsift.service.screening_judge import JudgingSession, VerdictSummary
     from litsift.sources.formats.ris_review import Marks
     from litsift.store import Store
     from litsift.store.report import Problem
     from litsift.store.reviews import Prisma, ReviewInfo
-    from litsift.types.reviews import FeedResult
+    from litsift.types.reviews import FeedResult, JudgeReport
 
 __all__ = ["ReviewCreated", "ReviewService"]
 
@@ -291,7 +290,7 @@ class ReviewService(ReviewRounds):
         return feed(self._store(), collection, since, mark_seen)
 
     # -- screening -------------------------------------------------------------------------
-    def open(self, name: str, stage: str = "tiab", reviewer: str = "") -> ScreeningSession:
+    def open(self, name: str, stage: str = "tiab", reviewer: str = "") -> JudgingSession:
         """Load a review's ``stage`` for screening by ``reviewer`` (blind: the session holds
         their decisions and the priors only; its TF-IDF features are built here: ~1 s for
         2,000 records; call it off the UI thread).
@@ -299,7 +298,7 @@ class ReviewService(ReviewRounds):
         Raises:
             ReviewError: no such review or stage.
         """
-        from litsift.service.screening import ScreeningSession
+        from litsift.service.screening_judge import JudgingSession
         from litsift.store import reviews
 
         store = self._store()
@@ -307,7 +306,7 @@ class ReviewService(ReviewRounds):
         if not store.readonly:
             reviews.mark_opened(store, name)
         records = self.records(name, stage, reviewer)
-        return ScreeningSession(store, info, records, self._encoder, stage, reviewer)
+        return JudgingSession(store, info, records, self._encoder, stage, reviewer, self._llm)
 
     def judge(self, name: str, **options: Any) -> JudgeReport:
         """``litsift review judge``: see :func:`litsift.service.screening_judge.judge_review`."""

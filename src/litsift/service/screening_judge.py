@@ -13,42 +13,72 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from litsift.errors import ReviewError
+from litsift.service.screening import ScreeningSession
+from litsift.types.reviews import JudgeReport
 
 if TYPE_CHECKING:
     from litsift.llm.screening import Verdict
     from litsift.llm.session import LLMSession
-    from litsift.service.screening import ScreeningSession
+    from litsift.models_onnx import Encoder
     from litsift.store import Store
-    from litsift.types.llm import CallStats
+    from litsift.store.reviews import ReviewInfo, ReviewRecord
+    from litsift.types import Paper
 
-__all__ = ["JudgeReport", "VerdictSummary", "judge_review", "verdict_summary"]
-
+__all__ = [
+    "DECIDED_FIRST",
+    "JudgeReport",
+    "JudgingSession",
+    "VerdictSummary",
+    "judge_review",
+    "verdict_summary",
+]
 
 #: decided records judged before the undecided ones (the fit needs some to weigh the verdicts;
 #: a review resumed with thousands decided should not spend a ``--limit`` on them)
 DECIDED_FIRST = 50
 
 
-@dataclass
-class JudgeReport:
-    """What a judging run did: the model, the records judged now (``labels``: include /
-    unsure / exclude counts), those judged before by the same model and skipped, the records
-    the replies left out, the replies cut at the output limit, the call stats, and the error
-    that ended the run early (None)."""
+class JudgingSession(ScreeningSession):
+    """A review being screened whose records the home's LLM can judge from the screen (what
+    ``ReviewService.open`` hands out: :meth:`litsift.service.api.ScreeningAPI.judge`)."""
 
-    model: str
-    judged: int = 0
-    labels: Counter[str] = field(default_factory=Counter)
-    skipped: int = 0
-    missing: int = 0
-    cut: int = 0
-    stats: CallStats | None = None
-    error: str | None = None
-    left: int = 0
+    def __init__(
+        self,
+        store: Store,
+        info: ReviewInfo,
+        records: list[tuple[ReviewRecord, Paper]],
+        encoder: Callable[[], Encoder] | None = None,
+        stage: str = "tiab",
+        reviewer: str = "",
+        llm: Callable[[], LLMSession] | None = None,
+    ) -> None:
+        """As :class:`ScreeningSession`; ``llm``: the home's LLM session (None: none)."""
+        super().__init__(store, info, records, encoder, stage, reviewer)
+        self._llm = llm
+
+    def judge(
+        self,
+        progress: Callable[[JudgeReport, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> JudgeReport:
+        """The LLM's verdict on each record this model has not judged yet, stored as each call
+        answers (:func:`judge_review` on this session, whose ``progress`` and ``cancelled``
+        these are; minutes: off the UI thread); the next :meth:`retrain` reads them.
+
+        Raises:
+            ReviewError: no criteria or keywords. LLMNotConfiguredError: no LLM endpoint.
+            LLMCancelledError: ``cancelled`` turned true. MachineFaultError: the store cannot
+            be written.
+        """
+        from litsift.llm.errors import LLMNotConfiguredError
+
+        if self._llm is None:
+            raise LLMNotConfiguredError("no LLM endpoint configured", "litsift config")
+        return judge_review(self, self._llm(), progress=progress, cancelled=cancelled)
 
 
 def judge_review(

@@ -1,14 +1,17 @@
 """Records of systematic reviews and feeds that cross the service's door (TUI <-> service): a
 stopping rule's state and the screening screen's progress (what
-:class:`litsift.service.api.ScreeningAPI` reports), and a ranked feed of synced papers."""
+:class:`litsift.service.api.ScreeningAPI` reports), an LLM judging run's report, and a ranked
+feed of synced papers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 from litsift.types.core import Paper
+from litsift.types.llm import CallStats
 
-__all__ = ["STAGE_NAMES", "FeedResult", "ScreeningProgress", "StopState"]
+__all__ = ["STAGE_NAMES", "FeedResult", "JudgeReport", "ScreeningProgress", "StopState"]
 
 #: A review's screening stages as reviewers name them, by their ``--stage`` value.
 STAGE_NAMES = {"tiab": "title/abstract", "fulltext": "full text"}
@@ -76,3 +79,22 @@ class FeedResult:
     disliked: int
     background: int
     model: str
+
+
+@dataclass
+class JudgeReport:
+    """What a judging run did (:func:`litsift.service.screening_judge.judge_review`): the
+    model, the records judged now (``labels``: include / unsure / exclude counts), those judged
+    before by the same model and skipped, the records the replies left out, the replies cut at
+    the output limit, the call stats, the error that ended the run early (None), and the
+    records a ``limit`` left unjudged."""
+
+    model: str
+    judged: int = 0
+    labels: Counter[str] = field(default_factory=Counter)
+    skipped: int = 0
+    missing: int = 0
+    cut: int = 0
+    stats: CallStats | None = None
+    error: str | None = None
+    left: int = 0

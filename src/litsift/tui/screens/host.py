@@ -7,6 +7,8 @@ research questions, background errors: :mod:`~litsift.tui.screens.triage`,
 these Protocols, never as ``SearchScreen``: the screen imports its parts and no part imports the
 screen (``tests/tui/test_import_cycles.py`` keeps the TUI's modules free of import cycles).
 A part that needs more of the screen adds it here, by name, where the next reader sees it.
+The screening screen's LLM judge (:mod:`~litsift.tui.screens.screening_judge`) sees it as a
+:class:`JudgeHost` likewise.
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.worker import Worker
 
-    from litsift.service.api import LitsiftAPI
+    from litsift.service.api import LitsiftAPI, ScreeningAPI
     from litsift.tui.screens.jobs import ServiceCalls
     from litsift.tui.widgets import DetailPane, QueryBar, ResultsTable, StatusLine
     from litsift.tui.widgets.kind_tab import KindTab
 
-__all__ = ["ErrorsHost", "RankingHost", "ResultsHost", "ScreenPump", "TriageHost"]
+__all__ = ["ErrorsHost", "JudgeHost", "RankingHost", "ResultsHost", "ScreenPump", "TriageHost"]
 
 
 class ScreenPump(Refreshing, Protocol):
@@ -123,3 +125,21 @@ class RankingHost(ResultsHost, Protocol):
 
     def cancel_workers(self, group: str) -> None:
         """Cancel the screen's workers of ``group`` (an aspect scoring with nothing to score)."""
+
+
+class JudgeHost(ScreenPump, Protocol):
+    """What :class:`~litsift.tui.screens.screening_judge.Judging` needs of the screening
+    screen: its session, whether it is still shown, the model's retraining and the progress
+    line."""
+
+    @property
+    def session(self) -> ScreeningAPI | None: ...
+
+    @property
+    def is_attached(self) -> bool: ...
+
+    def retrain(self) -> None:
+        """Retrain the learning order in the background (it reads the verdicts stored)."""
+
+    def show_counts(self) -> None:
+        """Show the progress line again (the judge's progress is part of it)."""

@@ -2,12 +2,12 @@
 
 Opened by ``litsift review screen NAME`` or, in the app, by F4 (the review screened last).
 Keys: ``i`` include, ``x`` exclude, ``1``-``9`` exclude with the review's reason of that
-number, ``m`` maybe, ``u`` undo, ``n`` note, ``c`` the criteria whole, Esc back (``litsift
-review screen``: q quits). A key records the decision (one SQLite insert) and shows the next
-record of the queue the last retraining made, at once; the model is retrained in a worker
-thread (never on the UI thread), and its order replaces the queue when it is done (the record
-on screen stays). The progress line, the gain curve (includes found as screening goes on) and
-the stopping rules' states are
+number, ``m`` maybe, ``u`` undo, ``n`` note, ``c`` the criteria whole, ``J`` the LLM judge
+(:mod:`~litsift.tui.screens.screening_judge`), Esc back (``litsift review screen``: q quits).
+A key records the decision (one SQLite insert) and shows the next record of the queue the last
+retraining made, at once; the model is retrained in a worker thread (never on the UI thread),
+and its order replaces the queue when it is done (the record on screen stays). The progress
+line, the gain curve (includes found as screening goes on) and the stopping rules' states are
 computed in the same worker; no rule stops screening on its own.
 
 Decisions another session stores on the review (a second terminal) are loaded by a worker at
@@ -36,6 +36,7 @@ from litsift.text import for_terminal
 from litsift.tui.screens.indexing import BuildCancelled, stops_when_cancelled
 from litsift.tui.screens.modals import PromptScreen
 from litsift.tui.screens.review_criteria import CriteriaScreen
+from litsift.tui.screens.screening_judge import JUDGE_BINDING, Judging, error_message
 from litsift.tui.screens.screening_text import (
     KEYWORD_STYLE,
     done_lines,
@@ -64,6 +65,7 @@ SCREENING_BINDINGS: list[BindingType] = [
     Binding("u", "undo", "Undo", id="screening_undo", tooltip="Undo the last decision"),
     Binding("n", "note", "Note", id="screening_note", tooltip="Note on this record"),
     Binding("c", "criteria", "Criteria", id="screening_criteria", tooltip="The criteria, whole"),
+    JUDGE_BINDING,
     Binding(
         "escape", "close", "Back", id="screening_back", tooltip="Back (review screen: q quits)"
     ),
@@ -117,6 +119,7 @@ class ScreeningScreen(Screen[None]):
         self.last_key_s: float | None = None
         self._keywords: list[str] = []
         self._terms: list[str] = []
+        self.judging = Judging(self)  # J
 
     def compose(self) -> ComposeResult:
         with Vertical(id="screening"):
@@ -157,14 +160,7 @@ class ScreeningScreen(Screen[None]):
 
     def _failed(self, err: Exception) -> None:
         self.retraining = False
-        if isinstance(err, LitsiftError):
-            msg = err.message + (f"; {err.hint}" if err.hint else "")
-        else:  # a worker that died silently left "opening review…" on screen for good
-            logging.getLogger("litsift.tui").error("screening failed", exc_info=err)
-            msg = (
-                f"screening failed unexpectedly ({type(err).__name__}); this is a bug in "
-                "litsift: the log file (litsift config) has the details"
-            )
+        msg = error_message(err)  # a bug said so: its worker left "opening review…" for good
         self.query_one("#screening-record", Static).update(safe_content([msg]))
         self.app.notify(msg, title="screening", severity="error", markup=False)
 
@@ -243,9 +239,11 @@ class ScreeningScreen(Screen[None]):
         self.retraining = False
         self.retrains += 1
         self._tell_synced(*synced)
-        paper = None if self.session is None else self.session.current_paper()
-        if self._shown != (paper.id if paper is not None else None):
-            self.show_record()
+        session = self.session
+        paper = None if session is None else session.current_paper()
+        verdict = None if paper is None or session is None else session.verdict_of(paper.id)
+        if (self._shown, self._verdict) != (paper.id if paper is not None else None, verdict):
+            self.show_record()  # another record, or a verdict (J) came for the one shown
         self.show_progress(got)
         if self._again or not fresh:
             self.retrain()
@@ -291,6 +289,7 @@ class ScreeningScreen(Screen[None]):
 
     # -- showing ----------------------------------------------------------------------------
     _shown: str | None = None
+    _verdict: tuple[str, str] | None = None
 
     def done_lines(self) -> list[Part]:
         """What to do once every record of the stage has a decision (:func:`done_lines`)."""
@@ -302,11 +301,11 @@ class ScreeningScreen(Screen[None]):
         paper = None if self.session is None else self.session.current_paper()
         box = self.query_one("#screening-record", Static)
         if paper is None or self.session is None:
-            self._shown = None
+            self._shown = self._verdict = None
             self.refresh_bindings()  # the decision keys show only while a record does
             box.update(safe_content(self.done_lines()))
             return
-        self._shown = paper.id
+        moved, self._shown = paper.id != self._shown, paper.id
         self.refresh_bindings()
         k, t = self._keywords, self._terms
         meta = " · ".join(x for x in (str(paper.year or "n.d."), paper.venue) if x)
@@ -322,17 +321,19 @@ class ScreeningScreen(Screen[None]):
         note = self.session.note_of(paper.id)
         if note:
             parts += ["\n\nnote: ", (note, "italic")]
-        verdict = self.session.verdict_of(paper.id)  # litsift review judge: not a decision
+        self._verdict = verdict = self.session.verdict_of(paper.id)  # J: not a decision
         if verdict is not None:
             parts += ["\n\nLLM: ", (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
         box.update(safe_content(parts))
-        self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
+        if moved:  # the same record with its verdict stays where it was read
+            self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
 
     def show_counts(self) -> None:
         """The progress line: screened n of N, included, maybe, the estimate of includes left."""
         if self.session is None:
             return
         line = progress_line(self.session) + (" · retraining…" if self.retraining else "")
+        line += f" · {self.judging.note}" if self.judging.note else ""
         note: list[Part] = [("\n" + self._elsewhere, "bold")] if self._elsewhere else []
         self.query_one("#screening-progress", Static).update(safe_content([line, *note]))
 
@@ -401,6 +402,9 @@ class ScreeningScreen(Screen[None]):
         self.show_record()
         self.show_counts()
         self.retrain()
+
+    def action_judge(self) -> None:  # J: the LLM's verdicts (again: stop)
+        self.judging.toggle()
 
     def action_criteria(self) -> None:  # the header shows 3 lines of them: the rest, whole
         if (session := self.session) is not None:
