@@ -145,6 +145,19 @@ def test_a_database_export_gives_no_note(tmp_path: Path, path: Path) -> None:
     assert texts == []
 
 
+@pytest.mark.parametrize("path", DATABASE_RIS[:4], ids=lambda p: p.stem)
+def test_a_review_of_a_database_export_has_no_note(tmp_path: Path, path: Path) -> None:
+    """``litsift review new --from`` a database's RIS: its ``N1`` is no review note either
+    (Scopus's ``Export Date: ...; CODEN: ...`` was each record's note)."""
+    if not path.is_file():
+        pytest.skip(f"{path} not here")
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "db", "--from", str(path), "--labels", "none")
+    with LitsiftService(get_paths(home)) as svc:
+        assert len(svc.reviews.records("db")) > 0
+        assert svc.reviews.notes("db") == {}
+
+
 @pytest.mark.parametrize(
     "path",
     [RIS / "asreview_web-of-science-export.ris", RIS / "asreview_proquest-export.ris"],

@@ -41,14 +41,14 @@ from typing import Any
 from litsift.sources.base import clean_text
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes
 
-__all__ = ["BOILERPLATE_RE", "OWN_DATABASE", "ris_notes"]
+__all__ = ["BOILERPLATE_RE", "OWN_DATABASE", "REVIEW_LABELS", "ris_notes"]
 
 #: The ``DB`` (name of database) line of litsift's library export (``litsift export --format
 #: ris``, :func:`litsift.export.formats.to_ris`): its records' ``N1`` lines are their notes.
 OWN_DATABASE = "litsift"
 
 #: The ``LB`` of a record of a litsift review export (``litsift review export --format ris``).
-_REVIEW_LABELS = frozenset({"include", "exclude", "maybe", "conflict", "unscreened"})
+REVIEW_LABELS = frozenset({"include", "exclude", "maybe", "conflict", "unscreened"})
 
 #: An ``N1`` line (or continuation line) a database writes: Scopus's and Web of Science's
 #: ``Key: value`` lines, ProQuest's ``Key - value`` lines, CINAHL's subset lines and an older
@@ -90,7 +90,7 @@ def ris_notes(entry: dict[str, Any]) -> list[str]:
     values = [v for v in values if v]
     database = [_first(entry, k) for k in ("name_of_database", "database_provider")]
     if values and database[0] != OWN_DATABASE:
-        if _first(entry, "label").lower() in _REVIEW_LABELS:
+        if _first(entry, "label").lower() in REVIEW_LABELS:
             return []
         if any(database) or _first(entry, "accession_number").upper().startswith("WOS:"):
             return []
