@@ -8,7 +8,8 @@
 * ``refs export`` with nothing kept hinted "or name ids" (it takes none), an empty collection
   "name ids, --kept or --collection NAME"; ``export NAME`` with no collection "create one first";
 * a BibTeX ``{\\textasciicircum}`` (Zotero's and litsift's own ``^``) was read as ``ˆ`` (U+02C6);
-* ``review show`` printed each note whole: a Scopus ``N1`` of 20,000 characters on one line.
+* ``review show`` printed each note whole: a note of 20,000 characters (a Scopus ``N1``) on one
+  line.
 """
 
 from __future__ import annotations
@@ -103,8 +104,22 @@ def test_a_text_circumflex_in_bibtex_is_a_caret(tmp_path: Path) -> None:
 
 
 def test_review_show_prints_a_long_note_shortened(tmp_path: Path) -> None:
+    """Each record's note is its Scopus ``N1`` (references, funding: up to 20,000 characters),
+    written by its reviewer: a Scopus ``N1`` is no longer read as a note itself."""
+    import rispy
+
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+
     home = tmp_path / "home"
     _run(home, "review", "new", "ibs", "--from", str(SCOPUS))
+    refs = rispy.loads(SCOPUS.read_text(encoding="utf-8-sig"))
+    long = {" ".join(r["title"].split()): "\n".join(r["notes"]) for r in refs}
+    with LitsiftService(get_paths(home)) as svc:
+        assert svc.reviews.notes("ibs") == {}
+        session = svc.reviews.open("ibs")
+        for _, paper in svc.reviews.records("ibs"):
+            session.set_note(long[" ".join(paper.title.split())], paper.id)
     shown = _run(home, "review", "show", "ibs")
     lines = shown[shown.index("notes (") :].splitlines()[1:]
     assert len(lines) == 6, shown

@@ -9,7 +9,8 @@ volume, issue, pages, publisher and name split are written where each format has
 
 A record's note and tags (:class:`litsift.store.triage.Note`, set in the TUI or brought by an
 import) are written in each format's own field: BibTeX ``annote`` and ``keywords``, RIS ``N1``
-and one ``KW`` per tag, CSL-JSON ``note`` and ``keyword``, and lines under the Markdown item.
+and one ``KW`` per tag, CSL-JSON ``annote`` and ``keyword``, and lines under the Markdown item;
+litsift reads each back as the note (RIS: of a record marked ``DB  - litsift``).
 """
 
 from __future__ import annotations
@@ -168,6 +169,11 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     return str(write_string(library))
 
 
+#: Every :func:`to_ris` record's ``DB``: litsift reads its ``N1`` as the note, a database's
+#: ``N1`` as boilerplate (``litsift.sources.formats.ris_notes.OWN_DATABASE``).
+RIS_DATABASE = "litsift"
+
+
 class _RisWriter(rispy.RisWriter):  # type: ignore[misc]
     DEFAULT_MAPPING: ClassVar[dict[str, str]] = {**rispy.TAG_KEY_MAPPING, "ED": "editors"}
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*rispy.LIST_TYPE_TAGS, "ED"]  # rispy has no ED
@@ -257,7 +263,7 @@ def dump_ris(refs: Sequence[dict[str, Any]]) -> str:
 def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None = None) -> str:
     """RIS references (``TY`` ... ``ER``), one per record sorted by citation key
     (:func:`ris_reference`; ``ID`` is the citation key, ``KW`` one line per tag of the record,
-    ``N1`` one line per line of its note).
+    ``N1`` one line per line of its note, ``DB`` :data:`RIS_DATABASE`).
 
     Args:
         dois: ``{doc_id: DOI}`` of the papers that have one (``DO``); None: the store's.
@@ -270,9 +276,8 @@ def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None 
         note = notes.get((r.kind, r.id))
         tags = note.tags if note else ()
         lines, doi = _note_lines(note), dois.get(r.id, "")
-        refs.append(
-            ris_reference(r, key, doi, notes=lines, keywords=tags, biblio=details.get(r.id))
-        )
+        ref = ris_reference(r, key, doi, notes=lines, keywords=tags, biblio=details.get(r.id))
+        refs.append({**ref, "name_of_database": RIS_DATABASE})
     return dump_ris(refs)
 
 
@@ -324,10 +329,10 @@ def _csl_item(
         item["abstract"] = _flat(abstract)
     if note is not None and note.tags:
         item["keyword"] = ", ".join(note.tags)
-    if note is not None and note.text.strip():
-        notes.append(note.text.strip())
     if notes:
         item["note"] = "\n".join(notes)
+    if note is not None and note.text.strip():
+        item["annote"] = note.text.strip()
     return item
 
 
@@ -340,8 +345,10 @@ def to_csl_json(store: Store, records: Sequence[Record]) -> str:
     ``volume``, ``issue``, ``page`` (``1-10``), ``publisher``, ``issued.date-parts``, ``DOI``,
     ``URL``, ``abstract``, ``keyword`` (the record's tags as one comma-separated string, the
     CSL-JSON convention), ``note`` (the venue note, then the research question as ``Problem: …
-    Method: …`` when the paper has one, then the record's own note, one per line). Source:
-    CSL-JSON schema (citation-style-language/schema, ``csl-data.json``).
+    Method: …`` when the paper has one, one per line: what Zotero reads as Extra), ``annote``
+    (the record's own note, as BibTeX's ``annote``: what pandoc maps it to, and litsift reads
+    back as the note). Source: CSL-JSON schema (citation-style-language/schema,
+    ``csl-data.json``).
     """
     keyed = _keyed(store, records)
     notes, dois = _notes(store, keyed), _dois(store, keyed)

@@ -3,9 +3,11 @@
 A JSON array of CSL items (the Citation Style Language's data schema): ``title``,
 ``abstract``, ``author`` and ``editor`` (``family``/``given`` or ``literal``), ``issued``
 (``date-parts`` or ``raw``/``literal``), ``container-title``, ``DOI``, ``URL``, ``PMID``,
-``PMCID``, ``keyword``, ``id`` / ``citation-key``. Identifiers are also read off ``URL`` and
-``note`` (Zotero writes ``arXiv: 2101.00001`` there). One JSON file per line (JSON Lines) is
-accepted too.
+``PMCID``, ``keyword``, ``id`` / ``citation-key``, ``annote`` (the user's annotation, what
+litsift's export and pandoc's BibTeX ``annote`` write: the record's note). Identifiers are also
+read off ``URL`` and ``note`` (Zotero writes its Extra field there, ``arXiv: 2101.00001``;
+Manubot its provenance: never read as a note). One JSON file per line (JSON Lines) is accepted
+too.
 """
 
 from __future__ import annotations
@@ -94,6 +96,9 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
     ids.update(normalize_ids({k: item.get(k) for k in ("DOI", "PMID", "PMCID") if item.get(k)}))
     keywords = item.get("keyword")
     tags = [clean_text(k) for k in keywords.split(",")] if isinstance(keywords, str) else []
+    annote = item.get("annote")
+    annote = annote.splitlines() if isinstance(annote, str) else []
+    note = "\n".join(map(clean_text, annote)).strip()  # its lines cleaned, blank lines kept
     return SourceRecord(
         location=location,
         title=clean_text(item.get("title")),
@@ -111,6 +116,7 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         license=clean_text(item.get("license")),
         ids=ids,
         tags=[t for t in tags if t],
+        notes=[note] if note else [],
         source_key=clean_text(item.get("citation-key") or item.get("id")),
         biblio=biblio(
             csl_type("csl", item.get("type")),

@@ -18,7 +18,8 @@ rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` 
 ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
 publisher's page name such as ``/full`` cut off), ``KW`` tags (and a Rayyan ``N1``'s labels,
-its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`), ``L1``/``L4``
+its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`), ``N1`` the note
+(unless a database's: :mod:`~litsift.sources.formats.ris_notes`), ``L1``/``L4``
 attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
@@ -53,6 +54,7 @@ from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read
 from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.formats.ris_names import comma_form, one_per_person, ris_editors, split_people
+from litsift.sources.formats.ris_notes import ris_notes
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -209,6 +211,11 @@ class _RisParser(TaggedParser):
     DEFAULT_MAPPING: ClassVar[dict[str, str]] = {**TAG_KEY_MAPPING, "ED": "editors"}
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*LIST_TYPE_TAGS, "ED"]
 
+    def _continue(self, record: dict[str, Any], tag: str, text: str) -> None:
+        if tag != "N1" or not record.get("notes"):  # an N1's lines stay one item
+            return super()._continue(record, tag, text)
+        record["notes"][-1] = f"{record['notes'][-1]}\n{text}"
+
 
 class _RisOneSpaceParser(_RisParser):
     TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) {1,2}-(?: ?(.*))?$")
@@ -316,7 +323,7 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
             for k in [*(entry.get("keywords") or []), *(t for r in rayyan for t in r.labels)]
             if clean_text(k)
         ],
-        notes=[line for r in rayyan for line in r.note_lines(labels=False)],
+        notes=[*(line for r in rayyan for line in r.note_lines(labels=False)), *ris_notes(entry)],
         screening="\n".join(screening),
         attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
         source_key=clean_text(_first(entry, "id")),

@@ -33,7 +33,9 @@ vote, the exclusion reasons the record lists, and its readable note (the reviewe
 labels), never as the markup itself.
 
 Every other ``N1`` line is a line of the record's note (a note of several lines is written one
-``N1`` a line and read back joined by ``"; "``, as several notes of one record are).
+``N1`` a line and read back joined by ``"; "``, as several notes of one record are). In a file
+that is no review's export (no ``LB`` decision) only what the library reads as the record's
+note is (:mod:`litsift.sources.formats.ris_notes`): a Scopus or ProQuest ``N1`` is no note.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ from typing import NamedTuple
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, clean_text, read_text
-from litsift.sources.formats.rayyan_notes import rayyan_notes
+from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.formats.ris import REASON_PREFIX, _parser
+from litsift.sources.formats.ris_notes import REVIEW_LABELS, ris_notes
 
 __all__ = [
     "STAGE_LABELS",
@@ -302,6 +305,9 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
             continue
         label = clean_text(item.fields.get("label")).lower()
         lines = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
+        if label not in REVIEW_LABELS:  # not a review's export: Rayyan's markup, and the note
+            own = [ln for note in ris_notes(item.fields) for ln in note.splitlines()]
+            lines = [n for n in lines if has_rayyan_notes(n)] + own  # (no database's N1)
         marks = _read_marks(label, lines, decisions)
         if any(
             (marks.decisions, marks.note, marks.votes, marks.resolved, marks.review,
