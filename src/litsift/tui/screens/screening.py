@@ -297,7 +297,8 @@ class ScreeningScreen(Screen[None]):
         return done_lines(self.review, self.stage, self.reviewer, papers)
 
     def show_record(self) -> None:
-        """The current record: title, year · venue, abstract, note; keywords highlighted."""
+        """The current record: title, year · venue, an LLM's verdict, abstract, note; keywords
+        highlighted."""
         paper = None if self.session is None else self.session.current_paper()
         box = self.query_one("#screening-record", Static)
         if paper is None or self.session is None:
@@ -313,17 +314,16 @@ class ScreeningScreen(Screen[None]):
             *[(p, "bold") if isinstance(p, str) else p for p in highlighted(paper.title, k, t)],
             "\n",
             (meta, "italic"),
-            "\n\n",
-            *highlighted(paper.abstract or "(no abstract)", k, t),
         ]
+        self._verdict = verdict = self.session.verdict_of(paper.id)  # J: not a decision
+        if verdict is not None:  # under the title, where it is seen without scrolling
+            parts += ["\nLLM: ", (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
+        parts += ["\n\n", *highlighted(paper.abstract or "(no abstract)", k, t)]
         for path in self.session.pdfs.get(paper.id, []):
             parts += ["\nPDF: ", (path, "underline")]
         note = self.session.note_of(paper.id)
         if note:
             parts += ["\n\nnote: ", (note, "italic")]
-        self._verdict = verdict = self.session.verdict_of(paper.id)  # J: not a decision
-        if verdict is not None:
-            parts += ["\n\nLLM: ", (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
         box.update(safe_content(parts))
         if moved:  # the same record with its verdict stays where it was read
             self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
