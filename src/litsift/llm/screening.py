@@ -15,6 +15,7 @@ record; the reviewer decides. What-if figures: docs/EVALUATION.md, "An LLM judge
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ ABSTRACT_WORDS = 250
 TOKENS_PER_RECORD = 64
 #: replies in a row without any verdict that end a run
 NO_VERDICT_STOP = 2
-#: bumped whenever :func:`screening_messages` changes (stored with each verdict)
+#: bumped whenever :func:`screening_messages` changes (part of :func:`prompt_id`)
 SCREENING_PROMPT_VERSION = "screen-1"
 
 _LINE_RE = re.compile(
@@ -107,6 +108,14 @@ def screening_messages(criteria: str, records: Sequence[tuple[str, str]]) -> lis
     )
     system = "You are a careful systematic-review screener. " + DATA_NOTE
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def prompt_id(criteria: str) -> str:
+    """What a verdict was asked with, stored beside it: :data:`SCREENING_PROMPT_VERSION` and a
+    digest of ``criteria`` (``"screen-1:3f2a9c0d1e4b"``). A verdict stored with another id
+    was given against other criteria (edited since) or another prompt: it is asked again."""
+    digest = hashlib.sha256(criteria.strip().encode("utf-8")).hexdigest()[:12]
+    return f"{SCREENING_PROMPT_VERSION}:{digest}"
 
 
 def _one_line(text: object) -> str:
@@ -213,13 +222,15 @@ class ScreeningJudgement:
     """What :func:`judge_records` returns: ``verdicts`` by record key, the call stats, and a
     one-line ``error`` when a call failed (the verdicts before it are kept), ``missing``: the
     keys sent whose verdict the replies left out, ``cut``: the replies cut at the output
-    limit (their records after the cut are among ``missing``)."""
+    limit (their records after the cut are among ``missing``), ``elsewhere``: the records
+    left unsent because another run judged them meanwhile."""
 
     verdicts: dict[str, Verdict]
     stats: CallStats
     error: str | None = None
     missing: tuple[str, ...] = ()
     cut: int = 0
+    elsewhere: int = 0
 
 
 def judge_records(
@@ -230,6 +241,7 @@ def judge_records(
     per_call: int = RECORDS_PER_CALL,
     on_batch: Callable[[dict[str, Verdict]], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    judged_elsewhere: Callable[[], set[str]] | None = None,
 ) -> ScreeningJudgement:
     """Judge ``records`` (``(key, title, abstract)``) against ``criteria``, ``per_call`` per
     call, each call cached like every call (temperature 0).
@@ -250,6 +262,9 @@ def judge_records(
         on_batch: called with each call's verdicts as they arrive (the caller saves them, so
             an interrupted run keeps what was judged).
         cancelled: once it returns True the call in flight is closed.
+        judged_elsewhere: asked before each call for the keys judged since the run began by
+            another run on the same records (a second terminal, ``J`` in the app): those are
+            not sent (each would be paid for twice).
 
     Returns:
         The verdicts; a failed call ends the run there with ``error`` set.
@@ -262,10 +277,16 @@ def judge_records(
     missing: list[str] = []
     stats = CallStats()
     per_call = max(1, per_call)
-    cut = empty = start = 0
-    while start < len(records):
-        messages, limit, batch = _fitted_call(client, criteria, records[start : start + per_call])
-        start += len(batch)
+    cut = empty = elsewhere = 0
+    todo = list(records)
+    while todo:
+        if judged_elsewhere is not None and (done_there := judged_elsewhere()):
+            left = [r for r in todo if r[0] not in done_there]
+            elsewhere, todo = elsewhere + len(todo) - len(left), left
+            if not todo:
+                break
+        messages, limit, batch = _fitted_call(client, criteria, todo[:per_call])
+        todo = todo[len(batch) :]
         try:
             done = client.complete(
                 messages,
@@ -278,7 +299,7 @@ def judge_records(
             raise
         except LLMError as e:
             said = f"screening judge failed: {e.message}" + (f"; {e.hint}" if e.hint else "")
-            return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut)
+            return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut, elsewhere)
         stats = stats.add(done.usage, done.cost_usd, done.cached)
         cut += done.finish_reason == "length"
         found = parse_verdicts(done.text, len(batch))
@@ -290,8 +311,8 @@ def judge_records(
         empty = 0 if got else empty + 1
         if empty and (done.finish_reason == "length" or empty >= NO_VERDICT_STOP):
             said = _no_verdict(done.text, done.finish_reason, limit, empty)
-            return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut)
-    return ScreeningJudgement(verdicts, stats, None, tuple(missing), cut)
+            return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut, elsewhere)
+    return ScreeningJudgement(verdicts, stats, None, tuple(missing), cut, elsewhere)
 
 
 def _fitted_call(

@@ -65,9 +65,10 @@ class JudgingSession(ScreeningSession):
         progress: Callable[[JudgeReport, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> JudgeReport:
-        """The LLM's verdict on each record this model has not judged yet, stored as each call
-        answers (:func:`judge_review` on this session, whose ``progress`` and ``cancelled``
-        these are; minutes: off the UI thread); the next :meth:`retrain` reads them.
+        """The LLM's verdict on each record this model has not judged against the review's
+        criteria yet, stored as each call answers (:func:`judge_review` on this session, whose
+        ``progress`` and ``cancelled`` these are; minutes: off the UI thread); the next
+        :meth:`retrain` reads them.
 
         Raises:
             ReviewError: no criteria or keywords. LLMNotConfiguredError: no LLM endpoint.
@@ -99,29 +100,42 @@ def judge_review(
         session: the review opened for screening (its records and decisions).
         llm: the home's LLM session.
         limit: judge at most this many records (None: all).
-        again: judge records this model judged before as well (else they are skipped).
+        again: judge records this model judged before as well (else those it judged against
+            the same criteria and keywords are skipped, and those judged against others, before
+            they were edited, are asked again); records another run (a second terminal, ``J``)
+            judges meanwhile are skipped either way.
         progress: called with the report so far and the number to judge, after each call.
         cancelled: once true the call in flight is closed (what was stored stays).
 
     Raises:
-        ReviewError: the review has no criteria or keywords to judge against.
+        ReviewError: the review has no criteria or keywords to judge against, or was deleted
+            during the run.
+        MachineFaultError: the store cannot be written (a read-only home: said before any call).
         LLMNotConfiguredError: no LLM endpoint configured.
         LLMCancelledError: ``cancelled`` turned true.
     """
-    from litsift.llm.screening import SCREENING_PROMPT_VERSION, judge_records
+    from litsift.llm.screening import judge_records, prompt_id
+    from litsift.store.history import now_iso
     from litsift.store.review_verdicts import save_verdicts, stored_verdicts
-    from litsift.text import for_storage
+    from litsift.text import for_storage, shell_word
 
     criteria = session.criteria_query()
     if not criteria:
         raise ReviewError(
             f"review {session.name!r} has no criteria for the LLM to judge its records against",
-            f"litsift review criteria {session.name} 'the review question and criteria'",
+            f"litsift review criteria {shell_word(session.name)} 'the review question and "
+            "criteria'",
         )
+    session.store.require_writable()  # before a call is paid for: its verdicts are stored
     client = llm.client()
-    model = client.settings.model
+    model, prompt, began = client.settings.model, prompt_id(criteria), now_iso()
     report = JudgeReport(model)
-    before = set() if again else set(stored_verdicts(session.store, session.name, model))
+
+    def judged(since: str = "") -> set[str]:  # by this model against these criteria
+        got = stored_verdicts(session.store, session.name, model)
+        return {d for d, v in got.items() if v.prompt == prompt and v.judged_at >= since}
+
+    before = set() if again else judged()
     _, order, _ = session.retrain()
     # the decided first (they weigh the verdicts): the includes, then excludes, up to
     # DECIDED_FIRST; then the undecided best first; then the rest of the decided
@@ -136,15 +150,16 @@ def judge_review(
 
     def saved(batch: dict[str, Verdict]) -> None:
         got = {k: (v.value, " ".join(for_storage(v.reason).split())) for k, v in batch.items()}
-        save_verdicts(session.store, session.name, model, got, SCREENING_PROMPT_VERSION)
+        save_verdicts(session.store, session.name, model, got, prompt)
         report.judged += len(got)
         report.labels.update(v.label for v in batch.values())
         if progress is not None:
             progress(report, len(todo))
 
-    result = judge_records(client, criteria, todo, on_batch=saved, cancelled=cancelled)
+    result = judge_records(client, criteria, todo, on_batch=saved, cancelled=cancelled,
+                           judged_elsewhere=lambda: judged(began))  # fmt: skip
     report.missing, report.stats, report.error = len(result.missing), result.stats, result.error
-    report.cut = result.cut
+    report.cut, report.skipped = result.cut, report.skipped + result.elsewhere
     return report
 
 

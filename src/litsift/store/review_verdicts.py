@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
 
@@ -18,12 +19,14 @@ __all__ = ["StoredVerdict", "save_verdicts", "stored_verdicts"]
 @dataclass(frozen=True)
 class StoredVerdict:
     """A record's verdict: ``value`` +1 include / 0 unsure / -1 exclude, the model's reason,
-    the model and when it was judged (ISO 8601, UTC)."""
+    the model, when it was judged (ISO 8601, UTC) and what it was asked with
+    (:func:`litsift.llm.screening.prompt_id`: the prompt's version and the criteria's digest)."""
 
     value: int
     reason: str
     model: str
     judged_at: str
+    prompt: str = ""
 
     @property
     def label(self) -> str:
@@ -37,9 +40,19 @@ def save_verdicts(
     """Store ``{doc_id: (value, reason)}`` judged by ``model`` with prompt version ``prompt``,
     replacing that model's earlier verdict on the same records; records no longer in the
     review are skipped (the caller keeps control characters out of the reasons:
-    :func:`litsift.text.for_storage`). Returns the verdicts stored."""
+    :func:`litsift.text.for_storage`). Returns the verdicts stored.
+
+    Raises:
+        ReviewError: there is no review ``name`` (deleted while its records were judged).
+        MachineFaultError: the store cannot be written.
+    """
     at = now_iso()
     with store._write_transaction() as conn:
+        if conn.execute("SELECT 1 FROM reviews WHERE name = ?", (name,)).fetchone() is None:
+            raise ReviewError(
+                f"no review named {name!r}: it was deleted while its records were judged",
+                "litsift review list shows the reviews",
+            )
         members = {
             str(r[0])
             for r in conn.execute("SELECT doc_id FROM review_records WHERE review = ?", (name,))
@@ -65,8 +78,10 @@ def stored_verdicts(store: Store, name: str, model: str | None = None) -> dict[s
     only = "" if model is None else " AND model = ?"
     with store._lock:
         rows = store._conn.execute(
-            "SELECT doc_id, verdict, reason, model, judged_at FROM review_verdicts "
+            "SELECT doc_id, verdict, reason, model, judged_at, prompt FROM review_verdicts "
             f"WHERE review = ?{only} ORDER BY judged_at, model",
             (name, *(() if model is None else (model,))),
         ).fetchall()
-    return {str(d): StoredVerdict(int(v), str(r), str(m), str(at)) for d, v, r, m, at in rows}
+    return {
+        str(d): StoredVerdict(int(v), str(r), str(m), str(at), str(p)) for d, v, r, m, at, p in rows
+    }

@@ -85,9 +85,10 @@ class FeedResult:
 class JudgeReport:
     """What a judging run did (:func:`litsift.service.screening_judge.judge_review`): the
     model, the records judged now (``labels``: include / unsure / exclude counts), those judged
-    before by the same model and skipped, the records the replies left out, the replies cut at
-    the output limit, the call stats, the error that ended the run early (None), and the
-    records a ``limit`` left unjudged."""
+    before by the same model against the same criteria, or meanwhile by another run, and
+    skipped, the records the replies left out, the replies cut at the output limit, the call
+    stats, the error that ended the run early (None), and the records a ``limit`` left
+    unjudged."""
 
     model: str
     judged: int = 0

@@ -1,0 +1,124 @@
+"""``litsift review judge`` where the review changes around it: criteria edited after a run,
+another run (a second terminal, ``J`` in the app) judging the same records at the same time,
+the review deleted mid-run, a home that cannot be written; and its verdicts in the review's
+CSV export (the use of automation on record). Real scripted server on 127.0.0.1, real SQLite
+homes, the real Donners 2021 review (258 records)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+from litsift.config import load_config
+from litsift.errors import ReadOnlyHomeError
+from litsift.llm.session import LLMSession
+from litsift.paths import get_paths
+from litsift.service.facade import LitsiftService
+from litsift.service.screening import ScreeningSession
+from litsift.service.screening_judge import judge_review
+from litsift.store import Store
+from litsift.store.review_verdicts import stored_verdicts
+from litsift.store.reviews import get_review
+from tests.llm_server import Reply
+from tests.unit.test_screening_judge import DONNERS, donners, home, judge, oracle
+
+__all__ = ["donners", "home"]  # the fixtures: the review set, a home with review "don"
+
+
+def _cli(home: Path, *args: str) -> Any:
+    got = CliRunner().invoke(main, ["--home", str(home), *args])
+    assert "Traceback" not in got.output, got.output
+    return got
+
+
+def test_records_judged_against_criteria_since_edited_are_asked_again(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    """Was: the second run said "every record judged before" and kept verdicts given against
+    criteria the reviewer had since rewritten (the app's J: "nothing to ask")."""
+    srv.responder = oracle(donners)
+    assert judge(home).exit_code == 0
+    srv.requests.clear()
+    assert "0 records judged" in judge(home).output and not srv.requests  # same criteria
+    new = "Emicizumab in children with haemophilia A: bleeding rates"
+    assert _cli(home, "review", "criteria", "don", new).exit_code == 0
+    got = judge(home)
+    assert got.exit_code == 0, got.output
+    assert "257 records judged" in got.output and "judged before" not in got.output
+    assert new in srv.requests[0].body["messages"][-1]["content"]
+
+
+def test_a_second_run_on_the_same_review_is_not_paid_for_twice(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    """Two runs at once (``J`` in the app while ``review judge`` runs): records the other
+    judged meanwhile are not sent again. Was: the first run sent every one of them again, in
+    batches of its own order (the other's read the decisions made since), so uncached."""
+    srv.responder = oracle(donners)
+    other: list[Any] = []
+
+    def meanwhile(report: Any, total: int) -> None:  # after this run's first call is stored
+        if not other:  # the app: 3 records screened, then J, all before this run's next call
+            with LitsiftService(get_paths(home)) as svc:
+                session = svc.reviews.open("don")
+                for _ in range(3):
+                    session.decide("exclude")
+                other.append(session.judge())
+                other.append(len(srv.requests))
+
+    with LitsiftService(get_paths(home)) as svc:
+        got = svc.reviews.judge("don", progress=meanwhile)
+    (there, sent) = other
+    assert there.judged == 249 and there.skipped == 8 and there.error is None
+    assert len(srv.requests) == sent  # nothing sent after the other run ended
+    assert got.judged == 8 and got.skipped == 249 and got.error is None
+    with LitsiftService(get_paths(home)) as svc:
+        assert len(stored_verdicts(svc.store, "don")) == 257
+
+
+def test_a_review_deleted_while_judged_ends_the_run(home: Path, srv: Any, donners: Any) -> None:
+    """Was: the run went on, paid for every call, stored nothing (the records were no longer
+    a review's) and said "257 records judged"."""
+    judge_all = oracle(donners)
+
+    def respond(body: Any) -> Reply:
+        if len(srv.requests) == 2:  # another terminal: litsift review delete don
+            with LitsiftService(get_paths(home)) as other:
+                other.reviews.delete("don")
+        return judge_all(body)
+
+    srv.responder = respond
+    got = judge(home)
+    assert got.exit_code != 0 and "Traceback" not in got.output
+    assert "no review named 'don': it was deleted while its records were judged" in got.output
+    assert len(srv.requests) == 2
+
+
+def test_a_home_that_cannot_be_written_is_told_before_any_call(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    """Was: the first call was sent (and paid for), then its verdicts could not be stored."""
+    paths = get_paths(home)
+    with LitsiftService(paths) as svc:
+        records = svc.reviews.records("don")
+    srv.responder = oracle(donners)
+    with Store(paths.store_file, readonly=True) as store:
+        session = ScreeningSession(store, get_review(store, "don"), records)
+        llm = LLMSession(load_config(paths.config_file).llm, paths)
+        with pytest.raises(ReadOnlyHomeError, match="read-only"):
+            judge_review(session, llm)
+    assert not srv.requests
+
+
+def test_a_hint_names_a_review_with_a_space_as_a_shell_word(tmp_path: Path) -> None:
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)) as svc:
+        svc.reviews.create("don 2", [DONNERS], labels=1)
+    got = _cli(home, "review", "judge", "don 2")
+    assert got.exit_code != 0 and "litsift review criteria 'don 2' '" in got.output, got.output
