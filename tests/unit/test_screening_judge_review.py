@@ -6,6 +6,8 @@ homes, the real Donners 2021 review (258 records)."""
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +124,27 @@ def test_a_hint_names_a_review_with_a_space_as_a_shell_word(tmp_path: Path) -> N
         svc.reviews.create("don 2", [DONNERS], labels=1)
     got = _cli(home, "review", "judge", "don 2")
     assert got.exit_code != 0 and "litsift review criteria 'don 2' '" in got.output, got.output
+
+
+def test_the_csv_export_says_which_records_an_llm_judged_and_how(
+    home: Path, srv: Any, donners: Any, tmp_path: Path
+) -> None:
+    srv.responder = oracle(donners)
+    assert judge(home, "--limit", "16").exit_code == 0
+    out = tmp_path / "don.csv"
+    assert _cli(home, "review", "export", "don", "-o", str(out)).exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
+    judged = [r for r in rows if r["llm_verdict"]]
+    assert len(judged) == 16 and {r["llm_model"] for r in judged} == {"test-model"}
+    assert {(r["llm_verdict"], r["llm_reason"]) for r in judged} <= {
+        ("include", "emicizumab in people"),
+        ("exclude", "off topic"),
+    }
+    assert not any(r["llm_reason"] or r["llm_model"] for r in rows if not r["llm_verdict"])
+    # the file read back: its decisions as before, no verdict taken for a decision or a note
+    assert _cli(home, "review", "new", "back", "--from", str(out)).exit_code == 0
+    with LitsiftService(get_paths(home)) as svc:
+        back = svc.reviews.records("back")
+        assert not stored_verdicts(svc.store, "back")
+    assert not any(r.note for r, _ in back)
+    assert sum(r.decision is not None for r, _ in back) == sum(bool(r["decision"]) for r in rows)

@@ -24,39 +24,44 @@ __all__ = ["jsonl_problem", "refuse_files_without_records", "to_csv", "to_ris"]
 
 _CSV_COLUMNS = (
     "id", "decision", "reason", "stage", "source", "note", "title", "abstract", "year", "venue",
-    "doi", "pmid", "entries", "pdf",
+    "doi", "pmid", "entries", "pdf", "llm_verdict", "llm_reason", "llm_model",
 )  # fmt: skip
 
 
 def to_csv(
+    store: Store,
+    name: str,
+    stage: str,
     rows: Sequence[tuple[ReviewRecord, Paper]],
     ids: dict[str, dict[str, str]],
-    stage: str,
-    pdfs: dict[str, list[str]],
-    noted: dict[str, dict[str, str]] | None = None,
 ) -> str:
     """The review's table: one row per record (``_CSV_COLUMNS``), with the record's own title
     (empty for a record that has none: not the screening's stand-in) and its abstract, so
     ``review new --from`` the file screens every record again. The ``note`` cell holds the
     unnamed reviewer's note as written, then each named reviewer's lines as ``Note by NAME:
     ...`` (the RIS export's ``N1`` lines), so ``review new --from`` the file gives each note
-    back to whoever wrote it; ``noted`` is :func:`litsift.store.review_notes.review_notes`
-    (None: the rows' own notes, unattributed)."""
+    back to whoever wrote it. The ``llm_*`` cells hold an LLM judge's verdict on the record
+    (``litsift review judge``: the newest, :func:`litsift.store.review_verdicts.stored_verdicts`),
+    its reason and the model, empty where none: the use of automation in the screening is on
+    record for the report (PRISMA 2020 item 8); they are never read back as decisions.
+    """
     from litsift.sources.formats.ris_review import note_lines
+    from litsift.store.review_notes import review_notes
+    from litsift.store.review_stages import attachment_paths
+    from litsift.store.review_verdicts import stored_verdicts
 
+    pdfs = attachment_paths(store, [r.doc_id for r, _ in rows])
+    noted, verdicts = review_notes(store, name), stored_verdicts(store, name)
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(_CSV_COLUMNS)
     for r, p in rows:
-        got = ids.get(r.doc_id, {})
-        note = r.note
-        if noted is not None:
-            by = noted.get(r.doc_id, {})
-            note = "\n".join(note_lines(by.get("", ""), {w: t for w, t in by.items() if w}))
+        got, by, v = ids.get(r.doc_id, {}), noted.get(r.doc_id, {}), verdicts.get(r.doc_id)
+        note = "\n".join(note_lines(by.get("", ""), {w: t for w, t in by.items() if w}))
         out.writerow(
             [r.doc_id, r.decision or "", r.reason, stage, r.source or "", note, p.real_title,
              p.abstract, p.year or "", p.venue, got.get("doi", ""), got.get("pmid", ""), r.entries,
-             "; ".join(pdfs.get(r.doc_id, []))]
+             "; ".join(pdfs.get(r.doc_id, [])), *((v.label, v.reason, v.model) if v else [""] * 3)]
         )  # fmt: skip
     return buf.getvalue()
 

@@ -112,8 +112,9 @@ class ReviewRounds:
 
         Args:
             fmt: ``csv`` (one row per record: id, decision, reason, stage, source, note,
-                title, abstract, year, venue, doi, pmid, entries, pdf) or ``ris`` (``LB`` =
-                decision, ``N1`` = note and ``Exclusion reason: ...``).
+                title, abstract, year, venue, doi, pmid, entries, pdf, llm_verdict, llm_reason,
+                llm_model) or ``ris`` (``LB`` = decision, ``N1`` = note and ``Exclusion reason:
+                ...``; no LLM verdict, as an ``N1`` would come back as a note).
             which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
                 ``unscreened``) or ``conflict``: the records awaiting resolution, which have no
                 decision (their CSV ``source`` is ``conflict``, their RIS ``LB`` too) and are
@@ -124,7 +125,7 @@ class ReviewRounds:
         """
         from dataclasses import replace
 
-        from litsift.store.review_stages import attachment_paths, conflicts, stage_rows
+        from litsift.store.review_stages import conflicts, stage_rows
         from litsift.store.reviews import DECISIONS
 
         _check_stage(stage)
@@ -140,10 +141,7 @@ class ReviewRounds:
         rows = [(r, p) for r, p in got if which in ("all", r.decision or r.source or "unscreened")]
         ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r, _ in rows])
         if fmt == "csv":
-            from litsift.store.review_notes import review_notes
-
-            pdfs = attachment_paths(store, [r.doc_id for r, _ in rows])
-            return to_csv(rows, ids, stage, pdfs, review_notes(store, name))
+            return to_csv(store, name, stage, rows, ids)
         if fmt == "ris":
             return to_ris(store, name, stage, rows, ids)
         raise ReviewError(f"unknown export format {fmt!r}", "choose csv, ris or decisions")
