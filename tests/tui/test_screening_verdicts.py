@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from litsift.store.review_verdicts import save_verdicts
 from litsift.tui.app import create_screening_app
-from tests.tui.test_screening_screen import SIZE, donners_review, wait_idle
+from tests.tui.test_screening_screen import DONNERS, SIZE, donners_review, wait_idle
 
 
 async def test_the_verdict_and_its_reason_are_shown_beside_the_record(tmp_path: Path) -> None:
@@ -29,3 +29,21 @@ async def test_the_verdict_and_its_reason_are_shown_beside_the_record(tmp_path: 
             decided = screen.session.counts()
         # the verdicts decided nothing: the same records are screened, none excluded
         assert svc.reviews.open("donners").counts() == decided
+
+
+async def test_at_full_text_the_verdict_says_it_read_the_title_and_abstract(
+    tmp_path: Path,
+) -> None:
+    """The judge reads titles and abstracts only: at the full-text stage its verdict must not
+    read as a judgement of the full text."""
+    with donners_review(tmp_path, criteria="Emicizumab in people with haemophilia A") as svc:
+        svc.reviews.delete("donners")
+        svc.reviews.create("donners", [DONNERS], labels="all", criteria="Emicizumab")
+        session = svc.reviews.open("donners", stage="fulltext")
+        verdicts = {p.id: (-1, "a review article") for p in session.papers}
+        assert verdicts and save_verdicts(svc.store, "donners", "m", verdicts, "screen-1")
+        app = create_screening_app(svc, "donners", dense=False, stage="fulltext")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            shown = str(screen.query_one("#screening-record", Static).render())
+            assert "LLM (title/abstract): exclude — a review article" in shown

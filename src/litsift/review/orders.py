@@ -14,10 +14,11 @@ ELAS_RATIO = 9.8
 ELAS_C = 0.11
 
 
-#: Scale of the LLM-verdict column in every order (:attr:`OrderSpec.judge_weight`): 0.5, of 0.5
-#: and 1.0 in a what-if run with simulated judges (docs/EVALUATION.md, "An LLM judge"); a
-#: review without verdicts is ranked as without the column.
-JUDGE_WEIGHT = 0.5
+#: Scale of the LLM-verdict column in every order (:attr:`OrderSpec.judge_weight`): 0.3, the
+#: best of 0.3 / 0.5 / 1.0 for each of four simulated judges, erring at random or where the
+#: criteria say least (docs/EVALUATION.md, "An LLM judge"); a review without verdicts is
+#: ranked as without the column.
+JUDGE_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)

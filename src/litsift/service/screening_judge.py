@@ -139,7 +139,9 @@ def judge_review(
     _, order, _ = session.retrain()
     # the decided first (they weigh the verdicts): the includes, then excludes, up to
     # DECIDED_FIRST; then the undecided best first; then the rest of the decided
-    decided = sorted(session.decisions, key=lambda r: (session.decisions[r] == "exclude", r))
+    with session._lock:  # a decision, undo or sync on the screen may replace the dict meanwhile
+        decisions = dict(session.decisions)
+    decided = sorted(decisions, key=lambda r: (decisions[r] == "exclude", r))
     order = decided[:DECIDED_FIRST] + order + decided[DECIDED_FIRST:]
     rows = [r for r in order if session.papers[r].id not in before]
     report.skipped = len(order) - len(rows)

@@ -317,7 +317,8 @@ class ScreeningScreen(Screen[None]):
         ]
         self._verdict = verdict = self.session.verdict_of(paper.id)  # J: not a decision
         if verdict is not None:  # under the title, where it is seen without scrolling
-            parts += ["\nLLM: ", (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
+            said = "\nLLM: " if self.stage == "tiab" else "\nLLM (title/abstract): "
+            parts += [said, (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
         parts += ["\n\n", *highlighted(paper.abstract or "(no abstract)", k, t)]
         for path in self.session.pdfs.get(paper.id, []):
             parts += ["\nPDF: ", (path, "underline")]
