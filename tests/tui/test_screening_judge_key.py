@@ -205,3 +205,14 @@ async def test_j_without_an_endpoint_or_criteria_says_what_to_set(
             await pilot.press("x")  # still screening
             assert screen.session.counts()[0] == screened + 1
     assert not srv.requests
+
+
+def test_a_bug_in_the_judge_is_named_as_the_judges_not_the_screenings() -> None:
+    from litsift.errors import ReviewError
+    from litsift.tui.screens.screening_judge import error_message
+
+    said = error_message(KeyError(3), "the LLM judge")
+    assert said.startswith("the LLM judge failed unexpectedly (KeyError)")
+    assert "log file" in said and error_message(KeyError(3)).startswith("screening failed")
+    ours = ReviewError("review 'x' has no criteria", "litsift review criteria x '...'")
+    assert error_message(ours, "the LLM judge") == ours.message + "; " + ours.hint

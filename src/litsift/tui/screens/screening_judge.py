@@ -39,14 +39,14 @@ JUDGE_BINDING = Binding(
 GROUP = "screening-judge"
 
 
-def error_message(err: Exception) -> str:
+def error_message(err: Exception, what: str = "screening") -> str:
     """``message; hint`` of a LitsiftError; for anything else (a bug: logged here) a line that
-    says so and where the details are."""
+    says so, naming ``what`` failed, and where the details are."""
     if isinstance(err, LitsiftError):
         return err.message + (f"; {err.hint}" if err.hint else "")
-    logging.getLogger("litsift.tui").error("screening failed", exc_info=err)
+    logging.getLogger("litsift.tui").error("%s failed", what, exc_info=err)
     return (
-        f"screening failed unexpectedly ({type(err).__name__}); this is a bug in "
+        f"{what} failed unexpectedly ({type(err).__name__}); this is a bug in "
         "litsift: the log file (litsift config) has the details"
     )
 
@@ -118,7 +118,7 @@ class Judging:
     def _failed(self, worker: Worker[None], err: Exception) -> None:
         if worker is self.worker:
             self._end()
-            msg = for_terminal(error_message(err), keep_newlines=False)
+            msg = for_terminal(error_message(err, "the LLM judge"), keep_newlines=False)
             self.screen.notify(msg, title="LLM judge", severity="error", markup=False)
 
     def _done(self, worker: Worker[None], report: JudgeReport, review: str) -> None:
