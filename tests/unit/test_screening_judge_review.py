@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +118,49 @@ def test_a_home_that_cannot_be_written_is_told_before_any_call(
         with pytest.raises(ReadOnlyHomeError, match="read-only"):
             judge_review(session, llm)
     assert not srv.requests
+
+
+@pytest.mark.parametrize("made", [False, True], ids=["no-cache-yet", "cache-in-use"])
+def test_an_unwritable_response_cache_leaves_the_calls_uncached(
+    home: Path, srv: Any, donners: Any, made: bool
+) -> None:
+    """Was: a cache folder litsift may not write (left by a `sudo litsift`) stopped the run
+    before any call with "<home>/data cannot be written", the wrong folder, though the store
+    was writable; with the cache open elsewhere, the call was paid for, then its verdicts lost
+    to "attempt to write a readonly database". The response cache is a cache, as the
+    embeddings' is: the calls go uncached.
+    A real process run as a root that obeys permission bits (setpriv)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run the CLI without CAP_DAC_OVERRIDE")
+    srv.responder = oracle(donners)
+    cache = get_paths(home).cache_dir
+    cache.mkdir(parents=True, exist_ok=True)
+    if made:  # the cache is made (its WAL left by this process's open client), then read-only
+        assert judge(home, "--limit", "8").exit_code == 0
+    locked = [cache, *cache.iterdir()]
+    for path in locked:
+        path.chmod(path.stat().st_mode & ~0o222)
+    env = {k: v for k, v in os.environ.items() if k not in ("LITSIFT_HOME",)}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).parents[2] / "src"), env.get("PYTHONPATH", "")]
+    )
+    drop = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+    run = [sys.executable, "-m", "litsift", "--home", str(home), "review", "judge", "don"]
+    try:
+        got = subprocess.run(
+            [*drop, *run, "--limit", "16"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+    finally:
+        for path in locked:
+            path.chmod(path.stat().st_mode | 0o200)
+    assert got.returncode == 0, got.stderr
+    assert "16 records judged by test-model" in got.stdout and "Traceback" not in got.stderr
+    with LitsiftService(get_paths(home)) as svc:
+        assert len(stored_verdicts(svc.store, "don")) == (24 if made else 16)
 
 
 def test_a_hint_names_a_review_with_a_space_as_a_shell_word(tmp_path: Path) -> None:

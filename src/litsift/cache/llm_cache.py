@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Mapping
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 CACHE_VERSION = 1
 
 FILE_NAME = "llm-cache.sqlite"
+
+log = logging.getLogger(__name__)
 
 
 def prompt_hash(messages: Any) -> str:
@@ -159,7 +162,8 @@ class LLMCache:
         prompt_sha256: str,
         params: Mapping[str, Any],
     ) -> None:
-        """Store (or replace) the response for ``key``."""
+        """Store (or replace) the response for ``key``; on a cache that cannot be written (a
+        read-only or full disk) log that it was not stored, as a miss costs only a call."""
         row = {
             "key": key,
             "endpoint": endpoint,
@@ -175,7 +179,10 @@ class LLMCache:
             "created_at": response.created_at or _now(),
         }
         with self._lock:
-            self._db.table("responses").upsert(row, pk="key")
+            try:
+                self._db.table("responses").upsert(row, pk="key")
+            except sqlite3.OperationalError as e:  # read-only, full: the reply is not lost
+                log.warning("LLM response not cached in %s: %s", self.path, e)
 
     def record_call(
         self,
@@ -189,21 +196,25 @@ class LLMCache:
         completion_tokens: int,
         cost_usd: float,
     ) -> None:
-        """Append one call (a cache hit too, with its cost 0) to the call log."""
+        """Append one call (a cache hit too, with its cost 0) to the call log; on a cache that
+        cannot be written, log that it was not (the call is made and its reply used)."""
         with self._lock:
-            self._db.table("calls").insert(
-                {
-                    "at": _now(),
-                    "endpoint": endpoint,
-                    "model": model,
-                    "key": key,
-                    "purpose": purpose,
-                    "cached": int(cached),
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "cost_usd": cost_usd,
-                }
-            )
+            try:
+                self._db.table("calls").insert(
+                    {
+                        "at": _now(),
+                        "endpoint": endpoint,
+                        "model": model,
+                        "key": key,
+                        "purpose": purpose,
+                        "cached": int(cached),
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": completion_tokens,
+                        "cost_usd": cost_usd,
+                    }
+                )
+            except sqlite3.OperationalError as e:  # read-only, full: the call was made
+                log.warning("LLM call not logged in %s: %s", self.path, e)
 
     def totals(self, since: str | None = None) -> CallStats:
         """Sums over the call log, optionally only calls at or after the ISO time ``since``."""

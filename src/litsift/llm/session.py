@@ -6,6 +6,8 @@ The service holds one :class:`LLMSession` and delegates to it; nothing here know
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     from litsift.paths import Paths
     from litsift.types import Aspect, Hit, Passage
     from litsift.types.llm import Answer, AspectJudgement, RerankResult
+
+log = logging.getLogger(__name__)
 
 
 class LLMSession:
@@ -57,9 +61,14 @@ class LLMSession:
                         f"set [llm] base_url and model in {self._paths.config_file} "
                         "(see README, LLM)",
                     )
+                try:
+                    cache: LLMCache | None = LLMCache.at(self._paths)
+                except (OSError, sqlite3.Error) as e:  # a read-only or full disk: uncached,
+                    log.warning("LLM calls not cached: %s (%s)", self._paths.cache_dir, e)
+                    cache = None  # as the embeddings are (cache.embeddings.open_cache)
                 self._client = ChatClient(
                     self.settings,
-                    cache=LLMCache.at(self._paths),
+                    cache=cache,
                     budget=Budget.from_settings(self.settings),
                 )
             return self._client
