@@ -289,6 +289,7 @@ def test_judge_stores_verdicts_and_the_screen_and_order_read_them(
     again = judge(home, "--json")
     report = json.loads(again.stdout)
     assert report["judged"] == 0 and report["skipped"] == 257 and report["calls"] == 0
+    assert report["verdicts"] == {"include": 0, "unsure": 0, "exclude": 0}  # every label said
     with LitsiftService(get_paths(home)) as svc:
         verdicts = stored_verdicts(svc.store, "don")
         assert len(verdicts) == 257  # every record (258 rows: two are one paper)

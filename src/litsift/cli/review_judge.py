@@ -67,7 +67,7 @@ def review_judge(
             "review": name,
             "model": report.model,
             "judged": report.judged,
-            "verdicts": dict(report.labels),
+            "verdicts": {k: report.labels.get(k, 0) for k in ("include", "unsure", "exclude")},
             "skipped": report.skipped,
             "missing": report.missing,
             "cut": report.cut,
