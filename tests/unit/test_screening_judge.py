@@ -282,6 +282,7 @@ def test_judge_stores_verdicts_and_the_screen_and_order_read_them(
     got = judge(home, "--limit", "40")
     assert got.exit_code == 0, got.output
     assert "40 records judged by test-model:" in got.output and len(srv.requests) == 5
+    assert got.output.startswith("  judging 40 records with test-model…\n  judged 8 of 40:")
     assert "217 more records not judged (--limit)" in got.output
     got = judge(home)
     assert got.exit_code == 0, got.output

@@ -68,7 +68,7 @@ def test_a_second_run_on_the_same_review_is_not_paid_for_twice(
     other: list[Any] = []
 
     def meanwhile(report: Any, total: int) -> None:  # after this run's first call is stored
-        if not other:  # the app: 3 records screened, then J, all before this run's next call
+        if not other and report.judged:  # the app: 3 screened, then J, before the next call
             with LitsiftService(get_paths(home)) as svc:
                 session = svc.reviews.open("don")
                 for _ in range(3):

@@ -48,9 +48,14 @@ def review_judge(
     with open_service(ctx.obj["home"]) as svc:
 
         def progress(report, total):  # type: ignore[no-untyped-def]
-            if not as_json:
-                done = report.judged + report.missing
-                click.echo(f"  judged {done:,} of {total:,}: {_counts(report.labels)}", err=True)
+            if as_json:
+                return
+            done = report.judged + report.missing
+            if not done:  # the first call may take a while: say what is under way
+                model = for_terminal(report.model, keep_newlines=False)
+                click.echo(f"  judging {total:,} records with {model}…", err=True)
+                return
+            click.echo(f"  judged {done:,} of {total:,}: {_counts(report.labels)}", err=True)
 
         try:
             report = svc.reviews.judge(name, limit=limit, again=again, progress=progress)

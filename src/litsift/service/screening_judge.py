@@ -104,7 +104,8 @@ def judge_review(
             the same criteria and keywords are skipped, and those judged against others, before
             they were edited, are asked again); records another run (a second terminal, ``J``)
             judges meanwhile are skipped either way.
-        progress: called with the report so far and the number to judge, after each call.
+        progress: called with the report so far and the number to judge, before the first
+            call and after each.
         cancelled: once true the call in flight is closed (what was stored stays).
 
     Raises:
@@ -158,6 +159,8 @@ def judge_review(
         if progress is not None:
             progress(report, len(todo))
 
+    if progress is not None and todo:  # before the first call, which may take a while
+        progress(report, len(todo))
     result = judge_records(client, criteria, todo, on_batch=saved, cancelled=cancelled,
                            judged_elsewhere=lambda: judged(began))  # fmt: skip
     report.missing, report.stats, report.error = len(result.missing), result.stats, result.error
