@@ -153,8 +153,8 @@ def formats_cmd(ctx: click.Context) -> None:
 def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """Merge stored papers that are one work (same DOI/arXiv/... id, or same title, first
     author and year within one), and stored datasets that are one (same name but for case and
-    separators, as an import joins them). Labels, notes, tags and collections follow the merged
-    record.
+    separators, as an import joins them). Labels, notes, tags, collections and review
+    decisions, notes and LLM verdicts follow the merged record.
 
     \b
     Examples:
@@ -181,6 +181,14 @@ def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
         click.echo(f"keep  dataset {for_terminal(dgroup.keep)}")
         for doc_id in dgroup.merge:
             click.echo(f"  <- {for_terminal(doc_id)} (name)")
+    for c in plan.clashes:  # one reviewer decided the two papers differently
+        who = c.reviewer or "the unnamed reviewer"
+        click.echo(
+            for_terminal(
+                f"review {c.review} ({c.stage}): {who} decided them differently: {c.keep} "
+                f"keeps the newer {c.kept}; {c.dropped} of {c.other} stays in its log"
+            )
+        )
     verb = "would merge" if dry_run else "merged"
     merged = plan.groups or plan.dataset_groups
     click.echo(

@@ -9,7 +9,8 @@ volumes of one series) differ are not grouped by title. Merging keeps the oldest
 (lowest rowid: its index entries and citekey stay valid), fills its missing fields from the
 others, keeps the longest abstract and every identifier, keeps the survivor's author list
 (filled only when empty or cut short), and moves the others' labels, notes, tags,
-collections, provenance and attachments onto it before deleting them. Search skips deleted
+collections, provenance, attachments, citations and review rows (membership, decisions, notes,
+LLM verdicts: :mod:`litsift.store.review_merges`) onto it before deleting them. Search skips deleted
 rows at once; ``litsift index --rebuild`` compacts the indexes. Stored datasets that are one
 dataset by the import's name rule are merged too (:mod:`litsift.sources.dataset_dedup`).
 """
@@ -27,6 +28,7 @@ from litsift.sources.writer import merge_fields
 from litsift.store.records import content_hash, normalize
 from litsift.store.repo import Store
 from litsift.store.repositories import Identities, Merges
+from litsift.store.review_merges import DecisionClash
 from litsift.types import Kind
 
 __all__ = ["DedupGroup", "DedupPlan", "apply", "find_duplicates"]
@@ -49,13 +51,16 @@ class DedupPlan:
     """Every duplicate group found; ``papers`` is how many papers were compared;
     ``conflicts`` holds ``(doc id, other doc id, "scheme:value", title score 0-100)`` for
     papers that share an identifier but not a title (left apart); ``dataset_groups`` are the
-    stored datasets that are one, of ``datasets`` compared."""
+    stored datasets that are one, of ``datasets`` compared; ``clashes``, filled by
+    :func:`apply`, are the review decisions of one reviewer that differed between merged
+    papers (the newer kept)."""
 
     groups: list[DedupGroup] = field(default_factory=list)
     papers: int = 0
     conflicts: list[tuple[str, str, str, float]] = field(default_factory=list)
     dataset_groups: list[DatasetGroup] = field(default_factory=list)
     datasets: int = 0
+    clashes: list[DecisionClash] = field(default_factory=list)
 
     @property
     def duplicates(self) -> int:
@@ -86,6 +91,7 @@ class DedupPlan:
                 {"id": d, "with": o, "shared": i, "title_score": round(t, 1)}
                 for d, o, i, t in self.conflicts
             ],
+            "review_clashes": [dict(c.__dict__) for c in self.clashes],
         }
 
 
@@ -132,7 +138,8 @@ def _row(rows: Merges, doc_id: str) -> dict[str, Any] | None:
 
 def apply(store: Store, plan: DedupPlan) -> int:
     """Merge every group of ``plan``, papers' and datasets' (one transaction); returns the
-    number of rows removed.
+    number of rows removed. The review decisions that differed between merged papers are
+    added to ``plan.clashes``.
 
     Raises:
         StoreError: the store is locked by another writer.
@@ -151,7 +158,7 @@ def apply(store: Store, plan: DedupPlan) -> int:
                 if other is None:
                     continue
                 merged = merge_fields(merged, other)
-                rows.move_record(group.keep, doc_id)
+                plan.clashes.extend(rows.move_record(group.keep, doc_id))
                 rows.delete_paper(doc_id)
                 removed += 1
             values = normalize(Kind.PAPER, merged)

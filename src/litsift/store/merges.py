@@ -1,6 +1,7 @@
 """Writes of imported and merged records: the store-wide revision counter, one record's row
 (upsert, read back, update, delete), and what an import or a merge brings along with a record
-(tags and notes, collections, full-text passages) or moves from a duplicate onto its survivor.
+(tags and notes, collections, full-text passages) or moves from a duplicate onto its survivor
+(its review rows: :mod:`litsift.store.review_merges`).
 
 Callers hold the write transaction (:meth:`litsift.store.repo.Store.transaction`);
 nothing here commits. Matching and merge rules live in :mod:`litsift.sources.writer` and
@@ -15,8 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from litsift.store.biblio import move_biblio
+from litsift.store.citations import resolve_to
 from litsift.store.history import now_iso
 from litsift.store.identities import json_list
+from litsift.store.review_merges import DecisionClash, move_review_rows
 from litsift.store.schema import CONTENT_COLUMNS
 from litsift.types import Kind
 
@@ -189,12 +192,21 @@ def replace_passages(
     )
 
 
-def move_record(conn: sqlite3.Connection, keep: str, other: str, kind: Kind = Kind.PAPER) -> None:
+def move_record(
+    conn: sqlite3.Connection, keep: str, other: str, kind: Kind = Kind.PAPER
+) -> list[DecisionClash]:
     """Move what belongs to record ``other`` onto record ``keep`` (papers, or datasets) before
     ``other`` is deleted: identifiers, provenance, attachments and collection entries (those
     ``keep`` already has are dropped), its label (a label on ``keep`` wins), its note (texts
-    joined, tags united); a paper's bibliographic details fill what ``keep``'s lack; its
-    citekey is dropped."""
+    joined, tags united); a paper's bibliographic details fill what ``keep``'s lack, its
+    review rows move (:mod:`litsift.store.review_merges`), its citation edges, and its
+    full-text passages and research question where ``keep`` has none; its citekey is dropped.
+
+    Returns:
+        The reviews' decisions of one reviewer that differ between the two papers
+        (:class:`~litsift.store.review_merges.DecisionClash`; the newer is kept): none for a
+        dataset.
+    """
     k = kind.value
     for table in ("record_ids", "provenance", "attachments", "collection_items"):
         conn.execute(
@@ -214,5 +226,31 @@ def move_record(conn: sqlite3.Connection, keep: str, other: str, kind: Kind = Ki
         _upsert_note(conn, kind, keep, text, tags)
         conn.execute("DELETE FROM notes WHERE kind = ? AND doc_id = ?", (k, other))
     conn.execute("DELETE FROM citekeys WHERE kind = ? AND doc_id = ?", (k, other))
-    if kind is Kind.PAPER:
-        move_biblio(conn, keep, other)
+    if kind is not Kind.PAPER:
+        return []
+    move_biblio(conn, keep, other)
+    _move_paper_rows(conn, keep, other)
+    return move_review_rows(conn, keep, other)
+
+
+def _move_paper_rows(conn: sqlite3.Connection, keep: str, other: str) -> None:
+    """``other``'s citation edges, and its passages and research question (with the
+    ``problem`` / ``method`` they describe) where ``keep`` has none, move onto ``keep``."""
+    resolve_to(conn, [other], keep)
+    if conn.execute("SELECT 1 FROM passages WHERE doc_id = ? LIMIT 1", (keep,)).fetchone() is None:
+        conn.execute("UPDATE passages SET doc_id = ? WHERE doc_id = ?", (keep, other))
+    conn.execute("DELETE FROM passages WHERE doc_id = ?", (other,))
+    if (
+        conn.execute("SELECT 1 FROM research_questions WHERE doc_id = ?", (keep,)).fetchone()
+        is None
+    ):
+        moved = conn.execute(
+            "UPDATE research_questions SET doc_id = ? WHERE doc_id = ?", (keep, other)
+        ).rowcount
+        if moved:
+            conn.execute(
+                "UPDATE papers SET (problem, method) = (SELECT problem, method FROM papers "
+                "WHERE id = ?) WHERE id = ?",
+                (other, keep),
+            )
+    conn.execute("DELETE FROM research_questions WHERE doc_id = ?", (other,))

@@ -28,6 +28,7 @@ from litsift.store import (
 from litsift.store.biblio import Biblio
 from litsift.store.identities import BlockRow, ChangedRow, IdentityRow, KeyRow
 from litsift.store.refs_fetches import Checkpoint, Direction
+from litsift.store.review_merges import DecisionClash
 from litsift.types import Kind, SyncSpec
 
 if TYPE_CHECKING:
@@ -271,10 +272,10 @@ class Merges(_Bound):
         with self._lock:
             merges.replace_passages(self._conn, doc_id, passages, source)
 
-    def move_record(self, keep: str, other: str, kind: Kind = Kind.PAPER) -> None:
+    def move_record(self, keep: str, other: str, kind: Kind = Kind.PAPER) -> list[DecisionClash]:
         """:func:`~litsift.store.merges.move_record`."""
         with self._lock:
-            merges.move_record(self._conn, keep, other, kind)
+            return merges.move_record(self._conn, keep, other, kind)
 
 
 class Biblios(_Bound):

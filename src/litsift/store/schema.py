@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from litsift.store.review_merges import review_orphans
 from litsift.store.schema_identity import (
     _family_tokens,
     _identity_keys,
@@ -405,6 +406,7 @@ MIGRATIONS: list[Migration] = [
     review_notes,
     review_verdicts,
     biblio_editors,
+    review_orphans,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
