@@ -325,6 +325,15 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
 DRAFT_CUT = "[cut off: the reply stopped here; this draft's citations were not checked]"
 
 
+def say_llm_waits(svc: LitsiftService) -> None:
+    """Have ``svc``'s LLM calls say each wait before a retry (a 429, an overloaded server) on
+    stderr, ``rate limited by HOST: waiting 20 s (attempt 2 of 5)``, on a terminal or in a log
+    alike (as ``review judge`` its progress); stdout (``--json``, a pipe) gets nothing."""
+    svc.report_llm_waits(
+        lambda wait: click.echo(for_terminal(wait.line(), keep_newlines=False), err=True)
+    )
+
+
 class _DraftTail:
     """A streamed draft as a rich renderable: the text so far through
     :func:`litsift.text.for_terminal_draft`, only as many of its last lines as fit the terminal
