@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from litsift.llm.screening import prompt_id
 from litsift.store.review_verdicts import save_verdicts
 from litsift.tui.app import create_screening_app
 from tests.tui.test_screening_screen import DONNERS, SIZE, donners_review, wait_idle
@@ -18,7 +19,8 @@ async def test_the_verdict_and_its_reason_are_shown_beside_the_record(tmp_path: 
         session = svc.reviews.open("donners")
         reason = "adults on \x1b[31memicizumab\x1b[0m prophylaxis\x07"  # stored as is here
         verdicts = {p.id: (1, reason) for p in session.papers}
-        assert save_verdicts(svc.store, "donners", "test-model", verdicts, "screen-1") == 257
+        prompt = prompt_id(session.criteria_query())  # given against the criteria as they are
+        assert save_verdicts(svc.store, "donners", "test-model", verdicts, prompt) == 257
         app = create_screening_app(svc, "donners", dense=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = await wait_idle(pilot)
@@ -41,7 +43,8 @@ async def test_at_full_text_the_verdict_says_it_read_the_title_and_abstract(
         svc.reviews.create("donners", [DONNERS], labels="all", criteria="Emicizumab")
         session = svc.reviews.open("donners", stage="fulltext")
         verdicts = {p.id: (-1, "a review article") for p in session.papers}
-        assert verdicts and save_verdicts(svc.store, "donners", "m", verdicts, "screen-1")
+        prompt = prompt_id(session.criteria_query())
+        assert verdicts and save_verdicts(svc.store, "donners", "m", verdicts, prompt)
         app = create_screening_app(svc, "donners", dense=False, stage="fulltext")
         async with app.run_test(size=SIZE) as pilot:
             screen = await wait_idle(pilot)

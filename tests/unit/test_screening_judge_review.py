@@ -1,14 +1,17 @@
-"""``litsift review judge`` where the review changes around it: criteria edited after a run,
-another run (a second terminal, ``J`` in the app) judging the same records at the same time,
-the review deleted mid-run, a home that cannot be written; and its verdicts in the review's
-CSV export (the use of automation on record). Real scripted server on 127.0.0.1, real SQLite
-homes, the real Donners 2021 review (258 records)."""
+"""``litsift review judge`` where the review changes around it: criteria edited after a run
+(the verdicts given against the old ones no longer read), another model judging too (the
+configured one's verdicts read), another run (a second terminal, ``J`` in the app) judging
+the same records at the same time, the review deleted mid-run, a home that cannot be written;
+and its verdicts in the review's CSV export (the use of automation on record). Real scripted
+server on 127.0.0.1, real SQLite homes, the real Donners 2021 review (258 records)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +32,7 @@ from litsift.service.screening_judge import judge_review
 from litsift.store import Store
 from litsift.store.review_verdicts import stored_verdicts
 from litsift.store.reviews import get_review
-from tests.llm_server import Reply
+from tests.llm_server import Reply, chat_reply
 from tests.unit.test_screening_judge import DONNERS, donners, home, judge, oracle
 
 __all__ = ["donners", "home"]  # the fixtures: the review set, a home with review "don"
@@ -56,6 +59,75 @@ def test_records_judged_against_criteria_since_edited_are_asked_again(
     assert got.exit_code == 0, got.output
     assert "257 records judged" in got.output and "judged before" not in got.output
     assert new in srv.requests[0].body["messages"][-1]["content"]
+
+
+def test_verdicts_given_against_earlier_criteria_are_not_read(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    """Was: once the criteria were edited, the screen still showed each record's verdict on
+    the old criteria as its verdict and the learning order read them, until the next run."""
+    srv.responder = oracle(donners)
+    assert judge(home, "--limit", "16").exit_code == 0
+    with LitsiftService(get_paths(home)) as svc:
+        judged = stored_verdicts(svc.store, "don")
+        session = svc.reviews.open("don")
+        assert "LLM verdicts" in session.retrain()[2]
+        assert all(session.verdict_of(d) is not None for d in judged) and len(judged) == 16
+    new = "Emicizumab in children with haemophilia A: bleeding rates"
+    assert _cli(home, "review", "criteria", "don", new).exit_code == 0
+    with LitsiftService(get_paths(home)) as svc:
+        session = svc.reviews.open("don")
+        _, _, model = session.retrain()
+        assert "LLM" not in model and not session.verdicts  # the order reads none
+        assert all(session.verdict_of(d) is None for d in judged)  # the screen shows none
+    show = _cli(home, "review", "show", "don")
+    assert "16 verdicts from earlier criteria: run `litsift review judge don` again" in show.output
+    assert "LLM verdicts (" not in show.output
+    data = json.loads(_cli(home, "review", "show", "don", "--json").stdout)["verdicts"]
+    assert (data["records"], data["stale"]) == (0, 16)
+    assert judge(home).exit_code == 0  # judged again: read again, nothing stale
+    show = _cli(home, "review", "show", "don").output
+    assert "LLM verdicts (test-model): 257 records" in show and "earlier criteria" not in show
+
+
+def _model(home: Path, model: str) -> None:
+    """Point the home's ``[llm]`` at ``model`` (the scripted server answers to any)."""
+    config = get_paths(home).config_file
+    config.write_text(re.sub(r'model = "[^"]*"', f'model = "{model}"', config.read_text()))
+
+
+def test_the_configured_models_verdicts_are_read_where_several_judged(
+    home: Path, srv: Any, donners: Any
+) -> None:
+    """Was: each record's newest verdict of any model was read: a model tried once after the
+    configured one replaced its verdicts on the screen and in the order."""
+    right = oracle(donners)
+
+    def wrong(body: Any) -> Reply:  # every label the other way round
+        text = right(body).body["choices"][0]["message"]["content"]
+        swap = {'"include"': '"exclude"', '"exclude"': '"include"'}
+        return chat_reply(re.sub(r'"(?:in|ex)clude"', lambda m: swap[m.group(0)], text))
+
+    srv.responder = right
+    assert judge(home).exit_code == 0
+    _model(home, "other-model")
+    srv.responder = wrong
+    assert judge(home).exit_code == 0  # newer than test-model's, on every record
+    with LitsiftService(get_paths(home)) as svc:
+        ours = stored_verdicts(svc.store, "don", "test-model")
+        theirs = stored_verdicts(svc.store, "don", "other-model")
+    assert ours.keys() == theirs.keys() and all(ours[d].value == -theirs[d].value for d in ours)
+    for configured, read in (("test-model", ours), ("other-model", theirs), ("none", theirs)):
+        _model(home, configured)  # "none" judged nothing: the newest is read
+        with LitsiftService(get_paths(home)) as svc:
+            session = svc.reviews.open("don")
+            session.retrain()
+            assert {d: v.model for d, v in session.verdicts.items()} == {
+                d: v.model for d, v in read.items()
+            }, configured
+            assert all(session.verdict_of(d) == (v.label, v.reason) for d, v in read.items())
+            summary = svc.reviews.verdicts("don")
+        assert summary.labels["include"] == sum(v.value == 1 for v in read.values())
 
 
 def test_a_second_run_on_the_same_review_is_not_paid_for_twice(

@@ -321,6 +321,19 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
         yield update
 
 
+#: the line after a streamed draft that an error cut off (``litsift answer``)
+DRAFT_CUT = "[cut off: the reply stopped here; this draft's citations were not checked]"
+
+
+def say_llm_waits(svc: LitsiftService) -> None:
+    """Have ``svc``'s LLM calls say each wait before a retry (a 429, an overloaded server) on
+    stderr, ``rate limited by HOST: waiting 20 s (attempt 2 of 5)``, on a terminal or in a log
+    alike (as ``review judge`` its progress); stdout (``--json``, a pipe) gets nothing."""
+    svc.report_llm_waits(
+        lambda wait: click.echo(for_terminal(wait.line(), keep_newlines=False), err=True)
+    )
+
+
 class _DraftTail:
     """A streamed draft as a rich renderable: the text so far through
     :func:`litsift.text.for_terminal_draft`, only as many of its last lines as fit the terminal
@@ -345,7 +358,9 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
     """Where an LLM's draft is shown while it streams: an ``on_delta`` callback, or None.
 
     When stdout is a terminal (and ``enabled``), the draft grows in a rich live view on stdout
-    that is erased when the block ends, so the checked text printed after it is shown once. The
+    that is erased when the block ends, so the checked text printed after it is shown once;
+    a :class:`LitsiftError` (the stream broke off) leaves the draft so far printed, then
+    :data:`DRAFT_CUT`, and goes on (its message and hint are the command's error). The
     view shows the whole text so far through :func:`litsift.text.for_terminal_draft`: an
     escape sequence split across deltas leaves no remnant, and the draft is sanitised exactly
     as the final text. Anywhere else (a pipe, a file) nothing is streamed: stdout gets only
@@ -365,8 +380,14 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
     def on_delta(delta: str) -> None:
         view.text += delta
 
-    with Live(view, console=Console(force_terminal=True), transient=True, refresh_per_second=8):
-        yield on_delta
+    try:
+        with Live(view, console=Console(force_terminal=True), transient=True, refresh_per_second=8):
+            yield on_delta
+    except LitsiftError:  # the stream failed: what was read stays, marked (the TUI keeps it too)
+        if view.text.strip():
+            click.echo(for_terminal_draft(view.text).rstrip())
+            click.echo(f"\n{DRAFT_CUT}")
+        raise
 
 
 def write_output(text: str, output: Path | None, *, bom: bool = False) -> None:

@@ -9,7 +9,7 @@ import json
 
 import click
 
-from litsift.cli.common import open_service, reports_errors
+from litsift.cli.common import open_service, reports_errors, say_llm_waits
 from litsift.cli.terminal import stop_name, stop_status
 from litsift.text import for_terminal, shell_word
 
@@ -46,6 +46,7 @@ def review_judge(
       litsift review judge statins --limit 200
     """
     with open_service(ctx.obj["home"]) as svc:
+        say_llm_waits(svc)  # a rate limit's wait on stderr, as the progress lines
 
         def progress(report, total):  # type: ignore[no-untyped-def]
             if as_json:

@@ -148,7 +148,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
     for stage, got in agree.items():
         for a in got:
             click.echo(f"agreement ({stage}): {_kappa(a)}")
-    for line in judged.lines():  # an LLM judge's verdicts (litsift review judge)
+    for line in judged.lines(name):  # an LLM judge's verdicts (litsift review judge)
         click.echo(for_terminal(line, keep_newlines=False))
     if notes:  # every reviewer's, a named one's under their name
         click.echo(f"notes ({len(notes):,}; all: litsift review export {shell_word(name)}):")

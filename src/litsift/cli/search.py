@@ -393,12 +393,13 @@ def answer(
       litsift answer "How do retrieval-augmented models reduce hallucination?" --years 2020:
       litsift answer "Which datasets test multi-hop reasoning?" --rerank --json
     """
-    from litsift.cli.common import streamed_draft
+    from litsift.cli.common import say_llm_waits, streamed_draft
     from litsift.llm.answer import answer_to_json
     from litsift.text import json_for_terminal
     from litsift.types import Kind, Query, YearRange
 
     with open_service(ctx.obj["home"]) as svc:
+        say_llm_waits(svc)  # a rate limit's wait on stderr: the command is not stuck
         s = svc.config
         n = k or s.llm.answer_max_records
         if fulltext is None:

@@ -8,8 +8,9 @@ server, vLLM, LM Studio), JSON or streamed (server-sent events).
   (:func:`~litsift.llm.protocol.chat_url`).
 - A field the model refuses (``max_tokens`` on o1/o3/gpt-5: sent as ``max_completion_tokens``;
   ``temperature``, ``stream_options``: left out) is dropped once and for the client's life.
-- HTTP 429 and 5xx are retried ``llm.max_retries`` times with exponential backoff
-  (``backoff_base_s * 2**attempt``), or after the server's ``Retry-After`` when it sends one;
+- HTTP 429 and 5xx (529, Anthropic's "overloaded", too) are retried ``llm.max_retries`` times
+  with exponential backoff (``backoff_base_s * 2**attempt``), or after the server's
+  ``Retry-After`` when it sends one; each wait is told to ``on_wait`` before it begins;
   so is the same error sent inside a 200 body (OpenRouter, proxies: ``{"error": {"code": 429}}``)
   or as a stream's error event before any text was delivered. After text was delivered the
   error is raised, not retried: the caller keeps the text and reports the error.
@@ -55,7 +56,7 @@ from litsift.llm.protocol import (
     redact_url,
 )
 from litsift.net.deadline import DeadlineTransport
-from litsift.types.llm import Usage
+from litsift.types.llm import RetryWait, Usage
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,8 @@ class ChatClient:
         transport: an httpx transport (tests, proxies); default httpx's with a total deadline
             per request (:class:`~litsift.net.deadline.DeadlineTransport`). With another
             transport the deadline is checked between body chunks only.
+        on_wait: told of each wait before a retry (:class:`~litsift.types.llm.RetryWait`),
+            from the calling thread; also settable as the attribute ``on_wait``.
 
     Raises:
         LLMNotConfiguredError: ``base_url`` or ``model`` is empty.
@@ -90,6 +93,7 @@ class ChatClient:
         backoff_base_s: float = 1.0,
         max_wait_s: float = 60.0,
         transport: httpx.BaseTransport | None = None,
+        on_wait: Callable[[RetryWait], None] | None = None,
     ) -> None:
         if not settings.configured:
             raise LLMNotConfiguredError(
@@ -105,6 +109,7 @@ class ChatClient:
         self._environ = environ if environ is not None else os.environ
         self.backoff_base_s = backoff_base_s
         self.max_wait_s = max_wait_s
+        self.on_wait = on_wait
         timeout = httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s))
         self._http = httpx.Client(timeout=timeout, transport=transport or DeadlineTransport())
         self._endpoint = Endpoint(settings, self.url, self.endpoint, self._http, self._key)
@@ -272,6 +277,11 @@ class ChatClient:
                         f"{r.error.message}; the server asks to wait {delay:.0f} s", r.error.hint
                     ) from None
                 log.info("LLM endpoint said %s; retrying in %.1f s", r.error.message, delay)
+                if self.on_wait is not None:
+                    host = httpx.URL(self.endpoint).netloc.decode("ascii", "replace")
+                    asked = r.retry_after is not None
+                    tries = s.max_retries + 1
+                    self.on_wait(RetryWait(host, r.status, delay, attempt + 2, tries, asked))
                 _sleep(delay, is_cancelled)
             except httpx.TimeoutException:
                 raise self._endpoint.timeout_error() from None

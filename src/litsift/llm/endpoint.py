@@ -4,7 +4,8 @@
 the JSON or server-sent-event body, redacts the API key from the model's text, and maps every
 failure to a typed error of :mod:`litsift.llm.errors`:
 
-- HTTP 429/5xx raise :class:`Retry` (wrapping the rate-limit or server error) for the caller's
+- HTTP 429/5xx (529 included: Anthropic's "overloaded") raise :class:`Retry` (wrapping the
+  rate-limit or server error, with the status and the ``Retry-After``) for the caller's
   backoff loop; 401/403 an auth error; a context-length message an overflow error; other
   statuses and malformed bodies a response error. An error inside a 200 body or stream event
   is mapped by the status it names (:func:`~litsift.llm.protocol.body_error_status`), except
@@ -129,13 +130,14 @@ def _refused_param(body: str, detail: str) -> str | None:
 
 
 class Retry(Exception):
-    """A retryable HTTP status: ``error`` to raise when retries are exhausted, and the wait the
-    server asked for (``Retry-After``, seconds) or None."""
+    """A retryable HTTP ``status``: ``error`` to raise when retries are exhausted, and the wait
+    the server asked for (``Retry-After``, seconds) or None."""
 
-    def __init__(self, error: LLMError, retry_after: float | None) -> None:
+    def __init__(self, error: LLMError, retry_after: float | None, status: int = 503) -> None:
         super().__init__(error.message)
         self.error = error
         self.retry_after = retry_after
+        self.status = status
 
 
 class Endpoint:
@@ -203,7 +205,7 @@ class Endpoint:
                 err = LLMRateLimitError(f"{where} (rate limited): {detail}", "wait and try again")
             else:
                 err = LLMServerError(f"{where}: {detail}", "the server failed; try again later")
-            raise Retry(err, retry_after_s(retry_after))
+            raise Retry(err, retry_after_s(retry_after), status)
         if status in (401, 403):
             env = self.settings.api_key_env
             raise LLMAuthError(
@@ -258,7 +260,7 @@ class Endpoint:
             ``(text, raw usage or None, finish_reason)``.
 
         Raises:
-            Retry: HTTP 429/5xx (the caller decides whether to retry).
+            Retry: HTTP 429/5xx, 529 (the caller decides whether to retry).
             httpx.TimeoutException, LLMTimeoutError: the deadline passed.
             httpx.TransportError: the endpoint cannot be reached.
             LLMConnectionError: the endpoint closed the connection before or during its reply.

@@ -24,8 +24,9 @@ OVERFLOW_RE = re.compile(
     r"context[_ ](length|window|size)|maximum context|too many tokens|prompt is too long|n_ctx",
     re.IGNORECASE,
 )
-#: statuses retried with backoff.
-RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+#: statuses retried with backoff: 429 rate limited, 5xx failed or overloaded (529: Anthropic's
+#: "overloaded_error", also sent by proxies in front of it).
+RETRY_STATUS = frozenset({429, 500, 502, 503, 504, 529})
 #: words of an error sent inside a 200 body without a numeric code (OpenAI's and Anthropic's
 #: ``type`` / ``code``, OpenRouter's mid-stream ``server_error``, a bare message) and the HTTP
 #: status each stands for; an error that names none stands for 400 (a request refused).

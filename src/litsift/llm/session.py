@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from litsift.llm.protocol import DeltaCallback
     from litsift.paths import Paths
     from litsift.types import Aspect, Hit, Passage
-    from litsift.types.llm import Answer, AspectJudgement, RerankResult
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult, RetryWait
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +37,20 @@ class LLMSession:
         self.settings = settings
         self._paths = paths
         self._client: ChatClient | None = None
+        self._on_wait: Callable[[RetryWait], None] | None = None
         self._lock = threading.Lock()
 
     @property
     def configured(self) -> bool:
         return self.settings.configured
+
+    def report_waits(self, on_wait: Callable[[RetryWait], None] | None) -> None:
+        """Tell ``on_wait`` of each wait before a call is retried (rate limited, overloaded),
+        whether the client is made yet or not (:attr:`ChatClient.on_wait`); None: stop."""
+        with self._lock:
+            self._on_wait = on_wait
+            if self._client is not None:
+                self._client.on_wait = on_wait
 
     def client(self) -> ChatClient:
         """The session's chat client, made on first use.
@@ -70,6 +79,7 @@ class LLMSession:
                     self.settings,
                     cache=cache,
                     budget=Budget.from_settings(self.settings),
+                    on_wait=self._on_wait,
                 )
             return self._client
 

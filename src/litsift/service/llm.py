@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from litsift.llm.client import ChatClient
     from litsift.llm.protocol import DeltaCallback
     from litsift.types import Coverage
-    from litsift.types.llm import Answer, AspectJudgement, RerankResult
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult, RetryWait
 
 __all__ = ["AspectLLMCommands"]
 
@@ -113,6 +113,11 @@ class AspectLLMCommands(ServiceParts):
     def llm_client(self) -> ChatClient:
         """See :meth:`LLMSession.client` (raises LLMNotConfiguredError)."""
         return self.llm_session.client()
+
+    def report_llm_waits(self, on_wait: Callable[[RetryWait], None] | None) -> None:
+        """Tell ``on_wait`` of each wait before an LLM call is retried (a 429 and its
+        ``Retry-After``, an overloaded server's backoff); see :meth:`LLMSession.report_waits`."""
+        self.llm_session.report_waits(on_wait)
 
     def rerank(
         self, query_text: str, hits: Sequence[Hit], cancelled: Callable[[], bool] | None = None

@@ -316,8 +316,9 @@ class ReviewService(ReviewRounds):
 
         assert self._llm is not None, "the facade gives every ReviewService its LLM session"
         store = self._store()
-        info, records = reviews.get_review(store, name), self.records(name)
-        return judge_review(ScreeningSession(store, info, records), self._llm(), **options)
+        info, records, llm = reviews.get_review(store, name), self.records(name), self._llm()
+        session = ScreeningSession(store, info, records, judge_model=llm.settings.model)
+        return judge_review(session, llm, **options)
 
     def verdicts(self, name: str) -> VerdictSummary:
         """An LLM judge's verdicts on the review against its decisions
@@ -331,7 +332,7 @@ class ReviewService(ReviewRounds):
 
         store = self._store()
         reviews.get_review(store, name)
-        return verdict_summary(store, name)
+        return verdict_summary(store, name, self._llm().settings.model if self._llm else "")
 
 
 def _import_set(

@@ -23,9 +23,16 @@ if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.review.learner import LearningOrder
     from litsift.store import Store
+    from litsift.store.review_verdicts import StoredVerdict
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
-__all__ = ["ScreeningSession", "order_encoder", "screening_encoder"]
+__all__ = ["ScreeningSession", "order_encoder", "review_query", "screening_encoder"]
+
+
+def review_query(info: ReviewInfo) -> str:
+    """A review's criteria and keywords as one query ("" when it has none): what the LLM judge
+    is asked against and the order's criteria column reads."""
+    return " ".join([info.criteria, *info.keywords]).strip()
 
 
 class ScreeningSession:
@@ -45,11 +52,12 @@ class ScreeningSession:
         encoder: Callable[[], Encoder] | None = None,
         stage: str = "tiab",
         reviewer: str = "",
+        *,
+        judge_model: str = "",
     ) -> None:
         from litsift.review.data import record_text
         from litsift.service.screening_sync import reviewer_rows
         from litsift.store.review_stages import attachment_paths, get_reasons
-        from litsift.store.review_verdicts import stored_verdicts
 
         self._encoder = encoder
         self._dense: npt.NDArray[np.float32] | None = None
@@ -69,9 +77,11 @@ class ScreeningSession:
         self.texts = [record_text(p.title, p.abstract) for p in self.papers]
         self.citations = review_citations(store, [p.id for p in self.papers])
         self.reason_of = {r.doc_id: r.reason for r, _ in records}
-        #: doc_id -> an LLM judge's newest verdict (``litsift review judge``), read again at
-        #: each retraining (a judging run may be storing them meanwhile)
-        self.verdicts = stored_verdicts(store, info.name)
+        #: the configured LLM (``[llm] model``): its verdict on a record is the one read
+        self.judge_model = judge_model
+        #: doc_id -> an LLM judge's verdict (``litsift review judge``, :meth:`read_verdicts`),
+        #: read again at each retraining (a judging run may be storing them meanwhile)
+        self.verdicts = self.read_verdicts()
         self.pdfs = attachment_paths(store, [p.id for p in self.papers]) if stage != "tiab" else {}
         self._lock = threading.Lock()
         #: row -> decision, and the rows the reviewer decided here or before, in order
@@ -305,7 +315,17 @@ class ScreeningSession:
 
     def criteria_query(self) -> str:
         """The review's criteria and keywords as one query ("" when it has none)."""
-        return " ".join([self.info.criteria, *self.info.keywords]).strip()
+        return review_query(self.info)
+
+    def read_verdicts(self) -> dict[str, StoredVerdict]:
+        """``{doc_id: verdict}``: each record's LLM verdict given against the review's criteria
+        and keywords as they are now (one given against earlier ones is not read: ``litsift
+        review judge`` asks again), :attr:`judge_model`'s where it gave one, else the newest."""
+        from litsift.llm.screening import prompt_id
+        from litsift.store.review_verdicts import stored_verdicts
+
+        prompt = prompt_id(self.criteria_query())
+        return stored_verdicts(self.store, self.name, prompt=prompt, prefer=self.judge_model)
 
     def retrain(self) -> tuple[int, list[int], str]:
         """Rank the unscreened records on the decisions so far (thread-safe; seconds at most).
@@ -316,7 +336,6 @@ class ScreeningSession:
         import numpy as np
 
         from litsift.review.learner import LearningOrder, review_spec
-        from litsift.store.review_verdicts import stored_verdicts
 
         order = self._order
         if order is None:
@@ -330,7 +349,7 @@ class ScreeningSession:
                 self._criteria_vector if self._dense is not None else None,
             )
             self._order = order
-        self.verdicts = verdicts = stored_verdicts(self.store, self.name)
+        self.verdicts = verdicts = self.read_verdicts()
         column = [verdicts[p.id].value if p.id in verdicts else 0 for p in self.papers]
         order = order.with_verdicts(np.asarray(column, dtype=np.float64))
         with self._lock:

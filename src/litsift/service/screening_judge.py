@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from litsift.errors import ReviewError
 from litsift.service.screening import ScreeningSession
+from litsift.text import shell_word
 from litsift.types.reviews import JudgeReport
 
 if TYPE_CHECKING:
@@ -56,8 +57,10 @@ class JudgingSession(ScreeningSession):
         reviewer: str = "",
         llm: Callable[[], LLMSession] | None = None,
     ) -> None:
-        """As :class:`ScreeningSession`; ``llm``: the home's LLM session (None: none)."""
-        super().__init__(store, info, records, encoder, stage, reviewer)
+        """As :class:`ScreeningSession`; ``llm``: the home's LLM session (None: none), whose
+        model's verdicts are read first."""
+        model = llm().settings.model if llm is not None else ""
+        super().__init__(store, info, records, encoder, stage, reviewer, judge_model=model)
         self._llm = llm
 
     def judge(
@@ -171,11 +174,12 @@ def judge_review(
 @dataclass(frozen=True)
 class VerdictSummary:
     """An LLM judge's verdicts on a review (``litsift review show``): the models that judged,
-    the records judged and the count per label (each record's newest verdict), and how the
-    verdicts agree with the final title/abstract decisions: of the ``includes`` decided
-    (include or maybe) and judged, ``kept`` were judged include or unsure (the judge's
-    sensitivity, kept / includes); of the ``excludes``, ``excluded`` were judged exclude (its
-    specificity)."""
+    the records judged and the count per label (each record's verdict against the criteria as
+    they are now: :meth:`ScreeningSession.read_verdicts`), and how the verdicts agree with the
+    final title/abstract decisions: of the ``includes`` decided (include or maybe) and judged,
+    ``kept`` were judged include or unsure (the judge's sensitivity, kept / includes); of the
+    ``excludes``, ``excluded`` were judged exclude (its specificity). ``stale``: records with
+    verdicts given against earlier criteria only (not read until judged again)."""
 
     models: tuple[str, ...]
     records: int
@@ -184,17 +188,19 @@ class VerdictSummary:
     kept: int = 0
     excludes: int = 0
     excluded: int = 0
+    stale: int = 0
 
     def to_json(self) -> dict[str, object]:
         """The summary as a JSON-able object."""
         return dict(self.__dict__, models=list(self.models))
 
-    def lines(self) -> list[str]:
-        """What ``litsift review show`` says of them (nothing when nothing was judged)."""
-        if not self.records:
-            return []
-        counts = " · ".join(f"{k} {n:,}" for k, n in self.labels.items())
-        out = [f"LLM verdicts ({', '.join(self.models)}): {self.records:,} records · {counts}"]
+    def lines(self, name: str = "") -> list[str]:
+        """What ``litsift review show NAME`` says of them (nothing when nothing was judged)."""
+        out = []
+        if self.records:
+            counts = " · ".join(f"{k} {n:,}" for k, n in self.labels.items())
+            models = ", ".join(self.models)
+            out.append(f"LLM verdicts ({models}): {self.records:,} records · {counts}")
         for what, n, of in (
             ("includes kept", self.kept, self.includes),
             ("excludes excluded", self.excluded, self.excludes),
@@ -204,15 +210,25 @@ class VerdictSummary:
                     f"  {what} (against the title/abstract decisions): {n:,} of {of:,} "
                     f"({100 * n / of:.0f} %)"
                 )
+        if self.stale:  # not read by the order nor shown on the screen until judged again
+            out.append(
+                f"{self.stale:,} verdicts from earlier criteria: run `litsift review judge "
+                f"{shell_word(name)}` again"
+            )
         return out
 
 
-def verdict_summary(store: Store, name: str) -> VerdictSummary:
-    """The verdicts stored for review ``name`` against its final title/abstract decisions."""
-    from litsift.store.review_verdicts import stored_verdicts
-    from litsift.store.reviews import current_decisions
+def verdict_summary(store: Store, name: str, prefer: str = "") -> VerdictSummary:
+    """The verdicts stored for review ``name`` against its criteria as they are now (the
+    model ``prefer``'s where it gave one, else the newest) and its final title/abstract
+    decisions."""
+    from litsift.llm.screening import prompt_id
+    from litsift.service.screening import review_query
+    from litsift.store.review_verdicts import stale_verdicts, stored_verdicts
+    from litsift.store.reviews import current_decisions, get_review
 
-    verdicts = stored_verdicts(store, name)
+    prompt = prompt_id(review_query(get_review(store, name)))
+    verdicts = stored_verdicts(store, name, prompt=prompt, prefer=prefer)
     labels = Counter(v.label for v in verdicts.values())
     decided = {d: dec for d, dec, _ in current_decisions(store, name, "tiab") if d in verdicts}
     inc = [d for d, dec in decided.items() if dec != "exclude"]
@@ -225,4 +241,5 @@ def verdict_summary(store: Store, name: str) -> VerdictSummary:
         sum(verdicts[d].value >= 0 for d in inc),
         len(exc),
         sum(verdicts[d].value < 0 for d in exc),
+        stale_verdicts(store, name, prompt),
     )

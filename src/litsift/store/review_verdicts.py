@@ -13,7 +13,7 @@ from litsift.errors import ReviewError
 from litsift.store.history import now_iso
 from litsift.store.repo import Store
 
-__all__ = ["StoredVerdict", "save_verdicts", "stored_verdicts"]
+__all__ = ["StoredVerdict", "save_verdicts", "stale_verdicts", "stored_verdicts"]
 
 
 @dataclass(frozen=True)
@@ -72,16 +72,41 @@ def save_verdicts(
     return len(rows)
 
 
-def stored_verdicts(store: Store, name: str, model: str | None = None) -> dict[str, StoredVerdict]:
+def stored_verdicts(
+    store: Store,
+    name: str,
+    model: str | None = None,
+    *,
+    prompt: str | None = None,
+    prefer: str = "",
+) -> dict[str, StoredVerdict]:
     """``{doc_id: verdict}`` of the review's judged records: ``model``'s, else each record's
-    newest verdict of any model."""
-    only = "" if model is None else " AND model = ?"
+    verdict of ``prefer`` (the configured model) where it gave one, else its newest of any
+    model; with ``prompt``, only the verdicts asked with that prompt id (the review's criteria
+    as they are now: a verdict given against earlier criteria is not the record's verdict)."""
+    where = ("" if model is None else " AND model = ?") + (
+        "" if prompt is None else " AND prompt = ?"
+    )
+    args = (name, *(() if model is None else (model,)), *(() if prompt is None else (prompt,)))
     with store._lock:
         rows = store._conn.execute(
             "SELECT doc_id, verdict, reason, model, judged_at, prompt FROM review_verdicts "
-            f"WHERE review = ?{only} ORDER BY judged_at, model",
-            (name, *(() if model is None else (model,))),
+            f"WHERE review = ?{where} ORDER BY model = ?, judged_at, model",
+            (*args, prefer),
         ).fetchall()
-    return {
+    return {  # the last row of a record wins: the preferred model's, else the newest
         str(d): StoredVerdict(int(v), str(r), str(m), str(at), str(p)) for d, v, r, m, at, p in rows
     }
+
+
+def stale_verdicts(store: Store, name: str, prompt: str) -> int:
+    """How many of the review's records have verdicts only from another prompt id than
+    ``prompt`` (given against earlier criteria: ``litsift review judge`` asks them again)."""
+    with store._lock:
+        row = store._conn.execute(
+            "SELECT COUNT(DISTINCT doc_id) FROM review_verdicts AS v WHERE review = ? AND "
+            "prompt != ? AND NOT EXISTS (SELECT 1 FROM review_verdicts AS w WHERE "
+            "w.review = v.review AND w.doc_id = v.doc_id AND w.prompt = ?)",
+            (name, prompt, prompt),
+        ).fetchone()
+    return int(row[0])

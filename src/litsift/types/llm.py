@@ -26,6 +26,7 @@ __all__ = [
     "Reference",
     "RerankReport",
     "RerankResult",
+    "RetryWait",
     "Sentence",
     "Usage",
     "strip_markers",
@@ -45,6 +46,32 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated: bool = False
+
+
+@dataclass(frozen=True)
+class RetryWait:
+    """A wait before an LLM call is sent again (``ChatClient.on_wait``): the endpoint's
+    ``host`` (``host:port``, no userinfo) answered HTTP ``status`` (429 rate limited; 5xx, 529
+    overloaded), so attempt ``attempt`` of ``attempts`` (1 + ``llm.max_retries``) is sent after
+    ``wait_s`` seconds: the server's ``Retry-After`` when ``asked``, else the backoff."""
+
+    host: str
+    status: int
+    wait_s: float
+    attempt: int
+    attempts: int
+    asked: bool = False
+
+    def line(self) -> str:
+        """One line for a person: ``rate limited by HOST: waiting 20 s (attempt 2 of 5)``."""
+        if self.status == 429:
+            what = f"rate limited by {self.host}"
+        elif self.status in (503, 529):
+            what = f"{self.host} is overloaded (HTTP {self.status})"
+        else:
+            what = f"{self.host} failed (HTTP {self.status})"
+        wait = f"{round(self.wait_s, 1):g} s"
+        return f"{what}: waiting {wait} (attempt {self.attempt} of {self.attempts})"
 
 
 @dataclass(frozen=True)
