@@ -1,0 +1,132 @@
+"""Every format that names a record's editors gives them as editors, never as authors, and the
+authors stay as they were (before, EndNote XML, refer, Zotero RDF, MEDLINE, PubMed XML, Web of
+Science, Crossref and JATS dropped the editors, and EndNote XML and refer read an edited
+book's editors as its authors).
+
+Each record below is real where a real one was found (named at the record) and otherwise
+written as the format's specification or writer has it (named too); no export in
+../shared/data or tests/data/imports holds editors but the Web of Science and Crossref files
+read here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litsift.sources.base import SourceRecord
+from litsift.sources.formats.endnote_xml import read_endnote_xml
+from litsift.sources.identity.matcher import work_key
+
+
+def _records(items: object) -> list[SourceRecord]:
+    return [r for r in items if isinstance(r, SourceRecord)]  # type: ignore[attr-defined]
+
+
+#: the Book Section and the Journal Article: records of a real EndNote export (the first test
+#: of zotero/translators "Endnote XML.js", input of database ``endnote.enl``); the Book (its
+#: editors are its tertiary authors, its series editor its secondary author) and the Edited
+#: Book (its "Author" field is EndNote's "Editor") as EndNote's reference type table names
+#: the fields, which Zotero's EndNote XML translator follows (``tertiary-authors``: ``editor``
+#: of a ``book``; ``secondary-authors``: ``editor`` of a ``bookSection``)
+ENDNOTE_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<xml>
+  <records>
+    <record>
+      <database name="endnote.enl" path="endnote.enl">endnote.enl</database>
+      <ref-type name="Book Section">7</ref-type>
+      <contributors>
+        <authors>
+          <author>Mares, Isabela</author>
+        </authors>
+        <secondary-authors>
+          <author>Hall, Peter A</author>
+          <author>Soskice, David</author>
+        </secondary-authors>
+      </contributors>
+      <titles>
+        <title>Firms and the welfare state: When, why, and how does social policy matter to employers?</title>
+        <secondary-title>Varieties of capitalism. The institutional foundations of comparative advantage</secondary-title>
+      </titles>
+      <periodical>
+        <full-title>Varieties of capitalism. The institutional foundations of comparative advantage</full-title>
+      </periodical>
+      <pages>184-213</pages>
+      <keywords/>
+      <dates>
+        <year>2001</year>
+      </dates>
+      <pub-location>New York</pub-location>
+      <publisher>Oxford University Press</publisher>
+      <urls/>
+    </record>
+    <record>
+      <database name="endnote.enl" path="endnote.enl">endnote.enl</database>
+      <ref-type name="Journal Article">0</ref-type>
+      <contributors>
+        <authors>
+          <author>Foderaro, Lisa W</author>
+        </authors>
+      </contributors>
+      <titles>
+        <title>Rooftop greenhouse will boost city farming</title>
+        <secondary-title>New York Times</secondary-title>
+      </titles>
+      <dates>
+        <year>2012</year>
+      </dates>
+    </record>
+    <record>
+      <ref-type name="Book">6</ref-type>
+      <contributors>
+        <secondary-authors>
+          <author>Higgins, E. Tory</author>
+        </secondary-authors>
+        <tertiary-authors>
+          <author>Guinote, Ana</author>
+          <author>Vescio, Theresa K.</author>
+        </tertiary-authors>
+      </contributors>
+      <titles>
+        <title>The Social Psychology of Power</title>
+      </titles>
+      <dates>
+        <year>2010</year>
+      </dates>
+    </record>
+    <record>
+      <ref-type name="Edited Book">28</ref-type>
+      <contributors>
+        <authors>
+          <author>Hornborg, Alf</author>
+          <author>Clark, Brett</author>
+        </authors>
+      </contributors>
+      <titles>
+        <title>Ecology and Power</title>
+      </titles>
+      <dates>
+        <year>2012</year>
+      </dates>
+    </record>
+  </records>
+</xml>
+"""  # noqa: E501 (the export's lines as written)
+
+
+def test_endnote_xml_editors_by_reference_type(tmp_path: Path) -> None:
+    path = tmp_path / "endnote.xml"
+    path.write_text(ENDNOTE_XML, "utf-8")
+    chapter, article, book, edited = _records(read_endnote_xml(path))
+    assert (chapter.authors, chapter.editors) == (
+        ["Isabela Mares"],
+        ["Peter A Hall", "David Soskice"],
+    )
+    assert chapter.editor_parts == [("Hall", "Peter A"), ("Soskice", "David")]
+    assert (article.authors, article.editors) == (["Lisa W Foderaro"], [])
+    # the series editor (secondary author of a Book) is no editor of the book
+    assert (book.authors, book.editors) == ([], ["Ana Guinote", "Theresa K. Vescio"])
+    # an edited book's authors are its editors; its identity stays as when read as authors
+    assert (edited.authors, edited.editors) == ([], ["Alf Hornborg", "Brett Clark"])
+    assert work_key(edited.title, edited.authors, 2012, edited.family_names) == work_key(
+        edited.title, ["Alf Hornborg", "Brett Clark"], 2012
+    )
