@@ -15,6 +15,7 @@ from pathlib import Path
 
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.endnote_xml import read_endnote_xml
+from litsift.sources.formats.refer import read_refer
 from litsift.sources.identity.matcher import work_key
 
 
@@ -130,3 +131,57 @@ def test_endnote_xml_editors_by_reference_type(tmp_path: Path) -> None:
     assert work_key(edited.title, edited.authors, 2012, edited.family_names) == work_key(
         edited.title, ["Alf Hornborg", "Brett Clark"], 2012
     )
+
+
+#: a book from the Norwegian National Library's catalogue (the ``%0 Book`` test of
+#: zotero/translators "ReferBibIX.js", which reads its ``%E`` as the editor, ``%Y`` as the
+#: translator); a chapter and an edited book as EndNote's refer export writes them (``%E`` the
+#: editor of the book a section is in; an ``Edited Book``'s ``%A`` its "Editor" field)
+REFER = """%0 Book
+%R oai:nb.bibsys.no:998320569524702202
+%R URN:NBN:no-nb_digibok_2016062048105
+%U https://urn.nb.no/URN:NBN:no-nb_digibok_2016062048105
+%T Usynlige byer
+%A Calvino, Italo
+%Y Aardal, Jorunn
+%E Stender Clausen, Jørgen
+%D 1982
+%G Flerspråklig
+%G Norsk (Bokmål)
+%G Italiensk
+%G Dansk
+%Z Elektronisk reproduksjon [Norge] Nasjonalbiblioteket Digital 2016-11-03
+%I Aschehoug
+%C Oslo
+%@ 8203107354
+%K Italiensk litteratur
+%K Idealbyer
+%K kjernelitteratur
+%P 173 s.
+
+%0 Book Section
+%A Cowan, Nelson
+%E Miyake, Akira
+%E Shah, Priti
+%T An Embedded-Processes Model of Working Memory
+%B Models of Working Memory
+%D 1999
+
+%0 Edited Book
+%A Hornborg, Alf
+%A Clark, Brett
+%T Ecology and Power
+%D 2012
+"""
+
+
+def test_refer_editors(tmp_path: Path) -> None:
+    path = tmp_path / "records.enw"
+    path.write_text(REFER, "utf-8")
+    book, chapter, edited = _records(read_refer(path))
+    # the translator (%Y) is neither an author nor an editor
+    assert (book.authors, book.editors) == (["Italo Calvino"], ["Jørgen Stender Clausen"])
+    assert book.editor_parts == [("Stender Clausen", "Jørgen")]
+    assert (chapter.authors, chapter.editors) == (["Nelson Cowan"], ["Akira Miyake", "Priti Shah"])
+    assert (edited.authors, edited.editors) == ([], ["Alf Hornborg", "Brett Clark"])
+    assert edited.family_names == ["Hornborg", "Clark"]  # its identity, as before
