@@ -16,6 +16,7 @@ from pathlib import Path
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.endnote_xml import read_endnote_xml
 from litsift.sources.formats.refer import read_refer
+from litsift.sources.formats.zotero_rdf import read_zotero_rdf
 from litsift.sources.identity.matcher import work_key
 
 
@@ -185,3 +186,77 @@ def test_refer_editors(tmp_path: Path) -> None:
     assert (chapter.authors, chapter.editors) == (["Nelson Cowan"], ["Akira Miyake", "Priti Shah"])
     assert (edited.authors, edited.editors) == ([], ["Alf Hornborg", "Brett Clark"])
     assert edited.family_names == ["Hornborg", "Clark"]  # its identity, as before
+
+
+#: a book section and an edited book as Zotero's RDF export writes them (zotero/translators
+#: "Zotero RDF.js": ``bib:BookSection`` in a ``bib:Book``; each creator type in its own
+#: ``rdf:Seq``, ``bib:authors`` and ``bib:editors`` on the item), names from the RIS records
+#: of test_ris_editors.py
+ZOTERO_RDF = """<rdf:RDF
+ xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+ xmlns:z="http://www.zotero.org/namespaces/export#"
+ xmlns:dcterms="http://purl.org/dc/terms/"
+ xmlns:bib="http://purl.org/net/biblio#"
+ xmlns:foaf="http://xmlns.com/foaf/0.1/"
+ xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <bib:BookSection rdf:about="#item_1">
+        <z:itemType>bookSection</z:itemType>
+        <dcterms:isPartOf>
+            <bib:Book><dc:title>Models of Working Memory</dc:title></bib:Book>
+        </dcterms:isPartOf>
+        <bib:authors>
+            <rdf:Seq>
+                <rdf:li>
+                    <foaf:Person>
+                        <foaf:surname>Cowan</foaf:surname>
+                        <foaf:givenName>Nelson</foaf:givenName>
+                    </foaf:Person>
+                </rdf:li>
+            </rdf:Seq>
+        </bib:authors>
+        <bib:editors>
+            <rdf:Seq>
+                <rdf:li>
+                    <foaf:Person>
+                        <foaf:surname>Miyake</foaf:surname>
+                        <foaf:givenName>Akira</foaf:givenName>
+                    </foaf:Person>
+                </rdf:li>
+                <rdf:li>
+                    <foaf:Person>
+                        <foaf:surname>Shah</foaf:surname>
+                        <foaf:givenName>Priti</foaf:givenName>
+                    </foaf:Person>
+                </rdf:li>
+            </rdf:Seq>
+        </bib:editors>
+        <dc:title>An Embedded-Processes Model of Working Memory</dc:title>
+        <dc:date>1999</dc:date>
+    </bib:BookSection>
+    <bib:Book rdf:about="#item_2">
+        <z:itemType>book</z:itemType>
+        <bib:editors>
+            <rdf:Seq>
+                <rdf:li>
+                    <foaf:Person>
+                        <foaf:surname>Hornborg</foaf:surname>
+                        <foaf:givenName>Alf</foaf:givenName>
+                    </foaf:Person>
+                </rdf:li>
+            </rdf:Seq>
+        </bib:editors>
+        <dc:title>Ecology and Power</dc:title>
+        <dc:date>2012</dc:date>
+    </bib:Book>
+</rdf:RDF>
+"""
+
+
+def test_zotero_rdf_editors(tmp_path: Path) -> None:
+    path = tmp_path / "export.rdf"
+    path.write_text(ZOTERO_RDF, "utf-8")
+    chapter, edited = _records(read_zotero_rdf(path))
+    assert (chapter.authors, chapter.editors) == (["Nelson Cowan"], ["Akira Miyake", "Priti Shah"])
+    assert chapter.editor_parts == [("Miyake", "Akira"), ("Shah", "Priti")]
+    assert chapter.family_names == ["Cowan"]
+    assert (edited.authors, edited.editors, edited.family_names) == ([], ["Alf Hornborg"], [])
