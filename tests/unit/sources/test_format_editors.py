@@ -15,6 +15,7 @@ from pathlib import Path
 
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.endnote_xml import read_endnote_xml
+from litsift.sources.formats.medline import read_medline
 from litsift.sources.formats.refer import read_refer
 from litsift.sources.formats.zotero_rdf import read_zotero_rdf
 from litsift.sources.identity.matcher import work_key
@@ -260,3 +261,74 @@ def test_zotero_rdf_editors(tmp_path: Path) -> None:
     assert chapter.editor_parts == [("Miyake", "Akira"), ("Shah", "Priti")]
     assert chapter.family_names == ["Cowan"]
     assert (edited.authors, edited.editors, edited.family_names) == ([], ["Alf Hornborg"], [])
+
+
+#: an NCBI Bookshelf chapter as PubMed writes it (the second record of the test of
+#: zotero/translators "MEDLINEnbib.js", PMID 21249755, as it is there: no ``SO`` line, a blank
+#: line after it): ``FED``/``ED`` the book's editors
+MEDLINE_CHAPTER = """PMID- 21249755
+STAT- Publisher
+DA  - 20110121
+DRDT- 20080809
+CTDT- 20080718
+PB  - National Center for Biotechnology Information (US)
+DP  - 2009
+TI  - Peutz-Jeghers Syndrome
+BTI - Cancer Syndromes
+AB  - PJS is a rare disease. ("Peutz-Jeghers syndrome is no frequent nosological unit".
+      (1)) There are no high-quality estimates of the prevalence or incidence of PJS.
+      Estimates have included 1 in 8,500 to 23,000 live births (2), 1 in 50,000 to 1 in
+      100,000 in Finland (3), and 1 in 200,000 (4). A report on the incidence of PJS is
+      available at www.peutz-jeghers.com. At Mayo Clinic from 1945 to 1996 the
+      incidence of PJS was 0.9 PJS patients per 100,000 patients. PJS has been reported
+      in Western Europeans (5), African Americans (5), Nigerians (6), Japanese (7),
+      Chinese (8, 9), Indians (10, 11), and other populations (12-15). PJS occurs
+      equally in males and females (7).
+CI  - Copyright (c) 2009-, Douglas L Riegert-Johnson
+FED - Riegert-Johnson, Douglas L
+ED  - Riegert-Johnson DL
+FED - Boardman, Lisa A
+ED  - Boardman LA
+FED - Hefferon, Timothy
+ED  - Hefferon T
+FED - Roberts, Maegan
+ED  - Roberts M
+FAU - Riegert-Johnson, Douglas
+AU  - Riegert-Johnson D
+FAU - Gleeson, Ferga C.
+AU  - Gleeson FC
+FAU - Westra, Wytske
+AU  - Westra W
+FAU - Hefferon, Timothy
+AU  - Hefferon T
+FAU - Wong Kee Song, Louis M.
+AU  - Wong Kee Song LM
+FAU - Spurck, Lauren
+AU  - Spurck L
+FAU - Boardman, Lisa A.
+AU  - Boardman LA
+LA  - eng
+PT  - Book Chapter
+PL  - Bethesda (MD)
+EDAT- 2011/01/21 06:00
+MHDA- 2011/01/21 06:00
+CDAT- 2011/01/21 06:00
+AID - NBK1826 [bookaccession]
+
+"""
+
+
+def test_medline_editors(tmp_path: Path) -> None:
+    path = tmp_path / "pubmed.nbib"
+    path.write_text(MEDLINE_CHAPTER, "utf-8")
+    (chapter,) = _records(read_medline(path))
+    assert chapter.authors[:2] == ["Douglas Riegert-Johnson", "Ferga C. Gleeson"]
+    assert len(chapter.authors) == 7
+    assert chapter.editors == [
+        "Douglas L Riegert-Johnson",
+        "Lisa A Boardman",
+        "Timothy Hefferon",
+        "Maegan Roberts",
+    ]
+    assert chapter.editor_parts[0] == ("Riegert-Johnson", "Douglas L")
+    assert chapter.biblio["type"] == "chapter"
