@@ -16,6 +16,7 @@ from pathlib import Path
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.endnote_xml import read_endnote_xml
 from litsift.sources.formats.medline import read_medline
+from litsift.sources.formats.pubmed_xml import read_pubmed_xml
 from litsift.sources.formats.refer import read_refer
 from litsift.sources.formats.zotero_rdf import read_zotero_rdf
 from litsift.sources.identity.matcher import work_key
@@ -332,3 +333,70 @@ def test_medline_editors(tmp_path: Path) -> None:
     ]
     assert chapter.editor_parts[0] == ("Riegert-Johnson", "Douglas L")
     assert chapter.biblio["type"] == "chapter"
+
+
+#: the same chapter as PubMed XML writes a Bookshelf record (DTD pubmed_250101.dtd:
+#: ``Book/AuthorList Type="editors"`` the book's editors, the chapter's ``AuthorList
+#: Type="authors"``; the layout of tests/data/imports/pubmed-xml/jabref_pubmed-book.xml)
+PUBMED_XML_CHAPTER = """<?xml version="1.0" ?>
+<PubmedArticleSet>
+<PubmedBookArticle>
+    <BookDocument>
+        <PMID Version="1">21249755</PMID>
+        <ArticleIdList>
+            <ArticleId IdType="bookaccession">NBK1826</ArticleId>
+        </ArticleIdList>
+        <Book>
+            <Publisher>
+                <PublisherName>National Center for Biotechnology Information (US)</PublisherName>
+                <PublisherLocation>Bethesda (MD)</PublisherLocation>
+            </Publisher>
+            <BookTitle book="cancersyndromes">Cancer Syndromes</BookTitle>
+            <PubDate>
+                <Year>2009</Year>
+            </PubDate>
+            <AuthorList Type="editors">
+                <Author>
+                    <LastName>Riegert-Johnson</LastName>
+                    <ForeName>Douglas L</ForeName>
+                    <Initials>DL</Initials>
+                </Author>
+                <Author>
+                    <LastName>Boardman</LastName>
+                    <ForeName>Lisa A</ForeName>
+                    <Initials>LA</Initials>
+                </Author>
+            </AuthorList>
+        </Book>
+        <ArticleTitle book="cancersyndromes" part="pjs">Peutz-Jeghers Syndrome</ArticleTitle>
+        <AuthorList Type="authors">
+            <Author>
+                <LastName>Riegert-Johnson</LastName>
+                <ForeName>Douglas</ForeName>
+                <Initials>D</Initials>
+            </Author>
+            <Author>
+                <LastName>Gleeson</LastName>
+                <ForeName>Ferga C.</ForeName>
+                <Initials>FC</Initials>
+            </Author>
+        </AuthorList>
+        <Language>eng</Language>
+    </BookDocument>
+    <PubmedBookData>
+        <ArticleIdList>
+            <ArticleId IdType="pubmed">21249755</ArticleId>
+        </ArticleIdList>
+    </PubmedBookData>
+</PubmedBookArticle>
+</PubmedArticleSet>
+"""
+
+
+def test_pubmed_xml_editors(tmp_path: Path) -> None:
+    path = tmp_path / "pubmed.xml"
+    path.write_text(PUBMED_XML_CHAPTER, "utf-8")
+    (chapter,) = _records(read_pubmed_xml(path))
+    assert chapter.authors == ["Douglas Riegert-Johnson", "Ferga C. Gleeson"]
+    assert chapter.editors == ["Douglas L Riegert-Johnson", "Lisa A Boardman"]
+    assert chapter.editor_parts == [("Riegert-Johnson", "Douglas L"), ("Boardman", "Lisa A")]
