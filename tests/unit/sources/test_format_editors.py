@@ -11,13 +11,19 @@ read here.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
+import pytest
+
+from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.endnote_xml import read_endnote_xml
 from litsift.sources.formats.medline import read_medline
 from litsift.sources.formats.pubmed_xml import read_pubmed_xml
 from litsift.sources.formats.refer import read_refer
+from litsift.sources.formats.ris import read_wos
+from litsift.sources.formats.wos_tabular import read_wos_table
 from litsift.sources.formats.zotero_rdf import read_zotero_rdf
 from litsift.sources.identity.matcher import work_key
 
@@ -400,3 +406,78 @@ def test_pubmed_xml_editors(tmp_path: Path) -> None:
     assert chapter.authors == ["Douglas Riegert-Johnson", "Ferga C. Gleeson"]
     assert chapter.editors == ["Douglas L Riegert-Johnson", "Lisa A Boardman"]
     assert chapter.editor_parts == [("Riegert-Johnson", "Douglas L"), ("Boardman", "Lisa A")]
+
+
+WOS_PLAIN = (
+    shared_data_dir()
+    / "sources"
+    / "reference-managers"
+    / "database-exports"
+    / "calcore_web-of-science-plaintext-c3-we.txt"
+)
+WOS_TAB = Path(__file__).parents[2] / "data" / "imports" / "wos-tab"
+
+
+@pytest.mark.skipif(not WOS_PLAIN.is_file(), reason=f"{WOS_PLAIN} not here")
+def test_wos_plain_text_be_editors() -> None:
+    """A real Web of Science export: 17 proceedings papers name their volume's editors in
+    ``BE``, one a line (``BE Cunha, J`` then ``   Fernandes, JP`` ...)."""
+    records = _records(read_wos(WOS_PLAIN))
+    by_title = {r.title: r for r in records}
+    paper = by_title["Active learning in data science education"]
+    assert paper.authors == ["V. Konkol'ova", "J. Paralic"]
+    assert (paper.editors, paper.editor_parts) == (["F Jakab"], [("Jakab", "F")])
+    milo = next(r for r in records if r.title.startswith("Milo: A visual programming"))
+    assert milo.editors == ["J Cunha", "JP Fernandes", "C Kelleher", "G Engels", "J Mendes"]
+    assert milo.authors == ["Arjun Rao", "Ayush Bihani", "Mydhili Nair"]
+    assert sum(1 for r in records if r.editors) == 17
+
+
+#: that record as the tab-delimited export lays it out: the tags of a real savedrecs.txt
+#: header (labnetwork_savedrecs-tab-utf8_tags.txt), names joined by "; " as in its AU and AF,
+#: one more tab at the end of the row
+_WOS_ROW = {
+    "PT": "C",
+    "AU": "Konkol'ová, V; Paralic, J",
+    "BE": "Jakab, F",
+    "AF": "Konkol'ova, V.; Paralic, J.",
+    "TI": "Active learning in data science education",
+    "SO": "2018 16TH INTERNATIONAL CONFERENCE ON EMERGING ELEARNING TECHNOLOGIES AND "
+    "APPLICATIONS (ICETA)",
+    "DT": "Proceedings Paper",
+    "PY": "2018",
+    "BP": "285",
+    "UT": "WOS:000457680400042",
+}
+#: the Excel export's names for the same columns (the header of
+#: 5ampere-WOS_savedrecs-csv_full-names_ut-unique-id.csv)
+_WOS_NAMES = {
+    "PT": "Publication Type",
+    "AU": "Authors",
+    "BE": "Book Editors",
+    "TI": "Article Title",
+    "SO": "Source Title",
+    "PY": "Publication Year",
+    "UT": "UT (Unique ID)",
+}
+
+
+def test_wos_table_be_editors(tmp_path: Path) -> None:
+    lines = (WOS_TAB / "labnetwork_savedrecs-tab-utf8_tags.txt").read_text("utf-8-sig")
+    header = lines.split("\n", 1)[0].rstrip("\r").split("\t")
+    tab = tmp_path / "savedrecs.txt"
+    row = [_WOS_ROW.get(tag, "") for tag in header]
+    tab.write_text("\t".join(header) + "\n" + "\t".join(row) + "\t\n", "utf-8")
+    excel = (WOS_TAB / "5ampere-WOS_savedrecs-csv_full-names_ut-unique-id.csv").read_text(
+        "utf-8-sig"
+    )
+    names = next(csv.reader([excel.split("\n", 1)[0]]))
+    by_name = {name: _WOS_ROW[tag] for tag, name in _WOS_NAMES.items()}
+    table = tmp_path / "savedrecs.csv"
+    with table.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([names, [by_name.get(n, "") for n in names]])
+    (from_tab,) = _records(read_wos_table(tab))
+    assert from_tab.authors == ["V. Konkol'ova", "J. Paralic"]
+    assert (from_tab.editors, from_tab.editor_parts) == (["F Jakab"], [("Jakab", "F")])
+    (from_csv,) = _records(read_wos_table(table))
+    assert (from_csv.authors, from_csv.editors) == (["V Konkol'ová", "J Paralic"], ["F Jakab"])

@@ -17,9 +17,17 @@ from typing import Any
 
 from litsift.sources.base import clean_text
 from litsift.sources.formats.biblio_types import inverted_parts
-from litsift.sources.formats.people import People, editor_roles
+from litsift.sources.formats.people import People, byline, editor_roles
 
-__all__ = ["comma_form", "one_per_person", "ris_editors", "split_people", "tagged_people"]
+__all__ = [
+    "comma_form",
+    "one_per_person",
+    "ris_byline",
+    "ris_editors",
+    "split_people",
+    "tagged_people",
+    "wos_byline",
+]
 
 #: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
 _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
@@ -111,3 +119,23 @@ def ris_editors(entry: Mapping[str, Any]) -> list[str]:
         if names:
             return [comma_form(n) for n in names]
     return []
+
+
+def ris_byline(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The name fields (:func:`~litsift.sources.formats.people.byline`) of an RIS record as
+    rispy reads it: ``AU`` (else ``A1``) its authors, :func:`ris_editors` its editors; an
+    edited book's (``EDBOOK``) ``AU`` are its editors: it has no authors, and their family
+    names stay its identity."""
+    people = one_per_person(entry.get("authors") or entry.get("first_authors") or [])
+    authors = tagged_people(people)
+    if str(entry.get("type_of_reference")).upper() == "EDBOOK":
+        authors = People([], authors.families, [])
+    return byline(authors, tagged_people(ris_editors(entry)))
+
+
+def wos_byline(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The name fields of a Web of Science plain-text record as rispy reads it: ``AF`` (else
+    ``AU``) its authors, ``BE`` (key ``editors``) its editors: a book's, or those of the
+    proceedings or book a paper or chapter is in."""
+    people = one_per_person(entry.get("author_full_name") or entry.get("authors") or [])
+    return byline(tagged_people(people), tagged_people(one_per_person(entry.get("editors") or [])))
