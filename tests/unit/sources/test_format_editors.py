@@ -18,6 +18,7 @@ import pytest
 
 from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
+from litsift.sources.formats.crossref import read_crossref
 from litsift.sources.formats.endnote_xml import read_endnote_xml
 from litsift.sources.formats.medline import read_medline
 from litsift.sources.formats.pubmed_xml import read_pubmed_xml
@@ -481,3 +482,25 @@ def test_wos_table_be_editors(tmp_path: Path) -> None:
     assert (from_tab.editors, from_tab.editor_parts) == (["F Jakab"], [("Jakab", "F")])
     (from_csv,) = _records(read_wos_table(table))
     assert (from_csv.authors, from_csv.editors) == (["V Konkol'ová", "J Paralic"], ["F Jakab"])
+
+
+CROSSREF = shared_data_dir() / "sources" / "crossref"
+
+
+@pytest.mark.skipif(not CROSSREF.is_dir(), reason=f"{CROSSREF} not here")
+def test_crossref_editor_list() -> None:
+    """Real Crossref responses: a PLOS ONE work names its academic editor in ``editor``
+    (``role: editor``), as do seven of the twenty works of an author query."""
+    (plos,) = _records(read_crossref(CROSSREF / "works_10.1371-journal.pone.0033693.json"))
+    assert plos.authors[0] == "Shankar Sadasivan" and len(plos.authors) == 6
+    assert (plos.editors, plos.editor_parts) == (
+        ["Cesario V. Borlongan"],
+        [("Borlongan", "Cesario V.")],
+    )
+    works = _records(
+        read_crossref(CROSSREF / "works_query-ecology_query.author-carl-boettiger.json")
+    )
+    edited = [w for w in works if w.editors]
+    assert len(edited) == 7
+    forecast = next(w for w in works if w.title == "The forecast trap")
+    assert (forecast.authors, forecast.editors) == (["Carl Boettiger"], ["Stephan Munch"])
