@@ -20,6 +20,7 @@ from litsift.paths import shared_data_dir
 from litsift.sources.base import SourceRecord
 from litsift.sources.formats.crossref import read_crossref
 from litsift.sources.formats.endnote_xml import read_endnote_xml
+from litsift.sources.formats.fulltext import read_jats
 from litsift.sources.formats.medline import read_medline
 from litsift.sources.formats.pubmed_xml import read_pubmed_xml
 from litsift.sources.formats.refer import read_refer
@@ -504,3 +505,53 @@ def test_crossref_editor_list() -> None:
     assert len(edited) == 7
     forecast = next(w for w in works if w.title == "The forecast trap")
     assert (forecast.authors, forecast.editors) == (["Carl Boettiger"], ["Stephan Munch"])
+
+
+#: the front matter of PMC3289602 (PLoS Negl Trop Dis, 10.1371/journal.pntd.0001477) as quoted
+#: in petermr/norma's JATSArticleMetaElement.java, which elides the other contributors: PLOS
+#: names the academic editor in its own ``contrib-group``, ``contrib-type="editor"``
+JATS = """<?xml version="1.0" encoding="UTF-8"?>
+<article article-type="research-article"><front><article-meta>
+			<article-id pub-id-type="pmcid">3289602</article-id>
+			<article-id pub-id-type="doi">10.1371/journal.pntd.0001477</article-id>
+			<title-group>
+				<article-title>Genetic Characterization of Zika Virus Strains:
+					Geographic Expansion of the Asian Lineage</article-title>
+			</title-group>
+			<contrib-group>
+				<contrib contrib-type="author">
+					<name>
+						<surname>Haddow</surname>
+						<given-names>Andrew D.</given-names>
+					</name>
+					<xref ref-type="aff" rid="aff1">
+						<sup>1</sup>
+					</xref>
+				</contrib>
+			</contrib-group>
+			<contrib-group>
+				<contrib contrib-type="editor">
+					<name>
+						<surname>Olson</surname>
+						<given-names>Ken E.</given-names>
+					</name>
+					<role>Editor</role>
+					<xref ref-type="aff" rid="edit1" />
+				</contrib>
+			</contrib-group>
+			<aff id="edit1">Colorado State University, United States of America</aff>
+			<pub-date pub-type="epub">
+				<day>28</day>
+				<month>2</month>
+				<year>2012</year>
+			</pub-date>
+</article-meta></front></article>
+"""
+
+
+def test_jats_editor_contrib(tmp_path: Path) -> None:
+    path = tmp_path / "PMC3289602.nxml"
+    path.write_text(JATS, "utf-8")
+    (article,) = _records(read_jats(path))
+    assert article.authors == ["Andrew D. Haddow"]
+    assert (article.editors, article.editor_parts) == (["Ken E. Olson"], [("Olson", "Ken E.")])
