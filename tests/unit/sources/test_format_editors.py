@@ -28,6 +28,10 @@ from litsift.sources.formats.ris import read_wos
 from litsift.sources.formats.wos_tabular import read_wos_table
 from litsift.sources.formats.zotero_rdf import read_zotero_rdf
 from litsift.sources.identity.matcher import work_key
+from litsift.sources.importer import import_paths
+from litsift.store.biblio import biblio_of
+from litsift.store.repo import Store
+from litsift.types import Kind, Paper
 
 
 def _records(items: object) -> list[SourceRecord]:
@@ -253,6 +257,12 @@ ZOTERO_RDF = """<rdf:RDF
                         <foaf:givenName>Alf</foaf:givenName>
                     </foaf:Person>
                 </rdf:li>
+                <rdf:li>
+                    <foaf:Person>
+                        <foaf:surname>Clark</foaf:surname>
+                        <foaf:givenName>Brett</foaf:givenName>
+                    </foaf:Person>
+                </rdf:li>
             </rdf:Seq>
         </bib:editors>
         <dc:title>Ecology and Power</dc:title>
@@ -269,7 +279,9 @@ def test_zotero_rdf_editors(tmp_path: Path) -> None:
     assert (chapter.authors, chapter.editors) == (["Nelson Cowan"], ["Akira Miyake", "Priti Shah"])
     assert chapter.editor_parts == [("Miyake", "Akira"), ("Shah", "Priti")]
     assert chapter.family_names == ["Cowan"]
-    assert (edited.authors, edited.editors, edited.family_names) == ([], ["Alf Hornborg"], [])
+    # an edited book: no authors; its identity without names, as before
+    assert (edited.authors, edited.family_names) == ([], [])
+    assert edited.editors == ["Alf Hornborg", "Brett Clark"]
 
 
 #: an NCBI Bookshelf chapter as PubMed writes it (the second record of the test of
@@ -555,3 +567,50 @@ def test_jats_editor_contrib(tmp_path: Path) -> None:
     (article,) = _records(read_jats(path))
     assert article.authors == ["Andrew D. Haddow"]
     assert (article.editors, article.editor_parts) == (["Ken E. Olson"], [("Olson", "Ken E.")])
+
+
+def test_imported_editors_are_stored_apart_from_authors(tmp_path: Path) -> None:
+    """Imported into a real store, each of these formats' chapters keeps its authors as its
+    authors and its book's editors in ``paper_biblio.editors``; an edited book has no
+    authors and its editors there."""
+    files = {
+        "endnote.xml": ENDNOTE_XML,
+        "records.enw": REFER,
+        "export.rdf": ZOTERO_RDF,
+        "pubmed.nbib": MEDLINE_CHAPTER,
+        "PMC3289602.nxml": JATS,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    with Store(tmp_path / "s.sqlite") as store:
+        report = import_paths(store, [tmp_path / n for n in files])
+        assert report.ok, report
+        rows = store._conn.execute("SELECT id, title FROM papers").fetchall()
+        by_title = {str(title): str(doc) for doc, title in rows}
+        stored = biblio_of(store._conn, list(by_title.values()))
+
+        def people(title: str) -> tuple[list[str], tuple[str, ...]]:
+            paper = store.get(Kind.PAPER, by_title[title])
+            assert isinstance(paper, Paper)
+            return list(paper.authors), stored[by_title[title]].editors
+
+        assert people(
+            "Firms and the welfare state: When, why, and how does social policy "
+            "matter to employers?"
+        ) == (["Isabela Mares"], ("Peter A Hall", "David Soskice"))
+        assert people("Usynlige byer") == (["Italo Calvino"], ("Jørgen Stender Clausen",))
+        assert people("Peutz-Jeghers Syndrome")[1][:2] == (
+            "Douglas L Riegert-Johnson",
+            "Lisa A Boardman",
+        )
+        assert people(
+            "Genetic Characterization of Zika Virus Strains: Geographic Expansion of the Asian "
+            "Lineage"
+        ) == (["Andrew D. Haddow"], ("Ken E. Olson",))
+        # the RDF and the refer file hold the same chapter: one record, its editors once
+        assert people("An Embedded-Processes Model of Working Memory") == (
+            ["Nelson Cowan"],
+            ("Akira Miyake", "Priti Shah"),
+        )
+        # the same edited book in EndNote XML and refer: merged, no authors, its editors
+        assert people("Ecology and Power") == ([], ("Alf Hornborg", "Brett Clark"))
