@@ -19,8 +19,10 @@ Field conventions (what :mod:`litsift.sources.importer` stores):
   ``name_parts`` holds ``(family, given)`` per author where the source splits the name, the
   family name with its particles (``("van de Kuilen", "Gijs")``): what the exports write.
 * ``editors``: the editors' display names, never among ``authors``; ``editor_parts`` as
-  ``name_parts``. Where a format gave an editor-only book's editors as authors (BibTeX,
-  Zotero), ``family_names`` keeps their family names: its identity stays as it was.
+  ``name_parts`` (:func:`litsift.sources.formats.people.byline` builds them all). Where a
+  format gave an editor-only book's editors as authors (BibTeX, Zotero, RIS ``EDBOOK``,
+  EndNote's and refer's ``Edited Book``), ``family_names`` keeps their family names: its
+  identity stays as it was; where a format dropped them, they stay out of it.
 * ``biblio``: the entry's own type, mapped to a CSL item type
   (:mod:`litsift.sources.formats.biblio_types`), and its raw volume, issue, pages and publisher.
 * ``year``: an int, or None.

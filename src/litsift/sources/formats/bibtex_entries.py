@@ -29,6 +29,7 @@ from litsift.sources.base import (
 )
 from litsift.sources.formats.biblio_types import biblio, bibtex_type
 from litsift.sources.formats.bibtex_latex import ESCAPE_RE, latex
+from litsift.sources.formats.people import People, byline
 from litsift.sources.formats.rayyan_notes import rayyan_notes
 from litsift.sources.identity.ids import ids_in_text, normalize_arxiv, normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
@@ -142,10 +143,12 @@ def _record(
     """The record of one entry's fields; ``own_editor``: False when ``editor`` was inherited
     from a ``crossref`` parent (the volume's editors: still the entry's editors, but never
     part of its identity)."""
-    authors, families, name_parts = _names(fields.get("author") or "")
-    editors, editor_families, editor_parts = _names(fields.get("editor") or "")
-    if not fields.get("author") and own_editor:  # an edited book: identified by its editors,
-        families = editor_families  # as when they were read as its authors
+    # an edited book: identified by its editors, as when they were read as its authors
+    people = byline(
+        People(*_names(fields.get("author") or "")),
+        People(*_names(fields.get("editor") or "")),
+        identified_by_editors=own_editor and not fields.get("author"),
+    )
     fields = {k: _verbatim(fields.get(k)) if k in _VERBATIM else v for k, v in fields.items()}
     ids: dict[str, str] = {}
     ids.update(ids_in_text(fields.get("url", "")))
@@ -191,11 +194,7 @@ def _record(
         location=location,
         title=latex(fields.get("title", "")),
         abstract=latex(fields.get("abstract", "")),
-        authors=authors,
-        family_names=families,
-        name_parts=name_parts,
-        editors=editors,
-        editor_parts=editor_parts,
+        **people,
         year=year_from(fields.get("year")) or year_from(fields.get("date")),
         venue=venue,
         url=clean_text(fields.get("url", "")),

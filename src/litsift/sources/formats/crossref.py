@@ -27,6 +27,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
+from litsift.sources.formats.people import People, byline
 from litsift.sources.formats.scholarly_json import fill_page, parse_json_page, read_pages
 from litsift.sources.identity.ids import normalize_doi
 from litsift.sources.identity.matcher import reference_key, reference_label
@@ -73,8 +74,26 @@ def _year(work: dict[str, Any]) -> int | None:
     return None
 
 
+def _people(names: Any) -> People:
+    """The persons of a work's ``author`` or ``editor`` list (``given``/``family``, or
+    ``name`` for an organisation), in order."""
+    people = People([], [], [])
+    for a in names if isinstance(names, list) else []:
+        if not isinstance(a, dict):
+            continue
+        name = " ".join(p for p in (clean_text(a.get("given")), clean_text(a.get("family"))) if p)
+        name = name or clean_text(a.get("name"))
+        if name:
+            people.names.append(name)
+            people.families.append(clean_text(a.get("family")) or name.split(" ")[-1])
+            if clean_text(a.get("family")):
+                people.parts.append((clean_text(a.get("family")), clean_text(a.get("given"))))
+    return people
+
+
 def work_record(work: Any, location: str) -> SourceRecord | None:
-    """A record from one Crossref work; None for a non-work object.
+    """A record from one Crossref work (its ``editor`` list its editors: a book's, a
+    chapter's book's, a journal article's handling editor); None for a non-work object.
 
     Raises:
         ValueError: the work has no title.
@@ -85,17 +104,6 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
     title = clean_text(titles[0] if isinstance(titles, list) and titles else titles)
     if not title:
         raise ValueError(f"no title (DOI {work.get('DOI')})")
-    authors, families, name_parts = [], [], []
-    for a in work.get("author") or []:
-        if not isinstance(a, dict):
-            continue
-        name = " ".join(p for p in (clean_text(a.get("given")), clean_text(a.get("family"))) if p)
-        name = name or clean_text(a.get("name"))
-        if name:
-            authors.append(name)
-            families.append(clean_text(a.get("family")) or name.split(" ")[-1])
-            if clean_text(a.get("family")):
-                name_parts.append((clean_text(a.get("family")), clean_text(a.get("given"))))
     doi = normalize_doi(work.get("DOI"))
     venue = work.get("container-title") or []
     licenses = work.get("license") or []
@@ -103,9 +111,7 @@ def work_record(work: Any, location: str) -> SourceRecord | None:
         location=location,
         title=jats_text(title) or title,
         abstract=jats_text(work.get("abstract")),
-        authors=authors,
-        family_names=families,
-        name_parts=name_parts,
+        **byline(_people(work.get("author")), _people(work.get("editor"))),
         year=_year(work),
         venue=clean_text(venue[0] if isinstance(venue, list) and venue else venue),
         url=clean_text(work.get("URL")),

@@ -28,6 +28,7 @@ from litsift.sources.base import (
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.json_items import load_json_items, looks_like_json_lines
+from litsift.sources.formats.people import People, byline
 from litsift.sources.identity.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
 
@@ -56,8 +57,8 @@ def _year(item: dict[str, Any]) -> int | None:
     return year_from(str(issued))
 
 
-def _people(names: Any) -> tuple[list[str], list[str], list[tuple[str, str]]]:
-    """Display names, family names and ``(family, given)`` pairs of a CSL name list."""
+def _people(names: Any) -> People:
+    """The persons of a CSL name list, in order."""
     authors: list[str] = []
     families: list[str] = []
     name_parts: list[tuple[str, str]] = []
@@ -80,14 +81,12 @@ def _people(names: Any) -> tuple[list[str], list[str], list[tuple[str, str]]]:
                 name_parts.append((full, given))
             elif literal and not full:  # an organisation ("TIME USA"): one name, never split
                 name_parts.append((literal, ""))
-    return authors, families, name_parts
+    return People(authors, families, name_parts)
 
 
 def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
     """A litsift record from one CSL item (raises on a non-object); its ``editor`` are its
     editors (an edited book's, or those of the book a chapter is in)."""
-    authors, families, name_parts = _people(item.get("author"))
-    editors, _, editor_parts = _people(item.get("editor"))
     ids: dict[str, str] = {}
     for key in ("note", "URL"):
         if isinstance(item.get(key), str):
@@ -103,11 +102,7 @@ def csl_record(item: dict[str, Any], location: str) -> SourceRecord:
         location=location,
         title=clean_text(item.get("title")),
         abstract=clean_text(item.get("abstract")),
-        authors=authors,
-        family_names=families,
-        name_parts=name_parts,
-        editors=editors,
-        editor_parts=editor_parts,
+        **byline(_people(item.get("author")), _people(item.get("editor"))),
         year=_year(item),
         venue=clean_text(  # a book's publisher where it has no container, as BibTeX's import
             item.get("container-title") or item.get("event-title") or item.get("publisher")

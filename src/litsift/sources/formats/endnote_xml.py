@@ -5,7 +5,11 @@ by content (an ``<xml>`` root holding ``<records><record>``).
 A ``<record>`` holds one field per element, its text wrapped in one or more ``<style face=...
 font=... size=...>`` elements (a title in italics and roman is several of them: their texts are
 joined). Read: ``titles/title``; ``contributors/authors/author`` (``Family, Given``; a name
-ending in a comma, ``World Health Organization,``, is a group, its own family name); the venue
+ending in a comma, ``World Health Organization,``, is a group, its own family name); the
+editors from ``contributors/secondary-authors`` or ``tertiary-authors`` as the reference type
+names them (:func:`~litsift.sources.formats.people.editor_roles`: a book section's secondary
+authors, a book's tertiary authors), or an ``Edited Book``'s authors (EndNote's "Editor"
+field), never as authors; the venue
 from ``titles/secondary-title``, else ``periodical/full-title`` / ``abbr-1``; ``dates/year``
 (else ``pub-dates/date``); ``abstract``; ``keywords/keyword`` as tags (one a line or separated
 by ``;``; a MeSH qualifier as PubMed writes it, ``Neoplasms/*epidemiology``, removed);
@@ -26,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lxml import etree
@@ -38,6 +43,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
+from litsift.sources.formats.people import ENDNOTE_TYPES, NOBODY, People, byline, editor_roles
 from litsift.sources.formats.xml_records import first_text, read_records, text_of, xml_records
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
@@ -62,10 +68,11 @@ def _all(rec: etree._Element, path: str) -> list[str]:
     return [t for t in (text_of(el) for el in rec.iterfind(path)) if t]
 
 
-def _people(rec: etree._Element) -> tuple[list[str], list[str], list[tuple[str, str]]]:
-    """Display names, family names and ``(family, given)`` of the authors, in order."""
+def _people(rec: etree._Element, role: str) -> People:
+    """The persons of ``contributors/ROLE/author`` (``authors``, ``secondary-authors``...),
+    in order."""
     authors, families, parts = [], [], []
-    for name in _all(rec, "./contributors/authors/author"):
+    for name in _all(rec, f"./contributors/{role}/author"):
         if name.endswith(","):  # a group: "World Health Organization,"
             group = name.rstrip(", ")
             authors.append(group)
@@ -78,7 +85,28 @@ def _people(rec: etree._Element) -> tuple[list[str], list[str], list[tuple[str, 
         else:
             authors.append(name)
             families.append(name.split(" ")[-1])
-    return authors, families, parts
+    return People(authors, families, parts)
+
+
+#: an editor role of :func:`~litsift.sources.formats.people.editor_roles` -> its element
+_ROLE_ELEMENTS = {
+    "primary": "authors",
+    "secondary": "secondary-authors",
+    "tertiary": "tertiary-authors",
+}
+
+
+def _byline(rec: etree._Element, ref_type: str) -> dict[str, Any]:
+    """The record's authors and editors: its editors are the secondary or tertiary authors
+    that its reference type names so (a book section's secondary authors, a book's tertiary
+    authors), or an edited book's authors, which then have no authors (identified by its
+    editors' names, as when read as its authors)."""
+    roles = editor_roles(ENDNOTE_TYPES.get(ref_type.lower(), ""))
+    found = (_people(rec, _ROLE_ELEMENTS[role]) for role in roles)
+    editors = next((people for people in found if people.names), NOBODY)
+    edited = "primary" in roles
+    authors = NOBODY if edited else _people(rec, "authors")
+    return byline(authors, editors, identified_by_editors=edited)
 
 
 def _tags(rec: etree._Element) -> list[str]:
@@ -146,15 +174,13 @@ def _record(rec: etree._Element, n: int, folder: Path) -> SourceRecord:
     abstract = text_of(rec.find("./abstract"))
     title = text_of(rec.find("./titles/title"))  # none: the writer reports it or keeps it
     ref_type = rec.find("./ref-type")
-    kind = csl_type("endnote", ref_type.get("name", "") if ref_type is not None else "")
-    authors, families, parts = _people(rec)
+    type_name = ref_type.get("name", "") if ref_type is not None else ""
+    kind = csl_type("endnote", type_name)
     return SourceRecord(
         location=f"record {n}",
         title=title,
         abstract=abstract,
-        authors=authors,
-        family_names=families,
-        name_parts=parts,
+        **_byline(rec, type_name),
         year=year_from(first_text(rec, "./dates/year", "./dates/pub-dates/date")),
         venue=first_text(
             rec, "./titles/secondary-title", "./periodical/full-title", "./periodical/abbr-1"

@@ -1,8 +1,9 @@
 """Structured full text: GROBID TEI XML, PubMed Central JATS (``.nxml``), and S2ORC JSON
 (doc2json's per-paper files and the S2ORC 2023 dataset lines with span annotations).
 
-Each gives one record per paper with its title, abstract, authors, identifiers, year, venue
-and ``sections`` ((heading, paragraph) pairs). XML is parsed with lxml without network access,
+Each gives one record per paper with its title, abstract, authors (a JATS article's editors,
+``contrib-type="editor"``, as its editors), identifiers, year, venue and ``sections``
+((heading, paragraph) pairs). XML is parsed with lxml without network access,
 DTD loading or entity expansion (JATS files name a DTD they do not ship).
 """
 
@@ -24,6 +25,7 @@ from litsift.sources.formats.fulltext_refs import (
     s2orc_references,
     tei_references,
 )
+from litsift.sources.formats.people import People, byline
 from litsift.sources.identity.ids import normalize_ids
 from litsift.types import Kind
 
@@ -130,6 +132,21 @@ def read_tei(path: Path) -> Iterator[SourceRecord | BadItem]:
     yield _tei_record(_root(path), path)
 
 
+def _contribs(meta: etree._Element, role: str) -> People:
+    """The persons of the article's ``contrib contrib-type=ROLE`` (``author``, or ``editor``:
+    its academic editor, as PLOS and PMC write it), in order."""
+    people = People([], [], [])
+    for contrib in _x(meta, f".//*[local-name()='contrib'][@contrib-type='{role}']"):
+        given = _t(_x(contrib, ".//*[local-name()='given-names']"))
+        family = _t(_x(contrib, ".//*[local-name()='surname']"))
+        if family or given:
+            people.names.append(f"{given} {family}".strip())
+            people.families.append(family)
+            if family:
+                people.parts.append((family, given))
+    return people
+
+
 def read_jats(path: Path) -> Iterator[SourceRecord | BadItem]:
     """The article of a JATS file (PubMed Central ``.nxml``).
 
@@ -140,13 +157,6 @@ def read_jats(path: Path) -> Iterator[SourceRecord | BadItem]:
     meta = (_x(root, "//*[local-name()='article-meta']") or [None])[0]
     if meta is None:
         raise IngestError(f"{path}: no <article-meta>: not a JATS article", "")
-    authors, families = [], []
-    for contrib in _x(meta, ".//*[local-name()='contrib'][@contrib-type='author']"):
-        given = _t(_x(contrib, ".//*[local-name()='given-names']"))
-        family = _t(_x(contrib, ".//*[local-name()='surname']"))
-        if family or given:
-            authors.append(f"{given} {family}".strip())
-            families.append(family)
     raw_ids = {
         el.get("pub-id-type", ""): _t([el]) for el in _x(meta, "./*[local-name()='article-id']")
     }
@@ -166,8 +176,7 @@ def read_jats(path: Path) -> Iterator[SourceRecord | BadItem]:
         location=path.name,
         title=_t(_x(meta, ".//*[local-name()='article-title']")[:1]),
         abstract=_t(abstracts or _x(meta, "./*[local-name()='abstract']")[:1]),
-        authors=authors,
-        family_names=families,
+        **byline(_contribs(meta, "author"), _contribs(meta, "editor")),
         year=min((y for y in (year_from(v) for v in years) if y), default=None),
         venue=_t(_x(root, "//*[local-name()='journal-title']")[:1]),
         license=clean_text(license_),

@@ -7,13 +7,14 @@ four characters padded to four, ``- ``, and the value (``PMID- 27919275``, ``TI 
 a line indented six spaces continues the field above; a blank line ends a record.
 
 Fields read: ``PMID`` (PubMed id), ``TI`` (``BTI`` for books) title, ``AB`` abstract, ``FAU``
-full author names and ``CN`` collective authors in file order (``AU`` names with initials
-when there is no ``FAU``, as in records before 2002), ``DP`` year, ``LID``/``AID`` ids marked
-``[doi]``, ``PMC`` PMC id, ``JT`` journal (``TA`` abbreviation when there is no ``JT``), ``MH``
-MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags; ``VI``,
+full author names and ``CN`` collective authors in file order (``AU`` names with initials when
+there is no ``FAU``, as in records before 2002), ``FED`` (else ``ED``) the editors of an NCBI
+Bookshelf book or of the book a chapter is in (never authors), ``DP`` year, ``LID``/``AID`` ids
+marked ``[doi]``, ``PMC`` PMC id, ``JT`` journal (``TA`` abbreviation when there is no ``JT``),
+``MH`` MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags; ``VI``,
 ``IP``, ``PG``, ``PB`` and the type (a book's chapter or a book when ``BTI`` is there, a
-preprint when ``PT`` says so, else a journal article) the bibliographic details. Other tags
-are ignored.
+preprint when ``PT`` says so, else a journal article) the bibliographic details. Other tags are
+ignored.
 
 ERIC's ``.nbib`` export uses the same grammar: its records start with ``OWN - ERIC`` (no
 ``PMID``), write ``AU`` as ``Family, Given``, and give links in ``AID``/``LID`` (a DOI read
@@ -34,6 +35,7 @@ from typing import Any, ClassVar
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
 from litsift.sources.formats.biblio_types import biblio, inverted_parts
+from litsift.sources.formats.people import People, byline
 from litsift.sources.formats.ris import TaggedParser, TaggedRecord
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
@@ -53,6 +55,8 @@ _MAPPING: dict[str, str] = {
     "FAU": "full_authors",
     "CN": "collective_authors",
     "AU": "authors",
+    "FED": "full_editors",
+    "ED": "editors",
     "DP": "date",
     "LID": "ids",
     "AID": "ids",
@@ -68,7 +72,7 @@ _MAPPING: dict[str, str] = {
     "PT": "publication_types",
     "PB": "publisher",
 }
-_LIST_TAGS = ["FAU", "CN", "AU", "LID", "AID", "MH", "OT", "PT"]
+_LIST_TAGS = ["FAU", "CN", "AU", "FED", "ED", "LID", "AID", "MH", "OT", "PT"]
 _BYLINE_TAGS = ("FAU", "AU", "CN")
 
 
@@ -126,6 +130,15 @@ def _person(name: str, initials: bool) -> tuple[str, str]:
     return name, name  # a collective name (CN) is its own family name
 
 
+def _editors(entry: dict[str, Any]) -> People:
+    """The editors of a book or of the book a chapter is in: ``FED`` (``Family, Given``),
+    else ``ED`` (``Family GI``, as ``AU``)."""
+    full = [clean_text(n) for n in entry.get("full_editors") or [] if clean_text(n)]
+    short = [clean_text(n) for n in entry.get("editors") or [] if clean_text(n)]
+    people = [_person(n, initials=not full) for n in full or short]
+    return People([p[0] for p in people], [p[1] for p in people], inverted_parts(full))
+
+
 def _heading(value: str) -> str:
     """``Carcinoma, Hepatocellular`` from ``Carcinoma, Hepatocellular/*drug therapy``."""
     return clean_text(value.split("/", 1)[0].lstrip("*"))
@@ -168,15 +181,20 @@ def _record(entry: dict[str, Any], n: int) -> SourceRecord:
         location=f"record {n}",
         title=clean_text(entry.get("title") or entry.get("book_title")),
         abstract=clean_text(entry.get("abstract")),
-        authors=[p[0] for p in people],
-        family_names=[p[1] for p in people],
+        **byline(
+            People(
+                [p[0] for p in people],
+                [p[1] for p in people],
+                inverted_parts(name for tag, name in bylines if tag == person_tag),
+            ),
+            _editors(entry),
+        ),
         year=year_from(entry.get("date")),
         venue=clean_text(entry.get("journal") or entry.get("journal_abbreviation")),
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else next(iter(links), ""),
         ids={k: v for k, v in ids.items() if v},
         tags=tags,
         source_key=pmid or "",
-        name_parts=inverted_parts(name for tag, name in bylines if tag == person_tag),
         biblio=biblio(
             _type(entry),
             volume=entry.get("volume"),

@@ -9,7 +9,8 @@ Elements (NLM, "PubMed XML element descriptions", DTD ``pubmed_250101.dtd``): a 
 record is then a book, else a chapter of it); ``Abstract/AbstractText``, a structured
 abstract's sections joined as ``LABEL: text`` (as PubMed's MEDLINE format writes them);
 ``AuthorList/Author`` (``LastName`` + ``ForeName`` or ``Initials``, ``Suffix``; a
-``CollectiveName`` is its own family name; an ``AuthorList Type="editors"`` is not authors);
+``CollectiveName`` is its own family name); an ``AuthorList Type="editors"`` (a Bookshelf
+book's, in ``Book``) as the editors, never as authors;
 the year of ``JournalIssue/PubDate`` (``Year``, or ``MedlineDate`` ``2003 Jan-Feb``), else of
 ``ArticleDate``; ``Journal/Title`` (``ISOAbbreviation`` when there is no title); the DOI of
 ``ELocationID EIdType="doi"`` or of the record's own ``PubmedData/ArticleIdList`` (not of its
@@ -37,6 +38,7 @@ from litsift.sources.base import (
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, page_range
+from litsift.sources.formats.people import People, byline
 from litsift.sources.formats.xml_records import first_text, read_records, text_of, xml_records
 from litsift.sources.identity.ids import normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
@@ -66,11 +68,12 @@ def _abstract(holder: etree._Element) -> str:
     return " ".join(parts)
 
 
-def _people(doc: etree._Element) -> tuple[list[str], list[str], list[tuple[str, str]]]:
-    """Display names, family names and ``(family, given)`` of the persons, in order."""
+def _people(doc: etree._Element, role: str) -> People:
+    """The persons of the record's ``AuthorList Type=ROLE`` (``authors``, the default, or
+    ``editors``: a Bookshelf book's, in ``Book``), in order."""
     authors, families, parts = [], [], []
     for author_list in doc.iter("AuthorList"):
-        if author_list.get("Type", "authors") != "authors":
+        if author_list.get("Type", "authors") != role:
             continue
         for author in author_list.iterfind("Author"):
             if author.get("ValidYN") == "N":
@@ -86,7 +89,7 @@ def _people(doc: etree._Element) -> tuple[list[str], list[str], list[tuple[str, 
             elif group:
                 authors.append(group)
                 families.append(group)
-    return authors, families, parts
+    return People(authors, families, parts)
 
 
 def _year(doc: etree._Element) -> int | None:
@@ -172,15 +175,12 @@ def _record(item: etree._Element, n: int) -> SourceRecord | BadItem:
     title, venue, kind = _title_venue_type(book, doc)
     holder = doc if book else doc.find("./Article")
     abstract = _abstract(holder) if holder is not None else ""
-    authors, families, parts = _people(doc)
     issue = "./Article/Journal/JournalIssue"
     return SourceRecord(
         location=f"record {n}",
         title=title,
         abstract=abstract,
-        authors=authors,
-        family_names=families,
-        name_parts=parts,
+        **byline(_people(doc, "authors"), _people(doc, "editors")),
         year=_year(doc),
         venue=venue,
         url=f"https://pubmed.ncbi.nlm.nih.gov/{ids['pmid']}/" if ids.get("pmid") else "",

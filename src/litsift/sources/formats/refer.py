@@ -7,7 +7,8 @@ starts a new record (some writers leave the blank line out). A line without a ta
 the tag above (wrapped abstracts). A record without a ``%T`` title, or a block whose first
 line is no tag, is a :class:`BadItem` at its first line; the other records are read as usual.
 
-Tags read: ``%T`` title, ``%A`` authors (``Family, Given`` or ``Given Family``), ``%D`` year
+Tags read: ``%T`` title, ``%A`` authors (``Family, Given`` or ``Given Family``; an ``Edited
+Book``'s are its editors), ``%E`` editors (never authors), ``%D`` year
 (else ``%8`` date), ``%J`` journal, else ``%B`` book / proceedings title (the AIS eLibrary
 puts journals there), else ``%S`` series: the venue; ``%X`` abstract, ``%K`` keywords (one a
 line, or separated by ``;``), ``%R`` DOI, ``%U`` URL (DOI / arXiv / ACL ids read off it),
@@ -21,10 +22,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
-from litsift.sources.formats.ris_names import split_people
+from litsift.sources.formats.people import ENDNOTE_TYPES, NOBODY, byline, editor_roles
+from litsift.sources.formats.ris_names import tagged_people
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
@@ -111,8 +114,18 @@ def _ids(fields: dict[str, list[str]]) -> dict[str, str]:
     return {k: v for k, v in ids.items() if v}
 
 
+def _byline(fields: dict[str, list[str]]) -> dict[str, Any]:
+    """The record's authors (``%A``) and editors (``%E``, refer's editor of any type, as
+    Zotero's refer import reads it); an ``Edited Book``'s ``%A`` are its editors (EndNote's
+    "Editor" field), and it has no authors (identified by its editors, as when read as its
+    authors)."""
+    roles = editor_roles(ENDNOTE_TYPES.get(_first(fields, "0").lower(), ""))
+    if "primary" in roles:
+        return byline(NOBODY, tagged_people(fields.get("A", [])), identified_by_editors=True)
+    return byline(tagged_people(fields.get("A", [])), tagged_people(fields.get("E", [])))
+
+
 def _record(fields: dict[str, list[str]], line: int) -> SourceRecord:
-    authors, families = split_people(fields.get("A", []))
     keywords = [k for v in fields.get("K", ()) for k in re.split(r"[;\n]", v)]
     urls = [clean_text(u) for u in fields.get("U", ()) if clean_text(u)]
     files = [clean_text(f) for f in fields.get(">", ()) if clean_text(f).lower().endswith(".pdf")]
@@ -120,8 +133,7 @@ def _record(fields: dict[str, list[str]], line: int) -> SourceRecord:
         location=f"line {line}",
         title=_first(fields, "T"),
         abstract=_first(fields, "X"),
-        authors=authors,
-        family_names=families,
+        **_byline(fields),
         year=year_from(_first(fields, "D")) or year_from(_first(fields, "8")),
         venue=_first(fields, "J", "B", "S"),
         url=urls[0] if urls else "",

@@ -14,7 +14,7 @@ record numbers (``1.`` before ``TY  -``) are skipped.
 rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` abstract,
 ``AU``/``A1`` authors (``Family, Given``; Embase's ``Family I.``: see
 :mod:`~litsift.sources.formats.ris_names`), ``ED`` editors (or ``A2``/``A3``/an ``EDBOOK``'s
-``AU`` where the type says so: :func:`~litsift.sources.formats.ris_names.ris_editors`),
+``AU`` where the type says so: :func:`~litsift.sources.formats.ris_names.ris_byline`),
 ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
 publisher's page name such as ``/full`` cut off), ``KW`` tags (and a Rayyan ``N1``'s labels,
@@ -27,7 +27,7 @@ review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), 
 ``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
-early-access ``EY``/``EA``, else ``PD``),
+early-access ``EY``/``EA``, else ``PD``), ``BE`` editors,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
 ``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
 ``PU`` the bibliographic details. Tags rispy has no name for (``C3`` affiliations, ``WE``
@@ -51,9 +51,9 @@ from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WO
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
-from litsift.sources.formats.biblio_types import biblio, csl_type, inverted_parts, page_range
+from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
-from litsift.sources.formats.ris_names import comma_form, one_per_person, ris_editors, split_people
+from litsift.sources.formats.ris_names import ris_byline, wos_byline
 from litsift.sources.formats.ris_notes import ris_notes
 from litsift.sources.identity.ids import (
     SCHEMES,
@@ -232,7 +232,7 @@ class _WosParser(TaggedParser):
         "WE": "web_of_science_index",
         "UK": "unknown_tag",
     }
-    DEFAULT_LIST_TAGS: ClassVar[list[str]] = WOK_LIST_TYPE_TAGS
+    DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*WOK_LIST_TYPE_TAGS, "BE"]  # one editor a line
     DEFAULT_DELIMITER_MAPPING: ClassVar[dict[str, str]] = {}
     TAG_RE = re.compile(r"^([A-Z][A-Z0-9])(?: (.*))?$")
     END_NAME = "'ER'"
@@ -288,12 +288,6 @@ def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
 
 
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
-    people = one_per_person(entry.get("authors") or entry.get("first_authors") or [])
-    people = [comma_form(p) for p in people]
-    authors, families = split_people(people)
-    editors = ris_editors(entry)
-    if str(entry.get("type_of_reference")).upper() == "EDBOOK":  # its AU are its editors
-        authors, people = [], []  # (their family names its identity, as before)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
     screening = [str(n) for n in entry.get("notes") or [] if has_rayyan_notes(str(n))]
@@ -302,8 +296,7 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         location=f"record {n}",
         title=clean_text(_first(entry, "title", "primary_title", "short_title")),
         abstract=clean_text(_first(entry, "abstract", "notes_abstract")),
-        authors=authors,
-        family_names=families,
+        **ris_byline(entry),
         year=year_from(_first(entry, "year", "publication_year", "date")),
         venue=clean_text(
             _first(
@@ -329,9 +322,6 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         source_key=clean_text(_first(entry, "id")),
         locator=_locator(entry, "number", "start_page", "custom7", "issn"),
         biblio=_biblio(entry, "ris", "type_of_reference", "number", "start_page", "end_page"),
-        name_parts=inverted_parts(people),
-        editors=split_people(editors)[0],
-        editor_parts=inverted_parts(editors),
     )
 
 
@@ -351,8 +341,6 @@ _WOS_YEAR_KEYS = ("publication_year", "early_access_year", "early_access_date", 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
     from litsift.sources.base import unique_tags  # here: the module is at its size limit
 
-    people = one_per_person(entry.get("author_full_name") or entry.get("authors") or [])
-    authors, families = split_people(people)
     key = clean_text(_first(entry, "accession_number", "unique_id"))
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
@@ -363,8 +351,7 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         location=f"record {n}",
         title=clean_text(_first(entry, "document_title", "title")),
         abstract=clean_text(_first(entry, "abstract")),
-        authors=authors,
-        family_names=families,
+        **wos_byline(entry),  # AF / AU authors, BE editors
         # an early-access record has no PY yet: EY / EA, as the tab-delimited reader does
         year=year_from(_first(entry, *_WOS_YEAR_KEYS)),
         venue=clean_text(_first(entry, "publication_name")),
@@ -373,7 +360,6 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         source_key=key,
         locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
         biblio=_biblio(entry, "wos", "document_type", "issue", "beginning_page", "ending_page"),
-        name_parts=inverted_parts(people),
     )
 
 

@@ -1,7 +1,8 @@
 """Person names as tagged exports write them -- RIS ``AU``/``A1``, refer ``%A``, Web of Science
 ``AU``/``AF`` (plain text, tab-delimited, CSV) -- split into display and family names.
 
-Which tags name an RIS record's editors: :func:`ris_editors`.
+Which tags name an RIS record's editors: :func:`ris_editors`; names as
+:class:`~litsift.sources.formats.people.People`: :func:`tagged_people`.
 
 Forms read: ``Family, Given``, ``Family, Suffix, Given``, ``Family, Given, Suffix``, ``Given
 Family [Suffix]``, and ``Family I.`` (Embase's RIS: ``Liu R.``, ``Adler D.G.``, initials with
@@ -15,8 +16,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from litsift.sources.base import clean_text
+from litsift.sources.formats.biblio_types import inverted_parts
+from litsift.sources.formats.people import People, byline, editor_roles
 
-__all__ = ["comma_form", "one_per_person", "ris_editors", "split_people"]
+__all__ = [
+    "comma_form",
+    "one_per_person",
+    "ris_byline",
+    "ris_editors",
+    "split_people",
+    "tagged_people",
+    "wos_byline",
+]
 
 #: name suffixes, which stay with the family name: ``Ribeiro, Jr, J.W.``, ``J. H. Laros III``
 _SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
@@ -76,34 +87,55 @@ def split_people(names: list[str]) -> tuple[list[str], list[str]]:
     return authors, families
 
 
-#: RIS reference types whose ``A2`` (secondary author) is the editor, after the RIS
-#: specification's reference type tables (RefMan / Thomson Reuters, 2011): a chapter's, a
-#: conference paper's or proceedings', a dictionary or encyclopedia entry's (Zotero's RIS
-#: translator writes their editors there too). Not ``JOUR`` (Ovid's PsycINFO writes a list of
-#: cited authors' family names there) nor ``BOOK``/``RPRT`` (the series editor)
-_A2_EDITOR_TYPES = frozenset(
-    {"ANCIENT", "CHAP", "CONF", "CPAPER", "DICT", "EBOOK", "ECHAP", "ENCYC", "SER"}
-)
+def tagged_people(names: list[str]) -> People:
+    """Tagged-export names (the forms of the module docstring) as :class:`People`: display
+    and family names (:func:`split_people`), and the ``(family, given)`` of each ``Family,
+    Given`` name (:func:`~litsift.sources.formats.biblio_types.inverted_parts`)."""
+    names = [comma_form(clean_text(n)) for n in names]
+    shown, families = split_people(names)
+    return People(shown, families, inverted_parts(names))
+
+
+#: an editor role of :func:`~litsift.sources.formats.people.editor_roles` -> the rispy keys
+#: of its names
+_ROLE_KEYS = {
+    "secondary": ("secondary_authors",),
+    "tertiary": ("tertiary_authors",),
+    "primary": ("authors", "first_authors"),
+}
 
 
 def ris_editors(entry: Mapping[str, Any]) -> list[str]:
     """The editors of a record as rispy reads it, names as written (``Family, Given``): its
     ``ED`` lines (key ``editors``: the specification's editor tag, which Zotero reads as the
-    editor of any type), else its ``A2`` where the type's secondary
-    author is its editor, its ``A3`` for a whole book (``BOOK``: the specification's and
-    Zotero's editor there), its ``AU`` for an edited book (``EDBOOK``: the specification's
-    "Editor"); ``[]`` when it names none."""
-    kind = str(entry.get("type_of_reference") or "").split(";")[0].strip().upper()
-    tags = [
-        ("editors", True),
-        ("secondary_authors", kind in _A2_EDITOR_TYPES),
-        ("tertiary_authors", kind == "BOOK"),
-        ("authors", kind == "EDBOOK"),
-        ("first_authors", kind == "EDBOOK"),
-    ]
-    for key, named in tags:
-        value = entry.get(key) if named else None
+    editor of any type), else the names that its type's editor role gives
+    (:func:`~litsift.sources.formats.people.editor_roles`: a chapter's ``A2``, a whole book's
+    ``A3``, an edited book's ``AU``); ``[]`` when it names none."""
+    kind = str(entry.get("type_of_reference") or "").split(";")[0]
+    keys = [key for role in editor_roles(kind) for key in _ROLE_KEYS[role]]
+    for key in ("editors", *keys):
+        value = entry.get(key)
         names = one_per_person([str(v) for v in value] if isinstance(value, list) else [])
         if names:
             return [comma_form(n) for n in names]
     return []
+
+
+def ris_byline(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The name fields (:func:`~litsift.sources.formats.people.byline`) of an RIS record as
+    rispy reads it: ``AU`` (else ``A1``) its authors, :func:`ris_editors` its editors; an
+    edited book's (``EDBOOK``) ``AU`` are its editors: it has no authors, and their family
+    names stay its identity."""
+    people = one_per_person(entry.get("authors") or entry.get("first_authors") or [])
+    authors = tagged_people(people)
+    if str(entry.get("type_of_reference")).upper() == "EDBOOK":
+        authors = People([], authors.families, [])
+    return byline(authors, tagged_people(ris_editors(entry)))
+
+
+def wos_byline(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The name fields of a Web of Science plain-text record as rispy reads it: ``AF`` (else
+    ``AU``) its authors, ``BE`` (key ``editors``) its editors: a book's, or those of the
+    proceedings or book a paper or chapter is in."""
+    people = one_per_person(entry.get("author_full_name") or entry.get("authors") or [])
+    return byline(tagged_people(people), tagged_people(one_per_person(entry.get("editors") or [])))

@@ -13,7 +13,8 @@ Recognised by the header row, whatever the file's name:
 Each field is read under every name WoS has given it (:data:`COLUMNS`), from the first of its
 columns that holds a value (exports repeat ``DOI``): title ``TI``; authors ``AF`` (full names,
 ``Family, Given``) or else ``AU``, then the book authors (``BF`` / ``BA``), then the group
-authors (``CA`` / ``GP``) when there are no persons; year ``PY``, else the early-access date
+authors (``CA`` / ``GP``) when there are no persons; the editors ``BE`` (a book's, or those of
+the proceedings a paper is in; never authors); year ``PY``, else the early-access date
 ``EA`` / ``EY`` (early-access records have no ``PY`` yet), else ``PD``; venue ``SO`` or the
 book series ``SE``; ``AB``; DOI ``DI`` or ``D2`` (book DOI); PubMed id ``PM``; keywords ``DE``
 and Keywords Plus ``ID`` as tags; the WoS accession number ``UT`` (``WOS:000717496600001``) as
@@ -48,7 +49,8 @@ from litsift.sources.base import (
     read_bytes,
     year_from,
 )
-from litsift.sources.formats.ris_names import split_people
+from litsift.sources.formats.people import People, byline
+from litsift.sources.formats.ris_names import tagged_people
 from litsift.sources.identity.ids import normalize_doi, normalize_pmid
 from litsift.sources.identity.locators import locator
 from litsift.types import Kind
@@ -63,6 +65,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "authors": ("AU", "Authors"),
     "book_full_names": ("BF", "Book Author Full Names"),
     "book_authors": ("BA", "Book Authors"),
+    "editors": ("BE", "Book Editors"),
     "groups": ("CA", "Group Authors"),
     "book_groups": ("GP", "Book Group Authors"),
     "year": ("PY", "Publication Year"),
@@ -284,10 +287,11 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
     people = people or [p for p in get("authors").split(";") if p.strip()]
     people = people or [p for p in get("book_full_names").split(";") if p.strip()]
     people = people or [p for p in get("book_authors").split(";") if p.strip()]
-    authors, families = split_people(people)
-    if not authors:
+    authors = tagged_people(people)
+    if not authors.names:
         groups = [clean_text(g) for g in (get("groups") or get("book_groups")).split(";")]
-        authors = families = [g for g in groups if g]
+        authors = People([g for g in groups if g], [g for g in groups if g], [])
+    editors = tagged_people([p for p in get("editors").split(";") if p.strip()])
     ids: dict[str, str] = {}
     doi = normalize_doi(get("doi")) or normalize_doi(get("book_doi"))
     doi = doi or normalize_doi(get("doi_link"))
@@ -306,8 +310,7 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
         location=f"row {n}",
         title=title,
         abstract=get("abstract"),
-        authors=authors,
-        family_names=families,
+        **byline(authors, editors),
         year=year or year_from(get("early_access")) or year_from(get("date")),
         venue=get("venue") or get("series"),
         url=get("doi_link"),

@@ -36,6 +36,7 @@ from litsift.sources.base import (
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.json_items import load_json_items
+from litsift.sources.formats.people import People, byline
 from litsift.sources.identity.ids import ids_in_text, normalize_ids
 from litsift.types import Kind
 
@@ -69,8 +70,8 @@ def html_text(html: str) -> str:
         return clean_text(_TAG_RE.sub(" ", html))
 
 
-def _people(creators: list[dict[str, Any]]) -> tuple[list[str], list[str], list[tuple[str, str]]]:
-    """Display names, family names and ``(family, given)`` pairs of Zotero creators."""
+def _people(creators: list[dict[str, Any]]) -> People:
+    """Zotero creators as persons, in order."""
     names: list[str] = []
     families: list[str] = []
     parts: list[tuple[str, str]] = []
@@ -83,7 +84,7 @@ def _people(creators: list[dict[str, Any]]) -> tuple[list[str], list[str], list[
             families.append(last or name.split(" ")[-1])
             if last and not c.get("name"):
                 parts.append((last, first))
-    return names, families, parts
+    return People(names, families, parts)
 
 
 def zotero_record(
@@ -102,12 +103,9 @@ def zotero_record(
     ``editor`` creators as its editors, never as its authors."""
     people = [c for c in creators if c.get("creatorType", "author") in _AUTHOR_TYPES]
     people = people or [c for c in creators if c.get("creatorType") != "editor"]
-    editors, editor_families, editor_parts = _people(
-        [c for c in creators if c.get("creatorType") == "editor"]
-    )
-    authors, families, name_parts = _people(people)
-    if not people:  # an edited book: identified by its editors, as when read as its authors
-        families = editor_families
+    editors = _people([c for c in creators if c.get("creatorType") == "editor"])
+    # an edited book: identified by its editors, as when read as its authors
+    people_fields = byline(_people(people), editors, identified_by_editors=not people)
     ids: dict[str, str] = {}
     extra = fields.get("extra") or ""
     for line in str(extra).splitlines():  # "arXiv: 2101.00001", "PMID: 123", "DOI: ..."
@@ -123,11 +121,7 @@ def zotero_record(
         location=location,
         title=clean_text(fields.get("title")),
         abstract=clean_text(fields.get("abstractNote")),
-        authors=authors,
-        family_names=families,
-        name_parts=name_parts,
-        editors=editors,
-        editor_parts=editor_parts,
+        **people_fields,
         year=year_from(fields.get("date")),
         venue=next((clean_text(fields[f]) for f in _VENUE_FIELDS if fields.get(f)), ""),
         url=clean_text(fields.get("url")),

@@ -5,6 +5,8 @@ An item is any top-level element with a ``z:itemType`` other than ``attachment``
 (``bib:Article``, ``bib:Book``, ``bib:BookSection``, ``rdf:Description``, ``bib:Document``...).
 Read: ``dc:title``; authors from ``bib:authors`` (``rdf:Seq`` of ``foaf:Person`` with
 ``foaf:surname`` / ``foaf:givenName``; a name in ``foaf:surname`` alone is a full name);
+editors from ``bib:editors`` (the same shape; Zotero writes an item's ``editor`` creators
+there), never as authors;
 ``dc:date`` (year); ``dcterms:abstract``; tags from ``dc:subject`` (plain text or
 ``z:AutomaticTag`` / ``rdf:value``); identifiers from ``dc:identifier`` (``DOI 10.x/y``,
 ``dcterms:URI`` / ``rdf:value`` links) of the item and of its container; the venue is the
@@ -24,6 +26,7 @@ from lxml import etree
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_bytes, year_from
+from litsift.sources.formats.people import People, byline
 from litsift.sources.identity.ids import ids_in_text, normalize_doi
 from litsift.types import Kind
 
@@ -56,15 +59,18 @@ def _text(el: etree._Element | None, path: str) -> str:
     return clean_text("".join(found.itertext())) if found is not None else ""
 
 
-def _people(item: etree._Element) -> tuple[list[str], list[str]]:
-    authors, families = [], []
-    for person in item.iterfind("bib:authors/rdf:Seq/rdf:li/foaf:Person", _NS):
+def _people(item: etree._Element, role: str) -> People:
+    """The persons of the item's ``bib:ROLE`` (``authors``, ``editors``), in order."""
+    names, families, parts = [], [], []
+    for person in item.iterfind(f"bib:{role}/rdf:Seq/rdf:li/foaf:Person", _NS):
         family, given = _text(person, "foaf:surname"), _text(person, "foaf:givenName")
         if not family and not given:
             continue
-        authors.append(f"{given} {family}".strip())
+        names.append(f"{given} {family}".strip())
         families.append(family.split(" ")[-1] if family and not given else family or given)
-    return authors, families
+        if family and given:
+            parts.append((family, given))
+    return People(names, families, parts)
 
 
 def _container(item: etree._Element, by_about: dict[str, etree._Element]) -> etree._Element | None:
@@ -153,13 +159,11 @@ def _record(
         tag = _text(subject, ".//rdf:value") or clean_text(subject.text)
         if tag:
             tags.append(tag)
-    authors, families = _people(item)
     return SourceRecord(
         location=f"line {item.sourceline}",
         title=_text(item, "dc:title"),
         abstract=_text(item, "dcterms:abstract"),
-        authors=authors,
-        family_names=families,
+        **byline(_people(item, "authors"), _people(item, "editors")),
         year=year_from(_text(item, "dc:date")),
         venue=_text(container, "dc:title"),
         url=urls[0] if urls else "",
