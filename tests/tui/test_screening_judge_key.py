@@ -216,3 +216,42 @@ def test_a_bug_in_the_judge_is_named_as_the_judges_not_the_screenings() -> None:
     assert "log file" in said and error_message(KeyError(3)).startswith("screening failed")
     ours = ReviewError("review 'x' has no criteria", "litsift review criteria x '...'")
     assert error_message(ours, "the LLM judge") == ours.message + "; " + ours.hint
+
+
+async def test_a_rate_limited_call_says_its_wait_in_a_toast(
+    tmp_path: Path, srv: ScriptedLLMServer
+) -> None:
+    """A 429 with ``Retry-After`` held the judge (and answers, reranks) silent for as long as
+    the server asked; the app now says the wait, the host and the attempt, and goes on."""
+    if not DONNERS.is_file():
+        pytest.skip(f"{DONNERS} not here")
+    judge = oracle(load_review_set(DONNERS))
+
+    def respond(body: Any) -> Reply:  # the first call is rate limited, the rest answered
+        if len(srv.requests) == 1:
+            limited = {"error": {"message": "Rate limit reached", "type": "requests"}}
+            return Reply(429, limited, headers={"Retry-After": "1"})
+        return judge(body)
+
+    srv.responder = respond
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)) as svc:
+        svc.reviews.create("donners", [DONNERS], labels=1, criteria=CRITERIA)
+    with configured_home(home, srv):
+        config = get_paths(home).config_file
+        config.write_text(config.read_text().replace("max_retries = 0", "max_retries = 2"))
+        with LitsiftService(get_paths(home)) as svc:
+            app = create_screening_app(svc, "donners", dense=False)
+            async with app.run_test(size=SIZE) as pilot:
+                screen = await wait_idle(pilot)
+                await pilot.press("J")
+                host = srv.url.split("//")[1].split("/")[0]
+                said = f"rate limited by {host}: waiting 1 s (attempt 2 of 3)"
+
+                def waits() -> list[str]:
+                    return [n.message for n in app._notifications if n.title == "LLM"]
+
+                await wait_for(pilot, lambda: said in waits(), "the wait's toast")
+                await wait_for(pilot, lambda: not screen.judging.running, "the judge's end")
+                assert any("257 records judged by test-model" in t for t in toasts(app))
+    assert len(stored_verdicts(svc.store, "donners")) == 257

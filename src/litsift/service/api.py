@@ -52,7 +52,7 @@ from litsift.types.citations import (
     SnowballRound,
     TrailFetch,
 )
-from litsift.types.llm import Answer, AspectJudgement, RerankResult
+from litsift.types.llm import Answer, AspectJudgement, RerankResult, RetryWait
 from litsift.types.reviews import FeedResult, JudgeReport, ScreeningProgress
 
 if TYPE_CHECKING:
@@ -146,6 +146,10 @@ class LLMAPI(Protocol):
         on_delta: Callable[[str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> Answer: ...
+    def report_llm_waits(self, on_wait: Callable[[RetryWait], None] | None) -> None:
+        """Tell ``on_wait`` (from the calling worker thread) of each wait before an LLM call
+        is retried (rate limited, overloaded); None: stop."""
+        ...
 
 
 class TrailAPI(Protocol):

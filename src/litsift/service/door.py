@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from litsift.search.build.index_pair import IndexReport
     from litsift.types import Aspect, Coverage, Hit
-    from litsift.types.llm import Answer, AspectJudgement, RerankResult
+    from litsift.types.llm import Answer, AspectJudgement, RerankResult, RetryWait
 
 __all__ = ["AspectsDoor", "DoorCommands", "IndexesDoor", "LLMDoor"]
 
@@ -264,3 +264,7 @@ class LLMDoor:
         """See :meth:`litsift.service.llm.AspectLLMCommands.answer` (full-text passages cited
         when the hits come from a full-text search)."""
         return self._service.answer(question, hits, on_delta, cancelled)
+
+    def report_llm_waits(self, on_wait: Callable[[RetryWait], None] | None) -> None:
+        """See :meth:`litsift.service.llm.AspectLLMCommands.report_llm_waits`."""
+        self._service.report_llm_waits(on_wait)

@@ -40,6 +40,7 @@ from litsift.tui.screens.keys import (
 from litsift.tui.screens.screening import SCREENING_BINDINGS, ScreeningScreen
 from litsift.tui.widgets import ResultsTable
 from litsift.tui.widgets.text_inputs import DialogKeys
+from litsift.types.llm import RetryWait
 
 #: keys that only make sense where the focus is (Esc goes back, Down into the results)
 _NOT_IN_PALETTE = frozenset({"back", "close", "focus_results"})
@@ -100,11 +101,26 @@ class LitsiftApp(DialogKeys, App[None]):
                 markup=False,
             )
         self.set_keymap(self.config.keymap)
+        # a 429's Retry-After or an overloaded server's backoff: said, not a silent pause
+        self.service.llm.report_llm_waits(self._llm_waiting)
         self.check_arrivals()
         # what the app started with is not walked by later collections (tui/collector.py)
         self.call_after_refresh(CollectorHold.freeze_startup)
 
+    def _llm_waiting(self, wait: RetryWait) -> None:  # the LLM call's worker thread
+        """A toast for each wait before an LLM call (answer, rerank, aspect grades, the
+        screening judge) is sent again, for as long as the wait (at least 3 s)."""
+        line = for_terminal(wait.line(), keep_newlines=False)
+        try:
+            self.call_from_thread(
+                self.notify, line, title="LLM", severity="warning", markup=False,
+                timeout=max(3.0, wait.wait_s),
+            )  # fmt: skip
+        except RuntimeError:  # the app has closed (or this is its own thread): nothing to show
+            pass
+
     def on_unmount(self) -> None:
+        self.service.llm.report_llm_waits(None)
         # a hold the app's end cut short, and what it froze: another app in this process (the
         # tests) starts with collection as it was
         self.search_screen.collector.release()
