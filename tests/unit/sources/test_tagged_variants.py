@@ -127,3 +127,13 @@ def test_endnote_xml_keywords_with_a_slash_of_their_own_are_kept(tmp_path: Path)
     tags = [t for r in _records(read_endnote_xml(path)) for t in r.tags]
     assert "client/server" in tags and "Neoplasms" in tags
     assert not any(t.startswith("Neoplasms/") or "*" in t for t in tags)
+
+
+def test_pubmed_author_keywords_keep_their_own_slash(tmp_path: Path) -> None:
+    """``OT`` lines are the authors' keywords, not MeSH: ``OT  - HIV/AIDS`` came in as "HIV"
+    (the ``MH`` rule cut every ``OT`` at its first slash)."""
+    text = _text(NBIB).replace("OT  - AI\n", "OT  - AI/ML\nOT  - HIV/AIDS\n", 1)
+    path = tmp_path / "ot.nbib"
+    path.write_text(text, encoding="utf-8")
+    tags = [t for r in _records(read_medline(path)) for t in r.tags]
+    assert {"AI/ML", "HIV/AIDS", "clinical-decision support system"} <= set(tags)
