@@ -148,3 +148,16 @@ def test_authors_listed_on_one_wos_line_with_semicolons_are_several_people() -> 
     assert seven.family_names[-1] == "Martin"
     assert seven.name_parts[1] == ("Hall", "Janet E")
     assert seven.ids == {"pmid": "16735938"}
+
+
+def test_a_bibtex_name_with_its_suffix_last_keeps_its_given_name() -> None:
+    """``Articlewriter, Laura, III`` (suffix last, as ProQuest and RIS write it) was read by
+    BibTeX's rule ``Family, Jr, Given``: given name "III", shown "III Articlewriter Laura"."""
+    first = _records(read_bibtex(WILD / "colrev_loader-bibtex_suffix-last.bib"))[0]
+    assert first.authors == ["Laura Articlewriter III"]
+    assert first.name_parts == [("Articlewriter", "Laura")]
+    apa = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
+    by_key = {
+        r.source_key: r for r in _records(read_bibtex(apa / "bbt-2660_plus-in-field-name.bib"))
+    }
+    assert by_key["9.8:8"].authors == ["A. A. Author Jr.", "B. B. Author"]  # Family, Jr, Given

@@ -61,6 +61,8 @@ def sniff_bibtex(head: bytes, path: Path) -> int:
 #: initials, as Scopus's BibTeX of ~2017 writes them: maybe followed by the author's
 #: affiliation letters (``A.T.a``, ``A.a  b  c``)
 _INITIALS_RE = re.compile(r"^((?:[A-Z][a-z]?\.[- ]?)+)((?:\s*[a-z]\b)*)$")
+#: a generational suffix (BibTeX's "Jr" part)
+_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
 
 
 def _scopus_2017(value: str) -> str:
@@ -81,7 +83,8 @@ def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """Display names, family names (without particles, for matching) and ``(family with
     particles, given)`` pairs of a BibTeX name list; Scopus's affiliation letters after the
     initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017 read as lists
-    (:func:`_scopus_2017`)."""
+    (:func:`_scopus_2017`). ``Family, Given, Jr`` (the suffix last, as ProQuest writes it
+    and RIS has it) is read as BibTeX's ``Family, Jr, Given``: a given name is never ``III``."""
     authors, families, parts_out = [], [], []
     for person in split_multiple_persons_names(_scopus_2017(value)):
         if not person.strip() or person.strip().lower() == "others":
@@ -92,6 +95,9 @@ def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
             authors.append(latex(person))
             families.append(latex(person).split(" ")[-1])
             continue
+        if len(parts.first) == 1 and _SUFFIX_RE.match(parts.first[0]) and parts.jr:
+            if not _SUFFIX_RE.match(" ".join(parts.jr)):  # "Family, Given, III"
+                parts.first, parts.jr = parts.jr, parts.first
         first = latex(" ".join(parts.first))
         if (initials := _INITIALS_RE.match(first)) and initials.group(2):
             first = initials.group(1).strip()
