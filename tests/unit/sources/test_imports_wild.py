@@ -161,3 +161,20 @@ def test_a_bibtex_name_with_its_suffix_last_keeps_its_given_name() -> None:
         r.source_key: r for r in _records(read_bibtex(apa / "bbt-2660_plus-in-field-name.bib"))
     }
     assert by_key["9.8:8"].authors == ["A. A. Author Jr.", "B. B. Author"]  # Family, Jr, Given
+
+
+def test_a_bibtex_name_list_separated_by_semicolons_is_a_list(tmp_path: Path) -> None:
+    """R tools write Web of Science's ``AU`` into BibTeX as it is, ``Author = {Luna, JP;
+    Perez, C; Toro, S}``, and Zotero exports it so again: the list read as one person ("C;
+    Toro S Luna JP; Perez"). Here the WoS BibTeX sample with its lists written that way."""
+    source = WILD / "colrev_wos-bibtex_html-entity.bib"
+    text = source.read_text(encoding="utf-8-sig")
+    semicolons = text.replace("Julia and Writertwo", "Julia; Writertwo").replace(
+        "Julian and Guestwriter", "Julian; Guestwriter"
+    )
+    assert semicolons.count("; ") == text.count("; ") + 2
+    path = tmp_path / "r-export.bib"
+    path.write_text(semicolons, encoding="utf-8")
+    got = [(r.authors, r.name_parts) for r in _records(read_bibtex(path))]
+    assert got == [(r.authors, r.name_parts) for r in _records(read_bibtex(source))]
+    assert got[0][0] == ["Julia Writerone", "Paul Writertwo"]

@@ -79,14 +79,26 @@ def _scopus_2017(value: str) -> str:
     return " and ".join(f"{f}, {g}" for f, g in zip(parts[::2], parts[1::2], strict=True))
 
 
+def _semicolons(value: str) -> str:
+    """``value`` as a BibTeX name list: a list of ``Family, I`` names separated by ``;`` and
+    no ``and`` (Web of Science's ``AU`` written into BibTeX by R tools, ``Luna, JP; Perez, C``,
+    kept so by Zotero), which reads as one person, is rejoined with ``and``; a ``;`` inside
+    braces does not count. Any other value is returned as is."""
+    if ";" not in value or re.search(r"\sand\s", value) or re.search(r"\{[^{}]*;", value):
+        return value
+    parts = [p.strip() for p in value.split(";") if p.strip()]
+    return " and ".join(parts) if len(parts) > 1 else value
+
+
 def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """Display names, family names (without particles, for matching) and ``(family with
     particles, given)`` pairs of a BibTeX name list; Scopus's affiliation letters after the
-    initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017 read as lists
-    (:func:`_scopus_2017`). ``Family, Given, Jr`` (the suffix last, as ProQuest writes it
-    and RIS has it) is read as BibTeX's ``Family, Jr, Given``: a given name is never ``III``."""
+    initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017
+    (:func:`_scopus_2017`) and lists separated by ``;`` (:func:`_semicolons`) read as lists.
+    ``Family, Given, Jr`` (the suffix last, as ProQuest writes it and RIS has it) is read as
+    BibTeX's ``Family, Jr, Given``: a given name is never ``III``."""
     authors, families, parts_out = [], [], []
-    for person in split_multiple_persons_names(_scopus_2017(value)):
+    for person in split_multiple_persons_names(_scopus_2017(_semicolons(value))):
         if not person.strip() or person.strip().lower() == "others":
             continue
         try:
