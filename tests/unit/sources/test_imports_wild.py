@@ -178,3 +178,21 @@ def test_a_bibtex_name_list_separated_by_semicolons_is_a_list(tmp_path: Path) ->
     got = [(r.authors, r.name_parts) for r in _records(read_bibtex(path))]
     assert got == [(r.authors, r.name_parts) for r in _records(read_bibtex(source))]
     assert got[0][0] == ["Julia Writerone", "Paul Writertwo"]
+
+
+def test_biblatex_extended_name_format_is_read_by_its_keys(tmp_path: Path) -> None:
+    """Better BibTeX's biblatex export writes a name with particles in biblatex's extended
+    name format (``family=Kuilen, given=Gijs, prefix={van de}, useprefix=true``): it read as
+    one name "family=Kuilen given=Gijs, ...". Here the Zotero / BBT export of ../shared with
+    its ``{van de Kuilen}, Gijs`` written so: the same people come out."""
+    source = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
+    source /= "thesis-psychology_zotero-bbt-export.bib"
+    text = source.read_text(encoding="utf-8")
+    extended = "family=Kuilen, given=Gijs, prefix={van de}, useprefix=true"
+    assert text.count("{van de Kuilen}, Gijs") == 1
+    path = tmp_path / "biblatex.bib"
+    path.write_text(text.replace("{van de Kuilen}, Gijs", extended), encoding="utf-8")
+    (want,) = [r for r in _records(read_bibtex(source)) if "Gijs van de Kuilen" in r.authors]
+    (got,) = [r for r in _records(read_bibtex(path)) if r.source_key == want.source_key]
+    assert got.authors == want.authors and got.name_parts == want.name_parts
+    assert ("van de Kuilen", "Gijs") in got.name_parts

@@ -15,6 +15,7 @@ from bibtexparser.library import Library
 from bibtexparser.middlewares.middleware import LibraryMiddleware
 from bibtexparser.middlewares.names import (
     InvalidNameError,
+    NameParts,
     parse_single_name_into_parts,
     split_multiple_persons_names,
 )
@@ -90,11 +91,36 @@ def _semicolons(value: str) -> str:
     return " and ".join(parts) if len(parts) > 1 else value
 
 
+#: a name in biblatex's extended name format: ``family=Doorn, given=Jan, prefix=van``
+_EXTENDED_RE = re.compile(r"^\s*(?:family|given|prefix|suffix)\s*=", re.IGNORECASE)
+
+
+def _extended(person: str) -> NameParts | None:
+    """The parts of a name in biblatex's extended name format (biblatex manual §3.4;
+    Better BibTeX writes names with particles so: ``family=Doorn, given=Jan, prefix=van,
+    useprefix=true``): ``key=value`` pairs separated by commas outside braces, a later key
+    winning; None for any other name."""
+    if not _EXTENDED_RE.match(person):
+        return None
+    pairs: dict[str, str] = {}
+    depth, start = 0, 0
+    for i, char in enumerate(person + ","):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            key, _, val = person[start:i].partition("=")
+            pairs[key.strip().lower()] = val.strip()
+            start = i + 1
+    return NameParts(
+        *([pairs[k]] if pairs.get(k) else [] for k in ("given", "prefix", "family", "suffix"))
+    )
+
+
 def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """Display names, family names (without particles, for matching) and ``(family with
     particles, given)`` pairs of a BibTeX name list; Scopus's affiliation letters after the
     initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017
-    (:func:`_scopus_2017`) and lists separated by ``;`` (:func:`_semicolons`) read as lists.
+    (:func:`_scopus_2017`) and lists separated by ``;`` (:func:`_semicolons`) read as lists;
+    biblatex's extended name format is read by its keys (:func:`_extended`).
     ``Family, Given, Jr`` (the suffix last, as ProQuest writes it and RIS has it) is read as
     BibTeX's ``Family, Jr, Given``: a given name is never ``III``."""
     authors, families, parts_out = [], [], []
@@ -102,7 +128,7 @@ def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
         if not person.strip() or person.strip().lower() == "others":
             continue
         try:
-            parts = parse_single_name_into_parts(person, strict=False)
+            parts = _extended(person) or parse_single_name_into_parts(person, strict=False)
         except (InvalidNameError, ValueError):
             authors.append(latex(person))
             families.append(latex(person).split(" ")[-1])
