@@ -115,6 +115,61 @@ def test_scopus_old_comma_export() -> None:
         assert re.fullmatch(r"2-s2\.0-[0-9]+", rec.source_key), rec.location
 
 
+def test_scopus_rows_longer_than_the_header_are_read_under_their_columns() -> None:
+    """56 of the 58 rows hold one cell more than the header: a funding text Scopus wrote
+    without a header after ``Funding Text 1``. Every later cell was read one column to the
+    left: no record got its ``PubMed ID`` (read from ``CODEN``), the type read
+    ``Sci. Rep.``. The expected values are the cells counted from the row's end."""
+    rows = list(csv.reader(io.StringIO(SCOPUS_OLD.read_text(encoding="utf-8-sig"))))
+    header, body = rows[0], rows[1:]
+    tail = {name: len(header) - i for i, name in enumerate(header)}  # place from the end
+
+    def cell(row: list[str], name: str) -> str:
+        return row[len(row) - tail[name]].strip()
+
+    recs = records(read(SCOPUS_OLD))
+    assert sum(len(r) > len(header) for r in body) == 56
+    assert [r.ids.get("pmid", "") for r in recs] == [cell(r, "PubMed ID") for r in body]
+    assert sum("pmid" in r.ids for r in recs) == 24
+    sci_rep = next(r for r in recs if r.source_key == "2-s2.0-85123480963")
+    assert sci_rep.ids["pmid"] == "35064163"
+    assert (sci_rep.biblio["type"], sci_rep.biblio["publisher"]) == (
+        "article-journal",
+        "Nature Research",
+    )
+    pairs = zip(recs, body, strict=True)
+    kinds = {cell(row, "Document Type"): rec.biblio.get("type") for rec, row in pairs}
+    assert kinds == {
+        "Article": "article-journal",
+        "Review": "article-journal",
+        "Short Survey": "article-journal",
+        "Conference Paper": "paper-conference",
+        "Conference Review": "paper-conference",
+        "Book Chapter": "chapter",
+        "Book": "book",
+    }
+
+
+def test_vendor_csv_types_pages_and_publishers_are_kept() -> None:
+    """Scopus's ``Document Type``, ``Page end`` and ``Publisher``, IEEE Xplore's ``Document
+    Identifier``, ``End Page`` and ``Publisher``, SpringerLink's ``Content Type`` were not
+    read: a CSV record came in without the type, last page and publisher that the same
+    database's RIS gives."""
+    first = records(read(SCOPUS_OLD))[0]  # NAMD, J Comput Chem 26(16):1781-1802
+    assert first.biblio == {
+        "type": "article-journal",
+        "volume": "26",
+        "issue": "16",
+        "pages": "1781-1802",
+        "publisher": "John Wiley and Sons Inc.",
+    }
+    ieee = {r.biblio.get("type") for r in records(read(IEEE_FULL))}
+    assert ieee == {"paper-conference", "article-journal", "article-magazine"}
+    assert records(read(IEEE_FULL))[1].biblio["publisher"] == "IEEE"
+    springer = {r.biblio.get("type") for r in records(read(SPRINGER_LITSTUDY))}
+    assert springer == {"book", "chapter", "article-journal"}
+
+
 # --- IEEE Xplore and SpringerLink ---------------------------------------------------------
 
 

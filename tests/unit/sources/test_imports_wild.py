@@ -148,3 +148,51 @@ def test_authors_listed_on_one_wos_line_with_semicolons_are_several_people() -> 
     assert seven.family_names[-1] == "Martin"
     assert seven.name_parts[1] == ("Hall", "Janet E")
     assert seven.ids == {"pmid": "16735938"}
+
+
+def test_a_bibtex_name_with_its_suffix_last_keeps_its_given_name() -> None:
+    """``Articlewriter, Laura, III`` (suffix last, as ProQuest and RIS write it) was read by
+    BibTeX's rule ``Family, Jr, Given``: given name "III", shown "III Articlewriter Laura"."""
+    first = _records(read_bibtex(WILD / "colrev_loader-bibtex_suffix-last.bib"))[0]
+    assert first.authors == ["Laura Articlewriter III"]
+    assert first.name_parts == [("Articlewriter", "Laura")]
+    apa = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
+    by_key = {
+        r.source_key: r for r in _records(read_bibtex(apa / "bbt-2660_plus-in-field-name.bib"))
+    }
+    assert by_key["9.8:8"].authors == ["A. A. Author Jr.", "B. B. Author"]  # Family, Jr, Given
+
+
+def test_a_bibtex_name_list_separated_by_semicolons_is_a_list(tmp_path: Path) -> None:
+    """R tools write Web of Science's ``AU`` into BibTeX as it is, ``Author = {Luna, JP;
+    Perez, C; Toro, S}``, and Zotero exports it so again: the list read as one person ("C;
+    Toro S Luna JP; Perez"). Here the WoS BibTeX sample with its lists written that way."""
+    source = WILD / "colrev_wos-bibtex_html-entity.bib"
+    text = source.read_text(encoding="utf-8-sig")
+    semicolons = text.replace("Julia and Writertwo", "Julia; Writertwo").replace(
+        "Julian and Guestwriter", "Julian; Guestwriter"
+    )
+    assert semicolons.count("; ") == text.count("; ") + 2
+    path = tmp_path / "r-export.bib"
+    path.write_text(semicolons, encoding="utf-8")
+    got = [(r.authors, r.name_parts) for r in _records(read_bibtex(path))]
+    assert got == [(r.authors, r.name_parts) for r in _records(read_bibtex(source))]
+    assert got[0][0] == ["Julia Writerone", "Paul Writertwo"]
+
+
+def test_biblatex_extended_name_format_is_read_by_its_keys(tmp_path: Path) -> None:
+    """Better BibTeX's biblatex export writes a name with particles in biblatex's extended
+    name format (``family=Kuilen, given=Gijs, prefix={van de}, useprefix=true``): it read as
+    one name "family=Kuilen given=Gijs, ...". Here the Zotero / BBT export of ../shared with
+    its ``{van de Kuilen}, Gijs`` written so: the same people come out."""
+    source = shared_data_dir() / "sources" / "reference-managers" / "bibtex"
+    source /= "thesis-psychology_zotero-bbt-export.bib"
+    text = source.read_text(encoding="utf-8")
+    extended = "family=Kuilen, given=Gijs, prefix={van de}, useprefix=true"
+    assert text.count("{van de Kuilen}, Gijs") == 1
+    path = tmp_path / "biblatex.bib"
+    path.write_text(text.replace("{van de Kuilen}, Gijs", extended), encoding="utf-8")
+    (want,) = [r for r in _records(read_bibtex(source)) if "Gijs van de Kuilen" in r.authors]
+    (got,) = [r for r in _records(read_bibtex(path)) if r.source_key == want.source_key]
+    assert got.authors == want.authors and got.name_parts == want.name_parts
+    assert ("van de Kuilen", "Gijs") in got.name_parts

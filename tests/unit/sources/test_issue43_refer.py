@@ -91,3 +91,25 @@ def test_a_bad_record_costs_only_itself(tmp_path: Path) -> None:
     assert "title" in bad[0].reason and "tag" in bad[1].reason
     report = _ingest(tmp_path / "home", edited)
     assert report["added"] == 5 and len(report["bad"]) == 2
+
+
+def test_refer_records_keep_their_type_volume_issue_pages_and_publisher() -> None:
+    """``%0``, ``%V``, ``%N``, ``%P`` and ``%I`` were read into nothing: an ``.enw`` from
+    Google Scholar or the AIS eLibrary came in without the bibliographic details every other
+    reader keeps (and exported without them)."""
+    (scholar,) = list(read_refer(SCHOLAR))
+    assert isinstance(scholar, SourceRecord)
+    assert scholar.biblio == {
+        "type": "article-journal",
+        "volume": "29",
+        "issue": "1",
+        "pages": "268-276",
+        "publisher": "Wiley Online Library",
+    }
+    first = next(r for r in read_refer(AIS) if isinstance(r, SourceRecord))
+    assert first.biblio == {
+        "type": "article-journal",
+        "volume": "45",
+        "issue": "3",
+        "pages": "1309-1348",
+    }

@@ -202,3 +202,33 @@ def test_ingest_and_formats(tmp_path: Path) -> None:
     assert layouts == {TAB.name: "wos-tags-tab", CSV_CUSTOM.name: "wos-names-csv"}
     assert report["added"] == 7
     assert len(report["warnings"]) == 1 and "UT (Unique WOS ID)" in report["warnings"][0]
+
+
+def test_tab_export_keeps_type_pages_and_publisher() -> None:
+    """``DT``, ``EP`` and ``PU`` were not read: a record from the tab-delimited export came in
+    without the type, last page and publisher that the plain-text export of the same record
+    gives. Expected values are the rows' own cells."""
+    rows = _tab_rows(TAB)
+    records, _, _ = _split(list(read_wos_table(TAB)))
+    assert len(records) == len(rows) == 4
+    for rec, row in zip(records, rows, strict=True):
+        assert rec.biblio["type"] == "article-journal", row["DT"]  # Article, Review
+        assert rec.biblio["publisher"] == row["PU"]
+        if row["BP"] and row["EP"]:
+            assert rec.biblio["pages"] == f"{row['BP']}-{row['EP']}"
+
+
+def test_csv_saved_by_r_with_na_cells_reads_as_the_export(tmp_path: Path) -> None:
+    """R's ``write.csv`` (a bibliometrix user saving a WoS table) writes every empty cell
+    as ``NA``: it came in as an editor "NA", volume, issue and article number "na", and a row
+    without a title as a record titled "NA"."""
+    with CSV_CUSTOM.open(encoding="utf-8-sig", newline="") as fh:
+        table = list(csv.reader(fh))
+    path = tmp_path / "from-r.csv"
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([table[0], *([c or "NA" for c in r] for r in table[1:])])
+    assert not any(c == "NA" for r in table[1:] for c in r)
+    assert path.read_text(encoding="utf-8").count(",NA") >= 10
+    got, bad, _ = _split(list(read_wos_table(path)))
+    want, _, _ = _split(list(read_wos_table(CSV_CUSTOM)))
+    assert got == want and not bad

@@ -95,3 +95,27 @@ def test_collections_tags_attachments_and_an_untitled_item(tmp_path: Path) -> No
     assert first.tags == ["vasculitis", "TNF"]
     assert first.collections == ["Reviews/TNF"]
     assert first.attachments == [edited.parent / "files/1419/Silva et al. - 2012.pdf"]
+
+
+def test_items_keep_their_type_volume_issue_pages_and_publisher(tmp_path: Path) -> None:
+    """``z:itemType``, the journal's ``prism:volume`` / ``prism:number``, ``bib:pages`` and
+    the publisher were not read: a Zotero RDF item came in without the bibliographic details
+    the same item has in Zotero's RIS or BibTeX export. The publisher is added to a copy as
+    Zotero writes it (``dc:publisher/foaf:Organization/foaf:name``)."""
+    publisher = (
+        "<dc:publisher><foaf:Organization><foaf:name>Springer</foaf:name>"
+        "</foaf:Organization></dc:publisher>"
+    )
+    text = RDF.read_text(encoding="utf-8")
+    copy = tmp_path / "items.rdf"
+    copy.write_text(text.replace("</bib:pages>", "</bib:pages>" + publisher, 1), encoding="utf-8")
+    items = [r for r in read_zotero_rdf(copy) if isinstance(r, SourceRecord)]
+    assert items[0].venue == "Current Rheumatology Reports"
+    assert items[0].biblio == {
+        "type": "article-journal",
+        "volume": "14",
+        "issue": "6",
+        "pages": "501-508",
+        "publisher": "Springer",
+    }
+    assert all(r.biblio.get("type") for r in items)

@@ -6,9 +6,10 @@
 Sources of the type lists: BibTeX (btxdoc) and biblatex manual §2.1; RIS (the RIS format
 specification's reference types, as rispy lists them); EndNote's reference types (the
 ``name`` of an EndNote XML ``ref-type``); Crossref REST API ``/types``; OpenAlex
-``work.type`` and ``source.type``; Zotero's item types (``itemTypes`` table); CSL 1.0.2
-``csl-data.json``. A type a map does not know gives ``""`` (the exports then guess from the
-venue, as before).
+``work.type`` and ``source.type``; the type columns of Scopus's, IEEE Xplore's and
+SpringerLink's CSV exports (the values found in real exports); Zotero's item types
+(``itemTypes`` table); CSL 1.0.2 ``csl-data.json``. A type a map does not know gives ``""``
+(the exports then guess from the venue, as before).
 """
 
 from __future__ import annotations
@@ -88,6 +89,20 @@ TYPE_MAPS: dict[str, dict[str, str]] = {
         "computer program": "software", "patent": "patent", "standard": "standard",
         "encyclopedia": "entry-encyclopedia", "dictionary": "entry-encyclopedia",
         "blog": "post-weblog", "generic": "document",
+    },
+    # the CSV exports' type columns: Scopus "Document Type", IEEE Xplore "Document
+    # Identifier", SpringerLink "Content Type"
+    "vendor-csv": {
+        "article": "article-journal", "review": "article-journal", "letter": "article-journal",
+        "note": "article-journal", "editorial": "article-journal", "erratum": "article-journal",
+        "short survey": "article-journal", "data paper": "article-journal",
+        "conference paper": "paper-conference", "conference review": "paper-conference",
+        "conferencepaper": "paper-conference", "book chapter": "chapter", "chapter": "chapter",
+        "book": "book", "ieee conferences": "paper-conference",
+        "ieee conference publications": "paper-conference", "ieee journals": "article-journal",
+        "ieee journals & magazines": "article-journal", "ibm journals": "article-journal",
+        "ieee early access articles": "article-journal", "ieee magazines": "article-magazine",
+        "ieee standards": "standard", "referenceworkentry": "entry-encyclopedia",
     },
     "csl": {t: t for t in BIBLIO_TYPES},
 }  # fmt: skip

@@ -15,6 +15,7 @@ from bibtexparser.library import Library
 from bibtexparser.middlewares.middleware import LibraryMiddleware
 from bibtexparser.middlewares.names import (
     InvalidNameError,
+    NameParts,
     parse_single_name_into_parts,
     split_multiple_persons_names,
 )
@@ -61,6 +62,8 @@ def sniff_bibtex(head: bytes, path: Path) -> int:
 #: initials, as Scopus's BibTeX of ~2017 writes them: maybe followed by the author's
 #: affiliation letters (``A.T.a``, ``A.a  b  c``)
 _INITIALS_RE = re.compile(r"^((?:[A-Z][a-z]?\.[- ]?)+)((?:\s*[a-z]\b)*)$")
+#: a generational suffix (BibTeX's "Jr" part)
+_SUFFIX_RE = re.compile(r"^(?:Jr|Sr|II|III|IV|V|2nd|3rd)\.?$", re.IGNORECASE)
 
 
 def _scopus_2017(value: str) -> str:
@@ -77,21 +80,62 @@ def _scopus_2017(value: str) -> str:
     return " and ".join(f"{f}, {g}" for f, g in zip(parts[::2], parts[1::2], strict=True))
 
 
+def _semicolons(value: str) -> str:
+    """``value`` as a BibTeX name list: a list of ``Family, I`` names separated by ``;`` and
+    no ``and`` (Web of Science's ``AU`` written into BibTeX by R tools, ``Luna, JP; Perez, C``,
+    kept so by Zotero), which reads as one person, is rejoined with ``and``; a ``;`` inside
+    braces does not count. Any other value is returned as is."""
+    if ";" not in value or re.search(r"\sand\s", value) or re.search(r"\{[^{}]*;", value):
+        return value
+    parts = [p.strip() for p in value.split(";") if p.strip()]
+    return " and ".join(parts) if len(parts) > 1 else value
+
+
+#: a name in biblatex's extended name format: ``family=Doorn, given=Jan, prefix=van``
+_EXTENDED_RE = re.compile(r"^\s*(?:family|given|prefix|suffix)\s*=", re.IGNORECASE)
+
+
+def _extended(person: str) -> NameParts | None:
+    """The parts of a name in biblatex's extended name format (biblatex manual §3.4;
+    Better BibTeX writes names with particles so: ``family=Doorn, given=Jan, prefix=van,
+    useprefix=true``): ``key=value`` pairs separated by commas outside braces, a later key
+    winning; None for any other name."""
+    if not _EXTENDED_RE.match(person):
+        return None
+    pairs: dict[str, str] = {}
+    depth, start = 0, 0
+    for i, char in enumerate(person + ","):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            key, _, val = person[start:i].partition("=")
+            pairs[key.strip().lower()] = val.strip()
+            start = i + 1
+    return NameParts(
+        *([pairs[k]] if pairs.get(k) else [] for k in ("given", "prefix", "family", "suffix"))
+    )
+
+
 def _names(value: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """Display names, family names (without particles, for matching) and ``(family with
     particles, given)`` pairs of a BibTeX name list; Scopus's affiliation letters after the
-    initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017 read as lists
-    (:func:`_scopus_2017`)."""
+    initials (``A.T.a``) are dropped, and its comma-separated lists of ~2017
+    (:func:`_scopus_2017`) and lists separated by ``;`` (:func:`_semicolons`) read as lists;
+    biblatex's extended name format is read by its keys (:func:`_extended`).
+    ``Family, Given, Jr`` (the suffix last, as ProQuest writes it and RIS has it) is read as
+    BibTeX's ``Family, Jr, Given``: a given name is never ``III``."""
     authors, families, parts_out = [], [], []
-    for person in split_multiple_persons_names(_scopus_2017(value)):
+    for person in split_multiple_persons_names(_scopus_2017(_semicolons(value))):
         if not person.strip() or person.strip().lower() == "others":
             continue
         try:
-            parts = parse_single_name_into_parts(person, strict=False)
+            parts = _extended(person) or parse_single_name_into_parts(person, strict=False)
         except (InvalidNameError, ValueError):
             authors.append(latex(person))
             families.append(latex(person).split(" ")[-1])
             continue
+        if len(parts.first) == 1 and _SUFFIX_RE.match(parts.first[0]) and parts.jr:
+            if not _SUFFIX_RE.match(" ".join(parts.jr)):  # "Family, Given, III"
+                parts.first, parts.jr = parts.jr, parts.first
         first = latex(" ".join(parts.first))
         if (initials := _INITIALS_RE.match(first)) and initials.group(2):
             first = initials.group(1).strip()

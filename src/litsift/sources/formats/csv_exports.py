@@ -29,6 +29,10 @@ search URL before the header (skipped). The layout recognised is a
 each column the layout reads that the header lacks is a warning, so a renamed column is never
 lost in silence.
 
+A Scopus row may hold more cells than the header (exports of ~2022 write a record's further
+funding texts in cells without a header after ``Funding Text 1``): they are skipped, so the
+cells after them (``PubMed ID``, ``Document Type``, ``EID``) are read under their own columns.
+
 Records are located as ``row N`` (the header is row 1). A row the file ends inside -- an open
 quoted cell, fewer cells than the header, or a last cell cut before its line break -- is a
 :class:`~litsift.sources.base.BadItem` at ``line L`` (the row's first line), never a record. A
@@ -38,7 +42,6 @@ the column already had (SpringerLink's ``Article``, ``Chapter``), else it may be
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import re
@@ -59,12 +62,14 @@ from litsift.sources.base import (
     untitled_label,
     year_from,
 )
-from litsift.sources.formats.biblio_types import biblio
 from litsift.sources.formats.csv_layouts import (
     ALIASES,
     LAYOUTS,
     Layout,
+    aligned,
     citation_parts,
+    layout_biblio,
+    python_list,
     table_layout,
 )
 from litsift.sources.formats.csv_people import people
@@ -323,7 +328,7 @@ def _item(
         reason = _cut_reason(row, n_columns, seen_last or set(), delimiter)
         if reason:
             return BadItem(f"line {row.line}", f"row {n} is cut: {reason}; it is not imported")
-    cells = row.cells
+    cells = aligned(layout, row.cells, col)
 
     def get(name: str) -> str:
         i = _column(name, col)
@@ -348,7 +353,7 @@ def _item(
         why = "no title" if has_title else f"only {len(cells)} columns"
         return BadItem(f"line {row.line}", f"row {n}: {why}, the header has {n_columns}")
     names = get(layout.authors)
-    if (listed := _python_list(names)) is not None:  # ASReview: "['Marx, Karl', 'Doe, J']"
+    if (listed := python_list(names)) is not None:  # ASReview: "['Marx, Karl', 'Doe, J']"
         names = "; ".join(listed)
     authors, families = people(names, layout.names, get(layout.full_names), get(layout.author_ids))
     cited = citation_parts(layout.name, get(layout.citation)) if layout.citation else {}
@@ -356,7 +361,7 @@ def _item(
     issue = get(layout.issue) or cited.get("issue", "")
     pages = get(layout.page) or cited.get("pages", "")
     keywords = get(layout.keywords)
-    if (listed := _python_list(keywords)) is not None:
+    if (listed := python_list(keywords)) is not None:
         keywords = "; ".join(listed)
     rayyan = rayyan_notes(get(layout.notes)) if layout.notes else None
     tags = [clean_text(k) for k in re.split(_KEYWORD_SEP[layout.name], keywords)]
@@ -375,22 +380,8 @@ def _item(
         screening=get(layout.notes) if rayyan else "",
         source_key=_eid(cells) if layout.name == "scopus" else get(layout.key),
         locator=locator(volume, issue, pages, get(layout.article), get(layout.isbn)),
-        biblio=biblio(volume=volume, issue=issue, pages=pages),
+        biblio=layout_biblio(layout, get, volume, issue, pages),
     )
-
-
-def _python_list(cell: str) -> list[str] | None:
-    """The strings of a cell that holds a Python list literal (ASReview writes the authors
-    and keywords of a RIS file so: ``['Marx, Karl', 'Lindgren, Astrid']``), else None."""
-    if not (cell.startswith("[") and cell.endswith("]")):
-        return None
-    try:
-        value = ast.literal_eval(cell)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return None
-    return [v for v in value if v.strip()]
 
 
 #: how a layout's keyword cell separates its keywords (Embase's Emtree terms: ", "; the

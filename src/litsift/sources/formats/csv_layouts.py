@@ -10,10 +10,23 @@ volume, issue and pages (Embase: the journal and year too): :func:`citation_part
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
-__all__ = ["ALIASES", "LAYOUTS", "Layout", "citation_parts", "table_layout"]
+from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
+
+__all__ = [
+    "ALIASES",
+    "LAYOUTS",
+    "Layout",
+    "aligned",
+    "citation_parts",
+    "layout_biblio",
+    "python_list",
+    "table_layout",
+]
 
 
 @dataclass(frozen=True)
@@ -57,6 +70,12 @@ class Layout:
     label: str = ""
     #: the record's notes (a Rayyan export's carry its screening work)
     notes: str = ""
+    #: the bibliographic details' columns beside the locator's: the vendor's document type
+    #: (:func:`~litsift.sources.formats.biblio_types.csl_type` ``vendor-csv``), last page,
+    #: publisher
+    doc_type: str = ""
+    page_end: str = ""
+    publisher: str = ""
 
 
 LAYOUTS: tuple[Layout, ...] = (
@@ -81,6 +100,9 @@ LAYOUTS: tuple[Layout, ...] = (
         page="Page start",
         article="Art. No.",
         isbn="ISBN",
+        doc_type="Document Type",
+        page_end="Page end",
+        publisher="Publisher",
     ),
     Layout(
         name="ieee",
@@ -98,6 +120,9 @@ LAYOUTS: tuple[Layout, ...] = (
         issue="Issue",
         page="Start Page",
         isbn="ISBNs",
+        doc_type="Document Identifier",
+        page_end="End Page",
+        publisher="Publisher",
     ),
     Layout(
         name="ieee-short",
@@ -122,6 +147,7 @@ LAYOUTS: tuple[Layout, ...] = (
         url="URL",
         volume="Journal Volume",
         issue="Journal Issue",
+        doc_type="Content Type",
     ),
     Layout(  # PubMed's "Save: CSV" (since 2020)
         name="pubmed",
@@ -272,3 +298,45 @@ def citation_parts(layout: str, text: str) -> dict[str, str]:
     if not m:
         return {}
     return {k: v.strip() for k, v in m.groupdict().items() if v}
+
+
+def layout_biblio(
+    layout: Layout, get: Callable[[str], str], volume: str, issue: str, pages: str
+) -> dict[str, str]:
+    """The :attr:`~litsift.sources.base.SourceRecord.biblio` of a row: ``get(column)`` reads
+    one of its cells (``""`` for no column); ``pages`` the first page or the range, joined with
+    the layout's last-page column when it has one."""
+    return biblio(
+        csl_type("vendor-csv", get(layout.doc_type)),
+        volume=volume,
+        issue=issue,
+        pages=page_range(pages, get(layout.page_end)),
+        publisher=get(layout.publisher),
+    )
+
+
+def aligned(layout: Layout, cells: list[str], col: dict[str, int]) -> list[str]:
+    """A row's cells under their header's columns (``col``: column name -> index). A Scopus
+    row with more cells than the header holds funding texts Scopus wrote without a header
+    after its last ``Funding Text N`` column (exports of ~2022: ``Funding Text 1`` only, and
+    rows of 45 and 46 cells): those cells are dropped. Any other row is returned as it is."""
+    extra = len(cells) - (max(col.values(), default=-1) + 1)
+    funding = [i for name, i in col.items() if name.startswith("Funding Text")]
+    if layout.name != "scopus" or extra <= 0 or not funding:
+        return cells
+    at = max(funding) + 1
+    return cells[:at] + cells[at + extra :]
+
+
+def python_list(cell: str) -> list[str] | None:
+    """The strings of a cell that holds a Python list literal (ASReview writes the authors
+    and keywords of a RIS file so: ``['Marx, Karl', 'Lindgren, Astrid']``), else None."""
+    if not (cell.startswith("[") and cell.endswith("]")):
+        return None
+    try:
+        value = ast.literal_eval(cell)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return [v for v in value if v.strip()]

@@ -12,7 +12,8 @@ authors, a book's tertiary authors), or an ``Edited Book``'s authors (EndNote's 
 field), never as authors; the venue
 from ``titles/secondary-title``, else ``periodical/full-title`` / ``abbr-1``; ``dates/year``
 (else ``pub-dates/date``); ``abstract``; ``keywords/keyword`` as tags (one a line or separated
-by ``;``; a MeSH qualifier as PubMed writes it, ``Neoplasms/*epidemiology``, removed);
+by ``;``; a MeSH subheading as PubMed writes it, ``Neoplasms/*epidemiology``, removed:
+:mod:`~litsift.sources.formats.subject_terms`);
 ``electronic-resource-num`` (the DOI); ``accession-num`` as the PubMed id when
 ``remote-database-name`` / ``-provider`` names MEDLINE / PubMed / NLM or a related URL is that
 PubMed page (``ISI:...`` numbers are not); ``custom2`` ``PMC...``; ``urls/related-urls`` (the
@@ -39,11 +40,11 @@ from litsift.sources.base import (
     BadItem,
     Format,
     SourceRecord,
-    clean_text,
     year_from,
 )
 from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.people import ENDNOTE_TYPES, NOBODY, People, byline, editor_roles
+from litsift.sources.formats.subject_terms import subject_heading
 from litsift.sources.formats.xml_records import first_text, read_records, text_of, xml_records
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
@@ -53,8 +54,6 @@ __all__ = ["FORMATS", "read_endnote_xml", "sniff_endnote_xml"]
 _SNIFF_RE = re.compile(rb"<xml>\s*<records>\s*<record[\s>]")
 _HINT = "export from EndNote with File > Export, Save as type: XML"
 _PUBMED_DB_RE = re.compile(r"medline|pubmed|\bnlm\b", re.IGNORECASE)
-#: a keyword as PubMed's MeSH headings arrive in EndNote: ``Neoplasms/*epidemiology``
-_QUALIFIED_RE = re.compile(r"^(.+?)(?:/\*?[a-z][a-z ,&-]*)+$")
 _KEYWORD_SPLIT_RE = re.compile(r"[\r\n;]+")
 _LINKS_SPLIT_RE = re.compile(r"\s+(?=https?://)")
 
@@ -113,9 +112,7 @@ def _tags(rec: etree._Element) -> list[str]:
     tags: list[str] = []
     for keyword in rec.iterfind("./keywords/keyword"):
         for raw in _KEYWORD_SPLIT_RE.split("".join(keyword.itertext())):
-            tag = clean_text(raw)
-            m = _QUALIFIED_RE.match(tag)
-            tag = (m.group(1) if m else tag).lstrip("*").strip()
+            tag = subject_heading(raw)
             if tag and tag not in tags:
                 tags.append(tag)
     return tags

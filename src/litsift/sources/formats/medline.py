@@ -4,14 +4,20 @@ read line by line with rispy's parser machinery
 
 Grammar (NLM, "MEDLINE/PubMed Data Element (Field) Descriptions"): a line is a tag of up to
 four characters padded to four, ``- ``, and the value (``PMID- 27919275``, ``TI  - Rayyan``);
-a line indented six spaces continues the field above; a blank line ends a record.
+a line indented six spaces continues the field above; a blank line ends a record. Other
+writers pad differently (ERIC: ``ISSN - ISSN-0013-1784``, ``ISBN - ...``; other tools
+``PMID  - 21730035``, ``TI   - ...``): a line that starts with a tag of two to four capitals or
+digits, any spaces and ``-`` is a tag line however it is padded (as an indented line never
+does), so such a line never runs on into the field above (ERIC's abstracts ended in "ISSN -
+ISSN-...").
 
 Fields read: ``PMID`` (PubMed id), ``TI`` (``BTI`` for books) title, ``AB`` abstract, ``FAU``
 full author names and ``CN`` collective authors in file order (``AU`` names with initials when
 there is no ``FAU``, as in records before 2002), ``FED`` (else ``ED``) the editors of an NCBI
 Bookshelf book or of the book a chapter is in (never authors), ``DP`` year, ``LID``/``AID`` ids
 marked ``[doi]``, ``PMC`` PMC id, ``JT`` journal (``TA`` abbreviation when there is no ``JT``),
-``MH`` MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords as tags; ``VI``,
+``MH`` MeSH headings (qualifiers and ``*`` removed) and ``OT`` author keywords (NLM's marks
+removed, a keyword's own ``/`` kept: :mod:`~litsift.sources.formats.subject_terms`) as tags; ``VI``,
 ``IP``, ``PG``, ``PB`` and the type (a book's chapter or a book when ``BTI`` is there, a
 preprint when ``PT`` says so, else a journal article) the bibliographic details. Other tags are
 ignored.
@@ -21,8 +27,11 @@ ERIC's ``.nbib`` export uses the same grammar: its records start with ``OWN - ER
 off them; the first is the record's URL).
 
 PubMed writes ``SO`` (source) as the last line of every record, so the record the file ends in
-is complete only when it has its ``SO`` line and the file ends with a line break; otherwise it
-is reported as cut (unless the file's earlier records show that its writer omits ``SO``).
+is complete only when it has its ``SO`` line and the file ends with a line break, or that line
+is whole without one (it names a year and ends with ``.``, as PubMed's ``Cell. 1993 Oct
+8;75(1):25-36.``: a record copied out of PubMed's page, a file written without a last line
+break); otherwise it is reported as cut (unless the file's earlier records show that its
+writer omits ``SO``).
 """
 
 from __future__ import annotations
@@ -37,14 +46,17 @@ from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read
 from litsift.sources.formats.biblio_types import biblio, inverted_parts
 from litsift.sources.formats.people import People, byline
 from litsift.sources.formats.ris import TaggedParser, TaggedRecord
+from litsift.sources.formats.subject_terms import subject_heading
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
 __all__ = ["FORMATS", "read_medline"]
 
 #: a PubMed record's first line, or an ERIC record's (``OWN - ERIC``)
-_SNIFF_RE = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:PMID- ?[0-9]|OWN - [A-Z])")
+_SNIFF_RE = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:PMID *- ?[0-9]|OWN - [A-Z])")
 _ID_MARK_RE = re.compile(r"^(.*?)\s*\[([a-z\-]+)\]\s*$")
+#: a whole ``SO`` line: a year in it, a full stop at its end
+_WHOLE_SOURCE_RE = re.compile(r"\b(?:1[89]|20)[0-9]{2}\b.*\.\s*$", re.DOTALL)
 
 #: MEDLINE tag -> field name (the order of FAU, AU and CN lines is kept apart, in "bylines")
 _MAPPING: dict[str, str] = {
@@ -84,8 +96,9 @@ class _MedlineParser(TaggedParser):
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = _LIST_TAGS
     DEFAULT_DELIMITER_MAPPING: ClassVar[dict[str, str]] = {}
     DEFAULT_IGNORE: ClassVar[list[str]] = []
-    #: the tag padded to four characters: ``PMID-``, ``FAU -``, ``TI  -``
-    TAG_RE = re.compile(r"^([A-Z][A-Z0-9]{3}|[A-Z][A-Z0-9]{2} |[A-Z][A-Z0-9]  )-(?: (.*))?$")
+    #: the tag, padded to four characters (``PMID-``, ``FAU -``, ``TI  -``) or otherwise
+    #: (``ISSN - ``, ``PMID  - ``); continuation lines are indented
+    TAG_RE = re.compile(r"^([A-Z][A-Z0-9]{1,3}) *-(?: (.*))?$")
     JOIN_LIST_CONTINUATION = True
     END_NAME = "'SO  - ' (source)"
 
@@ -103,6 +116,8 @@ class _MedlineParser(TaggedParser):
     def complete(self, record: dict[str, Any], ended_by_newline: bool) -> bool:
         if "pmid" not in record:  # ERIC writes SO for journal articles only: no end mark
             return "title" in record
+        if "source" in record and not ended_by_newline:  # a last line without its break
+            return bool(_WHOLE_SOURCE_RE.search(str(record["source"])))
         return ended_by_newline and ("source" in record or not self.writes_source)
 
     def _add_tag(
@@ -173,8 +188,10 @@ def _record(entry: dict[str, Any], n: int) -> SourceRecord:
             for scheme, found in ids_in_text(value).items():
                 ids.setdefault(scheme, found)
     tags: list[str] = []
-    for heading in [*(entry.get("mesh_headings") or []), *(entry.get("other_terms") or [])]:
-        tag = _heading(heading)
+    for tag in [
+        *(_heading(h) for h in entry.get("mesh_headings") or []),
+        *(subject_heading(t) for t in entry.get("other_terms") or []),  # keeps "HIV/AIDS"
+    ]:
         if tag and tag not in tags:
             tags.append(tag)
     return SourceRecord(

@@ -13,8 +13,11 @@ Book``'s are its editors), ``%E`` editors (never authors), ``%D`` year
 puts journals there), else ``%S`` series: the venue; ``%X`` abstract, ``%K`` keywords (one a
 line, or separated by ``;``), ``%R`` DOI, ``%U`` URL (DOI / arXiv / ACL ids read off it),
 ``%M`` accession number (a PubMed id when ``%~``/``%W`` name PubMed or MEDLINE), ``%2``
-PMC id, ``%F`` label (the source key), ``%>`` attached PDFs, ``%Z`` notes. ``%@`` (ISSN /
-ISBN), ``%I`` publisher, ``%V``, ``%N``, ``%P`` are read but litsift has no column for them.
+PMC id, ``%F`` label (the source key), ``%>`` attached PDFs, ``%Z`` notes; the bibliographic
+details: ``%0`` the type (EndNote's reference types, as EndNote XML's
+:func:`~litsift.sources.formats.biblio_types.csl_type` ``endnote``), ``%V`` volume, ``%N``
+issue, ``%P`` pages, ``%I`` publisher (a thesis's university) and ``%9`` a thesis's or
+report's kind ("Ph.D."). ``%@`` (ISSN / ISBN) is read but litsift has no column for it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.people import ENDNOTE_TYPES, NOBODY, byline, editor_roles
 from litsift.sources.formats.ris_names import tagged_people
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
@@ -142,6 +146,19 @@ def _record(fields: dict[str, list[str]], line: int) -> SourceRecord:
         notes=[clean_text(n) for n in fields.get("Z", ()) if clean_text(n)],
         attachments=[Path(f.removeprefix("file://")) for f in files],
         source_key=_first(fields, "F"),
+        biblio=_biblio(fields),
+    )
+
+
+def _biblio(fields: dict[str, list[str]]) -> dict[str, str]:
+    kind = csl_type("endnote", _first(fields, "0"))
+    return biblio(
+        kind,
+        genre=_first(fields, "9") if kind in ("thesis", "report") else "",
+        volume=_first(fields, "V"),
+        issue=_first(fields, "N"),
+        pages=_first(fields, "P"),
+        publisher=_first(fields, "I"),
     )
 
 

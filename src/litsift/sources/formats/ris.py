@@ -6,7 +6,9 @@ Tag grammar read (RIS): a line ``XY  - value`` -- two characters (an upper-case 
 letter or digit), two spaces, a hyphen, a space. Files with an RIS tag followed by one space
 (``TY - JOUR``: DataCite's and DSpace's RIS, Islandora) are read with one or two spaces before
 the hyphen (not every file: a wrapped abstract line "US - based" would become a tag); a
-missing space after the hyphen (``A1  -Bergel, F``) and a bare ``ER`` line are accepted. Lines
+missing space after the hyphen (``A1  -Bergel, F``) and a bare ``ER`` line are accepted, and
+so are longer tags before two spaces (APA PsycNET's ``PMID  - 33355555`` and ``DESCRIPTORS  -
+...``, which ran on into ``TY`` and lost the type; ``PMID`` is read). Lines
 without a tag continue the tag above (EndNote writes several keywords under one ``KW``). Line
 ends are normalised (IEEE Xplore mixes CR, LF and CRLF), a UTF-8 BOM is dropped, and Ovid's
 record numbers (``1.`` before ``TY  -``) are skipped.
@@ -17,9 +19,10 @@ rispy's field names are mapped to litsift's: ``TI``/``T1`` title, ``AB``/``N2`` 
 ``AU`` where the type says so: :func:`~litsift.sources.formats.ris_names.ris_byline`),
 ``PY``/``Y1``/``DA`` year, ``T2``/``JO``/``JF``/
 ``T3``/``JA`` venue, ``DO`` DOI, ``UR`` links (DOI / arXiv / ACL ids read off them, a
-publisher's page name such as ``/full`` cut off), ``KW`` tags (and a Rayyan ``N1``'s labels,
-its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`), ``N1`` the note
-(unless a database's: :mod:`~litsift.sources.formats.ris_notes`), ``L1``/``L4``
+publisher's page name such as ``/full`` cut off), ``KW`` tags (subject headings without their
+``*`` and MeSH subheadings: :mod:`~litsift.sources.formats.subject_terms`; and a Rayyan
+``N1``'s labels, its reviewers' notes as notes: :mod:`~litsift.sources.formats.rayyan_notes`),
+``N1`` the note (unless a database's: :mod:`~litsift.sources.formats.ris_notes`), ``L1``/``L4``
 attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
@@ -55,6 +58,7 @@ from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.formats.ris_names import ris_byline, wos_byline
 from litsift.sources.formats.ris_notes import ris_notes
+from litsift.sources.formats.subject_terms import subject_heading
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -105,7 +109,7 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
 
     #: a tagged line: group 1 the tag, group 2 (optional) the value; other lines continue
     #: the tag above
-    TAG_RE: ClassVar[re.Pattern[str]] = re.compile(r"^([A-Z][A-Z0-9])  -(?: ?(.*))?$")
+    TAG_RE: ClassVar[re.Pattern[str]] = re.compile(r"^([A-Z][A-Z0-9]{1,11})  -(?: ?(.*))?$")
     #: True: an untagged line continues the last item of a list tag (MEDLINE wraps long
     #: MeSH headings); False: it is a new item (EndNote writes keywords one a line under
     #: one ``KW``)
@@ -207,8 +211,12 @@ class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no typ
 
 class _RisParser(TaggedParser):
     DEFAULT_IGNORE: ClassVar[list[str]] = []
-    #: rispy's table, plus ``ED`` (editors; rispy has no name for it)
-    DEFAULT_MAPPING: ClassVar[dict[str, str]] = {**TAG_KEY_MAPPING, "ED": "editors"}
+    #: rispy's table, plus ``ED`` (editors) and ``PMID`` (rispy has no name for them)
+    DEFAULT_MAPPING: ClassVar[dict[str, str]] = {
+        **TAG_KEY_MAPPING,
+        "ED": "editors",
+        "PMID": "pubmed_id",
+    }
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*LIST_TYPE_TAGS, "ED"]
 
     def _continue(self, record: dict[str, Any], tag: str, text: str) -> None:
@@ -218,7 +226,7 @@ class _RisParser(TaggedParser):
 
 
 class _RisOneSpaceParser(_RisParser):
-    TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) {1,2}-(?: ?(.*))?$")
+    TAG_RE = re.compile(r"^([A-Z][A-Z0-9](?= {1,2}-)|[A-Z][A-Z0-9]{2,11}(?=  -)) *-(?: ?(.*))?$")
 
 
 class _WosParser(TaggedParser):
@@ -257,6 +265,7 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
     database = " ".join(
         str(_first(entry, k) or "") for k in ("name_of_database", "database_provider")
     )
+    ids["pmid"] = normalize_pmid(_first(entry, "pubmed_id")) or ""  # PsycNET: PMID
     if _PUBMED_DB_RE.search(database):  # EndNote / Ovid: AN; Embase: C5
         for key in ("accession_number", "custom5"):
             value = _first(entry, key)
@@ -311,10 +320,10 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         ),
         url=clean_text(urls[0]) if urls else "",
         ids=_ids(entry),
-        tags=[
-            clean_text(k)
+        tags=[  # MeSH / Emtree / PsycInfo marks removed, as from MEDLINE: ``*Memory``
+            t
             for k in [*(entry.get("keywords") or []), *(t for r in rayyan for t in r.labels)]
-            if clean_text(k)
+            if (t := subject_heading(k))
         ],
         notes=[*(line for r in rayyan for line in r.note_lines(labels=False)), *ris_notes(entry)],
         screening="\n".join(screening),

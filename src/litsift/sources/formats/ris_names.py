@@ -123,10 +123,14 @@ def ris_editors(entry: Mapping[str, Any]) -> list[str]:
 
 def ris_byline(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The name fields (:func:`~litsift.sources.formats.people.byline`) of an RIS record as
-    rispy reads it: ``AU`` (else ``A1``) its authors, :func:`ris_editors` its editors; an
-    edited book's (``EDBOOK``) ``AU`` are its editors: it has no authors, and their family
-    names stay its identity."""
-    people = one_per_person(entry.get("authors") or entry.get("first_authors") or [])
+    rispy reads it: ``A1`` and ``AU`` its authors (``A1`` first: a record may name its first
+    author ``A1`` and the others ``AU``, as Zotero's RIS import reads them; an ``A1`` name
+    that ``AU`` repeats counts once), :func:`ris_editors` its editors; an edited book's
+    (``EDBOOK``) ``AU`` are its editors: it has no authors, and their family names stay its
+    identity."""
+    listed = one_per_person(entry.get("authors") or [])
+    people = [n for n in one_per_person(entry.get("first_authors") or []) if n not in listed]
+    people += listed
     authors = tagged_people(people)
     if str(entry.get("type_of_reference")).upper() == "EDBOOK":
         authors = People([], authors.families, [])

@@ -19,7 +19,10 @@ the proceedings a paper is in; never authors); year ``PY``, else the early-acces
 book series ``SE``; ``AB``; DOI ``DI`` or ``D2`` (book DOI); PubMed id ``PM``; keywords ``DE``
 and Keywords Plus ``ID`` as tags; the WoS accession number ``UT`` (``WOS:000717496600001``) as
 the record's source key (litsift has no identifier scheme for it); ``VL``, ``IS``, ``BP``,
-``AR``, ``BN`` the locator (volume, issue, first page, article number, ISBN).
+``AR``, ``BN`` the locator (volume, issue, first page, article number, ISBN); ``DT`` (the type,
+as the plain-text export's), ``VL``, ``IS``, ``BP``-``EP`` and ``PU`` the bibliographic
+details. A cell ``NA`` is empty (R's ``write.csv`` writes empty cells so, and bibliometrix
+users save WoS tables with it).
 
 The tab-delimited text quotes nothing (a title may hold a ``"``): each line is one row, and WoS
 ends every row with one more tab than the header has. The CSV is read with the csv module's
@@ -49,6 +52,7 @@ from litsift.sources.base import (
     read_bytes,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
 from litsift.sources.formats.people import People, byline
 from litsift.sources.formats.ris_names import tagged_people
 from litsift.sources.identity.ids import normalize_doi, normalize_pmid
@@ -87,6 +91,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "page": ("BP", "Start Page"),
     "article": ("AR", "Article Number"),
     "isbn": ("BN", "ISBN"),
+    "doc_type": ("DT", "Document Type"),
+    "end_page": ("EP", "End Page"),
+    "publisher": ("PU", "Publisher"),
 }
 #: columns worth a warning when the header has them under none of their names, with what
 #: stands for them
@@ -276,7 +283,7 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
     def get(field: str) -> str:
         for i in header.columns.get(field, ()):
             value = clean_text(cells[i]) if i < len(cells) else ""
-            if value:
+            if value and value != "NA":  # R's write.csv marks empty cells NA
                 return value
         return ""
 
@@ -318,6 +325,13 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
         tags=tags,
         source_key=get("ut"),
         locator=locator(*(get(f) for f in ("volume", "issue", "page", "article", "isbn"))),
+        biblio=biblio(
+            csl_type("wos", get("doc_type").split(";")[0]),
+            volume=get("volume"),
+            issue=get("issue"),
+            pages=page_range(get("page"), get("end_page")),
+            publisher=get("publisher"),
+        ),
     )
 
 

@@ -14,7 +14,9 @@ there), never as authors;
 or referred to by ``rdf:resource``; Zotero puts an article's DOI there too); collections from
 ``z:Collection`` (``dcterms:hasPart`` items and sub-collections, paths joined with ``/``);
 attached PDFs from the ``z:Attachment`` of ``link:link`` (``rdf:resource`` paths, relative to
-the export's folder). An item without a title is a :class:`BadItem` at its line.
+the export's folder); the bibliographic details: ``z:itemType`` (a CSL type), ``prism:volume``
+and ``prism:number`` (on the item or, for an article, its journal), ``bib:pages`` and the
+publisher's ``foaf:name``. An item without a title is a :class:`BadItem` at its line.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from lxml import etree
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_bytes, year_from
+from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.people import People, byline
 from litsift.sources.identity.ids import ids_in_text, normalize_doi
 from litsift.types import Kind
@@ -40,6 +43,7 @@ _NS = {
     "bib": "http://purl.org/net/biblio#",
     "foaf": "http://xmlns.com/foaf/0.1/",
     "link": "http://purl.org/rss/1.0/modules/link/",
+    "prism": "http://prismstandard.org/namespaces/1.2/basic/",
 }
 _Z_NS = b"http://www.zotero.org/namespaces/export#"
 _ABOUT = f"{{{_NS['rdf']}}}about"
@@ -172,6 +176,20 @@ def _record(
         collections=collections.get(about, []),
         attachments=_attachments(item, by_about, folder),
         source_key=about,
+        biblio=_biblio(item, container),
+    )
+
+
+def _biblio(item: etree._Element, container: etree._Element | None) -> dict[str, str]:
+    def either(path: str) -> str:
+        return _text(item, path) or _text(container, path)
+
+    return biblio(
+        csl_type("zotero", _text(item, "z:itemType")),
+        volume=either("prism:volume"),
+        issue=either("prism:number"),
+        pages=_text(item, "bib:pages"),
+        publisher=_text(item, "dc:publisher/foaf:Organization/foaf:name"),
     )
 
 
