@@ -165,8 +165,9 @@ class ReviewRounds:
         it is cannot be told) and is named. A record's note is merged as
         :func:`~litsift.service.decisions_file.merge_notes` says (a note that differs is added
         after this review's own, with its reviewer's name). A row that is not a decision (not
-        JSON, an unknown stage, decision or source) is reported with its line and skipped; the
-        file's other rows are merged.
+        JSON, an unknown stage, decision or source, a field that is not text, a
+        ``decided_at`` that is no time) is reported with its line and skipped; the file's other
+        rows are merged.
 
         Returns:
             ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...],
@@ -198,14 +199,14 @@ class ReviewRounds:
             items, skipped, reasons = read_decisions(Path(path))
             listed += reasons
             for n, item in items:
-                stage, decision = item.get("stage"), item.get("decision")
-                if "note" in item and decision is None and isinstance(item["note"], str):
+                stage, decision = item["stage"], item["decision"]
+                if "note" in item and not decision:
                     doc = _match(item, docs, by_doi)
-                    who = str(item.get("reviewer") or "").strip() or reviewer
+                    who = item["reviewer"] or reviewer
                     if doc is not None:
                         notes.append((doc, who, item["note"]))
                     continue
-                source = str(item.get("source") or "user")
+                source = item["source"] or "user"
                 if stage not in STAGES or decision not in DECISIONS:
                     skipped.append((n, f"unknown stage {stage!r} or decision {decision!r}"))
                     continue
@@ -216,12 +217,9 @@ class ReviewRounds:
                 if doc is None:
                     unmatched += 1
                     continue
-                who = str(item.get("reviewer") or "").strip() or reviewer
-                per_stage[str(stage)].append((
-                    DecisionRow(0, doc, str(decision), source, who,
-                                str(item.get("reason") or ""), str(item.get("decided_at") or "")),
-                    f"{path}: line {n}",
-                ))  # fmt: skip
+                row = DecisionRow(0, doc, decision, source, item["reviewer"] or reviewer,
+                                  item["reason"], item["decided_at"])  # fmt: skip
+                per_stage[stage].append((row, f"{path}: line {n}"))
             bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
         total = sum(len(rows) for rows in per_stage.values()) + len(notes)
         if bad and not total and not unmatched:
@@ -442,7 +440,7 @@ def _check_stage(stage: str) -> None:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
 
 
-def _match(item: dict[str, Any], docs: set[str], by_doi: dict[str, str]) -> str | None:
+def _match(item: dict[str, str], docs: set[str], by_doi: dict[str, str]) -> str | None:
     """The review's record a decisions-file row names: by its id, else its DOI."""
-    doc = item.get("doc_id")
-    return str(doc) if doc in docs else by_doi.get(str(item.get("doi") or ""))
+    doc = item["doc_id"]
+    return doc if doc in docs else by_doi.get(item["doi"])
