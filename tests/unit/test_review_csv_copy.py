@@ -141,3 +141,41 @@ def test_a_review_csv_read_back_keeps_the_records_ids(tmp_path: Path) -> None:
     bob.write_text("\n".join(json.dumps(r) for r in [head, *votes]) + "\n", encoding="utf-8")
     merged = _cli(other, "review", "merge", "copy", str(bob)).output
     assert f"merged {len(known)} decisions (0 already here, 0 of records not in" in merged
+
+
+@pytest.mark.skipif(not URINARY.is_file(), reason=f"{URINARY} not here")
+def test_a_review_from_its_full_text_csv_export_keeps_the_full_text_decisions(
+    tmp_path: Path,
+) -> None:
+    """``review export NAME --stage fulltext -o FILE.csv`` read back said "N prior decisions"
+    and showed none: its rows carry no title/abstract decision, so the copy's full-text stage
+    (the records not excluded at title/abstract) held no record. Each row is a report sought,
+    an include at title/abstract; the copy reports what the review reported at full text."""
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "ui", "--from", str(URINARY), "--labels", "none",
+         "--reasons", "wrong population,wrong design")  # fmt: skip
+    with LitsiftService(get_paths(home)) as svc:
+        tiab = svc.reviews.open("ui", "tiab")
+        for decision in ["include"] * 5 + ["maybe"] + ["exclude"] * 3:
+            tiab.decide(decision, "wrong design" if decision == "exclude" else "")
+        full = svc.reviews.open("ui", "fulltext")
+        for decision, reason in (("include", ""), ("exclude", "wrong population"),
+                                 ("maybe", ""), ("include", "")):  # fmt: skip
+            full.decide(decision, reason)
+    exported = tmp_path / "fulltext.csv"
+    _cli(home, "review", "export", "ui", "--stage", "fulltext", "-o", str(exported))
+    other = tmp_path / "other"
+    _cli(other, "review", "new", "copy", "--from", str(exported))
+    want, got = (_prisma(h, n)["fulltext"] for h, n in ((home, "ui"), (other, "copy")))
+    assert (want["sought"], want["assessed"], want["included"]) == (6, 4, 2), want
+    keys = ("sought", "assessed", "included", "excluded", "maybe", "unassessed", "reasons")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    again = tmp_path / "again.csv"
+    _cli(other, "review", "export", "copy", "--stage", "fulltext", "-o", str(again))
+    before, after = _rows(exported), _rows(again)
+    assert {t: (r["decision"], r["reason"]) for t, r in after.items()} == {
+        t: (r["decision"], r["reason"]) for t, r in before.items()
+    }
