@@ -150,6 +150,7 @@ class ReviewService(ReviewRounds):
                 marks.update(screened)
         finally:
             self._changed(Kind.PAPER)
+        files.sort(key=lambda f: _given(f[0], resolved))  # the diagram lists them as given
         if marks:  # a review's RIS export: its settings unless given here
             from litsift.sources.formats.ris_review import review_settings
 
@@ -373,6 +374,13 @@ def _import_set(
         )
     writer.flush()
     return fmt, writer.counts.read, writer.counts.bad, labels, marks
+
+
+def _given(file: str, paths: Sequence[Path]) -> int:
+    """The position in ``paths`` (the ``--from`` files and folders) of ``file`` or the folder
+    it was found in (labelled screening sets were read after the others)."""
+    where = Path(file)
+    return next((i for i, p in enumerate(paths) if p == where or p in where.parents), len(paths))
 
 
 def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]]:
