@@ -1,8 +1,8 @@
 """The screening-round part of the review service (a base of
 :class:`~litsift.service.review.ReviewService`): exclusion reasons, exports with the stage's
 decisions and reasons, two reviewers' decisions exported to a file and merged from files,
-their conflicts, the third decision that resolves one, their agreement (Cohen's kappa), and
-the recall curve of a stage (includes found against records screened).
+their conflicts, the third decision that resolves one and their agreement (Cohen's kappa);
+the recall curve of a stage from :class:`~litsift.service.review_curve.ReviewCurve`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
 from litsift.service.decisions_file import merge_notes, read_decisions
+from litsift.service.review_curve import ReviewCurve
 from litsift.service.review_files import to_csv, to_ris
 from litsift.store.repositories import Identities
 from litsift.text.sanitize import shell_word
@@ -49,7 +50,7 @@ class Agreement:
     kappa: float | None
 
 
-class ReviewRounds:
+class ReviewRounds(ReviewCurve):
     """Reasons, stages and reviewers of reviews (see the module docstring)."""
 
     _store: Callable[[], Store]
@@ -366,71 +367,6 @@ class ReviewRounds:
             agreed = sum(1 for i, j in zip(x, y, strict=True) if i == j)
             out.append(Agreement(a, b, len(both), agreed, None if math.isnan(k) else k))
         return out
-
-    # -- the recall curve ------------------------------------------------------------------
-    def recall_series(
-        self, name: str, stage: str = "tiab", reviewer: str | None = None
-    ) -> dict[str, Any]:
-        """The review's recall curve at ``stage``: includes found after each record screened,
-        in the order of the records' current decisions (the final ones, with the records
-        awaiting resolution as screened records that found no include; or ``reviewer``'s),
-        prior decisions left out (:func:`litsift.review.recall_plots.review_series`, with
-        ``review``, ``stage`` and ``reviewer`` added).
-
-        Raises:
-            ReviewError: no such review, or an unknown stage.
-        """
-        from litsift.review.recall_plots import review_series
-        from litsift.store import review_stages as rs
-        from litsift.store.reviews import review_records
-
-        _check_stage(stage)
-        store = self._store()
-        records = {r.doc_id for r in review_records(store, name, stage)}
-        rows = rs.stage_rows(store, name, stage)
-        got = (
-            rs.final_decisions(rows) if reviewer is None else rs.reviewer_decisions(rows, reviewer)
-        )
-        priors: dict[str, int] = {}
-        order = []
-        for row in got:
-            if row.doc_id not in records:
-                continue
-            if row.source == "prior":
-                priors[row.decision] = priors.get(row.decision, 0) + 1
-            else:
-                order.append((row.id, row.decision))
-        if reviewer is None:  # screened, awaiting resolution: no include found (yet)
-            clash = rs.conflicts(rows).items()
-            order += [(votes[-1].id, "conflict") for d, votes in clash if d in records]
-        steps = [decision for _, decision in sorted(order)]
-        series = review_series(steps, len(records) - sum(priors.values()), priors)
-        return {"review": name, "stage": stage, "reviewer": reviewer, **series}
-
-    def recall_diagram(
-        self, name: str, output: Path, stage: str = "tiab", reviewer: str | None = None
-    ) -> Path:
-        """Draw the review's recall curve (:meth:`recall_series`) to ``output`` (.svg, .png,
-        .pdf; :func:`litsift.review.recall_plots.draw_review_curve`).
-
-        Raises:
-            ReviewError: no such review, an unknown stage, or no record screened yet.
-            ConfigError: matplotlib is not installed (the ``plots`` extra), or a bad suffix.
-        """
-        from litsift.review.recall_plots import draw_review_curve
-        from litsift.store.review_stages import STAGE_NAMES
-
-        series = self.recall_series(name, stage, reviewer)
-        if not series["screened"]:
-            who = f" --reviewer {shell_word(reviewer)}" if reviewer else ""
-            raise ReviewError(
-                f"review {name!r}: no record screened yet at {STAGE_NAMES[stage]}"
-                + (f" by {reviewer}" if reviewer else ""),
-                f"screen some first: litsift review screen {shell_word(name)} --stage {stage}{who}",
-            )
-        who = f", reviewer {reviewer}" if reviewer else ""
-        title = f"Recall curve: {name} ({STAGE_NAMES[stage]}{who})"
-        return draw_review_curve(series, output, title)
 
 
 def _check_stage(stage: str) -> None:
