@@ -113,3 +113,23 @@ def test_a_time_that_is_no_time_is_skipped_and_keeps_no_later_decision_out(
         first["doc_id"]: ("exclude", "2026-12-01T09:00:00.000+00:00"),
         second["doc_id"]: ("include", "2026-12-01T09:00:00.000+00:00"),
     }
+
+
+def test_a_file_of_another_review_is_refused_and_named(tmp_path: Path) -> None:
+    """Bob's file of review ``ibs`` merged into alice's review of other records said "merged 0
+    decisions (0 already here, 5 of records not in the review)" and exited 0; it names the
+    review the file came from and how to merge it there. Nothing is written."""
+    head, rows = _bob_file(tmp_path)
+    alice = tmp_path / "alice"
+    one = tmp_path / "one.ris"
+    one.write_text("TY  - JOUR\nTI  - Trospium in older women\nPY  - 2010\nER  - \n", "utf-8")
+    _run(alice, "review", "new", "other", "--from", str(one))
+    got = _run(alice, "review", "merge", "other", str(_write(tmp_path / "b.jsonl", head, rows)))
+    assert got.exit_code == 1, got.output
+    assert (
+        "nothing merged: none of the 5 decisions is of a record of review 'other' "
+        "(exported from review 'ibs')" in got.output
+    ), got.output
+    assert "hint: merge it into that review: litsift review merge ibs FILE" in got.output
+    said = _run(alice, "review", "export", "other", "--format", "decisions").output
+    assert said.count("\n") == 1  # the header only: no decision

@@ -108,11 +108,12 @@ def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> d
 
 def read_decisions(
     path: Path,
-) -> tuple[list[tuple[int, dict[str, str]]], list[tuple[int, str]], list[str]]:
+) -> tuple[list[tuple[int, dict[str, str]]], list[tuple[int, str]], list[str], str]:
     """The rows of a decisions file (decisions and notes), each with its line number, as text
     (:func:`_row`), ``(line, why)`` for each row that is not one (not JSON, a field that is
-    not text, a time that is none: the others are kept), and the exclusion reasons its header
-    lists in their key order (``[]`` in a file written before they were).
+    not text, a time that is none: the others are kept), the exclusion reasons its header
+    lists in their key order (``[]`` in a file written before they were) and the name of the
+    review it was exported from (``""``: none given).
 
     Raises:
         ReviewError: the file cannot be read, or its first row is not the decisions header.
@@ -147,7 +148,8 @@ def read_decisions(
     if not isinstance(listed, list):
         listed = []
     reasons = [" ".join(r.split()) for r in listed if isinstance(r, str) and r.strip()]
-    return items, bad, reasons
+    review = head.get("review")
+    return items, bad, reasons, for_storage(review) if isinstance(review, str) else ""
 
 
 #: what a JSON value is, as a bad row is named (``a JSON list``)

@@ -196,9 +196,10 @@ class ReviewRounds(ReviewCurve):
         unmatched = 0
         bad: list[str] = []
         listed: list[str] = []  # the files' reasons lists, in their key order
+        theirs: list[str] = []  # the reviews the files were exported from
         for path in paths:
-            items, skipped, reasons = read_decisions(Path(path))
-            listed += reasons
+            items, skipped, reasons, review = read_decisions(Path(path))
+            listed, theirs = [*listed, *reasons], [*theirs, review]
             for n, item in items:
                 stage, decision = item["stage"], item["decision"]
                 if "note" in item and not decision:
@@ -223,6 +224,8 @@ class ReviewRounds(ReviewCurve):
                 per_stage[stage].append((row, f"{path}: line {n}"))
             bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
         total = sum(len(rows) for rows in per_stage.values()) + len(notes)
+        if unmatched and not total:  # not one of the review's records: another review's file?
+            raise ReviewError(*_no_record_merged(name, unmatched, theirs))
         if bad and not total and not unmatched:
             more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
             hint = f"export it again: litsift review export {shell_word(name)} --format decisions"
@@ -374,6 +377,22 @@ def _check_stage(stage: str) -> None:
 
     if stage not in STAGES:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
+
+
+def _no_record_merged(name: str, unmatched: int, theirs: list[str]) -> tuple[str, str]:
+    """The error and hint of files whose ``unmatched`` decisions name no record of review
+    ``name``, exported from the reviews ``theirs``: it said "merged 0 decisions (... 56 of
+    records not in the review)" and succeeded."""
+    other = [t for t in dict.fromkeys(theirs) if t and t != name]
+    of = f" (exported from review {other[0]!r})" if len(other) == 1 else ""
+    hint = "merge files of this review (litsift review list shows the reviews)"
+    if of:
+        hint = f"merge it into that review: litsift review merge {shell_word(other[0])} FILE"
+    return (
+        f"nothing merged: none of the {unmatched:,} decisions is of a record of review "
+        f"{name!r}{of}",
+        hint,
+    )
 
 
 def _match(item: dict[str, str], docs: set[str], by_doi: dict[str, str]) -> str | None:
