@@ -133,3 +133,15 @@ def test_a_file_of_another_review_is_refused_and_named(tmp_path: Path) -> None:
     assert "hint: merge it into that review: litsift review merge ibs FILE" in got.output
     said = _run(alice, "review", "export", "other", "--format", "decisions").output
     assert said.count("\n") == 1  # the header only: no decision
+
+
+def test_a_decisions_file_given_to_review_new_says_to_merge_it(tmp_path: Path) -> None:
+    """``review new NAME --from bob.jsonl`` (his decisions, not a search) said "not any of the
+    formats litsift reads from .jsonl files"; it says what the file is and the merge command."""
+    head, rows = _bob_file(tmp_path)
+    path = _write(tmp_path / "bob decisions.jsonl", head, rows)
+    got = _run(tmp_path / "alice", "review", "new", "x", "--from", str(path))
+    assert got.exit_code == 1, got.output
+    assert "bob decisions.jsonl is a reviewer's decisions file, not a search export" in got.output
+    assert f"hint: merge it: litsift review merge ibs '{path}'" in got.output
+    assert "no reviews yet" in _run(tmp_path / "alice", "review", "list").output

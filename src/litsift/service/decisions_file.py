@@ -23,7 +23,13 @@ from litsift.types import Kind
 if TYPE_CHECKING:
     from litsift.store import Store
 
-__all__ = ["DECISIONS_FORMAT", "decisions_text", "merge_notes", "read_decisions"]
+__all__ = [
+    "DECISIONS_FORMAT",
+    "decisions_review",
+    "decisions_text",
+    "merge_notes",
+    "read_decisions",
+]
 
 #: First key of a decisions file.
 DECISIONS_FORMAT = "litsift-review-decisions"
@@ -104,6 +110,19 @@ def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> d
         added.add(doc_id)
     got["added"] = len(added)
     return got
+
+
+def decisions_review(path: Path) -> str | None:
+    """The review a decisions file was exported from (``""``: not named) when ``path`` is one
+    (its first line is the header), else None; a file that cannot be read is none."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            head = json.loads(fh.readline(1 << 16))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
+        return None
+    return for_storage(head["review"]) if isinstance(head.get("review"), str) else ""
 
 
 def read_decisions(
