@@ -4,6 +4,8 @@ each reviewer's screen shows and edits their own note only (a real review, real 
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,3 +68,22 @@ async def test_bob_sees_and_edits_his_own_note_not_alices(
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_idle(pilot)
         assert HERS in _shown(screen) and "check the dose" not in _shown(screen)
+
+
+async def test_a_saved_note_is_seen_without_scrolling_past_the_abstract(tmp_path: Path) -> None:
+    """At 100x30 the note was drawn after the abstract, below the fold of a record with a long
+    abstract: saving it changed nothing on screen. It stands under the title (as the LLM's
+    verdict does), read back from the screen as drawn."""
+    with donners_review(tmp_path) as svc:
+        app = create_screening_app(svc, "donners", dense=False, reviewer="alice")
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await wait_idle(pilot)
+            assert screen.session is not None
+            paper = screen.session.current_paper()
+            assert paper is not None and len(paper.abstract.split()) > 150  # past the fold
+            editor = await _note(app, pilot)
+            editor.value = "dose-finding cohort, check arm sizes"
+            await pilot.press("enter")
+            screen = await wait_idle(pilot)
+            drawn = html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot()))
+            assert "note: dose-finding cohort, check arm sizes" in drawn.replace("\xa0", " ")

@@ -139,6 +139,26 @@ def test_the_review_curve_leaves_priors_out_and_knows_the_total_once_all_are_scr
         svc.reviews.recall_series("pri", "abstract")
 
 
+def test_the_curve_of_a_reviewer_who_decided_nothing_names_the_reviewers(
+    svc: LitsiftService, tmp_path: Path
+) -> None:
+    """``review curve NAME --reviewer alcie`` (alice mistyped) said "no record screened yet at
+    title/abstract by alcie" and told them to screen as alcie; it names the review's reviewers.
+    A reviewer who screened title/abstract only still gets the (empty) full-text series."""
+    labels = _labels(svc)
+    svc.reviews.create("don", [DONNERS], labels="none")
+    _screen(svc, "don", labels, limit=4, reviewer="alice")
+    _screen(svc, "don", labels, limit=2, reviewer="bob")
+    assert svc.reviews.recall_series("don", "fulltext", "alice")["screened"] == 0
+    svc.close()
+    args = ["review", "curve", "don", "--reviewer", "alcie", "-o", str(tmp_path / "c.svg")]
+    got = CliRunner().invoke(main, ["--home", str(tmp_path / "home"), *args])
+    assert got.exit_code == 1 and "Traceback" not in got.output, got.output
+    assert "review 'don' has no decision of reviewer 'alcie'" in got.output
+    assert "hint: its reviewers: 'alice', 'bob'" in got.output
+    assert not (tmp_path / "c.svg").exists()
+
+
 def test_the_review_curve_ticks_are_whole_records_with_two_includes_found(
     svc: LitsiftService, tmp_path: Path
 ) -> None:

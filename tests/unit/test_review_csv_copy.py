@@ -14,9 +14,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from litsift.cli.root import main
+from tests.conftest import EVAL_DIR
 
 TINEA = Path(__file__).resolve().parents[1] / "data" / "imports" / "rayyan"
 TINEA = TINEA / "rayyanr_tinea-update_two-reviewers.ris"
@@ -106,3 +108,74 @@ def test_a_review_csv_read_back_keeps_the_records_venues(tmp_path: Path) -> None
     _cli(other, "review", "export", "copy", "-o", str(again))
     after = _rows(again)
     assert {t: r["venue"] for t, r in after.items()} == {t: r["venue"] for t, r in before.items()}
+
+
+URINARY = EVAL_DIR / "screening" / "Cohen_2006_UrinaryIncontinence.jsonl.gz"
+
+
+@pytest.mark.skipif(not URINARY.is_file(), reason=f"{URINARY} not here")
+def test_a_review_csv_read_back_keeps_the_records_ids(tmp_path: Path) -> None:
+    """The ``id`` column was read as a source key only: a record known by its OpenAlex id (32
+    of Cohen's urinary incontinence review have no DOI) came back as a ``key:`` record, so a
+    reviewer's decisions file of the review did not match it in the copy ("of records not in
+    the review"), and two records the review kept apart (the same short title and year, one
+    with an OpenAlex id) became one. The RIS export's ``ID`` was read back so already."""
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "ui", "--from", str(URINARY), "--labels", "none")
+    exported = tmp_path / "ui.csv"
+    _cli(home, "review", "export", "ui", "-o", str(exported))
+    ids = {r["id"] for r in _rows(exported).values()}
+    known = sorted(i for i in ids if i.startswith("openalex:"))
+    assert len(known) >= 20, ids
+    other = tmp_path / "other"
+    _cli(other, "review", "new", "copy", "--from", str(exported))
+    again = tmp_path / "copy.csv"
+    _cli(other, "review", "export", "copy", "-o", str(again))
+    with open(again, encoding="utf-8-sig", newline="") as fh:
+        assert {r["id"] for r in csv.DictReader(fh)} == ids
+    head = {"format": "litsift-review-decisions", "version": 1, "review": "ui", "reasons": []}
+    votes = [{"doc_id": d, "doi": "", "stage": "tiab", "reviewer": "bob", "decision": "include",
+              "reason": "", "source": "user", "decided_at": "2026-01-31T09:30:00.000+00:00"}
+             for d in known]  # fmt: skip
+    bob = tmp_path / "bob.jsonl"
+    bob.write_text("\n".join(json.dumps(r) for r in [head, *votes]) + "\n", encoding="utf-8")
+    merged = _cli(other, "review", "merge", "copy", str(bob)).output
+    assert f"merged {len(known)} decisions (0 already here, 0 of records not in" in merged
+
+
+@pytest.mark.skipif(not URINARY.is_file(), reason=f"{URINARY} not here")
+def test_a_review_from_its_full_text_csv_export_keeps_the_full_text_decisions(
+    tmp_path: Path,
+) -> None:
+    """``review export NAME --stage fulltext -o FILE.csv`` read back said "N prior decisions"
+    and showed none: its rows carry no title/abstract decision, so the copy's full-text stage
+    (the records not excluded at title/abstract) held no record. Each row is a report sought,
+    an include at title/abstract; the copy reports what the review reported at full text."""
+    from litsift.paths import get_paths
+    from litsift.service.facade import LitsiftService
+
+    home = tmp_path / "home"
+    _cli(home, "review", "new", "ui", "--from", str(URINARY), "--labels", "none",
+         "--reasons", "wrong population,wrong design")  # fmt: skip
+    with LitsiftService(get_paths(home)) as svc:
+        tiab = svc.reviews.open("ui", "tiab")
+        for decision in ["include"] * 5 + ["maybe"] + ["exclude"] * 3:
+            tiab.decide(decision, "wrong design" if decision == "exclude" else "")
+        full = svc.reviews.open("ui", "fulltext")
+        for decision, reason in (("include", ""), ("exclude", "wrong population"),
+                                 ("maybe", ""), ("include", "")):  # fmt: skip
+            full.decide(decision, reason)
+    exported = tmp_path / "fulltext.csv"
+    _cli(home, "review", "export", "ui", "--stage", "fulltext", "-o", str(exported))
+    other = tmp_path / "other"
+    _cli(other, "review", "new", "copy", "--from", str(exported))
+    want, got = (_prisma(h, n)["fulltext"] for h, n in ((home, "ui"), (other, "copy")))
+    assert (want["sought"], want["assessed"], want["included"]) == (6, 4, 2), want
+    keys = ("sought", "assessed", "included", "excluded", "maybe", "unassessed", "reasons")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    again = tmp_path / "again.csv"
+    _cli(other, "review", "export", "copy", "--stage", "fulltext", "-o", str(again))
+    before, after = _rows(exported), _rows(again)
+    assert {t: (r["decision"], r["reason"]) for t, r in after.items()} == {
+        t: (r["decision"], r["reason"]) for t, r in before.items()
+    }

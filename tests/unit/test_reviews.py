@@ -107,6 +107,11 @@ def test_stop_panel_and_gain_curve_read_the_screened_sequence() -> None:
     assert states["knee"].fired_at is None and "150" in states["knee"].detail
     assert gain_curve(seq)[-1] == 2.0
     assert gain_curve([]) == []
+    # a review of one record (as said at 100x30: "only 1 records to screen")
+    lone = {s.rule: s.detail for s in stop_states([], n_records=1, prior_included=0)}
+    assert (
+        lone["consecutive"] == "0 of 50 exclusions in a row (cannot fire: only 1 record to screen)"
+    )
 
 
 def test_cli_review_commands_and_their_errors(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def stop_states(sequence: Sequence[int], n_records: int, prior_included: int) ->
     run = s - (int(np.flatnonzero(y)[-1]) + 1 if y.any() else 0)
     detail = f"{run:,} of {need:,} exclusions in a row"
     if need > n_records:
-        detail += f" (cannot fire: only {n_records:,} records to screen)"
+        detail += f" (cannot fire: only {n_records:,} record{'s' * (n_records > 1)} to screen)"
     states.append(StopState("consecutive", at, f"fired after {at:,} screened" if at else detail))
     # the knee waits for 150 screened (Cormack & Grossman), or for every record when fewer
     wait = min(KNEE_MIN_RANK, n_records)

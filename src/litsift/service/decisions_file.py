@@ -11,6 +11,7 @@ unnamed reviewer's), merged as that reviewer's note.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,18 @@ from litsift.types import Kind
 if TYPE_CHECKING:
     from litsift.store import Store
 
-__all__ = ["DECISIONS_FORMAT", "decisions_text", "merge_notes", "read_decisions"]
+__all__ = [
+    "DECISIONS_FORMAT",
+    "decisions_review",
+    "decisions_text",
+    "merge_notes",
+    "read_decisions",
+]
 
 #: First key of a decisions file.
 DECISIONS_FORMAT = "litsift-review-decisions"
+#: The fields of a row (a decision's, or a note's: ``doc_id``, ``doi``, ``reviewer``, ``note``).
+FIELDS = ("doc_id", "doi", "stage", "reviewer", "decision", "reason", "source", "decided_at")
 
 
 def decisions_text(store: Store, name: str, reviewer: str | None = None) -> str:
@@ -103,12 +112,27 @@ def merge_notes(store: Store, name: str, notes: list[tuple[str, str, str]]) -> d
     return got
 
 
+def decisions_review(path: Path) -> str | None:
+    """The review a decisions file was exported from (``""``: not named) when ``path`` is one
+    (its first line is the header), else None; a file that cannot be read is none."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            head = json.loads(fh.readline(1 << 16))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
+        return None
+    return for_storage(head["review"]) if isinstance(head.get("review"), str) else ""
+
+
 def read_decisions(
     path: Path,
-) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]], list[str]]:
-    """The rows of a decisions file (decisions and notes), each with its line number,
-    ``(line, why)`` for each row that is not one (the others are kept), and the exclusion
-    reasons its header lists in their key order (``[]`` in a file written before they were).
+) -> tuple[list[tuple[int, dict[str, str]]], list[tuple[int, str]], list[str], str]:
+    """The rows of a decisions file (decisions and notes), each with its line number, as text
+    (:func:`_row`), ``(line, why)`` for each row that is not one (not JSON, a field that is
+    not text, a time that is none: the others are kept), the exclusion reasons its header
+    lists in their key order (``[]`` in a file written before they were) and the name of the
+    review it was exported from (``""``: none given).
 
     Raises:
         ReviewError: the file cannot be read, or its first row is not the decisions header.
@@ -126,7 +150,7 @@ def read_decisions(
     if not isinstance(head, dict) or head.get("format") != DECISIONS_FORMAT:
         where = f" (line {rows[0][0]} is not its header)" if rows else " (the file is empty)"
         raise ReviewError(f"{path}: not a litsift decisions file{where}", hint)
-    items: list[tuple[int, dict[str, Any]]] = []
+    items: list[tuple[int, dict[str, str]]] = []
     bad: list[tuple[int, str]] = []
     for n, line in rows[1:]:
         try:
@@ -134,12 +158,49 @@ def read_decisions(
         except ValueError as err:
             bad.append((n, f"not JSON ({getattr(err, 'msg', err)})"))
             continue
-        if isinstance(item, dict):
-            items.append((n, item))
+        row = _row(item) if isinstance(item, dict) else f"not a decision (a JSON {_kind(item)})"
+        if isinstance(row, dict):
+            items.append((n, row))
         else:
-            bad.append((n, f"not a decision (a JSON {type(item).__name__})"))
+            bad.append((n, row))
     listed = head.get("reasons")
     if not isinstance(listed, list):
         listed = []
     reasons = [" ".join(r.split()) for r in listed if isinstance(r, str) and r.strip()]
-    return items, bad, reasons
+    review = head.get("review")
+    return items, bad, reasons, for_storage(review) if isinstance(review, str) else ""
+
+
+#: what a JSON value is, as a bad row is named (``a JSON list``)
+_KINDS: dict[type, str] = {dict: "object", list: "list", str: "string", bool: "boolean",
+                           int: "number", float: "number"}  # fmt: skip
+
+
+def _kind(value: object) -> str:
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def _row(item: dict[str, Any]) -> dict[str, str] | str:
+    """A row's :data:`FIELDS` as text as the store keeps it (``""`` for one absent or null;
+    control characters removed, a reviewer's name and a reason on one line, ``decided_at`` as
+    the export writes it: ISO 8601 in UTC to the millisecond, a time without offset taken as
+    UTC), ``note`` too in a row that has one; or why the row is no decision: a field that is
+    not text (a hand-edited ``"reviewer": ["bob"]`` was stored as the name ``['bob']``), a
+    ``decided_at`` that is no time (``30/11/2026`` sorted after every real time, so the
+    reviewer's later decisions were taken for older ones and not merged)."""
+    out: dict[str, str] = {}
+    for key in (*FIELDS, "note") if "note" in item else FIELDS:
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"{key} is not text (a JSON {_kind(value)})"
+        text = for_storage(value or "")
+        out[key] = " ".join(text.split()) if key in ("reviewer", "reason") else text.strip()
+    if out["decided_at"]:
+        try:
+            at = datetime.fromisoformat(out["decided_at"])
+        except ValueError:
+            when = out["decided_at"]
+            return f"decided_at {when!r} is not a time (ISO 8601: 2026-01-31T09:30:00+00:00)"
+        at = at if at.tzinfo else at.replace(tzinfo=UTC)
+        out["decided_at"] = at.astimezone(UTC).isoformat(timespec="milliseconds")
+    return out

@@ -98,12 +98,14 @@ class ReviewService(ReviewRounds):
             IngestError: a path does not exist.
         """
         from litsift.errors import IngestError
+        from litsift.service.decisions_file import decisions_review
         from litsift.service.review_marks import csv_marks, ris_marks, screening_marks
         from litsift.sources.formats.csv_exports import has_decisions
         from litsift.sources.formats.csv_review import is_review_csv
         from litsift.sources.formats.screening_jsonl import is_screening_set
         from litsift.sources.importer import import_paths
         from litsift.store import review_stages, reviews
+        from litsift.text.sanitize import shell_word
 
         store = self._store()
         if len([r for r in dict.fromkeys(reasons) if r.strip()]) > review_stages.MAX_REASONS:
@@ -117,6 +119,10 @@ class ReviewService(ReviewRounds):
         for p in resolved:
             if not p.exists():
                 raise IngestError(f"{p}: no such file or directory", "check the path")
+            if p.is_file() and (of := decisions_review(p)) is not None:  # no search: votes
+                hint = f"litsift review merge {shell_word(of or 'NAME')} {shell_word(str(p))}"
+                raise ReviewError(f"{p.name} is a reviewer's decisions file, not a search "
+                                  "export: it holds no record", f"merge it: {hint}")  # fmt: skip
         if name in {r.name for r in reviews.list_reviews(store)}:
             reviews.create_review(store, name)  # raises: the name is taken
         sets = [p for p in resolved if is_screening_set(p) or has_decisions(p)]
@@ -150,6 +156,7 @@ class ReviewService(ReviewRounds):
                 marks.update(screened)
         finally:
             self._changed(Kind.PAPER)
+        files.sort(key=lambda f: _given(f[0], resolved))  # the diagram lists them as given
         if marks:  # a review's RIS export: its settings unless given here
             from litsift.sources.formats.ris_review import review_settings
 
@@ -373,6 +380,13 @@ def _import_set(
         )
     writer.flush()
     return fmt, writer.counts.read, writer.counts.bad, labels, marks
+
+
+def _given(file: str, paths: Sequence[Path]) -> int:
+    """The position in ``paths`` (the ``--from`` files and folders) of ``file`` or the folder
+    it was found in (labelled screening sets were read after the others)."""
+    where = Path(file)
+    return next((i for i, p in enumerate(paths) if p == where or p in where.parents), len(paths))
 
 
 def _entries_of(store: Store, files: Sequence[str]) -> list[tuple[str, str, str]]:

@@ -1,8 +1,8 @@
 """The screening-round part of the review service (a base of
 :class:`~litsift.service.review.ReviewService`): exclusion reasons, exports with the stage's
 decisions and reasons, two reviewers' decisions exported to a file and merged from files,
-their conflicts, the third decision that resolves one, their agreement (Cohen's kappa), and
-the recall curve of a stage (includes found against records screened).
+their conflicts, the third decision that resolves one and their agreement (Cohen's kappa);
+the recall curve of a stage from :class:`~litsift.service.review_curve.ReviewCurve`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
 from litsift.service.decisions_file import merge_notes, read_decisions
+from litsift.service.review_curve import ReviewCurve
 from litsift.service.review_files import to_csv, to_ris
 from litsift.store.repositories import Identities
 from litsift.text.sanitize import shell_word
@@ -49,7 +50,7 @@ class Agreement:
     kappa: float | None
 
 
-class ReviewRounds:
+class ReviewRounds(ReviewCurve):
     """Reasons, stages and reviewers of reviews (see the module docstring)."""
 
     _store: Callable[[], Store]
@@ -165,8 +166,9 @@ class ReviewRounds:
         it is cannot be told) and is named. A record's note is merged as
         :func:`~litsift.service.decisions_file.merge_notes` says (a note that differs is added
         after this review's own, with its reviewer's name). A row that is not a decision (not
-        JSON, an unknown stage, decision or source) is reported with its line and skipped; the
-        file's other rows are merged.
+        JSON, an unknown stage, decision or source, a field that is not text, a
+        ``decided_at`` that is no time) is reported with its line and skipped; the file's other
+        rows are merged.
 
         Returns:
             ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...],
@@ -194,18 +196,19 @@ class ReviewRounds:
         unmatched = 0
         bad: list[str] = []
         listed: list[str] = []  # the files' reasons lists, in their key order
+        theirs: list[str] = []  # the reviews the files were exported from
         for path in paths:
-            items, skipped, reasons = read_decisions(Path(path))
-            listed += reasons
+            items, skipped, reasons, review = read_decisions(Path(path))
+            listed, theirs = [*listed, *reasons], [*theirs, review]
             for n, item in items:
-                stage, decision = item.get("stage"), item.get("decision")
-                if "note" in item and decision is None and isinstance(item["note"], str):
+                stage, decision = item["stage"], item["decision"]
+                if "note" in item and not decision:
                     doc = _match(item, docs, by_doi)
-                    who = str(item.get("reviewer") or "").strip() or reviewer
+                    who = item["reviewer"] or reviewer
                     if doc is not None:
                         notes.append((doc, who, item["note"]))
                     continue
-                source = str(item.get("source") or "user")
+                source = item["source"] or "user"
                 if stage not in STAGES or decision not in DECISIONS:
                     skipped.append((n, f"unknown stage {stage!r} or decision {decision!r}"))
                     continue
@@ -216,14 +219,13 @@ class ReviewRounds:
                 if doc is None:
                     unmatched += 1
                     continue
-                who = str(item.get("reviewer") or "").strip() or reviewer
-                per_stage[str(stage)].append((
-                    DecisionRow(0, doc, str(decision), source, who,
-                                str(item.get("reason") or ""), str(item.get("decided_at") or "")),
-                    f"{path}: line {n}",
-                ))  # fmt: skip
+                row = DecisionRow(0, doc, decision, source, item["reviewer"] or reviewer,
+                                  item["reason"], item["decided_at"])  # fmt: skip
+                per_stage[stage].append((row, f"{path}: line {n}"))
             bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
         total = sum(len(rows) for rows in per_stage.values()) + len(notes)
+        if unmatched and not total:  # not one of the review's records: another review's file?
+            raise ReviewError(*_no_record_merged(name, unmatched, theirs))
         if bad and not total and not unmatched:
             more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
             hint = f"export it again: litsift review export {shell_word(name)} --format decisions"
@@ -369,71 +371,6 @@ class ReviewRounds:
             out.append(Agreement(a, b, len(both), agreed, None if math.isnan(k) else k))
         return out
 
-    # -- the recall curve ------------------------------------------------------------------
-    def recall_series(
-        self, name: str, stage: str = "tiab", reviewer: str | None = None
-    ) -> dict[str, Any]:
-        """The review's recall curve at ``stage``: includes found after each record screened,
-        in the order of the records' current decisions (the final ones, with the records
-        awaiting resolution as screened records that found no include; or ``reviewer``'s),
-        prior decisions left out (:func:`litsift.review.recall_plots.review_series`, with
-        ``review``, ``stage`` and ``reviewer`` added).
-
-        Raises:
-            ReviewError: no such review, or an unknown stage.
-        """
-        from litsift.review.recall_plots import review_series
-        from litsift.store import review_stages as rs
-        from litsift.store.reviews import review_records
-
-        _check_stage(stage)
-        store = self._store()
-        records = {r.doc_id for r in review_records(store, name, stage)}
-        rows = rs.stage_rows(store, name, stage)
-        got = (
-            rs.final_decisions(rows) if reviewer is None else rs.reviewer_decisions(rows, reviewer)
-        )
-        priors: dict[str, int] = {}
-        order = []
-        for row in got:
-            if row.doc_id not in records:
-                continue
-            if row.source == "prior":
-                priors[row.decision] = priors.get(row.decision, 0) + 1
-            else:
-                order.append((row.id, row.decision))
-        if reviewer is None:  # screened, awaiting resolution: no include found (yet)
-            clash = rs.conflicts(rows).items()
-            order += [(votes[-1].id, "conflict") for d, votes in clash if d in records]
-        steps = [decision for _, decision in sorted(order)]
-        series = review_series(steps, len(records) - sum(priors.values()), priors)
-        return {"review": name, "stage": stage, "reviewer": reviewer, **series}
-
-    def recall_diagram(
-        self, name: str, output: Path, stage: str = "tiab", reviewer: str | None = None
-    ) -> Path:
-        """Draw the review's recall curve (:meth:`recall_series`) to ``output`` (.svg, .png,
-        .pdf; :func:`litsift.review.recall_plots.draw_review_curve`).
-
-        Raises:
-            ReviewError: no such review, an unknown stage, or no record screened yet.
-            ConfigError: matplotlib is not installed (the ``plots`` extra), or a bad suffix.
-        """
-        from litsift.review.recall_plots import draw_review_curve
-        from litsift.store.review_stages import STAGE_NAMES
-
-        series = self.recall_series(name, stage, reviewer)
-        if not series["screened"]:
-            who = f" --reviewer {shell_word(reviewer)}" if reviewer else ""
-            raise ReviewError(
-                f"review {name!r}: no record screened yet at {STAGE_NAMES[stage]}"
-                + (f" by {reviewer}" if reviewer else ""),
-                f"screen some first: litsift review screen {shell_word(name)} --stage {stage}{who}",
-            )
-        who = f", reviewer {reviewer}" if reviewer else ""
-        title = f"Recall curve: {name} ({STAGE_NAMES[stage]}{who})"
-        return draw_review_curve(series, output, title)
-
 
 def _check_stage(stage: str) -> None:
     from litsift.store.review_stages import STAGES
@@ -442,7 +379,23 @@ def _check_stage(stage: str) -> None:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
 
 
-def _match(item: dict[str, Any], docs: set[str], by_doi: dict[str, str]) -> str | None:
+def _no_record_merged(name: str, unmatched: int, theirs: list[str]) -> tuple[str, str]:
+    """The error and hint of files whose ``unmatched`` decisions name no record of review
+    ``name``, exported from the reviews ``theirs``: it said "merged 0 decisions (... 56 of
+    records not in the review)" and succeeded."""
+    other = [t for t in dict.fromkeys(theirs) if t and t != name]
+    of = f" (exported from review {other[0]!r})" if len(other) == 1 else ""
+    hint = "merge files of this review (litsift review list shows the reviews)"
+    if of:
+        hint = f"merge it into that review: litsift review merge {shell_word(other[0])} FILE"
+    return (
+        f"nothing merged: none of the {unmatched:,} decisions is of a record of review "
+        f"{name!r}{of}",
+        hint,
+    )
+
+
+def _match(item: dict[str, str], docs: set[str], by_doi: dict[str, str]) -> str | None:
     """The review's record a decisions-file row names: by its id, else its DOI."""
-    doc = item.get("doc_id")
-    return str(doc) if doc in docs else by_doi.get(str(item.get("doi") or ""))
+    doc = item["doc_id"]
+    return doc if doc in docs else by_doi.get(item["doi"])

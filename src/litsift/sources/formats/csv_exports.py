@@ -79,8 +79,9 @@ from litsift.sources.identity.ids import (
     normalize_doi,
     normalize_pmcid,
     normalize_pmid,
+    own_ids,
 )
-from litsift.sources.identity.locators import locator
+from litsift.sources.identity.locators import locator, locator_of_id
 from litsift.types import Kind
 
 __all__ = [
@@ -344,6 +345,8 @@ def _item(
     ):
         if value:
             ids[scheme] = value
+    key, art = _eid(cells) if layout.name == "scopus" else get(layout.key), get(layout.article)
+    ids = {**own_ids(key), **ids}  # a review export's id (openalex:W1): the record it was
     abstract = get(layout.abstract)
     title = get(layout.title)
     if not title and layout.name == "table":  # a table of records may lack a title (ASReview)
@@ -378,20 +381,16 @@ def _item(
         tags=[k for k in tags if k] + (rayyan.labels if rayyan else []),
         notes=rayyan.note_lines(labels=False) if rayyan else [],
         screening=get(layout.notes) if rayyan else "",
-        source_key=_eid(cells) if layout.name == "scopus" else get(layout.key),
-        locator=locator(volume, issue, pages, get(layout.article), get(layout.isbn)),
+        source_key=key,
+        locator={**locator_of_id(key), **locator(volume, issue, pages, art, get(layout.isbn))},
         biblio=layout_biblio(layout, get, volume, issue, pages),
     )
 
 
 #: how a layout's keyword cell separates its keywords (Embase's Emtree terms: ", "; the
 #: others "; ")
-_KEYWORD_SEP: dict[str, str] = {"embase": r",\s+(?![^()]*\))"}
-_KEYWORD_SEP.update(
-    {
-        n: ";"
-        for n in ("scopus", "ieee", "ieee-short", "springer", "pubmed", "pubmed-legacy", "table")
-    }
+_KEYWORD_SEP: dict[str, str] = {"embase": r",\s+(?![^()]*\))"} | dict.fromkeys(
+    ("scopus", "ieee", "ieee-short", "springer", "pubmed", "pubmed-legacy", "table"), ";"
 )
 
 

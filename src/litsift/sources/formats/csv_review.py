@@ -3,8 +3,12 @@ FILE.csv``: columns ``id, decision, reason, stage, source, note, title, ...``), 
 ``litsift review new NAME --from`` that file keeps each record's decision at the exported stage
 (``include``, ``exclude`` or ``maybe``; ``conflict`` and ``unscreened`` rows none), the reason
 of an exclude and the record's notes (a named reviewer's ``Note by NAME: ...`` lines go back to
-that reviewer, as from the RIS export). The reviewers' votes and the other stage's decisions are
-in the RIS export only (:mod:`litsift.sources.formats.ris_review`).
+that reviewer, as from the RIS export). Every row of an export of the full-text stage is a
+report sought, so it is an include at title/abstract too (the file does not say whether it was
+one or a maybe): without it the copy's full-text stage, which holds the records not excluded at
+title/abstract, held none of them, and their full-text decisions were counted nowhere. The
+reviewers' votes and the other stage's decisions are in the RIS export only
+(:mod:`litsift.sources.formats.ris_review`).
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ def review_csv_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]
         got = {stage: (decision, reason)} if decision in decisions else {}
         if stage not in STAGE_LABELS:
             got = {}
+        elif stage != "tiab" and "include" in decisions:  # a report sought: past title/abstract
+            got = {"tiab": ("include", ""), **got}
         i = col.get("note", -1)
         cell = cells[i] if 0 <= i < len(cells) else ""  # its lines as written
         note, notes_by = split_note_lines(cell.splitlines())

@@ -60,12 +60,11 @@ from litsift.sources.formats.ris_names import ris_byline, wos_byline
 from litsift.sources.formats.ris_notes import ris_notes
 from litsift.sources.formats.subject_terms import subject_heading
 from litsift.sources.identity.ids import (
-    SCHEMES,
     ids_in_text,
-    normalize,
     normalize_doi,
     normalize_pmcid,
     normalize_pmid,
+    own_ids,
 )
 from litsift.sources.identity.locators import locator, locator_of_id
 from litsift.types import Kind
@@ -272,12 +271,8 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
             if isinstance(value, str) and value.strip().isdigit():
                 ids["pmid"] = normalize_pmid(value) or ""
                 break
-    own = _first(entry, "id")  # litsift's own record id (review export): ``openalex:W123``
-    if isinstance(own, str) and ":" in own:
-        scheme, value = own.strip().split(":", 1)
-        norm = normalize(scheme, value) if scheme in SCHEMES else None
-        if norm:
-            ids.setdefault(scheme, norm)
+    for scheme, value in own_ids(_first(entry, "id")).items():  # a review export's ID
+        ids.setdefault(scheme, value)
     pmc = _first(entry, "custom2")
     if isinstance(pmc, str) and re.fullmatch(r"\s*PMC[0-9]+\s*", pmc):
         ids["pmcid"] = normalize_pmcid(pmc) or ""

@@ -33,6 +33,7 @@ __all__ = [
     "ids_in_text",
     "normalize",
     "normalize_ids",
+    "own_ids",
     "preferred",
     "reference_keys",
 ]
@@ -318,6 +319,18 @@ def preferred(ids: Mapping[str, str]) -> str | None:
         if ids.get(scheme):
             return f"{scheme}:{ids[scheme]}"
     return None
+
+
+def own_ids(record_id: Any) -> dict[str, str]:
+    """``{scheme: normalised value}`` of a record id litsift gave (:func:`preferred`:
+    ``openalex:W2337111741``), as a review's export writes it (RIS ``ID``, CSV ``id``), so the
+    record read back keeps the identifier that made it that record; ``{}`` for a ``key:`` id
+    (no identifier), a scheme not of :data:`SCHEMES`, or anything else."""
+    if not isinstance(record_id, str) or ":" not in record_id:
+        return {}
+    scheme, value = record_id.strip().split(":", 1)
+    norm = normalize(scheme, value) if scheme in SCHEMES else None
+    return {scheme: norm} if norm else {}
 
 
 def citation_key(scheme: str, value: Any) -> str | None:

@@ -297,8 +297,8 @@ class ScreeningScreen(Screen[None]):
         return done_lines(self.review, self.stage, self.reviewer, papers)
 
     def show_record(self) -> None:
-        """The current record: title, year · venue, an LLM's verdict, abstract, note; keywords
-        highlighted."""
+        """The current record: title, year · venue, an LLM's verdict, the note, abstract, PDFs;
+        keywords highlighted."""
         paper = None if self.session is None else self.session.current_paper()
         box = self.query_one("#screening-record", Static)
         if paper is None or self.session is None:
@@ -319,12 +319,11 @@ class ScreeningScreen(Screen[None]):
         if verdict is not None:  # under the title, where it is seen without scrolling
             said = "\nLLM: " if self.stage == "tiab" else "\nLLM (title/abstract): "
             parts += [said, (verdict[0], "bold"), f" — {verdict[1]}" if verdict[1] else ""]
+        if note := self.session.note_of(paper.id):  # there too: a note after a long abstract
+            parts += ["\nnote: ", (note, "italic")]  # was hidden, saving it showed nothing
         parts += ["\n\n", *highlighted(paper.abstract or "(no abstract)", k, t)]
         for path in self.session.pdfs.get(paper.id, []):
             parts += ["\nPDF: ", (path, "underline")]
-        note = self.session.note_of(paper.id)
-        if note:
-            parts += ["\n\nnote: ", (note, "italic")]
         box.update(safe_content(parts))
         if moved:  # the same record with its verdict stays where it was read
             self.query_one("#screening-record-box", VerticalScroll).scroll_home(animate=False)
