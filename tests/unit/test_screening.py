@@ -103,6 +103,19 @@ def test_hypergeometric_rule_fires_when_the_exclusions_certify_95_percent() -> N
     assert hypergeometric_test(y[:60], n_records=2000) is None
 
 
+def test_hypergeometric_rule_fires_once_too_few_records_are_left_to_miss_5_percent() -> None:
+    # a small review screened to the end, its includes spread through it: the draws gave no
+    # evidence, but with every record screened nothing is left to miss (it said "not yet")
+    y = np.zeros(30, dtype=int)
+    y[::6] = 1  # 5 includes (6 with the prior): recall < 95 % needs 1 unscreened include
+    assert hypergeometric_test(y[:29], n_records=30) is None
+    assert hypergeometric_test(y) == 30
+    # includes found last (the order failed): still none certified until the end
+    late = np.array([0] * 20 + [1] * 10)
+    assert hypergeometric_test(late[:29], n_records=30) is None
+    assert hypergeometric_test(late) == 30
+
+
 # --- the estimate of includes left -----------------------------------------------------
 
 

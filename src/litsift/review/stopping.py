@@ -108,6 +108,8 @@ def hypergeometric_test(
     ``P(X ≤ r_k; N − s + k, r_k + m, k)``. The rule fires when the smallest of these over ``k``
     is below ``alpha``: recall ≥ target with confidence ``1 − alpha`` (if the recent records
     are no better than random; the learning order makes them better, so it is conservative).
+    Once fewer than ``m`` records are left unscreened (every record screened, at the latest),
+    recall ≥ target is certain and the rule fires.
 
     Args:
         sequence: ``(M,)`` 0/1 labels in screening order.
@@ -131,6 +133,8 @@ def hypergeometric_test(
         missed = math.floor(r / target - r) + 1
         r_k = np.cumsum(seen[::-1])
         k = np.arange(1, s + 1)
+        if missed > total - s:  # fewer records left than includes missed: recall ≥ target
+            return s
         p = hypergeom.cdf(r_k, total - s + k, r_k + missed, k)
         if float(np.min(p)) < alpha:
             return s
