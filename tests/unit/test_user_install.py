@@ -53,7 +53,7 @@ def test_the_wheel_carries_the_encoder_and_requires_no_torch(tmp_path: Path) -> 
     assert "litsift/cli/root.py" in names and "litsift/tui/litsift.tcss" in names
 
 
-_WITHOUT_TORCH = """
+_WITHOUT_MODULES = """
 import sys
 for name in {blocked!r}:
     sys.modules[name] = None  # `import name` raises ImportError, as where it is not installed
@@ -64,7 +64,7 @@ main()
 
 
 def test_ingest_index_and_search_where_torch_cannot_be_imported(tmp_path: Path) -> None:
-    code = _WITHOUT_TORCH.format(
+    code = _WITHOUT_MODULES.format(
         blocked=("torch", "transformers", "optimum", "sentence_transformers")
     )
     env = {**os.environ, "LITSIFT_HOME": str(tmp_path / "home")}
@@ -88,3 +88,57 @@ def test_ingest_index_and_search_where_torch_cannot_be_imported(tmp_path: Path) 
     litsift("index", "papers", "--quiet")
     hits = json.loads(litsift("search", "machine translation", "--json", "-k", "3"))
     assert len(hits["hits"]) == 3 and hits["signals_used"] == ["bm25", "dense"]
+
+
+# --- a missing extra says the command that adds it to this install (install audit) ------------
+
+SCALE_NEEDS = "engine.kind = 'milvus' needs pymilvus and milvus-lite, which are not installed"
+
+
+def _run_without(
+    python: str, blocked: tuple[str, ...], args: tuple[str, ...], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``litsift ARGS`` run by ``python`` where the modules ``blocked`` cannot be imported."""
+    return subprocess.run(
+        [python, "-c", _WITHOUT_MODULES.format(blocked=blocked), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=600,
+    )
+
+
+def _home_with_papers(tmp_path: Path) -> Path:
+    """A home holding 5 real papers (an index command on an empty home has nothing to do)."""
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [sys.executable, "-m", "litsift", "ingest", "papers", str(papers_file(tmp_path, 5))],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LITSIFT_HOME": str(home)},
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return home
+
+
+def _reported(done: subprocess.CompletedProcess[str]) -> str:
+    """The hint of a command that failed as a user error: exit 1, our two lines, no traceback."""
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "unexpectedly" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[-2].startswith("error: ") and lines[-1].startswith("  hint: "), done.stderr
+    return lines[-1].removeprefix("  hint: ")
+
+
+def test_index_to_milvus_without_the_scale_extra_says_so(tmp_path: Path) -> None:
+    # before: pymilvus was imported ahead of the engine's own check, and the ImportError came
+    # out as "litsift failed unexpectedly" (exit 2), a bug report asked for
+    env = {**os.environ, "LITSIFT_HOME": str(_home_with_papers(tmp_path))}
+    done = _run_without(
+        sys.executable, ("pymilvus",), ("index", "--engine", "milvus", "--quiet"), env
+    )
+    assert SCALE_NEEDS in done.stderr
+    assert '"litsift[scale]"' in _reported(done)
