@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import zipfile
@@ -142,3 +143,36 @@ def test_index_to_milvus_without_the_scale_extra_says_so(tmp_path: Path) -> None
     )
     assert SCALE_NEEDS in done.stderr
     assert '"litsift[scale]"' in _reported(done)
+
+
+def test_the_install_hint_is_the_command_for_this_install(tmp_path: Path) -> None:
+    """In a pipx venv (README's first install) ``pip install "litsift[scale]"`` would ask PyPI
+    for litsift, which is not there: the hint is ``pipx inject`` with the extra's packages; in
+    the active venv plain pip, in a venv run by path that venv's python -m pip."""
+    import tomllib
+
+    scale = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"
+    ]["scale"]
+    # litsift and its dependencies importable from a venv of its own, as pipx and venv make it
+    path = os.pathsep.join(p for p in sys.path if p and Path(p).is_dir())
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env.update(PYTHONPATH=path, LITSIFT_HOME=str(tmp_path / "home"))
+    args = ("search", "machine translation", "--engine", "milvus")
+    hints = {}
+    for name in ("litsift", "plain"):
+        venv = tmp_path / name
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        if name == "litsift":  # what `pipx install` leaves at the root of the venv it makes
+            (venv / "pipx_metadata.json").write_text("{}", "utf-8")
+        python = str(venv / "bin" / "python")
+        hints[name] = _reported(_run_without(python, ("pymilvus",), args, env))
+        if name == "plain":
+            active = {**env, "VIRTUAL_ENV": str(venv)}
+            hints["active"] = _reported(_run_without(python, ("pymilvus",), args, active))
+    pipx = "install the extra: pipx inject litsift "
+    assert hints["litsift"].startswith(pipx)
+    assert sorted(shlex.split(hints["litsift"].removeprefix(pipx))) == sorted(scale)
+    plain = tmp_path / "plain" / "bin" / "python"
+    assert hints["plain"] == f'install the extra: {plain} -m pip install "litsift[scale]"'
+    assert hints["active"] == 'install the extra: pip install "litsift[scale]"'
