@@ -176,3 +176,14 @@ def test_the_install_hint_is_the_command_for_this_install(tmp_path: Path) -> Non
     plain = tmp_path / "plain" / "bin" / "python"
     assert hints["plain"] == f'install the extra: {plain} -m pip install "litsift[scale]"'
     assert hints["active"] == 'install the extra: pip install "litsift[scale]"'
+
+
+def test_asreview_missing_names_no_extra_that_does_not_exist(tmp_path: Path) -> None:
+    # before: "pip install 'litsift[benchmark]'", an extra pyproject.toml does not have (and
+    # asreview cannot sit beside litsift: it pins rispy~=0.9)
+    env = {k: v for k, v in os.environ.items() if k != "LITSIFT_ASREVIEW_PYTHON"}
+    env["LITSIFT_HOME"] = str(tmp_path / "home")
+    args = ("eval", "screening", "--systems", "asreview", "--data", str(tmp_path))
+    hint = _reported(_run_without(sys.executable, ("asreview",), args, env))
+    assert "[benchmark]" not in hint
+    assert "pip install asreview" in hint and "LITSIFT_ASREVIEW_PYTHON=" in hint
