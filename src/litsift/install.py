@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -32,13 +33,16 @@ def _pipx_venv() -> str | None:
 
 
 def _active() -> bool:
-    """Whether ``pip`` on PATH is this interpreter's: its venv or conda env is the active one."""
+    """Whether ``pip`` on PATH is this interpreter's: its venv or conda env is the active one,
+    or ``pip`` on PATH lies beside this python (a venv's ``bin`` put on PATH by hand)."""
     here = os.path.realpath(sys.prefix)
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         value = os.environ.get(var)
         if value and os.path.realpath(value) == here:
             return True
-    return False
+    pip = shutil.which("pip")
+    beside = os.path.dirname(os.path.abspath(sys.executable))
+    return pip is not None and os.path.realpath(os.path.dirname(pip)) == os.path.realpath(beside)
 
 
 def extra_requirements(extra: str) -> list[str]:
