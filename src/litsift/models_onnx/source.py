@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from litsift.errors import ModelError, ModelNotBuiltError
+from litsift.install import extra_command, pip_command
 from litsift.models_onnx.registry import ModelSpec
 
 WEIGHTS_FILE = "model.safetensors"
@@ -30,7 +31,6 @@ TOKENIZER_FILES = (
 # What a hub snapshot needs for an export: configs, tokenizer and the safetensors weights
 # (not the repo's own ONNX/OpenVINO/TF/Flax copies).
 HUB_ALLOW_PATTERNS = ["*.json", "vocab.txt", "*.model", WEIGHTS_FILE, "1_Pooling/*"]
-EXPORT_HINT = 'pip install -e ".[export]", then run: litsift models build'
 _EXPORT_MODULES = ("torch", "optimum.exporters.onnx", "onnx")
 
 _HASH_CHUNK = 1 << 20
@@ -125,6 +125,17 @@ def export_available(spec: ModelSpec) -> bool:
     return not missing_export_modules(spec)
 
 
+def export_hint(model_id: str) -> str:
+    """How to build ``model_id`` where the ``export`` extra is missing: the command adding the
+    extra to this install (:func:`litsift.install.extra_command`), then the build."""
+    return f"{extra_command('export')}, then run: litsift models build --model {model_id}"
+
+
+def package_hint(spec: ModelSpec) -> str:
+    """The command installing the package an ``onnx:`` source ``spec`` ships in, here."""
+    return pip_command(spec.package_pin or spec.source_name.split("/")[0])
+
+
 def require_export(spec: ModelSpec) -> None:
     """Raise :class:`ModelNotBuiltError` unless :func:`export_available` holds.
 
@@ -137,7 +148,7 @@ def require_export(spec: ModelSpec) -> None:
         raise ModelNotBuiltError(
             f"the ONNX file of {spec.model_id} is not built and cannot be built here "
             f"(missing: {', '.join(missing)})",
-            hint=EXPORT_HINT,
+            hint=export_hint(spec.model_id),
         )
 
 
@@ -190,7 +201,7 @@ def locate_source(spec: ModelSpec, download: bool = False) -> Path | None:
             raise ModelNotBuiltError(
                 f"{spec.model_id} comes from the Hugging Face hub and huggingface_hub is "
                 "not installed",
-                hint=EXPORT_HINT,
+                hint=export_hint(spec.model_id),
             )
         return None
     try:

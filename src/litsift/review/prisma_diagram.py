@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from litsift.errors import ConfigError
+from litsift.install import extra_hint
 
 __all__ = ["FORMATS", "box_texts", "draw_prisma", "pyplot"]
 
@@ -110,7 +111,7 @@ def pyplot(output: Path, what: str) -> Any:
     except ImportError as err:
         raise ConfigError(
             f"{what} needs matplotlib, which is not installed",
-            'install the extra: pip install "litsift[plots]"',
+            extra_hint("plots"),
         ) from err
     return plt
 

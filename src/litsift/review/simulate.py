@@ -31,6 +31,12 @@ from litsift.review.stopping import StopPoint, stop_points
 RETRAIN_FRACTION = 0.02
 #: Environment variable naming a Python that has the ``asreview`` package.
 ASREVIEW_PYTHON_ENV = "LITSIFT_ASREVIEW_PYTHON"
+#: How to get ASReview: never beside litsift (every asreview release pins rispy~=0.9, litsift
+#: needs rispy>=0.10; there is no extra), in a venv of its own named by ASREVIEW_PYTHON_ENV.
+ASREVIEW_HINT = (
+    "python -m venv ../venv-asreview && ../venv-asreview/bin/pip install asreview, "
+    f"then set {ASREVIEW_PYTHON_ENV}=../venv-asreview/bin/python"
+)
 ASREVIEW_TIMEOUT_S = 3600
 
 
@@ -139,13 +145,13 @@ def asreview_order(
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise EvalError(
             f"could not run asreview with {python}: {exc}",
-            f"install the benchmark extra or set {ASREVIEW_PYTHON_ENV}",
+            ASREVIEW_HINT,
         ) from exc
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise EvalError(
             f"asreview failed ({python}): {last}",
-            f"install the benchmark extra or set {ASREVIEW_PYTHON_ENV}",
+            ASREVIEW_HINT,
         )
     out = json.loads(done.stdout)
     return [int(i) for i in out["order"]], f"asreview {out['asreview']} {out['model']}"
@@ -210,7 +216,7 @@ def run_once(
         if python is None:
             raise EvalError(
                 "system asreview needs the asreview package",
-                f"pip install 'litsift[benchmark]' or set {ASREVIEW_PYTHON_ENV}",
+                ASREVIEW_HINT,
             )
         titles = [review.titles[i] for i in p.perm]
         abstracts = [review.abstracts[i] for i in p.perm]

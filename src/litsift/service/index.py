@@ -78,12 +78,12 @@ class IndexCommands(ServiceParts):
         (``litsift index --engine milvus``; :meth:`MilvusEngine.push`: batched, resumable).
 
         Raises:
-            ConfigError: the engine is not Milvus.
+            ConfigError: the engine is not Milvus, or the ``scale`` extra is not installed.
             IndexMissingError: Milvus cannot be reached or refuses a write.
         """
+        engine = self.engine  # first: says which extra is missing where pymilvus is
         from litsift.search.engines.milvus import MilvusEngine
 
-        engine = self.engine
         if not isinstance(engine, MilvusEngine):
             raise ConfigError(
                 f"the engine is {engine.name!r}: there is no Milvus collection to push to",
@@ -98,13 +98,13 @@ class IndexCommands(ServiceParts):
         (:func:`~litsift.search.engines.milvus_passages.push_passages`; skipped when unchanged).
 
         Raises:
-            ConfigError: the engine is not Milvus.
+            ConfigError: the engine is not Milvus, or the ``scale`` extra is not installed.
             IndexMissingError: Milvus cannot be reached or refuses a write.
         """
+        engine = self.engine  # first: says which extra is missing where pymilvus is
         from litsift.search.engines.milvus import MilvusEngine
         from litsift.search.engines.milvus_passages import push_passages
 
-        engine = self.engine
         if not isinstance(engine, MilvusEngine):
             raise ConfigError(f"the engine is {engine.name!r}: there is nothing to push to")
         with self._lock:

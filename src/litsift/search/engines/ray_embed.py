@@ -52,6 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from litsift.errors import ConfigError
+from litsift.install import extra_hint
 from litsift.search.build.layout import BATCH_SIZE
 from litsift.search.retrieval.record_text import passage_text
 from litsift.types import Kind
@@ -164,7 +165,7 @@ def _init_ray(address: str, actors: int | None) -> tuple[int, bool]:
     except ImportError as err:
         raise ConfigError(
             "--ray needs Ray, which is not installed",
-            'install the extra: pip install "litsift[scale]"',
+            extra_hint("scale"),
         ) from err
     started = False
     if not ray.is_initialized():
