@@ -1,0 +1,64 @@
+"""Real exports that litsift misread where Zotero and JabRef read them: an RIS record without
+its ``ER`` line, eLibrary's RIS (types spelled out, ``VO`` for the volume), Web of Science's
+Inspec records (``ID`` the identifiers, not keywords). Files: ``tests/data/imports/wild/``
+(origin and licence in its README).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litsift.sources.base import BadItem, Notice, SourceRecord
+from litsift.sources.formats.ris import read_ris
+from litsift.sources.importer import import_paths
+from litsift.store.repo import Store
+
+WILD = Path(__file__).parents[2] / "data" / "imports" / "wild"
+
+
+def _records(items: object) -> list[SourceRecord]:
+    return [r for r in items if isinstance(r, SourceRecord)]  # type: ignore[attr-defined]
+
+
+def test_an_ris_record_without_er_before_the_next_ty_is_kept_with_a_warning() -> None:
+    """CoLRev's loader sample ends its first record without ``ER`` (a blank line and a
+    ``% Comment`` line, then ``TY``): the record was skipped (a bad entry); Zotero and
+    JabRef read both records, and so does CoLRev. The next ``TY`` ends it."""
+    items = list(read_ris(WILD / "colrev_loader-ris_no-er-before-ty.ris"))
+    assert not [i for i in items if isinstance(i, BadItem)]
+    (warning,) = [i for i in items if isinstance(i, Notice)]
+    assert warning.location == "line 2" and "before the next record (line 26)" in warning.message
+    first, second = _records(items)
+    assert first.title == "Title of a conference paper" and len(first.authors) == 5
+    assert first.ids == {"doi": "10.1234/random-name55555.2020.00050"}
+    assert first.biblio == {"type": "paper-conference", "pages": "183-186"}
+    assert (first.location, second.location) == ("record 1", "record 2")
+    assert second.title == "Title of a journal paper" and second.year == 2017
+
+
+def test_a_last_ris_record_without_er_is_kept_with_a_warning_unless_cut_in_a_line(
+    tmp_path: Path,
+) -> None:
+    """A file whose last record has no ``ER`` line: Zotero and JabRef keep the record; it
+    was reported as cut short and not read. A file that ends inside a line of it (a cut
+    download) still reports it as cut."""
+    text = (WILD / "rispy_embase-ris_family-initials.ris").read_text(encoding="utf-8")
+    assert text.endswith("\nER  -\n")
+    (whole,) = _records(read_ris(WILD / "rispy_embase-ris_family-initials.ris"))
+    path = tmp_path / "no-er.ris"
+    path.write_text(text.removesuffix("ER  -\n"), encoding="utf-8")
+    items = list(read_ris(path))
+    assert isinstance(items[0], Notice) and items[0].location == "line 1"
+    assert "the file ends first" in items[0].message
+    assert items[1:] == [whole]
+    path.write_text(text.removesuffix("ER  -\n")[:-20], encoding="utf-8")  # inside DO
+    (cut,) = list(read_ris(path))
+    assert isinstance(cut, BadItem) and cut.location == "line 1" and "cut short" in cut.reason
+
+
+def test_an_import_of_a_record_without_er_adds_it_and_warns_at_its_line(tmp_path: Path) -> None:
+    path = WILD / "colrev_loader-ris_no-er-before-ty.ris"
+    with Store(tmp_path / "s.db") as store:
+        report = import_paths(store, [path])
+    assert report.ok and report.added == 2 and not report.bad
+    assert [w for w in report.warnings if f"{path}:line 2: " in str(w)]
