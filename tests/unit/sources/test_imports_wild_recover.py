@@ -62,3 +62,27 @@ def test_an_import_of_a_record_without_er_adds_it_and_warns_at_its_line(tmp_path
         report = import_paths(store, [path])
     assert report.ok and report.added == 2 and not report.bad
     assert [w for w in report.warnings if f"{path}:line 2: " in str(w)]
+
+
+def test_elibrary_ris_type_spelled_out_and_vo_volume_are_read(tmp_path: Path) -> None:
+    """eLibrary.ru's RIS (rispy's sample) writes ``TY  - Journal Article`` (EndNote's name of
+    ``JOUR``) and the volume as ``VO  - 8``: the record came in with no type and no volume,
+    so its locator could not tell it from another paper of the same title."""
+    (record,) = _records(read_ris(WILD / "rispy_elibrary-ris_spelled-out-type.ris"))
+    assert record.biblio == {
+        "type": "article-journal",
+        "volume": "8",
+        "issue": "3",
+        "pages": "52-57",
+    }
+    assert record.locator == {"volume": "8", "issue": "3", "page": "52"}
+    assert record.venue == "Gynecology, Obstetrics and Perinatology" and record.year == 2009
+    text = (WILD / "rispy_elibrary-ris_spelled-out-type.ris").read_text(encoding="utf-8-sig")
+    chapter = text.replace("TY  - Journal Article", "TY  - Book Section").replace(
+        "JO  - ", "A2  - Editor, Anna\nT2  - "
+    )
+    path = tmp_path / "chapter.ris"
+    path.write_text(chapter.replace("VO  - 8", "VL  - 2\nVO  - 8"), encoding="utf-8")
+    (record,) = _records(read_ris(path))  # a chapter's A2 is its editor, as for CHAP
+    assert record.biblio["type"] == "chapter" and record.editors == ["Anna Editor"]
+    assert record.biblio["volume"] == "2"  # VL first

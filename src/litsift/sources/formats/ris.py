@@ -27,7 +27,9 @@ attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
-``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
+``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details. eLibrary.ru's RIS spells
+its types out (``TY  - Journal Article``: read as the code EndNote writes for that type) and
+writes the volume as ``VO`` (read where there is no ``VL``).
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
 early-access ``EY``/``EA``, else ``PD``), ``BE`` editors,
@@ -64,7 +66,7 @@ from litsift.sources.base import (
     read_text,
     year_from,
 )
-from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
+from litsift.sources.formats.biblio_types import biblio, csl_type, page_range, ris_type_code
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.formats.ris_names import ris_byline, wos_byline
 from litsift.sources.formats.ris_notes import ris_notes
@@ -107,6 +109,7 @@ class _RisParser(TaggedParser):
         **TAG_KEY_MAPPING,
         "ED": "editors",
         "PMID": "pubmed_id",
+        "VO": "volume_vo",  # eLibrary.ru's volume tag: read where there is no VL
     }
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*LIST_TYPE_TAGS, "ED"]
 
@@ -187,7 +190,19 @@ def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
                   publisher=_first(entry, "publisher"))  # fmt: skip
 
 
+def _elibrary_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` with ``TY`` as its RIS code where the type is spelled out (eLibrary.ru's
+    ``TY  - Journal Article``: :func:`~litsift.sources.formats.biblio_types.ris_type_code`)
+    and ``VO`` as the volume where there is no ``VL`` (eLibrary.ru's ``VO  - 8``)."""
+    kind = _first(entry, "type_of_reference")
+    out = {**entry, "type_of_reference": ris_type_code(kind)} if kind else entry
+    if not _first(out, "volume") and _first(out, "volume_vo"):
+        out = {**out, "volume": _first(out, "volume_vo")}
+    return out
+
+
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
+    entry = _elibrary_fields(entry)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
     screening = [str(n) for n in entry.get("notes") or [] if has_rayyan_notes(str(n))]
