@@ -6,10 +6,11 @@ Inspec records (``ID`` the identifiers, not keywords). Files: ``tests/data/impor
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from litsift.sources.base import BadItem, Notice, SourceRecord
-from litsift.sources.formats.ris import read_ris
+from litsift.sources.formats.ris import read_ris, read_wos
 from litsift.sources.importer import import_paths
 from litsift.store.repo import Store
 
@@ -86,3 +87,26 @@ def test_elibrary_ris_type_spelled_out_and_vo_volume_are_read(tmp_path: Path) ->
     (record,) = _records(read_ris(path))  # a chapter's A2 is its editor, as for CHAP
     assert record.biblio["type"] == "chapter" and record.editors == ["Anna Editor"]
     assert record.biblio["volume"] == "2"  # VL first
+
+
+def test_wos_inspec_records_read_id_as_identifiers_and_de_as_indexing_terms() -> None:
+    """Web of Science's Inspec records (JabRef's sample) hold the identifiers in ``ID``
+    (``...],[S0003-6951(06)22430-6],[10.1063/1.2234275]``), not Keywords Plus: they came in
+    as tags (``1-T],[S0003-6951(06)22430-6],[10.1063/1.2234275]``) and the DOI was lost.
+    ``DE``'s treatment (``Experimental/``) and classification codes were tags too."""
+    first, second = _records(read_wos(WILD / "jabref_wos-inspec-isi_identifier-list.isi"))
+    assert first.ids == {"doi": "10.1063/1.2234275"}
+    assert second.ids == {"doi": "10.1088/0953-8984/18/23/006"}
+    assert (first.source_key, first.biblio["type"]) == ("INSPEC:9027814", "article-journal")
+    assert first.tags[:2] == ["barium compounds", "ion implantation"]
+    assert "waveguide lasers" in first.tags and "second harmonic generation" in first.tags
+    assert "He+ implantation" in first.tags  # Inspec's /sup +/ written out
+    for record in (first, second):
+        assert not [t for t in record.tags if "[" in t or "/" in t or "Experimental" in t]
+        assert not [t for t in record.tags if re.match(r"[A-Z][0-9]{4}", t)]  # A4265K ...
+    assert first.title.endswith("production of beta -BaB2O4 optical waveguides")
+    assert (
+        second.title == "Optical and photoelectric spectroscopy of photorefractive Sn2P2S6 crystals"
+    )
+    assert "spectra of Sn2P2S6 crystals" in second.abstract
+    assert first.authors[0] == "R. Degl'Innocenti" and first.venue == "Applied Physics Letters"

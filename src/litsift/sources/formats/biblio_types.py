@@ -88,6 +88,7 @@ TYPE_MAPS: dict[str, dict[str, str]] = {
         "article": "article-journal", "review": "article-journal", "letter": "article-journal",
         "editorial material": "article-journal", "proceedings paper": "paper-conference",
         "book chapter": "chapter", "book": "book", "data paper": "dataset",
+        "journal paper": "article-journal", "conference paper": "paper-conference",  # Inspec
     },
     "endnote": {
         "journal article": "article-journal", "electronic article": "article-journal",

@@ -35,8 +35,10 @@ Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` yea
 early-access ``EY``/``EA``, else ``PD``), ``BE`` editors,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
 ``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
-``PU`` the bibliographic details. Tags rispy has no name for (``C3`` affiliations, ``WE``
-index, and whatever Clarivate adds next) are kept under ``unknown_tag``, never fatal.
+``PU`` the bibliographic details (a record of WoS's Inspec database reads ``ID`` and
+``DE`` as Inspec writes them: :mod:`~litsift.sources.formats.wos_inspec`). Tags rispy has no
+name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds next) are kept under
+``unknown_tag``, never fatal.
 
 A record is ``TY`` (``PT`` in WoS) ... ``ER`` (:mod:`~litsift.sources.formats.tagged`). A
 record without its ``ER`` is kept with a warning at its first line (a :class:`Notice`), as
@@ -72,6 +74,7 @@ from litsift.sources.formats.ris_names import ris_byline, wos_byline
 from litsift.sources.formats.ris_notes import ris_notes
 from litsift.sources.formats.subject_terms import subject_heading
 from litsift.sources.formats.tagged import TaggedParser, TaggedRecord
+from litsift.sources.formats.wos_inspec import inspec_fields
 from litsift.sources.identity.ids import (
     SCHEMES,
     ids_in_text,
@@ -256,6 +259,7 @@ _WOS_YEAR_KEYS = ("publication_year", "early_access_year", "early_access_date", 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
     from litsift.sources.base import unique_tags  # here: the module is at its size limit
 
+    entry = inspec_fields(entry)  # WoS's Inspec: ID the identifiers, DE indexing sections
     key = clean_text(_first(entry, "accession_number", "unique_id"))
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
