@@ -1,18 +1,23 @@
 """Real exports that litsift misread where Zotero and JabRef read them: an RIS record without
 its ``ER`` line, eLibrary's RIS (types spelled out, ``VO`` for the volume), Web of Science's
-Inspec records (``ID`` the identifiers, not keywords). Files: ``tests/data/imports/wild/``
+Inspec records (``ID`` the identifiers, not keywords), Crossref's organisations as authors
+(AIS eLibrary). Files: ``tests/data/imports/wild/``
 (origin and licence in its README).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from litsift.export.formats import to_csl_json
 from litsift.sources.base import BadItem, Notice, SourceRecord
+from litsift.sources.formats.crossref import read_crossref
 from litsift.sources.formats.ris import read_ris, read_wos
 from litsift.sources.importer import import_paths
 from litsift.store.repo import Store
+from litsift.types import Kind, Paper
 
 WILD = Path(__file__).parents[2] / "data" / "imports" / "wild"
 
@@ -110,3 +115,26 @@ def test_wos_inspec_records_read_id_as_identifiers_and_de_as_indexing_terms() ->
     )
     assert "spectra of Sn2P2S6 crystals" in second.abstract
     assert first.authors[0] == "R. Degl'Innocenti" and first.venue == "Applied Physics Letters"
+
+
+def test_crossref_organisations_as_authors_stay_organisations(tmp_path: Path) -> None:
+    """AIS eLibrary deposits its authors' universities as authors with only a ``name``
+    (``{"name": "Paderborn University", "sequence": "first"}``): they came in as persons,
+    family name ``University``, and were exported as ``University, Paderborn``. Stored as a
+    BibTeX ``{Org Name}`` is (and as Zotero reads them), they stay one name."""
+    path = WILD / "colrev_crossref-ais_organisation-authors.json"
+    (record,) = _records(read_crossref(path))
+    assert record.authors[:2] == ["Guido Schryen", "Paderborn University"]
+    assert record.family_names[:3] == ["Schryen", "Paderborn University", "Wagner"]
+    assert record.family_names[-1] == "HEC Montréal"
+    assert ("Paderborn University", "") in record.name_parts
+    assert ("University of Technology Darmstadt", "") in record.name_parts
+    with Store(tmp_path / "s.db") as store:
+        assert import_paths(store, [path]).added == 1
+        (doc_id,) = [r[0] for r in store._conn.execute("SELECT id FROM papers")]
+        paper = store.get(Kind.PAPER, doc_id)
+        assert isinstance(paper, Paper)
+        (item,) = json.loads(to_csl_json(store, [paper]))
+    assert item["author"][0] == {"family": "Schryen", "given": "Guido"}
+    assert item["author"][1] == {"literal": "Paderborn University"}
+    assert item["author"][7] == {"literal": "HEC Montréal"}
