@@ -1,8 +1,8 @@
 """Real exports that litsift misread where Zotero and JabRef read them: an RIS record without
 its ``ER`` line, eLibrary's RIS (types spelled out, ``VO`` for the volume), Web of Science's
 Inspec records (``ID`` the identifiers, not keywords), Crossref's organisations as authors
-(AIS eLibrary). Files: ``tests/data/imports/wild/``
-(origin and licence in its README).
+(AIS eLibrary), a BibTeX key used twice or a ``crossref`` to no entry. Files:
+``tests/data/imports/wild/`` (origin and licence in its README).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from litsift.export.formats import to_csl_json
 from litsift.sources.base import BadItem, Notice, SourceRecord
+from litsift.sources.formats.bibtex import read_bibtex
 from litsift.sources.formats.crossref import read_crossref
 from litsift.sources.formats.ris import read_ris, read_wos
 from litsift.sources.importer import import_paths
@@ -138,3 +139,22 @@ def test_crossref_organisations_as_authors_stay_organisations(tmp_path: Path) ->
     assert item["author"][0] == {"family": "Schryen", "given": "Guido"}
     assert item["author"][1] == {"literal": "Paderborn University"}
     assert item["author"][7] == {"literal": "HEC Montréal"}
+
+
+def test_a_bibtex_key_used_twice_and_a_crossref_to_no_entry_are_warnings(tmp_path: Path) -> None:
+    """CoLRev's loader sample uses ``articlewriter_firstrandomword_2020`` for two entries and
+    names ``crossref = {ICRC2016}``, which no entry holds: both went by in silence (BibTeX
+    and biber warn of each). The entries are read all the same."""
+    path = WILD / "colrev_loader-bibtex_suffix-last.bib"
+    items = list(read_bibtex(path))
+    assert len(_records(items)) == 5 and not [i for i in items if isinstance(i, BadItem)]
+    twice, missing = [i for i in items if isinstance(i, Notice)]
+    assert twice.location == "line 19" and "'articlewriter_firstrandomword_2020'" in twice.message
+    assert "(2nd)" in twice.message
+    assert missing.location == "line 42" and "crossref 'ICRC2016'" in missing.message
+    parent = tmp_path / "icrc2016.bib"  # the parent in another file read with it: no warning
+    parent.write_text("@proceedings{ICRC2016,\n  booktitle = {ICRC 2016},\n  year = {2016},\n}\n")
+    with Store(tmp_path / "s.db") as store:
+        report = import_paths(store, [path, parent])
+    assert report.ok and report.added == 5
+    assert [str(w) for w in report.warnings] == [f"{path}:line 19: {twice.message}"]
