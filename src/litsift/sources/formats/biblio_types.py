@@ -17,9 +17,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rispy.config import TYPE_OF_REFERENCE_MAPPING
+
+from litsift.sources.formats.people import ENDNOTE_TYPES
 from litsift.store.biblio import BIBLIO_TYPES
 
-__all__ = ["TYPE_MAPS", "biblio", "bibtex_type", "csl_type", "inverted_parts", "page_range"]
+__all__ = [
+    "TYPE_MAPS",
+    "biblio",
+    "bibtex_type",
+    "csl_type",
+    "inverted_parts",
+    "page_range",
+    "ris_type_code",
+]
 
 _THESIS = {"phdthesis": "PhD thesis", "mastersthesis": "Master's thesis"}
 
@@ -77,6 +88,7 @@ TYPE_MAPS: dict[str, dict[str, str]] = {
         "article": "article-journal", "review": "article-journal", "letter": "article-journal",
         "editorial material": "article-journal", "proceedings paper": "paper-conference",
         "book chapter": "chapter", "book": "book", "data paper": "dataset",
+        "journal paper": "article-journal", "conference paper": "paper-conference",  # Inspec
     },
     "endnote": {
         "journal article": "article-journal", "electronic article": "article-journal",
@@ -129,6 +141,27 @@ def csl_type(scheme: str, value: object, source_type: object = "") -> str:
     if scheme == "openalex" and key in _OPENALEX_ARTICLES:
         return _OPENALEX_BY_SOURCE.get(str(source_type or "").lower(), "article-journal")
     return TYPE_MAPS.get(scheme, {}).get(key, "")
+
+
+#: an RIS type spelled out (lower case) -> its code: the names the RIS specification gives its
+#: types (as rispy lists them: ``Journal``, ``Whole book``, ``Book chapter``) and EndNote's
+#: names of the same types (``Journal Article``, ``Book Section``: eLibrary.ru's RIS export
+#: writes ``TY  - Journal Article``). Zotero's RIS import knows only the codes, upper-cased
+#: (``Book`` is a book there; any other value a journal article, its default).
+_RIS_TYPE_NAMES: dict[str, str] = {
+    **{str(name).lower(): str(code) for code, name in TYPE_OF_REFERENCE_MAPPING.items()},
+    **ENDNOTE_TYPES,
+}
+
+
+def ris_type_code(value: object) -> str:
+    """The RIS code (``JOUR``) of an RIS ``TY`` value: a code as written, any case
+    (``Jour``), or a type spelled out (``Journal Article``, ``Book Section``); ``value`` as
+    written when it is neither (``""`` for None)."""
+    text = " ".join(str(value or "").split())
+    if text.upper() in TYPE_OF_REFERENCE_MAPPING or text.lower() in TYPE_MAPS["ris"]:
+        return text.upper()
+    return _RIS_TYPE_NAMES.get(text.lower(), text)
 
 
 def page_range(first: object, last: object = "") -> str:

@@ -12,7 +12,8 @@ split with bibtexparser's BibTeX name rules (``von Last, Jr, First``). On top of
 * ``crossref`` and ``xdata``: a child inherits the fields it lacks by biblatex's default rules
   (the ``@proceedings``' ``title`` becomes the ``@inproceedings``' ``booktitle``; see
   :mod:`litsift.sources.formats.bibtex_inherit`); a volume named in a ``crossref`` is not a paper;
-* duplicate keys: every entry is kept (``entry KEY (2nd)``); de-duplication decides;
+* duplicate keys: every entry is kept (``entry KEY (2nd)``), with a warning at its line;
+  de-duplication decides; a ``crossref`` to a key no file read holds is a warning too;
 * JabRef groups (``groups = {A, B}``) and ``keywords`` -> collections and tags; ``file``
   fields (Zotero/BBT ``path:type``, JabRef ``desc:path:type``, Mendeley) -> attachments;
   ``annote``/``annotation`` -> notes (a Rayyan export's ``note``: its reviewers' notes, its labels

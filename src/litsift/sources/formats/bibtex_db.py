@@ -198,7 +198,8 @@ class Database:
     def records(self) -> Iterator[tuple[Path, SourceRecord | BadItem | Notice]]:
         """``(file, record or bad item)`` of every entry that is a work (not ``@string``,
         ``@preamble``, ``@xdata``, ``@set``, nor a container named in a ``crossref``), file by
-        file in the order given, each file's notices and bad blocks after its entries. A file
+        file in the order given (an entry's notices of :meth:`_notices` before it), each
+        file's other notices and bad blocks after its entries. A file
         that turns out to hold no BibTeX, or that the parser fails on, is one
         ``BadItem("", reason)`` (and in :attr:`failed`); its records read before stay."""
         parents = self.parents()
@@ -209,6 +210,8 @@ class Database:
                     for entry, n, line0 in _read(bib, chunk):
                         item = self._record(fi, entry, n, line0, parents)
                         if item is not None:
+                            for notice in self._notices(fi, entry, n, line0):
+                                yield bib.path, notice
                             yield bib.path, item
                 if not (bib.entries or bib.bad or bib.macros.strings or bib.macros.preambles):
                     raise IngestError(f"{bib.path}: holds no BibTeX entries", "is it a .bib?")
@@ -223,6 +226,27 @@ class Database:
                 yield bib.path, notice
             for bad in bib.bad:
                 yield bib.path, bad
+
+    def _notices(self, fi: int, entry: model.Entry, n: int, line0: int) -> list[Notice]:
+        """Warnings about an entry that is read all the same (``line N``, 1-based): its key
+        used by an earlier entry too (BibTeX and biber warn, and a LaTeX document cites only
+        one of them), its ``crossref`` naming an entry no file read holds (nothing
+        inherited)."""
+        out = []
+        where, key = f"line {line0 + 1}", entry.key.strip()
+        if n > 1 and key:
+            out.append(
+                Notice(where, f"citation key {key!r} is used by an earlier entry too: both are "
+                       f"kept (this one as 'entry {key}{_ORDINAL.get(n, f' ({n}th)')}')")
+            )  # fmt: skip
+        if any(f.key.lower() == "crossref" for f in entry.fields):
+            ref = _fields(entry).get("crossref", "").strip()
+            if ref and self.lookup(fi, ref.lower()) is None:
+                out.append(
+                    Notice(where, f"crossref {ref!r} names no entry of the files read: nothing "
+                           "inherited (import the file that holds it together with this one)")
+                )  # fmt: skip
+        return out
 
     def _record(
         self, fi: int, entry: model.Entry, n: int, line0: int, parents: set[tuple[int, str]]

@@ -76,18 +76,25 @@ def _year(work: dict[str, Any]) -> int | None:
 
 def _people(names: Any) -> People:
     """The persons of a work's ``author`` or ``editor`` list (``given``/``family``, or
-    ``name`` for an organisation), in order."""
+    ``name`` for an organisation), in order. An organisation (AIS eLibrary deposits its
+    authors' universities so: ``{"name": "Paderborn University", "sequence": "first"}``) is
+    one name, its family name its whole name and its parts ``(name, "")``, as a BibTeX
+    ``{Org Name}`` is stored (and as Zotero reads it: one field), never split into a given
+    and a family name."""
     people = People([], [], [])
     for a in names if isinstance(names, list) else []:
         if not isinstance(a, dict):
             continue
-        name = " ".join(p for p in (clean_text(a.get("given")), clean_text(a.get("family"))) if p)
-        name = name or clean_text(a.get("name"))
-        if name:
+        given, family = clean_text(a.get("given")), clean_text(a.get("family"))
+        if name := " ".join(p for p in (given, family) if p):
             people.names.append(name)
-            people.families.append(clean_text(a.get("family")) or name.split(" ")[-1])
-            if clean_text(a.get("family")):
-                people.parts.append((clean_text(a.get("family")), clean_text(a.get("given"))))
+            people.families.append(family or name.split(" ")[-1])
+            if family:
+                people.parts.append((family, given))
+        elif group := clean_text(a.get("name")):
+            people.names.append(group)
+            people.families.append(group)
+            people.parts.append((group, ""))
     return people
 
 

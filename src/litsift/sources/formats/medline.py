@@ -1,6 +1,6 @@
 """PubMed MEDLINE text (``.nbib``; PubMed's "Save > Format: PubMed", ``pubmed-*-set.txt``),
 read line by line with rispy's parser machinery
-(:class:`~litsift.sources.formats.ris.TaggedParser`).
+(:class:`~litsift.sources.formats.tagged.TaggedParser`).
 
 Grammar (NLM, "MEDLINE/PubMed Data Element (Field) Descriptions"): a line is a tag of up to
 four characters padded to four, ``- ``, and the value (``PMID- 27919275``, ``TI  - Rayyan``);
@@ -42,11 +42,19 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    Notice,
+    SourceRecord,
+    clean_text,
+    read_text,
+    year_from,
+)
 from litsift.sources.formats.biblio_types import biblio, inverted_parts
 from litsift.sources.formats.people import People, byline
-from litsift.sources.formats.ris import TaggedParser, TaggedRecord
 from litsift.sources.formats.subject_terms import subject_heading
+from litsift.sources.formats.tagged import TaggedParser, TaggedRecord
 from litsift.sources.identity.ids import ids_in_text, normalize_doi, normalize_pmcid, normalize_pmid
 from litsift.types import Kind
 
@@ -231,9 +239,10 @@ def _type(entry: dict[str, Any]) -> str:
     return "article" if "preprint" in kinds else "article-journal"
 
 
-def read_medline(path: Path) -> Iterator[SourceRecord | BadItem]:
+def read_medline(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
     """Every record of a PubMed MEDLINE text file; a record the file ends inside is a
-    :class:`BadItem` located at its ``PMID`` line (``line 120``).
+    :class:`BadItem` located at its ``PMID`` line (``line 120``); one that the next
+    ``PMID`` line ends (no blank line between) comes after a :class:`Notice` there.
 
     Raises:
         IngestError: the file cannot be read or holds no ``PMID-`` record.
@@ -245,6 +254,8 @@ def read_medline(path: Path) -> Iterator[SourceRecord | BadItem]:
         if isinstance(item, BadItem):
             yield item
             continue
+        if item.warning:
+            yield Notice(f"line {item.line}", item.warning)
         try:
             yield _record(item.fields, item.number)
         except (TypeError, ValueError, AttributeError) as err:  # a field of an odd shape

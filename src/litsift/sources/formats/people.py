@@ -74,19 +74,35 @@ _SECONDARY_EDITOR_TYPES = frozenset(
 )
 
 #: EndNote's reference type names (lower case) -> the RIS types of the same reference types
+#: (EndNote's RIS export writes these codes for them)
 ENDNOTE_TYPES: dict[str, str] = {
     "ancient text": "ANCIENT",
+    "blog": "BLOG",
     "book": "BOOK",
     "book section": "CHAP",
+    "computer program": "COMP",
     "conference paper": "CPAPER",
     "conference proceedings": "CONF",
+    "dataset": "DATA",
     "dictionary": "DICT",
     "edited book": "EDBOOK",
+    "electronic article": "EJOUR",
     "electronic book": "EBOOK",
     "electronic book section": "ECHAP",
     "encyclopedia": "ENCYC",
+    "generic": "GEN",
+    "government document": "GOVDOC",
     "journal article": "JOUR",
+    "magazine article": "MGZN",
+    "manuscript": "MANSCPT",
+    "newspaper article": "NEWS",
+    "patent": "PAT",
+    "report": "RPRT",
     "serial": "SER",
+    "standard": "STAND",
+    "thesis": "THES",
+    "unpublished work": "UNPB",
+    "web page": "ELEC",
 }
 
 

@@ -27,19 +27,26 @@ attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
-``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details.
+``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details. eLibrary.ru's RIS spells
+its types out (``TY  - Journal Article``: read as the code EndNote writes for that type) and
+writes the volume as ``VO`` (read where there is no ``VL``).
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
 early-access ``EY``/``EA``, else ``PD``), ``BE`` editors,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
 ``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
-``PU`` the bibliographic details. Tags rispy has no name for (``C3`` affiliations, ``WE``
-index, and whatever Clarivate adds next) are kept under ``unknown_tag``, never fatal.
+``PU`` the bibliographic details (a record of WoS's Inspec database reads ``ID`` and
+``DE`` as Inspec writes them: :mod:`~litsift.sources.formats.wos_inspec`). Tags rispy has no
+name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds next) are kept under
+``unknown_tag``, never fatal.
 
-A record is ``TY`` (``PT`` in WoS) ... ``ER``. A file that ends inside a record (a cut
-download, a truncated copy) yields that record as a :class:`BadItem` at its first line, and
-the complete records before it as usual; so does a record that a new ``TY`` interrupts. Tags
-after an ``ER`` start a record even without ``TY``/``PT`` (Rayyan's examples leave it out).
+A record is ``TY`` (``PT`` in WoS) ... ``ER`` (:mod:`~litsift.sources.formats.tagged`). A
+record without its ``ER`` is kept with a warning at its first line (a :class:`Notice`), as
+Zotero and JabRef keep it: the next ``TY`` ends it, and so does the end of a file that ends
+with a line break; a file that ends inside a line of such a record (a cut download, a
+truncated copy) yields that record as a :class:`BadItem` at its first line, and the complete
+records before it as usual. Tags after an ``ER`` start a record even without ``TY``/``PT``
+(Rayyan's examples leave it out).
 """
 
 from __future__ import annotations
@@ -47,18 +54,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-import rispy
 from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING, WOK_LIST_TYPE_TAGS, WOK_TAG_KEY_MAPPING
 
 from litsift.errors import IngestError
-from litsift.sources.base import BadItem, Format, SourceRecord, clean_text, read_text, year_from
-from litsift.sources.formats.biblio_types import biblio, csl_type, page_range
+from litsift.sources.base import (
+    BadItem,
+    Format,
+    Notice,
+    SourceRecord,
+    clean_text,
+    read_text,
+    year_from,
+)
+from litsift.sources.formats.biblio_types import biblio, csl_type, page_range, ris_type_code
 from litsift.sources.formats.rayyan_notes import has_rayyan_notes, rayyan_notes
 from litsift.sources.formats.ris_names import ris_byline, wos_byline
 from litsift.sources.formats.ris_notes import ris_notes
 from litsift.sources.formats.subject_terms import subject_heading
+from litsift.sources.formats.tagged import TaggedParser, TaggedRecord
+from litsift.sources.formats.wos_inspec import inspec_fields
 from litsift.sources.identity.ids import (
     ids_in_text,
     normalize_doi,
@@ -88,126 +104,6 @@ _ONE_SPACE_TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) -(?: |$)", re.MULTILINE)
 _PUBMED_DB_RE = re.compile(r"medline|pubmed|\bnlm\b", re.IGNORECASE)
 
 
-class TaggedRecord(NamedTuple):
-    """One complete record of a tagged file: its first ``line`` (1-based), its ordinal
-    ``number`` among the file's records (1-based) and rispy's ``fields`` dict."""
-
-    line: int
-    number: int
-    fields: dict[str, Any]
-
-
-class TaggedParser(rispy.RisParser):  # type: ignore[misc]  # rispy ships no type hints
-    """rispy's parser read line by line: records carry their first line, and a record the
-    file ends inside (or a new start tag interrupts) is a :class:`BadItem`, not lost.
-
-    Subclasses set rispy's ``START_TAG``, ``END_TAG`` (``""`` when a blank line ends a
-    record, as in MEDLINE), ``DEFAULT_MAPPING``, ``DEFAULT_LIST_TAGS``, ``DEFAULT_IGNORE``,
-    and :attr:`TAG_RE`.
-    """
-
-    #: a tagged line: group 1 the tag, group 2 (optional) the value; other lines continue
-    #: the tag above
-    TAG_RE: ClassVar[re.Pattern[str]] = re.compile(r"^([A-Z][A-Z0-9]{1,11})  -(?: ?(.*))?$")
-    #: True: an untagged line continues the last item of a list tag (MEDLINE wraps long
-    #: MeSH headings); False: it is a new item (EndNote writes keywords one a line under
-    #: one ``KW``)
-    JOIN_LIST_CONTINUATION: ClassVar[bool] = False
-    #: how messages name the end of a record
-    END_NAME: ClassVar[str] = "'ER  - '"
-    #: a tag that ends the file, and so the record open before it (WoS ``EF``)
-    FILE_END_TAG: ClassVar[str] = "\0"
-    #: other tags a record starts with, as its start tag does (ERIC's MEDLINE: ``OWN``)
-    OTHER_START_TAGS: ClassVar[frozenset[str]] = frozenset()
-
-    def parse_line(self, line: str) -> tuple[str | None, str]:
-        """``(tag, value)`` of a tagged line, ``(None, text)`` of a continuation line (a BOM
-        before the tag, where two exports were joined into one file, is dropped)."""
-        line = line.removeprefix("\ufeff")
-        if self.END_TAG and line.rstrip() == self.END_TAG:
-            return self.END_TAG, ""
-        m = self.TAG_RE.match(line)
-        if m:
-            return m.group(1).rstrip(), (m.group(2) or "").strip()
-        return None, line.strip()
-
-    def _continue(self, record: dict[str, Any], tag: str, text: str) -> None:
-        name = self.mapping.get(tag)
-        value = record.get(name) if name else None
-        if self.JOIN_LIST_CONTINUATION and tag in self.list_tags and value:
-            value[-1] = f"{value[-1]} {text}"
-        elif name is not None and name not in record:  # continuing an empty first line
-            self._add_tag(record, tag, text)
-        else:
-            self._add_tag(record, tag, text, extend_multiline=True)
-
-    def complete(self, record: dict[str, Any], ended_by_newline: bool) -> bool:
-        """Whether a record the file ends inside is complete anyway (MEDLINE has no end
-        tag); False for formats with an end tag."""
-        return False
-
-    def records(self, text: str) -> Iterator[TaggedRecord | BadItem]:
-        """Every record of ``text`` (line ends already ``\\n``), in file order.
-
-        A record starts at its start tag, or at any other tag after the end of the last one
-        (Rayyan's examples leave out ``TY`` / ``PT``); such a record without its start tag
-        counts only when its end tag closes it: Ovid writes stray tags (``NL  -``) after
-        ``ER`` that belong to no record.
-        """
-        record: dict[str, Any] | None = None
-        start = number = 0
-        started = False  # the open record began with the start tag
-        last_tag: str | None = None
-        lines = text.split("\n")
-        ended_by_newline = lines[-1] == ""
-        if ended_by_newline:  # the "" after the last line end is not a (blank) line
-            lines.pop()
-        for n, line in enumerate(lines, start=1):
-            if not line.strip():
-                if n == len(lines) and not ended_by_newline:
-                    continue  # cut inside the indent of a continuation line: not a blank line
-                if not self.END_TAG and record is not None:
-                    yield TaggedRecord(start, number, record)
-                    record = None
-                continue
-            tag, value = self.parse_line(line)
-            if tag == self.START_TAG and record is not None:
-                if started:
-                    yield BadItem(
-                        f"line {start}",
-                        f"record has no {self.END_NAME} line before the next record "
-                        f"(line {n}); skipped",
-                    )
-                record = None
-            if record is None:
-                if tag is None or tag in self.ignore or tag == self.END_TAG:
-                    continue
-                started = tag == self.START_TAG or tag in self.OTHER_START_TAGS
-                record, start, last_tag = {}, n, tag
-                number += 1
-                self._add_tag(record, tag, value)
-                continue
-            if tag is None:
-                if last_tag is not None and last_tag not in self.ignore:
-                    self._continue(record, last_tag, value)
-                continue
-            last_tag = tag
-            if tag == self.END_TAG or tag == self.FILE_END_TAG:
-                yield TaggedRecord(start, number, record)
-                record = None
-            elif tag not in self.ignore:
-                self._add_tag(record, tag, value)
-        if record is not None and started:
-            if self.complete(record, ended_by_newline):
-                yield TaggedRecord(start, number, record)
-            else:
-                yield BadItem(
-                    f"line {start}",
-                    f"record cut short: the file ends before its {self.END_NAME} line "
-                    "(a truncated download or copy?)",
-                )
-
-
 class _RisParser(TaggedParser):
     DEFAULT_IGNORE: ClassVar[list[str]] = []
     #: rispy's table, plus ``ED`` (editors) and ``PMID`` (rispy has no name for them)
@@ -215,6 +111,7 @@ class _RisParser(TaggedParser):
         **TAG_KEY_MAPPING,
         "ED": "editors",
         "PMID": "pubmed_id",
+        "VO": "volume_vo",  # eLibrary.ru's volume tag: read where there is no VL
     }
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*LIST_TYPE_TAGS, "ED"]
 
@@ -291,7 +188,19 @@ def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
                   publisher=_first(entry, "publisher"))  # fmt: skip
 
 
+def _elibrary_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` with ``TY`` as its RIS code where the type is spelled out (eLibrary.ru's
+    ``TY  - Journal Article``: :func:`~litsift.sources.formats.biblio_types.ris_type_code`)
+    and ``VO`` as the volume where there is no ``VL`` (eLibrary.ru's ``VO  - 8``)."""
+    kind = _first(entry, "type_of_reference")
+    out = {**entry, "type_of_reference": ris_type_code(kind)} if kind else entry
+    if not _first(out, "volume") and _first(out, "volume_vo"):
+        out = {**out, "volume": _first(out, "volume_vo")}
+    return out
+
+
 def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
+    entry = _elibrary_fields(entry)
     files = [*(entry.get("file_attachments1") or []), *(entry.get("file_attachments2") or [])]
     urls = entry.get("urls") or []
     screening = [str(n) for n in entry.get("notes") or [] if has_rayyan_notes(str(n))]
@@ -345,6 +254,7 @@ _WOS_YEAR_KEYS = ("publication_year", "early_access_year", "early_access_date", 
 def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
     from litsift.sources.base import unique_tags  # here: the module is at its size limit
 
+    entry = inspec_fields(entry)  # WoS's Inspec: ID the identifiers, DE indexing sections
     key = clean_text(_first(entry, "accession_number", "unique_id"))
     ids = {
         "doi": normalize_doi(_first(entry, "doi")),
@@ -374,7 +284,7 @@ def _parser(text: str, wos: bool) -> TaggedParser:
     return (_RisOneSpaceParser if one_space else _RisParser)(skip_unknown_tags=False)
 
 
-def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
+def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem | Notice]:
     text = read_text(path)
     parser = _parser(text, wos)
     found = False
@@ -383,6 +293,8 @@ def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
         if isinstance(item, BadItem):
             yield item
             continue
+        if item.warning:
+            yield Notice(f"line {item.line}", item.warning)
         try:
             yield (_wos_record if wos else _ris_record)(item.fields, item.number)
         except (TypeError, ValueError, AttributeError) as err:  # a field of an odd shape
@@ -395,9 +307,10 @@ def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem]:
         )
 
 
-def read_ris(path: Path) -> Iterator[SourceRecord | BadItem]:
-    """Every record of an RIS file; a record the file ends inside is a :class:`BadItem`
-    located at its first line (``line 120``).
+def read_ris(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
+    """Every record of an RIS file; a record without its ``ER`` line comes after a
+    :class:`Notice` located at its first line (``line 120``), unless the file ends inside
+    one of its lines: then it is a :class:`BadItem` located there.
 
     Raises:
         IngestError: the file cannot be read or holds no RIS record.
@@ -405,9 +318,9 @@ def read_ris(path: Path) -> Iterator[SourceRecord | BadItem]:
     return _read(path, wos=False)
 
 
-def read_wos(path: Path) -> Iterator[SourceRecord | BadItem]:
-    """Every record of a Web of Science plain-text export; a record the file ends inside is
-    a :class:`BadItem` located at its first line.
+def read_wos(path: Path) -> Iterator[SourceRecord | BadItem | Notice]:
+    """Every record of a Web of Science plain-text export; a record without its ``ER`` line
+    as in :func:`read_ris`.
 
     Raises:
         IngestError: the file cannot be read or holds no WoS record.
