@@ -1,5 +1,5 @@
 """``python -m litsift.cli`` runs the ``litsift`` command."""
 
-from litsift.cli.root import main
+from litsift.__main__ import main
 
 main()

@@ -77,6 +77,10 @@ def reports_errors(fn: F) -> F:
         except BrokenPipeError:  # `litsift ... | head`: the reader is gone, nothing to say
             pipe_closed()
         except Exception as e:  # a bug: still our message + hint, the traceback on request
+            from litsift.cli.terminal import interrupt_in
+
+            if (stop := interrupt_in(e)) is not None:  # Ctrl-C inside an import: not a bug
+                raise stop from None
             if os.environ.get("LITSIFT_DEBUG"):
                 raise
             fault = _machine_fault(e) or _output_fault(e)
@@ -160,28 +164,6 @@ class OneValueGroup(click.Group):
         if cmd is not None and not isinstance(cmd, click.Group):
             refuse_repeated_options(cmd, ctx, rest)
         return name, cmd, rest
-
-
-class LitsiftGroup(OneValueGroup):
-    """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
-    no :func:`reports_errors` runs (click's own ``--help`` and usage output, the last flush);
-    SIGTERM and SIGHUP stop a command as Ctrl-C does (:func:`terminate_as_interrupt`)."""
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        from litsift.cli.terminal import terminate_as_interrupt
-
-        try:
-            try:
-                with terminate_as_interrupt():
-                    return super().main(*args, **kwargs)
-            finally:
-                sys.stdout.flush()  # buffered output meets a closed pipe here, not at exit
-        except BrokenPipeError:
-            pipe_closed()
-        except SystemExit:  # click's own EPIPE handling (``--help | head``) says 1
-            if "PacifyFlushWrapper" in type(sys.stdout).__name__:
-                pipe_closed()
-            raise
 
 
 def _machine_fault(err: BaseException) -> LitsiftError | None:

@@ -88,9 +88,9 @@ def result_notes(result: SearchResult) -> list[str]:
     return notes
 
 
-def hits_to_json_text(result: SearchResult) -> str:
+def hits_to_json_text(result: SearchResult, ascii_only: bool = False) -> str:
     """``hits_to_json`` as printable, lossless JSON text (see ``json_for_terminal``)."""
-    return json_for_terminal(hits_to_json(result))
+    return json_for_terminal(hits_to_json(result), ascii_only=ascii_only)
 
 
 def hits_to_table(result: SearchResult) -> Table:

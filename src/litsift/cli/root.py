@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import LitsiftGroup, home_option, open_service, reports_errors
+from litsift.cli.common import home_option, open_service, reports_errors
 from litsift.cli.eval import eval_cmd
 from litsift.cli.refs import refs_group
 from litsift.cli.review import feed_cmd, review_group
@@ -24,7 +24,7 @@ from litsift.cli.review_rounds import ROUND_COMMANDS
 from litsift.cli.rq import rq_group
 from litsift.cli.search import answer, index, index_kinds, ingest_and_report, search
 from litsift.cli.sources import dedup_cmd, formats_cmd, ingest, sync_cmd
-from litsift.cli.terminal import finishes_its_work, needs_a_terminal, run_app
+from litsift.cli.terminal import LitsiftGroup, finishes_its_work, needs_a_terminal, run_app
 from litsift.errors import LitsiftError
 
 

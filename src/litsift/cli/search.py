@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from litsift.cli.common import kind_named, open_service, progress_bar, query_words, reports_errors
-from litsift.cli.terminal import finishes_its_work, index_stopped, stop_name, stop_status
+from litsift.cli.terminal import (
+    finishes_its_work,
+    index_stopped,
+    stop_name,
+    stop_status,
+    writes_unicode,
+)
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.types import FUSIONS
@@ -353,7 +360,7 @@ def search(
     for line in [] if as_json else result_notes(result):  # on stderr: stdout is the table
         click.echo(f"note: {line}", err=True)
     if as_json:
-        click.echo(hits_to_json_text(result))
+        click.echo(hits_to_json_text(result, ascii_only=not writes_unicode(sys.stdout)))
     else:
         from rich.console import Console
 
@@ -418,7 +425,9 @@ def answer(
         with streamed_draft(enabled=not as_json) as stream:
             ans = svc.answer(question, hits, on_delta=stream)
     if as_json:
-        click.echo(json_for_terminal(answer_to_json(ans)))
+        click.echo(
+            json_for_terminal(answer_to_json(ans), ascii_only=not writes_unicode(sys.stdout))
+        )
         return
     click.echo(for_terminal(ans.text))
     click.echo("\nReferences")

@@ -2,11 +2,14 @@
 its thread workers on the way out (:func:`run_app`), the output of a command that builds
 something, whose reader may leave before it is done (:func:`finishes_its_work`), and SIGTERM /
 SIGHUP, which stop a command as Ctrl-C does (:func:`terminate_as_interrupt`), and what a stopped
-``litsift index`` kept (:func:`index_stopped`).
+``litsift index`` kept (:func:`index_stopped`); the ``litsift`` group that ends any command so
+stopped quietly and writes what a narrow encoding (a Latin-1 locale) lacks as ``?``
+(:class:`LitsiftGroup`).
 """
 
 from __future__ import annotations
 
+import codecs
 import functools
 import io
 import os
@@ -19,16 +22,24 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TextIO, TypeVar
 
+import click
+
+from litsift.cli.common import OneValueGroup, pipe_closed
+
 __all__ = [
     "THREAD_GRACE_S",
+    "LitsiftGroup",
     "Terminated",
     "finishes_its_work",
     "index_stopped",
+    "interrupt_in",
     "needs_a_terminal",
+    "replace_unencodable",
     "run_app",
     "stop_name",
     "stop_status",
     "terminate_as_interrupt",
+    "writes_unicode",
 ]
 
 #: the signals that end a command as Ctrl-C does: ``kill``, a service manager, a closed terminal
@@ -55,6 +66,21 @@ def stop_status(err: KeyboardInterrupt) -> int:
     """The exit status of a stopped command: 128 + the signal's number, as a shell reports a
     command the signal killed (130 for Ctrl-C, 143 for SIGTERM)."""
     return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
+
+
+def interrupt_in(err: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (a KeyboardInterrupt, or :class:`Terminated`) in ``err``'s chain of causes
+    and contexts, else None. Python wraps a KeyboardInterrupt raised while a class is made
+    (``__set_name__``: Textual's widgets, imported as the app starts) in a RuntimeError, which
+    was reported as "litsift failed unexpectedly ... a bug in litsift"."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def index_stopped(seen: dict[str, tuple[str, int, int]], cached: bool, how: str = "Ctrl-C") -> str:
@@ -165,10 +191,12 @@ def needs_a_terminal(alternative: str = 'litsift search "QUERY"') -> None:
     """Before the app starts: it reads keys from standard input and draws on standard error,
     so both must be a terminal. Run from a script, a cron job or CI (``litsift < /dev/null``,
     ``litsift 2> log``) it drew its escape codes into the file and waited for keys for ever.
+    Standard error must write UTF-8 too: in a Latin-1 or ASCII locale every border and bar
+    came out as ``\\u2594``-style escapes (:func:`writes_unicode`).
 
     Raises:
-        LitsiftError: either stream is not a terminal; the hint names ``alternative``, the
-            command that does the job without the app.
+        LitsiftError: either stream is not a terminal, or standard error's encoding is not
+            UTF; the hint names ``alternative``, the command that does the job without the app.
     """
     from litsift.errors import LitsiftError
 
@@ -182,6 +210,13 @@ def needs_a_terminal(alternative: str = 'litsift search "QUERY"') -> None:
                 f"the app needs a terminal, and standard {name} is not one",
                 f"run it in a terminal; from a script, use a command: {alternative}",
             )
+    if not writes_unicode(sys.__stderr__):  # it drew "\u258a\u2594" for each border
+        raise LitsiftError(
+            "the app draws with Unicode characters, and this terminal's encoding is "
+            f"{getattr(sys.__stderr__, 'encoding', '?')}",
+            "use a UTF-8 locale (e.g. export LANG=C.UTF-8) in a terminal set to UTF-8; "
+            f"the commands work as they are: {alternative}",
+        )
 
 
 #: seconds the app's background threads get to end after it closed, before the process exits
@@ -243,3 +278,61 @@ def run_app(app: Any, svc: Any) -> None:
         os._exit(128 + received[0] if received else app.return_code or 0)
     if received:  # as a shell reports a command the signal ended
         sys.exit(128 + received[0])
+
+
+def writes_unicode(stream: Any) -> bool:
+    """True if the text stream ``stream`` can write every character: its encoding is UTF-8,
+    -16 or -32, or it has none (a test's buffer); False for ASCII, Latin-1, cp1252, ..."""
+    encoding = getattr(stream, "encoding", None)
+    if not encoding:
+        return True
+    try:
+        return codecs.lookup(encoding).name.startswith("utf")
+    except LookupError:
+        return False
+
+
+def replace_unencodable() -> None:
+    """Have standard output and error write ``?`` for a character their encoding lacks,
+    where they would fail on it (``errors="strict"``, Python's default for stdout). In a
+    Latin-1 or ASCII locale (``LANG=de_DE.ISO-8859-1``, ``PYTHONIOENCODING=latin-1``) a
+    dash in a title, a status line or a note ended the command with "UnicodeEncodeError ...
+    a bug in litsift". Streams that write UTF-8 are left as they are."""
+    for stream in (sys.stdout, sys.stderr):
+        if writes_unicode(stream) or getattr(stream, "errors", None) != "strict":
+            continue
+        try:
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper
+            pass
+
+
+class LitsiftGroup(OneValueGroup):
+    """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
+    no :func:`~litsift.cli.common.reports_errors` runs (click's own ``--help`` and usage output,
+    the last flush); SIGTERM and SIGHUP stop a command as Ctrl-C does
+    (:func:`terminate_as_interrupt`), and a command stopped so that does not say what it kept
+    itself ends quietly with :func:`stop_status` (click printed "Aborted!" and exit status 1:
+    Ctrl-C while the app or a search started); a narrow encoding writes ``?`` for what it
+    lacks (:func:`replace_unencodable`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        replace_unencodable()
+        try:
+            try:
+                with terminate_as_interrupt():
+                    return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # buffered output meets a closed pipe here, not at exit
+        except BrokenPipeError:
+            pipe_closed()
+        except SystemExit:  # click's own EPIPE handling (``--help | head``) says 1
+            if "PacifyFlushWrapper" in type(sys.stdout).__name__:
+                pipe_closed()
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as stop:
+            ctx.exit(stop_status(stop))

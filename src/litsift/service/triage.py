@@ -50,8 +50,12 @@ class TriageCommands(ServiceParts):
         self.triage.set_note(kind, doc_id, for_storage(text), [for_storage(t) for t in tags])
 
     def add_to_collection(self, name: str, kind: Kind, doc_id: str) -> str:
-        """Put a record in a collection (created if needed); returns the stored name."""
-        return self.triage.add_to_collection(name, kind, doc_id)
+        """Put a record in a collection (created if needed); returns the stored name, without
+        the control characters and escape sequences a paste can carry (as a note's): stored,
+        the name shown (sanitised) was not the one ``litsift export NAME`` had to be given."""
+        from litsift.text import for_storage
+
+        return self.triage.add_to_collection(for_storage(name), kind, doc_id)
 
     def collections(self) -> list[str]:
         """Names of all collections, sorted case-insensitively."""
@@ -71,7 +75,9 @@ class TriageCommands(ServiceParts):
         Raises:
             TriageError: no such entry, an empty name, or a name another search has.
         """
-        return self.triage.save_search(history_id, name)
+        from litsift.text import for_storage
+
+        return self.triage.save_search(history_id, for_storage(name))
 
     def export(self, what: str, fmt: str, kind: Kind | None = None) -> str:
         """Kept records (``"kept"``) or a collection as bibtex, ris, csl-json or markdown."""

@@ -176,7 +176,7 @@ def for_terminal_draft(s: str) -> str:
 _JSON_RAW = re.compile(r"[\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
-def json_for_terminal(obj: Any, indent: int | None = 2) -> str:
+def json_for_terminal(obj: Any, indent: int | None = 2, ascii_only: bool = False) -> str:
     """``obj`` as JSON that is lossless and safe to print: non-ASCII text stays readable.
 
     ``json.dumps(..., ensure_ascii=False)`` escapes C0 controls but writes DEL, C1 controls
@@ -189,9 +189,13 @@ def json_for_terminal(obj: Any, indent: int | None = 2) -> str:
     Args:
         obj: anything ``json.dumps`` accepts.
         indent: as for ``json.dumps``.
+        ascii_only: escape every non-ASCII character too (``ensure_ascii``), for an output
+            whose encoding cannot write them all (a Latin-1 locale): the same strings again.
 
     Returns:
         The JSON text.
     """
+    if ascii_only:
+        return json.dumps(obj, ensure_ascii=True, indent=indent)
     text = json.dumps(obj, ensure_ascii=False, indent=indent)
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

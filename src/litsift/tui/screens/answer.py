@@ -31,6 +31,7 @@ from textual.worker import get_current_worker
 
 from litsift.errors import LLMCancelledError
 from litsift.text import for_terminal
+from litsift.tui.screens.modals import LIST_QUIT
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import safe_content, safe_title
 from litsift.tui.widgets.status_line import error_text
@@ -92,6 +93,7 @@ class AnswerScreen(ModalScreen[Hit | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="answer_close"),
+        *LIST_QUIT,  # nothing to type here: q quits, as outside text everywhere
     ]
 
     def __init__(self, service: LitsiftAPI, question: str, hits: Sequence[Hit]) -> None:

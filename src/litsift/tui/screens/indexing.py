@@ -66,6 +66,8 @@ class Host(Protocol):
 
     def job_failed(self, job: str, kind: Kind, error: Exception) -> None: ...
 
+    def release_held_keys(self) -> None: ...
+
 
 class BuildCancelled(Exception):
     """The app is closing: the background build stops (what it published stays usable)."""
@@ -333,3 +335,4 @@ class IndexBuilder(Widget):
         self._states.pop(msg.kind, None)
         self._show_states()
         self.host.job_failed(msg.job, msg.kind, msg.error)
+        self.host.release_held_keys()  # typed behind a query that waited for this build

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from litsift.errors import LitsiftError
 from litsift.text import for_terminal
 from litsift.tui.screens.host import ErrorsHost
+from litsift.tui.screens.modals import LIST_QUIT
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
 from litsift.types import Kind
@@ -94,6 +95,7 @@ class JobErrorScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,ctrl+o", "close", "Close", id="job_errors_close"),
+        *LIST_QUIT,  # nothing to type here: q quits, as outside text everywhere
     ]
 
     def __init__(self, errors: list[JobError]) -> None:

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from litsift.text.sanitize import shell_word
+from litsift.tui.screens.modals import LIST_QUIT
 from litsift.tui.screens.screening_text import KEYWORD_STYLE, highlighted
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.tui.widgets.safe_text import Part, safe_content, safe_title
@@ -29,6 +30,7 @@ class CriteriaScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,c", "close", "Close", id="criteria_close"),
+        *LIST_QUIT,  # nothing to type here: q quits, as outside text everywhere
     ]
     #: as tall as its text (the box took 90 % of the screen for two lines), scrolling past it
     DEFAULT_CSS = """

@@ -303,11 +303,12 @@ class SearchScreen(CommandKeys, NavScreen):
         self._pending = None
         self.collector.release()
         self.triage.submitted_painted()
-        self.release_held_keys()  # said in the status line; the keys act on the rows shown
         self.tab(msg.query.kind).shown = None  # retry on the next request
-        if isinstance(msg.error, IndexMissingError) and self.service.state().counts[msg.query.kind]:
-            # a first start: the IndexBuilder is building it (a failed build says so itself);
-            # the query runs again when BM25 lands
+        home = self.service.state()
+        waits = isinstance(msg.error, IndexMissingError) and bool(home.counts[msg.query.kind])
+        if not waits or home.read_only_reason is not None:  # else Down + wait for the re-run
+            self.release_held_keys()  # said in the status line; the keys act on the rows shown
+        if waits:  # a first start: BM25 is being built, the query runs again when it lands
             self.status.show_message("building the BM25 index — this search runs when it is ready")
             return
         self.status.show_error(msg.error)

@@ -29,6 +29,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+#: seconds keys typed before the app's first screen has the focus wait for it (the screen is
+#: composed and the store opened meanwhile: seconds on a loaded machine)
+STARTUP_WAIT_S = 10.0
+
 
 class ReplayHeldKeys(Message):
     """Run the keys an :class:`InOrderKeys` widget held (:meth:`InOrderKeys.release_keys`)."""
@@ -172,29 +176,33 @@ class InOrderScroll(InOrderKeys, VerticalScroll):
 
 class DialogKeys:
     """App mixin: keys that arrive while the screen shown is a dialog still being mounted
-    (pushed, nothing in it focused yet) wait for its focus, then go to the focused widget in
-    the order typed.
+    (pushed, nothing in it focused yet), or the app's first screen while the app starts, wait
+    for its focus, then go to the focused widget in the order typed.
 
-    Textual forwards such a key to the dialog screen itself, where nothing handles it; the
-    key then bubbles back to the app, whose bindings run against the screen shown *then*: once
-    the dialog had closed, the letters of a note typed at terminal speed behind ``n`` ran as
-    the results table's ``m`` / ``x`` keys (seen in tmux on a loaded machine). Priority
-    bindings (Ctrl+Q) still run at once. Held keys wait at most 1 s (then go where Textual
-    would send them)."""
+    Textual forwards such a key to the screen itself, where nothing handles it; the key then
+    bubbles back to the app, whose bindings run against the screen shown *then*: once the
+    dialog had closed, the letters of a note typed at terminal speed behind ``n`` ran as the
+    results table's ``m`` / ``x`` keys (seen in tmux on a loaded machine). At the start, a
+    query typed right behind ``litsift`` + Enter (read once the app takes the terminal, before
+    the query input has the focus) was lost. Priority bindings (Ctrl+Q) still run at once.
+    Held keys wait at most 1 s for a dialog, :data:`STARTUP_WAIT_S` for the first screen
+    (then go where Textual would send them)."""
 
     #: keys a widget under the dialog received before the dialog opened (typed first)
     _dialog_early: list[events.Key] | None = None
     #: keys the app received while the dialog mounts
     _dialog_held: list[events.Key] | None = None
+    #: a widget of the app has had the focus: the first screen is up
+    _started = False
 
     async def on_event(self, event: events.Event) -> None:
         app = cast("App[object]", self)
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if self._dialog_held is None and _mounting_dialog(app.screen):
+            if self._dialog_held is None and self._awaiting_focus():
                 self._start_dialog_hold()
             if self._dialog_held is not None:
                 if not await app._check_bindings(event.key, priority=True):
-                    self._dialog_held.append(event)
+                    self._dialog_held.append(_typed_before_start(event, self._started))
                 return
         await super().on_event(event)  # type: ignore[misc]
 
@@ -206,13 +214,21 @@ class DialogKeys:
             self._start_dialog_hold()
         cast("list[events.Key]", self._dialog_early).append(key)
 
+    def _awaiting_focus(self) -> bool:
+        """True while the screen shown has nothing focused yet but will: a dialog being
+        mounted, or the first screen while the app starts."""
+        screen = cast("App[object]", self).screen
+        self._started = self._started or screen.focused is not None
+        return _mounting_dialog(screen) or (not self._started and _will_focus(screen))
+
     def _start_dialog_hold(self) -> None:
         self._dialog_early, self._dialog_held = [], []
-        cast("App[object]", self).set_timer(0.02, partial(self._release_dialog_keys, 50))
+        tries = 50 if self._started else round(STARTUP_WAIT_S / 0.02)
+        cast("App[object]", self).set_timer(0.02, partial(self._release_dialog_keys, tries))
 
     async def _release_dialog_keys(self, tries: int) -> None:
         app = cast("App[object]", self)
-        if tries > 0 and _mounting_dialog(app.screen):
+        if tries > 0 and self._awaiting_focus():
             app.set_timer(0.02, partial(self._release_dialog_keys, tries - 1))
             return
         held = [*(self._dialog_early or []), *(self._dialog_held or [])]
@@ -221,10 +237,18 @@ class DialogKeys:
             (app.focused or app.screen)._forward_event(key)  # as App.on_event
 
 
+def _typed_before_start(key: events.Key, started: bool) -> events.Key:
+    """``key`` as typed: before the app took the terminal, its line discipline turned an
+    Enter into a line feed (``ICRNL``), which reaches the app as Ctrl+J (the query typed
+    right behind ``litsift`` + Enter was not searched)."""
+    return key if started or key.key != "ctrl+j" else events.Key("enter", "\r")
+
+
 def _mounting_dialog(screen: Screen[object]) -> bool:
     """A dialog (modal screen) with nothing focused yet that will have a focused widget."""
-    return (
-        isinstance(screen, ModalScreen)
-        and screen.focused is None
-        and (not screen.is_mounted or bool(screen.focus_chain))
-    )
+    return isinstance(screen, ModalScreen) and _will_focus(screen)
+
+
+def _will_focus(screen: Screen[object]) -> bool:
+    """A screen with nothing focused yet that will have a focused widget."""
+    return screen.focused is None and (not screen.is_mounted or bool(screen.focus_chain))
