@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, progress_bar, reports_errors
+from litsift.cli.common import open_service, reports_errors
+from litsift.cli.progress import progress_bar
 
 
 @click.command("eval")
