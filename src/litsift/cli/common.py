@@ -1,5 +1,5 @@
-"""What every ``litsift`` command shares: error reporting, the service, the progress bar, the
-live view of a streamed LLM draft."""
+"""What every ``litsift`` command shares: error reporting, the service, the live view of a
+streamed LLM draft (the progress bar: :mod:`litsift.cli.progress`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from litsift.text import for_terminal, for_terminal_draft
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
 
-    from litsift.service.facade import LitsiftService, Progress
+    from litsift.service.facade import LitsiftService
     from litsift.types import Kind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -258,49 +258,6 @@ def open_service(home: str | None, engine: str | None = None) -> LitsiftService:
         return LitsiftService(paths)
     config = load_config(paths.config_file)
     return LitsiftService(paths, config=replace(config, engine=replace(config.engine, kind=engine)))
-
-
-@contextmanager
-def progress_bar(enabled: bool = True) -> Iterator[Progress]:
-    """A rich progress bar fed by the service's ``progress(stage, done, total)`` callback,
-    shown only on a terminal: into a pipe or a log file rich printed the bar's last state
-    (80 columns of ``━``) and, with no stage yet (an error before any work), an empty line
-    above the error."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description:>10}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not enabled or not console.is_terminal,
-        transient=False,
-    ) as bar:
-        tasks: dict[str, Any] = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total or None)
-            bar.update(tasks[stage], completed=done, total=total or None)
-
-        def say(text: str) -> None:
-            """A line above the live bar (``click.echo`` would be glued to the bar's line)."""
-            if bar.live.is_started and console.is_terminal:
-                console.print(text, markup=False, highlight=False, soft_wrap=True)
-            else:
-                click.echo(text)
-
-        update.say = say  # type: ignore[attr-defined]
-        yield update
 
 
 #: the line after a streamed draft that an error cut off (``litsift answer``)

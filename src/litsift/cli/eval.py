@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from litsift.cli.common import open_service, progress_bar, reports_errors
+from litsift.cli.common import open_service, reports_errors
+from litsift.cli.progress import progress_bar
 
 
 @click.command("eval")
@@ -107,7 +108,7 @@ from litsift.cli.common import open_service, progress_bar, reports_errors
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="screening: draw each set's recall curves to DIR/SET.svg, .png and .json "
-    '(needs matplotlib: pip install "litsift[plots]").',
+    "(needs matplotlib, the `plots` extra).",
 )
 @click.option(
     "--criteria",

@@ -383,7 +383,7 @@ def review_resolve(
 @click.pass_context
 @reports_errors
 def review_prisma(ctx: click.Context, name: str, output: Path | None) -> None:
-    """Draw NAME's PRISMA 2020 flow diagram (needs matplotlib: pip install "litsift[plots]").
+    """Draw NAME's PRISMA 2020 flow diagram (needs matplotlib, the `plots` extra).
 
     \b
     Examples:
@@ -416,9 +416,8 @@ def review_curve(
     as_json: bool,
 ) -> None:
     """Draw NAME's recall curve: includes found against records screened, in screening order
-    (priors left out), with random order's line (needs matplotlib: pip install
-    "litsift[plots]"). The total of includes is unknown until every record is screened, so
-    the counts are absolute.
+    (priors left out), with random order's line (needs matplotlib, the `plots` extra). The
+    total of includes is unknown until every record is screened, so the counts are absolute.
 
     \b
     Examples:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import OneValueGroup, open_service, progress_bar, reports_errors
+from litsift.cli.common import OneValueGroup, open_service, reports_errors
+from litsift.cli.progress import progress_bar
 from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
 

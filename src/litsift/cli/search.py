@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import kind_named, open_service, progress_bar, query_words, reports_errors
+from litsift.cli.common import kind_named, open_service, query_words, reports_errors
+from litsift.cli.progress import progress_bar
 from litsift.cli.terminal import (
     finishes_its_work,
     index_stopped,
@@ -84,7 +85,7 @@ def index_kinds(
             continue
 
         with progress_bar(not quiet) as bar:
-            say = getattr(bar, "say", click.echo)  # above a live bar, not glued to its line
+            say = getattr(bar, "say", click.echo)  # under the BM25 bar, above the dense ones
 
             def bm25_ready(report: IndexReport, k: Kind = k, say: Any = say) -> None:
                 then = (

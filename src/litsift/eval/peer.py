@@ -21,6 +21,7 @@ import numpy as np
 
 from litsift.errors import EvalError
 from litsift.eval.trec import trec_id
+from litsift.install import pip_command
 from litsift.search import ALL_FIELD, record_fields
 from litsift.types import Kind, Record, YearRange
 
@@ -43,7 +44,7 @@ class PeerBM25:
             import bm25s
         except ImportError as e:
             raise EvalError(
-                "the bm25s peer needs the bm25s package", "pip install bm25s PyStemmer"
+                "the bm25s peer needs the bm25s package", pip_command("bm25s", "PyStemmer")
             ) from e
         self._bm25s = bm25s
         try:

@@ -28,6 +28,7 @@ def describe(model_id: str = DEFAULT_MODEL, models_dir: Path | None = None) -> d
     ``query_prefix``, ``passage_prefix``, ``models_dir``, ``onnx_path``, ``built`` (bool),
     ``onnx_sha256`` and ``onnx_bytes`` (None unless built), ``fp32_path`` (None unless built),
     ``export_available`` (bool), ``missing_for_export`` (module names), ``manifest`` (dict).
+    A model shipped ready in a package is never exported: False and ``[]``.
 
     Raises:
         ModelError: unknown model id.

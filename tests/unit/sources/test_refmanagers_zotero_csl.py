@@ -160,3 +160,24 @@ def test_csl_names_keep_their_particles_in_reading_order() -> None:
         if " van de" in f" {f}" or f.startswith(("de ", "van der "))
     ]  # fmt: skip
     assert len({a for a, _ in with_particle}) >= 5, with_particle
+
+
+def test_a_csl_literal_name_is_its_own_family_name(tmp_path: Path) -> None:
+    """A CSL ``literal`` (an organisation) is stored as a BibTeX ``{Org Name}`` is: its family
+    name was its last word ("University", "USA"), what author search and dedup keys read."""
+    from litsift.sources.formats.csl_json import read_csl_json
+
+    path = tmp_path / "org.json"
+    path.write_text(
+        '[{"id": "a", "title": "Digital platforms", "author": [{"literal": "Paderborn '
+        'University"}, {"family": "Beverungen", "given": "Daniel"}]}]',
+        "utf-8",
+    )
+    (record,) = read_csl_json(path)
+    assert isinstance(record, SourceRecord)
+    assert record.authors == ["Paderborn University", "Daniel Beverungen"]
+    assert record.family_names == ["Paderborn University", "Beverungen"]
+    assert record.name_parts == [("Paderborn University", ""), ("Beverungen", "Daniel")]
+    real = [r for r in read_csl_json(RM / "csl-json" / "bbt-1400_better-csl-json.json")]
+    timed = [r for r in real if isinstance(r, SourceRecord) and r.authors == ["TIME USA"]]
+    assert timed and all(r.family_names == ["TIME USA"] for r in timed)

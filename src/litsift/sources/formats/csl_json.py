@@ -58,7 +58,9 @@ def _year(item: dict[str, Any]) -> int | None:
 
 
 def _people(names: Any) -> People:
-    """The persons of a CSL name list, in order."""
+    """The persons of a CSL name list, in order. A ``literal`` name (an organisation,
+    ``{"literal": "Paderborn University"}``) is one name, its family name its whole name and
+    its parts ``(name, "")``, as a BibTeX ``{Org Name}`` is stored, never split."""
     authors: list[str] = []
     families: list[str] = []
     name_parts: list[tuple[str, str]] = []
@@ -76,11 +78,14 @@ def _people(names: Any) -> People:
         name = f"{name}, {suffix}" if name and suffix else name
         if name:
             authors.append(name)
-            families.append(full or name.split(" ")[-1])
             if full and not literal:
+                families.append(full)
                 name_parts.append((full, given))
             elif literal and not full:  # an organisation ("TIME USA"): one name, never split
+                families.append(literal)
                 name_parts.append((literal, ""))
+            else:
+                families.append(full or name.split(" ")[-1])
     return People(authors, families, name_parts)
 
 

@@ -15,7 +15,8 @@ words a reader of the file understands, and are not read back as the record's no
   back as that reviewer's decision, so the copy awaits the same resolutions and reports the
   same agreement (Cohen's kappa);
 * ``Note by NAME: ...``: a line of named reviewer NAME's note on the record, read back as
-  that reviewer's note (the unnamed reviewer's note is written as plain lines);
+  that reviewer's note, its spaces as written (the unnamed reviewer's note is written as plain
+  lines; a name with ": " in it in double quotes: ``Note by "Dr: Smith": ...``);
 * ``Resolved by NAME: D`` (or ``Resolved: D``, by the unnamed reviewer): the third decision
   that settled the reviewers' conflict, read back as that resolution;
 * ``Full-text reviewer NAME: D`` or ``Title/abstract reviewer NAME: D`` (``exclude (R)``), and
@@ -132,8 +133,9 @@ def review_settings(marks: Iterable[Marks]) -> tuple[str, list[str], list[str]]:
 
 #: The ``N1`` line of one reviewer's vote (a name may have spaces: the first ": D" ends it).
 VOTE_RE = re.compile(r"Reviewer (.+?): (include|exclude|maybe)(?: \((.+)\))?")
-#: The ``N1`` line of a named reviewer's note (one per line of it).
-NOTE_BY_RE = re.compile(r"Note by (.+?): (.+)")
+#: The ``N1`` line of a named reviewer's note (one per line of it); a name with ": " in it (or
+#: starting with a quote) is written in double quotes (``Note by "Dr: Smith": ...``).
+NOTE_BY_RE = re.compile(r'Note by (?:"(.+?)"|(.+?)): (.+)')
 #: The ``N1`` line of the decision that resolved the reviewers' conflict.
 RESOLVED_RE = re.compile(r"Resolved(?: by (.+?))?: (include|exclude|maybe)(?: \((.+)\))?")
 
@@ -167,8 +169,15 @@ def note_lines(note: str, notes_by: Mapping[str, str]) -> list[str]:
     reads them back)."""
     lines = [line.strip() for line in note.splitlines() if line.strip()]
     for who, text in notes_by.items():
-        lines += [f"Note by {who}: {ln.strip()}" for ln in text.splitlines() if ln.strip()]
+        name = f'"{who}"' if ": " in who or who.startswith('"') else who  # read back whole
+        lines += [f"Note by {name}: {ln.strip()}" for ln in text.splitlines() if ln.strip()]
     return lines
+
+
+def _note_by(line: str) -> tuple[str, str] | None:
+    """``(reviewer, text)`` of a ``Note by NAME: text`` line (:data:`NOTE_BY_RE`), else None."""
+    noted = NOTE_BY_RE.fullmatch(line)
+    return None if noted is None else (noted[1] or noted[2], noted[3])
 
 
 def split_note_lines(lines: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
@@ -178,8 +187,8 @@ def split_note_lines(lines: Iterable[str]) -> tuple[str, tuple[tuple[str, str], 
     plain: list[str] = []
     by: dict[str, list[str]] = {}
     for line in lines:
-        if noted := NOTE_BY_RE.fullmatch(line.strip()):
-            by.setdefault(noted[1], []).append(noted[2])
+        if noted := _note_by(line.strip()):
+            by.setdefault(noted[0], []).append(noted[1])
         elif line.strip():
             plain.append(line.strip())
     return "\n".join(plain), tuple((who, "\n".join(t)) for who, t in by.items())
@@ -240,8 +249,8 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
         if (from_rayyan := rayyan_marks(line)) is not None:
             rayyan.append(from_rayyan)
             continue
-        if noted := NOTE_BY_RE.fullmatch(line):
-            by.setdefault(noted[1], []).append(noted[2])
+        if noted := _note_by(line):
+            by.setdefault(noted[0], []).append(noted[1])
             continue
         setting = next((p for p in _SETTINGS if line.startswith(p)), None)
         if setting is not None:
@@ -290,6 +299,13 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
     )
 
 
+def _as_written(value: object) -> str:
+    """An ``N1`` value as one line: its lines' ends stripped, joined by a space, the spaces
+    inside kept (a note's ``10  mg`` comes back as written; ``clean_text`` squeezed them)."""
+    lines = str(value).splitlines() if isinstance(value, str) else []
+    return " ".join(part.strip() for part in lines if part.strip())
+
+
 def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
     """``{location: marks}`` of the RIS records that carry a review's decision (``LB`` one of
     ``decisions``, or an ``N1`` decision line of another stage) or a note (``N1``), at the
@@ -304,7 +320,7 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
         if isinstance(item, BadItem):
             continue
         label = clean_text(item.fields.get("label")).lower()
-        lines = [clean_text(n) for n in item.fields.get("notes") or [] if clean_text(n)]
+        lines = [line for n in item.fields.get("notes") or [] if (line := _as_written(n))]
         if label not in REVIEW_LABELS:  # not a review's export: Rayyan's markup, and the note
             own = [ln for note in ris_notes(item.fields) for ln in note.splitlines()]
             lines = [n for n in lines if has_rayyan_notes(n)] + own  # (no database's N1)
