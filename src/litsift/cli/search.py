@@ -29,6 +29,11 @@ __all__ = ["answer", "index", "index_kinds", "ingest_and_report", "search"]
 
 #: how a build's summary names what changed in the store while it ran
 LATE = " changed during the build are not indexed yet (run `litsift index` again)"
+#: what ``litsift index`` says of a kind the store has none of, with how to add some
+NOTHING = (
+    "{0}: nothing to index: ingest some first: litsift ingest {0} PATH "
+    "(`litsift formats` lists what it reads)"
+)
 
 
 def ingest_and_report(svc: LitsiftService, kind: Kind, path: Path, quiet: bool) -> bool:
@@ -62,7 +67,7 @@ def index_kinds(
     intact = True
     for k in kinds:
         if svc.counts()[k] == 0:
-            click.echo(f"{k.table}: nothing to index")
+            click.echo(NOTHING.format(k.table))
             continue
         if check:  # damaged parts are marked in the manifest; the build below rebuilds them
             damage = svc.check_index(k, mark=read_only is None)
@@ -224,7 +229,7 @@ def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet:
 def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) -> None:
     for k in kinds:
         if svc.counts()[k] == 0:
-            click.echo(f"{k.table}: nothing to index")
+            click.echo(NOTHING.format(k.table))
             continue
         with progress_bar(not quiet) as bar:
             report = svc.push_index(k, rebuild=rebuild, progress=bar)
