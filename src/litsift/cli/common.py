@@ -266,7 +266,6 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
     shown only on a terminal: into a pipe or a log file rich printed the bar's last state
     (80 columns of ``━``) and, with no stage yet (an error before any work), an empty line
     above the error."""
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -275,7 +274,9 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
         TimeElapsedColumn,
     )
 
-    console = Console(stderr=True)
+    from litsift.cli.output import sized_console
+
+    console = sized_console(stderr=True)
     with Progress(
         TextColumn("{task.description:>10}"),
         BarColumn(),
@@ -354,8 +355,9 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
     if not enabled or not sys.stdout.isatty():
         yield None
         return
-    from rich.console import Console
     from rich.live import Live
+
+    from litsift.cli.output import sized_console
 
     view = _DraftTail()
 
@@ -363,7 +365,8 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
         view.text += delta
 
     try:
-        with Live(view, console=Console(force_terminal=True), transient=True, refresh_per_second=8):
+        screen = sized_console(force_terminal=True)
+        with Live(view, console=screen, transient=True, refresh_per_second=8):
             yield on_delta
     except LitsiftError:  # the stream failed: what was read stays, marked (the TUI keeps it too)
         if view.text.strip():

@@ -336,7 +336,7 @@ def search(
       litsift search datasets "question answering over tables" -k 5
       litsift search "problem: hallucination in summarisation" --json
     """
-    from litsift.cli.output import hits_to_json_text, hits_to_table, result_notes
+    from litsift.cli.output import hits_to_json_text, hits_to_table, result_notes, sized_console
     from litsift.errors import QueryError
     from litsift.types import Kind, Query, YearRange
 
@@ -367,9 +367,7 @@ def search(
     if as_json:
         click.echo(hits_to_json_text(result, ascii_only=not writes_unicode(sys.stdout)))
     else:
-        from rich.console import Console
-
-        Console().print(hits_to_table(result))
+        sized_console().print(hits_to_table(result))
 
 
 @click.command("answer")
