@@ -64,7 +64,8 @@ def stop_name(err: KeyboardInterrupt) -> str:
 
 def stop_status(err: KeyboardInterrupt) -> int:
     """The exit status of a stopped command: 128 + the signal's number, as a shell reports a
-    command the signal killed (130 for Ctrl-C, 143 for SIGTERM)."""
+    command the signal killed (130 for Ctrl-C, 143 for SIGTERM). Run as ``litsift``, a
+    command stopped by Ctrl-C then dies by SIGINT (:func:`litsift.__main__.die_by_interrupt`)."""
     return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
 
 
