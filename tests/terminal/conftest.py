@@ -48,6 +48,9 @@ class Terminal:
         its exit status goes to :attr:`status_file` when it ends (the pane then stays)."""
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         line = (
+            # the pane's shell outlives a Ctrl-C, as an interactive one does (litsift dies by
+            # SIGINT, and a script's shell then ends too, without writing the status)
+            "trap : INT; "
             # pytest's own COLUMNS / LINES would fix the app's size (Textual reads them)
             f"cd {shlex.quote(str(self.workdir))} && env -u COLUMNS -u LINES {exports} "
             f"{command}; "

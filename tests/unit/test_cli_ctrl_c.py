@@ -1,15 +1,18 @@
-"""Ctrl-C in a ``litsift`` command that keeps nothing to report ends it quietly with status 130,
-as a shell reports a command Ctrl-C stopped. Before, what was printed depended on when the key
-came: while the command line loaded (its first quarter second), the traceback of the import it
-cut short; while the app's widgets were being defined, "litsift failed unexpectedly
-(RuntimeError: Error calling __set_name__ ...) -- this is a bug in litsift"; later (the app
-starting, a search, an answer waiting for the model), click's "Aborted!" and status 1. These
-tests send a real SIGINT to a real ``python -m litsift`` process.
+"""Ctrl-C in a ``litsift`` command that keeps nothing to report ends it quietly, and the process
+dies by SIGINT (Python's returncode -2, a shell's ``$?`` 130), so that a calling shell's loop
+stops too (it went on to the next command after a plain ``exit 130``). Before, what was printed
+depended on when the key came: while the command line loaded (its first quarter second), the
+traceback of the import it cut short; while the app's widgets were being defined, "litsift
+failed unexpectedly (RuntimeError: Error calling __set_name__ ...) -- this is a bug in
+litsift"; later (the app starting, a search, an answer waiting for the model), click's
+"Aborted!" and status 1. These tests send a real SIGINT to a real ``python -m litsift``
+process.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -52,11 +55,11 @@ def test_ctrl_c_while_the_command_line_loads_ends_quietly(tmp_path: Path) -> Non
         time.sleep(0.001)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, (proc.returncode, err)  # -2 after a traceback, or 1
-    assert err == "" and out == "", err
+    assert proc.returncode == -signal.SIGINT, (proc.returncode, err)  # 130 exited, 1 or -2
+    assert err == "" and out == "", err  # with a traceback
 
 
-def test_ctrl_c_while_an_answer_waits_for_the_model_ends_with_130(
+def test_ctrl_c_while_an_answer_waits_for_the_model_dies_by_sigint(
     tmp_path: Path, srv: ScriptedLLMServer
 ) -> None:
     home = tmp_path / "home"
@@ -81,8 +84,42 @@ def test_ctrl_c_while_an_answer_waits_for_the_model_ends_with_130(
         assert srv.requests, proc.communicate(timeout=30)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)  # far below the model's 30 s
-    assert proc.returncode == 130, (proc.returncode, err)  # 1, after "Aborted!"
+    assert proc.returncode == -signal.SIGINT, (proc.returncode, err)  # 1, after "Aborted!"
     assert "Aborted!" not in err and "Traceback" not in err, err
+
+
+def test_ctrl_c_in_a_shell_loop_stops_the_loop(tmp_path: Path, srv: ScriptedLLMServer) -> None:
+    """A terminal's Ctrl-C goes to the shell and litsift alike; the shell stops its loop only
+    if the command died by the signal. litsift exited with status 130, and the loop went on to
+    its next question (a script of twenty questions took twenty Ctrl-Cs)."""
+    home = tmp_path / "home"
+    run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 40)))
+    run_litsift(home, "search", "--json", "semantic textual similarity")  # builds BM25
+    for _ in range(2):
+        srv.push(Reply(body=chat_reply("Answered [1].").body, delay_s=30.0))
+    litsift = f"{shlex.quote(sys.executable)} -m litsift"
+    loop = f'for q in one two; do {litsift} answer "$q"; done; echo "after $?"'
+    with configured_home(home, srv):
+        proc = subprocess.Popen(
+            ["bash", "-c", loop],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={
+                **os.environ,
+                "LITSIFT_HOME": str(home),
+                "LITSIFT_EMBED_CACHE_DIR": str(tmp_path / "cache"),
+            },
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )
+        deadline = time.monotonic() + 60
+        while not srv.requests and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert srv.requests, proc.communicate(timeout=30)
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        out, err = proc.communicate(timeout=80)
+    assert proc.returncode == -signal.SIGINT, (proc.returncode, out, err)
+    assert "after" not in out and len(srv.requests) == 1, (out, err)
 
 
 def test_ctrl_c_that_python_wraps_in_a_runtime_error_is_no_bug() -> None:

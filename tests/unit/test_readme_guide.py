@@ -42,3 +42,11 @@ def test_the_install_section_says_what_a_user_install_needs() -> None:
     # `dev` and `export` are the developer's (README's Development section, `litsift models`)
     user_extras = set(project["optional-dependencies"]) - {"dev", "export"}
     assert {e for e in user_extras if f'".[{e}]"' not in section} == set()
+
+
+def test_the_docs_install_extras_from_the_clone_not_from_pypi() -> None:
+    """litsift is not on PyPI: ``pip install "litsift[scale]"`` in docs/SCALE-OUT.md, SCALE.md
+    and SCREENING.md asked PyPI for it and failed; README installs extras as ``".[scale]"``."""
+    pypi = re.compile(r"""(?:pip|pipx) install\s+["']?litsift\b""")
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    assert {p.name for p in docs if pypi.search(p.read_text("utf-8"))} == set()

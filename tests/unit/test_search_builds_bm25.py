@@ -90,3 +90,15 @@ def test_a_dataset_search_with_no_dataset_says_so_before_building_the_papers_bm2
         "  hint: litsift ingest datasets PATH (any format `litsift formats` lists), "
         "then litsift index",
     ]
+
+
+def test_index_with_nothing_in_the_store_says_how_to_add_some(tmp_path: Path) -> None:
+    """`litsift index` on an empty store said "papers: nothing to index" and no more, where
+    every other empty-store message says how to ingest."""
+    out = CliRunner().invoke(main, ["--home", str(tmp_path / "home"), "index"])
+    assert out.exit_code == 0, out.output
+    for table in ("papers", "datasets"):
+        assert (
+            f"{table}: nothing to index: ingest some first: litsift ingest {table} PATH "
+            "(`litsift formats` lists what it reads)"
+        ) in out.stdout.splitlines(), out.output

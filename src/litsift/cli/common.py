@@ -311,8 +311,9 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
     if not enabled or not sys.stdout.isatty():
         yield None
         return
-    from rich.console import Console
     from rich.live import Live
+
+    from litsift.cli.output import sized_console
 
     view = _DraftTail()
 
@@ -320,7 +321,8 @@ def streamed_draft(enabled: bool = True) -> Iterator[Callable[[str], None] | Non
         view.text += delta
 
     try:
-        with Live(view, console=Console(force_terminal=True), transient=True, refresh_per_second=8):
+        screen = sized_console(force_terminal=True)
+        with Live(view, console=screen, transient=True, refresh_per_second=8):
             yield on_delta
     except LitsiftError:  # the stream failed: what was read stays, marked (the TUI keeps it too)
         if view.text.strip():

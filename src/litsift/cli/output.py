@@ -15,17 +15,44 @@ full-text search the paper's best ``passage`` (``idx``, ``section``, ``page``, `
 Text from the store reaches the terminal only through :mod:`litsift.text`: the table through
 ``for_terminal`` (escape sequences removed, control characters made visible), JSON through
 ``json_for_terminal`` (lossless: such characters are ``\\uXXXX``-escaped).
+
+Every rich Console of the commands is made by :func:`sized_console`, at the terminal's width.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from litsift.text import for_terminal, json_for_terminal
 from litsift.types import Dataset, Paper, SearchResult
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
+
+
+def sized_console(stderr: bool = False, **options: Any) -> Console:
+    """A rich Console on standard output (or error, with ``stderr``) that is as wide and tall
+    as the terminal the stream is: ``COLUMNS`` / ``LINES`` when set (as rich reads them), else
+    the terminal's size. Rich took 80 x 25 under ``TERM=dumb`` (Emacs's shell, an IDE's
+    console) whatever the window, cutting and folding tables and bars that would have fit.
+    Not a terminal (a pipe, a file): rich's own size (``COLUMNS``, else 80). ``options`` go to
+    the Console as they are."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        size = os.get_terminal_size(stream.fileno()) if stream.isatty() else None
+    except (AttributeError, OSError, ValueError):  # no file descriptor, or a closed one
+        size = None
+    if size is None:
+        return Console(stderr=stderr, **options)
+    columns, lines = os.environ.get("COLUMNS", ""), os.environ.get("LINES", "")
+    width = int(columns) if columns.isdigit() else size.columns or 80  # a pty may say 0 x 0
+    height = int(lines) if lines.isdigit() else size.lines or 25
+    return Console(stderr=stderr, width=width, height=height, **options)
 
 
 def hits_to_json(result: SearchResult) -> dict[str, Any]:

@@ -26,7 +26,6 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
     The callback's ``say(text)`` prints a line under the bars drawn so far; the stages after
     it get bars under that line. A line that says a stage is done (``BM25 ready``) is so
     below that stage's bar: printed above the live bars, it stood over its own bar."""
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -35,7 +34,9 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
         TimeElapsedColumn,
     )
 
-    console = Console(stderr=True)
+    from litsift.cli.output import sized_console
+
+    console = sized_console(stderr=True)
     shown = enabled and console.is_terminal
     live: list[Bars] = []  # the bars being drawn (none before the first stage, after a say)
     tasks: dict[str, Any] = {}

@@ -30,6 +30,11 @@ __all__ = ["answer", "index", "index_kinds", "ingest_and_report", "search"]
 
 #: how a build's summary names what changed in the store while it ran
 LATE = " changed during the build are not indexed yet (run `litsift index` again)"
+#: what ``litsift index`` says of a kind the store has none of, with how to add some
+NOTHING = (
+    "{0}: nothing to index: ingest some first: litsift ingest {0} PATH "
+    "(`litsift formats` lists what it reads)"
+)
 
 
 def ingest_and_report(svc: LitsiftService, kind: Kind, path: Path, quiet: bool) -> bool:
@@ -63,7 +68,7 @@ def index_kinds(
     intact = True
     for k in kinds:
         if svc.counts()[k] == 0:
-            click.echo(f"{k.table}: nothing to index")
+            click.echo(NOTHING.format(k.table))
             continue
         if check:  # damaged parts are marked in the manifest; the build below rebuilds them
             damage = svc.check_index(k, mark=read_only is None)
@@ -225,7 +230,7 @@ def _embed_with_ray(svc: LitsiftService, kinds: list[Kind], address: str, quiet:
 def _push(svc: LitsiftService, kinds: list[Kind], rebuild: bool, quiet: bool) -> None:
     for k in kinds:
         if svc.counts()[k] == 0:
-            click.echo(f"{k.table}: nothing to index")
+            click.echo(NOTHING.format(k.table))
             continue
         with progress_bar(not quiet) as bar:
             report = svc.push_index(k, rebuild=rebuild, progress=bar)
@@ -332,7 +337,7 @@ def search(
       litsift search datasets "question answering over tables" -k 5
       litsift search "problem: hallucination in summarisation" --json
     """
-    from litsift.cli.output import hits_to_json_text, hits_to_table, result_notes
+    from litsift.cli.output import hits_to_json_text, hits_to_table, result_notes, sized_console
     from litsift.errors import QueryError
     from litsift.types import Kind, Query, YearRange
 
@@ -363,9 +368,7 @@ def search(
     if as_json:
         click.echo(hits_to_json_text(result, ascii_only=not writes_unicode(sys.stdout)))
     else:
-        from rich.console import Console
-
-        Console().print(hits_to_table(result))
+        sized_console().print(hits_to_table(result))
 
 
 @click.command("answer")

@@ -28,9 +28,12 @@ from litsift.cli.common import OneValueGroup, pipe_closed
 
 __all__ = [
     "THREAD_GRACE_S",
+    "FittingContext",
+    "FittingHelpFormatter",
     "LitsiftGroup",
     "Terminated",
     "finishes_its_work",
+    "fit_help",
     "index_stopped",
     "interrupt_in",
     "needs_a_terminal",
@@ -64,7 +67,8 @@ def stop_name(err: KeyboardInterrupt) -> str:
 
 def stop_status(err: KeyboardInterrupt) -> int:
     """The exit status of a stopped command: 128 + the signal's number, as a shell reports a
-    command the signal killed (130 for Ctrl-C, 143 for SIGTERM)."""
+    command the signal killed (130 for Ctrl-C, 143 for SIGTERM). Run as ``litsift``, a
+    command stopped by Ctrl-C then dies by SIGINT (:func:`litsift.__main__.die_by_interrupt`)."""
     return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
 
 
@@ -307,6 +311,57 @@ def replace_unencodable() -> None:
             pass
 
 
+class FittingHelpFormatter(click.HelpFormatter):
+    """Help whose example lines fit the width: a line of a ``\\b`` block (kept as written, the
+    commands' examples) wider than the help is wrapped, its continuation lines indented four
+    more columns under it. Click wrote such lines whole, and a 60-column terminal wrapped them
+    at its column 0, between the next example's lines. The width is click's: the terminal's,
+    ``COLUMNS`` (or 80) when the help goes to a pipe, at most 78."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(self._fit_blocks(text))
+
+    def _fit_blocks(self, text: str) -> str:
+        import textwrap
+
+        lines: list[str] = []
+        kept_from: int | None = None  # the indent of the \b block the line is in, else None
+        for line in text.splitlines():
+            lead = line[: len(line) - len(line.lstrip())]
+            if not line:  # as click's wrap_text: an empty line ends a paragraph
+                kept_from = None
+            elif line.strip() == "\b":
+                kept_from = len(lead)
+            elif kept_from is not None:
+                room = self.width - self.current_indent - kept_from
+                if len(line) > room:
+                    lines += textwrap.wrap(
+                        line.strip(),
+                        room,
+                        initial_indent=lead,
+                        subsequent_indent=lead + "    ",
+                        break_long_words=False,
+                        break_on_hyphens=False,
+                    )
+                    continue
+            lines.append(line)
+        return "\n".join(lines)
+
+
+class FittingContext(click.Context):
+    """A command's context whose help fits the terminal (:class:`FittingHelpFormatter`)."""
+
+    formatter_class = FittingHelpFormatter
+
+
+def fit_help(cmd: click.Command) -> None:
+    """Give ``cmd`` and every command under it help that fits the width
+    (:class:`FittingContext`)."""
+    cmd.context_class = FittingContext
+    for sub in getattr(cmd, "commands", {}).values():
+        fit_help(sub)
+
+
 class LitsiftGroup(OneValueGroup):
     """The ``litsift`` group: a command whose reader closed stdout ends quietly, also where
     no :func:`~litsift.cli.common.reports_errors` runs (click's own ``--help`` and usage output,
@@ -314,10 +369,12 @@ class LitsiftGroup(OneValueGroup):
     (:func:`terminate_as_interrupt`), and a command stopped so that does not say what it kept
     itself ends quietly with :func:`stop_status` (click printed "Aborted!" and exit status 1:
     Ctrl-C while the app or a search started); a narrow encoding writes ``?`` for what it
-    lacks (:func:`replace_unencodable`)."""
+    lacks (:func:`replace_unencodable`); every command's help fits the width
+    (:func:`fit_help`)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         replace_unencodable()
+        fit_help(self)
         try:
             try:
                 with terminate_as_interrupt():
