@@ -1,5 +1,5 @@
 """``python -m litsift.cli`` runs the ``litsift`` command."""
 
-from litsift.__main__ import main
+from litsift.cli.entry import main
 
 main()

@@ -77,7 +77,7 @@ def reports_errors(fn: F) -> F:
         except BrokenPipeError:  # `litsift ... | head`: the reader is gone, nothing to say
             pipe_closed()
         except Exception as e:  # a bug: still our message + hint, the traceback on request
-            from litsift.cli.terminal import interrupt_in
+            from litsift.cli.interrupts import interrupt_in
 
             if (stop := interrupt_in(e)) is not None:  # Ctrl-C inside an import: not a bug
                 raise stop from None

@@ -35,7 +35,6 @@ __all__ = [
     "finishes_its_work",
     "fit_help",
     "index_stopped",
-    "interrupt_in",
     "needs_a_terminal",
     "replace_unencodable",
     "run_app",
@@ -68,23 +67,9 @@ def stop_name(err: KeyboardInterrupt) -> str:
 def stop_status(err: KeyboardInterrupt) -> int:
     """The exit status of a stopped command: 128 + the signal's number, as a shell reports a
     command the signal killed (130 for Ctrl-C, 143 for SIGTERM). Run as ``litsift``, a
-    command stopped by Ctrl-C then dies by SIGINT (:func:`litsift.__main__.die_by_interrupt`)."""
+    command stopped by Ctrl-C then dies by SIGINT
+    (:func:`litsift.cli.interrupts.die_by_interrupt`)."""
     return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
-
-
-def interrupt_in(err: BaseException) -> KeyboardInterrupt | None:
-    """The Ctrl-C (a KeyboardInterrupt, or :class:`Terminated`) in ``err``'s chain of causes
-    and contexts, else None. Python wraps a KeyboardInterrupt raised while a class is made
-    (``__set_name__``: Textual's widgets, imported as the app starts) in a RuntimeError, which
-    was reported as "litsift failed unexpectedly ... a bug in litsift"."""
-    seen: set[int] = set()
-    cause: BaseException | None = err
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return cause
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return None
 
 
 def index_stopped(seen: dict[str, tuple[str, int, int]], cached: bool, how: str = "Ctrl-C") -> str:
