@@ -199,14 +199,17 @@ class LitsiftService(DoorCommands):
         Returns:
             hits best first; each carries the final score and each signal's score and rank;
             ``signals_used`` and ``partial`` say when the dense index is not built yet and
-            the answer is BM25 alone.
+            the answer is BM25 alone. A record the query names (its id, DOI, arXiv id, ACL
+            Anthology id or link: :mod:`litsift.service.named_records`) comes first.
 
         Raises:
             IndexMissingError: no index was built for ``query.kind``.
             IndexMismatchError: the index was built by another encoder.
             QueryError: unknown fusion method or bad k/k0.
         """
-        result = self.pipeline.search(query)
+        from litsift.service.named_records import pin_named
+
+        result = pin_named(self.store, self.pipeline.search(query))
         engine = self.engine
         where = engine.name if engine.name == "local" else f"{engine.name} at {engine.where}"
         return dataclasses.replace(result, engine=where)

@@ -23,6 +23,7 @@ __all__ = [
     "ids_of",
     "ids_of_docs",
     "json_list",
+    "urls_containing",
 ]
 
 #: ``(doc id, title, authors, year, url)`` of one stored paper, in rowid order
@@ -364,3 +365,16 @@ def url_ids_of_docs(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[st
         ):
             out.setdefault(str(doc_id), {})[str(scheme)] = str(value)
     return out
+
+
+def urls_containing(
+    conn: sqlite3.Connection, needle: str, limit: int = 50
+) -> list[tuple[str, str]]:
+    """``(doc id, url)`` of at most ``limit`` stored papers whose url contains ``needle``
+    (case-insensitive; one scan of ``papers``): the url ids of papers imported last, which
+    ``paper_url_ids`` holds only from the next import on, are read by the caller."""
+    rows = conn.execute(
+        "SELECT id, url FROM papers WHERE url IS NOT NULL AND instr(lower(url), ?) > 0 LIMIT ?",
+        (needle.lower(), limit),
+    )
+    return [(str(d), str(u)) for d, u in rows]

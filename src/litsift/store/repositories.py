@@ -197,6 +197,11 @@ class Identities(_Bound):
         with self._lock:
             return identities.keys_sharing_blocks(self._conn, wanted)
 
+    def urls_containing(self, needle: str, limit: int = 50) -> list[tuple[str, str]]:
+        """:func:`~litsift.store.identities.urls_containing`."""
+        with self._lock:
+            return identities.urls_containing(self._conn, needle, limit)
+
     def url_ids_of_docs(self, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:
         """:func:`~litsift.store.identities.url_ids_of_docs`."""
         with self._lock:

@@ -284,7 +284,8 @@ def ids_in_text(text: Any) -> dict[str, str]:
         return found
     if "arxiv" in value.lower():
         m = _ARXIV_URL_RE.search(value)
-        arxiv = normalize_arxiv(m.group(1) if m else value.split("arXiv:")[-1].split()[0])
+        tail = value.split("arXiv:")[-1].split()  # empty after a bare "arXiv:"
+        arxiv = normalize_arxiv(m.group(1) if m else tail[0] if tail else None)
         if arxiv:
             found["arxiv"] = arxiv
     acl = _ACL_URL_RE.search(value)
