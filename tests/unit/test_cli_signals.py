@@ -3,13 +3,17 @@
 Before, the signal killed ``litsift index`` where it stood: its two embedding workers lived on
 as orphans (175 MB each, blocked for ever on the dead parent's queue), the pool's temporary
 directory stayed, and nothing was said. ``litsift ingest`` ended without saying what it had
-saved. These tests send the real signal to a real ``python -m litsift`` process.
+saved. Once it has said what it kept, the process dies by the signal (Python's returncode
+-15, a shell's ``$?`` 143), as after a Ctrl-C: it exited with status 143, which tells a calling
+shell or service manager that litsift handled the signal itself. These tests send the real
+signal to a real ``python -m litsift`` process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -114,7 +118,7 @@ def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
                 os.kill(w, signal.SIGKILL)
     assert len(workers) >= 2, workers  # the resource tracker and at least one worker
     assert not orphans, f"workers left running after SIGTERM: {orphans}"
-    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    assert proc.returncode == -signal.SIGTERM, (proc.returncode, err)  # died by it: $? 143
     assert "stopped (SIGTERM); nothing published is lost" in err, err
     assert "Traceback" not in err and "Aborted!" not in err, err
     assert "leaked semaphore" not in err, err
@@ -224,8 +228,40 @@ def test_sigterm_in_a_long_ingest_says_what_was_saved(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    assert proc.returncode == -signal.SIGTERM, (proc.returncode, err)  # exited 143 before
     assert "stopped (SIGTERM): " in err and "new papers were saved before the stop" in err, err
     assert "Traceback" not in err, err
     again = _litsift(env, "ingest", "papers", str(folder))  # the rest, nothing twice
     assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.parametrize(
+    ("status", "signum"), [(143, signal.SIGTERM), (129, signal.SIGHUP), (130, signal.SIGINT)]
+)
+def test_a_stopped_command_dies_by_its_signal_after_the_clean_up(
+    tmp_path: Path, status: int, signum: int
+) -> None:
+    """The entry point ends a command that ``stop_status`` ended (128 + the signal) by that
+    signal, once the atexit functions ran and the output was flushed (before, SIGTERM and
+    SIGHUP exited with status 143 and 129: a shell loop over litsift went on)."""
+    script = (
+        "import atexit, sys\n"
+        "from litsift.cli.interrupts import die_by_signal\n"
+        f"atexit.register(lambda: open({str(tmp_path / 'cleaned')!r}, 'w').close())\n"
+        "print('saved 3 papers', end='')\n"
+        f"die_by_signal({status})\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == -signum, (done.returncode, done.stderr)
+    assert done.stdout == "saved 3 papers" and done.stderr == "", done.stderr
+    assert (tmp_path / "cleaned").exists()  # the clean-up ran before the signal
+    shell = subprocess.run(  # what a shell sees: $? is 128 + the signal, as before
+        ["sh", "-c", f'{shlex.quote(sys.executable)} -c "$1"; echo $?', "sh", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert shell.stdout.endswith(f"{status}\n"), shell.stdout

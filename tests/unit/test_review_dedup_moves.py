@@ -22,6 +22,7 @@ import rispy
 from click.testing import CliRunner
 
 from litsift.cli.root import main
+from litsift.llm.screening import prompt_id
 from litsift.paths import get_paths
 from litsift.service.facade import LitsiftService
 from litsift.store import review_decisions, review_notes, review_verdicts
@@ -41,6 +42,8 @@ RECORD = f"doi:{DOI}"  # the review's record of it (the import's id)
 LIB = "W2071541"  # the library's paper (older: it survives the merge)
 CUT = "Security in IoMT communications"
 MODEL = "gpt-4o-mini"
+#: the prompt id of the review's criteria (none): its verdicts are the ones the CSV gives
+PROMPT = prompt_id("")
 
 
 def _entry() -> dict[str, Any]:
@@ -102,7 +105,7 @@ def test_a_screened_record_merged_away_keeps_its_decisions_note_and_verdict(
             store, "tele", [(RECORD, "exclude")], stage="fulltext", reason="wrong design"
         )
         review_notes.set_note(store, "tele", RECORD, "a survey, not a trial")
-        review_verdicts.save_verdicts(store, "tele", MODEL, {RECORD: (1, "on IoMT")}, "p1")
+        review_verdicts.save_verdicts(store, "tele", MODEL, {RECORD: (1, "on IoMT")}, PROMPT)
     before = _show(home)
     assert RECORD in _csv(home)
 
@@ -154,11 +157,11 @@ def test_two_records_of_one_review_merged_become_one_the_newer_decision_kept(
         review_decisions.decide(store, "tele", [(RECORD, "exclude")], reviewer="bob")
         review_notes.set_note(store, "tele", LIB, "check the design")
         review_notes.set_note(store, "tele", RECORD, "a survey")
-        review_verdicts.save_verdicts(store, "tele", MODEL, {LIB: (1, "first")}, "p1")
+        review_verdicts.save_verdicts(store, "tele", MODEL, {LIB: (1, "first")}, PROMPT)
         first = stored_verdicts(store, "tele")[LIB].judged_at
         while now_iso() <= first:  # the second verdict is the newer one (ms resolution)
             pass
-        review_verdicts.save_verdicts(store, "tele", MODEL, {RECORD: (-1, "second")}, "p1")
+        review_verdicts.save_verdicts(store, "tele", MODEL, {RECORD: (-1, "second")}, PROMPT)
     before = _show(home)["prisma"]
 
     said = _merge(home, lib)

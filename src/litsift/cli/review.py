@@ -129,6 +129,10 @@ def review_new(
         click.echo(for_terminal(str(p), keep_newlines=False), err=True)
     if len(made.problems) > 20:
         click.echo(f"... and {len(made.problems) - 20} more bad entries", err=True)
+    from litsift.service.review_marks import disagreement_lines
+
+    for line in disagreement_lines(made.disagreements):  # the later copy won silently
+        click.echo(for_terminal(line, keep_newlines=False), err=True)
     if made.reasons_left and not as_json:  # more reasons than keys 1-9 hold (JSON: listed)
         left = for_terminal("; ".join(made.reasons_left), keep_newlines=False)
         click.echo(f"exclusion reasons beyond the 9 kept (their decisions keep them): {left}; "
@@ -143,6 +147,20 @@ def review_new(
                     "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in made.files],
                     "bad": [str(p) for p in made.problems],
                     "reasons_left": made.reasons_left,
+                    "disagreements": [
+                        {
+                            "id": d.doc_id,
+                            "stage": d.stage,
+                            "reviewer": d.reviewer,
+                            "source": d.source,
+                            "kept": d.kept[0],
+                            "kept_reason": d.kept[1],
+                            "copies": [
+                                {"file": f, "decision": v, "reason": r} for f, v, r in d.said
+                            ],
+                        }
+                        for d in made.disagreements
+                    ],
                 },
                 ensure_ascii=True,
             )

@@ -25,6 +25,7 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from litsift.cli.common import OneValueGroup, pipe_closed
+from litsift.cli.interrupts import die_by_signal
 
 __all__ = [
     "THREAD_GRACE_S",
@@ -66,9 +67,9 @@ def stop_name(err: KeyboardInterrupt) -> str:
 
 def stop_status(err: KeyboardInterrupt) -> int:
     """The exit status of a stopped command: 128 + the signal's number, as a shell reports a
-    command the signal killed (130 for Ctrl-C, 143 for SIGTERM). Run as ``litsift``, a
-    command stopped by Ctrl-C then dies by SIGINT
-    (:func:`litsift.cli.interrupts.die_by_interrupt`)."""
+    command the signal killed (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). Run as
+    ``litsift``, the stopped command, once it has said what it kept, then dies by that signal
+    (:func:`litsift.cli.interrupts.die_by_signal`; off POSIX it exits with this status)."""
     return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
 
 
@@ -225,7 +226,9 @@ def run_app(app: Any, svc: Any) -> None:
     (``os._exit``, after flushing output and logs). SQLite rolls back whatever such a thread
     had not committed, and index builds publish by rename, so nothing is left half-written.
     SIGTERM and SIGHUP close the app as ``^q`` does (killed where it stood, it left the
-    terminal in the app's mouse and alternate-screen modes).
+    terminal in the app's mouse and alternate-screen modes); once the terminal is given back
+    the process dies by that signal (:func:`litsift.cli.interrupts.die_by_signal`), as a
+    calling shell or service manager expects (it exited with status 143 / 129).
     """
     import asyncio
     import logging
@@ -264,8 +267,10 @@ def run_app(app: Any, svc: Any) -> None:
         logging.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(128 + received[0] if received else app.return_code or 0)
-    if received:  # as a shell reports a command the signal ended
+        if received:  # without the atexit functions, which might wait for those threads
+            die_by_signal(128 + received[0], clean_up=False)
+        os._exit(app.return_code or 0)
+    if received:  # the entry point dies by the signal (die_by_signal) after the clean-up
         sys.exit(128 + received[0])
 
 

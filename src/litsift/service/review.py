@@ -24,6 +24,7 @@ from litsift.types import Kind
 if TYPE_CHECKING:
     from litsift.llm.session import LLMSession
     from litsift.models_onnx import Encoder
+    from litsift.service.review_marks import Disagreement
     from litsift.service.screening_judge import JudgingSession, VerdictSummary
     from litsift.sources.formats.ris_review import Marks
     from litsift.store import Store
@@ -49,6 +50,8 @@ class ReviewCreated:
     priors: int = 0
     #: exclusion reasons the files named that did not fit in the review's 9 (keys 1-9)
     reasons_left: list[str] = field(default_factory=list)
+    #: records whose copies in the files gave different decisions (the one kept with each)
+    disagreements: list[Disagreement] = field(default_factory=list)
 
 
 class ReviewService(ReviewRounds):
@@ -210,7 +213,7 @@ class ReviewService(ReviewRounds):
             grouped[doc_id] = grouped.get(doc_id, 0) + 1
         reviews.add_records(store, name, grouped)
         decisions = [(d, v, "tiab", "") for d, v in _prior_decisions(entries, prior_labels, labels)]
-        by_stage, notes, votes = marked(entries, marks)
+        by_stage, notes, votes, differ = marked(entries, marks)
         if labels != "none":  # a screening set's labels first; an export's decisions fill in
             voted = {(d, s) for d, s, _, source in votes if source == "user"}
             for stage, of_stage in by_stage.items():  # none where named reviewers decided it
@@ -241,6 +244,7 @@ class ReviewService(ReviewRounds):
             files,
             len(decisions),
             left,
+            differ if labels != "none" else [],  # with none, no decision is taken from them
         )
 
     # -- reading ---------------------------------------------------------------------------

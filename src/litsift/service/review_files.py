@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from litsift.errors import ReviewError
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from litsift.store import Store
     from litsift.store.report import Problem
     from litsift.store.review_stages import DecisionRow
+    from litsift.store.review_verdicts import StoredVerdict
     from litsift.store.reviews import ReviewRecord
     from litsift.types import Paper
 
@@ -34,6 +35,7 @@ def to_csv(
     stage: str,
     rows: Sequence[tuple[ReviewRecord, Paper]],
     ids: dict[str, dict[str, str]],
+    verdicts: Mapping[str, StoredVerdict],
 ) -> str:
     """The review's table: one row per record (``_CSV_COLUMNS``), with the record's own title
     (empty for a record that has none: not the screening's stand-in) and its abstract, so
@@ -41,17 +43,20 @@ def to_csv(
     unnamed reviewer's note as written, then each named reviewer's lines as ``Note by NAME:
     ...`` (the RIS export's ``N1`` lines), so ``review new --from`` the file gives each note
     back to whoever wrote it. The ``llm_*`` cells hold an LLM judge's verdict on the record
-    (``litsift review judge``: the newest, :func:`litsift.store.review_verdicts.stored_verdicts`),
-    its reason and the model, empty where none: the use of automation in the screening is on
-    record for the report (PRISMA 2020 item 8); they are never read back as decisions.
+    (``litsift review judge``), its reason and the model, empty where none: ``verdicts``
+    (``{doc_id: verdict}``), the ones the screen shows and the learning order reads
+    (:func:`litsift.service.screening_models.criteria_verdicts`: given against the criteria as
+    they are now, the configured model's first), so the report matches what the reviewer saw;
+    a verdict given against earlier criteria is left out. The use of automation in the
+    screening is on record for the report (PRISMA 2020 item 8); the cells are never read back
+    as decisions.
     """
     from litsift.sources.formats.ris_review import note_lines
     from litsift.store.review_notes import review_notes
     from litsift.store.review_stages import attachment_paths
-    from litsift.store.review_verdicts import stored_verdicts
 
     pdfs = attachment_paths(store, [r.doc_id for r, _ in rows])
-    noted, verdicts = review_notes(store, name), stored_verdicts(store, name)
+    noted = review_notes(store, name)
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(_CSV_COLUMNS)

@@ -21,6 +21,7 @@ from litsift.text.sanitize import shell_word
 from litsift.types import Kind, Paper
 
 if TYPE_CHECKING:
+    from litsift.llm.session import LLMSession
     from litsift.store import Store
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
@@ -54,6 +55,7 @@ class ReviewRounds(ReviewCurve):
     """Reasons, stages and reviewers of reviews (see the module docstring)."""
 
     _store: Callable[[], Store]
+    _llm: Callable[[], LLMSession] | None
 
     def records(
         self, name: str, stage: str = "tiab", reviewer: str | None = None
@@ -114,8 +116,10 @@ class ReviewRounds(ReviewCurve):
         Args:
             fmt: ``csv`` (one row per record: id, decision, reason, stage, source, note,
                 title, abstract, year, venue, doi, pmid, entries, pdf, llm_verdict, llm_reason,
-                llm_model) or ``ris`` (``LB`` = decision, ``N1`` = note and ``Exclusion reason:
-                ...``; no LLM verdict, as an ``N1`` would come back as a note).
+                llm_model: the verdict the screen shows, given against the criteria as they are
+                now, the configured model's first) or ``ris`` (``LB`` = decision, ``N1`` = note
+                and ``Exclusion reason: ...``; no LLM verdict, as an ``N1`` would come back as
+                a note).
             which: ``all`` or one decision (``include``, ``exclude``, ``maybe``,
                 ``unscreened``) or ``conflict``: the records awaiting resolution, which have no
                 decision (their CSV ``source`` is ``conflict``, their RIS ``LB`` too) and are
@@ -142,7 +146,12 @@ class ReviewRounds(ReviewCurve):
         rows = [(r, p) for r, p in got if which in ("all", r.decision or r.source or "unscreened")]
         ids = Identities(store).ids_of_docs(Kind.PAPER, [r.doc_id for r, _ in rows])
         if fmt == "csv":
-            return to_csv(store, name, stage, rows, ids)
+            from litsift.service.screening_models import criteria_verdicts
+            from litsift.store.reviews import get_review
+
+            model = self._llm().settings.model if self._llm else ""
+            verdicts = criteria_verdicts(store, get_review(store, name), prefer=model)
+            return to_csv(store, name, stage, rows, ids, verdicts)
         if fmt == "ris":
             return to_ris(store, name, stage, rows, ids)
         raise ReviewError(f"unknown export format {fmt!r}", "choose csv, ris or decisions")

@@ -10,7 +10,9 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from litsift.service.screening_models import criteria_verdicts
 from litsift.service.screening_models import order_encoder as order_encoder
+from litsift.service.screening_models import review_query as review_query
 from litsift.service.screening_models import screening_encoder as screening_encoder
 from litsift.types import Paper
 from litsift.types.reviews import ScreeningProgress
@@ -27,12 +29,6 @@ if TYPE_CHECKING:
     from litsift.store.reviews import ReviewInfo, ReviewRecord
 
 __all__ = ["ScreeningSession", "order_encoder", "review_query", "screening_encoder"]
-
-
-def review_query(info: ReviewInfo) -> str:
-    """A review's criteria and keywords as one query ("" when it has none): what the LLM judge
-    is asked against and the order's criteria column reads."""
-    return " ".join([info.criteria, *info.keywords]).strip()
 
 
 class ScreeningSession:
@@ -320,12 +316,9 @@ class ScreeningSession:
     def read_verdicts(self) -> dict[str, StoredVerdict]:
         """``{doc_id: verdict}``: each record's LLM verdict given against the review's criteria
         and keywords as they are now (one given against earlier ones is not read: ``litsift
-        review judge`` asks again), :attr:`judge_model`'s where it gave one, else the newest."""
-        from litsift.llm.screening import prompt_id
-        from litsift.store.review_verdicts import stored_verdicts
-
-        prompt = prompt_id(self.criteria_query())
-        return stored_verdicts(self.store, self.name, prompt=prompt, prefer=self.judge_model)
+        review judge`` asks again), :attr:`judge_model`'s where it gave one, else the newest
+        (:func:`~litsift.service.screening_models.criteria_verdicts`)."""
+        return criteria_verdicts(self.store, self.info, prefer=self.judge_model)
 
     def retrain(self) -> tuple[int, list[int], str]:
         """Rank the unscreened records on the decisions so far (thread-safe; seconds at most).

@@ -1,5 +1,8 @@
 """The encoders a review's learning order reads (:func:`screening_encoder`, the app's
-screening session; :func:`order_encoder`, the simulations of ``litsift eval``)."""
+screening session; :func:`order_encoder`, the simulations of ``litsift eval``), its criteria
+as one query (:func:`review_query`) and the LLM verdicts given against them
+(:func:`criteria_verdicts`: what the screen shows, the order reads and the CSV export
+writes)."""
 
 from __future__ import annotations
 
@@ -8,8 +11,29 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from litsift.models_onnx import Encoder
     from litsift.review.learner import OrderSpec
+    from litsift.store import Store
+    from litsift.store.review_verdicts import StoredVerdict
+    from litsift.store.reviews import ReviewInfo
 
-__all__ = ["order_encoder", "screening_encoder"]
+__all__ = ["criteria_verdicts", "order_encoder", "review_query", "screening_encoder"]
+
+
+def review_query(info: ReviewInfo) -> str:
+    """A review's criteria and keywords as one query ("" when it has none): what the LLM judge
+    is asked against and the order's criteria column reads."""
+    return " ".join([info.criteria, *info.keywords]).strip()
+
+
+def criteria_verdicts(store: Store, info: ReviewInfo, prefer: str = "") -> dict[str, StoredVerdict]:
+    """``{doc_id: verdict}``: each record's LLM verdict given against review ``info``'s
+    criteria and keywords as they are now (one given against earlier ones is not read:
+    ``litsift review judge`` asks again), the model ``prefer``'s (the configured one) where it
+    gave one, else the newest (:func:`litsift.store.review_verdicts.stored_verdicts`)."""
+    from litsift.llm.screening import prompt_id
+    from litsift.store.review_verdicts import stored_verdicts
+
+    prompt = prompt_id(review_query(info))
+    return stored_verdicts(store, info.name, prompt=prompt, prefer=prefer)
 
 
 def screening_encoder(home: Encoder, model: str | None = None) -> Encoder:
