@@ -1,13 +1,14 @@
-"""A query that names a stored record finds that record first.
+"""A query that names a stored paper finds that paper first.
 
 Researchers paste identifiers: a DOI (bare, ``doi:10...``, a doi.org link), an arXiv id (bare,
 ``arXiv:1706.03762v5``, an arxiv.org link), an ACL Anthology id or link, ``pmid:123`` (any
 ``scheme:value`` of :data:`~litsift.sources.identity.ids.SCHEMES` or its aliases), the record's
-own litsift id (``acl2021:2021.acl-long.24``, a dataset's name) or the record's url. BM25 splits
-such a string into number fragments and the encoder reads it as noise, so the paper itself
-ranked anywhere (usually nowhere). :func:`pin_named` puts the stored records the query names
-at the top of a result, each with the signal ``identifier`` (score 1, rank 1); the rest of the
-result follows in its order.
+own litsift id (``acl2021:2021.acl-long.24``) or the record's url. BM25 splits such a string
+into number fragments and the encoder reads it as noise, so the paper itself ranked anywhere
+(usually nowhere). :func:`pin_named` puts the stored papers the query names at the top of a
+result, each with the signal ``identifier`` (score 1, rank 1); the rest of the result follows
+in its order. A dataset named by its id, name or an alias is the dataset search's own
+``named`` stage.
 """
 
 from __future__ import annotations
@@ -97,8 +98,12 @@ def pin_named(store: Store, result: SearchResult) -> SearchResult:
     A named record outside the query's years stays out; one already among the hits keeps its
     signals and gains :data:`IDENTIFIER_SIGNAL`. Pinned hits take the best score of the
     result (1.0 when it had no hit), ranks are renumbered and the hits cut to ``query.k``.
+    Papers only: a dataset the query names (its id, name or an alias) is the search's own
+    ``named`` stage (:mod:`litsift.search.datasets.named`).
     """
     query = result.query
+    if query.kind is not Kind.PAPER:
+        return result
     named = [
         r for r in named_records(store, query.kind, query.text) if query.years.contains(r.year)
     ]
