@@ -7,15 +7,21 @@ fused once as in pyserini's ``HybridSearcher`` (castorini/pyserini
 1. :func:`resolve_query` cleans the text (:func:`~litsift.search.retrieval.query.clean_query_text`),
    fills unset ``k`` / ``k0`` / fusion from ``[search]`` and applies the k0 rule -- the only
    place either happens; searchers and the CLI take the text as given.
-2. ``problem: ...`` / ``method: ...`` go to the research-question search (:func:`split_rq_query`).
+2. ``problem: ...`` / ``method: ...`` go to the research-question search (:func:`split_rq_query`);
+   otherwise exclusions (``-word``, ``NOT word``) and quoted phrases are taken out of the text
+   (:func:`~litsift.search.retrieval.operators.parse_operators`) into the query's ``exclude``
+   and ``phrases``.
 3. :func:`stages` builds the chain: :class:`KindRetrieval` (the kind's searcher, itself
    ``BM25Run >> DenseRun >> Fusion`` with the year filter inside BM25 and hnswlib),
    :class:`FullTextStage` (for a full-text query the papers of the best passages fused in by
    document id, their years read from the paper index's year column), :class:`LoadRows` (the
-   top rows from SQLite in one batch), then the hit stages: the opt-in cross-encoder and the
-   citation signal while papers are kept (:mod:`litsift.search.retrieval.citation_stage`,
-   which widens the candidate pool), and a final cut to ``k``. Rocchio feedback ("more like
-   this") and the aspect coverage order are stages over a result's loaded hits.
+   top rows from SQLite in one batch), :class:`~litsift.search.retrieval.operators.Exclude`
+   (hits holding an excluded word left out), then the hit stages: the opt-in cross-encoder and
+   the citation signal while papers are kept (:mod:`litsift.search.retrieval.citation_stage`,
+   which widens the candidate pool), :class:`~litsift.search.retrieval.operators.PhraseFirst`
+   and a final cut to ``k``. A year range outside the store's years is said in ``partial``.
+   Rocchio feedback ("more like this") and the aspect coverage order are stages over a
+   result's loaded hits.
 """
 
 from __future__ import annotations
@@ -35,6 +41,13 @@ from litsift.search.fulltext.index import (
     paper_run,
 )
 from litsift.search.retrieval.citation_stage import CitationStage
+from litsift.search.retrieval.operators import (
+    ONLY_EXCLUSIONS,
+    Exclude,
+    PhraseFirst,
+    excluded_label,
+    parse_operators,
+)
 from litsift.search.retrieval.query import clean_query_text
 from litsift.search.retrieval.stages import (
     Candidate,
@@ -44,7 +57,7 @@ from litsift.search.retrieval.stages import (
     Ranked,
     Stage,
 )
-from litsift.types import Hit, Kind, Passage, Query, SearchResult
+from litsift.types import Hit, Kind, Passage, Query, SearchResult, YearRange
 
 if TYPE_CHECKING:
     from litsift.config import SearchSettings
@@ -281,12 +294,14 @@ def stages(
 ) -> Chain:
     """The chain of one home's search, in order (the one place a new stage is added):
     ``KindRetrieval >> FullTextStage >> LoadRows`` then the configured hit stages (the opt-in
-    cross-encoder; the citation signal, which needs the ``store``'s labels and edges) and
-    :class:`~litsift.search.retrieval.stages.Cut`."""
+    cross-encoder; the citation signal, which needs the ``store``'s labels and edges),
+    the quoted phrases first and :class:`~litsift.search.retrieval.stages.Cut`; the query's
+    exclusions are applied right after the rows are loaded."""
     chain = (
         KindRetrieval(searchers)
         >> FullTextStage(searchers, store, passages, on_damaged)
         >> LoadRows(store)
+        >> Exclude()
     )
     if settings.cross_encoder_top > 0:
         chain = chain >> CrossEncoderStage(
@@ -294,7 +309,7 @@ def stages(
         )
     if settings.citation_signal:
         chain = chain >> CitationStage(store, settings.citation_weight, max(settings.rrf_k, 1))
-    return chain >> Cut()
+    return chain >> PhraseFirst() >> Cut()
 
 
 class SearchPipeline:
@@ -325,8 +340,11 @@ class SearchPipeline:
 
     def search(self, query: Query) -> SearchResult:
         """Run ``query``; unset ``k``, ``k0`` and fusion take the configured defaults and the
-        returned ``SearchResult.query`` has them filled in (text cleaned). A query of no letter
-        or digit (``*``, ``???``) has no hits, ``partial`` :data:`NO_WORDS`.
+        returned ``SearchResult.query`` has them filled in (text cleaned; its ``exclude``
+        and ``phrases`` parsed from the text, which is returned whole). A query of no letter
+        or digit (``*``, ``???``) has no hits, ``partial`` :data:`NO_WORDS`; one of
+        exclusions alone, none either and ``partial`` says why. A year range outside the
+        store's years is said in ``partial`` (:meth:`years_note`).
 
         Raises:
             IndexMissingError: the store holds nothing of ``query.kind``, or no index was
@@ -351,8 +369,45 @@ class SearchPipeline:
                 "then litsift index",
             )
         assert query.k is not None
-        ranked = self.chain(Ranked(self.chain.pool(query), k=query.k))
+        ops = parse_operators(query.text)
+        query = replace(query, exclude=ops.exclude, phrases=ops.phrases)
+        if not any(ch.isalnum() for ch in ops.text):  # "-graph" alone: nothing to rank
+            why = ONLY_EXCLUSIONS.format(excluded=excluded_label(ops.exclude))
+            return SearchResult(query, (), time.perf_counter() - t0, {}, partial=why)
+        searched = replace(query, text=ops.text)
+        ranked = self.chain(Ranked(self.chain.pool(searched), k=query.k))
+        if (years_note := self.years_note(query.kind, query.years)) is not None:
+            ranked.note(years_note)
         elapsed = time.perf_counter() - t0
         return SearchResult(
             query, tuple(ranked.hits), elapsed, ranked.timings, ranked.signals_used, ranked.partial
         )
+
+    def years_note(self, kind: Kind, years: YearRange) -> str | None:
+        """``"no papers from 1990–1995 in this store (its papers span 2017–2021)"`` when
+        ``years`` and the years of the store's records of ``kind`` (``Store.year_span``) do
+        not meet, else None (also when no record has a year)."""
+        if years.is_unbounded:
+            return None
+        lo, hi = self.store.year_span(kind)
+        if lo is None or hi is None:
+            return None
+        if not (
+            (years.end is not None and years.end < lo)
+            or (years.start is not None and years.start > hi)
+        ):
+            return None
+        table = kind.table
+        span = f"are from {lo}" if lo == hi else f"span {lo}–{hi}"
+        return f"no {table} from {_years_text(years)} in this store (its {table} {span})"
+
+
+def _years_text(years: YearRange) -> str:
+    """``1990–1995``, ``1990``, ``1995 or before``, ``2030 on``."""
+    if years.start == years.end:
+        return str(years.start)
+    if years.start is None:
+        return f"{years.end} or before"
+    if years.end is None:
+        return f"{years.start} on"
+    return f"{years.start}–{years.end}"

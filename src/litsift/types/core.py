@@ -203,6 +203,10 @@ class Query:
         fusion: one of :data:`FUSIONS`, or None (the configured default).
         fulltext: papers only: also search the full-text passages of papers that have them
             (a paper's passage score is its best passage's; fused with its paper score).
+        exclude: words and phrases whose hits are left out (``-word``, ``-"a phrase"``,
+            ``NOT word`` in the text); set by the search pipeline from ``text``
+            (:mod:`litsift.search.retrieval.operators`), whatever was given.
+        phrases: quoted phrases whose hits come first; set like ``exclude``.
     """
 
     text: str
@@ -212,6 +216,8 @@ class Query:
     k0: int | None = None
     fusion: str | None = None
     fulltext: bool = False
+    exclude: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
 
     def with_defaults(self, k: int, k0: int, fusion: str) -> Query:
         """This query with every unset field filled in and ``k0`` raised to the k0 rule

@@ -1,0 +1,131 @@
+"""The query operators researchers type (query audit): ``-word`` / ``NOT word`` exclude,
+a quoted phrase comes first, and a year range outside the store's years says so.
+
+Before: ``-graphs`` searched for graphs (the opposite of what was meant), a quoted phrase was two
+loose words, and ``--years 1990:1995`` on a 2021 store gave an empty table with no word. Real
+home: the first 300 papers of ../shared/data (all from 2021), the real tantivy index and
+encoder; the CLI is the real command.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+from litsift.paths import get_paths
+from litsift.search.retrieval.bm25 import analyzer
+from litsift.search.retrieval.operators import parse_operators
+from litsift.service.facade import LitsiftService
+from litsift.types import Hit, Kind, Query, YearRange
+from tests.conftest import PAPERS_GZ
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, encoder: Any) -> Path:
+    home = tmp_path_factory.mktemp("operators-home")
+    papers = home / "papers.jsonl"
+    with gzip.open(PAPERS_GZ, "rt", encoding="utf-8", newline="\n") as f:
+        papers.write_text("".join(next(f) for _ in range(300)), encoding="utf-8")
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.ingest(Kind.PAPER, papers).ok
+        svc.build_index(Kind.PAPER)
+    return home
+
+
+@pytest.fixture(scope="module")
+def svc(home: Path, encoder: Any) -> Any:
+    with LitsiftService(get_paths(home), encoder=encoder) as service:
+        yield service
+
+
+def _tokens(hit: Hit) -> list[str]:
+    """The hit's title and abstract as BM25 reads them (stemmed)."""
+    rec = hit.record
+    return list(analyzer().analyze(f"{rec.title}\n{getattr(rec, 'abstract', '')}"))
+
+
+def _holds(hit: Hit, *words: str) -> bool:
+    toks, n = _tokens(hit), len(words)
+    return any(tuple(toks[i : i + n]) == words for i in range(len(toks) - n + 1))
+
+
+@pytest.mark.parametrize(
+    "text", ["graph neural networks -graphs", "graph neural networks NOT graph"]
+)
+def test_an_excluded_word_leaves_its_hits_out(svc: LitsiftService, text: str) -> None:
+    plain = svc.search(Query("graph neural networks", Kind.PAPER, k=10))
+    assert sum(_holds(h, "graph") for h in plain.hits) >= 5  # the word is common here
+    result = svc.search(Query(text, Kind.PAPER, k=10))
+    assert len(result.hits) == 10  # the pool is deep enough to fill k
+    assert not any(_holds(h, "graph") for h in result.hits)  # "-graphs" stems to "graph" too
+    assert [h.rank for h in result.hits] == list(range(1, 11))
+    assert result.query.text == text  # the result says what was typed
+    assert result.query.exclude in (("graphs",), ("graph",))
+    assert result.partial is not None and "excluded -graph" in result.partial
+
+
+def test_an_excluded_phrase_leaves_out_only_the_phrase(svc: LitsiftService) -> None:
+    result = svc.search(Query('knowledge -"knowledge graph"', Kind.PAPER, k=10))
+    assert result.hits
+    assert not any(_holds(h, "knowledg", "graph") for h in result.hits)
+    assert result.partial is not None and 'excluded -"knowledge graph"' in result.partial
+
+
+@pytest.mark.parametrize(
+    "text", ["state-of-the-art dialogue", "BERT-base", "loss -1 -2019", "does not use labels"]
+)
+def test_hyphens_numbers_and_prose_exclude_nothing(svc: LitsiftService, text: str) -> None:
+    assert parse_operators(text).exclude == ()
+    result = svc.search(Query(text, Kind.PAPER, k=5))
+    assert result.query.exclude == ()
+    assert result.hits and "excluded" not in (result.partial or "")
+
+
+def test_a_query_of_exclusions_alone_says_what_to_do(svc: LitsiftService) -> None:
+    result = svc.search(Query("-transformer NOT bert", Kind.PAPER, k=5))
+    assert result.hits == ()
+    assert result.partial is not None
+    assert "-transformer, -bert" in result.partial and "type what to find" in result.partial
+
+
+def test_a_quoted_phrase_puts_its_hits_first(svc: LitsiftService) -> None:
+    result = svc.search(Query('"knowledge graph"', Kind.PAPER, k=10))
+    held = [_holds(h, "knowledg", "graph") for h in result.hits]
+    assert held == sorted(held, reverse=True), held  # no phrase hit below one without it
+    assert sum(held) >= 9
+    assert result.query.phrases == ("knowledge graph",)
+    assert [h.rank for h in result.hits] == list(range(1, 11))
+
+
+def test_an_unbalanced_quote_stays_a_character(svc: LitsiftService) -> None:
+    result = svc.search(Query('"knowledge graph', Kind.PAPER, k=5))
+    assert result.query.phrases == () and result.hits
+
+
+def test_years_outside_the_store_say_so(svc: LitsiftService) -> None:
+    result = svc.search(Query("machine translation", Kind.PAPER, YearRange(1990, 1995), k=5))
+    assert result.hits == ()
+    assert result.partial == "no papers from 1990–1995 in this store (its papers are from 2021)"
+    inside = svc.search(Query("machine translation", Kind.PAPER, YearRange(2019, 2022), k=5))
+    assert inside.hits and inside.partial is None
+
+
+def test_cli_says_what_was_excluded_and_the_empty_years(home: Path) -> None:
+    runner = CliRunner()
+    base = ["--home", str(home), "search", "-k", "5"]
+    out = runner.invoke(main, [*base, "--json", "--", "graph neural networks -graphs"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["query"] == "graph neural networks -graphs"
+    assert "excluded -graphs" in data["partial"]
+    out = runner.invoke(main, [*base, "--years", "1990:1995", "--", "machine translation"])
+    assert out.exit_code == 0, out.output
+    assert "note: no papers from 1990–1995 in this store (its papers are from 2021)" in out.stderr
+    out = runner.invoke(main, [*base, "--years", "1990:1995", "--json", "machine translation"])
+    assert json.loads(out.stdout)["partial"].startswith("no papers from 1990–1995")
