@@ -87,6 +87,21 @@ def test_hyphens_numbers_and_prose_exclude_nothing(svc: LitsiftService, text: st
     assert result.hits and "excluded" not in (result.partial or "")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a real title of the corpus, asked by its title (test_fulltext's known-item search)
+        "Style is NOT a single variable: Case Studies for Cross-Stylistic Language Understanding",
+        "methods that do NOT use labels",
+        "Attention is NOT all you need",
+    ],
+)
+def test_a_capital_not_in_a_sentence_is_emphasis(text: str) -> None:
+    ops = parse_operators(text)
+    assert ops.exclude == () and ops.text == text
+    assert parse_operators("cancer NOT mice").exclude == ("mice",)
+
+
 def test_a_query_of_exclusions_alone_says_what_to_do(svc: LitsiftService) -> None:
     result = svc.search(Query("-transformer NOT bert", Kind.PAPER, k=5))
     assert result.hits == ()

@@ -17,7 +17,9 @@ loaded hits, both over the candidate pool (``max(k, k0)``, as the citation stage
 
 A minus only excludes at the start of a word and before a letter or a quote: ``state-of-the-art``,
 ``BERT-base``, ``-1`` and ``-2019`` are words. ``NOT`` is an operator in capitals only ("does not
-use labels" is prose). An unbalanced quote is a character.
+use labels" is prose), and not after an auxiliary or a conjunction nor before an article or a
+quantifier ("Style is NOT a single variable", "do NOT use labels": a sentence's emphasis).
+An unbalanced quote is a character.
 """
 
 from __future__ import annotations
@@ -88,6 +90,12 @@ def parse_operators(text: str) -> QueryOperators:
         if phrase is not None and not m.group("neg"):
             phrases.append(phrase.strip())
             return m.group(0)
+        if (m.group("notword") or (m.group("neg") or "").startswith("NOT")) and _emphasis(
+            text[: m.start()], m.group("notword") or ""
+        ):  # "Style is NOT a single variable": prose, not an operator
+            if phrase is not None:
+                phrases.append(phrase.strip())
+            return m.group(0)
         exclude.append((phrase or m.group("word") or m.group("notword")).strip(_TRAILING))
         return " "
 
@@ -96,6 +104,27 @@ def parse_operators(text: str) -> QueryOperators:
         return QueryOperators(text)
     rest = " ".join(rest.split()) if exclude else rest
     return QueryOperators(rest, tuple(dict.fromkeys(exclude)), tuple(dict.fromkeys(phrases)))
+
+
+#: words after which a capital NOT is emphasis in a sentence ("is NOT", "do NOT"), and words
+#: a NOT before which is emphasis ("NOT a", "NOT all"): neither is an exclusion
+_PROSE_BEFORE_NOT = frozenset(
+    "is are was were be been am do does did can could should would will shall may might must "
+    "has have had why if whether or but".split()
+)
+_PROSE_AFTER_NOT = frozenset(
+    "a an the all only just always every any one to be so as that this these those".split()
+)
+
+
+def _emphasis(before: str, word: str) -> bool:
+    """Whether the ``NOT`` that follows ``before`` (and comes before ``word``; "" for a
+    phrase) is a sentence's emphasis rather than the operator: after an auxiliary or a
+    conjunction ("is NOT", "do NOT", "but NOT"), or before an article or a quantifier
+    ("NOT a", "NOT all"). Titles say "Style is NOT a single variable"."""
+    words = before.split()
+    last = words[-1].strip(_TRAILING).lower() if words else ""
+    return last in _PROSE_BEFORE_NOT or word.strip(_TRAILING).lower() in _PROSE_AFTER_NOT
 
 
 @lru_cache(maxsize=1)
