@@ -20,10 +20,12 @@ from click.testing import CliRunner
 from litsift.cli.root import main
 from litsift.paths import get_paths
 from litsift.search.retrieval.bm25 import analyzer
-from litsift.search.retrieval.operators import parse_operators
+from litsift.search.retrieval.operators import QueryOperators, parse_operators
 from litsift.service.facade import LitsiftService
 from litsift.types import Hit, Kind, Query, YearRange
-from tests.conftest import PAPERS_GZ
+from tests.conftest import PAPERS_GZ, SHARED_DATA
+
+DATAFINDER_TEST = SHARED_DATA / "eval" / "datafinder" / "test_data.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +102,18 @@ def test_a_capital_not_in_a_sentence_is_emphasis(text: str) -> None:
     ops = parse_operators(text)
     assert ops.exclude == () and ops.text == text
     assert parse_operators("cancer NOT mice").exclude == ("mice",)
+
+
+def test_a_list_dash_before_a_sentence_excludes_nothing() -> None:
+    # DataFinder's test queries (shared data): one starts with a list dash
+    rows = [json.loads(line) for line in DATAFINDER_TEST.open(encoding="utf-8")]
+    dashed = [r["query"] for r in rows if r["query"].startswith("-")]
+    assert dashed and all(parse_operators(q).exclude == () for q in dashed)
+    assert parse_operators("-We train a model on images") == QueryOperators(
+        "-We train a model on images"
+    )
+    assert parse_operators("graph -I").exclude == ()
+    assert parse_operators("-Transformer graph").exclude == ("Transformer",)
 
 
 def test_a_query_of_exclusions_alone_says_what_to_do(svc: LitsiftService) -> None:

@@ -96,6 +96,8 @@ def parse_operators(text: str) -> QueryOperators:
             if phrase is not None:
                 phrases.append(phrase.strip())
             return m.group(0)
+        if m.group("word") is not None and _bullet(text, m):  # "-I proposed a ...": a list dash
+            return m.group(0)
         exclude.append((phrase or m.group("word") or m.group("notword")).strip(_TRAILING))
         return " "
 
@@ -125,6 +127,20 @@ def _emphasis(before: str, word: str) -> bool:
     words = before.split()
     last = words[-1].strip(_TRAILING).lower() if words else ""
     return last in _PROSE_BEFORE_NOT or word.strip(_TRAILING).lower() in _PROSE_AFTER_NOT
+
+
+#: words a dash before which is no exclusion: pronouns and articles ("-I proposed ...")
+_NOT_EXCLUDED = frozenset("i we you he she it they me us them my our a an the this".split())
+
+
+def _bullet(text: str, m: re.Match[str]) -> bool:
+    """Whether the ``-word`` of ``m`` is a list dash or prose rather than an exclusion: the
+    word is a pronoun or an article, or the dash starts a sentence-long query (six words or
+    more) before a capital ("-Proposed a feature ...", as DataFinder's queries have one)."""
+    word = m.group("word").strip(_TRAILING)
+    if word.lower() in _NOT_EXCLUDED:
+        return True
+    return m.start() == 0 and word[:1].isupper() and len(text.split()) >= 6
 
 
 @lru_cache(maxsize=1)
