@@ -399,15 +399,4 @@ class SearchPipeline:
             return None
         table = kind.table
         span = f"are from {lo}" if lo == hi else f"span {lo}–{hi}"
-        return f"no {table} from {_years_text(years)} in this store (its {table} {span})"
-
-
-def _years_text(years: YearRange) -> str:
-    """``1990–1995``, ``1990``, ``1995 or before``, ``2030 on``."""
-    if years.start == years.end:
-        return str(years.start)
-    if years.start is None:
-        return f"{years.end} or before"
-    if years.end is None:
-        return f"{years.start} on"
-    return f"{years.start}–{years.end}"
+        return f"no {table} from {years.label()} in this store (its {table} {span})"

@@ -155,6 +155,19 @@ class YearRange:
     def is_unbounded(self) -> bool:
         return self.start is None and self.end is None
 
+    def label(self) -> str:
+        """``2015–2019``, ``≥2015``, ``≤2019``, ``2018`` or ``any year`` (the status line's
+        words, and the note of a range outside the store's years)."""
+        if self.is_unbounded:
+            return "any year"
+        if self.start == self.end:
+            return str(self.start)
+        if self.start is None:
+            return f"≤{self.end}"
+        if self.end is None:
+            return f"≥{self.start}"
+        return f"{self.start}–{self.end}"
+
     def contains(self, year: int | None) -> bool:
         if year is None:
             return self.include_missing

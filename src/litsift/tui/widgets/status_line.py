@@ -41,16 +41,9 @@ _Result = tuple[list[str], tuple[str, str] | None]
 
 
 def years_label(years: YearRange) -> str:
-    """``2015–2019``, ``≥2015``, ``≤2019``, ``2018`` or ``any year``."""
-    if years.start is None and years.end is None:
-        return "any year"
-    if years.start == years.end:
-        return str(years.start)
-    if years.start is None:
-        return f"≤{years.end}"
-    if years.end is None:
-        return f"≥{years.start}"
-    return f"{years.start}–{years.end}"
+    """``2015–2019``, ``≥2015``, ``≤2019``, ``2018`` or ``any year``
+    (:meth:`~litsift.types.YearRange.label`)."""
+    return years.label()
 
 
 def error_text(error: Exception) -> tuple[str, str]:
