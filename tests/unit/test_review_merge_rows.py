@@ -145,3 +145,49 @@ def test_a_decisions_file_given_to_review_new_says_to_merge_it(tmp_path: Path) -
     assert "bob decisions.jsonl is a reviewer's decisions file, not a search export" in got.output
     assert f"hint: merge it: litsift review merge ibs '{path}'" in got.output
     assert "no reviews yet" in _run(tmp_path / "alice", "review", "list").output
+
+
+def test_a_reviewers_changed_mind_is_named_when_merged_and_an_older_file_is_not_taken(
+    tmp_path: Path,
+) -> None:
+    """Each reviewer's newest decision counts. Before, a merge that replaced bob's decision
+    here with his newer one, or left out a file's decision older than his here, said only
+    "merged N (M already here)": the reviewer merging could not see that a decision changed.
+    Both are now named with the record, the reviewer, what it was and what it is, and the
+    file's line (``--json``: ``replaced`` / ``older``)."""
+    head, rows = _bob_file(tmp_path)
+    alice = tmp_path / "alice"
+    _run(alice, "review", "new", "ibs", "--from", str(EMBASE))
+    first = _run(alice, "review", "merge", "ibs", str(_write(tmp_path / "1.jsonl", head, rows)))
+    assert "merged 5 decisions" in first.stdout and "replaced" not in first.stdout, first.output
+    doc = rows[0]["doc_id"]
+    changed = {**rows[0], "decision": "include", "reason": "",
+               "decided_at": "2099-01-01T09:00:00.000+00:00"}  # fmt: skip
+    stale = {**rows[3], "decision": "exclude", "reason": "wrong design",
+             "decided_at": "2000-01-01T09:00:00.000+00:00"}  # fmt: skip
+    path = _write(tmp_path / "2.jsonl", head, [changed, stale])
+    got = _run(alice, "review", "merge", "ibs", str(path))
+    assert got.exit_code == 0, got.output
+    assert "merged 1 decisions (1 already here" in got.stdout, got.output
+    assert "1 decision replaced by a newer decision of the same reviewer:" in got.stdout
+    assert f"{doc} (bob, title/abstract): exclude (wrong design) -> include [{path}: line 2]" in (
+        got.stdout
+    ), got.output
+    assert "1 decision not merged: the reviewer's decision here is newer:" in got.stdout
+    assert (
+        f"{rows[3]['doc_id']} (bob, title/abstract): kept include; the file's exclude "
+        f"(wrong design) of 2000-01-01T09:00:00.000+00:00 is older [{path}: line 3]"
+    ) in got.stdout, got.output
+    now = {r["doc_id"]: r["decision"] for r in _rows(alice)}
+    assert now[doc] == "include" and now[rows[3]["doc_id"]] == "include", now
+    # the same merge as JSON: nothing new, so nothing replaced; a third file flips it back
+    back = {**changed, "decision": "exclude", "reason": "wrong design",
+            "decided_at": "2099-02-01T09:00:00.000+00:00"}  # fmt: skip
+    js = _run(alice, "review", "merge", "ibs", str(_write(tmp_path / "3.jsonl", head, [back])),
+              "--json")  # fmt: skip
+    out = json.loads(js.stdout)
+    assert out["added"] == 1 and out["older"] == [], out
+    assert [(r["doc_id"], r["reviewer"], r["here"], r["file"]) for r in out["replaced"]] == [
+        (doc, "bob", "include", "exclude (wrong design)")
+    ], out
+    assert out["conflicts"] == {"tiab": 0, "fulltext": 0}, out

@@ -26,6 +26,14 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 KIND_CHOICE = click.Choice(["papers", "datasets"])
+#: ``--stage`` of the review commands that read one screening stage
+STAGE_OPTION = click.option(
+    "--stage",
+    type=click.Choice(["tiab", "fulltext"]),
+    default="tiab",
+    show_default=True,
+    help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
+)
 #: Exit status when stdout's reader went away (``| head``): 128 + SIGPIPE, as a shell reports a
 #: command killed by the signal.
 EXIT_PIPE_CLOSED = 141
@@ -45,6 +53,14 @@ def query_words(words: tuple[str, ...], datasets: bool) -> tuple[bool, str]:
     if len(words) > 1 and words[0] in ("papers", "datasets"):
         return datasets or words[0] == "datasets", " ".join(words[1:])
     return datasets, " ".join(words)
+
+
+def kappa_line(a: Any) -> str:
+    """``"alice and bob: 310 records both decided, 290 agreed, Cohen's kappa 0.712"``: one
+    :class:`~litsift.service.review_rounds.Agreement` (a pair of reviewers), sanitised."""
+    k = "undefined (one label only)" if a.kappa is None else f"{a.kappa:.3f}"
+    who = " and ".join(for_terminal(x or "(unnamed)", keep_newlines=False) for x in (a.a, a.b))
+    return f"{who}: {a.both:,} records both decided, {a.agreed:,} agreed, Cohen's kappa {k}"
 
 
 def comma_list(values: tuple[str, ...]) -> list[str]:

@@ -1,29 +1,27 @@
-"""``litsift review show / reasons / merge / conflicts / resolve / prisma / curve``: a review's
-PRISMA counts per stage with the reasons for exclusion, two reviewers' decisions merged from
-files, their conflicts and agreement, the PRISMA 2020 flow diagram and the recall curve. Added
+"""``litsift review show / reasons / criteria / prisma / curve``: a review's PRISMA counts per
+stage with the reasons for exclusion, its criteria, the PRISMA 2020 flow diagram and the recall
+curve (two reviewers' merge, conflicts and resolutions: :mod:`litsift.cli.review_team`). Added
 to ``litsift review`` by :mod:`litsift.cli.root`."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from litsift.cli.common import comma_list, criteria_text, open_service, reports_errors
+from litsift.cli.common import (
+    STAGE_OPTION,
+    comma_list,
+    criteria_text,
+    kappa_line,
+    open_service,
+    reports_errors,
+)
 from litsift.text import for_terminal, shell_word
-from litsift.types.reviews import STAGE_NAMES
 
 __all__ = ["ROUND_COMMANDS"]
 
-_STAGE = click.option(
-    "--stage",
-    type=click.Choice(["tiab", "fulltext"]),
-    default="tiab",
-    show_default=True,
-    help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
-)
 #: a note's characters `review show` prints (the whole note: `review export`)
 _NOTE_CHARS = 200
 _LABELS = {
@@ -48,12 +46,6 @@ def _echo_reasons(reasons: dict[str, int], width: int = 30) -> None:
     for reason, n in reasons.items():
         label = for_terminal(reason or "no reason given", keep_newlines=False)
         click.echo(f"      {label:<{width - 4}} {n:>7,}")
-
-
-def _kappa(a: Any) -> str:
-    k = "undefined (one label only)" if a.kappa is None else f"{a.kappa:.3f}"
-    who = " and ".join(for_terminal(x or "(unnamed)", keep_newlines=False) for x in (a.a, a.b))
-    return f"{who}: {a.both:,} records both decided, {a.agreed:,} agreed, Cohen's kappa {k}"
 
 
 @click.command("show")
@@ -147,7 +139,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
                        f"litsift review conflicts {shell_word(name)}{opt}")  # fmt: skip
     for stage, got in agree.items():
         for a in got:
-            click.echo(f"agreement ({stage}): {_kappa(a)}")
+            click.echo(f"agreement ({stage}): {kappa_line(a)}")
     for line in judged.lines(name):  # an LLM judge's verdicts (litsift review judge)
         click.echo(for_terminal(line, keep_newlines=False))
     if notes:  # every reviewer's, a named one's under their name
@@ -223,157 +215,6 @@ def review_criteria(
     click.echo(f"keywords: {for_terminal(', '.join(info.keywords), keep_newlines=False) or 'none'}")
 
 
-@click.command("merge")
-@click.argument("name")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--reviewer", default="",
-    help="Whose are the files' decisions that carry no reviewer's name (default: NAME's own, "
-    "as a backup of a single reviewer's).",
-)  # fmt: skip
-@click.pass_context
-@reports_errors
-def review_merge(ctx: click.Context, name: str, files: tuple[Path, ...], reviewer: str) -> None:
-    """Merge reviewers' decisions (files of `litsift review export --format decisions`) into
-    NAME; merging a file twice adds nothing. Decisions made without --reviewer are NAME's own
-    (a backup comes back), or --reviewer's.
-
-    \b
-    Examples:
-      litsift review merge statins bob.jsonl
-      litsift review merge statins alice.jsonl bob.jsonl
-      litsift review merge statins statins-backup.jsonl
-      litsift review merge statins carol.jsonl --reviewer carol
-    """
-    with open_service(ctx.obj["home"]) as svc:
-        got = svc.reviews.merge(name, list(files), reviewer.strip())
-        tiab, full = (len(svc.reviews.conflicts(name, s)) for s in ("tiab", "fulltext"))
-    bad, shown = got["bad"], for_terminal(name, keep_newlines=False)
-    skipped = f", {len(bad):,} rows skipped" if bad else ""
-    # each stage's conflicts with the command that lists them (one sum named only the first)
-    cmd = shell_word(name)
-    where = [f"{n:,} at {what}: litsift review conflicts {cmd}{opt}"
-             for n, what, opt in ((tiab, "title/abstract", ""),
-                                  (full, "full text", " --stage fulltext")) if n]  # fmt: skip
-    click.echo(
-        f"merged {got['added']:,} decisions ({got['known']:,} already here, "
-        f"{got['unmatched']:,} of records not in the review{skipped}); "
-        + (f"conflicts {'; '.join(where)}" if where else "no conflict")
-    )
-    if got["new_reasons"]:
-        keys = for_terminal(", ".join(repr(r) for r in got["new_reasons"]), keep_newlines=False)
-        click.echo(f"exclusion reasons the merged decisions gave, added to the review's: {keys}")
-    if got["reasons_over"]:
-        over = for_terminal(", ".join(repr(r) for r in got["reasons_over"]), keep_newlines=False)
-        click.echo(
-            f"  hint: reasons beyond the 9 keys, kept with their decisions: {over}; "
-            f"litsift review reasons {cmd} ... sets the list",
-            err=True,
-        )
-    if got["notes"]:
-        whose = "a record's note" if got["notes"] == 1 else f"{got['notes']:,} records' notes"
-        click.echo(f"{whose} merged (each under its reviewer's name)")
-    if got["unnamed"]:
-        click.echo(
-            f"{got['unnamed']:,} of them without a reviewer's name: merged as {shown}'s own "
-            "decisions (--reviewer NAME merges such decisions as NAME's)"
-        )
-    for why in bad[:20]:
-        click.echo(f"  skipped {for_terminal(why, keep_newlines=False)}", err=True)
-    if len(bad) > 20:
-        click.echo(f"  ... and {len(bad) - 20:,} more", err=True)
-    if got["differs"]:
-        click.echo(
-            f"  hint: {got['differs']:,} decisions without a reviewer's name differ from "
-            f"{shown}'s own; to merge them as another reviewer's (their records then in "
-            f"conflict): litsift review merge {cmd} FILE --reviewer NAME",
-            err=True,
-        )
-    if bad:  # as litsift ingest: the good rows are kept, the exit status says some were not
-        ctx.exit(1)
-
-
-@click.command("conflicts")
-@click.argument("name")
-@_STAGE
-@click.option("--json", "as_json", is_flag=True, help="Print the conflicts as JSON.")
-@click.pass_context
-@reports_errors
-def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -> None:
-    """The records NAME's reviewers decided differently, and their agreement (Cohen's kappa).
-
-    \b
-    Examples:
-      litsift review conflicts statins
-      litsift review conflicts statins --stage fulltext --json
-    """
-    with open_service(ctx.obj["home"]) as svc:
-        found = svc.reviews.conflicts(name, stage)
-        agree = svc.reviews.agreement(name, stage)
-    if as_json:
-        out = {
-            "stage": stage,
-            "conflicts": [c.__dict__ for c in found],
-            "agreement": [a.__dict__ for a in agree],
-        }
-        click.echo(json.dumps(out, ensure_ascii=True))
-        return
-    for a in agree:
-        click.echo(_kappa(a))
-    n = len(found)
-    click.echo(f"{n:,} conflict{'' if n == 1 else 's'} at {STAGE_NAMES.get(stage, stage)}")
-    for c in found:
-        votes = ", ".join(
-            f"{for_terminal(who or '(unnamed)', keep_newlines=False)} {v}"
-            + (f" ({for_terminal(why, keep_newlines=False)})" if why else "")
-            for who, (v, why) in c.votes.items()
-        )
-        click.echo(f"  {for_terminal(c.doc_id)}  {for_terminal(c.title[:70], keep_newlines=False)}")
-        click.echo(f"    {votes}")
-    if found:
-        # the decision's values and options, and the stage where it is not the default (the
-        # hint said "ID include|exclude" at full text, where that resolves nothing)
-        at = " --stage fulltext" if stage == "fulltext" else ""
-        click.echo(
-            f"resolve one: litsift review resolve {shell_word(name)} ID include|exclude|maybe"
-            f"{at} [--reason REASON] [--reviewer NAME]"
-        )
-
-
-@click.command("resolve")
-@click.argument("name")
-@click.argument("doc_id")
-@click.argument("decision", type=click.Choice(["include", "exclude", "maybe"]))
-@click.option("--reason", default="", help="The exclusion reason of an exclude.")
-@click.option("--reviewer", default="", help="Who resolves (the third reviewer).")
-@_STAGE
-@click.pass_context
-@reports_errors
-def review_resolve(
-    ctx: click.Context,
-    name: str,
-    doc_id: str,
-    decision: str,
-    reason: str,
-    reviewer: str,
-    stage: str,
-) -> None:
-    """Settle a conflict of NAME on record DOC_ID with a third decision (a record in
-    conflict only; --reason: one of NAME's exclusion reasons, or its key 1-9).
-
-    \b
-    Examples:
-      litsift review resolve statins doi:10.1056/nejmoa1410489 include --reviewer carol
-      litsift review resolve statins pmid:123456 exclude --reason "wrong design"
-    """
-    with open_service(ctx.obj["home"]) as svc:
-        doc_id = svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
-        left = len(svc.reviews.conflicts(name, stage))
-    plural = "conflict" if left == 1 else "conflicts"
-    at = STAGE_NAMES.get(stage, stage)
-    click.echo(f"{for_terminal(doc_id)}: {decision} at {at}; {left:,} {plural} left")
-
-
 @click.command("prisma")
 @click.argument("name")
 @click.option(
@@ -402,7 +243,7 @@ def review_prisma(ctx: click.Context, name: str, output: Path | None) -> None:
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
     help="FILE.svg, .png or .pdf (default: NAME-curve.svg).",
 )  # fmt: skip
-@_STAGE
+@STAGE_OPTION
 @click.option("--reviewer", default=None, help="One reviewer's decisions (default: the final).")
 @click.option("--json", "as_json", is_flag=True, help="Also print the plotted series as JSON.")
 @click.pass_context
@@ -438,9 +279,6 @@ ROUND_COMMANDS = [
     review_show,
     review_criteria,
     review_reasons,
-    review_merge,
-    review_conflicts,
-    review_resolve,
     review_prisma,
     review_curve,
 ]

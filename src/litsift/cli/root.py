@@ -21,6 +21,7 @@ from litsift.cli.refs import refs_group
 from litsift.cli.review import feed_cmd, review_group
 from litsift.cli.review_judge import review_judge
 from litsift.cli.review_rounds import ROUND_COMMANDS
+from litsift.cli.review_team import TEAM_COMMANDS
 from litsift.cli.rq import rq_group
 from litsift.cli.search import answer, index, index_kinds, ingest_and_report, search
 from litsift.cli.sources import dedup_cmd, formats_cmd, ingest, sync_cmd
@@ -254,7 +255,10 @@ main.add_command(formats_cmd)
 main.add_command(dedup_cmd)
 main.add_command(sync_cmd)
 main.add_command(refs_group)
-for _command in ROUND_COMMANDS:  # show, reasons, merge, conflicts, resolve, prisma, curve
+for _command in [
+    *ROUND_COMMANDS,
+    *TEAM_COMMANDS,
+]:  # show, reasons, criteria, prisma, curve; merge, ...
     review_group.add_command(_command)
 review_group.add_command(review_judge)
 main.add_command(review_group)

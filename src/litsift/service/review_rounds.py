@@ -184,7 +184,12 @@ class ReviewRounds(ReviewCurve):
             "unnamed": n merged as this review's own, "differs": n of them not merged,
             "notes": records whose note was set or extended, "new_reasons": exclusion reasons
             of merged decisions added to the review's list, "reasons_over": those that did not
-            fit (9 keys)}``.
+            fit (9 keys), "replaced": a named reviewer's decisions here that a newer one of the
+            files replaced, "older": the files' decisions not merged because their reviewer's
+            decision here is newer and another}``; each of the last two is a list of
+            ``{"doc_id", "stage", "reviewer", "here", "file", "file_decided_at", "where"}``
+            (``here`` / ``file``: the decision with its reason, e.g. ``"exclude (wrong
+            design)"``; ``where``: ``"FILE: line N"``).
 
         Raises:
             ReviewError: no such review, a file that is no decisions file, or files with no
@@ -241,17 +246,27 @@ class ReviewRounds(ReviewCurve):
             raise ReviewError(f"nothing merged: {bad[0]}{more}", hint)
         got = {"added": 0, "known": 0, "unmatched": unmatched, "unnamed": 0, "differs": 0}
         came: list[str] = []  # the exclusion reasons of the decisions merged
+        replaced: list[dict[str, str]] = []  # a reviewer's decision here a newer one replaced
+        older: list[dict[str, str]] = []  # a file's decision older than its reviewer's here
         for stage, rows in per_stage.items():
             done = merge_rows(store, name, [r for r, _ in rows], stage) if rows else []
-            for (r, where), what in zip(rows, done, strict=True):
-                got[what] += 1
-                got["unnamed"] += int(what == "added" and not r.reviewer)
-                came += [r.reason] if what == "added" and r.reason.strip() else []
+            for (r, where), (what, here) in zip(rows, done, strict=True):
+                written = what in ("added", "changed")
+                got["added" if written else "known" if what == "older" else what] += 1
+                got["unnamed"] += int(written and not r.reviewer)
+                came += [r.reason] if written and r.reason.strip() else []
                 if what == "differs":
                     why = "without a reviewer's name, differs from this review's own decision"
                     bad.append(f"{where}: {r.doc_id} {r.decision} at {stage}, {why}")
+                if here and what in ("changed", "older"):
+                    (replaced if what == "changed" else older).append(
+                        {"doc_id": r.doc_id, "stage": stage, "reviewer": r.reviewer,
+                         "here": _said(*here), "file": _said(r.decision, r.reason),
+                         "file_decided_at": r.decided_at, "where": where}
+                    )  # fmt: skip
         noted = merge_notes(store, name, notes)["added"] if notes else 0
-        return {**got, "bad": bad, "notes": noted, **self._merged_reasons(name, came, listed)}
+        return {**got, "bad": bad, "notes": noted, "replaced": replaced, "older": older,
+                **self._merged_reasons(name, came, listed)}  # fmt: skip
 
     def _merged_reasons(
         self, name: str, came: list[str], listed: list[str]
@@ -379,6 +394,11 @@ class ReviewRounds(ReviewCurve):
             agreed = sum(1 for i, j in zip(x, y, strict=True) if i == j)
             out.append(Agreement(a, b, len(both), agreed, None if math.isnan(k) else k))
         return out
+
+
+def _said(decision: str, reason: str) -> str:
+    """``"exclude (wrong design)"``: a decision with its reason, as merge reports name it."""
+    return f"{decision} ({reason})" if reason.strip() else decision
 
 
 def _check_stage(stage: str) -> None:

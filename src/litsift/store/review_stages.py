@@ -284,20 +284,25 @@ def resolution_reason(
     )
 
 
-def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str) -> list[str]:
+def merge_rows(
+    store: Store, name: str, rows: Sequence[DecisionRow], stage: str
+) -> list[tuple[str, tuple[str, str] | None]]:
     """Add decisions read from another reviewer's export (``id`` ignored), keeping their
     reviewer, source, reason and time, in one transaction. A row is ``known`` when the log
     already has it (same record, stage, reviewer, source, decision, reason and time: merging a
-    file twice adds nothing), when its reviewer's current decision on the record here is the
-    same, or newer (it is not taken back by an older file); a row of the
+    file twice adds nothing) or when its reviewer's current decision on the record here is the
+    same; ``older`` when that current decision is another and newer (not taken back by an
+    older file; not written); ``changed`` when it is another and older (the row is written and
+    becomes the reviewer's decision: the caller names what it replaced). A row of the
     unnamed reviewer ``""`` (a single reviewer's file) ``differs`` when this review's own
     current decision (not a prior) on the record is another: whether it is the same reviewer's
     or someone else's cannot be told, so it is not written.
 
     Returns:
-        ``added``, ``known`` or ``differs``, one per row.
+        One ``(outcome, (decision, reason) here before or None)`` per row; the outcome is
+        ``added``, ``changed``, ``older``, ``known`` or ``differs``.
     """
-    out = []
+    out: list[tuple[str, tuple[str, str] | None]] = []
     with store._write_transaction() as conn:
         for r in rows:
             known = conn.execute(
@@ -313,11 +318,13 @@ def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str)
                 (name, r.doc_id, stage, r.reviewer, r.source == "resolved"),
             ).fetchone()
             mine = now is not None and now[2] != "prior"
-            same = mine and (now[0], now[1]) == (r.decision, r.reason)
-            if known is not None or same or (mine and r.reviewer and str(now[3]) > r.decided_at):
-                out.append("known")
-            elif mine and not r.reviewer:
-                out.append("differs")
+            here = (str(now[0]), str(now[1])) if mine else None
+            if known is not None or here == (r.decision, r.reason):
+                out.append(("known", here))
+            elif here and r.reviewer and str(now[3]) > r.decided_at:
+                out.append(("older", here))
+            elif here and not r.reviewer:
+                out.append(("differs", here))
             else:
                 conn.execute(
                     "INSERT INTO review_decisions(review, doc_id, decision, source, decided_at, "
@@ -325,7 +332,7 @@ def merge_rows(store: Store, name: str, rows: Sequence[DecisionRow], stage: str)
                     (name, r.doc_id, r.decision, r.source, r.decided_at, stage, r.reviewer,
                      r.reason),
                 )  # fmt: skip
-                out.append("added")
+                out.append(("changed" if here else "added", here))
     return out
 
 
