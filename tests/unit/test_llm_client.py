@@ -74,15 +74,19 @@ def test_json_completion_sends_protocol_and_reads_usage(srv: ScriptedLLMServer) 
     assert "stream" not in req.body
 
 
-def test_missing_usage_is_estimated_from_words(srv: ScriptedLLMServer) -> None:
-    srv.push(chat_reply("dense passage retrieval with a bi-encoder"))
+def test_missing_usage_is_estimated_from_words_and_characters(srv: ScriptedLLMServer) -> None:
+    reply = "dense passage retrieval with a bi-encoder"
+    srv.push(chat_reply(reply))
     with client(srv) as c:
         done = c.complete(MESSAGES)
     assert done.usage.estimated
-    assert done.usage.completion_tokens == math.ceil(6 * 1.3)
-    prompt_words = sum(len(m["content"].split()) for m in MESSAGES)
-    assert done.usage.prompt_tokens == math.ceil(3 * 1.3) + math.ceil(4 * 1.3) + 2 * 4
-    assert prompt_words == 7
+    # the larger of the two rules of thumb: words x 1.3 (8) and characters / 4 (11)
+    assert done.usage.completion_tokens == max(math.ceil(6 * 1.3), math.ceil(len(reply) / 4))
+    expected = sum(
+        max(math.ceil(len(m["content"].split()) * 1.3), math.ceil(len(m["content"]) / 4)) + 4
+        for m in MESSAGES
+    )
+    assert done.usage.prompt_tokens == expected
 
 
 def test_sse_stream_delivers_deltas_and_usage(srv: ScriptedLLMServer) -> None:
