@@ -13,6 +13,8 @@ import io
 import json
 import os
 import re
+import shlex
+import signal
 import sqlite3
 import time
 from collections.abc import Callable
@@ -249,19 +251,26 @@ def test_review_keys_typed_in_a_burst_land_on_their_records(
     assert notes == {rows[2]["doc_id"]: "fast note"}, notes
 
 
-def test_ctrl_q_while_an_llm_call_waits_returns_to_the_shell_at_once(
-    terminal: Callable[..., Terminal], tmp_path: Path, srv: ScriptedLLMServer
+@pytest.mark.parametrize("stop", ["C-q", "SIGTERM"])
+def test_quitting_while_an_llm_call_waits_returns_to_the_shell_at_once(
+    terminal: Callable[..., Terminal], tmp_path: Path, srv: ScriptedLLMServer, stop: str
 ) -> None:
     """An LLM rerank is in flight (the endpoint answers after 90 s) and the researcher quits:
     the app's screen went at once but the process sat on a blank terminal until the call timed
-    out (58.7 s with the default timeout). Now the call is left behind and the shell is back."""
+    out (58.7 s with the default timeout). Now the call is left behind and the shell is back.
+    A SIGTERM (a closing terminal emulator, ``kill``) takes the same way out, then the process
+    dies by the signal without the atexit functions that could wait for the stuck call's
+    thread: the terminal is given back and a calling shell sees "killed by SIGTERM"."""
     home = tmp_path / "home"
     run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 60)))
     run_litsift(home, "index")
     srv.push(Reply(body=chat_reply("[2] > [1]").body, delay_s=90.0))
+    pid_file = tmp_path / "litsift.pid"
     with configured_home(home, srv):
         t = terminal()
-        t.start(LITSIFT, _env(home, tmp_path / "cache"))
+        # the shell writes its pid, then becomes litsift (exec): that pid is the app's
+        line = shlex.quote(f"echo $$ > {shlex.quote(str(pid_file))}; exec {LITSIFT}")
+        t.start(f"sh -c {line}", _env(home, tmp_path / "cache"))
         t.wait_for("Search: a full sentence or keyphrases", timeout=30)
         t.type("neural machine translation")
         t.wait_for(_hybrid, timeout=120)
@@ -272,9 +281,15 @@ def test_ctrl_q_while_an_llm_call_waits_returns_to_the_shell_at_once(
                 break
             time.sleep(0.1)
         assert len(srv.requests) == 1, t.screen()
-        t.keys("C-q")
+        if stop == "C-q":
+            t.keys("C-q")
+        else:
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
         t.wait_exit(20.0)  # far below the endpoint's 90 s: the call is not waited for
-    assert t.exit_status() == 0
+    assert t.exit_status() == (0 if stop == "C-q" else 128 + signal.SIGTERM)
+    time.sleep(0.2)
+    assert t.mode("alternate_on") == "0" and t.mode("mouse_any_flag") == "0"
+    assert "Traceback" not in t.screen()
 
 
 def test_ctrl_c_in_a_long_ingest_says_what_was_saved(
