@@ -37,7 +37,7 @@ def test_an_ris_record_without_er_before_the_next_ty_is_kept_with_a_warning() ->
     assert warning.location == "line 2" and "before the next record (line 26)" in warning.message
     first, second = _records(items)
     assert first.title == "Title of a conference paper" and len(first.authors) == 5
-    assert first.ids == {"doi": "10.1234/random-name55555.2020.00050"}
+    assert first.ids == {"doi": "10.1234/random-name55555.2020.00050", "pmid": "12345678"}
     assert first.biblio == {"type": "paper-conference", "pages": "183-186"}
     assert (first.location, second.location) == ("record 1", "record 2")
     assert second.title == "Title of a journal paper" and second.year == 2017
