@@ -32,16 +32,18 @@ attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
-``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details. eLibrary.ru's RIS spells
-its types out (``TY  - Journal Article``: read as the code EndNote writes for that type) and
-writes the volume as ``VO`` (read where there is no ``VL``).
+``IS``, ``SP``-``EP`` (else ``C7``) and ``PB`` the record's bibliographic details.
+eLibrary.ru's RIS spells its types out (``TY  - Journal Article``: read as the code EndNote
+writes for that type) and writes the volume as ``VO`` (read where there is no ``VL``).
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
 early-access ``EY``/``EA``, else ``PD``), ``BE`` editors,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
-``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
-``PU`` the bibliographic details (a record of WoS's Inspec database reads ``ID`` and
-``DE`` as Inspec writes them: :mod:`~litsift.sources.formats.wos_inspec`). Tags rispy has no
+``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``
+(else the article number ``AR``: a paper's pages, as Crossref's ``page`` is its
+``article-number``), ``PU`` the bibliographic details (a record of WoS's Inspec database
+reads ``ID``, ``DE`` and an article number's pages as Inspec writes them:
+:mod:`~litsift.sources.formats.wos_inspec`). Tags rispy has no
 name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds next) are kept under
 ``unknown_tag``, never fatal.
 
@@ -212,12 +214,13 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
 
 def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
     """``TY`` / ``DT`` as a CSL type, ``M3`` as a thesis's or report's genre, ``VL``, the
-    issue, the first and last pages and ``PB`` / ``PU``; ``keys``: the type, issue, first
-    and last page fields."""
-    kind, issue, first, last = (_first(entry, k) or "" for k in keys)
+    issue, the first and last pages (else the article number, as Crossref's ``page`` is a
+    paper's ``article-number`` where it has no pages) and ``PB`` / ``PU``; ``keys``: the
+    type, issue, first page, last page and article number fields."""
+    kind, issue, first, last, article = (_first(entry, k) or "" for k in keys)
     csl = csl_type(scheme, str(kind).split(";")[0])
     genre = _first(entry, "type_of_work") if csl in ("thesis", "report") else ""
-    pages = page_range(first, last)
+    pages = page_range(first, last) if str(first).strip() else page_range(article)
     return biblio(csl, genre=genre, volume=_first(entry, "volume"), issue=issue, pages=pages,
                   publisher=_first(entry, "publisher"))  # fmt: skip
 
@@ -268,7 +271,9 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
         source_key=clean_text(_first(entry, "id")),
         locator=_locator(entry, "number", "start_page", "custom7", "issn"),
-        biblio=_biblio(entry, "ris", "type_of_reference", "number", "start_page", "end_page"),
+        biblio=_biblio(
+            entry, "ris", "type_of_reference", "number", "start_page", "end_page", "custom7"
+        ),
     )
 
 
@@ -307,7 +312,15 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         tags=unique_tags((_first(entry, "author_keywords"), _first(entry, "keywords_plus")), ";"),
         source_key=key,
         locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
-        biblio=_biblio(entry, "wos", "document_type", "issue", "beginning_page", "ending_page"),
+        biblio=_biblio(
+            entry,
+            "wos",
+            "document_type",
+            "issue",
+            "beginning_page",
+            "ending_page",
+            "article_number",
+        ),
     )
 
 
