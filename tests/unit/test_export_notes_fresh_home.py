@@ -4,7 +4,7 @@ database's boilerplate is read as a note.
 The audit found the notes of ``litsift export --format ris`` / ``csl-json`` lost when the file
 was ingested into another home: RIS ``N1`` was read only as Rayyan markup, and the CSL-JSON note
 went to ``note`` (Zotero's Extra field, never read as a note); BibTeX's ``annote`` came back.
-Now litsift's RIS marks its records ``DB  - litsift`` and their ``N1`` lines are the note, the
+Now litsift's RIS marks its records ``DP  - litsift`` and their ``N1`` lines are the note, the
 CSL-JSON note is ``annote``; and ``N1`` of Scopus, Web of Science, ProQuest, EBSCO (through
 Rayyan), Embase and EndNote's MEDLINE (real exports) still gives no note.
 
@@ -97,6 +97,28 @@ def test_notes_survive_an_export_into_a_fresh_home(
     kept = PARAGRAPHS if fmt == "csl-json" else PARAGRAPHS.replace("\n\n", "\n")
     assert got[_title(rows, 5)] == (kept, ())
     assert len(got) == 3
+
+
+def test_the_ris_export_names_litsift_as_database_provider_not_as_archive(
+    tmp_path: Path, home: Path, rows: list[dict]
+) -> None:
+    """litsift's RIS marked its records ``DB  - litsift``: Zotero's RIS import files ``DB``
+    (name of database) as the item's Archive, so every item exported to Zotero showed
+    "Archive: litsift" (zotero/translators ``RIS.js``: ``DB:"archive"``, ``DP:"libraryCatalog"``).
+    ``DP`` (database provider) is Zotero's Library Catalog, where it keeps an item's source,
+    and Zotero's RIS export writes it back as ``DP``: the notes come back either way, and a
+    file of the earlier ``DB  - litsift`` (or Zotero's export of its items) still gives them."""
+    fresh, out = _fresh(tmp_path, home, "ris")
+    text = out.read_text(encoding="utf-8")
+    assert text.count("\nDP  - litsift") == text.count("\nER  -") == 3
+    assert "\nDB  -" not in text
+    earlier = tmp_path / "earlier.ris"
+    earlier.write_text(text.replace("\nDP  - litsift", "\nDB  - litsift"), encoding="utf-8")
+    old = tmp_path / "old-home"
+    _cli(old, "ingest", "papers", str(earlier))
+    for where in (fresh, old):
+        with Store(get_paths(where).store_file, readonly=True) as store:
+            assert _notes_by_title(store)[_title(rows, 3)] == (NOTE, ("gnn", "survey"))
 
 
 @pytest.mark.parametrize("fmt", ["ris", "csl-json", "bibtex"])

@@ -275,7 +275,7 @@ def test_one_paper_exported_from_the_library_and_from_a_review_gives_one_ris(
 ) -> None:
     """The review's RIS export is the library's RIS entry of each paper (one writer,
     :func:`litsift.export.formats.ris_reference`) with the review's record id as ``ID`` and its
-    ``LB`` decision and ``N1`` note added, the library's ``DB  - litsift`` left out (its ``N1``
+    ``LB`` decision and ``N1`` note added, the library's ``DP  - litsift`` left out (its ``N1``
     is read back as the library note): the other lines are identical."""
     import rispy
 
@@ -292,10 +292,10 @@ def test_one_paper_exported_from_the_library_and_from_a_review_gives_one_ris(
     library_ris = to_ris(svc.store, [paper], {paper.id: ref.get("doi", "")})
 
     def bibliographic(text: str) -> list[str]:
-        return [ln for ln in text.splitlines() if ln[:2] not in ("ID", "LB", "N1", "DB")]
+        return [ln for ln in text.splitlines() if ln[:2] not in ("ID", "LB", "N1", "DP")]
 
     assert bibliographic(review_ris) == bibliographic(library_ris)
-    assert "\nDB  - litsift" in library_ris and "\nDB  - " not in review_ris
+    assert "\nDP  - litsift" in library_ris and "\nDP  - " not in review_ris
     assert (ref["id"], ref["label"], ref["notes"]) == (paper.id, "exclude", ["no wearable device"])
     assert ref["secondary_title"] and ref["authors"] and ref["abstract"]
     assert ref.get("doi")  # the review export keeps the DOI the import found

@@ -10,7 +10,7 @@ volume, issue, pages, publisher and name split are written where each format has
 A record's note and tags (:class:`litsift.store.triage.Note`, set in the TUI or brought by an
 import) are written in each format's own field: BibTeX ``annote`` and ``keywords``, RIS ``N1``
 and one ``KW`` per tag, CSL-JSON ``annote`` and ``keyword``, and lines under the Markdown item;
-litsift reads each back as the note (RIS: of a record marked ``DB  - litsift``).
+litsift reads each back as the note (RIS: of a record marked ``DP  - litsift``).
 """
 
 from __future__ import annotations
@@ -169,8 +169,11 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     return str(write_string(library))
 
 
-#: Every :func:`to_ris` record's ``DB``: litsift reads its ``N1`` as the note, a database's
-#: ``N1`` as boilerplate (``litsift.sources.formats.ris_notes.OWN_DATABASE``).
+#: Every :func:`to_ris` record's ``DP`` (database provider): litsift reads its ``N1`` as the
+#: note, a database's ``N1`` as boilerplate (``litsift.sources.formats.ris_notes.OWN_DATABASE``).
+#: ``DP``, not ``DB`` (name of database): Zotero's RIS import files ``DP`` as the item's
+#: Library Catalog, where it keeps where an item came from, and ``DB`` as its Archive, a
+#: field it shows as the holding archive (zotero/translators ``RIS.js``, ``fieldMap``).
 RIS_DATABASE = "litsift"
 
 
@@ -263,7 +266,7 @@ def dump_ris(refs: Sequence[dict[str, Any]]) -> str:
 def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None = None) -> str:
     """RIS references (``TY`` ... ``ER``), one per record sorted by citation key
     (:func:`ris_reference`; ``ID`` is the citation key, ``KW`` one line per tag of the record,
-    ``N1`` one line per line of its note, ``DB`` :data:`RIS_DATABASE`).
+    ``N1`` one line per line of its note, ``DP`` :data:`RIS_DATABASE`).
 
     Args:
         dois: ``{doc_id: DOI}`` of the papers that have one (``DO``); None: the store's.
@@ -277,7 +280,7 @@ def to_ris(store: Store, records: Sequence[Record], dois: dict[str, str] | None 
         tags = note.tags if note else ()
         lines, doi = _note_lines(note), dois.get(r.id, "")
         ref = ris_reference(r, key, doi, notes=lines, keywords=tags, biblio=details.get(r.id))
-        refs.append({**ref, "name_of_database": RIS_DATABASE})
+        refs.append({**ref, "database_provider": RIS_DATABASE})
     return dump_ris(refs)
 
 

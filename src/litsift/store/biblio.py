@@ -7,7 +7,8 @@ guess the type from the venue.
 
 One row per paper in ``paper_biblio`` (:data:`litsift.store.schema_tables.BIBLIO_SQL`, its
 ``editors`` column :data:`~litsift.store.schema_tables.EDITORS_SQL`). A merge
-fills what the stored row lacks and never blanks a stored fact (:meth:`Biblio.filled_from`);
+fills what the stored row lacks and never blanks a stored fact (:meth:`Biblio.filled_from`;
+a preprint's type gives way to the published version's);
 ``litsift dedup`` moves a duplicate's row onto its survivor the same way (:func:`move_biblio`).
 Callers hold the write transaction for writes; nothing here commits.
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass, fields, replace
 __all__ = [
     "BIBLIO_FIELDS",
     "BIBLIO_TYPES",
+    "PREPRINT_TYPE",
     "Biblio",
     "biblio_of",
     "merge_biblio",
@@ -41,6 +43,9 @@ BIBLIO_TYPES = frozenset(
         "thesis", "webpage",
     }
 )  # fmt: skip
+#: the type of a preprint (an arXiv record, OpenAlex's and Zotero's ``preprint``): a merge
+#: replaces it by the type of the published version another source gives
+PREPRINT_TYPE = "article"
 #: the longest value kept for a fact (a pasted abstract is no volume)
 _MAX_CHARS = 300
 
@@ -111,8 +116,12 @@ class Biblio:
     def filled_from(self, other: Biblio) -> Biblio:
         """This one with its empty facts taken from ``other``, and ``other``'s name pairs of
         people it has no pair for appended; its editors ``other``'s only when it has none (a
-        list of people is never replaced by another); nothing stored is replaced."""
+        list of people is never replaced by another); nothing stored is replaced but a
+        preprint's type (:data:`PREPRINT_TYPE`), by ``other``'s type of another kind (an
+        arXiv record first, the journal's version then)."""
         facts = {k: getattr(self, k) or getattr(other, k) for k in BIBLIO_FIELDS}
+        if self.type == PREPRINT_TYPE and other.type:
+            facts["type"] = other.type
         if other.type and other.type != facts["type"]:  # a genre belongs to its own type
             facts["genre"] = self.genre
         known = {name_key(g, f) for f, g in self.names}

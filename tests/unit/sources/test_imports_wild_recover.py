@@ -1,26 +1,34 @@
 """Real exports that litsift misread where Zotero and JabRef read them: an RIS record without
 its ``ER`` line, eLibrary's RIS (types spelled out, ``VO`` for the volume), Web of Science's
-Inspec records (``ID`` the identifiers, not keywords), Crossref's organisations as authors
+Inspec records (``ID`` the identifiers, not keywords; an article number's pages), an article
+number as a paper's only pages (Web of Science, Scopus), Crossref's organisations as authors
 (AIS eLibrary), a BibTeX key used twice or a ``crossref`` to no entry. Files:
-``tests/data/imports/wild/`` (origin and licence in its README).
+``tests/data/imports/wild/`` and ``wos-tab/`` (origin and licence in their READMEs), and the
+database exports of ``../shared/data/sources/reference-managers`` (its README).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+
 from litsift.export.formats import to_csl_json
+from litsift.paths import shared_data_dir
 from litsift.sources.base import BadItem, Notice, SourceRecord
 from litsift.sources.formats.bibtex import read_bibtex
 from litsift.sources.formats.crossref import read_crossref
 from litsift.sources.formats.ris import read_ris, read_wos
+from litsift.sources.formats.wos_tabular import read_wos_table
 from litsift.sources.importer import import_paths
 from litsift.store.repo import Store
 from litsift.types import Kind, Paper
 
 WILD = Path(__file__).parents[2] / "data" / "imports" / "wild"
+EXPORTS = shared_data_dir() / "sources" / "reference-managers"
 
 
 def _records(items: object) -> list[SourceRecord]:
@@ -37,7 +45,7 @@ def test_an_ris_record_without_er_before_the_next_ty_is_kept_with_a_warning() ->
     assert warning.location == "line 2" and "before the next record (line 26)" in warning.message
     first, second = _records(items)
     assert first.title == "Title of a conference paper" and len(first.authors) == 5
-    assert first.ids == {"doi": "10.1234/random-name55555.2020.00050"}
+    assert first.ids == {"doi": "10.1234/random-name55555.2020.00050", "pmid": "12345678"}
     assert first.biblio == {"type": "paper-conference", "pages": "183-186"}
     assert (first.location, second.location) == ("record 1", "record 2")
     assert second.title == "Title of a journal paper" and second.year == 2017
@@ -116,6 +124,48 @@ def test_wos_inspec_records_read_id_as_identifiers_and_de_as_indexing_terms() ->
     )
     assert "spectra of Sn2P2S6 crystals" in second.abstract
     assert first.authors[0] == "R. Degl'Innocenti" and first.venue == "Applied Physics Letters"
+
+
+def test_wos_inspec_article_number_pages_are_the_article_number(tmp_path: Path) -> None:
+    """Inspec writes an article-numbered paper's pages as the article number, a hyphen and
+    the page within it (``BP 41103-1``, ``EP 41103-41103-3``, ``PS 41103-1-3``: APL's
+    article 041103): they were stored as pages ``41103-1-41103-41103-3``. A paper with pages
+    (``BP 5323``, ``EP 5331``) keeps them."""
+    first, second = _records(read_wos(WILD / "jabref_wos-inspec-isi_identifier-list.isi"))
+    assert first.biblio["pages"] == "41103"
+    assert first.locator == {"volume": "89", "issue": "4", "article": "41103"}
+    assert second.biblio["pages"] == "5323-5331" and second.locator["page"] == "5323"
+    with Store(tmp_path / "s.db") as store:
+        assert import_paths(store, [WILD / "jabref_wos-inspec-isi_identifier-list.isi"]).ok
+        pages = sorted(p for (p,) in store._conn.execute("SELECT pages FROM paper_biblio"))
+    assert pages == ["41103", "5323-5331"]
+
+
+@pytest.mark.parametrize(
+    ("path", "read", "title_start", "pages"),
+    [
+        (EXPORTS / "database-exports" / "calcore_web-of-science-plaintext-c3-we.txt", read_wos,
+         "Ad hoc efforts for advancing data science", "e1007695"),  # AR e1007695, no BP / EP; PG 18
+        (EXPORTS / "ris" / "asreview_scopus-export.ris", read_ris, "", "104501"),  # C7, no SP
+        (WILD.parent / "wos-tab" / "freshwater-forecasting-review_savedrecs-csv_result-number.csv",
+         read_wos_table, "", "141112"),  # the Article Number column
+    ],
+)  # fmt: skip
+def test_a_paper_with_only_an_article_number_has_it_as_its_pages(
+    path: Path, read: Callable[[Path], Iterator[object]], title_start: str, pages: str
+) -> None:
+    """Web of Science writes an article-numbered paper's number as ``AR`` (PLoS:
+    ``AR e1007695``, ``PG 18``; its tables' ``Article Number``), Scopus's RIS as ``C7``: they
+    stood in the locator only and
+    the paper had no pages, where Crossref gives the article number as its ``page``."""
+    if not path.is_file():
+        pytest.skip(f"{path} not here (../shared/data)")
+    records = _records(read(path))
+    (record,) = [r for r in records if r.biblio.get("pages") == pages]
+    assert record.title.startswith(title_start)
+    assert record.locator["article"] == pages.lstrip("e")
+    with_pages = [r for r in records if r.locator.get("page")]
+    assert with_pages and all(r.biblio["pages"][0] != "e" for r in with_pages)
 
 
 def test_crossref_organisations_as_authors_stay_organisations(tmp_path: Path) -> None:

@@ -5,7 +5,9 @@ XML is parsed with lxml (no network, no DTDs, no entity expansion), elements mat
 name so either namespace layout reads. :func:`parse_oai_page` and :func:`parse_atom_page` give
 one :class:`~litsift.sources.base.Page` per response body, for files and for
 ``litsift sync`` (:mod:`litsift.sources.online.sync`): records, the resumption token / next start,
-the total, the OAI ``<error>`` or the API's error entry, and the newest datestamp.
+the total, the OAI ``<error>`` or the API's error entry, and the newest datestamp. A record is a
+preprint (CSL ``article``) unless its ``journal-ref`` names where it was published: then its
+container, type, volume and pages are read from it (:mod:`~litsift.sources.formats.journal_refs`).
 
 Formats: OAI-PMH 2.0 (openarchives.org/OAI/openarchivesprotocol.html); arXiv's metadata
 formats (arxiv.org/OAI/arXiv.xsd, arXivRaw.xsd); the arXiv API user manual
@@ -26,6 +28,7 @@ from lxml import etree
 
 from litsift.errors import IngestError
 from litsift.sources.base import BadItem, Format, Page, SourceRecord, clean_text, year_from
+from litsift.sources.formats.journal_refs import journal_ref_facts
 from litsift.sources.formats.jsonl import first_object_keys
 from litsift.sources.identity.ids import normalize_arxiv, normalize_doi
 from litsift.types import Kind
@@ -129,6 +132,7 @@ def _oai_record(meta: Any, arxiv: str, location: str) -> SourceRecord:
             ids["doi"] = doi
         license_ = _text(_kid(meta, "license"))
         venue = _text(_kid(meta, "journal-ref"))
+    venue, facts = journal_ref_facts(venue)
     return SourceRecord(
         location=location,
         title=title,
@@ -136,11 +140,12 @@ def _oai_record(meta: Any, arxiv: str, location: str) -> SourceRecord:
         authors=authors,
         family_names=families,
         year=year,
-        venue=venue or "arXiv",
+        venue=venue,
         url=_abs_url(arxiv),
         license=license_,
         ids=ids,
         source_key=arxiv,
+        biblio=facts,
     )
 
 
@@ -224,6 +229,7 @@ def parse_atom_page(data: bytes) -> Page:
         doi = normalize_doi(_text(_kid(entry, "doi")))
         if doi:
             ids["doi"] = doi
+        venue, facts = journal_ref_facts(_text(_kid(entry, "journal_ref")))
         page.items.append(
             SourceRecord(
                 location=location,
@@ -232,10 +238,11 @@ def parse_atom_page(data: bytes) -> Page:
                 authors=[a for a in authors if a],
                 family_names=[a.split()[-1] for a in authors if a],
                 year=year_from(_text(_kid(entry, "published"))),
-                venue=_text(_kid(entry, "journal_ref")) or "arXiv",
+                venue=venue,
                 url=_abs_url(arxiv),
                 ids=ids,
                 source_key=arxiv,
+                biblio=facts,
             )
         )
     total = _text(_kid(root, "totalResults"))
@@ -309,6 +316,7 @@ def _snapshot_record(obj: dict[str, Any], location: str) -> SourceRecord:
     doi = normalize_doi(obj.get("doi"))
     if doi:
         ids["doi"] = doi
+    venue, facts = journal_ref_facts(obj.get("journal-ref"))
     return SourceRecord(
         location=location,
         title=clean_text(obj.get("title")),
@@ -316,11 +324,12 @@ def _snapshot_record(obj: dict[str, Any], location: str) -> SourceRecord:
         authors=authors,
         family_names=families,
         year=_year_of(first) or year_from(obj.get("update_date")),
-        venue=clean_text(obj.get("journal-ref")) or "arXiv",
+        venue=venue,
         url=_abs_url(arxiv),
         license=clean_text(obj.get("license")),
         ids=ids,
         source_key=arxiv,
+        biblio=facts,
     )
 
 

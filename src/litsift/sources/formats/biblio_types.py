@@ -6,7 +6,8 @@
 Sources of the type lists: BibTeX (btxdoc) and biblatex manual §2.1; RIS (the RIS format
 specification's reference types, as rispy lists them); EndNote's reference types (the
 ``name`` of an EndNote XML ``ref-type``); Crossref REST API ``/types``; OpenAlex
-``work.type`` and ``source.type``; the type columns of Scopus's, IEEE Xplore's and
+``work.type`` and ``source.type``; Semantic Scholar's ``publicationTypes`` (Graph API
+paper fields); the type columns of Scopus's, IEEE Xplore's and
 SpringerLink's CSV exports (the values found in real exports); Zotero's item types
 (``itemTypes`` table); CSL 1.0.2 ``csl-data.json``. A type a map does not know gives ``""``
 (the exports then guess from the venue, as before).
@@ -73,6 +74,15 @@ TYPE_MAPS: dict[str, dict[str, str]] = {
         "report": "report", "dataset": "dataset", "preprint": "article",
         "standard": "standard", "peer-review": "review", "libguides": "webpage",
         "paratext": "document", "other": "document",
+    },
+    # Semantic Scholar ``publicationTypes`` (a list: the reader picks one, see s2.py)
+    "s2": {
+        "journalarticle": "article-journal", "review": "article-journal",
+        "editorial": "article-journal", "lettersandcomments": "article-journal",
+        "news": "article-journal", "casereport": "article-journal",
+        "clinicaltrial": "article-journal", "metaanalysis": "article-journal",
+        "study": "article-journal", "conference": "paper-conference", "book": "book",
+        "booksection": "chapter", "dataset": "dataset",
     },
     "zotero": {
         "journalarticle": "article-journal", "conferencepaper": "paper-conference",

@@ -3,12 +3,17 @@ Xplore) and Web of Science plain-text ("ISI tagged") exports, read line by line 
 tag tables and parser classes, so that every record knows its line.
 
 Tag grammar read (RIS): a line ``XY  - value`` -- two characters (an upper-case letter, then a
-letter or digit), two spaces, a hyphen, a space. Files with an RIS tag followed by one space
-(``TY - JOUR``: DataCite's and DSpace's RIS, Islandora) are read with one or two spaces before
-the hyphen (not every file: a wrapped abstract line "US - based" would become a tag); a
-missing space after the hyphen (``A1  -Bergel, F``) and a bare ``ER`` line are accepted, and
-so are longer tags before two spaces (APA PsycNET's ``PMID  - 33355555`` and ``DESCRIPTORS  -
-...``, which ran on into ``TY`` and lost the type; ``PMID`` is read). Lines
+letter or digit), two spaces, a hyphen, a space. A missing space after the hyphen
+(``A1  -Bergel, F``) and a bare ``ER`` line are accepted, and so are longer tags before two spaces
+(APA PsycNET's ``PMID  - 33355555`` and ``DESCRIPTORS  - ...``, which ran on into ``TY`` and
+lost the type; ``PMID`` is read). A record whose ``TY`` line has one space or a tab before
+the hyphen (``TY - JOUR``: Islandora's ``TY -  BOOK``, RIS copied off a web page, PubMed-to-RIS
+converters, hand edits) has its other lines read so too (``AU - Smith, J``, ``PMID - 12345``:
+a 2-4 character tag rispy or this reader knows, :data:`_LOOSE_TAG_RE`), and so does a
+record with two spaces where such a line stands between tags (CoLRev's ``KW - keyword2``,
+``PMID - 12345678``); never a tag unknown here, nor a line repeating the single-valued tag
+it continues, nor, in a record with two spaces, a line under an abstract, a note or an
+address: a wrapped abstract's line may start "US - based" or "AB - ". Lines
 without a tag continue the tag above (EndNote writes several keywords under one ``KW``). Line
 ends are normalised (IEEE Xplore mixes CR, LF and CRLF), a UTF-8 BOM is dropped, and Ovid's
 record numbers (``1.`` before ``TY  -``) are skipped.
@@ -27,16 +32,18 @@ attachments; ``AN`` (EndNote, Ovid) or ``C5`` (Embase) is a PubMed id when
 ``DB``/``DP`` name MEDLINE, PubMed or NLM, ``C2`` a PMC id when it reads ``PMC123``; ``VL``,
 ``IS``, ``SP``, ``C7`` (article number) and the ISBNs of ``SN`` are the locator (a litsift
 review export's ``ID`` ``key:...:v6017:n2`` gives it too); ``TY`` (a CSL type), ``VL``,
-``IS``, ``SP``-``EP`` and ``PB`` the record's bibliographic details. eLibrary.ru's RIS spells
-its types out (``TY  - Journal Article``: read as the code EndNote writes for that type) and
-writes the volume as ``VO`` (read where there is no ``VL``).
+``IS``, ``SP``-``EP`` (else ``C7``) and ``PB`` the record's bibliographic details.
+eLibrary.ru's RIS spells its types out (``TY  - Journal Article``: read as the code EndNote
+writes for that type) and writes the volume as ``VO`` (read where there is no ``VL``).
 
 Web of Science: ``TI`` title, ``AB`` abstract, ``AF``/``AU`` authors, ``PY`` year (else the
 early-access ``EY``/``EA``, else ``PD``), ``BE`` editors,
 ``SO`` venue, ``DI`` DOI, ``PM`` PubMed id, ``DE`` + ``ID`` keywords, ``UT`` accession number,
-``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``,
-``PU`` the bibliographic details (a record of WoS's Inspec database reads ``ID`` and
-``DE`` as Inspec writes them: :mod:`~litsift.sources.formats.wos_inspec`). Tags rispy has no
+``VL``, ``IS``, ``BP``, ``AR``, ``BN`` the locator; ``DT``, ``VL``, ``IS``, ``BP``-``EP``
+(else the article number ``AR``: a paper's pages, as Crossref's ``page`` is its
+``article-number``), ``PU`` the bibliographic details (a record of WoS's Inspec database
+reads ``ID``, ``DE`` and an article number's pages as Inspec writes them:
+:mod:`~litsift.sources.formats.wos_inspec`). Tags rispy has no
 name for (``C3`` affiliations, ``WE`` index, and whatever Clarivate adds next) are kept under
 ``unknown_tag``, never fatal.
 
@@ -96,10 +103,15 @@ __all__ = [
 
 #: a record's first line; a UTF-8 BOM may stand before it (the file's first line: a file of one
 #: record has no other ``TY`` line to be known by)
-_RIS_TAG_RE = re.compile(rb"^(?:\xef\xbb\xbf)?(?:\d+\.\s*)?TY {1,2}- ", re.MULTILINE)
+_RIS_TAG_RE = re.compile(rb"^(?:\xef\xbb\xbf)?(?:\d+\.\s*)?TY(?: {1,2}|\t)-[ \t]", re.MULTILINE)
 _WOS_RE = re.compile(rb"^(?:\xef\xbb\xbf)?FN (?:Clarivate|Thomson|ISI)", re.MULTILINE)
-#: a line with an RIS tag and one space before the hyphen (``TY - JOUR``)
-_ONE_SPACE_TAG_RE = re.compile(r"^([A-Z][A-Z0-9]) -(?: |$)", re.MULTILINE)
+#: a tag line written loosely: a 2-4 character tag, one space or a tab (or two spaces) before
+#: the hyphen (``TY - JOUR``, ``PMID - 12345``, ``AU\t- Smith, J``); group 1 the tag, group 2
+#: the value
+_LOOSE_TAG_RE = re.compile(r"^([A-Z][A-Z0-9]{1,3})(?: {1,2}|\t)-(?:[ \t]?(.*))?$")
+#: tags whose values wrap onto untagged lines (abstracts, notes, addresses): in a record written
+#: with two spaces, a loosely written line under them is their text ("US - based", "AB - ...")
+_WRAPPED_TEXT_TAGS = frozenset({"AB", "N2", "N1", "AD"})
 #: databases whose RIS accession number (``AN``) is a PubMed id
 _PUBMED_DB_RE = re.compile(r"medline|pubmed|\bnlm\b", re.IGNORECASE)
 
@@ -115,14 +127,36 @@ class _RisParser(TaggedParser):
     }
     DEFAULT_LIST_TAGS: ClassVar[list[str]] = [*LIST_TYPE_TAGS, "ED"]
 
+    #: the record being read has its ``TY`` written loosely (``TY - JOUR``): so are its tags
+    _loose = False
+    #: the tag of the last tag line read
+    _last_tag: str | None = None
+
+    def parse_line(self, line: str) -> tuple[str | None, str]:
+        """``(tag, value)`` as :meth:`TaggedParser.parse_line` reads it, or a loosely written
+        tag line (:data:`_LOOSE_TAG_RE`) where it cannot be text: a ``TY`` or ``ER`` line, or a
+        line with a tag this reader knows, unless it repeats the single-valued tag it would
+        continue (an abstract's line "AB - ...") or, in a record whose ``TY`` has two spaces,
+        follows a tag whose text wraps (:data:`_WRAPPED_TEXT_TAGS`)."""
+        tag, value = super().parse_line(line)
+        if tag is None and (m := _LOOSE_TAG_RE.match(line.removeprefix("\ufeff"))):
+            loose, last = m.group(1), self._last_tag
+            known = loose in self.mapping and loose != self.UNKNOWN_TAG
+            repeats = loose == last and loose not in self.list_tags
+            text = not self._loose and last in _WRAPPED_TEXT_TAGS
+            if loose in (self.START_TAG, self.END_TAG) or (known and not repeats and not text):
+                tag, value = loose, (m.group(2) or "").strip()
+                self._loose = self._loose or loose == self.START_TAG
+        elif tag == self.START_TAG:
+            self._loose = False
+        if tag is not None:
+            self._last_tag = tag
+        return tag, value
+
     def _continue(self, record: dict[str, Any], tag: str, text: str) -> None:
         if tag != "N1" or not record.get("notes"):  # an N1's lines stay one item
             return super()._continue(record, tag, text)
         record["notes"][-1] = f"{record['notes'][-1]}\n{text}"
-
-
-class _RisOneSpaceParser(_RisParser):
-    TAG_RE = re.compile(r"^([A-Z][A-Z0-9](?= {1,2}-)|[A-Z][A-Z0-9]{2,11}(?=  -)) *-(?: ?(.*))?$")
 
 
 class _WosParser(TaggedParser):
@@ -161,7 +195,9 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
     database = " ".join(
         str(_first(entry, k) or "") for k in ("name_of_database", "database_provider")
     )
-    ids["pmid"] = normalize_pmid(_first(entry, "pubmed_id")) or ""  # PsycNET: PMID
+    pmid = str(_first(entry, "pubmed_id") or "")  # PsycNET's PMID; else its first word (a
+    # line that is no tag ran on into it: CoLRev's sample, ``% Comment``)
+    ids["pmid"] = normalize_pmid(pmid) or normalize_pmid(pmid.partition(" ")[0]) or ""
     if _PUBMED_DB_RE.search(database):  # EndNote / Ovid: AN; Embase: C5
         for key in ("accession_number", "custom5"):
             value = _first(entry, key)
@@ -178,12 +214,13 @@ def _ids(entry: dict[str, Any]) -> dict[str, str]:
 
 def _biblio(entry: dict[str, Any], scheme: str, *keys: str) -> dict[str, str]:
     """``TY`` / ``DT`` as a CSL type, ``M3`` as a thesis's or report's genre, ``VL``, the
-    issue, the first and last pages and ``PB`` / ``PU``; ``keys``: the type, issue, first
-    and last page fields."""
-    kind, issue, first, last = (_first(entry, k) or "" for k in keys)
+    issue, the first and last pages (else the article number, as Crossref's ``page`` is a
+    paper's ``article-number`` where it has no pages) and ``PB`` / ``PU``; ``keys``: the
+    type, issue, first page, last page and article number fields."""
+    kind, issue, first, last, article = (_first(entry, k) or "" for k in keys)
     csl = csl_type(scheme, str(kind).split(";")[0])
     genre = _first(entry, "type_of_work") if csl in ("thesis", "report") else ""
-    pages = page_range(first, last)
+    pages = page_range(first, last) if str(first).strip() else page_range(article)
     return biblio(csl, genre=genre, volume=_first(entry, "volume"), issue=issue, pages=pages,
                   publisher=_first(entry, "publisher"))  # fmt: skip
 
@@ -234,7 +271,9 @@ def _ris_record(entry: dict[str, Any], n: int) -> SourceRecord:
         attachments=[Path(f) for f in files if isinstance(f, str) and f.lower().endswith(".pdf")],
         source_key=clean_text(_first(entry, "id")),
         locator=_locator(entry, "number", "start_page", "custom7", "issn"),
-        biblio=_biblio(entry, "ris", "type_of_reference", "number", "start_page", "end_page"),
+        biblio=_biblio(
+            entry, "ris", "type_of_reference", "number", "start_page", "end_page", "custom7"
+        ),
     )
 
 
@@ -273,20 +312,25 @@ def _wos_record(entry: dict[str, Any], n: int) -> SourceRecord:
         tags=unique_tags((_first(entry, "author_keywords"), _first(entry, "keywords_plus")), ";"),
         source_key=key,
         locator=_locator(entry, "issue", "beginning_page", "article_number", "isbn"),
-        biblio=_biblio(entry, "wos", "document_type", "issue", "beginning_page", "ending_page"),
+        biblio=_biblio(
+            entry,
+            "wos",
+            "document_type",
+            "issue",
+            "beginning_page",
+            "ending_page",
+            "article_number",
+        ),
     )
 
 
-def _parser(text: str, wos: bool) -> TaggedParser:
-    if wos:
-        return _WosParser()
-    one_space = any(m.group(1) in TAG_KEY_MAPPING for m in _ONE_SPACE_TAG_RE.finditer(text))
-    return (_RisOneSpaceParser if one_space else _RisParser)(skip_unknown_tags=False)
+def _parser(wos: bool) -> TaggedParser:
+    return _WosParser() if wos else _RisParser(skip_unknown_tags=False)
 
 
 def _read(path: Path, wos: bool) -> Iterator[SourceRecord | BadItem | Notice]:
     text = read_text(path)
-    parser = _parser(text, wos)
+    parser = _parser(wos)
     found = False
     for item in parser.records(text):
         found = True

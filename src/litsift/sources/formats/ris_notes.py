@@ -16,8 +16,9 @@ have no tag for (the real exports under ``sources/reference-managers/ris``):
 
 :func:`ris_notes` reads a record's note by these rules, first match wins:
 
-1. a record of litsift's library export (``DB  - litsift``, :data:`OWN_DATABASE`): every ``N1``
-   line is a line of its note;
+1. a record of litsift's library export (``DP  - litsift``, :data:`OWN_DATABASE`; ``DB  -
+   litsift`` in its earlier exports, and in Zotero's export of the items it read from them):
+   every ``N1`` line is a line of its note;
 2. a record of a litsift review export (``LB`` a review's decision: ``include``, ``exclude``,
    ``maybe``, ``conflict``, ``unscreened``): no note; its ``N1`` lines are the review's
    decisions and notes, which ``litsift review new --from`` reads
@@ -43,7 +44,7 @@ from litsift.sources.formats.rayyan_notes import has_rayyan_notes
 
 __all__ = ["BOILERPLATE_RE", "OWN_DATABASE", "REVIEW_LABELS", "ris_notes"]
 
-#: The ``DB`` (name of database) line of litsift's library export (``litsift export --format
+#: The ``DP`` (database provider) line of litsift's library export (``litsift export --format
 #: ris``, :func:`litsift.export.formats.to_ris`): its records' ``N1`` lines are their notes.
 OWN_DATABASE = "litsift"
 
@@ -89,7 +90,7 @@ def ris_notes(entry: dict[str, Any]) -> list[str]:
     values = [_lines(str(n)) for n in entry.get("notes") or [] if not has_rayyan_notes(str(n))]
     values = [v for v in values if v]
     database = [_first(entry, k) for k in ("name_of_database", "database_provider")]
-    if values and database[0] != OWN_DATABASE:
+    if values and OWN_DATABASE not in database:
         if _first(entry, "label").lower() in REVIEW_LABELS:
             return []
         if any(database) or _first(entry, "accession_number").upper().startswith("WOS:"):

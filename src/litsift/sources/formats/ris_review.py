@@ -316,7 +316,7 @@ def review_marks(path: Path, decisions: tuple[str, ...]) -> dict[str, Marks]:
     except IngestError:
         return {}
     out: dict[str, Marks] = {}
-    for item in _parser(text, wos=False).records(text):
+    for item in _parser(wos=False).records(text):
         if isinstance(item, BadItem):
             continue
         label = clean_text(item.fields.get("label")).lower()

@@ -12,11 +12,21 @@
 
 Identifiers: ``paperId`` -> s2, ``corpusId`` -> corpusid, ``externalIds`` (DOI, ArXiv, ACL,
 PubMed, PubMedCentral, MAG, DBLP, CorpusId).
+
+Container: ``venue``, else ``publicationVenue.name``, else ``journal.name``. Bibliographic facts
+(:attr:`~litsift.sources.base.SourceRecord.biblio`, as the OpenAlex and Crossref readers fill
+them): the type from ``publicationTypes`` and ``publicationVenue.type``
+(:func:`_csl_type`), the volume, issue and pages from ``journal`` (``{"name": "Annals of
+plastic surgery", "volume": "92 5", "pages": "487-488"}``: PubMed's volume and issue in one,
+split); not from the ``journal`` S2 gives an arXiv preprint (DBLP's CoRR: ``{"name": "ArXiv",
+"volume": "abs/2404.13957"}``), which is typed a preprint (``article``) when its venue is
+arXiv.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +40,7 @@ from litsift.sources.base import (
     labelled,
     year_from,
 )
+from litsift.sources.formats.biblio_types import biblio, csl_type
 from litsift.sources.formats.scholarly_json import parse_json_page, read_pages
 from litsift.sources.identity.ids import normalize_corpusid, normalize_ids, normalize_s2
 from litsift.sources.identity.matcher import reference_key, reference_label
@@ -41,6 +52,47 @@ __all__ = ["FORMATS", "paper_record", "parse_page"]
 #: recommendations, an author's papers (a cut file keeps the complete ones)
 _RECORDS_AT = [(), ("data",), ("recommendedPapers",), ("papers",)]
 _PAPER_KEYS = ("paperId", "corpusId", "corpusid", "externalIds", "externalids")
+
+
+#: a type of ``publicationTypes`` before another (a paper typed ``JournalArticle`` and
+#: ``Conference`` is a proceedings paper: S2 types a conference paper both ways)
+_TYPE_ORDER = ("chapter", "dataset", "paper-conference", "article-journal", "book")
+#: ``publicationVenue.type`` -> the type of a paper that appeared there
+_BY_VENUE = {"journal": "article-journal", "conference": "paper-conference"}
+_ARXIV_RE = re.compile(r"^arxiv(?:\.org)?$", re.IGNORECASE)
+#: PubMed's volume and issue as S2 gives them in one (``"92 5"``)
+_VOLUME_ISSUE_RE = re.compile(r"^(\d+)\s+(\d+(?:-\d+)?)$")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _csl_type(obj: dict[str, Any], venue: str) -> str:
+    """A paper's CSL type: ``article`` (a preprint) when its venue is arXiv; else the type of
+    its ``publicationVenue.type`` (journal, conference) unless ``publicationTypes`` name a
+    book, a chapter or a dataset; else the first of ``publicationTypes`` by
+    :data:`_TYPE_ORDER`; ``""`` when none is known."""
+    if _ARXIV_RE.match(venue):
+        return "article"
+    kinds = obj.get("publicationTypes") or obj.get("publicationtypes") or []
+    types = {csl_type("s2", k) for k in kinds if isinstance(k, str)} - {""}
+    by_venue = _BY_VENUE.get(str(_dict(obj.get("publicationVenue")).get("type") or "").lower())
+    if by_venue and types <= set(_BY_VENUE.values()):
+        return by_venue
+    return next((t for t in _TYPE_ORDER if t in types), "")
+
+
+def _biblio(obj: dict[str, Any], venue: str) -> dict[str, str]:
+    """The type (:func:`_csl_type`), and ``journal``'s volume, issue and pages unless it is
+    the arXiv preprint's (DBLP's CoRR: ``"volume": "abs/2404.13957"``)."""
+    journal = _dict(obj.get("journal"))
+    volume, issue = clean_text(journal.get("volume")), ""
+    if _ARXIV_RE.match(clean_text(journal.get("name"))) or volume.startswith("abs/"):
+        return biblio(_csl_type(obj, venue))
+    if m := _VOLUME_ISSUE_RE.match(volume):
+        volume, issue = m.groups()
+    return biblio(_csl_type(obj, venue), volume=volume, issue=issue, pages=journal.get("pages"))
 
 
 def _is_paper(obj: Any) -> bool:
@@ -95,8 +147,10 @@ def paper_record(obj: Any, location: str) -> SourceRecord | None:
         clean_text((a or {}).get("name")) for a in obj.get("authors") or [] if isinstance(a, dict)
     ]
     authors = [a for a in authors if a]
-    venue = obj.get("venue") or (
-        (obj.get("journal") or {}).get("name") if isinstance(obj.get("journal"), dict) else ""
+    venue = clean_text(
+        obj.get("venue")
+        or _dict(obj.get("publicationVenue")).get("name")
+        or _dict(obj.get("journal")).get("name")
     )
     return SourceRecord(
         location=location,
@@ -106,10 +160,11 @@ def paper_record(obj: Any, location: str) -> SourceRecord | None:
         family_names=[a.split(" ")[-1] for a in authors],
         year=year_from(obj.get("year"))
         or year_from(obj.get("publicationDate") or obj.get("publicationdate")),
-        venue=clean_text(venue),
+        venue=venue,
         url=clean_text(obj.get("url")),
         ids=ids,
         source_key=s2 or (f"CorpusId:{corpus}" if corpus else ""),
+        biblio=_biblio(obj, venue),
         references=list(refs := _linked_keys(obj.get("references"), "citedPaper")),
         cited_by=list(citers := _linked_keys(obj.get("citations"), "citingPaper")),
         reference_labels=labelled({**citers, **refs}),

@@ -11,6 +11,12 @@ tags mean other things than the Core Collection's (JabRef's ``IsiImporterTestIns
   the rest is not.
 * Inspec writes sub- and superscripts as ``/sub 2/`` and ``/sup +/`` (``BaB/sub 2/O/sub 4/``):
   written out in the title, abstract and terms (``BaB2O4``), as other sources give them.
+* The pages of an article-numbered paper are the article number, a hyphen and the page within
+  it: ``BP 41103-1``, ``EP 41103-41103-3``, ``PS 41103-1-3`` (Applied Physics Letters' article
+  041103, pages 1 to 3; the ``ID`` says ``041103-1(3)``). They were read as a page range
+  ``41103-1-41103-41103-3``; they are now its article number, ``AR 41103``, as the Core
+  Collection writes one (and so the record's pages, as Crossref gives such a paper's
+  ``page``). Pages of other papers (``BP 5323``, ``EP 5331``) are read as they are.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ _TREATMENTS = frozenset(
 )
 #: the brackets and commas between the identifiers of ``ID``
 _ID_SPLIT_RE = re.compile(r"\]\s*,\s*\[")
+#: an article-numbered paper's page: the article number, a hyphen, the page within it
+_ARTICLE_PAGE_RE = re.compile(r"^([A-Za-z]?\d+)-\d+$")
 
 
 def _plain(value: Any) -> Any:
@@ -66,10 +74,23 @@ def _doi(identifiers: str) -> str:
     return ""
 
 
+def _article_pages(fields: dict[str, Any]) -> None:
+    """``BP`` / ``EP`` of an article-numbered paper (``41103-1`` / ``41103-41103-3``) as its
+    article number: ``AR`` the number, no ``BP`` nor ``EP`` (the Core Collection's record of
+    such a paper); other pages left as they are."""
+    first = str(fields.get("beginning_page") or "").strip()
+    last = str(fields.get("ending_page") or "").strip()
+    m = _ARTICLE_PAGE_RE.match(first)
+    if m and last.startswith(f"{m.group(1)}-"):
+        fields["beginning_page"] = fields["ending_page"] = ""
+        fields.setdefault("article_number", m.group(1))
+
+
 def inspec_fields(entry: dict[str, Any]) -> dict[str, Any]:
     """``entry`` (rispy's fields of a WoS record) read as Inspec's when its ``UT`` says
     Inspec: the DOI (``doi``) from ``ID``, no Keywords Plus, ``DE`` (``author_keywords``)
-    cut to its terms, sub- and superscripts written out; any other record as it is."""
+    cut to its terms, sub- and superscripts written out, an article number's pages as the
+    article number; any other record as it is."""
     key = str(entry.get("accession_number") or "").strip()
     if not key.upper().startswith("INSPEC:"):
         return entry
@@ -79,4 +100,5 @@ def inspec_fields(entry: dict[str, Any]) -> dict[str, Any]:
         out["doi"] = _doi(identifiers)
     if isinstance(out.get("author_keywords"), str):
         out["author_keywords"] = _terms(entry["author_keywords"])
+    _article_pages(out)
     return out

@@ -20,9 +20,9 @@ book series ``SE``; ``AB``; DOI ``DI`` or ``D2`` (book DOI); PubMed id ``PM``; k
 and Keywords Plus ``ID`` as tags; the WoS accession number ``UT`` (``WOS:000717496600001``) as
 the record's source key (litsift has no identifier scheme for it); ``VL``, ``IS``, ``BP``,
 ``AR``, ``BN`` the locator (volume, issue, first page, article number, ISBN); ``DT`` (the type,
-as the plain-text export's), ``VL``, ``IS``, ``BP``-``EP`` and ``PU`` the bibliographic
-details. A cell ``NA`` is empty (R's ``write.csv`` writes empty cells so, and bibliometrix
-users save WoS tables with it).
+as the plain-text export's), ``VL``, ``IS``, ``BP``-``EP`` (else ``AR``) and ``PU`` the
+bibliographic details. A cell ``NA`` is empty (R's ``write.csv`` writes empty cells so, and
+bibliometrix users save WoS tables with it).
 
 The tab-delimited text quotes nothing (a title may hold a ``"``): each line is one row, and WoS
 ends every row with one more tab than the header has. The CSV is read with the csv module's
@@ -329,7 +329,8 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
             csl_type("wos", get("doc_type").split(";")[0]),
             volume=get("volume"),
             issue=get("issue"),
-            pages=page_range(get("page"), get("end_page")),
+            # no pages: the article number, as Crossref's ``page`` is then its article-number
+            pages=page_range(get("page"), get("end_page")) or get("article"),
             publisher=get("publisher"),
         ),
     )
