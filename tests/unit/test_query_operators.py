@@ -1,10 +1,14 @@
 """The query operators researchers type (query audit): ``-word`` / ``NOT word`` exclude,
-a quoted phrase comes first, and a year range outside the store's years says so.
+a quoted phrase comes first, a wildcard is said, and a year range outside the store's years
+says so; what a model reads of such a query (LLM rerank, judge and answer, the aspect
+decomposition, "more like this") is the query without its operator syntax.
 
 Before: ``-graphs`` searched for graphs (the opposite of what was meant), a quoted phrase was two
-loose words, and ``--years 1990:1995`` on a 2021 store gave an empty table with no word. Real
-home: the first 300 papers of ../shared/data (all from 2021), the real tantivy index and
-encoder; the CLI is the real command.
+loose words, ``transf?rmer`` was cut into "transf" and "rmer" without a word, the LLM was asked
+to rank for "... -transformer NOT bert", and ``--years 1990:1995`` on a 2021 store gave an
+empty table with no word. Real home: the first 300 papers of ../shared/data (all from 2021),
+the real tantivy index and encoder, the scripted chat server of tests/llm_server.py; the CLI is
+the real command.
 """
 
 from __future__ import annotations
@@ -158,3 +162,54 @@ def test_cli_says_what_was_excluded_and_the_empty_years(home: Path) -> None:
     assert "note: no papers from 1990–1995 in this store (its papers are from 2021)" in out.stderr
     out = runner.invoke(main, [*base, "--years", "1990:1995", "--json", "machine translation"])
     assert json.loads(out.stdout)["partial"].startswith("no papers from 1990–1995")
+
+
+# -- wildcards: not supported, said, the word kept whole ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "said"),
+    [
+        ("transf?rmer", "transfrmer", "'transf?rmer' read as 'transfrmer'"),
+        ("neur*l networks", "neurl networks", "'neur*l' read as 'neurl'"),
+        ("token* -graph*", "token -graph", "'token*' read as 'token', 'graph*' read as 'graph'"),
+    ],
+)
+def test_a_wildcard_is_said_and_its_word_kept_whole(
+    svc: LitsiftService, text: str, read: str, said: str
+) -> None:
+    result = svc.search(Query(text, Kind.PAPER, k=10))
+    assert result.query.text == text  # the result says what was typed
+    assert result.partial is not None
+    assert f"wildcards are not supported: {said} — type the whole word" in result.partial
+    # searched as the word without its wildcards: not "transf" and "rmer", two words
+    whole = svc.search(Query(read, Kind.PAPER, k=10))
+    assert [h.docid for h in result.hits] == [h.docid for h in whole.hits]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A* search IDA* planning",  # algorithm names
+        "R*-tree spatial index",
+        "what is a transformer?",  # a question mark
+        "*very* **bold** emphasis",
+        "https://arxiv.org/abs/1706.03762?context=cs",
+    ],
+)
+def test_names_questions_and_links_are_no_wildcards(text: str) -> None:
+    ops = parse_operators(text)
+    assert ops.wildcards == () and ops.text == text
+
+
+def test_cli_and_json_say_a_wildcard(home: Path) -> None:
+    runner = CliRunner()
+    base = ["--home", str(home), "search", "-k", "3"]
+    out = runner.invoke(main, [*base, "--", "transf?rmer models"])
+    assert out.exit_code == 0, out.output
+    note = "wildcards are not supported: 'transf?rmer' read as 'transfrmer' — type the whole word"
+    assert f"note: {note}" in out.stderr
+    out = runner.invoke(main, [*base, "--json", "--", "transf?rmer models"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["query"] == "transf?rmer models" and note in data["partial"]
