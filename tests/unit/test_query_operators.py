@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ from litsift.paths import get_paths
 from litsift.search.retrieval.bm25 import analyzer
 from litsift.search.retrieval.operators import QueryOperators, parse_operators
 from litsift.service.facade import LitsiftService
-from litsift.types import Hit, Kind, Query, YearRange
+from litsift.types import Hit, Kind, Label, Query, YearRange
 from tests.conftest import PAPERS_GZ, SHARED_DATA
+from tests.llm_server import ScriptedLLMServer, chat_reply, configured_home
 
 DATAFINDER_TEST = SHARED_DATA / "eval" / "datafinder" / "test_data.jsonl"
 
@@ -213,3 +215,64 @@ def test_cli_and_json_say_a_wildcard(home: Path) -> None:
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["query"] == "transf?rmer models" and note in data["partial"]
+
+
+# -- what models read of a query --------------------------------------------------------------
+
+#: a query with every operator, and what a model should read of it
+TYPED = 'graph neural networks -transformer NOT bert "message passing"'
+READ = "graph neural networks message passing"
+
+
+def test_models_read_the_query_without_its_operators(
+    home: Path, encoder: Any, srv: ScriptedLLMServer
+) -> None:
+    """The TUI and ``litsift answer`` hand the query as typed to the service, which handed it
+    on: the LLM ranked for "... -transformer NOT bert", the aspects held "-transformer"."""
+    with configured_home(home, srv), LitsiftService(get_paths(home), encoder=encoder) as svc:
+        result = svc.search(Query(TYPED, Kind.PAPER, k=5))
+        assert result.query.text == TYPED and len(result.hits) >= 2
+        # the offline aspect decomposition: no aspect holds an exclusion
+        assert svc.aspects.decompose(TYPED) == svc.aspects.decompose(READ)
+        # the LLM rerank: the text without operators, and what was excluded
+        srv.push(chat_reply("[2] > [1]"))
+        done = svc.llm.rerank(result.query.text, result.hits)
+        assert done.report.error is None
+        assert [h.docid for h in done.hits[:2]] == [result.hits[1].docid, result.hits[0].docid]
+        messages = srv.requests[-1].body["messages"]
+        ask, last = messages[1]["content"], messages[-1]["content"]
+        assert ask.endswith(f"relevance to query: {READ}.")
+        assert last.startswith(
+            f"Search Query: {READ}. \n"
+            'Passages about "transformer" or "bert" are not wanted: list them last. \n'
+        )
+        # the LLM judge of the aspects and the cited answer: the text alone
+        aspects = svc.aspects.decompose(TYPED)
+        srv.push(chat_reply('{"1": 2}'), chat_reply('{"1": 1}'))
+        judged = svc.llm.judge_aspects(result.query.text, aspects, result.hits[:2])
+        assert judged.error is None and len(srv.requests) == 3
+        for request in srv.requests[1:]:
+            assert f"\nQuery: {READ}\n" in request.body["messages"][1]["content"]
+        srv.push(chat_reply("Message passing networks are studied [1]."))
+        svc.llm.answer(result.query.text, result.hits[:2])
+        assert f"Question: {READ}\nAnswer:" in srv.requests[-1].body["messages"][1]["content"]
+        for request in srv.requests:
+            said = [m["content"] for m in request.body["messages"]]
+            assert not any("-transformer" in m or "NOT bert" in m for m in said)
+
+
+def test_more_like_this_embeds_the_query_without_its_operators(svc: LitsiftService) -> None:
+    """Rocchio's query vector was the encoder's reading of "... -transformer NOT bert"."""
+    result = svc.search(Query(TYPED, Kind.PAPER, k=10))
+    read = replace(result, query=replace(result.query, text=READ))
+    keep, drop = result.hits[0].docid, result.hits[-1].docid
+    svc.set_label(Kind.PAPER, keep, Label.KEEP)
+    svc.set_label(Kind.PAPER, drop, Label.DISCARD)
+    try:
+        got, want = svc.more_like_this(result), svc.more_like_this(read)
+    finally:  # the module's home serves the other tests unlabelled
+        svc.set_label(Kind.PAPER, keep, None)
+        svc.set_label(Kind.PAPER, drop, None)
+    assert [(h.docid, h.signals["rocchio"].score) for h in got.hits] == [
+        (h.docid, h.signals["rocchio"].score) for h in want.hits
+    ]
