@@ -203,7 +203,7 @@ def _emphasis(before: str, word: str) -> bool:
     phrase) is a sentence's emphasis rather than the operator: after an auxiliary or a
     conjunction ("is NOT", "do NOT", "but NOT"), or before an article or a quantifier
     ("NOT a", "NOT all"). Titles say "Style is NOT a single variable"."""
-    words = before.split()
+    words = before.rsplit(None, 1)  # the last word only: split whole, 12,000 NOTs took 5 s
     last = words[-1].strip(_TRAILING).lower() if words else ""
     return last in _PROSE_BEFORE_NOT or word.strip(_TRAILING).lower() in _PROSE_AFTER_NOT
 
