@@ -80,6 +80,29 @@ def test_the_year_filter_still_applies(svc: LitsiftService) -> None:
     assert "arxiv:1707.03237" not in [h.docid for h in result.hits]
 
 
+def test_an_exclusion_wins_over_the_paper_the_query_names(svc: LitsiftService) -> None:
+    """``LINK -transformer``: the named paper is "A Bidirectional Transformer Based Alignment
+    Model ...". It was pinned first all the same; an exclusion is a rule over every hit, so
+    it is left out, and the note says which paper and why (it is not silently missing)."""
+    link = "https://aclanthology.org/2021.acl-long.24/"
+    result = svc.search(Query(f"{link} -transformer", Kind.PAPER, k=5))
+    assert ACL_ID not in [h.docid for h in result.hits]
+    assert all("identifier" not in h.signals for h in result.hits)
+    assert result.partial is not None
+    assert (
+        'the paper the query names, "A Bidirectional Transformer Based Alignment Model for…", '
+        "holds -transformer: left out (drop -transformer to see it)"
+    ) in result.partial
+    # an exclusion the paper does not hold leaves it first
+    kept = svc.search(Query(f"{link} -genomics", Kind.PAPER, k=5))
+    assert kept.hits[0].docid == ACL_ID and "identifier" in kept.hits[0].signals
+    assert "names" not in (kept.partial or "")
+    # a DOI in a sentence, NOT: "objects" excludes the title's "Object" (stemmed)
+    plural = svc.search(Query("focal loss 10.1109/tpami.2018.2858826 NOT objects", Kind.PAPER))
+    assert "doi:10.1109/tpami.2018.2858826" not in [h.docid for h in plural.hits]
+    assert "holds -objects: left out" in (plural.partial or "")
+
+
 def test_words_and_numbers_name_nothing(svc: LitsiftService) -> None:
     for text in ("neural machine translation", "2021.5", "BLEU 2017", "doi:", "arXiv:"):
         result = svc.search(Query(text, Kind.PAPER, k=5))

@@ -189,6 +189,50 @@ def test_extract_store_search_and_similar(home: Path, encoder) -> None:  # type:
             svc.search(Query("problem: x", Kind.DATASET))
 
 
+def _rq_tokens(text: str) -> tuple[str, ...]:
+    from litsift.search.retrieval.bm25 import analyzer
+
+    return tuple(analyzer().analyze(text))
+
+
+def _holds(text: str, phrase: str) -> bool:
+    toks, words = _rq_tokens(text), _rq_tokens(phrase)
+    return any(toks[i : i + len(words)] == words for i in range(len(toks) - len(words) + 1))
+
+
+def test_a_research_question_search_takes_the_query_operators(home: Path, encoder) -> None:  # type: ignore[no-untyped-def]
+    """``problem:`` / ``method:`` went to the research-question search before the operators
+    were read: ``-memory`` searched for memory, a quoted phrase was two loose words and a
+    wildcard cut its word in two, with no word of any of it."""
+    with LitsiftService(get_paths(home), encoder=encoder) as svc:
+        assert svc.rq.extract().filled == 60
+        plain = svc.search(Query("problem: translation", Kind.PAPER, k=10))
+        said = [
+            _holds(f"{h.record.title} {h.record.abstract} {h.record.problem}", "memory")  # type: ignore[union-attr]
+            for h in plain.hits
+        ]
+        assert any(said) and not all(said)  # the real papers: one on translation memory
+        result = svc.search(Query("problem: translation -memory", Kind.PAPER, k=10))
+        assert [h.docid for h in result.hits] == [
+            h.docid for h, held in zip(plain.hits, said, strict=True) if not held
+        ]
+        assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+        assert result.query.text == "translation -memory" and result.query.exclude == ("memory",)
+        assert result.partial == "excluded -memory (1 hit left out)"
+        # a quoted phrase: the papers whose problem holds it first (BM25 alone put two
+        # papers without it above the one with it)
+        phrase = svc.search(Query('problem: "language models"', Kind.PAPER, k=10))
+        held = [_holds(h.record.problem, "language models") for h in phrase.hits]  # type: ignore[union-attr]
+        assert held[0] and held == sorted(held, reverse=True), held
+        # a wildcard is said, and its word searched whole
+        wild = svc.search(Query("method: transl*tion", Kind.PAPER, k=5))
+        assert wild.partial is not None
+        assert "wildcards are not supported: 'transl*tion' read as 'transltion'" in wild.partial
+        # exclusions alone: nothing to search for, said
+        alone = svc.search(Query("problem: -memory", Kind.PAPER, k=5))
+        assert alone.hits == () and "type what to find" in (alone.partial or "")
+
+
 def test_store_helpers_and_migration_keep_rows(tmp_path: Path) -> None:
     from litsift.store import Store, ingest_records
 

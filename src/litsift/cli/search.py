@@ -363,8 +363,8 @@ def search(
         click.echo(f"note: {for_terminal(read_only)}", err=True)
         if fault is not None:  # free space, the owner and mode, a writable copy
             click.echo(f"  hint: {for_terminal(fault[1])}", err=True)
-    for line in [] if as_json else result_notes(result):  # on stderr: stdout is the table
-        click.echo(f"note: {line}", err=True)
+    for line in [] if as_json else result_notes(result):  # stderr; a note may quote a title
+        click.echo(f"note: {for_terminal(line, keep_newlines=False)}", err=True)
     if as_json:
         click.echo(hits_to_json_text(result, ascii_only=not writes_unicode(sys.stdout)))
     else:

@@ -35,12 +35,16 @@ def truncate_words(text: str, words: int) -> str:
 #    the prompt LitSearch (Ajith et al., EMNLP 2024, §4) used to rerank the top 100) ---------
 
 
-def rankgpt_messages(query: str, documents: Sequence[str]) -> list[Message]:
+def rankgpt_messages(
+    query: str, documents: Sequence[str], exclude: Sequence[str] = ()
+) -> list[Message]:
     """The RankGPT permutation prompt for ``len(documents)`` candidates numbered from 1.
 
     Args:
-        query: the search query.
+        query: the search query (its operator syntax removed by the caller).
         documents: candidate texts, already truncated to the word budget.
+        exclude: words or phrases the user excluded (``-word``): the final ask says that
+            passages about them are not wanted (the prompt is RankGPT's own without them).
 
     Returns:
         Chat messages: system, instruction, one user/assistant turn per candidate, final ask.
@@ -65,14 +69,24 @@ def rankgpt_messages(query: str, documents: Sequence[str]) -> list[Message]:
     messages.append(
         {
             "role": "user",
-            "content": f"Search Query: {query}. \nRank the {num} passages above based on their "
-            "relevance to the search query. The passages should be listed in descending order "
+            "content": f"Search Query: {query}. \n{_unwanted(exclude)}Rank the {num} passages "
+            "above based on their relevance to the search query. The passages should be listed "
+            "in descending order "
             "using identifiers. The most relevant passages should be listed first. The output "
             "format should be [] > [], e.g., [1] > [2]. Only respond with the ranking results, "
             "do not say any word or explain.",
         }
     )
     return messages
+
+
+def _unwanted(exclude: Sequence[str]) -> str:
+    """``'Passages about "bert" or "knowledge graph" are not wanted: list them last. \n'``;
+    "" for no exclusion."""
+    if not exclude:
+        return ""
+    about = " or ".join(f'"{quote(e)}"' for e in exclude)
+    return f"Passages about {about} are not wanted: list them last. \n"
 
 
 # -- cited answer: OpenScholar's generation and self-feedback instructions (Asai et al. 2024,

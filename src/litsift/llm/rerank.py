@@ -167,12 +167,13 @@ def rerank(
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     on_progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    exclude: Sequence[str] = (),
 ) -> RerankResult:
     """Rerank the top ``top_n`` hits listwise with the LLM; the rest keep their places.
 
     Args:
         client: the chat client (its settings give the defaults below).
-        query: the search query.
+        query: the search query, its operator syntax removed (``-word``, quotes).
         hits: hits best first, as the service returned them.
         top_n: hits to rerank (default ``llm.rerank_top_n``, 100).
         window: candidates per prompt when they do not fit one (default ``llm.rerank_window``).
@@ -182,6 +183,8 @@ def rerank(
         on_progress: called with ``(windows done, windows total)``.
         cancelled: once it returns True the call in flight is closed (see
             :meth:`ChatClient.complete`).
+        exclude: the words and phrases the query excluded; the prompt says they are not
+            wanted (:func:`~litsift.llm.prompts.rankgpt_messages`).
 
     Returns:
         The new order and a report. Raises no other :class:`LLMError`: on failure the hits
@@ -200,7 +203,9 @@ def rerank(
     if n < 2:
         return RerankResult(_renumber(list(hits)), RerankReport(CallStats(), 0, n))
 
-    whole = estimate_prompt_tokens(rankgpt_messages(query, texts)) + _TOKENS_PER_ID * n + 32
+    whole = (
+        estimate_prompt_tokens(rankgpt_messages(query, texts, exclude)) + _TOKENS_PER_ID * n + 32
+    )
     if whole <= context_tokens:
         windows = [(0, n)]
     else:
@@ -210,14 +215,18 @@ def rerank(
     acc = _Acc()
     try:
         try:
-            _run_windows(client, query, texts, order, windows, acc, on_progress, cancelled)
+            _run_windows(
+                client, (query, exclude), texts, order, windows, acc, on_progress, cancelled
+            )
         except LLMContextOverflowError:
             if len(windows) > 1 or win >= n:
                 raise
             windows = sliding_windows(n, win, stride)
             acc.notes.append(f"context overflow: retried with {len(windows)} windows of {win}")
             order = list(range(n))
-            _run_windows(client, query, texts, order, windows, acc, on_progress, cancelled)
+            _run_windows(
+                client, (query, exclude), texts, order, windows, acc, on_progress, cancelled
+            )
     except LLMCancelledError:
         raise
     except LLMError as e:
@@ -239,7 +248,7 @@ class _Acc:
 
 def _run_windows(
     client: ChatClient,
-    query: str,
+    query: tuple[str, Sequence[str]],
     texts: list[str],
     order: list[int],
     windows: list[tuple[int, int]],
@@ -247,10 +256,11 @@ def _run_windows(
     on_progress: Callable[[int, int], None] | None,
     cancelled: Callable[[], bool] | None = None,
 ) -> None:
-    """Rank each window in turn, rewriting ``order`` in place and adding to ``acc``."""
+    """Rank each window in turn for ``query`` (its text and exclusions), rewriting ``order``
+    in place and adding to ``acc``."""
     for w, (start, end) in enumerate(windows, start=1):
         sub = order[start:end]
-        msgs = rankgpt_messages(query, [texts[i] for i in sub])
+        msgs = rankgpt_messages(query[0], [texts[i] for i in sub], query[1])
         acc.sent += 1
         limit = max(_TOKENS_PER_ID * len(sub) + 32, client.settings.max_tokens)
         done = client.complete(

@@ -88,8 +88,11 @@ class LLMSession:
         query_text: str,
         hits: Sequence[Hit],
         cancelled: Callable[[], bool] | None = None,
+        exclude: Sequence[str] = (),
     ) -> RerankResult:
-        """Listwise LLM rerank (RankGPT prompt, as LitSearch) of the top ``rerank_top_n`` hits.
+        """Listwise LLM rerank (RankGPT prompt, as LitSearch) of the top ``rerank_top_n`` hits
+        for ``query_text`` (no operator syntax); the prompt says ``exclude`` (the words the
+        user excluded) is not wanted.
 
         On failure the original order is returned with ``report.error`` set. Raises
         LLMNotConfiguredError when no endpoint is configured, and LLMCancelledError once
@@ -108,6 +111,7 @@ class LLMSession:
             doc_words=s.rerank_doc_words,
             context_tokens=s.context_tokens,
             cancelled=cancelled,
+            exclude=exclude,
         )
 
     def judge_aspects(

@@ -7,18 +7,18 @@ fused once as in pyserini's ``HybridSearcher`` (castorini/pyserini
 1. :func:`resolve_query` cleans the text (:func:`~litsift.search.retrieval.query.clean_query_text`),
    fills unset ``k`` / ``k0`` / fusion from ``[search]`` and applies the k0 rule -- the only
    place either happens; searchers and the CLI take the text as given.
-2. ``problem: ...`` / ``method: ...`` go to the research-question search (:func:`split_rq_query`);
-   otherwise exclusions (``-word``, ``NOT word``) and quoted phrases are taken out of the text
+2. exclusions (``-word``, ``NOT word``), quoted phrases and wildcards are taken out of the text
    (:func:`~litsift.search.retrieval.operators.parse_operators`) into the query's ``exclude``
-   and ``phrases``.
+   and ``phrases`` (wildcards are said in ``partial``); ``problem: ...`` / ``method: ...``
+   then go to the research-question search (:func:`split_rq_query`) with them.
 3. :func:`stages` builds the chain: :class:`KindRetrieval` (the kind's searcher, itself
    ``BM25Run >> DenseRun >> Fusion`` with the year filter inside BM25 and hnswlib),
    :class:`FullTextStage` (for a full-text query the papers of the best passages fused in by
    document id, their years read from the paper index's year column), :class:`LoadRows` (the
-   top rows from SQLite in one batch), :class:`~litsift.search.retrieval.operators.Exclude`
+   top rows from SQLite in one batch), :class:`~litsift.search.retrieval.operator_stages.Exclude`
    (hits holding an excluded word left out), then the hit stages: the opt-in cross-encoder and
    the citation signal while papers are kept (:mod:`litsift.search.retrieval.citation_stage`,
-   which widens the candidate pool), :class:`~litsift.search.retrieval.operators.PhraseFirst`
+   which widens the candidate pool), :class:`~litsift.search.retrieval.operator_stages.PhraseFirst`
    and a final cut to ``k``. A year range outside the store's years is said in ``partial``.
    Rocchio feedback ("more like this") and the aspect coverage order are stages over a
    result's loaded hits.
@@ -41,12 +41,12 @@ from litsift.search.fulltext.index import (
     paper_run,
 )
 from litsift.search.retrieval.citation_stage import CitationStage
+from litsift.search.retrieval.operator_stages import Exclude, PhraseFirst
 from litsift.search.retrieval.operators import (
     ONLY_EXCLUSIONS,
-    Exclude,
-    PhraseFirst,
     excluded_label,
     parse_operators,
+    wildcard_note,
 )
 from litsift.search.retrieval.query import clean_query_text
 from litsift.search.retrieval.stages import (
@@ -343,8 +343,11 @@ class SearchPipeline:
         returned ``SearchResult.query`` has them filled in (text cleaned; its ``exclude``
         and ``phrases`` parsed from the text, which is returned whole). A query of no letter
         or digit (``*``, ``???``) has no hits, ``partial`` :data:`NO_WORDS`; one of
-        exclusions alone, none either and ``partial`` says why. A year range outside the
-        store's years is said in ``partial`` (:meth:`years_note`).
+        exclusions alone, none either and ``partial`` says why. Wildcards (``transf?rmer``)
+        are read without their wildcard characters and said in ``partial``. A year range
+        outside the store's years is said in ``partial`` (:meth:`years_note`). A
+        ``problem:`` / ``method:`` query goes to ``rq_search`` with its operators parsed
+        (its result's text is the query after the prefix, as typed).
 
         Raises:
             IndexMissingError: the store holds nothing of ``query.kind``, or no index was
@@ -360,8 +363,17 @@ class SearchPipeline:
             # the dense run would answer the nearest vectors to punctuation, arbitrary papers
             return SearchResult(query, (), time.perf_counter() - t0, {}, partial=NO_WORDS)
         rq_field, rest = split_rq_query(query.text)
+        ops = parse_operators(rest)
+        query = replace(query, exclude=ops.exclude, phrases=ops.phrases)
+        wild = wildcard_note(ops.wildcards)
+        if not any(ch.isalnum() for ch in ops.text):  # "-graph" alone: nothing to rank
+            why = ONLY_EXCLUSIONS.format(excluded=excluded_label(ops.exclude))
+            why = "; ".join(n for n in (why, wild) if n)
+            return SearchResult(query, (), time.perf_counter() - t0, {}, partial=why)
         if rq_field is not None:  # "problem: …" / "method: …": the research-question fields
-            return self._rq_search(replace(query, text=rest), rq_field)
+            found = self._rq_search(replace(query, text=ops.text), rq_field)
+            said = "; ".join(n for n in (found.partial, wild) if n) or None
+            return replace(found, query=replace(found.query, text=rest), partial=said)
         if self.store.count(query.kind) == 0:
             raise IndexMissingError(
                 f"no {query.kind.table} in the store yet",
@@ -369,13 +381,10 @@ class SearchPipeline:
                 "then litsift index",
             )
         assert query.k is not None
-        ops = parse_operators(query.text)
-        query = replace(query, exclude=ops.exclude, phrases=ops.phrases)
-        if not any(ch.isalnum() for ch in ops.text):  # "-graph" alone: nothing to rank
-            why = ONLY_EXCLUSIONS.format(excluded=excluded_label(ops.exclude))
-            return SearchResult(query, (), time.perf_counter() - t0, {}, partial=why)
         searched = replace(query, text=ops.text)
         ranked = self.chain(Ranked(self.chain.pool(searched), k=query.k))
+        if wild is not None:
+            ranked.note(wild)
         if (years_note := self.years_note(query.kind, query.years)) is not None:
             ranked.note(years_note)
         elapsed = time.perf_counter() - t0

@@ -1,6 +1,13 @@
 """Aspects and the optional LLM through the service: offline decomposition and grades,
 coverage order, LLM rerank, per-aspect judgements and cited answers
-(:mod:`litsift.search.aspects.scoring`, :mod:`litsift.llm.session`)."""
+(:mod:`litsift.search.aspects.scoring`, :mod:`litsift.llm.session`).
+
+Each takes the query as typed (``result.query.text``) and hands on what a model should read
+of it (:func:`model_query`): its operator syntax (``-word``, ``NOT word``, ``-"a phrase"``)
+removed, quoted phrases unquoted, wildcard characters taken out, as the search read it. The
+LLM rerank's prompt also says which words were excluded; the decomposition, the judge and the
+answer get the text alone (an exclusion is no aspect to grade nor a question to answer).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +26,18 @@ if TYPE_CHECKING:
     from litsift.types import Coverage
     from litsift.types.llm import Answer, AspectJudgement, RerankResult, RetryWait
 
-__all__ = ["AspectLLMCommands"]
+__all__ = ["AspectLLMCommands", "model_query"]
+
+
+def model_query(query_text: str) -> tuple[str, tuple[str, ...]]:
+    """``(text, excluded)``: what a model reads of a query as typed (its operators removed,
+    phrases unquoted: :attr:`~litsift.search.retrieval.operators.QueryOperators.for_models`)
+    and the words and phrases it excluded, as typed. ``"graph networks -bert"`` ->
+    ``("graph networks", ("bert",))``."""
+    from litsift.search.retrieval.operators import parse_operators
+
+    ops = parse_operators(query_text)
+    return ops.for_models, ops.exclude
 
 
 class AspectLLMCommands(ServiceParts):
@@ -27,10 +45,12 @@ class AspectLLMCommands(ServiceParts):
     :class:`litsift.service.facade.LitsiftService`)."""
 
     def decompose(self, query_text: str) -> list[Aspect]:
-        """Offline, deterministic aspects of a query (sentences, clauses or keyphrases)."""
+        """Offline, deterministic aspects of a query as typed (sentences, clauses or
+        keyphrases) of its text without operators (:func:`model_query`); the aspects' spans
+        are offsets into that text."""
         from litsift.search.aspects.decompose import decompose
 
-        return decompose(query_text)
+        return decompose(model_query(query_text)[0])
 
     def score_aspects(
         self,
@@ -122,8 +142,10 @@ class AspectLLMCommands(ServiceParts):
     def rerank(
         self, query_text: str, hits: Sequence[Hit], cancelled: Callable[[], bool] | None = None
     ) -> RerankResult:
-        """Listwise LLM rerank of the top hits; see :meth:`LLMSession.rerank`."""
-        return self.llm_session.rerank(query_text, hits, cancelled)
+        """Listwise LLM rerank of the top hits for a query as typed (the prompt gets it
+        without operators and says what was excluded); see :meth:`LLMSession.rerank`."""
+        text, excluded = model_query(query_text)
+        return self.llm_session.rerank(text, hits, cancelled, excluded)
 
     def judge_aspects(
         self,
@@ -132,8 +154,10 @@ class AspectLLMCommands(ServiceParts):
         hits: Sequence[Hit],
         cancelled: Callable[[], bool] | None = None,
     ) -> AspectJudgement:
-        """LLM 0/1/2 grades per aspect; see :meth:`LLMSession.judge_aspects`."""
-        return self.llm_session.judge_aspects(query_text, aspects, hits, cancelled)
+        """LLM 0/1/2 grades per aspect for a query as typed (the prompt gets it without
+        operators); see :meth:`LLMSession.judge_aspects`."""
+        text = model_query(query_text)[0]
+        return self.llm_session.judge_aspects(text, aspects, hits, cancelled)
 
     def answer(
         self,
@@ -142,12 +166,14 @@ class AspectLLMCommands(ServiceParts):
         on_delta: DeltaCallback | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> Answer:
-        """A cited answer with every citation checked; see :meth:`LLMSession.answer`
-        (``cancelled`` closes the call in flight: LLMCancelledError).
+        """A cited answer with every citation checked to ``question`` as typed (the prompt
+        and the passage search get it without operators: :func:`model_query`); see
+        :meth:`LLMSession.answer` (``cancelled`` closes the call in flight: LLMCancelledError).
 
         When the hits come from a full-text search (a hit carries a passage), papers with
         indexed full text are cited from their best passages for ``question`` (at most
         ``llm.answer_passages_per_record`` each), not from their abstracts."""
+        question = model_query(question)[0]
         fulltext: dict[str, list[Passage]] | None = None
         if any(h.passage is not None for h in hits):
             index = self.passage_index

@@ -9,12 +9,20 @@ into number fragments and the encoder reads it as noise, so the paper itself ran
 result, each with the signal ``identifier`` (score 1, rank 1); the rest of the result follows
 in its order. A dataset named by its id, name or an alias is the dataset search's own
 ``named`` stage.
+
+Exclusions win over a naming: ``10.18653/v1/2021.acl-long.24 -transformer`` does not pin a
+paper whose title or abstract holds "transformer" (the exclusion is a rule over every hit,
+as for a dataset the query names), and ``partial`` says which paper was left out and why, so
+the paper is not silently missing: ``the paper the query names, "A Bidirectional
+Transformer ...", holds -transformer: left out (drop -transformer to see it)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from litsift.search.retrieval.operator_stages import held_exclusion, indexed_text
+from litsift.search.retrieval.operators import excluded_label
 from litsift.sources.identity.ids import (
     ids_in_text,
     normalize_acl,
@@ -27,6 +35,13 @@ from litsift.store.repositories import Identities
 from litsift.types import Hit, Kind, Record, SearchResult, SignalScore
 
 __all__ = ["IDENTIFIER_SIGNAL", "MAX_ID_CHARS", "identifier_pairs", "named_records", "pin_named"]
+
+#: what ``partial`` says of a paper the query names that an exclusion leaves out
+NAMED_EXCLUDED = (
+    'the paper the query names, "{title}", holds {excluded}: left out (drop {excluded} to see it)'
+)
+#: the characters of a title :data:`NAMED_EXCLUDED` quotes
+_TITLE_CHARS = 60
 
 #: the signal name of a hit the query named by an identifier
 IDENTIFIER_SIGNAL = "identifier"
@@ -95,9 +110,11 @@ def named_records(store: Store, kind: Kind, text: str) -> list[Record]:
 def pin_named(store: Store, result: SearchResult) -> SearchResult:
     """``result`` with the records its query names (:func:`named_records`) first.
 
-    A named record outside the query's years stays out; one already among the hits keeps its
-    signals and gains :data:`IDENTIFIER_SIGNAL`. Pinned hits take the best score of the
-    result (1.0 when it had no hit), ranks are renumbered and the hits cut to ``query.k``.
+    A named record outside the query's years stays out, and so does one whose title or
+    abstract holds one of ``query.exclude`` (``partial`` says so: :data:`NAMED_EXCLUDED`);
+    one already among the hits keeps its signals and gains :data:`IDENTIFIER_SIGNAL`. Pinned
+    hits take the best score of the result (1.0 when it had no hit), ranks are renumbered and
+    the hits cut to ``query.k``.
     Papers only: a dataset the query names (its id, name or an alias) is the search's own
     ``named`` stage (:mod:`litsift.search.datasets.named`).
     """
@@ -107,6 +124,18 @@ def pin_named(store: Store, result: SearchResult) -> SearchResult:
     named = [
         r for r in named_records(store, query.kind, query.text) if query.years.contains(r.year)
     ]
+    said = []
+    for r in list(named):
+        held = held_exclusion(indexed_text(r), query.exclude)
+        if held is not None:
+            named.remove(r)
+            title = " ".join(r.display_title.split())
+            if len(title) > _TITLE_CHARS:  # cut at a word
+                title = title[: _TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+            said.append(NAMED_EXCLUDED.format(title=title, excluded=excluded_label((held,))))
+    if said:
+        partial = "; ".join([*([result.partial] if result.partial else []), *said])
+        result = dataclasses.replace(result, partial=partial)
     if not named:
         return result
     by_id = {h.docid: h for h in result.hits}

@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING
 
 from litsift.errors import QueryError
 from litsift.search.pipeline import RQ_PREFIX, split_rq_query
+from litsift.search.retrieval.operator_stages import Exclude, PhraseFirst, indexed_text
+from litsift.search.retrieval.stages import Chain, Ranked
 from litsift.types import (
     Hit,
     Kind,
     Paper,
     Query,
+    Record,
     RQReport,
     SearchResult,
     SignalScore,
@@ -38,6 +41,21 @@ if TYPE_CHECKING:
     from litsift.store.rq import StoredRQ
 
 __all__ = ["RQ_PREFIX", "RQService", "split_rq_query"]
+
+
+def _operators(field_name: Field) -> Chain:
+    """The exclusions and phrases of a search by ``field_name``: a paper is left out when
+    its title, abstract or ``field_name`` holds an excluded word; the phrases are looked for
+    in ``field_name``, the text the search matched."""
+
+    def field_text(record: Record) -> str:
+        return getattr(record, field_name, "") or ""
+
+    def text(record: Record) -> str:
+        return f"{indexed_text(record)}\n{field_text(record)}"
+
+    return Exclude(text) >> PhraseFirst(field_text)
+
 
 #: papers extracted and written per transaction (a stopped run keeps what it wrote)
 BATCH = 256
@@ -220,27 +238,37 @@ class RQService:
     def search(self, query: Query, field_name: Field) -> SearchResult:
         """Papers whose ``field_name`` (problem or method) best matches ``query.text`` (BM25).
 
+        The query's operators (parsed by the search pipeline) apply as in a search: a paper
+        whose title, abstract or ``field_name`` holds one of ``query.exclude`` is left out and
+        ``partial`` says how many; the papers whose ``field_name`` holds more of
+        ``query.phrases`` come first. Both look ``max(k, k0)`` deep.
+
         Hits carry one signal, ``"bm25_<field>"``. Raises QueryError for datasets.
         """
         if query.kind is not Kind.PAPER:
             raise QueryError("only papers have a problem and a method", "search the Papers tab")
         t0 = time.perf_counter()
         k = query.k or 10
+        deep = max(k, query.k0 or k) if query.exclude or query.phrases else k
         index = self._rq_index()
-        scored = index.search(field_name, query.text, k, query.years)
+        scored = index.search(field_name, query.text, deep, query.years)
         records = self._store().get_by_rowids(Kind.PAPER, [r for r, _ in scored])
         signal = f"bm25_{field_name}"
-        hits = tuple(
-            Hit(records[r], rank, s, {signal: SignalScore(s, rank)})
-            for rank, (r, s) in enumerate(((r, s) for r, s in scored if r in records), start=1)
+        ranked = Ranked(
+            query,
+            hits=[
+                Hit(records[r], rank, s, {signal: SignalScore(s, rank)})
+                for rank, (r, s) in enumerate(((r, s) for r, s in scored if r in records), 1)
+            ],
         )
-        partial = None
+        ranked = _operators(field_name)(ranked)
         if index.count < self._store().count(Kind.PAPER):
-            partial = (
+            ranked.note(
                 f"{field_name} known for {index.count:,} of {self._store().count(Kind.PAPER):,} "
                 "papers (litsift rq extract fills the rest)"
             )
-        return SearchResult(query, hits, time.perf_counter() - t0, {}, (signal,), partial)
+        hits = tuple(ranked.hits[:k])
+        return SearchResult(query, hits, time.perf_counter() - t0, {}, (signal,), ranked.partial)
 
     def similar(
         self, doc_id: str, same: Field, k: int = 10, years: YearRange | None = None

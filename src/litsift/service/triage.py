@@ -88,6 +88,10 @@ class TriageCommands(ServiceParts):
     def more_like_this(self, result: SearchResult) -> SearchResult:
         """Rerank ``result`` toward kept and away from discarded records (Rocchio, IIR §9.1.1).
 
+        The query vector is of the query's text as the search read it: its operator syntax
+        removed, phrases unquoted (:attr:`~litsift.search.retrieval.operators.QueryOperators.
+        for_models`); an excluded word is not embedded.
+
         Raises:
             QueryError: nothing of this kind is kept or discarded yet.
         """
@@ -99,5 +103,8 @@ class TriageCommands(ServiceParts):
         pos = [r for r in (self.store.get(kind, i) for i in pos_ids) if r is not None]
         neg = [r for r in (self.store.get(kind, i) for i in neg_ids) if r is not None]
         # the text of a search's result is resolved (cleaned) by the pipeline already
-        hits = self.searchers.of_kind(kind).more_like_this(result.query.text, result.hits, pos, neg)
+        from litsift.search.retrieval.operators import parse_operators
+
+        text = parse_operators(result.query.text).for_models
+        hits = self.searchers.of_kind(kind).more_like_this(text, result.hits, pos, neg)
         return replace(result, hits=hits)
