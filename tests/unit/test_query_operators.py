@@ -110,16 +110,12 @@ def test_a_capital_not_in_a_sentence_is_emphasis(text: str) -> None:
     assert parse_operators("cancer NOT mice").exclude == ("mice",)
 
 
-def test_many_nots_parse_in_linear_time() -> None:
-    """Each NOT split the whole text before it: 12,000 of them (96,000 characters, within the
-    100,000 a query keeps) took 5 s."""
-    import time
-
-    start = time.perf_counter()
+def test_a_query_of_many_nots_parses() -> None:
+    """12,000 NOTs (96,000 characters, within the 100,000 a query keeps): each NOT split the
+    whole text before it and this took 5 s (0.1 s now; a test asserts no time)."""
     ops = parse_operators("NOT ab " * 12_000)
     assert ops.exclude == ("ab",)
     assert parse_operators("is NOT " * 12_000 + "x").exclude == ()
-    assert time.perf_counter() - start < 2.0  # 0.1 s here; 5 to 9 s before
 
 
 def test_a_list_dash_before_a_sentence_excludes_nothing() -> None:
