@@ -153,6 +153,7 @@ DATABASE_RIS = [
     RIS / "asreview_rayyan-export_multiline-kw.ris",  # CINAHL's Journal Subset, no DB line
     RIS / "asreview_endnote-export_pubmed-items.ris",  # ISSNs
     IMPORTS / "ris-medline" / "iqwig_endnote-ris_ovid-medline.ris",  # ISSNs, names, types
+    IMPORTS / "wild" / "colrev_proquest-ris_german-notes.ris",  # Zuletzt aktualisiert -
 ]
 
 

@@ -8,7 +8,7 @@ guess the type from the venue.
 One row per paper in ``paper_biblio`` (:data:`litsift.store.schema_tables.BIBLIO_SQL`, its
 ``editors`` column :data:`~litsift.store.schema_tables.EDITORS_SQL`). A merge
 fills what the stored row lacks and never blanks a stored fact (:meth:`Biblio.filled_from`;
-a preprint's type gives way to the published version's);
+a generic type gives way to a specific one, a preprint's to the published version's);
 ``litsift dedup`` moves a duplicate's row onto its survivor the same way (:func:`move_biblio`).
 Callers hold the write transaction for writes; nothing here commits.
 """
@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields, replace
 __all__ = [
     "BIBLIO_FIELDS",
     "BIBLIO_TYPES",
+    "GENERIC_TYPE",
     "PREPRINT_TYPE",
     "Biblio",
     "biblio_of",
@@ -46,6 +47,15 @@ BIBLIO_TYPES = frozenset(
 #: the type of a preprint (an arXiv record, OpenAlex's and Zotero's ``preprint``): a merge
 #: replaces it by the type of the published version another source gives
 PREPRINT_TYPE = "article"
+#: the type of a record whose source typed it as nothing in particular (BibTeX ``@misc``, RIS
+#: ``GEN``, EndNote's ``Generic``, Crossref's and OpenAlex's ``other``, Zotero's ``document``):
+#: a merge replaces it by any other type another source gives, a preprint's included
+GENERIC_TYPE = "document"
+#: how much a stored type tells, least first: a type gives way to one that tells more
+#: (an empty type to any, a generic one to a preprint's or a specific one, a preprint's to
+#: a specific one); two specific types tell as much, and the stored one stays
+_TYPE_RANK = {"": 0, GENERIC_TYPE: 1, PREPRINT_TYPE: 2}
+_SPECIFIC = 3
 #: the longest value kept for a fact (a pasted abstract is no volume)
 _MAX_CHARS = 300
 
@@ -116,11 +126,14 @@ class Biblio:
     def filled_from(self, other: Biblio) -> Biblio:
         """This one with its empty facts taken from ``other``, and ``other``'s name pairs of
         people it has no pair for appended; its editors ``other``'s only when it has none (a
-        list of people is never replaced by another); nothing stored is replaced but a
-        preprint's type (:data:`PREPRINT_TYPE`), by ``other``'s type of another kind (an
-        arXiv record first, the journal's version then)."""
+        list of people is never replaced by another); nothing stored is replaced but a type
+        that tells less than ``other``'s: a generic type (:data:`GENERIC_TYPE`: a BibTeX
+        ``@misc`` first, the CSL-JSON ``dataset`` of the same Zotero item then) by a
+        preprint's or a specific one, a preprint's (:data:`PREPRINT_TYPE`: an arXiv record
+        first, the journal's version then) by a specific one; never the other way round."""
         facts = {k: getattr(self, k) or getattr(other, k) for k in BIBLIO_FIELDS}
-        if self.type == PREPRINT_TYPE and other.type:
+        rank = _TYPE_RANK.get
+        if rank(other.type, _SPECIFIC) > rank(self.type, _SPECIFIC):
             facts["type"] = other.type
         if other.type and other.type != facts["type"]:  # a genre belongs to its own type
             facts["genre"] = self.genre

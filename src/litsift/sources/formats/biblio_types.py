@@ -138,6 +138,11 @@ _OPENALEX_BY_SOURCE = {
 }
 _OPENALEX_ARTICLES = {"article", "review", "letter", "editorial", "erratum", "retraction"}
 _DASHES_RE = re.compile(r"\s*(?:-+|–|—|‐|‑)\s*")
+#: one field holding a range whose first and last page are the same (``179-179``)
+_SAME_PAGES_RE = re.compile(r"^([^-]+)-\1$")
+#: what Ovid (PsycInfo, through Mendeley's BibTeX as ``No Pagination Specified-No Pagination
+#: Specified``) writes for the pages of a paper that has none
+_NO_PAGES = "no pagination specified"
 
 
 def csl_type(scheme: str, value: object, source_type: object = "") -> str:
@@ -176,13 +181,21 @@ def ris_type_code(value: object) -> str:
 
 def page_range(first: object, last: object = "") -> str:
     """``"1781-1802"`` from a first and a last page, or from one field written ``1781--1802``
-    / ``1781–1802``; ``"1781"`` when there is no last page (or it repeats the first)."""
+    / ``1781–1802``; ``"1781"`` when there is no last page or it repeats the first, in two
+    fields or in one (Crossref's and CSL's ``179-179``, BibTeX's ``1242--1242``, ``e191-e191``);
+    ``""`` for Ovid's placeholder of a paper without pages (``No Pagination Specified``, its
+    RIS ``SP  - No`` / ``EP  - Specified``). A range of different pages (``xii-xiv``), an
+    article number (``e0123456``, ``41103-1``) and any other value stay as written."""
     a = " ".join(str(first or "").split())
     b = " ".join(str(last or "").split())
     a, b = _DASHES_RE.sub("-", a), _DASHES_RE.sub("-", b)
-    if not b or b == a:
-        return a
-    return f"{a}-{b}" if a else b
+    if (a.casefold(), b.casefold()) == ("no", "specified"):
+        return ""
+    if b and b != a:
+        a = f"{a}-{b}" if a else b
+    if same := _SAME_PAGES_RE.match(a):
+        a = same.group(1)
+    return "" if a.casefold() == _NO_PAGES else a
 
 
 def biblio(
