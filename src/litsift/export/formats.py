@@ -169,11 +169,8 @@ def to_bibtex(store: Store, records: Sequence[Record]) -> str:
     return str(write_string(library))
 
 
-#: Every :func:`to_ris` record's ``DP`` (database provider): litsift reads its ``N1`` as the
-#: note, a database's ``N1`` as boilerplate (``litsift.sources.formats.ris_notes.OWN_DATABASE``).
-#: ``DP``, not ``DB`` (name of database): Zotero's RIS import files ``DP`` as the item's
-#: Library Catalog, where it keeps where an item came from, and ``DB`` as its Archive, a
-#: field it shows as the holding archive (zotero/translators ``RIS.js``, ``fieldMap``).
+#: Every :func:`to_ris` record's ``DP`` (litsift reads its ``N1`` as the note: ``ris_notes``).
+#: Not ``DB``: Zotero files ``DP`` as Library Catalog, ``DB`` as Archive (translators RIS.js).
 RIS_DATABASE = "litsift"
 
 
