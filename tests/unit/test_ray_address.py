@@ -3,10 +3,9 @@
 
 A head with one CPU is started on a free port as its own process (``--block``, so stopping it
 stops its raylet and GCS and leaves the other Ray of the suite alone); litsift joins it by
-address (with the token ``ray start --head`` saves, as on a cluster), embeds 120 real papers
-into the embedding cache with one actor, builds the index; a second run finds them cached, and
-a search answers hybrid. Needs the ``scale``
-extra (ray).
+address (with the token where ``ray start --head`` uses one, as on a cluster), embeds 120
+real papers into the embedding cache with one actor, builds the index; a second run finds them
+cached, and a search answers hybrid. Needs the ``scale`` extra (ray).
 """
 
 from __future__ import annotations
@@ -36,6 +35,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _auth_env() -> dict[str, str]:
+    """The environment of a client of the head: ``ray start --head`` (Ray 2.60) turns token
+    authentication on where a token exists (``~/.ray/auth_token``, ``RAY_AUTH_TOKEN``), and
+    then a client must send it (``RAY_AUTH_MODE=token``); on a machine without one (a fresh
+    CI machine) the head runs without, and a client told to send a token crashes looking for
+    it. litsift decides the same way (``search.engines.ray_embed``)."""
+    token = Path(os.environ.get("RAY_AUTH_TOKEN_PATH", "~/.ray/auth_token")).expanduser()
+    if "RAY_AUTH_MODE" not in os.environ and (os.environ.get("RAY_AUTH_TOKEN") or token.is_file()):
+        return {**os.environ, "RAY_AUTH_MODE": "token"}
+    return dict(os.environ)
+
+
 @pytest.fixture(scope="module")
 def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ray_bin = Path(sys.executable).with_name("ray")
@@ -61,7 +72,7 @@ def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 capture_output=True,
                 text=True,
                 timeout=60,
-                env={**os.environ, "RAY_AUTH_MODE": "token"},  # what `ray start --head` turned on
+                env=_auth_env(),
             )
             if up.returncode == 0:
                 break
