@@ -188,11 +188,14 @@ def encoder(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
     """The real default encoder (int8 ONNX), exported once into the shared models dir, with
     the passage-vector cache (litsift.cache.embeddings) in a directory of this session -- or
     in ``LITSIFT_TEST_EMBED_CACHE`` when set, so local re-runs embed nothing twice. Vectors are
-    a function of the text alone, so a cached vector is exactly what the encoder gives."""
+    a function of the text alone, so a cached vector is exactly what the encoder gives (on
+    the CPU that made it). The cache starts with the committed vectors of the suite's fixed
+    texts (:mod:`tests.embed_seed`)."""
     import os
 
     from litsift.cache.embeddings import EmbeddingCache
     from litsift.models_onnx import load_encoder
+    from tests.embed_seed import load_seed
 
     directory = os.environ.get("LITSIFT_TEST_EMBED_CACHE") or str(
         tmp_path_factory.mktemp("embed-cache")
@@ -200,6 +203,7 @@ def encoder(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
     os.environ["LITSIFT_EMBED_CACHE_DIR"] = directory  # services and subprocesses too
     enc = load_encoder()
     enc.passage_cache = EmbeddingCache(Path(directory) / "embeddings.sqlite")
+    load_seed(enc.passage_cache, enc.cache_key)  # the fixed texts' committed vectors
     return enc
 
 
