@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from litsift.cli.common import (
+    STAGE_OPTION,
     OneValueGroup,
     comma_list,
     criteria_text,
@@ -223,15 +224,6 @@ def review_list(ctx: click.Context, as_json: bool) -> None:
             f"{for_terminal(r.name, keep_newlines=False)}: {r.decided:,} of {r.records:,} "
             f"screened (created {r.created_at[:10]})"
         )
-
-
-STAGE_OPTION = click.option(
-    "--stage",
-    type=click.Choice(["tiab", "fulltext"]),
-    default="tiab",
-    show_default=True,
-    help="tiab: title/abstract; fulltext: the records not excluded at tiab.",
-)
 
 
 @review_group.command("export")
