@@ -75,6 +75,29 @@ def _litsift(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+def _slice_papers(directory: Path, rows: list[dict[str, Any]], n: int) -> Path:
+    """The session slice's first ``n`` papers as litsift JSONL: their passages' vectors are in
+    the committed seed (:mod:`tests.embed_seed`), so :func:`_seed` can fill a cache with them."""
+    path = directory / f"slice-{n}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[:n]), "utf-8")
+    return path
+
+
+def _seed(cache: Path, encoder: Any) -> None:
+    """Put the committed seed's vectors into the test's cache before the next run: that run
+    still rebuilds what the stopped one left (the store, BM25, the vectors the pool kept)
+    but takes the rest from the cache instead of embedding 600 papers again (a minute of
+    CPU). The stop itself, before, embedded with an empty cache."""
+    from litsift.cache.embeddings import EmbeddingCache
+    from tests.embed_seed import load_seed
+
+    store = EmbeddingCache(cache / "embeddings.sqlite")
+    try:
+        assert load_seed(store, encoder.cache_key) > 0
+    finally:
+        store.close()
+
+
 def _until_embedding(proc: subprocess.Popen[Any], cache: Path, workers: set[int]) -> None:
     """Wait until ``proc`` (``litsift index``) has its pool embedding (its first chunk is in
     ``cache``), adding its children (workers, resource tracker) to ``workers`` meanwhile."""
@@ -87,13 +110,14 @@ def _until_embedding(proc: subprocess.Popen[Any], cache: Path, workers: set[int]
 
 
 def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
-    tmp_path: Path, encoder: object
+    tmp_path: Path, encoder: Any, paper_slice_rows: list[dict[str, Any]]
 ) -> None:
     home, cache = tmp_path / "home", tmp_path / "cache"
     env = _env(home, cache)
     home.mkdir()
     (home / "config.toml").write_text('[search]\nsentence_phase = "none"\n')
-    assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
+    papers = _slice_papers(tmp_path, paper_slice_rows, 600)
+    assert _litsift(env, "ingest", "papers", str(papers)).returncode == 0
     proc = subprocess.Popen(
         [sys.executable, "-m", "litsift", "index", "papers", "--quiet"],
         stdout=subprocess.PIPE,
@@ -122,13 +146,16 @@ def test_sigterm_in_index_stops_the_workers_and_the_next_run_finishes(
     assert "stopped (SIGTERM); nothing published is lost" in err, err
     assert "Traceback" not in err and "Aborted!" not in err, err
     assert "leaked semaphore" not in err, err
+    _seed(cache, encoder)
     assert _litsift(env, "index", "papers", "--quiet").returncode == 0
     done = _litsift(env, "search", "machine translation", "--json", "-k", "3")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["signals_used"] == ["bm25", "dense"]
 
 
-def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: object) -> None:
+def test_sigkill_in_index_ends_the_workers_with_it(
+    tmp_path: Path, encoder: Any, paper_slice_rows: list[dict[str, Any]]
+) -> None:
     """``kill -9`` (or the OOM killer) gives the command no chance to stop its workers: they
     used to wait on the dead parent's queue for ever, with the resource tracker and the
     caller's stdout and stderr (a pipe reading them never ended). Now each worker ends once
@@ -139,7 +166,10 @@ def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: obje
     home, cache, tmp = tmp_path / "home", tmp_path / "cache", tmp_path / "tmp"
     tmp.mkdir()
     env = {**_env(home, cache), "TMPDIR": str(tmp)}  # where the pool keeps its chunk files
-    assert _litsift(env, "ingest", "papers", str(papers_file(tmp_path, 600))).returncode == 0
+    home.mkdir()  # the sentences' phase after the rerun's vectors is another test's
+    (home / "config.toml").write_text('[search]\nsentence_phase = "none"\n')
+    papers = _slice_papers(tmp_path, paper_slice_rows, 600)
+    assert _litsift(env, "ingest", "papers", str(papers)).returncode == 0
     log = (tmp_path / "index.log").open("w")
     proc = subprocess.Popen(  # a file, not a pipe: the old code's orphans held pipes open
         [sys.executable, "-m", "litsift", "index", "papers", "--quiet"],
@@ -168,6 +198,7 @@ def test_sigkill_in_index_ends_the_workers_with_it(tmp_path: Path, encoder: obje
     assert not list(tmp.glob("litsift-embed-pool-*")), "the pool's chunk files were left"
     said = (tmp_path / "index.log").read_text()  # the tracker (among `workers`) has ended
     assert "leaked semaphore" not in said and "Traceback" not in said, said
+    _seed(cache, encoder)
     again = _litsift(env, "index", "papers", "--quiet")
     assert again.returncode == 0, again.stderr
     done = _litsift(env, "search", "machine translation", "--json", "-k", "3")
