@@ -89,11 +89,11 @@ def _seed(cache: Path, encoder: Any) -> None:
     but takes the rest from the cache instead of embedding 600 papers again (a minute of
     CPU). The stop itself, before, embedded with an empty cache."""
     from litsift.cache.embeddings import EmbeddingCache
-    from tests.embed_seed import load_seed
+    from tests.embed_seed import SEED, load_seed
 
     store = EmbeddingCache(cache / "embeddings.sqlite")
     try:
-        assert load_seed(store, encoder.cache_key) > 0
+        assert load_seed(store, encoder.cache_key, (SEED,)) > 0
     finally:
         store.close()
 
