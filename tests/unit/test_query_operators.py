@@ -146,6 +146,21 @@ def test_a_quoted_phrase_puts_its_hits_first(svc: LitsiftService) -> None:
     assert [h.rank for h in result.hits] == list(range(1, 11))
 
 
+def test_the_retrievers_read_a_quoted_phrase_without_its_quotes(svc: LitsiftService) -> None:
+    """The quotes are an operator: BM25 and the bi-encoder get the words alone. The encoder
+    used to embed the quote characters with them, so a quoted query had another vector (and
+    other dense scores) than the same words unquoted."""
+    quoted = svc.search(Query('"knowledge graph" completion', Kind.PAPER, k=30))
+    plain = svc.search(Query("knowledge graph completion", Kind.PAPER, k=30))
+    assert quoted.query.phrases == ("knowledge graph",) and quoted.query.text.startswith('"')
+    for signal in ("dense", "bm25"):
+        was = {h.docid: h.signals[signal].score for h in plain.hits if signal in h.signals}
+        now = {h.docid: h.signals[signal].score for h in quoted.hits if signal in h.signals}
+        common = set(was) & set(now)
+        assert len(common) >= 10, (signal, len(common))
+        assert all(now[d] == pytest.approx(was[d], rel=1e-6) for d in common), signal
+
+
 def test_an_unbalanced_quote_stays_a_character(svc: LitsiftService) -> None:
     result = svc.search(Query('"knowledge graph', Kind.PAPER, k=5))
     assert result.query.phrases == () and result.hits

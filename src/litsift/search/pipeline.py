@@ -371,7 +371,7 @@ class SearchPipeline:
             why = "; ".join(n for n in (why, wild) if n)
             return SearchResult(query, (), time.perf_counter() - t0, {}, partial=why)
         if rq_field is not None:  # "problem: …" / "method: …": the research-question fields
-            found = self._rq_search(replace(query, text=ops.text), rq_field)
+            found = self._rq_search(replace(query, text=ops.for_models), rq_field)
             said = "; ".join(n for n in (found.partial, wild) if n) or None
             return replace(found, query=replace(found.query, text=rest), partial=said)
         if self.store.count(query.kind) == 0:
@@ -381,7 +381,9 @@ class SearchPipeline:
                 "then litsift index",
             )
         assert query.k is not None
-        searched = replace(query, text=ops.text)
+        # BM25 and the encoders read the phrases unquoted: the quotes are operators, and the
+        # encoder read them as tokens of the query (PhraseFirst reads ``phrases``)
+        searched = replace(query, text=ops.for_models)
         ranked = self.chain(Ranked(self.chain.pool(searched), k=query.k))
         if wild is not None:
             ranked.note(wild)

@@ -8,8 +8,9 @@ and a quoted phrase was two loose words. :func:`parse_operators` takes them out 
 before retrieval (an excluded word is neither searched for nor embedded); the stages that act
 on the loaded hits (:class:`~litsift.search.retrieval.operator_stages.Exclude`,
 :class:`~litsift.search.retrieval.operator_stages.PhraseFirst`) read the parsed operators.
-What a model reads of a query (the LLM rerank, judge and answer, the aspect decomposition,
-"more like this") is :attr:`QueryOperators.for_models`: the searched text, phrases unquoted.
+What a model reads of a query (BM25, the bi-encoder and the cross-encoder of the search, the
+LLM rerank, judge and answer, the aspect decomposition, "more like this") is
+:attr:`QueryOperators.for_models`: the searched text, phrases unquoted.
 
 A minus only excludes at the start of a word and before a letter or a quote: ``state-of-the-art``,
 ``BERT-base``, ``-1`` and ``-2019`` are words. ``NOT`` is an operator in capitals only ("does not
@@ -76,8 +77,8 @@ class QueryOperators:
     """A query's text split into what is searched and the operators around it.
 
     Attributes:
-        text: what BM25 and the encoder get: the query with its exclusions removed and its
-            wildcard characters taken out (a quoted phrase stays, quotes and all).
+        text: the query with its exclusions removed and its wildcard characters taken out
+            (a quoted phrase stays, quotes and all); what is searched is :attr:`for_models`.
         exclude: the excluded words and phrases, as typed (no minus, NOT or quotes).
         phrases: the quoted phrases that are searched for, as typed (no quotes).
         unquoted: ``text`` with the quotes of its phrases removed; None when it has none.
@@ -93,8 +94,9 @@ class QueryOperators:
 
     @property
     def for_models(self) -> str:
-        """What a model reads of the query (an LLM prompt, the aspect decomposition, the
-        "more like this" query vector): the searched text with its phrases unquoted."""
+        """What the search's retrievers and every model read of the query (BM25, the
+        encoders, an LLM prompt, the aspect decomposition, the "more like this" query
+        vector): :attr:`text` with its phrases unquoted."""
         return self.text if self.unquoted is None else self.unquoted
 
 
