@@ -256,10 +256,16 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in reply.headers.items():
             self.send_header(k, v)
         self.end_headers()
-        for _ in range(reply.pings):
-            self.wfile.write(b": ping\n\n")
-            self.wfile.flush()
-            time.sleep(reply.ping_every_s)
+        try:
+            for _ in range(reply.pings):
+                self.wfile.write(b": ping\n\n")
+                self.wfile.flush()
+                time.sleep(reply.ping_every_s)
+        except OSError:  # the client hung up while the server kept the stream alive
+            with self.server.owner.lock:
+                self.server.owner.hangups += 1
+            self.close_connection = True
+            return
         for event in reply.sse or []:
             data = event if isinstance(event, str) else json.dumps(event)
             self.wfile.write(f"data: {data.replace('$AUTHORIZATION', auth)}\n\n".encode())
@@ -304,7 +310,8 @@ class ScriptedLLMServer:
         self.reject_params: tuple[str, ...] = ()
         #: makes the reply from the request's JSON body once the queue is empty (None: 500)
         self.responder: Callable[[Any], Reply] | None = None
-        #: delayed or dripped replies the client stopped waiting for (it closed the connection)
+        #: delayed, dripped or pinged replies the client stopped waiting for (it closed the
+        #: connection while the server still had the reply to send)
         self.hangups = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
