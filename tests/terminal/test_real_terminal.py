@@ -154,6 +154,8 @@ def test_ctrl_c_in_litsift_index_keeps_what_was_embedded_and_the_next_run_finish
     terminal: Callable[..., Terminal], tmp_path: Path
 ) -> None:
     home, cache = tmp_path / "home", tmp_path / "cache"
+    home.mkdir()  # the sentences' phase after the vectors is other tests' subject
+    (home / "config.toml").write_text('[search]\nsentence_phase = "none"\n')
     run_litsift(home, "ingest", "papers", str(papers_file(tmp_path, 400, start=3000)))
     t = terminal()
     t.start(f"{LITSIFT} index papers", _env(home, cache))
