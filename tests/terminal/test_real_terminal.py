@@ -184,7 +184,7 @@ def _cached_vectors(cache: Path) -> int:
 
 
 def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
-    terminal: Callable[..., Terminal], tmp_path: Path
+    terminal: Callable[..., Terminal], tmp_path: Path, encoder: object
 ) -> None:
     """A real review (Donners 2021: 258 records with references, 257 once its one duplicate
     is grouped) screened in the terminal: the records are embedded in the background and the
@@ -195,7 +195,9 @@ def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
 
     donners = SHARED_DATA / "eval" / "screening" / "Donners_2021.jsonl.gz"
     home = tmp_path / "home"
-    cache = Path(os.environ.get("LITSIFT_TEST_EMBED_CACHE") or tmp_path / "cache")
+    # the session's cache (the encoder fixture's), which holds bge's vectors of Donners from the
+    # committed seed (tests/embed_seed.py): the background embedding finds them there
+    cache = Path(os.environ["LITSIFT_EMBED_CACHE_DIR"])
     run_litsift(home, "review", "new", "donners", "--from", str(donners), "--labels", "none")
     t = terminal()
     t.start(f"{LITSIFT} review screen donners", _env(home, cache))
