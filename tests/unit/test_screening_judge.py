@@ -461,3 +461,37 @@ def test_a_limit_is_not_spent_on_a_resumed_reviews_decided_records(
     assert len(judged) == DECIDED_FIRST + 16
     assert sum(d in decided for d in judged) == DECIDED_FIRST  # then 16 undecided
     assert all(d in judged for d, dec in decided.items() if dec == "include")  # includes first
+
+
+@pytest.mark.xdist_group("screening_json")
+def test_eval_screening_llm_stopped_by_a_failing_endpoint_goes_on_where_it_stopped(
+    tmp_path: Path, srv: Any, donners: Any, encoder: Any
+) -> None:
+    """The judge's run over a whole set makes one call per 8 records (12,115 records: ~1,500
+    calls); an endpoint that fails part-way must not cost the calls already answered. The run
+    ends with our message and hint (exit 1, no traceback, no figures from a half-judged set),
+    and the rerun asks only for the records not judged yet."""
+    home = tmp_path / "home"
+    with LitsiftService(get_paths(home)):
+        pass
+    criteria = tmp_path / "criteria.json"
+    criteria.write_text(json.dumps({"Donners_2021": CRITERIA}), encoding="utf-8")
+    args = ["--home", str(home), "eval", "screening", "--data", str(DONNERS.parents[2]),
+            "--sets", "Donners_2021", "--seeds", "1", "--systems", "litsift",
+            "--criteria", str(criteria), "--json", "--llm"]  # fmt: skip
+    srv.responder = oracle(donners, fail_at=11)  # calls 1-10 answered, then HTTP 500
+    with configured_home(home, srv):
+        out = CliRunner().invoke(main, args)
+        assert len(srv.requests) == 11  # no call after the failed one
+        srv.requests.clear()
+        srv.responder = oracle(donners)
+        again = CliRunner().invoke(main, args)
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert "Donners_2021: screening judge failed: LLM endpoint returned HTTP 500" in out.output
+    assert "the same command goes on from there" in out.output
+    assert '"results"' not in out.output  # no figures from a half-judged set
+    assert again.exit_code == 0, again.output
+    assert len(srv.requests) == 33 - 10  # the 10 answered calls came from the cache
+    data = json.loads(again.stdout)
+    assert any("verdicts of test-model" in n for n in data["notes"])
+    assert not any("without a verdict" in n for n in data["notes"])  # every record judged
