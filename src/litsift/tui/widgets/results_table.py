@@ -206,6 +206,9 @@ COLUMNS: dict[Kind, tuple[Column, ...]] = {
 
 #: the flexible column never gets narrower than this
 MIN_TITLE_WIDTH = 16
+#: left out, in this order, while the title would be narrower than :data:`MIN_TITLE_WIDTH` (a
+#: split pane of 50 columns): the table ran past its right edge and cut the scores off
+NARROW_DROPS = ("venue", "aliases", "year")
 
 
 @runtime_checkable
@@ -251,6 +254,7 @@ class ResultsTable(InOrderKeys, CachedTable):
         #: the doc id highlighted before a view that shows no row (a label filter), to return to
         self._place: str | None = None
         self._title_width = 0
+        self._keys: list[str] = []  # the columns of the last rebuild
 
     def action_cursor_up(self) -> None:
         """Up (or k): the previous row; on the first row, back to the query (search-as-you-type
@@ -387,14 +391,23 @@ class ResultsTable(InOrderKeys, CachedTable):
 
     @property
     def columns_shown(self) -> tuple[Column, ...]:
-        """The columns of this kind, without coverage unless it is worth showing."""
+        """The columns of this kind, without coverage unless it is worth showing, and in a
+        narrow table without those of :data:`NARROW_DROPS` the title has no room for."""
         cover = self.show_coverage or self.by_coverage
-        return tuple(c for c in COLUMNS[self.kind] if c.key != "coverage" or cover)
+        cols = tuple(c for c in COLUMNS[self.kind] if c.key != "coverage" or cover)
+        for key in NARROW_DROPS:
+            if not self.size.width or self._room(cols) >= MIN_TITLE_WIDTH:
+                break
+            cols = tuple(c for c in cols if c.key != key)
+        return cols
+
+    def _room(self, cols: tuple[Column, ...]) -> int:
+        """The width left to the title beside ``cols``' fixed columns."""
+        fixed = sum(c.width or 0 for c in cols) + 2 * len(cols) + 2  # cell padding + scrollbar
+        return self.size.width - fixed
 
     def _flex_width(self) -> int:
-        cols = self.columns_shown
-        fixed = sum(c.width or 0 for c in cols) + 2 * len(cols) + 2  # cell padding + scrollbar
-        return max(MIN_TITLE_WIDTH, self.size.width - fixed)
+        return max(MIN_TITLE_WIDTH, self._room(self.columns_shown))
 
     def _rebuild(self, cursor: int | None = None, keep: str | None = None) -> None:
         """Show :meth:`_visible` in :attr:`columns_shown` (only what changed is rendered again,
@@ -404,6 +417,7 @@ class ResultsTable(InOrderKeys, CachedTable):
         self._title_width = self._flex_width()
         self._shown = self._visible()
         columns = self.columns_shown
+        self._keys = [c.key for c in columns]
         self.show_rows(
             [(col.key, col.label, col.width or self._title_width) for col in columns],
             [
@@ -419,7 +433,9 @@ class ResultsTable(InOrderKeys, CachedTable):
             self.move_cursor(row=min(max(cursor, 0), len(self._shown) - 1), animate=False)
 
     def on_resize(self, event: Resize) -> None:
-        if self._flex_width() != self._title_width:
+        if self._flex_width() != self._title_width or self._keys != [
+            c.key for c in self.columns_shown
+        ]:
             self._rebuild()
 
     @on(DataTable.RowHighlighted)
