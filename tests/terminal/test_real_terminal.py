@@ -187,7 +187,8 @@ def test_review_screen_learns_in_the_default_order_and_q_returns_to_the_shell(
     terminal: Callable[..., Terminal], tmp_path: Path, encoder: object
 ) -> None:
     """A real review (Donners 2021: 258 records with references, 257 once its one duplicate
-    is grouped) screened in the terminal: the records are embedded in the background and the
+    is grouped) screened in the terminal: the records' bge vectors are fetched in the
+    background (from the session's seeded cache, so this test embeds nothing) and the
     next retraining runs the default order (TF-IDF, bge's vectors, the nearest include, the
     label-spreading graph, the citation signal); the decisions typed are stored; F1 lists this
     screen's keys; ``q`` returns to the shell."""
