@@ -198,3 +198,45 @@ async def test_the_build_embeds_in_one_process_when_no_worker_can_start_and_says
             assert svc.embedding_note is not None and "one process" in svc.embedding_note
     finally:
         multiprocessing.set_executable(executable)
+
+
+async def test_datasets_imported_while_the_app_runs_are_indexed_when_searched(
+    tmp_path: Path, encoder: Any
+) -> None:
+    """Datasets imported from a shell while the app runs (its start found none, so built
+    nothing for them): a search of the Datasets tab builds their index and runs again when
+    BM25 lands. It said "building the BM25 index — this search runs when it is ready" while
+    no build ran, for good (found in a tmux pane)."""
+    from tests.tui.conftest import MARKUP_PAPERS
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps(r) + "\n" for r in MARKUP_PAPERS), encoding="utf-8")
+    rows = list({r["id"]: r for r in read_jsonl_gz(DATASETS_GZ)[: N_ROWS + 5]}.values())
+    src = tmp_path / "datasets.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows[:N_ROWS]), encoding="utf-8")
+    home = get_paths(tmp_path / "home")
+    with LitsiftService(home, encoder=encoder) as svc:
+        assert svc.ingest(Kind.PAPER, papers).ok
+        svc.build_index(Kind.PAPER)
+        app = create_app(svc, show_timings=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.workers.wait_for_complete()  # the start's store check and its builds
+            with LitsiftService(home, encoder=encoder) as shell:  # `litsift ingest datasets`
+                assert shell.ingest(Kind.DATASET, src).ok
+            screen = app.search_screen
+            screen.action_show_kind(Kind.DATASET.value)
+            app.query_one("#query", Input).value = rows[3]["id"]
+            await pilot.press("enter")
+
+            def found() -> bool:
+                result = screen.tab(Kind.DATASET).result
+                return result is not None and bool(result.hits)
+
+            await wait_for(pilot, found, "the imported datasets' hits")
+            result = screen.tab(Kind.DATASET).result
+            assert result is not None and result.hits[0].docid == rows[3]["id"]
+            # the status line counts them too (it kept the start's "0 datasets")
+            status = app.query_one("#status", StatusLine)
+            assert f"{len(MARKUP_PAPERS)} papers, {N_ROWS} datasets" in status.text
+            await app.workers.wait_for_complete()
+        assert not svc.needs_index(Kind.DATASET)

@@ -31,7 +31,7 @@ from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, get_current_worker
 
-from litsift.errors import LitsiftError
+from litsift.errors import IndexMissingError, LitsiftError
 from litsift.tui.messages import (
     DenseLoaded,
     IndexFailed,
@@ -236,11 +236,32 @@ class IndexBuilder(Widget):
             formats = list(home.ingest_formats)
             self.app.push_screen(EmptyStoreScreen(str(home.store_path), formats))
         elif (msg.stale or msg.sentences_pending) and not msg.read_only:
-            self.building = msg.stale
-            also = msg.stale | msg.sentences_pending
-            self._build(
-                tuple(k for k in Kind if k in msg.stale), tuple(k for k in Kind if k in also)
-            )
+            stale = msg.stale - self.building  # a search may have started one already
+            self.building = self.building | stale
+            also = stale | msg.sentences_pending
+            self._build(tuple(k for k in Kind if k in stale), tuple(k for k in Kind if k in also))
+
+    def build_missing(self, error: Exception, kind: Kind) -> bool:
+        """A search of ``kind`` failed with ``error``: True when it waits for a build (the
+        query runs again when its BM25 part lands), False when ``error`` is to be said.
+
+        It waits when the index is missing though the store holds rows of ``kind``, and the
+        home is writable (a read-only one builds nothing: the error's hint says what to do).
+        A build of ``kind`` starts here unless one is underway: the start's store check had
+        not seen those rows where they were imported from a shell while the app ran (or into
+        an empty store), and the status line said "building the BM25 index" while nothing was
+        built, for good, with the start's counts ("0 datasets").
+        """
+        if not isinstance(error, IndexMissingError):
+            return False
+        home = self.service.state()
+        if not home.counts.get(kind) or home.read_only_reason is not None:
+            return False
+        self.host.status.set_index_state(dict(home.counts), frozenset())
+        if kind not in self.building:
+            self.building = self.building | {kind}
+            self._build((kind,))
+        return True
 
     def _progress_of(self, kind: Kind, worker: Worker[None]) -> Callable[[str, int, int], None]:
         """A build's ``progress(stage, done, total)``: posts the meter's text when due, and

@@ -28,7 +28,7 @@ from textual.widgets import DataTable, Input, TabbedContent
 from textual.worker import get_current_worker
 
 from litsift.config import SearchSettings
-from litsift.errors import IndexMissingError, LitsiftError
+from litsift.errors import LitsiftError
 from litsift.service.api import LitsiftAPI
 from litsift.tui.collector import CollectorHold
 from litsift.tui.messages import (
@@ -304,11 +304,10 @@ class SearchScreen(CommandKeys, NavScreen):
         self.collector.release()
         self.triage.submitted_painted()
         self.tab(msg.query.kind).shown = None  # retry on the next request
-        home = self.service.state()
-        waits = isinstance(msg.error, IndexMissingError) and bool(home.counts[msg.query.kind])
-        if not waits or home.read_only_reason is not None:  # else Down + wait for the re-run
+        waits = self.query_one(IndexBuilder).build_missing(msg.error, msg.query.kind)
+        if not waits:  # else Down + wait for the re-run
             self.release_held_keys()  # said in the status line; the keys act on the rows shown
-        if waits:  # a first start: BM25 is being built, the query runs again when it lands
+        if waits:
             self.status.show_message("building the BM25 index — this search runs when it is ready")
             return
         self.status.show_error(msg.error)
