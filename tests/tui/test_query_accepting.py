@@ -19,7 +19,7 @@ from litsift.search.engines.base import LocalEngine
 from litsift.service.facade import LitsiftService
 from litsift.tui.app import create_app
 from litsift.types import Kind
-from tests.tui.conftest import settle
+from tests.tui.conftest import search, settle
 
 SIZE = (120, 40)
 
@@ -164,3 +164,24 @@ async def test_down_from_the_query_after_the_dense_part_landed_lands_on_the_firs
             assert app.focused is table and table.cursor_row == 0
             await pilot.press("down")
             assert table.cursor_row == 1
+
+
+async def test_enter_on_a_query_without_hits_keeps_the_focus_in_the_query(
+    tiny_service: Any,
+) -> None:
+    """Enter on a query that found nothing moved the focus into the empty results table, so
+    the next word typed ran the table's keys: ``attention`` opened the export dialog, a word
+    starting with ``q`` quit the app (found in tmux). The query keeps the focus; with hits,
+    Enter still moves into them."""
+    app = create_app(tiny_service, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(pilot, "dialogue", years=("1800", "1801"))  # no paper that old
+        query = app.query_one("#query", Input)
+        assert app.search_screen.table().row_count == 0
+        assert app.focused is query
+        await pilot.press("ctrl+a", "ctrl+k", *"quest")
+        await settle(pilot)
+        assert app.is_running and app.focused is query and query.value == "quest"
+        await search(pilot, "dialogue")  # no years: hits
+        assert app.search_screen.table().row_count
+        assert app.focused is app.search_screen.table()

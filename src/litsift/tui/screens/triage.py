@@ -184,12 +184,15 @@ class TriageCommands:
 
     def submitted_painted(self, focus: bool = True) -> None:
         """The submitted query's rows are painted (or it failed, or ``focus`` False: the user
-        typed on): record it and, with ``focus``, move into the results. No-op otherwise."""
+        typed on): record it and, with ``focus``, move into the results when there are any.
+        With none (no hits, a failed search) the query keeps the focus: in an empty table the
+        next word typed ran the table's keys (``e`` export, ``q`` quit). No-op otherwise."""
         query, self.submitted = self.submitted, None
         if query is not None:
             self.record_submitted(query)
-            if focus:
-                self.screen.table().focus()
+            table = self.screen.table()
+            if focus and table.row_count:
+                table.focus()
 
     def record_submitted(self, query: Query | None = None) -> None:
         """Add ``query`` (default: the screen's current one) to the history (on Enter, not per
