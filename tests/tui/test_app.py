@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from litsift.config import Config
 from litsift.tui.app import create_app
@@ -338,6 +338,27 @@ async def test_footer_follows_focus_and_results_without_rebuilding(service: Any)
         await pilot.click(KeyFooter, offset=(start + 1, 0))
         await settle(pilot)
         assert key == "ctrl+t" and app.search_screen.kind is Kind.DATASET
+
+
+async def test_home_and_end_go_to_the_first_and_last_row(service: Any) -> None:
+    """Home and End did nothing in the help's key list or the results (``DataTable`` scrolls
+    sideways with them, and these tables fit their width): they go to the first / last row."""
+    app = create_app(service)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await search(pilot, "dialogue state tracking")
+        results = table(app)
+        results.focus()
+        await pilot.press("end")
+        assert results.row_count > 1 and results.cursor_row == results.row_count - 1
+        await pilot.press("home")
+        assert results.cursor_row == 0
+        await pilot.press("f1")
+        await settle(pilot)
+        keys = app.screen.query_one("#help-table", DataTable)
+        await pilot.press("end")
+        assert keys.row_count > 1 and keys.cursor_row == keys.row_count - 1
+        await pilot.press("home")
+        assert keys.cursor_row == 0
 
 
 @pytest.mark.parametrize("size", [(60, 24), (80, 24), (120, 40)])

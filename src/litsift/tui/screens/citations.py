@@ -45,6 +45,7 @@ from litsift.tui.messages import AnnotationsChanged
 from litsift.tui.screens.citation_rows import NOUNS, cells, count, plain
 from litsift.tui.screens.citation_rows import name as work_name
 from litsift.tui.screens.keys import TRIAGE_BINDINGS
+from litsift.tui.widgets.fixed_rows import RowsTable
 from litsift.tui.widgets.footer import KeyFooter
 from litsift.types import Kind, Label
 from litsift.types.citations import Neighbour, Neighbours, SnowballRound, TrailFetch
@@ -157,7 +158,7 @@ class CitationsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="cite-title", markup=False)
-        table: DataTable[Text] = DataTable(id="cite-table", cursor_type="row")
+        table: DataTable[Text] = RowsTable(id="cite-table", cursor_type="row")
         table.add_columns("Label", "Year", "Title", "Why / id")
         yield table
         yield Static(id="cite-status", markup=False)

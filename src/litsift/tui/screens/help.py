@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from litsift.tui.widgets.fixed_rows import RowsTable
 from litsift.tui.widgets.footer import KeyFooter
 
 #: the help table's narrowest Action column, and the width Keys and Where wrap to when the
@@ -79,7 +80,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-box") as box:
             box.border_title = "litsift — keys"
             box.border_subtitle = "Esc / ? to close"
-            yield DataTable[Text](id="help-table", cursor_type="row")
+            yield RowsTable(id="help-table", cursor_type="row")
             yield Static(_NOTE, id="help-note", markup=False)
 
     def on_resize(self) -> None:

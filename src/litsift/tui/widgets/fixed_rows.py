@@ -10,17 +10,29 @@ lines, not the screen's layout. Base of :class:`~litsift.tui.widgets.cached_tabl
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-__all__ = ["FixedRowsTable"]
+__all__ = ["FixedRowsTable", "RowsTable"]
 
 
-class FixedRowsTable(DataTable[Text]):
+class RowsTable(DataTable[Text]):
+    """A ``DataTable`` read row by row: Home and End go to the first and last row. In
+    ``DataTable`` they scroll sideways, which a table whose columns fit its width never does,
+    so they did nothing (the help's key list, the results, the citation lists)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]
+
+
+class FixedRowsTable(RowsTable):
     """A ``DataTable`` that measures no row and makes no layout pass for a new row count, when
     its columns have fixed widths and its rows one line (else it behaves as ``DataTable``)."""
 
