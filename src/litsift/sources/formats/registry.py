@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import importlib
+import zlib
 from functools import cache
 from pathlib import Path
 
@@ -76,24 +77,28 @@ def get(name: str) -> Format:
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     """The first ``size`` bytes of ``path``, decompressed when it is gzip; b"" for a directory.
+    A gzip stream cut short gives the bytes before the cut (its reader reports the cut).
 
     UTF-16 / UTF-32 text (:func:`~litsift.store.jsonl.wide_encoding`) is returned as UTF-8,
     so the formats' sniffers, which look for ASCII markers, recognise it.
 
     Raises:
-        IngestError: the file cannot be read.
+        IngestError: the file cannot be read, or is gzip of which nothing can be decompressed.
     """
+    return _head(path, size)[0]
+
+
+def _head(path: Path, size: int) -> tuple[bytes, IngestError | None]:
+    """:func:`read_head`, and the "broken gzip file" error of a stream cut short or corrupt
+    after its first bytes (None for any other file)."""
     if path.is_dir():
-        return b""
+        return b"", None
+    broken: IngestError | None = None
     try:
         with path.open("rb") as fh:
             head = fh.read(size)
         if head[:2] == b"\x1f\x8b":
-            try:
-                with gzip.open(path, "rb") as gz:
-                    head = gz.read(size)
-            except (OSError, EOFError) as err:
-                raise IngestError(f"{path}: broken gzip file ({err})", "re-download it") from None
+            head, broken = _gzip_head(path, size)
     except OSError as err:
         raise IngestError(
             f"{path}: cannot be read ({err.strerror or err})", "check the path"
@@ -101,12 +106,46 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     wide = wide_encoding(head)
     if wide is not None:  # sniffers look for ASCII markers: show them UTF-8
         head = head[: len(head) - len(head) % 4].decode(wide, errors="replace").encode()
-    return head
+    return head, broken
+
+
+def _gzip_head(path: Path, size: int) -> tuple[bytes, IngestError | None]:
+    """The first ``size`` decompressed bytes of the gzip file ``path``, with the error of a
+    stream that breaks before them. A stream cut short (a download stopped early) gives the
+    bytes before the cut, so that a reader that can keeps its complete records and reports
+    where it ends: gzip.read(size) raised EOFError for such a file whenever it held less
+    than ``size`` bytes, and detection refused it whole; a corrupt block's zlib.error was
+    not caught at all ("litsift failed unexpectedly").
+
+    Raises:
+        IngestError: not one byte can be decompressed (a corrupt header or first block).
+    """
+    chunks: list[bytes] = []
+    got = 0
+    try:
+        with gzip.open(path, "rb") as gz:
+            while got < size:
+                chunk = gz.read1(size - got)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+    except (OSError, EOFError, zlib.error) as err:
+        broken = IngestError(f"{path}: broken gzip file ({err})", "re-download it")
+        if not got:
+            raise broken from None
+        return b"".join(chunks), broken
+    return b"".join(chunks), None
 
 
 def detect(path: Path) -> Format | None:
-    """The format of ``path`` judged from its content, or None when no format claims it."""
-    head = read_head(path)
+    """The format of ``path`` judged from its content, or None when no format claims it.
+
+    Raises:
+        IngestError: the file cannot be read; or it is gzip that breaks off before any
+            format could tell it is theirs ("broken gzip file", not "no format litsift reads").
+    """
+    head, broken = _head(path, HEAD_BYTES)
     best: tuple[int, int, str] | None = None
     name_lower = path.name.lower().removesuffix(".gz")
     for fmt in formats().values():
@@ -119,4 +158,6 @@ def detect(path: Path) -> Format | None:
         key = (score, hint, fmt.name)
         if best is None or key[:2] > best[:2]:
             best = key
+    if best is None and broken is not None:
+        raise broken
     return formats()[best[2]] if best else None
