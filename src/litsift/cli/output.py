@@ -21,6 +21,7 @@ Every rich Console of the commands is made by :func:`sized_console`, at the term
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -40,8 +41,7 @@ def sized_console(stderr: bool = False, **options: Any) -> Console:
     console) whatever the window, cutting and folding tables and bars that would have fit.
     Not a terminal (a pipe, a file): rich's own size (``COLUMNS``, else 80). ``options`` go to
     the Console as they are."""
-    from rich.console import Console
-
+    Console = _console_class()
     stream = sys.stderr if stderr else sys.stdout
     try:
         size = os.get_terminal_size(stream.fileno()) if stream.isatty() else None
@@ -53,6 +53,22 @@ def sized_console(stderr: bool = False, **options: Any) -> Console:
     width = int(columns) if columns.isdigit() else size.columns or 80  # a pty may say 0 x 0
     height = int(lines) if lines.isdigit() else size.lines or 25
     return Console(stderr=stderr, width=width, height=height, **options)
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    """rich's Console, but a reader gone from its stream (``litsift search X 2>&1 | head -1``)
+    raises BrokenPipeError, which ends the command as it ends every other output
+    (:func:`litsift.cli.common.pipe_closed`: quietly, exit status 141); rich's own
+    ``on_broken_pipe`` exited with status 1, an error to a script, without a word."""
+    from rich.console import Console
+
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # nothing more to write; the command's handler ends it
+            raise BrokenPipeError
+
+    return PipeConsole
 
 
 def hits_to_json(result: SearchResult) -> dict[str, Any]:
