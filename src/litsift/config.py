@@ -392,11 +392,21 @@ def parse_config(raw: dict[str, Any]) -> Config:
 
 
 def load_config(path: Path | None) -> Config:
-    """Read ``path`` (missing file → defaults). Raises :class:`ConfigError` on bad TOML."""
+    """Read ``path`` (missing file → defaults).
+
+    Raises:
+        ConfigError: bad TOML, or an unknown or invalid value; its hint names what to do
+            (for a value out of its choices or range: fix it in ``path``).
+    """
     if path is None or not path.exists():
         return Config()
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"config: {path} is not valid TOML: {e}", "fix or delete it") from e
-    return parse_config(raw)
+    try:
+        return parse_config(raw)
+    except ConfigError as e:  # every error says what to do: a bad value's names the file
+        if e.hint:
+            raise
+        raise ConfigError(e.message, f"fix the value in {path}") from None
