@@ -148,8 +148,8 @@ class IngestReport:
             + (f" ({self.duplicates:,} repeated ids)" if self.duplicates else "")
             + f", {len(self.bad):,} bad"
             + (self._kept_apart() if self.conflicts else "")
-            + (f", {len(self.skipped):,} files skipped" if self.skipped else "")
-            + (f", {len(self.warnings):,} warnings" if self.warnings else "")
+            + (f", {_count(len(self.skipped), 'file')} skipped" if self.skipped else "")
+            + (f", {_count(len(self.warnings), 'warning')}" if self.warnings else "")
             + f" in {self.elapsed_s:.1f} s"
         )
         if self.path is not None and self.bad:
@@ -182,3 +182,8 @@ class IngestReport:
             ],
             "elapsed_s": round(self.elapsed_s, 3),
         }
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 file"``, ``"3 files"``, ``"1,204 warnings"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
