@@ -3,6 +3,7 @@ streamed LLM draft (the progress bar: :mod:`litsift.cli.progress`)."""
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -99,7 +100,7 @@ def reports_errors(fn: F) -> F:
                 raise stop from None
             if os.environ.get("LITSIFT_DEBUG"):
                 raise
-            fault = _machine_fault(e) or _output_fault(e)
+            fault = _output_fault(e, with_home=False) or _machine_fault(e) or _output_fault(e)
             if fault is not None:  # a full disk, a read-only home, a lock, a bad -o: not a bug
                 say_error(for_terminal(fault.message))
                 click.echo(f"  hint: {for_terminal(fault.hint)}", err=True)
@@ -107,8 +108,10 @@ def reports_errors(fn: F) -> F:
             what = for_terminal(f"{type(e).__name__}: {e}")[:300]
             from litsift import logs
 
-            logs.get("cli").error("%s failed", fn.__name__, exc_info=e)
             where = logs.current()
+            if where is not None:  # with no log file (eval, formats: no home opened) logging
+                # fell through to Python's last-resort handler: the traceback on stderr
+                logs.get("cli").error("%s failed", fn.__name__, exc_info=e)
             say_error(f"litsift failed unexpectedly ({what})")
             click.echo(
                 "  hint: this is a bug in litsift; please report it with the command you ran "
@@ -211,25 +214,43 @@ def _machine_fault(err: BaseException) -> LitsiftError | None:
     return None
 
 
-def _output_fault(err: BaseException) -> LitsiftError | None:
-    """The command's ``-o/--output`` path, or the ``--home`` / ``LITSIFT_HOME`` folder, could
-    not be written or made (a folder that is a file, ``/proc``, no permission): the user's
-    path, not a bug."""
+#: what the machine is to blame for, not the path: a full disk or quota, an I/O error
+_MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO})
+#: a command's parameters that name where it writes: (parameter, what, hint)
+_WRITTEN_PATHS = (
+    ("output", "write {}", "give -o a path in a folder you can write to"),
+    ("plot_dir", "write the plots to {}", "give --plot a folder you can write to"),
+    ("runs_dir", "write the run files to {}", "give --runs-dir a folder you can write to"),
+    ("eval_home", "use {} as the benchmark's store", "give --eval-home a writable folder"),
+)
+
+
+def _output_fault(err: BaseException, with_home: bool = True) -> LitsiftError | None:
+    """A path the command writes (``-o/--output``, eval's ``--plot``, ``--runs-dir`` and
+    ``--eval-home``), or (``with_home``) the ``--home`` / ``LITSIFT_HOME`` folder, could not be
+    written or made (a folder that is a file, ``/proc``, no permission, a read-only file
+    system): the user's path, not a bug. Without ``with_home`` a full disk or an I/O error is
+    left to :func:`_machine_fault`; the paths are tried before it, which placed an ``-o`` on a
+    read-only file system at the home ("copy the home ... set LITSIFT_HOME")."""
     ctx = click.get_current_context(silent=True)
     if ctx is None:
         return None
-    output = ctx.params.get("output")
     home = ctx.find_root().params.get("home") or os.environ.get("LITSIFT_HOME")
+    paths = [(ctx.params.get(name), what, hint) for name, what, hint in _WRITTEN_PATHS]
+    if with_home:
+        paths.append(
+            (home, "use {} as litsift's home", "give --home (or LITSIFT_HOME) a writable folder")
+        )
     cause: BaseException | None = err
     while cause is not None:
         name = getattr(cause, "filename", None)
-        for path, what, hint in (
-            (output, "write {}", "give -o a path in a folder you can write to"),
-            (home, "use {} as litsift's home", "give --home (or LITSIFT_HOME) a writable folder"),
-        ):
+        for path, what, hint in paths:
             if path is None or name is None or not isinstance(cause, OSError):
                 continue
-            if Path(name) not in (Path(path), *Path(path).parents):  # the path or a folder above
+            if not with_home and cause.errno in _MACHINE_ERRNOS:
+                continue
+            where = Path(name)  # the path, a folder above it, or (a folder's) a file in it
+            if where not in (Path(path), *Path(path).parents) and Path(path) not in where.parents:
                 continue
             why = cause.strerror or type(cause).__name__
             if isinstance(cause, FileExistsError | NotADirectoryError) and name != str(path):
