@@ -125,3 +125,76 @@ def test_the_ingest_summary_counts_one_skipped_file_in_the_singular(tmp_path: Pa
     got = _litsift(tmp_path / "home", "ingest", "papers", str(folder), "--quiet")
     assert got.exit_code == 0, got.output
     assert ", 1 file skipped in " in got.stdout, got.stdout
+
+
+def _tiny_beir(tmp_path: Path) -> list[str]:
+    corpus, queries, qrels = (tmp_path / n for n in ("corpus.jsonl", "queries.jsonl", "qrels.tsv"))
+    corpus.write_text(
+        '{"_id": "d1", "title": "Neural retrieval", "text": "dense passage retrieval"}\n'
+        '{"_id": "d2", "title": "BM25", "text": "lexical matching baseline"}\n',
+        encoding="utf-8",
+    )
+    queries.write_text('{"_id": "q1", "text": "dense retrieval"}\n', encoding="utf-8")
+    qrels.write_text("q1\td1\t1\n", encoding="utf-8")
+    return ["eval", "beir", "--corpus", str(corpus), "--queries", str(queries),
+            "--qrels", str(qrels), "--systems", "bm25",
+            "--eval-home", str(tmp_path / "eval-home")]  # fmt: skip
+
+
+def test_an_eval_folder_that_cannot_be_made_is_the_users_path_not_a_bug(tmp_path: Path) -> None:
+    """``litsift eval ... --runs-dir`` (or ``--plot``, ``--eval-home``) under a file or in
+    /proc: "litsift failed unexpectedly (FileNotFoundError ...) this is a bug", and the
+    traceback above it on stderr; now the path is named with what to do, as for ``-o``."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    got = _litsift(tmp_path / "home", *_tiny_beir(tmp_path), "--runs-dir", str(a_file / "runs"))
+    assert got.exit_code == 1, got.output
+    assert got.stderr.startswith(f"error: cannot write the run files to {a_file / 'runs'}: ")
+    assert got.stderr.endswith("\n  hint: give --runs-dir a folder you can write to\n")
+    assert len(got.stderr.splitlines()) == 2, got.stderr
+    home = _litsift(tmp_path / "home", *_tiny_beir(tmp_path)[:-1], str(a_file / "store"))
+    assert home.exit_code == 1 and "give --eval-home a writable folder" in home.stderr
+
+
+def test_a_bug_where_no_log_file_is_open_prints_no_traceback(tmp_path: Path) -> None:
+    """A command that opens no home (eval, formats) has no log file: logging the bug fell
+    through to Python's last-resort handler, which printed the whole traceback on stderr above
+    litsift's own two lines. The two lines alone are printed now."""
+    program = (
+        "import click\n"
+        "from litsift.cli.common import reports_errors\n"
+        "@click.command()\n"
+        "@reports_errors\n"
+        "def broken():\n"
+        "    raise RuntimeError('the code under the command is wrong')\n"
+        "broken()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env.pop("LITSIFT_DEBUG", None)
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "error: litsift failed unexpectedly (RuntimeError: the code under the command is wrong)"
+    ), done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 2, done.stderr
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's sysfs")
+def test_an_output_the_system_refuses_is_not_called_a_full_disk(tmp_path: Path) -> None:
+    """``-o /sys/x.csv`` (sysfs: EACCES, 0 bytes free): the machine-fault check ran first and
+    said "no space left on the disk holding /sys (0 B free)"; the -o path's own error is told
+    first now, and a read-only -o no longer gets the read-only home's hint."""
+    ris = (
+        shared_data_dir() / "sources" / "reference-managers" / "ris" / "asreview_scopus-export.ris"
+    )
+    if not ris.is_file():
+        pytest.skip(f"{ris} not here")
+    home = tmp_path / "home"
+    assert _litsift(home, "review", "new", "r", "--from", str(ris)).exit_code == 0
+    got = _litsift(home, "review", "export", "r", "-o", "/sys/litsift-qa.csv")
+    assert got.exit_code == 1, got.output
+    assert got.stderr.startswith("error: cannot write /sys/litsift-qa.csv: "), got.stderr
+    assert "space" not in got.stderr and "LITSIFT_HOME" not in got.stderr, got.stderr
+    assert "  hint: give -o a path in a folder you can write to" in got.stderr
