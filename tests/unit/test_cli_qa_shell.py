@@ -198,3 +198,11 @@ def test_an_output_the_system_refuses_is_not_called_a_full_disk(tmp_path: Path) 
     assert got.stderr.startswith("error: cannot write /sys/litsift-qa.csv: "), got.stderr
     assert "space" not in got.stderr and "LITSIFT_HOME" not in got.stderr, got.stderr
     assert "  hint: give -o a path in a folder you can write to" in got.stderr
+
+
+def test_a_missing_benchmark_file_names_the_option_that_exists(tmp_path: Path) -> None:
+    """The hint said "pass --data-dir", an option ``litsift eval`` does not have (--data)."""
+    got = _litsift(tmp_path / "home", "eval", "scifact", "--data", str(tmp_path / "nowhere"))
+    assert got.exit_code == 1, got.output
+    assert "benchmark file not found" in got.stderr
+    assert "hint: pass --data pointing at shared/data" in got.stderr, got.stderr

@@ -173,6 +173,6 @@ def require_file(data_dir: Path, *parts: str) -> Path:
     if not path.is_file():
         raise EvalError(
             f"benchmark file not found: {path}",
-            "pass --data-dir pointing at shared/data (see ../shared/data/README.md)",
+            "pass --data pointing at shared/data (or set LITSIFT_EVAL_DATA)",
         )
     return path
