@@ -120,3 +120,28 @@ def test_index_joins_a_ray_head_by_address_and_the_search_is_hybrid(
     assert found.returncode == 0, found.stderr
     answer = json.loads(found.stdout)
     assert answer["hits"] and set(answer["signals_used"]) >= {"bm25", "dense"}
+
+
+def test_an_address_where_no_head_listens_fails_at_once_with_a_hint(tmp_path: Path) -> None:
+    """`index --ray 127.0.0.1:PORT` with nothing there retried for minutes, printing Ray's raw
+    log lines ("Failed to connect to GCS ..."); it now ends with our message and hint before
+    Ray is asked (the subprocess's timeout is the test's limit)."""
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text('{"id": "p1", "title": "A paper", "abstract": "Text."}\n', "utf-8")
+    home = tmp_path / "home"
+    cmd = [sys.executable, "-m", "litsift", "--home", str(home)]
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    run = subprocess.run([*cmd, "ingest", "papers", str(papers)], capture_output=True, env=env)
+    assert run.returncode == 0
+    address = f"127.0.0.1:{_free_port()}"  # free: nothing listens there
+    index = subprocess.run(
+        [*cmd, "index", "--ray", address, "--quiet"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert index.returncode == 1, index.stdout + index.stderr
+    assert f"no Ray head answers at {address}" in index.stderr
+    assert "hint: start one there (ray start --head" in index.stderr
+    assert "Traceback" not in index.stderr and "GCS" not in index.stderr

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 import warnings
 from collections.abc import Generator
@@ -156,9 +157,36 @@ def _token_auth_if_token() -> None:
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
+def _check_head(address: str, timeout_s: float = 10.0) -> None:
+    """A ``HOST:PORT`` address must answer a TCP connection before Ray is asked to join it:
+    ``ray.init`` retried a head that is not there for minutes, printing its own raw log lines
+    ("Failed to connect to GCS at ..."). ``auto``, ``local`` and ``ray://`` addresses are
+    Ray's to resolve.
+
+    Raises:
+        ConfigError: nothing accepts a connection at ``address`` within ``timeout_s`` seconds.
+    """
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as err:
+        why = err.strerror or ("no answer" if isinstance(err, TimeoutError) else str(err))
+        raise ConfigError(
+            f"no Ray head answers at {address} ({why})",
+            "start one there (ray start --head --port PORT), check the address, or use --ray local",
+        ) from None
+
+
 def _init_ray(address: str, actors: int | None) -> tuple[int, bool]:
-    """Start (or join) Ray. Returns (actors to run, whether Ray was started here)."""
+    """Start (or join) Ray. Returns (actors to run, whether Ray was started here).
+
+    Raises:
+        ConfigError: Ray is not installed, or cannot be started or reached at ``address``.
+    """
     if address != "local":
+        _check_head(address)
         _token_auth_if_token()  # before Ray is imported: it reads RAY_AUTH_MODE once
     try:
         import ray
