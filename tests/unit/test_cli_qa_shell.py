@@ -206,3 +206,24 @@ def test_a_missing_benchmark_file_names_the_option_that_exists(tmp_path: Path) -
     assert got.exit_code == 1, got.output
     assert "benchmark file not found" in got.stderr
     assert "hint: pass --data pointing at shared/data" in got.stderr, got.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_json_output_shows_accented_names_as_they_are(tmp_path: Path, encoding: str) -> None:
+    """``litsift config`` (and every ``--json``) wrote a home under ``~/Jürgen`` as
+    ``"/home/J\\u00fcrgen/..."``; it is written as it is where standard output writes UTF-8,
+    escaped where it cannot (Latin-1 cannot write every character a title may hold), and
+    reads back to the same path either way."""
+    home = tmp_path / "Jürgen ☃"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "PYTHONIOENCODING": encoding}
+    got = subprocess.run(
+        [sys.executable, "-m", "litsift", "--home", str(home), "config"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert got.returncode == 0, got.stderr
+    text = got.stdout.decode(encoding)
+    assert json.loads(text)["config_file"] == str(home / "config.toml")
+    assert ("Jürgen ☃" in text) is (encoding == "utf-8")
+    assert ("J\\u00fcrgen \\u2603" in text) is (encoding != "utf-8")

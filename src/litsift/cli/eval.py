@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from litsift.cli.common import open_service, reports_errors
+from litsift.cli.output import echo_json
 from litsift.cli.progress import progress_bar
 
 
@@ -203,7 +203,7 @@ def eval_cmd(
             engine=engine,
         )
     if as_json:
-        click.echo(json.dumps(report_to_json(report), indent=2))
+        echo_json(report_to_json(report))
     else:
         click.echo(format_table(report))
 
@@ -260,7 +260,10 @@ def _screening(
             for name in report.sets
             if (runs := [r for r in report.runs if r.review_set == name])
         }
-    click.echo(json.dumps(data, indent=2) if as_json else screening.format_table(data))
+    if as_json:
+        echo_json(data)
+    else:
+        click.echo(screening.format_table(data))
     if plot_dir is not None and not as_json:
         for files in data["plots"].values():
             click.echo(f"wrote {', '.join(files)}")
@@ -282,4 +285,7 @@ def _snowball(
             progress=bar,
         )
     data = snowball.report_to_json(report)
-    click.echo(json.dumps(data, indent=2) if as_json else snowball.format_table(data))
+    if as_json:
+        echo_json(data)
+    else:
+        click.echo(snowball.format_table(data))

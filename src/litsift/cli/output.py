@@ -21,6 +21,7 @@ Every rich Console of the commands is made by :func:`sized_console`, at the term
 
 from __future__ import annotations
 
+import codecs
 import functools
 import os
 import sys
@@ -129,6 +130,28 @@ def result_notes(result: SearchResult) -> list[str]:
     if n := result.undated:
         notes.append(f"{n} of these {'has' if n == 1 else 'have'} no year (kept by --years)")
     return notes
+
+
+def writes_unicode(stream: Any) -> bool:
+    """True if the text stream ``stream`` can write every character: its encoding is UTF-8,
+    -16 or -32, or it has none (a test's buffer); False for ASCII, Latin-1, cp1252, ..."""
+    encoding = getattr(stream, "encoding", None)
+    if not encoding:
+        return True
+    try:
+        return codecs.lookup(encoding).name.startswith("utf")
+    except LookupError:
+        return False
+
+
+def echo_json(obj: Any, indent: int | None = 2) -> None:
+    """Print ``obj`` as JSON on standard output: names with accents and non-Latin titles
+    as they are (``"h\u00fcme"`` before), escape-sequence characters escaped, and every
+    non-ASCII character escaped where standard output cannot write it (a Latin-1 locale).
+    The same strings read back either way (:func:`~litsift.text.json_for_terminal`)."""
+    import click
+
+    click.echo(json_for_terminal(obj, indent=indent, ascii_only=not writes_unicode(sys.stdout)))
 
 
 def hits_to_json_text(result: SearchResult, ascii_only: bool = False) -> str:

@@ -7,13 +7,13 @@ Titles and keys come from services and files: printed through
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from litsift.cli.common import OneValueGroup, open_service, reports_errors, say_error, write_output
+from litsift.cli.output import echo_json
 from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
 from litsift.text import for_terminal
 
@@ -108,7 +108,7 @@ def refs_fetch(
             )
             ctx.exit(stop_status(stop))
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
+        echo_json(report.to_json(), indent=1)
     else:
         stopped = report.stopped.message if report.stopped is not None else None
         hints: list[str] = []
@@ -168,7 +168,7 @@ def refs_import(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> N
     with open_service(ctx.obj["home"]) as svc:
         report = svc.refs.import_citations(files, progress=progress)
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
+        echo_json(report.to_json(), indent=1)
     else:
         for bad in report.bad[:50]:
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
@@ -201,7 +201,7 @@ def refs_show(ctx: click.Context, doc_id: str, as_json: bool) -> None:
             ]
             for side in ("references", "cited_by")
         }
-        click.echo(json.dumps({"id": got.doc_id, **rows}, ensure_ascii=True, indent=1))
+        echo_json({"id": got.doc_id, **rows}, indent=1)
         return
     click.echo(for_terminal(got.title, keep_newlines=False))
     for side, items in (("references", got.references), ("cited by", got.cited_by)):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -16,6 +15,7 @@ from litsift.cli.common import (
     reports_errors,
     write_output,
 )
+from litsift.cli.output import echo_json
 from litsift.cli.terminal import (
     finishes_its_work,
     needs_a_terminal,
@@ -139,32 +139,28 @@ def review_new(
         click.echo(f"exclusion reasons beyond the 9 kept (their decisions keep them): {left}; "
                    "merge reasons with litsift review reasons NAME ...", err=True)  # fmt: skip
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "review": made.info.name,
-                    "prisma": made.prisma.to_json(),
-                    "priors": made.priors,
-                    "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in made.files],
-                    "bad": [str(p) for p in made.problems],
-                    "reasons_left": made.reasons_left,
-                    "disagreements": [
-                        {
-                            "id": d.doc_id,
-                            "stage": d.stage,
-                            "reviewer": d.reviewer,
-                            "source": d.source,
-                            "kept": d.kept[0],
-                            "kept_reason": d.kept[1],
-                            "copies": [
-                                {"file": f, "decision": v, "reason": r} for f, v, r in d.said
-                            ],
-                        }
-                        for d in made.disagreements
-                    ],
-                },
-                ensure_ascii=True,
-            )
+        echo_json(
+            {
+                "review": made.info.name,
+                "prisma": made.prisma.to_json(),
+                "priors": made.priors,
+                "files": [{"file": f, "format": fmt, "read": n} for f, fmt, n in made.files],
+                "bad": [str(p) for p in made.problems],
+                "reasons_left": made.reasons_left,
+                "disagreements": [
+                    {
+                        "id": d.doc_id,
+                        "stage": d.stage,
+                        "reviewer": d.reviewer,
+                        "source": d.source,
+                        "kept": d.kept[0],
+                        "kept_reason": d.kept[1],
+                        "copies": [{"file": f, "decision": v, "reason": r} for f, v, r in d.said],
+                    }
+                    for d in made.disagreements
+                ],
+            },
+            indent=None,
         )
         if made.problems:
             ctx.exit(1)
@@ -215,7 +211,7 @@ def review_list(ctx: click.Context, as_json: bool) -> None:
             {"name": r.name, "records": r.records, "decided": r.decided, "created": r.created_at}
             for r in found
         ]
-        click.echo(json.dumps(rows, ensure_ascii=True))
+        echo_json(rows, indent=None)
         return
     if not found:
         click.echo("no reviews yet: litsift review new NAME --from FILE")
@@ -398,7 +394,7 @@ def feed_cmd(
             "background": got.background,
             "papers": [{"id": p.id, "title": p.title, "year": p.year} for p in top],
         }
-        click.echo(json.dumps(out, ensure_ascii=True))
+        echo_json(out, indent=None)
         return
     when = got.since[:16].replace("T", " ") if got.since else "the start"  # as the app says
     click.echo(

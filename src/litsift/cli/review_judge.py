@@ -5,11 +5,10 @@ screen`` and read by the learning order as one more column. Added to ``litsift r
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from litsift.cli.common import open_service, reports_errors, say_llm_waits
+from litsift.cli.output import echo_json
 from litsift.cli.terminal import stop_name, stop_status
 from litsift.text import for_terminal, shell_word
 
@@ -82,7 +81,7 @@ def review_judge(
             "cached_calls": stats.cached_calls if stats else 0,
             "error": report.error,
         }
-        click.echo(json.dumps(out, ensure_ascii=True, indent=1))
+        echo_json(out, indent=1)
     else:
         model = for_terminal(report.model, keep_newlines=False)
         click.echo(f"{report.judged:,} records judged by {model}: {_counts(report.labels)}")

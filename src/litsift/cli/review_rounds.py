@@ -5,7 +5,6 @@ to ``litsift review`` by :mod:`litsift.cli.root`."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -18,6 +17,7 @@ from litsift.cli.common import (
     open_service,
     reports_errors,
 )
+from litsift.cli.output import echo_json
 from litsift.text import for_terminal, shell_word
 
 __all__ = ["ROUND_COMMANDS"]
@@ -82,7 +82,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
             "notes": [{"doc_id": d, "reviewer": w, "note": t} for d, w, t in notes],
             "verdicts": judged.to_json(),
         }
-        click.echo(json.dumps(out, ensure_ascii=True))
+        echo_json(out, indent=None)
         return
     shown = for_terminal(info.name, keep_newlines=False)
     click.echo(f"review {shown} (created {info.created_at[:10]})")
@@ -270,7 +270,7 @@ def review_curve(
         svc.reviews.recall_diagram(name, target, stage, reviewer)
         series = svc.reviews.recall_series(name, stage, reviewer) if as_json else None
     if series is not None:
-        click.echo(json.dumps({"output": str(target), **series}, ensure_ascii=True))
+        echo_json({"output": str(target), **series}, indent=None)
         return
     click.echo(f"wrote {target}")
 

@@ -5,13 +5,13 @@ third decision that settles a conflict. Added to ``litsift review`` by
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from litsift.cli.common import STAGE_OPTION, kappa_line, open_service, reports_errors
+from litsift.cli.output import echo_json
 from litsift.text import for_terminal, shell_word
 from litsift.types.reviews import STAGE_NAMES
 
@@ -79,8 +79,7 @@ def review_merge(
         got = svc.reviews.merge(name, list(files), reviewer.strip())
         tiab, full = (len(svc.reviews.conflicts(name, s)) for s in ("tiab", "fulltext"))
     if as_json:
-        click.echo(json.dumps({**got, "conflicts": {"tiab": tiab, "fulltext": full}},
-                              ensure_ascii=True))  # fmt: skip
+        echo_json({**got, "conflicts": {"tiab": tiab, "fulltext": full}}, indent=None)  # fmt: skip
         ctx.exit(1 if got["bad"] else 0)
     bad, shown = got["bad"], for_terminal(name, keep_newlines=False)
     skipped = f", {len(bad):,} rows skipped" if bad else ""
@@ -151,7 +150,7 @@ def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -
             "conflicts": [c.__dict__ for c in found],
             "agreement": [a.__dict__ for a in agree],
         }
-        click.echo(json.dumps(out, ensure_ascii=True))
+        echo_json(out, indent=None)
         return
     for a in agree:
         click.echo(kappa_line(a))

@@ -10,13 +10,13 @@ with exit code 1; nothing is swallowed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from litsift.cli.common import home_option, open_service, reports_errors
 from litsift.cli.eval import eval_cmd
+from litsift.cli.output import echo_json
 from litsift.cli.refs import refs_group
 from litsift.cli.review import feed_cmd, review_group
 from litsift.cli.review_judge import review_judge
@@ -163,7 +163,7 @@ def models_list(ctx: click.Context, as_json: bool) -> None:
     svc = open_service(ctx.obj["home"])
     rows = list_models(svc.paths.models_dir)
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        echo_json(rows)
         return
     current = svc.config.search.model
     for r in rows:
@@ -191,9 +191,7 @@ def models_info(ctx: click.Context, model: str | None) -> None:
     from litsift.models_onnx.cli_support import describe
 
     svc = open_service(ctx.obj["home"])
-    click.echo(
-        json.dumps(describe(model or svc.config.search.model, svc.paths.models_dir), indent=2)
-    )
+    echo_json(describe(model or svc.config.search.model, svc.paths.models_dir))
 
 
 @main.command()
@@ -211,9 +209,7 @@ def config(ctx: click.Context) -> None:
       litsift --home ~/lab-library config
     """
     with open_service(ctx.obj["home"]) as svc:
-        click.echo(
-            json.dumps({"config_file": str(svc.paths.config_file), **svc.describe()}, indent=2)
-        )
+        echo_json({"config_file": str(svc.paths.config_file), **svc.describe()})
 
 
 @main.command("export")

@@ -3,13 +3,13 @@ the table of ``litsift eval paperrq``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from litsift.cli.common import OneValueGroup, open_service, reports_errors
+from litsift.cli.output import echo_json
 from litsift.cli.progress import progress_bar
 from litsift.cli.terminal import finishes_its_work
 from litsift.text import for_terminal
@@ -71,19 +71,17 @@ def rq_extract(
             progress=bar,
         )
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "method": report.method,
-                    "papers": report.papers,
-                    "filled": report.filled,
-                    "empty": report.empty,
-                    "failed": [{"id": d, "error": e} for d, e in report.failed],
-                    "seconds": round(report.seconds, 3),
-                    "papers_per_s": round(report.papers_per_s, 1),
-                },
-                ensure_ascii=True,
-            )
+        echo_json(
+            {
+                "method": report.method,
+                "papers": report.papers,
+                "filled": report.filled,
+                "empty": report.empty,
+                "failed": [{"id": d, "error": e} for d, e in report.failed],
+                "seconds": round(report.seconds, 3),
+                "papers_per_s": round(report.papers_per_s, 1),
+            },
+            indent=None,
         )
         return
     click.echo(report.summary())
@@ -152,7 +150,7 @@ def rq_similar(ctx: click.Context, doc_id: str, same: str, k: int, as_json: bool
         for h in result.hits
     ]
     if as_json:
-        click.echo(json.dumps({"query": result.query.text, "hits": rows}, ensure_ascii=True))
+        echo_json({"query": result.query.text, "hits": rows}, indent=None)
         return
     for r in rows:
         click.echo(f"{r['rank']:3d}. {for_terminal(r['title'], keep_newlines=False)}")
@@ -220,6 +218,6 @@ def run_paperrq(data_dir: Path | None, home: str | None, use_llm: bool, as_json:
     with open_service(home) as svc:
         report = svc.rq.evaluate_paperrq(rows, use_llm=use_llm)
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2))
+        echo_json(report.to_json())
     else:
         print_paperrq(report)

@@ -6,7 +6,6 @@ Every string that comes from a file (a reason quoting an entry, a title) goes th
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import click
 
 from litsift.cli.common import KIND_CHOICE, kind_named, open_service, reports_errors
+from litsift.cli.output import echo_json
 from litsift.cli.terminal import finishes_its_work, stop_name, stop_status
 from litsift.text import for_terminal
 
@@ -108,7 +108,7 @@ def ingest(
             )
             ctx.exit(stop_status(stop))
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=1))
+        echo_json(report.to_json(), indent=1)
     else:
         for bad in report.bad[:_SHOW_BAD]:
             click.echo(for_terminal(str(bad), keep_newlines=False), err=True)
@@ -164,9 +164,7 @@ def dedup_cmd(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     with open_service(ctx.obj["home"]) as svc:
         plan = svc.sources.dedup(apply=not dry_run)
     if as_json:
-        click.echo(
-            json.dumps({**plan.to_json(), "applied": not dry_run}, ensure_ascii=True, indent=1)
-        )
+        echo_json({**plan.to_json(), "applied": not dry_run}, indent=1)
         return
     for group in plan.groups:
         click.echo(
@@ -297,7 +295,7 @@ def sync_cmd(
         for job, result, counts in done
     ]
     if as_json:
-        click.echo(json.dumps(rows, ensure_ascii=True, indent=1))
+        echo_json(rows, indent=1)
         return
     for row in rows:
         click.echo(

@@ -9,7 +9,6 @@ stopped quietly and writes what a narrow encoding (a Latin-1 locale) lacks as ``
 
 from __future__ import annotations
 
-import codecs
 import functools
 import io
 import os
@@ -26,6 +25,7 @@ import click
 
 from litsift.cli.common import OneValueGroup, pipe_closed
 from litsift.cli.interrupts import die_by_signal
+from litsift.cli.output import writes_unicode
 
 __all__ = [
     "THREAD_GRACE_S",
@@ -272,18 +272,6 @@ def run_app(app: Any, svc: Any) -> None:
         os._exit(app.return_code or 0)
     if received:  # the entry point dies by the signal (die_by_signal) after the clean-up
         sys.exit(128 + received[0])
-
-
-def writes_unicode(stream: Any) -> bool:
-    """True if the text stream ``stream`` can write every character: its encoding is UTF-8,
-    -16 or -32, or it has none (a test's buffer); False for ASCII, Latin-1, cp1252, ..."""
-    encoding = getattr(stream, "encoding", None)
-    if not encoding:
-        return True
-    try:
-        return codecs.lookup(encoding).name.startswith("utf")
-    except LookupError:
-        return False
 
 
 def replace_unencodable() -> None:
