@@ -112,8 +112,10 @@ def refs_fetch(
     else:
         stopped = report.stopped.message if report.stopped is not None else None
         hints: list[str] = []
+        said = {stopped}  # the stop is said once, below; a seed with no id once, not per walk
         for walk in report.walks:
-            if walk.problem and walk.problem != stopped:  # the stop is said once, below
+            if walk.problem and walk.problem not in said:
+                said.add(walk.problem)
                 click.echo(for_terminal(walk.problem, keep_newlines=False), err=True)
                 hints += [walk.hint] if walk.hint and walk.hint not in hints else []
             if walk.note:
