@@ -270,7 +270,8 @@ async def test_undo_at_the_start_of_a_session_says_it_takes_back_an_earlier_one(
 
 async def test_a_review_too_small_for_the_estimate_does_not_promise_one(tmp_path: Path) -> None:
     """With 12 records, after the first include the line promised "estimated after 19 more
-    screened", and at the last record "after 9 more": it can never come. Now it says so."""
+    screened", and at the last record "after 9 more"; before the first decision, "estimated after
+    an include and 20 screened": it can never come. Now it says so."""
     import gzip
     import json
 
@@ -284,7 +285,11 @@ async def test_a_review_too_small_for_the_estimate_does_not_promise_one(tmp_path
         svc.reviews.create("small", [ris])
         app = create_screening_app(svc, "small", dense=False)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_idle(pilot)
+            screen = await wait_idle(pilot)
+            # before any decision it promised "estimated after an include and 20 screened"
+            shown = line(screen)
+            assert "includes left: too few records left for an estimate (12)" in shown, shown
+            assert "after an include" not in shown
             await pilot.press("i")
             screen = await wait_idle(pilot)
             shown = line(screen)

@@ -125,7 +125,9 @@ def progress_line(session: ScreeningAPI) -> str:
     elif est is not None:
         rate = f"{found:,} of your {mine:,} screened included or maybe"
         estimate = f"~{est:.0f} includes left (from {rate})"
-    elif more is not None and more > total - screened:  # it would never come
+    elif (more is None and mine + total - screened < ESTIMATE_MIN_SCREENED) or (
+        more is not None and more > total - screened
+    ):  # it would never come (before an include: not even if the rest were screened)
         estimate = f"includes left: too few records left for an estimate ({total - screened:,})"
     elif more is not None:  # an include, but too few records to read a rate from yet
         estimate = f"includes left: estimated after {max(more, 1):,} more screened"
