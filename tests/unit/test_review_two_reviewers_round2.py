@@ -471,8 +471,9 @@ def test_merge_and_show_name_each_stage_s_conflicts_with_the_command_that_lists_
     assert f"{full} at full text: litsift review conflicts don --stage fulltext" in got.output
     shown = _cli(alice, "show", "don").output
     cmd = "litsift review conflicts don"
-    assert f"{tiab} records awaiting resolution at title/abstract: {cmd}\n" in shown
-    assert f"{full} records awaiting resolution at full text: {cmd} --stage fulltext" in shown
+    s = ["s" if n != 1 else "" for n in (tiab, full)]
+    assert f"{tiab} record{s[0]} awaiting resolution at title/abstract: {cmd}\n" in shown
+    assert f"{full} record{s[1]} awaiting resolution at full text: {cmd} --stage fulltext" in shown
     done = _cli(alice, "resolve", "don", first, "include", "--reviewer", "carol")
     left = tiab - 1
     assert done.output.strip().endswith(f"{left} conflict{'s' if left != 1 else ''} left")

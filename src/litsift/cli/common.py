@@ -61,7 +61,8 @@ def kappa_line(a: Any) -> str:
     :class:`~litsift.service.review_rounds.Agreement` (a pair of reviewers), sanitised."""
     k = "undefined (one label only)" if a.kappa is None else f"{a.kappa:.3f}"
     who = " and ".join(for_terminal(x or "(unnamed)", keep_newlines=False) for x in (a.a, a.b))
-    return f"{who}: {a.both:,} records both decided, {a.agreed:,} agreed, Cohen's kappa {k}"
+    records = "record" if a.both == 1 else "records"
+    return f"{who}: {a.both:,} {records} both decided, {a.agreed:,} agreed, Cohen's kappa {k}"
 
 
 def comma_list(values: tuple[str, ...]) -> list[str]:

@@ -135,7 +135,7 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
     for n, stage, opt in ((c["conflicts"], "title/abstract", ""),
                           (full["conflicts"], "full text", " --stage fulltext")):  # fmt: skip
         if n:  # screened, in no decision's count until a third decision settles them
-            click.echo(f"{n:,} records awaiting resolution at {stage}: "
+            click.echo(f"{n:,} record{'' if n == 1 else 's'} awaiting resolution at {stage}: "
                        f"litsift review conflicts {shell_word(name)}{opt}")  # fmt: skip
     for stage, got in agree.items():
         for a in got:

@@ -93,6 +93,13 @@ def review_merge(
         f"{got['unmatched']:,} of records not in the review{skipped}); "
         + (f"conflicts {'; '.join(where)}" if where else "no conflict")
     )
+    for path, theirs in got["other_reviews"].items():  # a wrong file, or a copy's original
+        click.echo(
+            f"  note: {for_terminal(path, keep_newlines=False)} was exported from review "
+            f"{for_terminal(repr(theirs), keep_newlines=False)}, not {shown!r}; its decisions "
+            f"were matched to {shown}'s records by id or DOI",
+            err=True,
+        )
     if got["new_reasons"]:
         keys = for_terminal(", ".join(repr(r) for r in got["new_reasons"]), keep_newlines=False)
         click.echo(f"exclusion reasons the merged decisions gave, added to the review's: {keys}")

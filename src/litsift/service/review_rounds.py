@@ -184,8 +184,11 @@ class ReviewRounds(ReviewCurve):
             "unnamed": n merged as this review's own, "differs": n of them not merged,
             "notes": records whose note was set or extended, "new_reasons": exclusion reasons
             of merged decisions added to the review's list, "reasons_over": those that did not
-            fit (9 keys), "replaced": a named reviewer's decisions here that a newer one of the
-            files replaced, "older": the files' decisions not merged because their reviewer's
+            fit (9 keys), "other_reviews": {"FILE": review} for each file whose header names
+            another review than ``name`` (its decisions of this review's records are merged:
+            a copy of a review takes its original's file; a wrong file is said), "replaced":
+            a named reviewer's decisions here that a newer one of the files replaced, "older":
+            the files' decisions not merged because their reviewer's
             decision here is newer and another}``; each of the last two is a list of
             ``{"doc_id", "stage", "reviewer", "here", "file", "file_decided_at", "where"}``
             (``here`` / ``file``: the decision with its reason, e.g. ``"exclude (wrong
@@ -265,8 +268,9 @@ class ReviewRounds(ReviewCurve):
                          "file_decided_at": r.decided_at, "where": where}
                     )  # fmt: skip
         noted = merge_notes(store, name, notes)["added"] if notes else 0
+        other = {str(p): t for p, t in zip(paths, theirs, strict=True) if t and t != name}
         return {**got, "bad": bad, "notes": noted, "replaced": replaced, "older": older,
-                **self._merged_reasons(name, came, listed)}  # fmt: skip
+                "other_reviews": other, **self._merged_reasons(name, came, listed)}  # fmt: skip
 
     def _merged_reasons(
         self, name: str, came: list[str], listed: list[str]

@@ -1,0 +1,73 @@
+"""Defects of ``litsift review merge`` / ``show`` found walking a two-reviewer review in a
+terminal (real Donners 2021 set, real SQLite stores, the CLI through Click's runner):
+
+1. a decisions file exported from another review (``team``) whose records are also this
+   review's (both made from the same search) was merged into ``emici`` without a word: its
+   reviewer's votes became conflicts and includes of the wrong review. It is still merged (a
+   review's copy takes its original's file), and the merge now says whose file it was;
+2. ``review show`` said "1 records awaiting resolution" and "1 records both decided".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from litsift.cli.root import main
+from tests.unit.test_review_rounds import DONNERS, REASONS, _svc
+
+pytestmark = pytest.mark.skipif(not DONNERS.is_file(), reason=f"{DONNERS} not here")
+
+
+def _cli(home: Path, *args: str) -> Any:
+    got = CliRunner().invoke(main, ["--home", str(home), "review", *args])
+    assert "Traceback" not in got.output
+    return got
+
+
+def _bobs_file_of_team(tmp_path: Path) -> tuple[Path, str]:
+    """A home with reviews ``emici`` and ``team`` of the same search; alice includes record
+    0 of ``emici``; bob excludes records 0-2 of ``team`` and exports his decisions. Returns
+    (the home, bob's file)."""
+    home = tmp_path / "home"
+    with _svc(home) as s:
+        for name in ("emici", "team"):
+            s.reviews.create(name, [DONNERS], labels="none", reasons=REASONS)
+        s.reviews.open("emici", reviewer="alice").decide("include")
+        bob = s.reviews.open("team", reviewer="bob")
+        for _ in range(3):
+            bob.decide("exclude", REASONS[0])
+        text = s.reviews.export_decisions("team", "bob")
+    path = tmp_path / "bob.jsonl"
+    path.write_text(text, "utf-8")
+    return home, str(path)
+
+
+def test_merging_another_review_s_file_says_whose_it_is(tmp_path: Path) -> None:
+    home, path = _bobs_file_of_team(tmp_path)
+    got = _cli(home, "merge", "emici", path)
+    assert got.exit_code == 0, got.output
+    assert got.stdout.startswith("merged 3 decisions"), got.stdout
+    said = f"note: {path} was exported from review 'team', not 'emici'"
+    assert said in got.stderr, got.stderr
+    again = json.loads(_cli(home, "merge", "emici", path, "--json").stdout)
+    assert again["other_reviews"] == {path: "team"}
+    # its own review's merge says nothing of the kind
+    own = _cli(home, "merge", "team", path)
+    assert own.exit_code == 0 and "exported from review" not in own.output, own.output
+    assert json.loads(_cli(home, "merge", "team", path, "--json").stdout)["other_reviews"] == {}
+
+
+def test_show_counts_one_record_awaiting_resolution_in_the_singular(tmp_path: Path) -> None:
+    home, path = _bobs_file_of_team(tmp_path)
+    assert _cli(home, "merge", "emici", path).exit_code == 0
+    shown = _cli(home, "show", "emici").stdout
+    assert "1 record awaiting resolution at title/abstract: litsift review conflicts emici" in (
+        shown
+    ), shown
+    assert "alice and bob: 1 record both decided, 0 agreed" in shown
+    assert "1 records" not in shown
