@@ -5,7 +5,8 @@ terminal (real Donners 2021 set, real SQLite stores, the CLI through Click's run
    review's (both made from the same search) was merged into ``emici`` without a word: its
    reviewer's votes became conflicts and includes of the wrong review. It is still merged (a
    review's copy takes its original's file), and the merge now says whose file it was;
-2. ``review show`` said "1 records awaiting resolution" and "1 records both decided".
+2. ``review show`` said "1 records awaiting resolution" and "1 records both decided";
+3. a hand-edited decision was skipped as an "unknown stage or decision" whichever was wrong.
 """
 
 from __future__ import annotations
@@ -71,3 +72,20 @@ def test_show_counts_one_record_awaiting_resolution_in_the_singular(tmp_path: Pa
     ), shown
     assert "alice and bob: 1 record both decided, 0 agreed" in shown
     assert "1 records" not in shown
+
+
+def test_a_hand_edited_decision_is_named_as_the_wrong_field(tmp_path: Path) -> None:
+    """A row whose decision was edited to "yes" was skipped as "unknown stage 'tiab' or
+    decision 'yes'": the stage was fine. The skip names the field that is wrong, and what it
+    may be."""
+    home, path = _bobs_file_of_team(tmp_path)
+    lines = Path(path).read_text("utf-8").splitlines()
+    lines[1] = lines[1].replace('"decision": "exclude"', '"decision": "yes"')
+    lines[2] = lines[2].replace('"stage": "tiab"', '"stage": "abstract"')
+    Path(path).write_text("\n".join(lines) + "\n", "utf-8")
+    got = _cli(home, "merge", "team", path)
+    assert got.exit_code == 1, got.output
+    assert f"skipped {path}: line 2: unknown decision 'yes' (include, exclude, maybe)" in (
+        got.stderr
+    ), got.stderr
+    assert "line 3: unknown stage 'abstract' (tiab, fulltext)" in got.stderr, got.stderr

@@ -226,8 +226,13 @@ class ReviewRounds(ReviewCurve):
                         notes.append((doc, who, item["note"]))
                     continue
                 source = item["source"] or "user"
-                if stage not in STAGES or decision not in DECISIONS:
-                    skipped.append((n, f"unknown stage {stage!r} or decision {decision!r}"))
+                if stage not in STAGES or decision not in DECISIONS:  # name the wrong one
+                    what, value, known = (
+                        ("stage", stage, STAGES)
+                        if stage not in STAGES
+                        else ("decision", decision, DECISIONS)
+                    )
+                    skipped.append((n, f"unknown {what} {value!r} ({', '.join(known)})"))
                     continue
                 if source not in ("user", "resolved"):
                     skipped.append((n, f"unknown source {source!r} (user or resolved)"))
