@@ -128,15 +128,17 @@ def _said(
     here: Sequence[DecisionRow],
 ) -> tuple[dict[str, dict[str, tuple[str, str]]], dict[str, tuple[str, str, str]]]:
     """``({doc_id: {reviewer: (decision, reason)}}, {doc_id: (reviewer, decision, reason)})``
-    of one stage's rows: the votes of a record a named reviewer decided (a conflict's too),
+    of one stage's rows: the votes of a record a named reviewer decided (the unnamed
+    reviewer's vote beside theirs; a conflict's too),
     and the resolution of a record that has votes."""
     from litsift.store.review_stages import conflicts, votes
 
     clash = conflicts(here)
     said: dict[str, dict[str, tuple[str, str]]] = {}
     for doc, cast in votes(here).items():  # a record named reviewers decided, agreeing or not
-        named = [v for v in cast if v.reviewer and v.source != "prior"]
-        if shown := clash.get(doc) or named:
+        decided = [v for v in cast if v.source != "prior"]
+        # with the unnamed reviewer's vote beside a named one's: the copy's kappa pairs them
+        if shown := clash.get(doc) or (decided if any(v.reviewer for v in decided) else []):
             said[doc] = {v.reviewer: (v.decision, v.reason) for v in shown}
     settled = {r.doc_id: (r.reviewer, r.decision, r.reason) for r in here if r.source == "resolved"}
     return said, {d: v for d, v in settled.items() if d in said}

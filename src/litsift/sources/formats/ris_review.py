@@ -131,8 +131,9 @@ def review_settings(marks: Iterable[Marks]) -> tuple[str, list[str], list[str]]:
     return got.get(CRITERIA_PREFIX, ""), keywords, [r.strip() for r in reasons if r.strip()]
 
 
-#: The ``N1`` line of one reviewer's vote (a name may have spaces: the first ": D" ends it).
-VOTE_RE = re.compile(r"Reviewer (.+?): (include|exclude|maybe)(?: \((.+)\))?")
+#: The ``N1`` line of one reviewer's vote (a name may have spaces: the first ": D" ends it);
+#: the unnamed reviewer's is ``Reviewer: D`` (``Reviewer : D`` in files written before).
+VOTE_RE = re.compile(r"Reviewer(?: (.*?))?: (include|exclude|maybe)(?: \((.+)\))?")
 #: The ``N1`` line of a named reviewer's note (one per line of it); a name with ": " in it (or
 #: starting with a quote) is written in double quotes (``Note by "Dr: Smith": ...``).
 NOTE_BY_RE = re.compile(r'Note by (?:"(.+?)"|(.+?)): (.+)')
@@ -145,7 +146,8 @@ def _vote_lines(
 ) -> list[str]:
     lines = []
     for who, (d, why) in votes.items():
-        lines.append(f"Reviewer {who}: {d}" + (f" ({clean_text(why)})" if why.strip() else ""))
+        lines.append(f"Reviewer{' ' + who if who else ''}: {d}"
+                     + (f" ({clean_text(why)})" if why.strip() else ""))  # fmt: skip
     if resolved is not None:
         who, d, why = resolved
         lines.append(f"Resolved{' by ' + who if who else ''}: {d}"
@@ -158,7 +160,7 @@ def _other_stage(line: str) -> tuple[str, str]:
     bob: include`` -> ``("fulltext", "Reviewer bob: include")``), else ``("", line)``."""
     for key, label in STAGE_LABELS.items():
         rest = line.removeprefix(f"{label} ")
-        if rest != line and rest.startswith(("reviewer ", "resolved")):
+        if rest != line and rest.startswith(("reviewer ", "reviewer:", "resolved")):
             return key, rest[0].upper() + rest[1:]
     return "", line
 
@@ -259,7 +261,7 @@ def _read_marks(label: str, lines: list[str], decisions: tuple[str, ...]) -> Mar
         at, said = _other_stage(line)
         vote = VOTE_RE.fullmatch(said)
         if vote:
-            votes[(at, vote[1])] = (vote[2], vote[3] or "" if vote[2] == "exclude" else "")
+            votes[(at, vote[1] or "")] = (vote[2], vote[3] or "" if vote[2] == "exclude" else "")
             continue
         settled = RESOLVED_RE.fullmatch(said)
         if settled:
