@@ -7,7 +7,8 @@ kept as the record's note; the copy had no conflict (the named reviewer's includ
 decision), "(unnamed) and bob"'s kappa was gone, and its includes were more than the
 original's. The unnamed reviewer's vote is now written ``Reviewer: exclude (not PK)`` beside
 each named one's (the old spelling is read too), so the copy has the same conflicts, kappa
-and counts.
+and counts. And where two reviewers agreed on exclude with different reasons, the copy now
+keeps the reason the review kept (it kept the one whose reviewer's name sorts last).
 """
 
 from __future__ import annotations
@@ -65,3 +66,30 @@ def test_the_unnamed_reviewer_s_votes_come_back_from_the_ris_copy(tmp_path: Path
         assert now["agreement"] == was["agreement"]
         for key in ("screened", "included", "excluded", "maybe", "conflicts", "reasons"):
             assert now["prisma"][key] == was["prisma"][key], (name, key)
+
+
+def test_the_copy_counts_the_exclusion_reasons_of_the_review(tmp_path: Path) -> None:
+    """Two reviewers agree on exclude with different reasons: the reason kept is the one given
+    last (aaron's here, whose decisions were made after zed's file was written). The copy
+    decided both votes in one millisecond and kept zed's, by name, counting another reason
+    than the review's; its vote that gives the file's reason is now the later one."""
+    zed, home = tmp_path / "zed", tmp_path / "home"
+    with _svc(zed) as s:
+        s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        mine = s.reviews.open("don", reviewer="zed")
+        for _ in range(3):
+            mine.decide("exclude", REASONS[0])
+        (tmp_path / "zed.jsonl").write_text(s.reviews.export_decisions("don", "zed"), "utf-8")
+    with _svc(home) as s:
+        s.reviews.create("don", [DONNERS], labels="none", reasons=REASONS)
+        mine = s.reviews.open("don", reviewer="aaron")
+        for _ in range(3):  # later than zed's: aaron's reasons are the review's
+            mine.decide("exclude", REASONS[1])
+        s.reviews.merge("don", [tmp_path / "zed.jsonl"])  # zed's rows after aaron's
+        (tmp_path / "don.ris").write_text(s.reviews.export("don", "ris"), "utf-8")
+    argv = ["--home", str(home), "review", "new", "copy", "--from", str(tmp_path / "don.ris")]
+    assert CliRunner().invoke(main, argv).exit_code == 0
+    was, now = _show(home, "don"), _show(home, "copy")
+    assert was["prisma"]["reasons"] == {REASONS[1]: 3}
+    assert now["prisma"]["reasons"] == was["prisma"]["reasons"]
+    assert now["agreement"] == was["agreement"]

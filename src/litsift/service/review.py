@@ -201,7 +201,7 @@ class ReviewService(ReviewRounds):
     ) -> ReviewCreated:
         """The records, reasons, prior decisions, votes and notes of review ``name``, just
         made by :meth:`create` from ``entries`` (``(doc_id, file, location)``)."""
-        from litsift.service.review_marks import fit_reasons, marked
+        from litsift.service.review_marks import fit_reasons, marked, timed_votes
         from litsift.store import review_decisions, review_notes, review_stages, reviews
         from litsift.text import for_storage
 
@@ -230,10 +230,9 @@ class ReviewService(ReviewRounds):
             review_stages.set_reasons(store, name, keys)
         _decide_priors(store, name, decisions)
         if labels != "none":  # each named reviewer's vote, then the resolution of a conflict
-            for (doc_id, stage, who, source), (v, why) in votes.items():
-                review_decisions.decide(
-                    store, name, [(doc_id, v)], source, stage=stage, reviewer=who, reason=why
-                )
+            for (doc_id, stage, who, source), (v, why), at in timed_votes(votes, by_stage):
+                review_decisions.decide(store, name, [(doc_id, v)], source, stage=stage,
+                                        reviewer=who, reason=why, decided_at=at)  # fmt: skip
         for doc_id, by in notes.items():  # each reviewer's, as the review's RIS copy names it
             for who, note in by.items():
                 review_notes.set_note(store, name, doc_id, for_storage(note), for_storage(who))

@@ -189,6 +189,29 @@ def marked(
     )
 
 
+def timed_votes(
+    votes: Votes, decided: dict[str, dict[str, tuple[str, str]]]
+) -> list[tuple[tuple[str, str, str, str], tuple[str, str], str]]:
+    """``[(key, (decision, reason), decided_at)]`` of :func:`marked`'s ``votes``, in order,
+    each with the time to record it: now, and a millisecond later for a vote that gives the
+    exclusion reason the file's own decision of the record gives (``decided``: ``{stage:
+    {doc_id: (decision, reason)}}``). Reviewers who agree on exclude with different reasons
+    keep the reason given last (:func:`litsift.store.review_stages.final_decisions`); decided
+    in one millisecond, their copy kept the one whose reviewer's name sorts last, and counted
+    other reasons than the review it was exported from."""
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime.now(UTC)
+    at = [now.isoformat(timespec="milliseconds"),
+          (now + timedelta(milliseconds=1)).isoformat(timespec="milliseconds")]  # fmt: skip
+    out = []
+    for key, (v, why) in votes.items():
+        doc_id, stage, _, source = key
+        kept = source == "user" and why.strip() and decided.get(stage, {}).get(doc_id) == (v, why)
+        out.append((key, (v, why), at[bool(kept)]))
+    return out
+
+
 def fit_reasons(
     reasons: Sequence[str], named: Iterable[str], limit: int
 ) -> tuple[list[str], list[str]]:

@@ -28,6 +28,7 @@ def decide(
     reviewer: str = "",
     reason: str = "",
     unless_decided_after: int | None = None,
+    decided_at: str | None = None,
 ) -> int:
     """Record decisions, in order, in one transaction.
 
@@ -43,6 +44,8 @@ def decide(
             transaction: the id of the record's newest decision the caller read (0: none), so
             a decision another session (a second terminal) stored since the caller read the
             record is not silently decided over. None: write regardless.
+        decided_at: the ISO 8601 time to record (default now): a review's copy gives the vote
+            whose reason its file kept the later one.
 
     Returns:
         The id of the last decision written; 0 when ``unless_decided_after`` held it back
@@ -58,7 +61,7 @@ def decide(
         raise ReviewError(f"unknown decision {bad[0]!r}", f"use one of {', '.join(DECISIONS)}")
     if stage not in STAGES:
         raise ReviewError(f"unknown stage {stage!r}", f"use one of {', '.join(STAGES)}")
-    now = now_iso()
+    now = decided_at or now_iso()
     with store._write_transaction() as conn:
         if unless_decided_after is not None:
             for doc_id, _ in decisions:
