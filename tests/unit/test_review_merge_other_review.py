@@ -6,7 +6,8 @@ terminal (real Donners 2021 set, real SQLite stores, the CLI through Click's run
    reviewer's votes became conflicts and includes of the wrong review. It is still merged (a
    review's copy takes its original's file), and the merge now says whose file it was;
 2. ``review show`` said "1 records awaiting resolution" and "1 records both decided";
-3. a hand-edited decision was skipped as an "unknown stage or decision" whichever was wrong.
+3. a hand-edited decision was skipped as an "unknown stage or decision" whichever was wrong;
+4. ``--reviewer carol`` with a file whose decisions all carry a name did nothing, silently.
 """
 
 from __future__ import annotations
@@ -89,3 +90,21 @@ def test_a_hand_edited_decision_is_named_as_the_wrong_field(tmp_path: Path) -> N
         got.stderr
     ), got.stderr
     assert "line 3: unknown stage 'abstract' (tiab, fulltext)" in got.stderr, got.stderr
+
+
+def test_a_reviewer_s_name_the_file_s_decisions_do_not_take_is_said(tmp_path: Path) -> None:
+    """`review merge emici bob.jsonl --reviewer carol`: every decision of the file is bob's,
+    so --reviewer (whose are the decisions without a name) did nothing, and nothing said so:
+    the one who merged thought carol's decisions were in. The merge now says it."""
+    home, path = _bobs_file_of_team(tmp_path)
+    got = _cli(home, "merge", "team", path, "--reviewer", "carol")
+    assert got.exit_code == 0, got.output
+    assert "note: --reviewer carol named no decision" in got.stderr, got.stderr
+    assert json.loads(_cli(home, "merge", "team", path, "--json").stdout)["nameless"] == 0
+    lines = Path(path).read_text("utf-8").splitlines()  # a backup without names: it is used
+    nameless = tmp_path / "backup.jsonl"
+    nameless.write_text("\n".join(ln.replace('"bob"', '""') for ln in lines) + "\n", "utf-8")
+    used = _cli(home, "merge", "team", str(nameless), "--reviewer", "carol")
+    assert used.exit_code == 0 and "named no decision" not in used.output, used.output
+    with _svc(home) as s:
+        assert '"reviewer": "carol"' in s.reviews.export_decisions("team", "carol")

@@ -305,7 +305,8 @@ def test_two_blind_reviewers_merge_their_files_and_resolve_conflicts(tmp_path: P
         got = a.reviews.merge("don", [tmp_path / "bob.jsonl"])
         assert got == {"added": 257, "known": 0, "unmatched": 0, "bad": [], "unnamed": 0,
                        "differs": 0, "notes": 0, "new_reasons": [], "reasons_over": [],
-                       "replaced": [], "older": [], "other_reviews": {}}  # fmt: skip
+                       "replaced": [], "older": [], "other_reviews": {},
+                       "nameless": 0}  # fmt: skip
         assert a.reviews.merge("don", [tmp_path / "bob.jsonl"])["added"] == 0  # idempotent
         found = a.reviews.conflicts("don")
         assert {c.doc_id for c in found} == flipped

@@ -93,6 +93,13 @@ def review_merge(
         f"{got['unmatched']:,} of records not in the review{skipped}); "
         + (f"conflicts {'; '.join(where)}" if where else "no conflict")
     )
+    if reviewer.strip() and not got["nameless"]:  # it said nothing: the option did nothing
+        who = for_terminal(reviewer.strip(), keep_newlines=False)
+        click.echo(
+            f"  note: --reviewer {who} named no decision: each decision of the files carries "
+            "its reviewer's name, and was merged as theirs",
+            err=True,
+        )
     for path, theirs in got["other_reviews"].items():  # a wrong file, or a copy's original
         click.echo(
             f"  note: {for_terminal(path, keep_newlines=False)} was exported from review "

@@ -182,6 +182,8 @@ class ReviewRounds(ReviewCurve):
         Returns:
             ``{"added": n, "known": n, "unmatched": n, "bad": ["FILE: line N: why", ...],
             "unnamed": n merged as this review's own, "differs": n of them not merged,
+            "nameless": n of the files' decisions of the review's records without a
+            reviewer's name (``reviewer``'s, else this review's own),
             "notes": records whose note was set or extended, "new_reasons": exclusion reasons
             of merged decisions added to the review's list, "reasons_over": those that did not
             fit (9 keys), "other_reviews": {"FILE": review} for each file whose header names
@@ -210,7 +212,7 @@ class ReviewRounds(ReviewCurve):
         }
         per_stage: dict[str, list[tuple[DecisionRow, str]]] = {s: [] for s in STAGES}
         notes: list[tuple[str, str, str]] = []
-        unmatched = 0
+        unmatched = nameless = 0
         bad: list[str] = []
         listed: list[str] = []  # the files' reasons lists, in their key order
         theirs: list[str] = []  # the reviews the files were exported from
@@ -244,6 +246,7 @@ class ReviewRounds(ReviewCurve):
                 row = DecisionRow(0, doc, decision, source, item["reviewer"] or reviewer,
                                   item["reason"], item["decided_at"])  # fmt: skip
                 per_stage[stage].append((row, f"{path}: line {n}"))
+                nameless += not item["reviewer"]
             bad += [f"{path}: line {n}: {why}" for n, why in sorted(skipped)]
         total = sum(len(rows) for rows in per_stage.values()) + len(notes)
         if unmatched and not total:  # not one of the review's records: another review's file?
@@ -252,7 +255,8 @@ class ReviewRounds(ReviewCurve):
             more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
             hint = f"export it again: litsift review export {shell_word(name)} --format decisions"
             raise ReviewError(f"nothing merged: {bad[0]}{more}", hint)
-        got = {"added": 0, "known": 0, "unmatched": unmatched, "unnamed": 0, "differs": 0}
+        got = {"added": 0, "known": 0, "unmatched": unmatched, "unnamed": 0, "differs": 0,
+               "nameless": nameless}  # fmt: skip
         came: list[str] = []  # the exclusion reasons of the decisions merged
         replaced: list[dict[str, str]] = []  # a reviewer's decision here a newer one replaced
         older: list[dict[str, str]] = []  # a file's decision older than its reviewer's here
