@@ -186,8 +186,12 @@ def test_a_row_without_title(tmp_path: Path) -> None:
     with path.open("w", encoding="utf-8", newline="") as fh:
         csv.writer(fh).writerows(rows)
     records, bad, _ = _split(list(read_wos_table(path)))
-    assert [b.location for b in bad] == ["line 3"] and "no title" in bad[0].reason
-    assert len(records) == 2
+    assert bad == [] and len(records) == 3  # its abstract goes on: a review's import keeps it
+    assert [r.location for r in records if not r.title] == ["row 3"]
+    home = str(tmp_path / "home")
+    out = CliRunner().invoke(main, ["--home", home, "ingest", "papers", str(path)])
+    assert "2 added" in out.stdout and "1 bad" in out.stdout, out.output  # the rest is kept
+    assert "savedrecs.csv:row 3: no title" in out.stderr
 
 
 def test_ingest_and_formats(tmp_path: Path) -> None:

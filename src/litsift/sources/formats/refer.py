@@ -4,8 +4,10 @@ eLibrary, CNKI, ACL Anthology), read by content: lines ``%0 Journal Article``, `
 
 Records are separated by blank lines; a ``%0`` line in a record that already has one also
 starts a new record (some writers leave the blank line out). A line without a tag continues
-the tag above (wrapped abstracts). A record without a ``%T`` title, or a block whose first
-line is no tag, is a :class:`BadItem` at its first line; the other records are read as usual.
+the tag above (wrapped abstracts). A record with neither a ``%T`` title nor an ``%X``
+abstract, or a block whose first line is no tag, is a :class:`BadItem` at its first line (an
+untitled record with an abstract goes on: a review's import labels it by its DOI, an ingest
+reports it); the other records are read as usual.
 
 Tags read: ``%T`` title, ``%A`` authors (``Family, Given`` or ``Given Family``; an ``Edited
 Book``'s are its editors), ``%E`` editors (never authors), ``%D`` year
@@ -178,7 +180,8 @@ def read_refer(path: Path) -> Iterator[SourceRecord | BadItem]:
             continue
         found = True
         fields = _fields(block)
-        if not _first(fields, "T"):
+        if not _first(fields, "T") and not _first(fields, "X"):  # an abstract: the writer
+            # keeps it where it may (a review's import, a stored paper with its ids)
             yield BadItem(f"line {line}", "record has no title (%T line); skipped")
             continue
         yield _record(fields, line)

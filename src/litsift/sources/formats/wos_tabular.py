@@ -28,7 +28,9 @@ The tab-delimited text quotes nothing (a title may hold a ``"``): each line is o
 ends every row with one more tab than the header has. The CSV is read with the csv module's
 quoting, so a quoted cell may span lines. Records are located as ``row N`` (the header is row
 1); a row whose cells do not line up with the header (fewer, or more that hold values), a row
-without a title, and a last row the file ends inside, are :class:`~litsift.sources.base.BadItem`
+with neither title nor abstract (one with an abstract goes on to the writer, which keeps it in
+a review's import and reports it in an ingest), and a last row the file ends inside, are
+:class:`~litsift.sources.base.BadItem`
 at ``line L`` (the row's first line), and the rows around them are read as usual.
 """
 
@@ -288,7 +290,8 @@ def _item(n: int, row: _Row, header: Header, named: int) -> SourceRecord | BadIt
         return ""
 
     title = get("title")
-    if not title:
+    if not title and not get("abstract"):  # with an abstract the writer decides (a review's
+        # import keeps it, labelled by its DOI and first words; an ingest reports "no title")
         return BadItem(where, f"row {n} has no title: not read")
     people = [p for p in get("full_names").split(";") if p.strip()]
     people = people or [p for p in get("authors").split(";") if p.strip()]

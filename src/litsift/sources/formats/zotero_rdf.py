@@ -214,7 +214,7 @@ def read_zotero_rdf(path: Path) -> Iterator[SourceRecord | BadItem]:
         if not kind or kind in _NOT_ITEMS:
             continue
         record = _record(el, by_about, collections, path.parent)
-        if not record.title:
+        if not record.title and not record.abstract:  # with one the writer decides
             yield BadItem(record.location, f"{kind} item has no title (dc:title); skipped")
             continue
         yield record
