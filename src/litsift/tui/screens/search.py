@@ -302,10 +302,10 @@ class SearchScreen(CommandKeys, NavScreen):
             return
         self._pending = None
         self.collector.release()
-        self.triage.submitted_painted()
         self.tab(msg.query.kind).shown = None  # retry on the next request
         waits = self.query_one(IndexBuilder).build_missing(msg.error, msg.query.kind)
-        if not waits:  # else Down + wait for the re-run
+        if not waits:  # else Enter / Down wait for the re-run: its rows take the focus
+            self.triage.submitted_painted()
             self.release_held_keys()  # said in the status line; the keys act on the rows shown
         if waits:
             self.status.show_message("building the BM25 index — this search runs when it is ready")

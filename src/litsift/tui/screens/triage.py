@@ -188,11 +188,16 @@ class TriageCommands:
         With none (no hits, a failed search) the query keeps the focus: in an empty table the
         next word typed ran the table's keys (``e`` export, ``q`` quit). No-op otherwise."""
         query, self.submitted = self.submitted, None
-        if query is not None:
-            self.record_submitted(query)
-            table = self.screen.table()
-            if focus and table.row_count:
-                table.focus()
+        if query is None:
+            return
+        table = self.screen.table()
+        answered = self.screen.tab(query.kind).shown == (query.text, query.years)
+        if focus and not table.row_count and not answered:  # it waits for a build: the rows
+            self.submitted = query  # of its re-run take the focus
+            return
+        self.record_submitted(query)
+        if focus and table.row_count:
+            table.focus()
 
     def record_submitted(self, query: Query | None = None) -> None:
         """Add ``query`` (default: the screen's current one) to the history (on Enter, not per
