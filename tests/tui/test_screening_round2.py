@@ -295,3 +295,40 @@ async def test_a_review_too_small_for_the_estimate_does_not_promise_one(tmp_path
             shown = line(screen)
             assert "includes left: too few records left for an estimate (11)" in shown, shown
             assert "more screened" not in shown
+
+
+async def test_the_end_of_a_stage_names_the_conflicts_left_to_resolve(tmp_path: Path) -> None:
+    """Screening without a name after bob's merged votes ended with "Every record has a
+    decision ... Next, the full text" while records awaited resolution (found screening in
+    tmux): the end text now counts them and gives the commands that list and resolve them."""
+    import gzip
+    import json
+
+    from litsift.store.review_decisions import decide
+
+    with gzip.open(DONNERS, "rt", encoding="utf-8") as f:
+        rows = [json.loads(next(f)) for _ in range(6)]
+    ris = tmp_path / "six.ris"
+    ris.write_text("".join(
+        f"TY  - JOUR\nTI  - {r['title']}\nAB  - {r['abstract'] or ''}\nER  - \n\n" for r in rows
+    ), encoding="utf-8")  # fmt: skip
+    with LitsiftService(get_paths(tmp_path / "home")) as svc:
+        svc.reviews.create("six", [ris])
+        ids = [p.id for _, p in svc.reviews.records("six")]
+        decide(svc.store, "six", [(d, "include") for d in ids], reviewer="bob")
+        app = create_screening_app(svc, "six", dense=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await wait_idle(pilot)
+            for key in "iiiixx":  # two excludes where bob included
+                await pilot.press(key)
+                screen = await wait_idle(pilot)
+            shown = line(screen, "#screening-record")
+            assert "Every record has a decision; 2 records await resolution." in shown, shown
+            assert "litsift review conflicts six" in shown and "Next, the full text" not in shown
+            assert len(svc.reviews.conflicts("six")) == 2
+            await pilot.press("u")  # undone: one conflict left, and a record to screen
+            screen = await wait_idle(pilot)
+            await pilot.press("i")
+            screen = await wait_idle(pilot)
+            shown = line(screen, "#screening-record")
+            assert "1 record awaits resolution" in shown, shown

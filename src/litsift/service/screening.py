@@ -186,7 +186,11 @@ class ScreeningSession:
         """Counts, the gain curve and the stopping rules' states (stopping: ~10 ms for 2,000
         screened records)."""
         from litsift.review.session import gain_curve, stop_states
+        from litsift.store.review_stages import conflicts, stage_rows
 
+        disagree = (
+            0 if self.reviewer else len(conflicts(stage_rows(self.store, self.name, self.stage)))
+        )
         with self._lock:
             values = list(self.decisions.values())
             seq = self._sequence()
@@ -200,6 +204,7 @@ class ScreeningSession:
             curve=gain_curve(seq),
             stops=stop_states(seq, len(self.papers) - len(self.prior_rows), prior_inc),
             model=self.model_name,
+            conflicts=disagree,
         )
 
     # -- decisions -----------------------------------------------------------------------

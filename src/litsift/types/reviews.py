@@ -47,6 +47,8 @@ class ScreeningProgress:
             screened records (a sparkline).
         stops: each stopping rule's state.
         model: what ranked the queue (an order name, ``criteria`` or ``import order``).
+        conflicts: records of the stage whose reviewers disagree, not resolved yet (0 for a
+            reviewer screening blind under a name: they do not see the others' votes).
     """
 
     screened: int
@@ -57,6 +59,7 @@ class ScreeningProgress:
     curve: list[float]
     stops: list[StopState]
     model: str
+    conflicts: int = 0
 
 
 @dataclass(frozen=True)

@@ -290,15 +290,15 @@ class ScreeningScreen(Screen[None]):
     # -- showing ----------------------------------------------------------------------------
     _shown: str | None = None
     _verdict: tuple[str, str] | None = None
+    _conflicts = 0  # of the stage, awaiting resolution (the end text says so)
 
     def done_lines(self) -> list[Part]:
         """What to do once every record of the stage has a decision (:func:`done_lines`)."""
         papers = None if self.session is None else self.session.counts()[1]
-        return done_lines(self.review, self.stage, self.reviewer, papers)
+        return done_lines(self.review, self.stage, self.reviewer, papers, self._conflicts)
 
     def show_record(self) -> None:
-        """The current record: title, year · venue, an LLM's verdict, the note, abstract, PDFs;
-        keywords highlighted."""
+        """The record: title, year · venue, an LLM's verdict, note, abstract, PDFs, keywords lit."""
         paper = None if self.session is None else self.session.current_paper()
         box = self.query_one("#screening-record", Static)
         if paper is None or self.session is None:
@@ -343,6 +343,10 @@ class ScreeningScreen(Screen[None]):
         # [] draws a flat line; a single value would draw one full bar
         self.query_one("#screening-curve", Sparkline).data = progress.curve
         self.query_one("#screening-stops", Static).update(safe_content(stop_lines(progress)))
+        if progress.conflicts != self._conflicts:
+            self._conflicts = progress.conflicts
+            if self._shown is None:  # the end text: what awaits resolution
+                self.show_record()
 
     # -- keys -------------------------------------------------------------------------------
     def action_reason(self, key: int) -> None:

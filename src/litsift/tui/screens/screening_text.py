@@ -64,11 +64,14 @@ def reason_key_hint(review: str, reasons: Sequence[str], key: int) -> str:
             f"reasons {name} {have} 'NEW REASON'")  # fmt: skip
 
 
-def done_lines(review: str, stage: str, reviewer: str, records: int | None) -> list[Part]:
-    """What to do once every record of the stage has a decision: the next stage, the export
-    of this stage's includes (or, screening blind, of this reviewer's decisions for ``review
-    merge``) and the PRISMA diagram -- each a command to paste. A full-text stage that no
-    record reached yet (``records`` 0) says so: it read "Every report has a decision"."""
+def done_lines(
+    review: str, stage: str, reviewer: str, records: int | None, conflicts: int = 0
+) -> list[Part]:
+    """What to do once every record of the stage has a decision: the ``conflicts`` (records
+    whose reviewers disagree) to resolve first, the next stage, the export of this stage's
+    includes (or, screening blind, of this reviewer's decisions for ``review merge``) and the
+    PRISMA diagram -- each a command to paste. A full-text stage that no record reached yet
+    (``records`` 0) says so: it read "Every report has a decision"."""
     name = shlex.quote(review)
     if stage != "tiab" and records == 0:
         return [
@@ -82,6 +85,15 @@ def done_lines(review: str, stage: str, reviewer: str, records: int | None) -> l
             (f"Every record has your decision, {reviewer}.", "bold"),
             "\nFor the one who merges: litsift review export "
             f"{name} --format decisions --reviewer {who} -o {out}",
+        ]
+    if conflicts:  # "Next, the full text" said nothing of the records awaiting resolution
+        what = "record awaits" if conflicts == 1 else "records await"
+        at = "" if stage == "tiab" else f" --stage {stage}"
+        return [
+            (f"Every record has a decision; {conflicts} {what} resolution.", "bold"),
+            f"\nThe reviewers disagree on them: litsift review conflicts {name}{at}",
+            f"\nResolve each with a third decision: litsift review resolve {name} ID DECISION"
+            f"{at} --reviewer NAME",
         ]
     if stage == "tiab":
         return [
