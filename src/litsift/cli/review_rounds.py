@@ -161,15 +161,21 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.pass_context
 @reports_errors
 def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...]) -> None:
-    """Set NAME's exclusion reasons (keys 1-9 while screening), or show them.
+    """Set NAME's exclusion reasons (keys 1-9 while screening, at most 9), or show them.
+    Each REASON is one reason or a comma list of them, as `review new --reasons` reads it:
+    "wrong population,wrong design" is two reasons (a reason holds no comma).
 
     \b
     Examples:
       litsift review reasons statins "wrong population" "wrong design" "wrong outcome"
+      litsift review reasons statins "wrong population,wrong design,wrong outcome"
       litsift review reasons statins
     """
+    # one reading of a comma everywhere: `review new --reasons "a,b"` made two reasons and
+    # `review reasons NAME "a,b"` one named "a,b"
+    given = comma_list(reasons)
     with open_service(ctx.obj["home"]) as svc:
-        got = svc.reviews.set_reasons(name, reasons) if reasons else svc.reviews.reasons(name)
+        got = svc.reviews.set_reasons(name, given) if reasons else svc.reviews.reasons(name)
     if not got:
         cmd = f"litsift review reasons {shell_word(name)} 'wrong population' ..."
         click.echo(f"no exclusion reasons: {cmd}")
