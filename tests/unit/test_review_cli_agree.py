@@ -37,3 +37,21 @@ def test_review_reasons_splits_a_comma_list_as_review_new_does(home: Path) -> No
     made = _run(home, "review", "new", "e", "--from", str(DONNERS), "--labels", "none", *two)
     assert made.exit_code == 0, made.output
     assert _run(home, "review", "reasons", "e").stdout == got.stdout
+
+
+def test_an_empty_reason_list_is_refused_and_clear_says_it(home: Path) -> None:
+    assert _run(home, "review", "reasons", "d", "wrong design,wrong outcome").exit_code == 0
+    for empty in ("", " , "):
+        got = _run(home, "review", "reasons", "d", empty)
+        assert got.exit_code == 1, got.output
+        assert "no exclusion reason given" in got.stderr
+        assert "litsift review reasons d --clear" in got.stderr  # the hint
+    assert _run(home, "review", "reasons", "d").stdout.splitlines() == [
+        "1  wrong design",
+        "2  wrong outcome",
+    ]  # nothing was written
+    both = _run(home, "review", "reasons", "d", "--clear", "wrong design")
+    assert both.exit_code == 1 and "--clear takes no REASON" in both.stderr
+    cleared = _run(home, "review", "reasons", "d", "--clear")
+    assert cleared.exit_code == 0 and cleared.stdout.startswith("no exclusion reasons")
+    assert _run(home, "review", "reasons", "d").stdout.startswith("no exclusion reasons")

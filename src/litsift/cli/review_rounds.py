@@ -18,6 +18,7 @@ from litsift.cli.common import (
     reports_errors,
 )
 from litsift.cli.output import echo_json
+from litsift.errors import ReviewError
 from litsift.text import for_terminal, shell_word
 
 __all__ = ["ROUND_COMMANDS"]
@@ -158,24 +159,38 @@ def review_show(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.command("reasons")
 @click.argument("name")
 @click.argument("reasons", nargs=-1)
+@click.option(
+    "--clear", is_flag=True, help="Remove all the reasons (decisions keep theirs); no REASON."
+)
 @click.pass_context
 @reports_errors
-def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...]) -> None:
+def review_reasons(ctx: click.Context, name: str, reasons: tuple[str, ...], clear: bool) -> None:
     """Set NAME's exclusion reasons (keys 1-9 while screening, at most 9), or show them.
     Each REASON is one reason or a comma list of them, as `review new --reasons` reads it:
-    "wrong population,wrong design" is two reasons (a reason holds no comma).
+    "wrong population,wrong design" is two reasons (a reason holds no comma). An empty
+    REASON is refused: --clear removes them all.
 
     \b
     Examples:
       litsift review reasons statins "wrong population" "wrong design" "wrong outcome"
       litsift review reasons statins "wrong population,wrong design,wrong outcome"
       litsift review reasons statins
+      litsift review reasons statins --clear
     """
     # one reading of a comma everywhere: `review new --reasons "a,b"` made two reasons and
     # `review reasons NAME "a,b"` one named "a,b"
     given = comma_list(reasons)
     with open_service(ctx.obj["home"]) as svc:
-        got = svc.reviews.set_reasons(name, given) if reasons else svc.reviews.reasons(name)
+        got = svc.reviews.reasons(name)  # no such review: said first
+        if reasons and (clear or not given):  # `reasons NAME ""` cleared the list unasked
+            what = "--clear takes no REASON" if clear else "no exclusion reason given"
+            raise ReviewError(
+                f"{what}: {' '.join(shell_word(r) for r in reasons)}",
+                f"set them: litsift review reasons {shell_word(name)} 'wrong population' "
+                f"...; remove them all: litsift review reasons {shell_word(name)} --clear",
+            )
+        if reasons or clear:
+            got = svc.reviews.set_reasons(name, given)
     if not got:
         cmd = f"litsift review reasons {shell_word(name)} 'wrong population' ..."
         click.echo(f"no exclusion reasons: {cmd}")
