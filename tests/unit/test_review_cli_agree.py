@@ -4,6 +4,7 @@ an -o folder), run as the reviewer runs them (the CLI, a real store, the Donners
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,16 @@ def test_an_empty_reason_list_is_refused_and_clear_says_it(home: Path) -> None:
     cleared = _run(home, "review", "reasons", "d", "--clear")
     assert cleared.exit_code == 0 and cleared.stdout.startswith("no exclusion reasons")
     assert _run(home, "review", "reasons", "d").stdout.startswith("no exclusion reasons")
+
+
+def test_labels_help_and_error_name_the_same_values(home: Path) -> None:
+    said = " ".join(_run(home, "review", "new", "--help").stdout.split())
+    assert "all, none, or N included + N excluded (N at least 1" in said
+    for bad in ("0", "-3", "some"):
+        got = _run(home, "review", "new", "x", "--from", str(DONNERS), "--labels", bad)
+        assert got.exit_code == 2, got.output
+        assert "all, none, or N included + N excluded (N at least 1; 0 is none)" in got.stderr
+    two = _run(home, "review", "new", "x", "--from", str(DONNERS), "--labels", "2", "--json")
+    assert two.exit_code == 0, two.output
+    made = json.loads(two.stdout)  # what the help says N is
+    assert made["priors"] == 4 and made["prisma"]["included"] == made["prisma"]["excluded"] == 2

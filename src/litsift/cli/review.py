@@ -31,7 +31,10 @@ def _labels(value: str) -> str | int:
         return value
     if value.isdigit() and int(value) > 0:
         return int(value)
-    raise click.BadParameter("all, none or a positive number N", param_hint="--labels")
+    raise click.BadParameter(  # in --help's words (it asked for "a positive number N")
+        f"{value!r}: all, none, or N included + N excluded (N at least 1; 0 is none)",
+        param_hint="--labels",
+    )
 
 
 @click.group("review", cls=OneValueGroup)
@@ -79,7 +82,8 @@ def review_group() -> None:
     "labels",
     default="all",
     show_default=True,
-    help="A screening set's labels as prior decisions: all, none, or N included + N excluded.",
+    help="A screening set's labels as prior decisions: all, none, or N included + N excluded "
+    "(N at least 1, picked at random).",
 )
 @click.option(
     "--format",
