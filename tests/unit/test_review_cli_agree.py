@@ -69,3 +69,47 @@ def test_labels_help_and_error_name_the_same_values(home: Path) -> None:
     assert two.exit_code == 0, two.output
     made = json.loads(two.stdout)  # what the help says N is
     assert made["priors"] == 4 and made["prisma"]["included"] == made["prisma"]["excluded"] == 2
+
+
+def _conflict(home: Path, tmp_path: Path) -> str:
+    """A record of review ``d`` alice included and bob excluded (their decisions files merged,
+    as the two reviewers' litsifts would send them); its id."""
+    doc_id = _first_record(home)
+    head = {"format": "litsift-review-decisions", "version": 1, "review": "d", "reasons": []}
+    for who, decision in (("alice", "include"), ("bob", "exclude")):
+        row = {"doc_id": doc_id, "doi": "", "stage": "tiab", "reviewer": who,
+               "decision": decision, "reason": "", "source": "user",
+               "decided_at": "2026-01-01T00:00:00+00:00"}  # fmt: skip
+        path = tmp_path / f"{who}.jsonl"
+        path.write_text(json.dumps(head) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
+        assert _run(home, "review", "merge", "d", str(path)).exit_code == 0
+    assert "alice include, bob exclude" in _run(home, "review", "conflicts", "d").stdout
+    return doc_id
+
+
+def _first_record(home: Path) -> str:
+    import csv
+    import io
+
+    rows = csv.DictReader(io.StringIO(_run(home, "review", "export", "d").stdout))
+    return next(rows)["id"]
+
+
+def test_a_party_to_a_conflict_resolves_it_only_when_they_agreed(
+    home: Path, tmp_path: Path
+) -> None:
+    doc_id = _conflict(home, tmp_path)
+    mine = _run(home, "review", "resolve", "d", doc_id, "include", "--reviewer", "alice")
+    assert mine.exit_code == 1 and "alice is one of the reviewers in conflict" in mine.stderr
+    assert "--agreed" in mine.stderr  # the hint names the way out
+    third = _run(home, "review", "resolve", "d", doc_id, "exclude", "--reviewer", "carol")
+    assert third.exit_code == 0, third.output
+    # settling it again (a correction) is no way round it: bob voted on it too
+    again = _run(home, "review", "resolve", "d", doc_id, "include", "--reviewer", "bob")
+    assert again.exit_code == 1 and "bob is one of the reviewers in conflict" in again.stderr
+    csv_row = _run(home, "review", "export", "d").stdout
+    assert f"{doc_id},exclude" in csv_row  # carol's resolution stands
+    talked = _run(home, "review", "resolve", "d", doc_id, "include", "--reviewer", "bob",
+                  "--agreed")  # fmt: skip
+    assert talked.exit_code == 0, talked.output
+    assert f"{doc_id}: include at title/abstract; 0 conflicts left" in talked.stdout

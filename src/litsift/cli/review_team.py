@@ -193,7 +193,12 @@ def review_conflicts(ctx: click.Context, name: str, stage: str, as_json: bool) -
 @click.argument("doc_id")
 @click.argument("decision", type=click.Choice(["include", "exclude", "maybe"]))
 @click.option("--reason", default="", help="The exclusion reason of an exclude.")
-@click.option("--reviewer", default="", help="Who resolves (the third reviewer).")
+@click.option("--reviewer", default="", help="Who resolves (a third reviewer; see --agreed).")
+@click.option(
+    "--agreed",
+    is_flag=True,
+    help="The reviewers in conflict settled it by discussion: --reviewer may be one of them.",
+)
 @STAGE_OPTION
 @click.pass_context
 @reports_errors
@@ -204,18 +209,22 @@ def review_resolve(
     decision: str,
     reason: str,
     reviewer: str,
+    agreed: bool,
     stage: str,
 ) -> None:
     """Settle a conflict of NAME on record DOC_ID with a third decision (a record in
-    conflict only; --reason: one of NAME's exclusion reasons, or its key 1-9).
+    conflict only; --reason: one of NAME's exclusion reasons, or its key 1-9). As in dual
+    screening, a third reviewer settles it, or the two by discussion: a --reviewer who is
+    one of those in conflict is refused unless --agreed says they agreed.
 
     \b
     Examples:
       litsift review resolve statins doi:10.1056/nejmoa1410489 include --reviewer carol
       litsift review resolve statins pmid:123456 exclude --reason "wrong design"
+      litsift review resolve statins pmid:123456 include --reviewer alice --agreed
     """
     with open_service(ctx.obj["home"]) as svc:
-        doc_id = svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer)
+        doc_id = svc.reviews.resolve(name, doc_id, decision, reason, stage, reviewer, agreed)
         left = len(svc.reviews.conflicts(name, stage))
     plural = "conflict" if left == 1 else "conflicts"
     at = STAGE_NAMES.get(stage, stage)

@@ -332,12 +332,14 @@ class ReviewRounds(ReviewCurve):
         reason: str = "",
         stage: str = "tiab",
         reviewer: str = "",
+        agreed: bool = False,
     ) -> str:
         """Settle a record in conflict (or settle it again) with a third decision: it becomes
         the record's final decision. ``doc_id``: the record's id, or any of its identifiers as
         written (``DOI:10.1002/CPT.310``, ``10.1111/hae.12980``, ``pmid:123``). ``reason``: one
         of the review's exclusion reasons, or its key (1-9), with an exclude only.
-        ``reviewer``: who settles it, not one of those in conflict.
+        ``reviewer``: who settles it, not one of those whose votes differ (also when settling
+        it again), unless ``agreed``: the reviewers settled it by discussion.
 
         Returns:
             The record's id.
@@ -348,16 +350,18 @@ class ReviewRounds(ReviewCurve):
                 nothing is written.
         """
         from litsift.store.review_decisions import decide
-        from litsift.store.review_stages import conflicts, resolution_reason, stage_rows
+        from litsift.store.review_stages import resolution_reason, stage_rows, votes
 
         _check_stage(stage)
         doc_id = self._record_id(name, stage, doc_id)
-        voters = {r.reviewer for r in conflicts(stage_rows(self._store(), name, stage)).get(
-            doc_id, [])}  # fmt: skip
-        if reviewer and reviewer in voters:
+        # the votes, not the open conflicts: a party re-settled a record a third one settled
+        voters = [r.reviewer for r in votes(stage_rows(self._store(), name, stage)).get(doc_id, [])]
+        if reviewer and reviewer in voters and not agreed:
+            who = " and ".join(dict.fromkeys(v or "the unnamed reviewer" for v in voters))
             raise ReviewError(
-                f"{reviewer} is one of the reviewers in conflict on {doc_id}",
-                "a third reviewer settles it: --reviewer NAME (or leave --reviewer out)",
+                f"{reviewer} is one of the reviewers in conflict on {doc_id} ({who})",
+                "a third reviewer settles it: --reviewer NAME; if they settled it by discussion, "
+                "add --agreed",
             )
         why = resolution_reason(self._store(), name, doc_id, decision, reason, stage)
         decide(self._store(), name, [(doc_id, decision)], "resolved", stage=stage,
