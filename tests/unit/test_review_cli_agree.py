@@ -88,11 +88,7 @@ def _conflict(home: Path, tmp_path: Path) -> str:
 
 
 def _first_record(home: Path) -> str:
-    import csv
-    import io
-
-    rows = csv.DictReader(io.StringIO(_run(home, "review", "export", "d").stdout))
-    return next(rows)["id"]
+    return _csv(_run(home, "review", "export", "d").stdout)[0]["id"]
 
 
 def test_a_party_to_a_conflict_resolves_it_only_when_they_agreed(
@@ -113,3 +109,39 @@ def test_a_party_to_a_conflict_resolves_it_only_when_they_agreed(
                   "--agreed")  # fmt: skip
     assert talked.exit_code == 0, talked.output
     assert f"{doc_id}: include at title/abstract; 0 conflicts left" in talked.stdout
+
+
+def test_the_curve_of_prior_decisions_only_says_so(home: Path, tmp_path: Path) -> None:
+    """`review show` counts the imported labels as screened; the curve said "no record
+    screened yet"."""
+    pytest.importorskip("matplotlib")
+    made = _run(home, "review", "new", "p", "--from", str(DONNERS), "--labels", "3")
+    assert made.exit_code == 0, made.output
+    show = _run(home, "review", "show", "p", "--json")
+    assert json.loads(show.stdout)["prisma"]["screened"] == 6
+    got = _run(home, "review", "curve", "p", "-o", str(tmp_path / "c.svg"))
+    assert got.exit_code == 1 and "no record screened yet" not in got.stderr
+    assert "its 6 decisions at title/abstract are all prior decisions" in got.stderr
+    assert "review show` counts them as screened" in got.stderr
+    assert "hint: the curve starts at the first record screened here" in got.stderr
+    # with a decision made here, the curve draws it and says the priors it left out
+    doc = next(c["id"] for c in _csv(_run(home, "review", "export", "p").stdout)
+               if c["decision"] == "")  # fmt: skip
+    head = {"format": "litsift-review-decisions", "version": 1, "review": "p", "reasons": []}
+    row = {"doc_id": doc, "doi": "", "stage": "tiab", "reviewer": "", "decision": "include",
+           "reason": "", "source": "user", "decided_at": "2026-01-01T00:00:00+00:00"}  # fmt: skip
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(head) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
+    assert _run(home, "review", "merge", "p", str(path)).exit_code == 0
+    drawn = _run(home, "review", "curve", "p", "-o", str(tmp_path / "c.svg"))
+    assert drawn.exit_code == 0, drawn.output
+    assert "6 prior decisions (imported, in no screening order) not drawn" in (
+        tmp_path / "c.svg"
+    ).read_text(encoding="utf-8")
+
+
+def _csv(text: str) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(text)))

@@ -92,6 +92,8 @@ def draw_review_curve(series: dict[str, Any], output: Path, title: str) -> Path:
         left = f"{m - n:,} of {m:,} records not yet screened"
         sub = f"includes found, absolute: the total is unknown ({left})"
         random_label = f"random order (expected if the {k:,} found were all)"
+    if priors := sum(series.get("priors", {}).values()):  # review show counts them screened
+        sub += f"\n{priors:,} prior decisions (imported, in no screening order) not drawn"
     with plt.rc_context({"svg.fonttype": "none", "font.size": 9}):
         fig, ax = plt.subplots(figsize=(7, 4.5))
         (line,) = ax.plot(

@@ -73,13 +73,23 @@ class ReviewCurve:
         .pdf; :func:`litsift.review.recall_plots.draw_review_curve`).
 
         Raises:
-            ReviewError: no such review, an unknown stage, or no record screened yet.
+            ReviewError: no such review, an unknown stage, or no record screened yet (one
+                that has only prior decisions is told apart).
             ConfigError: matplotlib is not installed (the ``plots`` extra), or a bad suffix.
         """
         from litsift.review.recall_plots import draw_review_curve
         from litsift.store.review_stages import STAGE_NAMES
 
         series = self.recall_series(name, stage, reviewer)
+        priors = sum(series["priors"].values())
+        if not series["screened"] and priors:  # `review show` counts them as screened
+            raise ReviewError(
+                f"review {name!r}: its {priors:,} decisions at {STAGE_NAMES[stage]} are all "
+                "prior decisions (imported with the records, in no screening order), which the "
+                "curve leaves out; `litsift review show` counts them as screened",
+                f"the curve starts at the first record screened here: litsift review screen "
+                f"{shell_word(name)} --stage {stage}",
+            )
         if not series["screened"]:
             who = f" --reviewer {shell_word(reviewer)}" if reviewer else ""
             raise ReviewError(
