@@ -145,3 +145,22 @@ def _csv(text: str) -> list[dict[str, str]]:
     import io
 
     return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_prisma_and_export_make_a_missing_folder_alike_and_say_it(
+    home: Path, tmp_path: Path
+) -> None:
+    """Every -o of litsift makes a missing folder (litsift export, refs export, review export,
+    the curve); prisma did too, unsaid: a mistyped folder appeared without a word."""
+    pytest.importorskip("matplotlib")
+    for cmd, out in (("prisma", tmp_path / "a" / "b" / "x.svg"),
+                     ("export", tmp_path / "c" / "d" / "x.csv")):  # fmt: skip
+        got = _run(home, "review", cmd, "d", "-o", str(out))
+        assert got.exit_code == 0, got.output
+        assert out.is_file()
+        folder = out.parent.parent
+        assert f"wrote {out} (made the folder {folder})" in got.output
+    again = _run(home, "review", "prisma", "d", "-o", str(tmp_path / "a" / "b" / "x.svg"))
+    assert again.stdout.strip() == f"wrote {tmp_path / 'a' / 'b' / 'x.svg'}"  # nothing made
+    under_a_file = _run(home, "review", "prisma", "d", "-o", str(out / "y.svg"))
+    assert under_a_file.exit_code == 1 and "hint:" in under_a_file.stderr

@@ -380,9 +380,24 @@ def write_output(text: str, output: Path | None, *, bom: bool = False) -> None:
         shown = for_terminal(text) if sys.stdout.isatty() else text
         click.echo(shown, nl=not shown.endswith("\n"))
     else:  # its folder made as refs export and the diagrams do (a bad path: _output_fault)
+        made = missing_folder(output)
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8-sig" if bom else "utf-8")
-        click.echo(f"wrote {output}", err=True)
+        click.echo(wrote_line(output, made), err=True)
+
+
+def missing_folder(output: Path) -> Path | None:
+    """The topmost folder above ``output`` that does not exist yet (an ``-o`` makes it), or
+    None: its folder is there."""
+    gone = [p for p in output.parents if not p.exists()]
+    return gone[-1] if gone else None
+
+
+def wrote_line(output: Path, made: Path | None) -> str:
+    """``"wrote out/x.svg (made the folder out)"``: an ``-o`` makes missing folders, and says
+    so (a mistyped folder was made unsaid)."""
+    folder = f" (made the folder {for_terminal(str(made), keep_newlines=False)})" if made else ""
+    return f"wrote {for_terminal(str(output), keep_newlines=False)}{folder}"
 
 
 home_option = click.option(

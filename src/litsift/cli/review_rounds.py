@@ -14,8 +14,10 @@ from litsift.cli.common import (
     comma_list,
     criteria_text,
     kappa_line,
+    missing_folder,
     open_service,
     reports_errors,
+    wrote_line,
 )
 from litsift.cli.output import echo_json
 from litsift.errors import ReviewError
@@ -253,9 +255,10 @@ def review_prisma(ctx: click.Context, name: str, output: Path | None) -> None:
       litsift review prisma statins -o prisma.png
     """
     target = output or Path(f"{name}-prisma.svg")
+    made = missing_folder(target)  # made, as every -o does, and said
     with open_service(ctx.obj["home"]) as svc:
         svc.reviews.prisma_diagram(name, target)
-    click.echo(f"wrote {target}")
+    click.echo(wrote_line(target, made))
 
 
 @click.command("curve")
@@ -287,13 +290,14 @@ def review_curve(
       litsift review curve statins --stage fulltext -o fulltext-curve.png
     """
     target = output or Path(f"{name}-curve.svg")
+    made = missing_folder(target)
     with open_service(ctx.obj["home"]) as svc:
         svc.reviews.recall_diagram(name, target, stage, reviewer)
         series = svc.reviews.recall_series(name, stage, reviewer) if as_json else None
     if series is not None:
         echo_json({"output": str(target), **series}, indent=None)
         return
-    click.echo(f"wrote {target}")
+    click.echo(wrote_line(target, made))
 
 
 ROUND_COMMANDS = [
