@@ -168,3 +168,42 @@ def test_a_cached_text_holding_the_key_is_redacted_on_a_hit(
     assert srv.requests == []
     assert hit.cached and hit.text == "echo: Bearer [redacted]"
     assert streamed.text == hit.text and seen == [hit.text]
+
+
+def test_a_reply_the_caller_cannot_use_is_not_cached_and_a_rerun_asks_again(
+    srv: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """A refusal or prose where verdicts or a ranking were asked for was cached, so "the same
+    command asks again" replayed it from the cache forever without reaching the model."""
+    srv.push(chat_reply("I cannot rank these."), chat_reply("[2] > [1]"))
+
+    def usable(text: str) -> bool:  # a ranking was asked for
+        return "[" in text
+
+    with LLMCache(tmp_path / "c.sqlite") as cache, make(srv, cache) as c:
+        assert c.complete(MESSAGES, usable=usable).text == "I cannot rank these."
+        assert c.complete(MESSAGES, usable=usable).text == "[2] > [1]"  # asked again
+        hit = c.complete(MESSAGES, usable=usable)  # a usable reply is cached as before
+        assert hit.cached and hit.text == "[2] > [1]"
+        # an unusable reply cached before (by a litsift without the check) is asked again
+        key = _key_of(c)
+        cache.put(key, CachedResponse("Sorry.", 1, 1, 0.0, "stop"), **_row(c))
+        assert cache.get(key) is not None and cache.get(key).text == "Sorry."  # type: ignore[union-attr]
+        srv.push(chat_reply("[1] > [2]"))
+        assert c.complete(MESSAGES, usable=usable).text == "[1] > [2]"
+    assert len(srv.requests) == 3
+
+
+def _key_of(c: ChatClient) -> str:
+    params = {"max_tokens": c.settings.max_tokens, "temperature": c.settings.temperature}
+    return cache_key(c.endpoint, c.settings.model, prompt_hash(MESSAGES), params)
+
+
+def _row(c: ChatClient) -> dict[str, object]:
+    params = {"max_tokens": c.settings.max_tokens, "temperature": c.settings.temperature}
+    return {
+        "endpoint": c.endpoint,
+        "model": c.settings.model,
+        "prompt_sha256": prompt_hash(MESSAGES),
+        "params": params,
+    }

@@ -197,3 +197,16 @@ def test_a_reply_that_ranks_nothing_is_a_failed_rerank(
     assert [h.docid for h in result.hits] == [h.docid for h in hits[:3]]
     error = result.report.error or ""
     assert "named none of the 3 candidates" in error and "cannot rank" in error
+
+
+def test_a_rerank_that_ranked_nothing_asks_the_model_again(
+    srv: ScriptedLLMServer, hits: list[Hit], tmp_path: Path
+) -> None:
+    """The refusal was cached: pressing r again replayed the failure without a request."""
+    srv.push(chat_reply("I'm sorry, I cannot rank these passages."), chat_reply("[3] > [1] > [2]"))
+    with LLMCache(tmp_path / "c.sqlite") as cache, make(srv, cache) as c:
+        failed = rerank(c, QUERY, hits[:3])
+        again = rerank(c, QUERY, hits[:3])
+    assert failed.report.error is not None and len(srv.requests) == 2
+    assert again.report.error is None
+    assert [h.docid for h in again.hits] == [hits[i].docid for i in (2, 0, 1)]

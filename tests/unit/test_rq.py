@@ -125,6 +125,22 @@ def test_llm_extraction_parses_records_and_survives_bad_replies(
     assert parse_rq_reply("<problem> p </problem>") is None
 
 
+def test_llm_extraction_asks_again_for_a_paper_whose_reply_had_no_problem(
+    srv: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """A reply without <problem> and <method> was cached: the next `rq extract --llm` read the
+    same failure back from the cache and never reached the model again."""
+    from litsift.cache import LLMCache
+
+    srv.push(chat_reply("I cannot tell."), chat_reply("<problem>p</problem><method>m</method>"))
+    papers = [("a", "T1", ABSTRACT, "")]
+    with LLMCache(tmp_path / "llm.sqlite") as cache:
+        first = extract_with_llm(ChatClient(llm_settings(srv), cache=cache), papers)
+        again = extract_with_llm(ChatClient(llm_settings(srv), cache=cache), papers)
+    assert first[0].extraction is None and len(srv.requests) == 2
+    assert again[0].extraction is not None and again[0].extraction.problem == "p"
+
+
 # -- store, service, search --------------------------------------------------------------------
 
 

@@ -208,6 +208,23 @@ def test_judge_stops_when_replies_hold_no_verdict(srv: Any) -> None:
     assert got.error and "the output limit (1024 tokens) before its first verdict" in got.error
 
 
+def test_records_a_reply_left_without_verdict_are_asked_again_not_read_from_the_cache(
+    srv: Any, tmp_path: Path
+) -> None:
+    """The run says "N left out of the replies (the same command asks again)"; the refusal was
+    cached, so the same command read it back and the model was never asked again."""
+    from litsift.cache import LLMCache
+
+    refusal = "I'm sorry, but I can't help with screening these records."
+    srv.push(chat_reply(refusal), chat_reply(_array(8, "include")))
+    with LLMCache(tmp_path / "c.sqlite") as cache:
+        for _ in range(2):
+            with ChatClient(llm_settings(srv), cache=cache) as client:
+                got = judge_records(client, CRITERIA, _records(8))
+    assert len(srv.requests) == 2 and got.error is None and not got.missing
+    assert {v.label for v in got.verdicts.values()} == {"include"} and len(got.verdicts) == 8
+
+
 def test_judge_sends_fewer_records_when_the_context_window_is_short(srv: Any, donners: Any) -> None:
     records = sorted(zip(donners.titles, donners.abstracts, strict=True), key=lambda r: -len(r[1]))
     todo = [(str(i), t, a) for i, (t, a) in enumerate(records[:16])]  # the longest abstracts

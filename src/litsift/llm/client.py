@@ -127,6 +127,7 @@ class ChatClient:
         use_cache: bool = True,
         on_delta: DeltaCallback | None = None,
         cancelled: Callable[[], bool] | None = None,
+        usable: Callable[[str], bool] | None = None,
     ) -> Completion:
         """Send one chat completion request; stream it when ``on_delta`` is given.
 
@@ -142,6 +143,9 @@ class ChatClient:
             cancelled: called from the calling thread while the reply is awaited (about every
                 0.1 s) and between retries; once it returns True the request is closed and
                 :class:`~litsift.llm.errors.LLMCancelledError` raised. Any thread may turn it.
+            usable: whether the caller can use a reply's text (it holds verdicts, a ranking):
+                a reply it cannot use is not cached, and a cached one is not served but asked
+                again, so a rerun reaches the model instead of replaying a refusal or prose.
 
         Returns:
             The completion, with usage and cost.
@@ -152,7 +156,9 @@ class ChatClient:
             LLMCancelledError.
         """
         stream = on_delta is not None
-        gen = self._run(messages, max_tokens, temperature, purpose, use_cache, stream, cancelled)
+        gen = self._run(
+            messages, max_tokens, temperature, purpose, use_cache, stream, cancelled, usable
+        )
         try:
             while True:
                 try:
@@ -221,6 +227,7 @@ class ChatClient:
         use_cache: bool,
         stream: bool,
         cancelled: Callable[[], bool] | None = None,
+        usable: Callable[[str], bool] | None = None,
     ) -> Generator[str, None, Completion]:
         s = self.settings
         is_cancelled = cancelled or _never
@@ -234,6 +241,9 @@ class ChatClient:
         cache = self.cache if use_cache else None
         if cache is not None:
             hit = cache.get(key)
+            if hit is not None and usable is not None and not usable(hit.text):
+                log.debug("LLM cache entry unusable, asking again (%s, %s)", purpose, key[:12])
+                hit = None
             if hit is not None:
                 log.debug("LLM cache hit (%s, %s)", purpose, key[:12])
                 self._log_call(key, purpose, True, Usage(), 0.0)
@@ -297,7 +307,7 @@ class ChatClient:
         cost = cost_usd(s, usage.prompt_tokens, usage.completion_tokens)
         self.budget.charge(cost)
         self._log_call(key, purpose, False, usage, cost)
-        if cache is not None and finish != "length":
+        if cache is not None and finish != "length" and (usable is None or usable(text)):
             cache.put(
                 key,
                 CachedResponse(text, usage.prompt_tokens, usage.completion_tokens, cost, finish),

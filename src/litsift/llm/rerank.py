@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.budget import estimate_prompt_tokens
@@ -264,7 +265,12 @@ def _run_windows(
         acc.sent += 1
         limit = max(_TOKENS_PER_ID * len(sub) + 32, client.settings.max_tokens)
         done = client.complete(
-            msgs, max_tokens=limit, temperature=0.0, purpose="rerank", cancelled=cancelled
+            msgs,
+            max_tokens=limit,
+            temperature=0.0,
+            purpose="rerank",
+            cancelled=cancelled,
+            usable=partial(_ranks_any, len(sub)),
         )
         acc.stats = acc.stats.add(done.usage, done.cost_usd, done.cached)
         perm = parse_permutation(done.text, len(sub))
@@ -285,6 +291,12 @@ def _run_windows(
         order[start:end] = [sub[i] for i in perm.order]
         if on_progress is not None:
             on_progress(w, len(windows))
+
+
+def _ranks_any(n: int, text: str) -> bool:
+    """Whether a reply for ``n`` candidates names at least one of them (else it is not cached:
+    a rerun asks the model again)."""
+    return len(parse_permutation(text, n).missing) < n
 
 
 def _renumber(hits: list[Hit]) -> list[Hit]:

@@ -19,6 +19,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from litsift.errors import LLMCancelledError, LLMError
 from litsift.llm.budget import estimate_prompt_tokens
@@ -294,6 +295,7 @@ def judge_records(
                 temperature=0.0,
                 purpose="screen",
                 cancelled=cancelled,
+                usable=partial(_holds_a_verdict, len(batch)),
             )
         except LLMCancelledError:
             raise
@@ -313,6 +315,12 @@ def judge_records(
             said = _no_verdict(done.text, done.finish_reason, limit, empty)
             return ScreeningJudgement(verdicts, stats, said, tuple(missing), cut, elsewhere)
     return ScreeningJudgement(verdicts, stats, None, tuple(missing), cut, elsewhere)
+
+
+def _holds_a_verdict(n_records: int, text: str) -> bool:
+    """Whether a reply for ``n_records`` holds a verdict (else it is not cached: the records
+    left out are asked again, not read back from the cache)."""
+    return bool(parse_verdicts(text, n_records))
 
 
 def _fitted_call(

@@ -74,7 +74,10 @@ def extract_with_llm(
     for i, (doc_id, title, abstract, intro) in enumerate(papers):
         try:
             reply = client.complete(
-                rq_messages(title, abstract, intro), purpose="rq", temperature=0.0
+                rq_messages(title, abstract, intro),
+                purpose="rq",
+                temperature=0.0,
+                usable=lambda text: parse_rq_reply(text) is not None,
             )
         except LLMBudgetError as err:
             out += [LLMExtraction(d, None, str(err)) for d, *_ in papers[i:]]
