@@ -292,6 +292,33 @@ def test_cli_rq_commands(home: Path) -> None:
     assert out.exit_code == 1 and "no LLM endpoint configured" in out.stderr
 
 
+def test_llm_extraction_stops_when_the_endpoint_fails(home: Path, srv: ScriptedLLMServer) -> None:
+    """An endpoint answering 500 (or down, or hanging) was asked for every paper in turn, each
+    waiting out its retries and timeout (hours for a library), and the command exited 0. The
+    run stops at the first such failure with the error and its hint (exit 1); a paper whose
+    reply could not be read is still only a failure of that paper."""
+    from litsift.cli.root import main
+    from tests.llm_server import Reply, configured_home
+
+    srv.responder = lambda body: Reply(500, {"error": {"message": "model crashed"}})
+    with configured_home(home, srv):
+        args = ["--home", str(home), "rq", "extract", "--llm", "--limit", "6"]
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 1, out.output
+        assert len(srv.requests) == 1
+        assert "stopped, 5 not sent: LLM endpoint returned HTTP 500: model crashed" in out.stdout
+        assert "error: LLM endpoint returned HTTP 500: model crashed" in out.stderr
+        assert "  hint: the server failed; try again later; run the same command" in out.stderr
+        out = CliRunner().invoke(main, [*args, "--json"])
+        assert out.exit_code == 1 and len(srv.requests) == 2
+        data = json.loads(out.stdout)
+        assert data["not_tried"] == 5 and data["stopped"]["error"].endswith("model crashed")
+        srv.responder = lambda body: chat_reply("I cannot tell.")
+        out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0 and len(srv.requests) == 8  # an unreadable reply: next paper
+    assert "0 of 6 papers got a problem and method" in out.stdout and "6 failed" in out.stdout
+
+
 @PAPERRQ_EVAL
 def test_cli_eval_paperrq_prints_the_tables(home: Path) -> None:
     from litsift.cli.root import main

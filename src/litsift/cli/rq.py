@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from litsift.cli.common import OneValueGroup, open_service, reports_errors
+from litsift.cli.common import OneValueGroup, open_service, reports_errors, say_llm_waits
 from litsift.cli.output import echo_json
 from litsift.cli.progress import progress_bar
 from litsift.cli.terminal import finishes_its_work
@@ -62,6 +62,8 @@ def rq_extract(
     from litsift.types import YearRange
 
     with open_service(ctx.obj["home"]) as svc, progress_bar(not as_json) as bar:
+        if use_llm:  # a retry's wait on stderr: the run is not stuck
+            say_llm_waits(svc)
         report = svc.rq.extract(
             use_llm=use_llm,
             limit=limit,
@@ -70,6 +72,7 @@ def rq_extract(
             replace=replace,
             progress=bar,
         )
+    stop = report.stopped
     if as_json:
         echo_json(
             {
@@ -78,15 +81,23 @@ def rq_extract(
                 "filled": report.filled,
                 "empty": report.empty,
                 "failed": [{"id": d, "error": e} for d, e in report.failed],
+                "stopped": None if stop is None else {"error": stop[0], "hint": stop[1]},
+                "not_tried": report.not_tried,
                 "seconds": round(report.seconds, 3),
                 "papers_per_s": round(report.papers_per_s, 1),
             },
             indent=None,
         )
-        return
-    click.echo(report.summary())
-    for doc_id, error in report.failed[:10]:
-        click.echo(f"  {for_terminal(doc_id)}: {for_terminal(error)}", err=True)
+    else:
+        click.echo(report.summary())
+        said = [(d, e) for d, e in report.failed if stop is None or not e.startswith(stop[0])]
+        for doc_id, error in said[:10]:
+            click.echo(f"  {for_terminal(doc_id)}: {for_terminal(error)}", err=True)
+    if stop is not None:  # the endpoint failed: error + hint, exit 1 (what was done is kept)
+        from litsift.errors import LLMError
+
+        again = "; run the same command again to go on from there" if report.not_tried else ""
+        raise LLMError(stop[0], (stop[1] or "check the [llm] endpoint") + again)
 
 
 @rq_group.command("show")

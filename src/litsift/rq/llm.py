@@ -30,11 +30,14 @@ _LINE = {
 
 @dataclass(frozen=True)
 class LLMExtraction:
-    """One paper's LLM extraction, or the error that stopped it."""
+    """One paper's LLM extraction, or the error that stopped it; ``tried`` is False for a
+    paper not sent because the run stopped before it (``stop`` holds why: message, hint)."""
 
     doc_id: str
     extraction: Extraction | None
     error: str = ""
+    tried: bool = True
+    stop: tuple[str, str] | None = None
 
 
 def parse_rq_reply(text: str) -> tuple[str, str] | None:
@@ -63,11 +66,30 @@ def extract_with_llm(
         progress: ``progress(done, total)`` after each paper.
 
     Returns:
-        One :class:`LLMExtraction` per paper; a failed call or an unparseable reply is recorded
-        in ``error`` and the next paper is tried, except a budget error, which stops the run
-        (the remaining papers get that error).
+        One :class:`LLMExtraction` per paper; an unparseable reply or a paper the endpoint
+        refused (too long, a filtered reply) is recorded in ``error`` and the next paper is
+        tried, but an error of the endpoint itself (budget spent, unreachable, timed out,
+        rejected key, rate limit or 5xx through every retry) stops the run: every paper after
+        would wait out the same retries and timeouts (hours for a library), so the remaining
+        papers are not sent (``tried`` False, ``stop`` the error's message and hint).
     """
-    from litsift.llm.errors import LLMBudgetError
+    from litsift.llm.errors import (
+        LLMAuthError,
+        LLMBudgetError,
+        LLMConnectionError,
+        LLMRateLimitError,
+        LLMServerError,
+        LLMTimeoutError,
+    )
+
+    endpoint_down = (
+        LLMAuthError,
+        LLMBudgetError,
+        LLMConnectionError,
+        LLMRateLimitError,
+        LLMServerError,
+        LLMTimeoutError,
+    )
 
     out: list[LLMExtraction] = []
     source = f"llm:{client.settings.model}:{RQ_PROMPT_VERSION}"
@@ -79,8 +101,11 @@ def extract_with_llm(
                 temperature=0.0,
                 usable=lambda text: parse_rq_reply(text) is not None,
             )
-        except LLMBudgetError as err:
-            out += [LLMExtraction(d, None, str(err)) for d, *_ in papers[i:]]
+        except endpoint_down as err:
+            stop = (err.message, err.hint)
+            tried = not isinstance(err, LLMBudgetError)  # refused before it was sent
+            out.append(LLMExtraction(doc_id, None, str(err), tried, stop))
+            out += [LLMExtraction(d, None, str(err), False, stop) for d, *_ in papers[i + 1 :]]
             break
         except LLMError as err:
             out.append(LLMExtraction(doc_id, None, str(err)))

@@ -99,6 +99,10 @@ class RQService:
             replace: also redo papers that have an extraction (a user's own RQ is kept).
             progress: ``progress("rq", done, total)``; may raise to stop (written batches stay).
 
+        Returns:
+            The report; ``stopped`` set when the endpoint failed (the papers after it are not
+            sent, ``not_tried`` counts them; what was extracted before is written).
+
         Raises:
             LLMNotConfiguredError: ``use_llm`` without an endpoint.
         """
@@ -136,6 +140,9 @@ class RQService:
             else:
                 got = self._offline_batch(batch)
             self._write(batch, got, report)
+            if report.stopped is not None:  # the endpoint failed: the rest would too
+                report.not_tried += len(papers) - start - len(batch)
+                break
             if progress is not None:
                 progress("rq", start + len(batch), len(papers))
         report.seconds = time.perf_counter() - t0
@@ -172,7 +179,11 @@ class RQService:
         done = extract_with_llm(session.client(), [(p.id, p.title, p.abstract, "") for p in papers])
         out: list[Extraction | None] = []
         for item in done:
-            if item.extraction is None:
+            if item.stop is not None:
+                report.stopped = item.stop
+            if not item.tried:
+                report.not_tried += 1
+            elif item.extraction is None:
                 report.failed.append((item.doc_id, item.error))
             out.append(item.extraction)
         return out

@@ -249,6 +249,10 @@ class RQReport:
     empty: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    #: why the run stopped before every paper was sent (the endpoint's error: message, hint)
+    stopped: tuple[str, str] | None = None
+    #: papers not sent because the run stopped
+    not_tried: int = 0
 
     @property
     def papers_per_s(self) -> float:
@@ -263,6 +267,8 @@ class RQReport:
             text += f"; {self.empty:,} without a sentence to extract from"
         if self.failed:
             text += f"; {len(self.failed):,} failed"
+        if self.stopped is not None:
+            text += f"; stopped, {self.not_tried:,} not sent: {self.stopped[0]}"
         return text
 
 
