@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 Part = str | tuple[str, str]
 
+#: shown under the streamed draft until the checked answer replaces it
+WORKING = "· draft, not checked yet… (Esc closes)"
+
 
 class _Closed(Exception):
     """The screen closed while its answer streamed: the worker stops the stream."""
@@ -152,7 +155,10 @@ class AnswerScreen(ModalScreen[Hit | None]):
         if not self.is_attached:
             return
         self.streamed += delta
-        self.query_one("#answer-text", Static).update(Content(for_terminal(self.streamed)))
+        # the draft is not the answer: its citations are checked next, and self-feedback or the
+        # citation judge may run for as long again; without this line it looked final
+        parts: list[Part] = [self.streamed, (f"\n\n{WORKING}", "$text-muted")]
+        self.query_one("#answer-text", Static).update(safe_content(parts))
 
     def _failed(self, err: Exception) -> None:
         self.error, self.done = err, True
