@@ -321,6 +321,8 @@ async def test_esc_stops_an_llm_rerank_in_flight(
         llm_server.push(slow)
         await pilot.press("r")
         assert await wait_for(pilot, lambda: llm_server.requests), "no request was sent"
+        # the waiting line says how to stop it (a hung endpoint holds it for llm.timeout_s)
+        assert "LLM reranking" in status(app) and "(Esc stops)" in status(app)
         await pilot.press("escape")
         assert await wait_for(pilot, lambda: llm_server.hangups), "the call went on after Esc"
         assert llm_server.hangups == 1

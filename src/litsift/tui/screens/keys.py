@@ -27,7 +27,12 @@ SCREEN_BINDINGS: list[BindingType] = [
         "slash", "focus_query", "Query", id="focus_query", tooltip="Put the cursor in the query"
     ),
     Binding(
-        "escape", "back", "Back", show=False, id="back", tooltip="Back: detail → results → query"
+        "escape",
+        "back",
+        "Back",
+        show=False,
+        id="back",
+        tooltip="Back: detail → results → query; stops an LLM rerank or judge",
     ),
     Binding(
         "down,ctrl+n",

@@ -192,7 +192,7 @@ class RankingCommands:
             return
         n = min(len(result.hits), screen.service.config.llm.aspect_judge_top)
         screen.status.show_message(
-            f"LLM judging {len(aspects)} aspect(s) on {n} results…", progress=True
+            f"LLM judging {len(aspects)} aspect(s) on {n} results… (Esc stops)", progress=True
         )
         request, kind = tab.aspect_request, tab.kind
         worker = screen.run_worker(
@@ -338,7 +338,9 @@ class RankingCommands:
         if result is None or not result.hits:
             return
         request_id = self.reordering = self.screen.request_id
-        self.screen.status.show_message(f"LLM reranking {len(result.hits)} results…", progress=True)
+        self.screen.status.show_message(
+            f"LLM reranking {len(result.hits)} results… (Esc stops)", progress=True
+        )
         worker = self.screen.run_worker(
             lambda: self._rerank_in_thread(request_id, result),
             group="reorder",
