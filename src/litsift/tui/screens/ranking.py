@@ -279,7 +279,21 @@ class RankingCommands:
         def rescore(lines: list[str] | None) -> None:
             if lines is None:
                 return
-            tab.edited_aspects = (text, [Aspect(line) for line in lines])
+            # no line left: the query's own aspects again (an empty set graded every row 0.0
+            # and disabled `a`, so they could not come back for this query); a repeated line
+            # counts once (twice, it weighed double in the coverage)
+            firsts: dict[str, str] = {}
+            for line in lines:
+                firsts.setdefault(line.casefold(), line)
+            unique = list(firsts.values())
+            if not unique:
+                tab.edited_aspects = None
+                said = "no aspects left: the query's own aspects are scored again"
+            else:
+                tab.edited_aspects = (text, [Aspect(line) for line in unique])
+                said = f"{len(lines) - len(unique)} repeated aspect(s) count once"
+            if len(unique) < len(lines) or not unique:
+                self.screen.status.show_message(said, notice=True)
             current = tab.result
             if current is not None:
                 self.score_aspects(tab.kind, current)
