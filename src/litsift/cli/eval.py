@@ -10,6 +10,50 @@ from litsift.cli.common import open_service, reports_errors
 from litsift.cli.output import echo_json
 from litsift.cli.progress import progress_bar
 
+_RANKING = ("datafinder", "scifact", "doris-mae-dev", "beir", "trec")
+_REVIEWS = ("screening", "snowball")
+#: the benchmarks each option is read by (parameter name: benchmarks); one given to another
+#: benchmark is refused: `eval paperrq --limit 1` ran all 93 papers, saying nothing
+_READ_BY: dict[str, tuple[str, ...]] = {
+    "data_dir": (*_RANKING[:3], "paperrq", *_REVIEWS),
+    "corpus": ("beir", "trec"),
+    "queries": ("beir", "trec"),
+    "qrels": ("beir", "trec"),
+    "measures_given": ("beir", "trec"),
+    "systems_given": (*_RANKING, *_REVIEWS),
+    "sets_given": _REVIEWS,
+    "seeds": _REVIEWS,
+    "limit": _RANKING,
+    "query_field": ("datafinder",),
+    "eval_home": _RANKING,
+    "runs_dir": _RANKING,
+    "half": _RANKING,
+    "use_llm": ("paperrq", "screening"),
+    "engine": _RANKING,
+    "plot_dir": ("screening",),
+    "criteria_file": ("screening",),
+}
+
+
+def _refuse_unread_options(ctx: click.Context, benchmark: str) -> None:
+    """Raise for an option given on the command line that ``benchmark`` does not read."""
+    from click.core import ParameterSource
+
+    from litsift.errors import LitsiftError
+
+    for param in ctx.command.params:
+        read_by = _READ_BY.get(param.name or "")
+        if read_by is None or benchmark in read_by:
+            continue
+        if ctx.get_parameter_source(param.name or "") is not ParameterSource.COMMANDLINE:
+            continue
+        flag = max(param.opts, key=len)
+        names = ", ".join(read_by)
+        raise LitsiftError(
+            f"{flag} does nothing in eval {benchmark}",
+            f"drop it; {flag} is read by eval {names}",
+        )
+
 
 @click.command("eval")
 @click.argument(
@@ -162,6 +206,7 @@ def eval_cmd(
     """
     from litsift.eval.cli_support import format_table, report_to_json, run_benchmark
 
+    _refuse_unread_options(ctx, benchmark)
     # given once per item or as comma lists (click kept only the last of a repeated option)
     measures, systems, sets = (
         ",".join(given) or None for given in (measures_given, systems_given, sets_given)
@@ -171,10 +216,6 @@ def eval_cmd(
 
         run_paperrq(data_dir, ctx.obj["home"] if ctx.obj else None, use_llm, as_json)
         return
-    if plot_dir is not None and benchmark != "screening":
-        raise click.UsageError("--plot draws the recall curves of eval screening only")
-    if criteria_file is not None and benchmark != "screening":
-        raise click.UsageError("--criteria gives the reviews' criteria to eval screening only")
     if benchmark == "screening":
         if use_llm and criteria_file is None:
             raise click.UsageError("--llm judges the records against --criteria: give both")
