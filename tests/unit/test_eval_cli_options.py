@@ -1,6 +1,6 @@
 """``litsift eval`` refuses an option its benchmark does not read, with message + hint (found in
 QA: ``eval paperrq --limit 1`` evaluated all 93 papers and ``eval scifact --llm`` ran without an
-LLM, neither saying so)."""
+LLM, neither saying so), and a missing PaperRQ file's hint names the directory that works."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from litsift.cli.root import main
 from litsift.paths import shared_data_dir
 
 DATA = shared_data_dir()
+PAPERRQ = DATA / "eval" / "paperrq" / "dataset.csv"
 
 
 @pytest.mark.parametrize(
@@ -48,3 +49,14 @@ def test_options_the_benchmark_reads_still_pass(tmp_path: Path) -> None:
          "--seeds", "1", "--systems", "litsift"],
     )  # fmt: skip
     assert got.exit_code == 1 and "unknown review set(s): Nope" in got.output, got.output
+
+
+@pytest.mark.skipif(not PAPERRQ.is_file(), reason=f"{PAPERRQ} not here")
+def test_paperrq_hint_names_the_directory_that_works(tmp_path: Path) -> None:
+    # the eval directory, as the hint said, looked for eval/eval/paperrq/dataset.csv
+    got = CliRunner().invoke(
+        main, ["--home", str(tmp_path), "eval", "paperrq", "--data", str(DATA / "eval")]
+    )
+    assert got.exit_code == 1 and "error: no PaperRQ data at" in got.output
+    assert "the eval directory" not in got.output
+    assert "shared data dir, the one holding eval/paperrq/dataset.csv" in got.output

@@ -224,7 +224,11 @@ def run_paperrq(data_dir: Path | None, home: str | None, use_llm: bool, as_json:
     if not path.is_file():
         from litsift.errors import LitsiftError
 
-        raise LitsiftError(f"no PaperRQ data at {path}", "pass --data DIR (the eval directory)")
+        raise LitsiftError(
+            f"no PaperRQ data at {path}",
+            "pass --data with the shared data dir, the one holding eval/paperrq/dataset.csv "
+            "(or set LITSIFT_EVAL_DATA)",
+        )
     rows = load_paperrq(path)
     with open_service(home) as svc:
         report = svc.rq.evaluate_paperrq(rows, use_llm=use_llm)
