@@ -215,6 +215,13 @@ def refs_show(ctx: click.Context, doc_id: str, as_json: bool) -> None:
                 f"  {label}{year}{for_terminal(n.display_title, keep_newlines=False)[:90]}"
                 + (f"  {for_terminal(n.key)}" if n.stored else "")
             )
+    if not got.references and not got.cited_by:  # "(0)" alone read as "it cites nothing"
+        click.echo(
+            f"note: no citation edges are stored for it; litsift refs fetch "
+            f"{for_terminal(got.doc_id, keep_newlines=False)} fetches them (from a DOI, arXiv, "
+            "PMID or OpenAlex id), litsift refs import FILE reads S2AG citations files",
+            err=True,
+        )
 
 
 @refs_group.command("export")
