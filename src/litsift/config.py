@@ -86,8 +86,9 @@ class SearchSettings:
     #: query handling before BM25 (``litsift.search.retrieval.query.bm25_query_text``): raw, stop or
     #: stop+request.
     bm25_query: str = "stop+request"
-    #: "aspect coverage" order (TUI ``o``, eval system ``aspects``): the top ``coverage_pool``
-    #: hybrid hits re-ordered by ``(1 - blend)·coverage + blend·rank`` (see
+    #: "aspect coverage" order of the eval system ``aspects``: the top ``coverage_pool``
+    #: hybrid hits re-ordered by ``(1 - blend)·coverage + blend·rank`` (the TUI's ``o`` orders
+    #: every scored row by coverage alone, as its column reads; see
     #: ``litsift.search.aspects.coverage.coverage_order``). DORIS-MAE dev, top 20 of the
     #: candidate pool: blend 0.5 MRR@10 0.784 -> 0.831 (benchmarks/aspect_decomposition.py).
     coverage_pool: int = 20
