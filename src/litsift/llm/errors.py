@@ -43,7 +43,19 @@ class LLMBudgetError(LLMError):
     """The next call would exceed this session's spending budget (``llm.budget_usd``)."""
 
 
+#: errors of the endpoint itself (unreachable, timed out, key rejected, rate limit or 5xx
+#: through every retry, budget spent), not of one request: the next request fails the same way
+ENDPOINT_ERRORS: tuple[type[LLMError], ...] = (
+    LLMAuthError,
+    LLMBudgetError,
+    LLMConnectionError,
+    LLMRateLimitError,
+    LLMServerError,
+    LLMTimeoutError,
+)
+
 __all__ = [
+    "ENDPOINT_ERRORS",
     "LLMAuthError",
     "LLMBudgetError",
     "LLMConnectionError",

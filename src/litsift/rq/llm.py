@@ -73,23 +73,8 @@ def extract_with_llm(
         would wait out the same retries and timeouts (hours for a library), so the remaining
         papers are not sent (``tried`` False, ``stop`` the error's message and hint).
     """
-    from litsift.llm.errors import (
-        LLMAuthError,
-        LLMBudgetError,
-        LLMConnectionError,
-        LLMRateLimitError,
-        LLMServerError,
-        LLMTimeoutError,
-    )
-
-    endpoint_down = (
-        LLMAuthError,
-        LLMBudgetError,
-        LLMConnectionError,
-        LLMRateLimitError,
-        LLMServerError,
-        LLMTimeoutError,
-    )
+    from litsift.llm.errors import ENDPOINT_ERRORS as endpoint_down
+    from litsift.llm.errors import LLMBudgetError
 
     out: list[LLMExtraction] = []
     source = f"llm:{client.settings.model}:{RQ_PROMPT_VERSION}"
