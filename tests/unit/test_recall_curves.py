@@ -259,4 +259,5 @@ def test_a_systems_curve_appears_when_it_has_runs(tmp_path: Path) -> None:
 
 def test_plot_is_for_eval_screening_only(tmp_path: Path) -> None:
     got = CliRunner().invoke(main, ["eval", "scifact", "--plot", str(tmp_path)])
-    assert got.exit_code != 0 and "eval screening only" in got.output
+    assert got.exit_code == 1 and "error: --plot does nothing in eval scifact" in got.output
+    assert "hint: drop it; --plot is read by eval screening" in got.output
