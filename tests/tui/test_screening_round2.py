@@ -28,6 +28,19 @@ from tests.tui.test_screening_screen import DONNERS, SIZE, wait_idle
 review_service = base.review_service
 
 
+def donners_ris(path: Path, n: int) -> Path:
+    """The first ``n`` Donners records as an RIS file at ``path`` (title and abstract)."""
+    import gzip
+    import json
+
+    with gzip.open(DONNERS, "rt", encoding="utf-8") as f:
+        rows = [json.loads(next(f)) for _ in range(n)]
+    path.write_text("".join(
+        f"TY  - JOUR\nTI  - {r['title']}\nAB  - {r['abstract'] or ''}\nER  - \n\n" for r in rows
+    ), encoding="utf-8")  # fmt: skip
+    return path
+
+
 def line(screen: ScreeningScreen, widget: str = "#screening-progress") -> str:
     return str(screen.query_one(widget, Static).render())
 
@@ -272,15 +285,7 @@ async def test_a_review_too_small_for_the_estimate_does_not_promise_one(tmp_path
     """With 12 records, after the first include the line promised "estimated after 19 more
     screened", and at the last record "after 9 more"; before the first decision, "estimated after
     an include and 20 screened": it can never come. Now it says so."""
-    import gzip
-    import json
-
-    with gzip.open(DONNERS, "rt", encoding="utf-8") as f:
-        rows = [json.loads(next(f)) for _ in range(12)]
-    ris = tmp_path / "small.ris"
-    ris.write_text("".join(
-        f"TY  - JOUR\nTI  - {r['title']}\nAB  - {r['abstract'] or ''}\nER  - \n\n" for r in rows
-    ), encoding="utf-8")  # fmt: skip
+    ris = donners_ris(tmp_path / "small.ris", 12)
     with LitsiftService(get_paths(tmp_path / "home")) as svc:
         svc.reviews.create("small", [ris])
         app = create_screening_app(svc, "small", dense=False)
@@ -301,17 +306,9 @@ async def test_the_end_of_a_stage_names_the_conflicts_left_to_resolve(tmp_path: 
     """Screening without a name after bob's merged votes ended with "Every record has a
     decision ... Next, the full text" while records awaited resolution (found screening in
     tmux): the end text now counts them and gives the commands that list and resolve them."""
-    import gzip
-    import json
-
     from litsift.store.review_decisions import decide
 
-    with gzip.open(DONNERS, "rt", encoding="utf-8") as f:
-        rows = [json.loads(next(f)) for _ in range(6)]
-    ris = tmp_path / "six.ris"
-    ris.write_text("".join(
-        f"TY  - JOUR\nTI  - {r['title']}\nAB  - {r['abstract'] or ''}\nER  - \n\n" for r in rows
-    ), encoding="utf-8")  # fmt: skip
+    ris = donners_ris(tmp_path / "six.ris", 6)
     with LitsiftService(get_paths(tmp_path / "home")) as svc:
         svc.reviews.create("six", [ris])
         ids = [p.id for _, p in svc.reviews.records("six")]
